@@ -1,0 +1,1 @@
+"""The application around the engine: configuration, storage, the game service and the CLI."""

@@ -1,0 +1,223 @@
+"""What each person may see: the public table and one player's private view.
+
+A front end needs nothing else to draw a game. Views never carry another player's hand,
+wings mark, or a bid before it is revealed (the viewer's own bid excepted).
+"""
+
+from dataclasses import dataclass
+
+from engine.cards import Card, Suit, sorted_hand
+from engine.game import legal_bids, legal_plays, may_bid
+from engine.options import BidMode, Options
+from engine.scoring import places, round_points
+from engine.state import NO_SEAT, GameState, Phase, Round, Trick
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    seat: int
+    player: str
+    name: str
+    total: int
+    has_bid: bool
+    bid: int | None
+    """The bid if the viewer may see it (None also before it is made)."""
+    won: int
+    projected: int | None
+    """The total if the round ended now; None while the bid is not known to the viewer."""
+    dealer: bool
+    to_act: bool
+
+    def standing(self) -> str:
+        """`total (projected) won/bid` as the table shows it, e.g. `90 (80) 0/1` or `20 (?) 1/?`."""
+        bid = "?" if self.has_bid else "-"
+        projected = "?" if self.has_bid else str(self.total)
+        if self.bid is not None:
+            bid = str(self.bid)
+            projected = str(self.projected)
+        return f"{self.total} ({projected}) {self.won}/{bid}"
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreRow:
+    """One round of the score sheet ("block of truth")."""
+
+    round: int
+    cards: int
+    bids: tuple[int, ...]
+    won: tuple[int, ...]
+    points: tuple[int, ...]
+    totals: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """The public table (as seen by `viewer`, whose own hidden bid is included)."""
+
+    phase: Phase
+    options: Options
+    seq: int
+    round: int
+    rounds: int
+    cards: int
+    dealer: int
+    trump_card: Card | None
+    trump: Suit | None
+    bid_mode: BidMode
+    notequal: bool
+    foresight: bool
+    waiting: tuple[int, ...]
+    """Seats whose move the table waits for (several while private bids come in)."""
+    trick: tuple[Card, ...]
+    trick_leader: int
+    last_trick: Trick | None
+    forbidden_bid: int | None
+    """The bid notequal forbids the dealer, when that is public (open bids, or a hidden rebid)."""
+    seats: tuple[SeatView, ...]
+    sheet: tuple[ScoreRow, ...]
+    places: tuple[int, ...]
+    """Final places (1 = first, ties shared) once the game is over; empty before."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView:
+    """One player's view: the table plus what only they may see and do."""
+
+    table: TableView
+    seat: int
+    player: str
+    hand: tuple[Card, ...]
+    """Own hand in display order; empty under foresight, where one cannot see one's card."""
+    hand_size: int
+    others: tuple[Card | None, ...]
+    """Under foresight, the card each other player holds (own seat None); else empty."""
+    bid: int | None
+    mark: Card | None
+    choose_trump: bool
+    legal_bids: tuple[int, ...]
+    legal_cards: tuple[Card, ...]
+    play_unseen: bool
+    """Under foresight: it is this player's turn to play the card they cannot see."""
+
+
+def table_view(state: GameState, viewer: int | None = None) -> TableView:
+    """The public table; pass a seat as `viewer` to include that player's own hidden bid."""
+    rnd = state.round
+    finished = state.phase is Phase.FINISHED
+    waiting = _waiting(state, rnd)
+    seats = tuple(
+        _seat_view(state, rnd, seat, viewer, seat in waiting) for seat in range(len(state.players))
+    )
+    last_trick = None
+    if rnd is not None and rnd.tricks:
+        last_trick = rnd.tricks[-1]
+    elif state.results and state.results[-1].tricks:
+        last_trick = state.results[-1].tricks[-1]
+    sheet = tuple(
+        ScoreRow(r.number, r.cards, r.bids, r.won, r.points, r.totals) for r in state.results
+    )
+    last = state.results[-1] if state.results else None
+    return TableView(
+        phase=state.phase,
+        options=state.options,
+        seq=state.seq,
+        round=rnd.number if rnd else (last.number if last else 0),
+        rounds=len(state.plan),
+        cards=rnd.cards if rnd else 0,
+        dealer=rnd.dealer if rnd else NO_SEAT,
+        trump_card=rnd.trump_card if rnd else None,
+        trump=rnd.trump if rnd else None,
+        bid_mode=rnd.rules.bids if rnd else state.options.bids,
+        notequal=rnd.rules.notequal if rnd else state.options.notequal_on,
+        foresight=rnd.rules.foresight if rnd else False,
+        waiting=waiting,
+        trick=tuple(rnd.trick) if rnd else (),
+        trick_leader=rnd.leader if rnd else NO_SEAT,
+        last_trick=last_trick,
+        forbidden_bid=_public_forbidden(state, rnd),
+        seats=seats,
+        sheet=sheet,
+        places=tuple(places(state.totals)) if finished else (),
+    )
+
+
+def player_view(state: GameState, seat: int) -> PlayerView:
+    """What the player in `seat` sees and may do now."""
+    rnd = state.round
+    table = table_view(state, viewer=seat)
+    if rnd is None:
+        return PlayerView(
+            table, seat, state.players[seat].id, (), 0, (), None, None, False, (), (), False
+        )
+    foresight = rnd.rules.foresight
+    hand = rnd.hands[seat]
+    plays = legal_plays(state, seat)
+    others: tuple[Card | None, ...] = ()
+    if foresight:
+        others = tuple(
+            None if other == seat or not cards else cards[0]
+            for other, cards in enumerate(rnd.hands)
+        )
+    return PlayerView(
+        table=table,
+        seat=seat,
+        player=state.players[seat].id,
+        hand=() if foresight else tuple(sorted_hand(hand)),
+        hand_size=len(hand),
+        others=others,
+        bid=rnd.bids[seat],
+        mark=rnd.marks[seat],
+        choose_trump=state.phase is Phase.TRUMP and seat == rnd.dealer,
+        legal_bids=tuple(legal_bids(state, seat)),
+        legal_cards=() if foresight else tuple(sorted_hand(plays)),
+        play_unseen=foresight and bool(plays),
+    )
+
+
+def _waiting(state: GameState, rnd: Round | None) -> tuple[int, ...]:
+    if rnd is None:
+        return ()
+    if state.phase is Phase.TRUMP:
+        return (rnd.dealer,)
+    if state.phase is Phase.BIDDING:
+        return tuple(seat for seat in range(len(state.players)) if may_bid(rnd, seat))
+    if state.phase is Phase.PLAYING:
+        return (rnd.turn,)
+    return ()
+
+
+def _seat_view(
+    state: GameState, rnd: Round | None, seat: int, viewer: int | None, to_act: bool
+) -> SeatView:
+    player = state.players[seat]
+    total = state.totals[seat] if state.totals else 0
+    if rnd is None:
+        return SeatView(seat, player.id, player.name, total, False, None, 0, None, False, False)
+    made = rnd.bids[seat]
+    bid = made if (rnd.revealed or seat == viewer) else None
+    won = rnd.won[seat]
+    projected = None if bid is None else total + round_points(bid, won)
+    return SeatView(
+        seat=seat,
+        player=player.id,
+        name=player.name,
+        total=total,
+        has_bid=made is not None,
+        bid=bid,
+        won=won,
+        projected=projected,
+        dealer=seat == rnd.dealer,
+        to_act=to_act,
+    )
+
+
+def _public_forbidden(state: GameState, rnd: Round | None) -> int | None:
+    if rnd is None or state.phase is not Phase.BIDDING or not rnd.rules.notequal:
+        return None
+    if not rnd.revealed:
+        return None
+    bids = legal_bids(state, rnd.dealer)
+    if not bids or rnd.turn != rnd.dealer:
+        return None
+    missing = set(range(rnd.cards + 1)) - set(bids)
+    return missing.pop() if missing else None
