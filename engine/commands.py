@@ -1,13 +1,15 @@
-"""Commands: the only way a game moves. Each names the acting player by their id."""
+"""Commands: the only way a game moves. Each names the acting player by their id.
 
-from dataclasses import dataclass
+Commands are NamedTuples: immutable, typed, and cheap to make (simulations make millions).
+"""
+
+from typing import NamedTuple
 
 from engine.cards import Card, Suit
 from engine.options import Options
 
 
-@dataclass(frozen=True, slots=True)
-class Deal:
+class Deal(NamedTuple):
     """A round's deal fixed in advance (for tests and replays): the hands in seat order and the
     card turned up for trump (None when no card is left)."""
 
@@ -15,30 +17,26 @@ class Deal:
     trump_card: Card | None
 
 
-@dataclass(frozen=True, slots=True)
-class Join:
+class Join(NamedTuple):
     """Take the next free seat (lobby only)."""
 
     player: str
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class Leave:
+class Leave(NamedTuple):
     """Give up one's seat (lobby only)."""
 
     player: str
 
 
-@dataclass(frozen=True, slots=True)
-class SetOptions:
+class SetOptions(NamedTuple):
     """Choose the table's options (lobby only)."""
 
     options: Options
 
 
-@dataclass(frozen=True, slots=True)
-class Start:
+class Start(NamedTuple):
     """Start the game with the seated players.
 
     `seed` makes every shuffle and the first dealer; `first_dealer` (a seat) and `deals` (one per
@@ -50,32 +48,28 @@ class Start:
     deals: tuple[Deal, ...] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ChooseTrump:
+class ChooseTrump(NamedTuple):
     """The dealer names the trump suit after a Wizard was turned up."""
 
     player: str
     suit: Suit
 
 
-@dataclass(frozen=True, slots=True)
-class Bid:
+class Bid(NamedTuple):
     """Bid a number of tricks (or, when the dealer must change a hidden bid, the new bid)."""
 
     player: str
     bid: int
 
 
-@dataclass(frozen=True, slots=True)
-class Play:
+class Play(NamedTuple):
     """Play a card. Under foresight a player cannot see their card: `card=None` plays it."""
 
     player: str
     card: Card | None
 
 
-@dataclass(frozen=True, slots=True)
-class MarkWings:
+class MarkWings(NamedTuple):
     """Mark a card to be played automatically when one's turn comes (wings); None clears it."""
 
     player: str

@@ -2,40 +2,38 @@
 
 Every event is public unless it has a `to` field: then only that player may see it.
 Public events never carry a hand, a wings mark or a bid that is not yet revealed.
+
+Events are NamedTuples: immutable, typed, and twice as fast to make as frozen dataclasses
+(an event is made for every card of every simulated game).
 """
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.cards import Card, Suit
 from engine.options import BidMode, Options
 
 
-@dataclass(frozen=True, slots=True)
-class PlayerJoined:
+class PlayerJoined(NamedTuple):
     player: str
     name: str
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
-class PlayerLeft:
+class PlayerLeft(NamedTuple):
     player: str
 
 
-@dataclass(frozen=True, slots=True)
-class OptionsChanged:
+class OptionsChanged(NamedTuple):
     options: Options
 
 
-@dataclass(frozen=True, slots=True)
-class GameStarted:
+class GameStarted(NamedTuple):
     players: tuple[str, ...]
     first_dealer: int
     hand_sizes: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class RoundStarted:
+class RoundStarted(NamedTuple):
     round: int
     cards: int
     dealer: int
@@ -44,8 +42,7 @@ class RoundStarted:
     foresight: bool
 
 
-@dataclass(frozen=True, slots=True)
-class TrumpTurned:
+class TrumpTurned(NamedTuple):
     """The card turned up (None: none left). `trump` is None for a Jester, for no card, and for a
     Wizard until the dealer chooses (then TrumpChosen follows)."""
 
@@ -53,14 +50,12 @@ class TrumpTurned:
     trump: Suit | None
 
 
-@dataclass(frozen=True, slots=True)
-class TrumpChosen:
+class TrumpChosen(NamedTuple):
     player: str
     suit: Suit
 
 
-@dataclass(frozen=True, slots=True)
-class BidMade:
+class BidMade(NamedTuple):
     """A bid was made; `bid` is None while bids are hidden or secret."""
 
     player: str
@@ -68,28 +63,24 @@ class BidMade:
     changed: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class BidsRevealed:
+class BidsRevealed(NamedTuple):
     """Hidden bids shown together, in seat order (also every secret bid at a round's end)."""
 
     bids: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class BidChangeRequired:
+class BidChangeRequired(NamedTuple):
     """notequal with hidden bids: the revealed bids add up to the tricks; the dealer must change."""
 
     player: str
     forbidden: int
 
 
-@dataclass(frozen=True, slots=True)
-class PlayStarted:
+class PlayStarted(NamedTuple):
     leader: int
 
 
-@dataclass(frozen=True, slots=True)
-class CardPlayed:
+class CardPlayed(NamedTuple):
     """A card was played; `auto` when it was a wings card played by itself."""
 
     player: str
@@ -97,15 +88,13 @@ class CardPlayed:
     auto: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class TrickWon:
+class TrickWon(NamedTuple):
     player: str
     trick: int
     cards: tuple[Card, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class RoundScored:
+class RoundScored(NamedTuple):
     round: int
     bids: tuple[int, ...]
     won: tuple[int, ...]
@@ -113,20 +102,17 @@ class RoundScored:
     totals: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class GameOver:
+class GameOver(NamedTuple):
     totals: tuple[int, ...]
     places: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class WingsMarked:
+class WingsMarked(NamedTuple):
     to: str
     card: Card | None
 
 
-@dataclass(frozen=True, slots=True)
-class WingsDropped:
+class WingsDropped(NamedTuple):
     """The marked card was no longer legal when the turn came; the player must choose."""
 
     to: str

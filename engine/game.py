@@ -46,7 +46,7 @@ from engine.events import (
 from engine.options import MAX_PLAYERS, MIN_PLAYERS, BidMode, Options, hand_sizes, round_rules
 from engine.scoring import places, round_points
 from engine.state import NO_SEAT, GameState, Phase, Player, Round, RoundResult, Trick
-from engine.tricks import is_legal, trick_winner
+from engine.tricks import is_legal, legal_cards, trick_winner
 
 MAX_NAME = 64
 
@@ -60,7 +60,7 @@ def apply(state: GameState, command: Command) -> tuple[GameState, list[Event]]:
 
 def step(state: GameState, command: Command) -> list[Event]:
     """Apply `command` to `state` in place and return the events; RuleError changes nothing."""
-    handler = _HANDLERS.get(type(command))
+    handler = _HANDLERS.get(command.__class__)
     if handler is None:
         raise RuleError(ErrorCode.BAD_COMMAND, f"not a command: {command!r}")
     events: list[Event] = []
@@ -166,6 +166,12 @@ def _require_lobby(state: GameState) -> None:
 # --- rounds ------------------------------------------------------------------------------------
 
 
+def shuffled_deck(seed: int, number: int) -> list[Card]:
+    """The deck as shuffled for round `number` of the game with `seed` (the same on every run)."""
+    key = random.Random(f"{seed}:{number}").random
+    return sorted(DECK, key=lambda _card: key())
+
+
 def _start_round(state: GameState, number: int, events: list[Event]) -> None:
     players = len(state.players)
     cards = state.plan[number - 1]
@@ -176,8 +182,7 @@ def _start_round(state: GameState, number: int, events: list[Event]) -> None:
         dealt = deal.hands
         trump_card = deal.trump_card
     else:
-        deck = list(DECK)
-        random.Random(f"{state.seed}:{number}").shuffle(deck)
+        deck = shuffled_deck(state.seed, number)
         dealt = tuple(tuple(deck[seat * cards : (seat + 1) * cards]) for seat in range(players))
         trump_card = deck[players * cards] if players * cards < len(deck) else None
     trump = None if trump_card is None else SUIT_OF[trump_card]
@@ -327,7 +332,8 @@ def _after_bidding_changed(state: GameState, rnd: Round, events: list[Event]) ->
     state.phase = Phase.PLAYING
     rnd.turn = rnd.leader
     events.append(PlayStarted(leader=rnd.leader))
-    _autoplay(state, rnd, events)
+    if state.options.wings:
+        _autoplay(state, rnd, events)
 
 
 def _bids(rnd: Round) -> tuple[int, ...]:
@@ -342,15 +348,20 @@ def legal_plays(state: GameState, seat: int) -> list[Card]:
     rnd = state.round
     if state.phase is not Phase.PLAYING or rnd is None or rnd.turn != seat:
         return []
-    hand = rnd.hands[seat]
-    trick = rnd.trick
-    return list(dict.fromkeys(card for card in hand if is_legal(card, hand, trick)))
+    return legal_cards(rnd.hands[seat], rnd.trick)
+
+
+_PLAYING = Phase.PLAYING  # a module constant: faster than the enum lookup on the hot path
 
 
 def _play(state: GameState, command: Play, events: list[Event]) -> None:
-    rnd = _require_phase(state, Phase.PLAYING)
-    seat = _seat(state, command.player)
-    if seat != rnd.turn:
+    # The hot path of every simulation: checks are inlined, errors take the slow road.
+    rnd = state.round
+    if state.phase is not _PLAYING or rnd is None:
+        rnd = _require_phase(state, Phase.PLAYING)
+    seat = rnd.turn
+    if state.players[seat].id != command.player:
+        _seat(state, command.player)  # an unknown player is told so
         raise RuleError(ErrorCode.NOT_YOUR_TURN, "it is not your turn to play")
     card = command.card
     hand = rnd.hands[seat]
@@ -358,18 +369,20 @@ def _play(state: GameState, command: Play, events: list[Event]) -> None:
         if not rnd.rules.foresight:
             raise RuleError(ErrorCode.UNKNOWN_CARD, "name the card to play")
         card = hand[0]
-    _check_playable(rnd, hand, card)
+    if card not in hand or (rnd.trick and not is_legal(card, hand, rnd.trick)):
+        _check_playable(rnd, hand, card)
     _play_card(state, rnd, seat, card, False, events)
-    _autoplay(state, rnd, events)
+    if state.options.wings:
+        _autoplay(state, rnd, events)
 
 
 def _check_playable(rnd: Round, hand: list[Card], card: object) -> None:
-    if not is_card(card):
-        raise RuleError(ErrorCode.UNKNOWN_CARD, f"not a card: {card!r}")
-    assert isinstance(card, str)
     if card not in hand:
+        if not is_card(card):
+            raise RuleError(ErrorCode.UNKNOWN_CARD, f"not a card: {card!r}")
         raise RuleError(ErrorCode.CARD_NOT_IN_HAND, f"{card} is not in your hand")
-    if not is_legal(card, hand, rnd.trick):
+    assert isinstance(card, str)
+    if rnd.trick and not is_legal(card, hand, rnd.trick):
         raise RuleError(ErrorCode.MUST_FOLLOW_SUIT, f"you must follow suit; {card} does not")
 
 
@@ -377,19 +390,20 @@ def _play_card(
     state: GameState, rnd: Round, seat: int, card: Card, auto: bool, events: list[Event]
 ) -> None:
     players = state.players
+    trick = rnd.trick
     rnd.hands[seat].remove(card)
     rnd.marks[seat] = None
-    rnd.trick.append(card)
-    events.append(CardPlayed(player=players[seat].id, card=card, auto=auto))
+    trick.append(card)
+    events.append(CardPlayed(players[seat].id, card, auto))
     count = len(players)
-    if len(rnd.trick) < count:
+    if len(trick) < count:
         rnd.turn = (seat + 1) % count
         return
-    cards = tuple(rnd.trick)
+    cards = tuple(trick)
     winner = (rnd.leader + trick_winner(cards, rnd.trump)) % count
     rnd.won[winner] += 1
-    rnd.tricks.append(Trick(leader=rnd.leader, cards=cards, winner=winner))
-    events.append(TrickWon(player=players[winner].id, trick=len(rnd.tricks), cards=cards))
+    rnd.tricks.append(Trick(rnd.leader, cards, winner))
+    events.append(TrickWon(players[winner].id, len(rnd.tricks), cards))
     rnd.trick = []
     rnd.leader = rnd.turn = winner
     if not rnd.hands[winner]:

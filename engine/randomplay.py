@@ -5,9 +5,10 @@ import random
 from engine.cards import Suit
 from engine.commands import Bid, ChooseTrump, Command, Join, MarkWings, Play, Start
 from engine.events import Event
-from engine.game import legal_bids, legal_plays, may_bid, step
+from engine.game import legal_bids, may_bid, step
 from engine.options import Options
-from engine.state import GameState, Phase
+from engine.state import NO_SEAT, GameState, Phase, Round
+from engine.tricks import legal_cards
 
 
 def random_command(state: GameState, rng: random.Random, wings: float = 0.0) -> Command:
@@ -16,19 +17,35 @@ def random_command(state: GameState, rng: random.Random, wings: float = 0.0) -> 
     if rnd is None:
         raise ValueError(f"nobody acts in phase {state.phase}")
     players = state.players
-    if state.phase is Phase.TRUMP:
+    phase = state.phase
+    if phase is _PLAYING:
+        seat = rnd.turn
+        if wings and state.options.wings and not rnd.rules.foresight and rng.random() < wings:
+            return _random_mark(state, rnd, seat, rng)
+        cards = rnd.hands[seat]
+        if rnd.trick:
+            cards = legal_cards(cards, rnd.trick, unique=False)
+        return Play(players[seat].id, cards[int(rng.random() * len(cards))])
+    if phase is Phase.TRUMP:
         return ChooseTrump(players[rnd.dealer].id, rng.choice(list(Suit)))
-    if state.phase is Phase.BIDDING:
-        seats = [seat for seat in range(len(players)) if may_bid(rnd, seat)]
-        seat = rng.choice(seats)
-        return Bid(players[seat].id, rng.choice(legal_bids(state, seat)))
     seat = rnd.turn
-    if wings and state.options.wings and not rnd.rules.foresight and rng.random() < wings:
-        others = [other for other in range(len(players)) if other != seat and rnd.hands[other]]
-        if others:
-            other = rng.choice(others)
-            return MarkWings(players[other].id, rng.choice(rnd.hands[other]))
-    return Play(players[seat].id, rng.choice(legal_plays(state, seat)))
+    if seat == NO_SEAT:  # private bids: any player yet to bid
+        seat = rng.choice([seat for seat in range(len(players)) if may_bid(rnd, seat)])
+    bids = legal_bids(state, seat)
+    return Bid(players[seat].id, bids[int(rng.random() * len(bids))])
+
+
+_PLAYING = Phase.PLAYING
+
+
+def _random_mark(state: GameState, rnd: Round, seat: int, rng: random.Random) -> Command:
+    """Mark a random card for wings: for another player (or, on one's turn, play it)."""
+    others = [other for other in range(len(state.players)) if rnd.hands[other]]
+    other = rng.choice(others)
+    if other == seat:
+        cards = legal_cards(rnd.hands[seat], rnd.trick)
+        return MarkWings(state.players[seat].id, rng.choice(cards))
+    return MarkWings(state.players[other].id, rng.choice(rnd.hands[other]))
 
 
 def new_game(players: int, options: Options, seed: int) -> GameState:

@@ -7,7 +7,7 @@ independent state. It holds its seed (or fixed deals), so a game replays exactly
 import json
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.cards import Card, Suit
 from engine.commands import Deal
@@ -33,8 +33,7 @@ class Player:
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class Trick:
+class Trick(NamedTuple):
     """A completed trick: seat that led, cards in play order, seat that won."""
 
     leader: int
@@ -123,13 +122,17 @@ class GameState:
     totals: list[int] = field(default_factory=list)
     seq: int = 0
     """How many commands have been applied; a version for stale-button checks."""
+    seat_cache: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+    """Player id to seat, rebuilt from `players` whenever it disagrees (not serialized)."""
 
     def seat_of(self, player: str) -> int | None:
         """The seat of `player`, or None if they are not seated."""
-        for seat, seated in enumerate(self.players):
-            if seated.id == player:
-                return seat
-        return None
+        seat = self.seat_cache.get(player)
+        players = self.players
+        if seat is not None and seat < len(players) and players[seat].id == player:
+            return seat
+        self.seat_cache = {seated.id: index for index, seated in enumerate(players)}
+        return self.seat_cache.get(player)
 
     def copy(self) -> "GameState":
         """An independent copy (immutable parts are shared)."""

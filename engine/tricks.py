@@ -27,17 +27,25 @@ def is_legal(card: str, hand: Sequence[str], trick: Sequence[str]) -> bool:
     lead = lead_suit(trick)
     if lead is None or suit is lead:
         return True
-    return all(SUIT_OF[other] is not lead for other in hand)
+    for other in hand:  # noqa: SIM110 - a loop beats all() on this hot path
+        if SUIT_OF[other] is lead:
+            return False
+    return True
 
 
-def legal_cards(hand: Sequence[Card], trick: Sequence[str]) -> list[Card]:
-    """The cards of `hand` that may be played to `trick`, in hand order, without repeats."""
-    lead = lead_suit(trick)
-    if lead is not None and any(SUIT_OF[card] is lead for card in hand):
-        cards = [card for card in hand if SUIT_OF[card] in (lead, None)]
-    else:
-        cards = list(hand)
-    return list(dict.fromkeys(cards))
+def legal_cards(hand: Sequence[Card], trick: Sequence[str], unique: bool = True) -> list[Card]:
+    """The cards of `hand` that may be played to `trick`: when the player must follow suit, the
+    cards of the lead suit then Wizards and Jesters; otherwise the whole hand. With `unique`,
+    each Wizard or Jester is listed once."""
+    if trick:
+        lead = lead_suit(trick)
+        if lead is not None:
+            suits = SUIT_OF
+            follow = [card for card in hand if suits[card] is lead]
+            if follow:
+                follow += [card for card in hand if suits[card] is None]
+                return list(dict.fromkeys(follow)) if unique else follow
+    return list(dict.fromkeys(hand)) if unique else list(hand)
 
 
 def trick_winner(trick: Sequence[str], trump: Suit | None) -> int:
