@@ -1,6 +1,318 @@
-"""The `wizard-bot` command line (placeholder until the CLI lands)."""
+"""The `wizard-bot` command line: a demo game, simulations, and checking or replaying records."""
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from importlib import metadata
+from pathlib import Path
+
+from bot.render_text import WIDTH, game_log, score_sheet, sheet_rows, standings
+from engine import (
+    Options,
+    RecordError,
+    RuleError,
+    check_record,
+    export_record,
+    hand_sizes,
+    parse_option,
+)
+from engine.options import MAX_PLAYERS, MIN_PLAYERS
+from engine.randomplay import play_random_game
+from engine.state import GameState
+
+PROG = "wizard-bot"
+USAGE_ERROR = 2
+TOP_LEVEL_FLAGS = ("-h", "--help", "--version")
 
 
-def main() -> None:
-    """Entry point of the `wizard-bot` console script."""
-    print("wizard-bot")
+class UsageError(Exception):
+    """A command line that cannot be run as given (exit status 2)."""
+
+
+class BadRecord(Exception):
+    """A file that is not a valid game record; the message says why, on one line."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line on `argv` (default: the process's arguments); return the exit status."""
+    parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    if not words or (words[0].startswith("-") and words[0] not in TOP_LEVEL_FLAGS):
+        words.insert(0, "demo")  # no command: the demo, with any options given
+    try:
+        args = parser.parse_args(words)
+    except SystemExit as exit_:  # argparse: --help, --version, or a usage error
+        return exit_.code if isinstance(exit_.code, int) else int(exit_.code is not None)
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    try:
+        return handler(args)
+    except UsageError as error:
+        print(f"{PROG} {args.command}: error: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `wizard-bot replay FILE | head`: stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of `wizard-bot` and its subcommands."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Wizard, the card game (Amigo): a rules engine, its game records and a "
+        "chat bot (coming).",
+        epilog=f"Without a command, {PROG} plays a demo game ({PROG} [demo options]).",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {_version()}")
+    commands = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND")
+
+    demo = commands.add_parser(
+        "demo",
+        help="play a game with random players and show its score sheet (default)",
+        description="Play one game with random legal players and print its score sheet.",
+    )
+    _game_arguments(demo)
+    demo.set_defaults(handler=run_demo)
+
+    simulate = commands.add_parser(
+        "simulate",
+        help="play many games with random players; sum up, save records",
+        description="Play N games with random legal players (game i uses seed S+i), print a "
+        "summary and optionally write each game's record to DIR/game-NNNN.json.",
+    )
+    simulate.add_argument(
+        "--games", "-n", type=_positive, default=100, metavar="N", help="games (default 100)"
+    )
+    _game_arguments(simulate)
+    simulate.add_argument("--records", metavar="DIR", help="write a record of each game to DIR")
+    simulate.set_defaults(handler=run_simulate)
+
+    replay = commands.add_parser(
+        "replay",
+        help="check game records, or replay them round by round",
+        description="Check wizard-record/1 game records against the rules; print each game "
+        "round by round with its score sheet, or with --check only the verdict. "
+        "Exit status: 0 all valid, 1 some invalid, 2 usage error.",
+    )
+    replay.add_argument("files", nargs="+", metavar="FILE", help="a JSON game record")
+    replay.add_argument(
+        "--check", action="store_true", help="only check: one line per file, ok or why not"
+    )
+    replay.set_defaults(handler=run_replay)
+    return parser
+
+
+def _game_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--players",
+        "-p",
+        type=_players,
+        default=4,
+        metavar="P",
+        help=f"players, {MIN_PLAYERS} to {MAX_PLAYERS} (default 4)",
+    )
+    parser.add_argument(
+        "--option",
+        "-o",
+        action="append",
+        default=[],
+        metavar="OPT",
+        dest="options",
+        help="a table option, repeatable: notequal, bids=hidden|secret, "
+        "rounds=short|tournament, dmmixed, foresight, wings; NAME=off switches one off",
+    )
+    parser.add_argument("--seed", "-s", type=int, metavar="S", help="random seed (default: any)")
+
+
+def _players(text: str) -> int:
+    count = _int(text)
+    if not MIN_PLAYERS <= count <= MAX_PLAYERS:
+        raise argparse.ArgumentTypeError(
+            f"Wizard is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, not {count}"
+        )
+    return count
+
+
+def _positive(text: str) -> int:
+    count = _int(text)
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {count}")
+    return count
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+
+
+def _version() -> str:
+    try:
+        return metadata.version(PROG)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _options(texts: Sequence[str], players: int) -> Options:
+    """Options from `--option` texts, checked against the number of players."""
+    options = Options()
+    for text in texts:
+        try:
+            options = parse_option(options, text)
+            hand_sizes(options, players)
+        except RuleError as error:
+            raise UsageError(f"--option {text}: {error.message}") from None
+    return options
+
+
+def _seed(args: argparse.Namespace) -> int:
+    seed: int | None = args.seed
+    return random.randrange(1_000_000) if seed is None else seed
+
+
+def _width() -> int:
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size((WIDTH, 24)).columns
+    return WIDTH
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    """`wizard-bot demo`: one game with random players, shown as a score sheet."""
+    players: int = args.players
+    options = _options(args.options, players)
+    seed = _seed(args)
+    state, _ = play_random_game(players, options, seed)
+    names = [player.name for player in state.players]
+    print(
+        f"Wizard: a game of {players} random players, {len(state.results)} rounds "
+        f"(options: {options.describe()}; seed {seed})"
+    )
+    print()
+    print(score_sheet(names, sheet_rows(state), _width()))
+    print()
+    print(standings(names, state.totals))
+    print()
+    print(f"Replay this game: {PROG} demo --seed {seed}" + "".join(_option_args(args.options)))
+    print(
+        f"The chat bot is not available yet. For the other commands: {PROG} --help "
+        "(or ./dev run --help)."
+    )
+    return 0
+
+
+def _option_args(texts: Sequence[str]) -> list[str]:
+    return [f" --option {text}" for text in texts]
+
+
+def run_simulate(args: argparse.Namespace) -> int:
+    """`wizard-bot simulate`: many games with random players, summed up per seat."""
+    games: int = args.games
+    players: int = args.players
+    options = _options(args.options, players)
+    seed = _seed(args)
+    folder = None if args.records is None else Path(args.records)
+    if folder is not None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            print(f"{PROG}: cannot create {folder}: {error.strerror or error}", file=sys.stderr)
+            return 1
+    started = time.perf_counter()
+    totals: list[list[int]] = []
+    names: list[str] = []
+    for index in range(games):
+        state, _ = play_random_game(players, options, seed + index)
+        names = [player.name for player in state.players]
+        totals.append(state.totals)
+        if folder is not None:
+            path = folder / f"game-{index:04d}.json"
+            try:
+                path.write_text(json.dumps(export_record(state)) + "\n", encoding="utf-8")
+            except OSError as error:
+                print(f"{PROG}: cannot write {path}: {error.strerror or error}", file=sys.stderr)
+                return 1
+    elapsed = time.perf_counter() - started
+    print(_summary(games, names, options, seed, totals, elapsed, folder))
+    return 0
+
+
+def _summary(
+    games: int,
+    names: Sequence[str],
+    options: Options,
+    seed: int,
+    totals: Sequence[Sequence[int]],
+    elapsed: float,
+    folder: Path | None,
+) -> str:
+    seats = range(len(names))
+    means = [statistics.fmean(game[seat] for game in totals) for seat in seats]
+    wins = [sum(game[seat] == max(game) for game in totals) for seat in seats]
+    lines = [
+        f"games    {games} (seeds {seed} to {seed + games - 1})",
+        f"players  {len(names)}: {', '.join(names)}",
+        f"options  {options.describe()}",
+        "mean     " + ", ".join(f"{names[s]} {means[s]:.1f}" for s in seats),
+        "wins     " + ", ".join(f"{names[s]} {wins[s]}" for s in seats) + "  (ties count for all)",
+    ]
+    if folder is not None:
+        lines.append(f"records  {games} files in {folder}")
+    lines.append(f"elapsed  {elapsed:.2f} s ({1000 * elapsed / games:.1f} ms a game)")
+    return "\n".join(lines)
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    """`wizard-bot replay`: check records; print each game unless only checking."""
+    status = 0
+    files: list[str] = args.files
+    for index, name in enumerate(files):
+        try:
+            state = load_record(name)
+        except BadRecord as error:
+            print(f"{name}: {error}")
+            status = 1
+            continue
+        names = [player.name for player in state.players]
+        totals = ", ".join(f"{n} {t}" for n, t in zip(names, state.totals, strict=True))
+        if not args.check and index:
+            print()
+        print(f"{name}: ok, totals {totals}")
+        if not args.check:
+            print()
+            print(game_log(state, _width()))
+    return status
+
+
+def load_record(path: str) -> GameState:
+    """Read and check the game record in `path`; raise BadRecord with a one-line reason."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as error:
+        raise BadRecord(f"cannot read: {error.strerror or error}") from None
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise BadRecord(
+            f"not JSON (line {error.lineno} column {error.colno}: {error.msg})"
+        ) from None
+    except UnicodeDecodeError:
+        raise BadRecord("not JSON (not UTF-8 text)") from None
+    except (ValueError, RecursionError) as error:
+        raise BadRecord(f"not JSON ({error})") from None
+    try:
+        return check_record(data)
+    except RecordError as error:
+        # Round 0 is the record as a whole (format, players, totals): the reason says it all.
+        raise BadRecord(error.reason if error.round == 0 else str(error)) from None
+    except Exception as error:  # a malformed record the checker did not foresee
+        raise BadRecord(f"not a valid record ({type(error).__name__}: {error})") from None

@@ -73,7 +73,7 @@ def missing_from_deck(cards: Iterable[str]) -> str | None:
     """Describe the first way `cards` cannot all come from one deck, or None if they can."""
     counts: dict[str, int] = {}
     for card in cards:
-        if card not in COPIES:
+        if not isinstance(card, str) or card not in COPIES:
             return f"{card!r} is not a card"
         counts[card] = counts.get(card, 0) + 1
         if counts[card] > COPIES[card]:

@@ -98,9 +98,9 @@ def _set_options(state: GameState, command: SetOptions, events: list[Event]) -> 
     _require_lobby(state)
     if not isinstance(command.options, Options):
         raise RuleError(ErrorCode.BAD_OPTION, "not a set of options")
-    Options.from_dict(command.options.to_dict())  # refuses values of the wrong type
-    state.options = command.options
-    events.append(OptionsChanged(options=command.options))
+    options = command.options.normalized()
+    state.options = options
+    events.append(OptionsChanged(options=options))
 
 
 def _start(state: GameState, command: Start, events: list[Event]) -> None:
@@ -426,6 +426,8 @@ def _autoplay(state: GameState, rnd: Round, events: list[Event]) -> None:
 
 
 def _mark_wings(state: GameState, command: MarkWings, events: list[Event]) -> None:
+    if state.phase is Phase.FINISHED:
+        raise RuleError(ErrorCode.GAME_OVER, "the game is over")
     if not state.options.wings:
         raise RuleError(ErrorCode.OPTION_OFF, "wings is not on at this table")
     rnd = state.round

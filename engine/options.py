@@ -100,6 +100,14 @@ class Options:
             return replace(self, foresight=flag)
         return replace(self, wings=flag)
 
+    def normalized(self) -> "Options":
+        """These options with every value read as its proper type (`"off"` is off); values
+        that cannot be read raise RuleError `bad_option`."""
+        options = Options()
+        for name in OPTION_NAMES:
+            options = options.with_option(name, getattr(self, name))
+        return options
+
     def describe(self) -> str:
         """Short text such as `notequal bids=hidden rounds=short`, or `standard`."""
         parts = []

@@ -116,7 +116,7 @@ def check_record(data: object) -> GameState:
         _replay_round(state, number, current.data, names)
 
     totals = data.get("totals")
-    if totals != state.totals:
+    if not _same(totals, state.totals):
         raise RecordError(0, 0, f"wrong totals: recorded {totals}, the rules give {state.totals}")
     return state
 
@@ -127,6 +127,17 @@ def _player_id(seat: int) -> str:
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _same(value: object, expected: int | Sequence[int]) -> bool:
+    """Whether a recorded number (or list of numbers) is exactly `expected`: `true` is no 1."""
+    if isinstance(expected, int):
+        return _is_int(value) and value == expected
+    return (
+        isinstance(value, list)
+        and len(value) == len(expected)
+        and all(_is_int(item) and item == want for item, want in zip(value, expected, strict=True))
+    )
 
 
 def _placeholder_deal(cards: int, count: int) -> Deal:
@@ -150,11 +161,11 @@ def _parse_round(number: int, raw: object, cards: int, count: int, dealer: int) 
 def _deal_problem(
     number: int, raw: dict[str, Any], cards: int, count: int, dealer: int
 ) -> str | None:
-    if raw.get("number") != number:
+    if not _same(raw.get("number"), number):
         return f"round number {raw.get('number')!r}, expected {number}"
-    if raw.get("cards") != cards:
+    if not _same(raw.get("cards"), cards):
         return f"{raw.get('cards')!r} cards a player, the plan has {cards}"
-    if raw.get("dealer") != dealer:
+    if not _same(raw.get("dealer"), dealer):
         return f"dealer {raw.get('dealer')!r}, expected seat {dealer}"
     hands = raw.get("hands")
     if (
@@ -177,7 +188,7 @@ def _deal_problem(
         return "wrong trump: no card remains to turn up"
     trump = raw.get("trump")
     if trump_card == WIZARD:
-        if trump not in {suit.value for suit in Suit}:
+        if not isinstance(trump, str) or trump not in {suit.value for suit in Suit}:
             return "wrong trump: a Wizard was turned up, so the dealer must choose a suit"
     else:
         expected = None if trump_card is None else SUIT_OF[trump_card]
@@ -217,7 +228,7 @@ def _replay_tricks(state: GameState, number: int, raw: dict[str, Any], names: li
         cards = trick.get("cards") if isinstance(trick, dict) else None
         if not isinstance(cards, list) or len(cards) != count:
             raise RecordError(number, index, f"a trick has {count} cards, one from each player")
-        if trick.get("leader") != rnd.leader:
+        if not _same(trick.get("leader"), rnd.leader):
             raise RecordError(
                 number, index, f"wrong leader {trick.get('leader')!r}, expected seat {rnd.leader}"
             )
@@ -225,13 +236,13 @@ def _replay_tricks(state: GameState, number: int, raw: dict[str, Any], names: li
             seat = (rnd.leader + offset) % count
             _do(state, number, index, Play(_player_id(seat), card), names)
         winner = rnd.tricks[index - 1].winner
-        if trick.get("winner") != winner:
+        if not _same(trick.get("winner"), winner):
             raise RecordError(
                 number, index, f"wrong winner {trick.get('winner')!r}, the rules give seat {winner}"
             )
     result = state.results[number - 1]
     for key, expected in (("won", result.won), ("points", result.points)):
-        if raw.get(key) != list(expected):
+        if not _same(raw.get(key), expected):
             raise RecordError(
                 number, 0, f"wrong {key}: recorded {raw.get(key)}, the rules give {list(expected)}"
             )

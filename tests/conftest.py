@@ -1,0 +1,180 @@
+"""Helpers for scripted rule tests: lobbies, fixed deals, filler rounds and refusal checks."""
+
+import dataclasses
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TypeVar
+
+import pytest
+
+import engine
+from engine import (
+    DECK,
+    WIZARD,
+    Bid,
+    ChooseTrump,
+    Deal,
+    ErrorCode,
+    Event,
+    GameState,
+    Join,
+    Options,
+    Phase,
+    Play,
+    RoundsPlan,
+    RuleError,
+    SetOptions,
+    Start,
+    Suit,
+    parse_card,
+    parse_cards,
+)
+from engine.state import NO_SEAT
+
+SHORT = Options(rounds=RoundsPlan.SHORT)
+"""Five rounds of 1 to 5 cards: the default table of these tests."""
+
+E = TypeVar("E")
+
+
+def pid(seat: int) -> str:
+    """The id of the player in `seat` (players join as p0, p1, ...)."""
+    return f"p{seat}"
+
+
+def lobby(players: int, options: Options | None = None) -> GameState:
+    """A lobby where p0..p{players-1} joined in seat order, with `options` set if given."""
+    state = GameState()
+    for seat in range(players):
+        engine.step(state, Join(player=pid(seat), name=f"Player {seat}"))
+    if options is not None:
+        engine.step(state, SetOptions(options))
+    return state
+
+
+def deal(*hands: str, trump: str | None) -> Deal:
+    """A fixed deal, one hand per seat in record notation: `deal("R1", "W", "J", trump="G3")`."""
+    return Deal(
+        hands=tuple(tuple(parse_cards(hand)) for hand in hands),
+        trump_card=None if trump is None else parse_card(trump),
+    )
+
+
+def filler_deal(players: int, cards: int, rng: random.Random) -> Deal:
+    """A valid deal from a shuffled deck; it never turns up a Wizard, so bidding starts at once."""
+    deck = list(DECK)
+    rng.shuffle(deck)
+    hands = tuple(tuple(deck[seat * cards : (seat + 1) * cards]) for seat in range(players))
+    rest = deck[players * cards :]
+    trump = next((card for card in rest if card != WIZARD), None)
+    return Deal(hands=hands, trump_card=trump)
+
+
+def filler_deals(
+    plan: Sequence[int], players: int, scripted: Mapping[int, Deal] | None = None, seed: int = 0
+) -> tuple[Deal, ...]:
+    """One deal per round of `plan`: the `scripted` ones (by round number) and fillers elsewhere."""
+    rng = random.Random(seed)
+    scripted = scripted or {}
+    deals = []
+    for number, cards in enumerate(plan, start=1):
+        filler = filler_deal(players, cards, rng)
+        deals.append(scripted.get(number, filler))
+    return tuple(deals)
+
+
+def start(
+    players: int = 3,
+    rounds: Mapping[int, Deal] | None = None,
+    options: Options = SHORT,
+    first_dealer: int = 0,
+) -> tuple[GameState, list[Event]]:
+    """A started game with fixed deals: `rounds` maps round numbers to scripted deals."""
+    state = lobby(players, options)
+    plan = engine.hand_sizes(state.options, players)
+    deals = filler_deals(plan, players, rounds)
+    events = engine.step(state, Start(seed=0, first_dealer=first_dealer, deals=deals))
+    return state, events
+
+
+def refuse(state: GameState, command: object, code: ErrorCode) -> RuleError:
+    """Assert that `command` is refused with `code` and leaves `state` exactly as it was."""
+    before = state.to_json()
+    with pytest.raises(RuleError) as info:
+        engine.step(state, command)  # type: ignore[arg-type]
+    assert info.value.code is code, info.value
+    assert state.to_json() == before
+    return info.value
+
+
+def of_type(events: Iterable[object], kind: type[E]) -> list[E]:
+    """The events of one kind, in order."""
+    return [event for event in events if isinstance(event, kind)]
+
+
+def bid_all(state: GameState, bids: Sequence[int]) -> list[Event]:
+    """Everybody bids (`bids` in seat order), in turn order from the dealer's left."""
+    rnd = state.round
+    assert rnd is not None
+    players = len(state.players)
+    events: list[Event] = []
+    for offset in range(1, players + 1):
+        seat = (rnd.dealer + offset) % players
+        events += engine.step(state, Bid(pid(seat), bids[seat]))
+    return events
+
+
+def play(state: GameState, cards: str) -> list[Event]:
+    """Play `cards` (record notation), each by the player whose turn it is."""
+    events: list[Event] = []
+    for card in parse_cards(cards):
+        rnd = state.round
+        assert rnd is not None
+        assert state.phase is Phase.PLAYING
+        events += engine.step(state, Play(pid(rnd.turn), card))
+    return events
+
+
+def next_command(state: GameState) -> object:
+    """A legal command for whoever acts next (the first legal choice)."""
+    rnd = state.round
+    assert rnd is not None
+    if state.phase is Phase.TRUMP:
+        return ChooseTrump(pid(rnd.dealer), Suit.BLUE)
+    if state.phase is Phase.BIDDING:
+        for seat in range(len(state.players)):
+            bids = engine.legal_bids(state, seat)
+            if bids:
+                return Bid(pid(seat), bids[0])
+        raise AssertionError("nobody may bid")
+    assert rnd.turn != NO_SEAT
+    return Play(pid(rnd.turn), engine.legal_plays(state, rnd.turn)[0])
+
+
+def advance(state: GameState, to_round: int) -> list[Event]:
+    """Play legal moves until round `to_round` has started (or the game is over)."""
+    events: list[Event] = []
+    while state.round is not None and state.round.number < to_round:
+        events += engine.step(state, next_command(state))  # type: ignore[arg-type]
+    return events
+
+
+def finish(state: GameState) -> list[Event]:
+    """Play legal moves until the game is over."""
+    events: list[Event] = []
+    while state.phase is not Phase.FINISHED:
+        events += engine.step(state, next_command(state))  # type: ignore[arg-type]
+    return events
+
+
+def typed(events: Iterable[object]) -> list[tuple[str, object]]:
+    """Events with their kind, for comparisons that hold whatever the event classes are built on
+    (two NamedTuples of different kinds but equal fields would compare equal)."""
+    return [(type(event).__name__, event) for event in events]
+
+
+def field_names(record: object) -> tuple[str, ...]:
+    """The field names of an event (a dataclass or a NamedTuple)."""
+    if dataclasses.is_dataclass(record):
+        return tuple(field.name for field in dataclasses.fields(record))
+    return tuple(getattr(record, "_fields", ()))

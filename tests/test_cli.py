@@ -1,0 +1,442 @@
+"""The `wizard-bot` command line: demo, simulate, replay (--check), help and version."""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.cli import main
+from bot.render_text import score_sheet, standings
+from engine import Options, export_record, parse_option
+from engine.randomplay import play_random_game
+from engine.views import ScoreRow
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """Run `wizard-bot argv` in-process; return the exit status, stdout and stderr."""
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def simulate_records(
+    capsys: pytest.CaptureFixture[str], folder: Path, games: int = 2, *extra: str
+) -> list[Path]:
+    status, _, err = run(
+        capsys, "simulate", "--games", str(games), "--players", "3", "--seed", "10",
+        "--option", "rounds=short", "--records", str(folder), *extra,
+    )  # fmt: skip
+    assert status == 0, err
+    return sorted(folder.iterdir())
+
+
+@pytest.fixture
+def record_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """A valid record written by `wizard-bot simulate`."""
+    return simulate_records(capsys, tmp_path / "records", 1)[0]
+
+
+def sheet_lines(out: str) -> list[list[str]]:
+    """The score sheet's rows in `out`, split into round, cards and the players' cells."""
+    return [
+        line.replace("|", " ").split()
+        for line in out.splitlines()
+        if re.match(r"^\s*\d+\s+\d+[\s|]", line)
+    ]
+
+
+def corrupt_winner(path: Path, round_number: int, trick: int) -> Path:
+    """A copy of the record in `path` with one trick's winner changed."""
+    data: dict[str, Any] = json.loads(path.read_text())
+    recorded = data["rounds"][round_number - 1]["tricks"][trick - 1]
+    recorded["winner"] = (recorded["winner"] + 1) % len(data["players"])
+    bad = path.with_name("bad.json")
+    bad.write_text(json.dumps(data))
+    return bad
+
+
+# --- help, version, demo -------------------------------------------------------------------------
+
+
+def test_help_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "--help")
+    assert status == 0
+    for command in ("demo", "simulate", "replay"):
+        assert re.search(rf"^\s+{command}\s+\w", out, re.MULTILINE), command
+
+
+@pytest.mark.parametrize("command", ["demo", "simulate", "replay"])
+def test_each_command_has_help(capsys: pytest.CaptureFixture[str], command: str) -> None:
+    status, out, _ = run(capsys, command, "--help")
+    assert status == 0
+    assert f"usage: wizard-bot {command}" in out
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "--version")
+    assert status == 0
+    assert out.strip() == f"wizard-bot {metadata.version('wizard-bot')}"
+
+
+def test_default_is_a_demo_game(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(capsys)
+    assert status == 0, err
+    assert "Final standings" in out
+    assert "wins with" in out or "share first place" in out
+    last = out.rstrip().splitlines()[-1]
+    assert "chat bot is not available yet" in last
+    assert "wizard-bot --help" in last
+
+
+def test_demo_options_work_without_the_command_name(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "--players", "5", "--seed", "3") == run(capsys, "demo", "-p", "5", "-s", "3")
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_demo_sheet_has_a_row_per_round_and_fits_100_columns(
+    capsys: pytest.CaptureFixture[str], players: int
+) -> None:
+    status, out, _ = run(capsys, "demo", "--players", str(players), "--seed", "42")
+    assert status == 0
+    state, _ = play_random_game(players, Options(), 42)
+    rows = sheet_lines(out)
+    assert len(rows) == len(state.results) == 60 // players
+    for row, result in zip(rows, state.results, strict=True):
+        assert row == [str(result.number), str(result.cards)] + [
+            cell
+            for bid, won, points, total in zip(
+                result.bids, result.won, result.points, result.totals, strict=True
+            )
+            for cell in (f"{bid}/{won}", f"{points:+d}", str(total))
+        ]
+    assert max(len(line) for line in out.splitlines()) <= 100
+    for name, total in zip(["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"], state.totals, strict=False):
+        assert re.search(rf"^\s+\d+[.=] {name}\s+{total}$", out, re.MULTILINE)
+
+
+def test_demo_is_reproducible_from_its_seed(capsys: pytest.CaptureFixture[str]) -> None:
+    first = run(capsys, "demo", "--seed", "7", "--option", "notequal")
+    assert first == run(capsys, "demo", "--seed", "7", "--option", "notequal")
+    assert "wizard-bot demo --seed 7 --option notequal" in first[1]
+    assert "options: notequal" in first[1]
+
+
+# --- simulate ------------------------------------------------------------------------------------
+
+
+def test_simulate_writes_one_record_per_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "new" / "records"
+    status, out, err = run(
+        capsys, "simulate", "--games", "3", "--players", "4", "--seed", "100",
+        "--option", "notequal", "--option", "bids=hidden", "--records", str(folder),
+    )  # fmt: skip
+    assert status == 0, err
+    files = sorted(folder.iterdir())
+    assert [file.name for file in files] == ["game-0000.json", "game-0001.json", "game-0002.json"]
+    options = parse_option(parse_option(Options(), "notequal"), "bids=hidden")
+    for index, file in enumerate(files):
+        text = file.read_text()
+        assert "\n" not in text.rstrip("\n")  # one line: no indent
+        state, _ = play_random_game(4, options, 100 + index)
+        assert json.loads(text) == export_record(state)
+    assert re.search(r"^games\s+3\b", out, re.MULTILINE)
+    assert re.search(r"^players\s+4\b", out, re.MULTILINE)
+    assert re.search(r"^options\s+notequal bids=hidden$", out, re.MULTILINE)
+    assert re.search(r"^mean\s+Ann -?\d+\.\d, Bob .*, Dee -?\d+\.\d$", out, re.MULTILINE)
+    assert re.search(r"^elapsed\s+\d+\.\d+ s", out, re.MULTILINE)
+
+
+def test_simulate_mean_is_the_mean_total_per_seat(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "simulate", "--games", "4", "--players", "3", "--seed", "5")
+    assert status == 0
+    totals = [play_random_game(3, Options(), 5 + index)[0].totals for index in range(4)]
+    means = [sum(game[seat] for game in totals) / 4 for seat in range(3)]
+    assert f"mean     Ann {means[0]:.1f}, Bob {means[1]:.1f}, Cid {means[2]:.1f}" in out
+
+
+def test_simulate_without_records_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    status, out, _ = run(capsys, "simulate", "--games", "2", "--seed", "1")
+    assert status == 0
+    assert "records" not in out
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["--players", "6", "--option", "rounds=tournament"], "rounds=tournament"),
+        (["--option", "rounds=tornament"], "rounds=tornament"),
+        (["--option", "colour"], "colour"),
+        (["--option", "notequal=maybe"], "notequal=maybe"),
+        (["--option", "bids=hidden", "--option", "bids=loud"], "bids=loud"),
+    ],
+)
+@pytest.mark.parametrize("command", ["simulate", "demo"])
+def test_a_bad_option_is_a_usage_error_naming_it(
+    capsys: pytest.CaptureFixture[str], command: str, args: list[str], named: str
+) -> None:
+    games = ["--games", "1"] if command == "simulate" else []
+    status, out, err = run(capsys, command, *games, *args)
+    assert status == 2
+    assert out == ""
+    assert err.count("\n") == 1
+    assert err.startswith(f"wizard-bot {command}: error: --option {named}: ")
+    assert "Traceback" not in err
+
+
+def test_tournament_with_six_players_says_why(capsys: pytest.CaptureFixture[str]) -> None:
+    _, _, err = run(capsys, "simulate", "--players", "6", "--option", "rounds=tournament")
+    assert "tournament rounds are for 3 to 5 players, not 6" in err
+
+
+@pytest.mark.parametrize(
+    "args", [["--players", "7"], ["--players", "x"], ["--games", "0"], ["--seed", "s"], ["--bad"]]
+)
+def test_bad_arguments_are_usage_errors(
+    capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    status, _, err = run(capsys, "simulate", *args)
+    assert status == 2
+    assert "error:" in err
+    assert "Traceback" not in err
+
+
+def test_records_folder_that_cannot_be_made(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    status, _, err = run(capsys, "simulate", "--games", "1", "--records", str(blocker / "x"))
+    assert status == 1
+    assert err.startswith(f"wizard-bot: cannot create {blocker / 'x'}: ")
+
+
+# --- replay --------------------------------------------------------------------------------------
+
+
+def test_a_simulated_record_passes_the_check(
+    record_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = run(capsys, "replay", "--check", str(record_file))
+    assert status == 0
+    totals = json.loads(record_file.read_text())["totals"]
+    assert out == f"{record_file}: ok, totals Ann {totals[0]}, Bob {totals[1]}, Cid {totals[2]}\n"
+
+
+def test_many_simulated_records_pass(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files = simulate_records(capsys, tmp_path, 5, "--option", "dmmixed")
+    status, out, _ = run(capsys, "replay", "--check", *map(str, files))
+    assert status == 0
+    assert out.count(": ok, totals ") == 5
+
+
+def test_a_wrong_trick_winner_is_reported_with_round_and_trick(
+    record_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = corrupt_winner(record_file, 3, 2)
+    status, out, err = run(capsys, "replay", "--check", str(bad))
+    assert status == 1
+    assert re.fullmatch(rf"{re.escape(str(bad))}: round 3 trick 2: wrong winner .*\n", out)
+    assert "Traceback" not in out + err
+
+
+def test_a_wrong_total_is_reported(record_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = json.loads(record_file.read_text())
+    data["totals"][1] += 10
+    record_file.write_text(json.dumps(data))
+    status, out, _ = run(capsys, "replay", "--check", str(record_file))
+    assert status == 1
+    assert out.startswith(f"{record_file}: wrong totals: ")
+
+
+def test_replay_without_check_refuses_a_bad_record(
+    record_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = corrupt_winner(record_file, 1, 1)
+    status, out, _ = run(capsys, "replay", str(bad))
+    assert status == 1
+    assert out.startswith(f"{bad}: round 1 trick 1: wrong winner")
+    assert "Round 1" not in out
+
+
+def write(path: Path, content: str | bytes) -> Path:
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("broken.json", '{"format": oops}', "not JSON (line 1 column 12: Expecting value)"),
+        ("empty.json", "", "not JSON (line 1 column 1: Expecting value)"),
+        ("binary.json", b'{"a": \x81}', "not JSON (not UTF-8 text)"),
+        ("list.json", "[1, 2]", "not a wizard-record/1 record"),
+        ("other.json", '{"format": "chess/1"}', "not a wizard-record/1 record"),
+        ("deep.json", "[" * 100_000 + "]" * 100_000, "not JSON ("),
+        ("players.json", '{"format": "wizard-record/1", "players": []}', "players must be"),
+    ],
+)
+def test_a_file_that_is_not_a_record_gets_one_clear_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    content: str | bytes,
+    message: str,
+) -> None:
+    path = write(tmp_path / name, content)
+    status, out, err = run(capsys, "replay", "--check", str(path))
+    assert status == 1
+    assert out.startswith(f"{path}: {message}")
+    assert out.count("\n") == 1
+    assert "Traceback" not in out + err
+
+
+def test_a_record_the_checker_chokes_on_gets_one_clear_line(
+    record_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = json.loads(record_file.read_text())
+    data["rounds"][1]["hands"][0][0] = {"not": "a card"}
+    record_file.write_text(json.dumps(data))
+    status, out, _ = run(capsys, "replay", "--check", str(record_file))
+    assert status == 1
+    assert out.startswith(f"{record_file}: ")
+    assert out.count("\n") == 1
+
+
+def test_missing_file_and_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "missing.json"
+    status, out, err = run(capsys, "replay", "--check", str(missing), str(tmp_path))
+    assert status == 1
+    assert out.splitlines() == [
+        f"{missing}: cannot read: No such file or directory",
+        f"{tmp_path}: cannot read: Is a directory",
+    ]
+    assert "Traceback" not in out + err
+
+
+def test_one_bad_file_among_good_ones(
+    record_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "missing.json"
+    status, out, _ = run(capsys, "replay", "--check", str(record_file), str(missing))
+    assert status == 1
+    first, second = out.splitlines()
+    assert first.startswith(f"{record_file}: ok")
+    assert second.startswith(f"{missing}: cannot read")
+
+
+def test_replay_without_files_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run(capsys, "replay", "--check")
+    assert status == 2
+    assert "FILE" in err
+
+
+def test_replay_prints_the_game_round_by_round(
+    record_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = run(capsys, "replay", str(record_file))
+    assert status == 0
+    data = json.loads(record_file.read_text())
+    assert out.startswith(f"{record_file}: ok, totals ")
+    for rnd in data["rounds"]:
+        number = rnd["number"]
+        assert f"Round {number} of 5: " in out
+        section = out.split(f"Round {number} of 5: ")[1].split("\n\n")[0]
+        assert section.count("Trick ") == rnd["cards"]
+        names = data["players"]
+        for trick in rnd["tricks"]:
+            assert f"-> {names[trick['winner']]}" in section
+        for seat, name in enumerate(names):
+            assert f"{name} {rnd['bids'][seat]}/{rnd['won'][seat]} {rnd['points'][seat]:+d}" in (
+                section
+            )
+    assert "Final standings" in out
+    assert [row[:2] for row in sheet_lines(out)] == [[str(n), str(n)] for n in range(1, 6)]
+
+
+# --- the rendering -------------------------------------------------------------------------------
+
+
+def test_standings_share_places() -> None:
+    text = standings(["Ann", "Bob", "Cid"], [30, 50, 30])
+    lines = text.splitlines()
+    assert lines[2:5] == ["   1. Bob  50", "   2= Ann  30", "   2= Cid  30"]
+    assert lines[-1] == "Bob wins with 50 points."
+    assert standings(["Ann", "Bob", "Cid"], [5, 5, 0]).endswith(
+        "Ann and Bob share first place with 5 points."
+    )
+
+
+def test_score_sheet_narrows_to_fit() -> None:
+    names = ["Annabelle-Marie-Louise", "Bob", "Cid", "Dee", "Eve", "Fay"]
+    row = ScoreRow(10, 10, (10,) * 6, (10,) * 6, (120,) * 6, (-550,) * 6)
+    wide = score_sheet(names, [row], width=200)
+    assert wide.split()[3] == "Annabelle-Mari…"  # a long name is cut to its column
+    assert max(len(line) for line in wide.splitlines()) > 100
+    narrow = score_sheet(names, [row], width=100)
+    # The widest possible 6-player row (10/10 +120, a 4-digit total everywhere) needs 101.
+    assert max(len(line) for line in narrow.splitlines()) <= 101
+    assert narrow.splitlines()[-1].split() == ["10", "10", *(["10/10", "+120", "-550"] * 6)]
+    assert narrow.split()[2] == "Annabelle-Mari…"
+
+
+def test_score_sheet_lets_a_name_widen_its_column() -> None:
+    rows = [ScoreRow(1, 1, (0, 1, 0), (0, 0, 1), (20, -10, -10), (20, -10, -10))]
+    sheet = score_sheet(["Maximilian", "Bob", "Christopher Robin"], rows)
+    head = sheet.splitlines()[0]
+    assert head.split() == ["Rnd", "Cards", "|", "Maximilian", "|", "Bob", "|", "Christopher…"]
+    assert head.endswith("| Christopher…")  # widened to 12 columns, no more
+
+
+# --- the real console script ---------------------------------------------------------------------
+
+
+def console_script() -> str:
+    beside = Path(sys.executable).with_name("wizard-bot")
+    found = str(beside) if beside.exists() else shutil.which("wizard-bot")
+    if found is None:
+        pytest.skip("the wizard-bot console script is not installed")
+    return found
+
+
+def test_console_script_checks_records(
+    record_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = corrupt_winner(record_file, 2, 1)
+    missing = tmp_path / "missing.json"
+    done = subprocess.run(
+        [console_script(), "replay", "--check", str(record_file), str(bad), str(missing)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith(f"{record_file}: ok, totals Ann ")
+    assert lines[1].startswith(f"{bad}: round 2 trick 1: wrong winner")
+    assert lines[2] == f"{missing}: cannot read: No such file or directory"
+    assert done.stderr == ""
+
+    good = subprocess.run(
+        [console_script(), "replay", "--check", str(record_file)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert good.returncode == 0
