@@ -8,7 +8,7 @@ from engine.events import Event
 from engine.game import legal_bids, may_bid, step
 from engine.options import Options
 from engine.state import NO_SEAT, GameState, Phase, Round
-from engine.tricks import legal_cards
+from engine.tricks import is_legal, legal_cards
 
 
 def random_command(state: GameState, rng: random.Random, wings: float = 0.0) -> Command:
@@ -22,10 +22,15 @@ def random_command(state: GameState, rng: random.Random, wings: float = 0.0) -> 
         seat = rnd.turn
         if wings and state.options.wings and not rnd.rules.foresight and rng.random() < wings:
             return _random_mark(state, rnd, seat, rng)
-        cards = rnd.hands[seat]
-        if rnd.trick:
-            cards = legal_cards(cards, rnd.trick, unique=False)
-        return Play(players[seat].id, cards[int(rng.random() * len(cards))])
+        # Uniform over the legal cards: draw from the hand, and only if that card may not be
+        # played draw again among the legal ones (one draw is enough most of the time).
+        hand = rnd.hands[seat]
+        card = hand[int(rng.random() * len(hand))]
+        trick = rnd.trick
+        if trick and not is_legal(card, hand, trick):
+            cards = legal_cards(hand, trick, unique=False)
+            card = cards[int(rng.random() * len(cards))]
+        return Play(players[seat].id, card)
     if phase is Phase.TRUMP:
         return ChooseTrump(players[rnd.dealer].id, rng.choice(list(Suit)))
     seat = rnd.turn
