@@ -71,6 +71,8 @@ class TableView:
     trick: tuple[Card, ...]
     trick_leader: int
     last_trick: Trick | None
+    tricks: tuple[Trick, ...]
+    """The tricks completed so far this round (public: every card played is seen)."""
     forbidden_bid: int | None
     """The bid notequal forbids the dealer, when that is public (open bids, or a hidden rebid)."""
     seats: tuple[SeatView, ...]
@@ -134,6 +136,7 @@ def table_view(state: GameState, viewer: int | None = None) -> TableView:
         trick=tuple(rnd.trick) if rnd else (),
         trick_leader=rnd.leader if rnd else NO_SEAT,
         last_trick=last_trick,
+        tricks=tuple(rnd.tricks) if rnd else (),
         forbidden_bid=_public_forbidden(state, rnd),
         seats=seats,
         sheet=sheet,

@@ -1,0 +1,43 @@
+"""What the service asks a front end to show: platform-neutral messages with button rows."""
+
+from dataclasses import dataclass, field
+
+GROUP = None
+"""`Message.to` for the group chat (or channel) where the game is played."""
+
+
+@dataclass(frozen=True, slots=True)
+class Button:
+    """A button: `payload` is a short token (≤ 64 bytes) the service reads back when pressed."""
+
+    label: str
+    payload: str
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One message. `to` is None for the group, else the user id of a private recipient.
+
+    `slot` names a message that is edited in place ("lobby", "table", "hand"): a front end keeps
+    the last message it sent for each (chat, to, slot) and edits it rather than sending a new
+    one, unless `notify` asks for a fresh message (which notifies the recipient).
+    """
+
+    text: str
+    to: str | None = GROUP
+    buttons: tuple[tuple[Button, ...], ...] = ()
+    slot: str | None = None
+    notify: bool = False
+    attachment: tuple[str, bytes] | None = None
+    """A file to send with the message: (file name, content)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The result of one request: messages to show, and a short answer for the actor alone
+    (a callback answer, an ephemeral reply); `alert` marks the answer as a refusal."""
+
+    messages: tuple[Message, ...] = ()
+    answer: str | None = None
+    alert: bool = False
+    extra: dict[str, str] = field(default_factory=dict)
