@@ -1,6 +1,8 @@
-"""The `wizard-bot` command line: a demo game, simulations, and checking or replaying records."""
+"""The `wizard-bot` command line: the bot itself (`run`), the terminal table (`play`), a demo
+game, simulations, and checking or replaying records."""
 
 import argparse
+import getpass
 import json
 import os
 import random
@@ -11,7 +13,9 @@ import time
 from collections.abc import Callable, Sequence
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from bot.config import AI_LEVELS, Config, ConfigError, load_config
 from bot.render_text import WIDTH, game_log, score_sheet, sheet_rows, standings
 from engine import (
     Options,
@@ -25,6 +29,9 @@ from engine import (
 from engine.options import MAX_PLAYERS, MIN_PLAYERS
 from engine.randomplay import play_random_game
 from engine.state import GameState
+
+if TYPE_CHECKING:
+    from adapters.console import PlayArgs
 
 PROG = "wizard-bot"
 USAGE_ERROR = 2
@@ -44,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     words = list(sys.argv[1:] if argv is None else argv)
     if not words or (words[0].startswith("-") and words[0] not in TOP_LEVEL_FLAGS):
-        words.insert(0, "demo")  # no command: the demo, with any options given
+        words.insert(0, "run")  # no command: run the bot, with any options given
     try:
         args = parser.parse_args(words)
     except SystemExit as exit_:  # argparse: --help, --version, or a usage error
@@ -68,16 +75,37 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of `wizard-bot` and its subcommands."""
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="Wizard, the card game (Amigo): a rules engine, its game records and a "
-        "chat bot (coming).",
-        epilog=f"Without a command, {PROG} plays a demo game ({PROG} [demo options]).",
+        description="Wizard, the card game (Amigo): a rules engine, its game records, a "
+        "terminal table and a chat bot (coming).",
+        epilog=f"Without a command, {PROG} runs the bot ({PROG} run [play options]): the "
+        "terminal table until a chat front end is configured.",
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {_version()}")
     commands = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND")
 
+    run = commands.add_parser(
+        "run",
+        help="run the bot: the chat front ends if configured, else the terminal table (default)",
+        description="Start the chat front ends configured (a Telegram or Discord token); with "
+        "none configured, say how to configure one and start the terminal table instead, with "
+        "the options of `play`.",
+    )
+    _play_arguments(run)
+    run.set_defaults(handler=run_bot)
+
+    play = commands.add_parser(
+        "play",
+        help="play a game in the terminal against AI players",
+        description="Play one seat of a game against AI seats, in the terminal, through the "
+        "game service and its Redis store (the embedded one in data_dir unless redis_url is "
+        "configured). An unfinished game is resumed automatically; --new starts a new one.",
+    )
+    _play_arguments(play)
+    play.set_defaults(handler=run_play)
+
     demo = commands.add_parser(
         "demo",
-        help="play a game with random players and show its score sheet (default)",
+        help="play a game with random players and show its score sheet",
         description="Play one game with random legal players and print its score sheet.",
     )
     _game_arguments(demo)
@@ -111,14 +139,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _game_arguments(parser: argparse.ArgumentParser) -> None:
+def _game_arguments(parser: argparse.ArgumentParser, default_players: int = 4) -> None:
     parser.add_argument(
         "--players",
         "-p",
         type=_players,
-        default=4,
+        default=default_players,
         metavar="P",
-        help=f"players, {MIN_PLAYERS} to {MAX_PLAYERS} (default 4)",
+        help=f"players, {MIN_PLAYERS} to {MAX_PLAYERS} (default {default_players})",
     )
     parser.add_argument(
         "--option",
@@ -131,6 +159,42 @@ def _game_arguments(parser: argparse.ArgumentParser) -> None:
         "rounds=short|tournament, dmmixed, foresight, wings; NAME=off switches one off",
     )
     parser.add_argument("--seed", "-s", type=int, metavar="S", help="random seed (default: any)")
+
+
+def _play_arguments(parser: argparse.ArgumentParser) -> None:
+    _game_arguments(parser, default_players=4)
+    parser.add_argument(
+        "--level",
+        "-l",
+        choices=AI_LEVELS,
+        help="how well the AI players play (default: ai_level of the configuration, normal)",
+    )
+    parser.add_argument(
+        "--name",
+        "-N",
+        type=_name,
+        help="your name at the table (default: your login name, else You)",
+    )
+    parser.add_argument(
+        "--new", action="store_true", help="start a new game even if one could be resumed"
+    )
+
+
+def _default_name() -> str:
+    try:
+        login = getpass.getuser()
+    except (OSError, KeyError):
+        return "You"
+    if not login.isalpha() or login == "root" or len(login) > 32:
+        return "You"
+    return login.capitalize()
+
+
+def _name(text: str) -> str:
+    name = " ".join(text.split())
+    if not 1 <= len(name) <= 32 or not name.isprintable():
+        raise argparse.ArgumentTypeError("a name is 1 to 32 printable characters")
+    return name
 
 
 def _players(text: str) -> int:
@@ -204,10 +268,68 @@ def run_demo(args: argparse.Namespace) -> int:
     print()
     print(f"Replay this game: {PROG} demo --seed {seed}" + "".join(_option_args(args.options)))
     print(
-        f"The chat bot is not available yet. For the other commands: {PROG} --help "
+        f"Play one yourself: {PROG} play. For the other commands: {PROG} --help "
         "(or ./dev run --help)."
     )
     return 0
+
+
+def _load_config() -> Config:
+    try:
+        return load_config()
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+
+
+def _play_args(args: argparse.Namespace) -> "PlayArgs":
+    from adapters.console import PlayArgs  # the terminal table loads Redis: only when asked
+
+    players: int = args.players
+    _options(args.options, players)  # checked before anything starts
+    return PlayArgs(
+        players=players,
+        options=tuple(args.options),
+        seed=args.seed,
+        level=args.level,
+        name=args.name or _default_name(),
+        new=args.new,
+    )
+
+
+def run_play(args: argparse.Namespace) -> int:
+    """`wizard-bot play`: one game in the terminal against AI players."""
+    from adapters.console import play
+
+    play_args = _play_args(args)
+    return play(play_args, _load_config())
+
+
+def run_bot(args: argparse.Namespace) -> int:
+    """`wizard-bot run`: the chat front ends configured, else the terminal table."""
+    from adapters.console import play
+
+    play_args = _play_args(args)
+    config = _load_config()
+    fronts = [
+        name
+        for name, token in (("Telegram", config.telegram.token), ("Discord", config.discord.token))
+        if token
+    ]
+    if fronts:
+        which = " and ".join(fronts)
+        verb = "is" if len(fronts) == 1 else "are"
+        print(
+            f"{PROG}: the {which} front end {verb} configured but not available in this "
+            "version; unset the token to play in the terminal.",
+            file=sys.stderr,
+        )
+        return USAGE_ERROR
+    print(
+        "No chat front end is configured: set WIZARD_TELEGRAM_TOKEN or WIZARD_DISCORD_TOKEN, "
+        "or a token in wizard.toml (see config.example.toml)."
+    )
+    print(f"Meanwhile, the terminal table: you against AI players ({PROG} play --help).")
+    return play(play_args, config)
 
 
 def _option_args(texts: Sequence[str]) -> list[str]:

@@ -30,6 +30,8 @@ class Message:
     notify: bool = False
     attachment: tuple[str, bytes] | None = None
     """A file to send with the message: (file name, content)."""
+    pre: bool = False
+    """The text is laid out in columns: show it in a monospace block."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,12 +2,15 @@
 
 import dataclasses
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from typing import TypeVar
 
 import pytest
+import redis
+import redis.asyncio as aioredis
 
 import engine
+from bot.redis_server import RedisServer, free_port
 from engine import (
     DECK,
     WIZARD,
@@ -178,3 +181,65 @@ def field_names(record: object) -> tuple[str, ...]:
     if dataclasses.is_dataclass(record):
         return tuple(field.name for field in dataclasses.fields(record))
     return tuple(getattr(record, "_fields", ()))
+
+
+# --- A real redis-server for the tests -------------------------------------------------------
+# Tests that need Redis take `redis_url`; they never touch the Redis on 127.0.0.1:6379.
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    """One real redis-server for the whole test session, started on demand.
+
+    It listens on a free TCP port of 127.0.0.1 (never 6379) with its files in a temporary
+    directory, and keeps an append-only file fsynced on every write (appendfsync always), so
+    a test may kill() and restart() it without losing anything acknowledged. It is stopped at
+    the end of the session. Most tests want `redis_url` instead, which also empties it.
+    """
+    server = RedisServer(
+        tmp_path_factory.mktemp("redis"),
+        port=free_port(),
+        appendonly=True,
+        appendfsync="always",
+    )
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_server: RedisServer) -> str:
+    """The URL of the session's redis-server (`redis://127.0.0.1:PORT/0`), emptied by
+    FLUSHALL before the test; restarted first if an earlier test stopped or killed it.
+
+    A plain (sync) fixture, so sync and async tests alike can take it and open their own client,
+    e.g. `redis.asyncio.Redis.from_url(redis_url)`.
+    """
+    if not redis_server.running:
+        redis_server.start()
+    with redis.Redis.from_url(redis_server.url) as client:
+        client.flushall()
+    return redis_server.url
+
+
+# --- golden files --------------------------------------------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="rewrite the golden files in tests/golden/ from the current output "
+        "(also: UPDATE_GOLDEN=1)",
+    )
+
+
+@pytest.fixture
+async def redis_client(redis_url: str) -> AsyncIterator[aioredis.Redis]:
+    """An asyncio redis-py client of the session's redis-server (flushed), closed afterwards."""
+    connection = aioredis.from_url(redis_url)
+    yield connection
+    await connection.aclose()

@@ -1,4 +1,5 @@
-"""The `wizard-bot` command line: demo, simulate, replay (--check), help and version."""
+"""The `wizard-bot` command line: demo, simulate, replay (--check), help and version (`run` and
+`play`, the terminal table, are tested in test_console.py)."""
 
 import json
 import re
@@ -67,11 +68,11 @@ def corrupt_winner(path: Path, round_number: int, trick: int) -> Path:
 def test_help_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "--help")
     assert status == 0
-    for command in ("demo", "simulate", "replay"):
+    for command in ("run", "play", "demo", "simulate", "replay"):
         assert re.search(rf"^\s+{command}\s+\w", out, re.MULTILINE), command
 
 
-@pytest.mark.parametrize("command", ["demo", "simulate", "replay"])
+@pytest.mark.parametrize("command", ["run", "play", "demo", "simulate", "replay"])
 def test_each_command_has_help(capsys: pytest.CaptureFixture[str], command: str) -> None:
     status, out, _ = run(capsys, command, "--help")
     assert status == 0
@@ -84,18 +85,14 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.strip() == f"wizard-bot {metadata.version('wizard-bot')}"
 
 
-def test_default_is_a_demo_game(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, err = run(capsys)
+def test_demo_game(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(capsys, "demo")
     assert status == 0, err
     assert "Final standings" in out
     assert "wins with" in out or "share first place" in out
     last = out.rstrip().splitlines()[-1]
-    assert "chat bot is not available yet" in last
+    assert "wizard-bot play" in last
     assert "wizard-bot --help" in last
-
-
-def test_demo_options_work_without_the_command_name(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(capsys, "--players", "5", "--seed", "3") == run(capsys, "demo", "-p", "5", "-s", "3")
 
 
 @pytest.mark.parametrize("players", [3, 4, 5, 6])

@@ -1,0 +1,440 @@
+"""The terminal table's session and prompt loop.
+
+`play` connects to the configured Redis, or starts the embedded one in the data directory (and
+stops it on the way out), and runs one game in the chat `console:<hash of host and data dir>`
+for the person `console:you`: through `GameService.handle`, exactly as a chat front end does.
+Every move is saved before the next prompt, so a game that is stopped (quit, Ctrl-C, a closed
+terminal, kill) is resumed by the next `wizard-bot play` on the same data directory.
+
+Turn timers never fire here: the service gets a configuration whose timeouts are years long, and
+this front end runs no timers.
+"""
+
+import asyncio
+import contextlib
+import fcntl
+import hashlib
+import importlib
+import io
+import random
+import signal
+import socket
+import sys
+import threading
+from collections.abc import Callable, Coroutine, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from types import FrameType
+from typing import Any, TextIO, TypeVar
+
+import redis.asyncio as aioredis
+
+from adapters.console import render
+from adapters.console.reader import (
+    NO_CHOICES,
+    Ask,
+    Choices,
+    Command,
+    Press,
+    Problem,
+    Send,
+    offered,
+    read,
+)
+from bot import screens, tokens
+from bot.config import Config
+from bot.i18n import Texts, texts
+from bot.messages import Message, Outcome
+from bot.redis_server import RedisServer, RedisServerError, embedded_redis
+from bot.requests import Kind, Request, User
+from bot.service import ROUND_PHASES, GameService
+from bot.store import Store, StoreErrors
+from bot.table import Settings, Table
+from bot.themes import Theme
+from engine import Phase, table_view
+
+USER_ID = "console:you"
+LOCK_FILE = "console.lock"
+DEFAULT_NAME = "You"
+FOREVER = 10 * 365 * 24 * 3600
+"""The turn and lobby timeouts the terminal table runs with: no deadline ever comes."""
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class PlayArgs:
+    """What `wizard-bot play` was asked for."""
+
+    players: int = 4
+    options: tuple[str, ...] = ()
+    seed: int | None = None
+    level: str | None = None
+    """The AI seats' level; None: the configured `ai_level`."""
+    name: str = DEFAULT_NAME
+    new: bool = False
+    """Start a new game even when an unfinished one could be resumed."""
+
+
+class Interrupted(Exception):
+    """The process was asked to stop (SIGTERM, SIGHUP): save nothing more, clean up, exit."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def chat_id(config: Config) -> str:
+    """The terminal table's chat: one per host and data directory, the same on every run."""
+    place = f"{socket.gethostname()}:{config.data_dir.absolute()}"
+    return "console:" + hashlib.sha256(place.encode()).hexdigest()[:12]
+
+
+def play(args: PlayArgs, config: Config, out: TextIO | None = None) -> int:
+    """Run the terminal table until the game ends or the person stops; the exit status."""
+    stream = out or sys.stdout
+    _prepare_terminal(stream)
+    server: RedisServer | None = None
+    client: aioredis.Redis | None = None
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(_only_table(config.data_dir))
+        except OSError as error:
+            print(f"wizard-bot play: {error}", file=sys.stderr)
+            return EXIT_FAILED
+        stack.enter_context(_stop_signals())
+        loop = asyncio.new_event_loop()
+        try:
+            if config.redis_url is None:
+                try:
+                    server = embedded_redis(config.data_dir)
+                except (RedisServerError, OSError) as error:
+                    print(f"wizard-bot play: cannot start Redis: {error}", file=sys.stderr)
+                    return EXIT_FAILED
+                url = server.url
+            else:
+                url = config.redis_url
+            client = aioredis.Redis.from_url(url)
+            try:
+                loop.run_until_complete(client.ping())
+            except StoreErrors as error:
+                print(
+                    f"wizard-bot play: cannot reach the Redis of redis_url: {error}",
+                    file=sys.stderr,
+                )
+                return EXIT_FAILED
+            settings = Settings(language=config.language, theme=config.theme)
+            service = GameService(
+                Store(client, settings),
+                replace(config, turn_timeout=FOREVER, lobby_timeout=FOREVER),
+                rng=random.Random(args.seed),
+            )
+            table = ConsoleTable(service, chat_id(config), args, loop.run_until_complete, stream)
+            return table.run()
+        finally:
+            if client is not None:
+                with contextlib.suppress(Exception):
+                    loop.run_until_complete(client.aclose())
+            loop.close()
+            if server is not None:
+                server.stop()
+
+
+@contextlib.contextmanager
+def _only_table(data_dir: Path) -> Iterator[None]:
+    """Hold the data directory's console lock: a second terminal table on it would play the
+    same game and, with the embedded Redis, stop the first one's server."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with (data_dir / LOCK_FILE).open("a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise OSError(
+                f"another wizard-bot play is running on {data_dir.absolute()}: "
+                "finish that game first"
+            ) from None
+        yield
+
+
+def _prepare_terminal(stream: TextIO) -> None:
+    """Line editing and history at the prompt in a terminal; cards and marks shown as `?`
+    rather than failing where the output cannot encode them."""
+    if sys.stdin.isatty():
+        with contextlib.suppress(ImportError):
+            importlib.import_module("readline")  # input() then edits lines and keeps history
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+    if encoding != "utf8" and isinstance(stream, io.TextIOWrapper):
+        stream.reconfigure(errors="replace")
+
+
+@contextlib.contextmanager
+def _stop_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise Interrupted while inside, so the Redis started is stopped."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, _frame: FrameType | None) -> None:
+        raise Interrupted(signum)
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+class ConsoleTable:
+    """One person at the terminal: sets up or resumes the game, then shows and asks."""
+
+    def __init__(
+        self,
+        service: GameService,
+        chat: str,
+        args: PlayArgs,
+        wait: Callable[[Coroutine[Any, Any, Any]], Any],
+        out: TextIO,
+        read_line: Callable[[str], str] = input,
+        echo: bool | None = None,
+    ) -> None:
+        self.service = service
+        self.chat = chat
+        self.args = args
+        self.user = User(USER_ID, args.name)
+        self._wait = wait
+        self.out = out
+        self.read_line = read_line
+        self.echo = (not sys.stdin.isatty()) if echo is None else echo
+        self.t: Texts = texts(None)
+        self.theme = Theme.COLOURS
+        self.table: Message | None = None
+        self.hand: Message | None = None
+        self.shown_table: str | None = None
+        self.shown_hand: str | None = None
+        self.shown_choices: Choices = NO_CHOICES
+        self.over = False
+
+    # --- plumbing -------------------------------------------------------------------------------
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def handle(self, request: Request) -> Outcome:
+        outcome: Outcome = self._wait(self.service.handle(self.chat, self.user, request))
+        return outcome
+
+    def load_table(self) -> Table | None:
+        """The stored table (read only), and the chat's language and deck theme."""
+        snap = self._wait(self.service.store.load(self.chat))
+        self.t = texts(snap.settings.language)
+        theme = snap.settings.theme
+        self.theme = Theme(theme) if theme in Theme._value2member_map_ else Theme.COLOURS
+        table: Table | None = snap.table
+        return table
+
+    def look(self) -> screens.Look:
+        return screens.Look(self.t, self.theme)
+
+    # --- the session ----------------------------------------------------------------------------
+
+    def run(self) -> int:
+        """Set up or resume the game, then play it; the exit status."""
+        try:
+            status = self.begin()
+            if status is not None:
+                return status
+            return self.loop()
+        except (KeyboardInterrupt, Interrupted) as stop:
+            with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
+                self.say()
+                self.say(self.t("Stopped. The game is saved: wizard-bot play resumes it."))
+            return 128 + (stop.signum if isinstance(stop, Interrupted) else signal.SIGINT)
+
+    def begin(self) -> int | None:
+        """Resume the unfinished game, or start a new one; an exit status if that fails."""
+        table = self.load_table()
+        t = self.t
+        if table is not None and table.game.phase in ROUND_PHASES:
+            seated = table.game.seat_of(USER_ID) is not None
+            if seated and not self.args.new:
+                return self.resume(table)
+            outcome = self.handle(Request(Kind.CANCEL))
+            if outcome.alert:
+                self.say(render.refusal(outcome.answer or ""))
+                return EXIT_FAILED
+            self.say(t("The unfinished game is cancelled."))
+        elif table is not None and table.game.phase is Phase.LOBBY:
+            # A game interrupted while it was being set up: set it up again.
+            self.handle(Request(Kind.CANCEL))
+        return self.new_game()
+
+    def resume(self, table: Table) -> int | None:
+        t = self.t
+        view = table_view(table.game)
+        self.say(
+            t(
+                "Resuming your unfinished game: round {round} of {rounds}. "
+                "(wizard-bot play --new starts a new one.)",
+                round=view.round,
+                rounds=view.rounds,
+            )
+        )
+        if USER_ID in table.away:
+            self.show(self.handle(Request(Kind.RESUME)))
+        # No request re-sends the group's table: draw it from the stored game, as it was sent.
+        self.table = screens.table_message(self.look(), table, new=False)
+        self.show(self.handle(Request(Kind.HAND)))
+        return None
+
+    def new_game(self) -> int | None:
+        args = self.args
+        level = args.level or self.service.config.ai_level
+        steps = [Request(Kind.JOIN)]
+        steps += [Request(Kind.ADD_AI, level)] * (args.players - 1)
+        steps += [Request(Kind.OPTION, option) for option in args.options]
+        for request in steps:
+            outcome = self.handle(request)
+            if outcome.alert:
+                what = f"--option {request.arg}: " if request.kind is Kind.OPTION else ""
+                self.say(render.refusal(what + (outcome.answer or "")))
+                self.handle(Request(Kind.CANCEL))
+                return EXIT_USAGE if request.kind is Kind.OPTION else EXIT_FAILED
+        table = self.load_table()
+        if table is not None:
+            self.say(
+                render.header(
+                    self.t,
+                    screens.names(table.game, table),
+                    screens.options_line(self.look(), table.game.options),
+                )
+            )
+        outcome = self.handle(Request(Kind.START))
+        if outcome.alert:
+            self.say(render.refusal(outcome.answer or ""))
+            self.handle(Request(Kind.CANCEL))
+            return EXIT_USAGE
+        self.show(outcome)
+        return None
+
+    def loop(self) -> int:
+        """Show what changed, ask, act; until the game is over or the person stops."""
+        t = self.t
+        while not self.over:
+            choices = self.screen()
+            if choices.ask is Ask.NOTHING:
+                self.show(self.handle(Request(Kind.HAND)))
+                choices = self.screen()
+                if choices.ask is Ask.NOTHING and not self.over:
+                    self.say(render.refusal(t("The game cannot go on: there is nothing to do.")))
+                    return EXIT_FAILED
+                if self.over:
+                    break
+            try:
+                line = self.read_line(render.prompt(choices, t))
+            except EOFError:
+                self.say()
+                self.say(t("Input ended. The game is saved: wizard-bot play resumes it."))
+                return EXIT_OK
+            if self.echo:
+                self.say(line)
+            reading = read(line, choices, t, self.theme)
+            if reading is None:
+                continue
+            if isinstance(reading, Problem):
+                self.say(render.refusal(reading.text))
+            elif isinstance(reading, Press):
+                self.move(Request(Kind.BUTTON, reading.payload))
+            elif isinstance(reading, Send):
+                self.move(reading.request)
+            elif isinstance(reading, Command):
+                if reading.name == "quit":
+                    self.say(t("The game is saved: wizard-bot play resumes it."))
+                    return EXIT_OK
+                self.command(reading.name)
+        self.say()
+        self.say(t("Another game: wizard-bot play"))
+        return EXIT_OK
+
+    def move(self, request: Request) -> None:
+        outcome = self.handle(request)
+        if outcome.alert:
+            self.say(render.refusal(outcome.answer or ""))
+            return
+        self.show(outcome, framed=True)
+
+    def command(self, name: str) -> None:
+        if name == "help":
+            self.say(render.help_text(self.t, self.theme))
+        elif name == "show":
+            self.shown_table = self.shown_hand = None
+            self.shown_choices = NO_CHOICES
+        elif name in ("scores", "rules"):
+            kind = Kind.SCORES if name == "scores" else Kind.RULES
+            outcome = self.handle(Request(kind))
+            if outcome.alert:
+                self.say(render.refusal(outcome.answer or ""))
+            self.show(outcome)
+
+    # --- showing --------------------------------------------------------------------------------
+
+    def show(self, outcome: Outcome, framed: bool = False) -> None:
+        """Take in what an outcome carries: print group messages (round summaries, the end of
+        the game) and private notes at once; keep the latest table and hand to draw."""
+        if outcome.answer and not outcome.alert and framed:
+            self.say(outcome.answer)
+        for message in outcome.messages:
+            if message.to not in (None, USER_ID):
+                continue  # another person's private message: there are none here
+            if message.slot == "table" and message.to is None:
+                self.table = message
+            elif message.slot == "hand":
+                self.hand = message
+            elif message.slot == "lobby":
+                continue
+            else:
+                if self._ends_game(message):
+                    self.over = True
+                    self.table = self.hand = None
+                text = render.message_block(message)
+                if framed and message.to is None:
+                    text = render.round_end(message)
+                self.say(text)
+
+    def screen(self) -> Choices:
+        """Print the table and the hand if they changed since they were last printed, then the
+        decisions on offer; return those."""
+        choices = offered(self.table, self.hand)
+        parts = []
+        table_shown = False
+        if self.table is not None and self.table.text != self.shown_table:
+            parts.append(render.rule() + "\n" + self.table.text)
+            self.shown_table = self.table.text
+            table_shown = True
+        hand = ""
+        if self.hand is not None and self.hand.text != self.shown_hand:
+            hand = render.hand_block(self.hand, under_table=table_shown)
+            self.shown_hand = self.hand.text
+        if hand or parts or choices != self.shown_choices:
+            listed = render.choice_list(choices)
+            hand = "\n".join(part for part in (hand, listed) if part)
+            self.shown_choices = choices
+        if hand:
+            parts.append(hand)
+        if parts:
+            self.say("\n\n".join(parts))
+        return choices
+
+    @staticmethod
+    def _ends_game(message: Message) -> bool:
+        """Whether this is the end of the game (it offers the rematch button)."""
+        for row in message.buttons:
+            for button in row:
+                with contextlib.suppress(tokens.TokenError):
+                    if tokens.decode(button.payload).action == "n":
+                        return True
+        return False

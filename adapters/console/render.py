@@ -1,0 +1,120 @@
+"""The terminal layout: the service's texts as they are, framed, with the decisions on offer as
+a numbered list and a prompt that says what to type. Everything here is plain text, the same
+on every run of the same game (no times, no ids), so a session can be compared line by line."""
+
+from adapters.console.reader import Ask, Choices, bid_span, card_example, span
+from bot.i18n import Texts
+from bot.messages import Message
+from bot.render_text import text_width
+from bot.themes import Theme, card_name
+from engine import Card
+
+RULE_WIDTH = 48
+ROUND_RULE = "═"
+TURN_RULE = "─"
+
+
+def rule(char: str = TURN_RULE) -> str:
+    return char * RULE_WIDTH
+
+
+def message_block(message: Message) -> str:
+    """A message's text; a monospace one (the score sheet) indented as a block."""
+    if message.pre:
+        return "\n".join(f"  {line}".rstrip() for line in message.text.splitlines())
+    return message.text
+
+
+def round_end(message: Message) -> str:
+    """A round summary or the end of the game, under a double rule so that it stands out."""
+    return "\n".join([rule(ROUND_RULE), message_block(message)])
+
+
+def hand_block(message: Message, under_table: bool) -> str:
+    """The person's hand. Right under the table its first line, the round and trump the
+    table has just shown, is left out."""
+    text = message.text
+    if under_table and "\n" in text:
+        text = text.split("\n", 1)[1]
+    return text
+
+
+def choice_list(choices: Choices) -> str:
+    """The decisions on offer, numbered, as one or more lines: `  1) 🟦11   2) 🟦8   3) 🃏`.
+    Bids need no numbers (one types the bid itself): none are listed."""
+    if choices.ask in (Ask.NOTHING, Ask.BID):
+        return ""
+    items = [f"{index}) {choice.label}" for index, choice in enumerate(choices.items, start=1)]
+    lines: list[str] = []
+    line = ""
+    for item in items:
+        if line and text_width(line) + 3 + text_width(item) > RULE_WIDTH + 12:
+            lines.append(line)
+            line = ""
+        line = f"{line}   {item}" if line else f"  {item}"
+    lines.append(line)
+    return "\n".join(lines)
+
+
+def prompt(choices: Choices, t: Texts) -> str:
+    """What to type, ending in an angle quote and a space (input follows on the same line)."""
+    count = len(choices.items)
+    if choices.ask is Ask.BID:
+        return t("Bid ({bids}) › ", bids=bid_span(choices, t))
+    if choices.ask is Ask.CARD:
+        if count == 1 and not choices.items[0].arg:
+            return t("Your unseen card (1) › ")
+        return t(
+            "Card ({span}, or a card like {example}) › ",
+            span=span(1, count, t),
+            example=card_example(choices),
+        )
+    if choices.ask is Ask.TRUMP:
+        letters = ", ".join(choice.arg for choice in choices.items)
+        return t("Trump ({span}, or {letters}) › ", span=span(1, count, t), letters=letters)
+    return "› "
+
+
+def refusal(text: str) -> str:
+    """A refusal or a misunderstanding, one line."""
+    return f"✗ {text}"
+
+
+def help_text(t: Texts, theme: Theme) -> str:
+    """What one can type at the terminal table."""
+
+    def examples(*cards: str) -> str:
+        return ", ".join(f"{card} {card_name(t, Card(card), theme)}" for card in cards)
+
+    rows = [
+        (t("a bid"), t("the number of tricks you will take, e.g. 1")),
+        (t("a card"), t("its number in the list (1, 2, …), or the card itself:")),
+        ("", examples("B11", "G3", "R13", "Y1") + ","),
+        ("", examples("W", "J")),
+        (t("a trump suit"), t("its number in the list, B, G, R or Y, or its name")),
+        # TRANSLATORS: the commands (scores, rules, hand, quit) are typed in English.
+        ("scores", t("the score sheet")),
+        ("rules", t("the rules of Wizard")),
+        ("hand", t("the table and your hand again")),
+        ("quit", t("stop here: wizard-bot play resumes the game")),
+    ]
+    width = max(text_width(label) for label, _ in rows) + 2
+    lines = [t("What you can type:")]
+    lines += [f"  {label}{' ' * (width - text_width(label))}{text}" for label, text in rows]
+    lines += [
+        "",
+        t("On the table, ▶️ marks who is to act and 🂠 the dealer."),
+        t("40 (60) 1/2: 40 points, 60 if the round ended now, 1 trick won of 2 bid."),
+    ]
+    return "\n".join(lines)
+
+
+def header(t: Texts, players: list[str], options: str) -> str:
+    """The first lines of a new game."""
+    return "\n".join(
+        [
+            t("🧙 Wizard: {players}", players=", ".join(players)),
+            t("Options: {options}", options=options),
+            t("Type help for what you can type, quit to stop (the game is saved)."),
+        ]
+    )

@@ -1,0 +1,478 @@
+"""Service speed on one core: commands per second through GameService and a real Redis, the
+latency of one command, and the Redis bytes a live game takes. The last line printed is JSON.
+
+    python benchmarks/service.py [--games N] [--chats C] [--in-flight K] [--seconds S]
+                                 [--fresh] [--no-update-ids] [--profile [FILE]]
+
+It starts its own redis-server (a free port on 127.0.0.1, append-only file fsynced every
+second, as deployed) in a temporary directory, and drives it from one Python process (asyncio).
+Every chat is a 4-player standard game whose four seats are people, played by a scripted client
+that sends, one at a time, a legal move of whoever must act by pressing a button the outcomes
+showed (Request(Kind.BUTTON, payload)): joins, start, bids, trump, cards, the rematch.
+
+- one chat: N whole games in a row. Every command is timed inside handle(): p50_ms, p99_ms.
+  commands_per_s_one_chat is commands over wall time (the client's choices included).
+- bytes_per_game_mid / _end / _max: MEMORY USAGE of the chat's game hash over more such games:
+  the mean over round 8 of 15 (mid-game), after the last command (game over), the largest.
+- 1,000 chats: as many clients, K requests in flight (one per chat at a time, since a chat's
+  next move depends on its last outcome), each for a random idle chat, for S seconds. The chats
+  start spread over the whole game (a recorded game's state at a random command is copied in),
+  as in a steady state; --fresh starts them all from an empty chat (lobbies and early rounds,
+  which are cheaper). Its latency includes waiting for the event loop, about K / rate by
+  Little's law: it measures queueing, not the cost of a command. bytes_per_game_live_1000 is
+  the mean MEMORY USAGE of the game hashes when the run stops.
+- CPU per command of this process and of the redis-server (what bounds the rate on one core).
+- Like a Telegram adapter, every request carries a fresh update id (its key is kept a day to
+  drop redeliveries); --no-update-ids leaves them out. update_key_bytes is what one such key
+  takes, redis_bytes_per_command the growth of the data per command in the 1,000-chat run
+  (update keys and turn timer entries), timer_entries the size of the timer index then.
+
+--profile plays the one-chat games again under cProfile and prints the top functions (and
+writes pstats data to FILE, when given).
+"""
+
+import argparse
+import asyncio
+import copy
+import cProfile
+import io
+import json
+import platform
+import pstats
+import random
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from itertools import count
+from pathlib import Path
+
+# This folder holds a script named after the engine package: keep it off the import path.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _HERE]
+
+import redis.asyncio as aioredis  # noqa: E402
+
+from bot import keys, tokens  # noqa: E402
+from bot.config import Config  # noqa: E402
+from bot.messages import Button, Message, Outcome  # noqa: E402
+from bot.redis_server import RedisServer, free_port  # noqa: E402
+from bot.requests import Kind, Request, User  # noqa: E402
+from bot.service import LIVE_TTL, GameService  # noqa: E402
+from bot.store import Store, timer_member  # noqa: E402
+from bot.table import Settings  # noqa: E402
+
+PLAYERS = 4
+MID_ROUND = 8
+"""The middle round of a 4-player standard game (15 rounds)."""
+MOVES = frozenset("ptb")
+"""Button actions that make a move: play a card, choose trump, bid."""
+TO_ACT = "▶️"
+"""How the table message marks the seat it waits for..."""
+WAITS = "▫️"
+"""... and the other seats."""
+TARGETS = {"commands_per_s": 1500, "p99_ms": 10.0, "bytes_per_game": 4096}
+"""What the service should reach (issue point 11)."""
+
+UPDATE_IDS = count(1)
+"""Update ids, unique over the whole run as a platform's are."""
+
+
+class BenchError(RuntimeError):
+    """The scripted client met something it does not expect (a refusal, no legal move)."""
+
+
+class Client:
+    """One chat's four players, pressing the buttons of what the service showed them."""
+
+    def __init__(self, chat: str, rng: random.Random, update_ids: bool) -> None:
+        self.chat = chat
+        self.rng = rng
+        # The same four people in every chat, so that a game's state can be copied to another.
+        self.users = [User(f"bench:{seat}", f"P{seat + 1}") for seat in range(PLAYERS)]
+        self.update_ids = UPDATE_IDS if update_ids else None
+        self.lobby: Message | None = None
+        self.table: Message | None = None
+        self.hands: dict[str, Message] = {}
+        self.rematch: str | None = None
+        self.seated = 0
+        self.started = False
+        self.round = 0
+        self.games = 0
+        self.commands = 0
+
+    def clone(self, chat: str, rng: random.Random) -> "Client":
+        """This client as it is now, for another chat holding a copy of this chat's game."""
+        other = copy.copy(self)
+        other.chat, other.rng, other.hands = chat, rng, dict(self.hands)
+        other.games = other.commands = 0
+        return other
+
+    def next_request(self) -> tuple[User, Request]:
+        """The user who must act and a legal request of theirs."""
+        if self.rematch is not None:
+            return self.users[0], Request(Kind.BUTTON, self.rematch)
+        if not self.started:
+            if self.lobby is None:
+                return self.users[0], Request(Kind.JOIN)
+            if self.seated < PLAYERS:
+                return self.users[self.seated], Request(Kind.BUTTON, _payload(self.lobby, "j"))
+            return self.users[0], Request(Kind.BUTTON, _payload(self.lobby, "s"))
+        if self.table is not None and self.table.buttons:
+            # Open bids: the bid buttons are on the group's table, for the seat marked to act.
+            lines = self.table.text.splitlines()
+            seats = [line for line in lines if line.startswith((TO_ACT, WAITS))]
+            acting = [seat for seat, line in enumerate(seats) if line.startswith(TO_ACT)]
+            if len(acting) != 1:
+                raise BenchError(f"{self.chat}: no single bidder on the table")
+            return self.users[acting[0]], self._press(self.table.buttons)
+        for user in self.users:
+            hand = self.hands.get(user.id)
+            if hand is not None and MOVES & _actions(hand):
+                return user, self._press(hand.buttons)
+        raise BenchError(f"{self.chat}: nobody has a move to make")
+
+    def _press(self, rows: tuple[tuple[Button, ...], ...]) -> Request:
+        buttons = [b for row in rows for b in row if tokens.decode(b.payload).action in MOVES]
+        payload = self.rng.choice(buttons).payload
+        stamp = tokens.decode(payload).stamp  # 7b0 (bids), 7t (trump), 7-3 (trick 4)
+        self.round = int(stamp.partition("-")[0].partition("b")[0].partition("t")[0])
+        return Request(Kind.BUTTON, payload)
+
+    def feed(self, user: User, request: Request, outcome: Outcome) -> None:
+        """Take in what the service answered to `user`'s `request`."""
+        if outcome.alert:
+            raise BenchError(f"{self.chat}: {request} by {user.id} refused: {outcome.answer}")
+        if not outcome.messages:
+            raise BenchError(f"{self.chat}: {request} by {user.id} showed nothing")
+        self.commands += 1
+        action = tokens.decode(request.arg).action if request.kind is Kind.BUTTON else "j"
+        if action == "n":
+            self.rematch = None
+            self.seated = 1
+        elif action == "j":
+            self.seated += 1
+        elif action == "s":
+            self.started = True
+            self.lobby = None
+        for message in outcome.messages:
+            if message.slot == "lobby":
+                self.lobby = message
+            elif message.slot == "table":
+                self.table = message
+            elif message.slot == "hand" and message.to is not None:
+                self.hands[message.to] = message
+            elif "n" in _actions(message):
+                self.rematch = _payload(message, "n")
+        if self.rematch is not None:  # the game is over
+            self.games += 1
+            self.started = False
+            self.lobby = self.table = None
+            self.hands.clear()
+
+    async def step(self, service: GameService, latencies: list[float]) -> None:
+        """Send the next request, timing handle(), and take in its outcome."""
+        user, request = self.next_request()
+        update_id = None if self.update_ids is None else str(next(self.update_ids))
+        start = time.perf_counter()
+        outcome = await service.handle(self.chat, user, request, update_id)
+        latencies.append(time.perf_counter() - start)
+        self.feed(user, request, outcome)
+
+
+def _actions(message: Message) -> set[str]:
+    return {tokens.decode(button.payload).action for row in message.buttons for button in row}
+
+
+def _payload(message: Message, action: str) -> str:
+    for row in message.buttons:
+        for button in row:
+            if tokens.decode(button.payload).action == action:
+                return button.payload
+    raise BenchError(f"no {action!r} button in {message.text[:40]!r}")
+
+
+@dataclass(slots=True)
+class Point:
+    """A chat's game as it was after one command: its hash and its client."""
+
+    version: bytes
+    blob: bytes
+    client: Client
+
+
+@dataclass(slots=True)
+class Sizes:
+    mid: list[int]
+    end: list[int]
+    largest: int
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def ms(seconds: float) -> float:
+    return round(seconds * 1e3, 3)
+
+
+async def one_chat(service: GameService, games: int, update_ids: bool) -> tuple[int, float, list]:
+    """Play `games` whole games in one chat; return commands, seconds and latencies."""
+    client = Client("solo", random.Random(1), update_ids)
+    latencies: list[float] = []
+    start = time.perf_counter()
+    while client.games < games:
+        await client.step(service, latencies)
+    return client.commands, time.perf_counter() - start, latencies
+
+
+async def record(service: GameService, games: int, update_ids: bool) -> tuple[Sizes, list[Point]]:
+    """Play `games` whole games in one chat, reading the game hash after every command."""
+    client = Client("rec", random.Random(3), update_ids)
+    redis = service.store.client
+    sizes = Sizes([], [], 0)
+    points = []
+    while client.games < games:
+        await client.step(service, [])
+        size = await service.store.size(client.chat)
+        version, blob = await redis.hmget(keys.game(client.chat), ["v", "t"])
+        points.append(Point(version, blob, client.clone(client.chat, client.rng)))
+        if client.started and client.round == MID_ROUND:
+            sizes.mid.append(size)
+        if client.rematch is not None:
+            sizes.end.append(size)
+        sizes.largest = max(sizes.largest, size)
+    return sizes, points
+
+
+async def spread(redis: "aioredis.Redis", chats: int, points: list[Point]) -> list[Client]:
+    """Chats each holding the game of a random recorded point, with its client."""
+    rng = random.Random(4)
+    clients = []
+    async with redis.pipeline(transaction=False) as pipe:
+        for number in range(chats):
+            point = rng.choice(points)
+            client = point.client.clone(f"c{number}", random.Random(number))
+            pipe.hset(keys.game(client.chat), mapping={"v": point.version, "t": point.blob})
+            pipe.expire(keys.game(client.chat), LIVE_TTL)
+            clients.append(client)
+        await pipe.execute()
+    return clients
+
+
+async def many_chats(
+    service: GameService, clients: list[Client], in_flight: int, seconds: float
+) -> tuple[float, list[float]]:
+    """Progress the chats, `in_flight` requests at a time, each for a random idle chat, for
+    `seconds`; return the seconds taken and the latencies."""
+    rng = random.Random(2)
+    idle = list(clients)
+    latencies: list[float] = []
+    stop = time.perf_counter() + seconds
+
+    async def worker() -> None:
+        while time.perf_counter() < stop:
+            index = rng.randrange(len(idle))
+            client = idle[index]
+            idle[index] = idle[-1]
+            idle.pop()
+            await client.step(service, latencies)
+            idle.append(client)
+
+    start = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(min(in_flight, len(clients)))))
+    return time.perf_counter() - start, latencies
+
+
+async def used_memory(redis: "aioredis.Redis") -> int:
+    """Bytes of data in Redis (less its overheads: clients' buffers, the AOF buffer)."""
+    return int((await redis.info("memory"))["used_memory_dataset"])
+
+
+async def cpu(redis: "aioredis.Redis") -> tuple[float, float]:
+    """CPU seconds used so far by this process and by the redis-server."""
+    info = await redis.info("cpu")
+    return time.process_time(), float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+
+def per_command(before: tuple[float, float], after: tuple[float, float], commands: int) -> list:
+    """Microseconds of CPU per command: this process's, the redis-server's."""
+    return [round((b - a) / commands * 1e6, 1) for a, b in zip(before, after, strict=True)]
+
+
+async def run(args: argparse.Namespace, url: str) -> dict[str, object]:
+    redis = aioredis.Redis.from_url(url)
+    try:
+        store = Store(redis, Settings())
+        service = GameService(store, Config(), rng=random.Random(0))
+        update_ids = not args.no_update_ids
+
+        await one_chat(service, 1, update_ids)  # warm up: imports, catalogs, the script
+        await redis.flushall()
+        used = await cpu(redis)
+        commands, spent, latencies = await one_chat(service, args.games, update_ids)
+        one_cpu = per_command(used, await cpu(redis), commands)
+        one_rate = commands / spent
+        p50, p99 = percentile(latencies, 0.5), percentile(latencies, 0.99)
+        print(
+            f"one chat: {args.games} games, {commands} commands in {spent:.2f} s: "
+            f"{one_rate:.0f} commands/s; handle() p50 {p50 * 1e3:.2f} ms, p99 {p99 * 1e3:.2f} ms, "
+            f"max {max(latencies) * 1e3:.2f} ms; CPU per command {one_cpu[0]:.0f} µs here, "
+            f"{one_cpu[1]:.0f} µs in redis-server"
+        )
+
+        await redis.flushall()
+        sizes, points = await record(service, args.record, update_ids)
+        mid = sum(sizes.mid) / len(sizes.mid)
+        some = [key async for key in redis.scan_iter(keys.update("rec", "*"), count=1000)]
+        update_key = int(await redis.memory_usage(some[0]) or 0) if some else 0
+        print(
+            f"game hash: {mid:.0f} B mid-game (round {MID_ROUND}), {max(sizes.end)} B at the "
+            f"end, {sizes.largest} B at most; an update id key {update_key} B"
+        )
+
+        await redis.flushall()
+        if args.fresh:
+            chats = [Client(f"c{n}", random.Random(n), update_ids) for n in range(args.chats)]
+        else:
+            chats = await spread(redis, args.chats, points)
+        start_round = sum(c.round for c in chats) / len(chats)
+        memory = await used_memory(redis)
+        used = await cpu(redis)
+        seconds, loaded = await many_chats(service, chats, args.in_flight, args.seconds)
+        many = len(loaded)
+        many_cpu = per_command(used, await cpu(redis), many)
+        grown = await used_memory(redis) - memory
+        many_rate = many / seconds
+        print(
+            f"{args.chats} chats ({'fresh' if args.fresh else 'spread over the game'}, mean "
+            f"round {start_round:.1f}), {args.in_flight} in flight: {many} commands in "
+            f"{seconds:.2f} s: {many_rate:.0f} commands/s; handle() p50 "
+            f"{percentile(loaded, 0.5) * 1e3:.1f} ms, p99 {percentile(loaded, 0.99) * 1e3:.1f} ms "
+            f"(queueing); CPU per command {many_cpu[0]:.0f} µs here, {many_cpu[1]:.0f} µs in "
+            f"redis-server"
+        )
+        async with redis.pipeline(transaction=False) as pipe:
+            for chat in chats:
+                pipe.memory_usage(keys.game(chat.chat))
+            live = [int(size or 0) for size in await pipe.execute()]
+        live_mean = sum(live) / len(live)
+        timers = int(await redis.zcard(keys.TIMERS))
+        timers_bytes = int(await redis.memory_usage(keys.TIMERS) or 0)
+        print(
+            f"live games: {live_mean:.0f} B per game hash (mean round "
+            f"{sum(c.round for c in chats) / len(chats):.1f}); data +{grown} B, "
+            f"{grown / many:.0f} B per command; {timers} timer entries, {timers_bytes} B"
+        )
+
+        # Every command left an entry in the timer index, the last of each chat live, the others
+        # stale; once due, each is claimed and its chat loaded. Sweep the stale ones.
+        for chat in chats:
+            table = (await store.load(chat.chat)).table
+            if table is not None and table.deadline is not None:
+                await redis.zrem(keys.TIMERS, timer_member(chat.chat, table.deadline))
+        stale = int(await redis.zcard(keys.TIMERS))
+        service.clock = lambda: time.time() + 2 * Config().lobby_timeout
+        used = await cpu(redis)
+        start = time.perf_counter()
+        while await redis.zcard(keys.TIMERS):
+            if await service.run_timers():
+                raise BenchError("a stale timer fired")
+        sweep_seconds = time.perf_counter() - start
+        sweep_cpu = per_command(used, await cpu(redis), max(1, stale))
+        service.clock = time.time
+        print(
+            f"timers: {stale} stale entries swept in {sweep_seconds:.2f} s: CPU per entry "
+            f"{sweep_cpu[0]:.0f} µs here, {sweep_cpu[1]:.0f} µs in redis-server"
+        )
+
+        profile = None
+        if args.profile is not None:
+            await redis.flushall()
+            profile = await profiled(service, args.games, update_ids, args.profile)
+
+        return {
+            "commands_per_s_one_chat": round(one_rate),
+            "commands_per_s_1000_chats": round(many_rate),
+            "p50_ms": ms(p50),
+            "p99_ms": ms(p99),
+            "bytes_per_game_mid": round(mid),
+            "bytes_per_game_max": sizes.largest,
+            "bytes_per_game_end": max(sizes.end),
+            "bytes_per_game_live_1000": round(live_mean),
+            "meets_targets": {
+                "commands_per_s": min(one_rate, many_rate) >= TARGETS["commands_per_s"],
+                "p99_ms": p99 * 1e3 <= TARGETS["p99_ms"],
+                "bytes_per_game": sizes.largest <= TARGETS["bytes_per_game"],
+            },
+            "mean_ms_one_chat": ms(sum(latencies) / len(latencies)),
+            "max_ms_one_chat": ms(max(latencies)),
+            "cpu_us_per_command_one_chat": one_cpu[0],
+            "redis_cpu_us_per_command_one_chat": one_cpu[1],
+            "p50_ms_1000_chats": ms(percentile(loaded, 0.5)),
+            "p99_ms_1000_chats": ms(percentile(loaded, 0.99)),
+            "cpu_us_per_command_1000_chats": many_cpu[0],
+            "redis_cpu_us_per_command_1000_chats": many_cpu[1],
+            "update_key_bytes": update_key,
+            "redis_bytes_per_command": round(grown / many, 1),
+            "timer_entries": timers,
+            "timers_bytes": timers_bytes,
+            "stale_timer_entries": stale,
+            "cpu_us_per_stale_timer": sweep_cpu[0],
+            "redis_cpu_us_per_stale_timer": sweep_cpu[1],
+            "commands_per_game": round(commands / args.games, 1),
+            "games_one_chat": args.games,
+            "commands_one_chat": commands,
+            "chats": args.chats,
+            "chats_start": "fresh" if args.fresh else "spread",
+            "in_flight": args.in_flight,
+            "seconds_1000_chats": round(seconds, 2),
+            "commands_1000_chats": many,
+            "update_ids": update_ids,
+            "profile": profile,
+            "python": platform.python_version(),
+        }
+    finally:
+        await redis.aclose()
+
+
+async def profiled(service: GameService, games: int, update_ids: bool, path: str) -> str:
+    """Play the one-chat games under cProfile; print the top functions."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    await one_chat(service, games, update_ids)
+    profiler.disable()
+    if path:
+        profiler.dump_stats(path)
+    for order in ("tottime", "cumulative"):
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).sort_stats(order).print_stats(30)
+        print(out.getvalue())
+    return path or "printed"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=4, help="games in the one-chat run")
+    parser.add_argument("--record", type=int, default=3, help="games sampled for the bytes")
+    parser.add_argument("--chats", type=int, default=1000)
+    parser.add_argument("--in-flight", type=int, default=100, help="requests at once")
+    parser.add_argument("--seconds", type=float, default=15.0, help="of the many-chat run")
+    parser.add_argument("--fresh", action="store_true", help="start the many chats empty")
+    parser.add_argument("--no-update-ids", action="store_true", help="send no update ids")
+    parser.add_argument(
+        "--profile", nargs="?", const="", default=None, metavar="FILE", help="cProfile one chat"
+    )
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="wizard-bench-") as directory:
+        server = RedisServer(directory, port=free_port(), appendonly=True, appendfsync="everysec")
+        with server:
+            print(f"redis-server on {server.url} (append-only, fsync everysec)")
+            result = asyncio.run(run(args, server.url))
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

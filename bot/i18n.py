@@ -1,0 +1,484 @@
+"""Translations: every word a player sees comes from a gettext catalog, read with Babel.
+
+Catalogs are kept as source only: `bot/locale/messages.pot` (the template) and
+`bot/locale/<lang>/LC_MESSAGES/messages.po` for each of `LANGUAGES`. At run time each `.po` is
+read with Babel, compiled in memory and cached, so no compiled `.mo` file is ever committed.
+
+In code, a `Texts` for the reader's language is conventionally named `t`:
+
+    t = texts(user_language)
+    t("Round {round} of {rounds}", round=3, rounds=20)     # translate, then str.format
+    t.ngettext("{n} trick", "{n} tricks", n).format(n=n)   # plural forms
+    error_text(t, error.code)                               # an engine refusal as a sentence
+
+A text that is defined in one place and translated in another is marked with `N_("...")` (or
+`N_plural(singular, plural)`), which returns it unchanged but lets the extractor find it.
+
+After adding or changing texts, run `python -m bot.i18n extract`: it extracts every marked text
+from `bot/` and `adapters/` (keywords `_`, `gettext`, `ngettext`, `t`, `N_`, `N_plural`; a
+comment starting `TRANSLATORS:` just above a text is passed on to translators), rewrites
+`messages.pot` and merges it into each `.po`; then fill in the new empty `msgstr` lines.
+`python -m bot.i18n check` lists texts the code uses that a catalog lacks or leaves untranslated.
+A text without a translation is shown in English, the msgid itself.
+"""
+
+import argparse
+import functools
+import gettext as _gettext
+import io
+import re
+import string
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from babel.messages.catalog import Catalog, Message
+from babel.messages.extract import extract_from_dir
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po, write_po
+from babel.support import Translations
+
+from engine.errors import ErrorCode
+
+LANGUAGES: dict[str, str] = {"en": "English", "de": "Deutsch", "es": "Español"}
+"""The languages with a catalog: code → the language's own name."""
+
+DEFAULT_LANGUAGE = "en"
+"""The language of the msgids, used for an unknown or missing language."""
+
+DOMAIN = "messages"
+LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+"""Where the catalogs live: `messages.pot` and `<lang>/LC_MESSAGES/messages.po`."""
+
+PROJECT_ROOT = LOCALE_DIR.parent.parent
+SOURCE_DIRS = ("bot", "adapters")
+"""The folders under the project root whose Python files are searched for texts."""
+
+KEYWORDS: dict[str, tuple[int, ...] | None] = {
+    "_": None,
+    "gettext": None,
+    "ngettext": (1, 2),
+    "t": None,
+    "N_": None,
+    "N_plural": (1, 2),
+}
+"""The functions whose string arguments are texts to translate (Babel keyword specs)."""
+
+COMMENT_TAGS = ("TRANSLATORS:",)
+
+
+def N_(message: str) -> str:
+    """Mark `message` for the catalogs without translating it (translate it later with `t`)."""
+    return message
+
+
+def N_plural(singular: str, plural: str) -> tuple[str, str]:
+    """Mark a plural pair for the catalogs; translate it later with `t.ngettext(*pair, n)`."""
+    return (singular, plural)
+
+
+class Texts:
+    """The texts of one language. Call it as `t("...", **kwargs)`: translate, then format."""
+
+    __slots__ = ("_translations", "language")
+
+    def __init__(self, language: str, translations: _gettext.NullTranslations) -> None:
+        self.language = language
+        self._translations = translations
+
+    @property
+    def name(self) -> str:
+        """The language's own name, e.g. `Deutsch`."""
+        return LANGUAGES.get(self.language, self.language)
+
+    def gettext(self, message: str) -> str:
+        """`message` translated; the message itself where the catalog has no translation."""
+        return self._translations.gettext(message)
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        """The form of `singular`/`plural` that fits the number `n`, translated."""
+        return self._translations.ngettext(singular, plural, n)
+
+    def __call__(self, message: str, /, **kwargs: object) -> str:
+        """`message` translated and, when `kwargs` are given, filled in with `str.format`.
+
+        A translation whose placeholders do not fit `kwargs` (a translator's slip) falls back
+        to the English text rather than failing.
+        """
+        text = self.gettext(message)
+        if not kwargs:
+            return text
+        try:
+            return text.format(**kwargs)
+        except (KeyError, IndexError, ValueError):
+            return message.format(**kwargs)
+
+    def __repr__(self) -> str:
+        return f"Texts({self.language!r})"
+
+
+def resolve_language(code: str | None) -> str:
+    """The catalog language for a code as platforms send it (`de`, `de-AT`, `es_419`, `EN`);
+    the default language when there is no catalog for it."""
+    if not code:
+        return DEFAULT_LANGUAGE
+    base = re.split(r"[-_]", code.strip().lower(), maxsplit=1)[0]
+    return base if base in LANGUAGES else DEFAULT_LANGUAGE
+
+
+def po_path(language: str, locale_dir: Path = LOCALE_DIR) -> Path:
+    """Where the source catalog of `language` is kept."""
+    return locale_dir / language / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+def read_catalog(language: str, locale_dir: Path = LOCALE_DIR) -> Catalog:
+    """The parsed `.po` catalog of `language`."""
+    with po_path(language, locale_dir).open("rb") as file:
+        return read_po(file, locale=language, domain=DOMAIN)
+
+
+def compile_catalog(catalog: Catalog) -> Translations:
+    """A catalog compiled in memory (fuzzy entries left out, so they show in English)."""
+    buffer = io.BytesIO()
+    write_mo(buffer, catalog, use_fuzzy=False)
+    buffer.seek(0)
+    return Translations(fp=buffer, domain=DOMAIN)
+
+
+@functools.cache
+def _load(language: str) -> Texts:
+    path = po_path(language)
+    if not path.is_file():
+        return Texts(language, _gettext.NullTranslations())
+    return Texts(language, compile_catalog(read_catalog(language)))
+
+
+def texts(language: str | None) -> Texts:
+    """The texts of `language` (read once, then cached); an unknown language gets English."""
+    return _load(resolve_language(language))
+
+
+# -- Engine refusals ------------------------------------------------------------------------
+
+ERROR_MESSAGES: dict[ErrorCode, str] = {
+    ErrorCode.BAD_COMMAND: N_("Sorry, I don't understand that command."),
+    ErrorCode.BAD_OPTION: N_("That is not a valid option."),
+    ErrorCode.OPTION_UNAVAILABLE: N_("That option is not available at this table."),
+    ErrorCode.OPTION_OFF: N_("That option is not switched on at this table."),
+    ErrorCode.BAD_PLAYER: N_("That player name is not valid."),
+    ErrorCode.UNKNOWN_PLAYER: N_("You are not playing at this table."),
+    ErrorCode.ALREADY_JOINED: N_("You have already joined."),
+    ErrorCode.GAME_FULL: N_("The table is full."),
+    ErrorCode.TOO_FEW_PLAYERS: N_("At least 3 players are needed to start."),
+    ErrorCode.GAME_STARTED: N_("The game has already started."),
+    ErrorCode.GAME_OVER: N_("The game is over."),
+    ErrorCode.WRONG_PHASE: N_("You can't do that right now."),
+    ErrorCode.BAD_DEAL: N_("The cards were not dealt correctly."),
+    ErrorCode.NOT_YOUR_TURN: N_("It's not your turn."),
+    ErrorCode.NOT_DEALER: N_("Only the dealer can choose trump."),
+    ErrorCode.BAD_SUIT: N_("Choose one of the four suits."),
+    ErrorCode.ALREADY_BID: N_("You have already bid."),
+    ErrorCode.BID_OUT_OF_RANGE: N_(
+        "Your bid must be between 0 and the number of cards in your hand."
+    ),
+    ErrorCode.BID_FORBIDDEN: N_(
+        "You can't bid that: the bids may not add up to the number of tricks."
+    ),
+    ErrorCode.UNKNOWN_CARD: N_("That is not a card."),
+    ErrorCode.CARD_NOT_IN_HAND: N_("You don't have that card."),
+    ErrorCode.MUST_FOLLOW_SUIT: N_("You must follow suit."),
+    ErrorCode.CARD_NOT_VISIBLE: N_("You can't see your own card this round."),
+}
+"""A friendly sentence for every engine refusal, keyed by its stable code."""
+
+UNKNOWN_ERROR = N_("That is not possible right now.")
+
+
+def error_text(t: Texts, code: ErrorCode | str) -> str:
+    """The refusal `code` as a sentence in the language of `t`."""
+    try:
+        return t.gettext(ERROR_MESSAGES[ErrorCode(code)])
+    except (KeyError, ValueError):
+        return t.gettext(UNKNOWN_ERROR)
+
+
+# -- Options --------------------------------------------------------------------------------
+
+OPTION_LABELS: dict[str, str] = {
+    # TRANSLATORS: option "notequal": the bids of a round may not add up to its tricks.
+    "notequal": N_("Bids ≠ tricks"),
+    "bids": N_("Bids"),
+    "bids=open": N_("open"),
+    "bids=hidden": N_("hidden"),
+    "bids=secret": N_("secret"),
+    "rounds": N_("Rounds"),
+    "rounds=standard": N_("standard"),
+    "rounds=short": N_("short"),
+    "rounds=tournament": N_("tournament"),
+    "dmmixed": N_("Mixed bids"),
+    "foresight": N_("Foresight"),
+    "wings": N_("Wings"),
+}
+"""What a player sees for each option (`name`) and value (`name=value`) of engine.options."""
+
+OPTION_HELP: dict[str, str] = {
+    "notequal": N_("The sum of the bids may not equal the number of tricks."),
+    "bids=open": N_("Everyone bids in turn; bids are seen at once."),
+    "bids=hidden": N_("Everyone bids privately; all bids are shown together."),
+    "bids=secret": N_("Bids stay hidden until the end of the round."),
+    "rounds=standard": N_("Round r deals r cards, until the deck runs out."),
+    "rounds=short": N_("Only rounds 1 to 5."),
+    "rounds=tournament": N_("10 rounds with the Amigo tournament hand sizes."),
+    "dmmixed": N_("Hidden bids in rounds 1 to 6 and the last; bids ≠ tricks in between."),
+    "foresight": N_("With one card each, you see everyone's card but your own."),
+    "wings": N_("Mark a card in advance; it is played for you when your turn comes."),
+}
+"""One sentence explaining each option or option value, for an options menu."""
+
+
+def option_label(t: Texts, name: str, value: str | None = None) -> str:
+    """The translated label of option `name`, or of its `value` when given."""
+    key = name if value is None else f"{name}={value}"
+    return t.gettext(OPTION_LABELS[key]) if key in OPTION_LABELS else key
+
+
+# -- Texts the game screens will need (kept in the catalogs until the code uses them) -------
+
+FORESEEN: tuple[str | tuple[str, str], ...] = (
+    # Lobby and menus
+    N_("Join"),
+    N_("Leave"),
+    N_("Start"),
+    N_("Cancel"),
+    N_("Add AI"),
+    N_("Remove AI"),
+    N_("Options"),
+    N_("Language"),
+    N_("Deck"),
+    N_("Back"),
+    N_("Done"),
+    N_("On"),
+    N_("Off"),
+    N_("New game"),
+    N_("Players"),
+    N_("Waiting for players…"),
+    N_("{name} joined."),
+    N_("{name} left."),
+    N_("The game has started."),
+    N_("Game cancelled."),
+    N_("Game over"),
+    # The table
+    N_("Round {round} of {rounds}"),
+    N_("Dealer"),
+    N_("{name} deals."),
+    N_("Trump"),
+    N_("No trump"),
+    N_("Trump: {suit}"),
+    N_("Choose trump"),
+    N_("{name} chooses trump."),
+    N_("Your hand"),
+    N_("Your turn"),
+    N_("{name}'s turn"),
+    N_("Bid"),
+    N_("Play"),
+    N_("How many tricks will you take?"),
+    N_("{name} bids {bid}."),
+    N_("{name} plays {card}."),
+    N_("{name} won the trick"),
+    N_("Lead suit: {suit}"),
+    N_("Tricks"),
+    # The score sheet
+    N_("Score sheet"),
+    N_("Round"),
+    N_("Cards"),
+    N_("Points"),
+    N_("Total"),
+    # TRANSLATORS: short score-sheet header for "Round" (at most 3 letters).
+    N_("Rnd"),
+    # TRANSLATORS: short score-sheet header for "bid/won" (at most 3 letters).
+    N_("b/w"),
+    # TRANSLATORS: short score-sheet header for "points" (at most 3 letters).
+    N_("pts"),
+    # TRANSLATORS: short score-sheet header for "total" (at most 3 letters).
+    N_("tot"),
+    N_("Final standings"),
+    N_("{name} wins with {points} points."),
+    N_("Winner"),
+    # Counts
+    N_plural("{n} trick", "{n} tricks"),
+    N_plural("{n} point", "{n} points"),
+    N_plural("{n} card", "{n} cards"),
+    N_plural("{n} player", "{n} players"),
+    N_plural("Waiting for {n} more player.", "Waiting for {n} more players."),
+)
+
+
+# -- Catalog maintenance: extraction, merging and checks --------------------------------------
+
+_HEADER = """\
+# Translations of wizard-bot.
+# Updated by `python -m bot.i18n extract`; fill in the empty msgstr lines.
+#"""
+
+_DATE_HEADERS = re.compile(rb'^"(POT-Creation-Date|PO-Revision-Date): .*\\n"$', re.MULTILINE)
+
+
+def extract_messages(root: Path = PROJECT_ROOT, dirs: Sequence[str] = SOURCE_DIRS) -> Catalog:
+    """A template catalog of every text marked in the Python files of `root`/`dirs`."""
+    template = Catalog(
+        domain=DOMAIN, header_comment=_HEADER, project="wizard-bot", charset="utf-8", fuzzy=False
+    )
+    for name in dirs:
+        folder = root / name
+        if not folder.is_dir():
+            continue
+        found = extract_from_dir(
+            folder,
+            method_map=[("**.py", "python")],
+            keywords=KEYWORDS,
+            comment_tags=COMMENT_TAGS,
+            strip_comment_tags=True,
+        )
+        for filename, lineno, message, comments, context in found:
+            location = f"{name}/{Path(filename).as_posix()}"
+            template.add(
+                message, None, [(location, lineno)], auto_comments=comments, context=context
+            )
+    return template
+
+
+def _render(catalog: Catalog) -> bytes:
+    buffer = io.BytesIO()
+    write_po(buffer, catalog, width=100, include_lineno=False)
+    return buffer.getvalue()
+
+
+def _write_if_changed(path: Path, catalog: Catalog) -> bool:
+    """Write `catalog` to `path` unless only its dates would change; True if written."""
+    content = _render(catalog)
+    if path.is_file() and _DATE_HEADERS.sub(b"", path.read_bytes()) == _DATE_HEADERS.sub(
+        b"", content
+    ):
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content)
+    return True
+
+
+def update_catalogs(
+    root: Path = PROJECT_ROOT,
+    locale_dir: Path = LOCALE_DIR,
+    languages: Iterable[str] = LANGUAGES,
+    dirs: Sequence[str] = SOURCE_DIRS,
+) -> list[Path]:
+    """Extract the texts, rewrite the template and merge it into each language's catalog
+    (new texts empty, changed ones fuzzy, removed ones obsolete). Returns the files written."""
+    template = extract_messages(root, dirs)
+    written = []
+    pot = locale_dir / f"{DOMAIN}.pot"
+    if _write_if_changed(pot, template):
+        written.append(pot)
+    for language in languages:
+        path = po_path(language, locale_dir)
+        if path.is_file():
+            catalog = read_catalog(language, locale_dir)
+        else:
+            # A new language takes Babel's plural rule for its locale; check its Plural-Forms
+            # header (es and de use the two gettext forms, `plural=(n != 1)`).
+            catalog = Catalog(
+                locale=language,
+                domain=DOMAIN,
+                header_comment=_HEADER,
+                project="wizard-bot",
+                fuzzy=False,
+            )
+        catalog.update(template)
+        if _write_if_changed(path, catalog):
+            written.append(path)
+    return written
+
+
+def _forms(value: object) -> tuple[str, ...]:
+    """A msgid or msgstr as a tuple of its forms (one, or one per plural form)."""
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list | tuple):
+        return tuple(str(form) for form in value)
+    return ("",)
+
+
+def _msgid(message: Message) -> str:
+    return _forms(message.id)[0]
+
+
+def missing_messages(template: Catalog, catalog: Catalog) -> list[str]:
+    """The msgids of `template` (texts used in code) that `catalog` lacks (plurals by their
+    singular), in template order."""
+    return [_msgid(message) for message in template if message.id and message.id not in catalog]
+
+
+def untranslated_messages(catalog: Catalog, msgids: Iterable[str] | None = None) -> list[str]:
+    """The msgids of `catalog` (or only those in `msgids`) with no usable translation: empty,
+    partly empty (plurals) or fuzzy."""
+    wanted = None if msgids is None else set(msgids)
+    out = []
+    for message in catalog:
+        if not message.id or (wanted is not None and _msgid(message) not in wanted):
+            continue
+        if message.fuzzy or not all(_forms(message.string)):
+            out.append(_msgid(message))
+    return out
+
+
+def _fields(text: str) -> set[str]:
+    try:
+        return {field for _, field, _, _ in string.Formatter().parse(text) if field is not None}
+    except ValueError:
+        return {"<malformed>"}
+
+
+def placeholder_problems(catalog: Catalog) -> list[str]:
+    """Translations whose `{placeholders}` differ from their msgid's."""
+    problems = []
+    for message in catalog:
+        if not message.id:
+            continue
+        expected = set().union(*(_fields(msgid) for msgid in _forms(message.id)))
+        for text in _forms(message.string):
+            if text and _fields(text) != expected:
+                problems.append(f"{_msgid(message)!r}: {text!r}")
+    return problems
+
+
+def check_catalogs(root: Path = PROJECT_ROOT, locale_dir: Path = LOCALE_DIR) -> list[str]:
+    """Every problem with the catalogs, one line each: texts the code uses that a catalog
+    lacks, translations missing outside English, placeholders that do not match."""
+    template = extract_messages(root)
+    problems = []
+    for language in LANGUAGES:
+        catalog = read_catalog(language, locale_dir)
+        problems += [f"{language}: missing {m!r}" for m in missing_messages(template, catalog)]
+        if language != DEFAULT_LANGUAGE:
+            problems += [f"{language}: untranslated {m!r}" for m in untranslated_messages(catalog)]
+        problems += [f"{language}: placeholders {p}" for p in placeholder_problems(catalog)]
+    return problems
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m bot.i18n extract|check`."""
+    parser = argparse.ArgumentParser(prog="python -m bot.i18n", description=__doc__)
+    parser.add_argument("command", choices=["extract", "check"])
+    args = parser.parse_args(argv)
+    if args.command == "extract":
+        for path in update_catalogs():
+            print(f"updated {path.relative_to(PROJECT_ROOT)}")
+        return 0
+    problems = check_catalogs()
+    for problem in problems:
+        print(problem)
+    print(f"{len(problems)} problem(s)", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,165 @@
+"""The Redis store: one hash per chat's game, written with optimistic concurrency.
+
+A write is a compare-and-set in one Lua script: it succeeds only if the version read is
+still current, and also marks the platform update as applied, so a redelivered update and
+two racing commands each take effect exactly once. The service retries on conflict.
+"""
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from bot import keys
+from bot.table import Settings, Table
+
+UPDATE_TTL = 24 * 3600
+"""How long an applied update id is remembered (platforms redeliver within minutes)."""
+RESULTS_KEPT = 1000
+RECORD_TTL = 90 * 24 * 3600
+
+StoreErrors = (RedisError, OSError)
+"""What a call raises when Redis cannot be reached or refuses (e.g. out of memory)."""
+
+_CAS = """
+local v = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
+if v ~= tonumber(ARGV[1]) then return 0 end
+if ARGV[2] ~= '' then
+  if not redis.call('SET', KEYS[3], '1', 'NX', 'EX', tonumber(ARGV[2])) then return -1 end
+end
+if ARGV[3] == '' then
+  redis.call('HDEL', KEYS[1], 't')
+  redis.call('HSET', KEYS[1], 'v', v + 1)
+else
+  redis.call('HSET', KEYS[1], 'v', v + 1, 't', ARGV[3])
+end
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
+if ARGV[5] ~= '' then redis.call('SET', KEYS[2], ARGV[5]) end
+if ARGV[6] ~= '' then
+  redis.call('LPUSH', KEYS[4], ARGV[6])
+  redis.call('LTRIM', KEYS[4], 0, tonumber(ARGV[7]) - 1)
+end
+if ARGV[8] ~= '' then redis.call('SET', KEYS[5], ARGV[8], 'EX', tonumber(ARGV[9])) end
+return 1
+"""
+
+
+_DROP_TIMER = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) == tonumber(ARGV[2]) then redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 0
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A chat as read: the version to write against, its table (if any) and its settings."""
+
+    version: int
+    table: Table | None
+    settings: Settings
+    duplicate: bool = False
+    """The update being handled was applied already."""
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    """What one successful request changes."""
+
+    table: Table | None
+    """The new table; None deletes it (a cancelled or closed lobby)."""
+    ttl: int
+    settings: Settings | None = None
+    result: dict[str, Any] | None = None
+    record: dict[str, Any] | None = None
+
+
+class Store:
+    """A chat's game state in Redis."""
+
+    def __init__(self, client: "aioredis.Redis", defaults: Settings) -> None:
+        self.client = client
+        self.defaults = defaults
+        self._cas = client.register_script(_CAS)
+        self._drop = client.register_script(_DROP_TIMER)
+
+    async def load(self, chat: str, update_id: str | None = None) -> Snapshot:
+        async with self.client.pipeline(transaction=False) as pipe:
+            pipe.hmget(keys.game(chat), ["v", "t"])
+            pipe.get(keys.settings(chat))
+            if update_id is not None:
+                pipe.exists(keys.update(chat, update_id))
+            replies = await pipe.execute()
+        (version, blob), settings = replies[0], replies[1]
+        return Snapshot(
+            version=int(version or 0),
+            table=Table.from_bytes(blob) if blob else None,
+            settings=Settings.from_json(settings, self.defaults),
+            duplicate=bool(update_id is not None and replies[2]),
+        )
+
+    async def save(
+        self, chat: str, version: int, write: Write, update_id: str | None = None
+    ) -> bool | None:
+        """Write if `version` is still current: True when written, False on a conflict
+        (read again and retry), None when `update_id` was applied meanwhile (skip it)."""
+        args = [
+            version,
+            UPDATE_TTL if update_id is not None else "",
+            write.table.to_bytes() if write.table is not None else "",
+            write.ttl,
+            write.settings.to_json() if write.settings is not None else "",
+            json.dumps(write.result) if write.result is not None else "",
+            RESULTS_KEPT,
+            json.dumps(write.record) if write.record is not None else "",
+            RECORD_TTL,
+        ]
+        done = await self._cas(
+            keys=[
+                keys.game(chat),
+                keys.settings(chat),
+                keys.update(chat, update_id or "-"),
+                keys.results(chat),
+                keys.record(chat),
+            ],
+            args=args,
+        )
+        if done == -1:
+            return None
+        return bool(done == 1)
+
+    async def record(self, chat: str) -> dict[str, Any] | None:
+        """The record of the chat's last finished game."""
+        text = await self.client.get(keys.record(chat))
+        return json.loads(text) if text else None
+
+    async def results(self, chat: str, count: int = 20) -> list[dict[str, Any]]:
+        """Summaries of the chat's last finished games, newest first."""
+        return [
+            json.loads(item) for item in await self.client.lrange(keys.results(chat), 0, count - 1)
+        ]
+
+    async def set_timer(self, chat: str, deadline: float) -> None:
+        """Index the chat's deadline (one entry per chat: a new deadline replaces the old)."""
+        await self.client.zadd(keys.TIMERS, {chat: deadline})
+
+    async def due_timers(self, now: float, limit: int = 100) -> list[tuple[str, float]]:
+        """(chat, deadline) of the entries due by `now`."""
+        items = await self.client.zrangebyscore(
+            keys.TIMERS, "-inf", now, start=0, num=limit, withscores=True
+        )
+        due = []
+        for item in items:
+            chat, score = item[0], item[1]
+            due.append((chat.decode() if isinstance(chat, bytes) else str(chat), float(score)))
+        return due
+
+    async def drop_timer(self, chat: str, deadline: float) -> None:
+        """Forget the chat's entry once handled, unless a newer deadline replaced it."""
+        await self._drop(keys=[keys.TIMERS], args=[chat, repr(deadline)])
+
+    async def size(self, chat: str) -> int:
+        """Bytes Redis uses for the chat's game hash (for the benchmark)."""
+        return int(await self.client.memory_usage(keys.game(chat)) or 0)

@@ -1,0 +1,70 @@
+"""Button payloads: short tokens naming the game, the decision they answer and the action.
+
+A token is `<game>.<stamp>.<action>`, e.g. `k3f9a.7-3.pR13` (play R13 in round 7, trick 4).
+The stamp says which decision a button belongs to, so a press on an old message (an earlier
+trick, round or game) is recognised as stale even when the same move would be legal now.
+Tokens fit Telegram's 64-byte callback data and Discord's 100-character custom ids.
+"""
+
+from dataclasses import dataclass
+
+from engine import GameState, Phase
+
+LOBBY_STAMP = "L"
+MAX_LENGTH = 64
+
+
+class TokenError(ValueError):
+    """A payload that is no token of ours (forged, or from another bot)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    game: str
+    stamp: str
+    action: str
+    arg: str
+
+    def encode(self) -> str:
+        return f"{self.game}.{self.stamp}.{self.action}{self.arg}"
+
+
+ACTIONS = frozenset("jlsaoxbptwhrnk")
+"""j join, l leave, s start, a add AI, o option, x cancel, b bid, p play, t trump, w wings,
+h show hand, r resume, n new game (rematch), k score sheet."""
+
+
+def decode(payload: str) -> Token:
+    """Read a payload; raise TokenError when it is not a well-formed token."""
+    if not isinstance(payload, str) or not payload.isascii() or not 0 < len(payload) <= MAX_LENGTH:
+        raise TokenError("bad length")  # ASCII only, so characters are bytes
+    parts = payload.split(".")
+    if len(parts) != 3 or not parts[0].isalnum() or not parts[1] or not parts[2]:
+        raise TokenError("bad shape")
+    game, stamp, rest = parts
+    action, arg = rest[0], rest[1:]
+    if action not in ACTIONS or not all(ch.isalnum() or ch in "=-_" for ch in arg + stamp):
+        raise TokenError("bad action")
+    return Token(game, stamp, action, arg)
+
+
+def stamp(state: GameState) -> str:
+    """The stamp of the decision the game waits for now."""
+    rnd = state.round
+    if state.phase is Phase.LOBBY or rnd is None:
+        return LOBBY_STAMP
+    if state.phase is Phase.TRUMP:
+        return f"{rnd.number}t"
+    if state.phase is Phase.BIDDING:
+        return f"{rnd.number}b{int(rnd.rebid)}"
+    return f"{rnd.number}-{len(rnd.tricks)}"
+
+
+def make(game: str, state: GameState, action: str, arg: str = "") -> str:
+    """The payload of a button for `action` at the game's current decision."""
+    return Token(game, stamp(state), action, arg).encode()
+
+
+def lobby(game: str, action: str, arg: str = "") -> str:
+    """The payload of a lobby or end-of-game button (valid as long as the game id is)."""
+    return Token(game, LOBBY_STAMP, action, arg).encode()

@@ -1,0 +1,652 @@
+"""Helpers for the game-service tests: a clock, clients, a store that notes what it wrote, a
+driver that presses the buttons outcomes carry, checks of what every message shows, and a
+worker script that other processes run (`python tests/service_helpers.py MODE ARGS`)."""
+
+import asyncio
+import contextvars
+import hashlib
+import json
+import random
+import re
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from bot import keys, tokens
+from bot.config import Config
+from bot.i18n import error_text, texts
+from bot.messages import Message, Outcome
+from bot.requests import Kind, Request, User
+from bot.service import GameService
+from bot.store import Store, Write
+from bot.table import Settings, Table
+from bot.themes import Theme, card_face, cards_line
+from engine import (
+    DECK,
+    JESTER,
+    WIZARD,
+    Bid,
+    Card,
+    ChooseTrump,
+    Command,
+    ErrorCode,
+    GameState,
+    Join,
+    MarkWings,
+    Phase,
+    Play,
+    SetOptions,
+    Start,
+    Suit,
+    legal_bids,
+    legal_plays,
+    parse_option,
+    step,
+    table_view,
+)
+
+CHAT = "chat:-100"
+ROUND_PHASES = (Phase.TRUMP, Phase.BIDDING, Phase.PLAYING)
+MOVES = "tbp"
+"""Button actions that answer the decision the game waits for: trump, bid, play."""
+T = texts("en")
+
+
+def human(number: int) -> User:
+    return User(f"tg:{number}", f"Player{number}")
+
+
+NAMES = ("Ann", "Bob", "Cid", "Dot", "Eve", "Fay")
+ANN, BOB, CID, DOT, EVE, FAY = (User(f"tg:{n}", name) for n, name in enumerate(NAMES, start=1))
+
+
+def refusal(code: ErrorCode) -> str:
+    """The answer a refused request with `code` gets (English)."""
+    return error_text(T, code)
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self, now: float = 1_700_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def client(url: str) -> "aioredis.Redis":
+    """A client of the test server, as the bot makes one."""
+    return aioredis.from_url(url)
+
+
+# --- a store that notes its writes ---------------------------------------------------------------
+
+LABEL: contextvars.ContextVar[str] = contextvars.ContextVar("label", default="")
+"""What the running task is doing, for RecordingStore's notes."""
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """One write: its label (the request), the version it made, the game's seq and the blob."""
+
+    label: str
+    version: int
+    seq: int | None
+    blob: bytes | None
+
+
+class RecordingStore(Store):
+    """A Store that notes every write Redis acknowledged (`acked`) and every write it tried
+    (`tried`, also those whose answer never came back)."""
+
+    def __init__(self, redis_client: "aioredis.Redis", defaults: Settings | None = None) -> None:
+        super().__init__(redis_client, defaults or Settings())
+        self.acked: list[Written] = []
+        self.tried: list[Written] = []
+
+    async def save(
+        self, chat: str, version: int, write: Write, update_id: str | None = None
+    ) -> bool | None:
+        table = write.table
+        note = Written(
+            LABEL.get(),
+            version + 1,
+            None if table is None else table.game.seq,
+            None if table is None else table.to_bytes(),
+        )
+        self.tried.append(note)
+        saved = await super().save(chat, version, write, update_id)
+        if saved:
+            self.acked.append(note)
+        return saved
+
+
+def service(
+    redis_client: "aioredis.Redis",
+    seed: int = 0,
+    clock: Clock | None = None,
+    config: Config | None = None,
+) -> GameService:
+    return GameService(
+        RecordingStore(redis_client),
+        config or Config(),
+        clock=clock or Clock(),
+        rng=random.Random(seed),
+    )
+
+
+def recorded(svc: GameService) -> RecordingStore:
+    assert isinstance(svc.store, RecordingStore)
+    return svc.store
+
+
+async def raw(redis_client: "aioredis.Redis", chat: str = CHAT) -> tuple[int, bytes | None]:
+    """The chat's game hash as stored: the version `v` and the table blob `t`."""
+    version, blob = await redis_client.hmget(keys.game(chat), ["v", "t"])
+    return int(version or 0), blob
+
+
+async def table_of(redis_client: "aioredis.Redis", chat: str = CHAT) -> Table | None:
+    _, blob = await raw(redis_client, chat)
+    return None if blob is None else Table.from_bytes(blob)
+
+
+async def game_of(redis_client: "aioredis.Redis", chat: str = CHAT) -> GameState:
+    table = await table_of(redis_client, chat)
+    assert table is not None, "no table"
+    return table.game
+
+
+# --- what people may see -------------------------------------------------------------------------
+
+
+def payloads(message: Message) -> list[str]:
+    return [button.payload for row in message.buttons for button in row]
+
+
+def all_payloads(outcomes: Iterable[Outcome]) -> list[str]:
+    return [payload for outcome in outcomes for m in outcome.messages for payload in payloads(m)]
+
+
+def check_payload(payload: str) -> tokens.Token:
+    """A payload the service emits: at most 64 bytes, and one of our tokens."""
+    assert len(payload.encode()) <= tokens.MAX_LENGTH, payload
+    return tokens.decode(payload)
+
+
+def faces(theme: Theme) -> dict[str, Card]:
+    """Card faces that name one card (not the four alike Wizards and Jesters)."""
+    return {card_face(card, theme): card for card in DECK if card not in (WIZARD, JESTER)}
+
+
+def shown_cards(text: str, theme: Theme) -> set[Card]:
+    """The cards (but Wizards and Jesters) whose faces `text` shows."""
+    named = faces(theme)
+    return {named[word] for word in re.split(r"[\s()·:,→]+", text) if word in named}
+
+
+SEAT_LINE = re.compile(r"^(?:▶️|▫️) .*: (-?\d+) \((\S+)\) (\d+)/(\S+)$")
+
+
+def public_cards(table: Table) -> set[Card]:
+    """The cards the group may see now: the trump card, this round's tricks, the last trick."""
+    view = table_view(table.game)
+    seen: set[Card] = set(view.trick)
+    if view.trump_card is not None:
+        seen.add(view.trump_card)
+    for trick in view.tricks:
+        seen.update(trick.cards)
+    if view.last_trick is not None:
+        seen.update(view.last_trick.cards)
+    return seen
+
+
+def check_group(message: Message, table: Table, theme: Theme) -> None:
+    """A group message shows no hand, no DM, no card nobody has played, no unrevealed bid."""
+    text = message.text
+    for private in ("Your hand", "Your bid", "Foresight"):
+        assert private not in text, text
+    state = table.game
+    rnd = state.round
+    shown = shown_cards(text, theme)
+    assert shown <= public_cards(table), f"group shows {shown - public_cards(table)}:\n{text}"
+    if rnd is not None and state.phase in ROUND_PHASES:
+        for hand in rnd.hands:
+            if len(hand) > 1:
+                assert cards_line(hand, theme) not in text, text
+    if message.slot != "table" or rnd is None or state.phase not in ROUND_PHASES:
+        return
+    lines = [match for line in text.splitlines() if (match := SEAT_LINE.match(line))]
+    assert len(lines) == len(state.players), text
+    for seat, match in enumerate(lines):
+        total, projected, won, bid = match.groups()
+        assert int(total) == state.totals[seat], text
+        assert int(won) == rnd.won[seat], text
+        made = rnd.bids[seat]
+        if rnd.revealed:
+            assert bid == ("-" if made is None else str(made)), text
+        else:
+            assert bid == ("-" if made is None else "?"), f"an unrevealed bid shows:\n{text}"
+            assert projected in ("?", total), text
+
+
+def check_private(message: Message, table: Table, theme: Theme) -> None:
+    """A DM goes to a seated person and shows their own hand, bid and moves, nobody else's."""
+    state = table.game
+    to = message.to
+    assert to is not None
+    seat = state.seat_of(to)
+    assert seat is not None, f"a DM to {to}, who is not seated"
+    assert to not in table.ai
+    rnd = state.round
+    if message.slot != "hand" or rnd is None:
+        return
+    text = message.text
+    own = rnd.hands[seat]
+    if rnd.rules.foresight:
+        assert "Your hand" not in text, text
+        others = {card for other, hand in enumerate(rnd.hands) if other != seat for card in hand}
+        shown = shown_cards(text, theme)
+        assert shown == others - {WIZARD, JESTER}, f"{to} sees {shown}, not {others}:\n{text}"
+        for card in others & {WIZARD, JESTER}:
+            assert card_face(card, theme) in text, text
+    else:
+        if own:
+            assert f"Your hand: {cards_line(own, theme)}\n" in text + "\n", (own, text)
+        shown = shown_cards(text, theme)
+        assert shown <= set(own), f"{to} sees {shown - set(own)}, not their own:\n{text}"
+    if rnd.bids[seat] is not None:
+        assert f"Your bid: {rnd.bids[seat]} " in text, text
+    for payload in payloads(message):
+        token = check_payload(payload)
+        if token.action == "p" and token.arg:
+            assert token.arg in legal_plays(state, seat), (token, text)
+        elif token.action == "b":
+            assert int(token.arg) in legal_bids(state, seat), (token, text)
+        elif token.action == "t":
+            assert state.phase is Phase.TRUMP
+            assert seat == rnd.dealer
+
+
+def check_outcome(outcome: Outcome, table: Table | None, theme: Theme = Theme.COLOURS) -> None:
+    """Every message of `outcome` (the state after it is `table`) shows only what it may."""
+    for message in outcome.messages:
+        for payload in payloads(message):
+            check_payload(payload)
+        if table is None:
+            continue
+        if message.to is None:
+            check_group(message, table, theme)
+        else:
+            check_private(message, table, theme)
+
+
+# --- people pressing buttons ---------------------------------------------------------------------
+
+
+@dataclass
+class Screens:
+    """What a front end shows: the last message per (recipient, slot), and every message."""
+
+    latest: dict[tuple[str | None, str | None], Message] = field(default_factory=dict)
+    shown: list[Message] = field(default_factory=list)
+
+    def show(self, outcome: Outcome) -> None:
+        for message in outcome.messages:
+            self.shown.append(message)
+            if message.slot is not None:
+                self.latest[(message.to, message.slot)] = message
+
+    def hand(self, user: User) -> Message | None:
+        return self.latest.get((user.id, "hand"))
+
+    def group(self, slot: str = "table") -> Message | None:
+        return self.latest.get((None, slot))
+
+
+class Driver:
+    """People at one chat's table: they send requests, watch what comes back, and press the
+    buttons their screens show. Every outcome is checked against the state it left."""
+
+    def __init__(
+        self,
+        svc: GameService,
+        humans: Sequence[User],
+        chat: str = CHAT,
+        seed: int = 0,
+        theme: Theme = Theme.COLOURS,
+        wings_rate: float = 0.15,
+    ) -> None:
+        self.svc = svc
+        self.humans = list(humans)
+        self.chat = chat
+        self.rng = random.Random(seed)
+        self.theme = theme
+        self.wings_rate = wings_rate
+        self.screens = Screens()
+        self.outcomes: list[Outcome] = []
+        self.presses = 0
+        self.requests: dict[str, tuple[User, Request]] = {}
+        """Every request sent, by the label its writes are noted under."""
+        self.last_labels: list[str] = []
+        """The labels of the requests of the last `at_once`, in order."""
+
+    @property
+    def redis(self) -> "aioredis.Redis":
+        return self.svc.store.client
+
+    async def send(
+        self, user: User, request: Request, update_id: str | None = None, check: bool = True
+    ) -> Outcome:
+        self.label(user, request)
+        outcome = await self.svc.handle(self.chat, user, request, update_id)
+        self.outcomes.append(outcome)
+        self.screens.show(outcome)
+        if check:
+            check_outcome(outcome, await table_of(self.redis, self.chat), self.theme)
+        return outcome
+
+    def label(self, user: User, request: Request) -> str:
+        """Name the request for the writes it makes (in the running task's context)."""
+        label = f"r{len(self.requests)}"
+        self.requests[label] = (user, request)
+        LABEL.set(label)
+        return label
+
+    async def at_once(
+        self, items: Sequence[tuple[User, Request]], check: bool = True
+    ) -> list[Outcome]:
+        """Send all `items` concurrently; show the outcomes in the order their writes were
+        made (as the chat would see them), then check what each person's screen shows."""
+
+        async def one(user: User, request: Request) -> tuple[str, Outcome]:
+            label = self.label(user, request)
+            return label, await self.svc.handle(self.chat, user, request)
+
+        results = await asyncio.gather(*(one(user, request) for user, request in items))
+        self.last_labels = [label for label, _ in results]
+        made = {note.label: note.version for note in recorded(self.svc).acked}
+        for _, outcome in sorted(results, key=lambda item: made.get(item[0], 0)):
+            self.outcomes.append(outcome)
+            self.screens.show(outcome)
+        if check:
+            table = await table_of(self.redis, self.chat)
+            for message in self.screens.latest.values():
+                if message.to is not None and table is not None:
+                    check_private(message, table, self.theme)
+        return [outcome for _, outcome in results]
+
+    async def ok(self, user: User, kind: Kind, arg: str = "") -> Outcome:
+        """Send a request that must succeed."""
+        outcome = await self.send(user, Request(kind, arg))
+        assert not outcome.alert, (kind, arg, outcome.answer)
+        return outcome
+
+    async def press(self, user: User, payload: str, update_id: str | None = None) -> Outcome:
+        return await self.send(user, Request(Kind.BUTTON, payload), update_id)
+
+    async def lobby(self, options: Sequence[str] = (), ai: int = 0, start: bool = True) -> None:
+        """Everybody joins, the host adds `ai` AI seats, sets `options` and starts."""
+        host = self.humans[0]
+        for user in self.humans:
+            await self.ok(user, Kind.JOIN)
+        for _ in range(ai):
+            await self.ok(host, Kind.ADD_AI)
+        for option in options:
+            await self.ok(host, Kind.OPTION, option)
+        if start:
+            await self.ok(host, Kind.START)
+
+    def choices(self) -> list[tuple[User, str]]:
+        """The moves people can make with the buttons on their screens."""
+        found = []
+        group = self.screens.group()
+        group_bids = [p for p in payloads(group) if tokens.decode(p).action == "b"] if group else []
+        for user in self.humans:
+            hand = self.screens.hand(user)
+            if hand is None:
+                continue
+            found += [(user, p) for p in payloads(hand) if tokens.decode(p).action in MOVES]
+            if "Your bid?" in hand.text and group_bids:
+                found += [(user, p) for p in group_bids]
+        return found
+
+    def marks(self) -> list[tuple[User, str]]:
+        """The wings marks people can set with their buttons."""
+        found = []
+        for user in self.humans:
+            hand = self.screens.hand(user)
+            if hand is not None:
+                found += [(user, p) for p in payloads(hand) if tokens.decode(p).action == "w"]
+        return found
+
+    async def move(self) -> Outcome:
+        """One person presses one button: a wings mark now and then, else a move."""
+        marks = self.marks()
+        if marks and self.rng.random() < self.wings_rate:
+            user, payload = self.rng.choice(marks)
+        else:
+            moves = self.choices()
+            assert moves, f"nobody can move; screens: {self.screens.latest}"
+            user, payload = self.rng.choice(moves)
+        outcome = await self.press(user, payload)
+        assert not outcome.alert, (user, payload, outcome.answer)
+        self.presses += 1
+        return outcome
+
+    def applied(self) -> list[tuple[int, User, Request]]:
+        """The requests Redis acknowledged a write for, with the game's seq after each."""
+        found = []
+        for note in recorded(self.svc).acked:
+            assert note.seq is not None
+            user, request = self.requests[note.label]
+            found.append((note.seq, user, request))
+        return found
+
+    async def play_to_end(self, limit: int = 5000) -> GameState:
+        """Press buttons until the game is over."""
+        for _ in range(limit):
+            table = await table_of(self.redis, self.chat)
+            assert table is not None
+            if table.game.phase is Phase.FINISHED:
+                return table.game
+            await self.move()
+        raise AssertionError("the game did not end")
+
+    async def play_until(self, done: Callable[[Any], bool], limit: int = 5000) -> GameState:
+        """Press buttons until `done(state)` holds."""
+        for _ in range(limit):
+            state = await game_of(self.redis, self.chat)
+            if done(state):
+                return state
+            await self.move()
+        raise AssertionError("never got there")
+
+
+# --- replaying what was accepted -----------------------------------------------------------------
+
+
+def command_for(state: GameState, user: User, request: Request) -> Command:
+    """The engine command an accepted request made (no AI in these games)."""
+    kind, arg = request.kind, request.arg
+    if kind is Kind.BUTTON:
+        token = tokens.decode(arg)
+        kind = {"b": Kind.BID, "p": Kind.PLAY, "t": Kind.TRUMP, "w": Kind.WINGS, "j": Kind.JOIN}[
+            token.action
+        ]
+        arg = token.arg
+    if kind is Kind.JOIN:
+        return Join(user.id, user.name)
+    if kind is Kind.OPTION:
+        return SetOptions(parse_option(state.options, arg))
+    if kind is Kind.BID:
+        return Bid(user.id, int(arg))
+    if kind is Kind.PLAY:
+        return Play(user.id, Card(arg) if arg else None)
+    if kind is Kind.TRUMP:
+        return ChooseTrump(user.id, Suit(arg))
+    if kind is Kind.WINGS:
+        return MarkWings(user.id, Card(arg) if arg else None)
+    raise AssertionError(f"no command for {kind}")
+
+
+def replay(applied: Iterable[tuple[int, User, Request]], seed: int, final: GameState) -> GameState:
+    """Replay accepted requests through the engine alone, in the order of the game's seq after
+    each (with no AI seats every write moves it by one, which is checked on the way), and
+    compare with `final`; a Start takes the seed the service drew (`seed`)."""
+    state = GameState()
+    for seq, user, request in sorted(applied, key=lambda item: item[0]):
+        if request.kind is Kind.START:
+            command: Command = Start(seed=seed)
+        else:
+            command = command_for(state, user, request)
+        step(state, command)
+        assert state.seq == seq, (seq, state.seq, request)
+    assert state.to_dict() == final.to_dict()
+    return state
+
+
+# --- the worker: another process with its own service and Redis connection -----------------------
+
+
+async def _wait_for(redis_client: "aioredis.Redis", key: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not await redis_client.exists(key):
+        if time.monotonic() > deadline:
+            raise TimeoutError(key)
+        await asyncio.sleep(0.002)
+
+
+def digest(state: GameState) -> str:
+    return hashlib.sha256(state.to_json().encode()).hexdigest()
+
+
+def emit(data: dict[str, Any]) -> None:
+    print(json.dumps(data), flush=True)
+
+
+async def worker_join(url: str, chat: str, index: int, users: list[int]) -> None:
+    """Join `users` all at once when the test says go; print who got a seat."""
+    redis_client = client(url)
+    svc = service(redis_client, seed=index)
+    await redis_client.set(f"test:ready:{index}", 1)
+    await _wait_for(redis_client, "test:go")
+
+    async def join(number: int) -> None:
+        LABEL.set(str(number))
+        outcome = await svc.handle(chat, human(number), Request(Kind.JOIN))
+        emit({"user": number, "ok": not outcome.alert, "answer": outcome.answer})
+
+    await asyncio.gather(*(join(number) for number in users))
+    for note in recorded(svc).acked:
+        emit({"applied": note.label, "seq": note.seq, "version": note.version})
+    await redis_client.aclose()
+
+
+async def worker_play(url: str, chat: str, index: int) -> None:
+    """Play for every seated person at once, choosing moves of our own (others choose theirs),
+    until the game is over; print every request that was applied with its seq."""
+    redis_client = client(url)
+    svc = service(redis_client, seed=index)
+    rng = random.Random(index)
+    await redis_client.set(f"test:ready:{index}", 1)
+    await _wait_for(redis_client, "test:go")
+    store = recorded(svc)
+    refused = 0
+    while True:
+        snap = await store.load(chat)
+        table = snap.table
+        if table is None or table.game.phase is Phase.FINISHED:
+            break
+        state = table.game
+        presses = []
+        for seat in table_view(state).waiting:
+            player = state.players[seat]
+            user = User(player.id, player.name)
+            if state.phase is Phase.TRUMP:
+                action, arg = "t", rng.choice(list(Suit)).value
+            elif state.phase is Phase.BIDDING:
+                action, arg = "b", str(rng.choice(legal_bids(state, seat)))
+            else:
+                action, arg = "p", rng.choice(legal_plays(state, seat))
+            presses.append((user, tokens.make(table.game_id, state, action, arg)))
+
+        async def press(user: User, payload: str) -> bool:
+            LABEL.set(json.dumps([user.id, user.name, payload]))
+            outcome = await svc.handle(chat, user, Request(Kind.BUTTON, payload))
+            return outcome.alert
+
+        refused += sum(await asyncio.gather(*(press(user, p) for user, p in presses)))
+    emit({"refused": refused, "worker": index})
+    for note in store.acked:
+        emit({"applied": note.label, "seq": note.seq, "version": note.version, "worker": index})
+    await redis_client.aclose()
+
+
+async def worker_crash(url: str, chat: str, seed: int, pause: float) -> None:
+    """Play a game of three people through the service (joining and starting it if need be),
+    printing every acknowledged write, slowly enough to be killed in the middle."""
+    redis_client = client(url)
+    svc = service(redis_client, seed=seed)
+    driver = Driver(svc, [ANN, BOB, CID], chat=chat, seed=seed, wings_rate=0)
+    store = recorded(svc)
+    table = await table_of(redis_client, chat)
+    if table is None:
+        await driver.lobby(["rounds=short", "bids=hidden"])
+    else:
+        for user in driver.humans:  # a restarted bot: people ask for their hands again
+            await driver.ok(user, Kind.HAND)
+    done = 0
+    while True:
+        state = await game_of(redis_client, chat)
+        rnd = state.round
+        for note in store.acked[done:]:
+            last = note is store.acked[-1]
+            emit(
+                {
+                    "version": note.version,
+                    "seq": note.seq,
+                    "round": rnd.number if rnd and last else None,
+                    "trick": len(rnd.trick) if rnd and last else None,
+                    "digest": digest(state) if last else None,
+                }
+            )
+        done = len(store.acked)
+        if state.phase is Phase.FINISHED:
+            emit({"finished": True})
+            break
+        await driver.move()
+        await asyncio.sleep(pause)
+    await redis_client.aclose()
+
+
+def main(argv: list[str]) -> None:
+    mode, url, chat, *rest = argv
+    if mode == "join":
+        asyncio.run(worker_join(url, chat, int(rest[0]), [int(n) for n in rest[1:]]))
+    elif mode == "play":
+        asyncio.run(worker_play(url, chat, int(rest[0])))
+    elif mode == "crash":
+        asyncio.run(worker_crash(url, chat, int(rest[0]), float(rest[1])))
+    else:
+        raise SystemExit(f"unknown mode {mode}")
+
+
+def worker_command(mode: str, url: str, chat: str, *args: object) -> list[str]:
+    return [sys.executable, __file__, mode, url, chat, *map(str, args)]
+
+
+def lines(output: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,227 @@
+"""Conflicting commands for one chat at the same moment, from 50 asyncio tasks and from several
+OS processes with services and Redis connections of their own: each legal command is applied
+exactly once, none is lost, and the final state is the engine's replay of the accepted ones in
+the order they were applied."""
+
+import asyncio
+import json
+import random
+import subprocess
+import time
+from collections import Counter
+
+import redis.asyncio as aioredis
+from service_helpers import (
+    CHAT,
+    Driver,
+    check_outcome,
+    game_of,
+    human,
+    lines,
+    payloads,
+    raw,
+    recorded,
+    refusal,
+    replay,
+    service,
+    table_of,
+    worker_command,
+)
+
+from bot import tokens
+from bot.requests import Kind, Request, User
+from engine import ErrorCode, GameState, Phase, check_record
+
+OUT_OF_DATE = "This button is out of date."
+
+
+def people(count: int) -> list[User]:
+    return [human(number) for number in range(1, count + 1)]
+
+
+async def started(
+    redis_client: aioredis.Redis, count: int, options: list[str], seed: int
+) -> Driver:
+    driver = Driver(service(redis_client, seed=seed), people(count), seed=seed)
+    await driver.lobby(options)
+    return driver
+
+
+async def check_replay(driver: Driver) -> GameState:
+    """The stored game is the engine's replay of every request the store acknowledged."""
+    final = await game_of(driver.redis, driver.chat)
+    replay(driver.applied(), final.seed, final)
+    versions = [note.version for note in recorded(driver.svc).acked]
+    assert sorted(versions) == list(range(1, len(versions) + 1))  # one write per version
+    assert (await raw(driver.redis, driver.chat))[0] == len(versions)
+    return final
+
+
+async def test_fifty_people_join_at_once(redis_client: aioredis.Redis) -> None:
+    driver = Driver(service(redis_client), [])
+    crowd = people(50)
+    outcomes = await driver.at_once([(user, Request(Kind.JOIN)) for user in crowd])
+    seated = [user for user, outcome in zip(crowd, outcomes, strict=True) if not outcome.alert]
+    refused = [outcome for outcome in outcomes if outcome.alert]
+    assert len(seated) == 6
+    assert len(refused) == 44
+    assert {o.answer for o in outcomes if not o.alert} == {"You joined the table."}
+    assert {o.answer for o in refused} == {refusal(ErrorCode.GAME_FULL)}
+    table = await table_of(redis_client)
+    assert table is not None
+    order = [user for _, user, _ in sorted(driver.applied(), key=lambda item: item[0])]
+    assert [p.id for p in table.game.players] == [user.id for user in order]
+    assert set(order) == set(seated)
+    assert table.host == order[0].id
+    await check_replay(driver)
+    # The lobby each of them saw lists the table as it was when they sat down.
+    for seat, user in enumerate(order):
+        outcome = outcomes[crowd.index(user)]
+        assert outcome.messages[0].text.count("\n") >= seat + 1
+        assert f"{seat + 1}. {user.name}" in outcome.messages[0].text
+
+
+async def test_everybody_presses_bid_buttons_at_once(redis_client: aioredis.Redis) -> None:
+    driver = await started(redis_client, 6, ["rounds=short", "bids=hidden", "notequal"], seed=31)
+    rng = random.Random(31)
+    presses = []
+    for index in range(50):
+        user = driver.humans[index % 6]
+        hand = driver.screens.hand(user)
+        assert hand is not None
+        presses.append((user, Request(Kind.BUTTON, rng.choice(payloads(hand)))))
+    before = await game_of(redis_client)
+    outcomes = await driver.at_once(presses)
+    accepted = [
+        (user, request)
+        for (user, request), outcome in zip(presses, outcomes, strict=True)
+        if not outcome.alert
+    ]
+    assert Counter(user for user, _ in accepted) == Counter(driver.humans)  # one bid each
+    answers = {o.answer for o in outcomes if o.alert}
+    assert answers <= {refusal(ErrorCode.ALREADY_BID), OUT_OF_DATE}
+    state = await game_of(redis_client)
+    assert state.seq == before.seq + 6
+    assert state.round is not None
+    for user, request in accepted:
+        seat = state.seat_of(user.id)
+        assert seat is not None
+        assert state.round.bids[seat] == int(tokens.decode(request.arg).arg)
+    await check_replay(driver)
+    # The game goes on from there, with everybody's screens right.
+    final = await driver.play_to_end()
+    assert final.phase is Phase.FINISHED
+    await check_replay(driver)
+
+
+async def test_one_button_pressed_fifty_times_applies_once(redis_client: aioredis.Redis) -> None:
+    driver = await started(redis_client, 3, ["rounds=short"], seed=32)
+    before = await driver.play_until(lambda s: s.phase is Phase.PLAYING and s.round.number == 2)
+    (user, payload), *_ = driver.choices()
+    version, _ = await raw(redis_client)
+    outcomes = await driver.at_once([(user, Request(Kind.BUTTON, payload))] * 50)
+    assert sum(not o.alert for o in outcomes) == 1
+    assert {o.answer for o in outcomes if o.alert} <= {
+        refusal(ErrorCode.NOT_YOUR_TURN),
+        OUT_OF_DATE,
+    }
+    assert (await raw(redis_client))[0] == version + 1
+    assert (await game_of(redis_client)).seq == before.seq + 1
+    await check_replay(driver)
+
+
+async def test_a_whole_game_of_conflicting_presses(redis_client: aioredis.Redis) -> None:
+    """Everybody presses every button they have, each twice, all at once, wave after wave."""
+    options = ["rounds=short", "bids=hidden", "notequal", "wings"]
+    driver = await started(redis_client, 4, options, seed=33)
+    waves = 0
+    while (await game_of(redis_client)).phase is not Phase.FINISHED:
+        waves += 1
+        assert waves < 500
+        buttons = driver.choices() + driver.marks()
+        assert buttons
+        presses = [(user, Request(Kind.BUTTON, payload)) for user, payload in buttons] * 2
+        outcomes = await driver.at_once(presses)
+        assert any(not o.alert for o in outcomes)
+        for outcome in outcomes:
+            if not outcome.alert:
+                check_outcome(outcome, None)
+    final = await check_replay(driver)
+    record = await driver.svc.handle(CHAT, driver.humans[0], Request(Kind.RECORD))
+    attachment = record.messages[0].attachment
+    assert attachment is not None
+    assert check_record(json.loads(attachment[1])).totals == final.totals
+
+
+# --- other processes -----------------------------------------------------------------------------
+
+
+def spawn(mode: str, url: str, *args: object) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        worker_command(mode, url, CHAT, *args),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+async def go(redis_client: aioredis.Redis, workers: list[subprocess.Popen[str]]) -> list[str]:
+    """Wait until every worker is ready, let them all go at once, collect what they print."""
+    deadline = time.monotonic() + 30
+    while await redis_client.exists(*(f"test:ready:{n}" for n in range(len(workers)))) < len(
+        workers
+    ):
+        assert time.monotonic() < deadline, [w.poll() for w in workers]
+        await asyncio.sleep(0.01)
+    await redis_client.set("test:go", 1)
+    outputs = []
+    for worker in workers:
+        out, err = await asyncio.to_thread(worker.communicate, timeout=60)
+        assert worker.returncode == 0, err
+        outputs.append(out)
+    return outputs
+
+
+async def test_processes_seat_people_at_once(redis_url: str, redis_client: aioredis.Redis) -> None:
+    count, each = 4, 12
+    workers = [
+        spawn("join", redis_url, n, *range(n * each + 1, (n + 1) * each + 1)) for n in range(count)
+    ]
+    reports = [item for out in await go(redis_client, workers) for item in lines(out)]
+    answers = [item for item in reports if "user" in item]
+    assert len(answers) == count * each
+    seated = sorted(item["user"] for item in answers if item["ok"])
+    assert len(seated) == 6
+    assert {item["answer"] for item in answers if not item["ok"]} == {refusal(ErrorCode.GAME_FULL)}
+    applied = sorted((item["seq"], int(item["applied"])) for item in reports if "applied" in item)
+    assert [seq for seq, _ in applied] == list(range(1, 7))
+    assert sorted(number for _, number in applied) == seated
+    final = await game_of(redis_client)
+    replay([(seq, human(number), Request(Kind.JOIN)) for seq, number in applied], final.seed, final)
+    assert (await raw(redis_client))[0] == 6
+
+
+async def test_processes_play_one_game_against_each_other(
+    redis_url: str, redis_client: aioredis.Redis
+) -> None:
+    driver = await started(redis_client, 6, ["rounds=short", "bids=hidden", "notequal"], seed=34)
+    workers = [spawn("play", redis_url, n) for n in range(3)]
+    printed = [item for out in await go(redis_client, workers) for item in lines(out)]
+    reports = [item for item in printed if "applied" in item]
+    refusals = [item for item in printed if "refused" in item]
+    assert len(refusals) == 3
+    applied = driver.applied()
+    versions = [note.version for note in recorded(driver.svc).acked]
+    for item in reports:
+        user_id, name, payload = json.loads(item["applied"])
+        applied.append((item["seq"], User(user_id, name), Request(Kind.BUTTON, payload)))
+        versions.append(item["version"])
+    final = await game_of(redis_client)
+    assert final.phase is Phase.FINISHED
+    assert sorted(versions) == list(range(1, (await raw(redis_client))[0] + 1))
+    assert len({item["version"] for item in reports}) == len(reports)
+    assert sum(item["version"] > len(driver.applied()) for item in reports) > 100
+    replay(applied, final.seed, final)
+    assert len({json.loads(item["applied"])[0] for item in reports}) == 6
+    assert len({item["worker"] for item in reports}) >= 2  # they really raced
+    assert sum(item["refused"] for item in refusals) > 0

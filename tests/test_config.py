@@ -1,0 +1,322 @@
+"""Configuration: defaults, the TOML file, environment overrides and one-line errors."""
+
+import dataclasses
+import re
+from pathlib import Path
+
+import pytest
+
+from bot.config import (
+    AI_LEVELS,
+    LANGUAGES,
+    THEMES,
+    Config,
+    ConfigError,
+    DiscordConfig,
+    TelegramConfig,
+    load_config,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "config.example.toml"
+
+
+@pytest.fixture(autouse=True)
+def _empty_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test runs in an empty directory, so no stray ./wizard.toml is read."""
+    monkeypatch.chdir(tmp_path)
+
+
+def write(tmp_path: Path, text: str, name: str = "wizard.toml") -> str:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def error(environ: dict[str, str] | None = None, path: str | None = None) -> str:
+    """The message of the ConfigError that loading raises; it must be one line."""
+    with pytest.raises(ConfigError) as info:
+        load_config(environ or {}, path)
+    message = str(info.value)
+    assert "\n" not in message
+    assert "Traceback" not in message
+    assert message.strip() == message
+    assert message
+    return message
+
+
+def test_defaults() -> None:
+    config = load_config({})
+    assert config == Config()
+    assert config.redis_url is None
+    assert config.data_dir == Path("data")
+    assert config.language == "en"
+    assert config.theme == "colours"
+    assert config.turn_timeout == 90
+    assert config.lobby_timeout == 1800
+    assert config.finished_ttl == 7 * 24 * 3600
+    assert config.ai_level == "normal"
+    assert config.ai_names
+    assert config.telegram == TelegramConfig()
+    assert config.telegram.token is None
+    assert config.telegram.webhook_url is None
+    assert config.discord == DiscordConfig(token=None, shards=False)
+    assert config.log_level == "INFO"
+    assert config.language in LANGUAGES
+    assert config.theme in THEMES
+    assert config.ai_level in AI_LEVELS
+
+
+def test_config_is_frozen() -> None:
+    config = Config()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.language = "de"  # type: ignore[misc]
+
+
+def test_tokens_are_not_in_repr() -> None:
+    config = Config(
+        telegram=TelegramConfig(token="123:SECRET", webhook_secret="hush"),
+        discord=DiscordConfig(token="DSECRET"),
+    )
+    assert "SECRET" not in repr(config)
+    assert "hush" not in repr(config)
+
+
+FULL = """
+redis_url = "redis://127.0.0.1:7000/2"
+data_dir = "/var/lib/wizard"
+language = "de"
+theme = "french"
+turn_timeout = 30
+lobby_timeout = 600
+finished_ttl = 3600
+ai_level = "easy"
+ai_names = ["Ada", "Bo"]
+log_level = "debug"
+
+[telegram]
+token = "123456:ABC-def_1"
+base_url = "http://127.0.0.1:8081"
+webhook_url = "https://bot.example.org/tg"
+webhook_secret = "s3cret_-"
+listen = "0.0.0.0:8443"
+
+[discord]
+token = "discord.token.here"
+shards = true
+"""
+
+
+def test_file_values(tmp_path: Path) -> None:
+    config = load_config({}, write(tmp_path, FULL, "custom.toml"))
+    assert config == Config(
+        redis_url="redis://127.0.0.1:7000/2",
+        data_dir=Path("/var/lib/wizard"),
+        language="de",
+        theme="french",
+        turn_timeout=30,
+        lobby_timeout=600,
+        finished_ttl=3600,
+        ai_level="easy",
+        ai_names=("Ada", "Bo"),
+        log_level="DEBUG",
+        telegram=TelegramConfig(
+            token="123456:ABC-def_1",
+            base_url="http://127.0.0.1:8081",
+            webhook_url="https://bot.example.org/tg",
+            webhook_secret="s3cret_-",
+            listen="0.0.0.0:8443",
+        ),
+        discord=DiscordConfig(token="discord.token.here", shards=True),
+    )
+
+
+def test_partial_file_keeps_other_defaults(tmp_path: Path) -> None:
+    config = load_config({}, write(tmp_path, "turn_timeout = 45\n[telegram]\ntoken = '1:x'\n"))
+    assert config == Config(turn_timeout=45, telegram=TelegramConfig(token="1:x"))
+
+
+def test_wizard_toml_in_current_directory_is_read(tmp_path: Path) -> None:
+    write(tmp_path, 'language = "es"\n')
+    assert load_config({}).language == "es"
+
+
+def test_wizard_config_names_the_file(tmp_path: Path) -> None:
+    write(tmp_path, 'language = "es"\n')
+    other = write(tmp_path, 'language = "de"\n', "other.toml")
+    assert load_config({"WIZARD_CONFIG": other}).language == "de"
+    # An explicit path wins over WIZARD_CONFIG.
+    assert load_config({"WIZARD_CONFIG": other}, str(tmp_path / "wizard.toml")).language == "es"
+
+
+def test_environment_overrides_win_over_the_file(tmp_path: Path) -> None:
+    path = write(tmp_path, FULL)
+    environ = {
+        "WIZARD_REDIS_URL": "unix:///run/redis/redis.sock",
+        "WIZARD_DATA_DIR": "state",
+        "WIZARD_LANGUAGE": "es",
+        "WIZARD_TELEGRAM_TOKEN": "999:ENV",
+        "WIZARD_TELEGRAM_BASE_URL": "https://tg.example.org",
+        "WIZARD_DISCORD_TOKEN": "env.discord",
+    }
+    config = load_config(environ, path)
+    assert config.redis_url == "unix:///run/redis/redis.sock"
+    assert config.data_dir == Path("state")
+    assert config.language == "es"
+    assert config.telegram.token == "999:ENV"
+    assert config.telegram.base_url == "https://tg.example.org"
+    assert config.discord.token == "env.discord"
+    # The rest still comes from the file.
+    assert config.theme == "french"
+    assert config.telegram.webhook_secret == "s3cret_-"
+    assert config.discord.shards is True
+
+
+def test_environment_without_a_file() -> None:
+    config = load_config({"WIZARD_TELEGRAM_TOKEN": "1:a", "WIZARD_LANGUAGE": "de"})
+    assert config == Config(language="de", telegram=TelegramConfig(token="1:a"))
+
+
+def test_empty_environment_variables_count_as_unset(tmp_path: Path) -> None:
+    path = write(tmp_path, 'redis_url = "redis://localhost"\nlanguage = "de"\n')
+    config = load_config({"WIZARD_REDIS_URL": "", "WIZARD_LANGUAGE": "", "WIZARD_CONFIG": ""}, path)
+    assert config.redis_url == "redis://localhost"
+    assert config.language == "de"
+
+
+def test_os_environ_is_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WIZARD_LANGUAGE", "es")
+    assert load_config().language == "es"
+
+
+def test_example_file_loads_and_matches_the_defaults() -> None:
+    assert load_config({}, str(EXAMPLE)) == Config()
+
+
+def test_example_file_documents_every_key() -> None:
+    text = EXAMPLE.read_text(encoding="utf-8")
+    sections = {"telegram": TelegramConfig, "discord": DiscordConfig}
+    for field in dataclasses.fields(Config):
+        if field.name in sections:
+            assert f"[{field.name}]" in text
+            keys = [f.name for f in dataclasses.fields(sections[field.name])]
+        else:
+            keys = [field.name]
+        for key in keys:
+            line = re.search(rf"^(# )?{key} = .*$", text, re.MULTILINE)
+            assert line, key
+            before = text[: line.start()].rstrip("\n").splitlines()[-1]
+            assert before.startswith("#"), f"{key} has no comment above it"
+
+
+@pytest.mark.parametrize(
+    ("toml", "expected"),
+    [
+        (
+            'turn_timeout = "fast"',
+            "wizard.toml: turn_timeout must be a whole number of seconds from 10 to 3600, "
+            'not "fast"',
+        ),
+        (
+            "turn_timeout = 5",
+            "turn_timeout must be a whole number of seconds from 10 to 3600, not 5",
+        ),
+        ("turn_timeout = true", "turn_timeout must be a whole number of seconds"),
+        ("turn_timeout = 12.5", "not 12.5"),
+        ("lobby_timeout = 0", "lobby_timeout must be"),
+        ("finished_ttl = -1", "finished_ttl must be"),
+        ("finished_ttl = 1e12", "finished_ttl must be"),
+        ('language = "xx"', 'wizard.toml: unknown language "xx" (known: en, de, es)'),
+        ("language = 1", "language must be a string, not 1"),
+        ('theme = "pirates"', 'unknown theme "pirates" (known: colours, races, french)'),
+        ('ai_level = "hard"', 'unknown ai_level "hard" (known: easy, normal)'),
+        ('log_level = "loud"', 'unknown log_level "loud"'),
+        ("ai_names = []", "ai_names must be a list of 1 to 20 names, not a list"),
+        ('ai_names = "Ada"', 'ai_names must be a list of 1 to 20 names, not "Ada"'),
+        ('ai_names = ["Ada", ""]', "ai_names must hold names of 1 to 32 printable characters"),
+        ('ai_names = ["Ada", 3]', "not 3"),
+        ('ai_names = ["Ada", "ada"]', 'ai_names has "ada" twice'),
+        ('ai_names = ["Line\\nbreak"]', r'not "Line\nbreak"'),
+        ('redis_url = "http://x"', "redis_url must be a URL starting with redis:// or rediss://"),
+        ('redis_url = "redis://:pw@host:99999"', "not a URL with user info"),
+        ('data_dir = ""', 'data_dir must be a directory path, not ""'),
+        ("data_dir = 3", "data_dir must be a string, not 3"),
+        ("unknown = 1", "wizard.toml: unknown key unknown"),
+        ("langauge = 'en'", "unknown key langauge (did you mean language?)"),
+        ("telegram = 1", "telegram must be a table ([telegram]), not 1"),
+        (
+            "[telegram]\ntokn = '1:a'",
+            "wizard.toml: unknown key telegram.tokn (did you mean token?)",
+        ),
+        ("[telegrm]\ntoken = '1:a'", "unknown key telegrm (did you mean telegram?)"),
+        ("[telegram]\ntoken = 5", "telegram.token must be a string"),
+        ("[telegram]\ntoken = ''", "telegram.token must be non-empty"),
+        ('[telegram]\ntoken = "1:a\\n"', "telegram.token must be non-empty and have no spaces"),
+        ("[telegram]\nbase_url = 'ftp://x'", "telegram.base_url must be a URL starting with"),
+        (
+            "[telegram]\nwebhook_url = 'http://x'",
+            "webhook_url must be a URL starting with https://",
+        ),
+        ("[telegram]\nwebhook_secret = 'has space'", "telegram.webhook_secret must be non-empty"),
+        ("[telegram]\nwebhook_secret = 'a+b'", "telegram.webhook_secret must be 1 to 256"),
+        (
+            "[telegram]\nlisten = '8080'",
+            'telegram.listen must be host:port (like "127.0.0.1:8080")',
+        ),
+        ("[telegram]\nlisten = 'host:99999'", "telegram.listen must be host:port"),
+        ("[discord]\nshards = 1", "discord.shards must be true or false, not 1"),
+        ("[discord]\nshards = 'yes'", 'discord.shards must be true or false, not "yes"'),
+        ("[discord]\nshard = true", "unknown key discord.shard (did you mean shards?)"),
+        ("[discord.extra]\nx = 1", "unknown key discord.extra"),
+    ],
+)
+def test_file_errors(tmp_path: Path, toml: str, expected: str) -> None:
+    message = error(path=write(tmp_path, toml + "\n"))
+    assert expected in message
+    assert message.startswith(str(tmp_path / "wizard.toml") + ": ")
+
+
+def test_secrets_are_not_echoed(tmp_path: Path) -> None:
+    message = error(path=write(tmp_path, "[telegram]\ntoken = 'TOPSECRET PART'\n"))
+    assert "TOPSECRET" not in message
+
+
+def test_default_file_error_names_wizard_toml(tmp_path: Path) -> None:
+    write(tmp_path, "turn_timeout = 'fast'\n")
+    assert error().startswith("wizard.toml: turn_timeout must be")
+
+
+def test_toml_syntax_error_gives_the_line(tmp_path: Path) -> None:
+    message = error(path=write(tmp_path, 'language = "en"\n\nturn_timeout = = 3\n'))
+    assert "invalid TOML" in message
+    assert "line 3" in message
+
+
+def test_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "wizard.toml"
+    path.write_bytes(b'language = "\xff"\n')
+    assert "not UTF-8" in error(path=str(path))
+
+
+@pytest.mark.parametrize(
+    ("environ", "expected"),
+    [
+        ({"WIZARD_LANGUAGE": "xx"}, 'WIZARD_LANGUAGE: unknown language "xx" (known: en, de, es)'),
+        ({"WIZARD_REDIS_URL": "localhost:6379"}, "WIZARD_REDIS_URL: redis_url must be a URL"),
+        ({"WIZARD_DATA_DIR": " "}, "WIZARD_DATA_DIR: data_dir must be a directory path"),
+        ({"WIZARD_TELEGRAM_TOKEN": "a b"}, "WIZARD_TELEGRAM_TOKEN: telegram.token must be"),
+        ({"WIZARD_TELEGRAM_BASE_URL": "nope"}, "WIZARD_TELEGRAM_BASE_URL: telegram.base_url"),
+        ({"WIZARD_DISCORD_TOKEN": "x\ny"}, "WIZARD_DISCORD_TOKEN: discord.token must be"),
+        ({"WIZARD_CONFIG": "missing.toml"}, 'WIZARD_CONFIG: no such config file "missing.toml"'),
+    ],
+)
+def test_environment_errors(environ: dict[str, str], expected: str) -> None:
+    assert error(environ).startswith(expected)
+
+
+def test_missing_explicit_file() -> None:
+    assert error(path="nowhere.toml") == 'no such config file "nowhere.toml"'
+
+
+def test_unreadable_file(tmp_path: Path) -> None:
+    assert "cannot read config file" in error(path=str(tmp_path))

