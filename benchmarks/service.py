@@ -25,7 +25,8 @@ showed (Request(Kind.BUTTON, payload)): joins, start, bids, trump, cards, the re
 - Like a Telegram adapter, every request carries a fresh update id (its key is kept a day to
   drop redeliveries); --no-update-ids leaves them out. update_key_bytes is what one such key
   takes, redis_bytes_per_command the growth of the data per command in the 1,000-chat run
-  (update keys and turn timer entries), timer_entries the size of the timer index then.
+  (update keys, timer entries), timer_entries the size of the timer index then (more than one
+  per chat means stale entries).
 
 --profile plays the one-chat games again under cProfile and prints the top functions (and
 writes pstats data to FILE, when given).
@@ -59,7 +60,7 @@ from bot.messages import Button, Message, Outcome  # noqa: E402
 from bot.redis_server import RedisServer, free_port  # noqa: E402
 from bot.requests import Kind, Request, User  # noqa: E402
 from bot.service import LIVE_TTL, GameService  # noqa: E402
-from bot.store import Store, timer_member  # noqa: E402
+from bot.store import Store  # noqa: E402
 from bot.table import Settings  # noqa: E402
 
 PLAYERS = 4
@@ -366,27 +367,6 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, object]:
             f"{grown / many:.0f} B per command; {timers} timer entries, {timers_bytes} B"
         )
 
-        # Every command left an entry in the timer index, the last of each chat live, the others
-        # stale; once due, each is claimed and its chat loaded. Sweep the stale ones.
-        for chat in chats:
-            table = (await store.load(chat.chat)).table
-            if table is not None and table.deadline is not None:
-                await redis.zrem(keys.TIMERS, timer_member(chat.chat, table.deadline))
-        stale = int(await redis.zcard(keys.TIMERS))
-        service.clock = lambda: time.time() + 2 * Config().lobby_timeout
-        used = await cpu(redis)
-        start = time.perf_counter()
-        while await redis.zcard(keys.TIMERS):
-            if await service.run_timers():
-                raise BenchError("a stale timer fired")
-        sweep_seconds = time.perf_counter() - start
-        sweep_cpu = per_command(used, await cpu(redis), max(1, stale))
-        service.clock = time.time
-        print(
-            f"timers: {stale} stale entries swept in {sweep_seconds:.2f} s: CPU per entry "
-            f"{sweep_cpu[0]:.0f} µs here, {sweep_cpu[1]:.0f} µs in redis-server"
-        )
-
         profile = None
         if args.profile is not None:
             await redis.flushall()
@@ -418,9 +398,7 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, object]:
             "redis_bytes_per_command": round(grown / many, 1),
             "timer_entries": timers,
             "timers_bytes": timers_bytes,
-            "stale_timer_entries": stale,
-            "cpu_us_per_stale_timer": sweep_cpu[0],
-            "redis_cpu_us_per_stale_timer": sweep_cpu[1],
+            "timer_entries_per_chat": round(timers / len(chats), 2),
             "commands_per_game": round(commands / args.games, 1),
             "games_one_chat": args.games,
             "commands_one_chat": commands,

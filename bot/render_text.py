@@ -1,7 +1,7 @@
 """Plain-text rendering of games: the score sheet, final standings and a round-by-round log."""
 
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.cards import WIZARD, sorted_hand
@@ -68,11 +68,18 @@ _LAYOUTS = (
 )
 
 
-def score_sheet(names: Sequence[str], rows: Sequence[ScoreRow], width: int = WIDTH) -> str:
-    """The score sheet: a row per round with its cards, and per player `bid/won points total`."""
+def score_sheet(
+    names: Sequence[str],
+    rows: Sequence[ScoreRow],
+    width: int = WIDTH,
+    words: Mapping[str, str] | None = None,
+) -> str:
+    """The score sheet: a row per round with its cards, and per player `won/bid points total`.
+
+    `words` translates the column labels (`Rnd`, `Cards`, `Rd`, `Cd`, `w/b`, `pts`, `tot`)."""
     cells = [
         [
-            (f"{bid}/{won}", f"{points:+d}", str(total))
+            (f"{won}/{bid}", f"{points:+d}", str(total))
             for bid, won, points, total in zip(
                 row.bids, row.won, row.points, row.totals, strict=True
             )
@@ -82,7 +89,7 @@ def score_sheet(names: Sequence[str], rows: Sequence[ScoreRow], width: int = WID
     sub = [max([3, *(len(cell[part]) for row in cells for cell in row)]) for part in range(3)]
     lines: list[str] = []
     for layout in _LAYOUTS:
-        lines = _draw_sheet(names, rows, cells, sub, layout)
+        lines = _draw_sheet(names, rows, cells, sub, layout, words or {})
         if max(map(text_width, lines)) <= width:
             break
     return "\n".join(lines)
@@ -94,8 +101,9 @@ def _draw_sheet(
     cells: list[list[tuple[str, str, str]]],
     sub: list[int],
     layout: _Layout,
+    words: Mapping[str, str],
 ) -> list[str]:
-    rnd_label, cards_label = layout.left
+    rnd_label, cards_label = (words.get(label, label) for label in layout.left)
     rnd_w = max([len(rnd_label), *(len(str(row.round)) for row in rows)])
     cards_w = max([len(cards_label), *(len(str(row.cards)) for row in rows)])
     left_w = rnd_w + 1 + cards_w
@@ -111,7 +119,10 @@ def _draw_sheet(
         return pad(text, size, ">")
 
     head = [pad(fit(name, size), size, "^") for name, size in zip(names, groups, strict=True)]
-    labels = [group(("b/w", "pts", "tot"), size) for size in groups]
+    labels = [
+        group((words.get("w/b", "w/b"), words.get("pts", "pts"), words.get("tot", "tot")), size)
+        for size in groups
+    ]
     rule = layout.bar.replace(" ", "-").replace("|", "+") if "|" in layout.bar else layout.bar
     out = [
         line(pad(rnd_label, rnd_w, ">") + " " + pad(cards_label, cards_w, ">"), head),

@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from bot import tokens
 from bot.i18n import Texts, error_text
 from bot.messages import Button, Message
-from bot.render_text import score_sheet, standings
+from bot.render_text import score_sheet
 from bot.table import Table
 from bot.themes import Theme, card_face, cards_line, suit_face, suit_name
 from engine import (
+    WIZARD,
     BidMode,
     Card,
     ErrorCode,
@@ -21,10 +22,12 @@ from engine import (
     RoundsPlan,
     Suit,
     TableView,
+    Trick,
     player_view,
     table_view,
 )
 from engine.options import MAX_PLAYERS, MIN_PLAYERS
+from engine.scoring import places
 from engine.views import ScoreRow
 
 ROW = 4
@@ -180,29 +183,16 @@ def table_text(look: Look, table: Table, notice: str | None = None) -> str:
     state = table.game
     view = table_view(state)
     seated = names(state, table)
-    lines = [
-        t(
-            "🧙 Round {round} of {rounds} · {cards} cards · dealer {dealer}",
+    if view.cards == 1:
+        head = t("🧙 Round {round} of {rounds} · 1 card", round=view.round, rounds=view.rounds)
+    else:
+        head = t(
+            "🧙 Round {round} of {rounds} · {cards} cards",
             round=view.round,
             rounds=view.rounds,
             cards=view.cards,
-            dealer=seated[view.dealer],
         )
-        if view.cards != 1
-        else t(
-            "🧙 Round {round} of {rounds} · 1 card · dealer {dealer}",
-            round=view.round,
-            rounds=view.rounds,
-            dealer=seated[view.dealer],
-        ),
-    ]
-    turned = f" ({look.card(view.trump_card)})" if view.trump_card else ""
-    if view.phase is Phase.TRUMP:
-        lines.append(
-            t("Trump: {card} turned up, the dealer chooses", card=look.card(view.trump_card))
-        )
-    else:
-        lines.append(t("Trump: {suit}", suit=look.suit(view.trump)) + turned)
+    lines = [head, trump_line(look, view, seated)]
     rules = []
     if view.bid_mode is not BidMode.OPEN:
         rules.append(t("hidden bids") if view.bid_mode is BidMode.HIDDEN else t("secret bids"))
@@ -211,12 +201,13 @@ def table_text(look: Look, table: Table, notice: str | None = None) -> str:
     if view.foresight:
         rules.append(t("foresight"))
     if rules:
-        lines.append("· ".join(rules))
-    lines.append("")
+        lines.append(" · ".join(rules))
+    lines += ["", t("points (if the round ended now) · tricks won/bid")]
+    dealer_word = t("dealer")
     for seat in view.seats:
         mark = "▶️" if seat.to_act else "▫️"
         away = " 💤" if seat.player in table.away else ""
-        dealer = " 🂠" if seat.dealer else ""
+        dealer = f" ({dealer_word})" if seat.dealer else ""
         lines.append(f"{mark} {seated[seat.seat]}{dealer}{away}: {seat.standing()}")
     lines.append("")
     if view.trick:
@@ -226,12 +217,12 @@ def table_text(look: Look, table: Table, notice: str | None = None) -> str:
             for index, card in enumerate(view.trick)
         )
         lines.append(t("Trick: {cards}", cards=played))
-    if view.last_trick is not None:
-        last = view.last_trick
+    if view.tricks:
+        last = view.tricks[-1]
         lines.append(
             t(
                 "Last trick: {cards} → {name}",
-                cards=" ".join(look.card(card) for card in last.cards),
+                cards=trick_cards(look, last, seated),
                 name=seated[last.winner],
             )
         )
@@ -241,6 +232,34 @@ def table_text(look: Look, table: Table, notice: str | None = None) -> str:
     if notice:
         lines += ["", notice]
     return "\n".join(lines)
+
+
+def trump_line(look: Look, view: TableView, seated: Sequence[str]) -> str:
+    t = look.t
+    card = look.card(view.trump_card)
+    if view.phase is Phase.TRUMP:
+        return t(
+            "Trump: {card} turned up, {name} (dealer) chooses", card=card, name=seated[view.dealer]
+        )
+    if view.trump_card == WIZARD:
+        return t(
+            "Trump: {suit} ({card} turned up, chosen by {name})",
+            suit=look.suit(view.trump),
+            card=card,
+            name=seated[view.dealer],
+        )
+    if view.trump_card is None:
+        return t("Trump: none (no card left to turn up)")
+    return t("Trump: {suit} ({card} turned up)", suit=look.suit(view.trump), card=card)
+
+
+def trick_cards(look: Look, trick: Trick, seated: Sequence[str]) -> str:
+    """A trick's cards with who played each: `Ann 🟥7 · Bob 🧙 · Cid 🟥2`."""
+    count = len(seated)
+    return " · ".join(
+        f"{seated[(trick.leader + index) % count]} {look.card(card)}"
+        for index, card in enumerate(trick.cards)
+    )
 
 
 def table_message(look: Look, table: Table, new: bool, notice: str | None = None) -> Message:
@@ -360,6 +379,17 @@ def round_summary(look: Look, table: Table, row: ScoreRow) -> Message:
     t = look.t
     seated = names(table.game, table)
     lines = [t("Round {round} is over.", round=row.round)]
+    result = table.game.results[row.round - 1]
+    if result.tricks:
+        last = result.tricks[-1]
+        lines.append(
+            t(
+                "Last trick: {cards} → {name}",
+                cards=trick_cards(look, last, seated),
+                name=seated[last.winner],
+            )
+        )
+    lines.append("")
     for seat, name in enumerate(seated):
         made = "✅" if row.bids[seat] == row.won[seat] else "❌"
         lines.append(
@@ -373,9 +403,20 @@ def game_over(look: Look, table: Table) -> Message:
     t = look.t
     state = table.game
     seated = names(state, table)
-    text = t("🏁 The game is over.") + "\n\n" + standings(seated, state.totals)
+    ranks = places(state.totals)
+    medals = {1: "🥇", 2: "🥈", 3: "🥉"}
+    lines = [t("🏁 The game is over."), ""]
+    for seat in sorted(range(len(seated)), key=lambda seat: (ranks[seat], seat)):
+        medal = medals.get(ranks[seat], f"{ranks[seat]}.")
+        lines.append(f"{medal} {seated[seat]}: {state.totals[seat]}")
+    winners = [seated[seat] for seat in range(len(seated)) if ranks[seat] == 1]
+    lines.append("")
+    if len(winners) == 1:
+        lines.append(t("{name} wins!", name=winners[0]))
+    else:
+        lines.append(t("{names} share first place!", names=", ".join(winners)))
     buttons = ((Button(t("Play again"), tokens.lobby(table.game_id, "n")),),)
-    return Message(text, buttons=buttons)
+    return Message("\n".join(lines), buttons=buttons)
 
 
 def sheet(look: Look, table: Table) -> Message:
@@ -384,7 +425,17 @@ def sheet(look: Look, table: Table) -> Message:
     view = table_view(state)
     if not view.sheet:
         return Message(t("No round has been played yet."))
-    return Message(score_sheet(names(state, table), view.sheet, width=60), pre=True)
+    words = {
+        "Rnd": t("Rnd"),
+        "Cards": t("Cards"),
+        "Rd": t("Rd"),
+        "Cd": t("Cd"),
+        "w/b": t("w/b"),
+        "pts": t("pts"),
+        "tot": t("tot"),
+    }
+    text = score_sheet(names(state, table), view.sheet, width=60, words=words)
+    return Message(t("Score sheet (w/b: tricks won/bid)") + "\n\n" + text, pre=True)
 
 
 def refusal(look: Look, code: ErrorCode) -> str:

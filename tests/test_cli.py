@@ -110,7 +110,7 @@ def test_demo_sheet_has_a_row_per_round_and_fits_100_columns(
             for bid, won, points, total in zip(
                 result.bids, result.won, result.points, result.totals, strict=True
             )
-            for cell in (f"{bid}/{won}", f"{points:+d}", str(total))
+            for cell in (f"{won}/{bid}", f"{points:+d}", str(total))
         ]
     assert max(len(line) for line in out.splitlines()) <= 100
     for name, total in zip(["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"], state.totals, strict=False):
