@@ -56,7 +56,7 @@ import redis.asyncio as aioredis  # noqa: E402
 
 from bot import keys, tokens  # noqa: E402
 from bot.config import Config  # noqa: E402
-from bot.messages import Button, Message, Outcome  # noqa: E402
+from bot.messages import Message, Outcome  # noqa: E402
 from bot.redis_server import RedisServer, free_port  # noqa: E402
 from bot.requests import Kind, Request, User  # noqa: E402
 from bot.service import LIVE_TTL, GameService  # noqa: E402
@@ -94,7 +94,10 @@ class Client:
         self.update_ids = UPDATE_IDS if update_ids else None
         self.lobby: Message | None = None
         self.table: Message | None = None
-        self.hands: dict[str, Message] = {}
+        self.bids: list[str] = []
+        """The bid buttons on the table (open bids)."""
+        self.moves: dict[str, list[str]] = {}
+        """The move buttons of each player's last hand message."""
         self.rematch: str | None = None
         self.seated = 0
         self.started = False
@@ -105,7 +108,7 @@ class Client:
     def clone(self, chat: str, rng: random.Random) -> "Client":
         """This client as it is now, for another chat holding a copy of this chat's game."""
         other = copy.copy(self)
-        other.chat, other.rng, other.hands = chat, rng, dict(self.hands)
+        other.chat, other.rng, other.moves = chat, rng, dict(self.moves)
         other.games = other.commands = 0
         return other
 
@@ -119,23 +122,22 @@ class Client:
             if self.seated < PLAYERS:
                 return self.users[self.seated], Request(Kind.BUTTON, _payload(self.lobby, "j"))
             return self.users[0], Request(Kind.BUTTON, _payload(self.lobby, "s"))
-        if self.table is not None and self.table.buttons:
+        if self.bids and self.table is not None:
             # Open bids: the bid buttons are on the group's table, for the seat marked to act.
             lines = self.table.text.splitlines()
             seats = [line for line in lines if line.startswith((TO_ACT, WAITS))]
             acting = [seat for seat, line in enumerate(seats) if line.startswith(TO_ACT)]
             if len(acting) != 1:
                 raise BenchError(f"{self.chat}: no single bidder on the table")
-            return self.users[acting[0]], self._press(self.table.buttons)
+            return self.users[acting[0]], self._press(self.bids)
         for user in self.users:
-            hand = self.hands.get(user.id)
-            if hand is not None and MOVES & _actions(hand):
-                return user, self._press(hand.buttons)
+            moves = self.moves.get(user.id)
+            if moves:
+                return user, self._press(moves)
         raise BenchError(f"{self.chat}: nobody has a move to make")
 
-    def _press(self, rows: tuple[tuple[Button, ...], ...]) -> Request:
-        buttons = [b for row in rows for b in row if tokens.decode(b.payload).action in MOVES]
-        payload = self.rng.choice(buttons).payload
+    def _press(self, payloads: list[str]) -> Request:
+        payload = self.rng.choice(payloads)
         stamp = tokens.decode(payload).stamp  # 7b0 (bids), 7t (trump), 7-3 (trick 4)
         self.round = int(stamp.partition("-")[0].partition("b")[0].partition("t")[0])
         return Request(Kind.BUTTON, payload)
@@ -161,15 +163,17 @@ class Client:
                 self.lobby = message
             elif message.slot == "table":
                 self.table = message
+                self.bids = _moves(message)
             elif message.slot == "hand" and message.to is not None:
-                self.hands[message.to] = message
-            elif "n" in _actions(message):
-                self.rematch = _payload(message, "n")
+                self.moves[message.to] = _moves(message)
+            elif message.buttons:
+                self.rematch = _find(message, "n") or self.rematch
         if self.rematch is not None:  # the game is over
             self.games += 1
             self.started = False
             self.lobby = self.table = None
-            self.hands.clear()
+            self.bids = []
+            self.moves.clear()
 
     async def step(self, service: GameService, latencies: list[float]) -> None:
         """Send the next request, timing handle(), and take in its outcome."""
@@ -181,24 +185,38 @@ class Client:
         self.feed(user, request, outcome)
 
 
-def _actions(message: Message) -> set[str]:
-    return {tokens.decode(button.payload).action for row in message.buttons for button in row}
+def _moves(message: Message) -> list[str]:
+    """The payloads of the message's buttons that make a move."""
+    return [
+        button.payload
+        for row in message.buttons
+        for button in row
+        if tokens.decode(button.payload).action in MOVES
+    ]
 
 
-def _payload(message: Message, action: str) -> str:
+def _find(message: Message, action: str) -> str | None:
+    """The payload of the message's button for `action`, if it has one."""
     for row in message.buttons:
         for button in row:
             if tokens.decode(button.payload).action == action:
                 return button.payload
-    raise BenchError(f"no {action!r} button in {message.text[:40]!r}")
+    return None
+
+
+def _payload(message: Message, action: str) -> str:
+    payload = _find(message, action)
+    if payload is None:
+        raise BenchError(f"no {action!r} button in {message.text[:40]!r}")
+    return payload
 
 
 @dataclass(slots=True)
 class Point:
     """A chat's game as it was after one command: its hash and its client."""
 
-    version: bytes
-    blob: bytes
+    version: bytes | str | None
+    blob: bytes | str | None
     client: Client
 
 
@@ -218,7 +236,9 @@ def ms(seconds: float) -> float:
     return round(seconds * 1e3, 3)
 
 
-async def one_chat(service: GameService, games: int, update_ids: bool) -> tuple[int, float, list]:
+async def one_chat(
+    service: GameService, games: int, update_ids: bool
+) -> tuple[int, float, list[float]]:
     """Play `games` whole games in one chat; return commands, seconds and latencies."""
     client = Client("solo", random.Random(1), update_ids)
     latencies: list[float] = []
@@ -297,7 +317,9 @@ async def cpu(redis: "aioredis.Redis") -> tuple[float, float]:
     return time.process_time(), float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
-def per_command(before: tuple[float, float], after: tuple[float, float], commands: int) -> list:
+def per_command(
+    before: tuple[float, float], after: tuple[float, float], commands: int
+) -> list[float]:
     """Microseconds of CPU per command: this process's, the redis-server's."""
     return [round((b - a) / commands * 1e6, 1) for a, b in zip(before, after, strict=True)]
 

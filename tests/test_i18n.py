@@ -270,3 +270,29 @@ def test_check_command_runs(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr()
     assert code in (0, 1)
     assert "problem(s)" in out.err
+
+
+def test_every_text_in_the_code_is_in_the_catalogs_and_translated() -> None:
+    """The real `bot/` and `adapters/` sources against the committed catalogs (read only):
+    a text added to the code without a translation in every catalog fails here."""
+    problems = i18n.check_catalogs()
+    assert problems == [], (
+        f"{len(problems)} catalog problem(s); run `python -m bot.i18n extract`, then fill in "
+        "the de and es msgstr lines (and drop their fuzzy flags):\n  " + "\n  ".join(problems)
+    )
+    with (i18n.LOCALE_DIR / "messages.pot").open("rb") as file:
+        template = read_po(file)
+    stale = i18n.missing_messages(i18n.extract_messages(), template)
+    assert stale == [], f"messages.pot is out of date; run `python -m bot.i18n extract`: {stale}"
+
+
+SCORE_SHEET_LABELS = {"Rnd": 5, "Cards": 7, "Rd": 4, "Cd": 4, "w/b": 3, "pts": 3, "tot": 3}
+"""Each score-sheet column label and the widest its translation may be (the player columns
+`w/b`, `pts` and `tot` are 3 wide, so their labels may not be wider)."""
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+def test_score_sheet_labels_stay_short(language: str) -> None:
+    t = texts(language)
+    for label, widest in SCORE_SHEET_LABELS.items():
+        assert 0 < len(t(label)) <= widest, (language, label, t(label))
