@@ -215,8 +215,8 @@ def _payload(message: Message, action: str) -> str:
 class Point:
     """A chat's game as it was after one command: its hash and its client."""
 
-    version: bytes | str | None
-    blob: bytes | str | None
+    version: bytes
+    blob: bytes
     client: Client
 
 
@@ -258,7 +258,8 @@ async def record(service: GameService, games: int, update_ids: bool) -> tuple[Si
         await client.step(service, [])
         size = await service.store.size(client.chat)
         version, blob = await redis.hmget(keys.game(client.chat), ["v", "t"])
-        points.append(Point(version, blob, client.clone(client.chat, client.rng)))
+        if isinstance(version, bytes) and isinstance(blob, bytes):
+            points.append(Point(version, blob, client.clone(client.chat, client.rng)))
         if client.started and client.round == MID_ROUND:
             sizes.mid.append(size)
         if client.rematch is not None:

@@ -355,12 +355,12 @@ def hand_message(look: Look, table: Table, seat: int, notify: bool) -> Message:
         and state.phase in (Phase.BIDDING, Phase.PLAYING, Phase.TRUMP)
     ):
         marks = [
-            Button(f"🪽{look.card(card)}", tokens.make(gid, state, "w", card))
+            Button(f"🪽{look.card(card)}", tokens.for_round(gid, state, "w", card))
             for card in dict.fromkeys(view.hand)
         ]
         rows.extend(tuple(marks[i : i + ROW]) for i in range(0, len(marks), ROW))
         if view.mark is not None:
-            rows.append((Button(t("Clear the mark"), tokens.make(gid, state, "w", "")),))
+            rows.append((Button(t("Clear the mark"), tokens.for_round(gid, state, "w", "")),))
     if view.player in table.away:
         rows.append((Button(t("Resume"), tokens.lobby(gid, "r")),))
     return Message(

@@ -42,10 +42,11 @@ from engine import (
     export_record,
     player_view,
     step,
-    table_view,
+    waiting_seats,
 )
 from engine.events import RoundScored, RoundStarted, WingsDropped
 from engine.options import MAX_PLAYERS, parse_option
+from engine.views import ScoreRow
 
 MAX_ATTEMPTS = 100
 LIVE_TTL = 30 * 24 * 3600
@@ -65,6 +66,8 @@ class Result:
     answer: str | None = None
     write: Write | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    reindex: bool = False
+    """Index the new deadline whatever the old one (a fired timer's entry is dropped)."""
 
 
 class GameService:
@@ -104,17 +107,23 @@ class GameService:
     async def run_timers(self) -> list[tuple[str, Outcome]]:
         """Fire every turn deadline that is due; return what to show in which chat."""
         shown = []
+        now = self.clock()
         try:
-            for chat, deadline in await self.store.due_timers(self.clock()):
-                # The transaction decides: of several workers (or a player moving at the same
-                # moment) exactly one changes the table; the others find the deadline moved on.
-                timeout = partial(self._timeout, deadline=deadline)
-                outcome = await self._transact(chat, None, timeout)
-                await self.store.drop_timer(chat, deadline)
-                if outcome.messages:
-                    shown.append((chat, outcome))
-                if "deadline" in outcome.extra:  # the index was behind the table: mend it
-                    await self.store.set_timer(chat, float(outcome.extra["deadline"]))
+            for chat, indexed in await self.store.due_timers(now):
+                deadline: float | None = indexed
+                while deadline is not None:
+                    # The transaction decides: of several workers (or a player moving at the
+                    # same moment) exactly one changes the table; the others see it moved on.
+                    timeout = partial(self._timeout, deadline=deadline)
+                    outcome = await self._transact(chat, None, timeout)
+                    await self.store.drop_timer(chat, deadline)
+                    if outcome.messages:
+                        shown.append((chat, outcome))
+                    deadline = None
+                    if "deadline" in outcome.extra:  # the entry was early: index the real one
+                        real = float(outcome.extra["deadline"])
+                        await self.store.set_timer(chat, real)
+                        deadline = real if real <= now else None
         except StoreErrors:
             pass  # Redis is away; the entries stay and fire once it is back
         return shown
@@ -136,10 +145,13 @@ class GameService:
                 return Outcome(answer=screens.refusal(look, error.code), alert=True)
             if result.write is not None:
                 table = result.write.table
-                if table is not None and table.deadline is not None and table.deadline != old:
-                    # Index the deadline before the write: if we die after writing, the timer
-                    # is there; if the write fails, the entry is stale and will be dropped.
-                    await self.store.set_timer(chat, table.deadline)
+                new = table.deadline if table is not None else None
+                if new is not None and (old is None or new < old or result.reindex):
+                    # The index holds, for each chat, a time no later than its deadline: one
+                    # due early is mended to the real deadline when it fires. So a deadline
+                    # that moves later (most moves) costs no write; an earlier one is indexed
+                    # before the table is written, so a crash right after leaves it indexed.
+                    await self.store.set_timer(chat, new)
                 saved = await self.store.save(chat, snap.version, result.write, update_id)
                 if saved is None:
                     return Outcome()
@@ -250,7 +262,10 @@ class GameService:
         table = snap.table
         if table is None or token.game != table.game_id:
             raise Refused(t("This button belongs to a game that is over."))
-        if token.stamp != tokens.LOBBY_STAMP and token.stamp != tokens.stamp(table.game):
+        valid = {tokens.LOBBY_STAMP, tokens.stamp(table.game)}
+        if token.action == "w":
+            valid.add(tokens.round_stamp(table.game))
+        if token.stamp not in valid:
             raise Refused(t("This button is out of date."))
         action, arg = token.action, token.arg
         simple = {
@@ -440,7 +455,7 @@ class GameService:
         events: list[Event] = []
         present = [pid for pid in table.humans() if pid not in table.away]
         while state.phase in ROUND_PHASES:
-            waiting = table_view(state).waiting
+            waiting = waiting_seats(state)
             robots = [
                 seat
                 for seat in waiting
@@ -475,7 +490,14 @@ class GameService:
             if isinstance(event, RoundStarted):
                 new_round = True
             elif isinstance(event, RoundScored):
-                row = next(row for row in table_view(state).sheet if row.round == event.round)
+                row = ScoreRow(
+                    event.round,
+                    state.results[event.round - 1].cards,
+                    event.bids,
+                    event.won,
+                    event.points,
+                    event.totals,
+                )
                 messages.append(screens.round_summary(look, table, row))
             elif isinstance(event, WingsDropped):
                 messages.append(
@@ -512,22 +534,39 @@ class GameService:
         """Hand messages for the players whose private view changed; a new one (which
         notifies) for a player whose turn it now is."""
         state = table.game
-        waiting = set(table_view(state).waiting)
+        rnd = state.round
+        if rnd is None:
+            return []
+        waiting = set(waiting_seats(state))
+        stamp = tokens.stamp(state)
         messages = []
         for seat, player in enumerate(state.players):
             if player.id in table.ai:
                 continue
             turn = seat in waiting and player.id not in table.away
-            message = screens.hand_message(look, table, seat, notify=False)
-            digest = hashlib.blake2b(
-                repr((message.text, message.buttons)).encode(), digest_size=6
-            ).hexdigest()
+            # Everything the hand message shows, cheaper to compare than to render.
+            shown = (
+                table.game_id,
+                stamp if seat in waiting else rnd.number,
+                state.phase,
+                rnd.trump,
+                rnd.hands[seat],
+                rnd.bids[seat],
+                rnd.won[seat],
+                rnd.marks[seat],
+                player.id in table.away,
+                [len(hand) for hand in rnd.hands] if rnd.rules.foresight else None,
+                look.t.language,
+                look.theme,
+            )
+            digest = hashlib.blake2b(repr(shown).encode(), digest_size=6).hexdigest()
             previous = table.seen.get(player.id, "")
             was_turn = previous.endswith("!")
             if previous.rstrip("!") == digest and turn == was_turn:
                 continue
             table.seen[player.id] = digest + ("!" if turn else "")
-            messages.append(replace(message, notify=turn and not was_turn))
+            message = screens.hand_message(look, table, seat, notify=turn and not was_turn)
+            messages.append(message)
         return messages
 
     # --- timeouts ------------------------------------------------------------------------------
@@ -550,7 +589,7 @@ class GameService:
             )
         if state.phase not in ROUND_PHASES:
             return Result()
-        waiting = table_view(state).waiting
+        waiting = waiting_seats(state)
         late = [
             state.players[seat].id
             for seat in waiting
@@ -568,7 +607,9 @@ class GameService:
         notice = t(
             "⏰ {names} ran out of time: the AI plays for them until they are back.", names=who
         )
-        return self._after_move(snap, look, table, [], actor=None, notice=notice)
+        result = self._after_move(snap, look, table, [], actor=None, notice=notice)
+        result.reindex = True  # this timer's entry is dropped once the timeout is applied
+        return result
 
     # --- helpers ------------------------------------------------------------------------------
 

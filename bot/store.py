@@ -6,6 +6,7 @@ two racing commands each take effect exactly once. The service retries on confli
 """
 
 import json
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,8 +16,9 @@ from redis.exceptions import RedisError
 from bot import keys
 from bot.table import Settings, Table
 
-UPDATE_TTL = 24 * 3600
-"""How long an applied update id is remembered (platforms redeliver within minutes)."""
+UPDATE_TTL = 15 * 60
+"""How long an applied update id is remembered: platforms redeliver within minutes, and a
+key per command kept for a day would outweigh the games themselves."""
 RESULTS_KEPT = 1000
 RECORD_TTL = 90 * 24 * 3600
 
@@ -79,9 +81,14 @@ class Write:
 class Store:
     """A chat's game state in Redis."""
 
-    def __init__(self, client: "aioredis.Redis", defaults: Settings) -> None:
+    def __init__(self, client: "aioredis.Redis", defaults: Settings, cached: int = 10_000) -> None:
         self.client = client
         self.defaults = defaults
+        self._parsed: OrderedDict[str, tuple[bytes, Table]] = OrderedDict()
+        """The last table read or written per chat, with its blob: parsing a blob costs more
+        than anything else in a request, and a chat's next request usually finds it unchanged
+        (the blob is still read and compared, so another worker's write is never missed)."""
+        self._cached = cached
         self._cas = client.register_script(_CAS)
         self._drop = client.register_script(_DROP_TIMER)
 
@@ -95,20 +102,36 @@ class Store:
         (version, blob), settings = replies[0], replies[1]
         return Snapshot(
             version=int(version or 0),
-            table=Table.from_bytes(blob) if blob else None,
+            table=self._parse(chat, blob) if blob else None,
             settings=Settings.from_json(settings, self.defaults),
             duplicate=bool(update_id is not None and replies[2]),
         )
+
+    def _parse(self, chat: str, blob: bytes) -> Table:
+        known = self._parsed.get(chat)
+        if known is not None and known[0] == blob:
+            self._parsed.move_to_end(chat)
+            return known[1].copy()
+        table = Table.from_bytes(blob)
+        self._remember(chat, blob, table.copy())
+        return table
+
+    def _remember(self, chat: str, blob: bytes, table: Table) -> None:
+        self._parsed[chat] = (blob, table)
+        self._parsed.move_to_end(chat)
+        while len(self._parsed) > self._cached:
+            self._parsed.popitem(last=False)
 
     async def save(
         self, chat: str, version: int, write: Write, update_id: str | None = None
     ) -> bool | None:
         """Write if `version` is still current: True when written, False on a conflict
         (read again and retry), None when `update_id` was applied meanwhile (skip it)."""
+        blob = write.table.to_bytes() if write.table is not None else b""
         args = [
             version,
             UPDATE_TTL if update_id is not None else "",
-            write.table.to_bytes() if write.table is not None else "",
+            blob,
             write.ttl,
             write.settings.to_json() if write.settings is not None else "",
             json.dumps(write.result) if write.result is not None else "",
@@ -128,6 +151,8 @@ class Store:
         )
         if done == -1:
             return None
+        if done == 1 and write.table is not None:
+            self._remember(chat, blob, write.table.copy())
         return bool(done == 1)
 
     async def record(self, chat: str) -> dict[str, Any] | None:

@@ -70,7 +70,7 @@ class Table:
             "seen": self.seen,
         }
         text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-        return zlib.compress(text.encode(), 6)
+        return zlib.compress(text.encode(), 1)  # level 1: half the time of 6, 10 % larger
 
     @classmethod
     def from_bytes(cls, blob: bytes) -> "Table":
@@ -87,6 +87,20 @@ class Table:
             created=data["created"],
             updated=data["updated"],
             seen=dict(data["seen"]),
+        )
+
+    def copy(self) -> "Table":
+        """An independent copy (the store keeps one parsed table per chat between requests)."""
+        return Table(
+            game_id=self.game_id,
+            game=self.game.copy(),
+            host=self.host,
+            ai=dict(self.ai),
+            away=list(self.away),
+            deadline=self.deadline,
+            created=self.created,
+            updated=self.updated,
+            seen=dict(self.seen),
         )
 
     def humans(self) -> list[str]:

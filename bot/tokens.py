@@ -60,9 +60,20 @@ def stamp(state: GameState) -> str:
     return f"{rnd.number}-{len(rnd.tricks)}"
 
 
+def round_stamp(state: GameState) -> str:
+    """A stamp valid for the whole round (wings marks may be set at any time in it)."""
+    rnd = state.round
+    return LOBBY_STAMP if rnd is None else f"r{rnd.number}"
+
+
 def make(game: str, state: GameState, action: str, arg: str = "") -> str:
     """The payload of a button for `action` at the game's current decision."""
     return Token(game, stamp(state), action, arg).encode()
+
+
+def for_round(game: str, state: GameState, action: str, arg: str = "") -> str:
+    """The payload of a button valid until the round ends (wings marks)."""
+    return Token(game, round_stamp(state), action, arg).encode()
 
 
 def lobby(game: str, action: str, arg: str = "") -> str:

@@ -19,7 +19,14 @@ from engine.game import apply, legal_bids, legal_plays, step
 from engine.options import BidMode, Options, RoundsPlan, hand_sizes, parse_option
 from engine.records import FORMAT, RecordError, check_record, export_record
 from engine.state import GameState, Phase, Player, RoundResult, Trick
-from engine.views import PlayerView, SeatView, TableView, player_view, table_view
+from engine.views import (
+    PlayerView,
+    SeatView,
+    TableView,
+    player_view,
+    table_view,
+    waiting_seats,
+)
 
 __all__ = [
     "DECK",
@@ -67,4 +74,5 @@ __all__ = [
     "sorted_hand",
     "step",
     "table_view",
+    "waiting_seats",
 ]

@@ -106,7 +106,7 @@ def table_view(state: GameState, viewer: int | None = None) -> TableView:
     """The public table; pass a seat as `viewer` to include that player's own hidden bid."""
     rnd = state.round
     finished = state.phase is Phase.FINISHED
-    waiting = _waiting(state, rnd)
+    waiting = waiting_seats(state)
     seats = tuple(
         _seat_view(state, rnd, seat, viewer, seat in waiting) for seat in range(len(state.players))
     )
@@ -177,7 +177,9 @@ def player_view(state: GameState, seat: int) -> PlayerView:
     )
 
 
-def _waiting(state: GameState, rnd: Round | None) -> tuple[int, ...]:
+def waiting_seats(state: GameState) -> tuple[int, ...]:
+    """The seats whose move the game waits for now (several while private bids come in)."""
+    rnd = state.round
     if rnd is None:
         return ()
     if state.phase is Phase.TRUMP:

@@ -234,7 +234,7 @@ async def test_stale_buttons_from_earlier_tricks_and_rounds_change_nothing(
         for m in driver.screens.shown
         if m.to is not None
         for p in payloads(m)
-        if tokens.decode(p).stamp not in (now, tokens.LOBBY_STAMP)
+        if tokens.decode(p).stamp not in (now, tokens.LOBBY_STAMP, tokens.round_stamp(state))
     ]
     assert len(old) > 50
     would_be_legal = 0
@@ -693,3 +693,31 @@ async def test_every_button_payload_fits_64_bytes(
         assert any(p.endswith(".p") for p in emitted)  # "play your unseen card"
     longest = max(emitted, key=lambda p: len(p.encode()))
     assert len(longest.encode()) <= 64, longest
+
+
+async def test_an_early_timer_entry_is_mended_not_fired(
+    redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    """A deadline that moves later keeps its (earlier) index entry; when that entry comes due
+    it is moved to the real deadline, and only the real one closes the lobby."""
+    svc = service(redis_client, clock=clock)
+    driver = Driver(svc, [ANN])
+    await driver.ok(ANN, Kind.JOIN)
+    first = clock.now + Config().lobby_timeout
+    clock.advance(100)
+    await driver.ok(ANN, Kind.ADD_AI)
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.deadline == first + 100
+    entries = await redis_client.zrange(keys.TIMERS, 0, -1, withscores=True)
+    assert [(m.decode(), s) for m, s in entries] == [(CHAT, first)]  # no write for a later one
+    clock.now = first + 1
+    assert await svc.run_timers() == []
+    assert await table_of(redis_client) is not None  # not idle yet: only mended
+    entries = await redis_client.zrange(keys.TIMERS, 0, -1, withscores=True)
+    assert [(m.decode(), s) for m, s in entries] == [(CHAT, first + 100)]
+    clock.now = first + 101
+    ((chat, outcome),) = await svc.run_timers()
+    assert chat == CHAT
+    assert "idle" in outcome.messages[0].text
+    assert await table_of(redis_client) is None
