@@ -218,6 +218,7 @@ class Point:
     version: bytes
     blob: bytes
     client: Client
+    results: bytes = b""
 
 
 @dataclass(slots=True)
@@ -257,9 +258,10 @@ async def record(service: GameService, games: int, update_ids: bool) -> tuple[Si
     while client.games < games:
         await client.step(service, [])
         size = await service.store.size(client.chat)
-        version, blob = await redis.hmget(keys.game(client.chat), ["v", "t"])
+        version, blob, results = await redis.hmget(keys.game(client.chat), ["v", "t", "r"])
         if isinstance(version, bytes) and isinstance(blob, bytes):
-            points.append(Point(version, blob, client.clone(client.chat, client.rng)))
+            point = Point(version, blob, client.clone(client.chat, client.rng), results or b"")
+            points.append(point)
         if client.started and client.round == MID_ROUND:
             sizes.mid.append(size)
         if client.rematch is not None:
@@ -276,7 +278,10 @@ async def spread(redis: "aioredis.Redis", chats: int, points: list[Point]) -> li
         for number in range(chats):
             point = rng.choice(points)
             client = point.client.clone(f"c{number}", random.Random(number))
-            pipe.hset(keys.game(client.chat), mapping={"v": point.version, "t": point.blob})
+            mapping = {"v": point.version, "t": point.blob}
+            if point.results:
+                mapping["r"] = point.results
+            pipe.hset(keys.game(client.chat), mapping=mapping)
             pipe.expire(keys.game(client.chat), LIVE_TTL)
             clients.append(client)
         await pipe.execute()

@@ -23,6 +23,7 @@ from engine import (
     Suit,
     TableView,
     Trick,
+    legal_bids,
     player_view,
     table_view,
 )
@@ -178,10 +179,12 @@ def status(look: Look, view: TableView, seated: Sequence[str]) -> str:
     return ""
 
 
-def table_text(look: Look, table: Table, notice: str | None = None) -> str:
+def table_text(
+    look: Look, table: Table, notice: str | None = None, view: TableView | None = None
+) -> str:
     t = look.t
     state = table.game
-    view = table_view(state)
+    view = view or table_view(state)
     seated = names(state, table)
     if view.cards == 1:
         head = t("🧙 Round {round} of {rounds} · 1 card", round=view.round, rounds=view.rounds)
@@ -262,16 +265,23 @@ def trick_cards(look: Look, trick: Trick, seated: Sequence[str]) -> str:
     )
 
 
-def table_message(look: Look, table: Table, new: bool, notice: str | None = None) -> Message:
+def table_message(
+    look: Look,
+    table: Table,
+    new: bool,
+    notice: str | None = None,
+    view: TableView | None = None,
+) -> Message:
     """The group's table; open bids are made with its buttons."""
     state = table.game
     buttons: tuple[tuple[Button, ...], ...] = ()
     rnd = state.round
     if state.phase is Phase.BIDDING and rnd is not None and rnd.rules.bids is BidMode.OPEN:
         seat = rnd.turn
-        bids = player_view(state, seat).legal_bids
+        bids = legal_bids(state, seat)
         buttons = bid_buttons(table, bids)
-    return Message(table_text(look, table, notice), buttons=buttons, slot="table", notify=new)
+    text = table_text(look, table, notice, view)
+    return Message(text, buttons=buttons, slot="table", notify=new)
 
 
 def bid_buttons(table: Table, bids: Sequence[int]) -> tuple[tuple[Button, ...], ...]:
@@ -328,9 +338,11 @@ def hand_text(look: Look, table: Table, view: PlayerView) -> str:
     return "\n".join(lines)
 
 
-def hand_message(look: Look, table: Table, seat: int, notify: bool) -> Message:
+def hand_message(
+    look: Look, table: Table, seat: int, notify: bool, shared: TableView | None = None
+) -> Message:
     state = table.game
-    view = player_view(state, seat)
+    view = player_view(state, seat, shared)
     gid = table.game_id
     rows: list[tuple[Button, ...]] = []
     t = look.t

@@ -39,9 +39,11 @@ from engine import (
     SetOptions,
     Start,
     Suit,
+    TableView,
     export_record,
     player_view,
     step,
+    table_view,
     waiting_seats,
 )
 from engine.events import RoundScored, RoundStarted, WingsDropped
@@ -523,14 +525,15 @@ class GameService:
                 "finished": self.clock(),
             }
         elif state.phase in ROUND_PHASES:
-            messages.append(screens.table_message(look, table, new=new_round, notice=notice))
-            messages.extend(self._private(look, table))
+            view = table_view(state)
+            messages.append(screens.table_message(look, table, new_round, notice, view))
+            messages.extend(self._private(look, table, view))
         return Result(
             messages=messages,
             write=Write(table=table, ttl=self._ttl(table), result=result, record=record),
         )
 
-    def _private(self, look: screens.Look, table: Table) -> list[Message]:
+    def _private(self, look: screens.Look, table: Table, view: TableView) -> list[Message]:
         """Hand messages for the players whose private view changed; a new one (which
         notifies) for a player whose turn it now is."""
         state = table.game
@@ -565,7 +568,7 @@ class GameService:
             if previous.rstrip("!") == digest and turn == was_turn:
                 continue
             table.seen[player.id] = digest + ("!" if turn else "")
-            message = screens.hand_message(look, table, seat, notify=turn and not was_turn)
+            message = screens.hand_message(look, table, seat, turn and not was_turn, view)
             messages.append(message)
         return messages
 

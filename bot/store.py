@@ -32,10 +32,11 @@ if ARGV[2] ~= '' then
   if not redis.call('SET', KEYS[3], '1', 'NX', 'EX', tonumber(ARGV[2])) then return -1 end
 end
 if ARGV[3] == '' then
-  redis.call('HDEL', KEYS[1], 't')
+  redis.call('HDEL', KEYS[1], 't', 'r')
   redis.call('HSET', KEYS[1], 'v', v + 1)
 else
   redis.call('HSET', KEYS[1], 'v', v + 1, 't', ARGV[3])
+  if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'r', ARGV[10]) end
 end
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 if ARGV[5] ~= '' then redis.call('SET', KEYS[2], ARGV[5]) end
@@ -47,6 +48,13 @@ if ARGV[8] ~= '' then redis.call('SET', KEYS[5], ARGV[8], 'EX', tonumber(ARGV[9]
 return 1
 """
 
+
+_LOAD = """
+local game = redis.call('HMGET', KEYS[1], 'v', 't', 'r')
+local seen = redis.call('EXISTS', KEYS[3])
+return {game[1] or '', game[2] or '', game[3] or '', redis.call('GET', KEYS[2]) or '', seen}
+"""
+"""One round trip: version, table, finished rounds, settings, whether the update was seen."""
 
 _DROP_TIMER = """
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
@@ -84,40 +92,37 @@ class Store:
     def __init__(self, client: "aioredis.Redis", defaults: Settings, cached: int = 10_000) -> None:
         self.client = client
         self.defaults = defaults
-        self._parsed: OrderedDict[str, tuple[bytes, Table]] = OrderedDict()
+        self._parsed: OrderedDict[str, tuple[bytes, bytes, Table]] = OrderedDict()
         """The last table read or written per chat, with its blob: parsing a blob costs more
         than anything else in a request, and a chat's next request usually finds it unchanged
         (the blob is still read and compared, so another worker's write is never missed)."""
         self._cached = cached
         self._cas = client.register_script(_CAS)
         self._drop = client.register_script(_DROP_TIMER)
+        self._load = client.register_script(_LOAD)
 
     async def load(self, chat: str, update_id: str | None = None) -> Snapshot:
-        async with self.client.pipeline(transaction=False) as pipe:
-            pipe.hmget(keys.game(chat), ["v", "t"])
-            pipe.get(keys.settings(chat))
-            if update_id is not None:
-                pipe.exists(keys.update(chat, update_id))
-            replies = await pipe.execute()
-        (version, blob), settings = replies[0], replies[1]
+        version, blob, results, settings, seen = await self._load(
+            keys=[keys.game(chat), keys.settings(chat), keys.update(chat, update_id or "-")]
+        )
         return Snapshot(
             version=int(version or 0),
-            table=self._parse(chat, blob) if blob else None,
-            settings=Settings.from_json(settings, self.defaults),
-            duplicate=bool(update_id is not None and replies[2]),
+            table=self._parse(chat, blob, results or b"") if blob else None,
+            settings=Settings.from_json(settings or None, self.defaults),
+            duplicate=bool(update_id is not None and seen),
         )
 
-    def _parse(self, chat: str, blob: bytes) -> Table:
+    def _parse(self, chat: str, blob: bytes, results: bytes) -> Table:
         known = self._parsed.get(chat)
-        if known is not None and known[0] == blob:
+        if known is not None and known[0] == blob and known[1] == results:
             self._parsed.move_to_end(chat)
-            return known[1].copy()
-        table = Table.from_bytes(blob)
-        self._remember(chat, blob, table.copy())
+            return known[2].copy()
+        table = Table.from_bytes(blob, results)
+        self._remember(chat, blob, results, table.copy())
         return table
 
-    def _remember(self, chat: str, blob: bytes, table: Table) -> None:
-        self._parsed[chat] = (blob, table)
+    def _remember(self, chat: str, blob: bytes, results: bytes, table: Table) -> None:
+        self._parsed[chat] = (blob, results, table)
         self._parsed.move_to_end(chat)
         while len(self._parsed) > self._cached:
             self._parsed.popitem(last=False)
@@ -127,7 +132,11 @@ class Store:
     ) -> bool | None:
         """Write if `version` is still current: True when written, False on a conflict
         (read again and retry), None when `update_id` was applied meanwhile (skip it)."""
-        blob = write.table.to_bytes() if write.table is not None else b""
+        table = write.table
+        blob = table.to_bytes() if table is not None else b""
+        results = b""
+        if table is not None and table.results_changed():
+            results = table.results_bytes()
         args = [
             version,
             UPDATE_TTL if update_id is not None else "",
@@ -138,6 +147,7 @@ class Store:
             RESULTS_KEPT,
             json.dumps(write.record) if write.record is not None else "",
             RECORD_TTL,
+            results,
         ]
         done = await self._cas(
             keys=[
@@ -151,8 +161,13 @@ class Store:
         )
         if done == -1:
             return None
-        if done == 1 and write.table is not None:
-            self._remember(chat, blob, write.table.copy())
+        if done == 1 and table is not None:
+            known = self._parsed.get(chat)
+            if results:
+                table.stored = (table.game_id, len(table.game.results))
+                self._remember(chat, blob, results, table.copy())
+            elif known is not None and known[2].stored == table.stored:
+                self._remember(chat, blob, known[1], table.copy())
         return bool(done == 1)
 
     async def record(self, chat: str) -> dict[str, Any] | None:

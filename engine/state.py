@@ -150,9 +150,10 @@ class GameState:
             seq=self.seq,
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain, compact data (cards of a hand or trick joined by spaces)."""
-        return {
+    def to_dict(self, results: bool = True) -> dict[str, Any]:
+        """Plain, compact data (cards of a hand or trick joined by spaces). With
+        `results=False` the finished rounds are left out (see `results_to_list`)."""
+        data = {
             "v": SCHEMA,
             "seq": self.seq,
             "options": _options_out(self.options),
@@ -163,9 +164,16 @@ class GameState:
             "plan": list(self.plan),
             "deals": None if self.deals is None else [_deal_out(deal) for deal in self.deals],
             "round": None if self.round is None else _round_out(self.round),
-            "results": [_result_out(result) for result in self.results],
             "totals": list(self.totals),
         }
+        if results:
+            data["results"] = self.results_to_list()
+        return data
+
+    def results_to_list(self) -> list[dict[str, Any]]:
+        """The finished rounds as plain data: they change once a round, so a store may keep
+        them apart from the rest of the state, which changes with every command."""
+        return [_result_out(result) for result in self.results]
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "GameState":
@@ -182,7 +190,7 @@ class GameState:
             plan=tuple(data["plan"]),
             deals=None if deals is None else tuple(_deal_in(deal) for deal in deals),
             round=None if data["round"] is None else _round_in(data["round"]),
-            results=[_result_in(result) for result in data["results"]],
+            results=[_result_in(result) for result in data.get("results", ())],
             totals=list(data["totals"]),
             seq=data["seq"],
         )

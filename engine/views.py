@@ -144,10 +144,12 @@ def table_view(state: GameState, viewer: int | None = None) -> TableView:
     )
 
 
-def player_view(state: GameState, seat: int) -> PlayerView:
-    """What the player in `seat` sees and may do now."""
+def player_view(state: GameState, seat: int, table: TableView | None = None) -> PlayerView:
+    """What the player in `seat` sees and may do now. A caller drawing several views may pass
+    the public `table_view(state)`; it is used where it equals this player's."""
     rnd = state.round
-    table = table_view(state, viewer=seat)
+    if table is None or (rnd is not None and not rnd.revealed and rnd.bids[seat] is not None):
+        table = table_view(state, viewer=seat)
     if rnd is None:
         return PlayerView(
             table, seat, state.players[seat].id, (), 0, (), None, None, False, (), (), False

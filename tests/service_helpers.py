@@ -155,8 +155,9 @@ async def raw(redis_client: "aioredis.Redis", chat: str = CHAT) -> tuple[int, by
 
 
 async def table_of(redis_client: "aioredis.Redis", chat: str = CHAT) -> Table | None:
-    _, blob = await raw(redis_client, chat)
-    return None if blob is None else Table.from_bytes(blob)
+    """The chat's table as stored (its finished rounds, field `r`, included)."""
+    blob, results = await redis_client.hmget(keys.game(chat), ["t", "r"])
+    return None if blob is None else Table.from_bytes(blob, results)
 
 
 async def game_of(redis_client: "aioredis.Redis", chat: str = CHAT) -> GameState:

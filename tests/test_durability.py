@@ -40,7 +40,6 @@ from service_helpers import (
 from bot.config import Config
 from bot.redis_server import RedisServer, free_port
 from bot.requests import Kind, Request
-from bot.table import Table
 from engine import ErrorCode, Phase, check_record
 
 UNREACHABLE = "The game store cannot be reached right now. Please try again shortly."
@@ -105,7 +104,8 @@ async def test_the_bot_killed_mid_round_continues_where_it_was(
     version, blob = await raw(redis_client)
     assert blob is not None
     assert last["version"] <= version <= last["version"] + 1  # at most one write in flight
-    table = Table.from_bytes(blob)
+    table = await table_of(redis_client)
+    assert table is not None
     state = table.game
     assert state.phase in ROUND_PHASES
     assert state.round is not None
