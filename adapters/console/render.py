@@ -103,7 +103,7 @@ def help_text(t: Texts, theme: Theme) -> str:
     lines += [f"  {label}{' ' * (width - text_width(label))}{text}" for label, text in rows]
     lines += [
         "",
-        t("On the table, ▶️ marks who is to act and 🂠 the dealer."),
+        t("On the table, ▶️ marks who is to act."),
         t("40 (60) 1/2: 40 points, 60 if the round ended now, 1 trick won of 2 bid."),
     ]
     return "\n".join(lines)
