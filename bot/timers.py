@@ -1,0 +1,29 @@
+"""The timer loop: every worker runs one; each fires the turn deadlines that are due.
+
+Deadlines live in the tables and are indexed in Redis (`GameService.run_timers`), so any number
+of workers may run this loop at once: the store's transactions let exactly one apply each timeout.
+"""
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+from bot.messages import Outcome
+from bot.service import GameService
+
+log = logging.getLogger(__name__)
+
+Show = Callable[[str, Outcome], Awaitable[None]]
+"""What a front end does with a timeout's outcome in a chat (send its messages)."""
+
+
+async def timer_loop(service: GameService, show: Show, interval: float = 1.0) -> None:
+    """Fire due deadlines every `interval` seconds until cancelled; a failure to show one
+    outcome is logged and does not stop the loop."""
+    while True:
+        for chat, outcome in await service.run_timers():
+            try:
+                await show(chat, outcome)
+            except Exception:
+                log.exception("could not show a timeout in %s", chat)
+        await asyncio.sleep(interval)
