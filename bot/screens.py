@@ -221,14 +221,7 @@ def table_text(
         )
         lines.append(t("Trick: {cards}", cards=played))
     if view.tricks:
-        last = view.tricks[-1]
-        lines.append(
-            t(
-                "Last trick: {cards} → {name}",
-                cards=trick_cards(look, last, seated),
-                name=seated[last.winner],
-            )
-        )
+        lines.append(last_trick(look, view.tricks[-1], seated))
     text = status(look, view, seated)
     if text:
         lines.append(text)
@@ -254,6 +247,15 @@ def trump_line(look: Look, view: TableView, seated: Sequence[str]) -> str:
     if view.trump_card is None:
         return t("Trump: none (no card left to turn up)")
     return t("Trump: {suit} ({card} turned up)", suit=look.suit(view.trump), card=card)
+
+
+def last_trick(look: Look, trick: Trick, seated: Sequence[str]) -> str:
+    """`Last trick: Ann 🟥7 · Bob 🧙 · Cid 🟥2 → Bob`."""
+    return look.t(
+        "Last trick: {cards} → {name}",
+        cards=trick_cards(look, trick, seated),
+        name=seated[trick.winner],
+    )
 
 
 def trick_cards(look: Look, trick: Trick, seated: Sequence[str]) -> str:
@@ -393,14 +395,7 @@ def round_summary(look: Look, table: Table, row: ScoreRow) -> Message:
     lines = [t("Round {round} is over.", round=row.round)]
     result = table.game.results[row.round - 1]
     if result.tricks:
-        last = result.tricks[-1]
-        lines.append(
-            t(
-                "Last trick: {cards} → {name}",
-                cards=trick_cards(look, last, seated),
-                name=seated[last.winner],
-            )
-        )
+        lines.append(last_trick(look, result.tricks[-1], seated))
     lines.append("")
     for seat, name in enumerate(seated):
         made = "✅" if row.bids[seat] == row.won[seat] else "❌"
