@@ -310,16 +310,19 @@ def run_bot(args: argparse.Namespace) -> int:
 
     play_args = _play_args(args)
     config = _load_config()
-    fronts = [
-        name
-        for name, token in (("Telegram", config.telegram.token), ("Discord", config.discord.token))
-        if token
-    ]
-    if fronts:
-        which = " and ".join(fronts)
-        verb = "is" if len(fronts) == 1 else "are"
+    if config.telegram.token:
+        from adapters.telegram import run_telegram  # PTB loads only when it is used
+
+        if config.discord.token:
+            print(
+                f"{PROG}: the Discord front end is not available in this version; "
+                "starting Telegram only.",
+                file=sys.stderr,
+            )
+        return run_telegram(config)
+    if config.discord.token:
         print(
-            f"{PROG}: the {which} front end {verb} configured but not available in this "
+            f"{PROG}: the Discord front end is configured but not available in this "
             "version; unset the token to play in the terminal.",
             file=sys.stderr,
         )

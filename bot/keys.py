@@ -27,6 +27,13 @@ def record(chat: str) -> str:
     return f"wiz:{{{chat}}}:record"
 
 
+def telegram(chat: str) -> str:
+    """Hash of the Telegram front end for the chat where messages live (a group, or a player's
+    private chat): field `<game chat>:<slot>` → the id of the last message sent for that slot,
+    so it is edited in place across restarts and workers."""
+    return f"wiz:{{{chat}}}:tg"
+
+
 TIMERS = "wiz:timers"
 """Sorted set of chats by their table's deadline: an index any worker may read to find what is
 due. The deadline inside the table is the truth; an entry that does not match it is mended."""

@@ -1,0 +1,374 @@
+"""The Telegram front end: PTB handlers that turn updates into requests for the game service and
+its outcomes into posts, and the lifecycle (start, stop, the timer loop, command menus).
+
+Handlers only translate: a group command → a `Request`, a button press → `Request(BUTTON,
+callback data)`, each with the update's id so a redelivered update applies once; every press is
+answered (the outcome's answer as a toast, or an alert for a refusal). What this front end adds
+is Telegram's own: a person who never opened a private chat with the bot cannot be sent their
+cards, so before seating someone the bot writes to them privately; if Telegram refuses, the
+group gets a deep link (`t.me/<bot>?start=join-<group>`) whose /start finishes the join.
+"""
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+from urllib.parse import urlsplit
+
+import redis.asyncio as aioredis
+from telegram import (
+    BotCommand,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeAllPrivateChats,
+    BotCommandScopeDefault,
+    Chat,
+    Message,
+    Update,
+)
+from telegram import User as TgUser
+from telegram.error import TelegramError
+from telegram.ext import (
+    AIORateLimiter,
+    Application,
+    BaseRateLimiter,
+    CallbackQueryHandler,
+    CommandHandler,
+    ContextTypes,
+    MessageHandler,
+    filters,
+)
+
+from adapters.telegram import commands
+from adapters.telegram.ids import AdminCache, chat_key, is_group, make_user
+from adapters.telegram.outbox import Limits, Outbox
+from adapters.telegram.render import Key, Post, answer_post, coalesce, html_text, posts
+from adapters.telegram.sender import Delivery, Sender
+from adapters.telegram.slots import Slots
+from bot import tokens
+from bot.config import Config
+from bot.i18n import Texts, texts
+from bot.messages import Outcome
+from bot.requests import Kind, Request, User
+from bot.service import GameService
+from bot.store import StoreErrors
+from bot.timers import timer_loop
+
+log = logging.getLogger(__name__)
+
+TgApp = Application[Any, Any, Any, Any, Any, Any]
+Context = ContextTypes.DEFAULT_TYPE
+
+ALLOWED_UPDATES = ("message", "callback_query")
+MAX_ANSWER = 200
+"""Telegram's limit for a callback answer's text."""
+ADMIN_KINDS = frozenset({Kind.CANCEL, Kind.OPTION})
+ADMIN_ACTIONS = frozenset("xo")
+"""Buttons that a group admin may press for the host: cancel, options."""
+JOIN_ACTIONS = frozenset("jn")
+"""Buttons that seat the presser: join, play again."""
+MEMBER_STATUSES = frozenset({"creator", "administrator", "member", "restricted"})
+
+
+def build_application(config: Config, rate_limiter: BaseRateLimiter[Any] | None) -> TgApp:
+    """A PTB Application for the configured token and Bot API server (`telegram.base_url`:
+    Telegram's, a self-hosted one, or a test's)."""
+    token = config.telegram.token
+    if not token:
+        raise ValueError("no Telegram token configured")
+    base = config.telegram.base_url.rstrip("/")
+    builder = (
+        Application.builder().token(token).base_url(f"{base}/bot").base_file_url(f"{base}/file/bot")
+    )
+    if rate_limiter is not None:
+        builder = builder.rate_limiter(rate_limiter)
+    return builder.build()
+
+
+def default_rate_limiter() -> AIORateLimiter:
+    """PTB's limiter: 30 requests a second overall, 20 a minute per group, and up to three
+    retries when Telegram answers 429 (retry after)."""
+    return AIORateLimiter(max_retries=3)
+
+
+def polite(t: Texts) -> str:
+    return t("Sorry, something went wrong. Please try again.")
+
+
+class TelegramFrontEnd:
+    """One worker's Telegram front end for `service`; start() and stop() it in a running loop."""
+
+    def __init__(
+        self,
+        config: Config,
+        service: GameService,
+        client: "aioredis.Redis",
+        *,
+        limits: Limits = Limits(),  # noqa: B008 - frozen
+        rate_limiter: BaseRateLimiter[Any] | None = None,
+        timer_interval: float = 1.0,
+        poll_timeout: int = 10,
+    ) -> None:
+        self.config = config
+        self.service = service
+        self.application = build_application(config, rate_limiter or default_rate_limiter())
+        self.bot = self.application.bot
+        self.slots = Slots(client)
+        self.sender = Sender(self.bot, self.slots)
+        self.outbox: Outbox[Post] = Outbox(self.sender, limits, coalesce)
+        self.admins = AdminCache(self._member_status)
+        self.timer_interval = timer_interval
+        self.poll_timeout = poll_timeout
+        self._timers: asyncio.Task[None] | None = None
+        self._register()
+
+    # --- lifecycle ------------------------------------------------------------------------------
+
+    def _register(self) -> None:
+        app = self.application
+        groups = filters.ChatType.GROUPS & filters.UpdateType.MESSAGE
+        private = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
+        app.add_handler(CommandHandler(list(commands.GROUP_COMMANDS), self.on_group, groups))
+        app.add_handler(MessageHandler(filters.COMMAND & private, self.on_private))
+        app.add_handler(CallbackQueryHandler(self.on_button))
+        app.add_error_handler(self.on_error)
+
+    async def start(self) -> None:
+        """Connect (getMe), set the command menus, and take updates: by webhook when
+        `telegram.webhook_url` is configured, else by long polling; start the timer loop."""
+        await self.application.initialize()
+        await self.set_menus()
+        await self.application.start()
+        updater = self.application.updater
+        assert updater is not None
+        settings = self.config.telegram
+        if settings.webhook_url:
+            host, _, port = settings.listen.rpartition(":")
+            await updater.start_webhook(
+                listen=host.strip("[]"),
+                port=int(port),
+                url_path=urlsplit(settings.webhook_url).path.lstrip("/"),
+                webhook_url=settings.webhook_url,
+                secret_token=settings.webhook_secret,
+                allowed_updates=ALLOWED_UPDATES,
+            )
+        else:
+            await updater.start_polling(timeout=self.poll_timeout, allowed_updates=ALLOWED_UPDATES)
+        self._timers = asyncio.create_task(
+            timer_loop(self.service, self.show_async, self.timer_interval)
+        )
+
+    async def stop(self) -> None:
+        """Stop taking updates and timers, post what waits, disconnect."""
+        if self._timers is not None:
+            self._timers.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._timers
+            self._timers = None
+        updater = self.application.updater
+        if updater is not None and updater.running:
+            await updater.stop()
+        if self.application.running:
+            await self.application.stop()
+        await self.outbox.close()
+        await self.application.shutdown()
+
+    async def set_menus(self) -> None:
+        """The command menus: the game's commands in groups, /help in private chats, in each
+        language (Telegram picks by the person's app language; the default is the bot's)."""
+        group = BotCommandScopeAllGroupChats()
+        private = BotCommandScopeAllPrivateChats()
+        calls: list[tuple[list[BotCommand], Any, str | None]] = []
+        for language in (None, *commands.MENU_LANGUAGES):
+            items = commands.menu(language or self.config.language)
+            calls.append(([BotCommand(n, d) for n, d in items], group, language))
+            calls.append(([BotCommand(n, d) for n, d in items if n == "help"], private, language))
+        calls.append(([], BotCommandScopeDefault(), None))
+        for entries, scope, language in calls:
+            try:
+                await self.bot.set_my_commands(entries, scope=scope, language_code=language)
+            except TelegramError as error:
+                log.warning("could not set the command menu (%s): %s", language, error)
+
+    # --- showing outcomes -----------------------------------------------------------------------
+
+    def show(self, chat: str, outcome: Outcome) -> None:
+        """Queue an outcome's messages for their chats (in order; slots coalesce)."""
+        for post in posts(chat, outcome):
+            self.outbox.put(post.target, post, key=post.slot)
+
+    async def show_async(self, chat: str, outcome: Outcome) -> None:
+        self.show(chat, outcome)
+
+    def reply(self, target: int, outcome: Outcome, reply_to: int | None) -> None:
+        post = answer_post(target, outcome, reply_to)
+        if post is not None:
+            self.outbox.put(target, post)
+
+    async def _texts(self, chat: str) -> Texts:
+        """The texts of a game chat's language."""
+        try:
+            snap = await self.service.store.load(chat)
+        except StoreErrors:
+            return texts(self.config.language)
+        return texts(snap.settings.language)
+
+    # --- handlers -------------------------------------------------------------------------------
+
+    async def on_group(self, update: Update, context: Context) -> None:
+        """A command in a group."""
+        message, chat, person = _parts(update)
+        if message is None or chat is None or person is None:
+            return
+        request = commands.group_request(commands.command_name(message.text), context.args or [])
+        if request is None:
+            return
+        game = chat_key(chat.id)
+        if request.kind is Kind.JOIN and not await self._reachable(chat, person, message.id):
+            return
+        admin = request.kind in ADMIN_KINDS and await self.admins.is_admin(chat.id, person.id)
+        user = make_user(person.id, person.first_name, person.last_name, admin)
+        outcome = await self.service.handle(game, user, request, str(update.update_id))
+        self.show(game, outcome)
+        self.reply(chat.id, outcome, message.id)
+
+    async def on_private(self, update: Update, context: Context) -> None:
+        """A command in a private chat: /start join-<group> finishes a join; anything else
+        gets the help."""
+        message, chat, person = _parts(update)
+        if message is None or chat is None or person is None:
+            return
+        args = (message.text or "").split()[1:]  # a MessageHandler gets no context.args
+        name = commands.command_name(message.text)
+        group = commands.parse_join_payload(args[0]) if name == "start" and args else None
+        if group is not None:
+            await self._join_from_link(update, group, person)
+            return
+        here = chat_key(chat.id)
+        user = make_user(person.id, person.first_name, person.last_name, False)
+        outcome = await self.service.handle(here, user, Request(Kind.HELP), str(update.update_id))
+        self.show(here, outcome)
+
+    async def _join_from_link(self, update: Update, group: int, person: TgUser) -> None:
+        game = chat_key(group)
+        t = await self._texts(game)
+        if await self._member_status(group, person.id) not in MEMBER_STATUSES:
+            text = t("You can only join a table in a group you belong to.")
+            self.outbox.put(person.id, Post(person.id, html_text(text)))
+            return
+        user = make_user(person.id, person.first_name, person.last_name, False)
+        outcome = await self.service.handle(game, user, Request(Kind.JOIN), str(update.update_id))
+        self.show(game, outcome)
+        if outcome.answer:
+            self.outbox.put(person.id, Post(person.id, html_text(outcome.answer)))
+
+    async def on_button(self, update: Update, context: Context) -> None:
+        """A button press: the callback data is the service's payload. The game is the group
+        the message is in, or, for a private message, the game whose slot it shows."""
+        query, person = update.callback_query, update.effective_user
+        if query is None or person is None:
+            return
+        data = query.data or ""
+        where = query.message.chat if query.message is not None else None
+        if where is None:
+            await query.answer()
+            return
+        if is_group(where.id):
+            game: str | None = chat_key(where.id)
+        else:
+            game = await self.slots.game_of(where.id, query.message.message_id)  # type: ignore[union-attr]
+        game = game or chat_key(where.id)
+        action = _action(data)
+        joins = action in JOIN_ACTIONS and is_group(where.id)
+        if joins and not await self._reachable(where, person, None):
+            t = await self._texts(game)
+            await query.answer(_cut(self._open_first(t)), show_alert=True)
+            return
+        admin = (
+            action in ADMIN_ACTIONS
+            and is_group(where.id)
+            and await self.admins.is_admin(where.id, person.id)
+        )
+        user = make_user(person.id, person.first_name, person.last_name, admin)
+        outcome = await self.service.handle(
+            game, user, Request(Kind.BUTTON, data), str(update.update_id)
+        )
+        self.show(game, outcome)
+        await query.answer(
+            _cut(outcome.answer) if outcome.answer else None, show_alert=outcome.alert
+        )
+
+    async def on_error(self, update: object, context: Context) -> None:
+        """Log the error and, where there is someone to tell, say sorry."""
+        log.error("error handling a Telegram update", exc_info=context.error)
+        if not isinstance(update, Update):
+            return
+        chat = update.effective_chat
+        t = (
+            await self._texts(chat_key(chat.id))
+            if chat is not None
+            else texts(self.config.language)
+        )
+        with contextlib.suppress(TelegramError):
+            if update.callback_query is not None:
+                await update.callback_query.answer(_cut(polite(t)), show_alert=True)
+            elif chat is not None and update.effective_message is not None:
+                reply_to = update.effective_message.id
+                self.outbox.put(chat.id, Post(chat.id, html_text(polite(t)), reply_to=reply_to))
+
+    # --- private chats --------------------------------------------------------------------------
+
+    async def _reachable(self, group: Chat, person: TgUser, reply_to: int | None) -> bool:
+        """Whether the person can be written to privately: the bot says hello there. If
+        Telegram refuses (they never opened the chat), the group gets a deep link instead."""
+        t = await self._texts(chat_key(group.id))
+        hello = t(
+            "🧙 You are sitting down at the table in {group}. Your cards will be shown here.",
+            group=group.title or "",
+        )
+        result = await self.outbox.put(person.id, Post(person.id, html_text(hello)))
+        if result is not Delivery.FORBIDDEN:
+            return True
+        name = make_user(person.id, person.first_name, person.last_name, False).name
+        link = commands.deep_link(self.bot.username, group.id)
+        post = Post(
+            group.id,
+            html_text(f"{name}: {self._open_first(t)}"),
+            keys=((Key(t("Open the private chat"), url=link),),),
+            reply_to=reply_to,
+        )
+        self.outbox.put(group.id, post)
+        return False
+
+    @staticmethod
+    def _open_first(t: Texts) -> str:
+        return t(
+            "To sit down, first open a private chat with me, where your cards will be shown: "
+            "press the button below, then Start."
+        )
+
+    async def _member_status(self, chat_id: int, user_id: int) -> str:
+        try:
+            member = await self.bot.get_chat_member(chat_id, user_id)
+        except TelegramError as error:
+            log.info("getChatMember %s %s failed: %s", chat_id, user_id, error)
+            return ""
+        return str(member.status)
+
+
+def _parts(update: Update) -> tuple[Message | None, Chat | None, TgUser | None]:
+    return update.effective_message, update.effective_chat, update.effective_user
+
+
+def _action(payload: str) -> str:
+    """The action letter of a button payload ("" for one that is not a token)."""
+    try:
+        return tokens.decode(payload).action
+    except tokens.TokenError:
+        return ""
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= MAX_ANSWER else text[: MAX_ANSWER - 1] + "…"
+
+
+__all__ = ["TelegramFrontEnd", "User", "build_application"]

@@ -1,0 +1,209 @@
+"""Paced delivery to Telegram chats, newest version first.
+
+Telegram lets a bot post about 20 messages (edits included) a minute in one group and about one
+a second in a private chat; beyond that it answers 429 and makes the bot wait. So every post goes
+through a queue per chat, drained by one task per chat at that chat's pace (`Budget`). While a
+post for a slot (the table, a hand) waits for its turn, a newer post for the same slot replaces
+it: a busy table shows its newest state at the next chance instead of replaying every step.
+PTB's AIORateLimiter stays underneath, for the overall limit and for 429 answers.
+
+Generic over the item and the deliver function, with an injectable clock and sleep, so it is
+tested without a server.
+"""
+
+import asyncio
+import logging
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+EPSILON = 1e-6
+
+
+class Budget:
+    """How fast one chat may be posted to: a token bucket of `burst` posts, refilled at `count`
+    per `period` seconds, and never more than `count` posts in any `period` + `slack` seconds
+    (the slack absorbs the jitter between a post leaving here and reaching Telegram)."""
+
+    def __init__(self, count: int, period: float, burst: int = 1, slack: float = 0.0) -> None:
+        self.count = count
+        self.period = period
+        self.slack = slack
+        self.burst = max(1, min(burst, count))
+        self._tokens = float(self.burst)
+        self._stamp: float | None = None
+        self._sent: deque[float] = deque()
+
+    def wait(self, now: float) -> float:
+        """Seconds until a post may go (0: now)."""
+        self._refill(now)
+        bucket = max(0.0, (1 - self._tokens) * self.period / self.count)
+        window = 0.0
+        if len(self._sent) >= self.count:
+            window = self._sent[0] + self.period + self.slack - now
+        delay = max(bucket, window)
+        return delay if delay > EPSILON else 0.0  # no endless creeping up on a full token
+
+    def take(self, now: float) -> None:
+        """Count a post made at `now`."""
+        self._refill(now)
+        self._tokens -= 1
+        self._sent.append(now)
+
+    def idle(self, now: float) -> bool:
+        """Whether nothing was posted within a period (the budget is full again)."""
+        return not self._sent or self._sent[-1] <= now - self.period
+
+    def _refill(self, now: float) -> None:
+        if self._stamp is not None:
+            gained = (now - self._stamp) * self.count / self.period
+            self._tokens = min(float(self.burst), self._tokens + gained)
+        self._stamp = now
+        while self._sent and self._sent[0] <= now - self.period - self.slack:
+            self._sent.popleft()
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The pace of posts per chat: groups (negative ids) and private chats."""
+
+    group_count: int = 20
+    group_period: float = 60.0
+    group_burst: int = 5
+    private_count: int = 3
+    private_period: float = 3.0
+    private_burst: int = 2
+    slack: float = 0.1
+
+    def budget(self, target: int) -> Budget:
+        if target < 0:
+            return Budget(self.group_count, self.group_period, self.group_burst, self.slack)
+        return Budget(self.private_count, self.private_period, self.private_burst, self.slack)
+
+
+FAST = Limits(1000, 1.0, 1000, 1000, 1.0, 1000, 0.0)
+"""No pacing to speak of (tests)."""
+
+
+@dataclass
+class _Entry(Generic[T]):
+    key: Hashable | None
+    item: T
+    waiters: list["asyncio.Future[object]"]
+
+
+class _Queue(Generic[T]):
+    def __init__(self, budget: Budget) -> None:
+        self.budget = budget
+        self.entries: deque[_Entry[T]] = deque()
+        self.task: asyncio.Task[None] | None = None
+
+
+class Outbox(Generic[T]):
+    """Queues per target chat; `deliver` is called with each item in turn, at the target's
+    pace. `put` returns a future of what `deliver` returned (None if it raised)."""
+
+    def __init__(
+        self,
+        deliver: Callable[[T], Awaitable[object]],
+        limits: Limits = Limits(),
+        coalesce: Callable[[T, T], T] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        keep: int = 1000,
+    ) -> None:
+        self._deliver = deliver
+        self._limits = limits
+        self._coalesce = coalesce or (lambda _older, newer: newer)
+        self._clock = clock
+        self._sleep = sleep
+        self._keep = keep
+        self._queues: dict[int, _Queue[T]] = {}
+        self._closed = False
+
+    def put(self, target: int, item: T, key: Hashable | None = None) -> "asyncio.Future[object]":
+        """Queue `item` for `target`. With a `key`, it replaces a waiting item of the same key
+        (merged by `coalesce`), which then goes in its place at the end of the queue."""
+        future: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+        if self._closed:
+            future.set_result(None)
+            return future
+        queue = self._queues.get(target)
+        if queue is None:
+            if len(self._queues) >= self._keep:
+                self._forget_idle()
+            queue = self._queues[target] = _Queue(self._limits.budget(target))
+        waiters = [future]
+        if key is not None:
+            for entry in queue.entries:
+                if entry.key == key:
+                    queue.entries.remove(entry)
+                    item = self._coalesce(entry.item, item)
+                    waiters = [*entry.waiters, future]
+                    break
+        queue.entries.append(_Entry(key, item, waiters))
+        if queue.task is None or queue.task.done():
+            queue.task = asyncio.create_task(self._drain(target, queue))
+        return future
+
+    def waiting(self, target: int) -> list[T]:
+        """The items waiting for `target`, in order (for tests and logs)."""
+        queue = self._queues.get(target)
+        return [] if queue is None else [entry.item for entry in queue.entries]
+
+    async def _drain(self, target: int, queue: _Queue[T]) -> None:
+        while queue.entries:
+            delay = queue.budget.wait(self._clock())
+            if delay > 0:
+                await self._sleep(delay)  # newer versions may replace what waits meanwhile
+                continue
+            entry = queue.entries.popleft()
+            queue.budget.take(self._clock())
+            result: object = None
+            try:
+                result = await self._deliver(entry.item)
+            except asyncio.CancelledError:
+                for waiter in entry.waiters:
+                    if not waiter.done():
+                        waiter.set_result(None)
+                raise
+            except Exception:
+                log.exception("could not post to Telegram chat %s", target)
+            for waiter in entry.waiters:
+                if not waiter.done():
+                    waiter.set_result(result)
+
+    def _forget_idle(self) -> None:
+        """Drop the queues of chats with nothing waiting and a full budget."""
+        now = self._clock()
+        for target, queue in list(self._queues.items()):
+            running = queue.task is not None and not queue.task.done()
+            if not queue.entries and not running and queue.budget.idle(now):
+                del self._queues[target]
+
+    async def flush(self) -> None:
+        """Wait until every queue is empty and every post made."""
+        while True:
+            tasks = [q.task for q in self._queues.values() if q.task and not q.task.done()]
+            if not tasks:
+                return
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def close(self, timeout: float = 5.0) -> None:
+        """Post what waits (for at most `timeout` seconds), then stop; later puts are dropped."""
+        self._closed = True
+        try:
+            await asyncio.wait_for(self.flush(), timeout)
+        except TimeoutError:
+            log.warning("stopping with posts still waiting")
+        for queue in self._queues.values():
+            if queue.task is not None and not queue.task.done():
+                queue.task.cancel()
+        tasks = [q.task for q in self._queues.values() if q.task is not None]
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._queues.clear()

@@ -1,0 +1,103 @@
+"""An Outcome as Telegram posts: which chat each message goes to, its HTML, its keyboard.
+
+Pure: no network. Group messages go to the game's chat, a message `to` a person (`tg:<id>`)
+to their private chat. A message with a `slot` names what it replaces: the field
+`<game chat>:<slot>` of the slot map of the chat where it is shown (see `slots`).
+"""
+
+import html
+from dataclasses import dataclass, replace
+
+from adapters.telegram.ids import telegram_id
+from bot.messages import Message, Outcome
+
+MAX_TEXT = 4096
+"""Telegram's limit for a message text (after entities are parsed)."""
+MAX_CAPTION = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """An inline button: `data` is the callback data, or `url` a link (a deep link)."""
+
+    label: str
+    data: str | None = None
+    url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Post:
+    """One message to show in one Telegram chat."""
+
+    target: int
+    """The Telegram chat it is shown in."""
+    html: str
+    keys: tuple[tuple[Key, ...], ...] = ()
+    slot: str | None = None
+    """`<game chat>:<slot>` for a message edited in place; None for a plain new message."""
+    notify: bool = False
+    """Send a new message even if the slot has one (it notifies; later edits go to it)."""
+    attachment: tuple[str, bytes] | None = None
+    reply_to: int | None = None
+    """The message this one answers (a refusal of a command)."""
+
+    @property
+    def game(self) -> str | None:
+        """The game chat of a slot post."""
+        return None if self.slot is None else self.slot.rpartition(":")[0]
+
+
+def html_text(text: str, pre: bool = False, limit: int = MAX_TEXT) -> str:
+    """A text as Telegram HTML: escaped, in a <pre> block when laid out in columns, and cut to
+    `limit` characters of visible text."""
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    escaped = html.escape(text, quote=False)
+    return f"<pre>{escaped}</pre>" if pre else escaped
+
+
+def keys(message: Message) -> tuple[tuple[Key, ...], ...]:
+    return tuple(
+        tuple(Key(button.label, data=button.payload) for button in row)
+        for row in message.buttons
+        if row
+    )
+
+
+def post(chat: str, message: Message) -> Post | None:
+    """Where and how `message` of the game in `chat` is shown; None if it cannot be (a message
+    for someone who is not on Telegram)."""
+    target = telegram_id(chat if message.to is None else message.to)
+    if target is None:
+        return None
+    limit = MAX_CAPTION if message.attachment is not None else MAX_TEXT
+    return Post(
+        target=target,
+        html=html_text(message.text, message.pre, limit),
+        keys=keys(message),
+        slot=None if message.slot is None else f"{chat}:{message.slot}",
+        notify=message.notify,
+        attachment=message.attachment,
+    )
+
+
+def posts(chat: str, outcome: Outcome) -> list[Post]:
+    """The posts of an outcome, in order (its answer is not among them: see `answer_post`)."""
+    found = (post(chat, message) for message in outcome.messages)
+    return [item for item in found if item is not None]
+
+
+def answer_post(target: int, outcome: Outcome, reply_to: int | None) -> Post | None:
+    """The answer to a typed command, as a reply where it was typed: a refusal always, another
+    answer only when the outcome shows nothing else (a button press shows it as a toast)."""
+    if not outcome.answer or (outcome.messages and not outcome.alert):
+        return None
+    return Post(target=target, html=html_text(outcome.answer), reply_to=reply_to)
+
+
+def coalesce(older: Post, newer: Post) -> Post:
+    """A newer version of a slot message replaces one still waiting to be sent: only the newest
+    text is sent, and it is a new message if either asked for one."""
+    if older.notify and not newer.notify:
+        return replace(newer, notify=True)
+    return newer

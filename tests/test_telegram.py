@@ -1,0 +1,557 @@
+"""The Telegram front end end to end: the real PTB Application, long polling (or a webhook)
+against the fake Bot API server of `tests/fake_telegram.py`, the real game service and a real
+redis-server. The tests act as the people: commands in the group, presses in the group and in
+private chats, and read back what each chat shows."""
+
+import asyncio
+import difflib
+import itertools
+import os
+import random
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import redis.asyncio as aioredis
+from fake_telegram import Event, FakeTelegram, MessageView, RateLimits, User
+from telegram import Update
+from telegram.ext import AIORateLimiter
+
+from adapters.telegram.app import TelegramFrontEnd
+from adapters.telegram.outbox import FAST, Limits
+from bot.config import Config, TelegramConfig
+from bot.service import GameService
+from bot.store import Store
+from bot.table import Settings
+
+pytestmark = pytest.mark.filterwarnings(
+    # PTB warns when it reads a 429's retry_after (the type changes in its next major version)
+    "ignore:.*retry_after:telegram.warnings.PTBDeprecationWarning"
+)
+
+GROUP = -100123
+ANN = User(1001, "Ann", "ann")
+BOB = User(1002, "Bob", "bob", last_name="Brown")
+CID = User(1003, "Cid", "cid")
+DAN = User(1004, "Dan", "dan")
+PLAYERS = (ANN, BOB, CID)
+TABLE = "🧙 Round "
+GOLDEN = Path(__file__).parent / "golden" / "telegram"
+
+
+@dataclass
+class Bot:
+    """The bot under test and the fake Telegram it talks to."""
+
+    fake: FakeTelegram
+    front: TelegramFrontEnd
+    client: "aioredis.Redis"
+
+    async def idle(self) -> None:
+        """Wait until the bot fetched every update, posted everything and went quiet."""
+        await self.fake.wait_idle(timeout=30)
+        await self.front.outbox.flush()
+        await self.fake.wait_idle(timeout=30)
+
+    async def command(self, chat: int, user: User, text: str) -> None:
+        self.fake.send_command(chat, user, text)
+        await self.idle()
+
+    async def press(self, chat: int, user: User, message: int, data: str, **kw: bool) -> Event:
+        """Press a button; the bot's answer to the press."""
+        update = self.fake.press(chat, user, message, data, **kw)
+        await self.idle()
+        answer = self.fake.callback_answer(update["callback_query"]["id"])
+        assert answer is not None, "the press was not answered"
+        return answer
+
+    async def press_label(self, chat: int, user: User, message: int, label: str) -> Event:
+        update = self.fake.press_label(chat, user, message, label)
+        await self.idle()
+        answer = self.fake.callback_answer(update["callback_query"]["id"])
+        assert answer is not None, "the press was not answered"
+        return answer
+
+    async def restart(self) -> None:
+        """Stop the front end and start another on the same Redis (a restart)."""
+        await self.front.stop()
+        self.front = _front(self.fake, self.client)
+        await self.front.start()
+
+    def group_texts(self) -> list[str]:
+        return [event.text for event in self.fake.transcript(GROUP) if event.kind != "user"]
+
+    def lobby(self) -> MessageView:
+        return next(
+            m for m in self.fake.current_messages(GROUP).values() if "a new table" in m.text
+        )
+
+    def table(self) -> MessageView:
+        """The group's newest table message."""
+        shown = self.fake.current_messages(GROUP).values()
+        tables = [m for m in shown if m.text.startswith(TABLE)]
+        return tables[-1]
+
+    def hand(self, user: User) -> MessageView:
+        """The person's newest hand message (in their private chat)."""
+        hands = [m for m in self.fake.current_messages(user.id).values() if "Round " in m.text]
+        return hands[-1]
+
+    def real_errors(self) -> list[object]:
+        """Errors the fake returned, less the harmless ones."""
+        return [e for e in self.fake.errors if "not modified" not in e.description]
+
+
+@pytest.fixture
+def game_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Game ids g1, g2, ... instead of random ones (stable payloads)."""
+    counter = itertools.count(1)
+    monkeypatch.setattr("bot.service.new_game_id", lambda: f"g{next(counter)}")
+
+
+def _front(
+    fake: FakeTelegram,
+    client: "aioredis.Redis",
+    *,
+    turn_timeout: int = 90,
+    limits: Limits = FAST,
+    rate_limiter: AIORateLimiter | None = None,
+    **telegram: str,
+) -> TelegramFrontEnd:
+    config = Config(
+        turn_timeout=turn_timeout,
+        telegram=TelegramConfig(
+            token=fake.token, base_url=f"http://127.0.0.1:{fake.port}", **telegram
+        ),
+    )
+    service = GameService(Store(client, Settings()), config, rng=random.Random(11))
+    return TelegramFrontEnd(
+        config,
+        service,
+        client,
+        limits=limits,
+        rate_limiter=rate_limiter
+        or AIORateLimiter(overall_max_rate=0, group_max_rate=0, max_retries=3),
+        timer_interval=0.2,
+        poll_timeout=1,
+    )
+
+
+@pytest.fixture
+async def tg(redis_url: str, game_ids: None) -> AsyncIterator[Bot]:
+    async with FakeTelegram() as fake:
+        fake.add_group(GROUP, "Wizards", members=[*PLAYERS, DAN])
+        client = aioredis.Redis.from_url(redis_url)
+        bot = Bot(fake, _front(fake, client), client)
+        await bot.front.start()
+        try:
+            yield bot
+        finally:
+            await bot.front.stop()
+            await client.aclose()
+
+
+async def seat(bot: Bot, players: tuple[User, ...] = PLAYERS, short: bool = True) -> None:
+    """The players open their private chats, join in the group, and the host picks 5 rounds."""
+    for user in players:
+        bot.fake.start_dm(user)
+        await bot.idle()
+        await bot.command(GROUP, user, "/join")
+    if short:
+        await bot.command(GROUP, players[0], "/options rounds=short")
+
+
+def whose_turn(bot: Bot, players: tuple[User, ...]) -> tuple[User, MessageView] | None:
+    """The player the game waits for, with their hand message."""
+    for user in players:
+        hand = bot.hand(user)
+        if hand.keyboard or "Your bid?" in hand.text:
+            return user, hand
+    return None
+
+
+async def play_on(bot: Bot, players: tuple[User, ...] = PLAYERS, limit: int = 400) -> int:
+    """Make moves (the first choice offered) until the game is over; the number of moves."""
+    for moves in range(limit):
+        if any("The game is over" in text for text in bot.group_texts()):
+            return moves
+        turn = whose_turn(bot, players)
+        assert turn is not None, "nobody's turn, and the game is not over"
+        user, hand = turn
+        if hand.keyboard:
+            chat, message, data = user.id, hand.message_id, hand.keyboard[0][0].callback_data
+        else:  # an open bid: the buttons are under the group's table
+            table = bot.table()
+            chat, message, data = GROUP, table.message_id, table.keyboard[0][0].callback_data
+        assert data is not None
+        answer = await bot.press(chat, user, message, data)
+        assert not answer.show_alert, answer.text
+    raise AssertionError("the game did not end")
+
+
+# --- whole games ------------------------------------------------------------------------------
+
+
+async def test_a_whole_game_in_a_group(tg: Bot) -> None:
+    await seat(tg)
+    lobby = tg.lobby()
+    assert all(name in lobby.text for name in ("Ann", "Bob Brown", "Cid", "5 rounds"))
+    for user in PLAYERS:  # each was greeted in private before sitting down
+        hello = "sitting down at the table in Wizards"
+        assert any(hello in event.text for event in tg.fake.transcript(user.id))
+    answer = await tg.press_label(GROUP, BOB, lobby.message_id, "Start")
+    assert not answer.show_alert
+    moves = await play_on(tg)
+    assert moves >= 3 * (1 + 2 + 3 + 4 + 5) + 3 * 5  # every card, every bid (and trump choices)
+    over = [text for text in tg.group_texts() if "The game is over" in text]
+    assert len(over) == 1
+    assert "wins" in over[0] or "share first place" in over[0]
+    summaries = [text for text in tg.group_texts() if re.match(r"Round \d is over", text)]
+    assert len(summaries) == 5
+    # The group never shows a hand; every hand went to its owner's private chat.
+    for event in tg.fake.transcript(GROUP):
+        assert "Your hand" not in event.text
+        assert all(".p" not in (b.callback_data or "") for row in event.keyboard for b in row)
+    for user in PLAYERS:
+        assert any("Your hand" in e.text for e in tg.fake.transcript(user.id))
+    assert tg.fake.unanswered_presses() == []
+    assert tg.fake.throttled == []
+    assert tg.real_errors() == []
+    # The record of the game, as a file.
+    await tg.command(GROUP, ANN, "/record")
+    document = tg.fake.last_message(GROUP)
+    assert document.file_name == "wizard-game.json"
+    assert b'"wizard-record/1"' in tg.fake.document(GROUP, document.message_id).data
+
+
+async def test_table_and_hands_are_edited_in_place(tg: Bot) -> None:
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    await play_on(tg)
+    group = tg.fake.transcript(GROUP)
+    sent = [e for e in group if e.kind == "message" and e.text.startswith(TABLE + "1 of")]
+    edits = [e for e in group if e.kind == "edit" and e.text.startswith(TABLE)]
+    assert len(sent) == 1
+    assert len(edits) > 10
+    tables = [e for e in group if e.kind == "message" and e.text.startswith(TABLE)]
+    assert len(tables) == 5
+    for user in PLAYERS:  # a new hand message when it is one's turn, else the last one edited
+        private = tg.fake.transcript(user.id)
+        assert any(e.kind == "edit" and "Your hand" in e.text for e in private)
+
+
+async def test_slot_messages_survive_a_restart(tg: Bot) -> None:
+    await seat(tg)
+    lobby = tg.lobby()
+    await tg.restart()  # a new worker: it knows the lobby message from Redis alone
+    tg.fake.start_dm(DAN)
+    await tg.idle()
+    await tg.command(GROUP, DAN, "/join")
+    assert "Dan" in tg.fake.message(GROUP, lobby.message_id).text  # the same lobby, edited
+    assert len([m for m in tg.fake.current_messages(GROUP).values() if "new table" in m.text]) == 1
+
+
+# --- refusals, stale buttons, redelivery -----------------------------------------------------
+
+
+async def test_a_press_from_the_wrong_person_is_refused_and_changes_nothing(tg: Bot) -> None:
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    turn = whose_turn(tg, PLAYERS)
+    assert turn is not None
+    bidder, _hand = turn
+    other = next(user for user in PLAYERS if user != bidder)
+    table = tg.table()
+    before = len(tg.fake.transcript(GROUP))
+    data = table.keyboard[0][0].callback_data or ""
+    answer = await tg.press(GROUP, other, table.message_id, data)
+    assert answer.show_alert
+    assert "turn" in answer.text.lower()
+    after = tg.fake.transcript(GROUP)
+    assert [e.kind for e in after[before:]] == ["press", "answer"]
+    assert tg.fake.message(GROUP, table.message_id).text == table.text
+
+
+async def test_a_stale_button_is_refused(tg: Bot) -> None:
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    for _ in range(6):  # the bids of round 1 and 2 and a card or so
+        turn = whose_turn(tg, PLAYERS)
+        assert turn is not None
+        user, hand = turn
+        if hand.keyboard:
+            old = (user, hand.message_id, hand.keyboard[0][0].callback_data or "")
+            await tg.press(user.id, user, hand.message_id, old[2])
+            break
+        table = tg.table()
+        await tg.press(GROUP, user, table.message_id, table.keyboard[0][0].callback_data or "")
+    else:
+        raise AssertionError("no card was played")
+    user, message, data = old
+    answer = await tg.press(user.id, user, message, data, stale=True)
+    assert answer.show_alert
+    assert "out of date" in answer.text or "not your turn" in answer.text.lower()
+
+
+async def test_a_button_of_another_chat_is_not_ours(tg: Bot) -> None:
+    tg.fake.start_dm(ANN)
+    await tg.idle()
+    dm = tg.fake.last_message(ANN.id)
+    answer = await tg.press(ANN.id, ANN, dm.message_id, "zz.L.j", stale=True)
+    assert answer.show_alert
+    assert "game that is over" in answer.text
+    answer = await tg.press(ANN.id, ANN, dm.message_id, "garbage!", stale=True)
+    assert answer.show_alert
+    assert "not one of ours" in answer.text
+
+
+async def test_a_redelivered_update_applies_once(tg: Bot) -> None:
+    await seat(tg, short=False)
+    update = tg.fake.send_command(GROUP, ANN, "/addbot", enqueue=False)
+    for _ in range(2):
+        await tg.front.application.process_update(Update.de_json(update, tg.front.bot))
+        await tg.front.outbox.flush()
+    await tg.idle()
+    assert tg.lobby().text.count("🤖") == 1
+
+
+# --- joining: the private chat first -----------------------------------------------------------
+
+
+async def test_a_join_without_a_private_chat_gets_a_deep_link(tg: Bot) -> None:
+    await seat(tg, (ANN, BOB))
+    await tg.command(GROUP, DAN, "/join")
+    assert "Dan" not in tg.lobby().text  # not seated: the bot could not write to him
+    link = tg.fake.last_message(GROUP)
+    assert link.text.startswith("Dan: To sit down, first open a private chat")
+    url = link.keyboard[0][0].url
+    assert url == f"https://t.me/wizard_test_bot?start=join-{GROUP}"
+    payload = url.partition("?start=")[2]
+    tg.fake.start_dm(DAN, payload)
+    await tg.idle()
+    assert "Dan" in tg.lobby().text
+    assert tg.fake.last_message(DAN.id).text == "You joined the table."
+    # The join button under the lobby works the same way for someone without a private chat.
+    lobby = tg.lobby()
+    answer = await tg.press_label(GROUP, CID, lobby.message_id, "Join")
+    assert answer.show_alert
+    assert "private chat" in answer.text
+    assert "Cid" not in tg.lobby().text
+
+
+async def test_a_deep_link_to_a_group_one_is_not_in_is_refused(tg: Bot) -> None:
+    stranger = User(2001, "Eve", "eve")
+    tg.fake.start_dm(stranger, f"join-{GROUP}")
+    await tg.idle()
+    assert "group you belong to" in tg.fake.last_message(stranger.id).text
+    assert not tg.fake.current_messages(GROUP)
+
+
+async def test_private_chat_help_and_menus(tg: Bot) -> None:
+    tg.fake.start_dm(ANN)
+    await tg.idle()
+    assert "/join" in tg.fake.last_message(ANN.id).text
+    await tg.command(ANN.id, ANN, "/bid 3")  # a game command in private: the help
+    assert tg.fake.last_message(ANN.id).text.startswith("🧙 Wizard")
+    menus = tg.fake.commands
+    group_de = menus[("all_group_chats", "de")]
+    assert {c["command"] for c in group_de} >= {"join", "bid", "play", "start", "cancel"}
+    assert any(c["description"].startswith("Platz nehmen") for c in group_de)
+    assert [c["command"] for c in menus[("all_private_chats", "")]] == ["help"]
+
+
+async def test_cancel_by_an_admin_and_refusals_as_replies(tg: Bot) -> None:
+    await seat(tg, short=False)
+    await tg.command(GROUP, DAN, "/cancel")
+    reply = tg.fake.last_message(GROUP)
+    assert reply.reply_to is not None
+    assert "host or a chat admin" in reply.text
+    tg.fake.set_admin(GROUP, CID)  # seated, not the host: an admin
+    await tg.command(GROUP, CID, "/cancel")
+    assert tg.fake.last_message(GROUP).text == "Cid cancelled the game."
+
+
+async def test_html_is_escaped_and_score_sheets_are_monospace(tg: Bot) -> None:
+    sly = User(1005, "<b>Sly</b>", "sly")
+    tg.fake.add_group(GROUP, members=[sly])
+    await seat(tg, (sly, ANN, BOB))
+    assert "<b>Sly</b>" in tg.lobby().text
+    await tg.command(GROUP, sly, "/start")
+    await play_on(tg, (sly, ANN, BOB))
+    await tg.command(GROUP, ANN, "/scores")
+    sheet = tg.fake.last_message(GROUP)
+    assert any(entity["type"] == "pre" for entity in sheet.entities)
+    assert tg.real_errors() == []
+
+
+# --- webhook ---------------------------------------------------------------------------------
+
+
+async def test_webhook_mode_checks_the_secret(redis_url: str, game_ids: None) -> None:
+    from bot.redis_server import free_port
+
+    port = free_port()
+    async with FakeTelegram() as fake:
+        fake.add_group(GROUP, "Wizards", members=list(PLAYERS))
+        url = f"http://127.0.0.1:{port}/tg/hook"
+        client = aioredis.Redis.from_url(redis_url)
+        front = _front(
+            fake, client, webhook_url=url, webhook_secret="s3cret", listen=f"127.0.0.1:{port}"
+        )
+        await front.start()
+        try:
+            assert fake.webhook_url == url
+            bot = Bot(fake, front, client)
+            fake.start_dm(ANN)
+            await bot.idle()
+            await bot.command(GROUP, ANN, "/join")
+            assert "Ann" in bot.lobby().text
+            forged = fake.send_command(GROUP, BOB, "/join", enqueue=False)
+            assert await fake.post_update_to(url, forged, "wrong") == 403
+            await bot.idle()
+            assert "Bob" not in bot.lobby().text
+        finally:
+            await front.stop()
+            await client.aclose()
+
+
+# --- timers, flood limits ---------------------------------------------------------------------
+
+
+async def test_a_turn_timeout_is_shown_like_any_outcome(redis_url: str, game_ids: None) -> None:
+    async with FakeTelegram() as fake:
+        fake.add_group(GROUP, "Wizards", members=list(PLAYERS))
+        client = aioredis.Redis.from_url(redis_url)
+        bot = Bot(fake, _front(fake, client, turn_timeout=1), client)
+        await bot.front.start()
+        try:
+            await seat(bot)
+            await bot.command(GROUP, ANN, "/start")
+            for _ in range(50):  # the timer loop fires the deadline within a second or two
+                if any("ran out of time" in text for text in bot.group_texts()):
+                    break
+                await asyncio.sleep(0.1)
+            else:
+                raise AssertionError("no timeout was shown")
+            await bot.idle()
+            late = [user for user in PLAYERS if "💤" in bot.hand(user).text]
+            assert late, "the late player's hand shows the autopilot"
+        finally:
+            await bot.front.stop()
+            await client.aclose()
+
+
+async def test_a_game_under_flood_limits_is_never_throttled(redis_url: str, game_ids: None) -> None:
+    """Telegram's limits, ten times faster: 20 posts per 6 s in a group, 3 per 0.3 s in a
+    private chat. The outbox keeps within them, and coalesces the table's edits to do so."""
+    limits = RateLimits(group=(20, 6.0), private=(3, 0.3), overall=(30, 1.0))
+    # The pace of production, ten times faster, with more slack: on a loaded machine the jitter
+    # between a post leaving and arriving is large next to 0.3 s.
+    pace = Limits(group_count=20, group_period=6.0, group_burst=5, private_count=3,
+                  private_period=0.3, private_burst=2, slack=0.15)  # fmt: skip
+    async with FakeTelegram(rate_limits=limits) as fake:
+        fake.add_group(GROUP, "Wizards", members=list(PLAYERS))
+        client = aioredis.Redis.from_url(redis_url)
+        limiter = AIORateLimiter(group_max_rate=20, group_time_period=6.0, max_retries=3)
+        bot = Bot(fake, _front(fake, client, limits=pace, rate_limiter=limiter), client)
+        await bot.front.start()
+        try:
+            await seat(bot)
+            await bot.command(GROUP, ANN, "/start")
+            moves = await play_on_quickly(bot)
+            assert fake.throttled == []
+            assert bot.real_errors() == []
+            group_posts = sum(
+                n
+                for m, n in fake.chat_calls[GROUP].items()
+                if m in ("sendMessage", "editMessageText")
+            )
+            assert group_posts < moves  # edits of the table were coalesced
+        finally:
+            await bot.front.stop()
+            await client.aclose()
+
+
+async def play_on_quickly(bot: Bot, limit: int = 400) -> int:
+    """Like `play_on`, but the players do not wait for the group to catch up: they move as soon
+    as their private chat says it is their turn (open bids are made with /bid, not buttons)."""
+    for moves in range(limit):
+        await bot.fake.wait_idle(timeout=30)
+        done = any("The game is over" in text for text in bot.group_texts())
+        turn = None if done else await _private_turn(bot)
+        if turn is None:
+            await bot.idle()
+            if any("The game is over" in text for text in bot.group_texts()):
+                return moves
+            turn = await _private_turn(bot)
+            assert turn is not None, "nobody's turn, and the game is not over"
+        user, hand = turn
+        if hand.keyboard:
+            data = hand.keyboard[0][0].callback_data or ""
+            bot.fake.press(user.id, user, hand.message_id, data)
+        else:
+            low = re.search(r"Your bid\? \((\d+) to", hand.text)
+            assert low is not None
+            bot.fake.send_command(GROUP, user, f"/bid {low.group(1)}")
+    raise AssertionError("the game did not end")
+
+
+async def _private_turn(bot: Bot) -> tuple[User, MessageView] | None:
+    for _ in range(100):  # the private chats are paced too: wait for them, not for the group
+        turn = whose_turn(bot, PLAYERS)
+        if turn is not None:
+            return turn
+        if not any(bot.front.outbox.waiting(user.id) for user in PLAYERS):
+            return None
+        await asyncio.sleep(0.05)
+    return None
+
+
+# --- the golden transcript ---------------------------------------------------------------------
+
+
+async def test_golden_transcripts(tg: Bot, request: pytest.FixtureRequest) -> None:
+    """What the group and Ann's private chat show over a whole scripted game, compared line by
+    line with tests/golden/telegram/ (`pytest --update-golden` rewrites them)."""
+    await seat(tg)
+    await tg.command(GROUP, BOB, "/bid 1")  # no game yet: refused
+    await tg.command(GROUP, ANN, "/start")
+    await play_on(tg)
+    await tg.command(GROUP, CID, "/scores")
+    update = request.config.getoption("--update-golden") or os.environ.get("UPDATE_GOLDEN")
+    for name, chat in (("group.txt", GROUP), ("ann.txt", ANN.id)):
+        now = tg.fake.format_transcript(chat) + "\n"
+        path = GOLDEN / name
+        if update:
+            GOLDEN.mkdir(parents=True, exist_ok=True)
+            path.write_text(now, encoding="utf-8")
+        expected = path.read_text(encoding="utf-8")
+        if now != expected:
+            diff = difflib.unified_diff(
+                expected.splitlines(), now.splitlines(), "golden", "now", lineterm=""
+            )
+            pytest.fail(
+                f"{name} changed (rewrite with pytest --update-golden):\n" + "\n".join(diff)
+            )
+
+
+async def test_an_error_is_logged_and_answered_politely(
+    tg: Bot, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    await seat(tg, short=False)
+    lobby = tg.lobby()
+
+    async def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(tg.front.service, "handle", broken)
+    await tg.command(GROUP, ANN, "/scores")
+    reply = tg.fake.last_message(GROUP)
+    assert reply.text == "Sorry, something went wrong. Please try again."
+    assert reply.reply_to is not None
+    answer = await tg.press_label(GROUP, BOB, lobby.message_id, "Start")
+    assert answer.show_alert
+    assert answer.text == "Sorry, something went wrong. Please try again."
+    assert "error handling a Telegram update" in caplog.text

@@ -1,0 +1,182 @@
+"""The Telegram outbox without a server: pacing per chat, coalescing of slot posts."""
+
+import asyncio
+import itertools
+
+import pytest
+
+from adapters.telegram.outbox import FAST, Budget, Limits, Outbox
+from adapters.telegram.render import Post, coalesce
+
+
+class FakeTime:
+    """A clock that only moves when someone sleeps."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def clock(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.now += seconds
+        await asyncio.sleep(0)
+
+
+def test_budget_allows_a_burst_then_paces() -> None:
+    budget = Budget(count=20, period=60.0, burst=5)
+    now = 0.0
+    for _ in range(5):
+        assert budget.wait(now) == 0.0
+        budget.take(now)
+    assert budget.wait(now) == pytest.approx(3.0)  # refills one post per 3 s
+    assert budget.wait(now + 3.0) == 0.0
+
+
+def test_budget_never_exceeds_its_count_in_a_period() -> None:
+    budget = Budget(count=20, period=60.0, burst=5)
+    now, times = 0.0, []
+    while now < 600:
+        delay = budget.wait(now)
+        if delay:
+            now += delay
+            continue
+        budget.take(now)
+        times.append(now)
+    for index, start in enumerate(times):
+        assert sum(1 for time in times[index:] if time < start + 60.0 - 1e-9) <= 20
+    assert len(times) >= 180  # and it does post about 20 a minute
+
+
+def test_private_budget_is_about_one_a_second() -> None:
+    budget = Limits().budget(42)
+    now, sent = 0.0, 0
+    while now < 60:
+        delay = budget.wait(now)
+        if delay:
+            now += delay
+            continue
+        budget.take(now)
+        sent += 1
+    assert 58 <= sent <= 62
+
+
+async def test_posts_go_in_order_at_the_groups_pace() -> None:
+    time = FakeTime()
+    made: list[tuple[float, str]] = []
+
+    async def deliver(post: Post) -> str:
+        made.append((time.now, post.html))
+        return "ok"
+
+    outbox: Outbox[Post] = Outbox(
+        deliver, Limits(group_count=2, group_period=10.0, group_burst=1), coalesce, time.clock,
+        time.sleep,
+    )  # fmt: skip
+    futures = [outbox.put(-5, Post(-5, f"m{i}")) for i in range(4)]
+    await outbox.flush()
+    assert [text for _, text in made] == ["m0", "m1", "m2", "m3"]
+    gaps = [b[0] - a[0] for a, b in itertools.pairwise(made)]
+    assert all(gap >= 5.0 - 1e-9 for gap in gaps)
+    assert [future.result() for future in futures] == ["ok"] * 4
+
+
+async def test_a_waiting_slot_edit_is_replaced_by_the_newest() -> None:
+    time = FakeTime()
+    made: list[str] = []
+
+    async def deliver(post: Post) -> None:
+        made.append(post.html)
+
+    outbox: Outbox[Post] = Outbox(
+        deliver, Limits(group_count=1, group_period=3.0, group_burst=1), coalesce, time.clock,
+        time.sleep,
+    )  # fmt: skip
+    slot = "tg:-5:table"
+    first = outbox.put(-5, Post(-5, "table v1", slot=slot), key=slot)
+    await asyncio.sleep(0)  # v1 goes at once; what follows waits for the budget
+    waiting = [outbox.put(-5, Post(-5, f"table v{i}", slot=slot), key=slot) for i in (2, 3, 4)]
+    outbox.put(-5, Post(-5, "summary"))
+    last = outbox.put(-5, Post(-5, "table v5", slot=slot), key=slot)
+    assert [post.html for post in outbox.waiting(-5)] == ["summary", "table v5"]
+    await outbox.flush()
+    assert made == ["table v1", "summary", "table v5"]
+    assert first.done()
+    assert last.done()
+    assert all(future.done() for future in waiting)
+
+
+async def test_a_new_message_stays_new_when_an_edit_replaces_it() -> None:
+    older = Post(1, "hand: your turn", slot="tg:-5:hand", notify=True)
+    newer = Post(1, "hand: a card less", slot="tg:-5:hand")
+    merged = coalesce(older, newer)
+    assert merged.html == "hand: a card less"
+    assert merged.notify
+    assert coalesce(newer, older) == older
+
+
+async def test_chats_are_paced_separately() -> None:
+    made: list[int] = []
+
+    async def deliver(post: Post) -> None:
+        made.append(post.target)
+
+    limits = Limits(group_count=1, group_period=0.3, group_burst=1)
+    outbox: Outbox[Post] = Outbox(deliver, limits, coalesce)
+    for target in (-1, -1, -2, 7):
+        outbox.put(target, Post(target, "x"))
+    await asyncio.sleep(0.1)
+    assert sorted(made) == [-2, -1, 7]  # the second post to -1 waits, the others do not
+    await outbox.flush()
+    assert made.count(-1) == 2
+
+
+async def test_a_failing_delivery_is_logged_and_the_queue_goes_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    made: list[str] = []
+
+    async def deliver(post: Post) -> str:
+        if post.html == "boom":
+            raise RuntimeError("boom")
+        made.append(post.html)
+        return "ok"
+
+    outbox: Outbox[Post] = Outbox(deliver, FAST, coalesce)
+    bad = outbox.put(-1, Post(-1, "boom"))
+    good = outbox.put(-1, Post(-1, "fine"))
+    await outbox.flush()
+    assert made == ["fine"]
+    assert bad.result() is None
+    assert good.result() == "ok"
+    assert "could not post" in caplog.text
+
+
+async def test_close_posts_what_waits_and_drops_later_posts() -> None:
+    made: list[str] = []
+
+    async def deliver(post: Post) -> None:
+        made.append(post.html)
+
+    outbox: Outbox[Post] = Outbox(deliver, FAST, coalesce)
+    outbox.put(-1, Post(-1, "a"))
+    await outbox.close()
+    late = outbox.put(-1, Post(-1, "b"))
+    assert made == ["a"]
+    assert late.result() is None
+
+
+async def test_idle_chats_are_forgotten() -> None:
+    time = FakeTime()
+
+    async def deliver(post: Post) -> None:
+        return None
+
+    outbox: Outbox[Post] = Outbox(deliver, Limits(), coalesce, time.clock, time.sleep, keep=3)
+    for target in (-1, -2, -3):
+        outbox.put(target, Post(target, "x"))
+    await outbox.flush()
+    time.now += 120
+    outbox.put(-4, Post(-4, "x"))
+    await outbox.flush()
+    assert len(outbox._queues) == 1

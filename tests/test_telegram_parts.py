@@ -1,0 +1,154 @@
+"""The Telegram front end's pure parts: ids and names, commands, the menu, rendering."""
+
+import pytest
+
+from adapters.telegram import commands
+from adapters.telegram.ids import AdminCache, chat_key, display_name, is_group, telegram_id
+from adapters.telegram.render import MAX_TEXT, Key, answer_post, html_text, post, posts
+from bot.messages import Button, Message, Outcome
+from bot.requests import Kind, Request
+
+
+def test_ids_round_trip() -> None:
+    assert chat_key(-1001234) == "tg:-1001234"
+    assert telegram_id("tg:-1001234") == -1001234
+    assert telegram_id("tg:42") == 42
+    assert telegram_id("ai:1") is None
+    assert telegram_id("tg:x") is None
+    assert telegram_id(None) is None
+    assert is_group(-5)
+    assert not is_group(42)
+
+
+def test_names() -> None:
+    assert display_name("Ann", None, 1) == "Ann"
+    assert display_name("Ann", "Lee", 1) == "Ann Lee"
+    assert display_name(" Ann\u200b\n", "  van  Dyke ", 1) == "Ann van Dyke"
+    assert display_name("", None, 7) == "#7"
+    assert len(display_name("A" * 80, None, 1)) == 32
+
+
+async def test_admin_statuses_are_cached() -> None:
+    asked: list[tuple[int, int]] = []
+    now = [0.0]
+
+    async def lookup(chat: int, user: int) -> str:
+        asked.append((chat, user))
+        return "administrator" if user == 1 else "member"
+
+    cache = AdminCache(lookup, ttl=60, not_admin_ttl=10, clock=lambda: now[0])
+    assert await cache.is_admin(-5, 1)
+    assert not await cache.is_admin(-5, 2)
+    assert await cache.is_admin(-5, 1)
+    assert not await cache.is_admin(-5, 2)
+    assert len(asked) == 2
+    now[0] = 11  # a "no" is asked again sooner
+    assert not await cache.is_admin(-5, 2)
+    assert await cache.is_admin(-5, 1)
+    assert len(asked) == 3
+    now[0] = 61
+    assert await cache.is_admin(-5, 1)
+    assert len(asked) == 4
+
+
+async def test_a_failed_admin_lookup_is_no_admin_and_not_kept() -> None:
+    calls = 0
+
+    async def lookup(chat: int, user: int) -> str:
+        nonlocal calls
+        calls += 1
+        raise RuntimeError("no network")
+
+    cache = AdminCache(lookup)
+    assert not await cache.is_admin(-5, 1)
+    assert not await cache.is_admin(-5, 1)
+    assert calls == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("/bid 2", "bid"),
+        ("/Bid@WizardBot 2", "bid"),
+        ("/addbot@WizardBot", "addbot"),
+        ("hello", ""),
+        (None, ""),
+    ],
+)
+def test_command_names(text: str | None, name: str) -> None:
+    assert commands.command_name(text) == name
+
+
+def test_group_requests() -> None:
+    assert commands.group_request("bid", ["2"]) == Request(Kind.BID, "2")
+    assert commands.group_request("play", ["R13"]) == Request(Kind.PLAY, "R13")
+    assert commands.group_request("addbot", []) == Request(Kind.ADD_AI, "")
+    assert commands.group_request("options", ["bids=hidden"]) == Request(Kind.OPTION, "bids=hidden")
+    assert commands.group_request("start", []) == Request(Kind.START)
+    assert commands.group_request("language", ["de"]) == Request(Kind.LANGUAGE, "de")
+    assert commands.group_request("frobnicate", []) is None
+    for name in ("join", "leave", "cancel", "hand", "scores", "record", "rules", "help", "theme"):
+        assert commands.group_request(name, []) is not None
+
+
+def test_join_deep_link() -> None:
+    assert commands.join_payload(-1001234) == "join--1001234"
+    assert commands.parse_join_payload("join--1001234") == -1001234
+    assert commands.parse_join_payload("join-x") is None
+    assert commands.parse_join_payload("hello") is None
+    link = commands.deep_link("WizardBot", -1001234)
+    assert link == "https://t.me/WizardBot?start=join--1001234"
+    assert len(commands.join_payload(-1009999999999)) <= 64  # Telegram's limit for a payload
+
+
+@pytest.mark.parametrize("language", ["en", "de", "es"])
+def test_menus(language: str) -> None:
+    menu = dict(commands.menu(language))
+    assert set(menu) == set(commands.MENU_ORDER)
+    assert all(1 <= len(text) <= 256 for text in menu.values())
+    if language == "de":
+        assert menu["join"] == "Platz nehmen (3 bis 6 Spieler)"
+
+
+def test_html_escapes_and_pre() -> None:
+    assert html_text("a < b & <b>") == "a &lt; b &amp; &lt;b&gt;"
+    assert html_text("R1  R2\n<x>", pre=True) == "<pre>R1  R2\n&lt;x&gt;</pre>"
+    long = html_text("x" * 5000)
+    assert len(long) == MAX_TEXT
+    assert long.endswith("…")
+
+
+def test_messages_go_to_the_group_or_a_private_chat() -> None:
+    table = Message("table", buttons=((Button("2", "g.1b0.b2"),),), slot="table", notify=True)
+    hand = Message("hand <R13>", to="tg:42", slot="hand")
+    robot = Message("?", to="ai:1")
+    out = posts("tg:-100", Outcome(messages=(table, hand, robot)))
+    assert len(out) == 2
+    group, private = out
+    assert group.target == -100
+    assert group.slot == "tg:-100:table"
+    assert group.notify
+    assert group.keys == ((Key("2", data="g.1b0.b2"),),)
+    assert group.game == "tg:-100"
+    assert private.target == 42
+    assert private.slot == "tg:-100:hand"
+    assert private.html == "hand &lt;R13&gt;"
+    assert not private.notify
+
+
+def test_attachments_keep_their_file() -> None:
+    message = Message("The record.", attachment=("wizard-game.json", b"{}"))
+    rendered = post("tg:-1", message)
+    assert rendered is not None
+    assert rendered.attachment == ("wizard-game.json", b"{}")
+
+
+def test_answers_to_typed_commands() -> None:
+    refusal = Outcome(answer="It is not your turn.", alert=True)
+    reply = answer_post(-1, refusal, reply_to=9)
+    assert reply is not None
+    assert reply.reply_to == 9
+    assert reply.html == "It is not your turn."
+    shown = Outcome(messages=(Message("lobby"),), answer="You joined the table.")
+    assert answer_post(-1, shown, reply_to=9) is None
+    assert answer_post(-1, Outcome(), reply_to=9) is None
