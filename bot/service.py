@@ -568,7 +568,9 @@ class GameService:
             if previous.rstrip("!") == digest and turn == was_turn:
                 continue
             table.seen[player.id] = digest + ("!" if turn else "")
-            message = screens.hand_message(look, table, seat, turn and not was_turn, view)
+            first = not previous  # a game's first hand message is a new one, not an edit
+            notify = first or (turn and not was_turn)
+            message = screens.hand_message(look, table, seat, notify, view)
             messages.append(message)
         return messages
 
