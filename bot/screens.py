@@ -48,7 +48,8 @@ class Look:
 
     def suit(self, suit: Suit | None) -> str:
         if suit is None:
-            return self.t("no trump")
+            # TRANSLATORS: the trump suit when there is none; it follows "Trump:"
+            return self.t("none")
         return f"{suit_face(suit, self.theme)} {suit_name(self.t, suit, self.theme)}"
 
 
