@@ -1,6 +1,6 @@
 """What the service asks a front end to show: platform-neutral messages with button rows."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 GROUP = None
 """`Message.to` for the group chat (or channel) where the game is played."""
@@ -42,4 +42,3 @@ class Outcome:
     messages: tuple[Message, ...] = ()
     answer: str | None = None
     alert: bool = False
-    extra: dict[str, str] = field(default_factory=dict)

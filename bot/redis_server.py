@@ -16,6 +16,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Literal, Self
@@ -386,3 +387,17 @@ def embedded_redis(data_dir: str | os.PathLike[str]) -> RedisServer:
     server = RedisServer(directory, unixsocket=socket_path(directory), appendonly=True)
     server.start()
     return server
+
+
+@contextlib.contextmanager
+def configured_redis(redis_url: str | None, data_dir: str | os.PathLike[str]) -> Iterator[str]:
+    """The URL of the Redis to use: `redis_url` if configured, else an embedded server started
+    in `data_dir` now and stopped on exit. Raises RedisServerError or OSError if it cannot start."""
+    if redis_url is not None:
+        yield redis_url
+        return
+    server = embedded_redis(data_dir)
+    try:
+        yield server.url
+    finally:
+        server.stop()

@@ -67,7 +67,8 @@ class Result:
     messages: list[Message] = field(default_factory=list)
     answer: str | None = None
     write: Write | None = None
-    extra: dict[str, str] = field(default_factory=dict)
+    mend: float | None = None
+    """A timer fired early: the table's real deadline, to index instead."""
     reindex: bool = False
     """Index the new deadline whatever the old one (a fired timer's entry is dropped)."""
 
@@ -96,9 +97,10 @@ class GameService:
         try:
             if request.kind is Kind.RECORD:
                 return await self._record(chat)
-            return await self._transact(
+            outcome, _ = await self._transact(
                 chat, update_id, lambda snap: self._apply(snap, user, request)
             )
+            return outcome
         except StoreErrors:
             t = texts(self.config.language)
             return Outcome(
@@ -117,34 +119,36 @@ class GameService:
                     # The transaction decides: of several workers (or a player moving at the
                     # same moment) exactly one changes the table; the others see it moved on.
                     timeout = partial(self._timeout, deadline=deadline)
-                    outcome = await self._transact(chat, None, timeout)
+                    outcome, result = await self._transact(chat, None, timeout)
                     await self.store.drop_timer(chat, deadline)
                     if outcome.messages:
                         shown.append((chat, outcome))
                     deadline = None
-                    if "deadline" in outcome.extra:  # the entry was early: index the real one
-                        real = float(outcome.extra["deadline"])
-                        await self.store.set_timer(chat, real)
-                        deadline = real if real <= now else None
+                    if result is not None and result.mend is not None:
+                        # the entry was early: index the real deadline (and fire it if due)
+                        await self.store.set_timer(chat, result.mend)
+                        deadline = result.mend if result.mend <= now else None
         except StoreErrors:
             pass  # Redis is away; the entries stay and fire once it is back
         return shown
 
     async def _transact(
         self, chat: str, update_id: str | None, apply: Callable[[Snapshot], Result]
-    ) -> Outcome:
+    ) -> tuple[Outcome, Result | None]:
+        """Load, apply, save; retried on conflict. The outcome, and the result applied (None
+        when the request was refused or already applied)."""
         for _attempt in range(MAX_ATTEMPTS):
             snap = await self.store.load(chat, update_id)
             if snap.duplicate:
-                return Outcome()
+                return Outcome(), None
             look = self._look(snap.settings)
             old = snap.table.deadline if snap.table is not None else None  # apply changes it
             try:
                 result = apply(snap)
             except Refused as refusal:
-                return Outcome(answer=str(refusal), alert=True)
+                return Outcome(answer=str(refusal), alert=True), None
             except RuleError as error:
-                return Outcome(answer=screens.refusal(look, error.code), alert=True)
+                return Outcome(answer=screens.refusal(look, error.code), alert=True), None
             if result.write is not None:
                 table = result.write.table
                 new = table.deadline if table is not None else None
@@ -156,14 +160,12 @@ class GameService:
                     await self.store.set_timer(chat, new)
                 saved = await self.store.save(chat, snap.version, result.write, update_id)
                 if saved is None:
-                    return Outcome()
+                    return Outcome(), None
                 if not saved:
                     continue
-            return Outcome(
-                messages=tuple(result.messages), answer=result.answer, extra=result.extra
-            )
+            return Outcome(messages=tuple(result.messages), answer=result.answer), result
         t = texts(snap.settings.language)
-        return Outcome(answer=t("The table is busy; please try again."), alert=True)
+        return Outcome(answer=t("The table is busy; please try again."), alert=True), None
 
     async def _record(self, chat: str) -> Outcome:
         snap = await self.store.load(chat)
@@ -581,7 +583,7 @@ class GameService:
         if table is None or table.deadline is None:
             return Result()
         if abs(table.deadline - deadline) > 0.001:  # the game moved on: this entry is stale
-            return Result(extra={"deadline": repr(table.deadline)})
+            return Result(mend=table.deadline)
         if self.clock() < table.deadline:
             return Result()
         look = self._look(snap.settings)

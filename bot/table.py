@@ -5,9 +5,12 @@ import json
 import secrets
 import zlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import GameState
+
+if TYPE_CHECKING:
+    from bot.config import Config
 
 FORMAT = 1
 
@@ -23,6 +26,11 @@ class Settings:
 
     language: str = "en"
     theme: str = "colours"
+
+    @classmethod
+    def defaults(cls, config: "Config") -> "Settings":
+        """A chat's settings until it chooses: the configured language and theme."""
+        return cls(language=config.language, theme=config.theme)
 
     def to_json(self) -> str:
         return json.dumps({"language": self.language, "theme": self.theme})

@@ -45,7 +45,7 @@ from bot import screens, tokens
 from bot.config import Config
 from bot.i18n import Texts, texts
 from bot.messages import Message, Outcome
-from bot.redis_server import RedisServer, RedisServerError, embedded_redis
+from bot.redis_server import RedisServerError, configured_redis
 from bot.requests import Kind, Request, User
 from bot.service import ROUND_PHASES, GameService
 from bot.store import Store, StoreErrors
@@ -98,7 +98,6 @@ def play(args: PlayArgs, config: Config, out: TextIO | None = None) -> int:
     """Run the terminal table until the game ends or the person stops; the exit status."""
     stream = out or sys.stdout
     _prepare_terminal(stream)
-    server: RedisServer | None = None
     client: aioredis.Redis | None = None
     with contextlib.ExitStack() as stack:
         try:
@@ -109,15 +108,11 @@ def play(args: PlayArgs, config: Config, out: TextIO | None = None) -> int:
         stack.enter_context(_stop_signals())
         loop = asyncio.new_event_loop()
         try:
-            if config.redis_url is None:
-                try:
-                    server = embedded_redis(config.data_dir)
-                except (RedisServerError, OSError) as error:
-                    print(f"wizard-bot play: cannot start Redis: {error}", file=sys.stderr)
-                    return EXIT_FAILED
-                url = server.url
-            else:
-                url = config.redis_url
+            try:
+                url = stack.enter_context(configured_redis(config.redis_url, config.data_dir))
+            except (RedisServerError, OSError) as error:
+                print(f"wizard-bot play: cannot start Redis: {error}", file=sys.stderr)
+                return EXIT_FAILED
             client = aioredis.Redis.from_url(url)
             try:
                 loop.run_until_complete(client.ping())
@@ -127,7 +122,7 @@ def play(args: PlayArgs, config: Config, out: TextIO | None = None) -> int:
                     file=sys.stderr,
                 )
                 return EXIT_FAILED
-            settings = Settings(language=config.language, theme=config.theme)
+            settings = Settings.defaults(config)
             service = GameService(
                 Store(client, settings),
                 replace(config, turn_timeout=FOREVER, lobby_timeout=FOREVER),
@@ -140,8 +135,6 @@ def play(args: PlayArgs, config: Config, out: TextIO | None = None) -> int:
                 with contextlib.suppress(Exception):
                     loop.run_until_complete(client.aclose())
             loop.close()
-            if server is not None:
-                server.stop()
 
 
 @contextlib.contextmanager

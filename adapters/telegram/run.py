@@ -16,7 +16,7 @@ from telegram.error import InvalidToken, TelegramError
 
 from adapters.telegram.app import TelegramFrontEnd
 from bot.config import Config
-from bot.redis_server import RedisServer, RedisServerError, embedded_redis
+from bot.redis_server import RedisServerError, configured_redis
 from bot.service import GameService
 from bot.store import Store, StoreErrors
 from bot.table import Settings
@@ -34,21 +34,13 @@ def run_telegram(config: Config) -> int:
             level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
         )
         logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request otherwise
-    server: RedisServer | None = None
-    try:
-        if config.redis_url is None:
-            try:
-                server = embedded_redis(config.data_dir)
-            except (RedisServerError, OSError) as error:
-                print(f"wizard-bot run: cannot start Redis: {error}", file=sys.stderr)
-                return EXIT_FAILED
-            url = server.url
-        else:
-            url = config.redis_url
+    with contextlib.ExitStack() as stack:
+        try:
+            url = stack.enter_context(configured_redis(config.redis_url, config.data_dir))
+        except (RedisServerError, OSError) as error:
+            print(f"wizard-bot run: cannot start Redis: {error}", file=sys.stderr)
+            return EXIT_FAILED
         return asyncio.run(serve(config, url))
-    finally:
-        if server is not None:
-            server.stop()
 
 
 async def serve(config: Config, redis_url: str, stop: asyncio.Event | None = None) -> int:
@@ -60,7 +52,7 @@ async def serve(config: Config, redis_url: str, stop: asyncio.Event | None = Non
         except StoreErrors as error:
             print(f"wizard-bot run: cannot reach Redis: {error}", file=sys.stderr)
             return EXIT_FAILED
-        store = Store(client, Settings(language=config.language, theme=config.theme))
+        store = Store(client, Settings.defaults(config))
         front = TelegramFrontEnd(config, GameService(store, config), client)
         if stop is None:
             stop = asyncio.Event()
