@@ -518,7 +518,6 @@ class GameService:
         if state.phase is Phase.FINISHED:
             messages.append(screens.game_over(look, table))
             record = export_record(state)
-            record["players"] = [p.name for p in state.players]
             result = {
                 "players": [p.id for p in state.players],
                 "names": [p.name for p in state.players],

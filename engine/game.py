@@ -320,13 +320,13 @@ def _after_bidding_changed(state: GameState, rnd: Round, events: list[Event]) ->
         return
     if rnd.rules.bids is BidMode.HIDDEN and not rnd.revealed:
         rnd.revealed = True
-        events.append(BidsRevealed(bids=_bids(rnd)))
-        if rnd.rules.notequal and sum(_bids(rnd)) == rnd.cards:
+        bids = _bids(rnd)
+        events.append(BidsRevealed(bids=bids))
+        if rnd.rules.notequal and sum(bids) == rnd.cards:
             rnd.rebid = True
             rnd.turn = rnd.dealer
-            dealer_bid = _bids(rnd)[rnd.dealer]
             events.append(
-                BidChangeRequired(player=state.players[rnd.dealer].id, forbidden=dealer_bid)
+                BidChangeRequired(player=state.players[rnd.dealer].id, forbidden=bids[rnd.dealer])
             )
             return
     state.phase = Phase.PLAYING
