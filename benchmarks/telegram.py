@@ -49,8 +49,8 @@ import redis.asyncio as aioredis  # noqa: E402
 from fake_telegram import FakeTelegram, MessageView, User  # noqa: E402
 from telegram.ext import AIORateLimiter  # noqa: E402
 
+from adapters.outbox import FAST  # noqa: E402
 from adapters.telegram.app import TelegramFrontEnd  # noqa: E402
-from adapters.telegram.outbox import FAST  # noqa: E402
 from bot.config import Config, TelegramConfig  # noqa: E402
 from bot.redis_server import RedisServer, free_port  # noqa: E402
 from bot.service import GameService  # noqa: E402

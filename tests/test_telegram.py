@@ -19,8 +19,8 @@ from fake_telegram import Event, FakeTelegram, MessageView, RateLimits, User
 from telegram import Update
 from telegram.ext import AIORateLimiter
 
+from adapters.outbox import FAST, Limits
 from adapters.telegram.app import TelegramFrontEnd
-from adapters.telegram.outbox import FAST, Limits
 from bot.config import Config, TelegramConfig
 from bot.service import GameService
 from bot.store import Store

@@ -38,9 +38,9 @@ from telegram.ext import (
     filters,
 )
 
+from adapters.outbox import Limits, Outbox
 from adapters.telegram import commands
 from adapters.telegram.ids import AdminCache, chat_key, is_group, make_user
-from adapters.telegram.outbox import Limits, Outbox
 from adapters.telegram.render import Key, Post, answer_post, coalesce, html_text, posts
 from adapters.telegram.sender import Delivery, Sender
 from adapters.telegram.slots import Slots

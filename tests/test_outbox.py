@@ -5,7 +5,7 @@ import itertools
 
 import pytest
 
-from adapters.telegram.outbox import FAST, Budget, Limits, Outbox
+from adapters.outbox import FAST, Budget, Limits, Outbox
 from adapters.telegram.render import Post, coalesce
 
 
@@ -49,7 +49,7 @@ def test_budget_never_exceeds_its_count_in_a_period() -> None:
 
 
 def test_private_budget_is_about_one_a_second() -> None:
-    budget = Limits().budget(42)
+    budget = Limits().budget(group=False)
     now, sent = 0.0, 0
     while now < 60:
         delay = budget.wait(now)

@@ -1,11 +1,12 @@
-"""Paced delivery to Telegram chats, newest version first.
+"""Paced delivery to chats, newest version first (used by the Telegram and Discord front ends).
 
 Telegram lets a bot post about 20 messages (edits included) a minute in one group and about one
-a second in a private chat; beyond that it answers 429 and makes the bot wait. So every post goes
+a second in a private chat; beyond that it answers 429 and makes the bot wait (Discord's limits
+per channel are of the same kind). So every post goes
 through a queue per chat, drained by one task per chat at that chat's pace (`Budget`). While a
 post for a slot (the table, a hand) waits for its turn, a newer post for the same slot replaces
 it: a busy table shows its newest state at the next chance instead of replaying every step.
-PTB's AIORateLimiter stays underneath, for the overall limit and for 429 answers.
+The platform's own rate limiter stays underneath, for the overall limit and for 429 answers.
 
 Generic over the item and the deliver function, with an injectable clock and sleep, so it is
 tested without a server.
@@ -70,7 +71,7 @@ class Budget:
 
 @dataclass(frozen=True)
 class Limits:
-    """The pace of posts per chat: groups (negative ids) and private chats."""
+    """The pace of posts per chat: group chats (channels) and private chats."""
 
     group_count: int = 20
     group_period: float = 60.0
@@ -80,8 +81,8 @@ class Limits:
     private_burst: int = 2
     slack: float = 0.1
 
-    def budget(self, target: int) -> Budget:
-        if target < 0:
+    def budget(self, group: bool) -> Budget:
+        if group:
             return Budget(self.group_count, self.group_period, self.group_burst, self.slack)
         return Budget(self.private_count, self.private_period, self.private_burst, self.slack)
 
@@ -106,7 +107,9 @@ class _Queue(Generic[T]):
 
 class Outbox(Generic[T]):
     """Queues per target chat; `deliver` is called with each item in turn, at the target's
-    pace. `put` returns a future of what `deliver` returned (None if it raised)."""
+    pace. `put` returns a future of what `deliver` returned (None if it raised).
+    `is_group(target)` tells a group chat from a private one (default: Telegram's negative ids
+    are groups)."""
 
     def __init__(
         self,
@@ -116,6 +119,9 @@ class Outbox(Generic[T]):
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         keep: int = 1000,
+        is_group: Callable[[Hashable], bool] = lambda target: (
+            isinstance(target, int) and target < 0
+        ),
     ) -> None:
         self._deliver = deliver
         self._limits = limits
@@ -123,10 +129,13 @@ class Outbox(Generic[T]):
         self._clock = clock
         self._sleep = sleep
         self._keep = keep
-        self._queues: dict[int, _Queue[T]] = {}
+        self._is_group = is_group
+        self._queues: dict[Hashable, _Queue[T]] = {}
         self._closed = False
 
-    def put(self, target: int, item: T, key: Hashable | None = None) -> "asyncio.Future[object]":
+    def put(
+        self, target: Hashable, item: T, key: Hashable | None = None
+    ) -> "asyncio.Future[object]":
         """Queue `item` for `target`. With a `key`, it replaces a waiting item of the same key
         (merged by `coalesce`), which then goes in its place at the end of the queue."""
         future: asyncio.Future[object] = asyncio.get_running_loop().create_future()
@@ -137,7 +146,7 @@ class Outbox(Generic[T]):
         if queue is None:
             if len(self._queues) >= self._keep:
                 self._forget_idle()
-            queue = self._queues[target] = _Queue(self._limits.budget(target))
+            queue = self._queues[target] = _Queue(self._limits.budget(self._is_group(target)))
         waiters = [future]
         if key is not None:
             for entry in queue.entries:
@@ -151,12 +160,12 @@ class Outbox(Generic[T]):
             queue.task = asyncio.create_task(self._drain(target, queue))
         return future
 
-    def waiting(self, target: int) -> list[T]:
+    def waiting(self, target: Hashable) -> list[T]:
         """The items waiting for `target`, in order (for tests and logs)."""
         queue = self._queues.get(target)
         return [] if queue is None else [entry.item for entry in queue.entries]
 
-    async def _drain(self, target: int, queue: _Queue[T]) -> None:
+    async def _drain(self, target: Hashable, queue: _Queue[T]) -> None:
         while queue.entries:
             delay = queue.budget.wait(self._clock())
             if delay > 0:
@@ -173,7 +182,7 @@ class Outbox(Generic[T]):
                         waiter.set_result(None)
                 raise
             except Exception:
-                log.exception("could not post to Telegram chat %s", target)
+                log.exception("could not post to chat %s", target)
             for waiter in entry.waiters:
                 if not waiter.done():
                     waiter.set_result(result)
