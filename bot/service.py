@@ -542,27 +542,15 @@ class GameService:
         if rnd is None:
             return []
         waiting = set(waiting_seats(state))
-        stamp = tokens.stamp(state)
         messages = []
         for seat, player in enumerate(state.players):
             if player.id in table.ai:
                 continue
             turn = seat in waiting and player.id not in table.away
-            # Everything the hand message shows, cheaper to compare than to render.
-            shown = (
-                table.game_id,
-                stamp if seat in waiting else rnd.number,
-                state.phase,
-                rnd.trump,
-                rnd.hands[seat],
-                rnd.bids[seat],
-                rnd.won[seat],
-                rnd.marks[seat],
-                player.id in table.away,
-                [len(hand) for hand in rnd.hands] if rnd.rules.foresight else None,
-                look.t.language,
-                look.theme,
-            )
+            message = screens.hand_message(look, table, seat, False, view)
+            # What the person would see: an edit that shows the same is no edit (Telegram
+            # refuses it as "not modified").
+            shown = (message.text, message.buttons)
             digest = hashlib.blake2b(repr(shown).encode(), digest_size=6).hexdigest()
             previous = table.seen.get(player.id, "")
             was_turn = previous.endswith("!")
@@ -570,8 +558,8 @@ class GameService:
                 continue
             table.seen[player.id] = digest + ("!" if turn else "")
             first = not previous  # a game's first hand message is a new one, not an edit
-            notify = first or (turn and not was_turn)
-            message = screens.hand_message(look, table, seat, notify, view)
+            if first or (turn and not was_turn):
+                message = replace(message, notify=True)
             messages.append(message)
         return messages
 
