@@ -32,6 +32,9 @@ class Message:
     """A file to send with the message: (file name, content)."""
     pre: bool = False
     """The text is laid out in columns: show it in a monospace block."""
+    mentions: tuple[tuple[str, str], ...] = ()
+    """(user id, name) of people the text names and the platform should notify: a front end
+    turns the first occurrence of each name into a mention."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -68,7 +68,7 @@ class Result:
     answer: str | None = None
     write: Write | None = None
     mend: float | None = None
-    """A timer fired early: the table's real deadline, to index instead."""
+    """A timer fired early, or reminded: the table's next time, to index instead."""
     reindex: bool = False
     """Index the new deadline whatever the old one (a fired timer's entry is dropped)."""
 
@@ -120,14 +120,13 @@ class GameService:
                     # same moment) exactly one changes the table; the others see it moved on.
                     timeout = partial(self._timeout, deadline=deadline)
                     outcome, result = await self._transact(chat, None, timeout)
-                    await self.store.drop_timer(chat, deadline)
+                    # An entry that was early (or a reminder) moves to the table's next time,
+                    # unless a move replaced it meanwhile; then that one is fired if due.
+                    mend = result.mend if result is not None else None
+                    await self.store.drop_timer(chat, deadline, then=mend)
                     if outcome.messages:
                         shown.append((chat, outcome))
-                    deadline = None
-                    if result is not None and result.mend is not None:
-                        # the entry was early: index the real deadline (and fire it if due)
-                        await self.store.set_timer(chat, result.mend)
-                        deadline = result.mend if result.mend <= now else None
+                    deadline = mend if mend is not None and mend <= now else None
         except StoreErrors:
             pass  # Redis is away; the entries stay and fire once it is back
         return shown
@@ -142,7 +141,7 @@ class GameService:
             if snap.duplicate:
                 return Outcome(), None
             look = self._look(snap.settings)
-            old = snap.table.deadline if snap.table is not None else None  # apply changes it
+            old = snap.table.wake() if snap.table is not None else None  # apply changes it
             try:
                 result = apply(snap)
             except Refused as refusal:
@@ -151,7 +150,7 @@ class GameService:
                 return Outcome(answer=screens.refusal(look, error.code), alert=True), None
             if result.write is not None:
                 table = result.write.table
-                new = table.deadline if table is not None else None
+                new = table.wake() if table is not None else None
                 if new is not None and (old is None or new < old or result.reindex):
                     # The index holds, for each chat, a time no later than its deadline: one
                     # due early is mended to the real deadline when it fires. So a deadline
@@ -477,10 +476,12 @@ class GameService:
     def _set_deadline(self, table: Table) -> None:
         state = table.game
         now = self.clock()
+        table.remind = None
         if state.phase is Phase.LOBBY:
             table.deadline = now + self.config.lobby_timeout
         elif state.phase in ROUND_PHASES:
             table.deadline = now + self.config.turn_timeout
+            table.remind = now + self.config.turn_timeout / 2
         else:
             table.deadline = None
 
@@ -566,16 +567,20 @@ class GameService:
     # --- timeouts ------------------------------------------------------------------------------
 
     def _timeout(self, snap: Snapshot, deadline: float) -> Result:
+        """A timer entry for `deadline` fired: remind the group, or time the turn out."""
         table = snap.table
-        if table is None or table.deadline is None:
+        wake = table.wake() if table is not None else None
+        if table is None or wake is None:
             return Result()
-        if abs(table.deadline - deadline) > 0.001:  # the game moved on: this entry is stale
-            return Result(mend=table.deadline)
-        if self.clock() < table.deadline:
-            return Result()
+        if abs(wake - deadline) > 0.001 or self.clock() < wake:
+            return Result(mend=wake)  # the game moved on (or a clock is behind): index anew
         look = self._look(snap.settings)
         t = look.t
         state = table.game
+        if table.remind is not None:
+            if table.deadline is not None and self.clock() < table.deadline:
+                return self._remind(look, table)
+            table.remind = None  # the whole turn time is gone already: no reminder now
         if state.phase is Phase.LOBBY:
             return Result(
                 messages=[Message(t("The table was idle too long and is closed."), slot="lobby")],
@@ -603,6 +608,28 @@ class GameService:
         )
         result = self._after_move(snap, look, table, [], actor=None, notice=notice)
         result.reindex = True  # this timer's entry is dropped once the timeout is applied
+        return result
+
+    def _remind(self, look: screens.Look, table: Table) -> Result:
+        """Half the turn time is gone: the group names the people it waits for."""
+        table.remind = None
+        state = table.game
+        late = [
+            state.players[seat]
+            for seat in waiting_seats(state)
+            if state.players[seat].id not in table.ai and state.players[seat].id not in table.away
+        ]
+        result = Result(write=Write(table=table, ttl=self._ttl(table)), mend=table.deadline)
+        if late:
+            seated = screens.names(state, table)
+            named = tuple((p.id, seated[state.seat_of(p.id) or 0]) for p in late)
+            left = round(table.deadline - self.clock()) if table.deadline else 0
+            text = look.t(
+                "⏳ {names}: it is your turn ({seconds} s left).",
+                names=", ".join(name for _, name in named),
+                seconds=max(1, left),
+            )
+            result.messages.append(Message(text, mentions=named))
         return result
 
     # --- helpers ------------------------------------------------------------------------------

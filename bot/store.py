@@ -58,7 +58,10 @@ return {game[1] or '', game[2] or '', game[3] or '', redis.call('GET', KEYS[2]) 
 
 _DROP_TIMER = """
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if score and tonumber(score) == tonumber(ARGV[2]) then redis.call('ZREM', KEYS[1], ARGV[1]) end
+if score and tonumber(score) == tonumber(ARGV[2]) then
+  if ARGV[3] == '' then redis.call('ZREM', KEYS[1], ARGV[1])
+  else redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end
+end
 return 0
 """
 
@@ -196,9 +199,11 @@ class Store:
             due.append((chat.decode() if isinstance(chat, bytes) else str(chat), float(score)))
         return due
 
-    async def drop_timer(self, chat: str, deadline: float) -> None:
-        """Forget the chat's entry once handled, unless a newer deadline replaced it."""
-        await self._drop(keys=[keys.TIMERS], args=[chat, repr(deadline)])
+    async def drop_timer(self, chat: str, deadline: float, then: float | None = None) -> None:
+        """Forget the chat's entry once handled (or move it to `then`), unless a newer
+        deadline replaced it meanwhile."""
+        later = "" if then is None else repr(then)
+        await self._drop(keys=[keys.TIMERS], args=[chat, repr(deadline), later])
 
     async def size(self, chat: str) -> int:
         """Bytes Redis uses for the chat's game hash (for the benchmark)."""

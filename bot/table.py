@@ -59,6 +59,9 @@ class Table:
     """Players whose turns the AI takes (they let their time run out) until they act again."""
     deadline: float | None = None
     """When the current turn (or an idle lobby) times out, in Unix seconds."""
+    remind: float | None = None
+    """When the group is reminded of the players it waits for (half the turn time); None once
+    done, and in the lobby."""
     created: float = 0.0
     updated: float = 0.0
     seen: dict[str, str] = field(default_factory=dict)
@@ -77,6 +80,7 @@ class Table:
             "ai": self.ai,
             "away": self.away,
             "deadline": self.deadline,
+            "remind": self.remind,
             "created": self.created,
             "updated": self.updated,
             "seen": self.seen,
@@ -106,6 +110,7 @@ class Table:
             ai=dict(data["ai"]),
             away=list(data["away"]),
             deadline=data["deadline"],
+            remind=data.get("remind"),
             created=data["created"],
             updated=data["updated"],
             seen=dict(data["seen"]),
@@ -122,11 +127,16 @@ class Table:
             ai=dict(self.ai),
             away=list(self.away),
             deadline=self.deadline,
+            remind=self.remind,
             created=self.created,
             updated=self.updated,
             seen=dict(self.seen),
             stored=self.stored,
         )
+
+    def wake(self) -> float | None:
+        """The next moment the table has something to do on its own: remind, or time out."""
+        return self.remind if self.remind is not None else self.deadline
 
     def humans(self) -> list[str]:
         """Seated players who are people, in seat order."""

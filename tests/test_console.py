@@ -154,10 +154,6 @@ def test_hidden_bids_and_a_wizard_turned_up(home: Path) -> None:
 # --- bad input ------------------------------------------------------------------------------------
 
 
-def _default_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 class Session:
     """`wizard-bot play` driven line by line, reading its output up to each prompt."""
 
@@ -170,9 +166,6 @@ class Session:
             stderr=subprocess.PIPE,
             cwd=home,
             env=environment(home),
-            # A shell running the tests in the background ignores SIGINT, and the child would
-            # inherit that (Python then installs no KeyboardInterrupt): Ctrl-C as in a terminal.
-            preexec_fn=_default_sigint,
         )
         self.output = b""
 

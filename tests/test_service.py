@@ -396,8 +396,18 @@ async def test_a_timeout_puts_the_player_on_autopilot_until_they_are_back(
     table = await table_of(redis_client)
     assert table is not None
     assert table.deadline == clock.now + config.turn_timeout
-    clock.advance(config.turn_timeout - 1)
+    clock.advance(config.turn_timeout / 2 - 1)
     assert await svc.run_timers() == []  # not due yet
+
+    # At half the time, the group names them (once), mentioning them.
+    clock.advance(1)
+    ((_, reminder),) = await svc.run_timers()
+    (message,) = reminder.messages
+    assert message.to is None
+    assert message.text == f"⏳ {late.name}: it is your turn (15 s left)."
+    assert message.mentions == ((late.id, late.name),)
+    clock.advance(config.turn_timeout / 2 - 1)
+    assert await svc.run_timers() == []  # reminded; the turn is not over yet
 
     ((_, outcome),) = await fire(driver, clock)
     table = await table_of(redis_client)

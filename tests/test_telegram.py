@@ -438,6 +438,15 @@ async def test_a_turn_timeout_is_shown_like_any_outcome(redis_url: str, game_ids
             await bot.idle()
             late = [user for user in PLAYERS if "💤" in bot.hand(user).text]
             assert late, "the late player's hand shows the autopilot"
+            # Half-way through their time, the group mentioned them (a link that notifies).
+            texts = bot.group_texts()
+            reminder = next(i for i, text in enumerate(texts) if text.startswith("⏳ "))
+            assert reminder < next(i for i, text in enumerate(texts) if "ran out of time" in text)
+            shown = [m for m in fake.current_messages(GROUP).values() if m.text.startswith("⏳")]
+            mention = shown[0].entities[0]
+            assert mention["type"] == "text_link"
+            assert mention["url"] == f"tg://user?id={late[0].id}"
+            assert shown[0].text.startswith(f"⏳ {late[0].first_name}: it is your turn")
         finally:
             await bot.front.stop()
             await client.aclose()

@@ -152,3 +152,11 @@ def test_answers_to_typed_commands() -> None:
     shown = Outcome(messages=(Message("lobby"),), answer="You joined the table.")
     assert answer_post(-1, shown, reply_to=9) is None
     assert answer_post(-1, Outcome(), reply_to=9) is None
+
+
+def test_mentioned_names_become_links_to_the_people() -> None:
+    mentions = (("tg:1", "Ann"), ("tg:2", "Anna"), ("dc:3", "Zed"), ("tg:4", "Bo <b>"))
+    assert html_text("⏳ Anna, Ann, Zed, Bo <b>: go", mentions=mentions) == (
+        '⏳ <a href="tg://user?id=2">Anna</a>, <a href="tg://user?id=1">Ann</a>, Zed, '
+        '<a href="tg://user?id=4">Bo &lt;b&gt;</a>: go'
+    )

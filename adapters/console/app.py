@@ -166,7 +166,9 @@ def _prepare_terminal(stream: TextIO) -> None:
 
 @contextlib.contextmanager
 def _stop_signals() -> Iterator[None]:
-    """SIGTERM and SIGHUP raise Interrupted while inside, so the Redis started is stopped."""
+    """SIGINT, SIGTERM and SIGHUP raise Interrupted while inside, so the Redis started is
+    stopped. (SIGINT too: a shell that starts the game in the background makes it ignore
+    SIGINT, and Python then raises no KeyboardInterrupt.)"""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -174,7 +176,8 @@ def _stop_signals() -> Iterator[None]:
     def stop(signum: int, _frame: FrameType | None) -> None:
         raise Interrupted(signum)
 
-    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    previous = {sig: signal.signal(sig, stop) for sig in signals}
     try:
         yield
     finally:

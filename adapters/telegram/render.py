@@ -47,12 +47,35 @@ class Post:
         return None if self.slot is None else self.slot.rpartition(":")[0]
 
 
-def html_text(text: str, pre: bool = False, limit: int = MAX_TEXT) -> str:
+def html_text(
+    text: str,
+    pre: bool = False,
+    limit: int = MAX_TEXT,
+    mentions: tuple[tuple[str, str], ...] = (),
+) -> str:
     """A text as Telegram HTML: escaped, in a <pre> block when laid out in columns, and cut to
-    `limit` characters of visible text."""
+    `limit` characters of visible text. The first occurrence of each mentioned name becomes a
+    mention (a link to the person, which notifies them)."""
     if len(text) > limit:
         text = text[: limit - 1] + "…"
-    escaped = html.escape(text, quote=False)
+    links: dict[int, tuple[int, str]] = {}  # where a mention starts: (its end, its link)
+    for user, name in sorted(mentions, key=lambda mention: -len(mention[1])):  # Anna before Ann
+        number = telegram_id(user)
+        start = text.find(name) if name else -1
+        while start >= 0 and any(
+            a < start + len(name) and start < end for a, (end, _) in links.items()
+        ):
+            start = text.find(name, start + 1)
+        if number is not None and start >= 0:
+            shown = html.escape(name, quote=False)
+            links[start] = (start + len(name), f'<a href="tg://user?id={number}">{shown}</a>')
+    parts, at = [], 0
+    for start in sorted(links):
+        end, link = links[start]
+        parts += [html.escape(text[at:start], quote=False), link]
+        at = end
+    parts.append(html.escape(text[at:], quote=False))
+    escaped = "".join(parts)
     return f"<pre>{escaped}</pre>" if pre else escaped
 
 
@@ -73,7 +96,7 @@ def post(chat: str, message: Message) -> Post | None:
     limit = MAX_CAPTION if message.attachment is not None else MAX_TEXT
     return Post(
         target=target,
-        html=html_text(message.text, message.pre, limit),
+        html=html_text(message.text, message.pre, limit, message.mentions),
         keys=keys(message),
         slot=None if message.slot is None else f"{chat}:{message.slot}",
         notify=message.notify,
