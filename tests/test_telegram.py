@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import redis.asyncio as aioredis
+from aiohttp import ClientSession, web
 from fake_telegram import Event, FakeTelegram, MessageView, RateLimits, User
 from telegram import Update
 from telegram.ext import AIORateLimiter
@@ -22,6 +23,7 @@ from telegram.ext import AIORateLimiter
 from adapters.outbox import FAST, Limits
 from adapters.telegram.app import TelegramFrontEnd
 from bot.config import Config, TelegramConfig
+from bot.redis_server import free_port
 from bot.service import GameService
 from bot.store import Store
 from bot.table import Settings
@@ -36,6 +38,7 @@ ANN = User(1001, "Ann", "ann")
 BOB = User(1002, "Bob", "bob", last_name="Brown")
 CID = User(1003, "Cid", "cid")
 DAN = User(1004, "Dan", "dan")
+EVE = User(1005, "Eve", "eve")
 PLAYERS = (ANN, BOB, CID)
 TABLE = "🧙 Round "
 GOLDEN = Path(__file__).parent / "golden" / "telegram"
@@ -142,7 +145,7 @@ def _front(
 @pytest.fixture
 async def tg(redis_url: str, game_ids: None) -> AsyncIterator[Bot]:
     async with FakeTelegram() as fake:
-        fake.add_group(GROUP, "Wizards", members=[*PLAYERS, DAN])
+        fake.add_group(GROUP, "Wizards", members=[*PLAYERS, DAN, EVE])
         client = aioredis.Redis.from_url(redis_url)
         bot = Bot(fake, _front(fake, client), client)
         await bot.front.start()
@@ -390,8 +393,6 @@ async def test_html_is_escaped_and_score_sheets_are_monospace(tg: Bot) -> None:
 
 
 async def test_webhook_mode_checks_the_secret(redis_url: str, game_ids: None) -> None:
-    from bot.redis_server import free_port
-
     port = free_port()
     async with FakeTelegram() as fake:
         fake.add_group(GROUP, "Wizards", members=list(PLAYERS))
@@ -414,6 +415,108 @@ async def test_webhook_mode_checks_the_secret(redis_url: str, game_ids: None) ->
             assert "Bob" not in bot.lobby().text
         finally:
             await front.stop()
+            await client.aclose()
+
+
+class Balancer:
+    """A load balancer in front of webhook workers: each update goes to the next worker in
+    turn (as a deployment's proxy may do), with Telegram's secret header passed on."""
+
+    def __init__(self, workers: list[str]) -> None:
+        self.workers = workers
+        self.served = [0] * len(workers)
+        self.port = free_port()
+        self._turn = itertools.count()
+        self._runner: web.AppRunner | None = None
+        self._session: ClientSession | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/tg/hook"
+
+    async def __aenter__(self) -> "Balancer":
+        app = web.Application()
+        app.router.add_post("/tg/hook", self._forward)
+        self._runner = web.AppRunner(app)
+        await self._runner.setup()
+        await web.TCPSite(self._runner, "127.0.0.1", self.port).start()
+        self._session = ClientSession()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._runner is not None
+        assert self._session is not None
+        await self._session.close()
+        await self._runner.cleanup()
+
+    async def _forward(self, request: web.Request) -> web.Response:
+        assert self._session is not None
+        index = next(self._turn) % len(self.workers)
+        self.served[index] += 1
+        headers = {k: v for k, v in request.headers.items() if k.lower().startswith("x-telegram")}
+        headers["Content-Type"] = "application/json"
+        body = await request.read()
+        async with self._session.post(self.workers[index], data=body, headers=headers) as answer:
+            return web.Response(status=answer.status, body=await answer.read())
+
+
+@dataclass
+class Workers(Bot):
+    """Two bot workers behind one webhook, sharing one Redis."""
+
+    others: tuple[TelegramFrontEnd, ...] = ()
+
+    async def idle(self) -> None:
+        for _ in range(2):
+            await self.fake.wait_idle(timeout=30)
+            for front in (self.front, *self.others):
+                await front.outbox.flush()
+        await self.fake.wait_idle(timeout=30)
+
+
+async def test_two_webhook_workers_on_one_redis_play_one_game(
+    redis_url: str, game_ids: None
+) -> None:
+    ports = [free_port(), free_port()]
+    urls = [f"http://127.0.0.1:{port}/tg/hook" for port in ports]
+    async with FakeTelegram() as fake, Balancer(urls) as balancer:
+        fake.add_group(GROUP, "Wizards", members=list(PLAYERS))
+        client = aioredis.Redis.from_url(redis_url)
+        fronts = [
+            _front(
+                fake,
+                client,
+                webhook_url=balancer.url,
+                webhook_secret="s3cret",
+                listen=f"127.0.0.1:{port}",
+            )
+            for port in ports
+        ]
+        for front in fronts:
+            await front.start()
+        bot = Workers(fake, fronts[0], client, others=(fronts[1],))
+        try:
+            assert fake.webhook_url == balancer.url
+            await seat(bot)
+            await bot.command(GROUP, BOB, "/start")
+            moves = await play_on(bot)
+            assert moves >= 3 * (1 + 2 + 3 + 4 + 5) + 3 * 5
+            assert min(balancer.served) > moves / 3, "both workers served the game"
+            group = fake.transcript(GROUP)
+            assert sum("The game is over" in event.text for event in group) == 1
+            # One lobby, and one table message per round: the slots are shared through Redis.
+            tables = {e.message_id for e in group if e.text.startswith(TABLE)}
+            assert len(tables) == 5
+            assert len({e.message_id for e in group if "a new table" in e.text}) == 1
+            for user in PLAYERS:  # one hand message per turn, none twice
+                sent = [e for e in fake.transcript(user.id) if e.kind == "message"]
+                assert len({e.text for e in sent}) == len(sent)
+            assert fake.unanswered_presses() == []
+            assert fake.errors == []
+            assert all(status == 200 for _, _, status in fake.webhook_deliveries)
+        finally:
+            for front in fronts:
+                await front.stop()
             await client.aclose()
 
 
@@ -529,21 +632,75 @@ async def test_golden_transcripts(tg: Bot, request: pytest.FixtureRequest) -> No
     await tg.command(GROUP, ANN, "/start")
     await play_on(tg)
     await tg.command(GROUP, CID, "/scores")
-    update = request.config.getoption("--update-golden") or os.environ.get("UPDATE_GOLDEN")
     for name, chat in (("group.txt", GROUP), ("ann.txt", ANN.id)):
         now = tg.fake.format_transcript(chat) + "\n"
-        path = GOLDEN / name
-        if update:
-            GOLDEN.mkdir(parents=True, exist_ok=True)
-            path.write_text(now, encoding="utf-8")
-        expected = path.read_text(encoding="utf-8")
-        if now != expected:
-            diff = difflib.unified_diff(
-                expected.splitlines(), now.splitlines(), "golden", "now", lineterm=""
-            )
-            pytest.fail(
-                f"{name} changed (rewrite with pytest --update-golden):\n" + "\n".join(diff)
-            )
+        compare_golden(request, GOLDEN / name, now)
+
+
+GAMES = {
+    # name: (people, AI seats, options)
+    "3-open-notequal": ((ANN, BOB, CID), 0, "notequal"),
+    "4-hidden-1ai": ((ANN, BOB, CID), 1, "bids=hidden"),
+    "5-secret-notequal-1ai": ((ANN, BOB, CID, DAN), 1, "bids=secret notequal"),
+    "6-open-notequal-2ai": ((ANN, BOB, CID, DAN), 2, "notequal"),
+    "6-hidden-5ai": ((ANN,), 5, "bids=hidden"),
+}
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+async def test_whole_games_for_3_to_6_players(
+    tg: Bot, name: str, request: pytest.FixtureRequest
+) -> None:
+    """Whole 5-round games in each bid mode, with AI seats: what the group and every private
+    chat show, compared with tests/golden/telegram/games/<name>.txt."""
+    people, robots, options = GAMES[name]
+    await seat(tg, people)
+    for _ in range(robots):
+        await tg.command(GROUP, people[-1], "/addbot")
+    for option in options.split():
+        await tg.command(GROUP, ANN, f"/options {option}")
+    await tg.command(GROUP, ANN, "/start")
+    await play_on(tg, people)
+    await tg.command(GROUP, ANN, "/scores")
+    group = tg.fake.transcript(GROUP)
+    assert sum("The game is over" in event.text for event in group) == 1
+    for event in group:  # no hand, no private bid in the group
+        assert "Your hand" not in event.text
+        assert all(".p" not in (b.callback_data or "") for row in event.keyboard for b in row)
+    if "bids=" in options:  # hidden and secret bids are made in private, never on the table
+        assert all(
+            ".b" not in (b.callback_data or "") for e in group for row in e.keyboard for b in row
+        )
+    assert tg.fake.unanswered_presses() == []
+    assert tg.fake.throttled == []
+    assert tg.fake.errors == []
+    shown = [f"=== the group\n{tg.fake.format_transcript(GROUP)}"]
+    shown += [f"=== {user.first_name}\n{tg.fake.format_transcript(user.id)}" for user in people]
+    compare_golden(request, GOLDEN / "games" / f"{name}.txt", "\n\n".join(shown) + "\n")
+
+
+def test_the_whole_games_show_every_kind_of_round() -> None:
+    """Across the golden games: a Wizard turned up (the dealer names trump), a Jester turned up,
+    and the notequal rule keeping a dealer's bid from evening the tricks."""
+    games = "\n".join(path.read_text() for path in (GOLDEN / "games").glob("*.txt"))
+    assert "A Wizard was turned up: you are the dealer, choose the trump suit." in games
+    assert "(🃏 turned up)" in games
+    assert len(list((GOLDEN / "games").glob("*.txt"))) == len(GAMES)
+
+
+def compare_golden(request: pytest.FixtureRequest, path: Path, now: str) -> None:
+    """Compare `now` with the golden file, or rewrite it (`pytest --update-golden`)."""
+    if request.config.getoption("--update-golden") or os.environ.get("UPDATE_GOLDEN"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(now, encoding="utf-8")
+    expected = path.read_text(encoding="utf-8")
+    if now != expected:
+        diff = difflib.unified_diff(
+            expected.splitlines(), now.splitlines(), "golden", "now", lineterm=""
+        )
+        pytest.fail(
+            f"{path.name} changed (rewrite with pytest --update-golden):\n" + "\n".join(diff)
+        )
 
 
 async def test_an_error_is_logged_and_answered_politely(

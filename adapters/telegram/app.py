@@ -292,10 +292,12 @@ class TelegramFrontEnd:
         outcome = await self.service.handle(
             game, user, Request(Kind.BUTTON, data), str(update.update_id)
         )
-        self.show(game, outcome)
+        # The answer first: it stops the button's spinner, and the person's chat then shows
+        # the press answered before what it changed (in that order, every time).
         await query.answer(
             _cut(outcome.answer) if outcome.answer else None, show_alert=outcome.alert
         )
+        self.show(game, outcome)
 
     async def on_error(self, update: object, context: Context) -> None:
         """Log the error and, where there is someone to tell, say sorry."""
