@@ -45,3 +45,7 @@ class Outcome:
     messages: tuple[Message, ...] = ()
     answer: str | None = None
     alert: bool = False
+    version: tuple[str, int] | None = None
+    """(game id, stored version) of the state the messages show. Several workers may deliver
+    outcomes of one game at once: a front end never lets a slot show an older version after a
+    newer one (see adapters/telegram/slots.py)."""

@@ -162,7 +162,13 @@ class GameService:
                     return Outcome(), None
                 if not saved:
                     continue
-            return Outcome(messages=tuple(result.messages), answer=result.answer), result
+            shown = snap.table
+            if result.write is not None and result.write.table is not None:
+                shown = result.write.table
+            version = snap.version + (result.write is not None)
+            stamp = None if shown is None else (shown.game_id, version)
+            outcome = Outcome(tuple(result.messages), result.answer, version=stamp)
+            return outcome, result
         t = texts(snap.settings.language)
         return Outcome(answer=t("The table is busy; please try again."), alert=True), None
 

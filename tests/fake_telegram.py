@@ -913,6 +913,9 @@ class FakeTelegram:
         self.quiet = quiet
         """How long the server must see no request before `wait_idle` says the bot is idle."""
         self.clock = clock
+        self.latency: Callable[[str, int | None], float] | None = None
+        """Seconds a call (method, chat id) takes before it is applied, as a slow network may
+        make it; None: at once. Calls then overtake each other as they do in reality."""
 
         self.calls: Counter[str] = Counter()
         """Every Bot API call by method name (getUpdates included)."""
@@ -1650,6 +1653,8 @@ class FakeTelegram:
             if handler is None:
                 self.unknown_methods.append(raw_method)
                 raise ApiError(404, "Not Found")
+            if self.latency is not None and not polling:
+                await asyncio.sleep(self.latency(method, chat_id))
             outcome = await handler(self, params)
             body: JSON = {"ok": True, "result": outcome}
             if isinstance(outcome, _Described):

@@ -4,6 +4,7 @@ redis-server. The tests act as the people: commands in the group, presses in the
 private chats, and read back what each chat shows."""
 
 import asyncio
+import contextlib
 import difflib
 import itertools
 import os
@@ -474,9 +475,9 @@ class Workers(Bot):
         await self.fake.wait_idle(timeout=30)
 
 
-async def test_two_webhook_workers_on_one_redis_play_one_game(
-    redis_url: str, game_ids: None
-) -> None:
+@contextlib.asynccontextmanager
+async def two_workers(redis_url: str) -> AsyncIterator[tuple[Workers, Balancer]]:
+    """Two bot workers in webhook mode behind a balancer, on one Redis."""
     ports = [free_port(), free_port()]
     urls = [f"http://127.0.0.1:{port}/tg/hook" for port in ports]
     async with FakeTelegram() as fake, Balancer(urls) as balancer:
@@ -494,30 +495,77 @@ async def test_two_webhook_workers_on_one_redis_play_one_game(
         ]
         for front in fronts:
             await front.start()
-        bot = Workers(fake, fronts[0], client, others=(fronts[1],))
         try:
             assert fake.webhook_url == balancer.url
-            await seat(bot)
-            await bot.command(GROUP, BOB, "/start")
-            moves = await play_on(bot)
-            assert moves >= 3 * (1 + 2 + 3 + 4 + 5) + 3 * 5
-            assert min(balancer.served) > moves / 3, "both workers served the game"
-            group = fake.transcript(GROUP)
-            assert sum("The game is over" in event.text for event in group) == 1
-            # One lobby, and one table message per round: the slots are shared through Redis.
-            tables = {e.message_id for e in group if e.text.startswith(TABLE)}
-            assert len(tables) == 5
-            assert len({e.message_id for e in group if "a new table" in e.text}) == 1
-            for user in PLAYERS:  # one hand message per turn, none twice
-                sent = [e for e in fake.transcript(user.id) if e.kind == "message"]
-                assert len({e.text for e in sent}) == len(sent)
-            assert fake.unanswered_presses() == []
-            assert fake.errors == []
-            assert all(status == 200 for _, _, status in fake.webhook_deliveries)
+            yield Workers(fake, fronts[0], client, others=(fronts[1],)), balancer
         finally:
             for front in fronts:
                 await front.stop()
             await client.aclose()
+
+
+async def test_two_webhook_workers_on_one_redis_play_one_game(
+    redis_url: str, game_ids: None
+) -> None:
+    async with two_workers(redis_url) as (bot, balancer):
+        fake = bot.fake
+        await seat(bot)
+        await bot.command(GROUP, BOB, "/start")
+        moves = await play_on(bot)
+        assert moves >= 3 * (1 + 2 + 3 + 4 + 5) + 3 * 5
+        assert min(balancer.served) > moves / 3, "both workers served the game"
+        group = fake.transcript(GROUP)
+        assert sum("The game is over" in event.text for event in group) == 1
+        # One lobby, and one table message per round: the slots are shared through Redis.
+        tables = {e.message_id for e in group if e.text.startswith(TABLE)}
+        assert len(tables) == 5
+        assert len({e.message_id for e in group if "a new table" in e.text}) == 1
+        for user in PLAYERS:  # one hand message per turn, none twice
+            sent = [e for e in fake.transcript(user.id) if e.kind == "message"]
+            assert len({e.text for e in sent}) == len(sent)
+        assert fake.unanswered_presses() == []
+        assert fake.errors == []
+        assert all(status == 200 for _, _, status in fake.webhook_deliveries)
+
+
+NAMES = {ANN.id: "Ann", BOB.id: "Bob Brown", CID.id: "Cid"}
+
+
+async def test_two_workers_never_show_an_older_table(redis_url: str, game_ids: None) -> None:
+    """Hidden bids are pressed by everyone at once, so the two workers handle them at the same
+    moment and post their tables concurrently: the group's table always ends on the newest
+    state (whose turn it is), never on one a slower worker posted late."""
+    async with two_workers(redis_url) as (bot, balancer):
+        jitter = random.Random(3)  # a slow network: the group's edits overtake each other
+
+        def latency(method: str, chat: int | None) -> float:
+            return jitter.uniform(0, 0.06) if chat == GROUP and method.startswith("edit") else 0
+
+        bot.fake.latency = latency
+        await seat(bot)
+        await bot.command(GROUP, ANN, "/options bids=hidden")
+        await bot.command(GROUP, ANN, "/start")
+        together = 0
+        for _ in range(200):
+            if any("The game is over" in text for text in bot.group_texts()):
+                break
+            ready = [(user, bot.hand(user)) for user in PLAYERS if bot.hand(user).keyboard]
+            assert ready, "nobody's turn, and the game is not over"
+            together += len(ready) > 1
+            for user, hand in ready:  # no waiting in between
+                data = hand.keyboard[0][0].callback_data
+                assert data is not None
+                bot.fake.press(user.id, user, hand.message_id, data)
+            await bot.idle()
+            turn = [user for user in PLAYERS if bot.hand(user).keyboard]
+            if len(turn) == 1 and "Your turn: play a card." in bot.hand(turn[0]).text:
+                assert f"{NAMES[turn[0].id]} to play." in bot.table().text
+        else:
+            raise AssertionError("the game did not end")
+        assert together >= 5  # every round's bids at once
+        assert min(balancer.served) > 20
+        assert bot.fake.unanswered_presses() == []
+        assert bot.fake.errors == []
 
 
 # --- timers, flood limits ---------------------------------------------------------------------

@@ -40,6 +40,8 @@ class Post:
     attachment: tuple[str, bytes] | None = None
     reply_to: int | None = None
     """The message this one answers (a refusal of a command)."""
+    version: tuple[str, int] | None = None
+    """(game id, version) of the state a slot post shows (`Outcome.version`)."""
 
     @property
     def game(self) -> str | None:
@@ -87,7 +89,7 @@ def keys(message: Message) -> tuple[tuple[Key, ...], ...]:
     )
 
 
-def post(chat: str, message: Message) -> Post | None:
+def post(chat: str, message: Message, version: tuple[str, int] | None = None) -> Post | None:
     """Where and how `message` of the game in `chat` is shown; None if it cannot be (a message
     for someone who is not on Telegram)."""
     target = telegram_id(chat if message.to is None else message.to)
@@ -101,12 +103,13 @@ def post(chat: str, message: Message) -> Post | None:
         slot=None if message.slot is None else f"{chat}:{message.slot}",
         notify=message.notify,
         attachment=message.attachment,
+        version=version if message.slot is not None else None,
     )
 
 
 def posts(chat: str, outcome: Outcome) -> list[Post]:
     """The posts of an outcome, in order (its answer is not among them: see `answer_post`)."""
-    found = (post(chat, message) for message in outcome.messages)
+    found = (post(chat, message, outcome.version) for message in outcome.messages)
     return [item for item in found if item is not None]
 
 
@@ -120,7 +123,11 @@ def answer_post(target: int, outcome: Outcome, reply_to: int | None) -> Post | N
 
 def coalesce(older: Post, newer: Post) -> Post:
     """A newer version of a slot message replaces one still waiting to be sent: only the newest
-    text is sent, and it is a new message if either asked for one."""
+    text is sent, and it is a new message if either asked for one. (Newer by the game's
+    version when both have one: outcomes handled at once may be queued out of order.)"""
+    old, new = older.version, newer.version
+    if old is not None and new is not None and old[0] == new[0] and old[1] > new[1]:
+        older, newer = newer, older
     if older.notify and not newer.notify:
         return replace(newer, notify=True)
     return newer

@@ -32,6 +32,8 @@ class Delivery(enum.Enum):
     FORBIDDEN = "forbidden"
     """The person never opened a private chat with the bot, or blocked it."""
     FAILED = "failed"
+    STALE = "stale"
+    """Another worker showed a newer version of the slot already: nothing to post."""
 
 
 def markup(rows: tuple[tuple[Key, ...], ...]) -> InlineKeyboardMarkup | None:
@@ -72,6 +74,17 @@ class Sender:
             return Delivery.FAILED
 
     async def _deliver(self, post: Post) -> Delivery:
+        if post.slot is None or post.version is None:
+            return await self._post(post)
+        token = await self.slots.claim(post.target, post.slot, post.version)
+        if token is None:
+            return Delivery.STALE
+        try:
+            return await self._post(post)
+        finally:
+            await self.slots.release(post.target, post.slot, token)
+
+    async def _post(self, post: Post) -> Delivery:
         if post.attachment is not None:
             name, data = post.attachment
             await self.bot.send_document(

@@ -1,0 +1,68 @@
+"""The slot map in Redis: which message shows a slot, and the version a slot shows, so that
+several workers never show an older state after a newer one (a real redis-server)."""
+
+import asyncio
+
+import pytest
+import redis.asyncio as aioredis
+
+from adapters.telegram import slots as slots_module
+from adapters.telegram.slots import Slots
+
+GROUP = -100123
+TABLE = "tg:-100123:table"
+
+
+async def test_a_slot_remembers_its_message_and_game(redis_client: aioredis.Redis) -> None:
+    slots = Slots(redis_client)
+    await slots.set(GROUP, TABLE, 17)
+    assert await slots.get(GROUP, TABLE) == 17
+    token = await slots.claim(GROUP, TABLE, ("g1", 3))
+    assert token is not None
+    await slots.release(GROUP, TABLE, token)
+    # the version and hold fields are not messages
+    assert await slots.game_of(GROUP, 17) == "tg:-100123"
+    assert await slots.game_of(GROUP, 3) == "tg:-100123"  # an older message: the only game
+
+
+async def test_an_older_version_is_dropped_and_a_new_game_starts_afresh(
+    redis_client: aioredis.Redis,
+) -> None:
+    slots = Slots(redis_client)
+    token = await slots.claim(GROUP, TABLE, ("g1", 5))
+    assert token is not None
+    await slots.release(GROUP, TABLE, token)
+    assert await slots.claim(GROUP, TABLE, ("g1", 4)) is None  # older: skip it
+    same = await slots.claim(GROUP, TABLE, ("g1", 5))  # the same state again (/hand): shown
+    assert same is not None
+    await slots.release(GROUP, TABLE, same)
+    fresh = await slots.claim(GROUP, TABLE, ("g2", 1))  # another game's versions start anew
+    assert fresh is not None
+    await slots.release(GROUP, TABLE, fresh)
+    assert await slots.claim(GROUP, TABLE, ("g1", 9)) is not None  # ids are not ordered
+
+
+async def test_posts_for_a_slot_wait_for_each_other(redis_client: aioredis.Redis) -> None:
+    """Worker A holds the slot while it posts version 5; worker B's version 6 waits, then
+    goes; a version 4 that comes after is dropped. B never posts before A is done."""
+    a, b = Slots(redis_client), Slots(redis_client)
+    held = await a.claim(GROUP, TABLE, ("g1", 5))
+    assert held is not None
+    waiting = asyncio.create_task(b.claim(GROUP, TABLE, ("g1", 6)))
+    await asyncio.sleep(0.1)
+    assert not waiting.done()
+    await a.release(GROUP, TABLE, held)
+    token = await asyncio.wait_for(waiting, 2)
+    assert token is not None
+    await b.release(GROUP, TABLE, token)
+    assert await a.claim(GROUP, TABLE, ("g1", 4)) is None
+
+
+async def test_a_crashed_workers_hold_runs_out(
+    redis_client: aioredis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(slots_module, "HOLD_MS", 200)
+    slots = Slots(redis_client)
+    assert await slots.claim(GROUP, TABLE, ("g1", 1)) is not None  # never released
+    token = await asyncio.wait_for(slots.claim(GROUP, TABLE, ("g1", 2)), 2)
+    assert token is not None
