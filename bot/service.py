@@ -108,6 +108,22 @@ class GameService:
                 alert=True,
             )
 
+    async def show_again(self, chat: str) -> Outcome:
+        """The group's lobby or table as it is now, as new messages: for a front end whose
+        messages are gone (a Telegram group that became a supergroup)."""
+        snap = await self.store.load(chat)
+        table = snap.table
+        if table is None:
+            return Outcome()
+        look = self._look(snap.settings)
+        if table.game.phase is Phase.LOBBY:
+            message = replace(screens.lobby(look, table), notify=True)
+        elif table.game.phase in ROUND_PHASES:
+            message = screens.table_message(look, table, new=True)
+        else:
+            return Outcome()
+        return Outcome((message,), version=(table.game_id, snap.version))
+
     async def run_timers(self) -> list[tuple[str, Outcome]]:
         """Fire every turn deadline that is due; return what to show in which chat."""
         shown = []

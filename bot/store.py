@@ -66,6 +66,27 @@ return 0
 """
 
 
+_MOVE = """
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+local moved = 0
+for i = 1, #KEYS - 1, 2 do
+  if redis.call('EXISTS', KEYS[i]) == 1 then
+    redis.call('RENAME', KEYS[i], KEYS[i + 1])
+    moved = 1
+  end
+end
+local timers = KEYS[#KEYS]
+local score = redis.call('ZSCORE', timers, ARGV[1])
+if score then
+  redis.call('ZREM', timers, ARGV[1])
+  redis.call('ZADD', timers, score, ARGV[2])
+end
+return moved
+"""
+"""Move a chat's keys (pairs old, new; the game first) and its timer entry, unless the new
+chat has a game already."""
+
+
 @dataclass(frozen=True, slots=True)
 class Snapshot:
     """A chat as read: the version to write against, its table (if any) and its settings."""
@@ -103,6 +124,7 @@ class Store:
         self._cas = client.register_script(_CAS)
         self._drop = client.register_script(_DROP_TIMER)
         self._load = client.register_script(_LOAD)
+        self._move = client.register_script(_MOVE)
 
     async def load(self, chat: str, update_id: str | None = None) -> Snapshot:
         version, blob, results, settings, seen = await self._load(
@@ -204,6 +226,23 @@ class Store:
         deadline replaced it meanwhile."""
         later = "" if then is None else repr(then)
         await self._drop(keys=[keys.TIMERS], args=[chat, repr(deadline), later])
+
+    async def move_chat(self, old: str, new: str, *extra: tuple[str, str]) -> bool:
+        """Move everything of chat `old` to chat `new` (a Telegram group that became a
+        supergroup gets a new id): its game, settings, finished rounds, last record and timer,
+        and the `extra` key pairs a front end keeps. False if `old` had nothing, or `new` has
+        a game already (then nothing moves)."""
+        pairs = [
+            (keys.game(old), keys.game(new)),
+            (keys.settings(old), keys.settings(new)),
+            (keys.results(old), keys.results(new)),
+            (keys.record(old), keys.record(new)),
+            *extra,
+        ]
+        names = [name for pair in pairs for name in pair]
+        moved = await self._move(keys=[*names, keys.TIMERS], args=[old, new])
+        self._parsed.pop(old, None)
+        return bool(moved)
 
     async def size(self, chat: str) -> int:
         """Bytes Redis uses for the chat's game hash (for the benchmark)."""

@@ -740,6 +740,7 @@ class _Message:
     reply_to: int | None = None
     edit_date: int | None = None
     deleted: bool = False
+    service: JSON = field(default_factory=dict)  # e.g. {"migrate_to_chat_id": -100...}
 
     @property
     def keyboard(self) -> Keyboard:
@@ -765,6 +766,7 @@ class _Chat:
     bot_admin: bool = False
     bot_removed: bool = False
     pinned: list[int] = field(default_factory=list)
+    migrated_to: int | None = None  # the supergroup this group became
 
     def to_json(self) -> JSON:
         data: JSON = {"id": self.id, "type": self.type}
@@ -1059,6 +1061,27 @@ class FakeTelegram:
         for user in members:
             self._know(user)
             chat.members.add(user.id)
+
+    def migrate_group(self, chat_id: int, new_id: int, by: User) -> None:
+        """`by` upgrades the group to a supergroup, as Telegram does: the supergroup gets a new
+        id (-100...), the same title and members, none of the old messages; the old group takes
+        no more calls (400 with `migrate_to_chat_id`). The bot gets both service messages: the
+        old group's `migrate_to_chat_id` and the new one's `migrate_from_chat_id`."""
+        old = self._chat(chat_id)
+        new = self._chat(new_id)
+        new.type, new.title, new.username = "supergroup", old.title, old.username
+        new.members |= old.members
+        new.admins.update(old.admins)
+        new.bot_admin = old.bot_admin
+        for chat, field_, value in ((old, "migrate_to_chat_id", new_id),
+                                    (new, "migrate_from_chat_id", chat_id)):  # fmt: skip
+            message = self._new_message(chat, by.to_json(), from_bot=False)
+            message.service = {field_: value}
+            chat.transcript.append(
+                Event("user", chat.id, message.message_id, f"({field_} {value})", user_id=by.id)
+            )
+            self._enqueue(self._update({"message": self._message_json(message)}))
+        old.migrated_to = new_id
 
     def set_admin(
         self,
@@ -1477,6 +1500,7 @@ class FakeTelegram:
                 data["caption_entities"] = m.caption_entities
         if m.markup is not None:
             data["reply_markup"] = m.markup
+        data.update(m.service)
         return data
 
     def _member_json(self, chat: _Chat, user_id: int, status: str | None = None) -> JSON:
@@ -1756,6 +1780,12 @@ class FakeTelegram:
         if chat.bot_removed and sending:
             kind = "supergroup" if chat.type == "supergroup" else "group"
             raise ApiError(403, f"Forbidden: bot was kicked from the {kind} chat")
+        if chat.migrated_to is not None:
+            raise ApiError(
+                400,
+                "Bad Request: group chat was upgraded to a supergroup chat",
+                {"migrate_to_chat_id": chat.migrated_to},
+            )
         return chat
 
     def _markup(self, params: _Params) -> JSON | None:

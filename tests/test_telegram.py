@@ -278,6 +278,44 @@ async def test_a_press_from_the_wrong_person_is_refused_and_changes_nothing(tg: 
     assert tg.fake.message(GROUP, table.message_id).text == table.text
 
 
+async def test_a_group_that_becomes_a_supergroup_keeps_its_game(tg: Bot) -> None:
+    """Telegram gives an upgraded group a new id: the game, its timer and the players' hand
+    messages move with it, the supergroup shows the table anew, and play goes on there."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/options bids=hidden")
+    await tg.command(GROUP, ANN, "/start")
+    for _ in range(4):  # a few moves first
+        user, hand = whose_turn(tg, PLAYERS) or (ANN, tg.hand(ANN))
+        data = hand.keyboard[0][0].callback_data
+        assert data is not None
+        await tg.press(user.id, user, hand.message_id, data)
+    before = tg.fake.current_messages(GROUP)
+    supergroup = -1009876
+    tg.fake.migrate_group(GROUP, supergroup, by=ANN)
+    await tg.idle()
+    shown = [m for m in tg.fake.current_messages(supergroup).values() if m.from_bot]
+    assert len(shown) == 1
+    assert shown[0].text.startswith(TABLE)
+    assert tg.fake.current_messages(GROUP) == before  # the old group is left as it was
+    assert await tg.client.exists("wiz:{tg:-100123}:game") == 0
+    assert await tg.client.zscore("wiz:timers", "tg:-1009876") is not None
+    for _ in range(200):  # the rest of the game, from the private chats
+        if any("The game is over" in e.text for e in tg.fake.transcript(supergroup)):
+            break
+        turn = whose_turn(tg, PLAYERS)
+        assert turn is not None
+        user, hand = turn
+        data = hand.keyboard[0][0].callback_data
+        assert data is not None
+        answer = await tg.press(user.id, user, hand.message_id, data)
+        assert not answer.show_alert, answer.text
+    else:
+        raise AssertionError("the game did not end")
+    await tg.command(supergroup, BOB, "/scores")
+    assert tg.fake.last_message(supergroup).text.startswith("Score sheet")
+    assert tg.real_errors() == []
+
+
 async def test_a_stale_button_is_refused(tg: Bot) -> None:
     await seat(tg)
     await tg.command(GROUP, ANN, "/start")

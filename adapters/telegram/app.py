@@ -40,7 +40,7 @@ from telegram.ext import (
 
 from adapters.outbox import Limits, Outbox
 from adapters.telegram import commands
-from adapters.telegram.ids import AdminCache, chat_key, is_group, make_user
+from adapters.telegram.ids import AdminCache, chat_key, is_group, make_user, telegram_id
 from adapters.telegram.render import Key, Post, answer_post, coalesce, html_text, posts
 from adapters.telegram.sender import Delivery, Sender
 from adapters.telegram.slots import Slots
@@ -130,6 +130,7 @@ class TelegramFrontEnd:
         app.add_handler(CommandHandler(list(commands.GROUP_COMMANDS), self.on_group, groups))
         app.add_handler(MessageHandler(filters.COMMAND & private, self.on_private))
         app.add_handler(CallbackQueryHandler(self.on_button))
+        app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, self.on_migrate))
         app.add_error_handler(self.on_error)
 
     async def start(self) -> None:
@@ -298,6 +299,31 @@ class TelegramFrontEnd:
             _cut(outcome.answer) if outcome.answer else None, show_alert=outcome.alert
         )
         self.show(game, outcome)
+
+    async def on_migrate(self, update: Update, context: Context) -> None:
+        """A group became a supergroup, with a new id (Telegram tells the old group and the new
+        one): its game moves to the new id, the players' private hand messages follow it, and
+        the supergroup shows the lobby or table anew (the old messages stay behind)."""
+        message = update.effective_message
+        if message is None:
+            return
+        if message.migrate_to_chat_id:
+            old, new = message.chat.id, message.migrate_to_chat_id
+        elif message.migrate_from_chat_id:
+            old, new = message.migrate_from_chat_id, message.chat.id
+        else:
+            return
+        before, after = chat_key(old), chat_key(new)
+        if not await self.service.store.move_chat(before, after):
+            return  # nothing to move, or moved already (both messages arrive)
+        snap = await self.service.store.load(after)
+        if snap.table is not None:
+            for player in snap.table.humans():
+                person = telegram_id(player)
+                if person is not None:
+                    await self.slots.rename_game(person, before, after)
+        log.info("the game of Telegram group %s moved to supergroup %s", old, new)
+        self.show(after, await self.service.show_again(after))
 
     async def on_error(self, update: object, context: Context) -> None:
         """Log the error and, where there is someone to tell, say sorry."""

@@ -84,6 +84,19 @@ class Slots:
             await asyncio.sleep(delay)
             delay = min(delay * 2, 0.2)
 
+    async def rename_game(self, where: int, old: str, new: str) -> None:
+        """The game chat `old` is now `new`: its slots in chat `where` follow it."""
+        key = keys.telegram(chat_key(where))
+        items = await self.client.hgetall(key)
+        prefix = f"{old}:"
+        async with self.client.pipeline(transaction=True) as pipe:
+            for field, value in items.items():
+                name = field.decode() if isinstance(field, bytes) else str(field)
+                if name.startswith(prefix):
+                    pipe.hset(key, new + name[len(old) :], value)
+                    pipe.hdel(key, name)
+            await pipe.execute()
+
     async def release(self, where: int, slot: str, token: str) -> None:
         await self._release(keys=[keys.telegram(chat_key(where))], args=[slot, token])
 
