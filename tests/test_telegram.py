@@ -278,6 +278,19 @@ async def test_a_press_from_the_wrong_person_is_refused_and_changes_nothing(tg: 
     assert tg.fake.message(GROUP, table.message_id).text == table.text
 
 
+async def test_a_group_the_bot_is_added_to_is_welcomed_with_the_help(tg: Bot) -> None:
+    tg.fake.add_bot_to_group(-100777, DAN, "Card night")
+    await tg.idle()
+    (welcome,) = [m for m in tg.fake.current_messages(-100777).values() if m.from_bot]
+    assert welcome.text.startswith("🧙 Wizard: bid exactly the tricks you will take.")
+    assert "/join – take a seat" in welcome.text
+    promoted = tg.fake.add_bot_to_group(-100777, DAN, enqueue=False)["my_chat_member"]
+    promoted["old_chat_member"]["status"] = "member"  # made an admin: no second welcome
+    tg.fake.inject({"my_chat_member": promoted})
+    await tg.idle()
+    assert len([m for m in tg.fake.current_messages(-100777).values() if m.from_bot]) == 1
+
+
 async def test_a_group_that_becomes_a_supergroup_keeps_its_game(tg: Bot) -> None:
     """Telegram gives an upgraded group a new id: the game, its timer and the players' hand
     messages move with it, the supergroup shows the table anew, and play goes on there."""

@@ -32,6 +32,7 @@ from telegram.ext import (
     Application,
     BaseRateLimiter,
     CallbackQueryHandler,
+    ChatMemberHandler,
     CommandHandler,
     ContextTypes,
     MessageHandler,
@@ -58,7 +59,7 @@ log = logging.getLogger(__name__)
 TgApp = Application[Any, Any, Any, Any, Any, Any]
 Context = ContextTypes.DEFAULT_TYPE
 
-ALLOWED_UPDATES = ("message", "callback_query")
+ALLOWED_UPDATES = ("message", "callback_query", "my_chat_member")
 MAX_ANSWER = 200
 """Telegram's limit for a callback answer's text."""
 ADMIN_KINDS = frozenset({Kind.CANCEL, Kind.OPTION})
@@ -131,6 +132,7 @@ class TelegramFrontEnd:
         app.add_handler(MessageHandler(filters.COMMAND & private, self.on_private))
         app.add_handler(CallbackQueryHandler(self.on_button))
         app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, self.on_migrate))
+        app.add_handler(ChatMemberHandler(self.on_added, ChatMemberHandler.MY_CHAT_MEMBER))
         app.add_error_handler(self.on_error)
 
     async def start(self) -> None:
@@ -298,6 +300,20 @@ class TelegramFrontEnd:
         await query.answer(
             _cut(outcome.answer) if outcome.answer else None, show_alert=outcome.alert
         )
+        self.show(game, outcome)
+
+    async def on_added(self, update: Update, context: Context) -> None:
+        """The bot was added to a group: it says what it does and how to start (the help)."""
+        change, person = update.my_chat_member, update.effective_user
+        if change is None or person is None or not is_group(change.chat.id):
+            return
+        was = change.old_chat_member.status
+        now = change.new_chat_member.status
+        if was not in ("left", "kicked") or now not in ("member", "administrator"):
+            return
+        game = chat_key(change.chat.id)
+        user = make_user(person.id, person.first_name, person.last_name, False)
+        outcome = await self.service.handle(game, user, Request(Kind.HELP))
         self.show(game, outcome)
 
     async def on_migrate(self, update: Update, context: Context) -> None:
