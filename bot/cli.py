@@ -310,23 +310,16 @@ def run_bot(args: argparse.Namespace) -> int:
 
     play_args = _play_args(args)
     config = _load_config()
+    if config.discord.token:
+        # discord.py loads only when it is used; with a Telegram token too, both run in one
+        # process (one asyncio loop, one Redis)
+        from adapters.discord import run_discord
+
+        return run_discord(config)
     if config.telegram.token:
         from adapters.telegram import run_telegram  # PTB loads only when it is used
 
-        if config.discord.token:
-            print(
-                f"{PROG}: the Discord front end is not available in this version; "
-                "starting Telegram only.",
-                file=sys.stderr,
-            )
         return run_telegram(config)
-    if config.discord.token:
-        print(
-            f"{PROG}: the Discord front end is configured but not available in this "
-            "version; unset the token to play in the terminal.",
-            file=sys.stderr,
-        )
-        return USAGE_ERROR
     print(
         "No chat front end is configured: set WIZARD_TELEGRAM_TOKEN or WIZARD_DISCORD_TOKEN, "
         "or a token in wizard.toml (see config.example.toml)."

@@ -6,7 +6,8 @@ Where it comes from, later sources winning:
 2. a TOML file: the `path` argument, else the file named by `WIZARD_CONFIG`, else `./wizard.toml`
    if there is one (a missing default file is not an error; a file named but missing is);
 3. the environment: `WIZARD_REDIS_URL`, `WIZARD_DATA_DIR`, `WIZARD_LANGUAGE`,
-   `WIZARD_TELEGRAM_TOKEN`, `WIZARD_TELEGRAM_BASE_URL`, `WIZARD_DISCORD_TOKEN`.
+   `WIZARD_TELEGRAM_TOKEN`, `WIZARD_TELEGRAM_BASE_URL`, `WIZARD_DISCORD_TOKEN`,
+   `WIZARD_DISCORD_BASE_URL`.
    An empty variable counts as unset.
 
 Every key is checked, and unknown keys are errors: `load_config` raises `ConfigError`, whose
@@ -54,6 +55,7 @@ ENV_OVERRIDES: Mapping[str, str] = {
     "WIZARD_TELEGRAM_TOKEN": "telegram.token",
     "WIZARD_TELEGRAM_BASE_URL": "telegram.base_url",
     "WIZARD_DISCORD_TOKEN": "discord.token",
+    "WIZARD_DISCORD_BASE_URL": "discord.base_url",
 }
 """Environment variables and the keys they override."""
 
@@ -79,6 +81,8 @@ class DiscordConfig:
 
     token: str | None = field(default=None, repr=False)
     shards: bool = False
+    base_url: str = "https://discord.com/api/v10"
+    """Discord's REST API (another one: a test's)."""
 
 
 @dataclass(frozen=True)
@@ -274,6 +278,7 @@ _SECTIONS: Mapping[str, Mapping[str, Check]] = {
     "discord": {
         "token": _secret,
         "shards": _bool,
+        "base_url": _url(("https", "http")),
     },
 }
 

@@ -34,6 +34,13 @@ def telegram(chat: str) -> str:
     return f"wiz:{{{chat}}}:tg"
 
 
+def discord(chat: str) -> str:
+    """Hash of the Discord front end for the channel where messages live (a game channel, or a
+    player's DM channel): field `<game chat>:<slot>` → the id of the last message sent for that
+    slot, so it is edited in place across restarts and workers."""
+    return f"wiz:{{{chat}}}:dc"
+
+
 TIMERS = "wiz:timers"
 """Sorted set of chats by their table's deadline: an index any worker may read to find what is
 due. The deadline inside the table is the truth; an entry that does not match it is mended."""

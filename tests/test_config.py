@@ -253,6 +253,7 @@ def test_example_file_documents_every_key() -> None:
         ("[telegram]\ntoken = ''", "telegram.token must be non-empty"),
         ('[telegram]\ntoken = "1:a\\n"', "telegram.token must be non-empty and have no spaces"),
         ("[telegram]\nbase_url = 'ftp://x'", "telegram.base_url must be a URL starting with"),
+        ("[discord]\nbase_url = 'ftp://x'", "discord.base_url must be a URL starting with"),
         (
             "[telegram]\nwebhook_url = 'http://x'",
             "webhook_url must be a URL starting with https://",
@@ -306,6 +307,7 @@ def test_not_utf8(tmp_path: Path) -> None:
         ({"WIZARD_DATA_DIR": " "}, "WIZARD_DATA_DIR: data_dir must be a directory path"),
         ({"WIZARD_TELEGRAM_TOKEN": "a b"}, "WIZARD_TELEGRAM_TOKEN: telegram.token must be"),
         ({"WIZARD_TELEGRAM_BASE_URL": "nope"}, "WIZARD_TELEGRAM_BASE_URL: telegram.base_url"),
+        ({"WIZARD_DISCORD_BASE_URL": "nope"}, "WIZARD_DISCORD_BASE_URL: discord.base_url"),
         ({"WIZARD_DISCORD_TOKEN": "x\ny"}, "WIZARD_DISCORD_TOKEN: discord.token must be"),
         ({"WIZARD_CONFIG": "missing.toml"}, 'WIZARD_CONFIG: no such config file "missing.toml"'),
     ],

@@ -1,0 +1,14 @@
+"""The Discord front end (discord.py 2): games in server channels, hands in DMs.
+
+- `ids`: service ids of channels and people, names, who counts as an admin;
+- `commands`: the slash commands, their requests and their translated descriptions;
+- `render`: an Outcome as posts (channel or DM, text, button rows, slot);
+- `buttons`: the durable buttons (dynamic items whose state is their custom id);
+- `slots`: the Redis map of slot → message id, edited in place;
+- `sender`: one post on Discord (send, or edit the slot's message; closed DMs);
+- `app`: the interaction handlers and the lifecycle; `run`: `run_discord(config)`.
+"""
+
+from adapters.discord.run import run_discord
+
+__all__ = ["run_discord"]

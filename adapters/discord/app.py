@@ -1,0 +1,458 @@
+"""The Discord front end: slash commands and button presses become requests for the game
+service, its outcomes become posts; and the lifecycle (log in, sync the commands, the gateway,
+the timer loop).
+
+Handlers only translate: a slash command → a `Request`, a press → `Request(BUTTON, payload)`,
+each with the interaction's id so a redelivered interaction applies once. Every interaction is
+acknowledged within Discord's 3 seconds: the service usually answers in milliseconds; if it takes
+longer than `defer_after`, the interaction is deferred first and answered by a followup. The
+outcome's answer (a refusal too) goes back as an ephemeral message. What this front end adds is
+Discord's own: a person whose DMs are closed is told in the channel, with a "Your hand" button
+that shows whoever presses it their own hand, ephemerally; presses on that ephemeral hand update
+it in place.
+"""
+
+import asyncio
+import contextlib
+import io
+import logging
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import discord
+import redis.asyncio as aioredis
+from discord import app_commands
+
+from adapters.discord import buttons
+from adapters.discord.commands import COMMANDS, Spec, Translator, description, option_description
+from adapters.discord.ids import chat_key, discord_id, display_name, is_admin, user_key
+from adapters.discord.render import Key, Post, coalesce, content, hand_id, is_channel, post, posts
+from adapters.discord.sender import Sender
+from adapters.discord.slots import Slots
+from adapters.outbox import Limits, Outbox
+from bot.config import Config
+from bot.i18n import Texts, texts
+from bot.messages import Message, Outcome
+from bot.requests import Kind, Request, User
+from bot.service import GameService
+from bot.store import StoreErrors
+from bot.timers import timer_loop
+
+log = logging.getLogger(__name__)
+
+Interaction = discord.Interaction[Any]
+
+DISCORD_LIMITS = Limits(
+    group_count=5,
+    group_period=5.0,
+    group_burst=5,
+    private_count=5,
+    private_period=5.0,
+    private_burst=5,
+    slack=0.25,
+)
+"""Discord allows about five posts (edits included) per five seconds in one channel."""
+DEFER_AFTER = 1.5
+"""Seconds the service may take before an interaction is deferred (Discord allows 3)."""
+PLACEHOLDER = "wizard-placeholder"
+"""`Interaction.extras` key: a command was deferred, with a public (True) or private
+placeholder."""
+
+
+def intents() -> discord.Intents:
+    """Guilds only (discord.py keeps its channel and guild cache with it): slash commands and
+    presses arrive as interactions whatever the intents, and the bot reads no messages, members
+    or presences, so it needs no privileged intent."""
+    return discord.Intents(guilds=True)
+
+
+def build_client(config: Config) -> discord.Client:
+    """The discord.py client: sharded (AutoShardedClient) when `discord.shards` is set. It pings
+    nobody unless a post names whom."""
+    kind = discord.AutoShardedClient if config.discord.shards else discord.Client
+    return kind(intents=intents(), allowed_mentions=discord.AllowedMentions.none())
+
+
+def polite(t: Texts) -> str:
+    return t("Sorry, something went wrong. Please try again.")
+
+
+@dataclass
+class Reply:
+    """How one interaction is answered: the actor's own messages to show ephemerally (their
+    hand), a public reply (a command's answer such as the rules), and the short answer."""
+
+    private: list[Message] = field(default_factory=list)
+    public: Message | None = None
+    answer: str | None = None
+    alert: bool = False
+
+
+class DiscordFrontEnd:
+    """One worker's Discord front end for `service`; start() and stop() it in a running loop."""
+
+    def __init__(
+        self,
+        config: Config,
+        service: GameService,
+        client: "aioredis.Redis",
+        *,
+        limits: Limits = DISCORD_LIMITS,
+        timer_interval: float = 1.0,
+        defer_after: float = DEFER_AFTER,
+    ) -> None:
+        self.config = config
+        self.service = service
+        self.client = build_client(config)
+        self.tree: app_commands.CommandTree[discord.Client] = app_commands.CommandTree(self.client)
+        self.slots = Slots(client)
+        self.sender = Sender(self.client, self.slots, self._dms_closed)
+        self.outbox: Outbox[Post] = Outbox(self.sender, limits, coalesce, is_group=is_channel)
+        self.timer_interval = timer_interval
+        self.defer_after = defer_after
+        self._timers: asyncio.Task[None] | None = None
+        self._gateway: asyncio.Task[None] | None = None
+        self.busy = 0
+        """Interactions being handled now (a test waits for none)."""
+        self._register()
+
+    # --- lifecycle ------------------------------------------------------------------------------
+
+    def _register(self) -> None:
+        for name, spec in COMMANDS.items():
+            self.tree.add_command(self._command(name, spec))
+        self.tree.on_error = self.on_command_error  # type: ignore[method-assign]
+        buttons.register(self.client, self)
+        self.client.event(self.on_interaction)
+
+    async def start(self, *, connect: bool = True) -> None:
+        """Log in, sync the slash commands, start the timer loop and (with `connect`) the
+        gateway connection that brings the interactions."""
+        token = self.config.discord.token
+        if not token:
+            raise ValueError("no Discord token configured")
+        # discord.py has one REST address per process (a class attribute): Discord's, or a test's
+        discord.http.Route.BASE = self.config.discord.base_url.rstrip("/")
+        await self.client.login(token)
+        await self.tree.set_translator(Translator())
+        await self.tree.sync()
+        self._timers = asyncio.create_task(timer_loop(self.service, self.show, self.timer_interval))
+        if connect:
+            self._gateway = asyncio.create_task(self.client.connect(reconnect=True))
+
+    async def stop(self) -> None:
+        """Stop timers, post what waits, disconnect."""
+        if self._timers is not None:
+            self._timers.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._timers
+            self._timers = None
+        await self.outbox.close()
+        await self.client.close()
+        if self._gateway is not None:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._gateway
+            self._gateway = None
+
+    async def wait_gateway(self) -> None:
+        """Return when the gateway connection ends (it raises if it failed)."""
+        if self._gateway is not None:
+            await self._gateway
+
+    def _command(self, name: str, spec: Spec) -> app_commands.Command[Any, Any, None]:
+        kind, public = spec.kind, spec.public
+        if spec.option is None:
+
+            async def plain(interaction: discord.Interaction) -> None:
+                await self.on_command(interaction, kind, "", public=public)
+
+            callback: Any = plain
+        else:
+            option, text = spec.option
+
+            async def with_text(interaction: discord.Interaction, value: str = "") -> None:
+                await self.on_command(interaction, kind, value, public=public)
+
+            callback = app_commands.rename(value=option)(
+                app_commands.describe(value=option_description(text))(with_text)
+            )
+        command: app_commands.Command[Any, Any, None] = app_commands.Command(
+            name=name, description=description(name), callback=callback
+        )
+        if spec.guild_only:
+            command = app_commands.guild_only(command)
+        return command
+
+    # --- showing outcomes -----------------------------------------------------------------------
+
+    async def show(self, chat: str, outcome: Outcome) -> None:
+        """Queue an outcome's messages for their channels and DMs (in order; slots coalesce).
+        A DM for someone whose DMs are known to be closed is not tried: see `_dms_closed`."""
+        for item in posts(chat, outcome):
+            if item.user is not None and self.sender.dms_closed(item.user):
+                await self._dms_closed(item)
+            else:
+                self.outbox.put(item.target, item, key=item.slot)
+
+    async def _dms_closed(self, failed: Post) -> None:
+        """A hand cannot go to a DM: when it asks for the person's attention, the channel
+        gets a notice with a "Your hand" button (what the hand shows stays private)."""
+        if failed.user is None or not failed.notify:
+            return
+        t = await self._texts(chat_key(failed.game))
+        mention = f"<@{failed.user}>"
+        text = t(
+            "{mention}: your DMs are closed, so your cards are shown here, only to you: press "
+            "“Your hand”.",
+            mention=mention,
+        )
+        notice = Post(
+            game=failed.game,
+            text=text,
+            keys=((Key(t("Your hand"), hand_id(failed.game)),),),
+            slot=f"{chat_key(failed.game)}:dm:{failed.user}",
+            notify=True,
+            mentions=(failed.user,),
+        )
+        self.outbox.put(notice.target, notice, key=notice.slot)
+
+    async def _texts(self, chat: str) -> Texts:
+        """The texts of a game channel's language."""
+        try:
+            snap = await self.service.store.load(chat)
+        except StoreErrors:
+            return texts(self.config.language)
+        return texts(snap.settings.language)
+
+    # --- handlers -------------------------------------------------------------------------------
+
+    async def on_command(
+        self, interaction: Interaction, kind: Kind, arg: str, *, public: bool = False
+    ) -> None:
+        """A slash command: the game is the channel's. `public`: its answer is usually for
+        everyone (a slow one is deferred in public)."""
+        channel = interaction.channel_id
+        if channel is None:
+            return
+        chat = chat_key(channel)
+        user = self._user(interaction)
+        request = Request(kind, " ".join(arg.split()))
+        self.busy += 1
+        try:
+            outcome = await self._handle(interaction, chat, user, request, public=public)
+            reply = await self._split(chat, outcome, user.id, here=kind is Kind.HAND, command=True)
+            await self._respond(interaction, chat, reply, command=True)
+        finally:
+            self.busy -= 1
+
+    async def on_button(self, interaction: Interaction, channel: int, payload: str) -> None:
+        """A press on a game button. In a server the game is the channel's; in a DM, the channel
+        named in the custom id (the service refuses it unless the presser plays there)."""
+        await self._press(interaction, channel, Request(Kind.BUTTON, payload))
+
+    async def on_hand(self, interaction: Interaction, channel: int) -> None:
+        """A press on "Your hand": the presser's own hand, ephemerally."""
+        await self._press(interaction, channel, Request(Kind.HAND))
+
+    async def _press(self, interaction: Interaction, channel: int, request: Request) -> None:
+        game = interaction.channel_id if interaction.guild_id is not None else channel
+        if game is None:
+            return
+        chat = chat_key(game)
+        self.busy += 1
+        try:
+            user = self._user(interaction)
+            outcome = await self._handle(interaction, chat, user, request, public=None)
+            ephemeral = interaction.message is not None and interaction.message.flags.ephemeral
+            here = request.kind is Kind.HAND or ephemeral
+            mirror = ephemeral and request.kind is not Kind.HAND
+            reply = await self._split(
+                chat, outcome, user.id, here=here, command=False, mirror=mirror
+            )
+            await self._respond(interaction, chat, reply, command=False)
+        except Exception:
+            log.exception("error handling a Discord button press")
+            await self._apologise(interaction, chat)
+        finally:
+            self.busy -= 1
+
+    async def on_interaction(self, interaction: Interaction) -> None:
+        """Every interaction (after discord.py routed it): a press on a button that is not one
+        of ours, or not on its message, is refused rather than left unanswered."""
+        if interaction.type is not discord.InteractionType.component:
+            return
+        data: Any = interaction.data or {}
+        custom_id = str(data.get("custom_id", ""))
+        if buttons.ours(custom_id) and _on_message(interaction, custom_id):
+            return
+        if interaction.response.is_done():
+            return
+        chat = chat_key(interaction.channel_id or 0)
+        t = await self._texts(chat)
+        with contextlib.suppress(discord.HTTPException):
+            await interaction.response.send_message(
+                t("This button is not one of ours."), ephemeral=True
+            )
+
+    async def on_command_error(
+        self, interaction: Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        """Log the error and say sorry, ephemerally."""
+        log.error("error handling a Discord command", exc_info=error)
+        await self._apologise(interaction, chat_key(interaction.channel_id or 0))
+
+    async def _apologise(self, interaction: Interaction, chat: str) -> None:
+        t = await self._texts(chat)
+        with contextlib.suppress(discord.HTTPException):
+            if interaction.response.is_done():
+                await interaction.followup.send(polite(t), ephemeral=True)
+            else:
+                await interaction.response.send_message(polite(t), ephemeral=True)
+
+    # --- translating ----------------------------------------------------------------------------
+
+    def _user(self, interaction: Interaction) -> User:
+        person = interaction.user
+        admin = interaction.guild_id is not None and is_admin(interaction.permissions)
+        return User(user_key(person.id), display_name(person.display_name, person.id), admin)
+
+    async def _handle(
+        self,
+        interaction: Interaction,
+        chat: str,
+        user: User,
+        request: Request,
+        *,
+        public: bool | None,
+    ) -> Outcome:
+        """The service's outcome; the interaction is deferred first if it takes long: a press
+        silently, a command with a "thinking" placeholder (public if `public`), which its
+        answer replaces (see `_say`)."""
+        task: asyncio.Task[Outcome] = asyncio.ensure_future(
+            self.service.handle(chat, user, request, str(interaction.id))
+        )
+        done, _ = await asyncio.wait({task}, timeout=self.defer_after)
+        if not done:
+            with contextlib.suppress(discord.HTTPException):
+                if public is None:
+                    await interaction.response.defer()
+                else:
+                    await interaction.response.defer(ephemeral=not public, thinking=True)
+                    interaction.extras[PLACEHOLDER] = public
+        return await task
+
+    async def _split(
+        self,
+        chat: str,
+        outcome: Outcome,
+        actor: str,
+        *,
+        here: bool,
+        command: bool,
+        mirror: bool = False,
+    ) -> Reply:
+        """Queue what goes to the channel and DMs; keep what the interaction itself shows: the
+        actor's private messages when they are to be shown here (or their DMs are closed), and
+        for a command its first plain message for the channel (the rules, the scores...). With
+        `mirror` (a move on an ephemeral hand), the actor's DM is updated too, if it is open."""
+        reply = Reply(answer=outcome.answer, alert=outcome.alert)
+        person = discord_id(actor)
+        closed = person is not None and self.sender.dms_closed(person)
+        rest = []
+        for message in outcome.messages:
+            if message.to == actor and (here or closed):
+                reply.private.append(message)
+                if mirror and not closed:
+                    rest.append(message)
+            elif command and reply.public is None and message.to is None and message.slot is None:
+                reply.public = message
+            else:
+                rest.append(message)
+        await self.show(chat, Outcome(messages=tuple(rest)))
+        return reply
+
+    async def _respond(
+        self, interaction: Interaction, chat: str, reply: Reply, *, command: bool
+    ) -> None:
+        """Acknowledge the interaction with what it shows (once; by followup if deferred)."""
+        response = interaction.response
+        deferred = response.is_done()
+        said = False
+        ephemeral_press = (
+            not command and interaction.message is not None and interaction.message.flags.ephemeral
+        )
+        if reply.private:
+            # the hand (the last message for the actor) answers, or updates the ephemeral hand
+            # pressed; anything else for them (a wings notice) follows it
+            *others, last = [item for item in map(partial(post, chat), reply.private) if item]
+            hand = buttons.view(last.keys)
+            if ephemeral_press and not deferred:
+                await response.edit_message(content=last.text, view=hand)
+            elif ephemeral_press:
+                await interaction.edit_original_response(content=last.text, view=hand)
+            else:
+                await self._say(interaction, last.text, view=hand, ephemeral=True)
+            for other in others:
+                await self._say(
+                    interaction, other.text, view=buttons.view(other.keys), ephemeral=True
+                )
+            said = True
+        elif reply.public is not None:
+            shown = post(chat, reply.public)
+            assert shown is not None
+            file = None
+            if shown.attachment is not None:
+                file = discord.File(io.BytesIO(shown.attachment[1]), filename=shown.attachment[0])
+            await self._say(
+                interaction, shown.text, view=buttons.view(shown.keys), file=file, ephemeral=False
+            )
+            said = True
+        if reply.answer and (not said or reply.alert):
+            await self._say(interaction, content(reply.answer), ephemeral=True)
+        elif not said and command:
+            t = await self._texts(chat)
+            await self._say(interaction, t("Done"), ephemeral=True)
+        elif not said and not response.is_done():
+            await response.defer()  # a press that shows nothing more: the message changes
+
+    async def _say(
+        self,
+        interaction: Interaction,
+        text: str,
+        *,
+        ephemeral: bool,
+        view: discord.ui.View | None = None,
+        file: discord.File | None = None,
+    ) -> None:
+        """An interaction's response, or a followup once it has one."""
+        extra: dict[str, Any] = {}
+        if view is not None:
+            extra["view"] = view
+        if file is not None:
+            extra["file"] = file
+        sent: Awaitable[Any]
+        placeholder = interaction.extras.pop(PLACEHOLDER, None)
+        if placeholder is not None and placeholder == ephemeral:
+            # The first followup replaces the "thinking" placeholder, public or not as it is:
+            # one of the other kind goes in its own message once the placeholder is gone.
+            with contextlib.suppress(discord.HTTPException):
+                await interaction.delete_original_response()
+        if interaction.response.is_done():
+            sent = interaction.followup.send(text, ephemeral=ephemeral, **extra)
+        else:
+            sent = interaction.response.send_message(text, ephemeral=ephemeral, **extra)
+        await sent
+
+
+def _on_message(interaction: Interaction, custom_id: str) -> bool:
+    """Whether the pressed button is on the message (else discord.py drops the press)."""
+    message = interaction.message
+    if message is None:
+        return False
+    for row in message.components:
+        for child in getattr(row, "children", ()):
+            if getattr(child, "custom_id", None) == custom_id:
+                return True
+    return False

@@ -1,0 +1,87 @@
+"""Slash commands: which request each one is, its option, and its description in every
+language (the Telegram command menu's texts, given to Discord as localizations)."""
+
+from dataclasses import dataclass
+
+import discord
+from discord import app_commands
+
+from adapters.telegram.commands import menu
+from bot.i18n import DEFAULT_LANGUAGE, N_, texts
+from bot.requests import Kind
+
+MAX_DESCRIPTION = 100
+"""Discord's limit for a command's or an option's description."""
+
+
+@dataclass(frozen=True, slots=True)
+class Spec:
+    """A slash command: its request, and its one optional text option (name, description)."""
+
+    kind: Kind
+    option: tuple[str, str] | None = None
+    guild_only: bool = True
+    public: bool = False
+    """Its answer is usually for everyone (the rules, the scores): a slow one is deferred in
+    public, others privately."""
+
+
+COMMANDS: dict[str, Spec] = {
+    "join": Spec(Kind.JOIN),
+    "leave": Spec(Kind.LEAVE),
+    "start": Spec(Kind.START),
+    "cancel": Spec(Kind.CANCEL, public=True),
+    "addbot": Spec(Kind.ADD_AI, ("level", N_("The AI's level: easy, normal or hard"))),
+    "options": Spec(Kind.OPTION, ("setting", N_("An option to set, e.g. rounds=short"))),
+    "hand": Spec(Kind.HAND),
+    "scores": Spec(Kind.SCORES, public=True),
+    "record": Spec(Kind.RECORD, public=True),
+    "rules": Spec(Kind.RULES, guild_only=False, public=True),
+    "help": Spec(Kind.HELP, guild_only=False, public=True),
+    "language": Spec(Kind.LANGUAGE, ("code", N_("A language: en, de or es")), public=True),
+    "theme": Spec(Kind.THEME, ("name", N_("A deck theme: colours, races or french")), public=True),
+}
+"""The slash commands, by name."""
+
+LOCALES: dict[discord.Locale, str] = {
+    discord.Locale.german: "de",
+    discord.Locale.spain_spanish: "es",
+    discord.Locale.latin_american_spanish: "es",
+}
+"""Discord's locales that have a catalog, and its language."""
+
+
+def descriptions(language: str) -> dict[str, str]:
+    """Each command's description in `language` (from the command menu's texts)."""
+    return {name: text[:MAX_DESCRIPTION] for name, text in menu(language)}
+
+
+def description(name: str) -> app_commands.locale_str:
+    """A command's description: English, marked for the translator."""
+    english = descriptions(DEFAULT_LANGUAGE).get(name, name)
+    return app_commands.locale_str(english, command=name)
+
+
+def option_description(text: str) -> app_commands.locale_str:
+    return app_commands.locale_str(text, option=True)
+
+
+class Translator(app_commands.Translator):
+    """Gives Discord the commands' descriptions in German and Spanish (Discord shows each
+    person the one of their client's language)."""
+
+    async def translate(
+        self,
+        string: app_commands.locale_str,
+        locale: discord.Locale,
+        context: app_commands.TranslationContextTypes,
+    ) -> str | None:
+        language = LOCALES.get(locale)
+        if language is None:
+            return None
+        command = string.extras.get("command")
+        if command is not None:
+            return descriptions(language).get(command)
+        if string.extras.get("option"):
+            return texts(language)(string.message)[:MAX_DESCRIPTION]
+        return None

@@ -1,0 +1,42 @@
+"""Discord ids and people as the game service names them.
+
+A channel is `dc:<channel id>`, a person `dc:<user id>` (Discord's snowflakes are unique across
+kinds, so the two never clash). A person's name is their server nickname or display name.
+Whoever may manage the server or the channel counts as an admin (may cancel any game there):
+Discord says so in each interaction, so no request is needed.
+"""
+
+import discord
+
+PREFIX = "dc:"
+MAX_NAME = 32
+
+
+def chat_key(channel_id: int) -> str:
+    """The service's id of a Discord channel."""
+    return f"{PREFIX}{channel_id}"
+
+
+def user_key(user_id: int) -> str:
+    """The service's id of a Discord user."""
+    return f"{PREFIX}{user_id}"
+
+
+def discord_id(key: str | None) -> int | None:
+    """The snowflake in a service id (`dc:42` → 42); None for anything else."""
+    if key is None or not key.startswith(PREFIX):
+        return None
+    rest = key[len(PREFIX) :]
+    return int(rest) if rest.isdigit() and len(rest) <= 20 else None
+
+
+def display_name(name: str | None, user_id: int) -> str:
+    """A person's name at the table: printable, one line, at most MAX_NAME characters."""
+    text = " ".join((name or "").split())
+    text = "".join(char for char in text if char.isprintable())
+    return text[:MAX_NAME].strip() or f"#{user_id}"
+
+
+def is_admin(permissions: discord.Permissions) -> bool:
+    """Whether the person's permissions (in the interaction's channel) make them an admin."""
+    return permissions.administrator or permissions.manage_guild or permissions.manage_channels

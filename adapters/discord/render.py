@@ -1,0 +1,145 @@
+"""An Outcome as Discord posts: which channel or DM each message goes to, its text, its buttons.
+
+Pure: no network. Group messages go to the game's channel, a message `to` a person (`dc:<id>`)
+to their DM. A message with a `slot` names what it replaces: the field `<game chat>:<slot>` of
+the slot map of the channel where it is shown (see `slots`). Every button's custom id carries the
+game channel and the service's payload (`buttons`), so a press in a DM finds its game.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from discord.utils import escape_markdown
+
+from adapters.discord.ids import discord_id
+from bot.messages import Message, Outcome
+
+MAX_CONTENT = 2000
+"""Discord's limit for a message's content."""
+MAX_LABEL = 80
+MAX_ROW = 5
+MAX_ROWS = 5
+"""Discord allows five action rows of five buttons under a message."""
+GAME_PREFIX = "wz"
+HAND_PREFIX = "wzh"
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """A button: `custom_id` is what Discord sends back when it is pressed."""
+
+    label: str
+    custom_id: str
+
+
+Rows = tuple[tuple[Key, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Post:
+    """One message to show in one Discord channel, or in one person's DM."""
+
+    game: int
+    """The game's channel."""
+    text: str
+    user: int | None = None
+    """The person whose DM it goes to; None for the game's channel."""
+    keys: Rows = ()
+    slot: str | None = None
+    """`<game chat>:<slot>` for a message edited in place; None for a plain new message."""
+    notify: bool = False
+    """Send a new message even if the slot has one (later edits go to it)."""
+    attachment: tuple[str, bytes] | None = None
+    mentions: tuple[int, ...] = ()
+    """The people the message may ping (the closed-DM notice, the half-time reminder); nobody
+    else is ever pinged."""
+
+    @property
+    def target(self) -> str:
+        """The outbox queue: `c<channel>` for the channel, `u<user>` for a DM."""
+        return f"c{self.game}" if self.user is None else f"u{self.user}"
+
+
+def is_channel(target: object) -> bool:
+    """Whether an outbox target is a channel (paced as a group) rather than a DM."""
+    return isinstance(target, str) and target.startswith("c")
+
+
+def game_id(channel: int, payload: str) -> str:
+    """The custom id of a game button: `wz:<game channel>:<payload>` (≤ 88 characters)."""
+    return f"{GAME_PREFIX}:{channel}:{payload}"
+
+
+def hand_id(channel: int) -> str:
+    """The custom id of the "Your hand" button: whoever presses it sees their own hand."""
+    return f"{HAND_PREFIX}:{channel}"
+
+
+def content(text: str, pre: bool = False, mentions: Mapping[str, int] | None = None) -> str:
+    """A text as Discord shows it: markdown escaped, or a code block when laid out in columns;
+    cut to MAX_CONTENT characters. The first occurrence of each name in `mentions` becomes a
+    mention of that user (`<@id>`)."""
+    if pre:
+        body = text.replace("```", "'''")[: MAX_CONTENT - 9]
+        return f"```\n{body}\n```"
+    escaped = escape_markdown(text)
+    for name, user in sorted((mentions or {}).items(), key=lambda item: -len(item[0])):
+        shown = escape_markdown(name)
+        if shown:
+            escaped = escaped.replace(shown, f"<@{user}>", 1)
+    if len(escaped) > MAX_CONTENT:
+        escaped = escaped[: MAX_CONTENT - 1] + "…"
+    return escaped
+
+
+def rows(channel: int, message: Message) -> Rows:
+    """The message's buttons in Discord's grid: rows of at most five, at most five rows
+    (longer rows are split; if that makes too many, all are packed five to a row)."""
+    found = [
+        [Key(button.label[:MAX_LABEL], game_id(channel, button.payload)) for button in row]
+        for row in message.buttons
+        if row
+    ]
+    split = [row[i : i + MAX_ROW] for row in found for i in range(0, len(row), MAX_ROW)]
+    if len(split) > MAX_ROWS:
+        flat = [key for row in found for key in row][: MAX_ROW * MAX_ROWS]
+        split = [flat[i : i + MAX_ROW] for i in range(0, len(flat), MAX_ROW)]
+    return tuple(tuple(row) for row in split)
+
+
+def post(chat: str, message: Message) -> Post | None:
+    """Where and how `message` of the game in `chat` is shown; None if it cannot be (a message
+    for someone who is not on Discord)."""
+    channel = discord_id(chat)
+    if channel is None:
+        return None
+    user = None
+    if message.to is not None:
+        user = discord_id(message.to)
+        if user is None:
+            return None
+    named = {name: found for key, name in message.mentions if (found := discord_id(key))}
+    return Post(
+        game=channel,
+        text=content(message.text, message.pre, named),
+        mentions=tuple(named.values()),
+        user=user,
+        keys=rows(channel, message),
+        slot=None if message.slot is None else f"{chat}:{message.slot}",
+        notify=message.notify,
+        attachment=message.attachment,
+    )
+
+
+def posts(chat: str, outcome: Outcome) -> list[Post]:
+    """The posts of an outcome's messages, in order."""
+    found = (post(chat, message) for message in outcome.messages)
+    return [item for item in found if item is not None]
+
+
+def coalesce(older: Post, newer: Post) -> Post:
+    """A newer version of a slot message replaces one still waiting to be sent: only the newest
+    is sent, and it is a new message if either asked for one."""
+    if older.notify and not newer.notify:
+        return replace(newer, notify=True)
+    return newer

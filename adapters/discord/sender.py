@@ -1,0 +1,132 @@
+"""Making one post on Discord: send it, or edit the message that shows its slot.
+
+A slot post edits the slot's last message unless it asks to notify, there is none yet, or the
+edit fails (the message was deleted): then it is sent anew and becomes the slot's message. A DM
+goes to the person's DM channel (opened once, then remembered). When Discord refuses a DM
+(error 50007: the person does not take DMs from server members or blocked the bot), the person
+is remembered as unreachable for a while and `on_closed` is told, which shows the hand another
+way. Only the person a post names may be pinged; `@everyone` in a name stays text.
+"""
+
+import enum
+import io
+import logging
+import time
+from collections.abc import Awaitable, Callable
+
+import discord
+
+from adapters.discord.buttons import view
+from adapters.discord.render import Post
+from adapters.discord.slots import Slots
+
+log = logging.getLogger(__name__)
+
+CANNOT_MESSAGE_USER = 50007
+UNKNOWN_MESSAGE = 10008
+CLOSED_FOR = 600.0
+"""Seconds a person whose DMs are closed is not tried again."""
+
+
+class Delivery(enum.Enum):
+    SENT = "sent"
+    EDITED = "edited"
+    CLOSED = "closed"
+    """The person's DMs are closed to the bot."""
+    FAILED = "failed"
+
+
+class Sender:
+    """Delivers posts with `client`, remembering slot messages in `slots`."""
+
+    def __init__(
+        self,
+        client: discord.Client,
+        slots: Slots,
+        on_closed: Callable[[Post], Awaitable[None]],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.client = client
+        self.slots = slots
+        self.on_closed = on_closed
+        self.clock = clock
+        self._dms: dict[int, int] = {}
+        self._closed: dict[int, float] = {}
+
+    def dms_closed(self, user: int) -> bool:
+        """Whether the person's DMs were found closed lately."""
+        until = self._closed.get(user)
+        if until is None:
+            return False
+        if until <= self.clock():
+            del self._closed[user]
+            return False
+        return True
+
+    async def __call__(self, post: Post) -> Delivery:
+        if post.user is not None and self.dms_closed(post.user):
+            await self.on_closed(post)
+            return Delivery.CLOSED
+        try:
+            return await self._deliver(post)
+        except discord.Forbidden as error:
+            if post.user is not None and error.code == CANNOT_MESSAGE_USER:
+                log.info("user %s does not take DMs from the bot", post.user)
+                if len(self._closed) > 10_000:
+                    self._closed.clear()
+                self._closed[post.user] = self.clock() + CLOSED_FOR
+                await self.on_closed(post)
+                return Delivery.CLOSED
+            log.warning("may not post to %s: %s", post.target, error)
+            return Delivery.FAILED
+        except discord.HTTPException as error:
+            log.warning("could not post to %s: %s", post.target, error)
+            return Delivery.FAILED
+
+    async def _channel(self, post: Post) -> int:
+        """The channel the post is shown in: the game's, or the person's DM channel."""
+        if post.user is None:
+            return post.game
+        known = self._dms.get(post.user)
+        if known is None:
+            data = await self.client.http.start_private_message(post.user)
+            known = int(data["id"])
+            if len(self._dms) > 100_000:
+                self._dms.clear()
+            self._dms[post.user] = known
+        return known
+
+    async def _deliver(self, post: Post) -> Delivery:
+        where = await self._channel(post)
+        channel = self.client.get_partial_messageable(
+            where,
+            type=discord.ChannelType.text if post.user is None else discord.ChannelType.private,
+        )
+        mentions = (
+            discord.AllowedMentions(users=[discord.Object(user) for user in post.mentions])
+            if post.mentions
+            else discord.AllowedMentions.none()
+        )
+        if post.attachment is not None:
+            name, data = post.attachment
+            file = discord.File(io.BytesIO(data), filename=name)
+            await channel.send(post.text, file=file, allowed_mentions=mentions)
+            return Delivery.SENT
+        if post.slot is not None and not post.notify:
+            message_id = await self.slots.get(where, post.slot)
+            if message_id is not None:
+                try:
+                    await channel.get_partial_message(message_id).edit(
+                        content=post.text, view=view(post.keys), allowed_mentions=mentions
+                    )
+                    return Delivery.EDITED
+                except discord.NotFound:
+                    log.info("slot message %s in %s is gone", message_id, where)
+        buttons = view(post.keys)
+        if buttons is None:
+            sent = await channel.send(post.text, allowed_mentions=mentions)
+        else:
+            sent = await channel.send(post.text, view=buttons, allowed_mentions=mentions)
+        if post.slot is not None:
+            await self.slots.set(where, post.slot, sent.id)
+        return Delivery.SENT

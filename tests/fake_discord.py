@@ -1,0 +1,766 @@
+"""A fake Discord API server for testing a bot end to end, through discord.py's real HTTP client.
+
+`FakeDiscord` is an aiohttp server on 127.0.0.1 (a free port) that answers the REST routes a game
+bot uses the way Discord does (API v10 JSON, Discord's error bodies `{"code": 50007, "message":
+"Cannot send messages to this user"}`), and builds the gateway payloads people's clients would
+cause: `INTERACTION_CREATE` for a slash command or a button press, which a test feeds to the
+client's connection state (there is no gateway here).
+
+    async with FakeDiscord() as fake:
+        discord.http.Route.BASE = fake.base_url      # every REST call goes to the fake
+        await client.login(fake.token)                # GET /users/@me, /oauth2/applications/@me
+        ann = fake.add_user("Ann")
+        client._connection.parse_interaction_create(fake.command(fake.channel, ann, "join"))
+        ...
+        print(fake.format_transcript(fake.channel))
+
+What it models, as Discord does:
+- channel messages (create, edit) with content ≤ 2000 characters and components checked (≤ 5
+  action rows of ≤ 5 buttons, custom ids 1-100 characters and unique, labels ≤ 80);
+- DMs: POST /users/@me/channels opens a DM channel; a message to a person whose DMs are closed
+  is refused with 403, code 50007;
+- interactions: each is answered once (a second answer: 400, code 40060) within 3 seconds
+  (later: 404, code 10062, counted in `late`); responses 4 (a message, ephemeral with flag 64),
+  5 (deferred, "thinking"), 6 (deferred update) and 7 (update the pressed message); followups,
+  edits and deletion of the original response through the interaction's webhook;
+- the command sync (PUT /applications/{id}/commands) is kept in `commands`;
+- with `rate_limits`: at most N posts per period per channel (sends and edits), with Discord's
+  X-RateLimit-* headers, and 429 beyond it (counted in `throttled`);
+- a minimal gateway (`gateway_url`; GET /gateway/bot names it, with `shards`): HELLO, IDENTIFY →
+  READY (recording each shard's intents in `identified`), heartbeats, and `dispatch(event,
+  data)` to send an event to every session; a test may use it instead of the connection state.
+
+Bookkeeping for tests and benchmarks: `calls` (route → count), `errors`, `late`, `throttled`,
+per-view transcripts (a channel, or a person's DM) where each person's action is followed by
+what answered it (so the order does not depend on timing), and the messages a view shows now.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import re
+import socket
+import time
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Self
+
+from aiohttp import web
+
+JSON = dict[str, Any]
+
+EPHEMERAL = 64
+PERMISSIONS = (1 << 10) | (1 << 11) | (1 << 31)  # view channel, send messages, use commands
+ADMIN_PERMISSIONS = PERMISSIONS | (1 << 5)  # + manage server
+MAX_CONTENT = 2000
+ANSWER_WITHIN = 3.0
+
+
+@dataclass(frozen=True, slots=True)
+class Person:
+    id: int
+    name: str
+
+    def to_json(self) -> JSON:
+        return {
+            "id": str(self.id),
+            "username": self.name.lower(),
+            "global_name": self.name,
+            "discriminator": "0",
+            "avatar": None,
+            "public_flags": 0,
+        }
+
+
+@dataclass
+class Stored:
+    """A message as the fake keeps it."""
+
+    id: int
+    channel: int
+    number: int
+    """Its number in its view's transcript (#1, #2...)."""
+    content: str
+    components: list[JSON]
+    flags: int = 0
+    only: int | None = None
+    """For an ephemeral message: the one person who sees it."""
+    attachments: list[str] = field(default_factory=list)
+    files: dict[str, bytes] = field(default_factory=dict)
+    allowed_mentions: JSON | None = None
+    """Whom the message was allowed to ping, as sent."""
+
+    @property
+    def name(self) -> str:
+        """How the transcript names it: #3, or #e2 for the second ephemeral message (numbered
+        apart, so that an answer racing a channel post does not change the numbers)."""
+        return f"#e{self.number}" if self.only is not None else f"#{self.number}"
+
+    def labels(self) -> list[list[str]]:
+        return [[b.get("label", "") for b in row["components"]] for row in self.components]
+
+    def custom_ids(self) -> list[str]:
+        return [b["custom_id"] for row in self.components for b in row["components"]]
+
+    def button(self, label: str) -> str:
+        for row in self.components:
+            for b in row["components"]:
+                if b.get("label") == label:
+                    return str(b["custom_id"])
+        raise KeyError(f"no button {label!r} on message {self.name}: {self.labels()}")
+
+
+@dataclass
+class Line:
+    """One entry of a transcript: what happened, and (for an action) what answered it."""
+
+    text: str
+    replies: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Interaction:
+    id: int
+    token: str
+    channel: int
+    view: int
+    user: Person
+    message: int | None
+    made: float
+    line: Line
+    answered: float | None = None
+    original: int | None = None
+    kind: int | None = None
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: int, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+def _json(data: Any, status: int, headers: dict[str, str]) -> web.Response:
+    """A JSON response with Discord's bare content type (discord.py compares it exactly)."""
+    headers = {**headers, "Content-Type": "application/json"}
+    return web.Response(body=json.dumps(data).encode(), status=status, headers=headers)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class FakeDiscord:
+    """One guild with one text channel, people, their DMs, and the bot."""
+
+    def __init__(self, rate_limits: tuple[int, float] | None = None) -> None:
+        self.token = "ODk0MjU.fake.discord-token-for-wizard-tests"
+        self.app_id = 894250000000000001
+        self.guild = 894250000000000100
+        self.channel = 894250000000000200
+        self.rate_limits = rate_limits
+        self._ids = itertools.count(1_100_000_000_000_000_000)
+        self.people: dict[int, Person] = {}
+        self.closed_dms: set[int] = set()
+        self.admins: set[int] = set()
+        self.dm_of: dict[int, int] = {}
+        """Person → their DM channel."""
+        self.messages: dict[int, Stored] = {}
+        self.interactions: dict[int, _Interaction] = {}
+        self._by_token: dict[str, _Interaction] = {}
+        self.transcripts: dict[int, list[Line]] = {self.channel: []}
+        """View (the channel, or a person's id for their DM) → its lines."""
+        self._numbers: dict[int, itertools.count[int]] = {}
+        self.commands: list[JSON] = []
+        self.calls: Counter[str] = Counter()
+        self.errors: list[tuple[str, int, str]] = []
+        self.late: list[int] = []
+        self.throttled: list[str] = []
+        self._posts: dict[int, deque[float]] = {}
+        self._inflight = 0
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+        self.bot = Person(self.app_id, "Wizard")
+        self.shards = 1
+        self.identified: list[JSON] = []
+        """The IDENTIFY payloads received (token, intents, shard)."""
+        self._sockets: list[web.WebSocketResponse] = []
+        self._seq = itertools.count(1)
+
+    # --- the server -------------------------------------------------------------------------
+
+    async def __aenter__(self) -> Self:
+        app = web.Application(client_max_size=32 * 1024 * 1024)
+        app.router.add_get("/gateway", self._gateway)
+        app.router.add_route("*", "/api/v10/{path:.*}", self._handle)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        self.port = _free_port()
+        await web.TCPSite(self._runner, "127.0.0.1", self.port).start()
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        for session in list(self._sockets):
+            await session.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    @property
+    def base_url(self) -> str:
+        """discord.py's `Route.BASE` for this server."""
+        return f"http://127.0.0.1:{self.port}/api/v10"
+
+    @property
+    def gateway_url(self) -> str:
+        """The gateway's address (discord.py's `DiscordWebSocket.DEFAULT_GATEWAY`)."""
+        return f"ws://127.0.0.1:{self.port}/gateway"
+
+    def busy(self) -> bool:
+        return self._inflight > 0
+
+    # --- the gateway ----------------------------------------------------------------------------
+
+    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        await ws.send_json({"op": 10, "d": {"heartbeat_interval": 41250}, "s": None, "t": None})
+        self._sockets.append(ws)
+        try:
+            async for frame in ws:
+                message = json.loads(frame.data)
+                if message["op"] == 1:  # heartbeat
+                    await ws.send_json({"op": 11, "d": None, "s": None, "t": None})
+                elif message["op"] == 2:  # identify
+                    identify = message["d"]
+                    if identify.get("token") != self.token:
+                        await ws.close(code=4004, message=b"Authentication failed.")
+                        break
+                    self.identified.append(identify)
+                    ready = {
+                        "v": 10,
+                        "user": {**self.bot.to_json(), "bot": True},
+                        "guilds": [],
+                        "session_id": f"session-{len(self.identified)}",
+                        "resume_gateway_url": self.gateway_url,
+                        "shard": identify.get("shard", [0, 1]),
+                        "application": {"id": str(self.app_id), "flags": 0},
+                    }
+                    await self._send(ws, "READY", ready)
+        finally:
+            self._sockets.remove(ws)
+        return ws
+
+    async def _send(self, ws: web.WebSocketResponse, event: str, data: JSON) -> None:
+        await ws.send_json({"op": 0, "t": event, "s": next(self._seq), "d": data})
+
+    async def dispatch(self, event: str, data: JSON) -> None:
+        """Send a gateway event (e.g. INTERACTION_CREATE) over the first identified session."""
+        if not self._sockets:
+            raise RuntimeError("no gateway session")
+        await self._send(self._sockets[0], event, data)
+
+    async def wait_identified(self, count: int = 1, timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while len(self.identified) < count or not self._sockets:
+            if time.monotonic() > deadline:
+                raise TimeoutError("the bot did not identify on the gateway")
+            await asyncio.sleep(0.01)
+
+    # --- people -------------------------------------------------------------------------------
+
+    def add_user(self, name: str, *, dms: bool = True, admin: bool = False) -> Person:
+        person = Person(next(self._ids), name)
+        self.people[person.id] = person
+        self.transcripts[person.id] = []
+        if not dms:
+            self.closed_dms.add(person.id)
+        if admin:
+            self.admins.add(person.id)
+        return person
+
+    # --- what people do (gateway payloads) --------------------------------------------------
+
+    def command(self, view: int, user: Person, name: str, **options: str) -> JSON:
+        """The INTERACTION_CREATE payload of `/name option:value...` typed in `view` (the
+        channel, or the person's id for their DM)."""
+        shown = " ".join([f"/{name}", *(f"{k}:{v}" for k, v in options.items())])
+        data: JSON = {
+            "id": str(self._command_id(name)),
+            "name": name,
+            "type": 1,
+            "options": [{"name": k, "type": 3, "value": v} for k, v in options.items()],
+        }
+        return self._interaction(view, user, 2, data, None, f"{user.name}: {shown}")
+
+    def press(self, view: int, user: Person, message: Stored, custom_id: str) -> JSON:
+        """The INTERACTION_CREATE payload of a press on `custom_id` under `message` (which need
+        not be among its buttons: a forged press)."""
+        label = next(
+            (
+                b.get("label", "")
+                for row in message.components
+                for b in row["components"]
+                if b["custom_id"] == custom_id
+            ),
+            custom_id,
+        )
+        data = {"custom_id": custom_id, "component_type": 2}
+        text = f"{user.name} presses [{label}] on {message.name}"
+        return self._interaction(view, user, 3, data, message, text)
+
+    def press_label(self, view: int, user: Person, message: Stored, label: str) -> JSON:
+        return self.press(view, user, message, message.button(label))
+
+    def _command_id(self, name: str) -> int:
+        for command in self.commands:
+            if command["name"] == name:
+                return int(command["id"])
+        raise KeyError(f"/{name} was not synced")
+
+    def _interaction(
+        self, view: int, user: Person, kind: int, data: JSON, message: Stored | None, text: str
+    ) -> JSON:
+        iid = next(self._ids)
+        token = f"itoken-{iid}"
+        dm = view != self.channel
+        channel = self._dm_channel(user.id) if dm else self.channel
+        line = Line(text)
+        self.transcripts[view].append(line)
+        record = _Interaction(
+            iid, token, channel, view, user, message.id if message else None, time.monotonic(), line
+        )
+        self.interactions[iid] = record
+        self._by_token[token] = record
+        payload: JSON = {
+            "id": str(iid),
+            "application_id": str(self.app_id),
+            "type": kind,
+            "token": token,
+            "version": 1,
+            "data": data,
+            "channel_id": str(channel),
+            "locale": "en-US",
+            "entitlements": [],
+            "app_permissions": str(PERMISSIONS),
+            "attachment_size_limit": 10 * 1024 * 1024,
+        }
+        if dm:
+            payload["user"] = user.to_json()
+            payload["channel"] = {"id": str(channel), "type": 1, "recipients": [user.to_json()]}
+            payload["context"] = 1
+            payload["authorizing_integration_owners"] = {"0": str(self.guild)}
+        else:
+            perms = ADMIN_PERMISSIONS if user.id in self.admins else PERMISSIONS
+            payload["guild_id"] = str(self.guild)
+            payload["guild_locale"] = "en-US"
+            payload["context"] = 0
+            payload["authorizing_integration_owners"] = {"0": str(self.guild)}
+            payload["channel"] = {
+                "id": str(channel),
+                "type": 0,
+                "guild_id": str(self.guild),
+                "name": "wizards",
+                "position": 0,
+                "permission_overwrites": [],
+                "nsfw": False,
+                "parent_id": None,
+                "permissions": str(perms),
+            }
+            payload["member"] = {
+                "user": user.to_json(),
+                "roles": [],
+                "joined_at": "2025-01-01T00:00:00+00:00",
+                "deaf": False,
+                "mute": False,
+                "flags": 0,
+                "pending": False,
+                "nick": None,
+                "avatar": None,
+                "permissions": str(perms),
+            }
+        if message is not None:
+            payload["message"] = self._message_json(message)
+        return payload
+
+    # --- what tests read ------------------------------------------------------------------------
+
+    def answered(self, interaction_id: int) -> bool:
+        record = self.interactions[interaction_id]
+        return record.answered is not None
+
+    def shown(self, view: int, user: Person | None = None) -> list[Stored]:
+        """The messages a view shows now, oldest first (ephemeral ones only to `user`)."""
+        channel = self.channel if view == self.channel else self.dm_of.get(view)
+        return [
+            m
+            for m in self.messages.values()
+            if m.channel == channel and (m.only is None or (user is not None and m.only == user.id))
+        ]
+
+    def last(self, view: int, user: Person | None = None) -> Stored:
+        return self.shown(view, user)[-1]
+
+    def format_transcript(self, view: int) -> str:
+        lines = []
+        for line in self.transcripts[view]:
+            lines.append(line.text)
+            lines.extend(f"    ↳ {reply}" for reply in line.replies)
+        return "\n".join(lines)
+
+    def texts(self, view: int) -> list[str]:
+        """Every text the view showed, replies included."""
+        found = []
+        for line in self.transcripts[view]:
+            found.append(line.text)
+            found.extend(line.replies)
+        return found
+
+    # --- the REST API -------------------------------------------------------------------------
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        self._inflight += 1
+        try:
+            path = "/" + request.match_info["path"]
+            route = re.sub(r"/[0-9]{5,20}", "/{id}", path)
+            route = re.sub(r"/itoken-[0-9]+", "/{token}", route)
+            self.calls[f"{request.method} {route}"] += 1
+            headers: dict[str, str] = {}
+            try:
+                if request.headers.get("Authorization") != f"Bot {self.token}" and not (
+                    route.startswith(("/interactions/", "/webhooks/"))
+                ):
+                    raise ApiError(401, 0, "401: Unauthorized")
+                body, files = await self._body(request)
+                result = await self._route(request.method, path, body, files, request, headers)
+            except ApiError as error:
+                self.errors.append((route, error.code, error.message))
+                data = {"code": error.code, "message": error.message}
+                if error.status == 429:
+                    data = {"message": error.message, "retry_after": 0.5, "global": False}
+                return _json(data, error.status, headers)
+            if result is None:
+                return web.Response(status=204, headers=headers)
+            return _json(result, 200, headers)
+        finally:
+            self._inflight -= 1
+
+    async def _body(self, request: web.Request) -> tuple[Any, dict[str, bytes]]:
+        files: dict[str, bytes] = {}
+        if request.content_type.startswith("multipart/"):
+            body: JSON = {}
+            reader = await request.multipart()
+            while True:
+                part: Any = await reader.next()
+                if part is None:
+                    break
+                if part.name == "payload_json":
+                    body = json.loads(await part.text())
+                else:
+                    files[part.filename or part.name] = bytes(await part.read())
+            return body, files
+        if request.can_read_body:
+            return await request.json(), files  # an object, or a list (the command sync)
+        return {}, files
+
+    async def _route(
+        self,
+        method: str,
+        path: str,
+        body: Any,
+        files: dict[str, bytes],
+        request: web.Request,
+        headers: dict[str, str],
+    ) -> Any:
+        parts = path.strip("/").split("/")
+        if method == "GET" and path == "/users/@me":
+            return {**self.bot.to_json(), "bot": True, "verified": True, "mfa_enabled": False}
+        if method == "GET" and path == "/oauth2/applications/@me":
+            return self._application()
+        if method == "GET" and path in ("/gateway", "/gateway/bot"):
+            limit = {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 16}
+            return {"url": self.gateway_url, "shards": self.shards, "session_start_limit": limit}
+        if method == "PUT" and parts[:1] == ["applications"] and parts[2:] == ["commands"]:
+            self.commands = [
+                {
+                    **c,
+                    "id": str(next(self._ids)),
+                    "application_id": str(self.app_id),
+                    "version": "1",
+                }
+                for c in body
+            ]
+            return self.commands
+        if method == "POST" and path == "/users/@me/channels":
+            user = int(body["recipient_id"])
+            recipients = [self.people[user].to_json()]
+            return {"id": str(self._dm_channel(user)), "type": 1, "recipients": recipients}
+        if parts[0] == "channels" and len(parts) >= 3 and parts[2] == "messages":
+            channel = int(parts[1])
+            self._spend(channel, headers)
+            if method == "POST" and len(parts) == 3:
+                return self._message_json(self._post(channel, body, files))
+            if method == "PATCH" and len(parts) == 4:
+                return self._message_json(self._edit(channel, int(parts[3]), body))
+        if method == "POST" and parts[0] == "interactions" and parts[3:] == ["callback"]:
+            return self._callback(int(parts[1]), parts[2], body, files)
+        if parts[0] == "webhooks" and len(parts) >= 3:
+            record = self._by_token.get(parts[2])
+            if record is None:
+                raise ApiError(404, 10015, "Unknown Webhook")
+            if method == "POST" and len(parts) == 3:
+                return self._followup(record, body, files)
+            if method == "DELETE" and len(parts) == 5:
+                target = record.original if parts[4] == "@original" else int(parts[4])
+                gone = self.messages.pop(target or 0, None)
+                if gone is None:
+                    raise ApiError(404, 10008, "Unknown Message")
+                record.line.replies.append(f"{gone.name} deleted")
+                return None
+            if method == "PATCH" and len(parts) == 5:
+                target = record.original if parts[4] == "@original" else int(parts[4])
+                if target is None:
+                    raise ApiError(404, 10008, "Unknown Message")
+                message = self._edit(record.channel, target, body)
+                record.line.replies.append(self._describe(message, edited=True))
+                return self._message_json(message)
+        raise ApiError(404, 0, f"404: Not Found ({method} {path})")
+
+    def _application(self) -> JSON:
+        return {
+            "id": str(self.app_id),
+            "name": "Wizard",
+            "icon": None,
+            "description": "",
+            "bot_public": True,
+            "bot_require_code_grant": False,
+            "owner": Person(1, "Owner").to_json(),
+            "verify_key": "0" * 64,
+            "flags": 0,
+            "team": None,
+            "summary": "",
+        }
+
+    def _spend(self, channel: int, headers: dict[str, str]) -> None:
+        if self.rate_limits is None:
+            return
+        count, period = self.rate_limits
+        now = time.monotonic()
+        sent = self._posts.setdefault(channel, deque())
+        while sent and sent[0] <= now - period:
+            sent.popleft()
+        reset_after = (sent[0] + period - now) if sent else period
+        headers["X-RateLimit-Limit"] = str(count)
+        headers["X-RateLimit-Bucket"] = f"channel-{channel}"
+        if len(sent) >= count:
+            headers["X-RateLimit-Remaining"] = "0"
+            headers["X-RateLimit-Reset-After"] = f"{reset_after:.3f}"
+            headers["X-RateLimit-Reset"] = f"{time.time() + reset_after:.3f}"
+            headers["X-RateLimit-Scope"] = "user"
+            self.throttled.append(f"channel {channel}")
+            raise ApiError(429, 0, "You are being rate limited.")
+        sent.append(now)
+        headers["X-RateLimit-Remaining"] = str(count - len(sent))
+        headers["X-RateLimit-Reset-After"] = f"{reset_after:.3f}"
+        headers["X-RateLimit-Reset"] = f"{time.time() + reset_after:.3f}"
+
+    def _dm_channel(self, user: int) -> int:
+        if user not in self.people:
+            raise ApiError(400, 50035, "Invalid Form Body")
+        if user not in self.dm_of:
+            self.dm_of[user] = next(self._ids)
+        return self.dm_of[user]
+
+    def _view_of(self, channel: int) -> int:
+        if channel == self.channel:
+            return channel
+        for user, dm in self.dm_of.items():
+            if dm == channel:
+                return user
+        raise ApiError(404, 10003, "Unknown Channel")
+
+    def _check(self, body: JSON) -> tuple[str, list[JSON]]:
+        text = str(body.get("content") or "")
+        if len(text) > MAX_CONTENT:
+            raise ApiError(400, 50035, "Invalid Form Body: content: at most 2000 characters")
+        rows = list(body.get("components") or [])
+        seen: set[str] = set()
+        if len(rows) > 5:
+            raise ApiError(400, 50035, "Invalid Form Body: components: at most 5 rows")
+        for row in rows:
+            buttons = row.get("components", [])
+            if row.get("type") != 1 or not 1 <= len(buttons) <= 5:
+                raise ApiError(400, 50035, "Invalid Form Body: an action row holds 1 to 5 buttons")
+            for button in buttons:
+                custom_id = str(button.get("custom_id", ""))
+                if not 1 <= len(custom_id) <= 100 or custom_id in seen:
+                    raise ApiError(400, 50035, f"Invalid Form Body: custom_id {custom_id!r}")
+                if len(str(button.get("label", ""))) > 80:
+                    raise ApiError(400, 50035, "Invalid Form Body: label too long")
+                seen.add(custom_id)
+        return text, rows
+
+    def _store(
+        self, channel: int, body: JSON, files: dict[str, bytes], only: int | None = None
+    ) -> Stored:
+        text, rows = self._check(body)
+        view = self._view_of(channel)
+        numbers = self._numbers.setdefault(view if only is None else -view, itertools.count(1))
+        flags = int(body.get("flags") or 0)
+        message = Stored(
+            next(self._ids), channel, next(numbers), text, rows, flags, only, list(files), files
+        )
+        message.allowed_mentions = body.get("allowed_mentions")
+        self.messages[message.id] = message
+        return message
+
+    def _post(self, channel: int, body: JSON, files: dict[str, bytes]) -> Stored:
+        view = self._view_of(channel)
+        if view != self.channel and view in self.closed_dms:
+            raise ApiError(403, 50007, "Cannot send messages to this user")
+        message = self._store(channel, body, files)
+        self.transcripts[view].append(Line(self._describe(message)))
+        return message
+
+    def _edit(self, channel: int, message_id: int, body: JSON) -> Stored:
+        message = self.messages.get(message_id)
+        if message is None or message.channel != channel:
+            raise ApiError(404, 10008, "Unknown Message")
+        if "content" in body:
+            message.content = self._check(body)[0]
+        if "components" in body:
+            message.components = self._check({"components": body["components"]})[1]
+        if message.only is None:
+            self.transcripts[self._view_of(channel)].append(
+                Line(self._describe(message, edited=True))
+            )
+        return message
+
+    def _describe(self, message: Stored, *, edited: bool = False) -> str:
+        who = f" (only {self.people[message.only].name} sees)" if message.only else ""
+        head = f"{message.name}{who} {'edited' if edited else 'bot'}: "
+        shown = re.sub(r"<@([0-9]+)>", self._mention, message.content)  # as a client shows it
+        text = head + shown.replace("\n", "\n    ")
+        for row in message.labels():
+            text += "\n    " + " ".join(f"[{label}]" for label in row)
+        for name in message.attachments:
+            text += f"\n    📎 {name}"
+        return text
+
+    def _mention(self, match: re.Match[str]) -> str:
+        person = self.people.get(int(match.group(1)))
+        return f"@{person.name}" if person else match.group(0)
+
+    def _callback(self, iid: int, token: str, body: JSON, files: dict[str, bytes]) -> JSON:
+        record = self.interactions.get(iid)
+        if record is None or record.token != token:
+            raise ApiError(404, 10062, "Unknown interaction")
+        if record.answered is not None:
+            raise ApiError(400, 40060, "Interaction has already been acknowledged.")
+        now = time.monotonic()
+        if now - record.made > ANSWER_WITHIN:
+            self.late.append(iid)
+            raise ApiError(404, 10062, "Unknown interaction")
+        record.answered = now
+        kind = int(body["type"])
+        record.kind = kind
+        data = dict(body.get("data") or {})
+        ephemeral = bool(int(data.get("flags") or 0) & EPHEMERAL)
+        only = record.user.id if ephemeral else None
+        result: JSON = {
+            "interaction": {
+                "id": str(iid),
+                "type": 2 if record.message is None else 3,
+                "response_message_loading": kind == 5,
+                "response_message_ephemeral": ephemeral,
+            }
+        }
+        if kind in (4, 5):
+            shown = data if kind == 4 else {"flags": data.get("flags")}
+            message = self._store(record.channel, shown, files, only)
+            record.original = message.id
+            result["interaction"]["response_message_id"] = str(message.id)
+            if kind == 4:
+                record.line.replies.append(self._describe(message))
+            else:
+                record.line.replies.append(
+                    f"{message.name}{' (ephemeral)' if only else ''} (thinking…)"
+                )
+            result["resource"] = {"type": kind, "message": self._message_json(message)}
+        elif kind == 7:
+            if record.message is None:
+                raise ApiError(400, 50035, "Invalid Form Body: no message to update")
+            message = self.messages[record.message]
+            if "content" in data:
+                message.content = self._check(data)[0]
+            if "components" in data:
+                message.components = self._check({"components": data["components"]})[1]
+            record.line.replies.append(self._describe(message, edited=True))
+            result["resource"] = {"type": kind, "message": self._message_json(message)}
+        elif kind != 6:
+            raise ApiError(400, 50035, f"Invalid Form Body: interaction response type {kind}")
+        return result
+
+    def _followup(self, record: _Interaction, body: JSON, files: dict[str, bytes]) -> JSON:
+        if record.answered is None:
+            raise ApiError(404, 10015, "Unknown Webhook")
+        ephemeral = bool(int(body.get("flags") or 0) & EPHEMERAL)
+        original = self.messages.get(record.original or 0)
+        if record.kind == 5 and original is not None and not original.content:
+            original.content, original.components = self._check(body)  # the deferred answer
+            original.attachments, original.files = list(files), files
+            record.line.replies.append(self._describe(original, edited=True))
+            return self._message_json(original)
+        only = record.user.id if ephemeral else None
+        message = self._store(record.channel, body, files, only)
+        record.line.replies.append(self._describe(message))
+        return self._message_json(message)
+
+    def _message_json(self, message: Stored) -> JSON:
+        data: JSON = {
+            "id": str(message.id),
+            "channel_id": str(message.channel),
+            "type": 0,
+            "content": message.content,
+            "author": {**self.bot.to_json(), "bot": True},
+            "timestamp": "2025-01-01T00:00:00+00:00",
+            "edited_timestamp": None,
+            "tts": False,
+            "mention_everyone": False,
+            "mentions": [],
+            "mention_roles": [],
+            "attachments": [
+                {
+                    "id": str(index + 1),
+                    "filename": name,
+                    "size": len(message.files[name]),
+                    "url": f"https://cdn.example/{name}",
+                    "proxy_url": f"https://cdn.example/{name}",
+                }
+                for index, name in enumerate(message.attachments)
+            ],
+            "embeds": [],
+            "pinned": False,
+            "components": message.components,
+            "flags": message.flags,
+        }
+        if message.channel == self.channel:
+            data["guild_id"] = str(self.guild)
+        return data
+
+    # --- waiting --------------------------------------------------------------------------------
+
+    async def wait_answered(self, interaction_id: int, timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not self.answered(interaction_id):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"interaction {interaction_id} was not answered")
+            await asyncio.sleep(0.002)

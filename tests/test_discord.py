@@ -1,0 +1,565 @@
+"""The Discord front end end to end: the real discord.py client, logged in against the fake
+Discord API of `tests/fake_discord.py` (every REST call goes there), fed real `INTERACTION_CREATE`
+payloads through its connection state, with the real game service and a real redis-server. The
+tests act as the people: slash commands and presses in the channel and in DMs; they read back
+what the channel and each DM show."""
+
+import asyncio
+import contextlib
+import difflib
+import itertools
+import os
+import random
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import discord
+import pytest
+import redis.asyncio as aioredis
+from fake_discord import FakeDiscord, Person, Stored
+
+from adapters.discord.app import DiscordFrontEnd
+from adapters.outbox import FAST, Limits
+from bot.config import Config, DiscordConfig
+from bot.service import GameService
+from bot.store import Store
+from bot.table import Settings
+
+GOLDEN = Path(__file__).parent / "golden" / "discord"
+OVER = "The game is over"
+
+
+@dataclass
+class Bot:
+    """The bot under test, the fake Discord it talks to, and the people."""
+
+    fake: FakeDiscord
+    front: DiscordFrontEnd
+    client: "aioredis.Redis"
+    people: list[Person] = field(default_factory=list)
+    limits: Limits = FAST
+    turn_timeout: int = 90
+
+    @property
+    def channel(self) -> int:
+        return self.fake.channel
+
+    async def act(self, payload: dict[str, Any]) -> None:
+        """Deliver one gateway payload to the client, as the gateway would; wait until it is
+        answered and everything it caused is posted."""
+        self.front.client._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
+        await self.fake.wait_answered(int(payload["id"]))
+        await self.idle()
+
+    async def idle(self) -> None:
+        for _ in range(5000):
+            await asyncio.sleep(0)
+            if self.front.busy == 0:
+                await self.front.outbox.flush()
+                if self.front.busy == 0 and not self.fake.busy():
+                    return
+            await asyncio.sleep(0.002)
+        raise AssertionError("the bot did not go quiet")
+
+    async def command(self, user: Person, name: str, view: int | None = None, **opts: str) -> None:
+        await self.act(self.fake.command(view or self.channel, user, name, **opts))
+
+    async def press(self, view: int, user: Person, message: Stored, custom_id: str) -> None:
+        await self.act(self.fake.press(view, user, message, custom_id))
+
+    async def press_label(self, view: int, user: Person, message: Stored, label: str) -> None:
+        await self.press(view, user, message, message.button(label))
+
+    async def restart(self) -> None:
+        """Stop the front end and start another on the same Redis (a restart)."""
+        await self.front.stop()
+        self.front = _front(self.fake, self.client, self.limits, self.turn_timeout)
+        await self.front.start(connect=False)
+
+    def channel_texts(self) -> list[str]:
+        return self.fake.texts(self.channel)
+
+    def lobby(self) -> Stored:
+        return next(m for m in self.fake.shown(self.channel) if "a new table" in m.content)
+
+    def table(self) -> Stored:
+        tables = [m for m in self.fake.shown(self.channel) if m.content.startswith("🧙 Round ")]
+        return tables[-1]
+
+    def hand(self, user: Person) -> Stored | None:
+        """The person's newest hand: in their DM, or shown to them alone in the channel."""
+        if user.id not in self.fake.closed_dms:
+            hands = [m for m in self.fake.shown(user.id) if "Round " in m.content]
+        else:
+            mine = self.fake.shown(self.channel, user)
+            hands = [m for m in mine if m.only == user.id and "Round " in m.content]
+        return hands[-1] if hands else None
+
+    def last_reply(self, view: int | None = None) -> str:
+        lines = self.fake.transcripts[view or self.channel]
+        return lines[-1].replies[-1] if lines[-1].replies else ""
+
+
+@pytest.fixture
+def game_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Game ids g1, g2, ... instead of random ones (stable payloads)."""
+    counter = itertools.count(1)
+    monkeypatch.setattr("bot.service.new_game_id", lambda: f"g{next(counter)}")
+
+
+def _front(
+    fake: FakeDiscord, client: "aioredis.Redis", limits: Limits = FAST, turn_timeout: int = 90
+) -> DiscordFrontEnd:
+    config = Config(
+        turn_timeout=turn_timeout, discord=DiscordConfig(token=fake.token, base_url=fake.base_url)
+    )
+    service = GameService(Store(client, Settings()), config, rng=random.Random(11))
+    return DiscordFrontEnd(config, service, client, limits=limits, timer_interval=0.2)
+
+
+@contextlib.asynccontextmanager
+async def running(
+    redis_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    limits: Limits = FAST,
+    turn_timeout: int = 90,
+    rate_limits: tuple[int, float] | None = None,
+) -> AsyncIterator[Bot]:
+    """The fake Discord, and the front end logged in to it (no gateway: the tests feed it)."""
+    async with FakeDiscord(rate_limits=rate_limits) as fake:
+        monkeypatch.setattr(discord.http.Route, "BASE", fake.base_url)
+        client = aioredis.Redis.from_url(redis_url)
+        bot = Bot(
+            fake, _front(fake, client, limits, turn_timeout), client, [], limits, turn_timeout
+        )
+        await bot.front.start(connect=False)
+        try:
+            yield bot
+        finally:
+            await bot.front.stop()
+            await client.aclose()
+
+
+@pytest.fixture
+async def dc(redis_url: str, game_ids: None, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Bot]:
+    async with running(redis_url, monkeypatch) as bot:
+        yield bot
+
+
+def people(bot: Bot, *names: str, closed: tuple[str, ...] = ()) -> list[Person]:
+    found = [bot.fake.add_user(name, dms=name not in closed) for name in names]
+    bot.people = found
+    return found
+
+
+async def seat(bot: Bot, players: list[Person], **options: str) -> None:
+    """The players join; the host picks 5 rounds and the other options."""
+    for user in players:
+        await bot.command(user, "join")
+    await bot.command(players[0], "options", setting="rounds=short")
+    for name, value in options.items():
+        await bot.command(players[0], "options", setting=f"{name}={value}")
+
+
+async def move(bot: Bot) -> bool:
+    """One move by whoever the game waits for (the first choice offered); False once over."""
+    if any(OVER in text for text in bot.channel_texts()):
+        return False
+    closed = bot.fake.closed_dms
+    for user in sorted(bot.people, key=lambda person: person.id in closed):
+        hand = bot.hand(user)
+        if user.id in closed and (hand is None or not hand.components):
+            notices = [m for m in bot.fake.shown(bot.channel) if f"<@{user.id}>" in m.content]
+            if notices:  # their DMs are closed: they look at their hand in the channel
+                await bot.press_label(bot.channel, user, notices[-1], "Your hand")
+                hand = bot.hand(user)
+        if hand is None:
+            continue
+        view = bot.channel if user.id in closed else user.id
+        if hand.components:
+            await bot.press(view, user, hand, hand.custom_ids()[0])
+            return True
+        if "Your bid?" in hand.content:  # an open bid: the buttons are under the table
+            table = bot.table()
+            await bot.press(bot.channel, user, table, table.custom_ids()[0])
+            return True
+    raise AssertionError("nobody's turn, and the game is not over")
+
+
+async def play_on(bot: Bot, limit: int = 600) -> int:
+    for moves in range(limit):
+        if not await move(bot):
+            return moves
+    raise AssertionError("the game did not end")
+
+
+def refusals(bot: Bot) -> list[str]:
+    """Ephemeral answers that refused something, over the whole channel."""
+    words = ("not your turn", "out of date", "not one of ours", "not playing", "over")
+    return [
+        reply
+        for line in bot.fake.transcripts[bot.channel]
+        for reply in line.replies
+        if "only" in reply and any(word in reply for word in words)
+    ]
+
+
+def compare_golden(request: pytest.FixtureRequest, name: str, now: str) -> None:
+    update = request.config.getoption("--update-golden") or os.environ.get("UPDATE_GOLDEN")
+    path = GOLDEN / name
+    now += "\n"
+    if update:
+        GOLDEN.mkdir(parents=True, exist_ok=True)
+        path.write_text(now, encoding="utf-8")
+    expected = path.read_text(encoding="utf-8")
+    if now != expected:
+        diff = difflib.unified_diff(
+            expected.splitlines(), now.splitlines(), "golden", "now", lineterm=""
+        )
+        pytest.fail(f"{name} changed (rewrite with pytest --update-golden):\n" + "\n".join(diff))
+
+
+# --- whole games ------------------------------------------------------------------------------
+
+
+async def test_a_whole_game_with_golden_transcripts(
+    dc: Bot, request: pytest.FixtureRequest
+) -> None:
+    ann, bob, cid = people(dc, "Ann", "Bob", "Cid")
+    await dc.command(bob, "hand")  # no game yet: refused
+    await seat(dc, [ann, bob, cid])
+    assert {"join", "start", "hand", "language"} <= {c["name"] for c in dc.fake.commands}
+    lobby = dc.lobby()
+    assert all(name in lobby.content for name in ("Ann", "Bob", "Cid"))
+    await dc.press_label(dc.channel, bob, lobby, "Start")
+    moves = await play_on(dc)
+    assert moves >= 3 * (1 + 2 + 3 + 4 + 5) + 3 * 5
+    over = [text for text in dc.channel_texts() if OVER in text]
+    assert len(over) == 1
+    await dc.command(cid, "scores")
+    await dc.command(ann, "record")
+    assert "wizard-game.json" in dc.last_reply()
+    # The channel never shows a hand; each went to its owner's DM.
+    for text in dc.channel_texts():
+        assert "Your hand" not in text
+    for user in (ann, bob, cid):
+        assert any("Your hand" in text for text in dc.fake.texts(user.id))
+    assert dc.fake.errors == []
+    assert dc.fake.late == []
+    compare_golden(request, "channel.txt", dc.fake.format_transcript(dc.channel))
+    compare_golden(request, "ann.txt", dc.fake.format_transcript(ann.id))
+
+
+@pytest.mark.parametrize(
+    ("names", "bids", "closed"),
+    [
+        (("Ann", "Bob", "Cid", "Dan"), "hidden", ("Dan",)),
+        (("Ann", "Bob", "Cid", "Dan", "Eve"), "secret", ()),
+        (("Ann", "Bob", "Cid", "Dan", "Eve", "Fay"), "open", ("Bob",)),
+    ],
+)
+async def test_whole_games_for_more_players_each_bid_mode(
+    dc: Bot, names: tuple[str, ...], bids: str, closed: tuple[str, ...]
+) -> None:
+    players = people(dc, *names, closed=closed)
+    await seat(dc, players, bids=bids)
+    assert f"{bids} bids" in dc.lobby().content
+    await dc.command(players[-1], "start")
+    moves = await play_on(dc)
+    assert moves >= len(players) * (1 + 2 + 3 + 4 + 5)
+    assert len([text for text in dc.channel_texts() if OVER in text]) == 1
+    # Nothing private reaches the channel: a hand is only ever shown to its owner.
+    for line in dc.fake.transcripts[dc.channel]:
+        assert "Your hand:" not in line.text
+        for reply in line.replies:
+            if "Your hand:" in reply:
+                assert "(only " in reply.splitlines()[0]
+    for user in players:
+        private = [t for t in dc.fake.texts(user.id) if not t.startswith(user.name)]
+        if user.name in closed:  # no DM got through; the channel told them where to look
+            assert private == []
+            assert any(f"<@{user.id}>" in m.content for m in dc.fake.shown(dc.channel))
+        else:
+            assert any("Your hand:" in text for text in private)
+    assert [e for e in dc.fake.errors if e[1] != 50007] == []
+    assert dc.fake.late == []
+    assert refusals(dc) == []  # every press of the game was accepted
+
+
+async def test_a_closed_dm_is_tried_once_then_the_channel_is_used(
+    dc: Bot, request: pytest.FixtureRequest
+) -> None:
+    ann, bob, cid = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
+    await seat(dc, [ann, bob, cid])
+    await dc.command(ann, "start")
+    await play_on(dc)
+    refused = [e for e in dc.fake.errors if e[1] == 50007]
+    assert len(refused) == 1  # remembered: not tried again for every hand
+    # The notices ping Cid alone; nothing else pings anybody.
+    for message in dc.fake.shown(dc.channel):
+        mentions = message.allowed_mentions or {}
+        assert mentions.get("parse") == [], message.content
+        pinged = [str(user) for user in mentions.get("users", [])]
+        assert pinged == ([str(cid.id)] if f"<@{cid.id}>" in message.content else [])
+    # /hand shows one's hand ephemerally, whatever the DMs
+    await dc.command(cid, "hand")
+    assert "(only Cid sees)" in dc.last_reply()
+    assert "No round is being played" in dc.last_reply()
+    compare_golden(request, "closed_dms.txt", dc.fake.format_transcript(dc.channel))
+
+
+# --- refusals, stale and forged presses, redelivery --------------------------------------------
+
+
+async def test_wrong_person_stale_and_forged_presses_are_refused(dc: Bot) -> None:
+    ann, bob, cid, dan = people(dc, "Ann", "Bob", "Cid", "Dan")
+    dc.people = [ann, bob, cid]
+    await seat(dc, [ann, bob, cid])
+    await dc.press_label(dc.channel, ann, dc.lobby(), "Start")
+    table = dc.table()
+    bidder = next(u for u in (ann, bob, cid) if "Your bid?" in (dc.hand(u) or table).content)
+    other = next(u for u in (ann, bob, cid) if u != bidder)
+    before = dc.table().content
+    calls = sum(dc.fake.calls.values())
+
+    async def refused(view: int, user: Person, message: Stored, custom_id: str, why: str) -> None:
+        await dc.press(view, user, message, custom_id)
+        reply = dc.last_reply(view)
+        assert f"(only {user.name} sees)" in reply, reply
+        assert why in reply.lower(), reply
+        assert dc.table().content == before
+
+    await refused(dc.channel, other, table, table.custom_ids()[0], "not your turn")
+    await refused(dc.channel, dan, table, table.custom_ids()[0], "not playing at this table")
+    forged = f"wz:{dc.channel}:g1.1b0.b7"  # well formed, but not among the message's buttons
+    await refused(dc.channel, bidder, table, forged, "not one of ours")
+    await refused(dc.channel, bidder, table, "other-bot:button", "not one of ours")
+    other_game = table.custom_ids()[0].replace(":g1.", ":g9.")
+    table.components[0]["components"][0]["custom_id"] = other_game  # as if it were shown so
+    await refused(dc.channel, bidder, table, other_game, "game that is over")
+    table.components[0]["components"][0]["custom_id"] = other_game.replace(":g9.", ":g1.")
+    garbage = f"wz:{dc.channel}:garbage!"
+    table.components[0]["components"][0]["custom_id"] = garbage
+    await refused(dc.channel, bidder, table, garbage, "not one of ours")
+    table.components[0]["components"][0]["custom_id"] = other_game.replace(":g9.", ":g1.")
+    # every refusal was an ephemeral answer and nothing else
+    assert sum(dc.fake.calls.values()) - calls == 6
+    # A double press: both sent before the first is shown; the second is out of date.
+    while True:
+        hands = [(u, dc.hand(u)) for u in (ann, bob, cid)]
+        mine = [(u, h) for u, h in hands if h is not None and h.components]
+        if mine:
+            break
+        await move(dc)
+    user, hand = mine[0]
+    first = dc.fake.press(user.id, user, hand, hand.custom_ids()[0])
+    second = dc.fake.press(user.id, user, hand, hand.custom_ids()[0])
+    await dc.act(first)
+    await dc.act(second)
+    reply = " ".join(dc.fake.interactions[int(second["id"])].line.replies)
+    assert "out of date" in reply or "not your turn" in reply.lower(), reply
+    # A DM press naming another channel than the hand's game: not on the message, refused.
+    late = f"wz:{dc.channel + 1}:g1.1-0.pW"
+    await dc.press(user.id, user, hand, late)
+    assert "not one of ours" in dc.last_reply(user.id)
+
+
+async def test_a_finished_games_buttons_are_refused(dc: Bot) -> None:
+    ann, bob = people(dc, "Ann", "Bob")
+    await dc.command(ann, "join")
+    lobby = dc.lobby()
+    await dc.command(ann, "cancel")
+    assert "cancelled" in dc.last_reply()
+    await dc.press_label(dc.channel, bob, lobby, "Join")
+    assert "game that is over" in dc.last_reply()
+    await dc.command(bob, "cancel")
+    assert "no game here" in dc.last_reply()
+
+
+async def test_admins_may_cancel_and_others_not(dc: Bot) -> None:
+    ann, bob = people(dc, "Ann", "Bob")
+    boss = dc.fake.add_user("Boss", admin=True)
+    await dc.command(ann, "join")
+    await dc.command(bob, "cancel")
+    assert "host or a chat admin" in dc.last_reply()
+    await dc.command(boss, "cancel")
+    assert "Boss cancelled the game" in dc.last_reply()
+
+
+async def test_a_redelivered_interaction_applies_once(dc: Bot) -> None:
+    ann, _bob = people(dc, "Ann", "Bob")
+    await dc.command(ann, "join")
+    payload = dc.fake.command(dc.channel, ann, "addbot")
+    await dc.act(payload)
+    dc.fake.interactions[int(payload["id"])].answered = None  # let it be answered again
+    await dc.act(payload)
+    assert dc.lobby().content.count("🤖") == 1
+
+
+# --- restart, timers, deferral, pacing --------------------------------------------------------
+
+
+async def test_a_restart_mid_game(dc: Bot) -> None:
+    players = people(dc, "Ann", "Bob", "Cid")
+    await seat(dc, players)
+    await dc.command(players[0], "start")
+    for _ in range(8):
+        await move(dc)
+    table = dc.table()
+    before = table.content
+    assert before.startswith("🧙 Round 2 of 5")
+    await dc.restart()  # a new client and worker: the buttons and slots still work
+    await move(dc)  # a move by a button the old worker sent
+    assert dc.table().id == table.id  # the same table message, edited by the new worker
+    assert dc.table().content != before
+    await play_on(dc)
+    tables = [m for m in dc.fake.shown(dc.channel) if m.content.startswith("🧙 Round ")]
+    assert len(tables) == 5  # one per round, edited in place across the restart
+    assert dc.fake.errors == []
+
+
+async def test_a_turn_timeout_is_shown(
+    redis_url: str, game_ids: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with running(redis_url, monkeypatch, turn_timeout=1) as bot:
+        players = people(bot, "Ann", "Bob", "Cid")
+        await seat(bot, players)
+        await bot.command(players[0], "start")
+        for _ in range(60):
+            if any("ran out of time" in m.content for m in bot.fake.shown(bot.channel)):
+                break
+            await asyncio.sleep(0.1)
+        else:
+            raise AssertionError("no timeout was shown")
+        await bot.idle()
+        assert any("💤" in (bot.hand(user) or bot.table()).content for user in players)
+
+
+async def test_a_slow_answer_is_deferred_within_three_seconds(dc: Bot) -> None:
+    ann = people(dc, "Ann")[0]
+    handle = dc.front.service.handle
+
+    async def slow(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(0.3)
+        return await handle(*args, **kwargs)
+
+    dc.front.defer_after = 0.05
+    dc.front.service.handle = slow  # type: ignore[method-assign]
+    # /rules: a public placeholder, which the answer replaces
+    await dc.command(ann, "rules")
+    replies = dc.fake.transcripts[dc.channel][-1].replies
+    assert replies[0] == "#1 (thinking…)"
+    assert replies[1].startswith("#1 edited: ")
+    assert len(replies) == 2
+    # /scores without a game: a refusal, so not in public: the placeholder goes
+    await dc.command(ann, "scores")
+    replies = dc.fake.transcripts[dc.channel][-1].replies
+    assert replies[:2] == ["#2 (thinking…)", "#2 deleted"]
+    assert replies[2].startswith("#e1 (only Ann sees) bot: There is no game here")
+    # /join: a private placeholder and a private answer
+    await dc.command(ann, "join")
+    replies = dc.fake.transcripts[dc.channel][-2].replies
+    assert replies[0] == "#e2 (ephemeral) (thinking…)"
+    assert replies[1:] == ["#e2 (only Ann sees) edited: You joined the table."]
+    # a press: deferred silently, the message changes as usual
+    await dc.press_label(dc.channel, ann, dc.lobby(), "Leave")
+    assert dc.fake.interactions[max(dc.fake.interactions)].kind == 6
+    assert dc.fake.late == []
+    assert dc.fake.errors == []
+
+
+async def test_an_error_is_logged_and_answered_politely(
+    dc: Bot, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    ann, bob = people(dc, "Ann", "Bob")
+    await dc.command(ann, "join")
+    lobby = dc.lobby()
+
+    async def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(dc.front.service, "handle", broken)
+    await dc.command(ann, "scores")
+    assert "Sorry, something went wrong" in dc.last_reply()
+    await dc.press_label(dc.channel, bob, lobby, "Join")
+    assert "Sorry, something went wrong" in dc.last_reply()
+    assert "error handling a Discord" in caplog.text
+
+
+async def test_a_busy_channel_stays_within_discords_limits(
+    redis_url: str, game_ids: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Five posts a second per channel (Discord allows five per five seconds; faster here): the
+    outbox keeps within it, and coalesces the lobby's edits to do so."""
+    pace = Limits(5, 1.0, 5, 5, 1.0, 5, 0.1)
+    async with running(redis_url, monkeypatch, limits=pace, rate_limits=(5, 1.0)) as bot:
+        players = people(bot, "Ann", "Bob", "Cid", "Dan", "Eve", "Fay")
+        for user in players:  # everybody joins at once; each is answered at once
+            payload = bot.fake.command(bot.channel, user, "join")
+            bot.front.client._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
+            await bot.fake.wait_answered(int(payload["id"]))
+        for setting in ("notequal", "wings", "dmmixed", "foresight", "notequal", "wings"):
+            payload = bot.fake.command(bot.channel, players[0], "options", setting=setting)
+            bot.front.client._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
+            await bot.fake.wait_answered(int(payload["id"]))
+        await bot.idle()
+        assert bot.fake.throttled == []
+        posts = bot.fake.calls["POST /channels/{id}/messages"]
+        edits = bot.fake.calls["PATCH /channels/{id}/messages/{id}"]
+        assert posts + edits < 12  # twelve changes of the lobby, fewer posts
+        assert all(name in bot.lobby().content for name in ("Ann", "Fay"))
+
+
+async def test_commands_are_synced_with_translations(dc: Bot) -> None:
+    synced = {c["name"]: c for c in dc.fake.commands}
+    assert set(synced) >= {"join", "leave", "start", "cancel", "addbot", "options", "hand"}
+    assert set(synced) >= {"scores", "record", "rules", "help", "language"}
+    join = synced["join"]
+    assert join["description_localizations"]["de"].startswith("Platz nehmen")
+    assert "es-ES" in join["description_localizations"]
+    level = synced["addbot"]["options"][0]
+    assert level["name"] == "level"
+    assert level["description_localizations"]["de"].startswith("Stärke")
+    # the bot asks for no privileged intent
+    intents = dc.front.client.intents
+    assert not intents.members
+    assert not intents.presences
+    assert not intents.message_content
+
+
+async def test_hand_shows_ones_cards_here_and_a_move_there_updates_the_dm(dc: Bot) -> None:
+    players = people(dc, "Ann", "Bob", "Cid")
+    await seat(dc, players)
+    await dc.command(players[0], "start")
+    while not any((hand := dc.hand(user)) is not None and hand.components for user in players):
+        await move(dc)
+    user = next(u for u in players if (h := dc.hand(u)) is not None and h.components)
+    in_dm = dc.hand(user)
+    assert in_dm is not None
+    await dc.command(user, "hand")
+    shown = dc.fake.last(dc.channel, user)
+    assert shown.only == user.id
+    assert shown.custom_ids() == in_dm.custom_ids()
+    press = dc.fake.press(dc.channel, user, shown, shown.custom_ids()[0])
+    await dc.act(press)
+    replies = dc.fake.interactions[int(press["id"])].line.replies
+    assert replies[0].startswith(f"{shown.name} (only {user.name} sees) edited")
+    assert shown.components == []  # the ephemeral hand was updated in place...
+    assert in_dm.components == []  # ...and so was the DM
+
+
+async def test_the_channels_language(dc: Bot) -> None:
+    ann, bob, cid = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
+    await dc.command(ann, "language", code="xx")
+    assert "Languages:" in dc.last_reply()
+    assert "(only Ann sees)" in dc.last_reply()
+    await dc.command(ann, "language", code="de")
+    assert "#1 bot: Einstellungen gespeichert" in dc.last_reply()  # for everyone to see
+    await seat(dc, [ann, bob, cid])
+    await dc.command(ann, "start")
+    notice = next(m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content)
+    assert "Direktnachrichten" in notice.content
+    assert notice.labels() == [["Deine Karten"]]

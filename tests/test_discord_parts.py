@@ -1,0 +1,76 @@
+"""The pure parts of the Discord front end: ids, texts, the button grid, custom ids."""
+
+from adapters.discord import buttons
+from adapters.discord.ids import chat_key, discord_id, display_name, user_key
+from adapters.discord.render import MAX_CONTENT, content, game_id, hand_id, post, rows
+from bot.messages import Button, Message
+
+CHANNEL = 894250000000000200
+
+
+def test_ids() -> None:
+    assert chat_key(42) == "dc:42"
+    assert user_key(7) == "dc:7"
+    assert discord_id("dc:42") == 42
+    assert discord_id("tg:42") is None
+    assert discord_id("dc:x") is None
+    assert discord_id(None) is None
+    assert display_name("  Ann \n  Lee ", 1) == "Ann Lee"
+    assert display_name("", 5) == "#5"
+    assert len(display_name("x" * 99, 1)) == 32
+
+
+def test_texts_are_escaped_cut_and_laid_out() -> None:
+    assert content("*Bob* _x_") == "\\*Bob\\* \\_x\\_"
+    assert len(content("y" * 5000)) == MAX_CONTENT
+    sheet = content("Rnd | A\n  1 | 20", pre=True)
+    assert sheet.startswith("```\n")
+    assert sheet.endswith("\n```")
+    assert len(content("z" * 5000, pre=True)) <= MAX_CONTENT
+
+
+def test_the_grid_holds_five_rows_of_five() -> None:
+    bids = tuple(Button(str(n), f"g1.20b0.b{n}") for n in range(21))
+    message = Message("bids", buttons=(bids[:6], bids[6:12], bids[12:18], bids[18:]))
+    grid = rows(CHANNEL, message)
+    assert [len(row) for row in grid] == [5, 5, 5, 5, 1]
+    assert [key.label for row in grid for key in row] == [str(n) for n in range(21)]
+    cards = tuple(Button(f"c{n}", f"g1.20-0.pR{n}") for n in range(20))
+    hand = Message("hand", buttons=tuple(cards[i : i + 4] for i in range(0, 20, 4)))
+    assert [len(row) for row in rows(CHANNEL, hand)] == [4, 4, 4, 4, 4]
+
+
+def test_custom_ids_fit_and_parse() -> None:
+    payload = "a" * 64
+    longest = game_id(99999999999999999999, payload)
+    assert len(longest) <= 100
+    assert buttons.ours(longest)
+    assert buttons.ours(hand_id(CHANNEL))
+    assert not buttons.ours("other:thing")
+    assert not buttons.ours(f"wz:{CHANNEL}:" + "a" * 65)
+
+
+def test_where_messages_go() -> None:
+    chat = chat_key(CHANNEL)
+    to_channel = post(chat, Message("hi", slot="table"))
+    assert to_channel is not None
+    assert to_channel.user is None
+    assert to_channel.target == f"c{CHANNEL}"
+    assert to_channel.slot == f"{chat}:table"
+    private = post(chat, Message("cards", to="dc:5", slot="hand"))
+    assert private is not None
+    assert private.user == 5
+    assert private.target == "u5"
+    assert post(chat, Message("x", to="tg:5")) is None
+
+
+def test_the_people_a_message_names_are_mentioned_and_no_one_else() -> None:
+    message = Message(
+        "⏳ Ann, Anna_B, Zed: it is your turn (45 s left).",
+        mentions=(("dc:11", "Ann"), ("dc:12", "Anna_B"), ("tg:13", "Zed")),
+    )
+    shown = post(f"dc:{CHANNEL}", message)
+    assert shown is not None
+    assert shown.text == "⏳ <@11>, <@12>, Zed: it is your turn (45 s left)."
+    assert shown.mentions == (11, 12)
+    assert post(f"dc:{CHANNEL}", Message("Round 2")).mentions == ()  # type: ignore[union-attr]
