@@ -136,7 +136,45 @@ def build_parser() -> argparse.ArgumentParser:
         "--check", action="store_true", help="only check: one line per file, ok or why not"
     )
     replay.set_defaults(handler=run_replay)
+
+    arena = commands.add_parser(
+        "arena",
+        help="play AI levels against each other; print the figures as JSON",
+        description="Play N games between AI levels, the seats rotated one place a game (each "
+        "deal, seed S+d, is played once per rotation), and print as JSON per level: mean "
+        "points a game, win rate (ties shared), bid accuracy overall and by bidding "
+        "position, decision time p50/p95 in ms.",
+    )
+    arena.add_argument(
+        "--games", "-n", type=_positive, default=100, metavar="N", help="games (default 100)"
+    )
+    _game_arguments(arena)
+    arena.add_argument(
+        "--seats",
+        type=_levels,
+        metavar="LEVELS",
+        help="the level of each seat, comma-separated, or one for all "
+        "(default: hard, then normal in the other seats)",
+    )
+    arena.add_argument(
+        "--jobs", "-j", type=_positive, default=1, metavar="J", help="processes (default 1)"
+    )
+    arena.add_argument(
+        "--no-times",
+        action="store_true",
+        help="leave out the decision times (then the output depends on the seed alone)",
+    )
+    arena.set_defaults(handler=run_arena)
     return parser
+
+
+def _levels(text: str) -> tuple[str, ...]:
+    levels = tuple(part.strip().lower() for part in text.split(","))
+    for level in levels:
+        if level not in AI_LEVELS:
+            known = ", ".join(AI_LEVELS)
+            raise argparse.ArgumentTypeError(f"unknown AI level {level!r} (known: {known})")
+    return levels
 
 
 def _game_arguments(parser: argparse.ArgumentParser, default_players: int = 4) -> None:
@@ -166,8 +204,11 @@ def _play_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--level",
         "-l",
-        choices=AI_LEVELS,
-        help="how well the AI players play (default: ai_level of the configuration, normal)",
+        type=_levels,
+        metavar="LEVEL",
+        help=f"how well the AI players play: {', '.join(AI_LEVELS)}, or one level per AI "
+        "seat comma-separated, e.g. hard,normal,easy (default: ai_level of the "
+        "configuration, normal)",
     )
     parser.add_argument(
         "--name",
@@ -286,11 +327,17 @@ def _play_args(args: argparse.Namespace) -> "PlayArgs":
 
     players: int = args.players
     _options(args.options, players)  # checked before anything starts
+    levels: tuple[str, ...] | None = args.level
+    if levels is not None and len(levels) not in (1, players - 1):
+        raise UsageError(
+            f"--level names {len(levels)} levels for {players - 1} AI seats (give one, or one "
+            "per AI seat)"
+        )
     return PlayArgs(
         players=players,
         options=tuple(args.options),
         seed=args.seed,
-        level=args.level,
+        level=None if levels is None else ",".join(levels),
         name=args.name or _default_name(),
         new=args.new,
     )
@@ -387,6 +434,29 @@ def _summary(
         lines.append(f"records  {games} files in {folder}")
     lines.append(f"elapsed  {elapsed:.2f} s ({1000 * elapsed / games:.1f} ms a game)")
     return "\n".join(lines)
+
+
+def run_arena(args: argparse.Namespace) -> int:
+    """`wizard-bot arena`: AI levels against each other, the figures as JSON."""
+    from bot import arena  # the AI loads only when asked
+
+    players: int = args.players
+    options = _options(args.options, players)
+    seats: tuple[str, ...] = args.seats or ("hard",) + ("normal",) * (players - 1)
+    if len(seats) == 1:
+        seats *= players
+    if len(seats) != players:
+        raise UsageError(f"--seats names {len(seats)} levels for {players} players")
+    seed = _seed(args)
+    results = arena.run_arena(seats, options, args.games, seed, args.jobs)
+    report = {
+        "seats": list(seats),
+        "options": options.describe(),
+        "seed": seed,
+        **arena.summary(results, timing=not args.no_times),
+    }
+    print(json.dumps(report))
+    return 0
 
 
 def run_replay(args: argparse.Namespace) -> int:

@@ -33,7 +33,7 @@ LANGUAGES = ("en", "de", "es")
 THEMES = ("colours", "races", "french")
 """The names the four suits can be shown by."""
 
-AI_LEVELS = ("easy", "normal")
+AI_LEVELS = ("easy", "normal", "hard")
 """How well the AI players play."""
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")

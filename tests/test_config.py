@@ -229,7 +229,7 @@ def test_example_file_documents_every_key() -> None:
         ('language = "xx"', 'wizard.toml: unknown language "xx" (known: en, de, es)'),
         ("language = 1", "language must be a string, not 1"),
         ('theme = "pirates"', 'unknown theme "pirates" (known: colours, races, french)'),
-        ('ai_level = "hard"', 'unknown ai_level "hard" (known: easy, normal)'),
+        ('ai_level = "expert"', 'unknown ai_level "expert" (known: easy, normal, hard)'),
         ('log_level = "loud"', 'unknown log_level "loud"'),
         ("ai_names = []", "ai_names must be a list of 1 to 20 names, not a list"),
         ('ai_names = "Ada"', 'ai_names must be a list of 1 to 20 names, not "Ada"'),

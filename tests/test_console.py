@@ -35,6 +35,7 @@ from bot.i18n import texts
 from bot.messages import Button, Message
 from bot.redis_server import free_port
 from bot.requests import Kind, Request
+from bot.table import Table
 from bot.themes import Theme
 
 GOLDEN = Path(__file__).parent / "golden" / "console_game.txt"
@@ -404,6 +405,22 @@ def test_a_configured_redis_is_used(home: Path, redis_url: str) -> None:
         assert min(score for _, score in deadlines) > time.time() + 365 * 24 * 3600
     again = wizard(home, ["play"], ["quit"], WIZARD_REDIS_URL=redis_url)
     assert again.stdout.startswith("Resuming your unfinished game: round 1 of 5.")
+
+
+def test_each_ai_seat_gets_the_level_asked_for(home: Path, redis_url: str) -> None:
+    args = ["play", "--players", "4", "--option", "rounds=short", "--level", "hard,normal,easy"]
+    done = wizard(home, [*args, "--seed", "7"], ["1", "quit"], WIZARD_REDIS_URL=redis_url)
+    assert done.returncode == 0, done.stderr
+    chat = chat_id(Config(data_dir=home / "data"))
+    with redis.Redis.from_url(redis_url) as client:
+        blob, results = client.hmget(keys.game(chat), ["t", "r"])
+    assert blob is not None
+    table = Table.from_bytes(blob, results or b"")
+    seats = [player.id for player in table.game.players]
+    assert [table.ai.get(player) for player in seats] == [None, "hard", "normal", "easy"]
+    wrong = wizard(home, ["play", "--players", "4", "--level", "hard,easy"], ["quit"])
+    assert wrong.returncode == 2
+    assert "--level names 2 levels for 3 AI seats" in wrong.stderr
 
 
 # --- wizard-bot run -------------------------------------------------------------------------------

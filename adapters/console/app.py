@@ -74,7 +74,8 @@ class PlayArgs:
     options: tuple[str, ...] = ()
     seed: int | None = None
     level: str | None = None
-    """The AI seats' level; None: the configured `ai_level`."""
+    """The AI seats' level, or one per AI seat comma-separated (`hard,normal,easy`); None: the
+    configured `ai_level`."""
     name: str = DEFAULT_NAME
     new: bool = False
     """Start a new game even when an unfinished one could be resumed."""
@@ -289,9 +290,11 @@ class ConsoleTable:
 
     def new_game(self) -> int | None:
         args = self.args
-        level = args.level or self.service.config.ai_level
+        levels = (args.level or self.service.config.ai_level).split(",")
+        if len(levels) == 1:
+            levels *= args.players - 1
         steps = [Request(Kind.JOIN)]
-        steps += [Request(Kind.ADD_AI, level)] * (args.players - 1)
+        steps += [Request(Kind.ADD_AI, level) for level in levels]
         steps += [Request(Kind.OPTION, option) for option in args.options]
         for request in steps:
             outcome = self.handle(request)

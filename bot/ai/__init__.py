@@ -4,6 +4,7 @@ import random
 from typing import Protocol
 
 from bot.ai.easy import EasyAI
+from bot.ai.hard import HardAI
 from bot.ai.normal import NormalAI
 from engine import Command, PlayerView
 
@@ -23,7 +24,7 @@ class AIPlayer(Protocol):
         ...
 
 
-LEVELS: dict[str, AIPlayer] = {"easy": EasyAI(), "normal": NormalAI()}
+LEVELS: dict[str, AIPlayer] = {"easy": EasyAI(), "normal": NormalAI(), "hard": HardAI()}
 """The AI levels by name; the players are stateless and may be shared by any number of seats."""
 
 DEFAULT_LEVEL = "normal"
@@ -38,4 +39,4 @@ def get_ai(level: str) -> AIPlayer:
         raise ValueError(f"unknown AI level {level!r} (known: {known})") from None
 
 
-__all__ = ["DEFAULT_LEVEL", "LEVELS", "AIPlayer", "EasyAI", "NormalAI", "get_ai"]
+__all__ = ["DEFAULT_LEVEL", "LEVELS", "AIPlayer", "EasyAI", "HardAI", "NormalAI", "get_ai"]

@@ -1,0 +1,211 @@
+"""What one player knows of a round (from its own view only) and deals of the unseen cards
+consistent with it: voids shown respected, deals weighted toward hands that fit the bids made."""
+
+import math
+import random
+from dataclasses import dataclass
+from functools import lru_cache
+
+from bot.ai.fastsim import JES, NO_TRUMP, NONE_SUIT, RANK, SUIT, TO_INT, WIZ, to_ints, trump_index
+from bot.ai.normal import card_chance
+from engine import PlayerView
+from engine.tricks import lead_suit
+
+BID_SPREAD = 0.8
+"""How far (in tricks) a player's bid may stray from the model's estimate of their hand."""
+SAMPLE_TRIES = 20
+"""Shuffles tried for a deal that respects every void before the voids are relaxed."""
+
+
+@dataclass(slots=True)
+class Knowledge:
+    """One seat's knowledge of the round, in the fast simulation's ints."""
+
+    seat: int
+    players: int
+    cards: int
+    """Cards each player was dealt this round."""
+    trump: int
+    hand: list[int]
+    leader: int
+    trick: list[int]
+    won: list[int]
+    bids: list[int | None]
+    """Bids the seat can see (its own included); None where unknown."""
+    played: list[list[int]]
+    """The cards each seat has played this round (the current trick included)."""
+    voids: list[set[int]]
+    """Suits each seat has shown out of."""
+    held: list[int]
+    """Cards each seat holds now."""
+    unseen: list[int]
+    """The cards the seat has not seen: in the others' hands or undealt."""
+
+
+def read_view(view: PlayerView) -> Knowledge:
+    """The knowledge in `view` (never more: the view is all an AI gets)."""
+    table = view.table
+    players = len(table.seats)
+    trump = trump_index(table.trump)
+    hand = to_ints(view.hand)
+    played: list[list[int]] = [[] for _ in range(players)]
+    voids: list[set[int]] = [set() for _ in range(players)]
+    tricks = [(trick.leader, trick.cards) for trick in table.tricks]
+    tricks.append((table.trick_leader, table.trick))
+    for leader, shown in tricks:
+        for index, name in enumerate(shown):
+            seat = (leader + index) % players
+            played[seat].append(TO_INT[name])
+            lead = lead_suit(shown[:index])
+            if lead is not None and SUIT[TO_INT[name]] != NONE_SUIT and name[0] != lead:
+                voids[seat].add("BGRY".index(lead))
+    seen = list(hand)
+    for mine in played:
+        seen.extend(mine)
+    if table.trump_card is not None:
+        seen.append(to_ints([table.trump_card])[0])
+    unseen = list(range(52)) + [WIZ] * 4 + [JES] * 4
+    for known in seen:
+        unseen.remove(known)
+    cards = table.cards
+    held = [cards - len(played[seat]) for seat in range(players)]
+    return Knowledge(
+        seat=view.seat,
+        players=players,
+        cards=cards,
+        trump=trump,
+        hand=hand,
+        leader=table.trick_leader,
+        trick=to_ints(table.trick),
+        won=[seat.won for seat in table.seats],
+        bids=[seat.bid for seat in table.seats],
+        played=played,
+        voids=voids,
+        held=held,
+        unseen=unseen,
+    )
+
+
+def deal_unseen(know: Knowledge, rng: random.Random) -> list[list[int]]:
+    """One deal of the unseen cards to the other seats, their hand sizes kept and (when
+    possible) no card of a suit they have shown out of; the own seat gets its own hand."""
+    unseen = know.unseen
+    order = sorted(
+        (seat for seat in range(know.players) if seat != know.seat),
+        key=lambda seat: -len(know.voids[seat]),
+    )
+    if not any(know.voids[seat] for seat in order):
+        return _split(know, order, rng.sample(unseen, sum(know.held[seat] for seat in order)))
+    pool = list(unseen)
+    for _ in range(SAMPLE_TRIES):
+        rng.shuffle(pool)
+        filled = _fill(know, order, pool)
+        if filled is not None:
+            return filled
+    return _split(know, order, pool)
+
+
+def _split(know: Knowledge, order: list[int], cards: list[int]) -> list[list[int]]:
+    """The hands: the own one, and `cards` handed out in turn to the seats of `order`."""
+    hands = [list(know.hand) if seat == know.seat else [] for seat in range(know.players)]
+    start = 0
+    for seat in order:
+        hands[seat] = cards[start : start + know.held[seat]]
+        start += know.held[seat]
+    return hands
+
+
+def _fill(know: Knowledge, order: list[int], pool: list[int]) -> list[list[int]] | None:
+    """Give each seat of `order` the first cards of `pool` it may hold; None if one runs short."""
+    taken = [False] * len(pool)
+    hands = [list(know.hand) if seat == know.seat else [] for seat in range(know.players)]
+    for seat in order:
+        voids = know.voids[seat]
+        want = know.held[seat]
+        hand = hands[seat]
+        if want == 0:
+            continue
+        for index, card in enumerate(pool):
+            if taken[index] or (voids and SUIT[card] in voids):
+                continue
+            taken[index] = True
+            hand.append(card)
+            if len(hand) == want:
+                break
+        if len(hand) < want:
+            return None
+    return hands
+
+
+@lru_cache(maxsize=20_000)
+def _chance(kind: str, higher: int, players: int, fill: float, length: int) -> float:
+    return card_chance(kind, higher, players, fill, length)
+
+
+def estimate(hand: list[int], trump: int, players: int, exclude: int = -1) -> float:
+    """The tricks the model expects of `hand` as dealt (as NormalAI bids): a Wizard 0.97, a
+    numbered card by its suit, rank and length. `exclude` is a card known elsewhere (the trump
+    card turned up)."""
+    fill = round(len(hand) * players / 60, 3)
+    held = [0] * 5
+    for card in hand:
+        held[SUIT[card]] += 1
+    above_held = [0] * 5
+    gone = SUIT[exclude] if exclude >= 0 else -1
+    total = 0.0
+    for card in sorted(hand, reverse=True):  # high to low within each suit
+        suit = SUIT[card]
+        if suit == NONE_SUIT:
+            total += 0.97 if card == WIZ else 0.0
+            continue
+        rank = RANK[card]
+        above = 13 - rank - above_held[suit] - (suit == gone and RANK[exclude] > rank)
+        above_held[suit] += 1
+        kind = "N" if trump == NO_TRUMP else "T" if suit == trump else "O"
+        total += _chance(kind, above, players, fill, held[suit])
+    return total
+
+
+def guess_bid(hand: list[int], trump: int, players: int) -> int:
+    """A plausible bid for `hand`: the model's estimate, rounded."""
+    return max(0, min(len(hand), round(estimate(hand, trump, players) - 0.05)))
+
+
+def bid_weight(know: Knowledge, hands: list[list[int]], trump_card: int) -> float:
+    """How well a deal fits the bids seen: the product over the other bidders of a Gaussian in
+    the gap between their bid and the model's estimate of the hand they were dealt."""
+    log = 0.0
+    for seat, bid in enumerate(know.bids):
+        if seat == know.seat or bid is None:
+            continue
+        dealt = hands[seat] + know.played[seat]
+        gap = estimate(dealt, know.trump, know.players, trump_card) - bid
+        log -= gap * gap / (2 * BID_SPREAD * BID_SPREAD)
+    return math.exp(log)
+
+
+def sample_deals(
+    know: Knowledge, count: int, pool: int, rng: random.Random, trump_card: int
+) -> list[list[list[int]]]:
+    """`count` deals of the unseen cards: `pool` candidates drawn, then `count` chosen among
+    them in proportion to how well they fit the bids made (systematic resampling)."""
+    bidders = any(bid is not None for seat, bid in enumerate(know.bids) if seat != know.seat)
+    if not bidders or pool <= count:
+        return [deal_unseen(know, rng) for _ in range(count)]
+    candidates = [deal_unseen(know, rng) for _ in range(pool)]
+    weights = [bid_weight(know, deal, trump_card) for deal in candidates]
+    total = sum(weights)
+    if total <= 0.0:
+        return candidates[:count]
+    step = total / count
+    point = rng.random() * step
+    chosen: list[list[list[int]]] = []
+    running = 0.0
+    for deal, weight in zip(candidates, weights, strict=True):
+        running += weight
+        while point < running and len(chosen) < count:
+            chosen.append(deal)
+            point += step
+    while len(chosen) < count:
+        chosen.append(candidates[-1])
+    return chosen

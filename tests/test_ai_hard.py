@@ -1,0 +1,277 @@
+"""The hard AI: its fast simulation agrees with the engine, its deals respect what was seen,
+its decisions are legal under every option and reproducible, and its bids are sensible."""
+
+import random
+
+import pytest
+from conftest import advance, deal, pid, start
+
+import engine
+from bot.ai.fastsim import (
+    JES,
+    SUIT,
+    TO_CARD,
+    UNDECIDED,
+    WIZ,
+    _choose,
+    playout,
+    to_ints,
+    trump_index,
+    winner,
+)
+from bot.ai.hard import Budget, HardAI, distinct
+from bot.ai.sampler import deal_unseen, read_view, sample_deals
+from engine import (
+    DECK,
+    Bid,
+    BidMode,
+    ChooseTrump,
+    GameState,
+    Options,
+    Phase,
+    Play,
+    RoundsPlan,
+    Suit,
+    player_view,
+    table_view,
+)
+from engine.randomplay import new_game, random_command
+from engine.tricks import legal_cards, trick_winner
+
+SMALL = Budget(bid_samples=6, bid_plays=300, play_samples=4, play_plays=200, min_samples=2)
+"""A budget small enough for many test games."""
+SHORT, TOURNAMENT = RoundsPlan.SHORT, RoundsPlan.TOURNAMENT
+HIDDEN, SECRET = BidMode.HIDDEN, BidMode.SECRET
+
+
+# --- the fast simulation against the engine -----------------------------------------------------
+
+
+def test_fast_trick_winner_is_the_engines() -> None:
+    rng = random.Random(1)
+    for _ in range(5000):
+        cards = list(DECK)
+        rng.shuffle(cards)
+        trick = cards[: rng.randint(1, 6)]
+        trump = rng.choice([None, *Suit])
+        assert winner(to_ints(trick), trump_index(trump)) == trick_winner(trick, trump), trick
+
+
+def trick_state(trick: list[int], trump: int) -> tuple[int, bool, int]:
+    """Lead suit, whether a Wizard was played, and the best power in `trick` (as playout)."""
+    lead, wizard, best = UNDECIDED, False, -2
+    for card in trick:
+        if wizard:
+            continue
+        if card == WIZ:
+            wizard = True
+            lead = -1 if lead == UNDECIDED else lead
+        elif card == JES:
+            best = max(best, -1)
+        else:
+            suit = SUIT[card]
+            lead = suit if lead == UNDECIDED else lead
+            rank = card % 13 + 1
+            best = max(best, rank + 100 if suit == trump else rank if suit == lead else 0)
+    return lead, wizard, best
+
+
+def test_fast_playout_plays_legally_and_scores_as_the_engine() -> None:
+    checked = 0
+    for game in range(60):
+        players = 3 + game % 4
+        state = new_game(players, Options(), game)
+        rng = random.Random(game)
+        while state.round is not None and (
+            state.round.number < 1 + game % 8 or state.phase is not Phase.PLAYING
+        ):
+            engine.step(state, random_command(state, rng))
+        rnd = state.round
+        assert rnd is not None
+        trump = trump_index(rnd.trump)
+        bids = [bid or 0 for bid in rnd.bids]
+        fast = playout(
+            [to_ints(hand) for hand in rnd.hands], trump, rnd.leader, [], [0] * players, bids
+        )
+        number = rnd.number
+        while state.round is not None and state.round.number == number:
+            now = state.round
+            seat = now.turn
+            trick = to_ints(now.trick)
+            lead, wizard, best = trick_state(trick, trump)
+            need = bids[seat] - now.won[seat]
+            hand = to_ints(now.hands[seat])
+            card = TO_CARD[_choose(hand, trump, lead, wizard, best, len(trick), players, need)]
+            assert card in legal_cards(now.hands[seat], now.trick)
+            engine.step(state, Play(pid(seat), card))
+        assert list(state.results[-1].won) == fast
+        checked += 1
+    assert checked == 60
+
+
+# --- what the AI knows ---------------------------------------------------------------------------
+
+
+def mid_round(players: int, seed: int, tricks: int) -> GameState:
+    """A game of random players stopped in round 8 after `tricks` tricks and a card or two."""
+    state = new_game(players, Options(), seed)
+    rng = random.Random(seed)
+    while True:
+        rnd = state.round
+        assert rnd is not None
+        playing = state.phase is Phase.PLAYING and len(rnd.tricks) == tricks
+        if rnd.number == 8 and playing and len(rnd.trick) == seed % players:
+            return state
+        engine.step(state, random_command(state, rng))
+
+
+def test_deals_respect_hand_sizes_voids_and_seen_cards() -> None:
+    for seed in range(20):
+        state = mid_round(4, seed, 4)
+        rnd = state.round
+        assert rnd is not None
+        seat = rnd.turn
+        know = read_view(player_view(state, seat))
+        assert sorted(know.hand) == sorted(to_ints(rnd.hands[seat]))
+        for other in range(4):
+            for suit in know.voids[other]:  # a void shown is real
+                assert all(SUIT[card] != suit for card in to_ints(rnd.hands[other]))
+        rng = random.Random(seed)
+        for hands in [*sample_deals(know, 10, 30, rng, -1), deal_unseen(know, rng)]:
+            assert hands[seat] == know.hand
+            for other in range(4):
+                assert len(hands[other]) == len(rnd.hands[other])
+                if other != seat:
+                    assert all(SUIT[card] not in know.voids[other] for card in hands[other])
+            dealt = sorted(
+                card for other, hand in enumerate(hands) if other != seat for card in hand
+            )
+            pool = list(know.unseen)
+            for card in dealt:
+                pool.remove(card)  # only unseen cards are dealt
+
+
+# --- legal, reproducible, blind -------------------------------------------------------------------
+
+OPTION_SETS = [
+    (Options(rounds=SHORT), 3),
+    (Options(rounds=SHORT, bids=HIDDEN, notequal=True), 4),
+    (Options(rounds=SHORT, bids=SECRET, notequal=True), 5),
+    (Options(rounds=SHORT, bids=SECRET), 6),
+    (Options(rounds=SHORT, notequal=True, wings=True), 4),
+    (Options(rounds=SHORT, foresight=True, bids=HIDDEN), 3),
+    (Options(rounds=TOURNAMENT, foresight=True), 4),
+    (Options(rounds=TOURNAMENT, bids=HIDDEN), 5),
+    (Options(dmmixed=True), 6),
+    (Options(foresight=True, notequal=True), 5),
+]
+
+
+@pytest.mark.parametrize(
+    ("options", "players"),
+    OPTION_SETS,
+    ids=lambda value: value.describe() if isinstance(value, Options) else f"{value}p",
+)
+def test_hard_plays_legally_under_every_option(options: Options, players: int) -> None:
+    ai = HardAI(SMALL)
+    for game in range(2):
+        state = new_game(players, options, seed=game)
+        rng = random.Random(game)
+        while state.phase is not Phase.FINISHED:
+            seat = rng.choice(table_view(state).waiting)
+            if seat == players - 1 and options.wings:  # a random player marking wings
+                engine.step(state, random_command(state, rng, wings=0.3))
+                continue
+            view = player_view(state, seat)
+            command = ai.decide(view, rng)
+            if state.phase is Phase.TRUMP:
+                assert isinstance(command, ChooseTrump)
+            elif state.phase is Phase.BIDDING:
+                assert isinstance(command, Bid)
+                assert command.bid in view.legal_bids
+            else:
+                assert isinstance(command, Play)
+                assert (
+                    command.card is None if view.play_unseen else command.card in view.legal_cards
+                )
+            engine.step(state, command)
+
+
+def test_same_view_and_seed_same_decision() -> None:
+    ai = HardAI(Budget(play_samples=8, bid_samples=16, min_samples=4))
+    for seed in range(6):
+        state = mid_round(4, seed, 2)
+        view = player_view(state, state.round.turn if state.round else 0)
+        first = ai.decide(view, random.Random(seed))
+        assert all(ai.decide(view, random.Random(seed)) == first for _ in range(2))
+
+
+def test_nothing_to_decide_is_an_error() -> None:
+    state = new_game(3, Options(), 1)
+    idle = next(seat for seat in range(3) if seat not in table_view(state).waiting)
+    with pytest.raises(ValueError, match="nothing to decide"):
+        HardAI(SMALL).decide(player_view(state, idle), random.Random(0))
+
+
+# --- sensible bids and plays ----------------------------------------------------------------------
+
+
+def test_notequal_dealer_with_a_top_trump_does_not_bid_zero() -> None:
+    # round 3 is dealt by seat 2; the others bid 1 + 1 + 0, so the dealer may not bid 1
+    options = Options(rounds=SHORT, notequal=True)
+    hands = deal("R2 G4 B5", "R9 G8 B7", "R13 W Y1", "Y9 G2 B1", trump="R5")
+    state, _ = start(4, {3: hands}, options)
+    advance(state, 3)
+    for seat, bid in [(3, 1), (0, 1), (1, 0)]:
+        engine.step(state, Bid(pid(seat), bid))
+    view = player_view(state, 2)
+    assert view.legal_bids == (0, 2, 3)
+    assert HardAI().decide(view, random.Random(0)) == Bid(pid(2), 2)
+
+
+def test_hidden_rebid_with_a_top_trump_does_not_drop_to_zero() -> None:
+    # hidden bids add up to 3 = the cards: the dealer (seat 2) must change its bid of 1
+    options = Options(rounds=SHORT, notequal=True, bids=HIDDEN)
+    hands = deal("R2 G4 B5", "R9 G8 B7", "R13 J Y1", "Y9 G2 B1", trump="R5")
+    state, _ = start(4, {3: hands}, options)
+    advance(state, 3)
+    for seat, bid in [(3, 1), (0, 1), (1, 0), (2, 1)]:
+        engine.step(state, Bid(pid(seat), bid))
+    view = player_view(state, 2)
+    assert view.legal_bids == (0, 2, 3)
+    assert HardAI().decide(view, random.Random(0)) != Bid(pid(2), 0)
+
+
+def test_a_player_who_bid_zero_ducks() -> None:
+    # round 2 is dealt by seat 1: seat 2 leads B9, seat 3 (void) plays R4, seat 0 (bid 0) follows
+    options = Options(rounds=SHORT)
+    state, _ = start(4, {2: deal("B13 B2", "Y3 G5", "B9 G7", "R4 Y8", trump="G1")}, options)
+    advance(state, 2)
+    for seat, bid in [(2, 1), (3, 0), (0, 0), (1, 0)]:
+        engine.step(state, Bid(pid(seat), bid))
+    engine.step(state, Play(pid(2), "B9"))
+    engine.step(state, Play(pid(3), "R4"))
+    view = player_view(state, 0)
+    assert view.legal_cards == ("B13", "B2")
+    assert HardAI().decide(view, random.Random(0)) == Play(pid(0), "B2")
+
+
+def test_cards_with_nothing_unseen_between_play_alike() -> None:
+    unseen = [card for card in range(52) if card not in to_ints(["B3", "B4", "B5", "B7", "G2"])]
+    unseen.remove(to_ints(["B6"])[0])  # played: gone
+    cards = to_ints(["B3", "B4", "B5", "B7", "G2", "W", "J"])
+    assert [TO_CARD[card] for card in distinct(cards, unseen)] == ["B3", "G2", "W", "J"]
+    unseen.append(to_ints(["B6"])[0])
+    assert [TO_CARD[card] for card in distinct(cards, unseen)] == ["B3", "B7", "G2", "W", "J"]
+
+
+def test_a_wall_clock_cap_still_gives_a_legal_move() -> None:
+    ai = HardAI(Budget(max_ms=0.0001))
+    for seed in range(4):
+        state = mid_round(5, seed, 1)
+        rnd = state.round
+        assert rnd is not None
+        view = player_view(state, rnd.turn)
+        command = ai.decide(view, random.Random(seed))
+        assert isinstance(command, Play)
+        assert command.card in view.legal_cards

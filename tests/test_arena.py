@@ -1,0 +1,98 @@
+"""The arena: seats rotate, the figures are computed as documented, a seed fixes the outcome,
+`wizard-bot arena` prints them as JSON, and hard beats normal on a fixed set of deals."""
+
+import json
+
+import pytest
+
+from bot.arena import GameResult, rotated, run_arena, summary
+from bot.cli import main
+from engine import Options, RoundsPlan
+
+SHORT = Options(rounds=RoundsPlan.SHORT)
+
+
+def test_seats_rotate_one_place_a_game() -> None:
+    seats = ("hard", "normal", "easy")
+    assert [rotated(seats, game) for game in range(4)] == [
+        ("hard", "normal", "easy"),
+        ("easy", "hard", "normal"),
+        ("normal", "easy", "hard"),
+        ("hard", "normal", "easy"),
+    ]
+
+
+def test_summary_shares_wins_and_counts_bids_by_position() -> None:
+    games = [
+        GameResult(
+            levels=("hard", "normal", "normal"),
+            totals=(100, 100, 40),
+            hits=((0, 1, True), (1, 2, False), (2, 3, True), (0, 3, False)),
+            times=(("hard", 10.0), ("hard", 30.0), ("normal", 1.0)),
+        ),
+        GameResult(
+            levels=("normal", "hard", "normal"),
+            totals=(50, 20, 70),
+            hits=((1, 2, True),),
+            times=(("hard", 20.0),),
+        ),
+    ]
+    figures = summary(games)
+    hard, normal = figures["levels"]["hard"], figures["levels"]["normal"]
+    assert figures["games"] == 2
+    assert hard["mean_points"] == 60.0
+    assert hard["win_rate"] == 0.25  # half of the first game's win
+    assert normal["win_rate"] == 0.75
+    assert hard["bid_accuracy"] == round(2 / 3, 3)
+    assert hard["bid_accuracy_by_position"] == {"1": 1.0, "2": 1.0, "3": 0.0}
+    assert normal["bid_accuracy_by_position"] == {"2": 0.0, "3": 1.0}
+    assert hard["decision_ms"]["p50"] == 20.0
+    assert "decision_ms" not in summary(games, timing=False)["levels"]["hard"]
+
+
+def test_the_arena_is_deterministic_for_a_seed() -> None:
+    seats = ("hard", "normal", "easy")
+    first = run_arena(seats, SHORT, games=3, seed=5)
+    again = run_arena(seats, SHORT, games=3, seed=5, jobs=2)
+    assert [(r.levels, r.totals, r.hits) for r in first] == [
+        (r.levels, r.totals, r.hits) for r in again
+    ]
+    assert summary(first, timing=False) == summary(again, timing=False)
+    other = run_arena(seats, SHORT, games=3, seed=6)
+    assert [r.totals for r in other] != [r.totals for r in first]
+
+
+def test_the_arena_command_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["arena", "--games", "3", "--players", "3", "--option", "rounds=short", "--seed", "2"]
+    assert main([*args, "--seats", "normal,easy,easy"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["seats"] == ["normal", "easy", "easy"]
+    assert report["options"] == "rounds=short"
+    assert report["games"] == 3
+    assert set(report["levels"]) == {"normal", "easy"}
+    assert report["levels"]["easy"]["seats"] == 2.0
+    assert set(report["levels"]["normal"]["decision_ms"]) == {"p50", "p95", "max", "decisions"}
+    assert main([*args, "--seats", "easy", "--no-times"]) == 0
+    alone = json.loads(capsys.readouterr().out)
+    assert alone["seats"] == ["easy"] * 3
+    assert "decision_ms" not in alone["levels"]["easy"]
+
+
+def test_the_arena_refuses_a_wrong_number_of_seats(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["arena", "--players", "4", "--seats", "hard,normal"]) == 2
+    assert "--seats names 2 levels for 4 players" in capsys.readouterr().err
+    assert main(["arena", "--seats", "grandmaster"]) == 2
+    assert "unknown AI level 'grandmaster'" in capsys.readouterr().err
+
+
+def test_hard_beats_normal_on_a_fixed_set_of_deals() -> None:
+    # 4 deals of 4-player standard games, each played with hard in every seat against three
+    # normal players. Measured: hard 278.1 points a game against normal 252.3, 37.5 % of the
+    # wins (25 % is parity), bids met 64.6 % against 58.8 %. A regression check on fixed
+    # seeds; the real measurement is `wizard-bot arena` (docs/ai.md).
+    results = run_arena(("hard", "normal", "normal", "normal"), Options(), games=16, seed=3)
+    figures = summary(results, timing=False)["levels"]
+    hard, normal = figures["hard"], figures["normal"]
+    assert hard["mean_points"] >= normal["mean_points"] + 20, (hard, normal)
+    assert hard["bid_accuracy"] >= normal["bid_accuracy"] + 0.04, (hard, normal)
+    assert hard["win_rate"] > 0.25, hard
