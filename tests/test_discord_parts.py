@@ -1,9 +1,20 @@
 """The pure parts of the Discord front end: ids, texts, the button grid, custom ids."""
 
+from dataclasses import replace
+
 from adapters.discord import buttons
 from adapters.discord.ids import chat_key, discord_id, display_name, user_key
-from adapters.discord.render import MAX_CONTENT, content, game_id, hand_id, post, rows
-from bot.messages import Button, Message
+from adapters.discord.render import (
+    MAX_CONTENT,
+    coalesce,
+    content,
+    game_id,
+    hand_id,
+    post,
+    posts,
+    rows,
+)
+from bot.messages import Button, Message, Outcome
 
 CHANNEL = 894250000000000200
 
@@ -74,3 +85,14 @@ def test_the_people_a_message_names_are_mentioned_and_no_one_else() -> None:
     assert shown.text == "⏳ <@11>, <@12>, Zed: it is your turn (45 s left)."
     assert shown.mentions == (11, 12)
     assert post(f"dc:{CHANNEL}", Message("Round 2")).mentions == ()  # type: ignore[union-attr]
+
+
+def test_slot_posts_carry_the_games_version_and_the_newest_wins() -> None:
+    outcome = Outcome((Message("table v7", slot="table"), Message("note")), version=("g1", 7))
+    table, note = posts(f"dc:{CHANNEL}", outcome)
+    assert table.version == ("g1", 7)
+    assert note.version is None  # not a slot: always shown
+    older = replace(table, text="table v6", version=("g1", 6), notify=True)
+    assert coalesce(table, older).text == "table v7"  # queued late, still not shown over v7
+    assert coalesce(table, older).notify
+    assert coalesce(older, table).text == "table v7"

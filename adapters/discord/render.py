@@ -50,6 +50,9 @@ class Post:
     notify: bool = False
     """Send a new message even if the slot has one (later edits go to it)."""
     attachment: tuple[str, bytes] | None = None
+    version: tuple[str, int] | None = None
+    """(game id, version) of the state a slot post shows (`Outcome.version`): a slot never
+    goes back to an older one (`adapters.slots`)."""
     mentions: tuple[int, ...] = ()
     """The people the message may ping (the closed-DM notice, the half-time reminder); nobody
     else is ever pinged."""
@@ -107,7 +110,7 @@ def rows(channel: int, message: Message) -> Rows:
     return tuple(tuple(row) for row in split)
 
 
-def post(chat: str, message: Message) -> Post | None:
+def post(chat: str, message: Message, version: tuple[str, int] | None = None) -> Post | None:
     """Where and how `message` of the game in `chat` is shown; None if it cannot be (a message
     for someone who is not on Discord)."""
     channel = discord_id(chat)
@@ -123,6 +126,7 @@ def post(chat: str, message: Message) -> Post | None:
         game=channel,
         text=content(message.text, message.pre, named),
         mentions=tuple(named.values()),
+        version=version if message.slot is not None else None,
         user=user,
         keys=rows(channel, message),
         slot=None if message.slot is None else f"{chat}:{message.slot}",
@@ -133,13 +137,17 @@ def post(chat: str, message: Message) -> Post | None:
 
 def posts(chat: str, outcome: Outcome) -> list[Post]:
     """The posts of an outcome's messages, in order."""
-    found = (post(chat, message) for message in outcome.messages)
+    found = (post(chat, message, outcome.version) for message in outcome.messages)
     return [item for item in found if item is not None]
 
 
 def coalesce(older: Post, newer: Post) -> Post:
     """A newer version of a slot message replaces one still waiting to be sent: only the newest
-    is sent, and it is a new message if either asked for one."""
+    is sent, and it is a new message if either asked for one. (Newer by the game's version
+    when both have one: outcomes handled at once may be queued out of order.)"""
+    old, new = older.version, newer.version
+    if old is not None and new is not None and old[0] == new[0] and old[1] > new[1]:
+        older, newer = newer, older
     if older.notify and not newer.notify:
         return replace(newer, notify=True)
     return newer

@@ -34,6 +34,8 @@ class Delivery(enum.Enum):
     CLOSED = "closed"
     """The person's DMs are closed to the bot."""
     FAILED = "failed"
+    STALE = "stale"
+    """Another worker showed a newer version of the slot already: nothing to post."""
 
 
 class Sender:
@@ -98,6 +100,17 @@ class Sender:
 
     async def _deliver(self, post: Post) -> Delivery:
         where = await self._channel(post)
+        if post.slot is None or post.version is None:
+            return await self._post(post, where)
+        token = await self.slots.claim(where, post.slot, post.version)
+        if token is None:
+            return Delivery.STALE
+        try:
+            return await self._post(post, where)
+        finally:
+            await self.slots.release(where, post.slot, token)
+
+    async def _post(self, post: Post, where: int) -> Delivery:
         channel = self.client.get_partial_messageable(
             where,
             type=discord.ChannelType.text if post.user is None else discord.ChannelType.private,

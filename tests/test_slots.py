@@ -6,7 +6,7 @@ import asyncio
 import pytest
 import redis.asyncio as aioredis
 
-from adapters.telegram import slots as slots_module
+from adapters import slots as slots_module
 from adapters.telegram.slots import Slots
 
 GROUP = -100123

@@ -1,0 +1,130 @@
+"""Which message shows each slot (a lobby, a table, a hand), kept in Redis: shared by the
+Telegram and Discord front ends, each with its own keys (`bot.keys.telegram`, `bot.keys.discord`).
+
+One hash per chat where messages are shown: the field `<game chat>:<slot>` holds the id of the
+last message sent for that slot there. So a restart, or another worker, edits the same message;
+and a button pressed in a private chat is traced back to the game it belongs to (the game chat
+whose slot that message is).
+
+Several workers may post outcomes of one game at the same moment. So beside each slot's message
+the hash keeps the version it shows (`<field>#v`: game id and `Outcome.version`) and, while a
+worker posts, its hold (`<field>#hold`): posts for a slot go one at a time across workers, and a
+post older than what the slot shows is dropped. A slot never goes back to an older state.
+"""
+
+import asyncio
+import secrets
+from collections.abc import Callable
+
+import redis.asyncio as aioredis
+
+TTL = 30 * 24 * 3600
+"""A chat's slot map is forgotten after this long without a post (as an untouched game is)."""
+
+HOLD_MS = 10_000
+"""How long a worker may hold a slot while it posts (a crashed worker's hold runs out)."""
+
+_CLAIM = """
+local hold = redis.call('HGET', KEYS[1], ARGV[1] .. '#hold')
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if hold then
+  local sep = string.find(hold, ':', 1, true)
+  if tonumber(string.sub(hold, sep + 1)) > now and string.sub(hold, 1, sep - 1) ~= ARGV[4] then
+    return -1
+  end
+end
+local shown = redis.call('HGET', KEYS[1], ARGV[1] .. '#v')
+if shown then
+  local sep = string.find(shown, ':', 1, true)
+  if string.sub(shown, 1, sep - 1) == ARGV[2]
+      and tonumber(string.sub(shown, sep + 1)) > tonumber(ARGV[3]) then
+    return 0
+  end
+end
+redis.call('HSET', KEYS[1], ARGV[1] .. '#hold', ARGV[4] .. ':' .. (now + tonumber(ARGV[5])),
+           ARGV[1] .. '#v', ARGV[2] .. ':' .. ARGV[3])
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[6]))
+return 1
+"""
+"""Claim a slot to post version ARGV[3] of game ARGV[2]: -1 while another worker holds it,
+0 if it shows a newer version of that game already, else 1 (held by ARGV[4] for ARGV[5] ms)."""
+
+_RELEASE = """
+local hold = redis.call('HGET', KEYS[1], ARGV[1] .. '#hold')
+if hold and string.sub(hold, 1, string.len(ARGV[2]) + 1) == ARGV[2] .. ':' then
+  redis.call('HDEL', KEYS[1], ARGV[1] .. '#hold')
+end
+return 0
+"""
+
+
+class SlotMap:
+    """The slot maps of one platform: `key(where)` is the Redis hash of the chat `where`."""
+
+    def __init__(self, client: "aioredis.Redis", key: Callable[[int], str]) -> None:
+        self.client = client
+        self._key = key
+        self._claim = client.register_script(_CLAIM)
+        self._release = client.register_script(_RELEASE)
+
+    async def claim(self, where: int, slot: str, version: tuple[str, int]) -> str | None:
+        """Hold `slot` in chat `where` to show `version` of its game: a token to `release`
+        afterwards, or None if the slot already shows a newer version (skip the post). While
+        another worker holds it, wait: posts for one slot go one at a time, and never
+        backwards. (A hold outlives a crashed worker by at most HOLD_MS.)"""
+        token = secrets.token_hex(6)
+        key = self._key(where)
+        delay = 0.005
+        while True:
+            args: list[str | int] = [slot, version[0], version[1], token, HOLD_MS, TTL]
+            claimed = int(await self._claim(keys=[key], args=args))
+            if claimed == 1:
+                return token
+            if claimed == 0:
+                return None
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 0.2)
+
+    async def rename_game(self, where: int, old: str, new: str) -> None:
+        """The game chat `old` is now `new`: its slots in chat `where` follow it."""
+        key = self._key(where)
+        items = await self.client.hgetall(key)
+        prefix = f"{old}:"
+        async with self.client.pipeline(transaction=True) as pipe:
+            for field, value in items.items():
+                name = field.decode() if isinstance(field, bytes) else str(field)
+                if name.startswith(prefix):
+                    pipe.hset(key, new + name[len(old) :], value)
+                    pipe.hdel(key, name)
+            await pipe.execute()
+
+    async def release(self, where: int, slot: str, token: str) -> None:
+        await self._release(keys=[self._key(where)], args=[slot, token])
+
+    async def get(self, where: int, slot: str) -> int | None:
+        """The message showing `slot` in the chat `where`."""
+        value = await self.client.hget(self._key(where), slot)
+        return int(value) if value else None
+
+    async def set(self, where: int, slot: str, message_id: int) -> None:
+        key = self._key(where)
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.hset(key, slot, str(message_id))
+            pipe.expire(key, TTL)
+            await pipe.execute()
+
+    async def game_of(self, where: int, message_id: int) -> str | None:
+        """The game chat whose slot message in `where` is `message_id`; if it is none's (an
+        older message), the only game there, if there is just one."""
+        items = await self.client.hgetall(self._key(where))
+        games = set()
+        for field, value in items.items():
+            name = field.decode() if isinstance(field, bytes) else str(field)
+            if "#" in name:  # a slot's version or hold, not its message
+                continue
+            game = name.rpartition(":")[0]
+            if int(value) == message_id:
+                return game
+            games.add(game)
+        return games.pop() if len(games) == 1 else None
