@@ -17,13 +17,38 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Hashable
-from dataclasses import dataclass
-from typing import Generic, TypeVar
+from dataclasses import dataclass, replace
+from typing import Generic, Protocol, TypeVar
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 EPSILON = 1e-6
+
+
+class SlotPost(Protocol):
+    """A post for a slot, as each platform's renderer makes it (a frozen dataclass)."""
+
+    @property
+    def version(self) -> tuple[str, int] | None: ...
+
+    @property
+    def notify(self) -> bool: ...
+
+
+P = TypeVar("P", bound=SlotPost)
+
+
+def newest(older: P, newer: P) -> P:
+    """Of two posts for one slot, the one to send: the newer by the game's version when both
+    have one (outcomes handled at once may be queued out of order), else the later; a new
+    message if either asked for one."""
+    old, new = older.version, newer.version
+    if old is not None and new is not None and old[0] == new[0] and old[1] > new[1]:
+        older, newer = newer, older
+    if older.notify and not newer.notify:
+        return replace(newer, notify=True)  # type: ignore[type-var]
+    return newer
 
 
 class Budget:

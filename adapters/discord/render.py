@@ -7,11 +7,12 @@ game channel and the service's payload (`buttons`), so a press in a DM finds its
 """
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from discord.utils import escape_markdown
 
 from adapters.discord.ids import discord_id
+from adapters.outbox import newest
 from bot.messages import Message, Outcome
 
 MAX_CONTENT = 2000
@@ -142,12 +143,6 @@ def posts(chat: str, outcome: Outcome) -> list[Post]:
 
 
 def coalesce(older: Post, newer: Post) -> Post:
-    """A newer version of a slot message replaces one still waiting to be sent: only the newest
-    is sent, and it is a new message if either asked for one. (Newer by the game's version
-    when both have one: outcomes handled at once may be queued out of order.)"""
-    old, new = older.version, newer.version
-    if old is not None and new is not None and old[0] == new[0] and old[1] > new[1]:
-        older, newer = newer, older
-    if older.notify and not newer.notify:
-        return replace(newer, notify=True)
-    return newer
+    """A newer version of a slot message replaces one still waiting to be sent (see
+    `adapters.outbox.newest`)."""
+    return newest(older, newer)

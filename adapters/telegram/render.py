@@ -6,8 +6,9 @@ to their private chat. A message with a `slot` names what it replaces: the field
 """
 
 import html
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
+from adapters.outbox import newest
 from adapters.telegram.ids import telegram_id
 from bot.messages import Message, Outcome
 
@@ -122,12 +123,6 @@ def answer_post(target: int, outcome: Outcome, reply_to: int | None) -> Post | N
 
 
 def coalesce(older: Post, newer: Post) -> Post:
-    """A newer version of a slot message replaces one still waiting to be sent: only the newest
-    text is sent, and it is a new message if either asked for one. (Newer by the game's
-    version when both have one: outcomes handled at once may be queued out of order.)"""
-    old, new = older.version, newer.version
-    if old is not None and new is not None and old[0] == new[0] and old[1] > new[1]:
-        older, newer = newer, older
-    if older.notify and not newer.notify:
-        return replace(newer, notify=True)
-    return newer
+    """A newer version of a slot message replaces one still waiting to be sent (see
+    `adapters.outbox.newest`)."""
+    return newest(older, newer)
