@@ -7,26 +7,21 @@ map all live there.
 """
 
 import asyncio
-import contextlib
+import functools
 import logging
-import signal
 import sys
 from collections.abc import Awaitable
 
 import discord
-import redis.asyncio as aioredis
 
 from adapters.discord.app import DiscordFrontEnd
+from adapters.running import EXIT_FAILED, EXIT_OK, reach_redis, run_with_redis, stop_on_signals
 from bot.config import Config
-from bot.redis_server import RedisServerError, configured_redis
 from bot.service import GameService
-from bot.store import Store, StoreErrors
+from bot.store import Store
 from bot.table import Settings
 
 log = logging.getLogger(__name__)
-
-EXIT_OK = 0
-EXIT_FAILED = 1
 
 
 def _no_voice(record: logging.LogRecord) -> bool:
@@ -37,31 +32,15 @@ def _no_voice(record: logging.LogRecord) -> bool:
 def run_discord(config: Config) -> int:
     """Run the Discord front end (and the Telegram one, if configured) until stopped; the exit
     status."""
-    if not logging.getLogger().handlers:
-        logging.basicConfig(
-            level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-        )
-        logging.getLogger("httpx").setLevel(logging.WARNING)
-        logging.getLogger("discord").setLevel(logging.WARNING)  # a line per connection else
-        logging.getLogger("discord.client").addFilter(_no_voice)
-    with contextlib.ExitStack() as stack:
-        try:
-            url = stack.enter_context(configured_redis(config.redis_url, config.data_dir))
-        except (RedisServerError, OSError) as error:
-            print(f"wizard-bot run: cannot start Redis: {error}", file=sys.stderr)
-            return EXIT_FAILED
-        return asyncio.run(serve_all(config, url))
+    logging.getLogger("discord.client").addFilter(_no_voice)
+    return run_with_redis(config, functools.partial(serve_all, config), quiet=("discord",))
 
 
 async def serve_all(config: Config, redis_url: str, stop: asyncio.Event | None = None) -> int:
     """Discord, and Telegram when its token is set, until `stop` (by default SIGINT or
     SIGTERM); if one front end cannot start, the other stops too."""
     if stop is None:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.add_signal_handler(sig, stop.set)
+        stop = stop_on_signals()
     runs = [serve(config, redis_url, stop)]
     if config.telegram.token:
         from adapters.telegram.run import serve as serve_telegram
@@ -79,13 +58,10 @@ async def serve_all(config: Config, redis_url: str, stop: asyncio.Event | None =
 
 async def serve(config: Config, redis_url: str, stop: asyncio.Event) -> int:
     """Serve Discord until `stop` is set."""
-    client = aioredis.Redis.from_url(redis_url)
+    client = await reach_redis(redis_url)
+    if client is None:
+        return EXIT_FAILED
     try:
-        try:
-            await client.ping()
-        except StoreErrors as error:
-            print(f"wizard-bot run: cannot reach Redis: {error}", file=sys.stderr)
-            return EXIT_FAILED
         store = Store(client, Settings.defaults(config))
         front = DiscordFrontEnd(config, GameService(store, config), client)
         try:

@@ -6,60 +6,37 @@ slot map all live there.
 """
 
 import asyncio
-import contextlib
+import functools
 import logging
-import signal
 import sys
 
-import redis.asyncio as aioredis
 from telegram.error import InvalidToken, TelegramError
 
+from adapters.running import EXIT_FAILED, EXIT_OK, reach_redis, run_with_redis, stop_on_signals
 from adapters.telegram.app import TelegramFrontEnd
 from bot.config import Config
-from bot.redis_server import RedisServerError, configured_redis
 from bot.service import GameService
-from bot.store import Store, StoreErrors
+from bot.store import Store
 from bot.table import Settings
 
 log = logging.getLogger(__name__)
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-
 
 def run_telegram(config: Config) -> int:
     """Run the Telegram front end until stopped; the exit status."""
-    if not logging.getLogger().handlers:
-        logging.basicConfig(
-            level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-        )
-        logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request otherwise
-    with contextlib.ExitStack() as stack:
-        try:
-            url = stack.enter_context(configured_redis(config.redis_url, config.data_dir))
-        except (RedisServerError, OSError) as error:
-            print(f"wizard-bot run: cannot start Redis: {error}", file=sys.stderr)
-            return EXIT_FAILED
-        return asyncio.run(serve(config, url))
+    return run_with_redis(config, functools.partial(serve, config))
 
 
 async def serve(config: Config, redis_url: str, stop: asyncio.Event | None = None) -> int:
     """Serve until `stop` is set (by default: on SIGINT or SIGTERM)."""
-    client = aioredis.Redis.from_url(redis_url)
+    client = await reach_redis(redis_url)
+    if client is None:
+        return EXIT_FAILED
     try:
-        try:
-            await client.ping()
-        except StoreErrors as error:
-            print(f"wizard-bot run: cannot reach Redis: {error}", file=sys.stderr)
-            return EXIT_FAILED
         store = Store(client, Settings.defaults(config))
         front = TelegramFrontEnd(config, GameService(store, config), client)
         if stop is None:
-            stop = asyncio.Event()
-            loop = asyncio.get_running_loop()
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                with contextlib.suppress(NotImplementedError, RuntimeError):
-                    loop.add_signal_handler(sig, stop.set)
+            stop = stop_on_signals()
         try:
             await front.start()
         except InvalidToken:

@@ -1,0 +1,73 @@
+"""Running chat front ends as a process: logging, Redis (the configured `redis_url`, else the
+embedded server in `data_dir`, stopped on the way out), the asyncio loop, SIGINT and SIGTERM.
+
+Any number of workers may run against one Redis: the game service, its timers and the slot maps
+all live there.
+"""
+
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+from collections.abc import Awaitable, Callable, Iterable
+
+import redis.asyncio as aioredis
+
+from bot.config import Config
+from bot.redis_server import RedisServerError, configured_redis
+from bot.store import StoreErrors
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+
+
+def fail(message: str) -> int:
+    """Say why the bot cannot run, in one line; the exit status."""
+    print(f"wizard-bot run: {message}", file=sys.stderr)
+    return EXIT_FAILED
+
+
+def run_with_redis(
+    config: Config, main: Callable[[str], Awaitable[int]], quiet: Iterable[str] = ()
+) -> int:
+    """Set up logging (the loggers in `quiet` only from warnings on), start or reach Redis, and
+    run `main(redis_url)` in a new event loop; its exit status."""
+    if not logging.getLogger().handlers:
+        logging.basicConfig(
+            level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        )
+        for name in ("httpx", *quiet):  # a line per request or connection otherwise
+            logging.getLogger(name).setLevel(logging.WARNING)
+    with contextlib.ExitStack() as stack:
+        try:
+            url = stack.enter_context(configured_redis(config.redis_url, config.data_dir))
+        except (RedisServerError, OSError) as error:
+            return fail(f"cannot start Redis: {error}")
+
+        async def run() -> int:
+            return await main(url)
+
+        return asyncio.run(run())
+
+
+def stop_on_signals() -> asyncio.Event:
+    """An event set on SIGINT or SIGTERM (where the loop can catch them)."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    return stop
+
+
+async def reach_redis(redis_url: str) -> "aioredis.Redis | None":
+    """A client of the Redis at `redis_url`, or None (said on stderr) if it does not answer."""
+    client = aioredis.Redis.from_url(redis_url)
+    try:
+        await client.ping()
+    except StoreErrors as error:
+        fail(f"cannot reach Redis: {error}")
+        await client.aclose()
+        return None
+    return client
