@@ -19,11 +19,19 @@ Show = Callable[[str, Outcome], Awaitable[None]]
 
 async def timer_loop(service: GameService, show: Show, interval: float = 1.0) -> None:
     """Fire due deadlines every `interval` seconds until cancelled; a failure to show one
-    outcome is logged and does not stop the loop."""
+    outcome is logged and does not stop the loop.
+
+    A cancellation that lands inside a Redis call may come out as a Redis error (the client
+    turns what breaks a command into a connection error), which `run_timers` takes for Redis
+    being away. So the loop also ends when its task was asked to cancel, whatever came of it:
+    a front end that stops never waits on it forever."""
+    task = asyncio.current_task()
     while True:
         for chat, outcome in await service.run_timers():
             try:
                 await show(chat, outcome)
             except Exception:
                 log.exception("could not show a timeout in %s", chat)
+        if task is not None and task.cancelling():
+            raise asyncio.CancelledError
         await asyncio.sleep(interval)

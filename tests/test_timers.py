@@ -3,7 +3,9 @@
 import asyncio
 import random
 
+import pytest
 import redis.asyncio as aioredis
+import redis.exceptions
 
 from bot.config import Config
 from bot.messages import Outcome
@@ -45,3 +47,33 @@ async def test_the_loop_closes_an_idle_lobby_and_survives_a_failing_front_end(
     assert all("idle" in outcome.messages[0].text for _, outcome in shown)
     snapshot = await service.store.load("chat:1")
     assert snapshot.table is None
+
+
+async def test_the_loop_ends_when_cancelled_even_if_a_redis_call_swallows_the_cancel(
+    redis_client: aioredis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = GameService(Store(redis_client, Settings()), Config())
+    calls = 0
+
+    async def due_timers(now: float, limit: int = 100) -> list[tuple[str, float]]:
+        nonlocal calls
+        calls += 1
+        try:
+            await asyncio.sleep(10)
+        except asyncio.CancelledError:  # as a broken command can come out of the client
+            raise redis.exceptions.ConnectionError("Connection closed by server.") from None
+        return []
+
+    monkeypatch.setattr(service.store, "due_timers", due_timers)
+
+    async def show(chat: str, outcome: Outcome) -> None:
+        raise AssertionError("nothing is due")
+
+    task = asyncio.create_task(timer_loop(service, show, interval=0.01))
+    await asyncio.sleep(0.05)
+    assert calls == 1
+    task.cancel()
+    done, _ = await asyncio.wait({task}, timeout=2)  # (wait_for would wait on it forever)
+    assert task in done, "the loop went on after it was cancelled"
+    assert task.cancelled()
+    assert calls == 1
