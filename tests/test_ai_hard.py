@@ -14,7 +14,10 @@ from bot.ai.fastsim import (
     UNDECIDED,
     WIZ,
     _choose,
+    _patient,
+    later_tricks,
     playout,
+    seen_masks,
     to_ints,
     trump_index,
     winner,
@@ -107,6 +110,69 @@ def test_fast_playout_plays_legally_and_scores_as_the_engine() -> None:
         assert list(state.results[-1].won) == fast
         checked += 1
     assert checked == 60
+
+
+def test_patient_playout_plays_legally_and_scores_as_the_engine() -> None:
+    # seat 0 (`me`) plays greedily, the others as modelled on normal, tracked by `gone`
+    for game in range(40):
+        players = 3 + game % 4
+        state = new_game(players, Options(), 100 + game)
+        rng = random.Random(game)
+        while state.round is not None and (
+            state.round.number < 2 + game % 8 or state.phase is not Phase.PLAYING
+        ):
+            engine.step(state, random_command(state, rng))
+        rnd = state.round
+        assert rnd is not None
+        trump = trump_index(rnd.trump)
+        bids = [bid or 0 for bid in rnd.bids]
+        turned = to_ints([rnd.trump_card]) if rnd.trump_card is not None else []
+        gone = seen_masks(turned)
+        fast = playout(
+            [to_ints(hand) for hand in rnd.hands],
+            trump,
+            rnd.leader,
+            [],
+            [0] * players,
+            bids,
+            -1,
+            0,
+            list(gone),
+        )
+        number = rnd.number
+        while state.round is not None and state.round.number == number:
+            now = state.round
+            seat = now.turn
+            trick = to_ints(now.trick)
+            lead, wizard, best = trick_state(trick, trump)
+            need = bids[seat] - now.won[seat]
+            hand = to_ints(now.hands[seat])
+            if seat != 0 and need > 0:
+                pick = _patient(hand, trump, lead, wizard, best, len(trick), players, need, gone)
+            else:
+                pick = _choose(hand, trump, lead, wizard, best, len(trick), players, need)
+            card = TO_CARD[pick]
+            assert card in legal_cards(now.hands[seat], now.trick)
+            engine.step(state, Play(pid(seat), card))
+            gone = seen_masks([*to_ints(_played(state)), *turned])
+        assert list(state.results[-1].won) == fast
+
+
+def _played(state: GameState) -> list[str]:
+    """The cards played so far in the round in progress."""
+    rnd = state.round
+    if rnd is None:
+        return []
+    return [card for trick in rnd.tricks for card in trick.cards] + list(rnd.trick)
+
+
+def test_later_tricks_counts_only_cards_still_out() -> None:
+    hand = to_ints(["B12", "B3", "W", "J"])
+    fresh = later_tricks(hand, trump_index(Suit.BLUE), 4, seen_masks([]))
+    assert fresh[2] > 0.9
+    assert fresh[3] == 0.0
+    gone = seen_masks(to_ints(["B13"]))  # the B13 was played: the B12 is the top trump now
+    assert later_tricks(hand, trump_index(Suit.BLUE), 4, gone)[0] > fresh[0]
 
 
 # --- what the AI knows ---------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """A fast simulation of the rest of a round for the hard AI: cards as small ints, a specialised
-trick loop and a cheap rollout policy in which every player tries to make their bid.
+trick loop and cheap rollout policies in which every player tries to make their bid: a greedy
+one (`_choose`) and, for the other players, one modelled on how `normal` plays (`_patient`).
 
 Cards are ints: `suit * 13 + rank - 1` for the numbered cards (suits in the order B, G, R, Y),
 `WIZ` for a Wizard and `JES` for a Jester (copies repeat the same int). Trump is a suit index,
@@ -9,6 +10,7 @@ engine.
 
 from collections.abc import Sequence
 
+from bot.ai.normal import card_chance
 from engine.cards import NUMBERED, WIZARD, Card, Suit
 
 WIZ, JES = 52, 53
@@ -71,12 +73,18 @@ def playout(
     won: list[int],
     bids: Sequence[int],
     first: int = -1,
+    me: int = -1,
+    gone: list[int] | None = None,
 ) -> list[int]:
     """Play the rest of the round out: every player follows the bid-seeking policy, except that
-    the player to act now plays `first` (when given). `hands` and `won` are changed in place;
-    returns `won`, the tricks each seat has taken at the end."""
+    the player to act now plays `first` (when given). With `gone` (per suit, a bit mask of the
+    ranks every player has seen played, `seen_masks`), the seats other than `me` play like
+    `normal`: a player who needs tricks takes one only when the cards it keeps are unlikely
+    to bring them (`_patient`). `hands`, `won` and `gone` are changed in place; returns `won`,
+    the tricks each seat has taken at the end."""
     players = len(hands)
     suit_of, rank_of = SUIT, RANK
+    patient = gone is not None
     # the state of the trick in progress
     lead = UNDECIDED
     wizard = False
@@ -109,11 +117,19 @@ def playout(
         if first >= 0:
             card = first
             first = -1
+        elif patient and turn != me and bids[turn] > won[turn]:
+            assert gone is not None
+            card = _patient(
+                hand, trump, lead, wizard, best_key, played, players, bids[turn] - won[turn], gone
+            )
         else:
             card = _choose(
                 hand, trump, lead, wizard, best_key, played, players, bids[turn] - won[turn]
             )
         hand.remove(card)
+        if patient and card < WIZ:
+            assert gone is not None
+            gone[card // 13] |= 1 << (card % 13)
         # add `card` to the trick
         if wizard:
             pass
@@ -222,6 +238,96 @@ def _choose(
     if len(winners) < len(legal):
         return max((card for card in legal if keys[card] <= best_key), key=strength)
     return max(legal, key=power) if played == players - 1 else min(legal, key=power)
+
+
+PATIENCE = 0.6
+"""A player modelled on `normal` takes a trick it needs only when the cards it keeps are expected
+to take fewer than its remaining need plus this margin. Measured on 30 games of `normal` alone,
+in rounds of 10 cards and more: `normal` takes 43 % of the tricks it needs and could take (not
+leading), the greedy policy in its place 88 %, this one 55 %; this one takes or leaves such a
+trick as `normal` did 65 % of the time, the greedy one 51 %."""
+PATIENT_LEAD = True
+"""Whether the player modelled on `normal` leads its highest side-suit card when it needs tricks
+(as `normal` mostly does), rather than its strongest card."""
+WIZARD_CHANCE = 0.97
+_CHANCE: dict[tuple[str, int, int, float, int], float] = {}
+FULL = (1 << 13) - 1
+
+
+def seen_masks(cards: Sequence[int]) -> list[int]:
+    """Per suit, the bit mask of the ranks among `cards` (bit `rank - 1`)."""
+    masks = [0, 0, 0, 0]
+    for card in cards:
+        if 0 <= card < WIZ:
+            masks[card // 13] |= 1 << (card % 13)
+    return masks
+
+
+def later_tricks(hand: list[int], trump: int, players: int, gone: list[int]) -> list[float]:
+    """The model's chance (as `normal` reckons it) that each card of `hand` takes a trick later,
+    the cards above it counted only while neither seen played nor in the hand."""
+    fill = round(len(hand) * players / 60, 3)
+    own = [0, 0, 0, 0, 0]
+    length = [0, 0, 0, 0, 0]
+    for card in hand:
+        suit = SUIT[card]
+        if suit < NONE_SUIT:
+            own[suit] |= 1 << (card % 13)
+            length[suit] += 1
+    out = []
+    for card in hand:
+        if card >= WIZ:
+            out.append(WIZARD_CHANCE if card == WIZ else 0.0)
+            continue
+        suit = SUIT[card]
+        step = card % 13 + 1
+        higher = ((FULL >> step) << step & ~gone[suit] & ~own[suit]).bit_count()
+        kind = "N" if trump == NO_TRUMP else "T" if suit == trump else "O"
+        key = (kind, higher, players, fill, length[suit])
+        chance = _CHANCE.get(key)
+        if chance is None:
+            chance = _CHANCE[key] = card_chance(*key)
+        out.append(chance)
+    return out
+
+
+def _patient(
+    hand: list[int],
+    trump: int,
+    lead: int,
+    wizard: bool,
+    best_key: int,
+    played: int,
+    players: int,
+    need: int,
+    gone: list[int],
+) -> int:
+    """The rollout policy of a player modelled on `normal` who still needs `need` tricks: as
+    `_choose`, but it leaves a trick it could take (discarding its weakest card) when the cards
+    it would keep are expected to make the need anyway."""
+    if played == 0 and PATIENT_LEAD:
+        plain = [other for other in hand if other < WIZ and SUIT[other] != trump]
+        if plain:  # `normal` leads a high card of a side suit far more often than a Wizard
+            return max(plain, key=RANK.__getitem__)
+    card = _choose(hand, trump, lead, wizard, best_key, played, players, need)
+    if played == 0 or wizard:
+        return card
+    keys = KEY[trump, lead]
+    if keys[card] <= best_key:
+        return card
+    legal = hand
+    if lead >= 0:
+        follow = [other for other in hand if SUIT[other] == lead]
+        if follow:
+            legal = follow + [other for other in hand if other >= WIZ]
+    losers = [other for other in legal if keys[other] <= best_key]
+    if not losers:
+        return card
+    chances = later_tricks(hand, trump, players, gone)
+    later = sum(chances) - chances[hand.index(card)]
+    if need <= later + PATIENCE:
+        return min(losers, key=STRENGTH[trump].__getitem__)
+    return card
 
 
 def to_ints(cards: Sequence[str]) -> list[int]:

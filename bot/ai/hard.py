@@ -2,7 +2,8 @@
 
 Both decisions deal the unseen cards many times, consistent with what the player has seen
 (cards played, suits shown out of) and weighted toward deals that fit the bids made, then play
-each deal out with the fast simulation of `bot.ai.fastsim`. The search is budgeted by counts,
+each deal out with the fast simulation of `bot.ai.fastsim`, the other players modelled on how
+`normal` plays. The search is budgeted by counts,
 never by the clock, so the same view and rng give the same move.
 """
 
@@ -12,14 +13,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.ai.easy import nothing_to_do
-from bot.ai.fastsim import SUIT, TO_CARD, TO_INT, WIZ, lead_strength, playout
+from bot.ai.fastsim import SUIT, TO_CARD, TO_INT, WIZ, lead_strength, playout, seen_masks
 from bot.ai.normal import NormalAI, sure_tricks
 from bot.ai.sampler import Knowledge, estimate, guess_bid, read_view, sample_deals
 from engine import Bid, Card, ChooseTrump, Command, Play, PlayerView, Suit
 from engine.scoring import round_points
 
 SUITS = tuple(Suit)
-UNDER_SURE = 10.0
+UNDER_SURE = 15.0
 """Points a bid below the hand's sure tricks must gain over the others to be chosen."""
 
 
@@ -35,10 +36,12 @@ class Budget:
 
     bid_samples: int = 160
     bid_plays: int = 6000
-    play_samples: int = 64
-    play_plays: int = 12000
-    min_samples: int = 16
+    play_samples: int = 192
+    play_plays: int = 36000
+    min_samples: int = 48
     pool: int = 3
+    patient: bool = True
+    """Model the other players' play on `normal` (fastsim's `_patient`), else the greedy policy."""
     max_ms: float | None = None
     """An optional wall-clock cap per decision for live play: the deals not played out by
     then are skipped (decisions then depend on the machine's speed; off by default)."""
@@ -118,6 +121,7 @@ class HardAI:
         deals = sample_deals(know, samples, samples * budget.pool, rng, trump_card)
         totals = dict.fromkeys(near, 0.0)
         seat = know.seat
+        seen = self._seen(know, trump_card)
         stop = self._deadline()
         played = 0
         for deal in deals:
@@ -128,7 +132,17 @@ class HardAI:
             for bid in near:
                 bids[seat] = bid
                 hands = [list(hand) for hand in deal]
-                won = playout(hands, know.trump, know.leader, know.trick, list(know.won), bids)
+                won = playout(
+                    hands,
+                    know.trump,
+                    know.leader,
+                    know.trick,
+                    list(know.won),
+                    bids,
+                    -1,
+                    seat,
+                    list(seen) if seen else None,
+                )
                 totals[bid] += round_points(bid, won[seat])
         return {bid: total / played for bid, total in totals.items()}
 
@@ -136,6 +150,13 @@ class HardAI:
         """The perf_counter time to stop sampling at, or 0 for no cap."""
         cap = self.budget.max_ms
         return 0.0 if cap is None else time.perf_counter() + cap / 1000
+
+    def _seen(self, know: Knowledge, trump_card: int) -> list[int]:
+        """The ranks seen played (and turned up) by everyone, for the playouts; [] when the
+        others are modelled greedily."""
+        if not self.budget.patient:
+            return []
+        return seen_masks([card for cards in know.played for card in cards] + [trump_card])
 
     @staticmethod
     def bids_for(know: Knowledge, deal: list[list[int]]) -> list[int]:
@@ -169,6 +190,7 @@ class HardAI:
         seat = know.seat
         bid = view.bid if view.bid is not None else 0
         totals = [0.0] * len(cards)
+        seen = self._seen(know, trump_card)
         stop = self._deadline()
         for count, deal in enumerate(deals):
             if count and stop and time.perf_counter() > stop:
@@ -178,7 +200,15 @@ class HardAI:
             for index, first in enumerate(cards):
                 hands = [list(hand) for hand in deal]
                 won = playout(
-                    hands, know.trump, know.leader, know.trick, list(know.won), bids, first
+                    hands,
+                    know.trump,
+                    know.leader,
+                    know.trick,
+                    list(know.won),
+                    bids,
+                    first,
+                    seat,
+                    list(seen) if seen else None,
                 )
                 totals[index] += round_points(bid, won[seat])
         best = max(
