@@ -733,24 +733,30 @@ async def test_a_turn_timeout_is_shown_like_any_outcome(redis_url: str, game_ids
             await client.aclose()
 
 
-async def test_a_game_under_flood_limits_is_never_throttled(redis_url: str, game_ids: None) -> None:
+@pytest.mark.parametrize(("people", "robots"), [(PLAYERS, 0), ((ANN, BOB, CID, DAN), 2)])
+async def test_a_game_under_flood_limits_is_never_throttled(
+    redis_url: str, game_ids: None, people: tuple[User, ...], robots: int
+) -> None:
     """Telegram's limits, ten times faster: 20 posts per 6 s in a group, 3 per 0.3 s in a
-    private chat. The outbox keeps within them, and coalesces the table's edits to do so."""
+    private chat. The outbox keeps within them, and coalesces the table's edits to do so: three
+    fast players, and six (four people and two AI seats)."""
     limits = RateLimits(group=(20, 6.0), private=(3, 0.3), overall=(30, 1.0))
     # The pace of production, ten times faster, with more slack: on a loaded machine the jitter
     # between a post leaving and arriving is large next to 0.3 s.
     pace = Limits(group_count=20, group_period=6.0, group_burst=5, private_count=3,
                   private_period=0.3, private_burst=2, slack=0.15)  # fmt: skip
     async with FakeTelegram(rate_limits=limits) as fake:
-        fake.add_group(GROUP, "Wizards", members=list(PLAYERS))
+        fake.add_group(GROUP, "Wizards", members=list(people))
         client = aioredis.Redis.from_url(redis_url)
         limiter = AIORateLimiter(group_max_rate=20, group_time_period=6.0, max_retries=3)
         bot = Bot(fake, _front(fake, client, limits=pace, rate_limiter=limiter), client)
         await bot.front.start()
         try:
-            await seat(bot)
+            await seat(bot, people)
+            for _ in range(robots):
+                await bot.command(GROUP, ANN, "/addbot")
             await bot.command(GROUP, ANN, "/start")
-            moves = await play_on_quickly(bot)
+            moves = await play_on_quickly(bot, people)
             assert fake.throttled == []
             assert bot.real_errors() == []
             group_posts = sum(
@@ -764,18 +770,18 @@ async def test_a_game_under_flood_limits_is_never_throttled(redis_url: str, game
             await client.aclose()
 
 
-async def play_on_quickly(bot: Bot, limit: int = 400) -> int:
+async def play_on_quickly(bot: Bot, players: tuple[User, ...] = PLAYERS, limit: int = 400) -> int:
     """Like `play_on`, but the players do not wait for the group to catch up: they move as soon
     as their private chat says it is their turn (open bids are made with /bid, not buttons)."""
     for moves in range(limit):
         await bot.fake.wait_idle(timeout=30)
         done = any("The game is over" in text for text in bot.group_texts())
-        turn = None if done else await _private_turn(bot)
+        turn = None if done else await _private_turn(bot, players)
         if turn is None:
             await bot.idle()
             if any("The game is over" in text for text in bot.group_texts()):
                 return moves
-            turn = await _private_turn(bot)
+            turn = await _private_turn(bot, players)
             assert turn is not None, "nobody's turn, and the game is not over"
         user, hand = turn
         if hand.keyboard:
@@ -788,12 +794,12 @@ async def play_on_quickly(bot: Bot, limit: int = 400) -> int:
     raise AssertionError("the game did not end")
 
 
-async def _private_turn(bot: Bot) -> tuple[User, MessageView] | None:
+async def _private_turn(bot: Bot, players: tuple[User, ...]) -> tuple[User, MessageView] | None:
     for _ in range(100):  # the private chats are paced too: wait for them, not for the group
-        turn = whose_turn(bot, PLAYERS)
+        turn = whose_turn(bot, players)
         if turn is not None:
             return turn
-        if not any(bot.front.outbox.waiting(user.id) for user in PLAYERS):
+        if not any(bot.front.outbox.waiting(user.id) for user in players):
             return None
         await asyncio.sleep(0.05)
     return None
