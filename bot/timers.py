@@ -5,6 +5,7 @@ of workers may run this loop at once: the store's transactions let exactly one a
 """
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
@@ -35,3 +36,12 @@ async def timer_loop(service: GameService, show: Show, interval: float = 1.0) ->
         if task is not None and task.cancelling():
             raise asyncio.CancelledError
         await asyncio.sleep(interval)
+
+
+async def stop_timer_loop(task: "asyncio.Task[None] | None") -> None:
+    """Cancel a front end's timer loop and wait until it has ended."""
+    if task is None:
+        return
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task

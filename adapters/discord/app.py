@@ -38,7 +38,7 @@ from bot.messages import Message, Outcome
 from bot.requests import Kind, Request, User
 from bot.service import GameService
 from bot.store import StoreErrors
-from bot.timers import timer_loop
+from bot.timers import stop_timer_loop, timer_loop
 
 log = logging.getLogger(__name__)
 
@@ -144,11 +144,8 @@ class DiscordFrontEnd:
 
     async def stop(self) -> None:
         """Stop timers, post what waits, disconnect."""
-        if self._timers is not None:
-            self._timers.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._timers
-            self._timers = None
+        await stop_timer_loop(self._timers)
+        self._timers = None
         await self.outbox.close()
         await self.client.close()
         if self._gateway is not None:

@@ -52,7 +52,7 @@ from bot.messages import Outcome
 from bot.requests import Kind, Request, User
 from bot.service import GameService
 from bot.store import StoreErrors
-from bot.timers import timer_loop
+from bot.timers import stop_timer_loop, timer_loop
 
 log = logging.getLogger(__name__)
 
@@ -162,11 +162,8 @@ class TelegramFrontEnd:
 
     async def stop(self) -> None:
         """Stop taking updates and timers, post what waits, disconnect."""
-        if self._timers is not None:
-            self._timers.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._timers
-            self._timers = None
+        await stop_timer_loop(self._timers)
+        self._timers = None
         updater = self.application.updater
         if updater is not None and updater.running:
             await updater.stop()
