@@ -10,8 +10,7 @@ import itertools
 import os
 import random
 import re
-import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -258,82 +257,25 @@ async def test_slot_messages_survive_a_restart(tg: Bot) -> None:
     assert len([m for m in tg.fake.current_messages(GROUP).values() if "new table" in m.text]) == 1
 
 
-async def until(check: Callable[[], object], what: str, timeout: float = 60) -> None:
-    """Wait until `check()` is true (another process is working)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not check():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.05)
-
-
-async def test_the_bot_process_killed_mid_game_resumes(redis_url: str, tmp_path: Path) -> None:
-    """`wizard-bot run` as a real process: killed (SIGKILL) in the middle of a round's bidding,
-    started again, it takes the next press on a button the first process sent, and edits the
-    same table message."""
-    script = Path(sys.executable).with_name("wizard-bot")
-    async with FakeTelegram() as fake:
-        fake.add_group(GROUP, "Wizards", members=list(PLAYERS))
-        env = {key: value for key, value in os.environ.items() if not key.startswith("WIZARD_")}
-        env |= {
-            "WIZARD_TELEGRAM_TOKEN": fake.token,
-            "WIZARD_TELEGRAM_BASE_URL": f"http://127.0.0.1:{fake.port}",
-            "WIZARD_REDIS_URL": redis_url,
-            "WIZARD_DATA_DIR": str(tmp_path),
-        }
-
-        async def start() -> "asyncio.subprocess.Process":
-            polls = fake.calls["getUpdates"]
-            process = await asyncio.create_subprocess_exec(
-                str(script), "run", env=env, cwd=tmp_path, stdout=asyncio.subprocess.DEVNULL
-            )
-            await until(lambda: fake.calls["getUpdates"] > polls, "the bot to poll")
-            return process
-
-        def hands() -> dict[int, MessageView]:
-            shown = {}
-            for user in PLAYERS:
-                mine = [m for m in fake.current_messages(user.id).values() if "Round " in m.text]
-                if mine:
-                    shown[user.id] = mine[-1]
-            return shown
-
-        def table() -> MessageView | None:
-            tables = [m for m in fake.current_messages(GROUP).values() if m.text.startswith(TABLE)]
-            return tables[-1] if tables else None
-
-        first = await start()
-        try:
-            for user in PLAYERS:
-                fake.start_dm(user)
-                fake.send_command(GROUP, user, "/join")
-            fake.send_command(GROUP, ANN, "/options bids=hidden")
-            fake.send_command(GROUP, ANN, "/start")
-            await until(lambda: len([h for h in hands().values() if h.keyboard]) == 3, "bids")
-            for user in (ANN, BOB):  # two of three hidden bids
-                hand = hands()[user.id]
-                fake.press(user.id, user, hand.message_id, hand.keyboard[0][0].callback_data or "")
-            await until(lambda: len([h for h in hands().values() if h.keyboard]) == 1, "2 bids")
-            shown = table()
-            assert shown is not None
-            await until(lambda: "Cid to bid." in (table() or shown).text, "the table")
-        finally:
-            first.kill()  # no goodbye: SIGKILL
-            await first.wait()
-        second = await start()
-        try:
-            hand = hands()[CID.id]  # the button the first process sent
-            fake.press(CID.id, CID, hand.message_id, hand.keyboard[0][0].callback_data or "")
-            await until(lambda: " to play." in (table() or shown).text, "the table to go on")
-            now = table()
-            assert now is not None
-            assert now.message_id == shown.message_id  # the same message, edited
-            assert fake.unanswered_presses() == []
-            assert [e for e in fake.errors if "not modified" not in e.description] == []
-        finally:
-            second.terminate()
-            assert await second.wait() == 0
+async def test_a_restarted_worker_resumes_a_game_mid_round(tg: Bot) -> None:
+    """The front end stops in the middle of a round's bidding and a new one starts on the same
+    Redis: it takes the next press on a button the first one sent, and edits the same table."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/options bids=hidden")
+    await tg.command(GROUP, ANN, "/start")
+    for user in (ANN, BOB):  # two of three hidden bids
+        hand = tg.hand(user)
+        await tg.press(user.id, user, hand.message_id, hand.keyboard[0][0].callback_data or "")
+    shown = tg.table()
+    assert "Cid to bid." in shown.text
+    await tg.restart()
+    hand = tg.hand(CID)  # the button the first worker sent
+    answer = await tg.press(CID.id, CID, hand.message_id, hand.keyboard[0][0].callback_data or "")
+    assert not answer.show_alert
+    now = tg.table()
+    assert now.message_id == shown.message_id  # the same message, edited
+    assert " to play." in now.text
+    assert tg.real_errors() == []
 
 
 # --- refusals, stale buttons, redelivery -----------------------------------------------------
