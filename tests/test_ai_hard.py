@@ -22,7 +22,7 @@ from bot.ai.fastsim import (
     trump_index,
     winner,
 )
-from bot.ai.hard import Budget, HardAI, distinct
+from bot.ai.hard import Budget, Deal, HardAI, distinct, race
 from bot.ai.sampler import deal_unseen, read_view, sample_deals
 from engine import (
     DECK,
@@ -329,6 +329,32 @@ def test_cards_with_nothing_unseen_between_play_alike() -> None:
     assert [TO_CARD[card] for card in distinct(cards, unseen)] == ["B3", "G2", "W", "J"]
     unseen.append(to_ints(["B6"])[0])
     assert [TO_CARD[card] for card in distinct(cards, unseen)] == ["B3", "B7", "G2", "W", "J"]
+
+
+def test_a_race_drops_the_clearly_worse_and_spends_the_rest_on_the_others() -> None:
+    drawn: list[int] = []
+    calls: list[tuple[int, int]] = []
+
+    def draw(count: int) -> list[Deal]:
+        start = len(drawn)
+        drawn.extend(range(start, start + count))
+        return [[[number]] for number in range(start, start + count)]
+
+    def score(arm: int, deal: Deal) -> float:
+        calls.append((arm, deal[0][0]))
+        noise = deal[0][0] % 3  # the same on a deal for every arm: paired
+        return [10.0, 10.0 + (deal[0][0] % 2) - 0.5, 4.0][arm] + noise
+
+    # cost 1, 600 simulated cards, at most 100 deals, at least 10: the first 50 deals for all
+    # three (150), then arm 2 (6 points worse on every deal) is dropped and the two others
+    # share the other 450 up to 100 deals each
+    means = race(3, draw, score, 1, 600, 100, 10, 0.0)
+    assert means[2] == float("-inf")
+    assert means[0] == pytest.approx(11.0, abs=0.05)
+    assert means[1] == pytest.approx(11.0, abs=0.05)
+    assert sum(arm == 2 for arm, _ in calls) == 50
+    assert sum(arm == 0 for arm, _ in calls) == sum(arm == 1 for arm, _ in calls) == 100
+    assert len(drawn) == 100
 
 
 def test_a_wall_clock_cap_still_gives_a_legal_move() -> None:

@@ -117,10 +117,19 @@ def playout(
         if first >= 0:
             card = first
             first = -1
-        elif patient and turn != me and bids[turn] > won[turn]:
+        elif patient and bids[turn] > won[turn] and (turn != me or SELF_PATIENT):
             assert gone is not None
             card = _patient(
-                hand, trump, lead, wizard, best_key, played, players, bids[turn] - won[turn], gone
+                hand,
+                trump,
+                lead,
+                wizard,
+                best_key,
+                played,
+                players,
+                bids[turn] - won[turn],
+                gone,
+                turn != me,
             )
         else:
             card = _choose(
@@ -249,6 +258,9 @@ trick as `normal` did 65 % of the time, the greedy one 51 %."""
 PATIENT_LEAD = True
 """Whether the player modelled on `normal` leads its highest side-suit card when it needs tricks
 (as `normal` mostly does), rather than its strongest card."""
+SELF_PATIENT = False
+"""Whether the player the search is for also plays patiently in the playouts."""
+SELF_PATIENCE = 0.6
 WIZARD_CHANCE = 0.97
 _CHANCE: dict[tuple[str, int, int, float, int], float] = {}
 FULL = (1 << 13) - 1
@@ -301,11 +313,12 @@ def _patient(
     players: int,
     need: int,
     gone: list[int],
+    other: bool = True,
 ) -> int:
     """The rollout policy of a player modelled on `normal` who still needs `need` tricks: as
     `_choose`, but it leaves a trick it could take (discarding its weakest card) when the cards
     it would keep are expected to make the need anyway."""
-    if played == 0 and PATIENT_LEAD:
+    if played == 0 and PATIENT_LEAD and other:
         plain = [other for other in hand if other < WIZ and SUIT[other] != trump]
         if plain:  # `normal` leads a high card of a side suit far more often than a Wizard
             return max(plain, key=RANK.__getitem__)
@@ -325,7 +338,7 @@ def _patient(
         return card
     chances = later_tricks(hand, trump, players, gone)
     later = sum(chances) - chances[hand.index(card)]
-    if need <= later + PATIENCE:
+    if need <= later + (PATIENCE if other else SELF_PATIENCE):
         return min(losers, key=STRENGTH[trump].__getitem__)
     return card
 

@@ -7,9 +7,11 @@ each deal out with the fast simulation of `bot.ai.fastsim`, the other players mo
 never by the clock, so the same view and rng give the same move.
 """
 
+import math
 import random
+import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bot.ai.easy import nothing_to_do
@@ -22,21 +24,26 @@ from engine.scoring import round_points
 SUITS = tuple(Suit)
 UNDER_SURE = 15.0
 """Points a bid below the hand's sure tricks must gain over the others to be chosen."""
+Deal = list[list[int]]
+"""The hands of a deal of the unseen cards, by seat (the own hand as it is)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Budget:
     """How much the hard AI simulates per decision (counts, so decisions are reproducible).
 
-    A bid plays each candidate bid out on `bid_samples` deals (fewer in big rounds: at most
-    `bid_plays` simulated cards per candidate); a card plays each legal card out on up to
-    `play_samples` deals, at most `play_plays` simulated cards in all. `pool` candidate deals
-    are drawn per deal kept, to be chosen by how well they fit the bids made.
+    A decision races its options (the plausible bids, or the legal cards) over deals of the
+    unseen cards (`race`): every option is played out on the first deals with half of the
+    budget, those clearly worse than the best are dropped, and the rest share the other half.
+    `bid_plays` and `play_plays` are the simulated cards a bid and a card may cost in all,
+    `bid_samples` and `play_samples` the most deals any option is played on, `min_samples` the
+    least in the first half. `pool` candidate deals are drawn per deal kept, to be chosen by how
+    well they fit the bids made.
     """
 
-    bid_samples: int = 160
-    bid_plays: int = 6000
-    play_samples: int = 192
+    bid_samples: int = 480
+    bid_plays: int = 30000
+    play_samples: int = 384
     play_plays: int = 36000
     min_samples: int = 48
     pool: int = 3
@@ -90,16 +97,12 @@ class HardAI:
         know = read_view(view)
         card = view.table.trump_card
         trump_card = TO_INT[card] if card is not None else -1
-        scores = self.bid_scores(know, view.legal_bids, rng, trump_card, 1)
-        guess = estimate(know.hand, know.trump, know.players, trump_card)
+        # dropping below the sure tricks is what nobody who plays the game does: only when it
+        # is clearly better
         sure = sure_tricks(view.hand, view.table.trump)
-
-        def value(bid: int) -> tuple[float, float]:
-            # dropping below the sure tricks is what nobody who plays the game does: only
-            # when it is clearly better
-            return scores[bid] - (UNDER_SURE if bid < sure else 0.0), -abs(bid - guess)
-
-        return max(scores, key=value)
+        scores = self.bid_scores(know, view.legal_bids, rng, trump_card, 1, sure)
+        guess = estimate(know.hand, know.trump, know.players, trump_card)
+        return max(scores, key=lambda bid: (scores[bid], -abs(bid - guess)))
 
     def bid_scores(
         self,
@@ -108,43 +111,53 @@ class HardAI:
         rng: random.Random,
         trump_card: int,
         shrink: int,
+        sure: int = 0,
     ) -> dict[int, float]:
-        """The expected points of the plausible legal bids, by playing the round out."""
+        """The expected points of the plausible legal bids, by playing the round out, less
+        UNDER_SURE for a bid below `sure` (a bid clearly worse than the best: -inf)."""
         budget = self.budget
         guess = estimate(know.hand, know.trump, know.players, trump_card)
         near = [bid for bid in legal if abs(bid - guess) <= 2.0]
         if len(near) < 2:
             near = sorted(legal, key=lambda bid: abs(bid - guess))[:2]
-        plays = know.cards * know.players
-        samples = max(budget.min_samples, min(budget.bid_samples, budget.bid_plays // plays))
-        samples = max(1, samples // shrink)
-        deals = sample_deals(know, samples, samples * budget.pool, rng, trump_card)
-        totals = dict.fromkeys(near, 0.0)
         seat = know.seat
         seen = self._seen(know, trump_card)
-        stop = self._deadline()
-        played = 0
-        for deal in deals:
-            if played and stop and time.perf_counter() > stop:
-                break
-            played += 1
-            bids = self.bids_for(know, deal)
-            for bid in near:
-                bids[seat] = bid
-                hands = [list(hand) for hand in deal]
-                won = playout(
-                    hands,
-                    know.trump,
-                    know.leader,
-                    know.trick,
-                    list(know.won),
-                    bids,
-                    -1,
-                    seat,
-                    list(seen) if seen else None,
-                )
-                totals[bid] += round_points(bid, won[seat])
-        return {bid: total / played for bid, total in totals.items()}
+
+        def draw(count: int) -> list[Deal]:
+            return sample_deals(know, count, count * budget.pool, rng, trump_card)
+
+        guessed: list[tuple[Deal, list[int]]] = []  # the bids guessed for the last deal
+
+        def score(arm: int, deal: Deal) -> float:
+            bid = near[arm]
+            if not guessed or guessed[0][0] is not deal:
+                guessed[:] = [(deal, self.bids_for(know, deal))]
+            bids = guessed[0][1]
+            bids[seat] = bid
+            won = playout(
+                [list(hand) for hand in deal],
+                know.trump,
+                know.leader,
+                know.trick,
+                list(know.won),
+                bids,
+                -1,
+                seat,
+                list(seen) if seen else None,
+            )
+            return round_points(bid, won[seat]) - (UNDER_SURE if bid < sure else 0.0)
+
+        means = race(
+            len(near),
+            draw,
+            score,
+            know.cards * know.players,
+            budget.bid_plays // shrink,
+            max(2, budget.bid_samples // shrink),
+            max(1, budget.min_samples // shrink),
+            self._deadline(),
+        )
+        return dict(zip(near, means, strict=True))
 
     def _deadline(self) -> float:
         """The perf_counter time to stop sampling at, or 0 for no cap."""
@@ -181,41 +194,108 @@ class HardAI:
         if len(cards) == 1:
             return TO_CARD[cards[0]]
         budget = self.budget
-        rest = sum(know.held) or 1
-        samples = budget.play_plays // (rest * len(cards))
-        samples = max(budget.min_samples, min(budget.play_samples, samples))
         card = view.table.trump_card
         trump_card = TO_INT[card] if card is not None else -1
-        deals = sample_deals(know, samples, samples * budget.pool, rng, trump_card)
         seat = know.seat
         bid = view.bid if view.bid is not None else 0
-        totals = [0.0] * len(cards)
         seen = self._seen(know, trump_card)
-        stop = self._deadline()
-        for count, deal in enumerate(deals):
-            if count and stop and time.perf_counter() > stop:
-                break
+
+        def draw(count: int) -> list[Deal]:
+            return sample_deals(know, count, count * budget.pool, rng, trump_card)
+
+        def score(arm: int, deal: Deal) -> float:
             bids = self.bids_for(know, deal)
             bids[seat] = bid
-            for index, first in enumerate(cards):
-                hands = [list(hand) for hand in deal]
-                won = playout(
-                    hands,
-                    know.trump,
-                    know.leader,
-                    know.trick,
-                    list(know.won),
-                    bids,
-                    first,
-                    seat,
-                    list(seen) if seen else None,
-                )
-                totals[index] += round_points(bid, won[seat])
+            won = playout(
+                [list(hand) for hand in deal],
+                know.trump,
+                know.leader,
+                know.trick,
+                list(know.won),
+                bids,
+                cards[arm],
+                seat,
+                list(seen) if seen else None,
+            )
+            return round_points(bid, won[seat])
+
+        totals = race(
+            len(cards),
+            draw,
+            score,
+            sum(know.held) or 1,
+            budget.play_plays,
+            budget.play_samples,
+            budget.min_samples,
+            self._deadline(),
+        )
         best = max(
             range(len(cards)),
             key=lambda index: (round(totals[index], 6), -lead_strength(cards[index], know.trump)),
         )
         return TO_CARD[cards[best]]
+
+
+DROP_Z = 2.0
+"""An option is dropped from a race when its mean is below the best's by more than this many
+standard errors of the paired differences (same deals)."""
+
+
+def race(
+    arms: int,
+    draw: Callable[[int], list[Deal]],
+    score: Callable[[int, Deal], float],
+    cost: int,
+    plays: int,
+    most: int,
+    least: int,
+    stop: float,
+) -> list[float]:
+    """The mean score of each of `arms` options over deals from `draw`, every option on the same
+    deals: all of them on the first deals (half of `plays`, the simulated cards allowed, each
+    deal costing `cost` per option; at least `least` deals), then only those not clearly worse
+    than the best (-inf for the others), on further deals until `plays` is spent or they have
+    had `most` deals. `stop` (a perf_counter time, 0 for none) cuts the race short."""
+    first = max(least, min(most // 2, plays // (2 * cost * arms)))
+    scores: list[list[float]] = [[] for _ in range(arms)]
+    alive = list(range(arms))
+    used = _run(draw(first), alive, score, scores, stop)
+    if len(alive) > 1 and used == first:
+        best = max(alive, key=lambda arm: sum(scores[arm]))
+        alive = [arm for arm in alive if arm == best or not _worse(scores[best], scores[arm])]
+        more = min(most, first + (plays - first * cost * arms) // (cost * len(alive))) - first
+        if len(alive) > 1 and more > 0:
+            _run(draw(more), alive, score, scores, stop)
+    return [
+        sum(scores[arm]) / len(scores[arm]) if arm in alive else float("-inf")
+        for arm in range(arms)
+    ]
+
+
+def _run(
+    deals: list[Deal],
+    arms: list[int],
+    score: Callable[[int, Deal], float],
+    scores: list[list[float]],
+    stop: float,
+) -> int:
+    """Score `arms` on `deals` (until `stop`); the deals played."""
+    for count, deal in enumerate(deals):
+        if count and stop and time.perf_counter() > stop:
+            return count
+        for arm in arms:
+            scores[arm].append(score(arm, deal))
+    return len(deals)
+
+
+def _worse(best: list[float], other: list[float]) -> bool:
+    """Whether `other` scores clearly below `best` on the same deals."""
+    diffs = [a - b for a, b in zip(best, other, strict=False)]
+    mean = statistics.fmean(diffs)
+    if mean <= 0:
+        return False
+    spread = statistics.pstdev(diffs, mean)
+    return mean > DROP_Z * spread / math.sqrt(len(diffs))
 
 
 def distinct(cards: list[int], unseen: Sequence[int]) -> list[int]:
