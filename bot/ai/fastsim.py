@@ -117,19 +117,10 @@ def playout(
         if first >= 0:
             card = first
             first = -1
-        elif patient and bids[turn] > won[turn] and (turn != me or SELF_PATIENT):
+        elif patient and turn != me and bids[turn] > won[turn]:
             assert gone is not None
             card = _patient(
-                hand,
-                trump,
-                lead,
-                wizard,
-                best_key,
-                played,
-                players,
-                bids[turn] - won[turn],
-                gone,
-                turn != me,
+                hand, trump, lead, wizard, best_key, played, players, bids[turn] - won[turn], gone
             )
         else:
             card = _choose(
@@ -258,9 +249,6 @@ trick as `normal` did 65 % of the time, the greedy one 51 %."""
 PATIENT_LEAD = True
 """Whether the player modelled on `normal` leads its highest side-suit card when it needs tricks
 (as `normal` mostly does), rather than its strongest card."""
-SELF_PATIENT = False
-"""Whether the player the search is for also plays patiently in the playouts."""
-SELF_PATIENCE = 0.6
 WIZARD_CHANCE = 0.97
 _CHANCE: dict[tuple[str, int, int, float, int], float] = {}
 FULL = (1 << 13) - 1
@@ -313,12 +301,11 @@ def _patient(
     players: int,
     need: int,
     gone: list[int],
-    other: bool = True,
 ) -> int:
     """The rollout policy of a player modelled on `normal` who still needs `need` tricks: as
     `_choose`, but it leaves a trick it could take (discarding its weakest card) when the cards
     it would keep are expected to make the need anyway."""
-    if played == 0 and PATIENT_LEAD and other:
+    if played == 0 and PATIENT_LEAD:
         plain = [other for other in hand if other < WIZ and SUIT[other] != trump]
         if plain:  # `normal` leads a high card of a side suit far more often than a Wizard
             return max(plain, key=RANK.__getitem__)
@@ -338,7 +325,7 @@ def _patient(
         return card
     chances = later_tricks(hand, trump, players, gone)
     later = sum(chances) - chances[hand.index(card)]
-    if need <= later + (PATIENCE if other else SELF_PATIENCE):
+    if need <= later + PATIENCE:
         return min(losers, key=STRENGTH[trump].__getitem__)
     return card
 
