@@ -116,8 +116,9 @@ class HardAI:
         shrink: int,
         sure: int = 0,
     ) -> dict[int, float]:
-        """The expected points of the plausible legal bids, by playing the round out, less
-        UNDER_SURE for a bid below `sure` (a bid clearly worse than the best: -inf)."""
+        """The mean score of the plausible legal bids, by playing the round out: the points,
+        the hit bonus, less UNDER_SURE for a bid below `sure` (-inf: clearly worse than the
+        best)."""
         budget = self.budget
         guess = estimate(know.hand, know.trump, know.players, trump_card)
         near = [bid for bid in legal if abs(bid - guess) <= 2.0]
@@ -126,34 +127,18 @@ class HardAI:
         seat = know.seat
         seen = self._seen(know, trump_card)
 
-        def draw(count: int) -> list[Deal]:
-            return sample_deals(know, count, count * budget.pool, rng, trump_card)
-
-        guessed: list[tuple[Deal, list[int]]] = []  # the bids guessed for the last deal
+        guesses = self._guesses(know)
 
         def score(arm: int, deal: Deal) -> float:
             bid = near[arm]
-            if not guessed or guessed[0][0] is not deal:
-                guessed[:] = [(deal, self.bids_for(know, deal))]
-            bids = guessed[0][1]
+            bids = guesses(deal)
             bids[seat] = bid
-            won = playout(
-                [list(hand) for hand in deal],
-                know.trump,
-                know.leader,
-                know.trick,
-                list(know.won),
-                bids,
-                -1,
-                seat,
-                list(seen) if seen else None,
-            )
-            points = round_points(bid, won[seat]) + (HIT_BONUS if won[seat] == bid else 0.0)
+            points = self._play_out(know, deal, bids, -1, bid, seen)
             return points - (UNDER_SURE if bid < sure else 0.0)
 
         means = race(
             len(near),
-            draw,
+            self._drawer(know, rng, trump_card),
             score,
             know.cards * know.players,
             budget.bid_plays // shrink,
@@ -162,6 +147,45 @@ class HardAI:
             self._deadline(),
         )
         return dict(zip(near, means, strict=True))
+
+    def _drawer(
+        self, know: Knowledge, rng: random.Random, trump_card: int
+    ) -> Callable[[int], list[Deal]]:
+        """Draws `count` deals of the unseen cards, weighted toward the bids made."""
+        pool = self.budget.pool
+        return lambda count: sample_deals(know, count, count * pool, rng, trump_card)
+
+    def _guesses(self, know: Knowledge) -> Callable[[Deal], list[int]]:
+        """The bids a playout of a deal assumes (`bids_for`), kept for the last deal, which
+        a race plays once per option in a row."""
+        last: list[tuple[Deal, list[int]]] = []
+
+        def bids(deal: Deal) -> list[int]:
+            if not last or last[0][0] is not deal:
+                last[:] = [(deal, self.bids_for(know, deal))]
+            return last[0][1]
+
+        return bids
+
+    @staticmethod
+    def _play_out(
+        know: Knowledge, deal: Deal, bids: list[int], first: int, bid: int, seen: list[int]
+    ) -> float:
+        """The own points for `bid` when `deal` is played out (`first`: the own card now, or
+        -1), plus HIT_BONUS when the bid is met."""
+        seat = know.seat
+        won = playout(
+            [list(hand) for hand in deal],
+            know.trump,
+            know.leader,
+            know.trick,
+            list(know.won),
+            bids,
+            first,
+            seat,
+            list(seen) if seen else None,
+        )
+        return round_points(bid, won[seat]) + (HIT_BONUS if won[seat] == bid else 0.0)
 
     def _deadline(self) -> float:
         """The perf_counter time to stop sampling at, or 0 for no cap."""
@@ -204,28 +228,16 @@ class HardAI:
         bid = view.bid if view.bid is not None else 0
         seen = self._seen(know, trump_card)
 
-        def draw(count: int) -> list[Deal]:
-            return sample_deals(know, count, count * budget.pool, rng, trump_card)
+        guesses = self._guesses(know)
 
         def score(arm: int, deal: Deal) -> float:
-            bids = self.bids_for(know, deal)
+            bids = guesses(deal)
             bids[seat] = bid
-            won = playout(
-                [list(hand) for hand in deal],
-                know.trump,
-                know.leader,
-                know.trick,
-                list(know.won),
-                bids,
-                cards[arm],
-                seat,
-                list(seen) if seen else None,
-            )
-            return round_points(bid, won[seat]) + (HIT_BONUS if won[seat] == bid else 0.0)
+            return self._play_out(know, deal, bids, cards[arm], bid, seen)
 
         totals = race(
             len(cards),
-            draw,
+            self._drawer(know, rng, trump_card),
             score,
             sum(know.held) or 1,
             budget.play_plays,
