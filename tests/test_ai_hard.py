@@ -2,6 +2,7 @@
 its decisions are legal under every option and reproducible, and its bids are sensible."""
 
 import random
+from collections.abc import Callable
 
 import pytest
 from conftest import advance, deal, pid, start
@@ -79,83 +80,98 @@ def trick_state(trick: list[int], trump: int) -> tuple[int, bool, int]:
     return lead, wizard, best
 
 
+Pick = Callable[[GameState, int, list[int], int, int], int]
+"""A rollout policy as the engine test drives it: (state, seat, hand, trump, need) -> card."""
+
+
+def round_played_through_engine(state: GameState, bids: list[int], pick: Pick) -> list[int]:
+    """Play the round in progress through `engine.step`, each card chosen by `pick` and checked
+    legal; the tricks each seat took."""
+    rnd = state.round
+    assert rnd is not None
+    number, trump = rnd.number, trump_index(rnd.trump)
+    while state.round is not None and state.round.number == number:
+        now = state.round
+        seat = now.turn
+        need = bids[seat] - now.won[seat]
+        card = TO_CARD[pick(state, seat, to_ints(now.hands[seat]), trump, need)]
+        assert card in legal_cards(now.hands[seat], now.trick)
+        engine.step(state, Play(pid(seat), card))
+    return list(state.results[-1].won)
+
+
+def at_play(players: int, seed: int, number: int) -> GameState:
+    """A game of random players stopped where the play of round `number` begins."""
+    state = new_game(players, Options(), seed)
+    rng = random.Random(seed)
+    while state.round is not None and (
+        state.round.number < number or state.phase is not Phase.PLAYING
+    ):
+        engine.step(state, random_command(state, rng))
+    return state
+
+
+def greedy(state: GameState, seat: int, hand: list[int], trump: int, need: int) -> int:
+    """`_choose` on the trick in progress."""
+    rnd = state.round
+    assert rnd is not None
+    trick = to_ints(rnd.trick)
+    lead, wizard, best = trick_state(trick, trump)
+    return _choose(hand, trump, lead, wizard, best, len(trick), len(rnd.hands), need)
+
+
+def modelled(state: GameState, seat: int, hand: list[int], trump: int, need: int) -> int:
+    """Seat 0 (`me`) greedy, the others as modelled on normal (`_patient`) while they need
+    tricks, with `gone` the ranks seen played and turned up."""
+    rnd = state.round
+    assert rnd is not None
+    if seat == 0 or need <= 0:
+        return greedy(state, seat, hand, trump, need)
+    turned = [rnd.trump_card] if rnd.trump_card is not None else []
+    gone = seen_masks(to_ints([*_played(state), *turned]))
+    trick = to_ints(rnd.trick)
+    lead, wizard, best = trick_state(trick, trump)
+    return _patient(hand, trump, lead, wizard, best, len(trick), len(rnd.hands), need, gone)
+
+
 def test_fast_playout_plays_legally_and_scores_as_the_engine() -> None:
-    checked = 0
     for game in range(60):
         players = 3 + game % 4
-        state = new_game(players, Options(), game)
-        rng = random.Random(game)
-        while state.round is not None and (
-            state.round.number < 1 + game % 8 or state.phase is not Phase.PLAYING
-        ):
-            engine.step(state, random_command(state, rng))
+        state = at_play(players, game, 1 + game % 8)
         rnd = state.round
         assert rnd is not None
-        trump = trump_index(rnd.trump)
         bids = [bid or 0 for bid in rnd.bids]
         fast = playout(
-            [to_ints(hand) for hand in rnd.hands], trump, rnd.leader, [], [0] * players, bids
+            [to_ints(hand) for hand in rnd.hands],
+            trump_index(rnd.trump),
+            rnd.leader,
+            [],
+            [0] * players,
+            bids,
         )
-        number = rnd.number
-        while state.round is not None and state.round.number == number:
-            now = state.round
-            seat = now.turn
-            trick = to_ints(now.trick)
-            lead, wizard, best = trick_state(trick, trump)
-            need = bids[seat] - now.won[seat]
-            hand = to_ints(now.hands[seat])
-            card = TO_CARD[_choose(hand, trump, lead, wizard, best, len(trick), players, need)]
-            assert card in legal_cards(now.hands[seat], now.trick)
-            engine.step(state, Play(pid(seat), card))
-        assert list(state.results[-1].won) == fast
-        checked += 1
-    assert checked == 60
+        assert round_played_through_engine(state, bids, greedy) == fast
 
 
 def test_patient_playout_plays_legally_and_scores_as_the_engine() -> None:
-    # seat 0 (`me`) plays greedily, the others as modelled on normal, tracked by `gone`
     for game in range(40):
         players = 3 + game % 4
-        state = new_game(players, Options(), 100 + game)
-        rng = random.Random(game)
-        while state.round is not None and (
-            state.round.number < 2 + game % 8 or state.phase is not Phase.PLAYING
-        ):
-            engine.step(state, random_command(state, rng))
+        state = at_play(players, 100 + game, 2 + game % 8)
         rnd = state.round
         assert rnd is not None
-        trump = trump_index(rnd.trump)
         bids = [bid or 0 for bid in rnd.bids]
         turned = to_ints([rnd.trump_card]) if rnd.trump_card is not None else []
-        gone = seen_masks(turned)
         fast = playout(
             [to_ints(hand) for hand in rnd.hands],
-            trump,
+            trump_index(rnd.trump),
             rnd.leader,
             [],
             [0] * players,
             bids,
             -1,
             0,
-            list(gone),
+            seen_masks(turned),
         )
-        number = rnd.number
-        while state.round is not None and state.round.number == number:
-            now = state.round
-            seat = now.turn
-            trick = to_ints(now.trick)
-            lead, wizard, best = trick_state(trick, trump)
-            need = bids[seat] - now.won[seat]
-            hand = to_ints(now.hands[seat])
-            if seat != 0 and need > 0:
-                pick = _patient(hand, trump, lead, wizard, best, len(trick), players, need, gone)
-            else:
-                pick = _choose(hand, trump, lead, wizard, best, len(trick), players, need)
-            card = TO_CARD[pick]
-            assert card in legal_cards(now.hands[seat], now.trick)
-            engine.step(state, Play(pid(seat), card))
-            gone = seen_masks([*to_ints(_played(state)), *turned])
-        assert list(state.results[-1].won) == fast
+        assert round_played_through_engine(state, bids, modelled) == fast
 
 
 def _played(state: GameState) -> list[str]:
