@@ -197,6 +197,17 @@ def _sure(hand: list[int], trump: int) -> int:
     return sure
 
 
+def _legal(hand: list[int], lead: int) -> list[int]:
+    """The cards of `hand` that may be played to a trick led in suit `lead` (-1 or UNDECIDED:
+    any): the lead suit and Wizards and Jesters, when it holds the lead suit."""
+    if lead >= 0:
+        suit_of = SUIT
+        follow = [card for card in hand if suit_of[card] == lead]
+        if follow:
+            return follow + [card for card in hand if card >= WIZ]
+    return hand
+
+
 def _choose(
     hand: list[int],
     trump: int,
@@ -212,12 +223,7 @@ def _choose(
     strength = STRENGTH[trump].__getitem__
     if played == 0:
         return max(hand, key=strength) if need > 0 else min(hand, key=strength)
-    legal = hand
-    if lead >= 0:
-        suit_of = SUIT
-        follow = [card for card in hand if suit_of[card] == lead]
-        if follow:
-            legal = follow + [card for card in hand if card >= WIZ]
+    legal = _legal(hand, lead)
     if len(legal) == 1:
         return legal[0]
     if wizard:  # nothing takes the trick: keep the best (or shed it, when ducking)
@@ -315,11 +321,7 @@ def _patient(
     keys = KEY[trump, lead]
     if keys[card] <= best_key:
         return card
-    legal = hand
-    if lead >= 0:
-        follow = [other for other in hand if SUIT[other] == lead]
-        if follow:
-            legal = follow + [other for other in hand if other >= WIZ]
+    legal = _legal(hand, lead)
     losers = [other for other in legal if keys[other] <= best_key]
     if not losers:
         return card
