@@ -1,6 +1,7 @@
 """The hard AI: its fast simulation agrees with the engine, its deals respect what was seen,
 its decisions are legal under every option and reproducible, and its bids are sensible."""
 
+import math
 import random
 from collections.abc import Callable
 
@@ -9,21 +10,20 @@ from conftest import advance, deal, pid, start
 
 import engine
 from bot.ai.fastsim import (
-    JES,
     SUIT,
     TO_CARD,
-    UNDECIDED,
-    WIZ,
     _choose,
+    _lead,
     _patient,
     later_tricks,
     playout,
     seen_masks,
     to_ints,
+    trick_state,
     trump_index,
     winner,
 )
-from bot.ai.hard import Budget, Deal, HardAI, distinct, race
+from bot.ai.hard import Budget, Deal, HardAI, Standing, distinct, race, standing
 from bot.ai.sampler import deal_unseen, read_view, sample_deals
 from engine import (
     DECK,
@@ -38,6 +38,7 @@ from engine import (
     Suit,
     player_view,
     table_view,
+    waiting_seats,
 )
 from engine.randomplay import new_game, random_command
 from engine.tricks import legal_cards, trick_winner
@@ -59,25 +60,6 @@ def test_fast_trick_winner_is_the_engines() -> None:
         trick = cards[: rng.randint(1, 6)]
         trump = rng.choice([None, *Suit])
         assert winner(to_ints(trick), trump_index(trump)) == trick_winner(trick, trump), trick
-
-
-def trick_state(trick: list[int], trump: int) -> tuple[int, bool, int]:
-    """Lead suit, whether a Wizard was played, and the best power in `trick` (as playout)."""
-    lead, wizard, best = UNDECIDED, False, -2
-    for card in trick:
-        if wizard:
-            continue
-        if card == WIZ:
-            wizard = True
-            lead = -1 if lead == UNDECIDED else lead
-        elif card == JES:
-            best = max(best, -1)
-        else:
-            suit = SUIT[card]
-            lead = suit if lead == UNDECIDED else lead
-            rank = card % 13 + 1
-            best = max(best, rank + 100 if suit == trump else rank if suit == lead else 0)
-    return lead, wizard, best
 
 
 Pick = Callable[[GameState, int, list[int], int, int], int]
@@ -120,18 +102,26 @@ def greedy(state: GameState, seat: int, hand: list[int], trump: int, need: int) 
     return _choose(hand, trump, lead, wizard, best, len(trick), len(rnd.hands), need)
 
 
-def modelled(state: GameState, seat: int, hand: list[int], trump: int, need: int) -> int:
-    """Seat 0 (`me`) greedy, the others as modelled on normal (`_patient`) while they need
-    tricks, with `gone` the ranks seen played and turned up."""
-    rnd = state.round
-    assert rnd is not None
-    if seat == 0 or need <= 0:
-        return greedy(state, seat, hand, trump, need)
-    turned = [rnd.trump_card] if rnd.trump_card is not None else []
-    gone = seen_masks(to_ints([*_played(state), *turned]))
-    trick = to_ints(rnd.trick)
-    lead, wizard, best = trick_state(trick, trump)
-    return _patient(hand, trump, lead, wizard, best, len(trick), len(rnd.hands), need, gone)
+def modelled(rand: random.Random) -> Pick:
+    """Seat 0 (`me`) greedy, the others as modelled on normal: leads drawn by `_lead`, follows
+    by `_patient` while they need tricks and no Wizard lies in the trick, with `gone` the ranks
+    seen played and turned up (`rand` drawn from in the order the playout draws)."""
+
+    def pick(state: GameState, seat: int, hand: list[int], trump: int, need: int) -> int:
+        rnd = state.round
+        assert rnd is not None
+        trick = to_ints(rnd.trick)
+        lead, wizard, best = trick_state(trick, trump)
+        if seat == 0 or (trick and (need <= 0 or wizard)):
+            return greedy(state, seat, hand, trump, need)
+        turned = [rnd.trump_card] if rnd.trump_card is not None else []
+        gone = seen_masks(to_ints([*_played(state), *turned]))
+        players = len(rnd.hands)
+        if not trick:
+            return _lead(hand, trump, need, players, gone, rand)
+        return _patient(hand, trump, lead, best, len(trick), players, need, gone, rand)
+
+    return pick
 
 
 def test_fast_playout_plays_legally_and_scores_as_the_engine() -> None:
@@ -170,8 +160,10 @@ def test_patient_playout_plays_legally_and_scores_as_the_engine() -> None:
             -1,
             0,
             seen_masks(turned),
+            random.Random(game),
         )
-        assert round_played_through_engine(state, bids, modelled) == fast
+        picks = modelled(random.Random(game))
+        assert round_played_through_engine(state, bids, picks) == fast
 
 
 def _played(state: GameState) -> list[str]:
@@ -383,3 +375,39 @@ def test_a_wall_clock_cap_still_gives_a_legal_move() -> None:
         command = ai.decide(view, random.Random(seed))
         assert isinstance(command, Play)
         assert command.card in view.legal_cards
+
+
+# --- the standing: the chance of winning the game -----------------------------------------------
+
+
+def test_the_last_round_counts_only_who_finishes_first() -> None:
+    # seat 0 bids 1 and takes none: 90, against 90 + 20 (bid 0 met) and 50 - 10
+    assert Standing((100, 90, 50), 0.0).win_chance(0, [1, 0, 0], [0, 0, 1]) == 0.0
+    level = Standing((100, 70, 50), 0.0)
+    assert level.win_chance(0, [1, 0, 0], [0, 0, 1]) == 0.5  # 90, 90 and 40: a shared win
+    assert level.win_chance(0, [1, 0, 0], [1, 0, 0]) == 1.0  # 130, 90 and 70
+
+
+def test_the_chance_grows_with_the_lead_while_rounds_remain() -> None:
+    even = Standing(totals=(0, 0, 0, 0), spread=60.0)
+    assert even.win_chance(0, [0] * 4, [0] * 4) == pytest.approx(0.5**3)
+    chances = [
+        Standing(totals=(lead, 0, 0, 0), spread=60.0).win_chance(0, [0] * 4, [0] * 4)
+        for lead in (-40, 0, 40, 120)
+    ]
+    assert chances == sorted(chances)
+    assert chances[-1] > 0.8 > chances[1]
+
+
+def test_the_standing_is_read_from_the_view() -> None:
+    state = new_game(4, Options(), 3)
+    rng = random.Random(3)
+    while state.round is not None and (state.round.number < 14 or state.phase is not Phase.BIDDING):
+        engine.step(state, random_command(state, rng))
+    view = player_view(state, waiting_seats(state)[0])
+    early = standing(view)
+    assert early.totals == tuple(state.totals)
+    assert early.spread == pytest.approx(6 + 11 * math.sqrt(15))  # one round to come, 15 cards
+    while state.round is not None and state.round.number < 15:
+        engine.step(state, random_command(state, rng))
+    assert standing(player_view(state, 0)).spread == 0.0

@@ -3,8 +3,9 @@
 Both decisions deal the unseen cards many times, consistent with what the player has seen
 (cards played, suits shown out of) and weighted toward deals that fit the bids made, then play
 each deal out with the fast simulation of `bot.ai.fastsim`, the other players modelled on how
-`normal` plays. The search is budgeted by counts,
-never by the clock, so the same view and rng give the same move.
+`normal` plays. A playout scores the round's points for the own bid, a bonus when it is met,
+and a share for the chance of winning the game that the round leaves (`Standing`). The search
+is budgeted by counts, never by the clock, so the same view and rng give the same move.
 """
 
 import math
@@ -18,7 +19,7 @@ from bot.ai.easy import nothing_to_do
 from bot.ai.fastsim import SUIT, TO_CARD, TO_INT, WIZ, lead_strength, playout, seen_masks
 from bot.ai.normal import NormalAI, sure_tricks
 from bot.ai.sampler import Knowledge, estimate, guess_bid, read_view, sample_deals
-from engine import Bid, Card, ChooseTrump, Command, Play, PlayerView, Suit
+from engine import Bid, Card, ChooseTrump, Command, Play, PlayerView, Suit, hand_sizes
 from engine.scoring import round_points
 
 SUITS = tuple(Suit)
@@ -28,6 +29,10 @@ HIT_BONUS = 10.0
 """Points added to a playout that meets the bid exactly, in bids and play alike: a little more
 weight on meeting it than the score gives (an 80-game screen looked better; 400 games of
 another seed showed no gain and no harm: docs/ai.md)."""
+WIN_WEIGHT = 150.0
+"""Points that winning the game rather than losing it is worth in a playout's score, which
+adds this times the chance of winning that the playout leaves (`Standing`): little while many
+rounds are to come, it decides the close final rounds."""
 Deal = list[list[int]]
 """The hands of a deal of the unseen cards, by seat (the own hand as it is)."""
 
@@ -52,10 +57,51 @@ class Budget:
     min_samples: int = 48
     pool: int = 3
     patient: bool = True
-    """Model the other players' play on `normal` (fastsim's `_patient`), else the greedy policy."""
+    """Model the other players' play on `normal` (fastsim's `_lead` and `_patient`), else the
+    greedy policy."""
     max_ms: float | None = None
     """An optional wall-clock cap per decision for live play: the deals not played out by
     then are skipped (decisions then depend on the machine's speed; off by default)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """Where the game stands for one seat: everyone's total before this round, and the spread
+    (standard deviation) of the gap between two players' totals over the rounds after it."""
+
+    totals: tuple[int, ...]
+    spread: float
+
+    def win_chance(self, seat: int, bids: Sequence[int], won: Sequence[int]) -> float:
+        """The chance that `seat` wins the game when this round ends with `won` for `bids`:
+        the gaps to the others, each closing by chance with `spread` (exact in the last
+        round, a tie shared)."""
+        ends = [
+            total + round_points(bid, took)
+            for total, bid, took in zip(self.totals, bids, won, strict=True)
+        ]
+        mine = ends[seat]
+        if self.spread <= 0.0:
+            if any(end > mine for end in ends):
+                return 0.0
+            return 1.0 / sum(end == mine for end in ends)
+        chance = 1.0
+        scale = self.spread * math.sqrt(2.0)
+        for other, end in enumerate(ends):
+            if other != seat:
+                chance *= 0.5 * math.erfc((end - mine) / scale)
+        return chance
+
+
+def standing(view: PlayerView) -> Standing:
+    """The game's standing as `view` shows it. A round of `c` cards among `P` players moves
+    the gap between two of them by about 6 + 11 sqrt(4c / P) points (standard deviation, as
+    measured in games of `normal`: 18 for one card and 49 for 15 among four)."""
+    table = view.table
+    players = len(table.seats)
+    later = hand_sizes(table.options, players)[table.round :]
+    variance = sum((6.0 + 11.0 * math.sqrt(4 * cards / players)) ** 2 for cards in later)
+    return Standing(tuple(seat.total for seat in table.seats), math.sqrt(variance))
 
 
 class HardAI:
@@ -88,7 +134,9 @@ class HardAI:
         choice = SUITS[0]
         for index, suit in enumerate(SUITS):
             know.trump = index
-            scores = self.bid_scores(know, tuple(range(view.hand_size + 1)), rng, -1, 2)
+            scores = self.bid_scores(
+                know, standing(view), tuple(range(view.hand_size + 1)), rng, -1, 2
+            )
             value = max(scores.values())
             if best is None or (value, -index) > best:
                 best, choice = (value, -index), suit
@@ -104,13 +152,14 @@ class HardAI:
         # dropping below the sure tricks is what nobody who plays the game does: only when it
         # is clearly better
         sure = sure_tricks(view.hand, view.table.trump)
-        scores = self.bid_scores(know, view.legal_bids, rng, trump_card, 1, sure)
+        scores = self.bid_scores(know, standing(view), view.legal_bids, rng, trump_card, 1, sure)
         guess = estimate(know.hand, know.trump, know.players, trump_card)
         return max(scores, key=lambda bid: (scores[bid], -abs(bid - guess)))
 
     def bid_scores(
         self,
         know: Knowledge,
+        stand: Standing,
         legal: Sequence[int],
         rng: random.Random,
         trump_card: int,
@@ -134,7 +183,7 @@ class HardAI:
             bid = near[arm]
             bids = guesses(deal)
             bids[seat] = bid
-            points = self._play_out(know, deal, bids, -1, bid, seen)
+            points = self._play_out(know, stand, deal, bids, -1, bid, seen, rng)
             return points - (UNDER_SURE if bid < sure else 0.0)
 
         means = race(
@@ -170,10 +219,18 @@ class HardAI:
 
     @staticmethod
     def _play_out(
-        know: Knowledge, deal: Deal, bids: list[int], first: int, bid: int, seen: list[int]
+        know: Knowledge,
+        stand: Standing,
+        deal: Deal,
+        bids: list[int],
+        first: int,
+        bid: int,
+        seen: list[int],
+        rng: random.Random,
     ) -> float:
         """The own points for `bid` when `deal` is played out (`first`: the own card now, or
-        -1), plus HIT_BONUS when the bid is met."""
+        -1), plus HIT_BONUS when the bid is met and WIN_WEIGHT times the chance of winning
+        the game (`bids`: everyone's, the own one `bid`)."""
         seat = know.seat
         won = playout(
             [list(hand) for hand in deal],
@@ -185,8 +242,10 @@ class HardAI:
             first,
             seat,
             list(seen) if seen else None,
+            rng,
         )
-        return round_points(bid, won[seat]) + (HIT_BONUS if won[seat] == bid else 0.0)
+        points = round_points(bid, won[seat]) + (HIT_BONUS if won[seat] == bid else 0.0)
+        return points + WIN_WEIGHT * stand.win_chance(seat, bids, won)
 
     def _deadline(self) -> float:
         """The perf_counter time to stop sampling at, or 0 for no cap."""
@@ -228,13 +287,14 @@ class HardAI:
         seat = know.seat
         bid = view.bid if view.bid is not None else 0
         seen = self._seen(know, trump_card)
+        stand = standing(view)
 
         guesses = self._guesses(know)
 
         def score(arm: int, deal: Deal) -> float:
             bids = guesses(deal)
             bids[seat] = bid
-            return self._play_out(know, deal, bids, cards[arm], bid, seen)
+            return self._play_out(know, stand, deal, bids, cards[arm], bid, seen, rng)
 
         totals = race(
             len(cards),
