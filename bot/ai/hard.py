@@ -55,7 +55,7 @@ class Budget:
     play_samples: int = 384
     play_plays: int = 36000
     min_samples: int = 48
-    pool: int = 3
+    pool: int = 6
     patient: bool = True
     """Model the other players' play on `normal` (fastsim's `_lead` and `_patient`), else the
     greedy policy."""

@@ -11,7 +11,7 @@ from bot.ai.normal import card_chance
 from engine import PlayerView
 from engine.tricks import lead_suit
 
-BID_SPREAD = 0.8
+BID_SPREAD = 0.5
 """How far (in tricks) a player's bid may stray from the model's estimate of their hand."""
 SAMPLE_TRIES = 20
 """Shuffles tried for a deal that respects every void before the voids are relaxed."""
