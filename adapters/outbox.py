@@ -53,8 +53,9 @@ def newest(older: P, newer: P) -> P:
 
 class Budget:
     """How fast one chat may be posted to: a token bucket of `burst` posts, refilled at `count`
-    per `period` seconds, and never more than `count` posts in any `period` + `slack` seconds
-    (the slack absorbs the jitter between a post leaving here and reaching Telegram)."""
+    per `period` seconds, and never more than `count` posts in any `period` + `slack` seconds.
+    A post is counted when the platform has answered it, so a post that was slow to arrive
+    cannot crowd the next ones into one window; the slack is a margin for the platform's clock."""
 
     def __init__(self, count: int, period: float, burst: int = 1, slack: float = 0.0) -> None:
         self.count = count
@@ -197,7 +198,6 @@ class Outbox(Generic[T]):
                 await self._sleep(delay)  # newer versions may replace what waits meanwhile
                 continue
             entry = queue.entries.popleft()
-            queue.budget.take(self._clock())
             result: object = None
             try:
                 result = await self._deliver(entry.item)
@@ -208,6 +208,9 @@ class Outbox(Generic[T]):
                 raise
             except Exception:
                 log.exception("could not post to chat %s", target)
+            # Counted when the platform has answered: the post reached it by then, however long
+            # the way there took (a slow network, or a retry after the overall limit's 429).
+            queue.budget.take(self._clock())
             for waiter in entry.waiters:
                 if not waiter.done():
                     waiter.set_result(result)

@@ -81,6 +81,26 @@ async def test_posts_go_in_order_at_the_groups_pace() -> None:
     assert [future.result() for future in futures] == ["ok"] * 4
 
 
+async def test_a_slow_post_is_counted_when_it_arrives() -> None:
+    """A private chat takes 3 posts in 3 s. The first post waits 2 s on its way (a retry after
+    a 429); the posts after it keep 3 s from its arrival, not from when it left."""
+    time = FakeTime()
+    arrived: list[float] = []
+
+    async def deliver(post: Post) -> None:
+        if not arrived:
+            await time.sleep(2.0)
+        arrived.append(time.now)
+
+    limits = Limits(private_count=3, private_period=3.0, private_burst=3, slack=0.0)
+    outbox: Outbox[Post] = Outbox(deliver, limits, coalesce, time.clock, time.sleep)
+    for i in range(4):
+        outbox.put(7, Post(7, f"m{i}"))
+    await outbox.flush()
+    assert arrived[0] == 1002.0
+    assert arrived[3] >= arrived[0] + 3.0  # never 4 arrivals within 3 s
+
+
 async def test_a_waiting_slot_edit_is_replaced_by_the_newest() -> None:
     time = FakeTime()
     made: list[str] = []
