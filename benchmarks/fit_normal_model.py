@@ -56,7 +56,7 @@ def collect(games: int, seed: int) -> dict[str, list[Sample]]:
                 gone = fastsim.seen_masks(played + fastsim.to_ints([turned] if turned else []))
                 hand = know.hand
                 card = fastsim.TO_INT[command.card]
-                lead, wizard, best = fastsim.trick_state(know.trick, know.trump)
+                lead, wizard, _, best = fastsim.trick_state(know.trick, know.trump)
                 if not know.trick:
                     rows = fastsim.lead_features(hand, know.trump, players, gone)
                     key = "lead_need" if need > 0 else "lead_sated"

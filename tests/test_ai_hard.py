@@ -98,7 +98,7 @@ def greedy(state: GameState, seat: int, hand: list[int], trump: int, need: int) 
     rnd = state.round
     assert rnd is not None
     trick = to_ints(rnd.trick)
-    lead, wizard, best = trick_state(trick, trump)
+    lead, wizard, _, best = trick_state(trick, trump)
     return _choose(hand, trump, lead, wizard, best, len(trick), len(rnd.hands), need)
 
 
@@ -111,7 +111,7 @@ def modelled(rand: random.Random) -> Pick:
         rnd = state.round
         assert rnd is not None
         trick = to_ints(rnd.trick)
-        lead, wizard, best = trick_state(trick, trump)
+        lead, wizard, _, best = trick_state(trick, trump)
         if seat == 0 or (trick and (need <= 0 or wizard)):
             return greedy(state, seat, hand, trump, need)
         turned = [rnd.trump_card] if rnd.trump_card is not None else []

@@ -60,24 +60,28 @@ def winner(trick: Sequence[int], trump: int) -> int:
     return best
 
 
-def trick_state(trick: Sequence[int], trump: int) -> tuple[int, bool, int]:
+def trick_state(trick: Sequence[int], trump: int) -> tuple[int, bool, int, int]:
     """The lead suit of `trick` (UNDECIDED, or -1 after a Wizard led), whether a Wizard lies in
-    it, and the best power in it (as `KEY`), as `playout` keeps them."""
-    lead, wizard, best = UNDECIDED, False, -2
-    for card in trick:
+    it, the position of the card taking it so far (-1: none yet) and the best power in it (as
+    `KEY`, not raised by a Wizard), as `playout` keeps them."""
+    lead, wizard, best_pos, best_key = UNDECIDED, False, -1, -2
+    for played, card in enumerate(trick):
         if wizard:
             continue
         if card == WIZ:
             wizard = True
+            best_pos = played
             lead = -1 if lead == UNDECIDED else lead
         elif card == JES:
-            best = max(best, -1)
+            if best_key < -1:
+                best_pos, best_key = played, -1
         else:
             suit = SUIT[card]
             lead = suit if lead == UNDECIDED else lead
-            rank = RANK[card]
-            best = max(best, rank + 100 if suit == trump else rank if suit == lead else 0)
-    return lead, wizard, best
+            key = RANK[card] + 100 if suit == trump else RANK[card] if suit == lead else 0
+            if key > best_key:
+                best_pos, best_key = played, key
+    return lead, wizard, best_pos, best_key
 
 
 def lead_strength(card: int, trump: int) -> int:
@@ -110,30 +114,8 @@ def playout(
     players = len(hands)
     suit_of, rank_of = SUIT, RANK
     patient = gone is not None
-    # the state of the trick in progress
-    lead = UNDECIDED
-    wizard = False
-    best_pos, best_key = -1, -2
-    played = 0
-    for card in trick:
-        if wizard:
-            pass
-        elif card == WIZ:
-            wizard = True
-            best_pos = played
-            if lead == UNDECIDED:
-                lead = -1
-        elif card == JES:
-            if best_key < -1:
-                best_pos, best_key = played, -1
-        else:
-            suit = suit_of[card]
-            if lead == UNDECIDED:
-                lead = suit
-            key = rank_of[card] + 100 if suit == trump else rank_of[card] if suit == lead else 0
-            if key > best_key:
-                best_pos, best_key = played, key
-        played += 1
+    lead, wizard, best_pos, best_key = trick_state(trick, trump)  # the trick in progress
+    played = len(trick)
     turn = (leader + played) % players
     while True:
         hand = hands[turn]
@@ -158,7 +140,7 @@ def playout(
         if patient and card < WIZ:
             assert gone is not None
             gone[card // 13] |= 1 << (card % 13)
-        # add `card` to the trick
+        # add `card` to the trick (`trick_state`'s step, inline: the hot loop)
         if wizard:
             pass
         elif card == WIZ:
@@ -301,7 +283,7 @@ that is not a Wizard (3,463 leads: the likeliest card is `normal`'s 68 % of the 
 weakest card, led before, 37 %)."""
 WIZARD_CHANCE = 0.97
 _TABLES: dict[tuple[int, int], tuple[tuple[float, ...], ...]] = {}
-"""`_table` by players and hand size."""
+"""`chance_table` by players and hand size."""
 FULL = (1 << 13) - 1
 
 
@@ -337,7 +319,7 @@ def _later(
     hand: list[int], trump: int, players: int, gone: list[int], own: list[int], length: list[int]
 ) -> list[float]:
     """`later_tricks`, with the hand's `_masks` given."""
-    table = _TABLES.get((players, len(hand))) or _table(players, len(hand))
+    table = chance_table(players, len(hand))
     out = []
     for card in hand:
         if card >= WIZ:
@@ -351,9 +333,13 @@ def _later(
     return out
 
 
-def _table(players: int, size: int) -> tuple[tuple[float, ...], ...]:
+def chance_table(players: int, size: int) -> tuple[tuple[float, ...], ...]:
     """`card_chance` for hands of `size` cards among `players`: row `kind + higher` (kind 0 for
-    a trump, 13 for an off-suit card, 26 without trump), column the suit's length in hand."""
+    a trump, 13 for an off-suit card, 26 without trump), column the suit's length in hand.
+    Made once per players and size."""
+    known = _TABLES.get((players, size))
+    if known is not None:
+        return known
     fill = round(size * players / 60, 3)
     table = tuple(
         tuple(card_chance(kind, higher, players, fill, length) for length in range(size + 1))
@@ -421,14 +407,23 @@ def card_to_take(
     """When a player who needs `need` tricks could both take the trick (no Wizard in it) and
     leave it: the card it would take it with (`_choose`'s, or when `_choose` would duck, the
     highest that takes); else -1."""
+    return _take_or_leave(hand, trump, lead, best_key, played, players, need)[0]
+
+
+def _take_or_leave(
+    hand: list[int], trump: int, lead: int, best_key: int, played: int, players: int, need: int
+) -> tuple[int, list[int]]:
+    """`card_to_take`'s card, and the legal cards that would leave the trick."""
     keys = KEY[trump, lead]
-    legal = _legal(hand, lead)
-    winners = [card for card in legal if keys[card] > best_key]
-    if not winners or len(winners) == len(legal):
-        return -1
+    winners: list[int] = []
+    losers: list[int] = []
+    for card in _legal(hand, lead):
+        (winners if keys[card] > best_key else losers).append(card)
+    if not winners or not losers:
+        return -1, losers
     if need > _sure(hand, trump):
-        return _taker(winners, keys, played == players - 1)
-    return max(winners, key=keys.__getitem__)
+        return _taker(winners, keys, played == players - 1), losers
+    return max(winners, key=keys.__getitem__), losers
 
 
 def take_features(
@@ -461,15 +456,13 @@ def _patient(
     """A follow (no Wizard in the trick) by a player modelled on `normal` who still needs
     `need` tricks: when it could both take the trick and leave it, it takes it by the chance
     `TAKE_WEIGHTS` gives, else it discards its weakest card; otherwise as `_choose`."""
-    take = card_to_take(hand, trump, lead, best_key, played, players, need)
+    take, losers = _take_or_leave(hand, trump, lead, best_key, played, players, need)
     if take < 0:
         return _choose(hand, trump, lead, False, best_key, played, players, need)
     features = take_features(hand, trump, take, played, players, need, gone)
     score = sum(map(operator.mul, TAKE_WEIGHTS, features))
     if rand.random() * (1.0 + math.exp(-score)) < 1.0:
         return take
-    keys = KEY[trump, lead]
-    losers = [card for card in _legal(hand, lead) if keys[card] <= best_key]
     return min(losers, key=STRENGTH[trump].__getitem__)
 
 

@@ -4,10 +4,19 @@ consistent with it: voids shown respected, deals weighted toward hands that fit 
 import math
 import random
 from dataclasses import dataclass
-from functools import lru_cache
 
-from bot.ai.fastsim import JES, NO_TRUMP, NONE_SUIT, RANK, SUIT, TO_INT, WIZ, to_ints, trump_index
-from bot.ai.normal import card_chance
+from bot.ai.fastsim import (
+    JES,
+    NO_TRUMP,
+    NONE_SUIT,
+    RANK,
+    SUIT,
+    TO_INT,
+    WIZ,
+    chance_table,
+    to_ints,
+    trump_index,
+)
 from engine import PlayerView
 from engine.tricks import lead_suit
 
@@ -137,16 +146,11 @@ def _fill(know: Knowledge, order: list[int], pool: list[int]) -> list[list[int]]
     return hands
 
 
-@lru_cache(maxsize=20_000)
-def _chance(kind: str, higher: int, players: int, fill: float, length: int) -> float:
-    return card_chance(kind, higher, players, fill, length)
-
-
 def estimate(hand: list[int], trump: int, players: int, exclude: int = -1) -> float:
     """The tricks the model expects of `hand` as dealt (as NormalAI bids): a Wizard 0.97, a
     numbered card by its suit, rank and length. `exclude` is a card known elsewhere (the trump
     card turned up)."""
-    fill = round(len(hand) * players / 60, 3)
+    table = chance_table(players, len(hand))
     held = [0] * 5
     for card in hand:
         held[SUIT[card]] += 1
@@ -161,8 +165,8 @@ def estimate(hand: list[int], trump: int, players: int, exclude: int = -1) -> fl
         rank = RANK[card]
         above = 13 - rank - above_held[suit] - (suit == gone and RANK[exclude] > rank)
         above_held[suit] += 1
-        kind = "N" if trump == NO_TRUMP else "T" if suit == trump else "O"
-        total += _chance(kind, above, players, fill, held[suit])
+        kind = 26 if trump == NO_TRUMP else 0 if suit == trump else 13
+        total += table[kind + above][held[suit]]
     return total
 
 
