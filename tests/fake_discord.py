@@ -510,6 +510,9 @@ class FakeDiscord:
                 return self._message_json(self._post(channel, body, files))
             if method == "PATCH" and len(parts) == 4:
                 return self._message_json(self._edit(channel, int(parts[3]), body))
+            if method == "DELETE" and len(parts) == 4:
+                self._delete(channel, int(parts[3]))
+                return None
         if method == "POST" and parts[0] == "interactions" and parts[3:] == ["callback"]:
             return self._callback(int(parts[1]), parts[2], body, files)
         if parts[0] == "webhooks" and len(parts) >= 3:
@@ -643,6 +646,15 @@ class FakeDiscord:
                 Line(self._describe(message, edited=True))
             )
         return message
+
+    def _delete(self, channel: int, message_id: int) -> None:
+        """The bot deletes one of its messages (every message the fake keeps is the bot's)."""
+        message = self.messages.get(message_id)
+        if message is None or message.channel != channel:
+            raise ApiError(404, 10008, "Unknown Message")
+        del self.messages[message_id]
+        if message.only is None:
+            self.transcripts[self._view_of(channel)].append(Line(f"{message.name} deleted"))
 
     def _describe(self, message: Stored, *, edited: bool = False) -> str:
         who = f" (only {self.people[message.only].name} sees)" if message.only else ""

@@ -304,6 +304,11 @@ async def test_a_closed_dm_is_tried_once_then_the_channel_is_used(
         assert mentions.get("parse") == [], message.content
         pinged = [str(user) for user in mentions.get("users", [])]
         assert pinged == ([str(cid.id)] if f"<@{cid.id}>" in message.content else [])
+    # Each notice replaced the one before: the channel keeps one, and only the first explained.
+    notices = [m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content]
+    assert [m.content for m in notices] == [f"<@{cid.id}>: your cards: press “Your hand”."]
+    explained = [t for t in dc.fake.texts(dc.channel) if "your DMs are closed" in t]
+    assert len(explained) == 1
     # /hand shows one's hand ephemerally, whatever the DMs
     await dc.command(cid, "hand")
     assert "(only Cid sees)" in dc.last_reply()

@@ -195,23 +195,29 @@ class DiscordFrontEnd:
 
     async def _dms_closed(self, failed: Post) -> None:
         """A hand cannot go to a DM: when it asks for the person's attention, the channel
-        gets a notice with a "Your hand" button (what the hand shows stays private)."""
+        gets a notice with a "Your hand" button (what the hand shows stays private). The first
+        notice in a channel says why; later ones are short, and each replaces the one before."""
         if failed.user is None or not failed.notify:
             return
         t = await self._texts(chat_key(failed.game))
         mention = f"<@{failed.user}>"
-        text = t(
-            "{mention}: your DMs are closed, so your cards are shown here, only to you: press "
-            "“Your hand”.",
-            mention=mention,
-        )
+        slot = f"{chat_key(failed.game)}:dm:{failed.user}"
+        if await self.slots.get(failed.game, slot) is None:
+            text = t(
+                "{mention}: your DMs are closed, so your cards are shown here, only to you: "
+                "press “Your hand”.",
+                mention=mention,
+            )
+        else:
+            text = t("{mention}: your cards: press “Your hand”.", mention=mention)
         notice = Post(
             game=failed.game,
             text=text,
             keys=((Key(t("Your hand"), hand_id(failed.game)),),),
-            slot=f"{chat_key(failed.game)}:dm:{failed.user}",
+            slot=slot,
             notify=True,
             mentions=(failed.user,),
+            replaces=True,
         )
         self.outbox.put(notice.target, notice, key=notice.slot)
 

@@ -57,6 +57,9 @@ class Post:
     mentions: tuple[int, ...] = ()
     """The people the message may ping (the closed-DM notice, the half-time reminder); nobody
     else is ever pinged."""
+    replaces: bool = False
+    """When sent as a new message, the slot's previous one is deleted (a notice of which only
+    the newest matters)."""
 
     @property
     def target(self) -> str:

@@ -1,7 +1,8 @@
 """Making one post on Discord: send it, or edit the message that shows its slot.
 
 A slot post edits the slot's last message unless it asks to notify, there is none yet, or the
-edit fails (the message was deleted): then it is sent anew and becomes the slot's message. A DM
+edit fails (the message was deleted): then it is sent anew and becomes the slot's message (and
+the one before is deleted when the post `replaces` it). A DM
 goes to the person's DM channel (opened once, then remembered). When Discord refuses a DM
 (error 50007: the person does not take DMs from server members or blocked the bot), the person
 is remembered as unreachable for a while and `on_closed` is told, which shows the hand another
@@ -125,16 +126,16 @@ class Sender:
             file = discord.File(io.BytesIO(data), filename=name)
             await channel.send(post.text, file=file, allowed_mentions=mentions)
             return Delivery.SENT
-        if post.slot is not None and not post.notify:
-            message_id = await self.slots.get(where, post.slot)
-            if message_id is not None:
-                try:
-                    await channel.get_partial_message(message_id).edit(
-                        content=post.text, view=view(post.keys), allowed_mentions=mentions
-                    )
-                    return Delivery.EDITED
-                except discord.NotFound:
-                    log.info("slot message %s in %s is gone", message_id, where)
+        message_id = None if post.slot is None else await self.slots.get(where, post.slot)
+        if message_id is not None and not post.notify:
+            try:
+                await channel.get_partial_message(message_id).edit(
+                    content=post.text, view=view(post.keys), allowed_mentions=mentions
+                )
+                return Delivery.EDITED
+            except discord.NotFound:
+                log.info("slot message %s in %s is gone", message_id, where)
+                message_id = None
         buttons = view(post.keys)
         if buttons is None:
             sent = await channel.send(post.text, allowed_mentions=mentions)
@@ -142,4 +143,9 @@ class Sender:
             sent = await channel.send(post.text, view=buttons, allowed_mentions=mentions)
         if post.slot is not None:
             await self.slots.set(where, post.slot, sent.id)
+        if post.replaces and message_id is not None:
+            try:
+                await channel.get_partial_message(message_id).delete()
+            except discord.HTTPException as error:  # gone already, or not ours to delete
+                log.info("could not delete message %s in %s: %s", message_id, where, error)
         return Delivery.SENT
