@@ -2,9 +2,11 @@
 
 Each request runs load → apply → save against the store as one optimistic transaction
 (retried on conflict), so concurrent requests for a chat apply one at a time, each once.
-AI seats, and players on autopilot after a timeout, move inside the same transaction.
+AI seats, and players on autopilot after a timeout, move inside the same transaction; then the
+apply step runs in a worker thread, so an AI that thinks does not hold up other chats.
 """
 
+import asyncio
 import hashlib
 import json
 import random
@@ -73,6 +75,13 @@ class Result:
     """Index the new deadline whatever the old one (a fired timer's entry is dropped)."""
 
 
+def _may_think(snap: Snapshot) -> bool:
+    """Whether applying a request to `snap` may make AI moves: it has AI seats, or players on
+    autopilot."""
+    table = snap.table
+    return table is not None and bool(table.ai or table.away)
+
+
 class GameService:
     """Runs the games of every chat. Stateless itself: any number may share one Redis."""
 
@@ -135,7 +144,7 @@ class GameService:
                     # The transaction decides: of several workers (or a player moving at the
                     # same moment) exactly one changes the table; the others see it moved on.
                     timeout = partial(self._timeout, deadline=deadline)
-                    outcome, result = await self._transact(chat, None, timeout)
+                    outcome, result = await self._transact(chat, None, timeout, think=True)
                     # An entry that was early (or a reminder) moves to the table's next time,
                     # unless a move replaced it meanwhile; then that one is fired if due.
                     mend = result.mend if result is not None else None
@@ -148,10 +157,15 @@ class GameService:
         return shown
 
     async def _transact(
-        self, chat: str, update_id: str | None, apply: Callable[[Snapshot], Result]
+        self,
+        chat: str,
+        update_id: str | None,
+        apply: Callable[[Snapshot], Result],
+        think: bool = False,
     ) -> tuple[Outcome, Result | None]:
         """Load, apply, save; retried on conflict. The outcome, and the result applied (None
-        when the request was refused or already applied)."""
+        when the request was refused or already applied). `apply` runs in a worker thread when
+        AI moves may follow (`think`, or a table with AI seats or players on autopilot)."""
         for _attempt in range(MAX_ATTEMPTS):
             snap = await self.store.load(chat, update_id)
             if snap.duplicate:
@@ -159,7 +173,12 @@ class GameService:
             look = self._look(snap.settings)
             old = snap.table.wake() if snap.table is not None else None  # apply changes it
             try:
-                result = apply(snap)
+                if think or _may_think(snap):
+                    # In a worker thread: AI seats may think for a while (`hard`: a quarter of a
+                    # second a move, at times more); the event loop serves other chats meanwhile.
+                    result = await asyncio.to_thread(apply, snap)
+                else:
+                    result = apply(snap)
             except Refused as refusal:
                 return Outcome(answer=str(refusal), alert=True), None
             except RuleError as error:

@@ -9,6 +9,7 @@ import json
 import random
 import re
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from bot import keys, tokens
+from bot.ai.normal import NormalAI
 from bot.config import Config
 from bot.i18n import error_text, texts
 from bot.messages import Message, Outcome
@@ -39,6 +41,7 @@ from engine import (
     MarkWings,
     Phase,
     Play,
+    PlayerView,
     SetOptions,
     Start,
     Suit,
@@ -647,6 +650,19 @@ def worker_command(mode: str, url: str, chat: str, *args: object) -> list[str]:
 
 def lines(output: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+
+
+class Pondering(NormalAI):
+    """An AI seat that, on its first move, thinks until another chat's request was answered."""
+
+    def __init__(self) -> None:
+        self.thinking = threading.Event()
+        self.answered = threading.Event()
+
+    def decide(self, view: PlayerView, rng: random.Random) -> Command:
+        self.thinking.set()
+        assert self.answered.wait(10), "a chat waited for another chat's AI to move"
+        return super().decide(view, rng)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from service_helpers import (
     FAY,
     Clock,
     Driver,
+    Pondering,
     all_payloads,
     check_outcome,
     check_payload,
@@ -32,6 +33,7 @@ from service_helpers import (
 )
 
 from bot import keys, tokens
+from bot.ai import LEVELS
 from bot.config import Config
 from bot.messages import Outcome
 from bot.requests import Kind, Request, User
@@ -162,6 +164,38 @@ async def test_play_again_starts_a_new_game_with_a_new_id(redis_client: aioredis
     assert [p.id for p in new.game.players] == [BOB.id]
     # The finished game's record stays available while the next one is set up.
     assert (await svc.store.record(CHAT)) is not None
+
+
+async def test_other_chats_are_served_while_an_ai_thinks(
+    redis_client: aioredis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """AI seats think off the event loop: a request in another chat is answered meanwhile."""
+    ai = Pondering()
+    monkeypatch.setitem(LEVELS, "pondering", ai)
+    svc = service(redis_client, seed=5)
+    slow = Driver(svc, [ANN], seed=5)
+    await slow.lobby(["rounds=short"], start=False)
+    for _ in range(2):
+        await slow.ok(ANN, Kind.ADD_AI, "pondering")
+    other = Driver(svc, [BOB], chat="chat:-200")
+
+    async def play() -> None:
+        await slow.ok(ANN, Kind.START)
+        while not ai.answered.is_set():  # until an AI seat has moved
+            await slow.move()
+
+    async def elsewhere() -> None:
+        while not ai.thinking.is_set():
+            await asyncio.sleep(0.001)
+        await other.ok(BOB, Kind.JOIN)
+        ai.answered.set()
+
+    await asyncio.gather(play(), elsewhere())
+    game = await game_of(redis_client)
+    assert game.round is not None
+    ai_seats = [seat for seat, player in enumerate(game.players) if player.id.startswith("ai:")]
+    assert any(game.round.bids[seat] is not None for seat in ai_seats)  # its move counted
+    assert [p.id for p in (await game_of(redis_client, "chat:-200")).players] == [BOB.id]
 
 
 # --- 3. duplicated updates -----------------------------------------------------------------------

@@ -10,7 +10,7 @@ import itertools
 import os
 import random
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,11 +18,13 @@ import pytest
 import redis.asyncio as aioredis
 from aiohttp import ClientSession, web
 from fake_telegram import Event, FakeTelegram, MessageView, RateLimits, User
+from service_helpers import Pondering
 from telegram import Update
 from telegram.ext import AIORateLimiter
 
 from adapters.outbox import FAST, Limits
 from adapters.telegram.app import TelegramFrontEnd
+from bot.ai import LEVELS
 from bot.config import Config, TelegramConfig
 from bot.redis_server import free_port
 from bot.service import GameService
@@ -642,6 +644,40 @@ async def test_two_workers_never_show_an_older_table(redis_url: str, game_ids: N
         assert min(balancer.served) > 20
         assert bot.fake.unanswered_presses() == []
         assert bot.fake.errors == []
+
+
+async def until(done: Callable[[], bool], what: str, timeout: float = 5.0) -> None:
+    for _ in range(int(timeout / 0.01)):
+        if done():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"not within {timeout} s: {what}")
+
+
+async def test_a_group_whose_ai_thinks_does_not_hold_up_another(
+    tg: Bot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Updates of different chats are handled at once: while an AI seat thinks in one group,
+    a /join in another group is answered."""
+    ai = Pondering()
+    monkeypatch.setitem(LEVELS, "pondering", ai)
+    other = -100456
+    tg.fake.add_group(other, "Elsewhere", members=[DAN])
+    tg.fake.start_dm(DAN)
+    await seat(tg, (ANN,))
+    for _ in range(2):
+        await tg.command(GROUP, ANN, "/addbot pondering")
+    tg.fake.send_command(GROUP, ANN, "/start")
+    await until(ai.thinking.is_set, "an AI seat thinks")
+    tg.fake.send_command(other, DAN, "/join")
+    await until(
+        lambda: any("a new table" in m.text for m in tg.fake.current_messages(other).values()),
+        "the other group shows its lobby",
+    )
+    ai.answered.set()
+    await tg.idle()
+    assert any(text.startswith(TABLE) for text in tg.group_texts())
+    assert tg.real_errors() == []
 
 
 # --- timers, flood limits ---------------------------------------------------------------------

@@ -1,9 +1,13 @@
 """The Telegram front end's pure parts: ids and names, commands, the menu, rendering."""
 
+import asyncio
+
 import pytest
+from telegram import Update
 
 from adapters.telegram import commands
 from adapters.telegram.ids import AdminCache, chat_key, display_name, is_group, telegram_id
+from adapters.telegram.order import ChatOrder
 from adapters.telegram.render import MAX_TEXT, Key, answer_post, html_text, post, posts
 from bot.messages import Button, Message, Outcome
 from bot.requests import Kind, Request
@@ -160,3 +164,46 @@ def test_mentioned_names_become_links_to_the_people() -> None:
         '⏳ <a href="tg://user?id=2">Anna</a>, <a href="tg://user?id=1">Ann</a>, Zed, '
         '<a href="tg://user?id=4">Bo &lt;b&gt;</a>: go'
     )
+
+
+def _message_update(update_id: int, chat: int) -> Update:
+    """A real Update of a text message in `chat`, as Telegram sends it."""
+    data = {
+        "update_id": update_id,
+        "message": {
+            "message_id": update_id,
+            "date": 1764460800,
+            "chat": {"id": chat, "type": "group", "title": "Wizards"},
+            "from": {"id": 1001, "is_bot": False, "first_name": "Ann"},
+            "text": "/join",
+        },
+    }
+    update = Update.de_json(data, None)
+    assert update is not None
+    return update
+
+
+async def test_chat_order_keeps_a_chats_updates_in_order_and_runs_chats_at_once() -> None:
+    processor = ChatOrder()
+    done: list[int] = []
+    release = asyncio.Event()
+
+    async def handle(number: int, wait: bool) -> None:
+        if wait:
+            await release.wait()
+        await asyncio.sleep(0.001 * (number % 3))
+        done.append(number)
+
+    first_chat = [(n, -5) for n in range(5)]
+    tasks = [
+        asyncio.create_task(
+            processor.process_update(_message_update(n, chat), handle(n, wait=n == 0))
+        )
+        for n, chat in first_chat
+    ]
+    other = asyncio.create_task(processor.process_update(_message_update(9, -6), handle(9, False)))
+    await other  # another chat is not held up by the first chat's update that waits
+    assert done == [9]
+    release.set()
+    await asyncio.gather(*tasks)
+    assert done == [9, 0, 1, 2, 3, 4]  # one chat's updates in the order they came

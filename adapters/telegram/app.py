@@ -42,6 +42,7 @@ from telegram.ext import (
 from adapters.outbox import Limits, Outbox
 from adapters.telegram import commands
 from adapters.telegram.ids import AdminCache, chat_key, is_group, make_user, telegram_id
+from adapters.telegram.order import ChatOrder
 from adapters.telegram.render import Key, Post, answer_post, coalesce, html_text, posts
 from adapters.telegram.sender import Delivery, Sender
 from adapters.telegram.slots import Slots
@@ -82,7 +83,7 @@ def build_application(config: Config, rate_limiter: BaseRateLimiter[Any] | None)
     )
     if rate_limiter is not None:
         builder = builder.rate_limiter(rate_limiter)
-    return builder.build()
+    return builder.concurrent_updates(ChatOrder()).build()
 
 
 def default_rate_limiter() -> AIORateLimiter:
