@@ -126,7 +126,9 @@ class Sender:
             file = discord.File(io.BytesIO(data), filename=name)
             await channel.send(post.text, file=file, allowed_mentions=mentions)
             return Delivery.SENT
-        message_id = None if post.slot is None else await self.slots.get(where, post.slot)
+        message_id = None  # the slot's message, when this post edits or replaces it
+        if post.slot is not None and (not post.notify or post.replaces):
+            message_id = await self.slots.get(where, post.slot)
         if message_id is not None and not post.notify:
             try:
                 await channel.get_partial_message(message_id).edit(
