@@ -647,6 +647,7 @@ async def test_two_workers_never_show_an_older_table(redis_url: str, game_ids: N
 
 
 async def until(done: Callable[[], bool], what: str, timeout: float = 5.0) -> None:
+    """Wait until `done()` holds; AssertionError naming `what` after `timeout` seconds."""
     for _ in range(int(timeout / 0.01)):
         if done():
             return
