@@ -320,6 +320,7 @@ def _later(
 ) -> list[float]:
     """`later_tricks`, with the hand's `_masks` given."""
     table = chance_table(players, len(hand))
+    rows = CHANCE_ROWS[trump]
     out = []
     for card in hand:
         if card >= WIZ:
@@ -328,14 +329,21 @@ def _later(
         suit = card // 13
         step = card % 13 + 1
         higher = ((FULL >> step) << step & ~gone[suit] & ~own[suit]).bit_count()
-        kind = 26 if trump == NO_TRUMP else 0 if suit == trump else 13
-        out.append(table[kind + higher][length[suit]])
+        out.append(table[rows[suit] + higher][length[suit]])
     return out
 
 
+CHANCE_ROWS = {
+    trump: tuple(26 if trump == NO_TRUMP else 0 if suit == trump else 13 for suit in range(4))
+    for trump in range(-1, 4)
+}
+"""By trump, where each suit's rows start in a `chance_table` (add the unseen cards above)."""
+
+
 def chance_table(players: int, size: int) -> tuple[tuple[float, ...], ...]:
-    """`card_chance` for hands of `size` cards among `players`: row `kind + higher` (kind 0 for
-    a trump, 13 for an off-suit card, 26 without trump), column the suit's length in hand.
+    """`card_chance` for hands of `size` cards among `players`: row `CHANCE_ROWS[trump][suit] +
+    higher` (from 0 for a trump, 13 for an off-suit card, 26 without trump), column the suit's
+    length in hand.
     Made once per players and size."""
     known = _TABLES.get((players, size))
     if known is not None:

@@ -6,8 +6,8 @@ import random
 from dataclasses import dataclass
 
 from bot.ai.fastsim import (
+    CHANCE_ROWS,
     JES,
-    NO_TRUMP,
     NONE_SUIT,
     RANK,
     SUIT,
@@ -151,6 +151,7 @@ def estimate(hand: list[int], trump: int, players: int, exclude: int = -1) -> fl
     numbered card by its suit, rank and length. `exclude` is a card known elsewhere (the trump
     card turned up)."""
     table = chance_table(players, len(hand))
+    rows = CHANCE_ROWS[trump]
     held = [0] * 5
     for card in hand:
         held[SUIT[card]] += 1
@@ -165,8 +166,7 @@ def estimate(hand: list[int], trump: int, players: int, exclude: int = -1) -> fl
         rank = RANK[card]
         above = 13 - rank - above_held[suit] - (suit == gone and RANK[exclude] > rank)
         above_held[suit] += 1
-        kind = 26 if trump == NO_TRUMP else 0 if suit == trump else 13
-        total += table[kind + above][held[suit]]
+        total += table[rows[suit] + above][held[suit]]
     return total
 
 
