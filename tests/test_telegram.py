@@ -162,6 +162,15 @@ async def tg(redis_url: str, game_ids: None) -> AsyncIterator[Bot]:
             await client.aclose()
 
 
+async def until(done: Callable[[], bool], what: str, timeout: float = 5.0) -> None:
+    """Wait until `done()` holds; AssertionError naming `what` after `timeout` seconds."""
+    for _ in range(int(timeout / 0.01)):
+        if done():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"not within {timeout} s: {what}")
+
+
 async def seat(bot: Bot, players: tuple[User, ...] = PLAYERS, short: bool = True) -> None:
     """The players open their private chats, join in the group, and the host picks 5 rounds."""
     for user in players:
@@ -646,15 +655,6 @@ async def test_two_workers_never_show_an_older_table(redis_url: str, game_ids: N
         assert bot.fake.errors == []
 
 
-async def until(done: Callable[[], bool], what: str, timeout: float = 5.0) -> None:
-    """Wait until `done()` holds; AssertionError naming `what` after `timeout` seconds."""
-    for _ in range(int(timeout / 0.01)):
-        if done():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"not within {timeout} s: {what}")
-
-
 async def test_a_group_whose_ai_thinks_does_not_hold_up_another(
     tg: Bot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -693,12 +693,11 @@ async def test_a_turn_timeout_is_shown_like_any_outcome(redis_url: str, game_ids
         try:
             await seat(bot)
             await bot.command(GROUP, ANN, "/start")
-            for _ in range(50):  # the timer loop fires the deadline within a second or two
-                if any("ran out of time" in text for text in bot.group_texts()):
-                    break
-                await asyncio.sleep(0.1)
-            else:
-                raise AssertionError("no timeout was shown")
+            # the timer loop fires the deadline within a second or two
+            await until(
+                lambda: any("ran out of time" in text for text in bot.group_texts()),
+                "a timeout is shown",
+            )
             await bot.idle()
             late = [user for user in PLAYERS if "💤" in bot.hand(user).text]
             assert late, "the late player's hand shows the autopilot"
