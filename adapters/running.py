@@ -15,8 +15,8 @@ from collections.abc import Awaitable, Callable, Iterable
 import redis.asyncio as aioredis
 
 from bot.config import Config
-from bot.redis_server import RedisServerError, configured_redis
 from bot.store import StoreErrors
+from bot.store.redis_server import RedisServerError, configured_redis
 
 EXIT_OK = 0
 EXIT_FAILED = 1

@@ -1,5 +1,6 @@
 """Which message shows each slot (a lobby, a table, a hand), kept in Redis: shared by the
-Telegram and Discord front ends, each with its own keys (`bot.keys.telegram`, `bot.keys.discord`).
+Telegram and Discord front ends, each with its own keys (`bot.store.keys.telegram`,
+`bot.store.keys.discord`).
 
 One hash per chat where messages are shown: the field `<game chat>:<slot>` holds the id of the
 last message sent for that slot there. So a restart, or another worker, edits the same message;

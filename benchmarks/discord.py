@@ -41,9 +41,9 @@ from fake_discord import FakeDiscord, Person, Stored  # noqa: E402
 from adapters.discord.app import DiscordFrontEnd  # noqa: E402
 from adapters.outbox import FAST  # noqa: E402
 from bot.config import Config, DiscordConfig  # noqa: E402
-from bot.redis_server import RedisServer, free_port  # noqa: E402
 from bot.service import GameService  # noqa: E402
 from bot.store import Store  # noqa: E402
+from bot.store.redis_server import RedisServer, free_port  # noqa: E402
 from bot.table import Settings  # noqa: E402
 
 NAMES = ("Ann", "Bob", "Cid", "Dan", "Eve", "Fay")

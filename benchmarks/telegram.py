@@ -52,9 +52,9 @@ from telegram.ext import AIORateLimiter  # noqa: E402
 from adapters.outbox import FAST  # noqa: E402
 from adapters.telegram.app import TelegramFrontEnd  # noqa: E402
 from bot.config import Config, TelegramConfig  # noqa: E402
-from bot.redis_server import RedisServer, free_port  # noqa: E402
 from bot.service import GameService  # noqa: E402
 from bot.store import Store  # noqa: E402
+from bot.store.redis_server import RedisServer, free_port  # noqa: E402
 from bot.table import Settings  # noqa: E402
 
 GROUP = -100123

@@ -10,7 +10,7 @@ import redis
 import redis.asyncio as aioredis
 
 import engine
-from bot.redis_server import RedisServer, free_port
+from bot.store.redis_server import RedisServer, free_port
 from engine import (
     DECK,
     WIZARD,

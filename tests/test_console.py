@@ -29,12 +29,13 @@ from adapters.console.reader import (
     read,
 )
 from adapters.console.render import choice_list, prompt
-from bot import keys, tokens
+from bot import tokens
 from bot.config import Config
 from bot.i18n import texts
 from bot.messages import Button, Message
-from bot.redis_server import free_port
 from bot.requests import Kind, Request
+from bot.store import keys
+from bot.store.redis_server import free_port
 from bot.table import Table
 from bot.themes import Theme
 

@@ -38,8 +38,8 @@ from service_helpers import (
 )
 
 from bot.config import Config
-from bot.redis_server import RedisServer, free_port
 from bot.requests import Kind, Request
+from bot.store.redis_server import RedisServer, free_port
 from engine import ErrorCode, Phase, check_record
 
 UNREACHABLE = "The game store cannot be reached right now. Please try again shortly."

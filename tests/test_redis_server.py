@@ -12,8 +12,8 @@ import pytest
 import redis
 import redis.asyncio
 
-from bot import redis_server as rs
-from bot.redis_server import (
+from bot.store import redis_server as rs
+from bot.store.redis_server import (
     RedisServer,
     RedisServerError,
     embedded_redis,

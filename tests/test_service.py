@@ -32,11 +32,12 @@ from service_helpers import (
     table_of,
 )
 
-from bot import keys, tokens
+from bot import tokens
 from bot.ai import LEVELS
 from bot.config import Config
 from bot.messages import Outcome
 from bot.requests import Kind, Request, User
+from bot.store import keys
 from engine import (
     BidMode,
     ErrorCode,

@@ -26,9 +26,9 @@ from adapters.outbox import FAST, Limits
 from adapters.telegram.app import TelegramFrontEnd
 from bot.ai import LEVELS
 from bot.config import Config, TelegramConfig
-from bot.redis_server import free_port
 from bot.service import GameService
 from bot.store import Store
+from bot.store.redis_server import free_port
 from bot.table import Settings
 
 pytestmark = pytest.mark.filterwarnings(

@@ -45,10 +45,10 @@ from bot import screens, tokens
 from bot.config import Config
 from bot.i18n import Texts, texts
 from bot.messages import Message, Outcome
-from bot.redis_server import RedisServerError, configured_redis
 from bot.requests import Kind, Request, User
 from bot.service import ROUND_PHASES, GameService
 from bot.store import Store, StoreErrors
+from bot.store.redis_server import RedisServerError, configured_redis
 from bot.table import Settings, Table
 from bot.themes import Theme
 from engine import Phase, table_view

@@ -1,11 +1,11 @@
 """Discord's slot map (see `adapters.slots`): one hash per Discord channel (a game channel, or
-a player's DM channel), `bot.keys.discord`."""
+a player's DM channel), `bot.store.keys.discord`."""
 
 import redis.asyncio as aioredis
 
 from adapters.discord.ids import chat_key
 from adapters.slots import SlotMap
-from bot import keys
+from bot.store import keys
 
 
 class Slots(SlotMap):

@@ -1,10 +1,11 @@
-"""Telegram's slot map (see `adapters.slots`): one hash per Telegram chat, `bot.keys.telegram`."""
+"""Telegram's slot map (see `adapters.slots`): one hash per Telegram chat,
+`bot.store.keys.telegram`."""
 
 import redis.asyncio as aioredis
 
 from adapters.slots import SlotMap
 from adapters.telegram.ids import chat_key
-from bot import keys
+from bot.store import keys
 
 
 class Slots(SlotMap):

@@ -13,7 +13,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from bot import keys
+from bot.store import keys
 from bot.table import Settings, Table
 
 UPDATE_TTL = 15 * 60
