@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.config import AI_LEVELS, Config, ConfigError, load_config
-from bot.render_text import WIDTH, game_log, score_sheet, sheet_rows, standings
+from bot.show.formatters import WIDTH, game_log, score_sheet, sheet_rows, standings
 from engine import (
     Options,
     RecordError,

@@ -28,7 +28,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 LANGUAGES = ("en", "de", "es")
-"""The languages the bot speaks (the single list until bot.i18n takes it over)."""
+"""The languages the bot speaks (the single list until bot.show.i18n takes it over)."""
 
 THEMES = ("colours", "races", "french")
 """The names the four suits can be shown by."""

@@ -16,15 +16,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
 
-from bot import screens, tokens
+from bot import tokens
 from bot.ai import get_ai
 from bot.config import Config
-from bot.i18n import LANGUAGES, texts
 from bot.messages import Message, Outcome
 from bot.requests import Kind, Request, User
+from bot.show import screens
+from bot.show.i18n import LANGUAGES, texts
+from bot.show.themes import Theme, parse_card_text
 from bot.store import Snapshot, Store, StoreErrors, Write
 from bot.table import Settings, Table, new_game_id
-from bot.themes import Theme, parse_card_text
 from engine import (
     Bid,
     ChooseTrump,

@@ -20,13 +20,13 @@ import redis.asyncio as aioredis
 from bot import tokens
 from bot.ai.normal import NormalAI
 from bot.config import Config
-from bot.i18n import error_text, texts
 from bot.messages import Message, Outcome
 from bot.requests import Kind, Request, User
 from bot.service import GameService
+from bot.show.i18n import error_text, texts
+from bot.show.themes import Theme, card_face, cards_line
 from bot.store import Store, Write, keys
 from bot.table import Settings, Table
-from bot.themes import Theme, card_face, cards_line
 from engine import (
     DECK,
     JESTER,

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bot.cli import main
-from bot.render_text import score_sheet, standings
+from bot.show.formatters import score_sheet, standings
 from engine import Options, export_record, parse_option
 from engine.randomplay import play_random_game
 from engine.views import ScoreRow

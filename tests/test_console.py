@@ -31,13 +31,13 @@ from adapters.console.reader import (
 from adapters.console.render import choice_list, prompt
 from bot import tokens
 from bot.config import Config
-from bot.i18n import texts
 from bot.messages import Button, Message
 from bot.requests import Kind, Request
+from bot.show.i18n import texts
+from bot.show.themes import Theme
 from bot.store import keys
 from bot.store.redis_server import free_port
 from bot.table import Table
-from bot.themes import Theme
 
 GOLDEN = Path(__file__).parent / "golden" / "console_game.txt"
 SHORT_GAME = ("--players", "3", "--option", "rounds=short", "--level", "normal", "--name", "Ann")

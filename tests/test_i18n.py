@@ -8,8 +8,8 @@ import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
-from bot import i18n
-from bot.i18n import (
+from bot.show import i18n
+from bot.show.i18n import (
     DEFAULT_LANGUAGE,
     ERROR_MESSAGES,
     LANGUAGES,
@@ -20,7 +20,7 @@ from bot.i18n import (
 )
 from engine import ErrorCode
 
-OWN_MODULES = ("bot/i18n.py", "bot/themes.py")
+OWN_MODULES = ("bot/show/i18n.py", "bot/show/themes.py")
 
 
 def own_msgids() -> set[str]:
@@ -277,13 +277,15 @@ def test_every_text_in_the_code_is_in_the_catalogs_and_translated() -> None:
     a text added to the code without a translation in every catalog fails here."""
     problems = i18n.check_catalogs()
     assert problems == [], (
-        f"{len(problems)} catalog problem(s); run `python -m bot.i18n extract`, then fill in "
+        f"{len(problems)} catalog problem(s); run `python -m bot.show.i18n extract`, then fill in "
         "the de and es msgstr lines (and drop their fuzzy flags):\n  " + "\n  ".join(problems)
     )
     with (i18n.LOCALE_DIR / "messages.pot").open("rb") as file:
         template = read_po(file)
     stale = i18n.missing_messages(i18n.extract_messages(), template)
-    assert stale == [], f"messages.pot is out of date; run `python -m bot.i18n extract`: {stale}"
+    assert stale == [], (
+        f"messages.pot is out of date; run `python -m bot.show.i18n extract`: {stale}"
+    )
 
 
 SCORE_SHEET_LABELS = {"Rnd": 5, "Cards": 7, "Rd": 4, "Cd": 4, "w/b": 3, "pts": 3, "tot": 3}

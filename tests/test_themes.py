@@ -4,8 +4,8 @@ import unicodedata
 
 import pytest
 
-from bot.i18n import texts
-from bot.themes import (
+from bot.show.i18n import texts
+from bot.show.themes import (
     DEFAULT_THEME,
     Theme,
     card_face,

@@ -41,16 +41,17 @@ from adapters.console.reader import (
     offered,
     read,
 )
-from bot import screens, tokens
+from bot import tokens
 from bot.config import Config
-from bot.i18n import Texts, texts
 from bot.messages import Message, Outcome
 from bot.requests import Kind, Request, User
 from bot.service import ROUND_PHASES, GameService
+from bot.show import screens
+from bot.show.i18n import Texts, texts
+from bot.show.themes import Theme
 from bot.store import Store, StoreErrors
 from bot.store.redis_server import RedisServerError, configured_redis
 from bot.table import Settings, Table
-from bot.themes import Theme
 from engine import Phase, table_view
 
 USER_ID = "console:you"

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from enum import Enum
 
 from bot import tokens
-from bot.i18n import LANGUAGES, Texts, texts
 from bot.messages import Message
 from bot.requests import Kind, Request
-from bot.themes import SUIT_FACES, SUIT_NAMES, Theme, parse_card_text
+from bot.show.i18n import LANGUAGES, Texts, texts
+from bot.show.themes import SUIT_FACES, SUIT_NAMES, Theme, parse_card_text
 from engine import Suit
 
 

@@ -33,10 +33,10 @@ from adapters.discord.sender import Sender
 from adapters.discord.slots import Slots
 from adapters.outbox import Limits, Outbox
 from bot.config import Config
-from bot.i18n import Texts, texts
 from bot.messages import Message, Outcome
 from bot.requests import Kind, Request, User
 from bot.service import GameService
+from bot.show.i18n import Texts, texts
 from bot.store import StoreErrors
 from bot.timers import stop_timer_loop, timer_loop
 

@@ -7,8 +7,8 @@ import discord
 from discord import app_commands
 
 from adapters.telegram.commands import menu
-from bot.i18n import DEFAULT_LANGUAGE, N_, texts
 from bot.requests import Kind
+from bot.show.i18n import DEFAULT_LANGUAGE, N_, texts
 
 MAX_DESCRIPTION = 100
 """Discord's limit for a command's or an option's description."""

@@ -48,10 +48,10 @@ from adapters.telegram.sender import Delivery, Sender
 from adapters.telegram.slots import Slots
 from bot import tokens
 from bot.config import Config
-from bot.i18n import Texts, texts
 from bot.messages import Outcome
 from bot.requests import Kind, Request, User
 from bot.service import GameService
+from bot.show.i18n import Texts, texts
 from bot.store import StoreErrors
 from bot.timers import stop_timer_loop, timer_loop
 

@@ -4,10 +4,10 @@ deep link that lets a person who never wrote to the bot open their private chat 
 
 import re
 
-from bot import screens
-from bot.i18n import LANGUAGES, N_, texts
 from bot.requests import Kind, Request
-from bot.themes import Theme
+from bot.show import screens
+from bot.show.i18n import LANGUAGES, N_, texts
+from bot.show.themes import Theme
 
 GROUP_COMMANDS: dict[str, Kind] = {
     "join": Kind.JOIN,

@@ -5,11 +5,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot import tokens
-from bot.i18n import Texts, error_text
 from bot.messages import Button, Message
-from bot.render_text import score_sheet
+from bot.show.formatters import score_sheet
+from bot.show.i18n import Texts, error_text
+from bot.show.themes import Theme, card_face, cards_line, suit_face, suit_name
 from bot.table import Table
-from bot.themes import Theme, card_face, cards_line, suit_face, suit_name
 from engine import (
     WIZARD,
     BidMode,

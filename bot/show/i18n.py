@@ -1,7 +1,7 @@
 """Translations: every word a player sees comes from a gettext catalog, read with Babel.
 
-Catalogs are kept as source only: `bot/locale/messages.pot` (the template) and
-`bot/locale/<lang>/LC_MESSAGES/messages.po` for each of `LANGUAGES`. At run time each `.po` is
+Catalogs are kept as source only: `bot/show/locale/messages.pot` (the template) and
+`bot/show/locale/<lang>/LC_MESSAGES/messages.po` for each of `LANGUAGES`. At run time each `.po` is
 read with Babel, compiled in memory and cached, so no compiled `.mo` file is ever committed.
 
 In code, a `Texts` for the reader's language is conventionally named `t`:
@@ -14,11 +14,12 @@ In code, a `Texts` for the reader's language is conventionally named `t`:
 A text that is defined in one place and translated in another is marked with `N_("...")` (or
 `N_plural(singular, plural)`), which returns it unchanged but lets the extractor find it.
 
-After adding or changing texts, run `python -m bot.i18n extract`: it extracts every marked text
-from `bot/` and `adapters/` (keywords `_`, `gettext`, `ngettext`, `t`, `N_`, `N_plural`; a
+After adding or changing texts, run `python -m bot.show.i18n extract`: it extracts every marked
+text from `bot/` and `adapters/` (keywords `_`, `gettext`, `ngettext`, `t`, `N_`, `N_plural`; a
 comment starting `TRANSLATORS:` just above a text is passed on to translators), rewrites
 `messages.pot` and merges it into each `.po`; then fill in the new empty `msgstr` lines.
-`python -m bot.i18n check` lists texts the code uses that a catalog lacks or leaves untranslated.
+`python -m bot.show.i18n check` lists texts the code uses that a catalog lacks or leaves
+untranslated.
 A text without a translation is shown in English, the msgid itself.
 """
 
@@ -50,7 +51,7 @@ DOMAIN = "messages"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 """Where the catalogs live: `messages.pot` and `<lang>/LC_MESSAGES/messages.po`."""
 
-PROJECT_ROOT = LOCALE_DIR.parent.parent
+PROJECT_ROOT = LOCALE_DIR.parents[2]
 SOURCE_DIRS = ("bot", "adapters")
 """The folders under the project root whose Python files are searched for texts."""
 
@@ -317,7 +318,7 @@ FORESEEN: tuple[str | tuple[str, str], ...] = (
 
 _HEADER = """\
 # Translations of wizard-bot.
-# Updated by `python -m bot.i18n extract`; fill in the empty msgstr lines.
+# Updated by `python -m bot.show.i18n extract`; fill in the empty msgstr lines.
 #"""
 
 _DATE_HEADERS = re.compile(rb'^"(POT-Creation-Date|PO-Revision-Date): .*\\n"$', re.MULTILINE)
@@ -465,8 +466,8 @@ def check_catalogs(root: Path = PROJECT_ROOT, locale_dir: Path = LOCALE_DIR) -> 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m bot.i18n extract|check`."""
-    parser = argparse.ArgumentParser(prog="python -m bot.i18n", description=__doc__)
+    """`python -m bot.show.i18n extract|check`."""
+    parser = argparse.ArgumentParser(prog="python -m bot.show.i18n", description=__doc__)
     parser.add_argument("command", choices=["extract", "check"])
     args = parser.parse_args(argv)
     if args.command == "extract":

@@ -29,7 +29,7 @@ import unicodedata
 from collections.abc import Iterable
 from enum import StrEnum
 
-from bot.i18n import LANGUAGES, N_, Texts, texts
+from bot.show.i18n import LANGUAGES, N_, Texts, texts
 from engine.cards import JESTER, RANK_OF, RANKS, SUIT_OF, WIZARD, Card, Suit, sorted_hand
 
 
