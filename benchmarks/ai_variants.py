@@ -24,8 +24,8 @@ _HERE = Path(__file__).resolve().parent
 sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _HERE]
 
 from bot import ai  # noqa: E402
+from bot.ai.arena import run_arena, summary  # noqa: E402
 from bot.ai.hard import HardAI  # noqa: E402
-from bot.arena import run_arena, summary  # noqa: E402
 from engine import Options  # noqa: E402
 
 

@@ -438,7 +438,7 @@ def _summary(
 
 def run_arena(args: argparse.Namespace) -> int:
     """`wizard-bot arena`: AI levels against each other, the figures as JSON."""
-    from bot import arena  # the AI loads only when asked
+    from bot.ai import arena  # the AI loads only when asked
 
     players: int = args.players
     options = _options(args.options, players)

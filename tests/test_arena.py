@@ -6,8 +6,8 @@ import json
 import pytest
 
 from bot import ai
+from bot.ai.arena import GameResult, rotated, run_arena, summary
 from bot.ai.hard import Budget, HardAI
-from bot.arena import GameResult, rotated, run_arena, summary
 from bot.cli import main
 from engine import Options, RoundsPlan
 
