@@ -5,10 +5,10 @@ import json
 
 import pytest
 
+from adapters.cli import main
 from bot import ai
 from bot.ai.arena import GameResult, rotated, run_arena, summary
 from bot.ai.hard import Budget, HardAI
-from bot.cli import main
 from engine import Options, RoundsPlan
 
 SHORT = Options(rounds=RoundsPlan.SHORT)

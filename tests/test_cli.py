@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bot.cli import main
+from adapters.cli import main
 from bot.show.formatters import score_sheet, standings
 from engine import Options, export_record, parse_option
 from engine.randomplay import play_random_game
