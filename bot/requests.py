@@ -1,29 +1,8 @@
-"""Requests: what a person asked for, as an adapter understood it (platform-neutral)."""
+"""Requests: what a person asked for, as a front end understood it (platform-neutral)."""
 
 from dataclasses import dataclass
-from enum import StrEnum
 
-
-class Kind(StrEnum):
-    JOIN = "join"
-    LEAVE = "leave"
-    START = "start"
-    CANCEL = "cancel"
-    ADD_AI = "addbot"  # arg: level (optional)
-    OPTION = "options"  # arg: "" shows the options; "name=value" or "name" (toggle) sets one
-    BUTTON = "button"  # arg: the pressed button's payload
-    BID = "bid"  # arg: the number
-    PLAY = "play"  # arg: the card, in record notation
-    TRUMP = "trump"  # arg: the suit letter
-    WINGS = "wings"  # arg: the card to mark, or "" to clear
-    HAND = "hand"
-    SCORES = "scores"
-    RULES = "rules"
-    HELP = "help"
-    LANGUAGE = "language"  # arg: a language code, or "" to list them
-    THEME = "theme"  # arg: a deck theme, or "" to list them
-    RECORD = "record"
-    RESUME = "resume"  # take one's seat back from the autopilot
+from bot.commands import Kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,5 +17,7 @@ class User:
 
 @dataclass(frozen=True, slots=True)
 class Request:
+    """A command and its argument as typed (`Kind.BUTTON`: a pressed button's payload)."""
+
     kind: Kind
     arg: str = ""

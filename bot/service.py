@@ -16,11 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
 
-from bot import tokens
+from bot import commands, tokens
 from bot.ai import get_ai
+from bot.commands import Action, Kind
 from bot.config import Config
 from bot.messages import Message, Outcome
-from bot.requests import Kind, Request, User
+from bot.requests import Request, User
 from bot.show import screens
 from bot.show.i18n import LANGUAGES, texts
 from bot.show.themes import Theme, parse_card_text
@@ -237,7 +238,7 @@ class GameService:
         if kind is Kind.BUTTON:
             return self._button(snap, look, user, request.arg)
         if kind is Kind.HELP:
-            return Result(messages=[Message(screens.help_text(look))])
+            return Result(messages=[Message(commands.help_text(look.t))])
         if kind is Kind.RULES:
             options = table.game.options if table else None
             return Result(messages=[Message(screens.rules_text(look, options))])
@@ -308,34 +309,19 @@ class GameService:
         if table is None or token.game != table.game_id:
             raise Refused(t("This button belongs to a game that is over."))
         valid = {tokens.LOBBY_STAMP, tokens.stamp(table.game)}
-        if token.action == "w":
+        if token.action is Action.WINGS:
             valid.add(tokens.round_stamp(table.game))
         if token.stamp not in valid:
             raise Refused(t("This button is out of date."))
         action, arg = token.action, token.arg
-        simple = {
-            "j": Kind.JOIN,
-            "l": Kind.LEAVE,
-            "s": Kind.START,
-            "x": Kind.CANCEL,
-            "a": Kind.ADD_AI,
-            "o": Kind.OPTION,
-            "h": Kind.HAND,
-            "r": Kind.RESUME,
-            "k": Kind.SCORES,
-            "b": Kind.BID,
-            "t": Kind.TRUMP,
-            "w": Kind.WINGS,
-            "p": Kind.PLAY,
-        }
-        if action == "n":
+        if action is Action.AGAIN:
             if table.game.phase is not Phase.FINISHED:
                 raise Refused(t("This button is out of date."))
             return self._join(snap, look, user)
-        if action == "o" and not arg:
+        if action is Action.OPTION and not arg:
             self._require_host(look, table, user)
             return Result(messages=[screens.lobby(look, table, show_options=True)])
-        return self._apply(snap, user, Request(simple[action], arg))
+        return self._apply(snap, user, Request(commands.BY_ACTION[action].kind, arg))
 
     def _settings(
         self,

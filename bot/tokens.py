@@ -8,6 +8,7 @@ Tokens fit Telegram's 64-byte callback data and Discord's 100-character custom i
 
 from dataclasses import dataclass
 
+from bot.commands import Action
 from engine import GameState, Phase
 
 LOBBY_STAMP = "L"
@@ -22,16 +23,11 @@ class TokenError(ValueError):
 class Token:
     game: str
     stamp: str
-    action: str
+    action: Action
     arg: str
 
     def encode(self) -> str:
         return f"{self.game}.{self.stamp}.{self.action}{self.arg}"
-
-
-ACTIONS = frozenset("jlsaoxbptwhrnk")
-"""j join, l leave, s start, a add AI, o option, x cancel, b bid, p play, t trump, w wings,
-h show hand, r resume, n new game (rematch), k score sheet."""
 
 
 def decode(payload: str) -> Token:
@@ -42,8 +38,8 @@ def decode(payload: str) -> Token:
     if len(parts) != 3 or not parts[0].isalnum() or not parts[1] or not parts[2]:
         raise TokenError("bad shape")
     game, stamp, rest = parts
-    action, arg = rest[0], rest[1:]
-    if action not in ACTIONS or not all(ch.isalnum() or ch in "=-_" for ch in arg + stamp):
+    action, arg = Action._value2member_map_.get(rest[0]), rest[1:]
+    if not isinstance(action, Action) or not all(ch.isalnum() or ch in "=-_" for ch in arg + stamp):
         raise TokenError("bad action")
     return Token(game, stamp, action, arg)
 
@@ -66,16 +62,16 @@ def round_stamp(state: GameState) -> str:
     return LOBBY_STAMP if rnd is None else f"r{rnd.number}"
 
 
-def make(game: str, state: GameState, action: str, arg: str = "") -> str:
+def make(game: str, state: GameState, action: Action, arg: str = "") -> str:
     """The payload of a button for `action` at the game's current decision."""
     return Token(game, stamp(state), action, arg).encode()
 
 
-def for_round(game: str, state: GameState, action: str, arg: str = "") -> str:
+def for_round(game: str, state: GameState, action: Action, arg: str = "") -> str:
     """The payload of a button valid until the round ends (wings marks)."""
     return Token(game, round_stamp(state), action, arg).encode()
 
 
-def lobby(game: str, action: str, arg: str = "") -> str:
+def lobby(game: str, action: Action, arg: str = "") -> str:
     """The payload of a lobby or end-of-game button (valid as long as the game id is)."""
     return Token(game, LOBBY_STAMP, action, arg).encode()

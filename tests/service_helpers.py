@@ -19,9 +19,10 @@ import redis.asyncio as aioredis
 
 from bot import tokens
 from bot.ai.normal import NormalAI
+from bot.commands import Kind
 from bot.config import Config
 from bot.messages import Message, Outcome
-from bot.requests import Kind, Request, User
+from bot.requests import Request, User
 from bot.service import GameService
 from bot.show.i18n import error_text, texts
 from bot.show.themes import Theme, card_face, cards_line

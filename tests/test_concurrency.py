@@ -29,7 +29,8 @@ from service_helpers import (
 )
 
 from bot import tokens
-from bot.requests import Kind, Request, User
+from bot.commands import Kind
+from bot.requests import Request, User
 from engine import ErrorCode, GameState, Phase, check_record
 
 OUT_OF_DATE = "This button is out of date."

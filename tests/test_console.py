@@ -30,9 +30,10 @@ from adapters.console.reader import (
 )
 from adapters.console.render import choice_list, prompt
 from bot import tokens
+from bot.commands import Kind
 from bot.config import Config
 from bot.messages import Button, Message
-from bot.requests import Kind, Request
+from bot.requests import Request
 from bot.show.i18n import texts
 from bot.show.themes import Theme
 from bot.store import keys

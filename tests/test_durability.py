@@ -37,8 +37,9 @@ from service_helpers import (
     worker_command,
 )
 
+from bot.commands import Kind
 from bot.config import Config
-from bot.requests import Kind, Request
+from bot.requests import Request
 from bot.store.redis_server import RedisServer, free_port
 from engine import ErrorCode, Phase, check_record
 

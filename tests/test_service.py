@@ -34,9 +34,10 @@ from service_helpers import (
 
 from bot import tokens
 from bot.ai import LEVELS
+from bot.commands import Kind
 from bot.config import Config
 from bot.messages import Outcome
-from bot.requests import Kind, Request, User
+from bot.requests import Request, User
 from bot.store import keys
 from engine import (
     BidMode,

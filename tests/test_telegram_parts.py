@@ -9,8 +9,9 @@ from adapters.telegram import commands
 from adapters.telegram.ids import AdminCache, chat_key, display_name, is_group, telegram_id
 from adapters.telegram.order import ChatOrder
 from adapters.telegram.render import MAX_TEXT, Key, answer_post, html_text, post, posts
+from bot.commands import Kind
 from bot.messages import Button, Message, Outcome
-from bot.requests import Kind, Request
+from bot.requests import Request
 
 
 def test_ids_round_trip() -> None:

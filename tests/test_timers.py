@@ -7,9 +7,10 @@ import pytest
 import redis.asyncio as aioredis
 import redis.exceptions
 
+from bot.commands import Kind
 from bot.config import Config
 from bot.messages import Outcome
-from bot.requests import Kind, Request, User
+from bot.requests import Request, User
 from bot.service import GameService
 from bot.store import Store
 from bot.table import Settings

@@ -42,9 +42,10 @@ from adapters.console.reader import (
     read,
 )
 from bot import tokens
+from bot.commands import Action, Kind
 from bot.config import Config
 from bot.messages import Message, Outcome
-from bot.requests import Kind, Request, User
+from bot.requests import Request, User
 from bot.service import ROUND_PHASES, GameService
 from bot.show import screens
 from bot.show.i18n import Texts, texts
@@ -435,6 +436,6 @@ class ConsoleTable:
         for row in message.buttons:
             for button in row:
                 with contextlib.suppress(tokens.TokenError):
-                    if tokens.decode(button.payload).action == "n":
+                    if tokens.decode(button.payload).action is Action.AGAIN:
                         return True
         return False

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from enum import Enum
 
 from bot import tokens
+from bot.commands import Action, Kind
 from bot.messages import Message
-from bot.requests import Kind, Request
+from bot.requests import Request
 from bot.show.i18n import LANGUAGES, Texts, texts
 from bot.show.themes import SUIT_FACES, SUIT_NAMES, Theme, parse_card_text
 from engine import Suit
@@ -28,7 +29,7 @@ class Ask(Enum):
     TRUMP = "trump"
 
 
-ACTIONS = {"b": Ask.BID, "p": Ask.CARD, "t": Ask.TRUMP}
+ACTIONS = {Action.BID: Ask.BID, Action.PLAY: Ask.CARD, Action.TRUMP: Ask.TRUMP}
 """Button actions (see bot.tokens) that are the person's decisions."""
 
 

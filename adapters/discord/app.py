@@ -32,9 +32,10 @@ from adapters.discord.render import Key, Post, coalesce, content, hand_id, is_ch
 from adapters.discord.sender import Sender
 from adapters.discord.slots import Slots
 from adapters.outbox import Limits, Outbox
+from bot.commands import Kind
 from bot.config import Config
 from bot.messages import Message, Outcome
-from bot.requests import Kind, Request, User
+from bot.requests import Request, User
 from bot.service import GameService
 from bot.show.i18n import Texts, texts
 from bot.store import StoreErrors

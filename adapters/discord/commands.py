@@ -1,14 +1,14 @@
-"""Slash commands: which request each one is, its option, and its description in every
-language (the Telegram command menu's texts, given to Discord as localizations)."""
+"""Slash commands, made from the command table: which request each one is, its option, and its
+description in every language (Discord shows each person the one of their client's language)."""
 
 from dataclasses import dataclass
 
 import discord
 from discord import app_commands
 
-from adapters.telegram.commands import menu
-from bot.requests import Kind
-from bot.show.i18n import DEFAULT_LANGUAGE, N_, texts
+from bot import commands
+from bot.commands import Kind
+from bot.show.i18n import DEFAULT_LANGUAGE, texts
 
 MAX_DESCRIPTION = 100
 """Discord's limit for a command's or an option's description."""
@@ -27,19 +27,14 @@ class Spec:
 
 
 COMMANDS: dict[str, Spec] = {
-    "join": Spec(Kind.JOIN),
-    "leave": Spec(Kind.LEAVE),
-    "start": Spec(Kind.START),
-    "cancel": Spec(Kind.CANCEL, public=True),
-    "addbot": Spec(Kind.ADD_AI, ("level", N_("The AI's level: easy, normal or hard"))),
-    "options": Spec(Kind.OPTION, ("setting", N_("An option to set, e.g. rounds=short"))),
-    "hand": Spec(Kind.HAND),
-    "scores": Spec(Kind.SCORES, public=True),
-    "record": Spec(Kind.RECORD, public=True),
-    "rules": Spec(Kind.RULES, guild_only=False, public=True),
-    "help": Spec(Kind.HELP, guild_only=False, public=True),
-    "language": Spec(Kind.LANGUAGE, ("code", N_("A language: en, de or es")), public=True),
-    "theme": Spec(Kind.THEME, ("name", N_("A deck theme: colours, races or french")), public=True),
+    spec.name: Spec(
+        spec.kind,
+        (spec.arg.option, spec.arg.about) if spec.arg.option else None,
+        guild_only=not spec.anywhere,
+        public=spec.public,
+    )
+    for spec in commands.COMMANDS
+    if spec.typed and spec.about and spec.slash
 }
 """The slash commands, by name."""
 
@@ -52,8 +47,8 @@ LOCALES: dict[discord.Locale, str] = {
 
 
 def descriptions(language: str) -> dict[str, str]:
-    """Each command's description in `language` (from the command menu's texts)."""
-    return {name: text[:MAX_DESCRIPTION] for name, text in menu(language)}
+    """Each command's description in `language` (from the command table)."""
+    return {name: text[:MAX_DESCRIPTION] for name, text in commands.menu(texts(language))}
 
 
 def description(name: str) -> app_commands.locale_str:

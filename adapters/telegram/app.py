@@ -47,9 +47,10 @@ from adapters.telegram.render import Key, Post, answer_post, coalesce, html_text
 from adapters.telegram.sender import Delivery, Sender
 from adapters.telegram.slots import Slots
 from bot import tokens
+from bot.commands import BY_ACTION, BY_KIND, CommandSpec, Kind, Who
 from bot.config import Config
 from bot.messages import Outcome
-from bot.requests import Kind, Request, User
+from bot.requests import Request, User
 from bot.service import GameService
 from bot.show.i18n import Texts, texts
 from bot.store import StoreErrors
@@ -63,11 +64,6 @@ Context = ContextTypes.DEFAULT_TYPE
 ALLOWED_UPDATES = ("message", "callback_query", "my_chat_member")
 MAX_ANSWER = 200
 """Telegram's limit for a callback answer's text."""
-ADMIN_KINDS = frozenset({Kind.CANCEL, Kind.OPTION})
-ADMIN_ACTIONS = frozenset("xo")
-"""Buttons that a group admin may press for the host: cancel, options."""
-JOIN_ACTIONS = frozenset("jn")
-"""Buttons that seat the presser: join, play again."""
 MEMBER_STATUSES = frozenset({"creator", "administrator", "member", "restricted"})
 
 
@@ -224,17 +220,18 @@ class TelegramFrontEnd:
         if request is None:
             return
         game = chat_key(chat.id)
-        if request.kind is Kind.JOIN and not await self._reachable(chat, person, message.id):
+        spec = BY_KIND[request.kind]
+        if spec.seats and not await self._reachable(chat, person, message.id):
             return
-        admin = request.kind in ADMIN_KINDS and await self.admins.is_admin(chat.id, person.id)
+        admin = spec.who is Who.HOST and await self.admins.is_admin(chat.id, person.id)
         user = make_user(person.id, person.first_name, person.last_name, admin)
         outcome = await self.service.handle(game, user, request, str(update.update_id))
         self.show(game, outcome)
         self.reply(chat.id, outcome, message.id)
 
     async def on_private(self, update: Update, context: Context) -> None:
-        """A command in a private chat: /start join-<group> finishes a join; anything else
-        gets the help."""
+        """A command in a private chat: /start join-<group> finishes a join; the commands that
+        work anywhere (/help, /rules) answer; anything else gets the help."""
         message, chat, person = _parts(update)
         if message is None or chat is None or person is None:
             return
@@ -246,7 +243,8 @@ class TelegramFrontEnd:
             return
         here = chat_key(chat.id)
         user = make_user(person.id, person.first_name, person.last_name, False)
-        outcome = await self.service.handle(here, user, Request(Kind.HELP), str(update.update_id))
+        request = commands.private_request(name, args)
+        outcome = await self.service.handle(here, user, request, str(update.update_id))
         self.show(here, outcome)
 
     async def _join_from_link(self, update: Update, group: int, person: TgUser) -> None:
@@ -278,14 +276,15 @@ class TelegramFrontEnd:
         else:
             game = await self.slots.game_of(where.id, query.message.message_id)  # type: ignore[union-attr]
         game = game or chat_key(where.id)
-        action = _action(data)
-        joins = action in JOIN_ACTIONS and is_group(where.id)
+        spec = _command(data)
+        joins = spec is not None and spec.seats and is_group(where.id)
         if joins and not await self._reachable(where, person, None):
             t = await self._texts(game)
             await query.answer(_cut(self._open_first(t)), show_alert=True)
             return
         admin = (
-            action in ADMIN_ACTIONS
+            spec is not None
+            and spec.who is Who.HOST
             and is_group(where.id)
             and await self.admins.is_admin(where.id, person.id)
         )
@@ -401,12 +400,12 @@ def _parts(update: Update) -> tuple[Message | None, Chat | None, TgUser | None]:
     return update.effective_message, update.effective_chat, update.effective_user
 
 
-def _action(payload: str) -> str:
-    """The action letter of a button payload ("" for one that is not a token)."""
+def _command(payload: str) -> CommandSpec | None:
+    """The command a button payload gives (None for one that is not a token)."""
     try:
-        return tokens.decode(payload).action
+        return BY_ACTION[tokens.decode(payload).action]
     except tokens.TokenError:
-        return ""
+        return None
 
 
 def _cut(text: str) -> str:

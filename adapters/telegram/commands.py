@@ -1,67 +1,25 @@
-"""Telegram commands: which request each one is, the command menu per language, and the
-deep link that lets a person who never wrote to the bot open their private chat and sit down.
+"""Telegram commands: which request each one is (from the command table), the command menu per
+language, and the deep link that lets a person who never wrote to the bot open their private chat
+and sit down.
 """
 
 import re
 
-from bot.requests import Kind, Request
-from bot.show import screens
-from bot.show.i18n import LANGUAGES, N_, texts
-from bot.show.themes import Theme
+from bot import commands
+from bot.commands import Kind
+from bot.requests import Request
+from bot.show.i18n import LANGUAGES, texts
 
-GROUP_COMMANDS: dict[str, Kind] = {
-    "join": Kind.JOIN,
-    "leave": Kind.LEAVE,
-    "start": Kind.START,
-    "cancel": Kind.CANCEL,
-    "addbot": Kind.ADD_AI,
-    "options": Kind.OPTION,
-    "hand": Kind.HAND,
-    "scores": Kind.SCORES,
-    "record": Kind.RECORD,
-    "rules": Kind.RULES,
-    "help": Kind.HELP,
-    "language": Kind.LANGUAGE,
-    "theme": Kind.THEME,
-    "bid": Kind.BID,
-    "play": Kind.PLAY,
-    "trump": Kind.TRUMP,
-    "wings": Kind.WINGS,
-    "resume": Kind.RESUME,
-}
+GROUP_COMMANDS: dict[str, Kind] = {name: spec.kind for name, spec in commands.BY_NAME.items()}
 """The commands of a group, by name (without the slash)."""
 
-PRIVATE_COMMANDS = ("start", "help")
-"""What a private chat understands: /start (with a deep-link payload, to finish a join) and
-/help; any other command there is answered with the help."""
+MENU_ORDER = tuple(name for name, _ in commands.menu(texts(None)))
+"""The commands of the group menu, in order."""
 
-MENU_ORDER = (
-    "join",
-    "leave",
-    "addbot",
-    "options",
-    "start",
-    "bid",
-    "play",
-    "hand",
-    "scores",
-    "rules",
-    "record",
-    "language",
-    "theme",
-    "cancel",
-    "help",
-)
-EXTRA_MENU = (
-    N_("/bid – bid a number of tricks, e.g. /bid 2"),
-    N_("/play – play a card, e.g. /play R13"),
-    N_("/theme – change how the cards look"),
-    N_("/help – what the commands do"),
-)
-"""Menu lines for the commands that the help text does not list."""
+MAX_DESCRIPTION = 256
+"""Telegram's limit for a command's description."""
 
 JOIN_PREFIX = "join-"
-_MENU_LINE = re.compile(r"/([a-z]+)\s+[–-]\s+(.+)")
 _JOIN_PAYLOAD = re.compile(r"join-(-?[0-9]{1,20})")
 
 
@@ -80,6 +38,15 @@ def group_request(name: str, args: list[str]) -> Request | None:
     return Request(kind, " ".join(args))
 
 
+def private_request(name: str, args: list[str]) -> Request:
+    """The request a command in a private chat stands for: the commands that work anywhere (the
+    help, the rules); any other gets the help."""
+    spec = commands.BY_NAME.get(name)
+    if spec is None or not spec.anywhere:
+        return Request(Kind.HELP)
+    return Request(spec.kind, " ".join(args))
+
+
 def join_payload(chat_id: int) -> str:
     """The /start payload of the deep link that finishes a join in the group `chat_id`."""
     return f"{JOIN_PREFIX}{chat_id}"
@@ -96,17 +63,8 @@ def deep_link(username: str, chat_id: int) -> str:
 
 
 def menu(language: str) -> list[tuple[str, str]]:
-    """The command menu in `language`: (command, description) pairs, from the help text's
-    lines and a few more."""
-    t = texts(language)
-    look = screens.Look(t, Theme.COLOURS)
-    lines = screens.help_text(look).splitlines() + [t(line) for line in EXTRA_MENU]
-    found: dict[str, str] = {}
-    for line in lines:
-        match = _MENU_LINE.fullmatch(line.strip())
-        if match and match.group(1) in MENU_ORDER:
-            found.setdefault(match.group(1), match.group(2).strip()[:256])
-    return [(name, found[name]) for name in MENU_ORDER if name in found]
+    """The command menu in `language`: (command, description) pairs."""
+    return [(name, text[:MAX_DESCRIPTION]) for name, text in commands.menu(texts(language))]
 
 
 MENU_LANGUAGES = tuple(LANGUAGES)

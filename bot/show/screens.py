@@ -5,6 +5,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot import tokens
+from bot.commands import Action
 from bot.messages import Button, Message
 from bot.show.formatters import score_sheet
 from bot.show.i18n import Texts, error_text
@@ -109,14 +110,14 @@ def lobby(look: Look, table: Table, show_options: bool = False) -> Message:
     gid = table.game_id
     rows: list[tuple[Button, ...]] = [
         (
-            Button(t("Join"), tokens.lobby(gid, "j")),
-            Button(t("Leave"), tokens.lobby(gid, "l")),
-            Button(t("Start"), tokens.lobby(gid, "s")),
+            Button(t("Join"), tokens.lobby(gid, Action.JOIN)),
+            Button(t("Leave"), tokens.lobby(gid, Action.LEAVE)),
+            Button(t("Start"), tokens.lobby(gid, Action.START)),
         ),
         (
-            Button(t("Add AI"), tokens.lobby(gid, "a")),
-            Button(t("Options"), tokens.lobby(gid, "o")),
-            Button(t("Cancel"), tokens.lobby(gid, "x")),
+            Button(t("Add AI"), tokens.lobby(gid, Action.ADD_AI)),
+            Button(t("Options"), tokens.lobby(gid, Action.OPTION)),
+            Button(t("Cancel"), tokens.lobby(gid, Action.CANCEL)),
         ),
     ]
     if show_options:
@@ -132,7 +133,9 @@ def option_buttons(look: Look, table: Table) -> list[tuple[Button, ...]]:
 
     def flag(name: str, label: str, on: bool) -> Button:
         mark = "✅" if on else "⬜"
-        return Button(f"{mark} {label}", tokens.lobby(gid, "o", f"{name}={'off' if on else 'on'}"))
+        return Button(
+            f"{mark} {label}", tokens.lobby(gid, Action.OPTION, f"{name}={'off' if on else 'on'}")
+        )
 
     bids_next = {BidMode.OPEN: "hidden", BidMode.HIDDEN: "secret", BidMode.SECRET: "open"}
     rounds_next = {
@@ -144,11 +147,11 @@ def option_buttons(look: Look, table: Table) -> list[tuple[Button, ...]]:
         (
             Button(
                 t("Bids: {mode}", mode=t(options.bids.value)),
-                tokens.lobby(gid, "o", f"bids={bids_next[options.bids]}"),
+                tokens.lobby(gid, Action.OPTION, f"bids={bids_next[options.bids]}"),
             ),
             Button(
                 t("Rounds: {plan}", plan=t(options.rounds.value)),
-                tokens.lobby(gid, "o", f"rounds={rounds_next[options.rounds]}"),
+                tokens.lobby(gid, Action.OPTION, f"rounds={rounds_next[options.rounds]}"),
             ),
         ),
         (
@@ -289,7 +292,8 @@ def table_message(
 
 def bid_buttons(table: Table, bids: Sequence[int]) -> tuple[tuple[Button, ...], ...]:
     payloads = [
-        Button(str(bid), tokens.make(table.game_id, table.game, "b", str(bid))) for bid in bids
+        Button(str(bid), tokens.make(table.game_id, table.game, Action.BID, str(bid)))
+        for bid in bids
     ]
     return tuple(tuple(payloads[i : i + BID_ROW]) for i in range(0, len(payloads), BID_ROW))
 
@@ -352,16 +356,18 @@ def hand_message(
     if view.choose_trump:
         rows.append(
             tuple(
-                Button(look.suit(suit), tokens.make(gid, state, "t", suit.value)) for suit in Suit
+                Button(look.suit(suit), tokens.make(gid, state, Action.TRUMP, suit.value))
+                for suit in Suit
             )
         )
     elif view.legal_bids and view.table.bid_mode is not BidMode.OPEN:
         rows.extend(bid_buttons(table, view.legal_bids))
     elif view.play_unseen:
-        rows.append((Button(t("Play your unseen card"), tokens.make(gid, state, "p", "")),))
+        rows.append((Button(t("Play your unseen card"), tokens.make(gid, state, Action.PLAY, "")),))
     elif view.legal_cards:
         cards = [
-            Button(look.card(card), tokens.make(gid, state, "p", card)) for card in view.legal_cards
+            Button(look.card(card), tokens.make(gid, state, Action.PLAY, card))
+            for card in view.legal_cards
         ]
         rows.extend(tuple(cards[i : i + ROW]) for i in range(0, len(cards), ROW))
     elif (
@@ -370,14 +376,16 @@ def hand_message(
         and state.phase in (Phase.BIDDING, Phase.PLAYING, Phase.TRUMP)
     ):
         marks = [
-            Button(f"🪽{look.card(card)}", tokens.for_round(gid, state, "w", card))
+            Button(f"🪽{look.card(card)}", tokens.for_round(gid, state, Action.WINGS, card))
             for card in dict.fromkeys(view.hand)
         ]
         rows.extend(tuple(marks[i : i + ROW]) for i in range(0, len(marks), ROW))
         if view.mark is not None:
-            rows.append((Button(t("Clear the mark"), tokens.for_round(gid, state, "w", "")),))
+            rows.append(
+                (Button(t("Clear the mark"), tokens.for_round(gid, state, Action.WINGS, "")),)
+            )
     if view.player in table.away:
-        rows.append((Button(t("Resume"), tokens.lobby(gid, "r")),))
+        rows.append((Button(t("Resume"), tokens.lobby(gid, Action.RESUME)),))
     return Message(
         hand_text(look, table, view),
         to=view.player,
@@ -423,7 +431,7 @@ def game_over(look: Look, table: Table) -> Message:
         lines.append(t("{name} wins!", name=winners[0]))
     else:
         lines.append(t("{names} share first place!", names=", ".join(winners)))
-    buttons = ((Button(t("Play again"), tokens.lobby(table.game_id, "n")),),)
+    buttons = ((Button(t("Play again"), tokens.lobby(table.game_id, Action.AGAIN)),),)
     return Message("\n".join(lines), buttons=buttons)
 
 
@@ -448,27 +456,6 @@ def sheet(look: Look, table: Table) -> Message:
 
 def refusal(look: Look, code: ErrorCode) -> str:
     return error_text(look.t, code)
-
-
-def help_text(look: Look) -> str:
-    t = look.t
-    return "\n".join(
-        [
-            t("🧙 Wizard: bid exactly the tricks you will take."),
-            "",
-            t("/join – take a seat (3 to 6 players)"),
-            t("/leave – give up your seat before the start"),
-            t("/addbot – add an AI player"),
-            t("/options – choose the table's options (host)"),
-            t("/start – start the game"),
-            t("/hand – show your hand again"),
-            t("/scores – the score sheet"),
-            t("/rules – the rules"),
-            t("/record – the record of the last game"),
-            t("/language – change the language"),
-            t("/cancel – end the game (host or admin)"),
-        ]
-    )
 
 
 def rules_text(look: Look, options: Options | None) -> str:

@@ -1,0 +1,377 @@
+"""The command table: every command a person can give, declared once.
+
+A row names the command, its request `Kind`, its button `Action`, how its argument is read (from
+typed text and from a button), its help line, who may use it, whether it seats the presser and
+whether its answer is for everyone. The Telegram menus, the Discord slash commands, the help
+text, the button actions and the service's dispatch are all made from this table. Adding a
+command is a row here (with its `Kind`, and an `Action` if a button gives it) and its handler in
+`bot.chat.HANDLERS`.
+"""
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum, StrEnum
+from typing import Any
+
+from bot.ai import LEVELS
+from bot.show.i18n import LANGUAGES, N_, Texts
+from bot.show.themes import Theme, parse_card_text
+from engine import Card, Suit
+from engine.cards import is_card
+
+
+class Kind(StrEnum):
+    """What a request asks for: one per command, and `BUTTON` for a pressed button (its
+    payload names the command)."""
+
+    JOIN = "join"
+    LEAVE = "leave"
+    ADD_AI = "addbot"
+    OPTION = "options"
+    START = "start"
+    BID = "bid"
+    PLAY = "play"
+    TRUMP = "trump"
+    WINGS = "wings"
+    HAND = "hand"
+    SCORES = "scores"
+    RULES = "rules"
+    RECORD = "record"
+    LANGUAGE = "language"
+    THEME = "theme"
+    CANCEL = "cancel"
+    HELP = "help"
+    RESUME = "resume"
+    AGAIN = "again"
+    BUTTON = "button"
+
+
+class Action(StrEnum):
+    """What a button does, as its payload names it (one letter keeps payloads short)."""
+
+    JOIN = "j"
+    LEAVE = "l"
+    START = "s"
+    CANCEL = "x"
+    ADD_AI = "a"
+    OPTION = "o"
+    BID = "b"
+    PLAY = "p"
+    TRUMP = "t"
+    WINGS = "w"
+    HAND = "h"
+    RESUME = "r"
+    AGAIN = "n"
+    SCORES = "k"
+
+
+class Who(Enum):
+    """Who may give a command."""
+
+    ANYONE = "anyone"
+    SEATED = "seated"
+    """A player at this chat's table."""
+    HOST = "host"
+    """The table's host, or an admin of the chat."""
+
+
+class BadArgument(ValueError):
+    """A typed argument that means nothing: `text` (a catalog key) says what was expected."""
+
+    def __init__(self, text: str, **fields: object) -> None:
+        super().__init__(text)
+        self.text = text
+        self.fields = fields
+
+    def say(self, t: Texts) -> str:
+        return t(self.text, **self.fields)
+
+
+# --- arguments ----------------------------------------------------------------------------------
+
+WHICH_CARD = N_("Which card? E.g. /play R13, /play W or /play J.")
+
+
+def _nothing(_text: str, _theme: Theme) -> None:
+    return None
+
+
+def _no_button_arg(arg: str) -> None:
+    if arg:
+        raise ValueError("this button takes no argument")
+
+
+def _words(text: str, _theme: Theme) -> str:
+    return text.strip()
+
+
+def _word(arg: str) -> str:
+    return arg
+
+
+def _level(text: str, _theme: Theme) -> str:
+    level = text.strip().lower()
+    if level and level not in LEVELS:
+        raise BadArgument(N_("Unknown AI level {level}."), level=level)
+    return level
+
+
+def _level_button(arg: str) -> str:
+    return _level(arg, Theme.COLOURS)
+
+
+def _language(text: str, _theme: Theme) -> str:
+    code = text.strip().lower()
+    if code not in LANGUAGES:
+        known = ", ".join(f"{c} ({name})" for c, name in LANGUAGES.items())
+        raise BadArgument(N_("Languages: {known}. E.g. /language de"), known=known)
+    return code
+
+
+def _theme(text: str, _theme: Theme) -> Theme:
+    name = text.strip().lower()
+    if name not in Theme._value2member_map_:
+        known = ", ".join(theme.value for theme in Theme)
+        raise BadArgument(N_("Deck themes: {known}. E.g. /theme races"), known=known)
+    return Theme(name)
+
+
+_BID = re.compile(r"-?[0-9]{1,3}")
+
+
+def _bid(text: str, _theme: Theme) -> int:
+    if not _BID.fullmatch(text.strip()):
+        raise BadArgument(N_("A bid is a number of tricks, e.g. /bid 2."))
+    return int(text)
+
+
+def _bid_button(arg: str) -> int:
+    if not arg.isdigit() or len(arg) > 2:
+        raise ValueError("not a bid")
+    return int(arg)
+
+
+def _card(text: str, theme: Theme) -> Card | None:
+    """A card, or None for no card (the unseen one under foresight; no wings mark)."""
+    if not text.strip():
+        return None
+    card = parse_card_text(text, theme)
+    if card is None:
+        raise BadArgument(WHICH_CARD)
+    return card
+
+
+def _card_button(arg: str) -> Card | None:
+    if not arg:
+        return None
+    if not is_card(arg):
+        raise ValueError("not a card")
+    return Card(arg)
+
+
+def _suit(text: str, _theme: Theme) -> Suit:
+    suit = Suit._value2member_map_.get(text.strip().upper())
+    if not isinstance(suit, Suit):
+        raise BadArgument(N_("Choose a suit: B, G, R or Y."))
+    return suit
+
+
+def _suit_button(arg: str) -> Suit:
+    return Suit(arg)
+
+
+@dataclass(frozen=True, slots=True)
+class Arg:
+    """How a command's argument is read: from typed text (`read`, which raises BadArgument),
+    from a button's payload (`button`, which raises ValueError for a payload no button of ours
+    carries), and the name and description (a catalog key) of its slash-command option."""
+
+    read: Callable[[str, Theme], Any]
+    button: Callable[[str], Any] = _no_button_arg
+    option: str = ""
+    about: str = ""
+
+
+NONE = Arg(_nothing)
+
+
+# --- the table ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CommandSpec:
+    """One command, as every front end and the service know it."""
+
+    kind: Kind
+    name: str
+    """Its name as typed (`/join`), and its slash command's on Discord; "" for a button only."""
+    about: str = ""
+    """What it does, for the help text and the menus (a catalog key); "" keeps it out of them."""
+    action: Action | None = None
+    """The action of the buttons that give it; None if no button does."""
+    arg: Arg = NONE
+    who: Who = Who.ANYONE
+    table: bool = True
+    """It needs a table in the chat (else: there is no game here)."""
+    seats: bool = False
+    """It seats the presser (a front end makes sure it can reach them privately first)."""
+    public: bool = False
+    """Its answer is for everyone in the chat (the rules, the scores), not only the asker."""
+    anywhere: bool = False
+    """It works in a private chat too, not only where a game is played."""
+    helped: bool = True
+    """Listed in the help text (the menus list every command that has an `about`)."""
+    slash: bool = True
+    """A slash command on Discord (moves there are made with buttons only)."""
+    record: bool = False
+    """Its handler reads the chat's last game record (fetched before it runs)."""
+
+    @property
+    def typed(self) -> bool:
+        """Whether people can type it (a button-only command has no name)."""
+        return bool(self.name)
+
+
+COMMANDS: tuple[CommandSpec, ...] = (
+    CommandSpec(
+        Kind.JOIN,
+        "join",
+        N_("take a seat (3 to 6 players)"),
+        Action.JOIN,
+        table=False,
+        seats=True,
+    ),
+    CommandSpec(Kind.LEAVE, "leave", N_("give up your seat before the start"), Action.LEAVE),
+    CommandSpec(
+        Kind.ADD_AI,
+        "addbot",
+        N_("add an AI player"),
+        Action.ADD_AI,
+        Arg(_level, _level_button, "level", N_("The AI's level: easy, normal or hard")),
+        who=Who.SEATED,
+    ),
+    CommandSpec(
+        Kind.OPTION,
+        "options",
+        N_("choose the table's options (host)"),
+        Action.OPTION,
+        Arg(_words, _word, "setting", N_("An option to set, e.g. rounds=short")),
+        who=Who.HOST,
+    ),
+    CommandSpec(Kind.START, "start", N_("start the game"), Action.START, who=Who.SEATED),
+    CommandSpec(
+        Kind.BID,
+        "bid",
+        N_("bid a number of tricks, e.g. /bid 2"),
+        Action.BID,
+        Arg(_bid, _bid_button),
+        who=Who.SEATED,
+        helped=False,
+        slash=False,
+    ),
+    CommandSpec(
+        Kind.PLAY,
+        "play",
+        N_("play a card, e.g. /play R13"),
+        Action.PLAY,
+        Arg(_card, _card_button),
+        who=Who.SEATED,
+        helped=False,
+        slash=False,
+    ),
+    CommandSpec(Kind.HAND, "hand", N_("show your hand again"), Action.HAND, who=Who.SEATED),
+    CommandSpec(Kind.SCORES, "scores", N_("the score sheet"), Action.SCORES, public=True),
+    CommandSpec(Kind.RULES, "rules", N_("the rules"), table=False, public=True, anywhere=True),
+    CommandSpec(
+        Kind.RECORD,
+        "record",
+        N_("the record of the last game"),
+        table=False,
+        public=True,
+        record=True,
+    ),
+    CommandSpec(
+        Kind.LANGUAGE,
+        "language",
+        N_("change the language"),
+        arg=Arg(_language, option="code", about=N_("A language: en, de or es")),
+        table=False,
+        public=True,
+    ),
+    CommandSpec(
+        Kind.THEME,
+        "theme",
+        N_("change how the cards look"),
+        arg=Arg(_theme, option="name", about=N_("A deck theme: colours, races or french")),
+        table=False,
+        public=True,
+        helped=False,
+    ),
+    CommandSpec(
+        Kind.CANCEL,
+        "cancel",
+        N_("end the game (host or admin)"),
+        Action.CANCEL,
+        who=Who.HOST,
+        public=True,
+    ),
+    CommandSpec(
+        Kind.HELP,
+        "help",
+        N_("what the commands do"),
+        table=False,
+        public=True,
+        anywhere=True,
+        helped=False,
+    ),
+    CommandSpec(
+        Kind.TRUMP, "trump", action=Action.TRUMP, arg=Arg(_suit, _suit_button), who=Who.SEATED
+    ),
+    CommandSpec(
+        Kind.WINGS, "wings", action=Action.WINGS, arg=Arg(_card, _card_button), who=Who.SEATED
+    ),
+    CommandSpec(Kind.RESUME, "resume", action=Action.RESUME, who=Who.SEATED),
+    CommandSpec(Kind.AGAIN, "", action=Action.AGAIN, table=False, seats=True),
+)
+"""Every command, in the order of the help text and the menus."""
+
+BY_KIND: dict[Kind, CommandSpec] = {command.kind: command for command in COMMANDS}
+BY_NAME: dict[str, CommandSpec] = {command.name: command for command in COMMANDS if command.typed}
+BY_ACTION: dict[Action, CommandSpec] = {
+    command.action: command for command in COMMANDS if command.action is not None
+}
+
+
+def of_payload_action(action: str) -> CommandSpec | None:
+    """The command a button's action letter stands for (None: no button of ours)."""
+    found = Action._value2member_map_.get(action)
+    return BY_ACTION[found] if isinstance(found, Action) else None
+
+
+def help_line(t: Texts, command: CommandSpec) -> str:
+    """`/join – take a seat (3 to 6 players)`, in the language of `t`."""  # noqa: RUF002
+    return f"/{command.name} – {t(command.about)}"
+
+
+def help_text(t: Texts) -> str:
+    """What the commands do: the answer to /help."""
+    lines = [t("🧙 Wizard: bid exactly the tricks you will take."), ""]
+    lines += [help_line(t, command) for command in COMMANDS if command.about and command.helped]
+    return "\n".join(lines)
+
+
+def menu(t: Texts) -> list[tuple[str, str]]:
+    """The command menu: (name, description) of every command with an `about`, in order."""
+    return [(command.name, t(command.about)) for command in COMMANDS if command.about]
+
+
+def _check_table() -> None:
+    """The table is consistent: every kind but BUTTON is a command, every action one button's."""
+    kinds = {command.kind for command in COMMANDS}
+    assert kinds == set(Kind) - {Kind.BUTTON}, set(Kind) - kinds
+    actions = [command.action for command in COMMANDS if command.action is not None]
+    assert sorted(actions) == sorted(Action), actions
+
+
+_check_table()
