@@ -1,6 +1,29 @@
 """The Wizard rules engine: a pure, typed state machine. Commands in, events and views out."""
 
 from engine.cards import DECK, JESTER, WIZARD, Card, Suit, parse_card, parse_cards, sorted_hand
+from engine.checks import (
+    can,
+    can_bid,
+    can_join,
+    can_leave,
+    can_mark,
+    can_play,
+    can_set_options,
+    can_start,
+    can_trump,
+    forbidden_bid,
+    legal_bids,
+    legal_plays,
+    verify,
+    verify_bid,
+    verify_join,
+    verify_leave,
+    verify_mark,
+    verify_options,
+    verify_play,
+    verify_start,
+    verify_trump,
+)
 from engine.commands import (
     Bid,
     ChooseTrump,
@@ -15,7 +38,7 @@ from engine.commands import (
 )
 from engine.errors import ErrorCode, RuleError
 from engine.events import Event, audience
-from engine.game import apply, legal_bids, legal_plays, step
+from engine.game import apply, step
 from engine.options import BidMode, Options, RoundsPlan, hand_sizes, parse_option
 from engine.records import FORMAT, RecordError, check_record, export_record
 from engine.state import GameState, Phase, Player, RoundResult, Trick
@@ -62,8 +85,18 @@ __all__ = [
     "Trick",
     "apply",
     "audience",
+    "can",
+    "can_bid",
+    "can_join",
+    "can_leave",
+    "can_mark",
+    "can_play",
+    "can_set_options",
+    "can_start",
+    "can_trump",
     "check_record",
     "export_record",
+    "forbidden_bid",
     "hand_sizes",
     "legal_bids",
     "legal_plays",
@@ -74,5 +107,14 @@ __all__ = [
     "sorted_hand",
     "step",
     "table_view",
+    "verify",
+    "verify_bid",
+    "verify_join",
+    "verify_leave",
+    "verify_mark",
+    "verify_options",
+    "verify_play",
+    "verify_start",
+    "verify_trump",
     "waiting_seats",
 ]

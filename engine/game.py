@@ -1,20 +1,34 @@
 """The rules machine: one entry point applies a command to a state and returns the events.
 
 `step` changes the state in place and is atomic: a command is checked in full before anything
-changes, so an illegal one raises RuleError and leaves the state as it was. `apply` is the pure
-form: it works on a copy and returns the new state with the events.
+changes, so an illegal one raises RuleError and leaves the state as it was. The checks are those
+of `engine.checks` (`verify`, `can`), so they and `step` always agree. `apply` is the pure form:
+it works on a copy and returns the new state with the events.
 """
 
 import random
 from collections.abc import Callable
 from typing import Any
 
-from engine.cards import DECK, SUIT_OF, WIZARD, Card, Suit, is_card, missing_from_deck
+from engine.cards import DECK, SUIT_OF, WIZARD, Card
+from engine.checks import (
+    legal_bids,
+    legal_plays,
+    may_bid,
+    not_a_command,
+    verify_bid,
+    verify_join,
+    verify_leave,
+    verify_mark,
+    verify_options,
+    verify_play,
+    verify_start,
+    verify_trump,
+)
 from engine.commands import (
     Bid,
     ChooseTrump,
     Command,
-    Deal,
     Join,
     Leave,
     MarkWings,
@@ -22,7 +36,6 @@ from engine.commands import (
     SetOptions,
     Start,
 )
-from engine.errors import ErrorCode, RuleError
 from engine.events import (
     BidChangeRequired,
     BidMade,
@@ -43,12 +56,13 @@ from engine.events import (
     WingsDropped,
     WingsMarked,
 )
-from engine.options import MAX_PLAYERS, MIN_PLAYERS, BidMode, Options, hand_sizes, round_rules
+from engine.options import BidMode, hand_sizes, round_rules
 from engine.scoring import places, round_points
 from engine.state import NO_SEAT, GameState, Phase, Player, Round, RoundResult, Trick
-from engine.tricks import is_legal, legal_cards, trick_winner
+from engine.tricks import is_legal, trick_winner
 
-MAX_NAME = 64
+__all__ = ["apply", "legal_bids", "legal_plays", "may_bid", "shuffled_deck", "step"]
+"""`legal_bids`, `legal_plays` and `may_bid` live in engine.checks; they are named here too."""
 
 
 def apply(state: GameState, command: Command) -> tuple[GameState, list[Event]]:
@@ -62,7 +76,7 @@ def step(state: GameState, command: Command) -> list[Event]:
     """Apply `command` to `state` in place and return the events; RuleError changes nothing."""
     handler = _HANDLERS.get(command.__class__)
     if handler is None:
-        raise RuleError(ErrorCode.BAD_COMMAND, f"not a command: {command!r}")
+        raise not_a_command(command)
     events: list[Event] = []
     handler(state, command, events)
     state.seq += 1
@@ -73,53 +87,27 @@ def step(state: GameState, command: Command) -> list[Event]:
 
 
 def _join(state: GameState, command: Join, events: list[Event]) -> None:
-    _require_lobby(state)
-    if not isinstance(command.player, str) or not command.player:
-        raise RuleError(ErrorCode.BAD_PLAYER, "a player needs an id")
-    if not isinstance(command.name, str) or not command.name.strip():
-        raise RuleError(ErrorCode.BAD_PLAYER, "a player needs a name")
-    if state.seat_of(command.player) is not None:
-        raise RuleError(ErrorCode.ALREADY_JOINED, f"{command.name} is already seated")
-    if len(state.players) >= MAX_PLAYERS:
-        raise RuleError(ErrorCode.GAME_FULL, f"the table has {MAX_PLAYERS} seats, all taken")
-    name = command.name.strip()[:MAX_NAME]
+    name = verify_join(state, command.player, command.name)
     state.players.append(Player(id=command.player, name=name))
     events.append(PlayerJoined(player=command.player, name=name, seat=len(state.players) - 1))
 
 
 def _leave(state: GameState, command: Leave, events: list[Event]) -> None:
-    _require_lobby(state)
-    seat = _seat(state, command.player)
+    seat = verify_leave(state, command.player)
     del state.players[seat]
     events.append(PlayerLeft(player=command.player))
 
 
 def _set_options(state: GameState, command: SetOptions, events: list[Event]) -> None:
-    _require_lobby(state)
-    if not isinstance(command.options, Options):
-        raise RuleError(ErrorCode.BAD_OPTION, "not a set of options")
-    options = command.options.normalized()
+    options = verify_options(state, command.options)
     state.options = options
     events.append(OptionsChanged(options=options))
 
 
 def _start(state: GameState, command: Start, events: list[Event]) -> None:
-    _require_lobby(state)
+    first_dealer = verify_start(state, command.seed, command.first_dealer, command.deals)
     players = len(state.players)
-    if players < MIN_PLAYERS:
-        raise RuleError(
-            ErrorCode.TOO_FEW_PLAYERS, f"{MIN_PLAYERS} players are needed, {players} seated"
-        )
     plan = hand_sizes(state.options, players)
-    if not isinstance(command.seed, int):
-        raise RuleError(ErrorCode.BAD_COMMAND, "the seed must be an integer")
-    first_dealer = command.first_dealer
-    if first_dealer is None:
-        first_dealer = random.Random(f"{command.seed}:dealer").randrange(players)
-    elif not isinstance(first_dealer, int) or not 0 <= first_dealer < players:
-        raise RuleError(ErrorCode.BAD_COMMAND, f"no seat {first_dealer!r} to deal first")
-    if command.deals is not None:
-        _check_deals(command.deals, plan, players)
     state.seed = command.seed
     state.first_dealer = first_dealer
     state.plan = plan
@@ -133,34 +121,6 @@ def _start(state: GameState, command: Start, events: list[Event]) -> None:
         )
     )
     _start_round(state, 1, events)
-
-
-def _check_deals(deals: tuple[Deal, ...], plan: tuple[int, ...], players: int) -> None:
-    if len(deals) != len(plan):
-        raise RuleError(ErrorCode.BAD_DEAL, f"{len(deals)} deals for {len(plan)} rounds")
-    for number, (deal, cards) in enumerate(zip(deals, plan, strict=True), start=1):
-        if len(deal.hands) != players or any(len(hand) != cards for hand in deal.hands):
-            raise RuleError(
-                ErrorCode.BAD_DEAL, f"round {number} needs {players} hands of {cards} cards"
-            )
-        dealt = [card for hand in deal.hands for card in hand]
-        if deal.trump_card is not None:
-            dealt.append(deal.trump_card)
-        problem = missing_from_deck(dealt)
-        if problem is not None:
-            raise RuleError(ErrorCode.BAD_DEAL, f"round {number}: {problem}")
-        if (deal.trump_card is None) != (players * cards == len(DECK)):
-            raise RuleError(
-                ErrorCode.BAD_DEAL,
-                f"round {number}: a trump card is turned exactly when cards remain",
-            )
-
-
-def _require_lobby(state: GameState) -> None:
-    if state.phase is not Phase.LOBBY:
-        if state.phase is Phase.FINISHED:
-            raise RuleError(ErrorCode.GAME_OVER, "the game is over")
-        raise RuleError(ErrorCode.GAME_STARTED, "the game has already started")
 
 
 # --- rounds ------------------------------------------------------------------------------------
@@ -236,12 +196,9 @@ def _first_bidder(rnd: Round, players: int) -> int:
 
 
 def _choose_trump(state: GameState, command: ChooseTrump, events: list[Event]) -> None:
-    rnd = _require_phase(state, Phase.TRUMP)
-    seat = _seat(state, command.player)
-    if seat != rnd.dealer:
-        raise RuleError(ErrorCode.NOT_DEALER, "only the dealer chooses trump")
-    if not isinstance(command.suit, Suit):
-        raise RuleError(ErrorCode.BAD_SUIT, "the dealer must choose one of the four suits")
+    verify_trump(state, command.player, command.suit)
+    rnd = state.round
+    assert rnd is not None
     rnd.trump = command.suit
     events.append(TrumpChosen(player=command.player, suit=command.suit))
     _start_bidding(state, rnd)
@@ -251,58 +208,11 @@ def _choose_trump(state: GameState, command: ChooseTrump, events: list[Event]) -
 # --- bids --------------------------------------------------------------------------------------
 
 
-def legal_bids(state: GameState, seat: int) -> list[int]:
-    """The bids `seat` may make now (empty when it is not theirs to bid)."""
-    rnd = state.round
-    if state.phase is not Phase.BIDDING or rnd is None or not may_bid(rnd, seat):
-        return []
-    forbidden = _forbidden_bid(rnd, seat)
-    return [bid for bid in range(rnd.cards + 1) if bid != forbidden]
-
-
-def may_bid(rnd: Round, seat: int) -> bool:
-    """Whether `seat` may bid now in the bidding round `rnd`."""
-    if rnd.rebid or rnd.turn != NO_SEAT:
-        return rnd.turn == seat
-    if rnd.bids[seat] is not None:
-        return False
-    if rnd.rules.bids is BidMode.SECRET and rnd.rules.notequal and seat == rnd.dealer:
-        # secret bids with notequal: the dealer bids once everybody else has
-        return sum(bid is None for bid in rnd.bids) == 1
-    return True
-
-
-def _forbidden_bid(rnd: Round, seat: int) -> int | None:
-    """The bid notequal forbids to `seat` now, if any: only the dealer, bidding last, is bound."""
-    if not rnd.rules.notequal or seat != rnd.dealer:
-        return None
-    if rnd.rules.bids is BidMode.HIDDEN and not rnd.rebid:
-        return None  # hidden bids are checked once revealed
-    others = 0
-    for other, bid in enumerate(rnd.bids):
-        if other != seat:
-            if bid is None:
-                return None
-            others += bid
-    forbidden = rnd.cards - others
-    return forbidden if forbidden >= 0 else None
-
-
 def _bid(state: GameState, command: Bid, events: list[Event]) -> None:
-    rnd = _require_phase(state, Phase.BIDDING)
-    seat = _seat(state, command.player)
+    seat = verify_bid(state, command.player, command.bid)
+    rnd = state.round
+    assert rnd is not None
     bid = command.bid
-    if not isinstance(bid, int) or isinstance(bid, bool) or not 0 <= bid <= rnd.cards:
-        raise RuleError(ErrorCode.BID_OUT_OF_RANGE, f"bids run from 0 to {rnd.cards}")
-    if not may_bid(rnd, seat):
-        if rnd.turn == NO_SEAT and rnd.bids[seat] is not None:
-            raise RuleError(ErrorCode.ALREADY_BID, "you have already bid this round")
-        raise RuleError(ErrorCode.NOT_YOUR_TURN, "it is not your turn to bid")
-    if bid == _forbidden_bid(rnd, seat):
-        raise RuleError(
-            ErrorCode.BID_FORBIDDEN,
-            f"notequal: the bids may not add up to {rnd.cards}, so {bid} is not allowed",
-        )
     rnd.bids[seat] = bid
     public = bid if rnd.revealed else None
     events.append(BidMade(player=command.player, bid=public, changed=rnd.rebid))
@@ -343,47 +253,14 @@ def _bids(rnd: Round) -> tuple[int, ...]:
 # --- play --------------------------------------------------------------------------------------
 
 
-def legal_plays(state: GameState, seat: int) -> list[Card]:
-    """The cards `seat` may play now, without repeats (empty when it is not their turn)."""
-    rnd = state.round
-    if state.phase is not Phase.PLAYING or rnd is None or rnd.turn != seat:
-        return []
-    return legal_cards(rnd.hands[seat], rnd.trick)
-
-
-_PLAYING = Phase.PLAYING  # a module constant: faster than the enum lookup on the hot path
-
-
 def _play(state: GameState, command: Play, events: list[Event]) -> None:
-    # The hot path of every simulation: checks are inlined, errors take the slow road.
+    # The hot path of every simulation: verify_play keeps its passing checks inlined.
+    card = verify_play(state, command.player, command.card)
     rnd = state.round
-    if state.phase is not _PLAYING or rnd is None:
-        rnd = _require_phase(state, Phase.PLAYING)
-    seat = rnd.turn
-    if state.players[seat].id != command.player:
-        _seat(state, command.player)  # an unknown player is told so
-        raise RuleError(ErrorCode.NOT_YOUR_TURN, "it is not your turn to play")
-    card = command.card
-    hand = rnd.hands[seat]
-    if card is None:
-        if not rnd.rules.foresight:
-            raise RuleError(ErrorCode.UNKNOWN_CARD, "name the card to play")
-        card = hand[0]
-    if card not in hand or (rnd.trick and not is_legal(card, hand, rnd.trick)):
-        _check_playable(rnd, hand, card)
-    _play_card(state, rnd, seat, card, False, events)
+    assert rnd is not None
+    _play_card(state, rnd, rnd.turn, card, False, events)
     if state.options.wings:
         _autoplay(state, rnd, events)
-
-
-def _check_playable(rnd: Round, hand: list[Card], card: object) -> None:
-    if card not in hand:
-        if not is_card(card):
-            raise RuleError(ErrorCode.UNKNOWN_CARD, f"not a card: {card!r}")
-        raise RuleError(ErrorCode.CARD_NOT_IN_HAND, f"{card} is not in your hand")
-    assert isinstance(card, str)
-    if rnd.trick and not is_legal(card, hand, rnd.trick):
-        raise RuleError(ErrorCode.MUST_FOLLOW_SUIT, f"you must follow suit; {card} does not")
 
 
 def _play_card(
@@ -426,28 +303,15 @@ def _autoplay(state: GameState, rnd: Round, events: list[Event]) -> None:
 
 
 def _mark_wings(state: GameState, command: MarkWings, events: list[Event]) -> None:
-    if state.phase is Phase.FINISHED:
-        raise RuleError(ErrorCode.GAME_OVER, "the game is over")
-    if not state.options.wings:
-        raise RuleError(ErrorCode.OPTION_OFF, "wings is not on at this table")
+    seat = verify_mark(state, command.player, command.card)
     rnd = state.round
-    if rnd is None or state.phase not in (Phase.TRUMP, Phase.BIDDING, Phase.PLAYING):
-        raise RuleError(ErrorCode.WRONG_PHASE, "cards can be marked only during a round")
-    seat = _seat(state, command.player)
+    assert rnd is not None
     card = command.card
-    if card is not None:
-        if rnd.rules.foresight:
-            raise RuleError(ErrorCode.CARD_NOT_VISIBLE, "you cannot see your card this round")
-        if not is_card(card):
-            raise RuleError(ErrorCode.UNKNOWN_CARD, f"not a card: {card!r}")
-        if card not in rnd.hands[seat]:
-            raise RuleError(ErrorCode.CARD_NOT_IN_HAND, f"{card} is not in your hand")
-        if state.phase is Phase.PLAYING and rnd.turn == seat:
-            # marking on one's own turn plays the card, as the mark would at once
-            _check_playable(rnd, rnd.hands[seat], card)
-            _play_card(state, rnd, seat, card, False, events)
-            _autoplay(state, rnd, events)
-            return
+    if card is not None and state.phase is Phase.PLAYING and rnd.turn == seat:
+        # marking on one's own turn plays the card, as the mark would at once
+        _play_card(state, rnd, seat, card, False, events)
+        _autoplay(state, rnd, events)
+        return
     rnd.marks[seat] = card
     events.append(WingsMarked(to=command.player, card=card))
 
@@ -487,24 +351,7 @@ def _score_round(state: GameState, rnd: Round, events: list[Event]) -> None:
         _start_round(state, rnd.number + 1, events)
 
 
-# --- helpers -----------------------------------------------------------------------------------
-
-
-def _seat(state: GameState, player: str) -> int:
-    seat = state.seat_of(player)
-    if seat is None:
-        raise RuleError(ErrorCode.UNKNOWN_PLAYER, f"{player!r} is not seated at this table")
-    return seat
-
-
-def _require_phase(state: GameState, phase: Phase) -> Round:
-    if state.phase is not phase or state.round is None:
-        if state.phase is Phase.FINISHED:
-            raise RuleError(ErrorCode.GAME_OVER, "the game is over")
-        if state.phase is Phase.LOBBY:
-            raise RuleError(ErrorCode.WRONG_PHASE, "the game has not started")
-        raise RuleError(ErrorCode.WRONG_PHASE, f"not now: the table is at {state.phase}")
-    return state.round
+# --- dispatch ----------------------------------------------------------------------------------
 
 
 _HANDLERS: dict[type, Callable[[GameState, Any, list[Event]], None]] = {

@@ -3,9 +3,10 @@
 import random
 
 from engine.cards import Suit
+from engine.checks import legal_bids, may_bid
 from engine.commands import Bid, ChooseTrump, Command, Join, MarkWings, Play, Start
 from engine.events import Event
-from engine.game import legal_bids, may_bid, step
+from engine.game import step
 from engine.options import Options
 from engine.state import NO_SEAT, GameState, Phase, Round
 from engine.tricks import is_legal, legal_cards

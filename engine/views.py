@@ -7,7 +7,7 @@ wings mark, or a bid before it is revealed (the viewer's own bid excepted).
 from dataclasses import dataclass
 
 from engine.cards import Card, Suit, sorted_hand
-from engine.game import legal_bids, legal_plays, may_bid
+from engine.checks import legal_bids, legal_plays, may_bid
 from engine.options import BidMode, Options
 from engine.scoring import places, round_points
 from engine.state import NO_SEAT, GameState, Phase, Round, Trick
