@@ -7,7 +7,7 @@ wings mark, or a bid before it is revealed (the viewer's own bid excepted).
 from dataclasses import dataclass
 
 from engine.cards import Card, Suit, sorted_hand
-from engine.checks import legal_bids, legal_plays, may_bid
+from engine.checks import forbidden_bid, legal_bids, legal_plays, may_bid
 from engine.options import BidMode, Options
 from engine.scoring import places, round_points
 from engine.state import NO_SEAT, GameState, Phase, Round, Trick
@@ -97,6 +97,8 @@ class PlayerView:
     mark: Card | None
     choose_trump: bool
     legal_bids: tuple[int, ...]
+    forbidden_bid: int | None
+    """The bid notequal forbids this player now (the one `legal_bids` leaves out), if any."""
     legal_cards: tuple[Card, ...]
     play_unseen: bool
     """Under foresight: it is this player's turn to play the card they cannot see."""
@@ -152,7 +154,19 @@ def player_view(state: GameState, seat: int, table: TableView | None = None) -> 
         table = table_view(state, viewer=seat)
     if rnd is None:
         return PlayerView(
-            table, seat, state.players[seat].id, (), 0, (), None, None, False, (), (), False
+            table=table,
+            seat=seat,
+            player=state.players[seat].id,
+            hand=(),
+            hand_size=0,
+            others=(),
+            bid=None,
+            mark=None,
+            choose_trump=False,
+            legal_bids=(),
+            forbidden_bid=None,
+            legal_cards=(),
+            play_unseen=False,
         )
     foresight = rnd.rules.foresight
     hand = rnd.hands[seat]
@@ -174,6 +188,7 @@ def player_view(state: GameState, seat: int, table: TableView | None = None) -> 
         mark=rnd.marks[seat],
         choose_trump=state.phase is Phase.TRUMP and seat == rnd.dealer,
         legal_bids=tuple(legal_bids(state, seat)),
+        forbidden_bid=forbidden_bid(state, seat),
         legal_cards=() if foresight else tuple(sorted_hand(plays)),
         play_unseen=foresight and bool(plays),
     )
@@ -219,12 +234,7 @@ def _seat_view(
 
 
 def _public_forbidden(state: GameState, rnd: Round | None) -> int | None:
-    if rnd is None or state.phase is not Phase.BIDDING or not rnd.rules.notequal:
+    """The dealer's forbidden bid, when the bids it follows from are public."""
+    if rnd is None or not rnd.revealed:
         return None
-    if not rnd.revealed:
-        return None
-    bids = legal_bids(state, rnd.dealer)
-    if not bids or rnd.turn != rnd.dealer:
-        return None
-    missing = set(range(rnd.cards + 1)) - set(bids)
-    return missing.pop() if missing else None
+    return forbidden_bid(state, rnd.dealer)

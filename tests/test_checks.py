@@ -34,7 +34,9 @@ from engine import (
     forbidden_bid,
     legal_bids,
     legal_plays,
+    player_view,
     step,
+    table_view,
     verify,
 )
 from engine.randomplay import new_game, random_command
@@ -168,6 +170,27 @@ def check_move_lists(state: GameState) -> None:
             assert can(state, Play(player.id, None)) is bool(plays)
 
 
+def check_views(state: GameState) -> None:
+    """The views' forbidden bids are the bids legal_bids leaves out."""
+    rnd = state.round
+    cards = rnd.cards if rnd is not None else 0
+    table = table_view(state)
+    public = None  # the bid the dealer may not make, once the bids are public
+    if rnd is not None and rnd.revealed and rnd.turn == rnd.dealer:
+        dealers = legal_bids(state, rnd.dealer)
+        missing = set(range(cards + 1)) - set(dealers)
+        if dealers and missing:
+            public = missing.pop()
+    assert table.forbidden_bid == public
+    for seat in range(len(state.players)):
+        view = player_view(state, seat, table)
+        missing = [bid for bid in range(cards + 1) if bid not in view.legal_bids]
+        if view.legal_bids and missing:
+            assert [view.forbidden_bid] == missing
+        else:
+            assert view.forbidden_bid is None
+
+
 def check_game(players: int, options: Options, seed: int) -> None:
     state = new_game(players, options, seed)
     rng = random.Random(seed)
@@ -177,10 +200,12 @@ def check_game(players: int, options: Options, seed: int) -> None:
         tried = list(round_commands(state, others))
         check_commands(state, [command, *others.sample(tried, min(TRIES, len(tried)))])
         check_move_lists(state)
+        check_views(state)
         assert can(state, command)
         step(state, command)
     check_commands(state, list(round_commands(state, others)))
     check_move_lists(state)
+    check_views(state)
 
 
 def options_with(rounds: RoundsPlan) -> st.SearchStrategy[Options]:

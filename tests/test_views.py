@@ -259,6 +259,31 @@ def test_forbidden_bid_is_public_only_when_the_bids_are() -> None:
     assert player_view(hidden, 2).legal_bids == (0, 2)
 
 
+def test_each_player_view_says_which_bid_is_forbidden_to_them() -> None:
+    state = round_two(Options(rounds=RoundsPlan.SHORT, notequal=True))
+    assert [player_view(state, seat).forbidden_bid for seat in range(3)] == [None] * 3
+    engine.step(state, Bid("p0", 1))
+    engine.step(state, Bid("p1", 0))
+    assert [player_view(state, seat).forbidden_bid for seat in range(3)] == [None, None, 1]
+    assert engine.forbidden_bid(state, 2) == 1
+    assert engine.forbidden_bid(state, 0) is None  # p0 has bid: nothing is theirs to bid
+
+    # secret bids: the dealer alone knows what they may not bid
+    secret = round_two(Options(rounds=RoundsPlan.SHORT, notequal=True, bids=BidMode.SECRET))
+    engine.step(secret, Bid("p0", 2))
+    engine.step(secret, Bid("p1", 0))
+    assert player_view(secret, 2).forbidden_bid == 0
+    assert player_view(secret, 2).legal_bids == (1, 2)
+    assert table_view(secret).forbidden_bid is None
+
+    # the bids may already pass the hand: nothing is forbidden
+    over = round_two(Options(rounds=RoundsPlan.SHORT, notequal=True))
+    engine.step(over, Bid("p0", 2))
+    engine.step(over, Bid("p1", 1))
+    assert player_view(over, 2).forbidden_bid is None
+    assert player_view(over, 2).legal_bids == (0, 1, 2)
+
+
 # --- foresight -------------------------------------------------------------------------------
 
 
