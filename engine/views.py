@@ -75,6 +75,9 @@ class TableView:
     """The tricks completed so far this round (public: every card played is seen)."""
     forbidden_bid: int | None
     """The bid notequal forbids the dealer, when that is public (open bids, or a hidden rebid)."""
+    open_bids: tuple[int, ...]
+    """In open bidding, the bids the player to act may make (public, as open bids are); empty
+    otherwise (other bid modes, a hidden rebid, other phases)."""
     seats: tuple[SeatView, ...]
     sheet: tuple[ScoreRow, ...]
     places: tuple[int, ...]
@@ -140,6 +143,7 @@ def table_view(state: GameState, viewer: int | None = None) -> TableView:
         last_trick=last_trick,
         tricks=tuple(rnd.tricks) if rnd else (),
         forbidden_bid=_public_forbidden(state, rnd),
+        open_bids=_open_bids(state, rnd),
         seats=seats,
         sheet=sheet,
         places=tuple(places(state.totals)) if finished else (),
@@ -238,3 +242,10 @@ def _public_forbidden(state: GameState, rnd: Round | None) -> int | None:
     if rnd is None or not rnd.revealed:
         return None
     return forbidden_bid(state, rnd.dealer)
+
+
+def _open_bids(state: GameState, rnd: Round | None) -> tuple[int, ...]:
+    """The bids of the player to act, in open bidding."""
+    if rnd is None or state.phase is not Phase.BIDDING or rnd.rules.bids is not BidMode.OPEN:
+        return ()
+    return tuple(legal_bids(state, rnd.turn))

@@ -171,7 +171,8 @@ def check_move_lists(state: GameState) -> None:
 
 
 def check_views(state: GameState) -> None:
-    """The views' forbidden bids are the bids legal_bids leaves out."""
+    """The views' forbidden bids are the bids legal_bids leaves out, and the open bids those of
+    the player to act in open bidding."""
     rnd = state.round
     cards = rnd.cards if rnd is not None else 0
     table = table_view(state)
@@ -182,6 +183,11 @@ def check_views(state: GameState) -> None:
         if dealers and missing:
             public = missing.pop()
     assert table.forbidden_bid == public
+    if state.phase is Phase.BIDDING and rnd is not None and rnd.rules.bids is BidMode.OPEN:
+        assert table.open_bids == tuple(legal_bids(state, rnd.turn))
+        assert table.open_bids
+    else:
+        assert table.open_bids == ()
     for seat in range(len(state.players)):
         view = player_view(state, seat, table)
         missing = [bid for bid in range(cards + 1) if bid not in view.legal_bids]

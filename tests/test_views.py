@@ -284,6 +284,28 @@ def test_each_player_view_says_which_bid_is_forbidden_to_them() -> None:
     assert player_view(over, 2).legal_bids == (0, 1, 2)
 
 
+def test_open_bids_are_offered_on_the_table_to_the_player_to_act() -> None:
+    state = round_two(Options(rounds=RoundsPlan.SHORT, notequal=True))
+    assert table_view(state).open_bids == (0, 1, 2)  # p0 bids first
+    engine.step(state, Bid("p0", 1))
+    engine.step(state, Bid("p1", 0))
+    assert table_view(state).open_bids == (0, 2)  # the dealer may not bid 1
+    engine.step(state, Bid("p2", 0))
+    assert table_view(state).phase is Phase.PLAYING
+    assert table_view(state).open_bids == ()
+
+    # private bids are no buttons on the table, nor is a hidden rebid
+    hidden = round_two(Options(rounds=RoundsPlan.SHORT, notequal=True, bids=BidMode.HIDDEN))
+    assert table_view(hidden).open_bids == ()
+    engine.step(hidden, Bid("p2", 1))
+    engine.step(hidden, Bid("p0", 1))
+    engine.step(hidden, Bid("p1", 0))
+    assert table_view(hidden).forbidden_bid == 1
+    assert table_view(hidden).open_bids == ()
+    secret = round_two(Options(rounds=RoundsPlan.SHORT, bids=BidMode.SECRET))
+    assert table_view(secret).open_bids == ()
+
+
 # --- foresight -------------------------------------------------------------------------------
 
 
