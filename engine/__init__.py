@@ -44,9 +44,12 @@ from engine.records import FORMAT, RecordError, check_record, export_record
 from engine.state import GameState, Phase, Player, RoundResult, Trick
 from engine.views import (
     PlayerView,
+    ScoreRow,
     SeatView,
     TableView,
     player_view,
+    score_row,
+    score_rows,
     table_view,
     waiting_seats,
 )
@@ -77,6 +80,7 @@ __all__ = [
     "RoundResult",
     "RoundsPlan",
     "RuleError",
+    "ScoreRow",
     "SeatView",
     "SetOptions",
     "Start",
@@ -104,6 +108,8 @@ __all__ = [
     "parse_cards",
     "parse_option",
     "player_view",
+    "score_row",
+    "score_rows",
     "sorted_hand",
     "step",
     "table_view",

@@ -10,7 +10,7 @@ from engine.cards import Card, Suit, sorted_hand
 from engine.checks import forbidden_bid, legal_bids, legal_plays, may_bid
 from engine.options import BidMode, Options
 from engine.scoring import places, round_points
-from engine.state import NO_SEAT, GameState, Phase, Round, Trick
+from engine.state import NO_SEAT, GameState, Phase, Round, RoundResult, Trick
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +48,26 @@ class ScoreRow:
     won: tuple[int, ...]
     points: tuple[int, ...]
     totals: tuple[int, ...]
+    last_trick: Trick | None = None
+    """The round's last trick, for a summary of the round (None in a row made without it)."""
+
+
+def score_row(result: RoundResult) -> ScoreRow:
+    """The score sheet's row for the finished round `result`."""
+    return ScoreRow(
+        round=result.number,
+        cards=result.cards,
+        bids=result.bids,
+        won=result.won,
+        points=result.points,
+        totals=result.totals,
+        last_trick=result.tricks[-1] if result.tricks else None,
+    )
+
+
+def score_rows(state: GameState) -> tuple[ScoreRow, ...]:
+    """The score sheet so far: one row per finished round (a finished game's whole sheet)."""
+    return tuple(score_row(result) for result in state.results)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,9 +140,7 @@ def table_view(state: GameState, viewer: int | None = None) -> TableView:
         last_trick = rnd.tricks[-1]
     elif state.results and state.results[-1].tricks:
         last_trick = state.results[-1].tricks[-1]
-    sheet = tuple(
-        ScoreRow(r.number, r.cards, r.bids, r.won, r.points, r.totals) for r in state.results
-    )
+    sheet = score_rows(state)
     last = state.results[-1] if state.results else None
     return TableView(
         phase=state.phase,

@@ -1,5 +1,7 @@
 """What each person sees: engine.table_view and engine.player_view on scripted deals."""
 
+import dataclasses
+
 from conftest import advance, bid_all, deal, finish, lobby, play, start
 
 import engine
@@ -385,3 +387,26 @@ def test_views_after_the_game_is_over() -> None:
     assert table.last_trick is not None
     assert table.last_trick == state.results[-1].tricks[-1]
     assert player_view(state, 0).hand == ()
+
+
+def test_a_score_row_is_built_from_a_round_result() -> None:
+    state, _ = start(4, first_dealer=3)
+    finish(state)
+    result = state.results[2]
+    row = engine.score_row(result)
+    assert (row.round, row.cards) == (result.number, result.cards)
+    assert (row.bids, row.won, row.points, row.totals) == (
+        result.bids,
+        result.won,
+        result.points,
+        result.totals,
+    )
+    assert row.last_trick == result.tricks[-1]
+    assert engine.score_rows(state) == table_view(state).sheet
+    assert [row.last_trick for row in table_view(state).sheet] == [
+        result.tricks[-1] for result in state.results
+    ]
+    # a row built by hand, as older callers do, has no last trick
+    assert engine.ScoreRow(1, 1, (0,), (0,), (20,), (20,)).last_trick is None
+    no_tricks = dataclasses.replace(result, tricks=())
+    assert engine.score_row(no_tricks).last_trick is None
