@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.config import AI_LEVELS, Config, ConfigError, load_config
-from bot.show.formatters import WIDTH, game_log, score_sheet, sheet_rows, standings
 from engine import (
     Options,
     RecordError,
@@ -29,9 +28,11 @@ from engine import (
 from engine.options import MAX_PLAYERS, MIN_PLAYERS
 from engine.randomplay import play_random_game
 from engine.state import GameState
+from engine.views import table_view
 
 if TYPE_CHECKING:
     from adapters.console import PlayArgs
+    from bot.show.look import Look
 
 PROG = "wizard-bot"
 USAGE_ERROR = 2
@@ -285,7 +286,18 @@ def _seed(args: argparse.Namespace) -> int:
     return random.randrange(1_000_000) if seed is None else seed
 
 
+def _look() -> "Look":
+    """How demo and replay show a game: in English, with the default deck."""
+    from bot.show.i18n import DEFAULT_LANGUAGE, texts
+    from bot.show.look import Look
+    from bot.show.themes import DEFAULT_THEME
+
+    return Look(texts(DEFAULT_LANGUAGE), DEFAULT_THEME)
+
+
 def _width() -> int:
+    from bot.show.formatters import WIDTH
+
     if sys.stdout.isatty():
         return shutil.get_terminal_size((WIDTH, 24)).columns
     return WIDTH
@@ -293,19 +305,23 @@ def _width() -> int:
 
 def run_demo(args: argparse.Namespace) -> int:
     """`wizard-bot demo`: one game with random players, shown as a score sheet."""
+    from bot.show.formatters import final_standings, score_sheet
+
     players: int = args.players
     options = _options(args.options, players)
     seed = _seed(args)
     state, _ = play_random_game(players, options, seed)
-    names = [player.name for player in state.players]
+    view = table_view(state)
+    names = [seat.name for seat in view.seats]
+    look = _look()
     print(
         f"Wizard: a game of {players} random players, {len(state.results)} rounds "
         f"(options: {options.describe()}; seed {seed})"
     )
     print()
-    print(score_sheet(names, sheet_rows(state), _width()))
+    print(score_sheet(names, view.sheet, _width(), look.t))
     print()
-    print(standings(names, state.totals))
+    print("\n".join([look.t("Final standings"), "", *final_standings(look, view)]))
     print()
     print(f"Replay this game: {PROG} demo --seed {seed}" + "".join(_option_args(args.options)))
     print(
@@ -461,6 +477,8 @@ def run_arena(args: argparse.Namespace) -> int:
 
 def run_replay(args: argparse.Namespace) -> int:
     """`wizard-bot replay`: check records; print each game unless only checking."""
+    from bot.show.formatters import game_log
+
     status = 0
     files: list[str] = args.files
     for index, name in enumerate(files):
@@ -477,7 +495,7 @@ def run_replay(args: argparse.Namespace) -> int:
         print(f"{name}: ok, totals {totals}")
         if not args.check:
             print()
-            print(game_log(state, _width()))
+            print(game_log(_look(), state, _width()))
     return status
 
 

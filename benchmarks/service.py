@@ -55,11 +55,12 @@ sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _H
 import redis.asyncio as aioredis  # noqa: E402
 
 from bot import tokens  # noqa: E402
+from bot.chat import LIVE_TTL  # noqa: E402
 from bot.commands import Kind  # noqa: E402
 from bot.config import Config  # noqa: E402
 from bot.messages import Message, Outcome  # noqa: E402
 from bot.requests import Request, User  # noqa: E402
-from bot.service import LIVE_TTL, GameService  # noqa: E402
+from bot.service import GameService  # noqa: E402
 from bot.store import Store, keys  # noqa: E402
 from bot.store.redis_server import RedisServer, free_port  # noqa: E402
 from bot.table import Settings  # noqa: E402

@@ -147,7 +147,7 @@ def _bid(text: str, _theme: Theme) -> int:
 
 
 def _bid_button(arg: str) -> int:
-    if not arg.isdigit() or len(arg) > 2:
+    if not _BID.fullmatch(arg):
         raise ValueError("not a bid")
     return int(arg)
 
@@ -226,6 +226,8 @@ class CommandSpec:
     """A slash command on Discord (moves there are made with buttons only)."""
     record: bool = False
     """Its handler reads the chat's last game record (fetched before it runs)."""
+    denied: str = N_("You are not playing at this table.")
+    """What someone who may not give it is told (a catalog key)."""
 
     @property
     def typed(self) -> bool:
@@ -258,6 +260,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         Action.OPTION,
         Arg(_words, _word, "setting", N_("An option to set, e.g. rounds=short")),
         who=Who.HOST,
+        denied=N_("Only the host may change the options."),
     ),
     CommandSpec(Kind.START, "start", N_("start the game"), Action.START, who=Who.SEATED),
     CommandSpec(
@@ -315,6 +318,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         Action.CANCEL,
         who=Who.HOST,
         public=True,
+        denied=N_("Only the host or a chat admin may cancel the game."),
     ),
     CommandSpec(
         Kind.HELP,
@@ -332,7 +336,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         Kind.WINGS, "wings", action=Action.WINGS, arg=Arg(_card, _card_button), who=Who.SEATED
     ),
     CommandSpec(Kind.RESUME, "resume", action=Action.RESUME, who=Who.SEATED),
-    CommandSpec(Kind.AGAIN, "", action=Action.AGAIN, table=False, seats=True),
+    CommandSpec(Kind.AGAIN, "", action=Action.AGAIN, seats=True),
 )
 """Every command, in the order of the help text and the menus."""
 

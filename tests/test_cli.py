@@ -14,6 +14,9 @@ import pytest
 
 from adapters.cli import main
 from bot.show.formatters import score_sheet, standings
+from bot.show.i18n import texts
+from bot.show.look import Look
+from bot.show.themes import Theme
 from engine import Options, export_record, parse_option
 from engine.randomplay import play_random_game
 from engine.views import ScoreRow
@@ -89,7 +92,7 @@ def test_demo_game(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run(capsys, "demo")
     assert status == 0, err
     assert "Final standings" in out
-    assert "wins with" in out or "share first place" in out
+    assert "wins!" in out or "share first place!" in out
     last = out.rstrip().splitlines()[-1]
     assert "wizard-bot play" in last
     assert "wizard-bot --help" in last
@@ -114,7 +117,7 @@ def test_demo_sheet_has_a_row_per_round_and_fits_100_columns(
         ]
     assert max(len(line) for line in out.splitlines()) <= 100
     for name, total in zip(["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"], state.totals, strict=False):
-        assert re.search(rf"^\s+\d+[.=] {name}\s+{total}$", out, re.MULTILINE)
+        assert re.search(rf"^(🥇|🥈|🥉|\d+\.) {name}: {total}$", out, re.MULTILINE)
 
 
 def test_demo_is_reproducible_from_its_seed(capsys: pytest.CaptureFixture[str]) -> None:
@@ -351,14 +354,15 @@ def test_replay_prints_the_game_round_by_round(
     assert out.startswith(f"{record_file}: ok, totals ")
     for rnd in data["rounds"]:
         number = rnd["number"]
-        assert f"Round {number} of 5: " in out
-        section = out.split(f"Round {number} of 5: ")[1].split("\n\n")[0]
+        assert f"Round {number} of 5 · " in out
+        section = out.split(f"Round {number} of 5 · ")[1].split("\n\n")[0]
         assert section.count("Trick ") == rnd["cards"]
         names = data["players"]
         for trick in rnd["tricks"]:
-            assert f"-> {names[trick['winner']]}" in section
+            assert f"→ {names[trick['winner']]}" in section
         for seat, name in enumerate(names):
-            assert f"{name} {rnd['bids'][seat]}/{rnd['won'][seat]} {rnd['points'][seat]:+d}" in (
+            # tricks won/bid, as the chat's round summary and the score sheet show them
+            assert f"{name}: {rnd['won'][seat]}/{rnd['bids'][seat]} {rnd['points'][seat]:+d}" in (
                 section
             )
     assert "Final standings" in out
@@ -369,13 +373,13 @@ def test_replay_prints_the_game_round_by_round(
 
 
 def test_standings_share_places() -> None:
-    text = standings(["Ann", "Bob", "Cid"], [30, 50, 30])
-    lines = text.splitlines()
-    assert lines[2:5] == ["   1. Bob  50", "   2= Ann  30", "   2= Cid  30"]
-    assert lines[-1] == "Bob wins with 50 points."
-    assert standings(["Ann", "Bob", "Cid"], [5, 5, 0]).endswith(
-        "Ann and Bob share first place with 5 points."
-    )
+    look = Look(texts("en"), Theme.COLOURS)
+    lines = standings(look, ["Ann", "Bob", "Cid"], [30, 50, 30], [2, 1, 2])
+    assert lines[:3] == ["🥇 Bob: 50", "🥈 Ann: 30", "🥈 Cid: 30"]
+    assert lines[-1] == "Bob wins!"
+    shared = standings(look, ["Ann", "Bob", "Cid"], [5, 5, 0], [1, 1, 3])
+    assert shared[-1] == "Ann, Bob share first place!"
+    assert standings(look, list("ABCD"), [4, 3, 2, 1], [1, 2, 3, 4])[3] == "4. D: 1"
 
 
 def test_score_sheet_narrows_to_fit() -> None:

@@ -151,15 +151,6 @@ def test_error_text_examples() -> None:
     assert error_text(texts("en"), "no_such_code") == "That is not possible right now."
 
 
-def test_option_labels() -> None:
-    assert i18n.option_label(texts("de"), "bids", "hidden") == "verdeckt"
-    assert i18n.option_label(texts("es"), "foresight") == "Clarividencia"
-    assert i18n.option_label(texts("en"), "notequal") == "Bids ≠ tricks"
-    assert i18n.option_label(texts("en"), "unknown") == "unknown"
-    for name in ("notequal", "bids", "rounds", "dmmixed", "foresight", "wings"):
-        assert name in i18n.OPTION_LABELS
-
-
 @pytest.mark.parametrize("language", list(LANGUAGES))
 def test_po_files_parse(language: str) -> None:
     path = i18n.po_path(language)

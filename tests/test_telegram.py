@@ -117,7 +117,7 @@ class Bot:
 def game_ids(monkeypatch: pytest.MonkeyPatch) -> None:
     """Game ids g1, g2, ... instead of random ones (stable payloads)."""
     counter = itertools.count(1)
-    monkeypatch.setattr("bot.service.new_game_id", lambda: f"g{next(counter)}")
+    monkeypatch.setattr("bot.chat.new_game_id", lambda: f"g{next(counter)}")
 
 
 def _front(

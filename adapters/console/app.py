@@ -47,8 +47,10 @@ from bot.config import Config
 from bot.messages import Message, Outcome
 from bot.requests import Request, User
 from bot.service import ROUND_PHASES, GameService
-from bot.show import screens
 from bot.show.i18n import Texts, texts
+from bot.show.look import Look, look_of
+from bot.show.screens import options_line
+from bot.show.seating import seating
 from bot.show.themes import Theme
 from bot.store import Store, StoreErrors
 from bot.store.redis_server import RedisServerError, configured_redis
@@ -229,15 +231,13 @@ class ConsoleTable:
 
     def load_table(self) -> Table | None:
         """The stored table (read only), and the chat's language and deck theme."""
-        snap = self._wait(self.service.store.load(self.chat))
-        self.t = texts(snap.settings.language)
-        theme = snap.settings.theme
-        self.theme = Theme(theme) if theme in Theme._value2member_map_ else Theme.COLOURS
-        table: Table | None = snap.table
+        look = look_of(self._wait(self.service.settings(self.chat)))
+        self.t, self.theme = look.t, look.theme
+        table: Table | None = self._wait(self.service.table(self.chat))
         return table
 
-    def look(self) -> screens.Look:
-        return screens.Look(self.t, self.theme)
+    def look(self) -> Look:
+        return Look(self.t, self.theme)
 
     # --- the session ----------------------------------------------------------------------------
 
@@ -285,8 +285,8 @@ class ConsoleTable:
         )
         if USER_ID in table.away:
             self.show(self.handle(Request(Kind.RESUME)))
-        # No request re-sends the group's table: draw it from the stored game, as it was sent.
-        self.table = screens.table_message(self.look(), table, new=False)
+        # No request re-sends the group's table: the service shows it again, as it is now.
+        self.show(self._wait(self.service.show_again(self.chat)))
         self.show(self.handle(Request(Kind.HAND)))
         return None
 
@@ -310,8 +310,8 @@ class ConsoleTable:
             self.say(
                 render.header(
                     self.t,
-                    screens.names(table.game, table),
-                    screens.options_line(self.look(), table.game.options),
+                    list(seating(table).names),
+                    options_line(self.look(), table.game.options),
                 )
             )
         outcome = self.handle(Request(Kind.START))

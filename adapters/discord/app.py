@@ -37,8 +37,7 @@ from bot.config import Config
 from bot.messages import Message, Outcome
 from bot.requests import Request, User
 from bot.service import GameService
-from bot.show.i18n import Texts, texts
-from bot.store import StoreErrors
+from bot.show.i18n import Texts
 from bot.timers import stop_timer_loop, timer_loop
 
 log = logging.getLogger(__name__)
@@ -223,12 +222,8 @@ class DiscordFrontEnd:
         self.outbox.put(notice.target, notice, key=notice.slot)
 
     async def _texts(self, chat: str) -> Texts:
-        """The texts of a game channel's language."""
-        try:
-            snap = await self.service.store.load(chat)
-        except StoreErrors:
-            return texts(self.config.language)
-        return texts(snap.settings.language)
+        """The texts of a game chat's language."""
+        return await self.service.texts(chat)
 
     # --- handlers -------------------------------------------------------------------------------
 

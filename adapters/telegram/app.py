@@ -53,7 +53,6 @@ from bot.messages import Outcome
 from bot.requests import Request, User
 from bot.service import GameService
 from bot.show.i18n import Texts, texts
-from bot.store import StoreErrors
 from bot.timers import stop_timer_loop, timer_loop
 
 log = logging.getLogger(__name__)
@@ -203,11 +202,7 @@ class TelegramFrontEnd:
 
     async def _texts(self, chat: str) -> Texts:
         """The texts of a game chat's language."""
-        try:
-            snap = await self.service.store.load(chat)
-        except StoreErrors:
-            return texts(self.config.language)
-        return texts(snap.settings.language)
+        return await self.service.texts(chat)
 
     # --- handlers -------------------------------------------------------------------------------
 
@@ -327,14 +322,13 @@ class TelegramFrontEnd:
         else:
             return
         before, after = chat_key(old), chat_key(new)
-        if not await self.service.store.move_chat(before, after):
+        players = await self.service.move_chat(before, after)
+        if players is None:
             return  # nothing to move, or moved already (both messages arrive)
-        snap = await self.service.store.load(after)
-        if snap.table is not None:
-            for player in snap.table.humans():
-                person = telegram_id(player)
-                if person is not None:
-                    await self.slots.rename_game(person, before, after)
+        for player in players:
+            person = telegram_id(player)
+            if person is not None:
+                await self.slots.rename_game(person, before, after)
         log.info("the game of Telegram group %s moved to supergroup %s", old, new)
         self.show(after, await self.service.show_again(after))
 

@@ -1,18 +1,22 @@
-"""Plain-text rendering of games: the score sheet, final standings and a round-by-round log."""
+"""The small formatters every audience shares: the chat screens, the terminal table and
+`wizard-bot replay` build their lines from these (a trump line, a trick line, a score line, the
+standings, the score sheet), and lay out text in terminal columns.
+
+Each takes a `Look` (the language and the deck theme) or its texts, and plain values from the
+engine's views and records."""
 
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from engine.cards import WIZARD, sorted_hand
-from engine.scoring import places
-from engine.state import GameState, RoundResult
+from bot.show.i18n import N_, Texts
+from bot.show.look import Look
+from bot.show.themes import cards_line
+from engine import WIZARD, Card, GameState, RoundResult, Suit, TableView, Trick, table_view
 from engine.views import ScoreRow
 
 WIDTH = 100
 """The terminal width the text is laid out for unless told otherwise."""
-
-SUIT_NAMES = {"B": "blue", "G": "green", "R": "red", "Y": "yellow"}
 
 NAME_CAP = 12
 """A name may widen its score-sheet column up to this many characters (then it is cut)."""
@@ -68,15 +72,34 @@ _LAYOUTS = (
 )
 
 
+SHEET_WORDS = (
+    # TRANSLATORS: score-sheet header for "Round" (at most 5 letters).
+    N_("Rnd"),
+    # TRANSLATORS: score-sheet header for the cards dealt (at most 7 letters).
+    N_("Cards"),
+    # TRANSLATORS: the shortest score-sheet header for "Round" (at most 4 letters).
+    N_("Rd"),
+    # TRANSLATORS: the shortest score-sheet header for the cards dealt (at most 4 letters).
+    N_("Cd"),
+    # TRANSLATORS: score-sheet header for "tricks won/bid" (at most 3 letters).
+    N_("w/b"),
+    # TRANSLATORS: score-sheet header for "points" (at most 3 letters).
+    N_("pts"),
+    # TRANSLATORS: score-sheet header for "total" (at most 3 letters).
+    N_("tot"),
+)
+"""The score sheet's column labels (catalog keys)."""
+
+
 def score_sheet(
     names: Sequence[str],
     rows: Sequence[ScoreRow],
     width: int = WIDTH,
-    words: Mapping[str, str] | None = None,
+    t: Texts | None = None,
 ) -> str:
-    """The score sheet: a row per round with its cards, and per player `won/bid points total`.
-
-    `words` translates the column labels (`Rnd`, `Cards`, `Rd`, `Cd`, `w/b`, `pts`, `tot`)."""
+    """The score sheet: a row per round with its cards, and per player `won/bid points total`;
+    its labels in the language of `t` (English without)."""
+    words = {word: t(word) for word in SHEET_WORDS} if t is not None else {}
     cells = [
         [
             (f"{won}/{bid}", f"{points:+d}", str(total))
@@ -89,7 +112,7 @@ def score_sheet(
     sub = [max([3, *(len(cell[part]) for row in cells for cell in row)]) for part in range(3)]
     lines: list[str] = []
     for layout in _LAYOUTS:
-        lines = _draw_sheet(names, rows, cells, sub, layout, words or {})
+        lines = _draw_sheet(names, rows, cells, sub, layout, words)
         if max(map(text_width, lines)) <= width:
             break
     return "\n".join(lines)
@@ -135,116 +158,139 @@ def _draw_sheet(
     return out
 
 
-def standings(names: Sequence[str], totals: Sequence[int]) -> str:
-    """Final places (equal totals share a place, marked `=`) and who won."""
-    ranks = places(totals)
-    shared = {rank for rank in ranks if ranks.count(rank) > 1}
-    name_w = max(text_width(name) for name in names)
-    total_w = max(len(str(total)) for total in totals)
-    order = sorted(range(len(names)), key=lambda seat: (ranks[seat], seat))
-    winners = [names[seat] for seat in order if ranks[seat] == 1]
-    best = max(totals)
-    if len(winners) == 1:
-        verdict = f"{winners[0]} wins with {best} points."
-    else:
-        verdict = f"{_and(winners)} share first place with {best} points."
-    lines = ["Final standings", ""]
-    for seat in order:
-        mark = "=" if ranks[seat] in shared else "."
-        lines.append(
-            f"  {ranks[seat]:>2}{mark} {pad(names[seat], name_w)}  {totals[seat]:>{total_w}}"
-        )
-    return "\n".join([*lines, "", verdict])
-
-
-def _and(words: Sequence[str]) -> str:
-    if len(words) <= 1:
-        return "".join(words)
-    return ", ".join(words[:-1]) + " and " + words[-1]
-
-
-def trump_text(result: RoundResult, names: Sequence[str]) -> str:
-    """How the round's trump came about, e.g. `red (R7 turned up)` or `none (no card left)`."""
-    card = result.trump_card
-    if card is None:
-        return "none (no card left to turn up)"
-    if result.trump is None:
-        return f"none ({card} turned up)"
-    suit = f"{result.trump} {SUIT_NAMES[result.trump]}"
+def trump_line(
+    look: Look, card: Card | None, trump: Suit | None, dealer: str, choosing: bool = False
+) -> str:
+    """How a round's trump came about: `Trump: 🟥 red (🟥7 turned up)`; `choosing` while the
+    dealer chooses it (a Wizard was turned up)."""
+    t = look.t
+    face = look.card(card)
+    if choosing:
+        return t("Trump: {card} turned up, {name} (dealer) chooses", card=face, name=dealer)
     if card == WIZARD:
-        return f"{suit} ({card} turned up, {names[result.dealer]} chose)"
-    return f"{suit} ({card} turned up)"
+        return t(
+            "Trump: {suit} ({card} turned up, chosen by {name})",
+            suit=look.suit(trump),
+            card=face,
+            name=dealer,
+        )
+    if card is None:
+        return t("Trump: none (no card left to turn up)")
+    return t("Trump: {suit} ({card} turned up)", suit=look.suit(trump), card=face)
 
 
-def _wrapped(label: str, items: Sequence[str], width: int, sep: str = "   ") -> list[str]:
-    """`label` then `items` separated by `sep`, wrapped under the first item at `width`."""
-    indent = " " * text_width(label)
-    lines: list[str] = []
-    current, empty = label, True
-    for item in items:
-        if not empty and text_width(current + sep + item) > width:
-            lines.append(current)
-            current, empty = indent, True
-        current += item if empty else sep + item
-        empty = False
-    lines.append(current)
+def trick_cards(look: Look, cards: Sequence[Card], leader: int, names: Sequence[str]) -> str:
+    """A trick's cards with who played each: `Ann 🟥7 · Bob 🧙 · Cid 🟥2`."""
+    count = len(names)
+    return " · ".join(
+        f"{names[(leader + index) % count]} {look.card(card)}" for index, card in enumerate(cards)
+    )
+
+
+def last_trick(look: Look, trick: Trick, names: Sequence[str]) -> str:
+    """`Last trick: Ann 🟥7 · Bob 🧙 · Cid 🟥2 → Bob`."""
+    return look.t(
+        "Last trick: {cards} → {name}",
+        cards=trick_cards(look, trick.cards, trick.leader, names),
+        name=names[trick.winner],
+    )
+
+
+def score_line(look: Look, name: str, row: ScoreRow, seat: int) -> str:
+    """A seat's round: `✅ Ann: 1/1 +30 → 30` (tricks won/bid, points, total)."""
+    made = "✅" if row.bids[seat] == row.won[seat] else "❌"
+    return (
+        f"{made} {name}: {row.won[seat]}/{row.bids[seat]} "
+        f"{row.points[seat]:+d} → {row.totals[seat]}"
+    )
+
+
+MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
+
+
+def standings(
+    look: Look, names: Sequence[str], totals: Sequence[int], places: Sequence[int]
+) -> list[str]:
+    """The final standings, best first (`🥇 Ann: 120`), then who won."""
+    t = look.t
+    order = sorted(range(len(names)), key=lambda seat: (places[seat], seat))
+    lines = [
+        f"{MEDALS.get(places[seat], f'{places[seat]}.')} {names[seat]}: {totals[seat]}"
+        for seat in order
+    ]
+    winners = [names[seat] for seat in order if places[seat] == 1]
+    lines.append("")
+    if len(winners) == 1:
+        lines.append(t("{name} wins!", name=winners[0]))
+    else:
+        lines.append(t("{names} share first place!", names=", ".join(winners)))
     return lines
 
 
-def round_log(result: RoundResult, names: Sequence[str], rounds: int, width: int = WIDTH) -> str:
-    """One round as it was played: deal, trump, bids, each trick and its winner, points."""
+# --- a whole game, round by round (wizard-bot replay) ------------------------------------------
+
+
+def round_log(
+    look: Look, result: RoundResult, row: ScoreRow, names: Sequence[str], rounds: int
+) -> str:
+    """One round as it was played: its deal, trump, bids, each trick and its winner, and what
+    each seat scored."""
+    t = look.t
     count = len(names)
-    name_w = max(text_width(name) for name in names)
-    cards = "1 card" if result.cards == 1 else f"{result.cards} cards"
-    lines = [f"Round {result.number} of {rounds}: {cards} each, {names[result.dealer]} deals"]
-    label_w = len("Trick ") + len(str(result.cards)) + 2
-    label_w = max(label_w, len("Points") + 2)
-
-    def label(text: str) -> str:
-        return "  " + text.ljust(label_w)
-
-    for seat, hand in enumerate(result.hands):
-        head = label("Hands" if seat == 0 else "")
-        lines.extend(
-            _wrapped(head + pad(names[seat], name_w) + "  ", sorted_hand(hand), width, " ")
+    if result.cards == 1:
+        head = t("🧙 Round {round} of {rounds} · 1 card", round=result.number, rounds=rounds)
+    else:
+        head = t(
+            "🧙 Round {round} of {rounds} · {cards} cards",
+            round=result.number,
+            rounds=rounds,
+            cards=result.cards,
         )
-    lines.append(label("Trump") + trump_text(result, names))
-    order = [(result.dealer + 1 + offset) % count for offset in range(count)]
-    bids = [f"{names[seat]} {result.bids[seat]}" for seat in order]
-    total = sum(result.bids)
-    bids[-1] += f"   (bids add up to {total}, {result.cards} to take)"
-    lines.extend(_wrapped(label("Bids"), bids, width, ", "))
-    for index, trick in enumerate(result.tricks, start=1):
-        plays = [
-            f"{names[(trick.leader + offset) % count]} {card:<3}"
-            for offset, card in enumerate(trick.cards)
-        ]
-        plays.append(f"-> {names[trick.winner]}")
-        lines.extend(_wrapped(label(f"Trick {index}"), plays, width, "  "))
-    points = [
-        f"{names[seat]} {result.bids[seat]}/{result.won[seat]} "
-        f"{result.points[seat]:+d} = {result.totals[seat]}"
-        for seat in range(count)
+    deals = t("{name} deals.", name=names[result.dealer])
+    lines = [f"{head} · {deals}"]
+    lines += [
+        f"{names[seat]}: {cards_line(hand, look.theme)}" for seat, hand in enumerate(result.hands)
     ]
-    lines.extend(_wrapped(label("Points"), points, width, ",  "))
-    return "\n".join(line.rstrip() for line in lines)
+    lines.append(trump_line(look, result.trump_card, result.trump, names[result.dealer]))
+    order = [(result.dealer + 1 + offset) % count for offset in range(count)]
+    bids = " · ".join(f"{names[seat]} {result.bids[seat]}" for seat in order)
+    lines.append(t("Bids: {bids}", bids=bids))
+    for number, trick in enumerate(result.tricks, start=1):
+        cards = trick_cards(look, trick.cards, trick.leader, names)
+        lines.append(
+            t(
+                "Trick {number}: {cards} → {name}",
+                number=number,
+                cards=cards,
+                name=names[trick.winner],
+            )
+        )
+    lines += [score_line(look, name, row, seat) for seat, name in enumerate(names)]
+    return "\n".join(lines)
 
 
-def game_log(state: GameState, width: int = WIDTH) -> str:
+def game_log(look: Look, state: GameState, width: int = WIDTH) -> str:
     """A finished game: its table, every round, the score sheet and the final standings."""
-    names = [player.name for player in state.players]
-    rounds = len(state.results)
-    head = (
-        f"{_and(names)}; options: {state.options.describe()}; {rounds} rounds; "
-        f"{names[state.first_dealer]} deals first"
+    t = look.t
+    view = table_view(state)
+    names = [seat.name for seat in view.seats]
+    head = t(
+        "{names}; options: {options}; {name} deals first",
+        names=", ".join(names),
+        options=state.options.describe(),
+        name=names[state.first_dealer],
     )
     parts = [head]
-    parts.extend(round_log(result, names, rounds, width) for result in state.results)
-    parts.append(score_sheet(names, sheet_rows(state), width))
-    parts.append(standings(names, state.totals))
+    parts += [
+        round_log(look, result, row, names, view.rounds)
+        for result, row in zip(state.results, view.sheet, strict=True)
+    ]
+    parts.append(score_sheet(names, view.sheet, width, t))
+    parts.append("\n".join([t("Final standings"), "", *final_standings(look, view)]))
     return "\n\n".join(parts)
 
 
-def sheet_rows(state: GameState) -> list[ScoreRow]:
-    """The score sheet's rows of a game so far."""
-    return [ScoreRow(r.number, r.cards, r.bids, r.won, r.points, r.totals) for r in state.results]
+def final_standings(look: Look, view: TableView) -> list[str]:
+    """The standings of a finished game, from its table view."""
+    names = [seat.name for seat in view.seats]
+    return standings(look, names, [seat.total for seat in view.seats], view.places)

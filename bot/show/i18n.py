@@ -203,46 +203,6 @@ def error_text(t: Texts, code: ErrorCode | str) -> str:
         return t.gettext(UNKNOWN_ERROR)
 
 
-# -- Options --------------------------------------------------------------------------------
-
-OPTION_LABELS: dict[str, str] = {
-    # TRANSLATORS: option "notequal": the bids of a round may not add up to its tricks.
-    "notequal": N_("Bids ≠ tricks"),
-    "bids": N_("Bids"),
-    "bids=open": N_("open"),
-    "bids=hidden": N_("hidden"),
-    "bids=secret": N_("secret"),
-    "rounds": N_("Rounds"),
-    "rounds=standard": N_("standard"),
-    "rounds=short": N_("short"),
-    "rounds=tournament": N_("tournament"),
-    "dmmixed": N_("Mixed bids"),
-    "foresight": N_("Foresight"),
-    "wings": N_("Wings"),
-}
-"""What a player sees for each option (`name`) and value (`name=value`) of engine.options."""
-
-OPTION_HELP: dict[str, str] = {
-    "notequal": N_("The sum of the bids may not equal the number of tricks."),
-    "bids=open": N_("Everyone bids in turn; bids are seen at once."),
-    "bids=hidden": N_("Everyone bids privately; all bids are shown together."),
-    "bids=secret": N_("Bids stay hidden until the end of the round."),
-    "rounds=standard": N_("Round r deals r cards, until the deck runs out."),
-    "rounds=short": N_("Only rounds 1 to 5."),
-    "rounds=tournament": N_("10 rounds with the Amigo tournament hand sizes."),
-    "dmmixed": N_("Hidden bids in rounds 1 to 6 and the last; bids ≠ tricks in between."),
-    "foresight": N_("With one card each, you see everyone's card but your own."),
-    "wings": N_("Mark a card in advance; it is played for you when your turn comes."),
-}
-"""One sentence explaining each option or option value, for an options menu."""
-
-
-def option_label(t: Texts, name: str, value: str | None = None) -> str:
-    """The translated label of option `name`, or of its `value` when given."""
-    key = name if value is None else f"{name}={value}"
-    return t.gettext(OPTION_LABELS[key]) if key in OPTION_LABELS else key
-
-
 # -- Texts the game screens will need (kept in the catalogs until the code uses them) -------
 
 FORESEEN: tuple[str | tuple[str, str], ...] = (
@@ -291,17 +251,10 @@ FORESEEN: tuple[str | tuple[str, str], ...] = (
     # The score sheet
     N_("Score sheet"),
     N_("Round"),
-    N_("Cards"),
     N_("Points"),
     N_("Total"),
-    # TRANSLATORS: short score-sheet header for "Round" (at most 3 letters).
-    N_("Rnd"),
     # TRANSLATORS: short score-sheet header for "bid/won" (at most 3 letters).
     N_("b/w"),
-    # TRANSLATORS: short score-sheet header for "points" (at most 3 letters).
-    N_("pts"),
-    # TRANSLATORS: short score-sheet header for "total" (at most 3 letters).
-    N_("tot"),
     N_("Final standings"),
     N_("{name} wins with {points} points."),
     N_("Winner"),

@@ -1,63 +1,58 @@
 """What people see, built from engine views: the lobby, the group's table, each player's hand,
-round summaries, the end of a game. Platform-neutral text and buttons, every word translated."""
+round summaries, the end of a game. Every builder takes a `Look`, a view and the `Seating`; none
+reads the game's state or asks a rule. Platform-neutral text and buttons, every word translated.
+"""
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot import tokens
 from bot.commands import Action
 from bot.messages import Button, Message
-from bot.show.formatters import score_sheet
-from bot.show.i18n import Texts, error_text
-from bot.show.themes import Theme, card_face, cards_line, suit_face, suit_name
-from bot.table import Table
+from bot.show.formatters import (
+    last_trick,
+    score_line,
+    score_sheet,
+    standings,
+    trick_cards,
+    trump_line,
+)
+from bot.show.i18n import N_
+from bot.show.look import Look
+from bot.show.seating import AWAY, Seating
+from bot.show.themes import cards_line
 from engine import (
-    WIZARD,
     BidMode,
     Card,
-    ErrorCode,
-    GameState,
     Options,
     Phase,
     PlayerView,
     RoundsPlan,
     Suit,
     TableView,
-    Trick,
-    legal_bids,
-    player_view,
-    table_view,
 )
 from engine.options import MAX_PLAYERS, MIN_PLAYERS
-from engine.scoring import places
 from engine.views import ScoreRow
 
 ROW = 4
 """Card buttons per row (phones show four comfortably)."""
 BID_ROW = 6
+ROUND_PHASES = (Phase.TRUMP, Phase.BIDDING, Phase.PLAYING)
+
+Rows = tuple[tuple[Button, ...], ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Look:
-    """How a chat is shown: its language and deck theme."""
-
-    t: Texts
-    theme: Theme
-
-    def card(self, card: Card | None) -> str:
-        return "—" if card is None else card_face(card, self.theme)
-
-    def suit(self, suit: Suit | None) -> str:
-        if suit is None:
-            # TRANSLATORS: the trump suit when there is none; it follows "Trump:"
-            return self.t("none")
-        return f"{suit_face(suit, self.theme)} {suit_name(self.t, suit, self.theme)}"
+BID_MODES = {BidMode.OPEN: N_("open"), BidMode.HIDDEN: N_("hidden"), BidMode.SECRET: N_("secret")}
+"""Each bid mode's word on the host's option button (`Bids: hidden`)."""
+ROUND_PLANS = {
+    RoundsPlan.STANDARD: N_("standard"),
+    RoundsPlan.SHORT: N_("short"),
+    RoundsPlan.TOURNAMENT: N_("tournament"),
+}
+"""Each rounds plan's word on the host's option button (`Rounds: short`)."""
 
 
-def names(state: GameState, table: Table | None = None) -> list[str]:
-    """Seat names, AI seats marked with a robot."""
-    ai = table.ai if table else {}
-    return [f"🤖 {p.name}" if p.id in ai else p.name for p in state.players]
+def _rows(buttons: list[Button], size: int) -> list[tuple[Button, ...]]:
+    return [tuple(buttons[i : i + size]) for i in range(0, len(buttons), size)]
 
 
 # --- lobby -----------------------------------------------------------------------------------
@@ -89,25 +84,26 @@ def options_line(look: Look, options: Options) -> str:
     return ", ".join(parts)
 
 
-def lobby(look: Look, table: Table, show_options: bool = False) -> Message:
+def lobby(look: Look, view: TableView, seating: Seating, show_options: bool = False) -> Message:
+    """The lobby: who sits where, the options, and its buttons (with the host's option toggles
+    when `show_options`)."""
     t = look.t
-    state = table.game
-    seated = names(state, table)
     lines = [t("🧙 Wizard: a new table"), ""]
-    for seat, name in enumerate(seated):
-        host = " 👑" if state.players[seat].id == table.host else ""
+    for seat, name in enumerate(seating.names):
+        host = " 👑" if seat == seating.host else ""
         lines.append(f"{seat + 1}. {name}{host}")
-    free = MAX_PLAYERS - len(seated)
+    seated = len(seating.names)
+    free = MAX_PLAYERS - seated
     if free:
         lines.append(t("{free} seats free", free=free) if free > 1 else t("1 seat free"))
-    lines += ["", t("Options: {options}", options=options_line(look, state.options))]
-    if len(seated) < MIN_PLAYERS:
+    lines += ["", t("Options: {options}", options=options_line(look, view.options))]
+    if seated < MIN_PLAYERS:
         lines.append(
             t("{n} to {m} players; the game starts with /start.", n=MIN_PLAYERS, m=MAX_PLAYERS)
         )
     else:
         lines.append(t("Ready: any seated player may /start."))
-    gid = table.game_id
+    gid = seating.game
     rows: list[tuple[Button, ...]] = [
         (
             Button(t("Join"), tokens.lobby(gid, Action.JOIN)),
@@ -121,21 +117,18 @@ def lobby(look: Look, table: Table, show_options: bool = False) -> Message:
         ),
     ]
     if show_options:
-        rows = [*option_buttons(look, table), rows[0]]
+        rows = [*option_buttons(look, view.options, gid), rows[0]]
     return Message("\n".join(lines), buttons=tuple(rows), slot="lobby")
 
 
-def option_buttons(look: Look, table: Table) -> list[tuple[Button, ...]]:
+def option_buttons(look: Look, options: Options, gid: str) -> list[tuple[Button, ...]]:
     """Buttons that change one option each (for the host)."""
     t = look.t
-    options = table.game.options
-    gid = table.game_id
 
     def flag(name: str, label: str, on: bool) -> Button:
         mark = "✅" if on else "⬜"
-        return Button(
-            f"{mark} {label}", tokens.lobby(gid, Action.OPTION, f"{name}={'off' if on else 'on'}")
-        )
+        value = f"{name}={'off' if on else 'on'}"
+        return Button(f"{mark} {label}", tokens.lobby(gid, Action.OPTION, value))
 
     bids_next = {BidMode.OPEN: "hidden", BidMode.HIDDEN: "secret", BidMode.SECRET: "open"}
     rounds_next = {
@@ -146,11 +139,11 @@ def option_buttons(look: Look, table: Table) -> list[tuple[Button, ...]]:
     return [
         (
             Button(
-                t("Bids: {mode}", mode=t(options.bids.value)),
+                t("Bids: {mode}", mode=t(BID_MODES[options.bids])),
                 tokens.lobby(gid, Action.OPTION, f"bids={bids_next[options.bids]}"),
             ),
             Button(
-                t("Rounds: {plan}", plan=t(options.rounds.value)),
+                t("Rounds: {plan}", plan=t(ROUND_PLANS[options.rounds])),
                 tokens.lobby(gid, Action.OPTION, f"rounds={rounds_next[options.rounds]}"),
             ),
         ),
@@ -168,9 +161,10 @@ def option_buttons(look: Look, table: Table) -> list[tuple[Button, ...]]:
 # --- the table -------------------------------------------------------------------------------
 
 
-def status(look: Look, view: TableView, seated: Sequence[str]) -> str:
+def status(look: Look, view: TableView, seating: Seating) -> str:
     """Who the table waits for."""
     t = look.t
+    seated = seating.names
     if view.phase is Phase.TRUMP:
         return t("{name} (dealer) chooses trump.", name=seated[view.dealer])
     if view.phase is Phase.BIDDING:
@@ -183,13 +177,9 @@ def status(look: Look, view: TableView, seated: Sequence[str]) -> str:
     return ""
 
 
-def table_text(
-    look: Look, table: Table, notice: str | None = None, view: TableView | None = None
-) -> str:
+def table_text(look: Look, view: TableView, seating: Seating, notice: str | None = None) -> str:
     t = look.t
-    state = table.game
-    view = view or table_view(state)
-    seated = names(state, table)
+    seated = seating.names
     if view.cards == 1:
         head = t("🧙 Round {round} of {rounds} · 1 card", round=view.round, rounds=view.rounds)
     else:
@@ -199,7 +189,8 @@ def table_text(
             rounds=view.rounds,
             cards=view.cards,
         )
-    lines = [head, trump_line(look, view, seated)]
+    choosing = view.phase is Phase.TRUMP
+    lines = [head, trump_line(look, view.trump_card, view.trump, seated[view.dealer], choosing)]
     rules = []
     if view.bid_mode is not BidMode.OPEN:
         rules.append(t("hidden bids") if view.bid_mode is BidMode.HIDDEN else t("secret bids"))
@@ -213,20 +204,16 @@ def table_text(
     dealer_word = t("dealer")
     for seat in view.seats:
         mark = "▶️" if seat.to_act else "▫️"
-        away = " 💤" if seat.player in table.away else ""
+        away = f" {AWAY}" if seat.seat in seating.away else ""
         dealer = f" ({dealer_word})" if seat.dealer else ""
         lines.append(f"{mark} {seated[seat.seat]}{dealer}{away}: {seat.standing()}")
     lines.append("")
     if view.trick:
-        count = len(seated)
-        played = " · ".join(
-            f"{seated[(view.trick_leader + index) % count]} {look.card(card)}"
-            for index, card in enumerate(view.trick)
-        )
+        played = trick_cards(look, view.trick, view.trick_leader, seated)
         lines.append(t("Trick: {cards}", cards=played))
     if view.tricks:
         lines.append(last_trick(look, view.tricks[-1], seated))
-    text = status(look, view, seated)
+    text = status(look, view, seating)
     if text:
         lines.append(text)
     if notice:
@@ -234,228 +221,194 @@ def table_text(
     return "\n".join(lines)
 
 
-def trump_line(look: Look, view: TableView, seated: Sequence[str]) -> str:
-    t = look.t
-    card = look.card(view.trump_card)
-    if view.phase is Phase.TRUMP:
-        return t(
-            "Trump: {card} turned up, {name} (dealer) chooses", card=card, name=seated[view.dealer]
-        )
-    if view.trump_card == WIZARD:
-        return t(
-            "Trump: {suit} ({card} turned up, chosen by {name})",
-            suit=look.suit(view.trump),
-            card=card,
-            name=seated[view.dealer],
-        )
-    if view.trump_card is None:
-        return t("Trump: none (no card left to turn up)")
-    return t("Trump: {suit} ({card} turned up)", suit=look.suit(view.trump), card=card)
-
-
-def last_trick(look: Look, trick: Trick, seated: Sequence[str]) -> str:
-    """`Last trick: Ann 🟥7 · Bob 🧙 · Cid 🟥2 → Bob`."""
-    return look.t(
-        "Last trick: {cards} → {name}",
-        cards=trick_cards(look, trick, seated),
-        name=seated[trick.winner],
-    )
-
-
-def trick_cards(look: Look, trick: Trick, seated: Sequence[str]) -> str:
-    """A trick's cards with who played each: `Ann 🟥7 · Bob 🧙 · Cid 🟥2`."""
-    count = len(seated)
-    return " · ".join(
-        f"{seated[(trick.leader + index) % count]} {look.card(card)}"
-        for index, card in enumerate(trick.cards)
-    )
-
-
 def table_message(
-    look: Look,
-    table: Table,
-    new: bool,
-    notice: str | None = None,
-    view: TableView | None = None,
+    look: Look, view: TableView, seating: Seating, new: bool, notice: str | None = None
 ) -> Message:
     """The group's table; open bids are made with its buttons."""
-    state = table.game
-    buttons: tuple[tuple[Button, ...], ...] = ()
-    rnd = state.round
-    if state.phase is Phase.BIDDING and rnd is not None and rnd.rules.bids is BidMode.OPEN:
-        seat = rnd.turn
-        bids = legal_bids(state, seat)
-        buttons = bid_buttons(table, bids)
-    text = table_text(look, table, notice, view)
+    buttons = tuple(bid_buttons(seating, view.open_bids))
+    text = table_text(look, view, seating, notice)
     return Message(text, buttons=buttons, slot="table", notify=new)
 
 
-def bid_buttons(table: Table, bids: Sequence[int]) -> tuple[tuple[Button, ...], ...]:
+def bid_buttons(seating: Seating, bids: tuple[int, ...]) -> list[tuple[Button, ...]]:
     payloads = [
-        Button(str(bid), tokens.make(table.game_id, table.game, Action.BID, str(bid)))
+        Button(str(bid), tokens.Token(seating.game, seating.stamp, Action.BID, str(bid)).encode())
         for bid in bids
     ]
-    return tuple(tuple(payloads[i : i + BID_ROW]) for i in range(0, len(payloads), BID_ROW))
+    return _rows(payloads, BID_ROW)
 
 
 # --- a player's hand --------------------------------------------------------------------------
 
 
-def hand_text(look: Look, table: Table, view: PlayerView) -> str:
-    t = look.t
-    state = table.game
-    seated = names(state, table)
+@dataclass(frozen=True, slots=True)
+class HandScreen:
+    """Everything one player's hand message shows, and nothing else: the message is made from
+    this alone, so two equal screens are the same message (the service sends a hand again only
+    when its screen changed)."""
+
+    player: str
+    game: str
+    round: int
+    rounds: int
+    trump: Suit | None
+    others: tuple[tuple[str, Card | None], ...]
+    """Under foresight: each seat's name and the card it holds (None: their own seat, or a
+    player who has played it)."""
+    hand: tuple[Card, ...]
+    bid: int | None
+    won: int
+    mark: Card | None
+    away: bool
+    choose_trump: bool
+    bids: tuple[int, ...]
+    """The bids the player may make now."""
+    forbidden: int | None
+    """The one bid notequal forbids them (shown while they bid)."""
+    bid_buttons: bool
+    """The bids come as buttons here (not in open bidding, where the group's table has them)."""
+    cards: tuple[Card, ...]
+    """The cards they may play now (buttons)."""
+    unseen: bool
+    """Under foresight: they play the card they cannot see (one button)."""
+    marks: tuple[Card, ...]
+    """Wings: the cards they may mark (buttons), when nothing else is asked of them."""
+    stamp: str
+    """The decision's stamp, when a button carries it."""
+    round_stamp: str
+    """The round's stamp, when a wings button carries it."""
+
+
+def hand_screen(view: PlayerView, seating: Seating) -> HandScreen:
+    """What the hand message of `view`'s player shows."""
     tv = view.table
+    others = tuple((seating.names[seat], card) for seat, card in enumerate(view.others))
+    bidding = not view.choose_trump and bool(view.legal_bids)
+    bid_buttons = bidding and tv.bid_mode is not BidMode.OPEN
+    asked = view.choose_trump or bid_buttons or view.play_unseen or bool(view.legal_cards)
+    wings = not asked and tv.options.wings and bool(view.hand) and tv.phase in ROUND_PHASES
+    bid = view.bid
+    return HandScreen(
+        player=view.player,
+        game=seating.game,
+        round=tv.round,
+        rounds=tv.rounds,
+        trump=tv.trump,
+        others=others,
+        hand=() if view.others else view.hand,
+        bid=bid,
+        won=tv.seats[view.seat].won if bid is not None else 0,
+        mark=view.mark,
+        away=view.seat in seating.away,
+        choose_trump=view.choose_trump,
+        bids=view.legal_bids if bidding else (),
+        forbidden=view.forbidden_bid if bidding else None,
+        bid_buttons=bid_buttons,
+        cards=view.legal_cards if not (view.choose_trump or bidding) else (),
+        unseen=view.play_unseen and not (view.choose_trump or bidding),
+        marks=tuple(dict.fromkeys(view.hand)) if wings else (),
+        stamp=seating.stamp if asked else "",
+        round_stamp=seating.round_stamp if wings else "",
+    )
+
+
+def hand_text(look: Look, screen: HandScreen) -> str:
+    t = look.t
     lines = [
         t(
             "Round {round} of {rounds} · trump: {suit}",
-            round=tv.round,
-            rounds=tv.rounds,
-            suit=look.suit(tv.trump),
+            round=screen.round,
+            rounds=screen.rounds,
+            suit=look.suit(screen.trump),
         )
     ]
-    if view.others:
+    if screen.others:
         seen = ", ".join(
-            f"{seated[seat]} {look.card(card)}"
-            for seat, card in enumerate(view.others)
-            if card is not None
+            f"{name} {look.card(card)}" for name, card in screen.others if card is not None
         )
         lines.append(t("Foresight: you cannot see your card. The others hold: {cards}", cards=seen))
-    elif view.hand:
-        lines.append(t("Your hand: {cards}", cards=cards_line(view.hand, look.theme)))
-    if view.bid is not None:
-        mine = tv.seats[view.seat]
-        lines.append(t("Your bid: {bid} · tricks won: {won}", bid=view.bid, won=mine.won))
-    if view.mark is not None:
-        lines.append(t("🪽 Marked to play by itself: {card}", card=look.card(view.mark)))
-    if view.player in table.away:
+    elif screen.hand:
+        lines.append(t("Your hand: {cards}", cards=cards_line(screen.hand, look.theme)))
+    if screen.bid is not None:
+        lines.append(t("Your bid: {bid} · tricks won: {won}", bid=screen.bid, won=screen.won))
+    if screen.mark is not None:
+        lines.append(t("🪽 Marked to play by itself: {card}", card=look.card(screen.mark)))
+    if screen.away:
         lines.append(t("💤 The AI is playing for you. Press Resume to play yourself."))
-    if view.choose_trump:
+    if screen.choose_trump:
         lines.append(t("A Wizard was turned up: you are the dealer, choose the trump suit."))
-    elif view.legal_bids:
-        lines.append(
-            t("Your bid? ({low} to {high})", low=view.legal_bids[0], high=view.legal_bids[-1])
-        )
-        if tv.forbidden_bid is not None or (tv.notequal and len(view.legal_bids) <= tv.cards):
-            missing = sorted(set(range(tv.cards + 1)) - set(view.legal_bids))
-            if missing:
-                lines.append(t("notequal: you may not bid {bid}.", bid=missing[0]))
-    elif view.legal_cards or view.play_unseen:
+    elif screen.bids:
+        lines.append(t("Your bid? ({low} to {high})", low=screen.bids[0], high=screen.bids[-1]))
+        if screen.forbidden is not None:
+            lines.append(t("notequal: you may not bid {bid}.", bid=screen.forbidden))
+    elif screen.cards or screen.unseen:
         lines.append(t("Your turn: play a card."))
     return "\n".join(lines)
 
 
-def hand_message(
-    look: Look, table: Table, seat: int, notify: bool, shared: TableView | None = None
-) -> Message:
-    state = table.game
-    view = player_view(state, seat, shared)
-    gid = table.game_id
-    rows: list[tuple[Button, ...]] = []
+def hand_message(look: Look, screen: HandScreen, notify: bool) -> Message:
+    """A player's private message: their hand, bid and what they are asked to do, with the
+    buttons to do it."""
     t = look.t
-    if view.choose_trump:
-        rows.append(
-            tuple(
-                Button(look.suit(suit), tokens.make(gid, state, Action.TRUMP, suit.value))
-                for suit in Suit
-            )
-        )
-    elif view.legal_bids and view.table.bid_mode is not BidMode.OPEN:
-        rows.extend(bid_buttons(table, view.legal_bids))
-    elif view.play_unseen:
-        rows.append((Button(t("Play your unseen card"), tokens.make(gid, state, Action.PLAY, "")),))
-    elif view.legal_cards:
-        cards = [
-            Button(look.card(card), tokens.make(gid, state, Action.PLAY, card))
-            for card in view.legal_cards
-        ]
-        rows.extend(tuple(cards[i : i + ROW]) for i in range(0, len(cards), ROW))
-    elif (
-        state.options.wings
-        and view.hand
-        and state.phase in (Phase.BIDDING, Phase.PLAYING, Phase.TRUMP)
-    ):
-        marks = [
-            Button(f"🪽{look.card(card)}", tokens.for_round(gid, state, Action.WINGS, card))
-            for card in dict.fromkeys(view.hand)
-        ]
-        rows.extend(tuple(marks[i : i + ROW]) for i in range(0, len(marks), ROW))
-        if view.mark is not None:
-            rows.append(
-                (Button(t("Clear the mark"), tokens.for_round(gid, state, Action.WINGS, "")),)
-            )
-    if view.player in table.away:
+    gid = screen.game
+
+    def now(action: Action, arg: str) -> str:
+        return tokens.Token(gid, screen.stamp, action, arg).encode()
+
+    rows: list[tuple[Button, ...]] = []
+    if screen.choose_trump:
+        rows.append(tuple(Button(look.suit(suit), now(Action.TRUMP, suit.value)) for suit in Suit))
+    elif screen.bid_buttons:
+        rows.extend(_rows([Button(str(b), now(Action.BID, str(b))) for b in screen.bids], BID_ROW))
+    elif screen.unseen:
+        rows.append((Button(t("Play your unseen card"), now(Action.PLAY, "")),))
+    elif screen.cards:
+        cards = [Button(look.card(card), now(Action.PLAY, card)) for card in screen.cards]
+        rows.extend(_rows(cards, ROW))
+    elif screen.marks:
+
+        def mark(arg: str) -> str:
+            return tokens.Token(gid, screen.round_stamp, Action.WINGS, arg).encode()
+
+        marks = [Button(f"🪽{look.card(card)}", mark(card)) for card in screen.marks]
+        rows.extend(_rows(marks, ROW))
+        if screen.mark is not None:
+            rows.append((Button(t("Clear the mark"), mark("")),))
+    if screen.away:
         rows.append((Button(t("Resume"), tokens.lobby(gid, Action.RESUME)),))
     return Message(
-        hand_text(look, table, view),
-        to=view.player,
-        buttons=tuple(rows),
-        slot="hand",
-        notify=notify,
+        hand_text(look, screen), to=screen.player, buttons=tuple(rows), slot="hand", notify=notify
     )
 
 
 # --- round and game ends ------------------------------------------------------------------------
 
 
-def round_summary(look: Look, table: Table, row: ScoreRow) -> Message:
+def round_summary(look: Look, row: ScoreRow, seating: Seating) -> Message:
     t = look.t
-    seated = names(table.game, table)
+    seated = seating.names
     lines = [t("Round {round} is over.", round=row.round)]
-    result = table.game.results[row.round - 1]
-    if result.tricks:
-        lines.append(last_trick(look, result.tricks[-1], seated))
+    if row.last_trick is not None:
+        lines.append(last_trick(look, row.last_trick, seated))
     lines.append("")
-    for seat, name in enumerate(seated):
-        made = "✅" if row.bids[seat] == row.won[seat] else "❌"
-        lines.append(
-            f"{made} {name}: {row.won[seat]}/{row.bids[seat]} "
-            f"{row.points[seat]:+d} → {row.totals[seat]}"
-        )
+    lines += [score_line(look, name, row, seat) for seat, name in enumerate(seated)]
     return Message("\n".join(lines))
 
 
-def game_over(look: Look, table: Table) -> Message:
+def game_over(look: Look, view: TableView, seating: Seating) -> Message:
     t = look.t
-    state = table.game
-    seated = names(state, table)
-    ranks = places(state.totals)
-    medals = {1: "🥇", 2: "🥈", 3: "🥉"}
-    lines = [t("🏁 The game is over."), ""]
-    for seat in sorted(range(len(seated)), key=lambda seat: (ranks[seat], seat)):
-        medal = medals.get(ranks[seat], f"{ranks[seat]}.")
-        lines.append(f"{medal} {seated[seat]}: {state.totals[seat]}")
-    winners = [seated[seat] for seat in range(len(seated)) if ranks[seat] == 1]
-    lines.append("")
-    if len(winners) == 1:
-        lines.append(t("{name} wins!", name=winners[0]))
-    else:
-        lines.append(t("{names} share first place!", names=", ".join(winners)))
-    buttons = ((Button(t("Play again"), tokens.lobby(table.game_id, Action.AGAIN)),),)
+    totals = [seat.total for seat in view.seats]
+    lines = [t("🏁 The game is over."), "", *standings(look, seating.names, totals, view.places)]
+    buttons = ((Button(t("Play again"), tokens.lobby(seating.game, Action.AGAIN)),),)
     return Message("\n".join(lines), buttons=buttons)
 
 
-def sheet(look: Look, table: Table) -> Message:
+def sheet(look: Look, view: TableView, seating: Seating) -> Message:
     t = look.t
-    state = table.game
-    view = table_view(state)
     if not view.sheet:
         return Message(t("No round has been played yet."))
-    words = {
-        "Rnd": t("Rnd"),
-        "Cards": t("Cards"),
-        "Rd": t("Rd"),
-        "Cd": t("Cd"),
-        "w/b": t("w/b"),
-        "pts": t("pts"),
-        "tot": t("tot"),
-    }
-    text = score_sheet(names(state, table), view.sheet, width=60, words=words)
+    text = score_sheet(seating.names, view.sheet, width=60, t=t)
     return Message(t("Score sheet (w/b: tricks won/bid)") + "\n\n" + text, pre=True)
-
-
-def refusal(look: Look, code: ErrorCode) -> str:
-    return error_text(look.t, code)
 
 
 def rules_text(look: Look, options: Options | None) -> str:

@@ -137,6 +137,10 @@ class Store:
             duplicate=bool(update_id is not None and seen),
         )
 
+    async def settings(self, chat: str) -> Settings:
+        """The chat's settings alone (its table is neither read nor parsed)."""
+        return Settings.from_json(await self.client.get(keys.settings(chat)), self.defaults)
+
     def _parse(self, chat: str, blob: bytes, results: bytes) -> Table:
         known = self._parsed.get(chat)
         if known is not None and known[0] == blob and known[1] == results:

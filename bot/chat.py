@@ -1,0 +1,480 @@
+"""The chat table's rules: what each command does at a chat's table (the lobby and its host, AI
+seats, players on autopilot, turn deadlines and timeouts), as plain functions.
+
+A handler takes the request's `Context` (the chat as loaded, who asks, how the chat is shown, the
+clock's reading) and the command's argument, already read by the command table, and returns a
+`Result`: what to write, what to show once the write has succeeded, and a short answer for the
+asker. One that refuses raises `Refused` (or the engine's `RuleError`) and changes nothing.
+`HANDLERS` is the dispatch table: one handler per `Kind` of the command table.
+"""
+
+import hashlib
+import json
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from bot.ai import get_ai
+from bot.commands import WHICH_CARD, Kind, help_text
+from bot.config import Config
+from bot.messages import Message
+from bot.requests import User
+from bot.show.i18n import LANGUAGES
+from bot.show.look import Look, look_of
+from bot.show.render import GroupTable, Hand, Lobby, Moved, Note, Rules, Sheet, Shown
+from bot.show.screens import HandScreen, hand_screen
+from bot.show.seating import seating
+from bot.show.themes import Theme
+from bot.store import Snapshot, Write
+from bot.table import Table, new_game_id
+from engine import (
+    Bid,
+    Card,
+    ChooseTrump,
+    Command,
+    ErrorCode,
+    Event,
+    GameState,
+    Join,
+    Leave,
+    MarkWings,
+    Phase,
+    Play,
+    RuleError,
+    SetOptions,
+    Start,
+    Suit,
+    export_record,
+    player_view,
+    step,
+    table_view,
+    waiting_seats,
+)
+from engine.options import MAX_PLAYERS, parse_option
+
+LIVE_TTL = 30 * 24 * 3600
+"""A game nobody touches for this long expires."""
+ROUND_PHASES = (Phase.TRUMP, Phase.BIDDING, Phase.PLAYING)
+
+
+class Refused(Exception):
+    """A request that changes nothing; its message goes to the requester alone."""
+
+
+@dataclass(slots=True)
+class Result:
+    """What applying one request produced."""
+
+    shown: list[Shown] = field(default_factory=list)
+    """What to show once the write (if any) has succeeded."""
+    answer: str | None = None
+    write: Write | None = None
+    mend: float | None = None
+    """A timer fired early, or reminded: the table's next time, to index instead."""
+    reindex: bool = False
+    """Index the new deadline whatever the old one (a fired timer's entry is dropped)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """One request as a handler sees it."""
+
+    snap: Snapshot
+    user: User
+    look: Look
+    config: Config
+    now: float
+    rng: random.Random
+    record: dict[str, Any] | None = None
+    """The chat's last game record, for a command that reads it."""
+
+    def table(self) -> Table:
+        """The chat's table (the command table made sure there is one)."""
+        if self.snap.table is None:
+            raise Refused(self.look.t("There is no game here. Start one with /join."))
+        return self.snap.table
+
+    def seat(self) -> int:
+        """The asker's seat (the command table made sure they have one)."""
+        seat = self.table().game.seat_of(self.user.id)
+        if seat is None:
+            raise Refused(self.look.t("You are not playing at this table."))
+        return seat
+
+
+Handler = Callable[[Context, Any], Result]
+
+
+def ttl(config: Config, table: Table | None) -> int:
+    """How long the chat's game key lives: a finished game's for `finished_ttl`."""
+    if table is None or table.game.phase is Phase.FINISHED:
+        return config.finished_ttl
+    return LIVE_TTL
+
+
+# --- texts and settings -----------------------------------------------------------------------
+
+
+def help_(ctx: Context, _: None) -> Result:
+    return Result(shown=[Note(Message(help_text(ctx.look.t)))])
+
+
+def rules(ctx: Context, _: None) -> Result:
+    table = ctx.snap.table
+    return Result(shown=[Rules(table.game.options if table else None)])
+
+
+def scores(ctx: Context, _: None) -> Result:
+    return Result(shown=[Sheet()])
+
+
+def record(ctx: Context, _: None) -> Result:
+    t = ctx.look.t
+    if ctx.record is None:
+        raise Refused(t("No game has finished in this chat yet."))
+    data = json.dumps(ctx.record, indent=1).encode()
+    note = Message(t("The record of the last game."), attachment=("wizard-game.json", data))
+    return Result(shown=[Note(note)])
+
+
+def language(ctx: Context, code: str) -> Result:
+    return _settings(ctx, language=code)
+
+
+def theme(ctx: Context, chosen: Theme) -> Result:
+    return _settings(ctx, theme=chosen.value)
+
+
+def _settings(ctx: Context, language: str | None = None, theme: str | None = None) -> Result:
+    settings = ctx.snap.settings
+    if language is not None:
+        settings = replace(settings, language=language)
+    if theme is not None:
+        settings = replace(settings, theme=theme)
+    t = look_of(settings).t
+    text = t(
+        "Settings saved: {language}, {theme} cards.",
+        language=LANGUAGES[settings.language],
+        theme=settings.theme,
+    )
+    table = ctx.snap.table
+    write = Write(table=table, ttl=ttl(ctx.config, table), settings=settings)
+    return Result(shown=[Note(Message(text))], write=write)
+
+
+# --- the lobby ------------------------------------------------------------------------------------
+
+
+def join(ctx: Context, _: None) -> Result:
+    table = ctx.snap.table
+    user = ctx.user
+    if table is None or table.game.phase is Phase.FINISHED:
+        table = Table(game_id=new_game_id(), game=GameState(), host=user.id, created=ctx.now)
+    step(table.game, Join(user.id, user.name))
+    table.updated = ctx.now
+    set_deadline(ctx, table)
+    return Result(
+        shown=[Lobby()],
+        answer=ctx.look.t("You joined the table."),
+        write=Write(table=table, ttl=LIVE_TTL),
+    )
+
+
+def again(ctx: Context, _: None) -> Result:
+    """Play again: a new table, once the game is over."""
+    if ctx.table().game.phase is not Phase.FINISHED:
+        raise Refused(ctx.look.t("This button is out of date."))
+    return join(ctx, None)
+
+
+def leave(ctx: Context, _: None) -> Result:
+    table = ctx.table()
+    user = ctx.user
+    step(table.game, Leave(user.id))
+    humans = table.humans()
+    if not humans:
+        note = Message(ctx.look.t("Everybody left: the table is closed."), slot="lobby")
+        return Result(shown=[Note(note)], write=Write(table=None, ttl=LIVE_TTL))
+    if table.host == user.id:
+        table.host = humans[0]
+    table.updated = ctx.now
+    set_deadline(ctx, table)
+    return Result(shown=[Lobby()], write=Write(table=table, ttl=LIVE_TTL))
+
+
+def start(ctx: Context, _: None) -> Result:
+    table = ctx.table()
+    events = step(table.game, Start(seed=ctx.rng.getrandbits(63)))
+    return after_move(ctx, table, events, notice=None)
+
+
+def cancel(ctx: Context, _: None) -> Result:
+    table = ctx.table()
+    t = ctx.look.t
+    if table.game.phase is Phase.FINISHED:
+        raise Refused(t("The game is already over."))
+    note = Message(t("{name} cancelled the game.", name=ctx.user.name))
+    return Result(shown=[Note(note)], write=Write(table=None, ttl=LIVE_TTL))
+
+
+def add_ai(ctx: Context, level: str) -> Result:
+    table = ctx.table()
+    level = level or ctx.config.ai_level
+    if len(table.game.players) >= MAX_PLAYERS:
+        raise RuleError(ErrorCode.GAME_FULL, "full")
+    taken = {p.name for p in table.game.players}
+    number = next(n for n in range(1, 99) if f"ai:{n}" not in table.ai)
+    name = next((n for n in ctx.config.ai_names if n not in taken), f"AI {number}")
+    player = f"ai:{number}"
+    step(table.game, Join(player, name))
+    table.ai[player] = level
+    table.updated = ctx.now
+    set_deadline(ctx, table)
+    return Result(shown=[Lobby()], write=Write(table=table, ttl=LIVE_TTL))
+
+
+def option(ctx: Context, text: str) -> Result:
+    """Show the host's option toggles, or set one option (`name=value`, or `name` to toggle)."""
+    table = ctx.table()
+    if not text:
+        return Result(shown=[Lobby(options=True)])
+    options = parse_option(table.game.options, text)
+    step(table.game, SetOptions(options))
+    table.updated = ctx.now
+    set_deadline(ctx, table)
+    return Result(shown=[Lobby(options=True)], write=Write(table=table, ttl=LIVE_TTL))
+
+
+def resume(ctx: Context, _: None) -> Result:
+    table = ctx.table()
+    seat = ctx.seat()
+    if ctx.user.id not in table.away:
+        raise Refused(ctx.look.t("You are playing already."))
+    table.away.remove(ctx.user.id)
+    set_deadline(ctx, table)
+    return Result(
+        shown=[Hand(seat, notify=False)],
+        answer=ctx.look.t("Welcome back!"),
+        write=Write(table=table, ttl=LIVE_TTL),
+    )
+
+
+def hand(ctx: Context, _: None) -> Result:
+    table = ctx.table()
+    seat = ctx.seat()
+    if table.game.phase not in ROUND_PHASES:
+        raise Refused(ctx.look.t("No round is being played."))
+    return Result(shown=[Hand(seat, notify=True)])
+
+
+# --- moves ----------------------------------------------------------------------------------------
+
+
+def bid(ctx: Context, number: int) -> Result:
+    return move(ctx, Bid(ctx.user.id, number))
+
+
+def play(ctx: Context, card: Card | None) -> Result:
+    rnd = ctx.table().game.round
+    if card is None and not (rnd is not None and rnd.rules.foresight):
+        raise Refused(ctx.look.t(WHICH_CARD))
+    return move(ctx, Play(ctx.user.id, card))
+
+
+def trump(ctx: Context, suit: Suit) -> Result:
+    return move(ctx, ChooseTrump(ctx.user.id, suit))
+
+
+def wings(ctx: Context, card: Card | None) -> Result:
+    return move(ctx, MarkWings(ctx.user.id, card))
+
+
+def move(ctx: Context, command: Command) -> Result:
+    """A player's move; a player on autopilot who moves is back."""
+    table = ctx.table()
+    events = step(table.game, command)
+    back = None
+    if ctx.user.id in table.away:
+        table.away.remove(ctx.user.id)
+        back = ctx.look.t("{name} is back.", name=ctx.user.name)
+    return after_move(ctx, table, events, notice=back)
+
+
+def after_move(ctx: Context, table: Table, events: list[Event], notice: str | None) -> Result:
+    """The AI seats (and players away) move, the deadline is set, and what it shows."""
+    events = events + run_ai(ctx, table)
+    set_deadline(ctx, table)
+    table.updated = ctx.now
+    state = table.game
+    record = None
+    result = None
+    hands: tuple[tuple[HandScreen, bool], ...] = ()
+    if state.phase is Phase.FINISHED:
+        record = export_record(state)
+        result = {
+            "players": [p.id for p in state.players],
+            "names": [p.name for p in state.players],
+            "totals": list(state.totals),
+            "options": state.options.to_dict(),
+            "finished": ctx.now,
+        }
+    elif state.phase in ROUND_PHASES:
+        hands = changed_hands(ctx.look, table)
+    return Result(
+        shown=[Moved(tuple(events), notice, hands)],
+        write=Write(table=table, ttl=ttl(ctx.config, table), result=result, record=record),
+    )
+
+
+def run_ai(ctx: Context, table: Table) -> list[Event]:
+    """Let AI seats, and players away, make every move the game waits for from them."""
+    state = table.game
+    events: list[Event] = []
+    present = [pid for pid in table.humans() if pid not in table.away]
+    while state.phase in ROUND_PHASES:
+        robots = [
+            seat
+            for seat in waiting_seats(state)
+            if state.players[seat].id in table.ai
+            or (present and state.players[seat].id in table.away)
+        ]
+        if not robots:
+            break
+        player = state.players[robots[0]].id
+        ai = get_ai(table.ai.get(player, ctx.config.ai_level))
+        events += step(state, ai.decide(player_view(state, robots[0]), ctx.rng))
+    return events
+
+
+def changed_hands(look: Look, table: Table) -> tuple[tuple[HandScreen, bool], ...]:
+    """The hand screens of the players whose private view changed, each with whether it is a
+    new message (which notifies): a game's first hand message is new, and so is the one of a
+    player whose turn it now is. `table.seen` keeps a digest of each player's last screen."""
+    state = table.game
+    view = table_view(state)
+    seats = seating(table)
+    waiting = set(waiting_seats(state))
+    changed = []
+    for seat, player in enumerate(state.players):
+        if player.id in table.ai:
+            continue
+        turn = seat in waiting and player.id not in table.away
+        screen = hand_screen(player_view(state, seat, view), seats)
+        # What the person would see: an edit that shows the same is no edit (Telegram refuses
+        # it as "not modified"). The screen is all the message is made of, in this look.
+        shown = (screen, look.t.language, look.theme)
+        digest = hashlib.blake2b(repr(shown).encode(), digest_size=6).hexdigest()
+        previous = table.seen.get(player.id, "")
+        was_turn = previous.endswith("!")
+        if previous.rstrip("!") == digest and turn == was_turn:
+            continue
+        table.seen[player.id] = digest + ("!" if turn else "")
+        first = not previous
+        changed.append((screen, first or (turn and not was_turn)))
+    return tuple(changed)
+
+
+def set_deadline(ctx: Context, table: Table) -> None:
+    """When the table times out (and reminds the group, halfway through a turn)."""
+    state = table.game
+    now = ctx.now
+    table.remind = None
+    if state.phase is Phase.LOBBY:
+        table.deadline = now + ctx.config.lobby_timeout
+    elif state.phase in ROUND_PHASES:
+        table.deadline = now + ctx.config.turn_timeout
+        table.remind = now + ctx.config.turn_timeout / 2
+    else:
+        table.deadline = None
+
+
+# --- timeouts ---------------------------------------------------------------------------------
+
+
+def timeout(ctx: Context, deadline: float) -> Result:
+    """A timer entry for `deadline` fired: remind the group, or time the turn out."""
+    table = ctx.snap.table
+    wake = table.wake() if table is not None else None
+    if table is None or wake is None:
+        return Result()
+    if abs(wake - deadline) > 0.001 or ctx.now < wake:
+        return Result(mend=wake)  # the game moved on (or a clock is behind): index anew
+    t = ctx.look.t
+    state = table.game
+    if table.remind is not None:
+        if table.deadline is not None and ctx.now < table.deadline:
+            return remind(ctx, table)
+        table.remind = None  # the whole turn time is gone already: no reminder now
+    if state.phase is Phase.LOBBY:
+        note = Message(t("The table was idle too long and is closed."), slot="lobby")
+        return Result(shown=[Note(note)], write=Write(table=None, ttl=LIVE_TTL))
+    if state.phase not in ROUND_PHASES:
+        return Result()
+    late = _late(table)
+    table.away.extend(late)
+    present = [pid for pid in table.humans() if pid not in table.away]
+    if not present:
+        note = Message(t("Nobody is playing any more: the game is abandoned."))
+        return Result(shown=[Note(note)], write=Write(table=None, ttl=LIVE_TTL))
+    names = seating(table).names
+    who = ", ".join(names[state.seat_of(pid) or 0] for pid in late)
+    notice = t("⏰ {names} ran out of time: the AI plays for them until they are back.", names=who)
+    result = after_move(ctx, table, [], notice=notice)
+    result.reindex = True  # this timer's entry is dropped once the timeout is applied
+    return result
+
+
+def remind(ctx: Context, table: Table) -> Result:
+    """Half the turn time is gone: the group names the people it waits for."""
+    table.remind = None
+    state = table.game
+    late = _late(table)
+    result = Result(write=Write(table=table, ttl=ttl(ctx.config, table)), mend=table.deadline)
+    if late:
+        names = seating(table).names
+        named = tuple((pid, names[state.seat_of(pid) or 0]) for pid in late)
+        left = round(table.deadline - ctx.now) if table.deadline else 0
+        text = ctx.look.t(
+            "⏳ {names}: it is your turn ({seconds} s left).",
+            names=", ".join(name for _, name in named),
+            seconds=max(1, left),
+        )
+        result.shown.append(Note(Message(text, mentions=named)))
+    return result
+
+
+def _late(table: Table) -> list[str]:
+    """The people the game waits for who are playing themselves (not AI, not away)."""
+    state = table.game
+    return [
+        state.players[seat].id
+        for seat in waiting_seats(state)
+        if state.players[seat].id not in table.ai and state.players[seat].id not in table.away
+    ]
+
+
+HANDLERS: dict[Kind, Handler] = {
+    Kind.JOIN: join,
+    Kind.LEAVE: leave,
+    Kind.ADD_AI: add_ai,
+    Kind.OPTION: option,
+    Kind.START: start,
+    Kind.BID: bid,
+    Kind.PLAY: play,
+    Kind.TRUMP: trump,
+    Kind.WINGS: wings,
+    Kind.HAND: hand,
+    Kind.SCORES: scores,
+    Kind.RULES: rules,
+    Kind.RECORD: record,
+    Kind.LANGUAGE: language,
+    Kind.THEME: theme,
+    Kind.CANCEL: cancel,
+    Kind.HELP: help_,
+    Kind.RESUME: resume,
+    Kind.AGAIN: again,
+}
+"""What each command does: the service dispatches a request to its kind's handler."""
+
+__all__ = ["HANDLERS", "LIVE_TTL", "Context", "GroupTable", "Refused", "Result", "timeout"]

@@ -1,0 +1,73 @@
+"""A request through the command table: which command it is, its argument (typed: a pressed bid
+is an int, a pressed card a Card), whether this person may give it, then its handler.
+
+A typed command is read from its text; a pressed button from its payload, after the payload is
+checked to be ours, of this chat's game and of the decision the game waits for (a stale or forged
+press changes nothing).
+"""
+
+from typing import Any
+
+from bot import tokens
+from bot.chat import HANDLERS, Context, Refused, Result
+from bot.commands import BY_ACTION, BY_KIND, Action, BadArgument, CommandSpec, Kind, Who
+from bot.requests import Request
+
+
+def apply(ctx: Context, request: Request) -> Result:
+    """Apply `request` in `ctx` (raises Refused or RuleError for one that changes nothing)."""
+    if request.kind is Kind.BUTTON:
+        spec, value = _press(ctx, request.arg)
+    else:
+        spec = BY_KIND[request.kind]
+        if spec.table:
+            ctx.table()
+        _allow(ctx, spec)
+        try:
+            value = spec.arg.read(request.arg, ctx.look.theme)
+        except BadArgument as error:
+            raise Refused(error.say(ctx.look.t)) from None
+    return HANDLERS[spec.kind](ctx, value)
+
+
+def _press(ctx: Context, payload: str) -> tuple[CommandSpec, Any]:
+    t = ctx.look.t
+    try:
+        token = tokens.decode(payload)
+    except tokens.TokenError:
+        raise Refused(t("This button is not one of ours.")) from None
+    table = ctx.snap.table
+    if table is None or token.game != table.game_id:
+        raise Refused(t("This button belongs to a game that is over."))
+    valid = {tokens.LOBBY_STAMP, tokens.stamp(table.game)}
+    if token.action is Action.WINGS:
+        valid.add(tokens.round_stamp(table.game))
+    if token.stamp not in valid:
+        raise Refused(t("This button is out of date."))
+    spec = BY_ACTION[token.action]
+    try:
+        value = spec.arg.button(token.arg)
+    except ValueError:
+        raise Refused(t("This button is not one of ours.")) from None
+    _allow(ctx, spec)
+    return spec, value
+
+
+def _allow(ctx: Context, spec: CommandSpec) -> None:
+    """Refuse someone the command table does not let give `spec`."""
+    if spec.who is Who.SEATED:
+        if ctx.table().game.seat_of(ctx.user.id) is None:
+            raise Refused(ctx.look.t(spec.denied))
+    elif spec.who is Who.HOST:
+        table = ctx.table()
+        if ctx.user.id != table.host and not ctx.user.admin:
+            raise Refused(ctx.look.t(spec.denied))
+
+
+def check_handlers() -> None:
+    """Every command of the table has a handler, and every handler a command."""
+    commands = set(BY_KIND)
+    assert commands == set(HANDLERS), commands ^ set(HANDLERS)
+
+
+check_handlers()

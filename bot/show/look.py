@@ -1,0 +1,34 @@
+"""How a chat is shown: its language and deck theme (a `Look`), and the look of a chat's
+settings."""
+
+from dataclasses import dataclass
+
+from bot.show.i18n import Texts, texts
+from bot.show.themes import DEFAULT_THEME, Theme, card_face, suit_face, suit_name
+from bot.table import Settings
+from engine import Card, Suit
+
+
+@dataclass(frozen=True, slots=True)
+class Look:
+    """A chat's language (`t`, its texts) and deck theme."""
+
+    t: Texts
+    theme: Theme
+
+    def card(self, card: Card | None) -> str:
+        """A card's face (`🟥13`), or `—` for none."""
+        return "—" if card is None else card_face(card, self.theme)
+
+    def suit(self, suit: Suit | None) -> str:
+        """A suit's face and name (`🟥 red`), or `none`."""
+        if suit is None:
+            # TRANSLATORS: the trump suit when there is none; it follows "Trump:"
+            return self.t("none")
+        return f"{suit_face(suit, self.theme)} {suit_name(self.t, suit, self.theme)}"
+
+
+def look_of(settings: Settings) -> Look:
+    """The look of a chat's settings (an unknown theme is shown as the default one)."""
+    known = settings.theme in Theme._value2member_map_
+    return Look(texts(settings.language), Theme(settings.theme) if known else DEFAULT_THEME)

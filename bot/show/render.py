@@ -1,0 +1,131 @@
+"""What a request shows, and the messages that says: a handler lists the screens to show (a
+`Shown` item each), and once its write has succeeded they are rendered from the saved table.
+Rendering happens outside the store's transaction, once per request, never for a write that lost
+a race."""
+
+from dataclasses import dataclass, replace
+
+from bot.messages import Message
+from bot.show.look import Look
+from bot.show.screens import (
+    HandScreen,
+    game_over,
+    hand_message,
+    hand_screen,
+    lobby,
+    round_summary,
+    rules_text,
+    sheet,
+    table_message,
+)
+from bot.show.seating import seating
+from bot.table import Table
+from engine import Event, Options, Phase, player_view, table_view
+from engine.events import RoundScored, RoundStarted, WingsDropped
+
+ROUND_PHASES = (Phase.TRUMP, Phase.BIDDING, Phase.PLAYING)
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A message already worded (a notice, a confirmation, a file)."""
+
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class Lobby:
+    """The lobby, with the host's option toggles when `options` (`new`: as a new message)."""
+
+    options: bool = False
+    new: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Hand:
+    """One player's hand message, as a new message when `notify`."""
+
+    seat: int
+    notify: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Moved:
+    """Moves were made (a person's, then the AI seats'): the round summaries and notices their
+    events call for, then the game's end, or the table and the hands whose screens changed."""
+
+    events: tuple[Event, ...]
+    notice: str | None
+    hands: tuple[tuple[HandScreen, bool], ...]
+    """The changed hands, and whether each is a new message (it notifies)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GroupTable:
+    """The group's table (`new`: as a new message)."""
+
+    new: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Sheet:
+    """The score sheet so far."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The rules in short, with this table's options."""
+
+    options: Options | None
+
+
+Shown = Note | Lobby | Hand | Moved | GroupTable | Sheet | Rules
+
+
+def render(look: Look, table: Table | None, shown: list[Shown]) -> list[Message]:
+    """The messages of `shown`, for the saved `table`."""
+    messages: list[Message] = []
+    for item in shown:
+        if isinstance(item, Note):
+            messages.append(item.message)
+        elif isinstance(item, Rules):
+            messages.append(Message(rules_text(look, item.options)))
+        elif table is not None:
+            messages += _of_table(look, table, item)
+    return messages
+
+
+def _of_table(look: Look, table: Table, item: Shown) -> list[Message]:
+    state = table.game
+    view = table_view(state)
+    seats = seating(table)
+    if isinstance(item, Lobby):
+        message = lobby(look, view, seats, item.options)
+        return [replace(message, notify=True) if item.new else message]
+    if isinstance(item, Hand):
+        screen = hand_screen(player_view(state, item.seat, view), seats)
+        return [hand_message(look, screen, item.notify)]
+    if isinstance(item, GroupTable):
+        return [table_message(look, view, seats, new=item.new)]
+    if isinstance(item, Sheet):
+        return [sheet(look, view, seats)]
+    if not isinstance(item, Moved):
+        return []
+    messages: list[Message] = []
+    new_round = False
+    for event in item.events:
+        if isinstance(event, RoundStarted):
+            new_round = True
+        elif isinstance(event, RoundScored):
+            messages.append(round_summary(look, view.sheet[event.round - 1], seats))
+        elif isinstance(event, WingsDropped):
+            text = look.t(
+                "🪽 {card} could not be played: choose a card.", card=look.card(event.card)
+            )
+            messages.append(Message(text, to=event.to))
+    if state.phase is Phase.FINISHED:
+        messages.append(game_over(look, view, seats))
+    elif state.phase in ROUND_PHASES:
+        messages.append(table_message(look, view, seats, new_round, item.notice))
+        messages += [hand_message(look, screen, notify) for screen, notify in item.hands]
+    return messages

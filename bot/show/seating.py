@@ -1,0 +1,42 @@
+"""Who sits where as a chat shows them, and what this game's buttons carry: the part of a chat's
+table that screens need beside the engine's views."""
+
+from dataclasses import dataclass
+
+from bot import tokens
+from bot.table import Table
+
+ROBOT = "🤖"
+AWAY = "💤"
+
+
+@dataclass(frozen=True, slots=True)
+class Seating:
+    """A game's seats as shown, and its button stamps."""
+
+    game: str
+    """The game's id (every button of the game carries it)."""
+    names: tuple[str, ...]
+    """Seat names, AI seats marked with a robot."""
+    host: int | None
+    """The host's seat."""
+    away: frozenset[int]
+    """Seats the AI plays for until their players are back."""
+    stamp: str
+    """The stamp of the decision the game waits for now (see bot.tokens)."""
+    round_stamp: str
+    """A stamp valid for the whole round (wings marks)."""
+
+
+def seating(table: Table) -> Seating:
+    """The seating of a chat's table."""
+    state = table.game
+    players = state.players
+    return Seating(
+        game=table.game_id,
+        names=tuple(f"{ROBOT} {p.name}" if p.id in table.ai else p.name for p in players),
+        host=next((seat for seat, p in enumerate(players) if p.id == table.host), None),
+        away=frozenset(seat for seat, p in enumerate(players) if p.id in table.away),
+        stamp=tokens.stamp(state),
+        round_stamp=tokens.round_stamp(state),
+    )
