@@ -76,8 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of `wizard-bot` and its subcommands."""
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="Wizard, the card game (Amigo): a rules engine, its game records, a "
-        "terminal table and a chat bot (coming).",
+        description="Wizard, the card game (Amigo): chat bots for Telegram and Discord, a "
+        "terminal table, AI players, and the rules engine's game records.",
         epilog=f"Without a command, {PROG} runs the bot ({PROG} run [play options]): the "
         "terminal table until a chat front end is configured.",
     )
@@ -373,16 +373,12 @@ def run_bot(args: argparse.Namespace) -> int:
 
     play_args = _play_args(args)
     config = _load_config()
-    if config.discord.token:
-        # discord.py loads only when it is used; with a Telegram token too, both run in one
-        # process (one asyncio loop, one Redis)
-        from adapters.discord import run_discord
+    if config.telegram.token or config.discord.token:
+        # every configured front end, in one process (one asyncio loop, one Redis); a
+        # platform's library loads only when it is used
+        from adapters import serve
 
-        return run_discord(config)
-    if config.telegram.token:
-        from adapters.telegram import run_telegram  # PTB loads only when it is used
-
-        return run_telegram(config)
+        return serve.run(config)
     print(
         "No chat front end is configured: set WIZARD_TELEGRAM_TOKEN or WIZARD_DISCORD_TOKEN, "
         "or a token in wizard.toml (see config.example.toml)."

@@ -20,6 +20,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+import redis.asyncio as aioredis
+
 from bot import dispatch
 from bot.chat import Context, Refused, Result, timeout
 from bot.commands import BY_KIND, Kind
@@ -60,6 +62,18 @@ class GameService:
         self.config = config
         self.clock = clock
         self.rng = rng or random.Random()
+
+    @classmethod
+    def on_redis(
+        cls,
+        client: "aioredis.Redis",
+        config: Config,
+        clock: Callable[[], float] = time.time,
+        rng: random.Random | None = None,
+    ) -> "GameService":
+        """A service keeping its games in the Redis of `client` (a chat's settings default to the
+        configured language and theme)."""
+        return cls(Store(client, Settings.defaults(config)), config, clock, rng)
 
     # --- entry points ---------------------------------------------------------------------
 

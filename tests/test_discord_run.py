@@ -13,7 +13,7 @@ import yarl
 from fake_discord import FakeDiscord
 from fake_telegram import FakeTelegram
 
-from adapters.discord.run import serve_all
+from adapters.serve import serve
 from bot.config import Config, DiscordConfig, TelegramConfig
 
 
@@ -44,7 +44,7 @@ async def test_run_serves_discord_through_the_gateway(
     async with fake_discord(monkeypatch) as fake:
         stop = asyncio.Event()
         config = Config(discord=DiscordConfig(token=fake.token, base_url=fake.base_url))
-        run = asyncio.create_task(serve_all(config, redis_url, stop))
+        run = asyncio.create_task(serve(config, redis_url, stop))
         await fake.wait_identified()
         assert fake.identified[0]["intents"] == discord.Intents(guilds=True).value
         assert "shard" not in fake.identified[0]
@@ -63,7 +63,7 @@ async def test_run_sharded(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> N
         config = Config(
             discord=DiscordConfig(token=fake.token, shards=True, base_url=fake.base_url)
         )
-        run = asyncio.create_task(serve_all(config, redis_url, stop))
+        run = asyncio.create_task(serve(config, redis_url, stop))
         await fake.wait_identified()
         assert [i.get("shard") for i in fake.identified] == [[0, 1]]
         assert fake.calls["GET /gateway/bot"] == 1
@@ -83,7 +83,7 @@ async def test_run_serves_telegram_and_discord_in_one_process(
                 token=telegram.token, base_url=f"http://127.0.0.1:{telegram.port}"
             ),
         )
-        run = asyncio.create_task(serve_all(config, redis_url, stop))
+        run = asyncio.create_task(serve(config, redis_url, stop))
         await fake.wait_identified()
         deadline = time.monotonic() + 10
         while telegram.calls["getUpdates"] == 0:  # Telegram's polling runs too
@@ -99,6 +99,6 @@ async def test_a_refused_token_stops_the_run(
 ) -> None:
     async with fake_discord(monkeypatch) as fake:
         config = Config(discord=DiscordConfig(token="not-the-token", base_url=fake.base_url))
-        status = await asyncio.wait_for(serve_all(config, redis_url, asyncio.Event()), 15)
+        status = await asyncio.wait_for(serve(config, redis_url, asyncio.Event()), 15)
     assert status == 1
     assert "Discord refused the token" in capsys.readouterr().err

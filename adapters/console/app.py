@@ -52,9 +52,9 @@ from bot.show.look import Look, look_of
 from bot.show.screens import options_line
 from bot.show.seating import seating
 from bot.show.themes import Theme
-from bot.store import Store, StoreErrors
+from bot.store import StoreErrors
 from bot.store.redis_server import RedisServerError, configured_redis
-from bot.table import Settings, Table
+from bot.table import Table
 from engine import Phase, table_view
 
 USER_ID = "console:you"
@@ -127,9 +127,8 @@ def play(args: PlayArgs, config: Config, out: TextIO | None = None) -> int:
                     file=sys.stderr,
                 )
                 return EXIT_FAILED
-            settings = Settings.defaults(config)
-            service = GameService(
-                Store(client, settings),
+            service = GameService.on_redis(
+                client,
                 replace(config, turn_timeout=FOREVER, lobby_timeout=FOREVER),
                 rng=random.Random(args.seed),
             )

@@ -6,9 +6,5 @@
 - `buttons`: the durable buttons (dynamic items whose state is their custom id);
 - `slots`: the Redis map of slot → message id, edited in place;
 - `sender`: one post on Discord (send, or edit the slot's message; closed DMs);
-- `app`: the interaction handlers and the lifecycle; `run`: `run_discord(config)`.
+- `app`: the interaction handlers and the lifecycle; `run`: `serve(config, redis_url, stop)`.
 """
-
-from adapters.discord.run import run_discord
-
-__all__ = ["run_discord"]

@@ -1,25 +1,20 @@
-"""`run_discord(config)`: the bot on Discord until SIGINT or SIGTERM; beside it, in the same
-process and on the same Redis, the Telegram bot when a Telegram token is configured too.
+"""`serve(config, redis_url, stop)`: the bot on Discord until `stop` is set (`adapters.serve`
+starts it, beside the other front ends configured).
 
-Redis is the configured `redis_url`, else the embedded server in `data_dir` (stopped on the way
-out). Any number of workers may run against one Redis: the game service, its timers and the slot
-map all live there.
+Any number of workers may run against one Redis: the game service, its timers and the slot map
+all live there.
 """
 
 import asyncio
-import functools
 import logging
 import sys
-from collections.abc import Awaitable
 
 import discord
 
 from adapters.discord.app import DiscordFrontEnd
-from adapters.running import EXIT_FAILED, EXIT_OK, reach_redis, run_with_redis, stop_on_signals
+from adapters.running import EXIT_FAILED, EXIT_OK, reach_redis
 from bot.config import Config
 from bot.service import GameService
-from bot.store import Store
-from bot.table import Settings
 
 log = logging.getLogger(__name__)
 
@@ -29,31 +24,9 @@ def _no_voice(record: logging.LogRecord) -> bool:
     return "voice will NOT be supported" not in record.getMessage()
 
 
-def run_discord(config: Config) -> int:
-    """Run the Discord front end (and the Telegram one, if configured) until stopped; the exit
-    status."""
+def quiet_voice() -> None:
+    """Keep discord.py from warning that voice libraries are missing (the bot uses no voice)."""
     logging.getLogger("discord.client").addFilter(_no_voice)
-    return run_with_redis(config, functools.partial(serve_all, config), quiet=("discord",))
-
-
-async def serve_all(config: Config, redis_url: str, stop: asyncio.Event | None = None) -> int:
-    """Discord, and Telegram when its token is set, until `stop` (by default SIGINT or
-    SIGTERM); if one front end cannot start, the other stops too."""
-    if stop is None:
-        stop = stop_on_signals()
-    runs = [serve(config, redis_url, stop)]
-    if config.telegram.token:
-        from adapters.telegram.run import serve as serve_telegram
-
-        runs.append(serve_telegram(config, redis_url, stop))
-
-    async def watched(run: Awaitable[int]) -> int:
-        status = await run
-        stop.set()  # one front end ended (stopped, or failed to start): end the others
-        return int(status)
-
-    statuses = await asyncio.gather(*(watched(run) for run in runs))
-    return max(statuses)
 
 
 async def serve(config: Config, redis_url: str, stop: asyncio.Event) -> int:
@@ -62,8 +35,7 @@ async def serve(config: Config, redis_url: str, stop: asyncio.Event) -> int:
     if client is None:
         return EXIT_FAILED
     try:
-        store = Store(client, Settings.defaults(config))
-        front = DiscordFrontEnd(config, GameService(store, config), client)
+        front = DiscordFrontEnd(config, GameService.on_redis(client, config), client)
         try:
             await front.start()
         except discord.LoginFailure:

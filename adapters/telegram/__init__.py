@@ -3,12 +3,7 @@
 - `ids`: service ids of chats and people, names, the admin cache;
 - `commands`: group commands → requests, the command menu, the join deep link;
 - `render`: an Outcome as posts (target chat, HTML, keyboard, slot);
-- `outbox`: per-chat pacing and coalescing of posts;
 - `slots`: the Redis map of slot → message id, edited in place;
 - `sender`: one post on Telegram (send, or edit the slot's message);
-- `app`: the PTB handlers and the lifecycle; `run`: `run_telegram(config)`.
+- `app`: the PTB handlers and the lifecycle; `run`: `serve(config, redis_url, stop)`.
 """
-
-from adapters.telegram.run import run_telegram
-
-__all__ = ["run_telegram"]
