@@ -15,7 +15,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.config import AI_LEVELS, Config, ConfigError, load_config
+from bot import Config, ConfigError, load_config
+from bot.config import AI_LEVELS
 from engine import (
     Options,
     RecordError,

@@ -14,8 +14,7 @@ from collections.abc import Awaitable, Callable, Iterable
 
 import redis.asyncio as aioredis
 
-from bot.config import Config
-from bot.store import StoreErrors
+from bot import Config, StoreErrors
 from bot.store.redis_server import RedisServerError, configured_redis
 
 EXIT_OK = 0

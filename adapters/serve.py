@@ -10,7 +10,7 @@ import functools
 from collections.abc import Awaitable
 
 from adapters.running import run_with_redis, stop_on_signals
-from bot.config import Config
+from bot import Config
 
 
 def run(config: Config) -> int:

@@ -41,18 +41,14 @@ from adapters.console.reader import (
     offered,
     read,
 )
-from bot import tokens
-from bot.commands import Action, Kind
-from bot.config import Config
-from bot.messages import Message, Outcome
-from bot.requests import Request, User
-from bot.service import ROUND_PHASES, GameService
+from bot import Config, GameService, Kind, Message, Outcome, Request, StoreErrors, User, tokens
+from bot.commands import Action
+from bot.service import ROUND_PHASES
 from bot.show.i18n import Texts, texts
 from bot.show.look import Look, look_of
 from bot.show.screens import options_line
 from bot.show.seating import seating
 from bot.show.themes import Theme
-from bot.store import StoreErrors
 from bot.store.redis_server import RedisServerError, configured_redis
 from bot.table import Table
 from engine import Phase, table_view

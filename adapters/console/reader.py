@@ -11,10 +11,8 @@ import functools
 from dataclasses import dataclass
 from enum import Enum
 
-from bot import tokens
-from bot.commands import Action, Kind
-from bot.messages import Message
-from bot.requests import Request
+from bot import Kind, Message, Request, tokens
+from bot.commands import Action
 from bot.show.i18n import LANGUAGES, Texts, texts
 from bot.show.themes import SUIT_FACES, SUIT_NAMES, Theme, parse_card_text
 from engine import Suit

@@ -3,7 +3,7 @@ a numbered list and a prompt that says what to type. Everything here is plain te
 on every run of the same game (no times, no ids), so a session can be compared line by line."""
 
 from adapters.console.reader import Ask, Choices, bid_span, card_example, span
-from bot.messages import Message
+from bot import Message
 from bot.show.formatters import text_width
 from bot.show.i18n import Texts
 from bot.show.themes import Theme, card_name

@@ -32,11 +32,7 @@ from adapters.discord.render import Key, Post, coalesce, content, hand_id, is_ch
 from adapters.discord.sender import Sender
 from adapters.discord.slots import Slots
 from adapters.outbox import Limits, Outbox
-from bot.commands import Kind
-from bot.config import Config
-from bot.messages import Message, Outcome
-from bot.requests import Request, User
-from bot.service import GameService
+from bot import Config, GameService, Kind, Message, Outcome, Request, User
 from bot.show.i18n import Texts
 from bot.timers import stop_timer_loop, timer_loop
 

@@ -6,8 +6,7 @@ from dataclasses import dataclass
 import discord
 from discord import app_commands
 
-from bot import commands
-from bot.commands import Kind
+from bot import Kind, commands
 from bot.show.i18n import DEFAULT_LANGUAGE, texts
 
 MAX_DESCRIPTION = 100

@@ -13,7 +13,7 @@ from discord.utils import escape_markdown
 
 from adapters.discord.ids import discord_id
 from adapters.outbox import newest
-from bot.messages import Message, Outcome
+from bot import Message, Outcome
 
 MAX_CONTENT = 2000
 """Discord's limit for a message's content."""

@@ -13,8 +13,7 @@ import discord
 
 from adapters.discord.app import DiscordFrontEnd
 from adapters.running import EXIT_FAILED, EXIT_OK, reach_redis
-from bot.config import Config
-from bot.service import GameService
+from bot import Config, GameService
 
 log = logging.getLogger(__name__)
 

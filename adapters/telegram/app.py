@@ -46,12 +46,8 @@ from adapters.telegram.order import ChatOrder
 from adapters.telegram.render import Key, Post, answer_post, coalesce, html_text, posts
 from adapters.telegram.sender import Delivery, Sender
 from adapters.telegram.slots import Slots
-from bot import tokens
-from bot.commands import BY_ACTION, BY_KIND, CommandSpec, Kind, Who
-from bot.config import Config
-from bot.messages import Outcome
-from bot.requests import Request, User
-from bot.service import GameService
+from bot import Config, GameService, Kind, Outcome, Request, User, tokens
+from bot.commands import BY_ACTION, BY_KIND, CommandSpec, Who
 from bot.show.i18n import Texts, texts
 from bot.timers import stop_timer_loop, timer_loop
 

@@ -5,9 +5,7 @@ and sit down.
 
 import re
 
-from bot import commands
-from bot.commands import Kind
-from bot.requests import Request
+from bot import Kind, Request, commands
 from bot.show.i18n import LANGUAGES, texts
 
 GROUP_COMMANDS: dict[str, Kind] = {name: spec.kind for name, spec in commands.BY_NAME.items()}

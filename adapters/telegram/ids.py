@@ -9,7 +9,7 @@ matters, and kept for a few minutes.
 import time
 from collections.abc import Awaitable, Callable
 
-from bot.requests import User
+from bot import User
 
 PREFIX = "tg:"
 MAX_NAME = 32

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from adapters.outbox import newest
 from adapters.telegram.ids import telegram_id
-from bot.messages import Message, Outcome
+from bot import Message, Outcome
 
 MAX_TEXT = 4096
 """Telegram's limit for a message text (after entities are parsed)."""

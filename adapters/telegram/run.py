@@ -13,8 +13,7 @@ from telegram.error import InvalidToken, TelegramError
 
 from adapters.running import EXIT_FAILED, EXIT_OK, reach_redis
 from adapters.telegram.app import TelegramFrontEnd
-from bot.config import Config
-from bot.service import GameService
+from bot import Config, GameService
 
 log = logging.getLogger(__name__)
 

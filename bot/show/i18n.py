@@ -32,14 +32,13 @@ import string
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-
-from babel.messages.catalog import Catalog, Message
-from babel.messages.extract import extract_from_dir
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po, write_po
-from babel.support import Translations
+from typing import TYPE_CHECKING
 
 from engine.errors import ErrorCode
+
+if TYPE_CHECKING:  # Babel loads when a catalog is first read, not with this module
+    from babel.messages.catalog import Catalog, Message
+    from babel.support import Translations
 
 LANGUAGES: dict[str, str] = {"en": "English", "de": "Deutsch", "es": "Español"}
 """The languages with a catalog: code → the language's own name."""
@@ -132,14 +131,19 @@ def po_path(language: str, locale_dir: Path = LOCALE_DIR) -> Path:
     return locale_dir / language / "LC_MESSAGES" / f"{DOMAIN}.po"
 
 
-def read_catalog(language: str, locale_dir: Path = LOCALE_DIR) -> Catalog:
+def read_catalog(language: str, locale_dir: Path = LOCALE_DIR) -> "Catalog":
     """The parsed `.po` catalog of `language`."""
+    from babel.messages.pofile import read_po
+
     with po_path(language, locale_dir).open("rb") as file:
         return read_po(file, locale=language, domain=DOMAIN)
 
 
-def compile_catalog(catalog: Catalog) -> Translations:
+def compile_catalog(catalog: "Catalog") -> "Translations":
     """A catalog compiled in memory (fuzzy entries left out, so they show in English)."""
+    from babel.messages.mofile import write_mo
+    from babel.support import Translations
+
     buffer = io.BytesIO()
     write_mo(buffer, catalog, use_fuzzy=False)
     buffer.seek(0)
@@ -277,8 +281,11 @@ _HEADER = """\
 _DATE_HEADERS = re.compile(rb'^"(POT-Creation-Date|PO-Revision-Date): .*\\n"$', re.MULTILINE)
 
 
-def extract_messages(root: Path = PROJECT_ROOT, dirs: Sequence[str] = SOURCE_DIRS) -> Catalog:
+def extract_messages(root: Path = PROJECT_ROOT, dirs: Sequence[str] = SOURCE_DIRS) -> "Catalog":
     """A template catalog of every text marked in the Python files of `root`/`dirs`."""
+    from babel.messages.catalog import Catalog
+    from babel.messages.extract import extract_from_dir
+
     template = Catalog(
         domain=DOMAIN, header_comment=_HEADER, project="wizard-bot", charset="utf-8", fuzzy=False
     )
@@ -301,13 +308,15 @@ def extract_messages(root: Path = PROJECT_ROOT, dirs: Sequence[str] = SOURCE_DIR
     return template
 
 
-def _render(catalog: Catalog) -> bytes:
+def _render(catalog: "Catalog") -> bytes:
+    from babel.messages.pofile import write_po
+
     buffer = io.BytesIO()
     write_po(buffer, catalog, width=100, include_lineno=False)
     return buffer.getvalue()
 
 
-def _write_if_changed(path: Path, catalog: Catalog) -> bool:
+def _write_if_changed(path: Path, catalog: "Catalog") -> bool:
     """Write `catalog` to `path` unless only its dates would change; True if written."""
     content = _render(catalog)
     if path.is_file() and _DATE_HEADERS.sub(b"", path.read_bytes()) == _DATE_HEADERS.sub(
@@ -327,6 +336,8 @@ def update_catalogs(
 ) -> list[Path]:
     """Extract the texts, rewrite the template and merge it into each language's catalog
     (new texts empty, changed ones fuzzy, removed ones obsolete). Returns the files written."""
+    from babel.messages.catalog import Catalog
+
     template = extract_messages(root, dirs)
     written = []
     pot = locale_dir / f"{DOMAIN}.pot"
@@ -361,17 +372,17 @@ def _forms(value: object) -> tuple[str, ...]:
     return ("",)
 
 
-def _msgid(message: Message) -> str:
+def _msgid(message: "Message") -> str:
     return _forms(message.id)[0]
 
 
-def missing_messages(template: Catalog, catalog: Catalog) -> list[str]:
+def missing_messages(template: "Catalog", catalog: "Catalog") -> list[str]:
     """The msgids of `template` (texts used in code) that `catalog` lacks (plurals by their
     singular), in template order."""
     return [_msgid(message) for message in template if message.id and message.id not in catalog]
 
 
-def untranslated_messages(catalog: Catalog, msgids: Iterable[str] | None = None) -> list[str]:
+def untranslated_messages(catalog: "Catalog", msgids: Iterable[str] | None = None) -> list[str]:
     """The msgids of `catalog` (or only those in `msgids`) with no usable translation: empty,
     partly empty (plurals) or fuzzy."""
     wanted = None if msgids is None else set(msgids)
@@ -391,7 +402,7 @@ def _fields(text: str) -> set[str]:
         return {"<malformed>"}
 
 
-def placeholder_problems(catalog: Catalog) -> list[str]:
+def placeholder_problems(catalog: "Catalog") -> list[str]:
     """Translations whose `{placeholders}` differ from their msgid's."""
     problems = []
     for message in catalog:
