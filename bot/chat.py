@@ -29,6 +29,7 @@ from bot.show.themes import Theme
 from bot.store import Snapshot, Write
 from bot.table import Table, new_game_id
 from engine import (
+    ROUND_PHASES,
     Bid,
     Card,
     ChooseTrump,
@@ -55,7 +56,6 @@ from engine.options import MAX_PLAYERS, parse_option
 
 LIVE_TTL = 30 * 24 * 3600
 """A game nobody touches for this long expires."""
-ROUND_PHASES = (Phase.TRUMP, Phase.BIDDING, Phase.PLAYING)
 
 
 class Refused(Exception):

@@ -33,10 +33,9 @@ from bot.show.look import look_of
 from bot.show.render import GroupTable, Lobby, Shown, render
 from bot.store import Snapshot, Store, StoreErrors
 from bot.table import Settings, Table
-from engine import Phase, RuleError
+from engine import ROUND_PHASES, Phase, RuleError
 
 MAX_ATTEMPTS = 100
-ROUND_PHASES = (Phase.TRUMP, Phase.BIDDING, Phase.PLAYING)
 TIMER = User("timer", "")
 """Who a timeout is applied for."""
 

@@ -41,7 +41,7 @@ from engine.events import Event, audience
 from engine.game import apply, step
 from engine.options import BidMode, Options, RoundsPlan, hand_sizes, parse_option
 from engine.records import FORMAT, RecordError, check_record, export_record
-from engine.state import GameState, Phase, Player, RoundResult, Trick
+from engine.state import ROUND_PHASES, GameState, Phase, Player, RoundResult, Trick
 from engine.views import (
     PlayerView,
     ScoreRow,
@@ -58,6 +58,7 @@ __all__ = [
     "DECK",
     "FORMAT",
     "JESTER",
+    "ROUND_PHASES",
     "WIZARD",
     "Bid",
     "BidMode",

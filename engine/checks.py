@@ -27,7 +27,7 @@ from engine.commands import (
 )
 from engine.errors import ErrorCode, RuleError
 from engine.options import MAX_PLAYERS, MIN_PLAYERS, BidMode, Options, hand_sizes
-from engine.state import NO_SEAT, GameState, Phase, Round
+from engine.state import NO_SEAT, ROUND_PHASES, GameState, Phase, Round
 from engine.tricks import is_legal, legal_cards
 
 MAX_NAME = 64
@@ -301,7 +301,7 @@ def verify_mark(state: GameState, player: str, card: Card | None) -> int:
     if not state.options.wings:
         raise RuleError(ErrorCode.OPTION_OFF, "wings is not on at this table")
     rnd = state.round
-    if rnd is None or state.phase not in (Phase.TRUMP, Phase.BIDDING, Phase.PLAYING):
+    if rnd is None or state.phase not in ROUND_PHASES:
         raise RuleError(ErrorCode.WRONG_PHASE, "cards can be marked only during a round")
     seat = _seat(state, player)
     if card is not None:

@@ -27,6 +27,10 @@ class Phase(StrEnum):
     FINISHED = "finished"
 
 
+ROUND_PHASES = (Phase.TRUMP, Phase.BIDDING, Phase.PLAYING)
+"""The phases of a round being played (between the deal and the score)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Player:
     id: str

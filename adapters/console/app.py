@@ -43,7 +43,6 @@ from adapters.console.reader import (
 )
 from bot import Config, GameService, Kind, Message, Outcome, Request, StoreErrors, User, tokens
 from bot.commands import Action
-from bot.service import ROUND_PHASES
 from bot.show.i18n import Texts, texts
 from bot.show.look import Look, look_of
 from bot.show.screens import options_line
@@ -51,7 +50,7 @@ from bot.show.seating import seating
 from bot.show.themes import Theme
 from bot.store.redis_server import RedisServerError, configured_redis
 from bot.table import Table
-from engine import Phase, table_view
+from engine import ROUND_PHASES, Phase, table_view
 
 USER_ID = "console:you"
 LOCK_FILE = "console.lock"

@@ -20,10 +20,8 @@ from bot.show.screens import (
 )
 from bot.show.seating import seating
 from bot.table import Table
-from engine import Event, Options, Phase, player_view, table_view
+from engine import ROUND_PHASES, Event, Options, Phase, player_view, table_view
 from engine.events import RoundScored, RoundStarted, WingsDropped
-
-ROUND_PHASES = (Phase.TRUMP, Phase.BIDDING, Phase.PLAYING)
 
 
 @dataclass(frozen=True, slots=True)

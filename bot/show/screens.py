@@ -21,6 +21,7 @@ from bot.show.look import Look
 from bot.show.seating import AWAY, Seating
 from bot.show.themes import cards_line
 from engine import (
+    ROUND_PHASES,
     BidMode,
     Card,
     Options,
@@ -36,7 +37,6 @@ from engine.views import ScoreRow
 ROW = 4
 """Card buttons per row (phones show four comfortably)."""
 BID_ROW = 6
-ROUND_PHASES = (Phase.TRUMP, Phase.BIDDING, Phase.PLAYING)
 
 Rows = tuple[tuple[Button, ...], ...]
 
