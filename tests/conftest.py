@@ -8,6 +8,7 @@ from typing import TypeVar
 import pytest
 import redis
 import redis.asyncio as aioredis
+from hypothesis import strategies as st
 
 import engine
 from bot.store.redis_server import RedisServer, free_port
@@ -15,6 +16,7 @@ from engine import (
     DECK,
     WIZARD,
     Bid,
+    BidMode,
     ChooseTrump,
     Deal,
     ErrorCode,
@@ -33,6 +35,20 @@ from engine import (
     parse_cards,
 )
 from engine.state import NO_SEAT
+
+
+def options_with(rounds: RoundsPlan) -> st.SearchStrategy[Options]:
+    """Any options with the rounds plan `rounds` (hypothesis)."""
+    return st.builds(
+        Options,
+        notequal=st.sampled_from([None, True, False]),
+        bids=st.sampled_from(list(BidMode)),
+        rounds=st.just(rounds),
+        dmmixed=st.booleans(),
+        foresight=st.booleans(),
+        wings=st.booleans(),
+    )
+
 
 SHORT = Options(rounds=RoundsPlan.SHORT)
 """Five rounds of 1 to 5 cards: the default table of these tests."""

@@ -5,6 +5,7 @@ import random
 from collections.abc import Callable, Iterator
 
 import pytest
+from conftest import options_with
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -212,18 +213,6 @@ def check_game(players: int, options: Options, seed: int) -> None:
     check_commands(state, list(round_commands(state, others)))
     check_move_lists(state)
     check_views(state)
-
-
-def options_with(rounds: RoundsPlan) -> st.SearchStrategy[Options]:
-    return st.builds(
-        Options,
-        notequal=st.sampled_from([None, True, False]),
-        bids=st.sampled_from(list(BidMode)),
-        rounds=st.just(rounds),
-        dmmixed=st.booleans(),
-        foresight=st.booleans(),
-        wings=st.booleans(),
-    )
 
 
 SEEDS = st.integers(0, 2**63 - 1)

@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
 import pytest
+from conftest import options_with
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -591,18 +592,6 @@ def check_game_record(state: GameState) -> None:
 
 PLAYERS = st.integers(3, 6)
 SEEDS = st.integers(0, 2**63 - 1)
-
-
-def options_with(rounds: RoundsPlan) -> st.SearchStrategy[Options]:
-    return st.builds(
-        Options,
-        notequal=st.sampled_from([None, True, False]),
-        bids=st.sampled_from(list(BidMode)),
-        rounds=st.just(rounds),
-        dmmixed=st.booleans(),
-        foresight=st.booleans(),
-        wings=st.booleans(),
-    )
 
 
 SHORT_TABLES = st.tuples(PLAYERS, options_with(RoundsPlan.SHORT))
