@@ -3,9 +3,9 @@
 A row names the command, its request `Kind`, its button `Action`, how its argument is read (from
 typed text and from a button), its help line, who may use it, whether it seats the presser and
 whether its answer is for everyone. The Telegram menus, the Discord slash commands, the help
-text, the button actions and the service's dispatch are all made from this table. Adding a
-command is a row here (with its `Kind`, and an `Action` if a button gives it) and its handler in
-`bot.chat.HANDLERS`.
+text and the service's dispatch are all made from this table. Adding a command is a row here
+(with its `Kind`) and its handler in `bot.chat.HANDLERS`; a button that gives it needs an
+`Action` letter in `bot.tokens` too.
 """
 
 import re
@@ -17,6 +17,7 @@ from typing import Any
 from bot.ai import LEVELS
 from bot.show.i18n import LANGUAGES, N_, Texts
 from bot.show.themes import Theme, parse_card_text
+from bot.tokens import Action
 from engine import Card, Suit
 from engine.cards import is_card
 
@@ -45,25 +46,6 @@ class Kind(StrEnum):
     RESUME = "resume"
     AGAIN = "again"
     BUTTON = "button"
-
-
-class Action(StrEnum):
-    """What a button does, as its payload names it (one letter keeps payloads short)."""
-
-    JOIN = "j"
-    LEAVE = "l"
-    START = "s"
-    CANCEL = "x"
-    ADD_AI = "a"
-    OPTION = "o"
-    BID = "b"
-    PLAY = "p"
-    TRUMP = "t"
-    WINGS = "w"
-    HAND = "h"
-    RESUME = "r"
-    AGAIN = "n"
-    SCORES = "k"
 
 
 class Who(Enum):

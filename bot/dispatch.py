@@ -10,8 +10,9 @@ from typing import Any
 
 from bot import tokens
 from bot.chat import HANDLERS, Context, Refused, Result
-from bot.commands import BY_ACTION, BY_KIND, Action, BadArgument, CommandSpec, Kind, Who
+from bot.commands import BY_ACTION, BY_KIND, BadArgument, CommandSpec, Kind, Who
 from bot.requests import Request
+from bot.tokens import Action
 
 
 def apply(ctx: Context, request: Request) -> Result:

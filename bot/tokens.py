@@ -7,9 +7,29 @@ Tokens fit Telegram's 64-byte callback data and Discord's 100-character custom i
 """
 
 from dataclasses import dataclass
+from enum import StrEnum
 
-from bot.commands import Action
 from engine import GameState, Phase
+
+
+class Action(StrEnum):
+    """What a button does, as its payload names it (one letter keeps payloads short)."""
+
+    JOIN = "j"
+    LEAVE = "l"
+    START = "s"
+    CANCEL = "x"
+    ADD_AI = "a"
+    OPTION = "o"
+    BID = "b"
+    PLAY = "p"
+    TRUMP = "t"
+    WINGS = "w"
+    HAND = "h"
+    RESUME = "r"
+    AGAIN = "n"
+    SCORES = "k"
+
 
 LOBBY_STAMP = "L"
 MAX_LENGTH = 64

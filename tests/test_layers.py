@@ -43,7 +43,7 @@ BANNED = [
 
 ALLOWED = [
     ("bot/x.py", "from bot.store import Store"),
-    ("bot/show/x.py", "from bot.commands import Action"),
+    ("bot/show/x.py", "from bot.tokens import Action"),
     ("bot/store/x.py", "from bot.table import Table"),
     ("adapters/telegram/x.py", "from bot import GameService"),
     ("adapters/telegram/x.py", "from bot.store import keys"),

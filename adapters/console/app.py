@@ -42,7 +42,6 @@ from adapters.console.reader import (
     read,
 )
 from bot import Config, GameService, Kind, Message, Outcome, Request, StoreErrors, User, tokens
-from bot.commands import Action
 from bot.show.i18n import Texts, texts
 from bot.show.look import Look, look_of
 from bot.show.screens import options_line
@@ -50,6 +49,7 @@ from bot.show.seating import seating
 from bot.show.themes import Theme
 from bot.store.redis_server import RedisServerError, configured_redis
 from bot.table import Table
+from bot.tokens import Action
 from engine import ROUND_PHASES, Phase, table_view
 
 USER_ID = "console:you"

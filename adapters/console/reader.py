@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from enum import Enum
 
 from bot import Kind, Message, Request, tokens
-from bot.commands import Action
 from bot.show.i18n import LANGUAGES, Texts, texts
 from bot.show.themes import SUIT_FACES, SUIT_NAMES, Theme, parse_card_text
+from bot.tokens import Action
 from engine import Suit
 
 

@@ -6,7 +6,6 @@ reads the game's state or asks a rule. Platform-neutral text and buttons, every 
 from dataclasses import dataclass
 
 from bot import tokens
-from bot.commands import Action
 from bot.messages import Button, Message
 from bot.show.formatters import (
     last_trick,
@@ -20,6 +19,7 @@ from bot.show.i18n import N_
 from bot.show.look import Look
 from bot.show.seating import AWAY, Seating
 from bot.show.themes import cards_line
+from bot.tokens import Action
 from engine import (
     ROUND_PHASES,
     BidMode,
