@@ -22,12 +22,12 @@ from bot.messages import Message
 from bot.requests import User
 from bot.show.i18n import LANGUAGES
 from bot.show.look import Look, look_of
-from bot.show.render import GroupTable, Hand, Lobby, Moved, Note, Rules, Sheet, Shown
+from bot.show.render import Hand, Lobby, Moved, Note, Rules, Sheet, Shown
 from bot.show.screens import HandScreen, hand_screen
 from bot.show.seating import seating
 from bot.show.themes import Theme
 from bot.store import Snapshot, Write
-from bot.table import Table, new_game_id
+from bot.table import Settings, Table, new_game_id
 from engine import (
     ROUND_PHASES,
     Bid,
@@ -90,13 +90,13 @@ class Context:
     """The chat's last game record, for a command that reads it."""
 
     def table(self) -> Table:
-        """The chat's table (the command table made sure there is one)."""
+        """The chat's table; there is no game here otherwise."""
         if self.snap.table is None:
             raise Refused(self.look.t("There is no game here. Start one with /join."))
         return self.snap.table
 
     def seat(self) -> int:
-        """The asker's seat (the command table made sure they have one)."""
+        """The asker's seat; they are not playing here otherwise."""
         seat = self.table().game.seat_of(self.user.id)
         if seat is None:
             raise Refused(self.look.t("You are not playing at this table."))
@@ -139,21 +139,16 @@ def record(ctx: Context, _: None) -> Result:
 
 
 def language(ctx: Context, code: str) -> Result:
-    return _settings(ctx, language=code)
+    return _save_settings(ctx, replace(ctx.snap.settings, language=code))
 
 
 def theme(ctx: Context, chosen: Theme) -> Result:
-    return _settings(ctx, theme=chosen.value)
+    return _save_settings(ctx, replace(ctx.snap.settings, theme=chosen.value))
 
 
-def _settings(ctx: Context, language: str | None = None, theme: str | None = None) -> Result:
-    settings = ctx.snap.settings
-    if language is not None:
-        settings = replace(settings, language=language)
-    if theme is not None:
-        settings = replace(settings, theme=theme)
-    t = look_of(settings).t
-    text = t(
+def _save_settings(ctx: Context, settings: Settings) -> Result:
+    """Keep the chat's new settings; it is said in the new language."""
+    text = look_of(settings).t(
         "Settings saved: {language}, {theme} cards.",
         language=LANGUAGES[settings.language],
         theme=settings.theme,
@@ -476,5 +471,3 @@ HANDLERS: dict[Kind, Handler] = {
     Kind.AGAIN: again,
 }
 """What each command does: the service dispatches a request to its kind's handler."""
-
-__all__ = ["HANDLERS", "LIVE_TTL", "Context", "GroupTable", "Refused", "Result", "timeout"]

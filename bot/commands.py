@@ -208,8 +208,8 @@ class CommandSpec:
     """A slash command on Discord (moves there are made with buttons only)."""
     record: bool = False
     """Its handler reads the chat's last game record (fetched before it runs)."""
-    denied: str = N_("You are not playing at this table.")
-    """What someone who may not give it is told (a catalog key)."""
+    denied: str = ""
+    """For the host's commands: what anyone else is told (a catalog key)."""
 
     @property
     def typed(self) -> bool:

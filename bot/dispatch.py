@@ -57,8 +57,7 @@ def _press(ctx: Context, payload: str) -> tuple[CommandSpec, Any]:
 def _allow(ctx: Context, spec: CommandSpec) -> None:
     """Refuse someone the command table does not let give `spec`."""
     if spec.who is Who.SEATED:
-        if ctx.table().game.seat_of(ctx.user.id) is None:
-            raise Refused(ctx.look.t(spec.denied))
+        ctx.seat()
     elif spec.who is Who.HOST:
         table = ctx.table()
         if ctx.user.id != table.host and not ctx.user.admin:

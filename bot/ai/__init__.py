@@ -1,4 +1,5 @@
-"""AI players for AI seats and absent players: the pluggable interface and the level registry."""
+"""AI players for AI seats and absent players: the pluggable interface and the level registry
+(`easy`, `normal`, `hard`); `arena` plays the levels against each other."""
 
 import random
 from typing import Protocol

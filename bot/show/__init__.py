@@ -1,3 +1,8 @@
-"""What people see: screens built from engine views (`screens`), the small formatters they share
-with the terminal and the replay (`formatters`), deck themes (`themes`) and translations
-(`i18n`, with the catalogs in `locale/`)."""
+"""What people see, built from the engine's views and never from the game's state:
+
+- `screens`: the lobby, the group's table, each player's hand, round and game ends;
+- `render`: what a request asks to show (`Shown`), rendered once its write has succeeded;
+- `seating`: who sits where as the chat shows them; `look`: a chat's language and deck theme;
+- `formatters`: the lines every audience shares (chat, terminal table, replay);
+- `themes`: how cards look and are typed; `i18n`: translations, with the catalogs in `locale/`.
+"""
