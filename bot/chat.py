@@ -24,7 +24,7 @@ from bot.show.i18n import LANGUAGES
 from bot.show.look import Look, look_of
 from bot.show.render import Hand, Lobby, Moved, Note, Rules, Sheet, Shown
 from bot.show.screens import HandScreen, hand_screen
-from bot.show.seating import seating
+from bot.show.seating import Seating, seating
 from bot.show.themes import Theme
 from bot.store import Snapshot, Write
 from bot.table import Settings, Table, new_game_id
@@ -46,6 +46,7 @@ from engine import (
     SetOptions,
     Start,
     Suit,
+    TableView,
     export_record,
     player_view,
     step,
@@ -314,10 +315,12 @@ def after_move(ctx: Context, table: Table, events: list[Event], notice: str | No
             "options": state.options.to_dict(),
             "finished": ctx.now,
         }
-    elif state.phase in ROUND_PHASES:
-        hands = changed_hands(ctx.look, table)
+    view = table_view(state)
+    seats = seating(table)
+    if state.phase in ROUND_PHASES:
+        hands = changed_hands(ctx.look, table, view, seats)
     return Result(
-        shown=[Moved(tuple(events), notice, hands)],
+        shown=[Moved(tuple(events), notice, hands, view, seats)],
         write=Write(table=table, ttl=ttl(ctx.config, table), result=result, record=record),
     )
 
@@ -342,13 +345,13 @@ def run_ai(ctx: Context, table: Table) -> list[Event]:
     return events
 
 
-def changed_hands(look: Look, table: Table) -> tuple[tuple[HandScreen, bool], ...]:
+def changed_hands(
+    look: Look, table: Table, view: TableView, seats: Seating
+) -> tuple[tuple[HandScreen, bool], ...]:
     """The hand screens of the players whose private view changed, each with whether it is a
     new message (which notifies): a game's first hand message is new, and so is the one of a
     player whose turn it now is. `table.seen` keeps a digest of each player's last screen."""
     state = table.game
-    view = table_view(state)
-    seats = seating(table)
     waiting = set(waiting_seats(state))
     changed = []
     for seat, player in enumerate(state.players):

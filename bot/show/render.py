@@ -18,9 +18,9 @@ from bot.show.screens import (
     sheet,
     table_message,
 )
-from bot.show.seating import seating
+from bot.show.seating import Seating, seating
 from bot.table import Table
-from engine import ROUND_PHASES, Event, Options, Phase, player_view, table_view
+from engine import ROUND_PHASES, Event, Options, Phase, TableView, player_view, table_view
 from engine.events import RoundScored, RoundStarted, WingsDropped
 
 
@@ -56,6 +56,9 @@ class Moved:
     notice: str | None
     hands: tuple[tuple[HandScreen, bool], ...]
     """The changed hands, and whether each is a new message (it notifies)."""
+    view: TableView
+    seating: Seating
+    """The table as saved, seen by all (made once for the hands' screens, used again here)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +98,8 @@ def render(look: Look, table: Table | None, shown: list[Shown]) -> list[Message]
 
 def _of_table(look: Look, table: Table, item: Shown) -> list[Message]:
     state = table.game
+    if isinstance(item, Moved):
+        return _moved(look, item)
     view = table_view(state)
     seats = seating(table)
     if isinstance(item, Lobby):
@@ -107,8 +112,13 @@ def _of_table(look: Look, table: Table, item: Shown) -> list[Message]:
         return [table_message(look, view, seats, new=item.new)]
     if isinstance(item, Sheet):
         return [sheet(look, view, seats)]
-    if not isinstance(item, Moved):
-        return []
+    return []
+
+
+def _moved(look: Look, item: Moved) -> list[Message]:
+    """What moves show: round summaries and wings notices as their events come, then the game's
+    end, or the table and the changed hands."""
+    view, seats = item.view, item.seating
     messages: list[Message] = []
     new_round = False
     for event in item.events:
@@ -121,9 +131,9 @@ def _of_table(look: Look, table: Table, item: Shown) -> list[Message]:
                 "🪽 {card} could not be played: choose a card.", card=look.card(event.card)
             )
             messages.append(Message(text, to=event.to))
-    if state.phase is Phase.FINISHED:
+    if view.phase is Phase.FINISHED:
         messages.append(game_over(look, view, seats))
-    elif state.phase in ROUND_PHASES:
+    elif view.phase in ROUND_PHASES:
         messages.append(table_message(look, view, seats, new_round, item.notice))
         messages += [hand_message(look, screen, notify) for screen, notify in item.hands]
     return messages
