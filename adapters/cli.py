@@ -357,6 +357,7 @@ def _play_args(args: argparse.Namespace) -> "PlayArgs":
         level=None if levels is None else ",".join(levels),
         name=args.name or _default_name(),
         new=args.new,
+        command=args.command,
     )
 
 

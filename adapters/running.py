@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Iterable
 import redis.asyncio as aioredis
 
 from bot import Config, StoreErrors
+from bot.store import redis_client
 from bot.store.redis_server import RedisServerError, configured_redis
 
 EXIT_OK = 0
@@ -40,7 +41,9 @@ def run_with_redis(
             logging.getLogger(name).setLevel(logging.WARNING)
     with contextlib.ExitStack() as stack:
         try:
-            url = stack.enter_context(configured_redis(config.redis_url, config.data_dir))
+            url = stack.enter_context(
+                configured_redis(config.redis_url, config.data_dir, config.redis_fsync)
+            )
         except (RedisServerError, OSError) as error:
             return fail(f"cannot start Redis: {error}")
 
@@ -60,9 +63,10 @@ def stop_on_signals() -> asyncio.Event:
     return stop
 
 
-async def reach_redis(redis_url: str) -> "aioredis.Redis | None":
-    """A client of the Redis at `redis_url`, or None (said on stderr) if it does not answer."""
-    client = aioredis.Redis.from_url(redis_url)
+async def reach_redis(redis_url: str, timeout: float) -> "aioredis.Redis | None":
+    """A client of the Redis at `redis_url` (every call bounded by `timeout` seconds), or None
+    (said on stderr) if it does not answer."""
+    client = redis_client(redis_url, timeout)
     try:
         await client.ping()
     except StoreErrors as error:

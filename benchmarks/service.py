@@ -28,6 +28,12 @@ showed (Request(Kind.BUTTON, payload)): joins, start, bids, trump, cards, the re
   (update keys, timer entries), timer_entries the size of the timer index then (more than one
   per chat means stale entries).
 
+- fsync: the one-chat games again against two more redis-servers, one that fsyncs its
+  append-only file on every write (`appendfsync always`, the embedded server's default: not even
+  a power failure loses an acknowledged move) and one that fsyncs every second (`everysec`, as
+  above), --fsync-runs times each, interleaved: commands_per_s_fsync_always / _everysec (the
+  medians) and their ratio. The rest runs against `everysec`, so it compares with earlier runs.
+
 --profile plays the one-chat games again under cProfile and prints the top functions (and
 writes pstats data to FILE, when given).
 """
@@ -41,6 +47,7 @@ import json
 import platform
 import pstats
 import random
+import statistics
 import sys
 import tempfile
 import time
@@ -460,6 +467,46 @@ async def profiled(service: GameService, games: int, update_ids: bool, path: str
     return path or "printed"
 
 
+async def fsync_rates(games: int, update_ids: bool, runs: int) -> dict[str, float]:
+    """Commands per second of the one-chat games against redis-servers that fsync always and
+    every second, interleaved `runs` times: the medians and their ratio."""
+    rates: dict[str, list[float]] = {"always": [], "everysec": []}
+    with tempfile.TemporaryDirectory(prefix="wizard-bench-fsync-") as directory:
+        servers = {
+            mode: RedisServer(
+                Path(directory) / mode, port=free_port(), appendonly=True, appendfsync=mode
+            )
+            for mode in ("always", "everysec")
+        }
+        for server in servers.values():
+            server.start()
+        try:
+            for _ in range(runs):
+                for mode, server in servers.items():
+                    redis = aioredis.Redis.from_url(server.url)
+                    try:
+                        await redis.flushall()
+                        store = Store(redis, Settings())
+                        service = GameService(store, Config(), rng=random.Random(0))
+                        commands, spent, _ = await one_chat(service, games, update_ids)
+                        rates[mode].append(commands / spent)
+                    finally:
+                        await redis.aclose()
+        finally:
+            for server in servers.values():
+                server.stop()
+    always, everysec = (statistics.median(rates[mode]) for mode in ("always", "everysec"))
+    print(
+        f"fsync: {always:.0f} commands/s with appendfsync always, {everysec:.0f} with everysec "
+        f"(one chat, medians of {runs} runs each, interleaved): {always / everysec:.2f}"
+    )
+    return {
+        "commands_per_s_fsync_always": round(always),
+        "commands_per_s_fsync_everysec": round(everysec),
+        "fsync_always_vs_everysec": round(always / everysec, 3),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=4, help="games in the one-chat run")
@@ -470,6 +517,9 @@ def main() -> None:
     parser.add_argument("--fresh", action="store_true", help="start the many chats empty")
     parser.add_argument("--no-update-ids", action="store_true", help="send no update ids")
     parser.add_argument(
+        "--fsync-runs", type=int, default=3, help="runs of each fsync mode (0: leave it out)"
+    )
+    parser.add_argument(
         "--profile", nargs="?", const="", default=None, metavar="FILE", help="cProfile one chat"
     )
     args = parser.parse_args()
@@ -479,6 +529,8 @@ def main() -> None:
         with server:
             print(f"redis-server on {server.url} (append-only, fsync everysec)")
             result = asyncio.run(run(args, server.url))
+    if args.fsync_runs > 0:
+        result |= asyncio.run(fsync_rates(args.games, not args.no_update_ids, args.fsync_runs))
     print(json.dumps(result))
 
 

@@ -5,14 +5,12 @@ Where it comes from, later sources winning:
 1. the defaults of `Config` (enough to run with the embedded Redis and no chat front end);
 2. a TOML file: the `path` argument, else the file named by `WIZARD_CONFIG`, else `./wizard.toml`
    if there is one (a missing default file is not an error; a file named but missing is);
-3. the environment: `WIZARD_REDIS_URL`, `WIZARD_DATA_DIR`, `WIZARD_LANGUAGE`,
-   `WIZARD_TELEGRAM_TOKEN`, `WIZARD_TELEGRAM_BASE_URL`, `WIZARD_DISCORD_TOKEN`,
-   `WIZARD_DISCORD_BASE_URL`.
-   An empty variable counts as unset.
+3. the environment: the variables of `ENV_OVERRIDES` (`WIZARD_REDIS_URL`, `WIZARD_DATA_DIR`,
+   `WIZARD_TELEGRAM_TOKEN`, ...). An empty variable counts as unset.
 
 Every key is checked, and unknown keys are errors: `load_config` raises `ConfigError`, whose
-message is one line naming the file or variable, the key and the problem. `config.example.toml`
-documents every key.
+message is one line naming the file or variable, the key and the problem (a TOML syntax error:
+the line, and the key set there). `config.example.toml` documents every key.
 """
 
 import difflib
@@ -25,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 LANGUAGES = ("en", "de", "es")
 """The languages the bot speaks (the single list until bot.show.i18n takes it over)."""
@@ -41,6 +39,8 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 DEFAULT_FILE = "wizard.toml"
 """The file read from the current directory when neither `path` nor WIZARD_CONFIG names one."""
 
+FSYNC = ("always", "everysec")
+REDIS_TIMEOUT_RANGE = (0.05, 30.0)
 TURN_TIMEOUT_RANGE = (10, 3600)
 LOBBY_TIMEOUT_RANGE = (60, 7 * 24 * 3600)
 FINISHED_TTL_RANGE = (60, 365 * 24 * 3600)
@@ -50,6 +50,8 @@ MAX_AI_NAMES = 20
 ENV_CONFIG = "WIZARD_CONFIG"
 ENV_OVERRIDES: Mapping[str, str] = {
     "WIZARD_REDIS_URL": "redis_url",
+    "WIZARD_REDIS_FSYNC": "redis_fsync",
+    "WIZARD_REDIS_TIMEOUT": "redis_timeout",
     "WIZARD_DATA_DIR": "data_dir",
     "WIZARD_LANGUAGE": "language",
     "WIZARD_TELEGRAM_TOKEN": "telegram.token",
@@ -91,6 +93,12 @@ class Config:
 
     redis_url: str | None = None
     """A Redis to use (redis://, rediss:// or unix://); None starts the embedded one in data_dir."""
+    redis_fsync: str = "always"
+    """How the embedded Redis syncs its append-only file: "always" (before it answers a write:
+    nothing acknowledged is lost, even in a power failure) or "everysec" (faster; a machine
+    crash may lose the last second)."""
+    redis_timeout: float = 1.0
+    """Seconds a Redis connection or call may take before it counts as unreachable."""
     data_dir: Path = Path("data")
     """Where the bot keeps its files (the embedded Redis among them); relative to the current
     directory unless absolute."""
@@ -187,6 +195,36 @@ def _url(schemes: tuple[str, ...]) -> Check:
     return check
 
 
+def _redis_url(key: str, value: object) -> str:
+    """A Redis URL whose database, if named, is a number (redis-py would silently use 0)."""
+    text = _url(("redis", "rediss", "unix"))(key, value)
+    assert isinstance(text, str)
+    parts = urlsplit(text)
+    databases = [value for name, value in parse_qsl(parts.query) if name == "db"]
+    if parts.scheme != "unix":
+        databases.append(parts.path.lstrip("/"))
+    for database in databases:
+        if database and not (database.isascii() and database.isdigit()):
+            example = "unix:///path.sock?db=0" if parts.scheme == "unix" else "redis://host:6379/0"
+            shown = "a URL with user info" if "@" in text else _show(value)
+            raise _Invalid(f"{key} must name its database by number, like {example}, not {shown}")
+    return text
+
+
+def _seconds_between(low: float, high: float) -> Check:
+    def check(key: str, value: object) -> float:
+        number: float | None = None
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            number = float(value)
+        if number is None or not math.isfinite(number) or not low <= number <= high:
+            raise _Invalid(
+                f"{key} must be a number of seconds from {low} to {high}, not {_show(value)}"
+            )
+        return number
+
+    return check
+
+
 def _url_ok(text: str, schemes: tuple[str, ...]) -> bool:
     if any(char.isspace() for char in text):
         return False
@@ -256,7 +294,9 @@ def _ai_names(key: str, value: object) -> tuple[str, ...]:
 
 
 _TOP: Mapping[str, Check] = {
-    "redis_url": _url(("redis", "rediss", "unix")),
+    "redis_url": _redis_url,
+    "redis_fsync": _choice(FSYNC),
+    "redis_timeout": _seconds_between(*REDIS_TIMEOUT_RANGE),
     "data_dir": _path,
     "language": _choice(LANGUAGES),
     "theme": _choice(THEMES),
@@ -327,8 +367,58 @@ def _read_file(path: Path, named_by: str) -> dict[str, object]:
     except UnicodeDecodeError as error:
         raise ConfigError(f"{name}: not UTF-8 text (byte {error.start + 1})") from None
     except tomllib.TOMLDecodeError as error:
-        message = " ".join(str(error).split())
-        raise ConfigError(f"{name}: invalid TOML: {message}") from None
+        raise ConfigError(f"{name}: invalid TOML {_toml_problem(data.decode(), error)}") from None
+
+
+NUMBERS = frozenset({"redis_timeout"})
+"""Keys whose value is a number: their environment variable is read as one."""
+
+
+def _typed(key: str, text: str) -> object:
+    """An environment variable's text as the key's value: a number for a number's key (the
+    text itself if it is none, for the check to refuse)."""
+    if key not in NUMBERS:
+        return text
+    try:
+        return float(text.strip())
+    except ValueError:
+        return text
+
+
+_AT_LINE = re.compile(r"\s*\(at line (\d+), column \d+\)|\s*\(at end of document\)")
+_TOML_KEY = re.compile(r"\s*([A-Za-z0-9_\-.\"' ]+?)\s*=")
+_TOML_TABLE = re.compile(r"\s*\[+\s*([^\]]+?)\s*\]")
+
+
+def _toml_problem(text: str, error: tomllib.TOMLDecodeError) -> str:
+    """Where a TOML file is wrong and what is wrong there: the key (with its table) when the
+    line sets one, else the line."""
+    message = " ".join(str(error).split())
+    at = _AT_LINE.search(message)
+    what = _AT_LINE.sub("", message).rstrip(".")
+    if at is None or at.group(1) is None:
+        return f"at the end of the file: {what}"
+    number = int(at.group(1))
+    lines = text.splitlines()
+    line = lines[number - 1] if 0 < number <= len(lines) else ""
+    if "Cannot overwrite a value" in what:
+        what = "it is set twice"
+    header = _TOML_TABLE.match(line)
+    if header is not None and "twice" in what:
+        return f"at line {number}: the table [{header.group(1)}] is declared twice"
+    key = _TOML_KEY.match(line)
+    if key is None:
+        return f"at line {number}: {what}"
+    table = next(
+        (
+            found.group(1)
+            for before in reversed(lines[: number - 1])
+            if (found := _TOML_TABLE.match(before))
+        ),
+        "",
+    )
+    name = key.group(1).strip().strip("\"'")
+    return f"at line {number}, key {f'{table}.' if table else ''}{name}: {what}"
 
 
 def load_config(environ: Mapping[str, str] | None = None, path: str | None = None) -> Config:
@@ -348,12 +438,15 @@ def load_config(environ: Mapping[str, str] | None = None, path: str | None = Non
         file = Path(DEFAULT_FILE)
 
     values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    """Where each key's value came from, for a message about it."""
     if file is not None:
         table = _read_file(file, named_by)
         try:
             values = _check_table(table)
         except _Invalid as problem:
             raise ConfigError(f"{file}: {problem}") from None
+        sources = dict.fromkeys(values, str(file))
 
     for variable, key in ENV_OVERRIDES.items():
         text = env.get(variable)
@@ -363,14 +456,21 @@ def load_config(environ: Mapping[str, str] | None = None, path: str | None = Non
         checks = _SECTIONS[section] if dot else _TOP
         label = key if dot else name
         try:
-            value = checks[name](label, text)
+            value = checks[name](label, _typed(key, text))
         except _Invalid as problem:
             raise ConfigError(f"{variable}: {problem}") from None
         if dot:
             values.setdefault(section, {})[name] = value
         else:
             values[name] = value
+        sources[key] = variable
 
     telegram = TelegramConfig(**values.pop("telegram", {}))
     discord = DiscordConfig(**values.pop("discord", {}))
-    return Config(**values, telegram=telegram, discord=discord)
+    config = Config(**values, telegram=telegram, discord=discord)
+    if config.data_dir.exists() and not config.data_dir.is_dir():
+        not_a_dir = f"data_dir {_show(str(config.data_dir))} is not a directory"
+        if "data_dir" not in sources:  # the default: say how to choose another
+            raise ConfigError(f"{not_a_dir} (set data_dir, or WIZARD_DATA_DIR)")
+        raise ConfigError(f"{sources['data_dir']}: {not_a_dir}")
+    return config

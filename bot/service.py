@@ -28,7 +28,7 @@ from bot.commands import BY_KIND, Kind
 from bot.config import Config
 from bot.messages import Outcome
 from bot.requests import Request, User
-from bot.show.i18n import Texts, error_text, texts
+from bot.show.i18n import N_, Texts, error_text, texts
 from bot.show.look import look_of
 from bot.show.render import GroupTable, Lobby, Shown, render
 from bot.store import Snapshot, Store, StoreErrors
@@ -36,8 +36,23 @@ from bot.table import Settings, Table
 from engine import ROUND_PHASES, Phase, RuleError
 
 MAX_ATTEMPTS = 100
+STORE_AWAY = N_("The game store cannot be reached right now. Please try again shortly.")
+"""What anyone is told while Redis cannot be reached (or does not answer in time)."""
+SORRY = N_("Sorry, something went wrong. Please try again.")
+"""What someone is told whose request failed for another reason (a bug, a platform error)."""
 TIMER = User("timer", "")
 """Who a timeout is applied for."""
+
+
+def _caused_by_store(error: BaseException | None) -> bool:
+    """Whether `error`, or an error it wraps, is the store being away."""
+    seen = 0
+    while error is not None and seen < 10:
+        if isinstance(error, StoreErrors):
+            return True
+        error = getattr(error, "original", None) or error.__cause__ or error.__context__
+        seen += 1
+    return False
 
 
 def _may_think(snap: Snapshot) -> bool:
@@ -88,11 +103,7 @@ class GameService:
             )
             return outcome
         except StoreErrors:
-            t = texts(self.config.language)
-            return Outcome(
-                answer=t("The game store cannot be reached right now. Please try again shortly."),
-                alert=True,
-            )
+            return Outcome(answer=await self.apology(chat, store_away=True), alert=True)
 
     async def show_again(self, chat: str) -> Outcome:
         """The group's lobby or table as it is now, as new messages: for a front end whose
@@ -146,6 +157,16 @@ class GameService:
             return texts((await self.settings(chat)).language)
         except StoreErrors:
             return texts(self.config.language)
+
+    async def apology(
+        self, chat: str, error: BaseException | None = None, *, store_away: bool = False
+    ) -> str:
+        """What to tell someone whose request in `chat` failed with `error`: that the store
+        cannot be reached (in the configured language: the chat's own cannot be read then), or
+        else a plain apology in the chat's language."""
+        if store_away or _caused_by_store(error):
+            return texts(self.config.language)(STORE_AWAY)
+        return (await self.texts(chat))(SORRY)
 
     async def table(self, chat: str) -> Table | None:
         """A chat's table as stored (a copy to read: changing it changes nothing)."""

@@ -441,3 +441,21 @@ def test_console_script_checks_records(
         check=False,
     )
     assert good.returncode == 0
+
+
+@pytest.mark.parametrize("command", ["run", "play"])
+def test_a_config_error_names_the_command_run(
+    command: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    (tmp_path / "data").write_text("a file where the data directory should be")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("WIZARD_CONFIG", raising=False)
+    monkeypatch.setenv("WIZARD_DATA_DIR", "data")
+    status, _, err = run(capsys, command)
+    assert status == 2
+    assert err == (
+        f'wizard-bot {command}: error: WIZARD_DATA_DIR: data_dir "data" is not a directory\n'
+    )

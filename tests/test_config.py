@@ -239,6 +239,18 @@ def test_example_file_documents_every_key() -> None:
         ('ai_names = ["Line\\nbreak"]', r'not "Line\nbreak"'),
         ('redis_url = "http://x"', "redis_url must be a URL starting with redis:// or rediss://"),
         ('redis_url = "redis://:pw@host:99999"', "not a URL with user info"),
+        (
+            'redis_url = "redis://127.0.0.1:6379/abc"',
+            'redis_url must name its database by number, like redis://host:6379/0, not "redis://',
+        ),
+        ('redis_url = "redis://host/0?db=x"', "redis_url must name its database by number"),
+        ('redis_url = "unix:///r.sock?db=zero"', "like unix:///path.sock?db=0"),
+        ('redis_url = "redis://:pw@host/abc"', "by number, like redis://host:6379/0, not a URL"),
+        ('redis_fsync = "no"', 'unknown redis_fsync "no" (known: always, everysec)'),
+        ("redis_timeout = 0", "redis_timeout must be a number of seconds from 0.05 to 30.0, not 0"),
+        ("redis_timeout = 31", "not 31"),
+        ('redis_timeout = "1"', 'not "1"'),
+        ("redis_timeout = nan", "not nan"),
         ('data_dir = ""', 'data_dir must be a directory path, not ""'),
         ("data_dir = 3", "data_dir must be a string, not 3"),
         ("unknown = 1", "wizard.toml: unknown key unknown"),
@@ -290,7 +302,50 @@ def test_default_file_error_names_wizard_toml(tmp_path: Path) -> None:
 def test_toml_syntax_error_gives_the_line(tmp_path: Path) -> None:
     message = error(path=write(tmp_path, 'language = "en"\n\nturn_timeout = = 3\n'))
     assert "invalid TOML" in message
-    assert "line 3" in message
+    assert "line 3, key turn_timeout" in message
+
+
+@pytest.mark.parametrize(
+    ("toml", "expected"),
+    [
+        ('language = "en"\nlanguage = "de"\n', "at line 2, key language: it is set twice"),
+        (
+            '[telegram]\ntoken = "1:a"\n\ntoken = "2:b"\n',
+            "at line 4, key telegram.token: it is set twice",
+        ),
+        ("[discord]\n[discord]\n", "at line 2: the table [discord] is declared twice"),
+        ("ai_names = [1,\n", "invalid TOML at the end of the file"),
+        ("= 3\n", "invalid TOML at line 1: "),
+    ],
+)
+def test_toml_errors_name_the_key(tmp_path: Path, toml: str, expected: str) -> None:
+    message = error(path=write(tmp_path, toml))
+    assert expected in message, message
+
+
+def test_a_data_dir_that_is_a_file_is_named(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a directory")
+    assert error({"WIZARD_DATA_DIR": "file"}) == (
+        'WIZARD_DATA_DIR: data_dir "file" is not a directory'
+    )
+    path = write(tmp_path, 'data_dir = "file"\n')
+    assert error(path=path) == f'{path}: data_dir "file" is not a directory'
+    Path(path).unlink()
+    (tmp_path / "data").write_text("the default's name, taken by a file")
+    assert error() == 'data_dir "data" is not a directory (set data_dir, or WIZARD_DATA_DIR)'
+
+
+def test_redis_settings(tmp_path: Path) -> None:
+    assert Config().redis_fsync == "always"
+    assert Config().redis_timeout == 1.0
+    path = write(tmp_path, 'redis_fsync = "everysec"\nredis_timeout = 2\n')
+    config = load_config({}, path)
+    assert (config.redis_fsync, config.redis_timeout) == ("everysec", 2.0)
+    config = load_config({"WIZARD_REDIS_FSYNC": "always", "WIZARD_REDIS_TIMEOUT": "0.25"}, path)
+    assert (config.redis_fsync, config.redis_timeout) == ("always", 0.25)
+    assert load_config({"WIZARD_REDIS_URL": "unix:///r.sock?db=3"}).redis_url == (
+        "unix:///r.sock?db=3"
+    )
 
 
 def test_not_utf8(tmp_path: Path) -> None:
@@ -305,6 +360,9 @@ def test_not_utf8(tmp_path: Path) -> None:
         ({"WIZARD_LANGUAGE": "xx"}, 'WIZARD_LANGUAGE: unknown language "xx" (known: en, de, es)'),
         ({"WIZARD_REDIS_URL": "localhost:6379"}, "WIZARD_REDIS_URL: redis_url must be a URL"),
         ({"WIZARD_DATA_DIR": " "}, "WIZARD_DATA_DIR: data_dir must be a directory path"),
+        ({"WIZARD_REDIS_URL": "redis://h/x"}, "WIZARD_REDIS_URL: redis_url must name its database"),
+        ({"WIZARD_REDIS_TIMEOUT": "soon"}, "WIZARD_REDIS_TIMEOUT: redis_timeout must be a number"),
+        ({"WIZARD_REDIS_FSYNC": "never"}, 'WIZARD_REDIS_FSYNC: unknown redis_fsync "never"'),
         ({"WIZARD_TELEGRAM_TOKEN": "a b"}, "WIZARD_TELEGRAM_TOKEN: telegram.token must be"),
         ({"WIZARD_TELEGRAM_BASE_URL": "nope"}, "WIZARD_TELEGRAM_BASE_URL: telegram.base_url"),
         ({"WIZARD_DISCORD_BASE_URL": "nope"}, "WIZARD_DISCORD_BASE_URL: discord.base_url"),

@@ -370,6 +370,9 @@ def test_one_terminal_table_per_data_dir(
         f"wizard-bot play: another wizard-bot play is running on {home / 'data'}: "
         "finish that game first\n"
     )
+    third = wizard(home, ["run"], ["quit"])  # `run` without a chat token: the terminal table
+    assert third.returncode == 1
+    assert third.stderr.startswith("wizard-bot run: another wizard-bot play is running on ")
     assert game.type("1").endswith("Card (1, or a card like Y4) › ")  # the first one goes on
     assert game.type("quit").endswith("resumes it.\n")
     assert game.finish()[0] == 0

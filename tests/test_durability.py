@@ -3,6 +3,7 @@ killed and restarted (appendfsync always: nothing acknowledged is lost), and Red
 (an alert, never an exception; the game intact once Redis is back)."""
 
 import asyncio
+import contextlib
 import json
 import os
 import select
@@ -10,6 +11,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -40,6 +42,7 @@ from service_helpers import (
 from bot.commands import Kind
 from bot.config import Config
 from bot.requests import Request
+from bot.store import redis_client
 from bot.store.redis_server import RedisServer, free_port
 from engine import ErrorCode, Phase, check_record
 
@@ -304,3 +307,42 @@ async def test_a_game_survives_redis_going_away_and_coming_back(
     final = await driver.play_to_end()
     replay(driver.applied(), final.seed, final)
     assert check_record(await record_of(driver)).totals == final.totals
+
+
+@contextlib.contextmanager
+def frozen(server: RedisServer) -> Iterator[None]:
+    """The redis-server stopped by SIGSTOP (it holds every connection open and answers
+    nothing), and going on again by SIGCONT on the way out."""
+    assert server.pid is not None
+    os.kill(server.pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(server.pid, signal.SIGCONT)
+
+
+async def test_a_frozen_redis_is_answered_within_two_seconds_and_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    config = Config(redis_timeout=0.5)
+    with RedisServer(tmp_path, port=free_port(), appendfsync="always") as server:
+        redis = redis_client(server.url, config.redis_timeout)
+        try:
+            driver = Driver(service(redis, seed=62, config=config), [ANN, BOB, CID], seed=62)
+            await driver.lobby(["rounds=short", "bids=hidden"])
+            await driver.play_until(lambda s: s.phase is Phase.PLAYING)
+            before = await raw(redis)
+            user, payload = driver.choices()[0]
+            with frozen(server):
+                for request in (Request(Kind.BUTTON, payload), Request(Kind.HAND)):
+                    started = time.monotonic()
+                    outcome = await driver.svc.handle(CHAT, user, request, "frozen-1")
+                    waited = time.monotonic() - started
+                    assert waited < 2, f"{request.kind} waited {waited:.2f} s"
+                    assert outcome.alert
+                    assert outcome.answer == UNREACHABLE
+                    assert outcome.messages == ()
+            assert await raw(redis) == before  # nothing half-applied
+            assert not (await driver.press(user, payload)).alert  # and the button works now
+        finally:
+            await redis.aclose()

@@ -16,6 +16,7 @@ from bot.store import redis_server as rs
 from bot.store.redis_server import (
     RedisServer,
     RedisServerError,
+    configured_redis,
     embedded_redis,
     find_redis_server,
     free_port,
@@ -106,6 +107,7 @@ async def test_embedded_unix_socket_mode(tmp_path: Path) -> None:
             settings = await conn.config_get("*")
             assert settings["port"] == "0"
             assert settings["appendonly"] == "yes"
+            assert settings["appendfsync"] == "always"  # durable by default
         finally:
             await conn.aclose()
         server.restart()
@@ -117,6 +119,14 @@ async def test_embedded_unix_socket_mode(tmp_path: Path) -> None:
     finally:
         server.stop()
     assert not (data / "redis.sock").exists()
+
+
+def test_the_embedded_server_fsyncs_as_configured(tmp_path: Path) -> None:
+    everysec = configured_redis(None, tmp_path / "data", "everysec")
+    with everysec as url, redis.Redis.from_url(url) as conn:
+        assert conn.config_get("appendfsync")["appendfsync"] == "everysec"
+    with configured_redis(None, tmp_path / "data") as url, redis.Redis.from_url(url) as conn:
+        assert conn.config_get("appendfsync")["appendfsync"] == "always"
 
 
 def test_long_data_dir_gets_a_short_socket_path(tmp_path: Path) -> None:

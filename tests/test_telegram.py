@@ -10,6 +10,8 @@ import itertools
 import os
 import random
 import re
+import signal
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,9 +28,9 @@ from adapters.outbox import FAST, Limits
 from adapters.telegram.app import TelegramFrontEnd
 from bot.ai import LEVELS
 from bot.config import Config, TelegramConfig
-from bot.service import GameService
-from bot.store import Store
-from bot.store.redis_server import free_port
+from bot.service import STORE_AWAY, GameService
+from bot.store import Store, redis_client
+from bot.store.redis_server import RedisServer, free_port
 from bot.table import Settings
 
 pytestmark = pytest.mark.filterwarnings(
@@ -887,3 +889,43 @@ async def test_an_error_is_logged_and_answered_politely(
     assert answer.show_alert
     assert answer.text == "Sorry, something went wrong. Please try again."
     assert "error handling a Telegram update" in caplog.text
+
+
+async def test_a_frozen_redis_gets_one_clear_answer_everywhere(
+    redis_url: str, redis_server: RedisServer, game_ids: None
+) -> None:
+    """Redis stopped (SIGSTOP): a press in a private chat and a command in the group are both
+    told the store cannot be reached, within two seconds; once Redis goes on, the press works."""
+    async with FakeTelegram() as fake:
+        fake.add_group(GROUP, "Wizards", members=[*PLAYERS, DAN, EVE])
+        client = redis_client(redis_url, 0.5)
+        bot = Bot(fake, _front(fake, client), client)
+        await bot.front.start()
+        try:
+            await seat(bot)
+            await bot.command(GROUP, ANN, "/options bids=hidden")
+            await bot.command(GROUP, ANN, "/start")
+            hand = bot.hand(BOB)
+            data = hand.keyboard[0][0].callback_data
+            assert data is not None
+            assert redis_server.pid is not None
+            os.kill(redis_server.pid, signal.SIGSTOP)
+            try:
+                started = time.monotonic()
+                answer = await bot.press(BOB.id, BOB, hand.message_id, data)
+                assert time.monotonic() - started < 2
+                assert answer.show_alert
+                assert answer.text == STORE_AWAY
+                started = time.monotonic()
+                await bot.command(GROUP, CID, "/hand")
+                assert time.monotonic() - started < 2
+                reply = fake.last_message(GROUP)
+                assert reply.text == STORE_AWAY
+                assert reply.reply_to is not None
+            finally:
+                os.kill(redis_server.pid, signal.SIGCONT)
+            answer = await bot.press(BOB.id, BOB, hand.message_id, data)
+            assert not answer.show_alert, answer.text
+        finally:
+            await bot.front.stop()
+            await client.aclose()

@@ -47,6 +47,7 @@ from bot.show.look import Look, look_of
 from bot.show.screens import options_line
 from bot.show.seating import seating
 from bot.show.themes import Theme
+from bot.store import redis_client
 from bot.store.redis_server import RedisServerError, configured_redis
 from bot.table import Table
 from bot.tokens import Action
@@ -78,6 +79,8 @@ class PlayArgs:
     name: str = DEFAULT_NAME
     new: bool = False
     """Start a new game even when an unfinished one could be resumed."""
+    command: str = "play"
+    """The subcommand that was run (`run` starts the terminal table too): messages name it."""
 
 
 class Interrupted(Exception):
@@ -103,22 +106,24 @@ def play(args: PlayArgs, config: Config, out: TextIO | None = None) -> int:
         try:
             stack.enter_context(_only_table(config.data_dir))
         except OSError as error:
-            print(f"wizard-bot play: {error}", file=sys.stderr)
+            print(f"wizard-bot {args.command}: {error}", file=sys.stderr)
             return EXIT_FAILED
         stack.enter_context(_stop_signals())
         loop = asyncio.new_event_loop()
         try:
             try:
-                url = stack.enter_context(configured_redis(config.redis_url, config.data_dir))
+                url = stack.enter_context(
+                    configured_redis(config.redis_url, config.data_dir, config.redis_fsync)
+                )
             except (RedisServerError, OSError) as error:
-                print(f"wizard-bot play: cannot start Redis: {error}", file=sys.stderr)
+                print(f"wizard-bot {args.command}: cannot start Redis: {error}", file=sys.stderr)
                 return EXIT_FAILED
-            client = aioredis.Redis.from_url(url)
+            client = redis_client(url, config.redis_timeout)
             try:
                 loop.run_until_complete(client.ping())
             except StoreErrors as error:
                 print(
-                    f"wizard-bot play: cannot reach the Redis of redis_url: {error}",
+                    f"wizard-bot {args.command}: cannot reach the Redis of redis_url: {error}",
                     file=sys.stderr,
                 )
                 return EXIT_FAILED

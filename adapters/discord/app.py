@@ -71,10 +71,6 @@ def build_client(config: Config) -> discord.Client:
     return kind(intents=intents(), allowed_mentions=discord.AllowedMentions.none())
 
 
-def polite(t: Texts) -> str:
-    return t("Sorry, something went wrong. Please try again.")
-
-
 @dataclass
 class Reply:
     """How one interaction is answered: the actor's own messages to show ephemerally (their
@@ -267,9 +263,9 @@ class DiscordFrontEnd:
                 chat, outcome, user.id, here=here, command=False, mirror=mirror
             )
             await self._respond(interaction, chat, reply, command=False)
-        except Exception:
+        except Exception as error:
             log.exception("error handling a Discord button press")
-            await self._apologise(interaction, chat)
+            await self._apologise(interaction, chat, error)
         finally:
             self.busy -= 1
 
@@ -296,15 +292,17 @@ class DiscordFrontEnd:
     ) -> None:
         """Log the error and say sorry, ephemerally."""
         log.error("error handling a Discord command", exc_info=error)
-        await self._apologise(interaction, chat_key(interaction.channel_id or 0))
+        await self._apologise(interaction, chat_key(interaction.channel_id or 0), error)
 
-    async def _apologise(self, interaction: Interaction, chat: str) -> None:
-        t = await self._texts(chat)
+    async def _apologise(self, interaction: Interaction, chat: str, error: BaseException) -> None:
+        """Say sorry, ephemerally (or that the store cannot be reached, when that was the
+        cause)."""
+        sorry = await self.service.apology(chat, error)
         with contextlib.suppress(discord.HTTPException):
             if interaction.response.is_done():
-                await interaction.followup.send(polite(t), ephemeral=True)
+                await interaction.followup.send(sorry, ephemeral=True)
             else:
-                await interaction.response.send_message(polite(t), ephemeral=True)
+                await interaction.response.send_message(sorry, ephemeral=True)
 
     # --- translating ----------------------------------------------------------------------------
 

@@ -48,7 +48,7 @@ from adapters.telegram.sender import Delivery, Sender
 from adapters.telegram.slots import Slots
 from bot import Config, GameService, Kind, Outcome, Request, User, tokens
 from bot.commands import BY_ACTION, BY_KIND, CommandSpec, Who
-from bot.show.i18n import Texts, texts
+from bot.show.i18n import Texts
 from bot.timers import stop_timer_loop, timer_loop
 
 log = logging.getLogger(__name__)
@@ -81,10 +81,6 @@ def default_rate_limiter() -> AIORateLimiter:
     """PTB's limiter: 30 requests a second overall, 20 a minute per group, and up to three
     retries when Telegram answers 429 (retry after)."""
     return AIORateLimiter(max_retries=3)
-
-
-def polite(t: Texts) -> str:
-    return t("Sorry, something went wrong. Please try again.")
 
 
 class TelegramFrontEnd:
@@ -329,22 +325,19 @@ class TelegramFrontEnd:
         self.show(after, await self.service.show_again(after))
 
     async def on_error(self, update: object, context: Context) -> None:
-        """Log the error and, where there is someone to tell, say sorry."""
+        """Log the error and, where there is someone to tell, say sorry (or that the store
+        cannot be reached, when that was the cause)."""
         log.error("error handling a Telegram update", exc_info=context.error)
         if not isinstance(update, Update):
             return
         chat = update.effective_chat
-        t = (
-            await self._texts(chat_key(chat.id))
-            if chat is not None
-            else texts(self.config.language)
-        )
+        sorry = await self.service.apology(chat_key(chat.id if chat else 0), context.error)
         with contextlib.suppress(TelegramError):
             if update.callback_query is not None:
-                await update.callback_query.answer(_cut(polite(t)), show_alert=True)
+                await update.callback_query.answer(_cut(sorry), show_alert=True)
             elif chat is not None and update.effective_message is not None:
                 reply_to = update.effective_message.id
-                self.outbox.put(chat.id, Post(chat.id, html_text(polite(t)), reply_to=reply_to))
+                self.outbox.put(chat.id, Post(chat.id, html_text(sorry), reply_to=reply_to))
 
     # --- private chats --------------------------------------------------------------------------
 

@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import Literal, Self
+from typing import Literal, Self, cast
 
 Fsync = Literal["always", "everysec", "no"]
 
@@ -373,10 +373,11 @@ def socket_path(data_dir: Path) -> Path:
     return private / SOCKET_FILE
 
 
-def embedded_redis(data_dir: str | os.PathLike[str]) -> RedisServer:
+def embedded_redis(data_dir: str | os.PathLike[str], fsync: str = "always") -> RedisServer:
     """Start the bot's own Redis, when no redis_url is configured, and return it running.
 
-    It keeps its append-only file (fsynced every second) and log in `data_dir` and listens on
+    It keeps its append-only file (fsynced as `fsync` says: before it answers each write by
+    default) and log in `data_dir` and listens on
     the unix socket `<data_dir>/redis.sock` only, no TCP port. If that path is too long for a
     unix socket (over about 100 bytes, which Linux refuses) the socket goes in a private
     directory under /tmp named by a hash of `data_dir` instead (see `socket_path`). The server
@@ -384,19 +385,27 @@ def embedded_redis(data_dir: str | os.PathLike[str]) -> RedisServer:
     """
     directory = Path(data_dir).absolute()
     directory.mkdir(parents=True, exist_ok=True)
-    server = RedisServer(directory, unixsocket=socket_path(directory), appendonly=True)
+    server = RedisServer(
+        directory,
+        unixsocket=socket_path(directory),
+        appendonly=True,
+        appendfsync=cast(Fsync, fsync),  # RedisServer checks it
+    )
     server.start()
     return server
 
 
 @contextlib.contextmanager
-def configured_redis(redis_url: str | None, data_dir: str | os.PathLike[str]) -> Iterator[str]:
+def configured_redis(
+    redis_url: str | None, data_dir: str | os.PathLike[str], fsync: str = "always"
+) -> Iterator[str]:
     """The URL of the Redis to use: `redis_url` if configured, else an embedded server started
-    in `data_dir` now and stopped on exit. Raises RedisServerError or OSError if it cannot start."""
+    in `data_dir` now (its append-only file fsynced as `fsync` says) and stopped on exit. Raises
+    RedisServerError or OSError if it cannot start."""
     if redis_url is not None:
         yield redis_url
         return
-    server = embedded_redis(data_dir)
+    server = embedded_redis(data_dir, fsync)
     try:
         yield server.url
     finally:

@@ -25,6 +25,13 @@ RECORD_TTL = 90 * 24 * 3600
 StoreErrors = (RedisError, OSError)
 """What a call raises when Redis cannot be reached or refuses (e.g. out of memory)."""
 
+
+def redis_client(url: str, timeout: float) -> "aioredis.Redis":
+    """A client of the Redis at `url` whose connecting and every call give up after `timeout`
+    seconds (a frozen or unreachable server raises a timeout, which is one of StoreErrors)."""
+    return aioredis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
+
+
 _CAS = """
 local v = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
 if v ~= tonumber(ARGV[1]) then return 0 end
