@@ -287,6 +287,14 @@ def _seed(args: argparse.Namespace) -> int:
     return random.randrange(1_000_000) if seed is None else seed
 
 
+def _any_terminal() -> None:
+    """Cards and marks print as `?` rather than failing where stdout cannot encode them (a
+    terminal or pipe that is not UTF-8)."""
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    if encoding != "utf8" and hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="replace")
+
+
 def _look() -> "Look":
     """How demo and replay show a game: in English, with the default deck."""
     from bot.show.i18n import DEFAULT_LANGUAGE, texts
@@ -308,6 +316,7 @@ def run_demo(args: argparse.Namespace) -> int:
     """`wizard-bot demo`: one game with random players, shown as a score sheet."""
     from bot.show.formatters import final_standings, score_sheet
 
+    _any_terminal()
     players: int = args.players
     options = _options(args.options, players)
     seed = _seed(args)
@@ -475,25 +484,27 @@ def run_arena(args: argparse.Namespace) -> int:
 
 def run_replay(args: argparse.Namespace) -> int:
     """`wizard-bot replay`: check records; print each game unless only checking."""
+    from adapters.text import shown
     from bot.show.formatters import game_log
 
+    _any_terminal()
     status = 0
     files: list[str] = args.files
     for index, name in enumerate(files):
         try:
             state = load_record(name)
         except BadRecord as error:
-            print(f"{name}: {error}")
+            print(shown(f"{name}: {error}"))  # one line, whatever the file name or record holds
             status = 1
             continue
         names = [player.name for player in state.players]
         totals = ", ".join(f"{n} {t}" for n, t in zip(names, state.totals, strict=True))
         if not args.check and index:
             print()
-        print(f"{name}: ok, totals {totals}")
+        print(shown(f"{name}: ok, totals {totals}"))
         if not args.check:
             print()
-            print(game_log(_look(), state, _width()))
+            print("\n".join(map(shown, game_log(_look(), state, _width()).splitlines())))
     return status
 
 
@@ -520,3 +531,7 @@ def load_record(path: str) -> GameState:
         raise BadRecord(error.reason if error.round == 0 else str(error)) from None
     except Exception as error:  # a malformed record the checker did not foresee
         raise BadRecord(f"not a valid record ({type(error).__name__}: {error})") from None
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -72,6 +72,9 @@ class BadArgument(ValueError):
 
 # --- arguments ----------------------------------------------------------------------------------
 
+MAX_ARGUMENT = 200
+"""Characters of a typed argument at most (no command's is longer; a front end cuts to this)."""
+
 WHICH_CARD = N_("Which card? E.g. /play R13, /play W or /play J.")
 
 

@@ -24,7 +24,7 @@ import redis.asyncio as aioredis
 
 from bot import dispatch
 from bot.chat import Context, Refused, Result, timeout
-from bot.commands import BY_KIND, Kind
+from bot.commands import BY_KIND, MAX_ARGUMENT, Kind
 from bot.config import Config
 from bot.messages import Outcome
 from bot.requests import Request, User
@@ -33,15 +33,41 @@ from bot.show.look import look_of
 from bot.show.render import GroupTable, Lobby, Shown, render
 from bot.store import Snapshot, Store, StoreErrors
 from bot.table import Settings, Table
-from engine import ROUND_PHASES, Phase, RuleError
+from engine import ROUND_PHASES, ErrorCode, Phase, RuleError
 
 MAX_ATTEMPTS = 100
+MAX_ID = 128
+"""Characters of a chat's, a person's or an update's id at most."""
 STORE_AWAY = N_("The game store cannot be reached right now. Please try again shortly.")
 """What anyone is told while Redis cannot be reached (or does not answer in time)."""
 SORRY = N_("Sorry, something went wrong. Please try again.")
 """What someone is told whose request failed for another reason (a bug, a platform error)."""
 TIMER = User("timer", "")
 """Who a timeout is applied for."""
+
+
+def _an_id(text: str) -> bool:
+    """Whether `text` is an id as front ends make them (`tg:-100123`): short printable ASCII
+    without spaces or braces (a brace would break the hash tag of the chat's keys)."""
+    return (
+        0 < len(text) <= MAX_ID
+        and text.isascii()
+        and text.isprintable()
+        and not any(char in text for char in " {}")
+    )
+
+
+def _readable(chat: str, user: User, request: Request, update_id: str | None) -> bool:
+    """Whether a request is well formed: ids as front ends make them, a request kind, and an
+    argument of a sane length (a front end makes its text safe; this is the service's guard)."""
+    return (
+        _an_id(chat)
+        and _an_id(user.id)
+        and (update_id is None or _an_id(update_id))
+        and isinstance(request.kind, Kind)
+        and isinstance(request.arg, str)
+        and len(request.arg) <= MAX_ARGUMENT
+    )
 
 
 def _caused_by_store(error: BaseException | None) -> bool:
@@ -95,6 +121,9 @@ class GameService:
         self, chat: str, user: User, request: Request, update_id: str | None = None
     ) -> Outcome:
         """Apply one request from `user` in `chat`. A redelivered `update_id` is applied once."""
+        if not _readable(chat, user, request, update_id):
+            t = texts(self.config.language)
+            return Outcome(answer=error_text(t, ErrorCode.BAD_COMMAND), alert=True)
         spec = BY_KIND.get(request.kind) if request.kind is not Kind.BUTTON else None
         try:
             record = await self.store.record(chat) if spec is not None and spec.record else None

@@ -9,6 +9,7 @@ and the trick rules).
 """
 
 import random
+import unicodedata
 from collections.abc import Callable
 from typing import Any, ParamSpec
 
@@ -70,11 +71,19 @@ def verify_join(state: GameState, player: str, name: str) -> str:
         raise RuleError(ErrorCode.BAD_PLAYER, "a player needs an id")
     if not isinstance(name, str) or not name.strip():
         raise RuleError(ErrorCode.BAD_PLAYER, "a player needs a name")
+    if not _one_line(player) or not _one_line(name):
+        raise RuleError(ErrorCode.BAD_PLAYER, "a player's id and name are one line of text")
     if state.seat_of(player) is not None:
         raise RuleError(ErrorCode.ALREADY_JOINED, f"{name} is already seated")
     if len(state.players) >= MAX_PLAYERS:
         raise RuleError(ErrorCode.GAME_FULL, f"the table has {MAX_PLAYERS} seats, all taken")
     return name.strip()[:MAX_NAME]
+
+
+def _one_line(text: str) -> bool:
+    """Whether `text` is text on one line: no control character (a newline among them) and no
+    lone surrogate (which no encoding can store)."""
+    return not any(unicodedata.category(char) in ("Cc", "Cs") for char in text)
 
 
 def can_join(state: GameState, player: str, name: str) -> bool:

@@ -32,6 +32,7 @@ from adapters.discord.render import Key, Post, coalesce, content, hand_id, is_ch
 from adapters.discord.sender import Sender
 from adapters.discord.slots import Slots
 from adapters.outbox import Limits, Outbox
+from adapters.text import ARG_LIMIT, clean
 from bot import Config, GameService, Kind, Message, Outcome, Request, User
 from bot.show.i18n import Texts
 from bot.timers import stop_timer_loop, timer_loop
@@ -229,7 +230,7 @@ class DiscordFrontEnd:
             return
         chat = chat_key(channel)
         user = self._user(interaction)
-        request = Request(kind, " ".join(arg.split()))
+        request = Request(kind, clean(arg, ARG_LIMIT))
         self.busy += 1
         try:
             outcome = await self._handle(interaction, chat, user, request, public=public)

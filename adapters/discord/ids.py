@@ -8,8 +8,9 @@ Discord says so in each interaction, so no request is needed.
 
 import discord
 
+from adapters.text import NAME_LIMIT, clean
+
 PREFIX = "dc:"
-MAX_NAME = 32
 
 
 def chat_key(channel_id: int) -> str:
@@ -31,10 +32,9 @@ def discord_id(key: str | None) -> int | None:
 
 
 def display_name(name: str | None, user_id: int) -> str:
-    """A person's name at the table: printable, one line, at most MAX_NAME characters."""
-    text = " ".join((name or "").split())
-    text = "".join(char for char in text if char.isprintable())
-    return text[:MAX_NAME].strip() or f"#{user_id}"
+    """A person's name at the table: made safe, one line, at most NAME_LIMIT characters
+    (`#<id>` for a name with nothing left)."""
+    return clean(name, NAME_LIMIT) or f"#{user_id}"
 
 
 def is_admin(permissions: discord.Permissions) -> bool:

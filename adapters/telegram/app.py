@@ -46,6 +46,7 @@ from adapters.telegram.order import ChatOrder
 from adapters.telegram.render import Key, Post, answer_post, coalesce, html_text, posts
 from adapters.telegram.sender import Delivery, Sender
 from adapters.telegram.slots import Slots
+from adapters.text import TITLE_LIMIT, clean
 from bot import Config, GameService, Kind, Outcome, Request, User, tokens
 from bot.commands import BY_ACTION, BY_KIND, CommandSpec, Who
 from bot.show.i18n import Texts
@@ -347,7 +348,7 @@ class TelegramFrontEnd:
         t = await self._texts(chat_key(group.id))
         hello = t(
             "🧙 You are sitting down at the table in {group}. Your cards will be shown here.",
-            group=group.title or "",
+            group=clean(group.title, TITLE_LIMIT),
         )
         result = await self.outbox.put(person.id, Post(person.id, html_text(hello)))
         if result is not Delivery.FORBIDDEN:

@@ -5,6 +5,7 @@ and sit down.
 
 import re
 
+from adapters.text import ARG_LIMIT, clean
 from bot import Kind, Request, commands
 from bot.show.i18n import LANGUAGES, texts
 
@@ -33,7 +34,7 @@ def group_request(name: str, args: list[str]) -> Request | None:
     kind = GROUP_COMMANDS.get(name)
     if kind is None:
         return None
-    return Request(kind, " ".join(args))
+    return Request(kind, clean(" ".join(args), ARG_LIMIT))
 
 
 def private_request(name: str, args: list[str]) -> Request:
@@ -42,7 +43,7 @@ def private_request(name: str, args: list[str]) -> Request:
     spec = commands.BY_NAME.get(name)
     if spec is None or not spec.anywhere:
         return Request(Kind.HELP)
-    return Request(spec.kind, " ".join(args))
+    return Request(spec.kind, clean(" ".join(args), ARG_LIMIT))
 
 
 def join_payload(chat_id: int) -> str:

@@ -9,10 +9,10 @@ matters, and kept for a few minutes.
 import time
 from collections.abc import Awaitable, Callable
 
+from adapters.text import NAME_LIMIT, clean
 from bot import User
 
 PREFIX = "tg:"
-MAX_NAME = 32
 ADMIN_STATUSES = frozenset({"creator", "administrator"})
 ADMIN_TTL = 300.0
 """Seconds an admin status is kept before Telegram is asked again."""
@@ -46,10 +46,10 @@ def is_group(chat_id: int) -> bool:
 
 
 def display_name(first_name: str | None, last_name: str | None, user_id: int) -> str:
-    """A person's name at the table: first and last name, at most MAX_NAME characters."""
-    name = " ".join(" ".join(part.split()) for part in (first_name, last_name) if part)
-    name = "".join(char for char in name if char.isprintable())
-    return name[:MAX_NAME].strip() or f"#{user_id}"
+    """A person's name at the table: first and last name, made safe, at most NAME_LIMIT
+    characters (`#<id>` for a name with nothing left)."""
+    name = " ".join(part for part in (first_name, last_name) if part)
+    return clean(name, NAME_LIMIT) or f"#{user_id}"
 
 
 def make_user(user_id: int, first_name: str | None, last_name: str | None, admin: bool) -> User:

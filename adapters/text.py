@@ -1,0 +1,50 @@
+"""Text that comes from a platform (a person's name, a chat's title, a command's argument), made
+safe once, as it comes in: lone surrogates replaced, control characters (newlines among them)
+made spaces, invisible characters dropped (the bidirectional overrides that would turn the text
+around among them, but not the joiners that emoji and some scripts need), runs of space made
+one, and its length bounded."""
+
+import unicodedata
+
+from bot.commands import MAX_ARGUMENT
+
+NAME_LIMIT = 32
+"""Characters of a person's name at the table."""
+TITLE_LIMIT = 64
+"""Characters of a chat's title in a message."""
+ARG_LIMIT = MAX_ARGUMENT
+"""Characters of a command's argument (no argument of ours is longer)."""
+
+REPLACEMENT = "\ufffd"
+JOINERS = frozenset("\u200c\u200d")
+"""Zero-width non-joiner and joiner: invisible, but part of emoji (👨‍👩‍👧) and of some scripts."""
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+"""Embeddings, overrides and isolates: they would reorder the text around a name."""
+
+
+def clean(text: str | None, limit: int) -> str:
+    """`text` made safe to show and to store: one line of at most `limit` characters."""
+    if not text:
+        return ""
+    kept = []
+    for char in text:
+        category = unicodedata.category(char)
+        if category == "Cs":
+            kept.append(REPLACEMENT)
+        elif category == "Cc" or char.isspace():
+            kept.append(" ")
+        elif char.isprintable() or char in JOINERS or 0xE0020 <= ord(char) <= 0xE007F:
+            kept.append(char)  # (the last: tag characters, which spell out emoji flags)
+    return " ".join("".join(kept).split())[:limit].strip()
+
+
+def shown(text: str) -> str:
+    """`text` as one line that any terminal prints: control characters, lone surrogates and
+    bidirectional controls written as escapes (`\\n`, `\\ud800`), the rest as it is. For text
+    that is reported rather than played with (a file name, a name in a record being checked)."""
+    return "".join(
+        char.encode("unicode_escape").decode("ascii")
+        if unicodedata.category(char) in ("Cc", "Cs") or char in BIDI_CONTROLS
+        else char
+        for char in text
+    )

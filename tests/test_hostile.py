@@ -1,0 +1,223 @@
+"""Hostile text: whatever a platform sends (names, titles, arguments, ids, button payloads),
+it is made safe at the front end's door, and the service gives nothing but its own refusals,
+which change nothing. Also the record checker's one-line verdicts."""
+
+import json
+import subprocess
+import sys
+import unicodedata
+from pathlib import Path
+
+import pytest
+import redis.asyncio as aioredis
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from service_helpers import ANN, BOB, CHAT, CID, Driver, raw, service
+
+from adapters.discord.ids import display_name as discord_name
+from adapters.telegram.commands import group_request
+from adapters.telegram.ids import display_name as telegram_name
+from adapters.text import ARG_LIMIT, NAME_LIMIT, clean, shown
+from bot import tokens
+from bot.commands import Kind
+from bot.requests import Request, User
+from engine import ErrorCode, GameState, Join, Options, RuleError, export_record, step
+from engine.randomplay import play_random_game
+
+ANY_TEXT = st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=300)
+"""Any unicode at all, lone surrogates and control characters included."""
+NASTY = st.sampled_from(
+    ["\ud800", "a\udfffb", "\n", "Ann\nBob", "\x00", "\u202eevil", "{x}", " ", "🃏" * 80, ""]
+)
+TEXT = st.one_of(ANY_TEXT, NASTY, st.builds("".join, st.lists(NASTY, max_size=5)))
+
+FUZZ = settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+def safe(text: str) -> bool:
+    """One line of text that UTF-8 encodes and that reads left to right."""
+    return not any(
+        unicodedata.category(char) in ("Cc", "Cs") or char in "\u202a\u202b\u202c\u202d\u202e"
+        for char in text
+    )
+
+
+def one_line(text: str) -> bool:
+    """Text that can be stored and kept on one line: no lone surrogate, no control character."""
+    return not any(unicodedata.category(char) in ("Cc", "Cs") for char in text)
+
+
+@given(TEXT, st.integers(1, 300))
+def test_clean_text_is_one_safe_line_of_bounded_length(text: str, limit: int) -> None:
+    out = clean(text, limit)
+    assert safe(out)
+    assert len(out) <= limit
+    assert out == out.strip()
+    assert "  " not in out
+    assert clean(out, limit) == out  # once is enough
+
+
+@given(TEXT, TEXT, st.integers(1, 2**40))
+def test_names_from_a_platform_are_safe_and_never_empty(first: str, last: str, number: int) -> None:
+    for name in (telegram_name(first, last, number), discord_name(first, number)):
+        assert safe(name)
+        assert 1 <= len(name) <= max(NAME_LIMIT, len(f"#{number}"))
+
+
+@given(st.lists(TEXT, max_size=5))
+def test_command_arguments_from_a_platform_are_safe(args: list[str]) -> None:
+    request = group_request("play", args)
+    assert request is not None
+    assert safe(request.arg)
+    assert len(request.arg) <= ARG_LIMIT
+
+
+@given(TEXT)
+def test_shown_text_is_one_printable_line(text: str) -> None:
+    out = shown(text)
+    assert safe(out)
+    assert "\n" not in out
+
+
+@given(TEXT)
+def test_the_engine_seats_no_name_that_is_not_one_line(name: str) -> None:
+    state = GameState()
+    if not name.strip() or not one_line(name):
+        with pytest.raises(RuleError) as refused:
+            step(state, Join("p1", name))
+        assert refused.value.code is ErrorCode.BAD_PLAYER
+        assert state.players == []
+        return
+    step(state, Join("p1", name))
+    assert one_line(state.players[0].name)
+    json.dumps(state.to_dict(), ensure_ascii=False).encode("utf-8")  # it can be stored
+
+
+@given(TEXT)
+def test_the_button_decoder_takes_only_its_own_tokens(payload: str) -> None:
+    try:
+        token = tokens.decode(payload)
+    except tokens.TokenError:
+        return
+    assert token.encode() == payload
+    assert payload.isascii()
+
+
+KINDS = st.sampled_from(list(Kind))
+CHATS = st.just(CHAT) | TEXT
+
+
+USERS = st.sampled_from([ANN, BOB, CID]) | st.builds(User, st.just("tg:7") | TEXT, TEXT)
+
+
+async def refusal_or_answer(driver: Driver, chat: str, user: User, request: Request) -> None:
+    """`request` is answered, or refused with the chat (this test's) as it was."""
+    before = await raw(driver.redis)
+    outcome = await driver.svc.handle(chat, user, request)
+    if outcome.alert:
+        assert outcome.messages == ()
+        assert outcome.answer
+        assert await raw(driver.redis) == before
+
+
+@FUZZ
+@given(chat=CHATS, user=USERS, kind=KINDS, arg=TEXT, update=st.none() | TEXT)
+async def test_the_service_gives_only_its_own_refusals(
+    redis_client: aioredis.Redis,
+    chat: str,
+    user: User,
+    kind: Kind,
+    arg: str,
+    update: str | None,
+) -> None:
+    """Requests with any ids, names and arguments, to an empty chat or another: an answer or a
+    refusal, never an exception; a refusal leaves the chat as it was."""
+    await redis_client.flushall()
+    driver = Driver(service(redis_client), [ANN, BOB, CID])
+    before = await raw(redis_client)
+    outcome = await driver.svc.handle(chat, user, Request(kind, arg), update)
+    if outcome.alert:
+        assert outcome.messages == ()
+        assert outcome.answer
+        assert await raw(redis_client) == before
+
+
+@pytest.fixture
+async def mid_game(redis_client: aioredis.Redis) -> Driver:
+    driver = Driver(service(redis_client, seed=71), [ANN, BOB, CID], seed=71)
+    await driver.lobby(["rounds=short", "bids=hidden", "wings"])
+    for _ in range(6):
+        await driver.move()
+    return driver
+
+
+@FUZZ
+@given(data=st.data())
+async def test_typed_commands_mid_game_are_answered_or_refused(
+    mid_game: Driver, data: st.DataObject
+) -> None:
+    """Any command with any argument from anyone in the middle of a game."""
+    user = data.draw(USERS)
+    request = Request(
+        data.draw(KINDS.filter(lambda kind: kind is not Kind.BUTTON)), data.draw(TEXT)
+    )
+    await refusal_or_answer(mid_game, CHAT, user, request)
+
+
+def near_tokens(game: str) -> st.SearchStrategy[str]:
+    """Payloads that look like ours: this game's id, any stamp, any action, any argument."""
+    stamps = st.sampled_from(["L", "1b0", "2b0", "2-0", "3-1", "r2", "9t"]) | st.text(max_size=6)
+    actions = st.sampled_from(list("jlsaoxbptwhrnkz?")) | st.text(max_size=2)
+    return st.builds(
+        lambda stamp, action, arg: f"{game}.{stamp}.{action}{arg}", stamps, actions, TEXT
+    )
+
+
+@FUZZ
+@given(data=st.data())
+async def test_pressed_payloads_are_refused_and_change_nothing(
+    mid_game: Driver, data: st.DataObject
+) -> None:
+    """Any payload (any text, or one shaped like this game's) pressed by a player or a
+    stranger: the press of a button the game offers now, or a refusal that changes nothing."""
+    table = await raw(mid_game.redis)
+    stored = await mid_game.svc.table(CHAT)
+    assert stored is not None
+    game_id = stored.game_id
+    payload = data.draw(TEXT | near_tokens(game_id))
+    user = data.draw(st.sampled_from([ANN, BOB, CID, User("tg:99", "Eve")]))
+    outcome = await mid_game.svc.handle(CHAT, user, Request(Kind.BUTTON, payload))
+    if outcome.alert:
+        assert outcome.messages == ()
+        assert await raw(mid_game.redis) == table
+    else:  # a button of this game's: the payload is a token of ours
+        assert tokens.decode(payload).game == game_id
+
+
+@pytest.mark.parametrize(
+    "name", ["\ud800", "Ann\nBob", "\u202eAnn", "Ann\x00", "x" * 300, "Zoë 🧙", "{Ann}"]
+)
+def test_the_record_checker_reports_any_name_on_one_line(tmp_path: Path, name: str) -> None:
+    state, _ = play_random_game(3, Options(), 5)
+    record = export_record(state)
+    record["players"][0] = name
+    path = tmp_path / "game\nwith a newline.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "adapters.cli", "replay", "--check", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.stderr == ""
+    lines = done.stdout.splitlines()
+    assert len(lines) == 1, done.stdout
+    assert done.returncode in (0, 1)
+    assert lines[0].startswith(str(path).replace("\n", "\\n") + ": ")
