@@ -7,6 +7,9 @@ through a queue per chat, drained by one task per chat at that chat's pace (`Bud
 post for a slot (the table, a hand) waits for its turn, a newer post for the same slot replaces
 it: a busy table shows its newest state at the next chance instead of replaying every step.
 The platform's own rate limiter stays underneath, for the overall limit and for 429 answers.
+With `windows` (`adapters.flood`), each chat's window is kept in Redis as well, shared by every
+worker and across restarts: a post goes when both this worker's pace and the shared window
+allow it.
 
 Generic over the item and the deliver function, with an injectable clock and sleep, so it is
 tested without a server.
@@ -24,6 +27,16 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 EPSILON = 1e-6
+
+
+class SharedWindows(Protocol):
+    """Flood windows shared by the workers (see `adapters.flood.Windows`)."""
+
+    async def reserve(
+        self, chat: str, count: int, period: float, slack: float
+    ) -> tuple[float, str | None]: ...
+
+    async def answered(self, chat: str, ticket: str) -> None: ...
 
 
 class SlotPost(Protocol):
@@ -112,6 +125,12 @@ class Limits:
             return Budget(self.group_count, self.group_period, self.group_burst, self.slack)
         return Budget(self.private_count, self.private_period, self.private_burst, self.slack)
 
+    def window(self, group: bool) -> tuple[int, float, float]:
+        """(count, period, slack) of a chat's window."""
+        if group:
+            return self.group_count, self.group_period, self.slack
+        return self.private_count, self.private_period, self.slack
+
 
 FAST = Limits(1000, 1.0, 1000, 1000, 1.0, 1000, 0.0)
 """No pacing to speak of (tests)."""
@@ -125,8 +144,9 @@ class _Entry(Generic[T]):
 
 
 class _Queue(Generic[T]):
-    def __init__(self, budget: Budget) -> None:
+    def __init__(self, budget: Budget, window: tuple[int, float, float]) -> None:
         self.budget = budget
+        self.window = window
         self.entries: deque[_Entry[T]] = deque()
         self.task: asyncio.Task[None] | None = None
 
@@ -135,7 +155,7 @@ class Outbox(Generic[T]):
     """Queues per target chat; `deliver` is called with each item in turn, at the target's
     pace. `put` returns a future of what `deliver` returned (None if it raised).
     `is_group(target)` tells a group chat from a private one (default: Telegram's negative ids
-    are groups)."""
+    are groups). With `windows`, `chat_of(target)` names the target's shared window."""
 
     def __init__(
         self,
@@ -148,6 +168,8 @@ class Outbox(Generic[T]):
         is_group: Callable[[Hashable], bool] = lambda target: (
             isinstance(target, int) and target < 0
         ),
+        windows: SharedWindows | None = None,
+        chat_of: Callable[[Hashable], str] = str,
     ) -> None:
         self._deliver = deliver
         self._limits = limits
@@ -156,6 +178,8 @@ class Outbox(Generic[T]):
         self._sleep = sleep
         self._keep = keep
         self._is_group = is_group
+        self._windows = windows
+        self._chat_of = chat_of
         self._queues: dict[Hashable, _Queue[T]] = {}
         self._closed = False
 
@@ -172,7 +196,9 @@ class Outbox(Generic[T]):
         if queue is None:
             if len(self._queues) >= self._keep:
                 self._forget_idle()
-            queue = self._queues[target] = _Queue(self._limits.budget(self._is_group(target)))
+            group = self._is_group(target)
+            queue = _Queue(self._limits.budget(group), self._limits.window(group))
+            self._queues[target] = queue
         waiters = [future]
         if key is not None:
             for entry in queue.entries:
@@ -194,6 +220,9 @@ class Outbox(Generic[T]):
     async def _drain(self, target: Hashable, queue: _Queue[T]) -> None:
         while queue.entries:
             delay = queue.budget.wait(self._clock())
+            ticket = None
+            if delay <= 0 and self._windows is not None:
+                delay, ticket = await self._windows.reserve(self._chat_of(target), *queue.window)
             if delay > 0:
                 await self._sleep(delay)  # newer versions may replace what waits meanwhile
                 continue
@@ -211,6 +240,8 @@ class Outbox(Generic[T]):
             # Counted when the platform has answered: the post reached it by then, however long
             # the way there took (a slow network, or a retry after the overall limit's 429).
             queue.budget.take(self._clock())
+            if ticket is not None and self._windows is not None:
+                await self._windows.answered(self._chat_of(target), ticket)
             for waiter in entry.waiters:
                 if not waiter.done():
                     waiter.set_result(result)

@@ -26,6 +26,7 @@ from telegram.ext import AIORateLimiter
 
 from adapters.outbox import FAST, Limits
 from adapters.telegram.app import TelegramFrontEnd
+from adapters.telegram.render import Post
 from bot.ai import LEVELS
 from bot.config import Config, TelegramConfig
 from bot.service import STORE_AWAY, GameService
@@ -928,4 +929,61 @@ async def test_a_frozen_redis_gets_one_clear_answer_everywhere(
             assert not answer.show_alert, answer.text
         finally:
             await bot.front.stop()
+            await client.aclose()
+
+
+FLOOD = RateLimits(group=(10, 3.0), private=(3, 0.3), overall=(300, 1.0))
+"""A group's flood limit, twenty times faster than Telegram's: 10 posts in 3 s."""
+FLOOD_PACE = Limits(group_count=10, group_period=3.0, group_burst=5, private_count=3,
+                    private_period=0.3, private_burst=2, slack=0.15)  # fmt: skip
+
+
+def flood_front(fake: FakeTelegram, client: "aioredis.Redis") -> TelegramFrontEnd:
+    limiter = AIORateLimiter(group_max_rate=10, group_time_period=3.0, max_retries=0)
+    return _front(fake, client, limits=FLOOD_PACE, rate_limiter=limiter)
+
+
+def notes(front: TelegramFrontEnd, count: int, label: str) -> list["asyncio.Future[object]"]:
+    return [front.outbox.put(GROUP, Post(GROUP, f"{label} {n}")) for n in range(count)]
+
+
+async def test_a_restarted_worker_keeps_within_the_last_minutes_flood_limit(
+    redis_url: str,
+) -> None:
+    """A worker fills the group's flood window and restarts: the new one waits for the window
+    (kept in Redis) instead of starting afresh and being answered 429."""
+    async with FakeTelegram(rate_limits=FLOOD) as fake:
+        fake.add_group(GROUP, "Wizards", members=list(PLAYERS))
+        client = aioredis.Redis.from_url(redis_url)
+        front = flood_front(fake, client)
+        await front.start()
+        try:
+            await asyncio.gather(*notes(front, 10, "before"))
+            await front.stop()
+            front = flood_front(fake, client)
+            await front.start()
+            await asyncio.wait_for(asyncio.gather(*notes(front, 6, "after")), 20)
+            assert fake.throttled == []
+            texts = [event.text for event in fake.transcript(GROUP) if event.kind != "user"]
+            assert len([text for text in texts if text.startswith(("before", "after"))]) == 16
+        finally:
+            await front.stop()
+            await client.aclose()
+
+
+async def test_two_workers_share_a_groups_flood_limit(redis_url: str) -> None:
+    """Two workers post to one group at once: together they keep within its limit."""
+    async with FakeTelegram(rate_limits=FLOOD) as fake:
+        fake.add_group(GROUP, "Wizards", members=list(PLAYERS))
+        client = aioredis.Redis.from_url(redis_url)
+        fronts = [flood_front(fake, client), flood_front(fake, client)]
+        for front in fronts:
+            await front.start()
+        try:
+            posts = [*notes(fronts[0], 8, "one"), *notes(fronts[1], 8, "two")]
+            await asyncio.wait_for(asyncio.gather(*posts), 30)
+            assert fake.throttled == []
+        finally:
+            for front in fronts:
+                await front.stop()
             await client.aclose()

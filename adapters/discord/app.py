@@ -31,6 +31,7 @@ from adapters.discord.ids import chat_key, discord_id, display_name, is_admin, u
 from adapters.discord.render import Key, Post, coalesce, content, hand_id, is_channel, post, posts
 from adapters.discord.sender import Sender
 from adapters.discord.slots import Slots
+from adapters.flood import Windows
 from adapters.outbox import Limits, Outbox
 from adapters.text import ARG_LIMIT, clean
 from bot import Config, GameService, Kind, Message, Outcome, Request, User
@@ -102,7 +103,14 @@ class DiscordFrontEnd:
         self.tree: app_commands.CommandTree[discord.Client] = app_commands.CommandTree(self.client)
         self.slots = Slots(client)
         self.sender = Sender(self.client, self.slots, self._dms_closed)
-        self.outbox: Outbox[Post] = Outbox(self.sender, limits, coalesce, is_group=is_channel)
+        self.outbox: Outbox[Post] = Outbox(
+            self.sender,
+            limits,
+            coalesce,
+            is_group=is_channel,
+            windows=Windows(client),
+            chat_of=lambda target: f"dc:{target}",  # dc:c<channel> or dc:u<person>
+        )
         self.timer_interval = timer_interval
         self.defer_after = defer_after
         self._timers: asyncio.Task[None] | None = None

@@ -39,6 +39,7 @@ from telegram.ext import (
     filters,
 )
 
+from adapters.flood import Windows
 from adapters.outbox import Limits, Outbox
 from adapters.telegram import commands
 from adapters.telegram.ids import AdminCache, chat_key, is_group, make_user, telegram_id
@@ -104,7 +105,9 @@ class TelegramFrontEnd:
         self.bot = self.application.bot
         self.slots = Slots(client)
         self.sender = Sender(self.bot, self.slots)
-        self.outbox: Outbox[Post] = Outbox(self.sender, limits, coalesce)
+        self.outbox: Outbox[Post] = Outbox(
+            self.sender, limits, coalesce, windows=Windows(client), chat_of=_window_of
+        )
         self.admins = AdminCache(self._member_status)
         self.timer_interval = timer_interval
         self.poll_timeout = poll_timeout
@@ -378,6 +381,11 @@ class TelegramFrontEnd:
             log.info("getChatMember %s %s failed: %s", chat_id, user_id, error)
             return ""
         return str(member.status)
+
+
+def _window_of(target: object) -> str:
+    """The shared flood window of an outbox target (a Telegram chat id)."""
+    return chat_key(int(target)) if isinstance(target, int) else f"tg:{target}"
 
 
 def _parts(update: Update) -> tuple[Message | None, Chat | None, TgUser | None]:

@@ -41,6 +41,13 @@ def discord(chat: str) -> str:
     return f"wiz:{{{chat}}}:dc"
 
 
+def posts(chat: str) -> str:
+    """Sorted set of the posts a front end made to the chat where messages are shown (a group,
+    a channel, a person's private chat) in the last flood period, scored by when the platform
+    answered each: every worker paces its posts by it, across restarts (`adapters.flood`)."""
+    return f"wiz:{{{chat}}}:posts"
+
+
 TIMERS = "wiz:timers"
 """Sorted set of chats by their table's deadline: an index any worker may read to find what is
 due. The deadline inside the table is the truth; an entry that does not match it is mended."""
