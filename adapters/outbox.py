@@ -36,7 +36,7 @@ class SharedWindows(Protocol):
         self, chat: str, count: int, period: float, slack: float
     ) -> tuple[float, str | None]: ...
 
-    async def answered(self, chat: str, ticket: str) -> None: ...
+    async def answered(self, chat: str, ticket: str, more: bool) -> None: ...
 
 
 class SlotPost(Protocol):
@@ -241,7 +241,8 @@ class Outbox(Generic[T]):
             # the way there took (a slow network, or a retry after the overall limit's 429).
             queue.budget.take(self._clock())
             if ticket is not None and self._windows is not None:
-                await self._windows.answered(self._chat_of(target), ticket)
+                more = bool(queue.entries)
+                await self._windows.answered(self._chat_of(target), ticket, more)
             for waiter in entry.waiters:
                 if not waiter.done():
                     waiter.set_result(result)
