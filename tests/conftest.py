@@ -8,6 +8,7 @@ from typing import TypeVar
 import pytest
 import redis
 import redis.asyncio as aioredis
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 import engine
@@ -35,6 +36,17 @@ from engine import (
     parse_cards,
 )
 from engine.state import NO_SEAT
+
+
+def examples(count: int) -> settings:
+    """Hypothesis settings of the property tests: `count` examples, the same ones every run."""
+    return settings(
+        max_examples=count,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
 
 
 def options_with(rounds: RoundsPlan) -> st.SearchStrategy[Options]:

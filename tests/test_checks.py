@@ -5,8 +5,8 @@ import random
 from collections.abc import Callable, Iterator
 
 import pytest
-from conftest import options_with
-from hypothesis import HealthCheck, given, settings
+from conftest import examples, options_with
+from hypothesis import given
 from hypothesis import strategies as st
 
 import engine
@@ -52,16 +52,6 @@ WINGS = 0.1
 ALL_CARDS = sorted(set(DECK))
 Outcome = tuple[ErrorCode, str] | None
 """What a command meets: None when accepted, else the error's code and message."""
-
-
-def _settings(examples: int) -> settings:
-    return settings(
-        max_examples=examples,
-        deadline=None,
-        derandomize=True,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow],
-    )
 
 
 def outcome(run: Callable[[], object]) -> Outcome:
@@ -218,13 +208,13 @@ def check_game(players: int, options: Options, seed: int) -> None:
 SEEDS = st.integers(0, 2**63 - 1)
 
 
-@_settings(SHORT_GAMES)
+@examples(SHORT_GAMES)
 @given(players=st.integers(3, 6), options=options_with(RoundsPlan.SHORT), seed=SEEDS)
 def test_checks_agree_with_step_in_short_games(players: int, options: Options, seed: int) -> None:
     check_game(players, options, seed)
 
 
-@_settings(LONG_GAMES)
+@examples(LONG_GAMES)
 @given(players=st.integers(3, 5), options=options_with(RoundsPlan.TOURNAMENT), seed=SEEDS)
 def test_checks_agree_with_step_in_tournament_games(
     players: int, options: Options, seed: int
@@ -275,7 +265,7 @@ def lobby_commands(state: GameState, rng: random.Random) -> list[object]:
     return out
 
 
-@_settings(LOBBIES)
+@examples(LOBBIES)
 @given(
     seed=SEEDS,
     players=st.integers(0, 6),

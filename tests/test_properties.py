@@ -16,8 +16,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
 import pytest
-from conftest import options_with
-from hypothesis import HealthCheck, given, settings
+from conftest import examples, options_with
+from hypothesis import given
 from hypothesis import strategies as st
 
 import engine
@@ -75,16 +75,6 @@ WINGS = 0.1
 
 GAMES_PLAYED: Counter[str] = Counter()
 """Games each property test played in this run (checked by the last test of the module)."""
-
-
-def _settings(examples: int) -> settings:
-    return settings(
-        max_examples=examples,
-        deadline=None,
-        derandomize=True,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow],
-    )
 
 
 # --- the rules, written out independently of the engine --------------------------------------
@@ -609,7 +599,7 @@ def every_state(state: GameState) -> bool:
     return True
 
 
-@_settings(SHORT_GAMES)
+@examples(SHORT_GAMES)
 @given(table=SHORT_TABLES, seed=SEEDS)
 def test_short_games_keep_every_rule(table: tuple[int, Options], seed: int) -> None:
     players, options = table
@@ -618,7 +608,7 @@ def test_short_games_keep_every_rule(table: tuple[int, Options], seed: int) -> N
     assert len(final.results) == 5
 
 
-@_settings(LONG_GAMES)
+@examples(LONG_GAMES)
 @given(table=LONG_TABLES, seed=SEEDS, serialized_round=st.integers(1, 20))
 def test_long_games_keep_every_rule(
     table: tuple[int, Options], seed: int, serialized_round: int
@@ -637,7 +627,7 @@ def test_long_games_keep_every_rule(
     assert len(final.results) == len(plan)
 
 
-@_settings(LONG_SERIALIZED_GAMES)
+@examples(LONG_SERIALIZED_GAMES)
 @given(table=LONG_TABLES, seed=SEEDS)
 def test_every_state_of_long_games_serializes(table: tuple[int, Options], seed: int) -> None:
     players, options = table
@@ -816,7 +806,7 @@ def assert_refused(
     assert state == before, command
 
 
-@_settings(ILLEGAL_COMMAND_GAMES)
+@examples(ILLEGAL_COMMAND_GAMES)
 @given(table=SHORT_TABLES, seed=SEEDS, tries=st.integers(1, 3))
 def test_illegal_commands_raise_and_change_nothing(
     table: tuple[int, Options], seed: int, tries: int
