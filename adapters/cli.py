@@ -287,14 +287,6 @@ def _seed(args: argparse.Namespace) -> int:
     return random.randrange(1_000_000) if seed is None else seed
 
 
-def _any_terminal() -> None:
-    """Cards and marks print as `?` rather than failing where stdout cannot encode them (a
-    terminal or pipe that is not UTF-8)."""
-    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
-    if encoding != "utf8" and hasattr(sys.stdout, "reconfigure"):
-        sys.stdout.reconfigure(errors="replace")
-
-
 def _look() -> "Look":
     """How demo and replay show a game: in English, with the default deck."""
     from bot.show.i18n import DEFAULT_LANGUAGE, texts
@@ -314,9 +306,10 @@ def _width() -> int:
 
 def run_demo(args: argparse.Namespace) -> int:
     """`wizard-bot demo`: one game with random players, shown as a score sheet."""
+    from adapters.text import tolerant
     from bot.show.formatters import final_standings, score_sheet
 
-    _any_terminal()
+    tolerant(sys.stdout)
     players: int = args.players
     options = _options(args.options, players)
     seed = _seed(args)
@@ -484,10 +477,10 @@ def run_arena(args: argparse.Namespace) -> int:
 
 def run_replay(args: argparse.Namespace) -> int:
     """`wizard-bot replay`: check records; print each game unless only checking."""
-    from adapters.text import shown
+    from adapters.text import shown, tolerant
     from bot.show.formatters import game_log
 
-    _any_terminal()
+    tolerant(sys.stdout)
     status = 0
     files: list[str] = args.files
     for index, name in enumerate(files):

@@ -4,7 +4,9 @@ made spaces, invisible characters dropped (the bidirectional overrides that woul
 around among them, but not the joiners that emoji and some scripts need), runs of space made
 one, and its length bounded."""
 
+import io
 import unicodedata
+from typing import TextIO
 
 from bot.commands import MAX_ARGUMENT
 
@@ -48,3 +50,11 @@ def shown(text: str) -> str:
         else char
         for char in text
     )
+
+
+def tolerant(stream: TextIO) -> None:
+    """Let `stream` print what its encoding cannot (cards, marks) as `?` rather than fail: a
+    terminal or pipe that is not UTF-8."""
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+    if encoding != "utf8" and isinstance(stream, io.TextIOWrapper):
+        stream.reconfigure(errors="replace")

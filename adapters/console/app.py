@@ -15,7 +15,6 @@ import contextlib
 import fcntl
 import hashlib
 import importlib
-import io
 import random
 import signal
 import socket
@@ -41,6 +40,7 @@ from adapters.console.reader import (
     offered,
     read,
 )
+from adapters.text import tolerant
 from bot import Config, GameService, Kind, Message, Outcome, Request, StoreErrors, User, tokens
 from bot.show.i18n import Texts, texts
 from bot.show.look import Look, look_of
@@ -163,9 +163,7 @@ def _prepare_terminal(stream: TextIO) -> None:
     if sys.stdin.isatty():
         with contextlib.suppress(ImportError):
             importlib.import_module("readline")  # input() then edits lines and keeps history
-    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
-    if encoding != "utf8" and isinstance(stream, io.TextIOWrapper):
-        stream.reconfigure(errors="replace")
+    tolerant(stream)
 
 
 @contextlib.contextmanager
