@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from enum import Enum, StrEnum
 from typing import Any
 
+from bot import tokens
 from bot.ai import LEVELS
 from bot.show.i18n import LANGUAGES, N_, Texts
 from bot.show.themes import Theme, parse_card_text
@@ -332,10 +333,12 @@ BY_ACTION: dict[Action, CommandSpec] = {
 }
 
 
-def of_payload_action(action: str) -> CommandSpec | None:
-    """The command a button's action letter stands for (None: no button of ours)."""
-    found = Action._value2member_map_.get(action)
-    return BY_ACTION[found] if isinstance(found, Action) else None
+def of_payload(payload: str) -> CommandSpec | None:
+    """The command a pressed button's payload gives (None: no button of ours)."""
+    try:
+        return BY_ACTION[tokens.decode(payload).action]
+    except tokens.TokenError:
+        return None
 
 
 def help_line(t: Texts, command: CommandSpec) -> str:

@@ -76,7 +76,7 @@ def _caused_by_store(error: BaseException | None) -> bool:
     while error is not None and seen < 10:
         if isinstance(error, StoreErrors):
             return True
-        error = getattr(error, "original", None) or error.__cause__ or error.__context__
+        error = error.__cause__ or error.__context__
         seen += 1
     return False
 

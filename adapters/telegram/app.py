@@ -12,7 +12,8 @@ group gets a deep link (`t.me/<bot>?start=join-<group>`) whose /start finishes t
 import asyncio
 import contextlib
 import logging
-from typing import Any
+from collections.abc import Hashable
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import redis.asyncio as aioredis
@@ -48,8 +49,8 @@ from adapters.telegram.render import Key, Post, answer_post, coalesce, html_text
 from adapters.telegram.sender import Delivery, Sender
 from adapters.telegram.slots import Slots
 from adapters.text import TITLE_LIMIT, clean
-from bot import Config, GameService, Kind, Outcome, Request, User, tokens
-from bot.commands import BY_ACTION, BY_KIND, CommandSpec, Who
+from bot import Config, GameService, Kind, Outcome, Request, User
+from bot.commands import BY_KIND, Who, of_payload
 from bot.show.i18n import Texts
 from bot.timers import stop_timer_loop, timer_loop
 
@@ -267,7 +268,7 @@ class TelegramFrontEnd:
         else:
             game = await self.slots.game_of(where.id, query.message.message_id)  # type: ignore[union-attr]
         game = game or chat_key(where.id)
-        spec = _command(data)
+        spec = of_payload(data)
         joins = spec is not None and spec.seats and is_group(where.id)
         if joins and not await self._reachable(where, person, None):
             t = await self._texts(game)
@@ -383,21 +384,13 @@ class TelegramFrontEnd:
         return str(member.status)
 
 
-def _window_of(target: object) -> str:
+def _window_of(target: Hashable) -> str:
     """The shared flood window of an outbox target (a Telegram chat id)."""
-    return chat_key(int(target)) if isinstance(target, int) else f"tg:{target}"
+    return chat_key(cast(int, target))
 
 
 def _parts(update: Update) -> tuple[Message | None, Chat | None, TgUser | None]:
     return update.effective_message, update.effective_chat, update.effective_user
-
-
-def _command(payload: str) -> CommandSpec | None:
-    """The command a button payload gives (None for one that is not a token)."""
-    try:
-        return BY_ACTION[tokens.decode(payload).action]
-    except tokens.TokenError:
-        return None
 
 
 def _cut(text: str) -> str:
