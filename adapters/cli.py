@@ -288,12 +288,12 @@ def _seed(args: argparse.Namespace) -> int:
 
 
 def _look() -> "Look":
-    """How demo and replay show a game: in English, with the default deck."""
-    from bot.show.i18n import DEFAULT_LANGUAGE, texts
-    from bot.show.look import Look
-    from bot.show.themes import DEFAULT_THEME
+    """How demo and replay show a game: as a new chat's default settings say (English, the
+    default deck)."""
+    from bot.show.look import look_of
+    from bot.table import Settings
 
-    return Look(texts(DEFAULT_LANGUAGE), DEFAULT_THEME)
+    return look_of(Settings())
 
 
 def _width() -> int:

@@ -196,7 +196,7 @@ def last_trick(look: Look, trick: Trick, names: Sequence[str]) -> str:
     )
 
 
-def score_line(look: Look, name: str, row: ScoreRow, seat: int) -> str:
+def score_line(name: str, row: ScoreRow, seat: int) -> str:
     """A seat's round: `✅ Ann: 1/1 +30 → 30` (tricks won/bid, points, total)."""
     made = "✅" if row.bids[seat] == row.won[seat] else "❌"
     return (
@@ -265,7 +265,7 @@ def round_log(
                 name=names[trick.winner],
             )
         )
-    lines += [score_line(look, name, row, seat) for seat, name in enumerate(names)]
+    lines += [score_line(name, row, seat) for seat, name in enumerate(names)]
     return "\n".join(lines)
 
 

@@ -391,7 +391,7 @@ def round_summary(look: Look, row: ScoreRow, seating: Seating) -> Message:
     if row.last_trick is not None:
         lines.append(last_trick(look, row.last_trick, seated))
     lines.append("")
-    lines += [score_line(look, name, row, seat) for seat, name in enumerate(seated)]
+    lines += [score_line(name, row, seat) for seat, name in enumerate(seated)]
     return Message("\n".join(lines))
 
 
