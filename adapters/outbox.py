@@ -23,10 +23,18 @@ from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, replace
 from typing import Generic, Protocol, TypeVar
 
+from bot import Message
+
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 EPSILON = 1e-6
+RETRY_FIRST = 0.5
+RETRY_MOST = 4.0
+"""Seconds between tries of a post that failed for a while (doubling from the first)."""
+RETRIES = 30
+"""Tries of one post at most (about two minutes); after that the post is given up, and what
+lasts of it is shown again once the store is back (`GameService.tick`)."""
 
 
 class SharedWindows(Protocol):
@@ -48,19 +56,32 @@ class SlotPost(Protocol):
     @property
     def notify(self) -> bool: ...
 
+    @property
+    def again(self) -> bool: ...
+
 
 P = TypeVar("P", bound=SlotPost)
+
+
+def slot_version(message: Message, version: tuple[str, int] | None) -> tuple[str, int] | None:
+    """The (game id, version) a slot post of `message` shows: the outcome's `version`, or the
+    older one the message has shown since (`Message.since`); None for a message of no slot."""
+    if message.slot is None or version is None:
+        return None
+    return version if message.since is None else (version[0], message.since)
 
 
 def newest(older: P, newer: P) -> P:
     """Of two posts for one slot, the one to send: the newer by the game's version when both
     have one (outcomes handled at once may be queued out of order), else the later; a new
-    message if either asked for one."""
+    message if either asked for one; shown again only where behind if both were."""
     old, new = older.version, newer.version
     if old is not None and new is not None and old[0] == new[0] and old[1] > new[1]:
         older, newer = newer, older
     if older.notify and not newer.notify:
-        return replace(newer, notify=True)  # type: ignore[type-var]
+        newer = replace(newer, notify=True)  # type: ignore[type-var]
+    if newer.again and not older.again:
+        newer = replace(newer, again=False)  # type: ignore[type-var]
     return newer
 
 
@@ -141,6 +162,7 @@ class _Entry(Generic[T]):
     key: Hashable | None
     item: T
     waiters: list["asyncio.Future[object]"]
+    tries: int = 0
 
 
 class _Queue(Generic[T]):
@@ -153,7 +175,9 @@ class _Queue(Generic[T]):
 
 class Outbox(Generic[T]):
     """Queues per target chat; `deliver` is called with each item in turn, at the target's
-    pace. `put` returns a future of what `deliver` returned (None if it raised).
+    pace. `put` returns a future of what `deliver` returned (None if it raised). A post whose
+    `deliver` raised what `retry` accepts (the platform or the store away for a while) is tried
+    again, first in its queue, with back-off.
     `is_group(target)` tells a group chat from a private one (default: Telegram's negative ids
     are groups). With `windows`, `chat_of(target)` names the target's shared window."""
 
@@ -170,6 +194,7 @@ class Outbox(Generic[T]):
         ),
         windows: SharedWindows | None = None,
         chat_of: Callable[[Hashable], str] = str,
+        retry: Callable[[BaseException], bool] = lambda _error: False,
     ) -> None:
         self._deliver = deliver
         self._limits = limits
@@ -180,6 +205,7 @@ class Outbox(Generic[T]):
         self._is_group = is_group
         self._windows = windows
         self._chat_of = chat_of
+        self._retry = retry
         self._queues: dict[Hashable, _Queue[T]] = {}
         self._closed = False
 
@@ -235,7 +261,18 @@ class Outbox(Generic[T]):
                     if not waiter.done():
                         waiter.set_result(None)
                 raise
-            except Exception:
+            except Exception as error:
+                if self._retry(error) and entry.tries < RETRIES and not self._closed:
+                    entry.tries += 1
+                    wait = min(RETRY_MOST, RETRY_FIRST * 2 ** (entry.tries - 1))
+                    log.warning(
+                        "could not post to chat %s (%s); again in %.1f s", target, error, wait
+                    )
+                    queue.entries.appendleft(entry)  # a newer post for its slot replaces it
+                    if ticket is not None and self._windows is not None:
+                        await self._windows.answered(self._chat_of(target), ticket, True)
+                    await self._sleep(wait)
+                    continue
                 log.exception("could not post to chat %s", target)
             # Counted when the platform has answered: the post reached it by then, however long
             # the way there took (a slow network, or a retry after the overall limit's 429).

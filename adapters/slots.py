@@ -8,22 +8,29 @@ and a button pressed in a private chat is traced back to the game it belongs to 
 whose slot that message is).
 
 Several workers may post outcomes of one game at the same moment. So beside each slot's message
-the hash keeps the version it shows (`<field>#v`: game id and `Outcome.version`) and, while a
-worker posts, its hold (`<field>#hold`): posts for a slot go one at a time across workers, and a
-post older than what the slot shows is dropped. A slot never goes back to an older state.
+the hash keeps the version it shows (`<field>#v`: game id and `Outcome.version`, written once the
+platform has taken the post) and, while a worker posts, its hold (`<field>#hold`): posts for a
+slot go one at a time across workers, and a post older than what the slot shows is dropped. A
+slot never goes back to an older state. A hold lasts HOLD_MS and is renewed while its post
+runs, so a worker that dies holding a slot frees it within HOLD_MS; and a post that never
+reached the platform leaves the version as it was, so what is shown again after a crash or an
+outage (`Outcome.again`) is posted where, and only where, a slot is behind.
 """
 
 import asyncio
+import contextlib
 import secrets
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 
 TTL = 30 * 24 * 3600
 """A chat's slot map is forgotten after this long without a post (as an untouched game is)."""
 
-HOLD_MS = 10_000
-"""How long a worker may hold a slot while it posts (a crashed worker's hold runs out)."""
+HOLD_MS = 4_000
+"""How long a worker holds a slot while it posts, renewed every third of it until the post is
+done (a crashed worker's hold runs out)."""
 
 _CLAIM = """
 local hold = redis.call('HGET', KEYS[1], ARGV[1] .. '#hold')
@@ -38,26 +45,55 @@ end
 local shown = redis.call('HGET', KEYS[1], ARGV[1] .. '#v')
 if shown then
   local sep = string.find(shown, ':', 1, true)
+  local was = tonumber(string.sub(shown, sep + 1))
   if string.sub(shown, 1, sep - 1) == ARGV[2]
-      and tonumber(string.sub(shown, sep + 1)) > tonumber(ARGV[3]) then
+      and (was > tonumber(ARGV[3]) or (ARGV[7] == '1' and was == tonumber(ARGV[3]))) then
     return 0
   end
 end
-redis.call('HSET', KEYS[1], ARGV[1] .. '#hold', ARGV[4] .. ':' .. (now + tonumber(ARGV[5])),
-           ARGV[1] .. '#v', ARGV[2] .. ':' .. ARGV[3])
+redis.call('HSET', KEYS[1], ARGV[1] .. '#hold', ARGV[4] .. ':' .. (now + tonumber(ARGV[5])))
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[6]))
 return 1
 """
 """Claim a slot to post version ARGV[3] of game ARGV[2]: -1 while another worker holds it,
-0 if it shows a newer version of that game already, else 1 (held by ARGV[4] for ARGV[5] ms)."""
+0 if it shows a newer version of that game already (or that version, when ARGV[7] is 1: shown
+again only where behind), else 1 (held by ARGV[4] for ARGV[5] ms)."""
+
+_RENEW = """
+local hold = redis.call('HGET', KEYS[1], ARGV[1] .. '#hold')
+if not hold or string.sub(hold, 1, string.len(ARGV[2]) + 1) ~= ARGV[2] .. ':' then return 0 end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('HSET', KEYS[1], ARGV[1] .. '#hold', ARGV[2] .. ':' .. (now + tonumber(ARGV[3])))
+return 1
+"""
 
 _RELEASE = """
 local hold = redis.call('HGET', KEYS[1], ARGV[1] .. '#hold')
 if hold and string.sub(hold, 1, string.len(ARGV[2]) + 1) == ARGV[2] .. ':' then
   redis.call('HDEL', KEYS[1], ARGV[1] .. '#hold')
 end
+if ARGV[3] ~= '' then
+  local shown = redis.call('HGET', KEYS[1], ARGV[1] .. '#v')
+  local newer = true
+  if shown then
+    local sep = string.find(shown, ':', 1, true)
+    newer = string.sub(shown, 1, sep - 1) ~= ARGV[3]
+      or tonumber(string.sub(shown, sep + 1)) < tonumber(ARGV[4])
+  end
+  if newer then redis.call('HSET', KEYS[1], ARGV[1] .. '#v', ARGV[3] .. ':' .. ARGV[4]) end
+end
 return 0
 """
+"""Let go of a slot; with a version (ARGV[3], ARGV[4]), the platform took that post: the slot
+shows it now (unless it shows a newer one of that game already)."""
+
+
+@dataclass
+class Held:
+    """A slot held for one post: the sender says whether the platform took it."""
+
+    shown: bool = False
 
 
 class SlotMap:
@@ -67,18 +103,29 @@ class SlotMap:
         self.client = client
         self._key = key
         self._claim = client.register_script(_CLAIM)
+        self._renew = client.register_script(_RENEW)
         self._release = client.register_script(_RELEASE)
 
-    async def claim(self, where: int, slot: str, version: tuple[str, int]) -> str | None:
+    async def claim(
+        self, where: int, slot: str, version: tuple[str, int], again: bool = False
+    ) -> str | None:
         """Hold `slot` in chat `where` to show `version` of its game: a token to `release`
-        afterwards, or None if the slot already shows a newer version (skip the post). While
-        another worker holds it, wait: posts for one slot go one at a time, and never
-        backwards. (A hold outlives a crashed worker by at most HOLD_MS.)"""
+        afterwards, or None if the slot already shows a newer version (or, `again`, this one:
+        skip the post). While another worker holds it, wait: posts for one slot go one at a
+        time, and never backwards. (A hold outlives a crashed worker by at most HOLD_MS.)"""
         token = secrets.token_hex(6)
         key = self._key(where)
         delay = 0.005
         while True:
-            args: list[str | int] = [slot, version[0], version[1], token, HOLD_MS, TTL]
+            args: list[str | int] = [
+                slot,
+                version[0],
+                version[1],
+                token,
+                HOLD_MS,
+                TTL,
+                "1" if again else "0",
+            ]
             claimed = int(await self._claim(keys=[key], args=args))
             if claimed == 1:
                 return token
@@ -86,6 +133,30 @@ class SlotMap:
                 return None
             await asyncio.sleep(delay)
             delay = min(delay * 2, 0.2)
+
+    @contextlib.asynccontextmanager
+    async def hold(
+        self, where: int, slot: str, version: tuple[str, int], again: bool = False
+    ) -> AsyncIterator[Held | None]:
+        """`claim` the slot for one post, renewed while it runs: None if the slot shows a newer
+        version (skip the post); else released at the end, as showing `version` if the sender
+        set `shown` (the platform took the post)."""
+        token = await self.claim(where, slot, version, again)
+        if token is None:
+            yield None
+            return
+        held = Held()
+        renewing = asyncio.create_task(self._renewing(where, slot, token))
+        try:
+            yield held
+        finally:
+            renewing.cancel()
+            await self.release(where, slot, token, version if held.shown else None)
+
+    async def _renewing(self, where: int, slot: str, token: str) -> None:
+        while True:
+            await asyncio.sleep(HOLD_MS / 3000)
+            await self._renew(keys=[self._key(where)], args=[slot, token, HOLD_MS])
 
     async def rename_game(self, where: int, old: str, new: str) -> None:
         """The game chat `old` is now `new`: its slots in chat `where` follow it."""
@@ -100,8 +171,12 @@ class SlotMap:
                     pipe.hdel(key, name)
             await pipe.execute()
 
-    async def release(self, where: int, slot: str, token: str) -> None:
-        await self._release(keys=[self._key(where)], args=[slot, token])
+    async def release(
+        self, where: int, slot: str, token: str, shown: tuple[str, int] | None = None
+    ) -> None:
+        """Let go of the slot; `shown`: the version the post that held it showed."""
+        game, version = shown if shown is not None else ("", 0)
+        await self._release(keys=[self._key(where)], args=[slot, token, game, version])
 
     async def get(self, where: int, slot: str) -> int | None:
         """The message showing `slot` in the chat `where`."""

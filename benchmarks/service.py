@@ -396,8 +396,9 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, object]:
                 pipe.memory_usage(keys.game(chat.chat))
             live = [int(size or 0) for size in await pipe.execute()]
         live_mean = sum(live) / len(live)
-        timers = int(await redis.zcard(keys.TIMERS))
-        timers_bytes = int(await redis.memory_usage(keys.TIMERS) or 0)
+        shards = {keys.timers(chat.chat) for chat in chats}
+        timers = sum([int(await redis.zcard(shard)) for shard in shards])
+        timers_bytes = sum([int(await redis.memory_usage(shard) or 0) for shard in shards])
         print(
             f"live games: {live_mean:.0f} B per game hash (mean round "
             f"{sum(c.round for c in chats) / len(chats):.1f}); data +{grown} B, "

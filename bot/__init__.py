@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from bot.config import Config, ConfigError, load_config
     from bot.messages import Button, Message, Outcome
     from bot.requests import Request, User
-    from bot.service import GameService
+    from bot.service import GameService, caused_by_store
     from bot.store import StoreErrors
 
 _EXPORTS = {
@@ -37,6 +37,7 @@ _EXPORTS = {
     "Request": "bot.requests",
     "StoreErrors": "bot.store",
     "User": "bot.requests",
+    "caused_by_store": "bot.service",
     "load_config": "bot.config",
 }
 
@@ -51,6 +52,7 @@ __all__ = [
     "Request",
     "StoreErrors",
     "User",
+    "caused_by_store",
     "load_config",
 ]
 

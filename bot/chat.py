@@ -89,6 +89,13 @@ class Context:
     rng: random.Random
     record: dict[str, Any] | None = None
     """The chat's last game record, for a command that reads it."""
+    outages: tuple[tuple[float, float], ...] = ()
+    """Recent spans in which the bot (or its Redis) was down: turn clocks stand still in them."""
+
+    @property
+    def version(self) -> int:
+        """The version the table gets if this request's write succeeds."""
+        return self.snap.version + 1
 
     def table(self) -> Table:
         """The chat's table; there is no game here otherwise."""
@@ -318,7 +325,7 @@ def after_move(ctx: Context, table: Table, events: list[Event], notice: str | No
     view = table_view(state)
     seats = seating(table)
     if state.phase in ROUND_PHASES:
-        hands = changed_hands(ctx.look, table, view, seats)
+        hands = changed_hands(ctx.look, table, view, seats, ctx.version)
     return Result(
         shown=[Moved(tuple(events), notice, hands, view, seats)],
         write=Write(table=table, ttl=ttl(ctx.config, table), result=result, record=record),
@@ -346,11 +353,12 @@ def run_ai(ctx: Context, table: Table) -> list[Event]:
 
 
 def changed_hands(
-    look: Look, table: Table, view: TableView, seats: Seating
+    look: Look, table: Table, view: TableView, seats: Seating, version: int
 ) -> tuple[tuple[HandScreen, bool], ...]:
     """The hand screens of the players whose private view changed, each with whether it is a
     new message (which notifies): a game's first hand message is new, and so is the one of a
-    player whose turn it now is. `table.seen` keeps a digest of each player's last screen."""
+    player whose turn it now is. `table.seen` keeps a digest of each player's last screen and
+    the table's `version` it came with (see `seen_since`)."""
     state = table.game
     waiting = set(waiting_seats(state))
     changed = []
@@ -363,11 +371,11 @@ def changed_hands(
         # it as "not modified"). The screen is all the message is made of, in this look.
         shown = (screen, look.t.language, look.theme)
         digest = hashlib.blake2b(repr(shown).encode(), digest_size=6).hexdigest()
-        previous = table.seen.get(player.id, "")
+        previous = table.seen.get(player.id, "").partition("@")[0]
         was_turn = previous.endswith("!")
         if previous.rstrip("!") == digest and turn == was_turn:
             continue
-        table.seen[player.id] = digest + ("!" if turn else "")
+        table.seen[player.id] = f"{digest}{'!' if turn else ''}@{version}"
         first = not previous
         changed.append((screen, first or (turn and not was_turn)))
     return tuple(changed)
@@ -378,6 +386,7 @@ def set_deadline(ctx: Context, table: Table) -> None:
     state = table.game
     now = ctx.now
     table.remind = None
+    table.clock = now
     if state.phase is Phase.LOBBY:
         table.deadline = now + ctx.config.lobby_timeout
     elif state.phase in ROUND_PHASES:
@@ -398,6 +407,14 @@ def timeout(ctx: Context, deadline: float) -> Result:
         return Result()
     if abs(wake - deadline) > 0.001 or ctx.now < wake:
         return Result(mend=wake)  # the game moved on (or a clock is behind): index anew
+    lost = downtime(ctx.outages, table.updated if table.clock is None else table.clock, ctx.now)
+    if lost >= MIN_CREDIT:
+        # The bot (or its Redis) was down during this turn: nobody could act, so the turn's
+        # clock stood still. Its times move on by what was lost; the entry follows.
+        table.clock = ctx.now
+        table.deadline = None if table.deadline is None else table.deadline + lost
+        table.remind = None if table.remind is None else table.remind + lost
+        return Result(write=Write(table=table, ttl=ttl(ctx.config, table)), mend=table.wake())
     t = ctx.look.t
     state = table.game
     if table.remind is not None:
@@ -421,6 +438,15 @@ def timeout(ctx: Context, deadline: float) -> Result:
     result = after_move(ctx, table, [], notice=notice)
     result.reindex = True  # this timer's entry is dropped once the timeout is applied
     return result
+
+
+MIN_CREDIT = 1.0
+"""Seconds of downtime a turn's clock is credited for at least (less is a slow tick)."""
+
+
+def downtime(outages: tuple[tuple[float, float], ...], since: float, until: float) -> float:
+    """Seconds of the outages between `since` and `until`."""
+    return sum(max(0.0, min(end, until) - max(start, since)) for start, end in outages)
 
 
 def remind(ctx: Context, table: Table) -> Result:

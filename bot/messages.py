@@ -35,6 +35,9 @@ class Message:
     mentions: tuple[tuple[str, str], ...] = ()
     """(user id, name) of people the text names and the platform should notify: a front end
     turns the first occurrence of each name into a mention."""
+    since: int | None = None
+    """The stored version this slot message has shown since (when older than the outcome's):
+    a slot that shows it already need not be posted again (`Outcome.again`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,4 +51,7 @@ class Outcome:
     version: tuple[str, int] | None = None
     """(game id, stored version) of the state the messages show. Several workers may deliver
     outcomes of one game at once: a front end never lets a slot show an older version after a
-    newer one (see adapters/telegram/slots.py)."""
+    newer one (see adapters/slots.py)."""
+    again: bool = False
+    """The lasting messages of a game shown again (after a crash or an outage): post each only
+    where its slot shows an older version (`Message.since`, else `version`)."""

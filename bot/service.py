@@ -11,10 +11,18 @@ retried on conflict, so concurrent requests for a chat apply one at a time, each
 
 AI seats, and players on autopilot after a timeout, move inside apply; then apply runs in a
 worker thread, so an AI that thinks does not hold up other chats.
+
+Nothing shown is lost when a worker dies between a save and its posts, or while Redis is away
+(`tick`): every write is noted in the worker's journal with the write itself, each worker beats
+once a tick, and a worker whose beat stopped (it died) has its journal taken over by another,
+which shows those chats' lasting messages again (`current`); a worker that could not reach Redis
+for a while shows its own journal's again. The front end posts each only where its slot shows an
+older version. Spans in which no worker beat are outages, and turn clocks stand still in them.
 """
 
 import asyncio
 import random
+import secrets
 import time
 from collections.abc import Callable
 from functools import partial
@@ -30,8 +38,8 @@ from bot.messages import Outcome
 from bot.requests import Request, User
 from bot.show.i18n import N_, Texts, error_text, texts
 from bot.show.look import look_of
-from bot.show.render import GroupTable, Lobby, Shown, render
-from bot.store import Snapshot, Store, StoreErrors
+from bot.show.render import Current, GroupTable, Lobby, Shown, render
+from bot.store import Snapshot, Store, StoreErrors, keys
 from bot.table import Settings, Table
 from engine import ROUND_PHASES, ErrorCode, Phase, RuleError
 
@@ -44,6 +52,13 @@ SORRY = N_("Sorry, something went wrong. Please try again.")
 """What someone is told whose request failed for another reason (a bug, a platform error)."""
 TIMER = User("timer", "")
 """Who a timeout is applied for."""
+GAP = 3.0
+"""Seconds without a beat of any worker of a scope that make an outage (a tick is a second)."""
+LEASE = 2.0
+"""Seconds after its last beat that a worker is taken for gone and its journal taken over."""
+KEEP = 600.0
+"""Seconds a journal remembers a write: what a worker may still have had to post (its posts
+wait at most this long for a chat's flood window)."""
 
 
 def _an_id(text: str) -> bool:
@@ -70,7 +85,7 @@ def _readable(chat: str, user: User, request: Request, update_id: str | None) ->
     )
 
 
-def _caused_by_store(error: BaseException | None) -> bool:
+def caused_by_store(error: BaseException | None) -> bool:
     """Whether `error`, or an error it wraps, is the store being away."""
     seen = 0
     while error is not None and seen < 10:
@@ -102,6 +117,13 @@ class GameService:
         self.config = config
         self.clock = clock
         self.rng = rng or random.Random()
+        self.worker = secrets.token_hex(4)
+        """This worker's name in the heartbeats and journals (a new one each start)."""
+        self.outages: tuple[tuple[float, float], ...] = ()
+        """The recent outages, as of the last `tick`."""
+        self._trimmed = 0.0
+        self._enlisted: set[str] = set()
+        """The scopes whose heartbeats name this worker already (it journals only there)."""
 
     @classmethod
     def on_redis(
@@ -151,12 +173,51 @@ class GameService:
         messages = render(look_of(snap.settings), table, shown)
         return Outcome(tuple(messages), version=(table.game_id, snap.version))
 
-    async def run_timers(self) -> list[tuple[str, Outcome]]:
-        """Fire every turn deadline that is due; return what to show in which chat."""
+    async def tick(self, scope: str) -> list[tuple[str, Outcome]]:
+        """What a worker of `scope` (the prefix of its chat ids: `tg`) does once a second: beat,
+        take over the journals of gone workers, and fire due deadlines. What to show in which
+        chat: the lasting messages of chats a crash or an outage may have left behind
+        (`Outcome.again`), then the timeouts."""
+        now = self.clock()
+        shown: list[tuple[str, Outcome]] = []
+        try:
+            beat = await self.store.beat(scope, self.worker, now, GAP, LEASE)
+            self._enlisted.add(scope)
+            self.outages = beat.outages
+            mine = keys.journal(scope, self.worker)
+            behind: list[str] = []
+            if beat.last is not None and now - beat.last > GAP:
+                behind += await self.store.journaled(mine, now - KEEP)  # Redis was away
+            for gone in beat.gone:
+                chats = await self.store.journaled(keys.journal(scope, gone), now - KEEP)
+                await self.store.adopt(scope, gone, mine, chats, now)
+                behind += chats
+            if now - self._trimmed > KEEP / 10:
+                await self.store.trim(mine, now - KEEP)
+                self._trimmed = now
+            for chat in dict.fromkeys(behind):
+                outcome = await self.current(chat)
+                if outcome.messages:
+                    shown.append((chat, outcome))
+        except StoreErrors:
+            return shown  # Redis is away: the next tick after it is back catches up
+        return shown + await self.run_timers(scope)
+
+    async def current(self, chat: str) -> Outcome:
+        """A game's lasting messages as they are now (the lobby, or the table and every hand, or
+        its end), to post only where a slot shows an older version (`Outcome.again`)."""
+        snap = await self.store.load(chat)
+        if snap.table is None:
+            return Outcome()
+        messages = render(look_of(snap.settings), snap.table, [Current()])
+        return Outcome(tuple(messages), version=(snap.table.game_id, snap.version), again=True)
+
+    async def run_timers(self, scope: str) -> list[tuple[str, Outcome]]:
+        """Fire every turn deadline of `scope` that is due; return what to show in which chat."""
         shown = []
         now = self.clock()
         try:
-            for chat, indexed in await self.store.due_timers(now):
+            for chat, indexed in await self.store.due_timers(scope, now):
                 deadline: float | None = indexed
                 while deadline is not None:
                     # The transaction decides: of several workers (or a player moving at the
@@ -193,7 +254,7 @@ class GameService:
         """What to tell someone whose request in `chat` failed with `error`: that the store
         cannot be reached (in the configured language: the chat's own cannot be read then), or
         else a plain apology in the chat's language."""
-        if store_away or _caused_by_store(error):
+        if store_away or caused_by_store(error):
             return texts(self.config.language)(STORE_AWAY)
         return (await self.texts(chat))(SORRY)
 
@@ -230,7 +291,8 @@ class GameService:
             if snap.duplicate:
                 return Outcome(), None
             look = look_of(snap.settings)
-            ctx = Context(snap, user, look, self.config, self.clock(), self.rng, record)
+            now = self.clock()
+            ctx = Context(snap, user, look, self.config, now, self.rng, record, self.outages)
             old = snap.table.wake() if snap.table is not None else None  # apply changes it
             try:
                 if think or _may_think(snap):
@@ -253,7 +315,12 @@ class GameService:
                     # that moves later (most moves) costs no write; an earlier one is indexed
                     # before the table is written, so a crash right after leaves it indexed.
                     await self.store.set_timer(chat, new)
-                saved = await self.store.save(chat, snap.version, write, update_id)
+                scope = keys.scope(chat)
+                if scope not in self._enlisted:  # before its first tick: found if it dies
+                    await self.store.enlist(scope, self.worker, now)
+                    self._enlisted.add(scope)
+                journal = (keys.journal(scope, self.worker), now)
+                saved = await self.store.save(chat, snap.version, write, update_id, journal)
                 if saved is None:
                     return Outcome(), None
                 if not saved:

@@ -46,6 +46,12 @@ class Settings:
         )
 
 
+def seen_since(entry: str) -> int | None:
+    """The version a `Table.seen` entry came with (None in tables saved before it was kept)."""
+    version = entry.partition("@")[2]
+    return int(version) if version.isdigit() else None
+
+
 @dataclass(slots=True)
 class Table:
     """One game in one chat, from its lobby to its end."""
@@ -65,7 +71,10 @@ class Table:
     created: float = 0.0
     updated: float = 0.0
     seen: dict[str, str] = field(default_factory=dict)
-    """A digest of the last private message each player was sent, to send only what changed."""
+    """A digest of the last private message each player was sent, to send only what changed,
+    and the version of the table it came with: `<digest>[!]@<version>` (`!`: their turn)."""
+    clock: float | None = None
+    """When the turn's clock (or the lobby's) last started, or resumed after an outage."""
     stored: tuple[str, int] | None = field(default=None, compare=False, repr=False)
     """(game id, finished rounds) as last read or written: whether `results_bytes` must be
     written again (not serialized)."""
@@ -84,6 +93,7 @@ class Table:
             "created": self.created,
             "updated": self.updated,
             "seen": self.seen,
+            "clock": self.clock,
         }
         text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
         return zlib.compress(text.encode(), 1)  # level 1: half the time of 6, 10 % larger
@@ -114,6 +124,7 @@ class Table:
             created=data["created"],
             updated=data["updated"],
             seen=dict(data["seen"]),
+            clock=data.get("clock"),
         )
         table.stored = (table.game_id, len(table.game.results))
         return table
@@ -131,6 +142,7 @@ class Table:
             created=self.created,
             updated=self.updated,
             seen=dict(self.seen),
+            clock=self.clock,
             stored=self.stored,
         )
 

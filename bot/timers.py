@@ -1,7 +1,9 @@
-"""The timer loop: every worker runs one; each fires the turn deadlines that are due.
+"""The timer loop: every worker runs one for its scope (the chats of its platform); each beats,
+shows again what a gone worker may have left unposted, and fires the turn deadlines that are due
+(`GameService.tick`).
 
-Deadlines live in the tables and are indexed in Redis (`GameService.run_timers`), so any number
-of workers may run this loop at once: the store's transactions let exactly one apply each timeout.
+Deadlines live in the tables and are indexed in Redis, so any number of workers may run this
+loop at once: the store's transactions let exactly one apply each timeout.
 """
 
 import asyncio
@@ -18,17 +20,17 @@ Show = Callable[[str, Outcome], Awaitable[None]]
 """What a front end does with a timeout's outcome in a chat (send its messages)."""
 
 
-async def timer_loop(service: GameService, show: Show, interval: float = 1.0) -> None:
-    """Fire due deadlines every `interval` seconds until cancelled; a failure to show one
-    outcome is logged and does not stop the loop.
+async def timer_loop(service: GameService, show: Show, scope: str, interval: float = 1.0) -> None:
+    """Tick for the chats of `scope` every `interval` seconds until cancelled; a failure to show
+    one outcome is logged and does not stop the loop.
 
     A cancellation that lands inside a Redis call may come out as a Redis error (the client
-    turns what breaks a command into a connection error), which `run_timers` takes for Redis
+    turns what breaks a command into a connection error), which `tick` takes for Redis
     being away. So the loop also ends when its task was asked to cancel, whatever came of it:
     a front end that stops never waits on it forever."""
     task = asyncio.current_task()
     while True:
-        for chat, outcome in await service.run_timers():
+        for chat, outcome in await service.tick(scope):
             try:
                 await show(chat, outcome)
             except Exception:

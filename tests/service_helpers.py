@@ -117,7 +117,12 @@ class RecordingStore(Store):
         self.tried: list[Written] = []
 
     async def save(
-        self, chat: str, version: int, write: Write, update_id: str | None = None
+        self,
+        chat: str,
+        version: int,
+        write: Write,
+        update_id: str | None = None,
+        journal: tuple[str, float] | None = None,
     ) -> bool | None:
         table = write.table
         note = Written(
@@ -127,7 +132,7 @@ class RecordingStore(Store):
             None if table is None else table.to_bytes(),
         )
         self.tried.append(note)
-        saved = await super().save(chat, version, write, update_id)
+        saved = await super().save(chat, version, write, update_id, journal)
         if saved:
             self.acked.append(note)
         return saved

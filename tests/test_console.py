@@ -405,7 +405,7 @@ def test_a_configured_redis_is_used(home: Path, redis_url: str) -> None:
     chat = chat_id(Config(data_dir=home / "data"))
     with redis.Redis.from_url(redis_url) as client:
         assert client.exists(keys.game(chat))
-        deadlines = client.zrange(keys.TIMERS, 0, -1, withscores=True)
+        deadlines = client.zrange(keys.timers(chat), 0, -1, withscores=True)
         assert deadlines  # years away: no worker's run_timers fires them
         assert min(score for _, score in deadlines) > time.time() + 365 * 24 * 3600
     again = wizard(home, ["play"], ["quit"], WIZARD_REDIS_URL=redis_url)

@@ -200,7 +200,7 @@ async def test_a_deadline_outlives_a_crash_after_the_write(redis_client: aioredi
     assert table.deadline == clock.now + Config().turn_timeout  # the move was applied
     restarted = service(redis_client, seed=46, clock=clock)
     clock.now = table.deadline + 1
-    fired = await restarted.run_timers()
+    fired = await restarted.run_timers("chat")
     assert len(fired) == 1  # the late player's turn times out all the same
 
 

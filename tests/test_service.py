@@ -408,7 +408,7 @@ async def fire(driver: Driver, clock: Clock) -> list[tuple[str, Outcome]]:
     assert table is not None
     assert table.deadline is not None
     clock.now = table.deadline + 1
-    fired = await driver.svc.run_timers()
+    fired = await driver.svc.run_timers("chat")
     for chat, outcome in fired:
         assert chat == driver.chat
         driver.outcomes.append(outcome)
@@ -433,17 +433,17 @@ async def test_a_timeout_puts_the_player_on_autopilot_until_they_are_back(
     assert table is not None
     assert table.deadline == clock.now + config.turn_timeout
     clock.advance(config.turn_timeout / 2 - 1)
-    assert await svc.run_timers() == []  # not due yet
+    assert await svc.run_timers("chat") == []  # not due yet
 
     # At half the time, the group names them (once), mentioning them.
     clock.advance(1)
-    ((_, reminder),) = await svc.run_timers()
+    ((_, reminder),) = await svc.run_timers("chat")
     (message,) = reminder.messages
     assert message.to is None
     assert message.text == f"⏳ {late.name}: it is your turn (15 s left)."
     assert message.mentions == ((late.id, late.name),)
     clock.advance(config.turn_timeout / 2 - 1)
-    assert await svc.run_timers() == []  # reminded; the turn is not over yet
+    assert await svc.run_timers("chat") == []  # reminded; the turn is not over yet
 
     ((_, outcome),) = await fire(driver, clock)
     table = await table_of(redis_client)
@@ -524,17 +524,17 @@ async def test_an_idle_lobby_closes(redis_client: aioredis.Redis, clock: Clock) 
     join = payloads(driver.outcomes[-1].messages[0])[0]
     opened = clock.now
     clock.now = opened + config.lobby_timeout - 1
-    assert await svc.run_timers() == []
+    assert await svc.run_timers("chat") == []
     assert await table_of(redis_client) is not None
     clock.now = opened + config.lobby_timeout + 1
-    ((chat, outcome),) = await svc.run_timers()
+    ((chat, outcome),) = await svc.run_timers("chat")
     assert chat == CHAT
     (message,) = outcome.messages
     assert message.text == "The table was idle too long and is closed."
     assert message.slot == "lobby"
     assert await table_of(redis_client) is None
     await rejected(driver, ANN, join, OVER)
-    assert await svc.run_timers() == []
+    assert await svc.run_timers("chat") == []
 
 
 async def test_a_lobby_in_use_is_not_idle(redis_client: aioredis.Redis, clock: Clock) -> None:
@@ -546,7 +546,7 @@ async def test_a_lobby_in_use_is_not_idle(redis_client: aioredis.Redis, clock: C
     await driver.ok(ANN, Kind.OPTION, "bids=hidden")
     await driver.ok(ANN, Kind.ADD_AI)
     clock.advance(20)
-    assert await svc.run_timers() == []
+    assert await svc.run_timers("chat") == []
     assert await table_of(redis_client) is not None
 
 
@@ -603,7 +603,7 @@ async def test_a_timer_and_a_move_at_the_same_moment_apply_once(
     workers = [service(client(redis_url), seed=n, clock=clock) for n in range(2)]
     seen = {"player": 0, "timer": 0}
     for attempt in range(24):
-        await redis_client.delete(keys.TIMERS)
+        await redis_client.delete(keys.timers(CHAT))
         await redis_client.hset(keys.game(CHAT), mapping={"v": version, "t": blob})
         await svc.store.set_timer(CHAT, table.deadline)
         clock.now = table.deadline + 1
@@ -611,7 +611,7 @@ async def test_a_timer_and_a_move_at_the_same_moment_apply_once(
 
         async def timers(worker: Any, delay: float) -> list[tuple[str, Outcome]]:
             await asyncio.sleep(delay)
-            return await worker.run_timers()  # type: ignore[no-any-return]
+            return await worker.run_timers("chat")  # type: ignore[no-any-return]
 
         async def move(delay: float) -> Outcome:
             await asyncio.sleep(delay)
@@ -651,12 +651,12 @@ async def test_timer_entries_name_the_deadline(redis_client: aioredis.Redis, clo
     table = await table_of(redis_client)
     assert table is not None
     assert table.deadline == clock.now + Config().lobby_timeout
-    members = await redis_client.zrange(keys.TIMERS, 0, -1, withscores=True)
+    members = await redis_client.zrange(keys.timers(CHAT), 0, -1, withscores=True)
     assert [(m.decode(), s) for m, s in members] == [(CHAT, table.deadline)]
     await driver.ok(ANN, Kind.ADD_AI)  # a new deadline replaces the entry: one per chat
     table = await table_of(redis_client)
     assert table is not None
-    members = await redis_client.zrange(keys.TIMERS, 0, -1, withscores=True)
+    members = await redis_client.zrange(keys.timers(CHAT), 0, -1, withscores=True)
     assert [(m.decode(), s) for m, s in members] == [(CHAT, table.deadline)]
 
 
@@ -755,15 +755,15 @@ async def test_an_early_timer_entry_is_mended_not_fired(
     table = await table_of(redis_client)
     assert table is not None
     assert table.deadline == first + 100
-    entries = await redis_client.zrange(keys.TIMERS, 0, -1, withscores=True)
+    entries = await redis_client.zrange(keys.timers(CHAT), 0, -1, withscores=True)
     assert [(m.decode(), s) for m, s in entries] == [(CHAT, first)]  # no write for a later one
     clock.now = first + 1
-    assert await svc.run_timers() == []
+    assert await svc.run_timers("chat") == []
     assert await table_of(redis_client) is not None  # not idle yet: only mended
-    entries = await redis_client.zrange(keys.TIMERS, 0, -1, withscores=True)
+    entries = await redis_client.zrange(keys.timers(CHAT), 0, -1, withscores=True)
     assert [(m.decode(), s) for m, s in entries] == [(CHAT, first + 100)]
     clock.now = first + 101
-    ((chat, outcome),) = await svc.run_timers()
+    ((chat, outcome),) = await svc.run_timers("chat")
     assert chat == CHAT
     assert "idle" in outcome.messages[0].text
     assert await table_of(redis_client) is None

@@ -31,14 +31,14 @@ async def test_an_older_version_is_dropped_and_a_new_game_starts_afresh(
     slots = Slots(redis_client)
     token = await slots.claim(GROUP, TABLE, ("g1", 5))
     assert token is not None
-    await slots.release(GROUP, TABLE, token)
+    await slots.release(GROUP, TABLE, token, ("g1", 5))
     assert await slots.claim(GROUP, TABLE, ("g1", 4)) is None  # older: skip it
     same = await slots.claim(GROUP, TABLE, ("g1", 5))  # the same state again (/hand): shown
     assert same is not None
-    await slots.release(GROUP, TABLE, same)
+    await slots.release(GROUP, TABLE, same, ("g1", 5))
     fresh = await slots.claim(GROUP, TABLE, ("g2", 1))  # another game's versions start anew
     assert fresh is not None
-    await slots.release(GROUP, TABLE, fresh)
+    await slots.release(GROUP, TABLE, fresh, ("g2", 1))
     assert await slots.claim(GROUP, TABLE, ("g1", 9)) is not None  # ids are not ordered
 
 
@@ -54,7 +54,7 @@ async def test_posts_for_a_slot_wait_for_each_other(redis_client: aioredis.Redis
     await a.release(GROUP, TABLE, held)
     token = await asyncio.wait_for(waiting, 2)
     assert token is not None
-    await b.release(GROUP, TABLE, token)
+    await b.release(GROUP, TABLE, token, ("g1", 6))
     assert await a.claim(GROUP, TABLE, ("g1", 4)) is None
 
 
@@ -65,4 +65,42 @@ async def test_a_crashed_workers_hold_runs_out(
     slots = Slots(redis_client)
     assert await slots.claim(GROUP, TABLE, ("g1", 1)) is not None  # never released
     token = await asyncio.wait_for(slots.claim(GROUP, TABLE, ("g1", 2)), 2)
+    assert token is not None
+
+
+async def test_a_slot_shows_a_version_only_once_the_platform_took_it(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A post that failed (or a worker that died while posting) leaves the slot as it was, so
+    what is shown again after a crash finds it behind; what was shown is not posted again."""
+    slots = Slots(redis_client)
+    async with slots.hold(GROUP, TABLE, ("g1", 3)) as held:
+        assert held is not None
+        held.shown = True
+    with pytest.raises(RuntimeError):
+        async with slots.hold(GROUP, TABLE, ("g1", 4)) as held:
+            raise RuntimeError("the platform is away")
+    async with slots.hold(GROUP, TABLE, ("g1", 3), again=True) as held:
+        assert held is None  # shown already: not again
+    async with slots.hold(GROUP, TABLE, ("g1", 4), again=True) as held:
+        assert held is not None  # behind: shown again
+        held.shown = True
+    async with slots.hold(GROUP, TABLE, ("g1", 4), again=True) as held:
+        assert held is None
+    async with slots.hold(GROUP, TABLE, ("g1", 4)) as held:
+        assert held is not None  # asked for anew (/hand): shown
+
+
+async def test_a_hold_is_renewed_while_its_post_runs(
+    redis_client: aioredis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(slots_module, "HOLD_MS", 300)
+    a, b = Slots(redis_client), Slots(redis_client)
+    async with a.hold(GROUP, TABLE, ("g1", 1)) as held:
+        assert held is not None
+        waiting = asyncio.create_task(b.claim(GROUP, TABLE, ("g1", 2)))
+        await asyncio.sleep(1.0)  # a slow post: three times the hold
+        assert not waiting.done()
+        held.shown = True
+    token = await asyncio.wait_for(waiting, 2)
     assert token is not None

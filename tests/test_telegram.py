@@ -30,7 +30,7 @@ from adapters.telegram.render import Post
 from bot.ai import LEVELS
 from bot.config import Config, TelegramConfig
 from bot.service import STORE_AWAY, GameService
-from bot.store import Store, redis_client
+from bot.store import Store, keys, redis_client
 from bot.store.redis_server import RedisServer, free_port
 from bot.table import Settings
 
@@ -349,7 +349,8 @@ async def test_a_group_that_becomes_a_supergroup_keeps_its_game(tg: Bot) -> None
     assert shown[0].text.startswith(TABLE)
     assert tg.fake.current_messages(GROUP) == before  # the old group is left as it was
     assert await tg.client.exists("wiz:{tg:-100123}:game") == 0
-    assert await tg.client.zscore("wiz:timers", "tg:-1009876") is not None
+    assert await tg.client.zscore(keys.timers("tg:-1009876"), "tg:-1009876") is not None
+    assert await tg.client.zscore(keys.timers("tg:-100123"), "tg:-100123") is None
     for _ in range(200):  # the rest of the game, from the private chats
         if any("The game is over" in e.text for e in tg.fake.transcript(supergroup)):
             break

@@ -1,7 +1,6 @@
 """The timer loop fires due deadlines and hands their outcomes to the front end."""
 
 import asyncio
-import random
 
 import pytest
 import redis.asyncio as aioredis
@@ -23,9 +22,16 @@ async def test_the_loop_closes_an_idle_lobby_and_survives_a_failing_front_end(
     redis_client: aioredis.Redis,
 ) -> None:
     now = [1_000_000.0]
-    service = GameService(
-        Store(redis_client, Settings()), Config(), clock=lambda: now[0], rng=random.Random(1)
-    )
+    running = [False]
+
+    def clock() -> float:
+        # Time passes while the loop runs, a second at each reading: in steps shorter than an
+        # outage (a jump past one would be taken for the bot having been down).
+        if running[0]:
+            now[0] += 1.0
+        return now[0]
+
+    service = GameService(Store(redis_client, Settings()), Config(), clock=clock)
     await service.handle("chat:1", ANN, Request(Kind.JOIN))
     await service.handle("chat:2", ANN, Request(Kind.JOIN))
     shown: list[tuple[str, Outcome]] = []
@@ -35,14 +41,15 @@ async def test_the_loop_closes_an_idle_lobby_and_survives_a_failing_front_end(
         if chat == "chat:1":
             raise RuntimeError("the platform is down")
 
-    task = asyncio.create_task(timer_loop(service, show, interval=0.01))
+    task = asyncio.create_task(timer_loop(service, show, "chat", interval=0.001))
     await asyncio.sleep(0.05)
     assert shown == []  # nothing due yet
-    now[0] += Config().lobby_timeout + 1
-    for _ in range(100):
-        await asyncio.sleep(0.01)
+    running[0] = True
+    for _ in range(10_000):
+        await asyncio.sleep(0.001)
         if len(shown) == 2:
             break
+    assert now[0] > 1_000_000.0 + Config().lobby_timeout
     task.cancel()
     assert sorted(chat for chat, _ in shown) == ["chat:1", "chat:2"]
     assert all("idle" in outcome.messages[0].text for _, outcome in shown)
@@ -56,7 +63,7 @@ async def test_the_loop_ends_when_cancelled_even_if_a_redis_call_swallows_the_ca
     service = GameService(Store(redis_client, Settings()), Config())
     calls = 0
 
-    async def due_timers(now: float, limit: int = 100) -> list[tuple[str, float]]:
+    async def due_timers(scope: str, now: float, limit: int = 100) -> list[tuple[str, float]]:
         nonlocal calls
         calls += 1
         try:
@@ -70,7 +77,7 @@ async def test_the_loop_ends_when_cancelled_even_if_a_redis_call_swallows_the_ca
     async def show(chat: str, outcome: Outcome) -> None:
         raise AssertionError("nothing is due")
 
-    task = asyncio.create_task(timer_loop(service, show, interval=0.01))
+    task = asyncio.create_task(timer_loop(service, show, "chat", interval=0.01))
     await asyncio.sleep(0.05)
     assert calls == 1
     task.cancel()

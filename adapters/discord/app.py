@@ -27,14 +27,21 @@ from discord import app_commands
 
 from adapters.discord import buttons
 from adapters.discord.commands import COMMANDS, Spec, Translator, description, option_description
-from adapters.discord.ids import chat_key, discord_id, display_name, is_admin, user_key
+from adapters.discord.ids import (
+    SCOPE,
+    chat_key,
+    discord_id,
+    display_name,
+    is_admin,
+    user_key,
+)
 from adapters.discord.render import Key, Post, coalesce, content, hand_id, is_channel, post, posts
-from adapters.discord.sender import Sender
+from adapters.discord.sender import Sender, retryable
 from adapters.discord.slots import Slots
 from adapters.flood import Windows
 from adapters.outbox import Limits, Outbox
 from adapters.text import ARG_LIMIT, clean
-from bot import Config, GameService, Kind, Message, Outcome, Request, User
+from bot import Config, GameService, Kind, Message, Outcome, Request, User, caused_by_store
 from bot.show.i18n import Texts
 from bot.timers import stop_timer_loop, timer_loop
 
@@ -110,6 +117,7 @@ class DiscordFrontEnd:
             is_group=is_channel,
             windows=Windows(client),
             chat_of=lambda target: f"dc:{target}",  # dc:c<channel> or dc:u<person>
+            retry=retryable,
         )
         self.timer_interval = timer_interval
         self.defer_after = defer_after
@@ -139,7 +147,9 @@ class DiscordFrontEnd:
         await self.client.login(token)
         await self.tree.set_translator(Translator())
         await self.tree.sync()
-        self._timers = asyncio.create_task(timer_loop(self.service, self.show, self.timer_interval))
+        self._timers = asyncio.create_task(
+            timer_loop(self.service, self.show, SCOPE, self.timer_interval)
+        )
         if connect:
             self._gateway = asyncio.create_task(self.client.connect(reconnect=True))
 
@@ -273,7 +283,10 @@ class DiscordFrontEnd:
             )
             await self._respond(interaction, chat, reply, command=False)
         except Exception as error:
-            log.exception("error handling a Discord button press")
+            if caused_by_store(error):  # Redis is away: said once, no traceback
+                log.warning("could not handle a Discord button press: %s", error)
+            else:
+                log.exception("error handling a Discord button press")
             await self._apologise(interaction, chat, error)
         finally:
             self.busy -= 1
@@ -300,7 +313,10 @@ class DiscordFrontEnd:
         self, interaction: Interaction, error: app_commands.AppCommandError
     ) -> None:
         """Log the error and say sorry, ephemerally."""
-        log.error("error handling a Discord command", exc_info=error)
+        if caused_by_store(error):
+            log.warning("could not handle a Discord command: %s", error)
+        else:
+            log.error("error handling a Discord command", exc_info=error)
         await self._apologise(interaction, chat_key(interaction.channel_id or 0), error)
 
     async def _apologise(self, interaction: Interaction, chat: str, error: BaseException) -> None:

@@ -10,7 +10,9 @@ import discord
 
 from adapters.text import NAME_LIMIT, clean
 
-PREFIX = "dc:"
+SCOPE = "dc"
+"""The scope of this platform's chats: their ids' prefix (`bot.store.keys.scope`)."""
+PREFIX = f"{SCOPE}:"
 
 
 def chat_key(channel_id: int) -> str:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from discord.utils import escape_markdown
 
 from adapters.discord.ids import discord_id
-from adapters.outbox import newest
+from adapters.outbox import newest, slot_version
 from bot import Message, Outcome
 
 MAX_CONTENT = 2000
@@ -54,6 +54,8 @@ class Post:
     version: tuple[str, int] | None = None
     """(game id, version) of the state a slot post shows (`Outcome.version`): a slot never
     goes back to an older one (`adapters.slots`)."""
+    again: bool = False
+    """Shown again after a crash or an outage: post it only where the slot is behind."""
     mentions: tuple[int, ...] = ()
     """The people the message may ping (the closed-DM notice, the half-time reminder); nobody
     else is ever pinged."""
@@ -114,7 +116,9 @@ def rows(channel: int, message: Message) -> Rows:
     return tuple(tuple(row) for row in split)
 
 
-def post(chat: str, message: Message, version: tuple[str, int] | None = None) -> Post | None:
+def post(
+    chat: str, message: Message, version: tuple[str, int] | None = None, again: bool = False
+) -> Post | None:
     """Where and how `message` of the game in `chat` is shown; None if it cannot be (a message
     for someone who is not on Discord)."""
     channel = discord_id(chat)
@@ -130,7 +134,8 @@ def post(chat: str, message: Message, version: tuple[str, int] | None = None) ->
         game=channel,
         text=content(message.text, message.pre, named),
         mentions=tuple(named.values()),
-        version=version if message.slot is not None else None,
+        version=slot_version(message, version),
+        again=again,
         user=user,
         keys=rows(channel, message),
         slot=None if message.slot is None else f"{chat}:{message.slot}",
@@ -141,7 +146,7 @@ def post(chat: str, message: Message, version: tuple[str, int] | None = None) ->
 
 def posts(chat: str, outcome: Outcome) -> list[Post]:
     """The posts of an outcome's messages, in order."""
-    found = (post(chat, message, outcome.version) for message in outcome.messages)
+    found = (post(chat, message, outcome.version, outcome.again) for message in outcome.messages)
     return [item for item in found if item is not None]
 
 

@@ -15,11 +15,13 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
+import aiohttp
 import discord
 
 from adapters.discord.buttons import view
 from adapters.discord.render import Post
 from adapters.discord.slots import Slots
+from bot import StoreErrors
 
 log = logging.getLogger(__name__)
 
@@ -39,8 +41,17 @@ class Delivery(enum.Enum):
     """Another worker showed a newer version of the slot already: nothing to post."""
 
 
+def retryable(error: BaseException) -> bool:
+    """Whether a post that failed with `error` may succeed later: Discord failed on its side
+    (5xx), could not be reached or did not answer in time, or the store was away."""
+    return isinstance(
+        error, (discord.DiscordServerError, aiohttp.ClientError, TimeoutError, *StoreErrors)
+    )
+
+
 class Sender:
-    """Delivers posts with `client`, remembering slot messages in `slots`."""
+    """Delivers posts with `client`, remembering slot messages in `slots`. A post that fails
+    for a while (`retryable`) raises: the outbox tries again."""
 
     def __init__(
         self,
@@ -83,6 +94,8 @@ class Sender:
             log.warning("may not post to %s: %s", post.target, error)
             return Delivery.FAILED
         except discord.HTTPException as error:
+            if retryable(error):
+                raise
             log.warning("could not post to %s: %s", post.target, error)
             return Delivery.FAILED
 
@@ -103,13 +116,12 @@ class Sender:
         where = await self._channel(post)
         if post.slot is None or post.version is None:
             return await self._post(post, where)
-        token = await self.slots.claim(where, post.slot, post.version)
-        if token is None:
-            return Delivery.STALE
-        try:
-            return await self._post(post, where)
-        finally:
-            await self.slots.release(where, post.slot, token)
+        async with self.slots.hold(where, post.slot, post.version, post.again) as held:
+            if held is None:
+                return Delivery.STALE
+            delivery = await self._post(post, where)
+            held.shown = True
+            return delivery
 
     async def _post(self, post: Post, where: int) -> Delivery:
         channel = self.client.get_partial_messageable(

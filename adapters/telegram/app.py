@@ -43,13 +43,20 @@ from telegram.ext import (
 from adapters.flood import Windows
 from adapters.outbox import Limits, Outbox
 from adapters.telegram import commands
-from adapters.telegram.ids import AdminCache, chat_key, is_group, make_user, telegram_id
+from adapters.telegram.ids import (
+    SCOPE,
+    AdminCache,
+    chat_key,
+    is_group,
+    make_user,
+    telegram_id,
+)
 from adapters.telegram.order import ChatOrder
 from adapters.telegram.render import Key, Post, answer_post, coalesce, html_text, posts
-from adapters.telegram.sender import Delivery, Sender
+from adapters.telegram.sender import Delivery, Sender, retryable
 from adapters.telegram.slots import Slots
 from adapters.text import TITLE_LIMIT, clean
-from bot import Config, GameService, Kind, Outcome, Request, User
+from bot import Config, GameService, Kind, Outcome, Request, User, caused_by_store
 from bot.commands import BY_KIND, Who, of_payload
 from bot.show.i18n import Texts
 from bot.timers import stop_timer_loop, timer_loop
@@ -107,7 +114,12 @@ class TelegramFrontEnd:
         self.slots = Slots(client)
         self.sender = Sender(self.bot, self.slots)
         self.outbox: Outbox[Post] = Outbox(
-            self.sender, limits, coalesce, windows=Windows(client), chat_of=_window_of
+            self.sender,
+            limits,
+            coalesce,
+            windows=Windows(client),
+            chat_of=_window_of,
+            retry=retryable,
         )
         self.admins = AdminCache(self._member_status)
         self.timer_interval = timer_interval
@@ -150,7 +162,7 @@ class TelegramFrontEnd:
         else:
             await updater.start_polling(timeout=self.poll_timeout, allowed_updates=ALLOWED_UPDATES)
         self._timers = asyncio.create_task(
-            timer_loop(self.service, self.show_async, self.timer_interval)
+            timer_loop(self.service, self.show_async, SCOPE, self.timer_interval)
         )
 
     async def stop(self) -> None:
@@ -332,7 +344,10 @@ class TelegramFrontEnd:
     async def on_error(self, update: object, context: Context) -> None:
         """Log the error and, where there is someone to tell, say sorry (or that the store
         cannot be reached, when that was the cause)."""
-        log.error("error handling a Telegram update", exc_info=context.error)
+        if caused_by_store(context.error):  # Redis is away: said once, no traceback
+            log.warning("could not handle a Telegram update: %s", context.error)
+        else:
+            log.error("error handling a Telegram update", exc_info=context.error)
         if not isinstance(update, Update):
             return
         chat = update.effective_chat

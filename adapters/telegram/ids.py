@@ -12,7 +12,9 @@ from collections.abc import Awaitable, Callable
 from adapters.text import NAME_LIMIT, clean
 from bot import User
 
-PREFIX = "tg:"
+SCOPE = "tg"
+"""The scope of this platform's chats: their ids' prefix (`bot.store.keys.scope`)."""
+PREFIX = f"{SCOPE}:"
 ADMIN_STATUSES = frozenset({"creator", "administrator"})
 ADMIN_TTL = 300.0
 """Seconds an admin status is kept before Telegram is asked again."""

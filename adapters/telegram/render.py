@@ -8,7 +8,7 @@ to their private chat. A message with a `slot` names what it replaces: the field
 import html
 from dataclasses import dataclass
 
-from adapters.outbox import newest
+from adapters.outbox import newest, slot_version
 from adapters.telegram.ids import telegram_id
 from bot import Message, Outcome
 
@@ -43,6 +43,8 @@ class Post:
     """The message this one answers (a refusal of a command)."""
     version: tuple[str, int] | None = None
     """(game id, version) of the state a slot post shows (`Outcome.version`)."""
+    again: bool = False
+    """Shown again after a crash or an outage: post it only where the slot is behind."""
 
     @property
     def game(self) -> str | None:
@@ -90,7 +92,9 @@ def keys(message: Message) -> tuple[tuple[Key, ...], ...]:
     )
 
 
-def post(chat: str, message: Message, version: tuple[str, int] | None = None) -> Post | None:
+def post(
+    chat: str, message: Message, version: tuple[str, int] | None = None, again: bool = False
+) -> Post | None:
     """Where and how `message` of the game in `chat` is shown; None if it cannot be (a message
     for someone who is not on Telegram)."""
     target = telegram_id(chat if message.to is None else message.to)
@@ -104,13 +108,14 @@ def post(chat: str, message: Message, version: tuple[str, int] | None = None) ->
         slot=None if message.slot is None else f"{chat}:{message.slot}",
         notify=message.notify,
         attachment=message.attachment,
-        version=version if message.slot is not None else None,
+        version=slot_version(message, version),
+        again=again,
     )
 
 
 def posts(chat: str, outcome: Outcome) -> list[Post]:
     """The posts of an outcome, in order (its answer is not among them: see `answer_post`)."""
-    found = (post(chat, message, outcome.version) for message in outcome.messages)
+    found = (post(chat, message, outcome.version, outcome.again) for message in outcome.messages)
     return [item for item in found if item is not None]
 
 

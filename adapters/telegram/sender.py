@@ -3,7 +3,8 @@
 A slot post edits the slot's last message unless it asks to notify, there is none yet, or the
 edit fails (the message was deleted, is too old...): then it is sent anew and becomes the slot's
 message. An edit that changes nothing ("message is not modified") is no error. Texts are HTML;
-attachments go as documents with the text as caption.
+attachments go as documents with the text as caption. A slot shows a post's version once
+Telegram has taken the post (see `adapters.slots`).
 """
 
 import enum
@@ -17,10 +18,11 @@ from telegram import (
     ReplyParameters,
 )
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, Forbidden, TelegramError
+from telegram.error import BadRequest, Forbidden, NetworkError, TelegramError
 
 from adapters.telegram.render import Key, Post
 from adapters.telegram.slots import Slots
+from bot import StoreErrors
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +54,14 @@ def markup(rows: tuple[tuple[Key, ...], ...]) -> InlineKeyboardMarkup | None:
     )
 
 
+def retryable(error: BaseException) -> bool:
+    """Whether a post that failed with `error` may succeed later: Telegram could not be reached
+    or did not answer in time (not a request it refused), or the store was away."""
+    if isinstance(error, StoreErrors):
+        return True
+    return isinstance(error, NetworkError) and not isinstance(error, BadRequest)
+
+
 def not_modified(error: BadRequest) -> bool:
     return "not modified" in error.message.lower()
 
@@ -64,25 +74,28 @@ class Sender:
         self.slots = slots
 
     async def __call__(self, post: Post) -> Delivery:
+        """Deliver one post. A network failure (Telegram could not be reached, or did not
+        answer in time) and a store error are raised: the outbox tries again (`retryable`)."""
         try:
             return await self._deliver(post)
         except Forbidden:
             log.info("chat %s does not take messages from the bot", post.target)
             return Delivery.FORBIDDEN
         except TelegramError as error:
+            if retryable(error):
+                raise
             log.warning("could not post to chat %s: %s", post.target, error)
             return Delivery.FAILED
 
     async def _deliver(self, post: Post) -> Delivery:
         if post.slot is None or post.version is None:
             return await self._post(post)
-        token = await self.slots.claim(post.target, post.slot, post.version)
-        if token is None:
-            return Delivery.STALE
-        try:
-            return await self._post(post)
-        finally:
-            await self.slots.release(post.target, post.slot, token)
+        async with self.slots.hold(post.target, post.slot, post.version, post.again) as held:
+            if held is None:
+                return Delivery.STALE
+            delivery = await self._post(post)
+            held.shown = True
+            return delivery
 
     async def _post(self, post: Post) -> Delivery:
         if post.attachment is not None:

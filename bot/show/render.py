@@ -19,8 +19,17 @@ from bot.show.screens import (
     table_message,
 )
 from bot.show.seating import Seating, seating
-from bot.table import Table
-from engine import ROUND_PHASES, Event, Options, Phase, TableView, player_view, table_view
+from bot.table import Table, seen_since
+from engine import (
+    ROUND_PHASES,
+    Event,
+    Options,
+    Phase,
+    TableView,
+    player_view,
+    table_view,
+    waiting_seats,
+)
 from engine.events import RoundScored, RoundStarted, WingsDropped
 
 
@@ -80,7 +89,13 @@ class Rules:
     options: Options | None
 
 
-Shown = Note | Lobby | Hand | Moved | GroupTable | Sheet | Rules
+@dataclass(frozen=True, slots=True)
+class Current:
+    """What the game shows that lasts, as it is now: the lobby, or the table and every player's
+    hand, or the game's end. Shown again after a crash or an outage (`Outcome.again`)."""
+
+
+Shown = Note | Lobby | Hand | Moved | GroupTable | Sheet | Rules | Current
 
 
 def render(look: Look, table: Table | None, shown: list[Shown]) -> list[Message]:
@@ -112,7 +127,29 @@ def _of_table(look: Look, table: Table, item: Shown) -> list[Message]:
         return [table_message(look, view, seats, new=item.new)]
     if isinstance(item, Sheet):
         return [sheet(look, view, seats)]
+    if isinstance(item, Current):
+        return _current(look, table, view, seats)
     return []
+
+
+def _current(look: Look, table: Table, view: TableView, seats: Seating) -> list[Message]:
+    """The lasting messages of the game as it is now (see `Current`); each hand says since which
+    version it shows what it shows."""
+    state = table.game
+    if state.phase is Phase.LOBBY:
+        return [lobby(look, view, seats)]
+    if state.phase is Phase.FINISHED:
+        return [game_over(look, view, seats)]
+    messages = [table_message(look, view, seats, new=False)]
+    waiting = set(waiting_seats(state))
+    for seat, player in enumerate(state.players):
+        if player.id in table.ai:
+            continue
+        screen = hand_screen(player_view(state, seat, view), seats)
+        turn = seat in waiting and player.id not in table.away
+        since = seen_since(table.seen.get(player.id, ""))
+        messages.append(replace(hand_message(look, screen, turn), since=since))
+    return messages
 
 
 def _moved(look: Look, item: Moved) -> list[Message]:

@@ -400,7 +400,8 @@ def game_over(look: Look, view: TableView, seating: Seating) -> Message:
     totals = [seat.total for seat in view.seats]
     lines = [t("🏁 The game is over."), "", *standings(look, seating.names, totals, view.places)]
     buttons = ((Button(t("Play again"), tokens.lobby(seating.game, Action.AGAIN)),),)
-    return Message("\n".join(lines), buttons=buttons)
+    # A slot of its own, always a new message: shown again after a crash if it was lost.
+    return Message("\n".join(lines), buttons=buttons, slot="over", notify=True)
 
 
 def sheet(look: Look, view: TableView, seating: Seating) -> Message:

@@ -1,5 +1,17 @@
 """Every Redis key the bot uses, in one place. A chat's keys share the hash tag `{chat}`, so
-they live in one Redis Cluster slot and one script may change them together."""
+they live in one Redis Cluster slot and one script may change them together.
+
+The indexes that span chats are split the same way: a chat's timer entry lives in one of
+`TIMER_SHARDS` sorted sets of its scope (the platform prefix of its id, `tg` in `tg:-100123`),
+and each worker's journal and the scope's heartbeats have hash tags of their own. No script
+touches two of them, so each runs on one Cluster node, and a worker that scans every shard
+of its scope finds every due timer.
+"""
+
+import zlib
+
+TIMER_SHARDS = 8
+"""Sorted sets the timer index of a scope is split into (spread over a Cluster's masters)."""
 
 
 def game(chat: str) -> str:
@@ -48,6 +60,36 @@ def posts(chat: str) -> str:
     return f"wiz:{{{chat}}}:posts"
 
 
-TIMERS = "wiz:timers"
-"""Sorted set of chats by their table's deadline: an index any worker may read to find what is
-due. The deadline inside the table is the truth; an entry that does not match it is mended."""
+def scope(chat: str) -> str:
+    """The platform part of a chat id (`tg` of `tg:-100123`): the scope whose workers serve it."""
+    return chat.partition(":")[0] if ":" in chat else ""
+
+
+def timers(chat: str) -> str:
+    """Sorted set of chats by their table's next time (a deadline, a reminder), one shard of the
+    chat's scope: an index any worker of that scope reads to find what is due. The time inside
+    the table is the truth; an entry that does not match it is mended when it fires."""
+    return timer_shard(scope(chat), zlib.crc32(chat.encode()) % TIMER_SHARDS)
+
+
+def timer_shard(of: str, shard: int) -> str:
+    """The timer index shard `shard` of scope `of`."""
+    return f"wiz:{{t:{of}:{shard}}}:timers"
+
+
+def beats(of: str) -> str:
+    """Sorted set of the workers of scope `of` by their last heartbeat (Unix seconds): a worker
+    whose beat is older than a lease is gone, and another takes over its journal."""
+    return f"wiz:{{w:{of}}}:beats"
+
+
+def outages(of: str) -> str:
+    """List of `start:end` spans (newest first, capped) in which no worker of scope `of` beat:
+    the bot, or its Redis, was down, and turn clocks are credited for them."""
+    return f"wiz:{{w:{of}}}:outages"
+
+
+def journal(of: str, worker: str) -> str:
+    """Sorted set of the chats of scope `of` a worker wrote lately, by when: what it may not have
+    posted yet if it dies, shown again by whoever takes over (see `bot.recovery`)."""
+    return f"wiz:{{j:{of}:{worker}}}:journal"

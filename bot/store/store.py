@@ -21,6 +21,8 @@ UPDATE_TTL = 15 * 60
 key per command kept for a day would outweigh the games themselves."""
 RESULTS_KEPT = 1000
 RECORD_TTL = 90 * 24 * 3600
+JOURNAL_TTL = 24 * 3600
+"""A journal nobody takes over is forgotten after this long."""
 
 StoreErrors = (RedisError, OSError)
 """What a call raises when Redis cannot be reached or refuses (e.g. out of memory)."""
@@ -52,8 +54,15 @@ if ARGV[6] ~= '' then
   redis.call('LTRIM', KEYS[4], 0, tonumber(ARGV[7]) - 1)
 end
 if ARGV[8] ~= '' then redis.call('SET', KEYS[5], ARGV[8], 'EX', tonumber(ARGV[9])) end
+if KEYS[6] then
+  redis.call('ZADD', KEYS[6], tonumber(ARGV[11]), ARGV[12])
+  redis.call('EXPIRE', KEYS[6], tonumber(ARGV[13]))
+end
 return 1
 """
+"""Compare-and-set of a chat's game (KEYS 1 to 5 are the chat's), and, on one Redis server,
+the note in the writing worker's journal (KEYS[6]; on a Cluster it is another slot's, so the
+service writes it just before)."""
 
 
 _LOAD = """
@@ -76,22 +85,32 @@ return 0
 _MOVE = """
 if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 local moved = 0
-for i = 1, #KEYS - 1, 2 do
+for i = 1, #KEYS, 2 do
   if redis.call('EXISTS', KEYS[i]) == 1 then
     redis.call('RENAME', KEYS[i], KEYS[i + 1])
     moved = 1
   end
 end
-local timers = KEYS[#KEYS]
-local score = redis.call('ZSCORE', timers, ARGV[1])
-if score then
-  redis.call('ZREM', timers, ARGV[1])
-  redis.call('ZADD', timers, score, ARGV[2])
-end
 return moved
 """
-"""Move a chat's keys (pairs old, new; the game first) and its timer entry, unless the new
-chat has a game already."""
+"""Move a chat's keys (pairs old, new; the game first), unless the new chat has a game
+already."""
+
+_BEAT = """
+local now = tonumber(ARGV[2])
+local mine = redis.call('ZSCORE', KEYS[1], ARGV[1]) or ''
+local newest = redis.call('ZREVRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+if newest[2] and now - tonumber(newest[2]) > tonumber(ARGV[3]) then
+  redis.call('LPUSH', KEYS[2], newest[2] .. ':' .. ARGV[2])
+  redis.call('LTRIM', KEYS[2], 0, 99)
+end
+redis.call('ZADD', KEYS[1], now, ARGV[1])
+local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. (now - tonumber(ARGV[4])))
+return {mine, gone, redis.call('LRANGE', KEYS[2], 0, 19)}
+"""
+"""A worker's heartbeat (KEYS: the scope's beats and outages): when no worker of the scope beat
+for longer than ARGV[3] seconds, that span is an outage. Returns the worker's own last beat,
+the workers whose beat is older than the lease ARGV[4], and the recent outages."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +122,18 @@ class Snapshot:
     settings: Settings
     duplicate: bool = False
     """The update being handled was applied already."""
+
+
+@dataclass(frozen=True, slots=True)
+class Beat:
+    """What a worker's heartbeat found."""
+
+    last: float | None
+    """The worker's own beat before this one (None: its first)."""
+    gone: tuple[str, ...]
+    """Workers of the scope whose beat is older than the lease: they stopped, or died."""
+    outages: tuple[tuple[float, float], ...]
+    """Recent (start, end) spans in which no worker of the scope beat, newest first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,8 +151,16 @@ class Write:
 class Store:
     """A chat's game state in Redis."""
 
-    def __init__(self, client: "aioredis.Redis", defaults: Settings, cached: int = 10_000) -> None:
+    def __init__(
+        self,
+        client: "aioredis.Redis",
+        defaults: Settings,
+        cached: int = 10_000,
+        cluster: bool = False,
+    ) -> None:
         self.client = client
+        self.cluster = cluster
+        """The client is a Redis Cluster's: no script may touch keys of two chats or indexes."""
         self.defaults = defaults
         self._parsed: OrderedDict[str, tuple[bytes, bytes, Table]] = OrderedDict()
         """The last table read or written per chat, with its blob: parsing a blob costs more
@@ -132,6 +171,7 @@ class Store:
         self._drop = client.register_script(_DROP_TIMER)
         self._load = client.register_script(_LOAD)
         self._move = client.register_script(_MOVE)
+        self._beat = client.register_script(_BEAT)
 
     async def load(self, chat: str, update_id: str | None = None) -> Snapshot:
         version, blob, results, settings, seen = await self._load(
@@ -164,10 +204,17 @@ class Store:
             self._parsed.popitem(last=False)
 
     async def save(
-        self, chat: str, version: int, write: Write, update_id: str | None = None
+        self,
+        chat: str,
+        version: int,
+        write: Write,
+        update_id: str | None = None,
+        journal: tuple[str, float] | None = None,
     ) -> bool | None:
         """Write if `version` is still current: True when written, False on a conflict
-        (read again and retry), None when `update_id` was applied meanwhile (skip it)."""
+        (read again and retry), None when `update_id` was applied meanwhile (skip it).
+        `journal` (a worker's journal key, and the time) notes the chat there with the write:
+        in the same script on one server, just before it on a Cluster."""
         table = write.table
         blob = table.to_bytes() if table is not None else b""
         results = b""
@@ -185,16 +232,20 @@ class Store:
             RECORD_TTL,
             results,
         ]
-        done = await self._cas(
-            keys=[
-                keys.game(chat),
-                keys.settings(chat),
-                keys.update(chat, update_id or "-"),
-                keys.results(chat),
-                keys.record(chat),
-            ],
-            args=args,
-        )
+        names = [
+            keys.game(chat),
+            keys.settings(chat),
+            keys.update(chat, update_id or "-"),
+            keys.results(chat),
+            keys.record(chat),
+        ]
+        if journal is not None:
+            if self.cluster:
+                await self.note(journal[0], chat, journal[1])
+            else:
+                names.append(journal[0])
+                args += [repr(journal[1]), chat, JOURNAL_TTL]
+        done = await self._cas(keys=names, args=args)
         if done == -1:
             return None
         if done == 1 and table is not None:
@@ -219,24 +270,79 @@ class Store:
 
     async def set_timer(self, chat: str, deadline: float) -> None:
         """Index the chat's deadline (one entry per chat: a new deadline replaces the old)."""
-        await self.client.zadd(keys.TIMERS, {chat: deadline})
+        await self.client.zadd(keys.timers(chat), {chat: deadline})
 
-    async def due_timers(self, now: float, limit: int = 100) -> list[tuple[str, float]]:
-        """(chat, deadline) of the entries due by `now`."""
-        items = await self.client.zrangebyscore(
-            keys.TIMERS, "-inf", now, start=0, num=limit, withscores=True
-        )
+    async def due_timers(self, scope: str, now: float, limit: int = 100) -> list[tuple[str, float]]:
+        """(chat, deadline) of the entries of `scope` due by `now` (every shard's, in one
+        round trip per server), soonest first."""
+        async with self.client.pipeline(transaction=False) as pipe:
+            for shard in range(keys.TIMER_SHARDS):
+                pipe.zrangebyscore(
+                    keys.timer_shard(scope, shard), "-inf", now, 0, limit, withscores=True
+                )
+            found = await pipe.execute()
         due = []
-        for item in items:
-            chat, score = item[0], item[1]
-            due.append((chat.decode() if isinstance(chat, bytes) else str(chat), float(score)))
-        return due
+        for items in found:
+            for chat, score in items:
+                due.append((chat.decode() if isinstance(chat, bytes) else str(chat), float(score)))
+        due.sort(key=lambda entry: entry[1])
+        return due[:limit]
 
     async def drop_timer(self, chat: str, deadline: float, then: float | None = None) -> None:
         """Forget the chat's entry once handled (or move it to `then`), unless a newer
         deadline replaced it meanwhile."""
         later = "" if then is None else repr(then)
-        await self._drop(keys=[keys.TIMERS], args=[chat, repr(deadline), later])
+        await self._drop(keys=[keys.timers(chat)], args=[chat, repr(deadline), later])
+
+    # --- workers: heartbeats and journals ---------------------------------------------------
+
+    async def beat(self, scope: str, worker: str, now: float, gap: float, lease: float) -> Beat:
+        """Note the worker's heartbeat (see `_BEAT`)."""
+        last, gone, spans = await self._beat(
+            keys=[keys.beats(scope), keys.outages(scope)], args=[worker, repr(now), gap, lease]
+        )
+        outages = []
+        for span in spans:
+            start, _, end = (span.decode() if isinstance(span, bytes) else str(span)).partition(":")
+            outages.append((float(start), float(end)))
+        return Beat(
+            last=float(last) if last else None,
+            gone=tuple(name.decode() if isinstance(name, bytes) else str(name) for name in gone),
+            outages=tuple(outages),
+        )
+
+    async def enlist(self, scope: str, worker: str, now: float) -> None:
+        """Name a worker in its scope's heartbeats (unless it beat already)."""
+        await self.client.zadd(keys.beats(scope), {worker: now}, nx=True)
+
+    async def note(self, journal: str, chat: str, now: float) -> None:
+        """Note in a journal that the chat was written at `now`."""
+        async with self.client.pipeline(transaction=False) as pipe:
+            pipe.zadd(journal, {chat: now})
+            pipe.expire(journal, JOURNAL_TTL)
+            await pipe.execute()
+
+    async def journaled(self, journal: str, since: float) -> list[str]:
+        """The chats a journal holds from `since` on, oldest first."""
+        chats = await self.client.zrangebyscore(journal, since, "+inf")
+        return [chat.decode() if isinstance(chat, bytes) else str(chat) for chat in chats]
+
+    async def trim(self, journal: str, before: float) -> None:
+        """Forget what a journal holds from before `before`."""
+        await self.client.zremrangebyscore(journal, "-inf", f"({before!r}")
+
+    async def adopt(
+        self, scope: str, gone: str, journal: str, chats: list[str], now: float
+    ) -> None:
+        """Take over the journal of the worker `gone`: its chats are noted in `journal` first
+        (so a crash now loses nothing), then its journal and heartbeat are forgotten."""
+        if chats:
+            async with self.client.pipeline(transaction=False) as pipe:
+                pipe.zadd(journal, dict.fromkeys(chats, now))
+                pipe.expire(journal, JOURNAL_TTL)
+                await pipe.execute()
+        await self.client.delete(keys.journal(scope, gone))
+        await self.client.zrem(keys.beats(scope), gone)
 
     async def move_chat(self, old: str, new: str, *extra: tuple[str, str]) -> bool:
         """Move everything of chat `old` to chat `new` (a Telegram group that became a
@@ -251,7 +357,11 @@ class Store:
             *extra,
         ]
         names = [name for pair in pairs for name in pair]
-        moved = await self._move(keys=[*names, keys.TIMERS], args=[old, new])
+        moved = await self._move(keys=names, args=[])
+        score = await self.client.zscore(keys.timers(old), old)
+        if moved and score is not None:
+            await self.set_timer(new, float(score))
+            await self.client.zrem(keys.timers(old), old)
         self._parsed.pop(old, None)
         return bool(moved)
 

@@ -1,0 +1,177 @@
+"""Nothing shown is lost, whatever dies when: a worker that dies between a save and its posts has
+its journal taken over and its chats' lasting messages shown again; a worker cut off from Redis
+shows its own journal's again; turn clocks stand still while no worker runs (a real
+redis-server)."""
+
+import redis.asyncio as aioredis
+from service_helpers import ANN, BOB, CHAT, CID, Clock, service, table_of
+
+from bot.commands import Kind
+from bot.config import Config
+from bot.messages import Outcome
+from bot.requests import Request
+from bot.service import GAP, LEASE, GameService
+from bot.store import keys
+from engine import waiting_seats
+
+SCOPE = "chat"
+
+
+async def started(svc: GameService) -> None:
+    """Three people at a table, the first round dealt."""
+    for user in (ANN, BOB, CID):
+        await svc.handle(CHAT, user, Request(Kind.JOIN))
+    await svc.handle(CHAT, ANN, Request(Kind.START))
+
+
+async def to_act(redis_client: aioredis.Redis) -> str:
+    table = await table_of(redis_client)
+    assert table is not None
+    (seat, *_) = waiting_seats(table.game)
+    return table.game.players[seat].id
+
+
+def hand_of(outcome: Outcome, person: str) -> tuple[str, bool]:
+    """The text of `person`'s hand message in `outcome`, and whether it has buttons."""
+    (message,) = [m for m in outcome.messages if m.to == person and m.slot == "hand"]
+    return message.text, bool(message.buttons)
+
+
+async def test_a_dead_workers_chats_are_shown_again_by_the_next(
+    redis_client: aioredis.Redis,
+) -> None:
+    clock = Clock()
+    dead = service(redis_client, clock=clock)
+    await dead.tick(SCOPE)
+    await started(dead)  # what it had to post dies with it
+    clock.advance(1)
+    restarted = service(redis_client, clock=clock)
+    assert await restarted.tick(SCOPE) == []  # the other's lease has not run out yet
+    clock.advance(LEASE)
+    ((chat, outcome),) = await restarted.tick(SCOPE)
+    assert chat == CHAT
+    assert outcome.again
+    table = await table_of(redis_client)
+    assert table is not None
+    assert outcome.version == (table.game_id, int(await redis_client.hget(keys.game(CHAT), "v")))
+    slots = [(m.to, m.slot) for m in outcome.messages]
+    assert slots == [(None, "table"), (ANN.id, "hand"), (BOB.id, "hand"), (CID.id, "hand")]
+    first = await to_act(redis_client)
+    text, buttons = hand_of(outcome, first)
+    assert buttons, text  # the one to act can act
+    # Each hand says since which version it shows what it does: a slot that shows it is
+    # not posted again.
+    assert all(m.since is not None for m in outcome.messages if m.slot == "hand")
+    # The journal was taken over: nothing is shown twice, and the dead worker is forgotten.
+    clock.advance(1)
+    assert await restarted.tick(SCOPE) == []
+    assert await redis_client.zscore(keys.beats(SCOPE), dead.worker) is None
+    assert await redis_client.exists(keys.journal(SCOPE, dead.worker)) == 0
+    assert await redis_client.zscore(keys.journal(SCOPE, restarted.worker), CHAT) is not None
+
+
+async def test_the_taker_over_dying_too_loses_nothing(redis_client: aioredis.Redis) -> None:
+    clock = Clock()
+    first = service(redis_client, clock=clock)
+    await first.tick(SCOPE)
+    await started(first)
+    second = service(redis_client, clock=clock)
+    clock.advance(LEASE + 1)
+    assert len(await second.tick(SCOPE)) == 1  # it took over, and dies before posting
+    clock.advance(LEASE + 1)
+    third = service(redis_client, clock=clock)
+    ((chat, outcome),) = await third.tick(SCOPE)
+    assert chat == CHAT
+    assert outcome.again
+
+
+async def test_a_worker_cut_off_from_redis_shows_its_own_chats_again(
+    redis_client: aioredis.Redis,
+) -> None:
+    clock = Clock()
+    svc = service(redis_client, clock=clock)
+    await svc.tick(SCOPE)
+    await started(svc)
+    clock.advance(1)
+    assert await svc.tick(SCOPE) == []  # beating as it should: it posted what it had
+    clock.advance(GAP + 5)  # its ticks failed meanwhile (Redis was away)
+    ((chat, outcome),) = await svc.tick(SCOPE)
+    assert chat == CHAT
+    assert outcome.again
+
+
+async def test_only_the_chats_of_a_workers_scope_are_its_concern(
+    redis_client: aioredis.Redis,
+) -> None:
+    clock = Clock()
+    dead = service(redis_client, clock=clock)
+    await started(dead)
+    clock.advance(LEASE + 1)
+    other = service(redis_client, clock=clock)
+    assert await other.tick("dc") == []  # another platform's workers
+    assert await other.run_timers("dc") == []
+    assert len(await other.tick(SCOPE)) == 1
+
+
+async def running(svc: GameService, clock: Clock, until: float) -> list[tuple[str, Outcome]]:
+    """A worker running until `until`: a tick each second, as its timer loop does."""
+    shown = []
+    while clock.now < until:
+        clock.advance(min(1.0, until - clock.now))
+        shown += await svc.tick(SCOPE)
+    return shown
+
+
+async def test_turn_clocks_stand_still_while_no_worker_runs(
+    redis_client: aioredis.Redis,
+) -> None:
+    clock = Clock()
+    config = Config()
+    svc = service(redis_client, clock=clock)
+    await svc.tick(SCOPE)
+    await started(svc)
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.deadline is not None
+    assert table.remind is not None
+    deadline, remind, phase = table.deadline, table.remind, table.game.phase
+    who = await to_act(redis_client)
+    await running(svc, clock, clock.now + 10)
+    down = config.turn_timeout * 3  # everything stopped, for longer than a whole turn
+    clock.advance(down)
+    restarted = service(redis_client, clock=clock)
+    shown = await restarted.tick(SCOPE)
+    assert shown
+    assert all(outcome.again for _, outcome in shown)
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.deadline is not None
+    assert table.remind is not None
+    assert table.away == []
+    assert table.game.phase is phase
+    lost = table.deadline - deadline
+    assert abs(lost - down) < GAP + 1  # the time lost is credited (within a beat)
+    assert abs(table.remind - remind - lost) < 0.01
+    # The turn goes on from where it stood: the reminder once the half of it has gone by...
+    shown = await running(restarted, clock, table.remind - 1)
+    assert not [m for _, o in shown for m in o.messages]
+    shown = await running(restarted, clock, table.remind + 1)
+    assert [m.text for _, o in shown for m in o.messages if "it is your turn" in m.text]
+    # ...and the timeout once the rest of it has.
+    await running(restarted, clock, table.deadline + 1)
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.away == [who]
+
+
+async def test_a_short_pause_is_no_outage(redis_client: aioredis.Redis) -> None:
+    clock = Clock()
+    svc = service(redis_client, clock=clock)
+    for _ in range(5):
+        await svc.tick(SCOPE)
+        clock.advance(GAP - 0.5)
+    assert svc.outages == ()
+    clock.advance(GAP + 1)
+    await svc.tick(SCOPE)
+    ((start, end),) = svc.outages
+    assert end - start > GAP
