@@ -14,9 +14,7 @@ import logging
 import secrets
 import time
 
-import redis.asyncio as aioredis
-
-from bot import StoreErrors
+from bot import RedisClient, StoreErrors
 from bot.store import keys
 
 log = logging.getLogger(__name__)
@@ -50,7 +48,7 @@ return 0
 class Windows:
     """The flood windows of every chat, in the Redis of `client`."""
 
-    def __init__(self, client: "aioredis.Redis") -> None:
+    def __init__(self, client: RedisClient) -> None:
         self._reserve = client.register_script(_RESERVE)
         self._answered = client.register_script(_ANSWERED)
         self._away = False

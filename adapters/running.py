@@ -12,10 +12,8 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable, Iterable
 
-import redis.asyncio as aioredis
-
-from bot import Config, StoreErrors
-from bot.store import redis_client
+from bot import Config, RedisClient, StoreErrors
+from bot.store import reached, redis_client
 from bot.store.redis_server import RedisServerError, configured_redis
 
 EXIT_OK = 0
@@ -63,12 +61,12 @@ def stop_on_signals() -> asyncio.Event:
     return stop
 
 
-async def reach_redis(redis_url: str, timeout: float) -> "aioredis.Redis | None":
+async def reach_redis(redis_url: str, timeout: float, cluster: bool = False) -> RedisClient | None:
     """A client of the Redis at `redis_url` (every call bounded by `timeout` seconds), or None
     (said on stderr) if it does not answer."""
-    client = redis_client(redis_url, timeout)
+    client = redis_client(redis_url, timeout, cluster)
     try:
-        await client.ping()
+        await reached(client)
     except StoreErrors as error:
         fail(f"cannot reach Redis: {error}")
         await client.aclose()

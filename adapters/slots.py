@@ -23,7 +23,7 @@ import secrets
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
-import redis.asyncio as aioredis
+from bot import RedisClient
 
 TTL = 30 * 24 * 3600
 """A chat's slot map is forgotten after this long without a post (as an untouched game is)."""
@@ -99,7 +99,7 @@ class Held:
 class SlotMap:
     """The slot maps of one platform: `key(where)` is the Redis hash of the chat `where`."""
 
-    def __init__(self, client: "aioredis.Redis", key: Callable[[int], str]) -> None:
+    def __init__(self, client: RedisClient, key: Callable[[int], str]) -> None:
         self.client = client
         self._key = key
         self._claim = client.register_script(_CLAIM)

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from bot.messages import Button, Message, Outcome
     from bot.requests import Request, User
     from bot.service import GameService, caused_by_store
-    from bot.store import StoreErrors
+    from bot.store import RedisClient, StoreErrors
 
 _EXPORTS = {
     "Button": "bot.messages",
@@ -34,6 +34,7 @@ _EXPORTS = {
     "Kind": "bot.commands",
     "Message": "bot.messages",
     "Outcome": "bot.messages",
+    "RedisClient": "bot.store",
     "Request": "bot.requests",
     "StoreErrors": "bot.store",
     "User": "bot.requests",
@@ -49,6 +50,7 @@ __all__ = [
     "Kind",
     "Message",
     "Outcome",
+    "RedisClient",
     "Request",
     "StoreErrors",
     "User",

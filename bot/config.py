@@ -52,6 +52,7 @@ ENV_OVERRIDES: Mapping[str, str] = {
     "WIZARD_REDIS_URL": "redis_url",
     "WIZARD_REDIS_FSYNC": "redis_fsync",
     "WIZARD_REDIS_TIMEOUT": "redis_timeout",
+    "WIZARD_REDIS_CLUSTER": "redis_cluster",
     "WIZARD_DATA_DIR": "data_dir",
     "WIZARD_LANGUAGE": "language",
     "WIZARD_TELEGRAM_TOKEN": "telegram.token",
@@ -99,6 +100,9 @@ class Config:
     crash may lose the last second)."""
     redis_timeout: float = 1.0
     """Seconds a Redis connection or call may take before it counts as unreachable."""
+    redis_cluster: bool = False
+    """`redis_url` names a node of a Redis Cluster (the client finds the others): redis-py's
+    `RedisCluster`, as its `RedisCluster.from_url` reads the URL."""
     data_dir: Path = Path("data")
     """Where the bot keeps its files (the embedded Redis among them); relative to the current
     directory unless absolute."""
@@ -297,6 +301,7 @@ _TOP: Mapping[str, Check] = {
     "redis_url": _redis_url,
     "redis_fsync": _choice(FSYNC),
     "redis_timeout": _seconds_between(*REDIS_TIMEOUT_RANGE),
+    "redis_cluster": _bool,
     "data_dir": _path,
     "language": _choice(LANGUAGES),
     "theme": _choice(THEMES),
@@ -372,11 +377,18 @@ def _read_file(path: Path, named_by: str) -> dict[str, object]:
 
 NUMBERS = frozenset({"redis_timeout"})
 """Keys whose value is a number: their environment variable is read as one."""
+BOOLEANS = frozenset({"redis_cluster"})
+"""Keys whose value is true or false: their environment variable is read as one (true, yes,
+on, 1; false, no, off, 0)."""
+_TRUE, _FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
 
 
 def _typed(key: str, text: str) -> object:
-    """An environment variable's text as the key's value: a number for a number's key (the
-    text itself if it is none, for the check to refuse)."""
+    """An environment variable's text as the key's value: a number for a number's key, true or
+    false for a switch (the text itself if it is none, for the check to refuse)."""
+    if key in BOOLEANS:
+        word = text.strip().lower()
+        return True if word in _TRUE else False if word in _FALSE else text
     if key not in NUMBERS:
         return text
     try:
@@ -468,6 +480,20 @@ def load_config(environ: Mapping[str, str] | None = None, path: str | None = Non
     telegram = TelegramConfig(**values.pop("telegram", {}))
     discord = DiscordConfig(**values.pop("discord", {}))
     config = Config(**values, telegram=telegram, discord=discord)
+    if config.redis_cluster:
+        where = sources.get("redis_cluster", "redis_cluster")
+        url = config.redis_url
+        if url is None:
+            raise ConfigError(
+                f"{where}: redis_cluster needs redis_url, a node of the cluster (set redis_url, "
+                "or WIZARD_REDIS_URL): the embedded Redis is a single server"
+            )
+        parts = urlsplit(url)
+        if parts.scheme == "unix" or parts.path.strip("/") not in ("", "0"):
+            raise ConfigError(
+                f"{sources.get('redis_url', 'redis_url')}: a Redis Cluster is reached over TCP "
+                f"and has database 0 only, like redis://host:7000, not {_show(url)}"
+            )
     if config.data_dir.exists() and not config.data_dir.is_dir():
         not_a_dir = f"data_dir {_show(str(config.data_dir))} is not a directory"
         if "data_dir" not in sources:  # the default: say how to choose another

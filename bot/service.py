@@ -28,8 +28,6 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-import redis.asyncio as aioredis
-
 from bot import dispatch
 from bot.chat import Context, Refused, Result, timeout
 from bot.commands import BY_KIND, MAX_ARGUMENT, Kind
@@ -39,7 +37,7 @@ from bot.requests import Request, User
 from bot.show.i18n import N_, Texts, error_text, texts
 from bot.show.look import look_of
 from bot.show.render import Current, GroupTable, Lobby, Shown, render
-from bot.store import Snapshot, Store, StoreErrors, keys
+from bot.store import RedisClient, Snapshot, Store, StoreErrors, keys
 from bot.table import Settings, Table
 from engine import ROUND_PHASES, ErrorCode, Phase, RuleError
 
@@ -128,7 +126,7 @@ class GameService:
     @classmethod
     def on_redis(
         cls,
-        client: "aioredis.Redis",
+        client: RedisClient,
         config: Config,
         clock: Callable[[], float] = time.time,
         rng: random.Random | None = None,

@@ -380,3 +380,37 @@ def test_missing_explicit_file() -> None:
 
 def test_unreadable_file(tmp_path: Path) -> None:
     assert "cannot read config file" in error(path=str(tmp_path))
+
+
+def test_a_redis_cluster_is_named_by_a_node_and_a_switch(tmp_path: Path) -> None:
+    url = "redis://127.0.0.1:7000"
+    config = load_config({"WIZARD_REDIS_URL": url, "WIZARD_REDIS_CLUSTER": "yes"})
+    assert config.redis_cluster
+    assert not load_config({"WIZARD_REDIS_URL": url, "WIZARD_REDIS_CLUSTER": "0"}).redis_cluster
+    path = write(tmp_path, f'redis_url = "{url}"\nredis_cluster = true\n')
+    assert load_config({}, path).redis_cluster
+
+
+@pytest.mark.parametrize(
+    ("environ", "message"),
+    [
+        (
+            {"WIZARD_REDIS_CLUSTER": "true"},
+            "WIZARD_REDIS_CLUSTER: redis_cluster needs redis_url, a node of the cluster (set "
+            "redis_url, or WIZARD_REDIS_URL): the embedded Redis is a single server",
+        ),
+        (
+            {"WIZARD_REDIS_CLUSTER": "maybe"},
+            'WIZARD_REDIS_CLUSTER: redis_cluster must be true or false, not "maybe"',
+        ),
+        (
+            {"WIZARD_REDIS_CLUSTER": "1", "WIZARD_REDIS_URL": "redis://127.0.0.1:7000/3"},
+            "WIZARD_REDIS_URL: a Redis Cluster is reached over TCP and has database 0 only, like "
+            'redis://host:7000, not "redis://127.0.0.1:7000/3"',
+        ),
+    ],
+)
+def test_a_redis_cluster_that_cannot_be(environ: dict[str, str], message: str) -> None:
+    with pytest.raises(ConfigError) as error:
+        load_config(environ)
+    assert str(error.value) == message

@@ -26,8 +26,6 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, TextIO, TypeVar
 
-import redis.asyncio as aioredis
-
 from adapters.console import render
 from adapters.console.reader import (
     NO_CHOICES,
@@ -41,13 +39,24 @@ from adapters.console.reader import (
     read,
 )
 from adapters.text import tolerant
-from bot import Config, GameService, Kind, Message, Outcome, Request, StoreErrors, User, tokens
+from bot import (
+    Config,
+    GameService,
+    Kind,
+    Message,
+    Outcome,
+    RedisClient,
+    Request,
+    StoreErrors,
+    User,
+    tokens,
+)
 from bot.show.i18n import Texts, texts
 from bot.show.look import Look, look_of
 from bot.show.screens import options_line
 from bot.show.seating import seating
 from bot.show.themes import Theme
-from bot.store import redis_client
+from bot.store import reached, redis_client
 from bot.store.redis_server import RedisServerError, configured_redis
 from bot.table import Table
 from bot.tokens import Action
@@ -101,7 +110,7 @@ def play(args: PlayArgs, config: Config, out: TextIO | None = None) -> int:
     """Run the terminal table until the game ends or the person stops; the exit status."""
     stream = out or sys.stdout
     _prepare_terminal(stream)
-    client: aioredis.Redis | None = None
+    client: RedisClient | None = None
     with contextlib.ExitStack() as stack:
         try:
             stack.enter_context(_only_table(config.data_dir))
@@ -118,9 +127,9 @@ def play(args: PlayArgs, config: Config, out: TextIO | None = None) -> int:
             except (RedisServerError, OSError) as error:
                 print(f"wizard-bot {args.command}: cannot start Redis: {error}", file=sys.stderr)
                 return EXIT_FAILED
-            client = redis_client(url, config.redis_timeout)
+            client = redis_client(url, config.redis_timeout, config.redis_cluster)
             try:
-                loop.run_until_complete(client.ping())
+                loop.run_until_complete(reached(client))
             except StoreErrors as error:
                 print(
                     f"wizard-bot {args.command}: cannot reach the Redis of redis_url: {error}",

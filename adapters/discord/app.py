@@ -22,7 +22,6 @@ from functools import partial
 from typing import Any
 
 import discord
-import redis.asyncio as aioredis
 from discord import app_commands
 
 from adapters.discord import buttons
@@ -41,7 +40,17 @@ from adapters.discord.slots import Slots
 from adapters.flood import Windows
 from adapters.outbox import Limits, Outbox
 from adapters.text import ARG_LIMIT, clean
-from bot import Config, GameService, Kind, Message, Outcome, Request, User, caused_by_store
+from bot import (
+    Config,
+    GameService,
+    Kind,
+    Message,
+    Outcome,
+    RedisClient,
+    Request,
+    User,
+    caused_by_store,
+)
 from bot.show.i18n import Texts
 from bot.timers import stop_timer_loop, timer_loop
 
@@ -98,7 +107,7 @@ class DiscordFrontEnd:
         self,
         config: Config,
         service: GameService,
-        client: "aioredis.Redis",
+        client: RedisClient,
         *,
         limits: Limits = DISCORD_LIMITS,
         timer_interval: float = 1.0,

@@ -30,7 +30,7 @@ def quiet_voice() -> None:
 
 async def serve(config: Config, redis_url: str, stop: asyncio.Event) -> int:
     """Serve Discord until `stop` is set."""
-    client = await reach_redis(redis_url, config.redis_timeout)
+    client = await reach_redis(redis_url, config.redis_timeout, config.redis_cluster)
     if client is None:
         return EXIT_FAILED
     try:

@@ -16,7 +16,6 @@ from collections.abc import Hashable
 from typing import Any, cast
 from urllib.parse import urlsplit
 
-import redis.asyncio as aioredis
 from telegram import (
     BotCommand,
     BotCommandScopeAllGroupChats,
@@ -56,7 +55,7 @@ from adapters.telegram.render import Key, Post, answer_post, coalesce, html_text
 from adapters.telegram.sender import Delivery, Sender, retryable
 from adapters.telegram.slots import Slots
 from adapters.text import TITLE_LIMIT, clean
-from bot import Config, GameService, Kind, Outcome, Request, User, caused_by_store
+from bot import Config, GameService, Kind, Outcome, RedisClient, Request, User, caused_by_store
 from bot.commands import BY_KIND, Who, of_payload
 from bot.show.i18n import Texts
 from bot.timers import stop_timer_loop, timer_loop
@@ -100,7 +99,7 @@ class TelegramFrontEnd:
         self,
         config: Config,
         service: GameService,
-        client: "aioredis.Redis",
+        client: RedisClient,
         *,
         limits: Limits = Limits(),  # noqa: B008 - frozen
         rate_limiter: BaseRateLimiter[Any] | None = None,

@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 
 async def serve(config: Config, redis_url: str, stop: asyncio.Event) -> int:
     """Serve Telegram until `stop` is set."""
-    client = await reach_redis(redis_url, config.redis_timeout)
+    client = await reach_redis(redis_url, config.redis_timeout, config.redis_cluster)
     if client is None:
         return EXIT_FAILED
     try:

@@ -6,12 +6,18 @@ two racing commands each take effect exactly once. The service retries on confli
 """
 
 import json
+import logging
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as aioredis
-from redis.exceptions import RedisError
+from redis.exceptions import (
+    NoScriptError,
+    RedisClusterException,
+    RedisError,
+    SlotNotCoveredError,
+)
 
 from bot.store import keys
 from bot.table import Settings, Table
@@ -24,13 +30,28 @@ RECORD_TTL = 90 * 24 * 3600
 JOURNAL_TTL = 24 * 3600
 """A journal nobody takes over is forgotten after this long."""
 
-StoreErrors = (RedisError, OSError)
-"""What a call raises when Redis cannot be reached or refuses (e.g. out of memory)."""
+WAIT_MS = 500
+"""On a Redis Cluster, how long a write waits for a replica of its master to have it (`WAIT`)
+before it is reported done anyway (with a warning)."""
+
+StoreErrors = (RedisError, OSError, RedisClusterException)
+"""What a call raises when Redis cannot be reached or refuses (e.g. out of memory), or a
+Cluster client cannot find its cluster."""
+
+RedisClient = aioredis.Redis | aioredis.RedisCluster
+"""A client of one Redis server, or of a Redis Cluster."""
+
+log = logging.getLogger(__name__)
 
 
-def redis_client(url: str, timeout: float) -> "aioredis.Redis":
-    """A client of the Redis at `url` whose connecting and every call give up after `timeout`
-    seconds (a frozen or unreachable server raises a timeout, which is one of StoreErrors)."""
+def redis_client(url: str, timeout: float, cluster: bool = False) -> RedisClient:
+    """A client of the Redis at `url` (with `cluster`: of the Redis Cluster that node belongs
+    to) whose connecting and every call give up after `timeout` seconds (a frozen or
+    unreachable server raises a timeout, which is one of StoreErrors)."""
+    if cluster:
+        return aioredis.RedisCluster.from_url(
+            url, socket_connect_timeout=timeout, socket_timeout=timeout
+        )
     return aioredis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
 
 
@@ -113,6 +134,20 @@ for longer than ARGV[3] seconds, that span is an outage. Returns the worker's ow
 the workers whose beat is older than the lease ARGV[4], and the recent outages."""
 
 
+async def reached(client: RedisClient) -> None:
+    """PING the store, and make sure a client of one server is not pointed at a node of a
+    Cluster (it would start, and then fail every request on another node's keys). Raises one
+    of StoreErrors: a RedisError saying what to set, for a Cluster's node."""
+    await client.ping()
+    if isinstance(client, aioredis.RedisCluster):
+        return
+    info = await client.info("cluster")
+    if str(info.get("cluster_enabled", 0)) == "1":
+        raise RedisError(
+            "it is a node of a Redis Cluster: set redis_cluster = true (or WIZARD_REDIS_CLUSTER=1)"
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Snapshot:
     """A chat as read: the version to write against, its table (if any) and its settings."""
@@ -151,16 +186,11 @@ class Write:
 class Store:
     """A chat's game state in Redis."""
 
-    def __init__(
-        self,
-        client: "aioredis.Redis",
-        defaults: Settings,
-        cached: int = 10_000,
-        cluster: bool = False,
-    ) -> None:
+    def __init__(self, client: RedisClient, defaults: Settings, cached: int = 10_000) -> None:
         self.client = client
-        self.cluster = cluster
-        """The client is a Redis Cluster's: no script may touch keys of two chats or indexes."""
+        self.cluster = isinstance(client, aioredis.RedisCluster)
+        """The client is a Redis Cluster's: no script may touch keys of two slots, and a write
+        waits for a replica (a master that dies right after loses nothing acknowledged)."""
         self.defaults = defaults
         self._parsed: OrderedDict[str, tuple[bytes, bytes, Table]] = OrderedDict()
         """The last table read or written per chat, with its blob: parsing a blob costs more
@@ -245,7 +275,10 @@ class Store:
             else:
                 names.append(journal[0])
                 args += [repr(journal[1]), chat, JOURNAL_TTL]
-        done = await self._cas(keys=names, args=args)
+        if self.cluster:
+            done = await self._cas_replicated(names, args)
+        else:
+            done = await self._cas(keys=names, args=args)
         if done == -1:
             return None
         if done == 1 and table is not None:
@@ -256,6 +289,36 @@ class Store:
             elif known is not None and known[2].stored == table.stored:
                 self._remember(chat, blob, known[1], table.copy())
         return bool(done == 1)
+
+    async def _cas_replicated(self, names: list[str], args: list[Any]) -> Any:
+        """The compare-and-set on a Cluster, then `WAIT` for a replica of its master, on the same
+        connection (WAIT counts that connection's writes): a failover after the answer loses
+        nothing. A master without replicas is not waited for."""
+        assert isinstance(self.client, aioredis.RedisCluster)
+        cluster = self.client
+        try:
+            node = cluster.get_node_from_key(names[0])
+        except SlotNotCoveredError:
+            await cluster.initialize()
+            node = cluster.get_node_from_key(names[0])
+        shard = cluster.nodes_manager.slots_cache.get(cluster.keyslot(names[0]), [])
+        replicas = min(1, max(0, len(shard) - 1))
+        for _attempt in range(2):
+            async with cluster.pipeline(transaction=False) as pipe:
+                pipe.execute_command("EVALSHA", self._cas.sha, len(names), *names, *args)
+                if replicas:
+                    pipe.execute_command("WAIT", replicas, WAIT_MS, target_nodes=node)
+                results = await pipe.execute(raise_on_error=False)
+            done = results[0]
+            if isinstance(done, NoScriptError):
+                await cluster.script_load(_CAS)  # a node that never saw the script (a new one)
+                continue
+            if isinstance(done, BaseException):
+                raise done
+            if replicas and done == 1 and not (isinstance(results[1], int) and results[1] >= 1):
+                log.warning("a write to %s is on its master only: %r", names[0], results[1])
+            return done
+        raise RedisError("the compare-and-set script could not be loaded")
 
     async def record(self, chat: str) -> dict[str, Any] | None:
         """The record of the chat's last finished game."""
@@ -356,14 +419,35 @@ class Store:
             (keys.record(old), keys.record(new)),
             *extra,
         ]
-        names = [name for pair in pairs for name in pair]
-        moved = await self._move(keys=names, args=[])
+        if self.cluster:
+            moved = await self._move_across(pairs)
+        else:
+            names = [name for pair in pairs for name in pair]
+            moved = await self._move(keys=names, args=[])
         score = await self.client.zscore(keys.timers(old), old)
         if moved and score is not None:
             await self.set_timer(new, float(score))
             await self.client.zrem(keys.timers(old), old)
         self._parsed.pop(old, None)
         return bool(moved)
+
+    async def _move_across(self, pairs: list[tuple[str, str]]) -> bool:
+        """`_MOVE` on a Cluster, where the two chats' keys live in different slots: each key is
+        copied (DUMP, RESTORE with its time to live) and then deleted, one after another. Not
+        atomic: a crash in the middle leaves some keys at each (the move is for a group that
+        became a supergroup, once in its life, and the old group is not played in again)."""
+        if await self.client.exists(pairs[0][1]):
+            return False
+        moved = False
+        for old, new in pairs:
+            dumped = await self.client.dump(old)
+            if dumped is None:
+                continue
+            ttl = await self.client.pttl(old)
+            await self.client.restore(new, max(0, int(ttl)), dumped, replace=True)
+            await self.client.delete(old)
+            moved = True
+        return moved
 
     async def size(self, chat: str) -> int:
         """Bytes Redis uses for the chat's game hash (for the benchmark)."""

@@ -1,0 +1,185 @@
+"""A real Redis Cluster for tests: redis-servers with `--cluster-enabled yes` on free ports of
+127.0.0.1 (3 masters, and a replica of each), joined by `redis-cli --cluster create`, every write
+fsynced (appendfsync always). A master can be killed, and its replica is then promoted (the
+nodes time each other out after a second)."""
+
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import redis
+
+from bot.store.redis_server import RedisServer, find_redis_server, free_port
+
+NODE_TIMEOUT_MS = 1000
+
+
+BUS_OFFSET = 10000
+"""A node's cluster bus listens on its port + 10000 (redis-server 6 has no --cluster-port)."""
+
+
+def cluster_port() -> int:
+    """A free port whose bus port (+ 10000) is free too."""
+    while True:
+        port = free_port()
+        if port + BUS_OFFSET > 65535:
+            continue
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port + BUS_OFFSET))
+            except OSError:
+                continue
+        return port
+
+
+class ClusterNode(RedisServer):
+    """One node of a test cluster."""
+
+    def __init__(self, root: Path, port: int) -> None:
+        super().__init__(root, port=port, appendfsync="always")
+
+    def command(self) -> list[str]:
+        return [
+            *super().command(),
+            "--cluster-enabled", "yes",
+            "--cluster-config-file", "nodes.conf",
+            "--cluster-node-timeout", str(NODE_TIMEOUT_MS),
+            "--cluster-replica-validity-factor", "0",  # any replica may take over
+        ]  # fmt: skip
+
+
+def redis_cli() -> str:
+    """redis-cli beside the redis-server in use."""
+    return str(Path(find_redis_server()).with_name("redis-cli"))
+
+
+class Cluster:
+    """`masters` masters with `replicas` replicas each, in `root`."""
+
+    def __init__(self, root: Path, masters: int = 3, replicas: int = 1) -> None:
+        self.nodes = [
+            ClusterNode(root / f"node{n}", cluster_port()) for n in range(masters * (1 + replicas))
+        ]
+        self.replicas = replicas
+
+    @property
+    def url(self) -> str:
+        """A URL of one node (a cluster client finds the others)."""
+        live = next(node for node in self.nodes if node.running)
+        return f"redis://127.0.0.1:{live.port}/0"
+
+    def start(self) -> None:
+        for node in self.nodes:
+            node.start()
+        addresses = [f"127.0.0.1:{node.port}" for node in self.nodes]
+        done = subprocess.run(
+            [
+                redis_cli(), "--cluster", "create", *addresses,
+                "--cluster-replicas", str(self.replicas), "--cluster-yes",
+            ],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )  # fmt: skip
+        if done.returncode != 0:
+            raise RuntimeError(f"redis-cli --cluster create failed: {done.stdout}{done.stderr}")
+        self.wait_ok()
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            node.stop()
+
+    def info(self, node: RedisServer) -> dict[str, str]:
+        with redis.Redis(port=node.port) as client:
+            text = client.execute_command("CLUSTER", "INFO")
+        if isinstance(text, bytes):
+            text = text.decode()
+        if isinstance(text, dict):
+            return {str(k): str(v) for k, v in text.items()}
+        return dict(line.split(":", 1) for line in str(text).split() if ":" in line)
+
+    def wait_ok(self, timeout: float = 30.0) -> None:
+        """Until every running node says the cluster is ok and knows every node."""
+        deadline = time.monotonic() + timeout
+        while True:
+            live = [node for node in self.nodes if node.running]
+            infos = [self.info(node) for node in live]
+            if (
+                all(i.get("cluster_state") == "ok" for i in infos)
+                and all(int(i.get("cluster_known_nodes", 0)) == len(self.nodes) for i in infos)
+                and self.replicated()
+            ):
+                return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the cluster is not ok: {infos}")
+            time.sleep(0.1)
+
+    def replicated(self) -> bool:
+        """Whether every master has its replicas online (in sync, taking writes)."""
+        for node in self.nodes:
+            if not node.running:
+                continue
+            with redis.Redis(port=node.port) as client:
+                info = client.info("replication")
+            if info.get("role") != "master":
+                continue
+            online = [
+                value
+                for key, value in info.items()
+                if key.startswith("slave")
+                and isinstance(value, dict)
+                and value.get("state") == "online"
+            ]
+            if len(online) < self.replicas:
+                return False
+        return True
+
+    def master_of(self, key: str) -> ClusterNode:
+        """The node that serves `key` now."""
+        live = next(node for node in self.nodes if node.running)
+        with redis.Redis(port=live.port) as client:
+            slot = int(client.execute_command("CLUSTER", "KEYSLOT", key))
+            for start, end, master, *_ in client.execute_command("CLUSTER", "SLOTS"):
+                if start <= slot <= end:
+                    port = int(master[1])
+                    return next(node for node in self.nodes if node.port == port)
+        raise LookupError(f"no node serves {key}")
+
+    def replica_of(self, key: str) -> ClusterNode:
+        """A replica of the node that serves `key`."""
+        master = self.master_of(key)
+        with redis.Redis(port=master.port) as client:
+            info = client.info("replication")
+        for name, value in info.items():
+            if name.startswith("slave") and isinstance(value, dict):
+                return next(node for node in self.nodes if node.port == int(value["port"]))
+        raise LookupError(f"{key}'s master has no replica")
+
+    def kill_master(self, key: str, timeout: float = 30.0) -> ClusterNode:
+        """SIGKILL the master of `key` and wait until its replica serves the key's slot."""
+        master = self.master_of(key)
+        master.kill()
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                now = self.master_of(key)
+                if now is not master and now.running:
+                    self.wait_ok_without(master, deadline - time.monotonic())
+                    return master
+            except (redis.RedisError, OSError, StopIteration):
+                pass
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no replica took over from {master.port}")
+            time.sleep(0.1)
+
+    def wait_ok_without(self, gone: ClusterNode, timeout: float) -> None:
+        deadline = time.monotonic() + max(timeout, 1.0)
+        while True:
+            infos = [self.info(node) for node in self.nodes if node.running]
+            if all(i.get("cluster_state") == "ok" for i in infos):
+                return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the cluster is not ok after {gone.port} died: {infos}")
+            time.sleep(0.1)

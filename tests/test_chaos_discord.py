@@ -1,0 +1,303 @@
+"""Chaos on Discord: a whole game against the real `wizard-bot run` process (through the fake's
+gateway and REST API), which is SIGKILLed at ten random moments and its redis-server at three,
+while the test plays the people, pressing only the buttons their DMs show (never /hand). The game
+finishes; every acknowledged press is in the record; nobody is put on autopilot by a crash; and
+the time from each restart to the next working button is printed and stays within 5 s.
+
+Discord does not deliver an interaction again: a press made while the bot is down, or taken by a
+bot that died before answering, is lost (the person sees "This interaction failed" and presses
+again), as on Discord itself."""
+
+import asyncio
+import json
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+import redis
+from fake_discord import FakeDiscord, Person, Stored
+from players import until
+from test_chaos import BACK_WITHIN, BOT_KILLS, MOVES, REDIS_KILLS, SEED, moves_of
+
+from adapters.discord.render import GAME_PREFIX
+from bot import tokens
+from bot.store import keys
+from bot.store.redis_server import RedisServer, free_port
+from engine import check_record
+
+REFUSALS = ("not your turn", "out of date", "cannot be reached", "already", "not one of ours")
+"""Words of the answers that refuse a press (the move was not made)."""
+
+
+class BotProcess:
+    """`wizard-bot run` with the Discord front end, its gateway pointed at the fake."""
+
+    def __init__(self, env: dict[str, str], log: IO[str]) -> None:
+        self.env = env
+        self.log = log
+        self.process: subprocess.Popen[str] | None = None
+
+    def start(self) -> None:
+        code = (
+            "import os, yarl, discord.gateway\n"
+            "gateway = yarl.URL(os.environ['FAKE_GATEWAY'])\n"
+            "discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = gateway\n"
+            "from adapters.cli import main\n"
+            "raise SystemExit(main(['run']))"
+        )
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", code],
+            env=self.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait()
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@dataclass
+class Press:
+    user: Person
+    message: Stored
+    custom_id: str
+    round: int
+
+
+@dataclass
+class Table:
+    """The people at the game, and what they saw."""
+
+    fake: FakeDiscord
+    rng: random.Random
+    people: list[Person]
+    acked: list[Press] = field(default_factory=list)
+    refused: set[tuple[int, int, str]] = field(default_factory=set)
+    backs: list[tuple[str, float]] = field(default_factory=list)
+    log: list[str] = field(default_factory=list)
+    began: float = field(default_factory=time.monotonic)
+
+    def over(self) -> bool:
+        return any("The game is over" in m.content for m in self.fake.shown(self.fake.channel))
+
+    def turn(self) -> Press | None:
+        """The newest hand message with buttons in someone's DM (one not refused as it is)."""
+        for user in self.people:
+            hands = [m for m in self.fake.shown(user.id, user) if "Round " in m.content]
+            if not hands:
+                continue
+            hand = hands[-1]
+            ids = [i for i in hand.custom_ids() if i.startswith(GAME_PREFIX + ":")]
+            if ids and (user.id, hand.id, hand.content) not in self.refused:
+                number = int(hand.content.split("Round ", 1)[1].split(" ", 1)[0])
+                return Press(user, hand, self.rng.choice(ids), number)
+        return None
+
+    async def shown(self) -> Press | None:
+        end = time.monotonic() + 30
+        while time.monotonic() < end:
+            press = self.turn()
+            if press is not None or self.over():
+                return press
+            await asyncio.sleep(0.01)
+        raise AssertionError("nobody has a button for 30 s, and the game is not over")
+
+
+def accepted(fake: FakeDiscord, interaction: int) -> bool | None:
+    """Whether the bot answered the press and made the move (None: no answer yet)."""
+    record = fake.interactions[interaction]
+    if record.answered is None:
+        return None
+    said = " ".join(record.line.replies).lower()
+    return not any(word in said for word in REFUSALS)
+
+
+def in_record(press: Press, record: dict[str, Any], seats: dict[int, int]) -> bool:
+    token = tokens.decode(press.custom_id.split(":", 2)[2])
+    played = record["rounds"][press.round - 1]
+    seat = seats[press.user.id]
+    if token.action is tokens.Action.BID:
+        return bool(played["bids"][seat] == int(token.arg))
+    if token.action is tokens.Action.TRUMP:
+        return bool(played["trump"] == token.arg)
+    if token.action is tokens.Action.PLAY:
+        count = len(record["players"])
+        cards = [
+            card
+            for trick in played["tricks"]
+            for i, card in enumerate(trick["cards"])
+            if (trick["leader"] + i) % count == seat
+        ]
+        return token.arg in cards or token.arg == ""
+    return True
+
+
+@pytest.fixture
+def redis_alone(tmp_path: Path) -> Any:
+    server = RedisServer(tmp_path / "redis", port=free_port(), appendfsync="always")
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+async def test_a_discord_game_survives_the_bot_and_redis_killed_at_random(
+    redis_alone: RedisServer, tmp_path: Path
+) -> None:
+    rng = random.Random(SEED + 1)
+    print(f"chaos seed {SEED} (WIZARD_CHAOS_SEED={SEED} plays this run again)")
+    schedule = dict.fromkeys(rng.sample(range(4, MOVES - 2), BOT_KILLS + REDIS_KILLS), "bot")
+    for move in rng.sample(sorted(schedule), REDIS_KILLS):
+        schedule[move] = "redis"
+    async with FakeDiscord() as fake:
+        (tmp_path / "none.toml").write_text("")
+        env = {
+            **os.environ,
+            "WIZARD_CONFIG": str(tmp_path / "none.toml"),
+            "WIZARD_DISCORD_TOKEN": fake.token,
+            "WIZARD_DISCORD_BASE_URL": fake.base_url,
+            "FAKE_GATEWAY": fake.gateway_url,
+            "WIZARD_REDIS_URL": redis_alone.url,
+            "WIZARD_DATA_DIR": str(tmp_path / "data"),
+        }
+        people = [fake.add_user(name) for name in ("Ann", "Bob", "Cid")]
+        table = Table(fake, rng, people)
+        with open(tmp_path / "bot.log", "w") as log:
+            bot = BotProcess(env, log)
+            try:
+                await play(table, bot, redis_alone, schedule)
+            finally:
+                await asyncio.to_thread(bot.stop)
+                (tmp_path / "presses.log").write_text("\n".join(table.log) + "\n")
+        output = (tmp_path / "bot.log").read_text()
+        with redis.Redis.from_url(redis_alone.url) as client:
+            record = json.loads(client.get(keys.record(f"dc:{fake.channel}")) or "null")
+        assert record is not None, output[-3000:]
+        check_record(record)
+        seats = {user.id: record["players"].index(user.name) for user in people}
+        missing = [p for p in table.acked if not in_record(p, record, seats)]
+        assert missing == [], missing
+        assert len(table.acked) <= moves_of(record) + len(record["rounds"])
+        assert not [m for m in fake.shown(fake.channel) if "ran out of time" in m.content]
+        assert "Traceback" not in output, output[-3000:]
+        times = [seconds for _, seconds in table.backs]
+        print(
+            f"Discord: restart to the next working button over {len(times)} restarts "
+            f"({BOT_KILLS} of the bot, {REDIS_KILLS} of Redis): p50 "
+            f"{statistics.median(times):.2f} s, max {max(times):.2f} s"
+        )
+        assert len(times) == BOT_KILLS + REDIS_KILLS, table.backs
+        assert max(times) <= BACK_WITHIN
+
+
+async def play(
+    table: Table, bot: BotProcess, server: RedisServer, schedule: dict[int, str]
+) -> None:
+    fake = table.fake
+
+    async def ready() -> float:
+        """When the restarted bot is on the gateway again."""
+        count = len(fake.identified)
+        await fake.wait_identified(count + 1, timeout=30)
+        return time.monotonic()
+
+    async def act(payload: dict[str, Any]) -> int:
+        await fake.dispatch("INTERACTION_CREATE", payload)
+        return int(payload["id"])
+
+    bot.start()
+    await ready()
+    for user in table.people:
+        await fake.wait_answered(await act(fake.command(fake.channel, user, "join")), timeout=10)
+    host = table.people[0]
+    for setting in ("rounds=short", "bids=hidden"):
+        payload = fake.command(fake.channel, host, "options", setting=setting)
+        await fake.wait_answered(await act(payload), timeout=10)
+    await fake.wait_answered(await act(fake.command(fake.channel, host, "start")), timeout=10)
+    back: tuple[str, float] | None = None
+    presses = 0
+    while not table.over():
+        press = await table.shown()
+        if press is None:
+            break
+        crash = None
+        if back is None and schedule and min(schedule) <= presses:
+            crash = schedule.pop(min(schedule))
+        presses += 1
+        seen = press.message.content
+        if not fake._sockets:
+            await asyncio.sleep(0.05)
+            continue
+        interaction = await act(
+            fake.press(press.user.id, press.user, press.message, press.custom_id)
+        )
+        if crash == "bot":
+            await asyncio.sleep(table.rng.uniform(0, 0.05))
+            bot.kill()
+            bot.start()
+            back = ("bot", await ready())
+            continue  # the press in flight is answered by now or never
+        if crash == "redis":
+            await asyncio.sleep(table.rng.uniform(0, 0.05))
+            await asyncio.to_thread(server.kill)
+            await asyncio.sleep(table.rng.uniform(0.2, 1.5))
+            await asyncio.to_thread(server.restart)
+            back = ("redis", time.monotonic())
+            continue
+        done = await answered(fake, interaction)
+        table.log.append(
+            f"{time.monotonic() - table.began:7.2f} {press.user.name} {press.custom_id} "
+            f"-> {done} {fake.interactions[interaction].line.replies}"
+        )
+        await settle(fake)
+        if not done:
+            said = " ".join(fake.interactions[interaction].line.replies)
+            if done is False and "cannot be reached" not in said:
+                table.refused.add((press.user.id, press.message.id, seen))
+            else:
+                await asyncio.sleep(0.3)
+            continue
+        table.acked.append(press)
+        if back is not None:
+            table.backs.append((back[0], time.monotonic() - back[1]))
+            back = None
+
+
+async def answered(fake: FakeDiscord, interaction: int) -> bool | None:
+    """Whether the press was accepted, once answered (None: no answer within 15 s)."""
+    await until(lambda: accepted(fake, interaction) is not None, 15)
+    return accepted(fake, interaction)
+
+
+async def settle(fake: FakeDiscord) -> None:
+    """Until the bot has gone quiet (a person reads what changed)."""
+    end = time.monotonic() + 5
+    quiet_since = time.monotonic()
+    calls = sum(fake.calls.values())
+    while time.monotonic() < end:
+        await asyncio.sleep(0.03)
+        now = sum(fake.calls.values())
+        if now != calls or fake.busy():
+            calls, quiet_since = now, time.monotonic()
+        elif time.monotonic() - quiet_since >= 0.15:
+            return

@@ -1,0 +1,217 @@
+"""The bot on a real Redis Cluster (3 masters, a replica each; `tests/cluster.py`): whole games
+through the service, many chats at once, their timers and a gone worker's journal; the Telegram
+front end as `wizard-bot run` starts it, and a whole game through it; and a master SIGKILLed
+mid-game, its replica promoted, without losing an acknowledged move."""
+
+import asyncio
+import itertools
+import os
+import random
+import signal
+import time
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+import redis
+import redis.asyncio as aioredis
+from cluster import Cluster
+from fake_telegram import FakeTelegram
+from service_helpers import Clock, Driver, RecordingStore, human, raw, table_of
+from test_telegram import GROUP, PLAYERS, Bot, _front, play_on, seat
+
+from adapters.telegram.run import serve
+from bot.commands import Kind
+from bot.config import Config, TelegramConfig
+from bot.requests import Request
+from bot.service import LEASE, GameService
+from bot.store import StoreErrors, keys, reached, redis_client
+from bot.store.store import WAIT_MS
+from engine import Phase
+
+CHATS = 12
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    servers = Cluster(tmp_path_factory.mktemp("cluster"))
+    servers.start()
+    try:
+        yield servers
+    finally:
+        servers.stop()
+
+
+@pytest.fixture
+async def cluster_client(cluster: Cluster) -> AsyncIterator["aioredis.RedisCluster"]:
+    """A client of the cluster as the bot makes one, every master emptied first."""
+    for node in cluster.nodes:
+        if node.running:
+            with redis.Redis(port=node.port) as plain:
+                if plain.info("replication").get("role") == "master":
+                    plain.flushall()
+    client = redis_client(cluster.url, 2.0, cluster=True)
+    assert isinstance(client, aioredis.RedisCluster)
+    await client.initialize()
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+def chats(count: int) -> list[str]:
+    return [f"chat:-{1000 + n}" for n in range(count)]
+
+
+async def test_whole_games_in_many_chats_at_once(cluster_client: "aioredis.RedisCluster") -> None:
+    clock = Clock()
+    svc = GameService(RecordingStore(cluster_client), Config(), clock=clock, rng=random.Random(3))
+    names = chats(CHATS)
+    slots = {cluster_client.keyslot(keys.game(chat)) for chat in names}
+    nodes = {cluster_client.get_node_from_key(keys.game(chat)).name for chat in names}
+    assert len(nodes) == 3, nodes  # the chats are spread over every master
+    drivers = [
+        Driver(svc, [human(n + 10 * i) for n in range(1, 4)], chat=chat, seed=i)
+        for i, chat in enumerate(names)
+    ]
+    await asyncio.gather(*(d.lobby(["rounds=short"]) for d in drivers))
+    states = await asyncio.gather(*(d.play_to_end() for d in drivers))
+    assert all(state.phase is Phase.FINISHED for state in states)
+    for chat in names:
+        assert await svc.store.record(chat) is not None
+    assert len(slots) == CHATS
+
+
+async def test_timers_and_a_gone_workers_journal_on_a_cluster(
+    cluster_client: "aioredis.RedisCluster",
+) -> None:
+    clock = Clock()
+    config = Config(lobby_timeout=10)
+    gone = GameService(RecordingStore(cluster_client), config, clock=clock)
+    names = chats(6)
+    await gone.tick("chat")
+    for i, chat in enumerate(names):
+        for n in range(1, 4):
+            await gone.handle(chat, human(n + 10 * i), Request(Kind.JOIN))
+    shards = {keys.timers(chat) for chat in names}
+    assert len({cluster_client.keyslot(shard) for shard in shards}) > 1
+    clock.advance(LEASE + 1)
+    other = GameService(RecordingStore(cluster_client), config, clock=clock)
+    shown = await other.tick("chat")
+    assert sorted(chat for chat, _ in shown) == sorted(names)  # each lobby shown again
+    for _ in range(config.lobby_timeout):  # a worker running on: a tick a second
+        clock.advance(1)
+        await other.tick("chat")
+    closed = await asyncio.gather(*(table_of(cluster_client, chat) for chat in names))
+    assert closed == [None] * len(names)  # every idle lobby, on every shard, timed out
+
+
+async def test_a_plain_client_of_a_cluster_node_is_told_what_to_set(cluster: Cluster) -> None:
+    plain = redis_client(cluster.url, 2.0)
+    try:
+        with pytest.raises(redis.RedisError, match="set redis_cluster = true"):
+            await reached(plain)
+    finally:
+        await plain.aclose()
+
+
+async def test_run_serves_telegram_on_a_cluster(cluster: Cluster) -> None:
+    """`wizard-bot run`'s path: the configured cluster reached, a lobby shown through it."""
+    async with FakeTelegram() as fake:
+        fake.add_group(GROUP, "Wizards", members=list(PLAYERS))
+        config = Config(
+            redis_url=cluster.url,
+            redis_cluster=True,
+            telegram=TelegramConfig(token=fake.token, base_url=f"http://127.0.0.1:{fake.port}"),
+        )
+        stop = asyncio.Event()
+        run = asyncio.create_task(serve(config, cluster.url, stop))
+        for user in PLAYERS:
+            fake.start_dm(user)
+            fake.send_command(GROUP, user, "/join")
+            await fake.wait_idle(timeout=10)
+        assert any("3. Cid" in m.text for m in fake.current_messages(GROUP).values())
+        stop.set()
+        assert await asyncio.wait_for(run, 20) == 0
+
+
+@pytest.fixture
+def game_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Game ids g1, g2, ... (as the Telegram tests have them)."""
+    counter = itertools.count(1)
+    monkeypatch.setattr("bot.chat.new_game_id", lambda: f"g{next(counter)}")
+
+
+async def test_a_whole_telegram_game_on_a_cluster(
+    cluster_client: "aioredis.RedisCluster", game_ids: None
+) -> None:
+    async with FakeTelegram() as fake:
+        fake.add_group(GROUP, "Wizards", members=list(PLAYERS))
+        bot = Bot(fake, _front(fake, cluster_client), cluster_client)  # type: ignore[arg-type]
+        await bot.front.start()
+        try:
+            await seat(bot)
+            await bot.press_label(GROUP, PLAYERS[1], bot.lobby().message_id, "Start")
+            moves = await play_on(bot)
+        finally:
+            await bot.front.stop()
+        assert moves >= 3 * (1 + 2 + 3 + 4 + 5) + 3 * 5
+        assert fake.unanswered_presses() == []
+        assert bot.real_errors() == []
+
+
+async def test_a_master_killed_mid_game_loses_no_acknowledged_move(
+    cluster: Cluster, cluster_client: "aioredis.RedisCluster"
+) -> None:
+    svc = GameService(RecordingStore(cluster_client), Config(), rng=random.Random(5))
+    names = chats(6)
+    drivers = [
+        Driver(svc, [human(n + 10 * i) for n in range(1, 4)], chat=chat, seed=i)
+        for i, chat in enumerate(names)
+    ]
+    await asyncio.gather(*(d.lobby(["rounds=short", "bids=hidden"]) for d in drivers))
+    for _ in range(6):
+        await asyncio.gather(*(d.move() for d in drivers))
+    victim = keys.game(names[0])
+    await drivers[0].move()  # acknowledged just before its master dies
+    before = {chat: await raw(cluster_client, chat) for chat in names}
+    killed = await asyncio.to_thread(cluster.kill_master, victim)
+    try:
+        after = {}
+        for chat in names:
+            for _ in range(100):
+                try:
+                    after[chat] = await raw(cluster_client, chat)
+                    break
+                except StoreErrors:  # the client finds the promoted replica
+                    await asyncio.sleep(0.2)
+        assert after == before  # every acknowledged move is there, on the promoted replica
+        states = await asyncio.gather(*(d.play_to_end() for d in drivers))  # and games go on
+        assert all(state.phase is Phase.FINISHED for state in states)
+    finally:
+        killed.start()  # it comes back as a replica
+        await asyncio.to_thread(cluster.wait_ok)
+
+
+async def test_a_write_waits_for_a_replica_of_its_master(
+    cluster: Cluster, cluster_client: "aioredis.RedisCluster", caplog: pytest.LogCaptureFixture
+) -> None:
+    """A move is reported done once a replica has it too: with the replica frozen, the write
+    waits for it (WAIT_MS at most), then is reported done with a warning."""
+    svc = GameService(RecordingStore(cluster_client), Config())
+    chat = chats(1)[0]
+    await svc.handle(chat, human(1), Request(Kind.JOIN))
+    started = time.monotonic()
+    await svc.handle(chat, human(2), Request(Kind.JOIN))
+    quick = time.monotonic() - started
+    replica = cluster.replica_of(keys.game(chat))
+    assert replica.pid is not None
+    os.kill(replica.pid, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        outcome = await svc.handle(chat, human(3), Request(Kind.JOIN))
+        waited = time.monotonic() - started
+    finally:
+        os.kill(replica.pid, signal.SIGCONT)
+    assert not outcome.alert
+    assert quick < WAIT_MS / 1000 <= waited
+    assert "on its master only" in caplog.text
