@@ -3,6 +3,7 @@
 import dataclasses
 import random
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import TypeVar
 
 import pytest
@@ -250,6 +251,18 @@ def redis_url(redis_server: RedisServer) -> str:
     with redis.Redis.from_url(redis_server.url) as client:
         client.flushall()
     return redis_server.url
+
+
+@pytest.fixture
+def redis_alone(tmp_path: Path) -> Iterator[RedisServer]:
+    """A redis-server of the test's own, for a test that kills it while a bot process uses it
+    (the session's server is shared): a free port, every write fsynced."""
+    server = RedisServer(tmp_path / "redis", port=free_port(), appendfsync="always")
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 # --- golden files --------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from fake_telegram import Event, FakeTelegram, User
 
@@ -78,13 +79,7 @@ class Players:
     async def shown(self) -> Press | None:
         """The next button to press, as soon as someone is shown one; None once the game is
         over."""
-        end = time.monotonic() + 30
-        while time.monotonic() < end:
-            press = self.turn()
-            if press is not None or self.over():
-                return press
-            await asyncio.sleep(0.01)
-        raise AssertionError("nobody has a button for 30 s, and the game is not over")
+        return await first_shown(self.turn, self.over)
 
     async def answer_to(self, query: str) -> Event | None:
         """The bot's answer to a press, within 15 s (None: none came)."""
@@ -123,6 +118,20 @@ class Players:
 def round_of(text: str) -> int:
     """The round a table or hand message shows ("Round 3 of 5")."""
     return int(text.split("Round ", 1)[1].split(" ", 1)[0])
+
+
+T = TypeVar("T")
+
+
+async def first_shown(turn: Callable[[], T | None], over: Callable[[], bool]) -> T | None:
+    """What `turn()` finds once it finds something; None once the game is `over()`."""
+    end = time.monotonic() + 30
+    while time.monotonic() < end:
+        found = turn()
+        if found is not None or over():
+            return found
+        await asyncio.sleep(0.01)
+    raise AssertionError("nobody has a button for 30 s, and the game is not over")
 
 
 async def until(done: Callable[[], bool], timeout: float) -> bool:

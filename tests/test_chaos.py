@@ -6,105 +6,31 @@ working button is printed and stays within 5 s."""
 
 import asyncio
 import contextlib
-import json
 import os
 import random
-import signal
 import statistics
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
 
-import pytest
-import redis
+from chaos import (
+    BACK_WITHIN,
+    BOT_KILLS,
+    REDIS_KILLS,
+    BotProcess,
+    in_record,
+    moves_of,
+    record_of,
+    schedule,
+)
 from fake_telegram import FakeTelegram, User
-from players import Players, Press, until
+from players import Players, until
 
-from bot import tokens
-from bot.store import keys
-from bot.store.redis_server import RedisServer, free_port
+from bot.store.redis_server import RedisServer
 from engine import check_record
 
 GROUP = -100777
 PLAYERS = (User(2001, "Ann", "ann"), User(2002, "Bob", "bob"), User(2003, "Cid", "cid"))
-BOT_KILLS = 10
-REDIS_KILLS = 3
-MOVES = 60
-"""The moves of a 5-round game of three (15 bids, 45 cards), trump choices aside."""
-BACK_WITHIN = 5.0
-"""Seconds from the bot (or Redis) being back to the next working button, at most."""
 SEED = int(os.environ.get("WIZARD_CHAOS_SEED", "0")) or random.randrange(1, 10**6)
-
-
-class BotProcess:
-    """`wizard-bot run` in a process of its own, killed and started again by the test."""
-
-    def __init__(self, env: dict[str, str], log: IO[str]) -> None:
-        self.env = env
-        self.log = log
-        self.process: subprocess.Popen[str] | None = None
-
-    def start(self) -> None:
-        code = "from adapters.cli import main; raise SystemExit(main(['run']))"
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", code],
-            env=self.env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-
-    def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-            self.process.wait()
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-
-@pytest.fixture
-def redis_alone(tmp_path: Path) -> Iterator[RedisServer]:
-    """A redis-server of this test's own (it is killed), fsyncing every write."""
-    server = RedisServer(tmp_path / "redis", port=free_port(), appendfsync="always")
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-def moves_of(record: dict[str, Any]) -> int:
-    return sum(len(r["bids"]) + sum(len(t["cards"]) for t in r["tricks"]) for r in record["rounds"])
-
-
-def in_record(press: Press, record: dict[str, Any], seats: dict[int, int]) -> bool:
-    """Whether the record holds the move of an acknowledged press."""
-    token = tokens.decode(press.data)
-    played = record["rounds"][press.round - 1]
-    seat = seats[press.user.id]
-    if token.action is tokens.Action.BID:
-        return bool(played["bids"][seat] == int(token.arg))
-    if token.action is tokens.Action.TRUMP:
-        return bool(played["trump"] == token.arg)
-    if token.action is tokens.Action.PLAY:
-        count = len(record["players"])
-        cards = [
-            card
-            for trick in played["tricks"]
-            for i, card in enumerate(trick["cards"])
-            if (trick["leader"] + i) % count == seat
-        ]
-        return token.arg in cards or token.arg == ""  # "" plays the unseen card
-    return True  # a wings mark is no move of its own
 
 
 async def test_a_telegram_game_survives_the_bot_and_redis_killed_at_random(
@@ -112,9 +38,7 @@ async def test_a_telegram_game_survives_the_bot_and_redis_killed_at_random(
 ) -> None:
     rng = random.Random(SEED)
     print(f"chaos seed {SEED} (WIZARD_CHAOS_SEED={SEED} plays this run again)")
-    schedule = dict.fromkeys(rng.sample(range(4, MOVES - 2), BOT_KILLS + REDIS_KILLS), "bot")
-    for move in rng.sample(sorted(schedule), REDIS_KILLS):
-        schedule[move] = "redis"
+    kills = schedule(rng)
     async with FakeTelegram() as fake:
         fake.add_group(GROUP, "Wizards", members=list(PLAYERS))
         env = {
@@ -130,7 +54,7 @@ async def test_a_telegram_game_survives_the_bot_and_redis_killed_at_random(
             bot = BotProcess(env, log)
             chaos = Players(fake, rng, GROUP, PLAYERS)
             try:
-                await play(chaos, bot, redis_alone, schedule)
+                await play(chaos, bot, redis_alone, kills)
             finally:
                 await asyncio.to_thread(bot.stop)  # (the fake answers its last calls meanwhile)
                 (tmp_path / "presses.log").write_text("\n".join(chaos.log) + "\n")
@@ -138,12 +62,13 @@ async def test_a_telegram_game_survives_the_bot_and_redis_killed_at_random(
                 shown = "\n\n".join(fake.format_transcript(chat) for chat in chats)
                 (tmp_path / "transcripts.txt").write_text(shown)
         output = (tmp_path / "bot.log").read_text()
-        with redis.Redis.from_url(redis_alone.url) as client:
-            record = json.loads(client.get(keys.record(f"tg:{GROUP}")) or "null")
+        record = record_of(redis_alone.url, f"tg:{GROUP}")
         assert record is not None, output[-3000:]
         check_record(record)
         seats = {user.id: record["players"].index(user.first_name) for user in PLAYERS}
-        missing = [p for p in chaos.acked if not in_record(p, record, seats)]
+        missing = [
+            p for p in chaos.acked if not in_record(p.data, p.round, seats[p.user.id], record)
+        ]
         assert missing == [], missing
         assert len(chaos.acked) <= moves_of(record) + len(record["rounds"])  # + trump choices
         texts = [e.text for e in fake.transcript(GROUP)]

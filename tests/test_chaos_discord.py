@@ -9,70 +9,40 @@ bot that died before answering, is lost (the person sees "This interaction faile
 again), as on Discord itself."""
 
 import asyncio
-import json
 import os
 import random
-import signal
 import statistics
-import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-import pytest
-import redis
+from chaos import (
+    BACK_WITHIN,
+    BOT_KILLS,
+    REDIS_KILLS,
+    RUN,
+    BotProcess,
+    in_record,
+    moves_of,
+    record_of,
+    schedule,
+)
 from fake_discord import FakeDiscord, Person, Stored
-from players import until
-from test_chaos import BACK_WITHIN, BOT_KILLS, MOVES, REDIS_KILLS, SEED, moves_of
+from players import first_shown, until
+from test_chaos import SEED
 
 from adapters.discord.render import GAME_PREFIX
-from bot import tokens
-from bot.store import keys
-from bot.store.redis_server import RedisServer, free_port
+from bot.store.redis_server import RedisServer
 from engine import check_record
 
+GATEWAY = (
+    "import os, yarl, discord.gateway\n"
+    "discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(os.environ['FAKE_GATEWAY'])\n"
+)
+"""Before `wizard-bot run`: its gateway is the fake's (discord.py has no setting for it)."""
 REFUSALS = ("not your turn", "out of date", "cannot be reached", "already", "not one of ours")
 """Words of the answers that refuse a press (the move was not made)."""
-
-
-class BotProcess:
-    """`wizard-bot run` with the Discord front end, its gateway pointed at the fake."""
-
-    def __init__(self, env: dict[str, str], log: IO[str]) -> None:
-        self.env = env
-        self.log = log
-        self.process: subprocess.Popen[str] | None = None
-
-    def start(self) -> None:
-        code = (
-            "import os, yarl, discord.gateway\n"
-            "gateway = yarl.URL(os.environ['FAKE_GATEWAY'])\n"
-            "discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = gateway\n"
-            "from adapters.cli import main\n"
-            "raise SystemExit(main(['run']))"
-        )
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", code],
-            env=self.env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-
-    def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-            self.process.wait()
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.kill()
 
 
 @dataclass
@@ -113,13 +83,7 @@ class Table:
         return None
 
     async def shown(self) -> Press | None:
-        end = time.monotonic() + 30
-        while time.monotonic() < end:
-            press = self.turn()
-            if press is not None or self.over():
-                return press
-            await asyncio.sleep(0.01)
-        raise AssertionError("nobody has a button for 30 s, and the game is not over")
+        return await first_shown(self.turn, self.over)
 
 
 def accepted(fake: FakeDiscord, interaction: int) -> bool | None:
@@ -131,44 +95,12 @@ def accepted(fake: FakeDiscord, interaction: int) -> bool | None:
     return not any(word in said for word in REFUSALS)
 
 
-def in_record(press: Press, record: dict[str, Any], seats: dict[int, int]) -> bool:
-    token = tokens.decode(press.custom_id.split(":", 2)[2])
-    played = record["rounds"][press.round - 1]
-    seat = seats[press.user.id]
-    if token.action is tokens.Action.BID:
-        return bool(played["bids"][seat] == int(token.arg))
-    if token.action is tokens.Action.TRUMP:
-        return bool(played["trump"] == token.arg)
-    if token.action is tokens.Action.PLAY:
-        count = len(record["players"])
-        cards = [
-            card
-            for trick in played["tricks"]
-            for i, card in enumerate(trick["cards"])
-            if (trick["leader"] + i) % count == seat
-        ]
-        return token.arg in cards or token.arg == ""
-    return True
-
-
-@pytest.fixture
-def redis_alone(tmp_path: Path) -> Any:
-    server = RedisServer(tmp_path / "redis", port=free_port(), appendfsync="always")
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 async def test_a_discord_game_survives_the_bot_and_redis_killed_at_random(
     redis_alone: RedisServer, tmp_path: Path
 ) -> None:
     rng = random.Random(SEED + 1)
     print(f"chaos seed {SEED} (WIZARD_CHAOS_SEED={SEED} plays this run again)")
-    schedule = dict.fromkeys(rng.sample(range(4, MOVES - 2), BOT_KILLS + REDIS_KILLS), "bot")
-    for move in rng.sample(sorted(schedule), REDIS_KILLS):
-        schedule[move] = "redis"
+    kills = schedule(rng)
     async with FakeDiscord() as fake:
         (tmp_path / "none.toml").write_text("")
         env = {
@@ -183,19 +115,22 @@ async def test_a_discord_game_survives_the_bot_and_redis_killed_at_random(
         people = [fake.add_user(name) for name in ("Ann", "Bob", "Cid")]
         table = Table(fake, rng, people)
         with open(tmp_path / "bot.log", "w") as log:
-            bot = BotProcess(env, log)
+            bot = BotProcess(env, log, GATEWAY + RUN)
             try:
-                await play(table, bot, redis_alone, schedule)
+                await play(table, bot, redis_alone, kills)
             finally:
                 await asyncio.to_thread(bot.stop)
                 (tmp_path / "presses.log").write_text("\n".join(table.log) + "\n")
         output = (tmp_path / "bot.log").read_text()
-        with redis.Redis.from_url(redis_alone.url) as client:
-            record = json.loads(client.get(keys.record(f"dc:{fake.channel}")) or "null")
+        record = record_of(redis_alone.url, f"dc:{fake.channel}")
         assert record is not None, output[-3000:]
         check_record(record)
         seats = {user.id: record["players"].index(user.name) for user in people}
-        missing = [p for p in table.acked if not in_record(p, record, seats)]
+        missing = [
+            p
+            for p in table.acked
+            if not in_record(p.custom_id.split(":", 2)[2], p.round, seats[p.user.id], record)
+        ]
         assert missing == [], missing
         assert len(table.acked) <= moves_of(record) + len(record["rounds"])
         assert not [m for m in fake.shown(fake.channel) if "ran out of time" in m.content]
