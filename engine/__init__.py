@@ -42,6 +42,7 @@ from engine.game import apply, step
 from engine.options import BidMode, Options, RoundsPlan, hand_sizes, parse_option
 from engine.records import FORMAT, RecordError, check_record, export_record
 from engine.state import ROUND_PHASES, GameState, Phase, Player, RoundResult, Trick
+from engine.tricks import lead_suit, trick_winner
 from engine.views import (
     PlayerView,
     ScoreRow,
@@ -103,6 +104,7 @@ __all__ = [
     "export_record",
     "forbidden_bid",
     "hand_sizes",
+    "lead_suit",
     "legal_bids",
     "legal_plays",
     "parse_card",
@@ -114,6 +116,7 @@ __all__ = [
     "sorted_hand",
     "step",
     "table_view",
+    "trick_winner",
     "verify",
     "verify_bid",
     "verify_join",

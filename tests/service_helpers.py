@@ -261,17 +261,18 @@ def check_private(message: Message, table: Table, theme: Theme) -> None:
         return
     text = message.text
     own = rnd.hands[seat]
+    public = public_cards(table)  # the trick a turn message shows, as the group sees it
     if rnd.rules.foresight:
         assert "Your hand" not in text, text
         others = {card for other, hand in enumerate(rnd.hands) if other != seat for card in hand}
-        shown = shown_cards(text, theme)
+        shown = shown_cards(text, theme) - public
         assert shown == others - {WIZARD, JESTER}, f"{to} sees {shown}, not {others}:\n{text}"
         for card in others & {WIZARD, JESTER}:
             assert card_face(card, theme) in text, text
     else:
         if own:
             assert f"Your hand: {cards_line(own, theme)}\n" in text + "\n", (own, text)
-        shown = shown_cards(text, theme)
+        shown = shown_cards(text, theme) - public
         assert shown <= set(own), f"{to} sees {shown - set(own)}, not their own:\n{text}"
     if rnd.bids[seat] is not None:
         assert f"Your bid: {rnd.bids[seat]} " in text, text

@@ -30,9 +30,11 @@ from engine import (
     RoundsPlan,
     Suit,
     TableView,
+    lead_suit,
+    trick_winner,
 )
 from engine.options import MAX_PLAYERS, MIN_PLAYERS
-from engine.views import ScoreRow
+from engine.views import ScoreRow, SeatView
 
 ROW = 4
 """Card buttons per row (phones show four comfortably)."""
@@ -262,11 +264,10 @@ class HandScreen:
     away: bool
     choose_trump: bool
     bids: tuple[int, ...]
-    """The bids the player may make now."""
+    """The bids the player may make now (buttons; in open bidding the group's table has them
+    as well: either press makes the bid)."""
     forbidden: int | None
     """The one bid notequal forbids them (shown while they bid)."""
-    bid_buttons: bool
-    """The bids come as buttons here (not in open bidding, where the group's table has them)."""
     cards: tuple[Card, ...]
     """The cards they may play now (buttons)."""
     unseen: bool
@@ -277,6 +278,15 @@ class HandScreen:
     """The decision's stamp, when a button carries it."""
     round_stamp: str
     """The round's stamp, when a wings button carries it."""
+    trick: tuple[tuple[str, Card], ...] = ()
+    """When they are to play: the trick so far, who played what (empty: they lead)."""
+    winning: str | None = None
+    """When they are to play a card to a trick: who is winning it so far."""
+    follow: Suit | None = None
+    """When they are to play a card to a trick: the suit to follow (None: any)."""
+    standings: tuple[tuple[str, int, str], ...] = ()
+    """When they are asked to bid or play: every player's name, tricks won and bid as the bid
+    mode lets them see it ("?" hidden, "-" not made yet)."""
 
 
 def hand_screen(view: PlayerView, seating: Seating) -> HandScreen:
@@ -284,10 +294,33 @@ def hand_screen(view: PlayerView, seating: Seating) -> HandScreen:
     tv = view.table
     others = tuple((seating.names[seat], card) for seat, card in enumerate(view.others))
     bidding = not view.choose_trump and bool(view.legal_bids)
-    bid_buttons = bidding and tv.bid_mode is not BidMode.OPEN
-    asked = view.choose_trump or bid_buttons or view.play_unseen or bool(view.legal_cards)
+    asked = view.choose_trump or bidding or view.play_unseen or bool(view.legal_cards)
     wings = not asked and tv.options.wings and bool(view.hand) and tv.phase in ROUND_PHASES
     bid = view.bid
+    playing = not (view.choose_trump or bidding) and (view.play_unseen or bool(view.legal_cards))
+    names = seating.names
+    trick: tuple[tuple[str, Card], ...] = ()
+    winning = None
+    follow = None
+    if playing:
+        count = len(names)
+        trick = tuple(
+            (names[(tv.trick_leader + i) % count], card) for i, card in enumerate(tv.trick)
+        )
+        if tv.trick:
+            winning = trick[trick_winner(tv.trick, tv.trump)][0]
+            follow = lead_suit(tv.trick)
+    standings: tuple[tuple[str, int, str], ...] = ()
+    if playing or bidding:
+        own = None if bid is None else str(bid)  # their own bid, hidden or not
+        standings = tuple(
+            (
+                names[seat.seat],
+                seat.won,
+                own if seat.seat == view.seat and own else _bid_shown(seat),
+            )
+            for seat in tv.seats
+        )
     return HandScreen(
         player=view.player,
         game=seating.game,
@@ -303,13 +336,23 @@ def hand_screen(view: PlayerView, seating: Seating) -> HandScreen:
         choose_trump=view.choose_trump,
         bids=view.legal_bids if bidding else (),
         forbidden=view.forbidden_bid if bidding else None,
-        bid_buttons=bid_buttons,
         cards=view.legal_cards if not (view.choose_trump or bidding) else (),
         unseen=view.play_unseen and not (view.choose_trump or bidding),
         marks=tuple(dict.fromkeys(view.hand)) if wings else (),
         stamp=seating.stamp if asked else "",
         round_stamp=seating.round_stamp if wings else "",
+        trick=trick,
+        winning=winning,
+        follow=follow,
+        standings=standings,
     )
+
+
+def _bid_shown(seat: SeatView) -> str:
+    """A seat's bid as the table shows it: the number, "?" while hidden, "-" before it."""
+    if seat.bid is not None:
+        return str(seat.bid)
+    return "?" if seat.has_bid else "-"
 
 
 def hand_text(look: Look, screen: HandScreen) -> str:
@@ -322,6 +365,25 @@ def hand_text(look: Look, screen: HandScreen) -> str:
             suit=look.suit(screen.trump),
         )
     ]
+    if screen.standings:
+        won_bid = " · ".join(f"{name} {won}/{bid}" for name, won, bid in screen.standings)
+        lines.append(t("Tricks won/bid: {players}", players=won_bid))
+    if screen.cards or screen.unseen:
+        if not screen.trick:
+            lines.append(t("You lead this trick."))
+        else:
+            cards = " · ".join(f"{name} {look.card(card)}" for name, card in screen.trick)
+            lines.append(t("Trick: {cards}", cards=cards))
+            if screen.follow is None:
+                lines.append(t("{name} is winning it; any suit may follow.", name=screen.winning))
+            else:
+                lines.append(
+                    t(
+                        "{name} is winning it; follow {suit} if you can.",
+                        name=screen.winning,
+                        suit=look.suit(screen.follow),
+                    )
+                )
     if screen.others:
         seen = ", ".join(
             f"{name} {look.card(card)}" for name, card in screen.others if card is not None
@@ -358,7 +420,7 @@ def hand_message(look: Look, screen: HandScreen, notify: bool) -> Message:
     rows: list[tuple[Button, ...]] = []
     if screen.choose_trump:
         rows.append(tuple(Button(look.suit(suit), now(Action.TRUMP, suit.value)) for suit in Suit))
-    elif screen.bid_buttons:
+    elif screen.bids:  # (in open bidding the group's table has them as well)
         rows.extend(_rows([Button(str(b), now(Action.BID, str(b))) for b in screen.bids], BID_ROW))
     elif screen.unseen:
         rows.append((Button(t("Play your unseen card"), now(Action.PLAY, "")),))
