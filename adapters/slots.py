@@ -94,6 +94,9 @@ class Held:
     """A slot held for one post: the sender says whether the platform took it."""
 
     shown: bool = False
+    sent: bool = False
+    """The platform took this very post already, as the slot's new message, but the store
+    could not record that then (a retry of it must not send it again)."""
 
 
 class SlotMap:
@@ -102,6 +105,10 @@ class SlotMap:
     def __init__(self, client: RedisClient, key: Callable[[int], str]) -> None:
         self.client = client
         self._key = key
+        self._unsaved: dict[tuple[int, str], tuple[int, tuple[str, int] | None]] = {}
+        """Slot messages sent while the store was away, not yet recorded there: (chat where it
+        is shown, slot) → (the message, the version it shows). They count as the slot's message
+        until recorded, which the next post for the slot does first."""
         self._claim = client.register_script(_CLAIM)
         self._renew = client.register_script(_RENEW)
         self._release = client.register_script(_RELEASE)
@@ -145,7 +152,10 @@ class SlotMap:
         if token is None:
             yield None
             return
-        held = Held()
+        unsaved = self._unsaved.get((where, slot))
+        held = Held(sent=unsaved is not None and unsaved[1] == version)
+        if unsaved is not None:
+            await self._save(where, slot)
         renewing = asyncio.create_task(self._renewing(where, slot, token))
         try:
             yield held
@@ -180,15 +190,30 @@ class SlotMap:
 
     async def get(self, where: int, slot: str) -> int | None:
         """The message showing `slot` in the chat `where`."""
+        unsaved = self._unsaved.get((where, slot))
+        if unsaved is not None:
+            return unsaved[0]
         value = await self.client.hget(self._key(where), slot)
         return int(value) if value else None
 
-    async def set(self, where: int, slot: str, message_id: int) -> None:
+    async def set(
+        self, where: int, slot: str, message_id: int, version: tuple[str, int] | None = None
+    ) -> None:
+        """`message_id` (showing `version`) is the slot's message now. If the store cannot
+        record it, this worker remembers it (and raises): the slot's next post records it first,
+        and a retry of the post that sent it does not send it again."""
+        self._unsaved[(where, slot)] = (message_id, version)
+        await self._save(where, slot)
+
+    async def _save(self, where: int, slot: str) -> None:
+        message_id, version = self._unsaved[(where, slot)]
         key = self._key(where)
         async with self.client.pipeline(transaction=True) as pipe:
             pipe.hset(key, slot, str(message_id))
             pipe.expire(key, TTL)
             await pipe.execute()
+        if self._unsaved.get((where, slot)) == (message_id, version):
+            del self._unsaved[(where, slot)]
 
     async def game_of(self, where: int, message_id: int) -> str | None:
         """The game chat whose slot message in `where` is `message_id`; if it is none's (an

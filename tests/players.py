@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from fake_telegram import Event, FakeTelegram, User
+from fake_telegram import Event, FakeTelegram, MessageView, User
 
 
 @dataclass
@@ -38,7 +38,8 @@ class Players:
     """Presses made as the bot or Redis was killed, with their queries (`queries`)."""
     queries: list[str] = field(default_factory=list)
     refused: set[tuple[int, int, int, str]] = field(default_factory=set)
-    """Messages as they were when a press on them was refused: a person looks for a newer one."""
+    """Messages as they were (`looks`) when a press on them was refused: a person looks for a
+    newer one, or for this one changed."""
     log: list[str] = field(default_factory=list)
     """A line per press (shown when the test fails)."""
     began: float = field(default_factory=time.monotonic)
@@ -56,7 +57,7 @@ class Players:
                 continue
             hand = hands[-1]
             buttons = [b.callback_data for row in hand.keyboard for b in row if b.callback_data]
-            if buttons and (user.id, user.id, hand.message_id, hand.text) not in self.refused:
+            if buttons and (user.id, user.id, hand.message_id, looks(hand)) not in self.refused:
                 data = self.rng.choice(buttons)
                 return Press(user, user.id, hand.message_id, data, round_of(hand.text))
         tables = [
@@ -69,7 +70,7 @@ class Players:
             for user in self.people:
                 if f"\n{user.first_name} to bid." not in table.text:
                     continue
-                if (user.id, self.group, table.message_id, table.text) in self.refused:
+                if (user.id, self.group, table.message_id, looks(table)) in self.refused:
                     return None
                 bids = [b.callback_data for row in table.keyboard for b in row if b.callback_data]
                 data = self.rng.choice(bids)
@@ -100,7 +101,7 @@ class Players:
             self.acked.append(press)
         elif answer is not None and "store" not in answer.text:
             # Out of date, or not their turn: that message is no use until it changes.
-            self.refused.add((press.user.id, press.chat, press.message, pressed.text))
+            self.refused.add((press.user.id, press.chat, press.message, looks(pressed)))
         return answer
 
     async def settle(self) -> None:
@@ -121,6 +122,11 @@ def round_of(text: str) -> int:
 
 
 T = TypeVar("T")
+
+
+def looks(message: MessageView) -> str:
+    """A message as a person sees it: its text and its buttons."""
+    return repr((message.text, message.keyboard))
 
 
 async def first_shown(turn: Callable[[], T | None], over: Callable[[], bool]) -> T | None:

@@ -23,7 +23,7 @@ from chaos import (
     schedule,
 )
 from fake_telegram import FakeTelegram, User
-from players import Players, until
+from players import Players, looks, until
 
 from bot.store.redis_server import RedisServer
 from engine import check_record
@@ -160,7 +160,7 @@ async def play(
             # Not done: the bot died, Redis was away, or the button was out of date (then that
             # message is no use, until it changes).
             if answer is not None and answer.show_alert and "store" not in answer.text:
-                chaos.refused.add((press.user.id, press.chat, press.message, pressed.text))
+                chaos.refused.add((press.user.id, press.chat, press.message, looks(pressed)))
             else:
                 await asyncio.sleep(0.3)  # a moment, then try again
             continue

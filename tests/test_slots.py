@@ -4,10 +4,12 @@ several workers never show an older state after a newer one (a real redis-server
 import asyncio
 
 import pytest
+import redis
 import redis.asyncio as aioredis
 
 from adapters import slots as slots_module
 from adapters.telegram.slots import Slots
+from bot.store.redis_server import RedisServer
 
 GROUP = -100123
 TABLE = "tg:-100123:table"
@@ -104,3 +106,35 @@ async def test_a_hold_is_renewed_while_its_post_runs(
         held.shown = True
     token = await asyncio.wait_for(waiting, 2)
     assert token is not None
+
+
+async def test_a_message_sent_while_the_store_is_away_is_recorded_and_not_sent_again(
+    redis_server: RedisServer, redis_url: str
+) -> None:
+    """The platform took a slot's new message, then the store could not record it: the worker
+    keeps it as the slot's message, the retry of that post is told it was sent already, and the
+    store has it once it is back."""
+    client = aioredis.Redis.from_url(redis_url, socket_timeout=1, socket_connect_timeout=1)
+    slots = Slots(client)
+
+    async def sent_as_the_store_dies() -> None:
+        async with slots.hold(GROUP, TABLE, ("g1", 4)) as held:
+            assert held is not None
+            assert not held.sent
+            redis_server.kill()
+            with pytest.raises(redis.exceptions.ConnectionError):
+                await slots.set(GROUP, TABLE, 41, ("g1", 4))
+            assert await slots.get(GROUP, TABLE) == 41  # this worker knows it meanwhile
+
+    with pytest.raises(redis.exceptions.ConnectionError):  # the release cannot reach it either
+        await sent_as_the_store_dies()
+    redis_server.restart()
+    async with slots.hold(GROUP, TABLE, ("g1", 4)) as held:  # the post, tried again
+        assert held is not None
+        assert held.sent
+        held.shown = True
+    assert await Slots(client).get(GROUP, TABLE) == 41  # recorded: every worker sees it
+    async with slots.hold(GROUP, TABLE, ("g1", 5)) as held:
+        assert held is not None
+        assert not held.sent
+    await client.aclose()

@@ -119,6 +119,9 @@ class Sender:
         async with self.slots.hold(where, post.slot, post.version, post.again) as held:
             if held is None:
                 return Delivery.STALE
+            if held.sent:  # sent before the store went away; now recorded
+                held.shown = True
+                return Delivery.SENT
             delivery = await self._post(post, where)
             held.shown = True
             return delivery
@@ -156,7 +159,7 @@ class Sender:
         else:
             sent = await channel.send(post.text, view=buttons, allowed_mentions=mentions)
         if post.slot is not None:
-            await self.slots.set(where, post.slot, sent.id)
+            await self.slots.set(where, post.slot, sent.id, post.version)
         if post.replaces and message_id is not None:
             try:
                 await channel.get_partial_message(message_id).delete()

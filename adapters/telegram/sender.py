@@ -93,6 +93,9 @@ class Sender:
         async with self.slots.hold(post.target, post.slot, post.version, post.again) as held:
             if held is None:
                 return Delivery.STALE
+            if held.sent:  # sent before the store went away; now recorded
+                held.shown = True
+                return Delivery.SENT
             delivery = await self._post(post)
             held.shown = True
             return delivery
@@ -135,5 +138,5 @@ class Sender:
             ),
         )
         if post.slot is not None:
-            await self.slots.set(post.target, post.slot, sent.message_id)
+            await self.slots.set(post.target, post.slot, sent.message_id, post.version)
         return Delivery.SENT
