@@ -120,6 +120,9 @@ class GameService:
         self.outages: tuple[tuple[float, float], ...] = ()
         """The recent outages, as of the last `tick`."""
         self._trimmed = 0.0
+        self._unsure: set[str] = set()
+        """Chats whose last write failed with a store error: it may have been applied, and its
+        outcome was not shown; the next tick shows them again."""
         self._enlisted: set[str] = set()
         """The scopes whose heartbeats name this worker already (it journals only there)."""
 
@@ -152,6 +155,9 @@ class GameService:
             )
             return outcome
         except StoreErrors:
+            # The write may have been applied all the same (Redis ran it, and the answer was
+            # lost): the chat is shown again, where it is behind, once Redis answers.
+            self._unsure.add(chat)
             return Outcome(answer=await self.apology(chat, store_away=True), alert=True)
 
     async def show_again(self, chat: str) -> Outcome:
@@ -190,6 +196,8 @@ class GameService:
                 chats = await self.store.journaled(keys.journal(scope, gone), now - KEEP)
                 await self.store.adopt(scope, gone, mine, chats, now)
                 behind += chats
+            unsure = [chat for chat in self._unsure if keys.scope(chat) == scope]
+            behind += unsure
             if now - self._trimmed > KEEP / 10:
                 await self.store.trim(mine, now - KEEP)
                 self._trimmed = now
@@ -197,6 +205,7 @@ class GameService:
                 outcome = await self.current(chat)
                 if outcome.messages:
                     shown.append((chat, outcome))
+            self._unsure.difference_update(unsure)
         except StoreErrors:
             return shown  # Redis is away: the next tick after it is back catches up
         return shown + await self.run_timers(scope)
@@ -214,8 +223,10 @@ class GameService:
         """Fire every turn deadline of `scope` that is due; return what to show in which chat."""
         shown = []
         now = self.clock()
+        firing = None
         try:
             for chat, indexed in await self.store.due_timers(scope, now):
+                firing = chat
                 deadline: float | None = indexed
                 while deadline is not None:
                     # The transaction decides: of several workers (or a player moving at the
@@ -229,8 +240,12 @@ class GameService:
                     if outcome.messages:
                         shown.append((chat, outcome))
                     deadline = mend if mend is not None and mend <= now else None
+                firing = None
         except StoreErrors:
-            pass  # Redis is away; the entries stay and fire once it is back
+            # Redis is away; the entries stay and fire once it is back (a timeout it may have
+            # applied meanwhile is shown again by the next tick)
+            if firing is not None:
+                self._unsure.add(firing)
         return shown
 
     # --- what front ends may read or change besides requests ------------------------------

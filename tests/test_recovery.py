@@ -11,7 +11,8 @@ from bot.config import Config
 from bot.messages import Outcome
 from bot.requests import Request
 from bot.service import GAP, LEASE, GameService
-from bot.store import keys
+from bot.store import keys, redis_client
+from bot.store.redis_server import RedisServer
 from engine import waiting_seats
 
 SCOPE = "chat"
@@ -175,3 +176,32 @@ async def test_a_short_pause_is_no_outage(redis_client: aioredis.Redis) -> None:
     await svc.tick(SCOPE)
     ((start, end),) = svc.outages
     assert end - start > GAP
+
+
+async def test_a_request_the_store_failed_shows_its_chat_again_once_it_is_back(
+    redis_server: RedisServer, redis_url: str
+) -> None:
+    """A write whose answer was lost may have been applied: nobody was shown its outcome. So the
+    chat is shown again (where behind) by the first tick that reaches Redis."""
+    clock = Clock()
+    client = redis_client(redis_url, 0.5)
+    svc = service(client, clock=clock)
+    await svc.tick(SCOPE)
+    await started(svc)
+    who = await to_act(client)
+    redis_server.kill()
+    try:
+        person = next(u for u in (ANN, BOB, CID) if u.id == who)
+        outcome = await svc.handle(CHAT, person, Request(Kind.HAND))
+        assert outcome.alert
+        clock.advance(1)
+        assert await svc.tick(SCOPE) == []  # Redis is still away
+    finally:
+        redis_server.restart()
+    clock.advance(1)
+    ((chat, shown),) = await svc.tick(SCOPE)
+    assert chat == CHAT
+    assert shown.again
+    clock.advance(1)
+    assert await svc.tick(SCOPE) == []  # once
+    await client.aclose()
