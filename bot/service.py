@@ -52,7 +52,7 @@ TIMER = User("timer", "")
 """Who a timeout is applied for."""
 GAP = 3.0
 """Seconds without a beat of any worker of a scope that make an outage (a tick is a second)."""
-LEASE = 2.0
+LEASE = 1.5
 """Seconds after its last beat that a worker is taken for gone and its journal taken over."""
 KEEP = 600.0
 """Seconds a journal remembers a write: what a worker may still have had to post (its posts
