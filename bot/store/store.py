@@ -44,6 +44,11 @@ RedisClient = aioredis.Redis | aioredis.RedisCluster
 log = logging.getLogger(__name__)
 
 
+def _text(value: object) -> str:
+    """A value as Redis answered it (bytes, unless the client decodes) as text."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
 def redis_client(url: str, timeout: float, cluster: bool = False) -> RedisClient:
     """A client of the Redis at `url` (with `cluster`: of the Redis Cluster that node belongs
     to) whose connecting and every call give up after `timeout` seconds (a frozen or
@@ -271,7 +276,7 @@ class Store:
         ]
         if journal is not None:
             if self.cluster:
-                await self.note(journal[0], chat, journal[1])
+                await self.note(journal[0], [chat], journal[1])
             else:
                 names.append(journal[0])
                 args += [repr(journal[1]), chat, JOURNAL_TTL]
@@ -347,7 +352,7 @@ class Store:
         due = []
         for items in found:
             for chat, score in items:
-                due.append((chat.decode() if isinstance(chat, bytes) else str(chat), float(score)))
+                due.append((_text(chat), float(score)))
         due.sort(key=lambda entry: entry[1])
         return due[:limit]
 
@@ -366,11 +371,11 @@ class Store:
         )
         outages = []
         for span in spans:
-            start, _, end = (span.decode() if isinstance(span, bytes) else str(span)).partition(":")
+            start, _, end = _text(span).partition(":")
             outages.append((float(start), float(end)))
         return Beat(
             last=float(last) if last else None,
-            gone=tuple(name.decode() if isinstance(name, bytes) else str(name) for name in gone),
+            gone=tuple(_text(name) for name in gone),
             outages=tuple(outages),
         )
 
@@ -378,17 +383,17 @@ class Store:
         """Name a worker in its scope's heartbeats (unless it beat already)."""
         await self.client.zadd(keys.beats(scope), {worker: now}, nx=True)
 
-    async def note(self, journal: str, chat: str, now: float) -> None:
-        """Note in a journal that the chat was written at `now`."""
+    async def note(self, journal: str, chats: list[str], now: float) -> None:
+        """Note in a journal that the chats were written at `now`."""
         async with self.client.pipeline(transaction=False) as pipe:
-            pipe.zadd(journal, {chat: now})
+            pipe.zadd(journal, dict.fromkeys(chats, now))
             pipe.expire(journal, JOURNAL_TTL)
             await pipe.execute()
 
     async def journaled(self, journal: str, since: float) -> list[str]:
         """The chats a journal holds from `since` on, oldest first."""
         chats = await self.client.zrangebyscore(journal, since, "+inf")
-        return [chat.decode() if isinstance(chat, bytes) else str(chat) for chat in chats]
+        return [_text(chat) for chat in chats]
 
     async def trim(self, journal: str, before: float) -> None:
         """Forget what a journal holds from before `before`."""
@@ -400,10 +405,7 @@ class Store:
         """Take over the journal of the worker `gone`: its chats are noted in `journal` first
         (so a crash now loses nothing), then its journal and heartbeat are forgotten."""
         if chats:
-            async with self.client.pipeline(transaction=False) as pipe:
-                pipe.zadd(journal, dict.fromkeys(chats, now))
-                pipe.expire(journal, JOURNAL_TTL)
-                await pipe.execute()
+            await self.note(journal, chats, now)
         await self.client.delete(keys.journal(scope, gone))
         await self.client.zrem(keys.beats(scope), gone)
 
@@ -424,8 +426,8 @@ class Store:
         else:
             names = [name for pair in pairs for name in pair]
             moved = await self._move(keys=names, args=[])
-        score = await self.client.zscore(keys.timers(old), old)
-        if moved and score is not None:
+        score = await self.client.zscore(keys.timers(old), old) if moved else None
+        if score is not None:
             await self.set_timer(new, float(score))
             await self.client.zrem(keys.timers(old), old)
         self._parsed.pop(old, None)
