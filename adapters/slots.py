@@ -20,10 +20,13 @@ outage (`Outcome.again`) is posted where, and only where, a slot is behind.
 import asyncio
 import contextlib
 import secrets
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from bot import RedisClient
+
+T = TypeVar("T")
 
 TTL = 30 * 24 * 3600
 """A chat's slot map is forgotten after this long without a post (as an untouched game is)."""
@@ -162,6 +165,27 @@ class SlotMap:
         finally:
             renewing.cancel()
             await self.release(where, slot, token, version if held.shown else None)
+
+    async def post(
+        self,
+        where: int,
+        slot: str,
+        version: tuple[str, int],
+        again: bool,
+        send: Callable[[], Awaitable[T]],
+        already: T,
+    ) -> T | None:
+        """One post for `slot` in chat `where`, made by `send` while the slot is held (see
+        `hold`): what `send` returned; None if the slot shows a newer version (nothing was
+        posted); `already` if the platform took this very post before and only the store had
+        not recorded it. A post `send` made counts as shown unless it raised."""
+        async with self.hold(where, slot, version, again) as held:
+            if held is None:
+                return None
+            if not held.sent:
+                already = await send()
+            held.shown = True
+            return already
 
     async def _renewing(self, where: int, slot: str, token: str) -> None:
         while True:

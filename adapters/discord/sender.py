@@ -14,6 +14,7 @@ import io
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from functools import partial
 
 import aiohttp
 import discord
@@ -116,15 +117,15 @@ class Sender:
         where = await self._channel(post)
         if post.slot is None or post.version is None:
             return await self._post(post, where)
-        async with self.slots.hold(where, post.slot, post.version, post.again) as held:
-            if held is None:
-                return Delivery.STALE
-            if held.sent:  # sent before the store went away; now recorded
-                held.shown = True
-                return Delivery.SENT
-            delivery = await self._post(post, where)
-            held.shown = True
-            return delivery
+        delivery = await self.slots.post(
+            where,
+            post.slot,
+            post.version,
+            post.again,
+            partial(self._post, post, where),
+            Delivery.SENT,
+        )
+        return Delivery.STALE if delivery is None else delivery
 
     async def _post(self, post: Post, where: int) -> Delivery:
         channel = self.client.get_partial_messageable(

@@ -9,6 +9,7 @@ Telegram has taken the post (see `adapters.slots`).
 
 import enum
 import logging
+from functools import partial
 
 from telegram import (
     Bot,
@@ -90,15 +91,15 @@ class Sender:
     async def _deliver(self, post: Post) -> Delivery:
         if post.slot is None or post.version is None:
             return await self._post(post)
-        async with self.slots.hold(post.target, post.slot, post.version, post.again) as held:
-            if held is None:
-                return Delivery.STALE
-            if held.sent:  # sent before the store went away; now recorded
-                held.shown = True
-                return Delivery.SENT
-            delivery = await self._post(post)
-            held.shown = True
-            return delivery
+        delivery = await self.slots.post(
+            post.target,
+            post.slot,
+            post.version,
+            post.again,
+            partial(self._post, post),
+            Delivery.SENT,
+        )
+        return Delivery.STALE if delivery is None else delivery
 
     async def _post(self, post: Post) -> Delivery:
         if post.attachment is not None:
