@@ -28,14 +28,18 @@ class SeatView:
     dealer: bool
     to_act: bool
 
+    def shown_bid(self) -> str:
+        """The bid as the table shows it: the number, `?` while hidden, `-` before it is made."""
+        if self.bid is not None:
+            return str(self.bid)
+        return "?" if self.has_bid else "-"
+
     def standing(self) -> str:
         """`total (projected) won/bid` as the table shows it, e.g. `90 (80) 0/1` or `20 (?) 1/?`."""
-        bid = "?" if self.has_bid else "-"
         projected = "?" if self.has_bid else str(self.total)
         if self.bid is not None:
-            bid = str(self.bid)
             projected = str(self.projected)
-        return f"{self.total} ({projected}) {self.won}/{bid}"
+        return f"{self.total} ({projected}) {self.won}/{self.shown_bid()}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -181,10 +181,20 @@ def trump_line(
 
 def trick_cards(look: Look, cards: Sequence[Card], leader: int, names: Sequence[str]) -> str:
     """A trick's cards with who played each: `Ann 🟥7 · Bob 🧙 · Cid 🟥2`."""
+    return plays_line(look, trick_plays(cards, leader, names))
+
+
+def trick_plays(
+    cards: Sequence[Card], leader: int, names: Sequence[str]
+) -> tuple[tuple[str, Card], ...]:
+    """A trick's cards with who played each, in order: (name, card)."""
     count = len(names)
-    return " · ".join(
-        f"{names[(leader + index) % count]} {look.card(card)}" for index, card in enumerate(cards)
-    )
+    return tuple((names[(leader + index) % count], card) for index, card in enumerate(cards))
+
+
+def plays_line(look: Look, plays: Sequence[tuple[str, Card]]) -> str:
+    """(name, card) plays as a line: `Ann 🟥7 · Bob 🧙 · Cid 🟥2`."""
+    return " · ".join(f"{name} {look.card(card)}" for name, card in plays)
 
 
 def last_trick(look: Look, trick: Trick, names: Sequence[str]) -> str:

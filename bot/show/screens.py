@@ -9,10 +9,12 @@ from bot import tokens
 from bot.messages import Button, Message
 from bot.show.formatters import (
     last_trick,
+    plays_line,
     score_line,
     score_sheet,
     standings,
     trick_cards,
+    trick_plays,
     trump_line,
 )
 from bot.show.i18n import N_
@@ -34,7 +36,7 @@ from engine import (
     trick_winner,
 )
 from engine.options import MAX_PLAYERS, MIN_PLAYERS
-from engine.views import ScoreRow, SeatView
+from engine.views import ScoreRow
 
 ROW = 4
 """Card buttons per row (phones show four comfortably)."""
@@ -303,10 +305,7 @@ def hand_screen(view: PlayerView, seating: Seating) -> HandScreen:
     winning = None
     follow = None
     if playing:
-        count = len(names)
-        trick = tuple(
-            (names[(tv.trick_leader + i) % count], card) for i, card in enumerate(tv.trick)
-        )
+        trick = trick_plays(tv.trick, tv.trick_leader, names)
         if tv.trick:
             winning = trick[trick_winner(tv.trick, tv.trump)][0]
             follow = lead_suit(tv.trick)
@@ -317,7 +316,7 @@ def hand_screen(view: PlayerView, seating: Seating) -> HandScreen:
             (
                 names[seat.seat],
                 seat.won,
-                own if seat.seat == view.seat and own else _bid_shown(seat),
+                own if seat.seat == view.seat and own else seat.shown_bid(),
             )
             for seat in tv.seats
         )
@@ -348,13 +347,6 @@ def hand_screen(view: PlayerView, seating: Seating) -> HandScreen:
     )
 
 
-def _bid_shown(seat: SeatView) -> str:
-    """A seat's bid as the table shows it: the number, "?" while hidden, "-" before it."""
-    if seat.bid is not None:
-        return str(seat.bid)
-    return "?" if seat.has_bid else "-"
-
-
 def hand_text(look: Look, screen: HandScreen) -> str:
     t = look.t
     lines = [
@@ -372,8 +364,7 @@ def hand_text(look: Look, screen: HandScreen) -> str:
         if not screen.trick:
             lines.append(t("You lead this trick."))
         else:
-            cards = " · ".join(f"{name} {look.card(card)}" for name, card in screen.trick)
-            lines.append(t("Trick: {cards}", cards=cards))
+            lines.append(t("Trick: {cards}", cards=plays_line(look, screen.trick)))
             if screen.follow is None:
                 lines.append(t("{name} is winning it; any suit may follow.", name=screen.winning))
             else:
