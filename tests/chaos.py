@@ -4,6 +4,7 @@ as a process of its own to kill, when to kill what, and reading a game's record 
 import json
 import random
 import signal
+import statistics
 import subprocess
 import sys
 from typing import IO, Any
@@ -12,6 +13,7 @@ import redis
 
 from bot import tokens
 from bot.store import keys
+from engine import check_record
 
 BOT_KILLS = 10
 REDIS_KILLS = 3
@@ -94,3 +96,27 @@ def in_record(payload: str, round_number: int, seat: int, record: dict[str, Any]
         ]
         return token.arg in cards or token.arg == ""  # "" plays the unseen card
     return True  # a wings mark is no move of its own
+
+
+def check_game(record: dict[str, Any], presses: list[tuple[str, int, int]]) -> None:
+    """The record is a game the rules allow, it holds every acknowledged press (payload, round,
+    seat), and no more presses were acknowledged than it has moves (trump choices included)."""
+    check_record(record)
+    missing = [press for press in presses if not in_record(*press, record)]
+    assert missing == [], missing
+    assert len(presses) <= moves_of(record) + len(record["rounds"])
+
+
+def check_restarts(platform: str, backs: list[tuple[str, float]]) -> None:
+    """Print the time from each restart to the next working button; each restart was timed,
+    and none took longer than BACK_WITHIN."""
+    times = [seconds for _, seconds in backs]
+    print(
+        f"{platform}: restart to the next working button over {len(times)} restarts "
+        f"({BOT_KILLS} of the bot, {REDIS_KILLS} of Redis): p50 "
+        f"{statistics.median(times):.2f} s, max {max(times):.2f} s"
+    )
+    for what, seconds in backs:
+        print(f"  {what}: {seconds:.2f} s")
+    assert len(times) == BOT_KILLS + REDIS_KILLS, backs
+    assert max(times) <= BACK_WITHIN

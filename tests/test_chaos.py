@@ -8,17 +8,13 @@ import asyncio
 import contextlib
 import os
 import random
-import statistics
 import time
 from pathlib import Path
 
 from chaos import (
-    BACK_WITHIN,
-    BOT_KILLS,
-    REDIS_KILLS,
     BotProcess,
-    in_record,
-    moves_of,
+    check_game,
+    check_restarts,
     record_of,
     schedule,
 )
@@ -26,7 +22,6 @@ from fake_telegram import FakeTelegram, User
 from players import Players, looks, until
 
 from bot.store.redis_server import RedisServer
-from engine import check_record
 
 GROUP = -100777
 PLAYERS = (User(2001, "Ann", "ann"), User(2002, "Bob", "bob"), User(2003, "Cid", "cid"))
@@ -64,26 +59,12 @@ async def test_a_telegram_game_survives_the_bot_and_redis_killed_at_random(
         output = (tmp_path / "bot.log").read_text()
         record = record_of(redis_alone.url, f"tg:{GROUP}")
         assert record is not None, output[-3000:]
-        check_record(record)
         seats = {user.id: record["players"].index(user.first_name) for user in PLAYERS}
-        missing = [
-            p for p in chaos.acked if not in_record(p.data, p.round, seats[p.user.id], record)
-        ]
-        assert missing == [], missing
-        assert len(chaos.acked) <= moves_of(record) + len(record["rounds"])  # + trump choices
+        check_game(record, [(p.data, p.round, seats[p.user.id]) for p in chaos.acked])
         texts = [e.text for e in fake.transcript(GROUP)]
         assert not [t for t in texts if "ran out of time" in t]  # nobody on autopilot
         assert "Traceback" not in output, output[-3000:]
-        times = [seconds for _, seconds in chaos.backs]
-        print(
-            f"restart to the next working button over {len(times)} restarts "
-            f"({BOT_KILLS} of the bot, {REDIS_KILLS} of Redis): p50 "
-            f"{statistics.median(times):.2f} s, max {max(times):.2f} s"
-        )
-        for what, seconds in chaos.backs:
-            print(f"  {what}: {seconds:.2f} s")
-        assert len(times) == BOT_KILLS + REDIS_KILLS, chaos.backs
-        assert max(times) <= BACK_WITHIN
+        check_restarts("Telegram", chaos.backs)
 
 
 async def play(

@@ -11,20 +11,16 @@ again), as on Discord itself."""
 import asyncio
 import os
 import random
-import statistics
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from chaos import (
-    BACK_WITHIN,
-    BOT_KILLS,
-    REDIS_KILLS,
     RUN,
     BotProcess,
-    in_record,
-    moves_of,
+    check_game,
+    check_restarts,
     record_of,
     schedule,
 )
@@ -34,7 +30,6 @@ from test_chaos import SEED
 
 from adapters.discord.render import GAME_PREFIX
 from bot.store.redis_server import RedisServer
-from engine import check_record
 
 GATEWAY = (
     "import os, yarl, discord.gateway\n"
@@ -124,25 +119,12 @@ async def test_a_discord_game_survives_the_bot_and_redis_killed_at_random(
         output = (tmp_path / "bot.log").read_text()
         record = record_of(redis_alone.url, f"dc:{fake.channel}")
         assert record is not None, output[-3000:]
-        check_record(record)
         seats = {user.id: record["players"].index(user.name) for user in people}
-        missing = [
-            p
-            for p in table.acked
-            if not in_record(p.custom_id.split(":", 2)[2], p.round, seats[p.user.id], record)
-        ]
-        assert missing == [], missing
-        assert len(table.acked) <= moves_of(record) + len(record["rounds"])
+        payloads = [(p.custom_id.split(":", 2)[2], p.round, seats[p.user.id]) for p in table.acked]
+        check_game(record, payloads)
         assert not [m for m in fake.shown(fake.channel) if "ran out of time" in m.content]
         assert "Traceback" not in output, output[-3000:]
-        times = [seconds for _, seconds in table.backs]
-        print(
-            f"Discord: restart to the next working button over {len(times)} restarts "
-            f"({BOT_KILLS} of the bot, {REDIS_KILLS} of Redis): p50 "
-            f"{statistics.median(times):.2f} s, max {max(times):.2f} s"
-        )
-        assert len(times) == BOT_KILLS + REDIS_KILLS, table.backs
-        assert max(times) <= BACK_WITHIN
+        check_restarts("Discord", table.backs)
 
 
 async def play(
