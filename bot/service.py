@@ -21,6 +21,7 @@ older version. Spans in which no worker beat are outages, and turn clocks stand 
 """
 
 import asyncio
+import logging
 import random
 import secrets
 import time
@@ -28,7 +29,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from bot import dispatch
+from bot import dispatch, queries
 from bot.chat import Context, Refused, Result, timeout
 from bot.commands import BY_KIND, MAX_ARGUMENT, Kind
 from bot.config import Config
@@ -37,7 +38,9 @@ from bot.requests import Request, User
 from bot.show.i18n import N_, Texts, error_text, texts
 from bot.show.look import look_of
 from bot.show.render import Current, GroupTable, Lobby, Shown, render
+from bot.stats import people
 from bot.store import RedisClient, Snapshot, Store, StoreErrors, keys
+from bot.store.stats import StatsStore
 from bot.table import Settings, Table
 from engine import ROUND_PHASES, ErrorCode, Phase, RuleError
 
@@ -57,6 +60,8 @@ LEASE = 1.5
 KEEP = 600.0
 """Seconds a journal remembers a write: what a worker may still have had to post (its posts
 wait at most this long for a chat's flood window)."""
+
+log = logging.getLogger(__name__)
 
 
 def _an_id(text: str) -> bool:
@@ -112,6 +117,8 @@ class GameService:
         rng: random.Random | None = None,
     ) -> None:
         self.store = store
+        self.stats = StatsStore(store.client)
+        """The chats' stats and the players' indexes of chats (`bot.queries`)."""
         self.config = config
         self.clock = clock
         self.rng = rng or random.Random()
@@ -148,6 +155,8 @@ class GameService:
             t = texts(self.config.language)
             return Outcome(answer=error_text(t, ErrorCode.BAD_COMMAND), alert=True)
         spec = BY_KIND.get(request.kind) if request.kind is not Kind.BUTTON else None
+        if spec is not None and spec.query:
+            return await self._query(chat, user, request)
         try:
             record = await self.store.record(chat) if spec is not None and spec.record else None
             outcome, _ = await self._transact(
@@ -281,8 +290,29 @@ class GameService:
         moved (`old` had nothing, or `new` has a game already)."""
         if not await self.store.move_chat(old, new):
             return None
+        await self.stats.moved(old, new)
         table = (await self.store.load(new)).table
         return table.humans() if table is not None else []
+
+    # --- the stats ------------------------------------------------------------------------
+
+    async def _query(self, chat: str, user: User, request: Request) -> Outcome:
+        """A stats command (`bot.queries`): it reads the chat's settings and stats, and takes no
+        transaction of the game (nothing of the table changes)."""
+        try:
+            settings = await self.store.settings(chat)
+            look = look_of(settings)
+            return await queries.answer(self.stats, chat, user, request, look, self.clock())
+        except StoreErrors:
+            return Outcome(answer=await self.apology(chat, store_away=True), alert=True)
+
+    async def _fold(self, chat: str) -> None:
+        """Carry the chat's stats forward to the game that just ended. If this fails (or the
+        worker dies first), nothing is lost: the next read of the stats folds what is missing."""
+        try:
+            await self.stats.fold(chat)
+        except Exception:
+            log.warning("could not fold the stats of %s", chat, exc_info=True)
 
     # --- the transaction ------------------------------------------------------------------
 
@@ -333,11 +363,17 @@ class GameService:
                     await self.store.enlist(scope, self.worker, now)
                     self._enlisted.add(scope)
                 journal = (keys.journal(scope, self.worker), now)
+                if write.result is not None:
+                    # The players' indexes name the chat before its result is written: a crash
+                    # between the two leaves a chat too many in them, never one too few.
+                    await self.stats.enlist(people(write.result), chat)
                 saved = await self.store.save(chat, snap.version, write, update_id, journal)
                 if saved is None:
                     return Outcome(), None
                 if not saved:
                     continue
+            if write is not None and write.result is not None:
+                await self._fold(chat)
             return self._notify(snap, result), result
         t = texts(snap.settings.language)
         return Outcome(answer=t("The table is busy; please try again."), alert=True), None

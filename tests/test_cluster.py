@@ -17,6 +17,7 @@ import redis.asyncio as aioredis
 from cluster import Cluster
 from fake_telegram import FakeTelegram
 from service_helpers import Clock, Driver, RecordingStore, human, raw, table_of
+from test_stats import Players
 from test_telegram import GROUP, PLAYERS, Bot, _front, play_on, seat
 
 from adapters.telegram.run import serve
@@ -215,3 +216,31 @@ async def test_a_write_waits_for_a_replica_of_its_master(
     assert not outcome.alert
     assert quick < WAIT_MS / 1000 <= waited
     assert "on its master only" in caplog.text
+
+
+async def test_stats_on_a_cluster(cluster_client: "aioredis.RedisCluster") -> None:
+    """Stats, a player's stats across chats and /forgetme on a cluster: a chat's fold lives in
+    its slot with its results, a player's index of chats under its own tag, and no script
+    touches two slots."""
+    svc = GameService(RecordingStore(cluster_client), Config(), clock=Clock(), rng=random.Random(5))
+    ann = human(1)
+    names = chats(2)
+    for number, chat in enumerate(names):
+        driver = Players(svc, [ann, human(2 + number), human(4 + number)], chat=chat, seed=number)
+        await driver.lobby(["rounds=short"])
+        await driver.play_to_end()
+    for chat in names:
+        assert cluster_client.keyslot(keys.stats(chat)) == cluster_client.keyslot(
+            keys.results(chat)
+        )
+        assert await cluster_client.exists(keys.stats(chat))
+    mine = await svc.handle(ann.id, ann, Request(Kind.STATS, private=True))
+    assert mine.messages[0].text.startswith("📊 Player1, in 2 chats")
+    top = await svc.handle(names[0], ann, Request(Kind.TOP))
+    assert not top.alert
+    assert "Player1" in top.messages[0].text
+    done = await svc.handle(names[0], ann, Request(Kind.FORGET, "yes"))
+    assert done.answer == "Done: your stats are deleted in 2 chats."
+    again = await svc.handle(ann.id, ann, Request(Kind.STATS, private=True))
+    assert again.messages[0].text == "No game of yours has finished yet."
+    assert not await cluster_client.exists(keys.played(ann.id))

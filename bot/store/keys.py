@@ -3,9 +3,9 @@ they live in one Redis Cluster slot and one script may change them together.
 
 The indexes that span chats are split the same way: a chat's timer entry lives in one of
 `TIMER_SHARDS` sorted sets of its scope (the platform prefix of its id, `tg` in `tg:-100123`),
-and each worker's journal and the scope's heartbeats have hash tags of their own. No script
-touches two of them, so each runs on one Cluster node, and a worker that scans every shard
-of its scope finds every due timer.
+and each worker's journal, the scope's heartbeats and each player's index of chats have hash
+tags of their own. No script touches two of them, so each runs on one Cluster node, and a
+worker that scans every shard of its scope finds every due timer.
 """
 
 import zlib
@@ -32,6 +32,19 @@ def update(chat: str, update_id: str) -> str:
 def results(chat: str) -> str:
     """List: one JSON summary per finished game, newest first (capped), for stats."""
     return f"wiz:{{{chat}}}:results"
+
+
+def stats(chat: str) -> str:
+    """Hash of the chat's stats: `v` (bumped by every write), `s` (JSON: the fold of its
+    results, every player's tally and rating, and the newest game folded; `bot.stats.Fold`) and
+    `m` (the fold of the last 30 days' games alone, with the time the oldest of them ended)."""
+    return f"wiz:{{{chat}}}:stats"
+
+
+def played(player: str) -> str:
+    """Set of the chats whose results may name the player (a person's id), under a hash tag of
+    the player's own: where their stats are, for their private /stats and /forgetme."""
+    return f"wiz:{{p:{player}}}:chats"
 
 
 def record(chat: str) -> str:

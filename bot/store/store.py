@@ -411,13 +411,14 @@ class Store:
 
     async def move_chat(self, old: str, new: str, *extra: tuple[str, str]) -> bool:
         """Move everything of chat `old` to chat `new` (a Telegram group that became a
-        supergroup gets a new id): its game, settings, finished rounds, last record and timer,
-        and the `extra` key pairs a front end keeps. False if `old` had nothing, or `new` has
-        a game already (then nothing moves)."""
+        supergroup gets a new id): its game, settings, finished rounds, results and stats, last
+        record and timer, and the `extra` key pairs a front end keeps. False if `old` had
+        nothing, or `new` has a game already (then nothing moves)."""
         pairs = [
             (keys.game(old), keys.game(new)),
             (keys.settings(old), keys.settings(new)),
             (keys.results(old), keys.results(new)),
+            (keys.stats(old), keys.stats(new)),
             (keys.record(old), keys.record(new)),
             *extra,
         ]

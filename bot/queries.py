@@ -1,0 +1,111 @@
+"""The stats commands, answered outside the game's transaction: /stats, /top and /forgetme.
+
+They read a chat's results and stats and a player's index of chats (`bot.store.stats`), never a
+chat's table, so they take no compare-and-set of the game and wait for none. In a group they
+show that group's data only. In a private chat with the bot (`Request.private`), /stats shows
+the asker's own stats across every chat they played in, and nobody else's. /forgetme asks first
+and deletes once confirmed (`/forgetme yes`), in every chat.
+
+What they say goes into the chat as a message; a refusal, and /forgetme's answers in a group, to
+the asker alone (in a private chat everything is a message: it is theirs alone anyway).
+"""
+
+from bot.commands import BY_KIND, BadArgument, Kind
+from bot.messages import Message, Outcome
+from bot.requests import Request, User
+from bot.show.formatters import fit
+from bot.show.i18n import Texts
+from bot.show.look import Look
+from bot.show.stats import (
+    board_text,
+    confirms,
+    forget_question,
+    forgotten_text,
+    player_name,
+    stats_text,
+)
+from bot.stats import board, find, total
+from bot.store.stats import StatsStore
+
+NAME_SHOWN = 32
+"""Characters of a name someone typed that an answer repeats at most."""
+
+
+def _say(text: str, private: bool, alert: bool = False) -> Outcome:
+    """`text` for the asker: a message in a private chat, else an answer for them alone."""
+    if private:
+        return Outcome(messages=(Message(text),))
+    return Outcome(answer=text, alert=alert)
+
+
+async def answer(
+    store: StatsStore, chat: str, user: User, request: Request, look: Look, now: float
+) -> Outcome:
+    """What a stats command from `user` in `chat` shows (in the chat's `look`)."""
+    t = look.t
+    spec = BY_KIND[request.kind]
+    try:
+        arg = spec.arg.read(request.arg, look.theme)
+    except BadArgument as error:
+        return _say(error.say(t), request.private, alert=True)
+    if request.kind is Kind.STATS:
+        if request.private:
+            return await mine(store, user, str(arg or ""), t)
+        return await stats(store, chat, user, str(arg or ""), t)
+    if request.kind is Kind.TOP:
+        return await top(store, chat, t, now, request.private)
+    return await forget(store, chat, user, str(arg or ""), t, request.private)
+
+
+async def stats(store: StatsStore, chat: str, user: User, name: str, t: Texts) -> Outcome:
+    """/stats in a group: the asker's, or the named player's, in this chat only."""
+    done = await store.fold(chat)
+    if name:
+        player = find(done.players, name)
+        if player is None:
+            text = t("Nobody called {name} has played here.", name=fit(name, NAME_SHOWN))
+            return _say(text, private=False, alert=True)
+    else:
+        player = user.id
+        if player not in done.players:
+            return _say(t("No game of yours has finished here yet."), private=False, alert=True)
+    standing = done.players[player]
+    text = stats_text(t, player_name(t, player, standing), standing)
+    return Outcome(messages=(Message(text, pre=True),))
+
+
+async def mine(store: StatsStore, user: User, name: str, t: Texts) -> Outcome:
+    """/stats in a private chat: the asker's own, added up over every chat they played in."""
+    if name:
+        return _say(t("Here, /stats shows your own stats only."), private=True)
+    standings = []
+    for chat in await store.chats(user.id):
+        standing = (await store.fold(chat)).players.get(user.id)
+        if standing is not None and standing.games:
+            standings.append(standing)
+    if not standings:
+        return _say(t("No game of yours has finished yet."), private=True)
+    text = stats_text(t, user.name, total(standings), standings, chats=len(standings))
+    return Outcome(messages=(Message(text, pre=True),))
+
+
+async def top(store: StatsStore, chat: str, t: Texts, now: float, private: bool) -> Outcome:
+    """/top: the chat's leaderboards, all time (its fold) and the last 30 days (a fold of
+    those games alone, from new ratings)."""
+    done = await store.fold(chat)
+    all_time = board(done.players)
+    if not all_time:
+        return _say(t("No game has finished in this chat yet."), private, alert=not private)
+    month = await store.recent_fold(chat, now)
+    text = board_text(t, all_time, board(month.players))
+    return Outcome(messages=(Message(text, pre=True),))
+
+
+async def forget(
+    store: StatsStore, chat: str, user: User, word: str, t: Texts, private: bool
+) -> Outcome:
+    """/forgetme: what it deletes and how to confirm; `/forgetme yes`: delete, everywhere."""
+    if not confirms(word):
+        return _say(forget_question(t), private)
+    chats = await store.forget(user.id, also=() if private else (chat,))
+    return _say(forgotten_text(t, chats), private)

@@ -1,0 +1,149 @@
+"""What /stats, /top and /forgetme say: a player's stats block and the leaderboards, in columns
+for a monospace block (`Message.pre`) narrow enough for a phone, and the texts of forgetting.
+
+The numbers come from `bot.stats` (a `Standing` per player); nothing here reads storage.
+"""
+
+from collections.abc import Sequence
+
+from bot.show.formatters import fit, pad, text_width
+from bot.show.i18n import LANGUAGES, N_, Texts, texts
+from bot.stats import PROVISIONAL, UNKNOWN_LEVEL, Standing, level_of
+
+NAME_WIDTH = 12
+"""Columns of a name on a leaderboard at most (a longer one is cut)."""
+RATINGS_SHOWN = 3
+"""Chats whose rating a player's private /stats lists at most."""
+YES = N_("yes")
+"""The word that confirms /forgetme (`/forgetme yes`), in any of the languages."""
+BOARD_HEADS = (
+    # TRANSLATORS: leaderboard header for the player's name (at most 6 letters).
+    N_("player"),
+    # TRANSLATORS: leaderboard header for the rating (at most 6 letters).
+    N_("rating"),
+    # TRANSLATORS: leaderboard header for the games played (at most 6 letters).
+    N_("games"),
+    # TRANSLATORS: leaderboard header for the games won (at most 6 letters).
+    N_("wins"),
+)
+"""The leaderboard's column headers (catalog keys)."""
+
+
+def player_name(t: Texts, player: str, standing: Standing) -> str:
+    """A player's name as shown: as seated, or an AI level's (`AI (hard)`)."""
+    level = level_of(player)
+    if level is None:
+        return standing.name
+    if level == UNKNOWN_LEVEL:
+        return t("AI")
+    return t("AI ({level})", level=level)
+
+
+def _percent(part: int, whole: int) -> str:
+    return f"{round(100 * part / whole)}%" if whole else "–"
+
+
+def _rating(t: Texts, standing: Standing) -> str:
+    if standing.provisional:
+        return t("{rating} (provisional)", rating=standing.rating)
+    return str(standing.rating)
+
+
+def stats_text(
+    t: Texts, name: str, standing: Standing, ratings: Sequence[Standing] = (), chats: int = 0
+) -> str:
+    """A player's stats block. `ratings`: their standing in each of their `chats` (their
+    private /stats across chats; a rating is a chat's own, so each chat's is listed)."""
+    if chats:
+        head = t.ngettext("📊 {name}, in {n} chat", "📊 {name}, in {n} chats", chats)
+        lines = [head.format(name=name, n=chats)]
+    else:
+        lines = [t("📊 {name}", name=name)]
+    average = round(standing.average)
+    rows = [
+        (t("Games"), str(standing.games)),
+        (t("Wins"), f"{standing.wins} ({_percent(standing.wins, standing.games)})"),
+        (t("Points"), t("{points} ({average} a game)", points=standing.points, average=average)),
+    ]
+    if standing.met is not None:
+        rows.append((t("Bids met"), f"{round(standing.met)}%"))
+    if standing.best is not None:
+        rows.append((t("Best game"), str(standing.best)))
+    if ratings:
+        shown = sorted(ratings, key=lambda s: (-s.games, -s.last))[:RATINGS_SHOWN]
+        for number, chat in enumerate(shown):
+            games = t.ngettext("{n} game", "{n} games", chat.games).format(n=chat.games)
+            rows.append((t("Rating") if number == 0 else "", f"{chat.rating} ({games})"))
+    else:
+        rows.append((t("Rating"), _rating(t, standing)))
+    width = max(text_width(label) for label, _ in rows) + 2
+    lines += [pad(label, width) + value for label, value in rows]
+    return "\n".join(lines)
+
+
+def _table(t: Texts, rows: Sequence[tuple[str, Standing]]) -> list[str]:
+    """A leaderboard's lines: place, name, rating (`?`: provisional), games, wins."""
+    heads = tuple(t(head) for head in BOARD_HEADS)
+    cells = [
+        (
+            str(place),
+            fit(player_name(t, player, standing), NAME_WIDTH),
+            f"{standing.rating}{'?' if standing.provisional else ' '}",
+            str(standing.games),
+            str(standing.wins),
+        )
+        for place, (player, standing) in enumerate(rows, start=1)
+    ]
+    widths = [
+        max(text_width(head), *(text_width(cell[column + 1]) for cell in cells))
+        for column, head in enumerate(heads)
+    ]
+    place_width = len(str(len(cells)))
+    aligns = "<>>>"
+    lines = [
+        " " * place_width
+        + "".join(" " + pad(h, w, a) for h, w, a in zip(heads, widths, aligns, strict=True))
+    ]
+    for cell in cells:
+        columns = zip(cell[1:], widths, aligns, strict=True)
+        lines.append(pad(cell[0], place_width, ">") + "".join(" " + pad(*c) for c in columns))
+    return [line.rstrip() for line in lines]
+
+
+def board_text(
+    t: Texts, all_time: Sequence[tuple[str, Standing]], month: Sequence[tuple[str, Standing]]
+) -> str:
+    """/top: the chat's leaderboard of all time and of the last 30 days, by rating."""
+    lines = [t("🏆 Best players here, by rating")]
+    lines += _table(t, all_time)
+    lines += ["", t("Last 30 days")]
+    lines += _table(t, month) if month else [t("Nobody played in the last 30 days.")]
+    if any(standing.provisional for _, standing in [*all_time, *month]):
+        lines += ["", t("? provisional: fewer than {n} games", n=PROVISIONAL)]
+    return "\n".join(lines)
+
+
+def confirms(word: str) -> bool:
+    """Whether `word` is the word that confirms /forgetme, in any of the languages."""
+    said = word.strip().casefold()
+    words = {texts(language)(YES).casefold() for language in LANGUAGES} | {YES}
+    return bool(said) and said in words | {"si", "sí"}
+
+
+def forget_question(t: Texts) -> str:
+    return t(
+        "/forgetme deletes your stats and ratings in every chat you played in. The others keep "
+        "their results, with you as an unnamed player. To go ahead, send: /forgetme {word}",
+        word=t(YES),
+    )
+
+
+def forgotten_text(t: Texts, chats: int) -> str:
+    if not chats:
+        return t("There were no stats of yours to delete.")
+    text = t.ngettext(
+        "Done: your stats are deleted in {n} chat.",
+        "Done: your stats are deleted in {n} chats.",
+        chats,
+    )
+    return text.format(n=chats)

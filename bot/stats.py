@@ -1,0 +1,395 @@
+"""Players' stats and ratings, folded from a chat's game summaries (no I/O).
+
+A chat keeps a summary of each finished game (`bot.chat.game_summary`; the store keeps the last
+`RESULTS_KEPT`, newest first). `read_game` reads one tolerantly (summaries written before places,
+bids met and AI levels were kept lack them), and `Fold.add` folds games, oldest first, into a
+`Fold`: for each player their games, wins, points, best game and bids met, and an OpenSkill
+Plackett-Luce rating updated from the game's places (ties allowed). An AI seat is rated as its
+level (`ai:hard`), one identity for every seat of that level. The fold also names the newest game
+it holds (`Fold.cursor`), so it can be carried forward with the games after it (`unfolded`).
+
+`board` orders a leaderboard by the conservative rating (`Standing.ordinal`: mu - 3 sigma),
+`recent` picks the games of the last `WINDOW` seconds, `find` looks a player up by name, and
+`anonymised` rewrites a summary without one player (for /forgetme). docs/stats.md describes the
+model, the data kept and what a fold costs.
+"""
+
+import json
+import math
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from openskill.models import PlackettLuce, PlackettLuceRating
+
+MODEL = PlackettLuce()
+"""The rating model, with OpenSkill's defaults: mu 25, sigma 25/3, beta 25/6, tau 25/300,
+kappa 0.0001."""
+
+Z = 3.0
+"""Standard deviations below mu of the conservative rating (`Standing.ordinal`)."""
+RATING_BASE = 1000
+RATING_SCALE = 40
+"""The rating shown is `RATING_BASE + RATING_SCALE * (mu - 3 sigma)`: 1000 for a new player."""
+PROVISIONAL = 5
+"""A rating from fewer games than this is provisional (marked on the boards)."""
+WINDOW = 30 * 24 * 3600
+"""Seconds of the recent board (the last 30 days)."""
+BOARD = 8
+"""Rows of a leaderboard at most."""
+AI = "ai:"
+"""The prefix of AI seats' ids, and of an AI level's rating identity (`ai:hard`)."""
+UNKNOWN_LEVEL = "?"
+"""The level of an AI seat in a summary that did not name it."""
+FORGOTTEN = "x:"
+"""The prefix of the alias that replaces a player who asked to be forgotten (`anonymised`)."""
+
+
+def forgotten(player: str) -> bool:
+    """Whether `player` is the alias of someone forgotten (kept out of boards and look-ups)."""
+    return player.startswith(FORGOTTEN)
+
+
+def person(player: str) -> bool:
+    """Whether a rating identity is a person's (not an AI level's, nor a forgotten alias)."""
+    return not player.startswith(AI) and not forgotten(player)
+
+
+def level_of(player: str) -> str | None:
+    """The AI level of a rating identity (`ai:hard` → `hard`); None for a person."""
+    return player[len(AI) :] if player.startswith(AI) else None
+
+
+# --- one game ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """One seat of a finished game, as the stats count it."""
+
+    player: str
+    """Whose: a person's id, or the AI level's identity (`ai:hard`)."""
+    name: str
+    total: int
+    place: int
+    made: int | None = None
+    """Bids met in the game (None: the summary did not keep it)."""
+    rounds: int | None = None
+    """Rounds the game had (None: not kept)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """A finished game: when it ended and its seats."""
+
+    key: str
+    """What names it among the chat's games (`unfolded`): its end time and its id."""
+    finished: float
+    seats: tuple[Seat, ...]
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _ints(value: object, length: int) -> list[int] | None:
+    """`value` as `length` ints, or None."""
+    if isinstance(value, list) and len(value) == length and all(map(_is_int, value)):
+        return list(value)
+    return None
+
+
+def places_of(totals: Sequence[int]) -> list[int]:
+    """Places from totals: 1 + how many scored more (ties share a place)."""
+    return [1 + sum(other > total for other in totals) for total in totals]
+
+
+def key_of(entry: Mapping[str, Any]) -> str:
+    """What names a summary among its chat's: its end time and its game's id (rewriting a
+    summary for /forgetme keeps both)."""
+    return f"{entry.get('finished')!r}/{entry.get('game', '')}"
+
+
+def read_game(entry: object) -> Game | None:
+    """A summary as a `Game`; None for one that cannot be read (it is skipped). A summary of
+    the older format lacks places (they come from the totals), AI levels (a seat whose id starts
+    `ai:` is an AI of unknown level) and bids met (left out of the percentage)."""
+    if not isinstance(entry, dict):
+        return None
+    players = entry.get("players")
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        return None
+    count = len(players)
+    totals = _ints(entry.get("totals"), count)
+    if count < 2 or totals is None:
+        return None
+    names = entry.get("names")
+    if not (isinstance(names, list) and len(names) == count):
+        names = players
+    places = _ints(entry.get("places"), count) or places_of(totals)
+    made = _ints(entry.get("made"), count)
+    rounds = entry.get("rounds")
+    if not _is_int(rounds):
+        made = None
+    levels = entry.get("ai")
+    levels = levels if isinstance(levels, dict) else {}
+    finished = entry.get("finished")
+    seats = []
+    for seat, pid in enumerate(players):
+        player, name = pid, names[seat] if isinstance(names[seat], str) else pid
+        level = levels.get(pid)
+        if isinstance(level, str) and level:
+            player, name = AI + level, level
+        elif pid.startswith(AI):
+            player, name = AI + UNKNOWN_LEVEL, UNKNOWN_LEVEL
+        seats.append(
+            Seat(
+                player,
+                name,
+                totals[seat],
+                places[seat],
+                None if made is None else made[seat],
+                rounds if made is not None else None,
+            )
+        )
+    when = float(finished) if isinstance(finished, int | float) else 0.0
+    return Game(key_of(entry), when, tuple(seats))
+
+
+def people(entry: object) -> list[str]:
+    """The people (not the AI seats) a summary names."""
+    game = read_game(entry)
+    return [] if game is None else [seat.player for seat in game.seats if person(seat.player)]
+
+
+def read_games(entries: Iterable[object]) -> list[Game]:
+    """The games of `entries` that can be read, in the same order."""
+    return [game for entry in entries if (game := read_game(entry)) is not None]
+
+
+# --- a player's standing ---------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Standing:
+    """A player's tally and rating in one chat (an AI level's: its seats)."""
+
+    name: str
+    games: int = 0
+    wins: int = 0
+    points: int = 0
+    best: int | None = None
+    """The highest total of a game."""
+    made: int = 0
+    """Bids met, in the games that kept them."""
+    rounds: int = 0
+    """Rounds of the games that kept bids met."""
+    mu: float = MODEL.mu
+    sigma: float = MODEL.sigma
+    last: float = 0.0
+    """When their last game ended."""
+
+    @property
+    def average(self) -> float:
+        """Points a game."""
+        return self.points / self.games if self.games else 0.0
+
+    @property
+    def met(self) -> float | None:
+        """Bids met, in per cent of rounds (None: no game kept them)."""
+        return 100.0 * self.made / self.rounds if self.rounds else None
+
+    @property
+    def ordinal(self) -> float:
+        """The conservative skill estimate mu - 3 sigma (the true skill is very likely above)."""
+        return self.mu - Z * self.sigma
+
+    @property
+    def rating(self) -> int:
+        """The rating shown: the conservative estimate, scaled (1000 for a new player)."""
+        return round(RATING_BASE + RATING_SCALE * self.ordinal)
+
+    @property
+    def provisional(self) -> bool:
+        return self.games < PROVISIONAL
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n": self.name,
+            "g": self.games,
+            "w": self.wins,
+            "p": self.points,
+            "b": self.best,
+            "m": self.made,
+            "r": self.rounds,
+            "mu": self.mu,
+            "s": self.sigma,
+            "t": self.last,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Standing":
+        return cls(
+            name=str(data.get("n", "")),
+            games=int(data.get("g", 0)),
+            wins=int(data.get("w", 0)),
+            points=int(data.get("p", 0)),
+            best=None if data.get("b") is None else int(data["b"]),
+            made=int(data.get("m", 0)),
+            rounds=int(data.get("r", 0)),
+            mu=float(data.get("mu", MODEL.mu)),
+            sigma=float(data.get("s", MODEL.sigma)),
+            last=float(data.get("t", 0.0)),
+        )
+
+
+def total(standings: Sequence[Standing]) -> Standing:
+    """Several chats' standings of one player added up (the rating: the chat where they played
+    most; a rating is a chat's own)."""
+    most = max(standings, key=lambda s: (s.games, s.last))
+    bests = [s.best for s in standings if s.best is not None]
+    return Standing(
+        name=max(standings, key=lambda s: s.last).name,
+        games=sum(s.games for s in standings),
+        wins=sum(s.wins for s in standings),
+        points=sum(s.points for s in standings),
+        best=max(bests) if bests else None,
+        made=sum(s.made for s in standings),
+        rounds=sum(s.rounds for s in standings),
+        mu=most.mu,
+        sigma=most.sigma,
+        last=max(s.last for s in standings),
+    )
+
+
+# --- the fold ---------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Fold:
+    """A chat's games folded, oldest first: every player's standing, and the newest game."""
+
+    players: dict[str, Standing] = field(default_factory=dict)
+    cursor: str = ""
+    """The key of the newest game folded ("" before the first)."""
+    games: int = 0
+    """Games folded in all (more than a chat keeps: the fold goes on past them)."""
+
+    def add(self, game: Game) -> None:
+        """Fold one game: each seat's tally, then the ratings from its places."""
+        self.cursor = game.key
+        self.games += 1
+        for seat in game.seats:
+            standing = self.players.get(seat.player)
+            if standing is None:
+                standing = self.players[seat.player] = Standing(seat.name)
+            standing.name = seat.name
+            standing.games += 1
+            standing.wins += seat.place == 1
+            standing.points += seat.total
+            standing.best = seat.total if standing.best is None else max(standing.best, seat.total)
+            if seat.made is not None and seat.rounds is not None:
+                standing.made += seat.made
+                standing.rounds += seat.rounds
+            standing.last = max(standing.last, game.finished)
+        self._rate(game)
+
+    def _rate(self, game: Game) -> None:
+        """Update the ratings of a game's players from its places. Every seat is a team of one;
+        an identity with several seats (two `hard` AI seats) plays each from its rating before
+        the game, and moves by the mean of their updates."""
+        teams = [
+            [MODEL.create_rating([self.players[s.player].mu, self.players[s.player].sigma])]
+            for s in game.seats
+        ]
+        rated: list[list[PlackettLuceRating]] = MODEL.rate(
+            teams, ranks=[float(seat.place) for seat in game.seats]
+        )
+        moved: dict[str, list[PlackettLuceRating]] = {}
+        for seat, team in zip(game.seats, rated, strict=True):
+            moved.setdefault(seat.player, []).append(team[0])
+        for player, ratings in moved.items():
+            standing = self.players[player]
+            standing.mu = math.fsum(r.mu for r in ratings) / len(ratings)
+            standing.sigma = math.fsum(r.sigma for r in ratings) / len(ratings)
+
+    def to_json(self) -> str:
+        players = {player: s.to_dict() for player, s in self.players.items()}
+        return json.dumps({"c": self.cursor, "g": self.games, "p": players})
+
+    @classmethod
+    def from_json(cls, text: str | bytes | None) -> "Fold":
+        if not text:
+            return cls()
+        data = json.loads(text)
+        players = {str(p): Standing.from_dict(s) for p, s in data.get("p", {}).items()}
+        return cls(players, str(data.get("c", "")), int(data.get("g", 0)))
+
+
+def fold(games: Iterable[Game], into: Fold | None = None) -> Fold:
+    """`games` (oldest first) folded into `into` (a new fold by default)."""
+    done = Fold() if into is None else into
+    for game in games:
+        done.add(game)
+    return done
+
+
+def unfolded(games: Sequence[Game], cursor: str) -> tuple[list[Game], bool]:
+    """Of `games` (newest first, as kept), those after the one named `cursor`, oldest first;
+    and whether `cursor` was among them (else all of `games` are newer than it, or it is "")."""
+    newer: list[Game] = []
+    for game in games:
+        if cursor and game.key == cursor:
+            return newer[::-1], True
+        newer.append(game)
+    return newer[::-1], False
+
+
+def recent(games: Iterable[Game], now: float, window: float = WINDOW) -> list[Game]:
+    """The games that ended in the last `window` seconds, in the same order."""
+    return [game for game in games if game.finished >= now - window]
+
+
+# --- boards and look-ups -----------------------------------------------------------------------
+
+
+def board(players: Mapping[str, Standing], limit: int = BOARD) -> list[tuple[str, Standing]]:
+    """The leaderboard: players with a game, by the conservative rating (highest first), then
+    by games played, then by name; at most `limit` rows."""
+    ranked = [(p, s) for p, s in players.items() if s.games and not forgotten(p)]
+    ranked.sort(key=lambda item: (-item[1].ordinal, -item[1].games, item[1].name.casefold()))
+    return ranked[:limit]
+
+
+def folded_name(name: str) -> str:
+    """A name as compared by `find`: NFKC-normalised, case-folded, spaces trimmed."""
+    return unicodedata.normalize("NFKC", name).casefold().strip()
+
+
+def find(players: Mapping[str, Standing], name: str) -> str | None:
+    """The player called `name` (as seated; an AI level by its name, `hard`), case-insensitive;
+    of several, the one who played last. None if nobody is."""
+    wanted = folded_name(name)
+    if not wanted:
+        return None
+    found = [
+        (standing.last, player)
+        for player, standing in players.items()
+        if not forgotten(player) and folded_name(standing.name) == wanted
+    ]
+    return max(found)[1] if found else None
+
+
+def anonymised(entry: Mapping[str, Any], player: str, alias: str) -> dict[str, Any] | None:
+    """A summary with `player` replaced by `alias` (their name blanked): the others' places and
+    points stay, so their stats and ratings add up as before. None if `player` is not in it."""
+    players = entry.get("players")
+    if not isinstance(players, list) or player not in players:
+        return None
+    changed = dict(entry)
+    changed["players"] = [alias if p == player else p for p in players]
+    names = entry.get("names")
+    if isinstance(names, list) and len(names) == len(players):
+        changed["names"] = ["" if p == player else n for p, n in zip(players, names, strict=True)]
+    return changed

@@ -1,0 +1,629 @@
+"""Stats, leaderboards and ratings: the fold of game summaries (tallies, places and ties, AI
+levels, summaries of the older format, the ratings), and /stats, /top and /forgetme through the
+service on a real Redis after whole games: a group sees its own data only, cross-chat stats go
+to their owner privately, /forgetme forgets everywhere and keeps the others' stats, a crash
+between a game's end and its fold loses nothing, and bad input changes nothing."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis.asyncio as aioredis
+from service_helpers import ANN, BOB, CID, DOT, EVE, Clock, Driver, service
+
+from bot.commands import BY_KIND, Kind
+from bot.messages import Outcome
+from bot.requests import Request, User
+from bot.service import GameService
+from bot.show.i18n import texts
+from bot.show.stats import BOARD_HEADS, board_text, confirms, stats_text
+from bot.stats import (
+    MODEL,
+    PROVISIONAL,
+    WINDOW,
+    Fold,
+    Standing,
+    anonymised,
+    board,
+    find,
+    fold,
+    read_game,
+    read_games,
+    recent,
+    unfolded,
+)
+from bot.store import keys
+from bot.store.stats import StatsStore
+
+NOW = 1_700_000_000.0
+DAY = 24 * 3600.0
+GROUP = "tg:-100"
+OTHER = "tg:-200"
+T = texts("en")
+
+
+def summary(
+    players: list[str],
+    totals: list[int],
+    *,
+    finished: float = NOW,
+    game: str = "",
+    ai: dict[str, str] | None = None,
+    made: list[int] | None = None,
+    rounds: int = 5,
+    names: list[str] | None = None,
+    old: bool = False,
+) -> dict[str, Any]:
+    """A game summary as `bot.chat.game_summary` writes it (`old`: as it was written before
+    places, bids met and AI levels were kept)."""
+    entry: dict[str, Any] = {
+        "players": players,
+        "names": names or [p.split(":")[-1] for p in players],
+        "totals": totals,
+        "options": {},
+        "finished": finished,
+    }
+    if old:
+        return entry
+    entry |= {
+        "game": game or f"g{int(finished) % 100_000}",
+        "ai": ai or {},
+        "places": [1 + sum(o > t for o in totals) for t in totals],
+        "made": made if made is not None else [0] * len(players),
+        "rounds": rounds,
+    }
+    return entry
+
+
+def folded(*entries: dict[str, Any]) -> Fold:
+    """The fold of `entries`, oldest first."""
+    return fold(read_games(entries))
+
+
+# --- the fold ------------------------------------------------------------------------------------
+
+
+def test_the_fold_counts_games_wins_points_bids_met_and_the_best_game() -> None:
+    done = folded(
+        summary(["tg:1", "tg:2", "tg:3"], [120, 80, -20], made=[4, 3, 1], finished=NOW),
+        summary(["tg:1", "tg:2", "tg:3"], [60, 150, 30], made=[2, 5, 2], finished=NOW + 1),
+    )
+    ann = done.players["tg:1"]
+    assert (ann.games, ann.wins, ann.points, ann.best) == (2, 1, 180, 120)
+    assert ann.average == 90
+    assert ann.met == pytest.approx(60.0)  # 6 bids met of 10 rounds
+    cid = done.players["tg:3"]
+    assert (cid.wins, cid.points, cid.best, cid.average) == (0, 10, 30, 5)
+    assert done.games == 2
+
+
+def test_the_cursor_names_the_newest_game() -> None:
+    first = summary(["tg:1", "tg:2", "tg:3"], [1, 2, 3], finished=NOW, game="aaa")
+    second = summary(["tg:1", "tg:2", "tg:3"], [3, 2, 1], finished=NOW + 5, game="bbb")
+    done = folded(first, second)
+    game = read_game(second)
+    assert game is not None
+    assert done.cursor == game.key == f"{NOW + 5!r}/bbb"
+
+
+def test_ties_share_a_place_and_a_shared_first_is_a_win_for_each() -> None:
+    done = folded(summary(["tg:1", "tg:2", "tg:3"], [100, 100, 40]))
+    assert done.players["tg:1"].wins == done.players["tg:2"].wins == 1
+    assert done.players["tg:3"].wins == 0
+    tied = done.players["tg:1"]
+    assert tied.mu == pytest.approx(done.players["tg:2"].mu)
+    assert tied.mu > MODEL.mu > done.players["tg:3"].mu
+
+
+def test_each_ai_level_is_one_rating_of_its_own() -> None:
+    entry = summary(
+        ["tg:1", "ai:1", "ai:2", "ai:3"],
+        [50, 90, 10, 30],
+        ai={"ai:1": "hard", "ai:2": "easy", "ai:3": "hard"},
+        names=["Ann", "Merlin", "Morgana", "Nimue"],
+    )
+    done = folded(entry)
+    assert set(done.players) == {"tg:1", "ai:hard", "ai:easy"}
+    hard = done.players["ai:hard"]
+    assert hard.name == "hard"  # the level's name, not a seat's
+    assert (hard.games, hard.wins, hard.points) == (2, 1, 120)  # its two seats
+    assert done.players["ai:easy"].games == 1
+    # two seats of one level move it by the mean of their updates: between the two seats'
+    alone = MODEL.rate(
+        [[MODEL.rating()] for _ in range(4)], ranks=[2.0, 1.0, 4.0, 3.0]
+    )  # the seats rated apart
+    assert alone[2][0].mu < hard.mu < alone[1][0].mu
+    assert hard.mu == pytest.approx((alone[1][0].mu + alone[3][0].mu) / 2)
+    assert find(done.players, "HARD") == "ai:hard"
+
+
+def test_old_summaries_are_read_tolerantly() -> None:
+    old = summary(["tg:1", "ai:1", "tg:2"], [30, 70, 30], old=True)
+    game = read_game(old)
+    assert game is not None
+    assert [seat.place for seat in game.seats] == [2, 1, 2]  # from the totals
+    assert game.seats[1].player == "ai:?"  # an AI of a level not kept
+    assert all(seat.made is None for seat in game.seats)
+    done = fold([game])
+    assert done.players["tg:1"].met is None  # bids met unknown: no percentage
+    newer = summary(["tg:1", "tg:2", "tg:3"], [10, 20, 30], made=[3, 0, 0], finished=NOW + 1)
+    done = fold(read_games([newer]), done)
+    assert done.players["tg:1"].met == pytest.approx(60.0)  # of the game that kept it only
+    assert done.players["tg:1"].games == 2
+    broken: list[object] = [None, [], "{", {"players": "x"}, {"players": ["a"], "totals": [1]}]
+    for entry in broken:
+        assert read_game(entry) is None
+    assert read_game({"players": ["a", "b"], "totals": [1, 2], "names": 3}) is not None
+
+
+def test_ratings_rise_for_the_winner_fall_for_the_loser_and_grow_surer() -> None:
+    players = ["tg:1", "tg:2", "tg:3", "tg:4"]
+    done = folded(summary(players, [200, 100, 50, 0]))
+    win, lose = done.players["tg:1"], done.players["tg:4"]
+    new = Standing("new")
+    assert win.mu > new.mu > lose.mu
+    assert win.rating > new.rating > lose.rating
+    assert win.sigma < new.sigma
+    assert lose.sigma < new.sigma
+    sigmas = [win.sigma]
+    for number in range(1, 10):
+        fold(read_games([summary(players, [200, 100, 50, 0], finished=NOW + number)]), done)
+        sigmas.append(done.players["tg:1"].sigma)
+    assert sigmas == sorted(sigmas, reverse=True)  # each game makes the rating surer
+    assert done.players["tg:1"].rating > done.players["tg:2"].rating > done.players["tg:4"].rating
+
+
+def test_a_fold_carried_forward_is_the_fold_of_everything() -> None:
+    entries = [
+        summary(["tg:1", "tg:2", "tg:3"], [n, 2 * n % 7, 50 - n], finished=NOW + n, game=f"g{n}")
+        for n in range(12)
+    ]
+    whole = folded(*entries)
+    part = folded(*entries[:5])
+    kept = read_games(reversed(entries))  # as the store keeps them: newest first
+    newer, found = unfolded(kept, part.cursor)
+    assert found
+    assert len(newer) == 7
+    fold(newer, part)
+    assert Fold.from_json(part.to_json()) == Fold.from_json(whole.to_json())
+    assert unfolded(kept, whole.cursor) == ([], True)
+    assert unfolded(kept, "") == (kept[::-1], False)
+
+
+def test_the_window_is_the_last_30_days() -> None:
+    games = read_games(
+        [
+            summary(["tg:1", "tg:2", "tg:3"], [1, 2, 3], finished=NOW - WINDOW - 1, game="old"),
+            summary(["tg:1", "tg:2", "tg:3"], [3, 2, 1], finished=NOW - WINDOW, game="edge"),
+            summary(["tg:1", "tg:2", "tg:4"], [3, 2, 1], finished=NOW - DAY, game="new"),
+        ]
+    )
+    assert [g.key.split("/")[1] for g in recent(games, NOW)] == ["edge", "new"]
+    month = fold(recent(games, NOW))
+    assert month.players["tg:1"].games == 2
+    assert "tg:4" in month.players
+
+
+def test_the_board_orders_by_the_conservative_rating() -> None:
+    players = {
+        "tg:1": Standing("Ann", games=20, mu=30.0, sigma=2.0),  # 24
+        "tg:2": Standing("Bob", games=2, mu=33.0, sigma=6.0),  # 15: provisional
+        "tg:3": Standing("Cid", games=20, mu=27.0, sigma=1.0),  # 24, more sure, same games
+        "x:ab": Standing("", games=20, mu=40.0, sigma=1.0),  # forgotten: never shown
+        "tg:4": Standing("Dot"),  # no game
+    }
+    # Ann and Cid are level (the same games too): by name
+    assert [p for p, _ in board(players)] == ["tg:1", "tg:3", "tg:2"]
+    assert players["tg:2"].provisional
+    assert not players["tg:1"].provisional
+    assert board(players, limit=1) == board(players)[:1]
+    text = board_text(T, board(players), [])
+    assert "Nobody played in the last 30 days." in text
+    assert f"fewer than {PROVISIONAL} games" in text
+
+
+def test_find_is_case_insensitive_and_takes_the_last_to_play() -> None:
+    players = {
+        "tg:1": Standing("Ann", games=1, last=NOW),
+        "tg:9": Standing("ann", games=1, last=NOW + 5),
+        "tg:2": Standing("Ｂｏｂ", games=1),  # fullwidth letters: NFKC makes them Bob
+        "x:cd": Standing("", games=1),
+    }
+    assert find(players, " ANN ") == "tg:9"
+    assert find(players, "bob") == "tg:2"
+    for nobody in ("", "   ", "Cid", "\u202eAnn", "Ann\x00", "A" * 500, "x:cd"):
+        assert find(players, nobody) is None
+
+
+def test_anonymised_keeps_the_others() -> None:
+    entry = summary(["tg:1", "tg:2", "tg:3"], [10, 20, 30], names=["Ann", "Bob", "Cid"])
+    changed = anonymised(entry, "tg:1", "x:12")
+    assert changed is not None
+    assert changed["players"] == ["x:12", "tg:2", "tg:3"]
+    assert changed["names"] == ["", "Bob", "Cid"]
+    assert changed["totals"] == entry["totals"]
+    assert changed["finished"] == entry["finished"]
+    now, then = read_game(changed), read_game(entry)
+    assert now is not None
+    assert then is not None
+    assert now.key == then.key
+    assert anonymised(entry, "tg:7", "x:12") is None
+
+
+def test_the_texts() -> None:
+    ann = Standing("Ann", games=12, wins=4, points=1240, best=210, made=37, rounds=60)
+    text = stats_text(T, "Ann", ann)
+    assert text.splitlines()[0] == "📊 Ann"
+    assert "4 (33%)" in text
+    assert "1240 (103 a game)" in text
+    assert "62%" in text
+    assert "210" in text
+    assert len(text.splitlines()) <= 8
+    assert all(len(line) <= 34 for line in text.splitlines())
+    assert "Bids met" not in stats_text(T, "Ann", Standing("Ann", games=1))  # unknown
+    assert confirms("yes")
+    assert confirms(" JA ")
+    assert confirms("sí")
+    assert not confirms("")
+    assert not confirms("no")
+
+
+@pytest.mark.parametrize("language", ["en", "de", "es"])
+def test_the_board_headers_stay_short(language: str) -> None:
+    t = texts(language)
+    assert all(len(t(head)) <= 6 for head in BOARD_HEADS)
+    rows = [(f"tg:{n}", Standing("W" * 30, games=100, mu=50.0, sigma=0.8)) for n in range(8)]
+    lines = board_text(t, rows, rows).splitlines()
+    assert all(len(line) <= 34 for line in lines if line[:1] in " 12345678")  # the rows
+    assert all(len(line) <= 40 for line in lines)
+
+
+def test_the_fold_does_no_io() -> None:
+    """`bot.stats` loads nothing of storage, the service, an event loop or a platform."""
+    script = (
+        "import sys\n"
+        "from bot.stats import fold, read_games\n"
+        "fold(read_games([{'players': ['a', 'b', 'c'], 'totals': [3, 2, 1]}]))\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", script],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    loaded = set(done.stdout.split())
+    forbidden = {"asyncio", "socket", "redis", "telegram", "discord", "adapters"}
+    assert not {name.split(".")[0] for name in loaded} & forbidden
+    assert {name for name in loaded if name.startswith("bot")} == {"bot", "bot.stats"}
+
+
+# --- through the service, on a real Redis --------------------------------------------------------
+
+
+async def ask(svc: GameService, chat: str, user: User, kind: Kind, arg: str = "") -> Outcome:
+    return await svc.handle(chat, user, Request(kind, arg, private=chat == user.id))
+
+
+def text_of(outcome: Outcome) -> str:
+    assert len(outcome.messages) == 1, outcome
+    return outcome.messages[0].text
+
+
+class Players(Driver):
+    """People pressing the buttons they are shown, without checking what every screen shows
+    (tests/test_service.py does that): these tests are about what a game leaves behind."""
+
+    async def send(
+        self, user: User, request: Request, update_id: str | None = None, check: bool = True
+    ) -> Outcome:
+        return await super().send(user, request, update_id, check=False)
+
+
+async def play(svc: GameService, chat: str, people: list[User], seed: int, ai: int = 0) -> None:
+    """A whole short game of `people` (and `ai` AI seats) in `chat`."""
+    driver = Players(svc, people, chat=chat, seed=seed)
+    await driver.lobby(["rounds=short"], ai=ai)
+    await driver.play_to_end()
+
+
+async def summaries(client: aioredis.Redis, chat: str) -> list[dict[str, Any]]:
+    return [json.loads(raw) for raw in await client.lrange(keys.results(chat), 0, -1)]
+
+
+async def everything(client: aioredis.Redis) -> dict[Any, Any]:
+    """Every key and its value (to see that nothing changed)."""
+    found: dict[Any, Any] = {}
+    for key in await client.keys("*"):
+        kind = await client.type(key)
+        kind = kind.decode() if isinstance(kind, bytes) else kind
+        if kind == "string":
+            found[key] = await client.get(key)
+        elif kind == "list":
+            found[key] = await client.lrange(key, 0, -1)
+        elif kind == "hash":
+            found[key] = await client.hgetall(key)
+        elif kind == "set":
+            found[key] = await client.smembers(key)
+        elif kind == "zset":
+            found[key] = await client.zrange(key, 0, -1, withscores=True)
+    return found
+
+
+def row_of(text: str, name: str) -> list[str]:
+    """The cells of `name`'s row of a board."""
+    rows = [line.split() for line in text.splitlines() if f" {name} " in line]
+    assert rows, text
+    return rows[0]
+
+
+async def test_stats_and_top_after_whole_games(redis_client: aioredis.Redis) -> None:
+    clock = Clock(NOW)
+    svc = service(redis_client, seed=3, clock=clock)
+    await play(svc, GROUP, [ANN, BOB, CID], seed=1, ai=1)
+    clock.advance(3600)
+    await play(svc, GROUP, [ANN, BOB, CID], seed=2, ai=1)
+    kept = await summaries(redis_client, GROUP)
+    assert len(kept) == 2
+    mine = [e["totals"][e["players"].index(ANN.id)] for e in kept]
+    wins = sum(e["places"][e["players"].index(ANN.id)] == 1 for e in kept)
+    made = sum(e["made"][e["players"].index(ANN.id)] for e in kept)
+    # the fold was carried forward at each game's end
+    stored = Fold.from_json(await redis_client.hget(keys.stats(GROUP), "s"))
+    assert stored.games == 2
+    assert stored.players[ANN.id].games == 2
+    assert await StatsStore(redis_client).chats(ANN.id) == [GROUP]
+
+    outcome = await ask(svc, GROUP, ANN, Kind.STATS)
+    assert not outcome.alert
+    assert outcome.messages[0].pre
+    assert outcome.messages[0].to is None
+    text = text_of(outcome)
+    assert text.splitlines()[0] == "📊 Ann"
+    lines = dict(line.split(maxsplit=1) for line in text.splitlines()[1:] if " " in line)
+    assert lines["Games"].strip() == "2"
+    assert lines["Wins"].startswith(str(wins))
+    assert lines["Points"].startswith(f"{sum(mine)} ")
+    assert f"{round(100 * made / 10)}%" in text  # two games of five rounds
+    assert str(max(mine)) in text
+    assert "(provisional)" in text
+
+    named = text_of(await ask(svc, GROUP, CID, Kind.STATS, "bob"))
+    assert named.splitlines()[0] == "📊 Bob"
+    level = next(iter(kept[0]["ai"].values()))
+    robot = text_of(await ask(svc, GROUP, CID, Kind.STATS, level))
+    assert robot.splitlines()[0] == f"📊 AI ({level})"
+
+    board_outcome = await ask(svc, GROUP, BOB, Kind.TOP)
+    assert not board_outcome.alert
+    assert board_outcome.messages[0].pre
+    top = text_of(board_outcome)
+    assert top.splitlines()[0] == "🏆 Best players here, by rating"
+    assert "Last 30 days" in top
+    for person in (ANN, BOB, CID):
+        rating = stored.players[person.id].rating
+        cells = row_of(top, person.name)
+        assert cells[2] == f"{rating}?"
+        assert cells[3:] == [
+            "2",
+            str(stored.players[person.id].wins),
+        ]
+    order = [line.split()[1] for line in top.split("\n\n")[0].splitlines()[2:] if line[:2].strip()]
+    expected = [s.name for _, s in board(stored.players)]
+    assert [name for name in order if not name.startswith("AI")] == [
+        name for name in expected if name in ("Ann", "Bob", "Cid")
+    ]
+
+    # the recent board's fold is kept: asking again folds nothing
+    month = await redis_client.hget(keys.stats(GROUP), "m")
+    assert month is not None
+    assert text_of(await ask(svc, GROUP, CID, Kind.TOP)) == top
+    assert await redis_client.hget(keys.stats(GROUP), "m") == month
+
+    # 31 days on, the recent board is empty; all time stays
+    clock.advance(31 * DAY)
+    later = text_of(await ask(svc, GROUP, BOB, Kind.TOP))
+    assert "Nobody played in the last 30 days." in later
+    assert row_of(later, "Ann")[2] == row_of(top, "Ann")[2]
+
+
+async def test_cross_chat_stats_are_shown_to_their_owner_only_privately(
+    redis_client: aioredis.Redis,
+) -> None:
+    svc = service(redis_client, seed=5, clock=Clock(NOW))
+    await play(svc, GROUP, [ANN, BOB, CID], seed=3)
+    await play(svc, OTHER, [ANN, DOT, EVE], seed=4)
+    stats = StatsStore(redis_client)
+    assert await stats.chats(ANN.id) == [GROUP, OTHER]
+    assert await stats.chats(DOT.id) == [OTHER]
+
+    here = text_of(await ask(svc, GROUP, ANN, Kind.STATS))
+    assert "Games  " in here
+    assert here.splitlines()[1].split()[-1] == "1"
+    # another chat's player is nobody here; and the group is never told another chat's numbers
+    refused = await ask(svc, GROUP, ANN, Kind.STATS, "Dot")
+    assert refused.alert
+    assert refused.messages == ()
+    assert refused.answer == "Nobody called Dot has played here."
+    assert "Dot" not in text_of(await ask(svc, GROUP, ANN, Kind.TOP))
+
+    private = await ask(svc, ANN.id, ANN, Kind.STATS)
+    assert private.messages[0].pre
+    assert not private.alert
+    text = text_of(private)
+    assert text.splitlines()[0] == "📊 Ann, in 2 chats"
+    assert text.splitlines()[1].split()[-1] == "2"
+    assert text.count("(1 game)") == 2  # a rating per chat
+    # privately, nobody else's
+    other = await ask(svc, ANN.id, ANN, Kind.STATS, "Bob")
+    assert text_of(other) == "Here, /stats shows your own stats only."
+    assert "Bob" not in text_of(other)
+    # someone who never played
+    nothing = await ask(svc, "tg:77", User("tg:77", "Zed"), Kind.STATS)
+    assert text_of(nothing) == "No game of yours has finished yet."
+    # a group's /stats never goes across chats, even for the asker
+    assert "in 2 chats" not in text_of(await ask(svc, OTHER, ANN, Kind.STATS))
+
+
+async def test_forgetme_asks_then_forgets_everywhere_and_keeps_the_others(
+    redis_client: aioredis.Redis,
+) -> None:
+    svc = service(redis_client, seed=7, clock=Clock(NOW))
+    await play(svc, GROUP, [ANN, BOB, CID], seed=5)
+    await play(svc, OTHER, [ANN, DOT, EVE], seed=6)
+    await play(svc, OTHER, [DOT, EVE, ANN], seed=7)
+    assert "Ann" in text_of(await ask(svc, OTHER, DOT, Kind.TOP))
+    before = {
+        chat: Fold.from_json(await redis_client.hget(keys.stats(chat), "s"))
+        for chat in (GROUP, OTHER)
+    }
+    stored = await everything(redis_client)
+
+    asked = await ask(svc, GROUP, ANN, Kind.FORGET)
+    assert not asked.alert
+    assert asked.messages == ()
+    assert "/forgetme yes" in (asked.answer or "")
+    assert await ask(svc, GROUP, ANN, Kind.FORGET, "maybe") == asked
+    assert await everything(redis_client) == stored  # nothing changed yet
+
+    done = await ask(svc, GROUP, ANN, Kind.FORGET, "yes")
+    assert done.answer == "Done: your stats are deleted in 2 chats."
+    for chat in (GROUP, OTHER):
+        after = Fold.from_json(await redis_client.hget(keys.stats(chat), "s"))
+        assert ANN.id not in after.players
+        assert after.players == {p: s for p, s in before[chat].players.items() if p != ANN.id}
+        assert after.games == before[chat].games
+        for entry in await summaries(redis_client, chat):
+            assert ANN.id not in entry["players"]
+            assert "Ann" not in entry["names"]
+            assert sum(p.startswith("x:") for p in entry["players"]) == 1
+        # the others' stats add up as before when folded again from the summaries
+        again = fold(read_games(reversed(await summaries(redis_client, chat))))
+        people = {p: s for p, s in again.players.items() if not p.startswith("x:")}
+        assert Fold(people).to_json() == Fold(after.players).to_json()
+    assert not await redis_client.exists(keys.played(ANN.id))
+    assert not await redis_client.hexists(keys.stats(OTHER), "m")  # made again without her
+    assert await StatsStore(redis_client).chats(DOT.id) == [OTHER]
+
+    assert (await ask(svc, GROUP, BOB, Kind.STATS, "Ann")).alert
+    assert "Ann" not in text_of(await ask(svc, OTHER, DOT, Kind.TOP))
+    assert text_of(await ask(svc, ANN.id, ANN, Kind.STATS)) == "No game of yours has finished yet."
+    twice = await ask(svc, ANN.id, ANN, Kind.FORGET, "yes")  # privately: a message
+    assert text_of(twice) == "There were no stats of yours to delete."
+
+
+async def test_a_crash_between_a_games_end_and_its_fold_loses_nothing(
+    redis_client: aioredis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    svc = service(redis_client, seed=9, clock=Clock(NOW))
+    await play(svc, GROUP, [ANN, BOB, CID], seed=8)
+
+    async def died(chat: str) -> None:
+        """The worker dies right after writing the game's end, before folding its stats."""
+
+    monkeypatch.setattr(svc, "_fold", died)
+    await play(svc, GROUP, [ANN, BOB, DOT], seed=9)
+    behind = Fold.from_json(await redis_client.hget(keys.stats(GROUP), "s"))
+    assert behind.games == 1
+    assert DOT.id not in behind.players
+    assert len(await summaries(redis_client, GROUP)) == 2
+    # the index was written before the game's end: Dot's private stats find the chat
+    assert await StatsStore(redis_client).chats(DOT.id) == [GROUP]
+
+    fresh = service(redis_client, seed=10, clock=Clock(NOW))  # another worker, after the crash
+    text = text_of(await ask(fresh, DOT.id, DOT, Kind.STATS))
+    assert text.splitlines()[1].split()[-1] == "1"
+    caught = Fold.from_json(await redis_client.hget(keys.stats(GROUP), "s"))
+    assert caught.games == 2
+    assert caught.players[ANN.id].games == 2
+    whole = fold(read_games(reversed(await summaries(redis_client, GROUP))))
+    assert caught.to_json() == whole.to_json()
+    # reading again folds nothing twice
+    await ask(fresh, GROUP, ANN, Kind.TOP)
+    assert Fold.from_json(await redis_client.hget(keys.stats(GROUP), "s")).games == 2
+
+
+async def test_all_time_goes_on_past_the_games_kept(redis_client: aioredis.Redis) -> None:
+    """The results keep the last 1,000 games; the fold, carried forward, counts every game."""
+    stats = StatsStore(redis_client)
+    players = ["tg:1", "tg:2", "tg:3"]
+    for number in range(1010):
+        entry = summary(players, [number % 3, 1, 2], finished=NOW + number, game=f"{number:x}")
+        await redis_client.lpush(keys.results(GROUP), json.dumps(entry))
+        await redis_client.ltrim(keys.results(GROUP), 0, 999)
+        if number in (0, 400, 1009):
+            await stats.fold(GROUP)
+    assert await redis_client.llen(keys.results(GROUP)) == 1000
+    done = await stats.fold(GROUP)
+    assert done.games == 1010
+    assert done.players["tg:1"].games == 1010
+    assert done.players["tg:1"].wins == sum(n % 3 == 2 for n in range(1010))
+
+
+async def test_the_recent_board_is_carried_forward_and_folded_anew_once_a_game_ages_out(
+    redis_client: aioredis.Redis,
+) -> None:
+    stats = StatsStore(redis_client)
+    people = ["tg:1", "tg:2", "tg:3", "tg:4"]
+    entries = []
+    for number in range(40):
+        seated = people[number % 2 : number % 2 + 3]
+        entry = summary(seated, [number % 5, 3, 1], finished=NOW + number * DAY, game=f"{number}")
+        entries.append(entry)
+        await redis_client.lpush(keys.results(GROUP), json.dumps(entry))
+        now = NOW + number * DAY + 600
+        got = await stats.recent_fold(GROUP, now)
+        hour = now // 3600 * 3600
+        expected = fold(recent(read_games(entries), hour, WINDOW))
+        assert got.to_json() == expected.to_json(), number
+        assert (await stats.recent_fold(GROUP, now)).to_json() == expected.to_json()
+
+
+async def test_bad_input_gets_a_clear_answer_and_changes_nothing(
+    redis_client: aioredis.Redis,
+) -> None:
+    svc = service(redis_client, seed=11, clock=Clock(NOW))
+    await play(svc, GROUP, [ANN, BOB, CID], seed=10)
+    stored = await everything(redis_client)
+    for name in ("Zed", "\u202eAnn\u202c", "{name}", "A" * 200, "💥" * 50, "\ud800", "x:00"):
+        outcome = await ask(svc, GROUP, BOB, Kind.STATS, name)
+        assert outcome.alert
+        assert outcome.messages == ()
+        assert (outcome.answer or "").startswith("Nobody called ")
+        assert len(outcome.answer or "") < 80
+    never = await ask(svc, GROUP, DOT, Kind.STATS)
+    assert never.alert
+    assert never.answer == "No game of yours has finished here yet."
+    empty = await ask(svc, "tg:-300", ANN, Kind.TOP)
+    assert empty.alert
+    assert empty.answer == "No game has finished in this chat yet."
+    for word in ("", "no", "YES!", "\u200byes"):
+        assert "/forgetme yes" in ((await ask(svc, GROUP, ANN, Kind.FORGET, word)).answer or "")
+    assert await everything(redis_client) == stored
+    # ids the service does not take are refused before anything is read
+    odd = await svc.handle("tg:{x}", ANN, Request(Kind.STATS))
+    assert odd.alert
+
+
+async def test_a_moved_chat_keeps_its_stats(redis_client: aioredis.Redis) -> None:
+    svc = service(redis_client, seed=13, clock=Clock(NOW))
+    await play(svc, GROUP, [ANN, BOB, CID], seed=12)
+    assert await svc.move_chat(GROUP, OTHER) is not None
+    assert not await redis_client.exists(keys.stats(GROUP))
+    assert await StatsStore(redis_client).chats(ANN.id) == [OTHER]
+    assert text_of(await ask(svc, OTHER, ANN, Kind.STATS)).splitlines()[1].split()[-1] == "1"
+
+
+def test_the_commands_are_declared() -> None:
+    for kind, name in ((Kind.STATS, "stats"), (Kind.TOP, "top"), (Kind.FORGET, "forgetme")):
+        spec = BY_KIND[kind]
+        assert spec.name == name
+        assert spec.query
+        assert spec.about
+    assert BY_KIND[Kind.STATS].anywhere
+    assert BY_KIND[Kind.FORGET].anywhere
+    assert not BY_KIND[Kind.TOP].anywhere
