@@ -1,0 +1,346 @@
+"""The score sheet (the "block of truth") as a PNG picture, for `/scores` and a game's end.
+
+A row per round with its number and cards and, per player, a cell of two lines: the tricks
+won/bid behind a ✔ on green (bid met) or a ✘ on red (missed) and the round's points (+/-),
+then the running total. The names are on top and the totals at the bottom. The winners'
+columns are tinted gold, with a drawn crown before the name and the final total, both bold;
+a running game (no places) marks nobody. Two-line cells keep six players legible on a phone;
+a column is as wide as the widest cell, or its player's name up to a cap (a longer name is cut
+with `…`), so the picture grows with the players and the rounds.
+
+Text is drawn with the fonts shipped in `bot/show/fonts/` only, never system fonts (see
+`picture_fonts`: DejaVu Sans, then a Hangul subset; a character neither has, such as an emoji,
+is drawn as a dotted circle `◌`). The same input gives the same bytes: nothing but the pixels
+goes into the PNG, with fixed settings.
+"""
+
+import functools
+import io
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from PIL import Image, ImageDraw
+
+from bot.show.formatters import score_sheet
+from bot.show.i18n import Texts, texts
+from bot.show.picture_fonts import FONT_DIR, FontStack, stack
+from engine.views import ScoreRow
+
+__all__ = ["FONT_DIR", "SheetPicture", "score_sheet_png"]
+
+Color = tuple[int, int, int]
+
+PAPER: Color = (255, 255, 255)
+INK: Color = (33, 37, 41)
+MUTED: Color = (108, 117, 125)
+RULE: Color = (206, 212, 218)
+STRIPE: Color = (244, 246, 248)
+MET: Color = (22, 122, 52)
+MET_TINT: Color = (222, 242, 228)
+MISSED: Color = (190, 30, 45)
+MISSED_TINT: Color = (252, 226, 229)
+WIN_TINT: Color = (255, 242, 200)
+WIN_STRIPE: Color = (250, 233, 180)
+GOLD: Color = (214, 158, 0)
+GOLD_EDGE: Color = (120, 82, 0)
+
+MARGIN = 20  # around the sheet
+PAD = 10  # inside a column, each side
+GAP = 10  # between the values of a cell
+BADGE = 6  # how far the tint behind ✔/✘ and won/bid reaches beyond them
+TITLE_H, HEAD_H, LABEL_H, ROW, FOOT_H = 52, 46, 30, 58, 50
+"""The heights of the title, the names, the column labels, a round and the totals."""
+
+NAME_CAP = 160
+"""How far a name may widen its column, in pixels (a longer name is cut)."""
+
+TICK, CROSS, MINUS = "\u2714", "\u2718", "\u2212"  # check mark, ballot X, minus sign
+
+
+@dataclass(frozen=True, slots=True)
+class SheetPicture:
+    """The score sheet as a message's picture (`bot.messages.Picture`): drawn when a front end
+    sends it, in the language `language`; the winners marked when `places` are known."""
+
+    language: str
+    names: tuple[str, ...]
+    rows: tuple[ScoreRow, ...]
+    places: tuple[int, ...] | None = None
+    name: str = "scores.png"
+
+    def png(self) -> bytes:
+        return _drawn(self)
+
+    def text(self) -> str:
+        t = texts(self.language)
+        sheet = score_sheet(self.names, self.rows, width=60, t=t)
+        return t("Score sheet (w/b: tricks won/bid)") + "\n\n" + sheet
+
+
+_DRAWING = threading.Lock()
+"""One picture is drawn at a time (the font caches are shared)."""
+
+
+@functools.lru_cache(maxsize=8)
+def _drawn(picture: SheetPicture) -> bytes:
+    """The PNG of `picture` (kept for a while: a post tried again sends the same bytes)."""
+    with _DRAWING:
+        t = texts(picture.language)
+        return score_sheet_png(t, picture.names, picture.rows, picture.places)
+
+
+def score_sheet_png(
+    t: Texts,
+    names: Sequence[str],
+    rows: Sequence[ScoreRow],
+    places: Sequence[int] | None = None,
+) -> bytes:
+    """The score sheet as PNG bytes: its labels in the language of `t`, a column per name and
+    a row per round of `rows`; with `places` (per seat, 1 = first) the winners are marked."""
+    sheet = _Sheet(t, names, rows, places)
+    sheet.draw()
+    out = io.BytesIO()
+    sheet.image.save(out, format="PNG", compress_level=3, optimize=False)
+    return out.getvalue()
+
+
+@dataclass(frozen=True, slots=True)
+class _Type:
+    """The font stacks of the sheet."""
+
+    title: FontStack
+    name: FontStack
+    winner: FontStack
+    label: FontStack
+    value: FontStack
+    total: FontStack
+    bold: FontStack
+    mark: FontStack
+
+
+@functools.cache
+def _type() -> _Type:
+    return _Type(
+        title=stack(30, bold=True),
+        name=stack(24),
+        winner=stack(24, bold=True),
+        label=stack(18),
+        value=stack(22),
+        total=stack(24),
+        bold=stack(24, bold=True),
+        mark=stack(20, bold=True),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Cell:
+    """One seat's round as drawn."""
+
+    won_bid: str
+    points: str
+    total: str
+    met: bool
+
+
+def _signed(number: int) -> str:
+    return f"+{number}" if number > 0 else _number(number)
+
+
+def _number(number: int) -> str:
+    return f"{MINUS}{-number}" if number < 0 else str(number)
+
+
+def _cells(rows: Sequence[ScoreRow]) -> list[list[_Cell]]:
+    return [
+        [
+            _Cell(f"{won}/{bid}", _signed(points), _number(total), won == bid)
+            for bid, won, points, total in zip(
+                row.bids, row.won, row.points, row.totals, strict=True
+            )
+        ]
+        for row in rows
+    ]
+
+
+def _widest(font: FontStack, texts: Sequence[str]) -> int:
+    return max((font.length(text) for text in texts), default=0)
+
+
+def _crown_width(font: FontStack) -> int:
+    return font.size + 6
+
+
+@dataclass(frozen=True, slots=True)
+class _Grid:
+    """Where things go, in pixels: the left columns, then a column per player."""
+
+    left: int  # width of the round and cards columns
+    rnd: int  # width of the round numbers
+    mark: int  # the ✔/✘ and the space after it
+    won_bid: int
+    columns: tuple[int, ...]  # width of each player's column
+
+    @staticmethod
+    def measure(
+        t: Texts, names: Sequence[str], rows: Sequence[ScoreRow], cells: list[list[_Cell]]
+    ) -> "_Grid":
+        """The grid that fits these labels, names and cells."""
+        ty = _type()
+        every = [cell for row in cells for cell in row]
+        mark = _widest(ty.mark, [TICK, CROSS]) + 6
+        won_bid = _widest(ty.value, [c.won_bid for c in every])
+        points = _widest(ty.value, [c.points for c in every])
+        total = _widest(ty.bold, [c.total for c in every])
+        labels = _widest(ty.label, [t("w/b")]) + GAP + _widest(ty.label, [t("pts")])
+        rnd = max(_widest(ty.label, [t("Rnd")]), _widest(ty.total, [str(r.round) for r in rows]))
+        cards = max(
+            _widest(ty.label, [t("Cards")]), _widest(ty.value, [str(r.cards) for r in rows])
+        )
+        left = 2 * PAD + max(rnd + GAP + cards, _widest(ty.bold, [t("Total")]))
+        inner = max(mark + won_bid + BADGE + GAP + points, total, labels)
+        crown = _crown_width(ty.winner)
+        columns = tuple(
+            2 * PAD + max(inner, min(_widest(ty.winner, [name]) + crown, NAME_CAP))
+            for name in names
+        )
+        return _Grid(left, rnd, mark, won_bid, columns)
+
+    @property
+    def width(self) -> int:
+        return 2 * MARGIN + self.left + sum(self.columns)
+
+    def x(self, seat: int) -> int:
+        """The left edge of `seat`'s column (for `seat` = the number of players, the right
+        edge of the last)."""
+        return MARGIN + self.left + sum(self.columns[:seat])
+
+
+@functools.cache
+def _crown(size: int) -> Image.Image:
+    """A crown `size` pixels wide as an antialiased mask (drawn 4 times as large, then reduced)."""
+    big, high = 4 * size, 4 * int(size * 0.8)
+    mask = Image.new("L", (big, high))
+    pen = ImageDraw.Draw(mask)
+
+    def at(x: float, y: float) -> tuple[float, float]:
+        return (x * big, y * high)
+
+    outline = [(0.05, 0.3), (0.28, 0.58), (0.5, 0.12), (0.72, 0.58), (0.95, 0.3), (0.85, 0.78)]
+    pen.polygon([at(x, y) for x, y in [*outline, (0.15, 0.78)]], fill=255)
+    radius = big * 0.075
+    for x, y in ((0.05, 0.3), (0.5, 0.12), (0.95, 0.3)):
+        cx, cy = at(x, y)
+        pen.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), fill=255)
+    pen.rectangle((*at(0.15, 0.84), *at(0.85, 0.98)), fill=255)
+    return mask.reduce(4)
+
+
+class _Sheet:
+    """One picture being drawn."""
+
+    def __init__(
+        self,
+        t: Texts,
+        names: Sequence[str],
+        rows: Sequence[ScoreRow],
+        places: Sequence[int] | None,
+    ) -> None:
+        self.t, self.ty = t, _type()
+        self.names, self.rows, self.cells = names, rows, _cells(rows)
+        self.grid = _Grid.measure(t, names, rows, self.cells)
+        self.winners = {seat for seat, place in enumerate(places or ()) if place == 1}
+        self.top = MARGIN + TITLE_H
+        self.body = self.top + HEAD_H + LABEL_H
+        self.foot = self.body + len(rows) * ROW
+        self.right = self.grid.x(len(names))
+        size = (self.grid.width, self.foot + FOOT_H + MARGIN)
+        self.image = Image.new("RGB", size, PAPER)
+        self.pen = ImageDraw.Draw(self.image)
+
+    def draw(self) -> None:
+        pen, grid = self.pen, self.grid
+        title = self.ty.title.fit(self.t("Score sheet"), self.grid.width - 2 * MARGIN)
+        self.ty.title.draw(self.image, MARGIN, MARGIN + 34, title, INK)
+        self.backgrounds()
+        self.heads()
+        for number, (row, line) in enumerate(zip(self.rows, self.cells, strict=True)):
+            self.round(self.body + number * ROW, row, line)
+        self.totals()
+        pen.line((MARGIN, self.body - 1, self.right - 1, self.body - 1), fill=INK, width=2)
+        pen.line((MARGIN, self.foot, self.right - 1, self.foot), fill=INK, width=2)
+        pen.line((MARGIN, self.foot + 4, self.right - 1, self.foot + 4), fill=INK, width=1)
+        for seat in range(len(self.names)):
+            x = grid.x(seat)
+            pen.line((x, self.top + 6, x, self.foot + FOOT_H - 6), fill=RULE, width=2)
+
+    def backgrounds(self) -> None:
+        """Zebra stripes, and the winners' columns tinted over them."""
+        pen, grid = self.pen, self.grid
+        odd = [self.body + number * ROW for number in range(1, len(self.rows), 2)]
+        for y in odd:
+            pen.rectangle((MARGIN, y, self.right - 1, y + ROW - 1), fill=STRIPE)
+        for seat in sorted(self.winners):
+            left, right = grid.x(seat), grid.x(seat + 1) - 1
+            pen.rectangle((left, self.top, right, self.foot + FOOT_H - 1), fill=WIN_TINT)
+            for y in odd:
+                pen.rectangle((left, y, right, y + ROW - 1), fill=WIN_STRIPE)
+
+    def crown(self, x: float, baseline: float, font: FontStack) -> None:
+        """A gold crown with a dark edge, standing on `baseline` at `x`."""
+        mask = _crown(font.size)
+        left, top = int(x), int(baseline) - mask.height + 1
+        edge = mask.resize((mask.width + 2, mask.height + 2), Image.Resampling.BILINEAR)
+        self.image.paste(GOLD_EDGE, (left - 1, top - 1), edge)
+        self.image.paste(GOLD, (left, top), mask)
+
+    def heads(self) -> None:
+        """The names (bold after a crown for a winner), then the column labels."""
+        grid, t, ty = self.grid, self.t, self.ty
+        baseline = self.top + HEAD_H - 14
+        labels = self.top + HEAD_H + LABEL_H - 9
+        ty.label.draw(self.image, MARGIN + PAD + grid.rnd, labels, t("Rnd"), MUTED, "right")
+        ty.label.draw(self.image, MARGIN + grid.left - PAD, labels, t("Cards"), MUTED, "right")
+        for seat, name in enumerate(self.names):
+            x, column = grid.x(seat), grid.columns[seat]
+            room = column - 2 * PAD
+            if seat in self.winners:
+                crown = _crown_width(ty.winner)
+                shown = ty.winner.fit(name, room - crown)
+                left = x + (column - crown - ty.winner.length(shown)) / 2
+                self.crown(left, baseline, ty.winner)
+                ty.winner.draw(self.image, left + crown, baseline, shown, INK)
+            else:
+                shown = ty.name.fit(name, room)
+                ty.name.draw(self.image, x + column / 2, baseline, shown, INK, "centre")
+            ty.label.draw(self.image, x + PAD, labels, t("w/b"), MUTED)
+            ty.label.draw(self.image, x + column - PAD, labels, t("pts"), MUTED, "right")
+
+    def round(self, y: int, row: ScoreRow, line: Sequence[_Cell]) -> None:
+        """One round: its number and cards, then each seat's cell."""
+        pen, grid, ty = self.pen, self.grid, self.ty
+        middle, first, second = y + ROW // 2 + 8, y + 25, y + ROW - 8
+        ty.total.draw(self.image, MARGIN + PAD + grid.rnd, middle, str(row.round), INK, "right")
+        ty.value.draw(self.image, MARGIN + grid.left - PAD, middle, str(row.cards), MUTED, "right")
+        for seat, cell in enumerate(line):
+            x, end = grid.x(seat) + PAD, grid.x(seat + 1) - PAD
+            ink, tint = (MET, MET_TINT) if cell.met else (MISSED, MISSED_TINT)
+            right = x + grid.mark + grid.won_bid + BADGE - 1
+            pen.rounded_rectangle((x - BADGE, first - 21, right, first + 7), radius=7, fill=tint)
+            ty.mark.draw(self.image, x, first, TICK if cell.met else CROSS, ink)
+            ty.value.draw(self.image, x + grid.mark, first, cell.won_bid, INK)
+            ty.value.draw(self.image, end, first, cell.points, ink, "right")
+            total = ty.bold if seat in self.winners else ty.total
+            total.draw(self.image, end, second, cell.total, INK, "right")
+
+    def totals(self) -> None:
+        """The last row: every seat's total in bold, a crown before a winner's."""
+        grid, ty = self.grid, self.ty
+        baseline = self.foot + FOOT_H // 2 + 11
+        ty.bold.draw(self.image, MARGIN + PAD, baseline, self.t("Total"), INK)
+        last = self.rows[-1].totals if self.rows else (0,) * len(self.names)
+        for seat, total in enumerate(last):
+            end = grid.x(seat + 1) - PAD
+            width = ty.bold.draw(self.image, end, baseline, _number(total), INK, "right")
+            if seat in self.winners:
+                self.crown(end - width - _crown_width(ty.bold), baseline, ty.bold)

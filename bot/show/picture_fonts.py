@@ -1,0 +1,213 @@
+"""The fonts of the pictures, shipped in `bot/show/fonts/`, and text drawn with them.
+
+Pillow draws a string with one font and does not fall back to another for a character that
+font lacks, so text is split into runs: each run is drawn with the first font of the stack
+that has all its characters (DejaVu Sans for Latin, Greek and Cyrillic, then SheetHangul, a
+Hangul subset of NanumSquare). Whether a font has a character is found with Pillow alone:
+its glyph, drawn, is compared with the font's `.notdef` glyph (the "tofu" box), once per font
+and character.
+
+A character no shipped font has (an emoji, a CJK ideograph) is drawn as a dotted circle `◌`
+in its place; a run of them (an emoji sequence joined by ZWJ, a flag's two letters) becomes
+one circle, and variation selectors, joiners and other invisible characters are dropped.
+Text is NFC-normalized first (decomposed Hangul and accents become one character) and laid
+out left to right with Pillow's basic layout, the same on every machine: right-to-left
+scripts are not reordered.
+"""
+
+import functools
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+from PIL import Image, ImageDraw, ImageFont
+
+FONT_DIR = Path(__file__).resolve().parent / "fonts"
+"""Where the shipped fonts and their licence texts are."""
+
+REGULAR = ("DejaVuSans.ttf", "SheetHangul-Regular.ttf")
+BOLD = ("DejaVuSans-Bold.ttf", "SheetHangul-Bold.ttf")
+"""The font files of each weight, in fallback order."""
+
+PLACEHOLDER = "\u25cc"
+"""Drawn in place of characters that no shipped font has (◌ DOTTED CIRCLE)."""
+
+ELLIPSIS = "…"
+
+CACHE_LIMIT = 4096
+"""How many texts a font stack keeps laid out and rendered (then it starts afresh)."""
+
+_NOTDEF_PROBE = "\U0010ffff"  # a noncharacter: no font maps it, so it draws `.notdef`
+
+_INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Mn", "Me", "Zl", "Zp"})
+"""Categories dropped from drawn text: controls, formats (ZWJ, tags), lone surrogates, line
+separators, and combining marks that no shipped font has (variation selectors, a keycap)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """A stretch of text drawn with one font."""
+
+    font: ImageFont.FreeTypeFont
+    text: str
+
+
+@functools.cache
+def _font(name: str, size: int) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(str(FONT_DIR / name), size, layout_engine=ImageFont.Layout.BASIC)
+
+
+def _signature(font: ImageFont.FreeTypeFont, char: str) -> tuple[bytes, float]:
+    """What `char` looks like in `font`: its bitmap on a small canvas and its advance."""
+    size = int(font.size)
+    canvas = Image.new("L", (3 * size, 2 * size))
+    ImageDraw.Draw(canvas).text((size, 1.5 * size), char, font=font, fill=255, anchor="ls")
+    return canvas.tobytes(), font.getlength(char)
+
+
+@functools.cache
+def _notdef(name: str) -> tuple[bytes, float]:
+    return _signature(_font(name, 32), _NOTDEF_PROBE)
+
+
+@functools.cache
+def has_glyph(name: str, char: str) -> bool:
+    """Whether the shipped font file `name` has a glyph for `char` (a whitespace character
+    counts as present, drawn as space)."""
+    if char.isspace():
+        return True
+    return _signature(_font(name, 32), char) != _notdef(name)
+
+
+def font_for(char: str, files: tuple[str, ...] = REGULAR) -> int | None:
+    """The index in `files` of the first font with a glyph for `char`; None if none has."""
+    for index, name in enumerate(files):
+        if has_glyph(name, char):
+            return index
+    return None
+
+
+def clean(text: str) -> str:
+    """`text` as it is drawn: NFC, whitespace as plain spaces, invisible characters dropped
+    (a combining mark stays when a shipped font has it)."""
+    out = []
+    for char in unicodedata.normalize("NFC", text):
+        if char.isspace():
+            out.append(" ")
+        elif unicodedata.category(char) not in _INVISIBLE or (
+            unicodedata.category(char) in ("Mn", "Me") and font_for(char) is not None
+        ):
+            out.append(char)
+    return "".join(out)
+
+
+class FontStack:
+    """The shipped fonts of one weight at one pixel size, with per-character fallback.
+
+    What it measures and draws is cached per text, so a sheet's many equal numbers are laid
+    out and rendered once."""
+
+    __slots__ = ("_masks", "_shapes", "files", "fonts", "size")
+
+    def __init__(self, size: int, bold: bool = False) -> None:
+        self.size = size
+        self.files = BOLD if bold else REGULAR
+        self.fonts = tuple(_font(name, size) for name in self.files)
+        self._shapes: dict[str, tuple[tuple[Run, ...], int]] = {}
+        self._masks: dict[Run, tuple[Image.Image, int, int]] = {}
+
+    def runs(self, text: str) -> list[Run]:
+        """`text` (cleaned) split into runs of one font each, placeholders in place of
+        characters no font has."""
+        runs: list[Run] = []
+        current: int | None = -1
+        chunk = ""
+        for char in clean(text):
+            index = font_for(char, self.files)
+            if index is None and current is None:
+                continue  # one placeholder for a whole stretch of missing characters
+            if index != current and chunk:
+                runs.append(self._run(current, chunk))
+                chunk = ""
+            current = index
+            chunk += PLACEHOLDER if index is None else char
+        if chunk:
+            runs.append(self._run(current, chunk))
+        return runs
+
+    def _run(self, index: int | None, text: str) -> Run:
+        return Run(self.fonts[0 if index is None else index], text)
+
+    def _shape(self, text: str) -> tuple[tuple[Run, ...], int]:
+        """The runs of `text` and its width in whole pixels (each run starts on a pixel)."""
+        shape = self._shapes.get(text)
+        if shape is None:
+            runs = tuple(self.runs(text))
+            shape = (runs, sum(round(run.font.getlength(run.text)) for run in runs))
+            if len(self._shapes) >= CACHE_LIMIT:
+                self._shapes.clear()
+            self._shapes[text] = shape
+        return shape
+
+    def _mask(self, run: Run) -> tuple[Image.Image, int, int]:
+        """`run` drawn white on black, with where its top left lies from (x, baseline)."""
+        mask = self._masks.get(run)
+        if mask is None:
+            box = run.font.getbbox(run.text, anchor="ls")
+            left, top, right, bottom = (int(value) for value in box)
+            image = Image.new("L", (max(1, right - left), max(1, bottom - top)))
+            pen = ImageDraw.Draw(image)
+            pen.text((-left, -top), run.text, font=run.font, fill=255, anchor="ls")
+            mask = (image, left, top)
+            if len(self._masks) >= CACHE_LIMIT:
+                self._masks.clear()
+            self._masks[run] = mask
+        return mask
+
+    def length(self, text: str) -> int:
+        """How wide `text` is drawn, in pixels."""
+        return self._shape(text)[1]
+
+    def fit(self, text: str, width: float) -> str:
+        """`text` (cleaned) cut to at most `width` pixels, ending with `…` when cut."""
+        text = clean(text)
+        if self.length(text) <= width:
+            return text
+        room = width - self.length(ELLIPSIS)
+        low, high = 0, len(text)
+        while low < high:  # the longest prefix that fits with the ellipsis
+            middle = (low + high + 1) // 2
+            if self.length(text[:middle].rstrip()) <= room:
+                low = middle
+            else:
+                high = middle - 1
+        return text[:low].rstrip() + ELLIPSIS
+
+    def draw(
+        self,
+        image: Image.Image,
+        x: float,
+        baseline: float,
+        text: str,
+        fill: tuple[int, int, int],
+        align: str = "left",
+    ) -> int:
+        """Draw `text` on `image` on the baseline at `x`: its left edge, centre or right edge
+        for `align` left, centre or right. Returns the width drawn."""
+        runs, width = self._shape(text)
+        if align == "right":
+            x -= width
+        elif align == "centre":
+            x -= width / 2
+        left, baseline = round(x), round(baseline)
+        for run in runs:
+            mask, dx, dy = self._mask(run)
+            image.paste(fill, (left + dx, baseline + dy), mask)
+            left += round(run.font.getlength(run.text))
+        return width
+
+
+@functools.cache
+def stack(size: int, bold: bool = False) -> FontStack:
+    """The (cached) font stack of one size and weight."""
+    return FontStack(size, bold)

@@ -1,0 +1,415 @@
+"""The score sheet as a picture: golden images, the winner's mark, the shipped fonts and their
+fallback, sizes and deterministic bytes.
+
+The golden PNGs are in tests/golden/pictures/ and are compared by their decoded pixels (not
+their bytes); `pytest tests/test_picture.py --update-golden` (or UPDATE_GOLDEN=1) rewrites
+them from the current output. They hold what the Pillow (and FreeType) of the project's
+environment draws: another version may smooth glyph edges differently, and then they are
+rewritten and looked at once."""
+
+import gettext
+import io
+import os
+import random
+import struct
+import subprocess
+import sys
+import unicodedata
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from conftest import advance, finish, lobby
+from PIL import Image, ImageChops
+
+import engine
+from bot.show import i18n, picture, picture_fonts
+from bot.show.i18n import LANGUAGES, Texts, texts
+from bot.show.picture import FONT_DIR, score_sheet_png
+from bot.show.picture_fonts import BOLD, REGULAR, font_for, stack
+from engine import Options, RoundsPlan, Start, table_view
+from engine.scoring import places, round_points
+from engine.views import ScoreRow
+
+GOLDEN = Path(__file__).parent / "golden" / "pictures"
+ROOT = Path(__file__).resolve().parents[1]
+
+EN = texts("en")
+DE = texts("de")
+
+
+class _Words(gettext.NullTranslations):
+    """A catalog given as a dict (for a language the bot has no catalog of yet)."""
+
+    def __init__(self, words: dict[str, str]) -> None:
+        super().__init__()
+        self.words = words
+
+    def gettext(self, message: str) -> str:
+        return self.words.get(message, message)
+
+
+KO = Texts(
+    "ko",
+    _Words(
+        {
+            "Score sheet": "점수표",
+            "Rnd": "라운드",
+            "Cards": "장",
+            "w/b": "획/예",
+            "pts": "점",
+            "Total": "총점",
+        }
+    ),
+)
+
+
+class _Recording(Texts):
+    """English texts that note every msgid asked for."""
+
+    def __init__(self) -> None:
+        super().__init__("en", gettext.NullTranslations())
+        self.asked: set[str] = set()
+
+    def gettext(self, message: str) -> str:
+        self.asked.add(message)
+        return super().gettext(message)
+
+
+def sheet(players: int, rounds: int, seed: int) -> list[ScoreRow]:
+    """The rows of a plausible game: round n deals n cards, its tricks are shared out among the
+    seats, over half the bids are met, points and totals as the rules count them."""
+    rng = random.Random(seed)
+    totals = [0] * players
+    rows = []
+    for number in range(1, rounds + 1):
+        won = [0] * players
+        for _ in range(number):
+            won[rng.randrange(players)] += 1
+        bids = [
+            w if rng.random() < 0.55 else max(0, min(number, w + rng.choice((-2, -1, 1, 1))))
+            for w in won
+        ]
+        points = [round_points(bid, w) for bid, w in zip(bids, won, strict=True)]
+        totals = [total + p for total, p in zip(totals, points, strict=True)]
+        rows.append(ScoreRow(number, number, tuple(bids), tuple(won), tuple(points), tuple(totals)))
+    return rows
+
+
+def final_places(rows: Sequence[ScoreRow]) -> list[int]:
+    return places(rows[-1].totals)
+
+
+def decode(png: bytes) -> Image.Image:
+    with Image.open(io.BytesIO(png)) as image:
+        image.load()
+        return image.convert("RGB")
+
+
+def compare_golden(request: pytest.FixtureRequest, name: str, png: bytes) -> None:
+    """Compare the pixels of `png` with tests/golden/pictures/`name`.png, or rewrite it
+    (`pytest --update-golden`). A missing golden file fails."""
+    path = GOLDEN / f"{name}.png"
+    if request.config.getoption("--update-golden") or os.environ.get("UPDATE_GOLDEN"):
+        GOLDEN.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(png)
+    if not path.is_file():
+        pytest.fail(f"{path} is missing (write it with pytest --update-golden)")
+    now, expected = decode(png), decode(path.read_bytes())
+    if now.size != expected.size:
+        pytest.fail(f"{name}.png is {now.size}, was {expected.size} (pytest --update-golden)")
+    changed = ImageChops.difference(now, expected).getbbox()
+    if changed is not None:
+        pytest.fail(f"{name}.png changed in {changed} (rewrite with pytest --update-golden)")
+
+
+# --- golden pictures ------------------------------------------------------------------------
+
+
+def test_three_players_twenty_rounds(request: pytest.FixtureRequest) -> None:
+    rows = sheet(3, 20, seed=1)
+    png = score_sheet_png(EN, ["Ann", "Bob", "Cid"], rows, final_places(rows))
+    compare_golden(request, "three_players_20_rounds", png)
+
+
+TIE_SEED = 21
+
+
+def test_six_players_with_a_tie_for_first(request: pytest.FixtureRequest) -> None:
+    rows = sheet(6, 10, seed=TIE_SEED)
+    assert final_places(rows).count(1) == 2  # the seed gives a tie
+    names = ["Ann", "Bob", "Cid", "Dora", "Eve", "Finn"]
+    compare_golden(request, "six_players_tie", score_sheet_png(EN, names, rows, final_places(rows)))
+
+
+def test_a_running_game_marks_nobody(request: pytest.FixtureRequest) -> None:
+    rows = sheet(4, 7, seed=2)
+    names = ["Ana", "Bea", "Carlos", "Dani"]
+    compare_golden(request, "running_game", score_sheet_png(texts("es"), names, rows, None))
+
+
+def test_german_names_and_labels(request: pytest.FixtureRequest) -> None:
+    rows = sheet(4, 12, seed=3)
+    names = ["Jürgen", "Bärbel", "Özlem", "Groß"]
+    compare_golden(request, "german", score_sheet_png(DE, names, rows, final_places(rows)))
+
+
+def test_korean_labels_and_names(request: pytest.FixtureRequest) -> None:
+    rows = sheet(4, 8, seed=4)
+    names = ["김민준", "이서연", "박지훈", "최수아"]
+    compare_golden(request, "korean", score_sheet_png(KO, names, rows, final_places(rows)))
+
+
+def test_an_emoji_and_a_very_long_name(request: pytest.FixtureRequest) -> None:
+    rows = sheet(3, 6, seed=5)
+    names = ["Zoë 🎲", "Maximiliane Wolfeschlegelsteinhausen", "👨‍👩‍👧 Kim"]
+    png = score_sheet_png(EN, names, rows, final_places(rows))
+    compare_golden(request, "emoji_long_name", png)
+
+
+# --- what the picture shows -------------------------------------------------------------------
+
+
+def marked_columns(rows: Sequence[ScoreRow], names: Sequence[str], seats: set[int]) -> list[int]:
+    """The x ranges where the picture with `seats` as winners differs from the one without
+    winners, as the list of x where each differing stretch starts and ends."""
+    ranks = [1 if seat in seats else 2 for seat in range(len(names))]
+    plain = decode(score_sheet_png(EN, names, rows, None))
+    marked = decode(score_sheet_png(EN, names, rows, ranks))
+    assert plain.size == marked.size
+    diff = ImageChops.difference(plain, marked).convert("L").point(lambda v: 255 if v else 0)
+    columns = [
+        diff.crop((x, 0, x + 1, diff.height)).getbbox() is not None for x in range(diff.width)
+    ]
+    edges = []
+    for x, on in enumerate(columns):
+        if on != (columns[x - 1] if x else False):
+            edges.append(x)
+    if columns and columns[-1]:
+        edges.append(len(columns))
+    return edges
+
+
+def test_the_winners_mark_is_in_the_winners_column() -> None:
+    rows = sheet(4, 5, seed=6)
+    names = ["Ann", "Bob", "Cid", "Dora"]
+    spans = [marked_columns(rows, names, {seat}) for seat in range(4)]
+    for span in spans:
+        assert len(span) == 2, span  # one stretch of the picture changes
+    starts = [span[0] for span in spans]
+    ends = [span[1] for span in spans]
+    assert starts == sorted(starts)
+    for seat in range(3):
+        assert ends[seat] <= starts[seat + 1]  # each winner's mark stays in its own column
+    tie = marked_columns(rows, names, {1, 3})
+    assert tie == [*spans[1], *spans[3]]
+
+
+def colours(image: Image.Image) -> set[object]:
+    return {colour for _, colour in image.getcolors(1 << 20) or []}
+
+
+def test_the_crown_is_drawn_by_the_winners_name() -> None:
+    rows = sheet(3, 4, seed=7)
+    names = ["Ann", "Bob", "Cid"]
+    grid = picture._Grid.measure(EN, names, rows, picture._cells(rows))
+    top = picture.MARGIN + picture.TITLE_H
+    heads = [(grid.x(seat), top, grid.x(seat + 1), top + picture.HEAD_H) for seat in range(3)]
+    marked = decode(score_sheet_png(EN, names, rows, [2, 1, 3]))
+    plain = decode(score_sheet_png(EN, names, rows, None))
+    found = [picture.GOLD in colours(marked.crop(box)) for box in heads]
+    assert found == [False, True, False]
+    assert not any(picture.GOLD in colours(plain.crop(box)) for box in heads)
+
+
+def test_met_and_missed_bids_look_different_without_colour() -> None:
+    """The mark before won/bid differs in shape (✔ or ✘), not only in colour."""
+    met = ScoreRow(1, 1, (1, 0, 0), (1, 0, 0), (30, 20, 20), (30, 20, 20))
+    missed = ScoreRow(1, 1, (0, 0, 0), (1, 0, 0), (-10, 20, 20), (-10, 20, 20))
+    names = ["Ann", "Bob", "Cid"]
+    grid = picture._Grid.measure(EN, names, [met], picture._cells([met]))
+    body = picture.MARGIN + picture.TITLE_H + picture.HEAD_H + picture.LABEL_H
+    left = grid.x(0) + picture.PAD
+    mark = (left, body, left + grid.mark - 4, body + picture.ROW)
+
+    def ink(row: ScoreRow) -> Image.Image:
+        grey = decode(score_sheet_png(EN, names, [row])).convert("L").crop(mark)
+        return grey.point(lambda v: 255 if v < 160 else 0)  # what stays dark in black and white
+
+    shapes = ink(met), ink(missed)
+    dark = [shape.histogram()[255] for shape in shapes]
+    apart = ImageChops.difference(*shapes).histogram()[255]
+    assert min(dark) > 30, dark  # a mark is drawn in both
+    assert apart > max(dark) // 3, (apart, dark)  # and its shape differs, not just its edges
+
+
+def test_the_picture_grows_with_rounds_and_players() -> None:
+    names = ["Ann", "Bob", "Cid", "Dora", "Eve", "Finn"]
+    by_rounds = [
+        decode(score_sheet_png(EN, names[:3], sheet(3, n, seed=8))).size for n in (1, 5, 10, 20)
+    ]
+    heights = [height for _, height in by_rounds]
+    assert heights == sorted(set(heights)), by_rounds
+    by_players = [
+        decode(score_sheet_png(EN, names[:n], sheet(n, 6, seed=8))).size for n in (3, 4, 5, 6)
+    ]
+    widths = [width for width, _ in by_players]
+    assert widths == sorted(set(widths)), by_players
+    assert len({height for _, height in by_players}) == 1
+
+
+def test_a_long_name_widens_its_column_up_to_a_cap() -> None:
+    rows = sheet(3, 3, seed=8)
+
+    def width(name: str) -> int:
+        return decode(score_sheet_png(EN, ["Ann", name, "Cid"], rows)).width
+
+    assert width("Bob") == width("Ann") < width("Barbara") < width("Bartholomew")
+    assert width("Bartholomew") == width("Bartholomew Wolfeschlegelsteinhausen")  # cut
+
+
+def test_a_sheet_without_rounds_yet() -> None:
+    image = decode(score_sheet_png(EN, ["Ann", "Bob", "Cid"], [], None))
+    assert image.width > 200
+    assert image.height > 100
+
+
+def test_a_real_game_from_the_engine() -> None:
+    state = lobby(4, Options(rounds=RoundsPlan.SHORT))
+    engine.step(state, Start(seed=11))
+    advance(state, 3)
+    running = table_view(state)
+    names = [seat.name for seat in running.seats]
+    assert running.places == ()
+    mid = decode(score_sheet_png(EN, names, running.sheet, running.places or None))
+    finish(state)
+    view = table_view(state)
+    assert len(view.sheet) == 5
+    for row in view.sheet:
+        assert sum(row.won) == row.cards
+    done = decode(score_sheet_png(EN, names, view.sheet, view.places))
+    assert done.height > mid.height
+    assert picture.GOLD in colours(done)
+    assert picture.GOLD not in colours(mid)
+
+
+# --- bytes ---------------------------------------------------------------------------------------
+
+
+def png_chunks(png: bytes) -> list[bytes]:
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    kinds, at = [], 8
+    while at < len(png):
+        (length,) = struct.unpack(">I", png[at : at + 4])
+        kinds.append(png[at + 4 : at + 8])
+        at += 12 + length
+    return kinds
+
+
+def test_the_same_input_gives_the_same_bytes() -> None:
+    rows = sheet(5, 9, seed=9)
+    names = ["Ann", "Bøb", "김민준", "Zoë 🎲", "Eve"]
+    first = score_sheet_png(DE, names, rows, final_places(rows))
+    score_sheet_png(EN, ["Other", "Names", "Here"], sheet(3, 4, seed=1))  # caches fill up
+    assert score_sheet_png(DE, names, rows, final_places(rows)) == first
+    assert set(png_chunks(first)) == {b"IHDR", b"IDAT", b"IEND"}  # no time, no text
+
+
+def test_the_bytes_do_not_depend_on_the_process() -> None:
+    rows = sheet(3, 5, seed=10)
+    names = ["Ann", "Bøb", "김민준"]
+    script = (
+        "import sys\n"
+        "from bot.show.i18n import texts\n"
+        "from bot.show.picture import score_sheet_png\n"
+        "from engine.views import ScoreRow\n"
+        f"png = score_sheet_png(texts('de'), {names!r}, {rows!r}, {final_places(rows)!r})\n"
+        "sys.stdout.buffer.write(png)\n"
+    )
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, check=True, env=env
+    )
+    assert done.stdout == score_sheet_png(DE, names, rows, final_places(rows))
+
+
+# --- fonts -------------------------------------------------------------------------------------
+
+SAMPLES = {
+    "latin": "ĀāĒēĪīŪūĶķĻļŅņŠšŽžČčĢģ ȘșȚțĂăÂâÎî ŁłĄąĘęŚśŹźŻżĆćŃńÓó ŞşĞğİıÖöÜüÇç ÄäÖöÜüß",
+    "more latin": "ÑñÁáÉéÍíÓóÚú¿¡ ÀàÈèÌìÒòÙùÊêÔôËëÏïŸÿÆæŒœØøÅåĐđŐőŰűĽľŘřŤťŮůĚě",
+    "cyrillic": "АБВГДЕЁЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯабвгдеёжзийклмнопрстуфхцчшщъыьэюя ІіЇїЄєҐґЎў",
+    "greek": "ΑΒΓΔΕΖΗΘΙΚΛΜΝΞΟΠΡΣΤΥΦΧΨΩαβγδεζηθικλμνξοπρστυφχψω",
+    "hangul": "점수표 라운드 합계 승자 카드 김민준 이서연 박지훈 힣 ㄱㄴㄷㅏㅑㅎ",
+    "drawn": "✔✘−…◌+/0123456789 -'.,:;!?()",
+}
+
+
+@pytest.mark.parametrize("script", list(SAMPLES))
+def test_every_sample_character_has_a_shipped_glyph(script: str) -> None:
+    for files in (REGULAR, BOLD):
+        missing = [char for char in SAMPLES[script] if font_for(char, files) is None]
+        assert missing == [], (script, files)
+
+
+@pytest.mark.parametrize("language", [*LANGUAGES, "ko-test"])
+def test_every_label_of_every_language_has_a_shipped_glyph(language: str) -> None:
+    recording = _Recording()
+    score_sheet_png(recording, ["Ann", "Bob", "Cid"], sheet(3, 2, seed=1), [1, 2, 3])
+    assert {"Score sheet", "Total"} <= recording.asked
+    t = KO if language == "ko-test" else texts(language)
+    for msgid in sorted(recording.asked):
+        label = t(msgid)
+        for files in (REGULAR, BOLD):
+            assert [char for char in label if font_for(char, files) is None] == [], label
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+def test_every_letter_in_the_catalogs_has_a_shipped_glyph(language: str) -> None:
+    """Letters, digits, punctuation and spaces of every translation, not only the sheet's:
+    symbols may be missing (the emoji of the chat messages become placeholders)."""
+    missing: set[str] = set()
+    for message in i18n.read_catalog(language):
+        strings = message.string if isinstance(message.string, list | tuple) else [message.string]
+        for char in "".join(text or "" for text in strings):
+            drawn = unicodedata.category(char)[0] in "LNPZ"
+            if drawn and (font_for(char, REGULAR) is None or font_for(char, BOLD) is None):
+                missing.add(char)
+    assert missing == set(), language
+
+
+def test_the_glyph_check_tells_fonts_apart() -> None:
+    assert font_for("A") == 0
+    assert font_for("가") == 1  # DejaVu has no Hangul: the Hangul font draws it
+    assert font_for("🎲") is None
+    assert font_for("漢") is None  # no CJK ideographs are shipped
+    assert font_for(" ") == 0
+
+
+def test_missing_characters_become_one_placeholder_each_stretch() -> None:
+    font = stack(24)
+    shown = "".join(run.text for run in font.runs("Zoë 🎲🎲 👨‍👩‍👧 ok 🇩🇪"))
+    assert shown == "Zoë ◌ ◌ ok ◌"
+    assert [run.text for run in font.runs("Kim 김민준")] == ["Kim ", "김민준"]
+    assert "".join(run.text for run in font.runs("Zoe\u0308")) == "Zoë"  # NFC
+
+
+def test_a_long_name_is_cut_to_fit() -> None:
+    font = stack(24)
+    cut = font.fit("Maximiliane Wolfeschlegelsteinhausen", 150)
+    assert cut.endswith("…")
+    assert font.length(cut) <= 150
+    assert font.fit("Ann", 150) == "Ann"
+
+
+def test_the_fonts_ship_with_the_package() -> None:
+    assert Path(picture_fonts.__file__).resolve().parent / "fonts" == FONT_DIR
+    assert FONT_DIR.is_dir()
+    shipped = {path.name for path in FONT_DIR.iterdir()}
+    assert set(REGULAR) | set(BOLD) <= shipped
+    assert {"LICENSE-DejaVu.txt", "LICENSE-SheetHangul.txt"} <= shipped
+    size = sum(path.stat().st_size for path in FONT_DIR.glob("*.ttf"))
+    assert size < 3_000_000
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert '"show/fonts/*.ttf"' in pyproject
+    assert '"show/fonts/*.txt"' in pyproject
