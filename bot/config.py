@@ -25,8 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-LANGUAGES = ("en", "de", "es")
-"""The languages the bot speaks (the single list until bot.show.i18n takes it over)."""
+from bot.show.i18n import LANGUAGES
 
 THEMES = ("colours", "races", "french")
 """The names the four suits can be shown by."""
@@ -303,7 +302,7 @@ _TOP: Mapping[str, Check] = {
     "redis_timeout": _seconds_between(*REDIS_TIMEOUT_RANGE),
     "redis_cluster": _bool,
     "data_dir": _path,
-    "language": _choice(LANGUAGES),
+    "language": _choice(tuple(LANGUAGES)),
     "theme": _choice(THEMES),
     "turn_timeout": _seconds(*TURN_TIMEOUT_RANGE),
     "lobby_timeout": _seconds(*LOBBY_TIMEOUT_RANGE),

@@ -63,6 +63,8 @@ ANSWER_WITHIN = 3.0
 class Person:
     id: int
     name: str
+    locale: str = "en-US"
+    """The language of their Discord client (sent with each interaction)."""
 
     def to_json(self) -> JSON:
         return {
@@ -119,6 +121,8 @@ class Line:
 
     text: str
     replies: list[str] = field(default_factory=list)
+    action: bool = False
+    """A person's action (a command, a press), which `replies` answer."""
 
 
 @dataclass
@@ -277,8 +281,10 @@ class FakeDiscord:
 
     # --- people -------------------------------------------------------------------------------
 
-    def add_user(self, name: str, *, dms: bool = True, admin: bool = False) -> Person:
-        person = Person(next(self._ids), name)
+    def add_user(
+        self, name: str, *, dms: bool = True, admin: bool = False, locale: str = "en-US"
+    ) -> Person:
+        person = Person(next(self._ids), name, locale)
         self.people[person.id] = person
         self.transcripts[person.id] = []
         if not dms:
@@ -333,7 +339,7 @@ class FakeDiscord:
         token = f"itoken-{iid}"
         dm = view != self.channel
         channel = self._dm_channel(user.id) if dm else self.channel
-        line = Line(text)
+        line = Line(text, action=True)
         self.transcripts[view].append(line)
         record = _Interaction(
             iid, token, channel, view, user, message.id if message else None, time.monotonic(), line
@@ -348,7 +354,7 @@ class FakeDiscord:
             "version": 1,
             "data": data,
             "channel_id": str(channel),
-            "locale": "en-US",
+            "locale": user.locale,
             "entitlements": [],
             "app_permissions": str(PERMISSIONS),
             "attachment_size_limit": 10 * 1024 * 1024,
@@ -489,6 +495,7 @@ class FakeDiscord:
             limit = {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 16}
             return {"url": self.gateway_url, "shards": self.shards, "session_start_limit": limit}
         if method == "PUT" and parts[:1] == ["applications"] and parts[2:] == ["commands"]:
+            _check_command_names(body)
             self.commands = [
                 {
                     **c,
@@ -776,3 +783,17 @@ class FakeDiscord:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"interaction {interaction_id} was not answered")
             await asyncio.sleep(0.002)
+
+
+def _check_command_names(commands: list[JSON]) -> None:
+    """Discord's checks of a command sync's names: each name and localized name is one word of
+    at most 32 lowercase letters, digits, - or _, and no two commands share one in a locale."""
+    locales = {""} | {loc for c in commands for loc in c.get("name_localizations") or {}}
+    for locale in locales:
+        seen: set[str] = set()
+        for command in commands:
+            name = (command.get("name_localizations") or {}).get(locale, command["name"])
+            valid = re.fullmatch(r"[-_\w]{1,32}", name) and name == name.lower()
+            if not valid or name in seen:
+                raise ApiError(400, 50035, f"Invalid Form Body: name {name!r} ({locale})")
+            seen.add(name)

@@ -40,7 +40,20 @@ if TYPE_CHECKING:  # Babel loads when a catalog is first read, not with this mod
     from babel.messages.catalog import Catalog, Message
     from babel.support import Translations
 
-LANGUAGES: dict[str, str] = {"en": "English", "de": "Deutsch", "es": "Español"}
+LANGUAGES: dict[str, str] = {
+    "en": "English",
+    "de": "Deutsch",
+    "es": "Español",
+    "fr": "Français",
+    "it": "Italiano",
+    "ko": "한국어",
+    "lv": "Latviešu",
+    "nl": "Nederlands",
+    "pl": "Polski",
+    "pt": "Português",
+    "ro": "Română",
+    "ru": "Русский",
+}
 """The languages with a catalog: code → the language's own name."""
 
 DEFAULT_LANGUAGE = "en"
@@ -117,13 +130,19 @@ class Texts:
         return f"Texts({self.language!r})"
 
 
-def resolve_language(code: str | None) -> str:
-    """The catalog language for a code as platforms send it (`de`, `de-AT`, `es_419`, `EN`);
-    the default language when there is no catalog for it."""
+def catalog_language(code: str | None) -> str | None:
+    """The catalog language for a code as platforms send it (`de`, `de-AT`, `es_419`, `EN`,
+    `pt-BR`); None when there is no catalog for it."""
     if not code:
-        return DEFAULT_LANGUAGE
+        return None
     base = re.split(r"[-_]", code.strip().lower(), maxsplit=1)[0]
-    return base if base in LANGUAGES else DEFAULT_LANGUAGE
+    return base if base in LANGUAGES else None
+
+
+def resolve_language(code: str | None) -> str:
+    """The catalog language for a code as platforms send it; the default language when there
+    is no catalog for it."""
+    return catalog_language(code) or DEFAULT_LANGUAGE
 
 
 def po_path(language: str, locale_dir: Path = LOCALE_DIR) -> Path:
