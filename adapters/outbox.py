@@ -163,6 +163,7 @@ class _Entry(Generic[T]):
     item: T
     waiters: list["asyncio.Future[object]"]
     tries: int = 0
+    low: bool = False
 
 
 class _Queue(Generic[T]):
@@ -170,7 +171,15 @@ class _Queue(Generic[T]):
         self.budget = budget
         self.window = window
         self.entries: deque[_Entry[T]] = deque()
+        self.later: deque[_Entry[T]] = deque()
+        """Posts that may wait for a lull (`put(low=True)`), the newest delivered first."""
         self.task: asyncio.Task[None] | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.entries or self.later)
+
+    def next(self) -> _Entry[T]:
+        return self.entries.popleft() if self.entries else self.later.pop()
 
 
 class Outbox(Generic[T]):
@@ -210,10 +219,12 @@ class Outbox(Generic[T]):
         self._closed = False
 
     def put(
-        self, target: Hashable, item: T, key: Hashable | None = None
+        self, target: Hashable, item: T, key: Hashable | None = None, low: bool = False
     ) -> "asyncio.Future[object]":
         """Queue `item` for `target`. With a `key`, it replaces a waiting item of the same key
-        (merged by `coalesce`), which then goes in its place at the end of the queue."""
+        (merged by `coalesce`), which then goes in its place at the end of the queue. A `low`
+        item (tidying up, such as taking the buttons off an old message) goes only when nothing
+        else waits for the target, the newest low item first."""
         future: asyncio.Future[object] = asyncio.get_running_loop().create_future()
         if self._closed:
             future.set_result(None)
@@ -226,14 +237,15 @@ class Outbox(Generic[T]):
             queue = _Queue(self._limits.budget(group), self._limits.window(group))
             self._queues[target] = queue
         waiters = [future]
+        line = queue.later if low else queue.entries
         if key is not None:
-            for entry in queue.entries:
+            for entry in line:
                 if entry.key == key:
-                    queue.entries.remove(entry)
+                    line.remove(entry)
                     item = self._coalesce(entry.item, item)
                     waiters = [*entry.waiters, future]
                     break
-        queue.entries.append(_Entry(key, item, waiters))
+        line.append(_Entry(key, item, waiters, low=low))
         if queue.task is None or queue.task.done():
             queue.task = asyncio.create_task(self._drain(target, queue))
         return future
@@ -241,10 +253,10 @@ class Outbox(Generic[T]):
     def waiting(self, target: Hashable) -> list[T]:
         """The items waiting for `target`, in order (for tests and logs)."""
         queue = self._queues.get(target)
-        return [] if queue is None else [entry.item for entry in queue.entries]
+        return [] if queue is None else [entry.item for entry in (*queue.entries, *queue.later)]
 
     async def _drain(self, target: Hashable, queue: _Queue[T]) -> None:
-        while queue.entries:
+        while queue:
             delay = queue.budget.wait(self._clock())
             ticket = None
             if delay <= 0 and self._windows is not None:
@@ -252,7 +264,7 @@ class Outbox(Generic[T]):
             if delay > 0:
                 await self._sleep(delay)  # newer versions may replace what waits meanwhile
                 continue
-            entry = queue.entries.popleft()
+            entry = queue.next()
             result: object = None
             try:
                 result = await self._deliver(entry.item)
@@ -268,7 +280,8 @@ class Outbox(Generic[T]):
                     log.warning(
                         "could not post to chat %s (%s); again in %.1f s", target, error, wait
                     )
-                    queue.entries.appendleft(entry)  # a newer post for its slot replaces it
+                    # first again in its line; a newer post for its slot replaces it meanwhile
+                    (queue.later.append if entry.low else queue.entries.appendleft)(entry)
                     if ticket is not None and self._windows is not None:
                         await self._windows.answered(self._chat_of(target), ticket, True)
                     await self._sleep(wait)
@@ -278,7 +291,7 @@ class Outbox(Generic[T]):
             # the way there took (a slow network, or a retry after the overall limit's 429).
             queue.budget.take(self._clock())
             if ticket is not None and self._windows is not None:
-                more = bool(queue.entries)
+                more = bool(queue)
                 await self._windows.answered(self._chat_of(target), ticket, more)
             for waiter in entry.waiters:
                 if not waiter.done():
@@ -289,7 +302,7 @@ class Outbox(Generic[T]):
         now = self._clock()
         for target, queue in list(self._queues.items()):
             running = queue.task is not None and not queue.task.done()
-            if not queue.entries and not running and queue.budget.idle(now):
+            if not queue and not running and queue.budget.idle(now):
                 del self._queues[target]
 
     async def flush(self) -> None:

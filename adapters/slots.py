@@ -85,11 +85,13 @@ if ARGV[3] ~= '' then
       or tonumber(string.sub(shown, sep + 1)) < tonumber(ARGV[4])
   end
   if newer then redis.call('HSET', KEYS[1], ARGV[1] .. '#v', ARGV[3] .. ':' .. ARGV[4]) end
+  if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], ARGV[1] .. '#k', ARGV[5]) end
 end
 return 0
 """
 """Let go of a slot; with a version (ARGV[3], ARGV[4]), the platform took that post: the slot
-shows it now (unless it shows a newer one of that game already)."""
+shows it now (unless it shows a newer one of that game already), with buttons or not (ARGV[5],
+'1' or '0', kept in `<field>#k`)."""
 
 
 @dataclass
@@ -97,6 +99,8 @@ class Held:
     """A slot held for one post: the sender says whether the platform took it."""
 
     shown: bool = False
+    keys: bool | None = None
+    """Whether the message the slot shows now has buttons (None: as before)."""
     sent: bool = False
     """The platform took this very post already, as the slot's new message, but the store
     could not record that then (a retry of it must not send it again)."""
@@ -164,7 +168,13 @@ class SlotMap:
             yield held
         finally:
             renewing.cancel()
-            await self.release(where, slot, token, version if held.shown else None)
+            await self.release(
+                where,
+                slot,
+                token,
+                version if held.shown else None,
+                held.keys if held.shown else None,
+            )
 
     async def post(
         self,
@@ -174,17 +184,20 @@ class SlotMap:
         again: bool,
         send: Callable[[], Awaitable[T]],
         already: T,
+        keys: bool | None = None,
     ) -> T | None:
         """One post for `slot` in chat `where`, made by `send` while the slot is held (see
         `hold`): what `send` returned; None if the slot shows a newer version (nothing was
         posted); `already` if the platform took this very post before and only the store had
-        not recorded it. A post `send` made counts as shown unless it raised."""
+        not recorded it. A post `send` made counts as shown unless it raised; `keys` says
+        whether it has buttons."""
         async with self.hold(where, slot, version, again) as held:
             if held is None:
                 return None
             if not held.sent:
                 already = await send()
             held.shown = True
+            held.keys = keys
             return already
 
     async def _renewing(self, where: int, slot: str, token: str) -> None:
@@ -206,11 +219,18 @@ class SlotMap:
             await pipe.execute()
 
     async def release(
-        self, where: int, slot: str, token: str, shown: tuple[str, int] | None = None
+        self,
+        where: int,
+        slot: str,
+        token: str,
+        shown: tuple[str, int] | None = None,
+        keys: bool | None = None,
     ) -> None:
-        """Let go of the slot; `shown`: the version the post that held it showed."""
+        """Let go of the slot; `shown`: the version the post that held it showed, with buttons
+        or not (`keys`)."""
         game, version = shown if shown is not None else ("", 0)
-        await self._release(keys=[self._key(where)], args=[slot, token, game, version])
+        flag = "" if keys is None else str(int(keys))
+        await self._release(keys=[self._key(where)], args=[slot, token, game, version, flag])
 
     async def get(self, where: int, slot: str) -> int | None:
         """The message showing `slot` in the chat `where`."""
@@ -222,22 +242,36 @@ class SlotMap:
 
     async def set(
         self, where: int, slot: str, message_id: int, version: tuple[str, int] | None = None
-    ) -> None:
-        """`message_id` (showing `version`) is the slot's message now. If the store cannot
-        record it, this worker remembers it (and raises): the slot's next post records it first,
-        and a retry of the post that sent it does not send it again."""
+    ) -> int | None:
+        """`message_id` (showing `version`) is the slot's message now: the message it replaces
+        if that one may still have buttons (take them off: nothing should invite a press it
+        would refuse). If the store cannot record it, this worker remembers it (and raises):
+        the slot's next post records it first, and a retry of the post that sent it does not
+        send it again."""
         self._unsaved[(where, slot)] = (message_id, version)
-        await self._save(where, slot)
+        return await self._save(where, slot)
 
-    async def _save(self, where: int, slot: str) -> None:
+    async def _save(self, where: int, slot: str) -> int | None:
         message_id, version = self._unsaved[(where, slot)]
         key = self._key(where)
         async with self.client.pipeline(transaction=True) as pipe:
+            pipe.hget(key, slot)
+            pipe.hget(key, f"{slot}#k")
             pipe.hset(key, slot, str(message_id))
             pipe.expire(key, TTL)
-            await pipe.execute()
+            old, had_keys, *_ = await pipe.execute()
         if self._unsaved.get((where, slot)) == (message_id, version):
             del self._unsaved[(where, slot)]
+        if not old or int(old) == message_id or had_keys in (b"0", "0"):
+            return None
+        return int(old)
+
+    async def games(self, where: int) -> list[str]:
+        """The game chats that have a slot message in the chat `where` (a person's private
+        chat: the games they were shown a hand of), in no particular order."""
+        items = await self.client.hkeys(self._key(where))
+        names = (field.decode() if isinstance(field, bytes) else str(field) for field in items)
+        return sorted({name.rpartition(":")[0] for name in names if "#" not in name})
 
     async def game_of(self, where: int, message_id: int) -> str | None:
         """The game chat whose slot message in `where` is `message_id`; if it is none's (an

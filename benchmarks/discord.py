@@ -99,7 +99,7 @@ class Bench:
                 await self.act(self.fake.press(view, user, hand, hand.custom_ids()[0]))
                 return True
             if "Your bid?" in hand.content:
-                table = [m for m in self.fake.shown(channel) if m.content.startswith("🧙 Round ")]
+                table = [m for m in self.fake.shown(channel) if m.content.startswith("🔮 Round ")]
                 await self.act(self.fake.press(channel, user, table[-1], table[-1].custom_ids()[0]))
                 return True
         raise RuntimeError("nobody's turn, and the game is not over")
@@ -117,7 +117,7 @@ async def play_game(bench: Bench, standard: bool, limit: int = 10_000) -> None:
     await bench.act(fake.command(fake.channel, bench.people[0], "start"))
     for _ in range(limit):
         lines = fake.transcripts[fake.channel][mark:]
-        if any(GAME_OVER in line.text for line in lines):
+        if any(GAME_OVER in line.text and " edited: " not in line.text for line in lines):
             return
         await bench.move()
     raise RuntimeError("the game did not end")

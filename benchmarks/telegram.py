@@ -59,8 +59,8 @@ from bot.table import Settings  # noqa: E402
 
 GROUP = -100123
 PLAYERS = (User(1001, "Ann", "ann"), User(1002, "Bob", "bob"), User(1003, "Cid", "cid"))
-TABLE = "🧙 Round "
-ROUND_OVER = re.compile(r"Round (\d+) is over")
+TABLE = "🔮 Round "
+ROUND_OVER = re.compile(r"(?:Round (\d+) is over|🏁 Final table · round (\d+) of)")
 GAME_OVER = "The game is over"
 
 
@@ -125,7 +125,7 @@ async def play_game(bench: Bench, standard: bool, limit: int = 5000) -> tuple[in
     seen = mark
     for _ in range(limit):
         events = fake.transcript(GROUP)
-        if any(GAME_OVER in e.text for e in events[seen:] if e.kind != "user"):
+        if any(GAME_OVER in e.text for e in events[seen:] if e.kind in ("message", "photo")):
             break
         seen = max(seen, len(events) - 10)
         turn = None
@@ -146,10 +146,10 @@ async def play_game(bench: Bench, standard: bool, limit: int = 5000) -> tuple[in
         await bench.press(chat, user, message, data)
     else:
         raise RuntimeError("the game did not end")
-    rounds = [
-        int(m.group(1))
+    rounds = [  # each round's end: a summary, the last one on the final table (an edit)
+        int(m.group(1) or m.group(2))
         for e in fake.transcript(GROUP)[mark:]
-        if e.kind == "message" and (m := ROUND_OVER.match(e.text))
+        if e.kind in ("message", "edit") and (m := ROUND_OVER.match(e.text))
     ]
     return len(rounds), sum(rounds)
 

@@ -20,10 +20,10 @@ from bot.commands import WHICH_CARD, Kind, help_text
 from bot.config import Config
 from bot.messages import Message
 from bot.requests import User
-from bot.show.i18n import LANGUAGES
+from bot.show.i18n import LANGUAGES, catalog_language
 from bot.show.look import Look, look_of
 from bot.show.render import Hand, Lobby, Moved, Note, Rules, Sheet, Shown
-from bot.show.screens import HandScreen, hand_screen
+from bot.show.screens import HandScreen, hand_screen, lobby_cancelled, table_message
 from bot.show.seating import Seating, seating
 from bot.show.themes import Theme
 from bot.store import Snapshot, Write
@@ -173,8 +173,12 @@ def join(ctx: Context, _: None) -> Result:
     table = ctx.snap.table
     user = ctx.user
     if table is None or table.game.phase is Phase.FINISHED:
-        table = Table(game_id=new_game_id(), game=GameState(), host=user.id, created=ctx.now)
+        after = None if table is None else table.game_id
+        table = Table(
+            game_id=new_game_id(), game=GameState(), host=user.id, created=ctx.now, after=after
+        )
     step(table.game, Join(user.id, user.name))
+    speaks(table, user)
     table.updated = ctx.now
     set_deadline(ctx, table)
     return Result(
@@ -185,8 +189,9 @@ def join(ctx: Context, _: None) -> Result:
 
 
 def again(ctx: Context, _: None) -> Result:
-    """Play again: a new table, once the game is over."""
-    if ctx.table().game.phase is not Phase.FINISHED:
+    """Play again: a new table once the game is over, or a seat at the one another player
+    opened with this button."""
+    if ctx.table().game.phase not in (Phase.FINISHED, Phase.LOBBY):
         raise Refused(ctx.look.t("This button is out of date."))
     return join(ctx, None)
 
@@ -217,8 +222,22 @@ def cancel(ctx: Context, _: None) -> Result:
     t = ctx.look.t
     if table.game.phase is Phase.FINISHED:
         raise Refused(t("The game is already over."))
-    note = Message(t("{name} cancelled the game.", name=ctx.user.name))
-    return Result(shown=[Note(note)], write=Write(table=None, ttl=LIVE_TTL))
+    note = t("{name} cancelled the game.", name=ctx.user.name)
+    return Result(shown=cancelled(ctx.look, table, note), write=Write(table=None, ttl=LIVE_TTL))
+
+
+def cancelled(look: Look, table: Table, note: str) -> list[Shown]:
+    """What a cancelled game shows: the notice, and its lasting messages without buttons."""
+    state = table.game
+    shown: list[Shown] = [Note(Message(note))]
+    if state.phase is Phase.LOBBY:
+        return [*shown, Note(lobby_cancelled(look))]
+    view = table_view(state)
+    final = table_message(look, view, seating(table), False, note)
+    shown.append(Note(replace(final, buttons=())))
+    gone = look.t("The game was cancelled.")
+    shown += [Note(Message(gone, to=pid, slot="hand")) for pid in table.humans()]
+    return shown
 
 
 def add_ai(ctx: Context, level: str) -> Result:
@@ -297,11 +316,20 @@ def move(ctx: Context, command: Command) -> Result:
     """A player's move; a player on autopilot who moves is back."""
     table = ctx.table()
     events = step(table.game, command)
+    speaks(table, ctx.user)
     back = None
     if ctx.user.id in table.away:
         table.away.remove(ctx.user.id)
         back = ctx.look.t("{name} is back.", name=ctx.user.name)
     return after_move(ctx, table, events, notice=back)
+
+
+def speaks(table: Table, user: User) -> None:
+    """Keep the language of a player's app (when their platform says it and a catalog has it)
+    for their private messages."""
+    code = catalog_language(user.language)
+    if code is not None:
+        table.languages[user.id] = code
 
 
 def after_move(ctx: Context, table: Table, events: list[Event], notice: str | None) -> Result:
@@ -315,13 +343,7 @@ def after_move(ctx: Context, table: Table, events: list[Event], notice: str | No
     hands: tuple[tuple[HandScreen, bool], ...] = ()
     if state.phase is Phase.FINISHED:
         record = export_record(state)
-        result = {
-            "players": [p.id for p in state.players],
-            "names": [p.name for p in state.players],
-            "totals": list(state.totals),
-            "options": state.options.to_dict(),
-            "finished": ctx.now,
-        }
+        result = game_summary(table, ctx.now)
     view = table_view(state)
     seats = seating(table)
     if state.phase in ROUND_PHASES:
@@ -330,6 +352,28 @@ def after_move(ctx: Context, table: Table, events: list[Event], notice: str | No
         shown=[Moved(tuple(events), notice, hands, view, seats)],
         write=Write(table=table, ttl=ttl(ctx.config, table), result=result, record=record),
     )
+
+
+def game_summary(table: Table, now: float) -> dict[str, object]:
+    """What the chat keeps of a finished game for its stats and ratings (`bot.stats`): who
+    played (AI seats with their level), their totals and places, and the bids each met."""
+    state = table.game
+    view = table_view(state)
+    return {
+        "game": table.game_id,
+        "players": [p.id for p in state.players],
+        "names": [p.name for p in state.players],
+        "ai": {p.id: table.ai[p.id] for p in state.players if p.id in table.ai},
+        "totals": list(state.totals),
+        "places": list(view.places),
+        "made": [
+            sum(r.bids[seat] == r.won[seat] for r in state.results)
+            for seat in range(len(state.players))
+        ],
+        "rounds": len(state.results),
+        "options": state.options.to_dict(),
+        "finished": now,
+    }
 
 
 def run_ai(ctx: Context, table: Table) -> list[Event]:
@@ -369,7 +413,7 @@ def changed_hands(
         screen = hand_screen(player_view(state, seat, view), seats)
         # What the person would see: an edit that shows the same is no edit (Telegram refuses
         # it as "not modified"). The screen is all the message is made of, in this look.
-        shown = (screen, look.t.language, look.theme)
+        shown = (screen, table.languages.get(player.id, look.t.language), look.theme)
         digest = hashlib.blake2b(repr(shown).encode(), digest_size=6).hexdigest()
         previous = table.seen.get(player.id, "").partition("@")[0]
         was_turn = previous.endswith("!")

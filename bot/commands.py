@@ -4,8 +4,8 @@ A row names the command, its request `Kind`, its button `Action`, how its argume
 typed text and from a button), its help line, who may use it, whether it seats the presser and
 whether its answer is for everyone. The Telegram menus, the Discord slash commands, the help
 text and the service's dispatch are all made from this table. Adding a command is a row here
-(with its `Kind`) and its handler in `bot.chat.HANDLERS`; a button that gives it needs an
-`Action` letter in `bot.tokens` too.
+(with its `Kind`) and its handler in `bot.chat.HANDLERS` (a stats command, `query`, is answered
+by `bot.queries` instead); a button that gives it needs an `Action` letter in `bot.tokens` too.
 """
 
 import re
@@ -40,6 +40,9 @@ class Kind(StrEnum):
     SCORES = "scores"
     RULES = "rules"
     RECORD = "record"
+    STATS = "stats"
+    TOP = "top"
+    FORGET = "forgetme"
     LANGUAGE = "language"
     THEME = "theme"
     CANCEL = "cancel"
@@ -214,6 +217,9 @@ class CommandSpec:
     """Its handler reads the chat's last game record (fetched before it runs)."""
     denied: str = ""
     """For the host's commands: what anyone else is told (a catalog key)."""
+    query: bool = False
+    """Answered by the service from the stats (`bot.queries`), outside the game's transaction,
+    rather than by a handler of `bot.chat`."""
 
     @property
     def typed(self) -> bool:
@@ -281,10 +287,37 @@ COMMANDS: tuple[CommandSpec, ...] = (
         record=True,
     ),
     CommandSpec(
+        Kind.STATS,
+        "stats",
+        N_("your stats, or a player's: /stats Ann"),
+        arg=Arg(_words, option="name", about=N_("A player's name, as seated")),
+        table=False,
+        public=True,
+        anywhere=True,
+        query=True,
+    ),
+    CommandSpec(
+        Kind.TOP,
+        "top",
+        N_("the best players here, by rating"),
+        table=False,
+        public=True,
+        query=True,
+    ),
+    CommandSpec(
+        Kind.FORGET,
+        "forgetme",
+        N_("delete your stats in every chat"),
+        arg=Arg(_words, option="confirm", about=N_("yes, to confirm")),
+        table=False,
+        anywhere=True,
+        query=True,
+    ),
+    CommandSpec(
         Kind.LANGUAGE,
         "language",
         N_("change the language"),
-        arg=Arg(_language, option="code", about=N_("A language: en, de or es")),
+        arg=Arg(_language, option="code", about=N_("A language code, e.g. de or fr")),
         table=False,
         public=True,
     ),
@@ -348,9 +381,26 @@ def help_line(t: Texts, command: CommandSpec) -> str:
 
 def help_text(t: Texts) -> str:
     """What the commands do: the answer to /help."""
-    lines = [t("🧙 Wizard: bid exactly the tricks you will take."), ""]
+    lines = [t("🔮 Wizard: bid exactly the tricks you will take."), ""]
     lines += [help_line(t, command) for command in COMMANDS if command.about and command.helped]
     return "\n".join(lines)
+
+
+def welcome_text(t: Texts) -> str:
+    """The answer to a person who opens a private chat with the bot: what it is and how a
+    game starts."""
+    return "\n".join(
+        [
+            t("🔮 Wizard: bid exactly the tricks you will take."),
+            "",
+            t("I run games of Wizard in group chats, for 3 to 6 players (and AI players)."),
+            t("1. Add me to a group (the button below)."),
+            t("2. There, everyone who plays sends /join; then someone sends /start."),
+            t("3. Your cards come here, in this chat, with buttons to bid and play."),
+            "",
+            t("/help lists every command; /stats shows your results."),
+        ]
+    )
 
 
 def menu(t: Texts) -> list[tuple[str, str]]:

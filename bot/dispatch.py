@@ -13,6 +13,7 @@ from bot.chat import HANDLERS, Context, Refused, Result
 from bot.commands import BY_ACTION, BY_KIND, BadArgument, CommandSpec, Kind, Who
 from bot.requests import Request
 from bot.tokens import Action
+from engine import Phase
 
 
 def apply(ctx: Context, request: Request) -> Result:
@@ -38,6 +39,9 @@ def _press(ctx: Context, payload: str) -> tuple[CommandSpec, Any]:
     except tokens.TokenError:
         raise Refused(t("This button is not one of ours.")) from None
     table = ctx.snap.table
+    again = token.action is Action.AGAIN and table is not None and table.after == token.game
+    if again and table is not None and table.game.phase is Phase.LOBBY:
+        return BY_ACTION[token.action], None  # a seat at the table opened with this button
     if table is None or token.game != table.game_id:
         raise Refused(t("This button belongs to a game that is over."))
     valid = {tokens.LOBBY_STAMP, tokens.stamp(table.game)}
@@ -65,8 +69,9 @@ def _allow(ctx: Context, spec: CommandSpec) -> None:
 
 
 def check_handlers() -> None:
-    """Every command of the table has a handler, and every handler a command."""
-    commands = set(BY_KIND)
+    """Every command of the table has a handler, and every handler a command (the stats
+    commands are the service's own: `bot.queries`)."""
+    commands = {kind for kind, spec in BY_KIND.items() if not spec.query}
     assert commands == set(HANDLERS), commands ^ set(HANDLERS)
 
 

@@ -1,6 +1,7 @@
 """What the service asks a front end to show: platform-neutral messages with button rows."""
 
 from dataclasses import dataclass
+from typing import Protocol
 
 GROUP = None
 """`Message.to` for the group chat (or channel) where the game is played."""
@@ -12,6 +13,23 @@ class Button:
 
     label: str
     payload: str
+
+
+class Picture(Protocol):
+    """A picture a message shows (the score sheet), drawn only when a front end sends it."""
+
+    @property
+    def name(self) -> str:
+        """A file name for it (`scores.png`)."""
+        ...
+
+    def png(self) -> bytes:
+        """The picture as PNG (blocking: a front end calls it in a worker thread)."""
+        ...
+
+    def text(self) -> str:
+        """What it shows, as text laid out in columns: sent instead if it cannot be."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +56,14 @@ class Message:
     since: int | None = None
     """The stored version this slot message has shown since (when older than the outcome's):
     a slot that shows it already need not be posted again (`Outcome.again`)."""
+    picture: Picture | None = None
+    """A picture shown with the message, the text its caption (short: at most 1,000
+    characters)."""
+    strip: bool = False
+    """Not a new text: the slot's message loses its buttons (it stays as it is otherwise)."""
+    round: int | None = None
+    """The round a hand message shows (a front end that cannot deliver it may say so once a
+    round, elsewhere)."""
 
 
 @dataclass(frozen=True, slots=True)

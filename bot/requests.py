@@ -13,6 +13,9 @@ class User:
     name: str
     admin: bool = False
     """Whether the platform says this user administers the chat (may cancel any game)."""
+    language: str | None = None
+    """The language of their app as the platform says it (`de`, `pt-BR`), if it does: their
+    private messages are shown in it when there is a catalog for it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,3 +24,6 @@ class Request:
 
     kind: Kind
     arg: str = ""
+    private: bool = False
+    """Given in the person's private chat with the bot (a DM), not where games are played: what
+    is theirs alone may be shown (their stats across chats)."""

@@ -75,6 +75,11 @@ class Table:
     and the version of the table it came with: `<digest>[!]@<version>` (`!`: their turn)."""
     clock: float | None = None
     """When the turn's clock (or the lobby's) last started, or resumed after an outage."""
+    after: str | None = None
+    """The game this table was opened after (its "Play again" buttons seat people here)."""
+    languages: dict[str, str] = field(default_factory=dict)
+    """The language of each player's app, as their platform said it when they last acted
+    (a catalog's code): their private messages are shown in it."""
     stored: tuple[str, int] | None = field(default=None, compare=False, repr=False)
     """(game id, finished rounds) as last read or written: whether `results_bytes` must be
     written again (not serialized)."""
@@ -94,6 +99,8 @@ class Table:
             "updated": self.updated,
             "seen": self.seen,
             "clock": self.clock,
+            "after": self.after,
+            "lang": self.languages,
         }
         text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
         return zlib.compress(text.encode(), 1)  # level 1: half the time of 6, 10 % larger
@@ -125,6 +132,8 @@ class Table:
             updated=data["updated"],
             seen=dict(data["seen"]),
             clock=data.get("clock"),
+            after=data.get("after"),
+            languages=dict(data.get("lang", {})),
         )
         table.stored = (table.game_id, len(table.game.results))
         return table
@@ -143,6 +152,8 @@ class Table:
             updated=self.updated,
             seen=dict(self.seen),
             clock=self.clock,
+            after=self.after,
+            languages=dict(self.languages),
             stored=self.stored,
         )
 

@@ -190,7 +190,9 @@ class Button:
 Keyboard = tuple[tuple[Button, ...], ...]
 """An inline keyboard: rows of buttons (empty when the message has none)."""
 
-EventKind = Literal["user", "press", "message", "document", "edit", "delete", "answer", "pin"]
+EventKind = Literal[
+    "user", "press", "message", "document", "photo", "edit", "delete", "answer", "pin"
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +204,7 @@ class Event:
     - "press": the person `user_id` pressed the button `callback_data` under `message_id`;
     - "message": the bot sent `text` (with `keyboard`) as `message_id`;
     - "document": the bot sent the file `file_name` (`data`; `text` is the caption);
+    - "photo": the bot sent the picture `file_name` (`data`, a PNG; `text` is the caption);
     - "edit": the bot changed `message_id`: `text` and `keyboard` are what it shows now;
     - "delete": `message_id` was deleted;
     - "answer": the bot answered a button press by `user_id` with `text` (a toast, or a modal
@@ -737,6 +740,7 @@ class _Message:
     caption_entities: list[JSON] = field(default_factory=list)
     markup: JSON | None = None  # reply_markup exactly as the Bot API returns it
     document: UploadedFile | None = None
+    photo: UploadedFile | None = None
     reply_to: int | None = None
     edit_date: int | None = None
     deleted: bool = False
@@ -1349,6 +1353,9 @@ class FakeTelegram:
             elif e.kind == "document":
                 size = len(e.data or b"")
                 lines.append(f"#{e.message_id} bot sends {e.file_name} ({size} bytes): {body}")
+            elif e.kind == "photo":
+                width, height = png_size(e.data or b"")
+                lines.append(f"#{e.message_id} bot sends picture {width}×{height}: {body}")
             elif e.kind == "edit":
                 lines.append(f"#{e.message_id} edited: {body}")
             elif e.kind == "delete":
@@ -1470,7 +1477,7 @@ class FakeTelegram:
             user_id=None if m.from_bot else int(m.sender["id"]),
             edited=m.edit_date is not None,
             reply_to=m.reply_to,
-            file_name=m.document.file_name if m.document else None,
+            file_name=(m.document or m.photo).file_name if (m.document or m.photo) else None,
             entities=tuple(m.entities or m.caption_entities),
         )
 
@@ -1494,6 +1501,17 @@ class FakeTelegram:
                 data["entities"] = m.entities
         if m.document is not None:
             data["document"] = m.document.to_json()
+        if m.photo is not None:
+            width, height = png_size(m.photo.data)
+            data["photo"] = [
+                {
+                    "file_id": m.photo.file_id,
+                    "file_unique_id": m.photo.file_unique_id,
+                    "width": width,
+                    "height": height,
+                    "file_size": len(m.photo.data),
+                }
+            ]
         if m.caption:
             data["caption"] = m.caption
             if m.caption_entities:
@@ -2069,8 +2087,31 @@ async def _send_message(fake: FakeTelegram, p: _Params) -> Any:
     return fake._message_json(message)
 
 
+def png_size(data: bytes) -> tuple[int, int]:
+    """The width and height of a PNG (from its IHDR chunk)."""
+    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
+        raise bad_request("IMAGE_PROCESS_FAILED")
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+async def _send_photo(fake: FakeTelegram, p: _Params) -> Any:
+    """sendPhoto with an uploaded PNG, checked as Telegram does: at most 10 MB, width and
+    height at most 10,000 together, a ratio of at most 20."""
+    upload = p.files.get("photo")
+    reference = p.string("photo")
+    if upload is None and reference is not None and reference.startswith("attach://"):
+        upload = p.files.get(reference.removeprefix("attach://"))
+    if upload is None:
+        raise bad_request("there is no photo in the request")
+    if len(upload.data) > 10 * 1024 * 1024:
+        raise bad_request("PHOTO_SAVE_FILE_INVALID")
+    width, height = png_size(upload.data)
+    if width + height > 10_000 or max(width, height) > 20 * min(width, height):
+        raise bad_request("PHOTO_INVALID_DIMENSIONS")
+    return await _send_file(fake, p, upload, photo=True)
+
+
 async def _send_document(fake: FakeTelegram, p: _Params) -> Any:
-    chat = fake._target_chat(p, sending=True)
     upload = p.files.get("document")
     reference = p.string("document")
     if upload is None and reference is not None:
@@ -2084,20 +2125,30 @@ async def _send_document(fake: FakeTelegram, p: _Params) -> Any:
         raise bad_request("there is no document in the request")
     if not upload.data:
         raise bad_request("file must be non-empty")
+    return await _send_file(fake, p, upload, photo=False)
+
+
+async def _send_file(fake: FakeTelegram, p: _Params, upload: UploadedFile, photo: bool) -> Any:
+    chat = fake._target_chat(p, sending=True)
     caption, caption_entities = format_text(
         p.string("caption") or "", p.string("parse_mode"), p.json("caption_entities"), caption=True
     )
     markup = fake._markup(p)
     reply_to = fake._reply_target(chat, p)
-    fake._spend("sendDocument", chat)
+    fake._spend("sendPhoto" if photo else "sendDocument", chat)
     fake._files[upload.file_id] = upload
     message = fake._new_message(chat, fake.bot_user, from_bot=True)
-    message.document, message.markup, message.reply_to = upload, markup, reply_to
+    if photo:
+        message.photo = upload
+    else:
+        message.document = upload
+    message.markup, message.reply_to = markup, reply_to
     message.caption, message.caption_entities = caption or None, caption_entities
     fake._record(
         chat,
         Event(
-            "document", chat.id, message.message_id, caption, message.keyboard,
+            "photo" if photo else "document", chat.id, message.message_id, caption,
+            message.keyboard,
             silent=p.flag("disable_notification"), reply_to=reply_to, file_name=upload.file_name,
             data=upload.data, at=fake.clock(),
         ),
@@ -2338,6 +2389,7 @@ HANDLERS: dict[str, Handler] = {
     "setChatMenuButton": _true,
     "sendMessage": _send_message,
     "sendDocument": _send_document,
+    "sendPhoto": _send_photo,
     "editMessageText": _edit_message_text,
     "editMessageCaption": _edit_message_caption,
     "editMessageReplyMarkup": _edit_message_reply_markup,

@@ -63,7 +63,7 @@ class Players:
         tables = [
             m
             for m in self.fake.current_messages(self.group).values()
-            if m.text.startswith("🧙 Round ")
+            if m.text.startswith("🔮 Round ")
         ]
         if tables and tables[-1].keyboard:
             table = tables[-1]

@@ -203,7 +203,9 @@ def shown_cards(text: str, theme: Theme) -> set[Card]:
     return {named[word] for word in re.split(r"[\s()·:,→]+", text) if word in named}
 
 
-SEAT_LINE = re.compile(r"^(?:▶️|▫️) .*: (-?\d+) \((\S+)\) (\d+)/(\S+)$")
+SEAT_LINE = re.compile(
+    r"^(?:▶️|▫️) .*: (-?\d+) pts · (?:no bid yet|(\d+)/(\S+) tricks(?: · ⇢ (-?\d+))?)$"
+)
 
 
 def public_cards(table: Table) -> set[Card]:
@@ -237,15 +239,19 @@ def check_group(message: Message, table: Table, theme: Theme) -> None:
     lines = [match for line in text.splitlines() if (match := SEAT_LINE.match(line))]
     assert len(lines) == len(state.players), text
     for seat, match in enumerate(lines):
-        total, projected, won, bid = match.groups()
+        total, won, bid, projected = match.groups()
         assert int(total) == state.totals[seat], text
-        assert int(won) == rnd.won[seat], text
         made = rnd.bids[seat]
+        if made is None:
+            assert won is None, text  # "no bid yet"
+            continue
+        assert int(won) == rnd.won[seat], text
         if rnd.revealed:
-            assert bid == ("-" if made is None else str(made)), text
+            assert bid == str(made), text
+            assert projected is not None, text
         else:
-            assert bid == ("-" if made is None else "?"), f"an unrevealed bid shows:\n{text}"
-            assert projected in ("?", total), text
+            assert bid == "?", f"an unrevealed bid shows:\n{text}"
+            assert projected is None, text
 
 
 def check_private(message: Message, table: Table, theme: Theme) -> None:

@@ -43,7 +43,7 @@ from bot.table import Table
 GOLDEN = Path(__file__).parent / "golden" / "console_game.txt"
 SHORT_GAME = ("--players", "3", "--option", "rounds=short", "--level", "normal", "--name", "Ann")
 RULE = "─" * 48
-FACES = {"🟦": "B", "🟩": "G", "🟥": "R", "🟨": "Y"}
+FACES = {"🔷": "B", "🟩": "G", "🔺": "R", "⭐": "Y"}
 TIMEOUT = 60
 
 
@@ -123,9 +123,10 @@ def test_a_whole_game_reaches_the_final_standings(home: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     out = done.stdout
-    assert out.startswith("🧙 Wizard: Ann, 🤖 Merlin, 🤖 Morgana\nOptions: open bids, 5 rounds\n")
-    for number in range(1, 6):
+    assert out.startswith("🔮 Wizard: Ann, 🤖 Merlin, 🤖 Morgana\nOptions: open bids, 5 rounds\n")
+    for number in range(1, 5):
         assert out.count(f"Round {number} is over.") == 1, number  # each summary once
+    assert out.count("🏁 Final table · round 5 of 5") == 1  # the last round's end
     assert out.count("🏁 The game is over.") == 1
     assert "wins!" in out or "share first place!" in out
     assert out.rstrip().endswith("Another game: wizard-bot play")
@@ -139,7 +140,7 @@ def test_a_finished_game_is_not_resumed(home: Path) -> None:
     again = wizard(home, ["play", *SHORT_GAME, "--seed", "5"], ["quit"])
     assert again.returncode == 0, again.stderr
     assert "Resuming" not in again.stdout
-    assert again.stdout.startswith("🧙 Wizard: Ann")
+    assert again.stdout.startswith("🔮 Wizard: Ann")
 
 
 def test_hidden_bids_and_a_wizard_turned_up(home: Path) -> None:
@@ -149,8 +150,8 @@ def test_hidden_bids_and_a_wizard_turned_up(home: Path) -> None:
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "Trump (1 to 4, or B, G, R, Y) › " in out
-    assert "  1) 🟦 blue   2) 🟩 green   3) 🟥 red   4) 🟨 yellow" in out
-    assert "Trump: 🟨 yellow (🧙 turned up, chosen by Ann)" in out
+    assert "  1) 🔷 blue   2) 🟩 green   3) 🔺 red   4) ⭐ yellow" in out
+    assert "Trump: ⭐ yellow (🧙 turned up, chosen by Ann)" in out
     assert "wins!" in out or "share first place!" in out
 
 
@@ -315,7 +316,7 @@ def test_quit_then_play_again_resumes_the_same_game(home: Path) -> None:
     assert first.returncode == 0, first.stderr
     assert first.stdout.rstrip().endswith("The game is saved: wizard-bot play resumes it.")
     assert redis_processes(home / "data") == []
-    round_now = re.findall(r"^🧙 Round (\d) of 5", first.stdout, re.MULTILINE)[-1]
+    round_now = re.findall(r"^🔮 Round (\d) of 5", first.stdout, re.MULTILINE)[-1]
 
     # Other options are for new games: the unfinished one is resumed as it was.
     second = wizard(home, ["play", "--players", "5", "--seed", "1"], ["hand", "quit"])
@@ -332,8 +333,8 @@ def test_quit_then_play_again_resumes_the_same_game(home: Path) -> None:
 
     third = wizard(home, ["play", *SHORT_GAME, "--new"], ["quit"])
     assert third.returncode == 0, third.stderr
-    assert third.stdout.startswith("The unfinished game is cancelled.\n🧙 Wizard: Ann, 🤖 Merlin")
-    assert "🧙 Round 1 of 5" in third.stdout
+    assert third.stdout.startswith("The unfinished game is cancelled.\n🔮 Wizard: Ann, 🤖 Merlin")
+    assert "🔮 Round 1 of 5" in third.stdout
 
 
 @pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
@@ -440,9 +441,9 @@ def test_run_without_a_token_starts_the_terminal_table(home: Path) -> None:
         "or a token in wizard.toml (see config.example.toml)."
     )
     assert lines[1].startswith("Meanwhile, the terminal table")
-    assert lines[2].startswith("🧙 Wizard: ")
+    assert lines[2].startswith("🔮 Wizard: ")
     assert lines[2].count("🤖") == 3  # 4 players by default
-    assert "🧙 Round 1 of 15" in done.stdout
+    assert "🔮 Round 1 of 15" in done.stdout
     assert redis_processes(home / "data") == []
 
 
@@ -610,7 +611,7 @@ def test_reading_bids() -> None:
 
 
 @pytest.mark.parametrize(
-    "line", ["3", "r", "R", "red", "Red", "🟥", "♥", "hearts", "dwarves", "rot"]
+    "line", ["3", "r", "R", "red", "Red", "🔺", "🟥", "♥", "hearts", "dwarves", "rot"]
 )
 def test_reading_trump(line: str) -> None:
     assert read(line, choices_of(TRUMPS), T, Theme.COLOURS) == Press(payload(TRUMPS, 2))
@@ -626,11 +627,11 @@ def test_reading_trump_problems() -> None:
 
 
 def test_the_choice_list_wraps() -> None:
-    many = hand(*(button("p", f"B{rank}", f"🟦{rank}") for rank in range(1, 14)))
+    many = hand(*(button("p", f"B{rank}", f"🔷{rank}") for rank in range(1, 14)))
     lines = choice_list(choices_of(many)).splitlines()
     assert len(lines) > 1
-    assert lines[0].startswith("  1) 🟦1   2) 🟦2")
-    assert lines[-1].endswith("13) 🟦13")
+    assert lines[0].startswith("  1) 🔷1   2) 🔷2")
+    assert lines[-1].endswith("13) 🔷13")
 
 
 def test_the_chat_is_one_per_data_dir(tmp_path: Path) -> None:

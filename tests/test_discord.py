@@ -17,15 +17,18 @@ from typing import Any
 
 import discord
 import pytest
+import reading
 import redis.asyncio as aioredis
 from fake_discord import FakeDiscord, Person, Stored
 
 from adapters.discord.app import DiscordFrontEnd
 from adapters.outbox import FAST, Limits
+from bot import tokens
 from bot.config import Config, DiscordConfig
 from bot.service import GameService
 from bot.store import Store
 from bot.table import Settings
+from bot.tokens import Action
 
 GOLDEN = Path(__file__).parent / "golden" / "discord"
 OVER = "The game is over"
@@ -85,7 +88,7 @@ class Bot:
         return next(m for m in self.fake.shown(self.channel) if "a new table" in m.content)
 
     def table(self) -> Stored:
-        tables = [m for m in self.fake.shown(self.channel) if m.content.startswith("🧙 Round ")]
+        tables = [m for m in self.fake.shown(self.channel) if m.content.startswith("🔮 Round ")]
         return tables[-1]
 
     def hand(self, user: Person) -> Stored | None:
@@ -98,8 +101,8 @@ class Bot:
         return hands[-1] if hands else None
 
     def last_reply(self, view: int | None = None) -> str:
-        lines = self.fake.transcripts[view or self.channel]
-        return lines[-1].replies[-1] if lines[-1].replies else ""
+        actions = [line for line in self.fake.transcripts[view or self.channel] if line.action]
+        return actions[-1].replies[-1] if actions and actions[-1].replies else ""
 
 
 @pytest.fixture
@@ -289,6 +292,35 @@ async def test_whole_games_for_more_players_each_bid_mode(
     assert refusals(dc) == []  # every press of the game was accepted
 
 
+@pytest.mark.parametrize("options", [{}, {"bids": "secret"}])
+async def test_a_4_player_game_reads_well_from_the_dms(dc: Bot, options: dict[str, str]) -> None:
+    """A whole 4-player game played from the DMs alone, each turn message read as its player
+    reads it before pressing (`reading.check_turn`); every bid made there. At the end nothing
+    superseded keeps a button, and every round's end reached the channel."""
+    players = people(dc, "Ann", "Bob", "Cid", "Dee")
+    await seat(dc, players, **options)
+    await dc.command(players[0], "start")
+    bids = dict.fromkeys(p.id for p in players)
+    for _ in range(400):
+        if any(OVER in text for text in dc.channel_texts()):
+            break
+        user, hand = next((u, h) for u in players if (h := dc.hand(u)) is not None and h.components)
+        custom_id = hand.custom_ids()[0]
+        reading.check_turn(hand.content, hand.labels())
+        payload = custom_id.split(":", 2)[2]
+        if tokens.decode(payload).action is Action.BID:
+            bids[user.id] = (bids[user.id] or 0) + 1
+        await dc.press(user.id, user, hand, custom_id)
+    else:
+        raise AssertionError("the game did not end")
+    assert all(count == 5 for count in bids.values()), bids  # a bid a round, from the DM
+    reading.check_round_ends(dc.channel_texts(), rounds=5)
+    for view in (dc.channel, *(p.id for p in players)):
+        shown = [(m.content, m.labels()) for m in dc.fake.shown(view)]
+        reading.check_no_stale_buttons(str(view), shown)
+    assert dc.fake.errors == []
+
+
 async def test_a_closed_dm_is_tried_once_then_the_channel_is_used(
     dc: Bot, request: pytest.FixtureRequest
 ) -> None:
@@ -304,11 +336,14 @@ async def test_a_closed_dm_is_tried_once_then_the_channel_is_used(
         assert mentions.get("parse") == [], message.content
         pinged = [str(user) for user in mentions.get("users", [])]
         assert pinged == ([str(cid.id)] if f"<@{cid.id}>" in message.content else [])
-    # Each notice replaced the one before: the channel keeps one, and only the first explained.
+    # One notice a round (one ping each, never deleted and posted again); only the newest keeps
+    # its button, and only the first explained.
     notices = [m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content]
-    assert [m.content for m in notices] == [f"<@{cid.id}>: your cards: press “Your hand”."]
-    explained = [t for t in dc.fake.texts(dc.channel) if "your DMs are closed" in t]
-    assert len(explained) == 1
+    assert len(notices) == 5
+    assert "your DMs are closed" in notices[0].content
+    assert all(m.content == f"<@{cid.id}>: your cards: press “Your hand”." for m in notices[1:])
+    assert [bool(m.components) for m in notices] == [False] * 4 + [True]
+    assert not any("deleted" in line for line in dc.fake.format_transcript(dc.channel).split("\n"))
     # /hand shows one's hand ephemerally, whatever the DMs
     await dc.command(cid, "hand")
     assert "(only Cid sees)" in dc.last_reply()
@@ -376,10 +411,12 @@ async def test_a_finished_games_buttons_are_refused(dc: Bot) -> None:
     ann, bob = people(dc, "Ann", "Bob")
     await dc.command(ann, "join")
     lobby = dc.lobby()
+    join = lobby.button("Join")
     await dc.command(ann, "cancel")
     assert "cancelled" in dc.last_reply()
-    await dc.press_label(dc.channel, bob, lobby, "Join")
-    assert "game that is over" in dc.last_reply()
+    assert lobby.components == []  # the cancelled lobby's buttons are gone
+    await dc.press(dc.channel, bob, lobby, join)  # a press from a client not yet updated
+    assert "not one of ours" in dc.last_reply()
     await dc.command(bob, "cancel")
     assert "no game here" in dc.last_reply()
 
@@ -415,14 +452,15 @@ async def test_a_restart_mid_game(dc: Bot) -> None:
         await move(dc)
     table = dc.table()
     before = table.content
-    assert before.startswith("🧙 Round 2 of 5")
+    assert before.startswith("🔮 Round 2 of 5")
     await dc.restart()  # a new client and worker: the buttons and slots still work
     await move(dc)  # a move by a button the old worker sent
     assert dc.table().id == table.id  # the same table message, edited by the new worker
     assert dc.table().content != before
     await play_on(dc)
-    tables = [m for m in dc.fake.shown(dc.channel) if m.content.startswith("🧙 Round ")]
-    assert len(tables) == 5  # one per round, edited in place across the restart
+    tables = [m for m in dc.fake.shown(dc.channel) if m.content.startswith("🔮 Round ")]
+    final = [m for m in dc.fake.shown(dc.channel) if m.content.startswith("🏁 Final table")]
+    assert (len(tables), len(final)) == (4, 1)  # one per round, edited in place across the restart
     assert dc.fake.errors == []
 
 
@@ -528,11 +566,33 @@ async def test_commands_are_synced_with_translations(dc: Bot) -> None:
     level = synced["addbot"]["options"][0]
     assert level["name"] == "level"
     assert level["description_localizations"]["de"].startswith("Stärke")
+    # Names too, in every language Discord has of ours (the fake refuses an invalid one)
+    names = join["name_localizations"]
+    assert names["de"] == "beitreten"
+    assert names["ko"] == "참가"
+    assert names["ru"] == "войти"
+    locales = {"de", "es-ES", "es-419", "fr", "it", "ko", "nl", "pl", "pt-BR", "ro", "ru"}
+    assert set(join["description_localizations"]) == locales
     # the bot asks for no privileged intent
     intents = dc.front.client.intents
     assert not intents.members
     assert not intents.presences
     assert not intents.message_content
+
+
+async def test_private_messages_follow_each_players_client_language(dc: Bot) -> None:
+    ann, bob = people(dc, "Ann", "Bob")
+    uwe = dc.fake.add_user("Uwe", locale="de")
+    dc.people = [ann, bob, uwe]
+    await seat(dc, [ann, bob, uwe])
+    await dc.command(ann, "start")
+    assert dc.table().content.startswith("🔮 Round 1 of 5")  # the channel: its own language
+    mine = [m.content for m in dc.fake.shown(uwe.id)]
+    assert any(text.startswith("Runde 1 von 5") for text in mine), mine  # his client's language
+    assert not any("Round" in text for text in mine), mine
+    anns = dc.hand(ann)
+    assert anns is not None
+    assert anns.content.startswith("Round 1 of 5")
 
 
 async def test_hand_shows_ones_cards_here_and_a_move_there_updates_the_dm(dc: Bot) -> None:

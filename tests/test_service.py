@@ -101,8 +101,12 @@ async def test_a_whole_game_through_the_buttons(
     await driver.lobby(options, ai=ai)
     started = driver.outcomes[-1]
     group = [m for m in started.messages if m.to is None]
-    assert [m.slot for m in group] == ["table"]
-    assert group[0].notify
+    # The lobby loses its buttons, so does the last game's end (its Play again); then the table.
+    assert [m.slot for m in group] == ["lobby", "over", "table"]
+    assert group[0].buttons == ()
+    assert "has started" in group[0].text
+    assert group[1].strip
+    assert group[2].notify  # the table is a new message
     assert {m.to for m in started.messages if m.to is not None} == {u.id for u in humans}
 
     final = await driver.play_to_end()  # every outcome checked on the way (Driver.send)
@@ -110,18 +114,26 @@ async def test_a_whole_game_through_the_buttons(
     assert final.phase is Phase.FINISHED
     assert len(final.players) == len(humans) + ai
     assert len(final.results) == 5
-    over = driver.outcomes[-1].messages[-1]
+    end = driver.outcomes[-1].messages
+    (over,) = [m for m in end if m.slot == "over"]
     assert over.to is None
     assert over.text.startswith("🏁 The game is over.")
+    assert over.picture is not None
+    assert over.picture.png().startswith(b"\x89PNG")
     assert [tokens.decode(p).action for p in payloads(over)] == ["n"]
+    # Each person gets their own result privately, with Play again; the final table is shown.
+    results = [m for m in end if m.to is not None]
+    assert sorted(m.to for m in results) == sorted(u.id for u in humans)
+    assert all("Your place:" in m.text and payloads(m) for m in results)
+    assert any(m.slot == "table" and m.text.startswith("🏁 Final table") for m in end)
     # The group saw tables and summaries, never a hand; every DM went to a person playing.
     shown = driver.screens.shown
     group_texts = [m.text for m in shown if m.to is None]
-    assert sum(text.startswith("Round ") and "is over." in text for text in group_texts) == 5
+    assert sum(text.startswith("Round ") and "is over." in text for text in group_texts) == 4
     assert not any("Your hand" in text or "Foresight" in text for text in group_texts)
     assert {m.to for m in shown if m.to is not None} <= {u.id for u in humans}
     if final.options.bids is not BidMode.OPEN or final.options.dmmixed:
-        assert any("/?" in text for text in group_texts)  # unrevealed bids were shown as ?
+        assert any("/? tricks" in text for text in group_texts)  # unrevealed bids shown as ?
 
     record_outcome = await svc.handle(CHAT, BOB, Request(Kind.RECORD))
     assert not record_outcome.alert
@@ -142,8 +154,10 @@ async def test_a_whole_game_through_the_buttons(
     assert result["finished"] == clock.now
 
     sheet = await driver.ok(ANN, Kind.SCORES)
-    assert sheet.messages[0].pre
+    picture = sheet.messages[0].picture
+    assert picture is not None  # the sheet as a picture, the standings as its caption
     assert all(p.name in sheet.messages[0].text for p in final.players)
+    assert all(p.name in picture.text() for p in final.players)  # its text form
 
 
 async def test_play_again_starts_a_new_game_with_a_new_id(redis_client: aioredis.Redis) -> None:
@@ -387,9 +401,12 @@ async def test_buttons_of_a_finished_game_change_nothing(redis_client: aioredis.
         if token.action in "jn" or (token.action == "o" and not token.arg):
             continue
         await rejected(driver, ANN, payload)
-    again = payloads(driver.outcomes[-1].messages[-1])[0]
+    again = payloads(next(m for m in driver.outcomes[-1].messages if m.slot == "over"))[0]
     assert not (await driver.press(ANN, again)).alert
     for payload in old:
+        if tokens.decode(payload).action == "n":  # Play again seats people at the new table
+            assert (await driver.press(ANN, payload)).answer == "You have already joined."
+            continue
         await rejected(driver, ANN, payload, OVER)
     second = Driver(svc, [ANN], seed=16)
     await second.ok(ANN, Kind.ADD_AI)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import reading
 import redis.asyncio as aioredis
 from aiohttp import ClientSession, web
 from fake_telegram import Event, FakeTelegram, MessageView, RateLimits, User
@@ -27,12 +28,14 @@ from telegram.ext import AIORateLimiter
 from adapters.outbox import FAST, Limits
 from adapters.telegram.app import TelegramFrontEnd
 from adapters.telegram.render import Post
+from bot import tokens
 from bot.ai import LEVELS
 from bot.config import Config, TelegramConfig
 from bot.service import STORE_AWAY, GameService
 from bot.store import Store, keys, redis_client
 from bot.store.redis_server import RedisServer, free_port
 from bot.table import Settings
+from bot.tokens import Action
 
 pytestmark = pytest.mark.filterwarnings(
     # PTB warns when it reads a 429's retry_after (the type changes in its next major version)
@@ -46,7 +49,7 @@ CID = User(1003, "Cid", "cid")
 DAN = User(1004, "Dan", "dan")
 EVE = User(1005, "Eve", "eve")
 PLAYERS = (ANN, BOB, CID)
-TABLE = "🧙 Round "
+TABLE = "🔮 Round "
 GOLDEN = Path(__file__).parent / "golden" / "telegram"
 
 
@@ -230,7 +233,11 @@ async def test_a_whole_game_in_a_group(tg: Bot) -> None:
     assert len(over) == 1
     assert "wins" in over[0] or "share first place" in over[0]
     summaries = [text for text in tg.group_texts() if re.match(r"Round \d is over", text)]
-    assert len(summaries) == 5
+    assert len(summaries) == 4  # the last round's end is on the final table
+    shown = tg.fake.current_messages(GROUP).values()
+    assert any(m.text.startswith("🏁 Final table · round 5 of 5") for m in shown)
+    # Nothing still shown invites a press it would refuse: only "Play again" is left.
+    assert [m.labels for m in shown if m.keyboard] == [[["Play again"]]]
     # The group never shows a hand; every hand went to its owner's private chat.
     for event in tg.fake.transcript(GROUP):
         assert "Your hand" not in event.text
@@ -320,7 +327,7 @@ async def test_a_group_the_bot_is_added_to_is_welcomed_with_the_help(tg: Bot) ->
     tg.fake.add_bot_to_group(-100777, DAN, "Card night")
     await tg.idle()
     (welcome,) = [m for m in tg.fake.current_messages(-100777).values() if m.from_bot]
-    assert welcome.text.startswith("🧙 Wizard: bid exactly the tricks you will take.")
+    assert welcome.text.startswith("🔮 Wizard: bid exactly the tricks you will take.")
     assert "/join – take a seat" in welcome.text
     promoted = tg.fake.add_bot_to_group(-100777, DAN, enqueue=False)["my_chat_member"]
     promoted["old_chat_member"]["status"] = "member"  # made an admin: no second welcome
@@ -426,7 +433,7 @@ async def test_a_join_without_a_private_chat_gets_a_deep_link(tg: Bot) -> None:
     tg.fake.start_dm(DAN, payload)
     await tg.idle()
     assert "Dan" in tg.lobby().text
-    assert tg.fake.last_message(DAN.id).text == "You joined the table."
+    assert tg.fake.last_message(DAN.id).text.startswith("✅ You have a seat at the table.")
     # The join button under the lobby works the same way for someone without a private chat.
     lobby = tg.lobby()
     answer = await tg.press_label(GROUP, CID, lobby.message_id, "Join")
@@ -443,12 +450,45 @@ async def test_a_deep_link_to_a_group_one_is_not_in_is_refused(tg: Bot) -> None:
     assert not tg.fake.current_messages(GROUP)
 
 
+async def test_a_private_start_welcomes_and_shows_the_current_hand(tg: Bot) -> None:
+    tg.fake.start_dm(DAN)  # no game: how to play, and a button that adds the bot to a group
+    await tg.idle()
+    welcome = tg.fake.last_message(DAN.id)
+    assert "Add me to a group" in welcome.text
+    assert "/join" in welcome.text
+    assert welcome.keyboard[0][0].url == "https://t.me/wizard_test_bot?startgroup=play"
+    await seat(tg, (ANN, BOB, CID))
+    await tg.command(GROUP, ANN, "/start")
+    before = tg.fake.last_message(ANN.id)
+    tg.fake.start_dm(ANN)  # mid-game: the welcome, then Ann's hand as it is now
+    await tg.idle()
+    shown = tg.fake.transcript(ANN.id)
+    hand = tg.fake.last_message(ANN.id)
+    assert hand.message_id > before.message_id
+    assert "Your hand:" in hand.text
+    assert any("Add me to a group" in e.text for e in shown[-3:])
+    if hand.keyboard:  # her turn: the new message has the buttons, the old one none
+        assert tg.fake.message(ANN.id, before.message_id).keyboard == ()
+
+
+async def test_private_messages_follow_each_players_app_language(tg: Bot) -> None:
+    uwe = User(1006, "Uwe", "uwe", language_code="de")
+    tg.fake.add_group(GROUP, members=[uwe])
+    await seat(tg, (ANN, BOB, uwe))
+    await tg.command(GROUP, ANN, "/start")
+    assert tg.table().text.startswith("🔮 Round 1 of 5")  # the group: its own language
+    mine = [m.text for m in tg.fake.current_messages(uwe.id).values()]
+    assert any(text.startswith("Runde 1 von 5") for text in mine), mine  # his app's language
+    assert not any("Round" in text for text in mine), mine
+    assert tg.hand(ANN).text.startswith("Round 1 of 5")
+
+
 async def test_private_chat_help_and_menus(tg: Bot) -> None:
     tg.fake.start_dm(ANN)
     await tg.idle()
     assert "/join" in tg.fake.last_message(ANN.id).text
     await tg.command(ANN.id, ANN, "/bid 3")  # a game command in private: the help
-    assert tg.fake.last_message(ANN.id).text.startswith("🧙 Wizard")
+    assert tg.fake.last_message(ANN.id).text.startswith("🔮 Wizard")
     menus = tg.fake.commands
     group_de = menus[("all_group_chats", "de")]
     assert {c["command"] for c in group_de} >= {"join", "bid", "play", "start", "cancel"}
@@ -475,8 +515,11 @@ async def test_html_is_escaped_and_score_sheets_are_monospace(tg: Bot) -> None:
     await tg.command(GROUP, sly, "/start")
     await play_on(tg, (sly, ANN, BOB))
     await tg.command(GROUP, ANN, "/scores")
-    sheet = tg.fake.last_message(GROUP)
-    assert any(entity["type"] == "pre" for entity in sheet.entities)
+    sheet = tg.fake.transcript(GROUP)[-1]
+    assert sheet.kind == "photo"  # the score sheet as a picture, the standings its caption
+    assert sheet.text.startswith("Score sheet after round 5 of 5\n")
+    assert "<b>Sly</b>" in sheet.text  # shown as typed, not as HTML
+    assert (sheet.data or b"").startswith(b"\x89PNG")
     assert tg.real_errors() == []
 
 
@@ -847,6 +890,48 @@ async def test_whole_games_for_3_to_6_players(
     shown = [f"=== the group\n{tg.fake.format_transcript(GROUP)}"]
     shown += [f"=== {user.first_name}\n{tg.fake.format_transcript(user.id)}" for user in people]
     compare_golden(request, GOLDEN / "games" / f"{name}.txt", "\n\n".join(shown) + "\n")
+
+
+@pytest.mark.parametrize("options", ["", "bids=hidden notequal"])
+async def test_a_4_player_game_reads_well_from_the_private_chats(tg: Bot, options: str) -> None:
+    """A whole 4-player game played from the private chats alone, each turn message read as
+    its player reads it before pressing (`reading.check_turn`): it shows the trick and only
+    legal buttons; every bid is made there. At the end nothing superseded keeps a button, and
+    every round's end reached the group."""
+    people = (ANN, BOB, CID, DAN)
+    await seat(tg, people)
+    for option in options.split():
+        await tg.command(GROUP, ANN, f"/options {option}")
+    await tg.command(GROUP, ANN, "/start")
+    bids = dict.fromkeys(people, 0)
+    for _ in range(400):
+        if any("The game is over" in text for text in tg.group_texts()):
+            break
+        turn = next(
+            (u, m)
+            for u in people
+            for m in [tg.hand(u)]
+            if m.keyboard and m.keyboard[0][0].callback_data
+        )
+        user, message = turn
+        reading.check_turn(message.text, message.labels)
+        data = message.keyboard[0][0].callback_data
+        assert data is not None
+        bids[user] += tokens.decode(data).action is Action.BID
+        answer = await tg.press(user.id, user, message.message_id, data)
+        assert not answer.show_alert, answer.text
+    else:
+        raise AssertionError("the game did not end")
+    assert all(count == 5 for count in bids.values()), bids  # a bid a round, from the DM
+    reading.check_round_ends(tg.group_texts(), rounds=5)
+    for chat in (GROUP, *(u.id for u in people)):
+        shown = tg.fake.current_messages(chat).values()
+        pressable = [  # a link (adding the bot to a group) is no press to refuse
+            (m.text, [[b.text for b in row if b.callback_data] for row in m.keyboard])
+            for m in shown
+        ]
+        reading.check_no_stale_buttons(str(chat), [(t, [r for r in k if r]) for t, k in pressable])
+    assert tg.fake.unanswered_presses() == []
 
 
 def test_the_whole_games_show_every_kind_of_round() -> None:

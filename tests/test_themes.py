@@ -65,10 +65,10 @@ def test_a_numbered_face_shows_its_suit_face(theme: Theme) -> None:
 
 
 def test_colour_faces() -> None:
-    assert card_face(Card("R13"), Theme.COLOURS) == "🟥13"
-    assert card_face(Card("B1"), Theme.COLOURS) == "🟦1"
+    assert card_face(Card("R13"), Theme.COLOURS) == "🔺13"
+    assert card_face(Card("B1"), Theme.COLOURS) == "🔷1"
     assert card_face(Card("G7"), Theme.COLOURS) == "🟩7"
-    assert card_face(Card("Y10"), Theme.COLOURS) == "🟨10"
+    assert card_face(Card("Y10"), Theme.COLOURS) == "⭐10"
     assert card_face(WIZARD, Theme.COLOURS) == "🧙"
     assert card_face(JESTER, Theme.COLOURS) == "🃏"
 
@@ -161,7 +161,7 @@ def test_cards_line_is_in_display_order(theme: Theme) -> None:
 
 
 def test_cards_line_example() -> None:
-    assert cards_line(parse_cards("J R2 B7 W R13"), Theme.COLOURS) == "🧙 🟦7 🟥13 🟥2 🃏"
+    assert cards_line(parse_cards("J R2 B7 W R13"), Theme.COLOURS) == "🧙 🔷7 🔺13 🔺2 🃏"
     assert cards_line(parse_cards("J R2 B7 W R13"), Theme.FRENCH) == "🃏▲ 8♠ A♥ 3♥ 🃏▼"
 
 
@@ -218,7 +218,9 @@ def test_record_notation_always_parses(theme: Theme) -> None:
         ("QC", "G11"),
         ("K♦", "Y12"),
         ("2 of clubs", "G1"),
-        ("🟥 13", "R13"),
+        ("🔺 13", "R13"),
+        ("🟥 13", "R13"),  # the old face
+        ("⭐7", "Y7"),
         ("🧝🏽3", "G3"),
         ("wizard", "W"),
         ("Zauberer", "W"),

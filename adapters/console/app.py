@@ -397,15 +397,19 @@ class ConsoleTable:
         for message in outcome.messages:
             if message.to not in (None, USER_ID):
                 continue  # another person's private message: there are none here
+            if message.strip or message.slot == "lobby":
+                continue
+            if self.over and message.slot == "hand":
+                continue  # the person's own result: the standings said it all here
             if message.slot == "table" and message.to is None:
                 self.table = message
             elif message.slot == "hand":
                 self.hand = message
-            elif message.slot == "lobby":
-                continue
             else:
                 if self._ends_game(message):
                     self.over = True
+                    if self.table is not None and self.table.text.startswith("🏁"):
+                        self.say(render.round_end(self.table))  # the last round as it ended
                     self.table = self.hand = None
                 text = render.message_block(message)
                 if framed and message.to is None:

@@ -19,9 +19,13 @@ def rule(char: str = TURN_RULE) -> str:
 
 
 def message_block(message: Message) -> str:
-    """A message's text; a monospace one (the score sheet) indented as a block."""
+    """A message's text; a monospace one (the score sheet) indented as a block; a picture as
+    its text form (a terminal shows no pictures)."""
     if message.pre:
         return "\n".join(f"  {line}".rstrip() for line in message.text.splitlines())
+    if message.picture is not None:
+        sheet = "\n".join(f"  {line}".rstrip() for line in message.picture.text().splitlines())
+        return f"{message.text}\n\n{sheet}"
     return message.text
 
 
@@ -113,7 +117,7 @@ def header(t: Texts, players: list[str], options: str) -> str:
     """The first lines of a new game."""
     return "\n".join(
         [
-            t("🧙 Wizard: {players}", players=", ".join(players)),
+            t("🔮 Wizard: {players}", players=", ".join(players)),
             t("Options: {options}", options=options),
             t("Type help for what you can type, quit to stop (the game is saved)."),
         ]

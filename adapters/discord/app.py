@@ -17,7 +17,7 @@ import contextlib
 import io
 import logging
 from collections.abc import Awaitable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -34,7 +34,17 @@ from adapters.discord.ids import (
     is_admin,
     user_key,
 )
-from adapters.discord.render import Key, Post, coalesce, content, hand_id, is_channel, post, posts
+from adapters.discord.render import (
+    Key,
+    Post,
+    coalesce,
+    content,
+    hand_id,
+    is_channel,
+    post,
+    posts,
+    strip_post,
+)
 from adapters.discord.sender import Sender, retryable
 from adapters.discord.slots import Slots
 from adapters.flood import Windows
@@ -118,7 +128,7 @@ class DiscordFrontEnd:
         self.client = build_client(config)
         self.tree: app_commands.CommandTree[discord.Client] = app_commands.CommandTree(self.client)
         self.slots = Slots(client)
-        self.sender = Sender(self.client, self.slots, self._dms_closed)
+        self.sender = Sender(self.client, self.slots, self._dms_closed, superseded=self._superseded)
         self.outbox: Outbox[Post] = Outbox(
             self.sender,
             limits,
@@ -196,7 +206,7 @@ class DiscordFrontEnd:
                 app_commands.describe(value=option_description(text))(with_text)
             )
         command: app_commands.Command[Any, Any, None] = app_commands.Command(
-            name=name, description=description(name), callback=callback
+            name=app_commands.locale_str(name), description=description(name), callback=callback
         )
         if spec.guild_only:
             command = app_commands.guild_only(command)
@@ -213,16 +223,28 @@ class DiscordFrontEnd:
             else:
                 self.outbox.put(item.target, item, key=item.slot)
 
+    def _superseded(self, post: Post, message_id: int) -> None:
+        """An old slot message's buttons come off once its channel has nothing newer to show."""
+        strip = strip_post(post, message_id)
+        self.outbox.put(strip.target, strip, key=("strip", message_id), low=True)
+
     async def _dms_closed(self, failed: Post) -> None:
         """A hand cannot go to a DM: when it asks for the person's attention, the channel
-        gets a notice with a "Your hand" button (what the hand shows stays private). The first
-        notice in a channel says why; later ones are short, and each replaces the one before."""
+        gets a notice with a "Your hand" button (what the hand shows stays private). One notice
+        a round, which pings once: the round's later turns find it there (the hand button shows
+        what is asked). The notice of the round before loses its button; the first one of a
+        game says why."""
         if failed.user is None or not failed.notify:
             return
         t = await self._texts(chat_key(failed.game))
         mention = f"<@{failed.user}>"
-        slot = f"{chat_key(failed.game)}:dm:{failed.user}"
-        if await self.slots.get(failed.game, slot) is None:
+        base = f"{chat_key(failed.game)}:dm:{failed.user}"
+        number = failed.round or 0
+        slot = f"{base}:r{number}"
+        if await self.slots.get(failed.game, slot) is not None:
+            return  # this round's notice is there already
+        earlier = f"{base}:r{number - 1}"
+        if await self.slots.get(failed.game, earlier) is None:
             text = t(
                 "{mention}: your DMs are closed, so your cards are shown here, only to you: "
                 "press “Your hand”.",
@@ -230,6 +252,8 @@ class DiscordFrontEnd:
             )
         else:
             text = t("{mention}: your cards: press “Your hand”.", mention=mention)
+            bare = Post(game=failed.game, text="", slot=earlier, bare=True)
+            self.outbox.put(bare.target, bare, key=bare.slot, low=True)
         notice = Post(
             game=failed.game,
             text=text,
@@ -237,7 +261,6 @@ class DiscordFrontEnd:
             slot=slot,
             notify=True,
             mentions=(failed.user,),
-            replaces=True,
         )
         self.outbox.put(notice.target, notice, key=notice.slot)
 
@@ -257,7 +280,7 @@ class DiscordFrontEnd:
             return
         chat = chat_key(channel)
         user = self._user(interaction)
-        request = Request(kind, clean(arg, ARG_LIMIT))
+        request = Request(kind, clean(arg, ARG_LIMIT), private=interaction.guild_id is None)
         self.busy += 1
         try:
             outcome = await self._handle(interaction, chat, user, request, public=public)
@@ -343,7 +366,8 @@ class DiscordFrontEnd:
     def _user(self, interaction: Interaction) -> User:
         person = interaction.user
         admin = interaction.guild_id is not None and is_admin(interaction.permissions)
-        return User(user_key(person.id), display_name(person.display_name, person.id), admin)
+        name = display_name(person.display_name, person.id)
+        return User(user_key(person.id), name, admin, language=str(interaction.locale))
 
     async def _handle(
         self,
@@ -397,7 +421,7 @@ class DiscordFrontEnd:
                 reply.public = message
             else:
                 rest.append(message)
-        await self.show(chat, Outcome(messages=tuple(rest)))
+        await self.show(chat, replace(outcome, messages=tuple(rest), answer=None))
         return reply
 
     async def _respond(
@@ -432,6 +456,9 @@ class DiscordFrontEnd:
             file = None
             if shown.attachment is not None:
                 file = discord.File(io.BytesIO(shown.attachment[1]), filename=shown.attachment[0])
+            elif shown.picture is not None:
+                png = await asyncio.to_thread(shown.picture.png)
+                file = discord.File(io.BytesIO(png), filename=shown.picture.name)
             await self._say(
                 interaction, shown.text, view=buttons.view(shown.keys), file=file, ephemeral=False
             )

@@ -14,6 +14,7 @@ from discord.utils import escape_markdown
 from adapters.discord.ids import discord_id
 from adapters.outbox import newest, slot_version
 from bot import Message, Outcome
+from bot.messages import Picture
 
 MAX_CONTENT = 2000
 """Discord's limit for a message's content."""
@@ -59,9 +60,14 @@ class Post:
     mentions: tuple[int, ...] = ()
     """The people the message may ping (the closed-DM notice, the half-time reminder); nobody
     else is ever pinged."""
-    replaces: bool = False
-    """When sent as a new message, the slot's previous one is deleted (a notice of which only
-    the newest matters)."""
+    strip: int | None = None
+    """Not a message: take the buttons off this older message (a slot's, superseded)."""
+    bare: bool = False
+    """Not a new text: take the buttons off the slot's message (`Message.strip`)."""
+    picture: Picture | None = None
+    """A picture attached to the message (shown in it)."""
+    round: int | None = None
+    """The round a hand shows (`Message.round`)."""
 
     @property
     def target(self) -> str:
@@ -141,6 +147,9 @@ def post(
         slot=None if message.slot is None else f"{chat}:{message.slot}",
         notify=message.notify,
         attachment=message.attachment,
+        bare=message.strip,
+        picture=message.picture,
+        round=message.round,
     )
 
 
@@ -148,6 +157,11 @@ def posts(chat: str, outcome: Outcome) -> list[Post]:
     """The posts of an outcome's messages, in order."""
     found = (post(chat, message, outcome.version, outcome.again) for message in outcome.messages)
     return [item for item in found if item is not None]
+
+
+def strip_post(post: Post, message_id: int) -> Post:
+    """Taking the buttons off message `message_id`, where `post` is shown."""
+    return Post(game=post.game, text="", user=post.user, strip=message_id)
 
 
 def coalesce(older: Post, newer: Post) -> Post:

@@ -1,26 +1,28 @@
 """Making one post on Discord: send it, or edit the message that shows its slot.
 
 A slot post edits the slot's last message unless it asks to notify, there is none yet, or the
-edit fails (the message was deleted): then it is sent anew and becomes the slot's message (and
-the one before is deleted when the post `replaces` it). A DM
+edit fails (the message was deleted): then it is sent anew and becomes the slot's message, and
+the one before loses its buttons (`superseded`). A DM
 goes to the person's DM channel (opened once, then remembered). When Discord refuses a DM
 (error 50007: the person does not take DMs from server members or blocked the bot), the person
 is remembered as unreachable for a while and `on_closed` is told, which shows the hand another
 way. Only the person a post names may be pinged; `@everyone` in a name stays text.
 """
 
+import asyncio
 import enum
 import io
 import logging
 import time
 from collections.abc import Awaitable, Callable
 from functools import partial
+from typing import Any
 
 import aiohttp
 import discord
 
 from adapters.discord.buttons import view
-from adapters.discord.render import Post
+from adapters.discord.render import MAX_CONTENT, Post, content
 from adapters.discord.slots import Slots
 from bot import StoreErrors
 
@@ -60,10 +62,14 @@ class Sender:
         slots: Slots,
         on_closed: Callable[[Post], Awaitable[None]],
         clock: Callable[[], float] = time.monotonic,
+        superseded: Callable[[Post, int], object] = lambda _post, _message: None,
     ) -> None:
         self.client = client
         self.slots = slots
         self.on_closed = on_closed
+        self.superseded = superseded
+        """Told when a slot's new message supersedes one that may still have buttons (the
+        post, the old message's id): the app queues a post that takes them off."""
         self.clock = clock
         self._dms: dict[int, int] = {}
         self._closed: dict[int, float] = {}
@@ -115,6 +121,8 @@ class Sender:
 
     async def _deliver(self, post: Post) -> Delivery:
         where = await self._channel(post)
+        if post.strip is not None:
+            return await self._strip(post, where, post.strip)
         if post.slot is None or post.version is None:
             return await self._post(post, where)
         delivery = await self.slots.post(
@@ -124,6 +132,7 @@ class Sender:
             post.again,
             partial(self._post, post, where),
             Delivery.SENT,
+            keys=bool(post.keys) and not post.bare,
         )
         return Delivery.STALE if delivery is None else delivery
 
@@ -137,15 +146,29 @@ class Sender:
             if post.mentions
             else discord.AllowedMentions.none()
         )
+        if post.bare:
+            message_id = None if post.slot is None else await self.slots.get(where, post.slot)
+            if message_id is None:
+                return Delivery.FAILED
+            return await self._strip(post, where, message_id)
         if post.attachment is not None:
             name, data = post.attachment
             file = discord.File(io.BytesIO(data), filename=name)
             await channel.send(post.text, file=file, allowed_mentions=mentions)
             return Delivery.SENT
-        message_id = None  # the slot's message, when this post edits or replaces it
-        if post.slot is not None and (not post.notify or post.replaces):
+        files: list[discord.File] = []
+        text = post.text
+        if post.picture is not None:
+            try:
+                png = await asyncio.to_thread(post.picture.png)
+                files.append(discord.File(io.BytesIO(png), filename=post.picture.name))
+            except Exception:
+                log.exception("could not draw %s", post.picture.name)
+                text = f"{text}\n{content(post.picture.text(), pre=True)}"[:MAX_CONTENT]
+        message_id = None  # the slot's message, when this post edits it
+        if post.slot is not None and not post.notify:
             message_id = await self.slots.get(where, post.slot)
-        if message_id is not None and not post.notify:
+        if message_id is not None and not post.notify and post.picture is None:
             try:
                 await channel.get_partial_message(message_id).edit(
                     content=post.text, view=view(post.keys), allowed_mentions=mentions
@@ -155,15 +178,26 @@ class Sender:
                 log.info("slot message %s in %s is gone", message_id, where)
                 message_id = None
         buttons = view(post.keys)
-        if buttons is None:
-            sent = await channel.send(post.text, allowed_mentions=mentions)
-        else:
-            sent = await channel.send(post.text, view=buttons, allowed_mentions=mentions)
+        extra: dict[str, Any] = {}
+        if files:
+            extra["files"] = files
+        if buttons is not None:
+            extra["view"] = buttons
+        sent = await channel.send(text, allowed_mentions=mentions, **extra)
         if post.slot is not None:
-            await self.slots.set(where, post.slot, sent.id, post.version)
-        if post.replaces and message_id is not None:
-            try:
-                await channel.get_partial_message(message_id).delete()
-            except discord.HTTPException as error:  # gone already, or not ours to delete
-                log.info("could not delete message %s in %s: %s", message_id, where, error)
+            old = await self.slots.set(where, post.slot, sent.id, post.version)
+            if old is not None:
+                self.superseded(post, old)
         return Delivery.SENT
+
+    async def _strip(self, post: Post, where: int, message_id: int) -> Delivery:
+        channel = self.client.get_partial_messageable(
+            where,
+            type=discord.ChannelType.text if post.user is None else discord.ChannelType.private,
+        )
+        try:
+            await channel.get_partial_message(message_id).edit(view=None)
+        except discord.NotFound:
+            log.info("message %s in %s is gone", message_id, where)
+            return Delivery.FAILED
+        return Delivery.EDITED

@@ -51,13 +51,21 @@ from adapters.telegram.ids import (
     telegram_id,
 )
 from adapters.telegram.order import ChatOrder
-from adapters.telegram.render import Key, Post, answer_post, coalesce, html_text, posts
+from adapters.telegram.render import (
+    Key,
+    Post,
+    answer_post,
+    coalesce,
+    html_text,
+    posts,
+    strip_post,
+)
 from adapters.telegram.sender import Delivery, Sender, retryable
 from adapters.telegram.slots import Slots
 from adapters.text import TITLE_LIMIT, clean
 from bot import Config, GameService, Kind, Outcome, RedisClient, Request, User, caused_by_store
-from bot.commands import BY_KIND, Who, of_payload
-from bot.show.i18n import Texts
+from bot.commands import BY_KIND, Who, of_payload, welcome_text
+from bot.show.i18n import Texts, resolve_language, texts
 from bot.timers import stop_timer_loop, timer_loop
 
 log = logging.getLogger(__name__)
@@ -111,7 +119,7 @@ class TelegramFrontEnd:
         self.application = build_application(config, rate_limiter or default_rate_limiter())
         self.bot = self.application.bot
         self.slots = Slots(client)
-        self.sender = Sender(self.bot, self.slots)
+        self.sender = Sender(self.bot, self.slots, self._superseded)
         self.outbox: Outbox[Post] = Outbox(
             self.sender,
             limits,
@@ -203,6 +211,10 @@ class TelegramFrontEnd:
     async def show_async(self, chat: str, outcome: Outcome) -> None:
         self.show(chat, outcome)
 
+    def _superseded(self, target: int, message_id: int) -> None:
+        """An old slot message's buttons come off once the chat has nothing newer to show."""
+        self.outbox.put(target, strip_post(target, message_id), key=("strip", message_id), low=True)
+
     def reply(self, target: int, outcome: Outcome, reply_to: int | None) -> None:
         post = answer_post(target, outcome, reply_to)
         if post is not None:
@@ -227,7 +239,9 @@ class TelegramFrontEnd:
         if spec.seats and not await self._reachable(chat, person, message.id):
             return
         admin = spec.who is Who.HOST and await self.admins.is_admin(chat.id, person.id)
-        user = make_user(person.id, person.first_name, person.last_name, admin)
+        user = make_user(
+            person.id, person.first_name, person.last_name, admin, person.language_code
+        )
         outcome = await self.service.handle(game, user, request, str(update.update_id))
         self.show(game, outcome)
         self.reply(chat.id, outcome, message.id)
@@ -245,10 +259,27 @@ class TelegramFrontEnd:
             await self._join_from_link(update, group, person)
             return
         here = chat_key(chat.id)
-        user = make_user(person.id, person.first_name, person.last_name, False)
+        user = make_user(
+            person.id, person.first_name, person.last_name, False, person.language_code
+        )
+        if name == "start":
+            await self._welcome(update, person, user)
+            return
         request = commands.private_request(name, args)
         outcome = await self.service.handle(here, user, request, str(update.update_id))
         self.show(here, outcome)
+
+    async def _welcome(self, update: Update, person: TgUser, user: User) -> None:
+        """A private /start: how to play, with a button that adds the bot to a group; then,
+        for a game this person sits at, their hand and turn as it is now."""
+        t = texts(resolve_language(person.language_code))
+        add = Key(t("Add me to a group"), url=f"https://t.me/{self.bot.username}?startgroup=play")
+        self.outbox.put(person.id, Post(person.id, html_text(welcome_text(t)), keys=((add,),)))
+        for game in await self.slots.games(person.id):
+            request = Request(Kind.HAND)
+            outcome = await self.service.handle(game, user, request, f"{update.update_id}:{game}")
+            if outcome.messages:
+                self.show(game, outcome)
 
     async def _join_from_link(self, update: Update, group: int, person: TgUser) -> None:
         game = chat_key(group)
@@ -257,10 +288,18 @@ class TelegramFrontEnd:
             text = t("You can only join a table in a group you belong to.")
             self.outbox.put(person.id, Post(person.id, html_text(text)))
             return
-        user = make_user(person.id, person.first_name, person.last_name, False)
+        user = make_user(
+            person.id, person.first_name, person.last_name, False, person.language_code
+        )
         outcome = await self.service.handle(game, user, Request(Kind.JOIN), str(update.update_id))
         self.show(game, outcome)
-        if outcome.answer:
+        if outcome.answer and not outcome.alert:
+            text = t(
+                "✅ You have a seat at the table. Your cards will come here, with buttons to "
+                "bid and play, once someone sends /start in the group."
+            )
+            self.outbox.put(person.id, Post(person.id, html_text(text)))
+        elif outcome.answer:
             self.outbox.put(person.id, Post(person.id, html_text(outcome.answer)))
 
     async def on_button(self, update: Update, context: Context) -> None:
@@ -291,7 +330,9 @@ class TelegramFrontEnd:
             and is_group(where.id)
             and await self.admins.is_admin(where.id, person.id)
         )
-        user = make_user(person.id, person.first_name, person.last_name, admin)
+        user = make_user(
+            person.id, person.first_name, person.last_name, admin, person.language_code
+        )
         outcome = await self.service.handle(
             game, user, Request(Kind.BUTTON, data), str(update.update_id)
         )
@@ -312,7 +353,9 @@ class TelegramFrontEnd:
         if was not in ("left", "kicked") or now not in ("member", "administrator"):
             return
         game = chat_key(change.chat.id)
-        user = make_user(person.id, person.first_name, person.last_name, False)
+        user = make_user(
+            person.id, person.first_name, person.last_name, False, person.language_code
+        )
         outcome = await self.service.handle(game, user, Request(Kind.HELP))
         self.show(game, outcome)
 
@@ -365,7 +408,7 @@ class TelegramFrontEnd:
         Telegram refuses (they never opened the chat), the group gets a deep link instead."""
         t = await self._texts(chat_key(group.id))
         hello = t(
-            "🧙 You are sitting down at the table in {group}. Your cards will be shown here.",
+            "🔮 You are sitting down at the table in {group}. Your cards will be shown here.",
             group=clean(group.title, TITLE_LIMIT),
         )
         result = await self.outbox.put(person.id, Post(person.id, html_text(hello)))

@@ -39,11 +39,11 @@ def group_request(name: str, args: list[str]) -> Request | None:
 
 def private_request(name: str, args: list[str]) -> Request:
     """The request a command in a private chat stands for: the commands that work anywhere (the
-    help, the rules); any other gets the help."""
+    help, the rules, the stats); any other gets the help."""
     spec = commands.BY_NAME.get(name)
     if spec is None or not spec.anywhere:
-        return Request(Kind.HELP)
-    return Request(spec.kind, clean(" ".join(args), ARG_LIMIT))
+        return Request(Kind.HELP, private=True)
+    return Request(spec.kind, clean(" ".join(args), ARG_LIMIT), private=True)
 
 
 def join_payload(chat_id: int) -> str:

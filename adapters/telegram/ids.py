@@ -54,8 +54,16 @@ def display_name(first_name: str | None, last_name: str | None, user_id: int) ->
     return clean(name, NAME_LIMIT) or f"#{user_id}"
 
 
-def make_user(user_id: int, first_name: str | None, last_name: str | None, admin: bool) -> User:
-    return User(user_key(user_id), display_name(first_name, last_name, user_id), admin=admin)
+def make_user(
+    user_id: int,
+    first_name: str | None,
+    last_name: str | None,
+    admin: bool,
+    language: str | None = None,
+) -> User:
+    """The person as the service knows them (`language`: their app's `language_code`)."""
+    name = display_name(first_name, last_name, user_id)
+    return User(user_key(user_id), name, admin=admin, language=language)
 
 
 class AdminCache:

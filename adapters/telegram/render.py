@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from adapters.outbox import newest, slot_version
 from adapters.telegram.ids import telegram_id
 from bot import Message, Outcome
+from bot.messages import Picture
 
 MAX_TEXT = 4096
 """Telegram's limit for a message text (after entities are parsed)."""
@@ -45,6 +46,12 @@ class Post:
     """(game id, version) of the state a slot post shows (`Outcome.version`)."""
     again: bool = False
     """Shown again after a crash or an outage: post it only where the slot is behind."""
+    strip: int | None = None
+    """Not a message: take the buttons off this older message (a slot's, superseded)."""
+    bare: bool = False
+    """Not a new text: take the buttons off the slot's message (`Message.strip`)."""
+    picture: Picture | None = None
+    """A picture sent with the text as its caption."""
 
     @property
     def game(self) -> str | None:
@@ -100,7 +107,8 @@ def post(
     target = telegram_id(chat if message.to is None else message.to)
     if target is None:
         return None
-    limit = MAX_CAPTION if message.attachment is not None else MAX_TEXT
+    captioned = message.attachment is not None or message.picture is not None
+    limit = MAX_CAPTION if captioned else MAX_TEXT
     return Post(
         target=target,
         html=html_text(message.text, message.pre, limit, message.mentions),
@@ -110,6 +118,8 @@ def post(
         attachment=message.attachment,
         version=slot_version(message, version),
         again=again,
+        bare=message.strip,
+        picture=message.picture,
     )
 
 
@@ -125,6 +135,11 @@ def answer_post(target: int, outcome: Outcome, reply_to: int | None) -> Post | N
     if not outcome.answer or (outcome.messages and not outcome.alert):
         return None
     return Post(target=target, html=html_text(outcome.answer), reply_to=reply_to)
+
+
+def strip_post(target: int, message_id: int) -> Post:
+    """Taking the buttons off message `message_id` in chat `target`."""
+    return Post(target=target, html="", strip=message_id)
 
 
 def coalesce(older: Post, newer: Post) -> Post:

@@ -7,8 +7,11 @@ attachments go as documents with the text as caption. A slot shows a post's vers
 Telegram has taken the post (see `adapters.slots`).
 """
 
+import asyncio
 import enum
 import logging
+from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 
 from telegram import (
@@ -21,9 +24,10 @@ from telegram import (
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden, NetworkError, TelegramError
 
-from adapters.telegram.render import Key, Post
+from adapters.telegram.render import Key, Post, html_text
 from adapters.telegram.slots import Slots
 from bot import StoreErrors
+from bot.messages import Picture
 
 log = logging.getLogger(__name__)
 
@@ -68,11 +72,19 @@ def not_modified(error: BadRequest) -> bool:
 
 
 class Sender:
-    """Delivers posts with `bot`, remembering slot messages in `slots`."""
+    """Delivers posts with `bot`, remembering slot messages in `slots`. When a slot's new
+    message supersedes one that may still have buttons, `superseded(chat, message id)` is told:
+    the app queues a post that takes them off (`Post.strip`), when the chat has time for it."""
 
-    def __init__(self, bot: Bot, slots: Slots) -> None:
+    def __init__(
+        self,
+        bot: Bot,
+        slots: Slots,
+        superseded: Callable[[int, int], object] = lambda _chat, _message: None,
+    ) -> None:
         self.bot = bot
         self.slots = slots
+        self.superseded = superseded
 
     async def __call__(self, post: Post) -> Delivery:
         """Deliver one post. A network failure (Telegram could not be reached, or did not
@@ -89,6 +101,8 @@ class Sender:
             return Delivery.FAILED
 
     async def _deliver(self, post: Post) -> Delivery:
+        if post.strip is not None:
+            return await self._strip(post.target, post.strip)
         if post.slot is None or post.version is None:
             return await self._post(post)
         delivery = await self.slots.post(
@@ -98,10 +112,20 @@ class Sender:
             post.again,
             partial(self._post, post),
             Delivery.SENT,
+            keys=bool(post.keys) and not post.bare,
         )
         return Delivery.STALE if delivery is None else delivery
 
     async def _post(self, post: Post) -> Delivery:
+        if post.bare:
+            message_id = None if post.slot is None else await self.slots.get(post.target, post.slot)
+            return (
+                Delivery.UNCHANGED
+                if message_id is None
+                else await self._strip(post.target, message_id)
+            )
+        if post.picture is not None:
+            return await self._picture(post, post.picture)
         if post.attachment is not None:
             name, data = post.attachment
             await self.bot.send_document(
@@ -138,6 +162,41 @@ class Sender:
                 else ReplyParameters(post.reply_to, allow_sending_without_reply=True)
             ),
         )
+        return await self._sent(post, sent.message_id)
+
+    async def _sent(self, post: Post, message_id: int) -> Delivery:
+        """The post went as message `message_id`: for a slot, its new message (the one before
+        loses its buttons)."""
         if post.slot is not None:
-            await self.slots.set(post.target, post.slot, sent.message_id, post.version)
+            old = await self.slots.set(post.target, post.slot, message_id, post.version)
+            if old is not None:
+                self.superseded(post.target, old)
         return Delivery.SENT
+
+    async def _picture(self, post: Post, picture: Picture) -> Delivery:
+        """A picture with the post's text as its caption (a new message, even for a slot);
+        the picture's text form instead if it cannot be drawn."""
+        try:
+            data = await asyncio.to_thread(picture.png)
+        except Exception:
+            log.exception("could not draw %s", picture.name)
+            text = html_text(picture.text(), pre=True)
+            return await self._post(replace(post, html=f"{post.html}\n\n{text}", picture=None))
+        sent = await self.bot.send_photo(
+            post.target,
+            InputFile(data, filename=picture.name),
+            caption=post.html,
+            parse_mode=ParseMode.HTML,
+            reply_markup=markup(post.keys),
+        )
+        return await self._sent(post, sent.message_id)
+
+    async def _strip(self, target: int, message_id: int) -> Delivery:
+        try:
+            await self.bot.edit_message_reply_markup(
+                chat_id=target, message_id=message_id, reply_markup=None
+            )
+        except BadRequest as error:  # no buttons left already, or the message is gone
+            log.info("buttons of message %s in %s stay: %s", message_id, target, error)
+            return Delivery.UNCHANGED
+        return Delivery.EDITED

@@ -13,7 +13,7 @@ from bot.show.i18n import N_, Texts
 from bot.show.look import Look
 from bot.show.themes import cards_line
 from engine import WIZARD, Card, GameState, RoundResult, Suit, TableView, Trick, table_view
-from engine.views import ScoreRow
+from engine.views import ScoreRow, SeatView
 
 WIDTH = 100
 """The terminal width the text is laid out for unless told otherwise."""
@@ -109,7 +109,11 @@ def score_sheet(
         ]
         for row in rows
     ]
-    sub = [max([3, *(len(cell[part]) for row in cells for cell in row)]) for part in range(3)]
+    labels = [words.get(label, label) for label in ("w/b", "pts", "tot")]
+    sub = [
+        max([text_width(labels[part]), *(len(cell[part]) for row in cells for cell in row)])
+        for part in range(3)
+    ]
     lines: list[str] = []
     for layout in _LAYOUTS:
         lines = _draw_sheet(names, rows, cells, sub, layout, words)
@@ -137,8 +141,7 @@ def _draw_sheet(
         return (left + "".join(layout.bar + part for part in parts)).rstrip()
 
     def group(cell: tuple[str, str, str], size: int) -> str:
-        bid_won, points, total = cell
-        text = f"{bid_won:>{sub[0]}} {points:>{sub[1]}} {total:>{sub[2]}}"
+        text = " ".join(pad(part, width, ">") for part, width in zip(cell, sub, strict=True))
         return pad(text, size, ">")
 
     head = [pad(fit(name, size), size, "^") for name, size in zip(names, groups, strict=True)]
@@ -161,7 +164,7 @@ def _draw_sheet(
 def trump_line(
     look: Look, card: Card | None, trump: Suit | None, dealer: str, choosing: bool = False
 ) -> str:
-    """How a round's trump came about: `Trump: 🟥 red (🟥7 turned up)`; `choosing` while the
+    """How a round's trump came about: `Trump: 🔺 red (🔺7 turned up)`; `choosing` while the
     dealer chooses it (a Wizard was turned up)."""
     t = look.t
     face = look.card(card)
@@ -180,7 +183,7 @@ def trump_line(
 
 
 def trick_cards(look: Look, cards: Sequence[Card], leader: int, names: Sequence[str]) -> str:
-    """A trick's cards with who played each: `Ann 🟥7 · Bob 🧙 · Cid 🟥2`."""
+    """A trick's cards with who played each: `Ann 🔺7 · Bob 🧙 · Cid 🔺2`."""
     return plays_line(look, trick_plays(cards, leader, names))
 
 
@@ -193,17 +196,34 @@ def trick_plays(
 
 
 def plays_line(look: Look, plays: Sequence[tuple[str, Card]]) -> str:
-    """(name, card) plays as a line: `Ann 🟥7 · Bob 🧙 · Cid 🟥2`."""
+    """(name, card) plays as a line: `Ann 🔺7 · Bob 🧙 · Cid 🔺2`."""
     return " · ".join(f"{name} {look.card(card)}" for name, card in plays)
 
 
 def last_trick(look: Look, trick: Trick, names: Sequence[str]) -> str:
-    """`Last trick: Ann 🟥7 · Bob 🧙 · Cid 🟥2 → Bob`."""
+    """`Last trick: Ann 🔺7 · Bob 🧙 · Cid 🔺2 → Bob`."""
     return look.t(
         "Last trick: {cards} → {name}",
         cards=trick_cards(look, trick.cards, trick.leader, names),
         name=names[trick.winner],
     )
+
+
+def seat_score(t: Texts, seat: SeatView) -> str:
+    """A seat on the table: `20 pts · 1/2 tricks · ⇢ 10` (its total, tricks won/bid, and ⇢ the
+    total if the round ended now); `20 pts · 1/? tricks` while the bid is hidden; `20 pts · no
+    bid yet`."""
+    if seat.bid is not None:
+        return t(
+            "{points} pts · {won}/{bid} tricks · ⇢ {projected}",
+            points=seat.total,
+            won=seat.won,
+            bid=seat.bid,
+            projected=seat.projected,
+        )
+    if seat.has_bid:
+        return t("{points} pts · {won}/? tricks", points=seat.total, won=seat.won)
+    return t("{points} pts · no bid yet", points=seat.total)
 
 
 def score_line(name: str, row: ScoreRow, seat: int) -> str:
@@ -248,10 +268,10 @@ def round_log(
     t = look.t
     count = len(names)
     if result.cards == 1:
-        head = t("🧙 Round {round} of {rounds} · 1 card", round=result.number, rounds=rounds)
+        head = t("🔮 Round {round} of {rounds} · 1 card", round=result.number, rounds=rounds)
     else:
         head = t(
-            "🧙 Round {round} of {rounds} · {cards} cards",
+            "🔮 Round {round} of {rounds} · {cards} cards",
             round=result.number,
             rounds=rounds,
             cards=result.cards,

@@ -1,6 +1,7 @@
 """How a chat is shown: its language and deck theme (a `Look`), and the look of a chat's
 settings."""
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bot.show.i18n import Texts, texts
@@ -17,11 +18,11 @@ class Look:
     theme: Theme
 
     def card(self, card: Card | None) -> str:
-        """A card's face (`🟥13`), or `—` for none."""
+        """A card's face (`🔺13`), or `—` for none."""
         return "—" if card is None else card_face(card, self.theme)
 
     def suit(self, suit: Suit | None) -> str:
-        """A suit's face and name (`🟥 red`), or `none`."""
+        """A suit's face and name (`🔺 red`), or `none`."""
         if suit is None:
             # TRANSLATORS: the trump suit when there is none; it follows "Trump:"
             return self.t("none")
@@ -32,3 +33,12 @@ def look_of(settings: Settings) -> Look:
     """The look of a chat's settings (an unknown theme is shown as the default one)."""
     known = settings.theme in Theme._value2member_map_
     return Look(texts(settings.language), Theme(settings.theme) if known else DEFAULT_THEME)
+
+
+def personal(look: Look, languages: Mapping[str, str], player: str | None) -> Look:
+    """How a player's private messages are shown: in their app's language when it is known
+    (`Table.languages`), else as the chat is."""
+    code = languages.get(player) if player is not None else None
+    if code is None or code == look.t.language:
+        return look
+    return Look(texts(code), look.theme)

@@ -3,16 +3,18 @@
 Rendering happens outside the store's transaction, once per request, never for a write that lost
 a race."""
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from bot.messages import Message
-from bot.show.look import Look
+from bot.show.look import Look, personal
 from bot.show.screens import (
     HandScreen,
     game_over,
     hand_message,
     hand_screen,
     lobby,
+    player_results,
     round_summary,
     rules_text,
     sheet,
@@ -30,7 +32,7 @@ from engine import (
     table_view,
     waiting_seats,
 )
-from engine.events import RoundScored, RoundStarted, WingsDropped
+from engine.events import GameStarted, RoundScored, RoundStarted, WingsDropped
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +116,7 @@ def render(look: Look, table: Table | None, shown: list[Shown]) -> list[Message]
 def _of_table(look: Look, table: Table, item: Shown) -> list[Message]:
     state = table.game
     if isinstance(item, Moved):
-        return _moved(look, item)
+        return _moved(look, item, table.languages)
     view = table_view(state)
     seats = seating(table)
     if isinstance(item, Lobby):
@@ -122,7 +124,8 @@ def _of_table(look: Look, table: Table, item: Shown) -> list[Message]:
         return [replace(message, notify=True) if item.new else message]
     if isinstance(item, Hand):
         screen = hand_screen(player_view(state, item.seat, view), seats)
-        return [hand_message(look, screen, item.notify)]
+        mine = personal(look, table.languages, screen.player)
+        return [hand_message(mine, screen, item.notify)]
     if isinstance(item, GroupTable):
         return [table_message(look, view, seats, new=item.new)]
     if isinstance(item, Sheet):
@@ -139,7 +142,8 @@ def _current(look: Look, table: Table, view: TableView, seats: Seating) -> list[
     if state.phase is Phase.LOBBY:
         return [lobby(look, view, seats)]
     if state.phase is Phase.FINISHED:
-        return [game_over(look, view, seats)]
+        final = [table_message(look, view, seats, False), game_over(look, view, seats)]
+        return final + player_results(look, view, seats, table.languages)
     messages = [table_message(look, view, seats, new=False)]
     waiting = set(waiting_seats(state))
     for seat, player in enumerate(state.players):
@@ -148,29 +152,41 @@ def _current(look: Look, table: Table, view: TableView, seats: Seating) -> list[
         screen = hand_screen(player_view(state, seat, view), seats)
         turn = seat in waiting and player.id not in table.away
         since = seen_since(table.seen.get(player.id, ""))
-        messages.append(replace(hand_message(look, screen, turn), since=since))
+        mine = personal(look, table.languages, player.id)
+        messages.append(replace(hand_message(mine, screen, turn), since=since))
     return messages
 
 
-def _moved(look: Look, item: Moved) -> list[Message]:
+def _moved(look: Look, item: Moved, languages: Mapping[str, str]) -> list[Message]:
     """What moves show: round summaries and wings notices as their events come, then the game's
     end, or the table and the changed hands."""
     view, seats = item.view, item.seating
     messages: list[Message] = []
     new_round = False
     for event in item.events:
-        if isinstance(event, RoundStarted):
+        if isinstance(event, GameStarted):
+            messages.append(lobby(look, view, seats))  # without its buttons now
+            messages.append(Message("", slot="over", strip=True))  # the last game's Play again
+        elif isinstance(event, RoundStarted):
             new_round = True
-        elif isinstance(event, RoundScored):
+        elif isinstance(event, RoundScored) and not (
+            view.phase is Phase.FINISHED and event.round == len(view.sheet)
+        ):  # the last round's end is on the game's final table
             messages.append(round_summary(look, view.sheet[event.round - 1], seats))
         elif isinstance(event, WingsDropped):
-            text = look.t(
-                "🪽 {card} could not be played: choose a card.", card=look.card(event.card)
+            mine = personal(look, languages, event.to)
+            text = mine.t(
+                "🪽 {card} could not be played: choose a card.", card=mine.card(event.card)
             )
             messages.append(Message(text, to=event.to))
     if view.phase is Phase.FINISHED:
+        messages.append(table_message(look, view, seats, new=False))
         messages.append(game_over(look, view, seats))
+        messages += player_results(look, view, seats, languages)
     elif view.phase in ROUND_PHASES:
         messages.append(table_message(look, view, seats, new_round, item.notice))
-        messages += [hand_message(look, screen, notify) for screen, notify in item.hands]
+        messages += [
+            hand_message(personal(look, languages, screen.player), screen, notify)
+            for screen, notify in item.hands
+        ]
     return messages

@@ -3,22 +3,25 @@ round summaries, the end of a game. Every builder takes a `Look`, a view and the
 reads the game's state or asks a rule. Platform-neutral text and buttons, every word translated.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bot import tokens
 from bot.messages import Button, Message
 from bot.show.formatters import (
+    MEDALS,
     last_trick,
     plays_line,
     score_line,
-    score_sheet,
+    seat_score,
     standings,
     trick_cards,
     trick_plays,
     trump_line,
 )
 from bot.show.i18n import N_
-from bot.show.look import Look
+from bot.show.look import Look, personal
+from bot.show.picture import SheetPicture
 from bot.show.seating import AWAY, Seating
 from bot.show.themes import cards_line
 from bot.tokens import Action
@@ -92,7 +95,9 @@ def lobby(look: Look, view: TableView, seating: Seating, show_options: bool = Fa
     """The lobby: who sits where, the options, and its buttons (with the host's option toggles
     when `show_options`)."""
     t = look.t
-    lines = [t("🧙 Wizard: a new table"), ""]
+    if view.phase is not Phase.LOBBY:
+        return _lobby_closed(look, view, seating)
+    lines = [t("🔮 Wizard: a new table"), ""]
     for seat, name in enumerate(seating.names):
         host = " 👑" if seat == seating.host else ""
         lines.append(f"{seat + 1}. {name}{host}")
@@ -123,6 +128,22 @@ def lobby(look: Look, view: TableView, seating: Seating, show_options: bool = Fa
     if show_options:
         rows = [*option_buttons(look, view.options, gid), rows[0]]
     return Message("\n".join(lines), buttons=tuple(rows), slot="lobby")
+
+
+def _lobby_closed(look: Look, view: TableView, seating: Seating) -> Message:
+    """The lobby once the game has started: who plays, without buttons (none would work)."""
+    t = look.t
+    lines = [
+        t("🔮 Wizard: the game has started."),
+        ", ".join(seating.names),
+        t("Options: {options}", options=options_line(look, view.options)),
+    ]
+    return Message("\n".join(lines), slot="lobby")
+
+
+def lobby_cancelled(look: Look) -> Message:
+    """The lobby of a game that was cancelled, without its buttons."""
+    return Message(look.t("🔮 Wizard: this table was cancelled."), slot="lobby")
 
 
 def option_buttons(look: Look, options: Options, gid: str) -> list[tuple[Button, ...]]:
@@ -185,10 +206,10 @@ def table_text(look: Look, view: TableView, seating: Seating, notice: str | None
     t = look.t
     seated = seating.names
     if view.cards == 1:
-        head = t("🧙 Round {round} of {rounds} · 1 card", round=view.round, rounds=view.rounds)
+        head = t("🔮 Round {round} of {rounds} · 1 card", round=view.round, rounds=view.rounds)
     else:
         head = t(
-            "🧙 Round {round} of {rounds} · {cards} cards",
+            "🔮 Round {round} of {rounds} · {cards} cards",
             round=view.round,
             rounds=view.rounds,
             cards=view.cards,
@@ -204,13 +225,15 @@ def table_text(look: Look, view: TableView, seating: Seating, notice: str | None
         rules.append(t("foresight"))
     if rules:
         lines.append(" · ".join(rules))
-    lines += ["", t("points (if the round ended now) · tricks won/bid")]
+    lines.append("")
     dealer_word = t("dealer")
     for seat in view.seats:
         mark = "▶️" if seat.to_act else "▫️"
         away = f" {AWAY}" if seat.seat in seating.away else ""
         dealer = f" ({dealer_word})" if seat.dealer else ""
-        lines.append(f"{mark} {seated[seat.seat]}{dealer}{away}: {seat.standing()}")
+        lines.append(f"{mark} {seated[seat.seat]}{dealer}{away}: {seat_score(t, seat)}")
+    if any(seat.bid is not None for seat in view.seats):
+        lines.append(t("⇢ the points if the round ended now"))
     lines.append("")
     if view.trick:
         played = trick_cards(look, view.trick, view.trick_leader, seated)
@@ -228,10 +251,29 @@ def table_text(look: Look, view: TableView, seating: Seating, notice: str | None
 def table_message(
     look: Look, view: TableView, seating: Seating, new: bool, notice: str | None = None
 ) -> Message:
-    """The group's table; open bids are made with its buttons."""
+    """The group's table; open bids are made with its buttons. Once the game is over, its
+    last round as it ended, without buttons."""
+    if view.phase is Phase.FINISHED and view.sheet:
+        return Message(final_table_text(look, view, seating, notice), slot="table")
     buttons = tuple(bid_buttons(seating, view.open_bids))
     text = table_text(look, view, seating, notice)
     return Message(text, buttons=buttons, slot="table", notify=new)
+
+
+def final_table_text(
+    look: Look, view: TableView, seating: Seating, notice: str | None = None
+) -> str:
+    """The table of a finished game: its last round as it ended, and that the game is over."""
+    t = look.t
+    row = view.sheet[-1]
+    lines = [t("🏁 Final table · round {round} of {rounds}", round=row.round, rounds=view.rounds)]
+    if row.last_trick is not None:
+        lines.append(last_trick(look, row.last_trick, seating.names))
+    lines.append("")
+    lines += [score_line(name, row, seat) for seat, name in enumerate(seating.names)]
+    if notice:
+        lines += ["", notice]
+    return "\n".join(lines)
 
 
 def bid_buttons(seating: Seating, bids: tuple[int, ...]) -> list[tuple[Button, ...]]:
@@ -358,8 +400,13 @@ def hand_text(look: Look, screen: HandScreen) -> str:
         )
     ]
     if screen.standings:
-        won_bid = " · ".join(f"{name} {won}/{bid}" for name, won, bid in screen.standings)
-        lines.append(t("Tricks won/bid: {players}", players=won_bid))
+        if screen.bids:  # bidding: the bids made so far
+            bids = " · ".join(f"{name} {bid}" for name, _, bid in screen.standings if bid != "-")
+            if bids:
+                lines.append(t("Bids so far: {bids}", bids=bids))
+        else:
+            won_bid = " · ".join(f"{name} {won}/{bid}" for name, won, bid in screen.standings)
+            lines.append(t("Tricks won/bid: {players}", players=won_bid))
     if screen.cards or screen.unseen:
         if not screen.trick:
             lines.append(t("You lead this trick."))
@@ -430,7 +477,12 @@ def hand_message(look: Look, screen: HandScreen, notify: bool) -> Message:
     if screen.away:
         rows.append((Button(t("Resume"), tokens.lobby(gid, Action.RESUME)),))
     return Message(
-        hand_text(look, screen), to=screen.player, buttons=tuple(rows), slot="hand", notify=notify
+        hand_text(look, screen),
+        to=screen.player,
+        buttons=tuple(rows),
+        slot="hand",
+        notify=notify,
+        round=screen.round,
     )
 
 
@@ -448,21 +500,64 @@ def round_summary(look: Look, row: ScoreRow, seating: Seating) -> Message:
     return Message("\n".join(lines))
 
 
+def sheet_picture(look: Look, view: TableView, seating: Seating) -> SheetPicture:
+    """The score sheet so far as a picture (the winners marked once the game is over)."""
+    places = tuple(view.places) if view.phase is Phase.FINISHED else None
+    return SheetPicture(look.t.language, tuple(seating.names), tuple(view.sheet), places)
+
+
 def game_over(look: Look, view: TableView, seating: Seating) -> Message:
+    """The group's end of the game: the standings, with the score sheet as a picture."""
     t = look.t
     totals = [seat.total for seat in view.seats]
     lines = [t("🏁 The game is over."), "", *standings(look, seating.names, totals, view.places)]
     buttons = ((Button(t("Play again"), tokens.lobby(seating.game, Action.AGAIN)),),)
+    picture = sheet_picture(look, view, seating) if view.sheet else None
     # A slot of its own, always a new message: shown again after a crash if it was lost.
-    return Message("\n".join(lines), buttons=buttons, slot="over", notify=True)
+    return Message("\n".join(lines), buttons=buttons, slot="over", notify=True, picture=picture)
+
+
+def player_results(
+    look: Look, view: TableView, seating: Seating, languages: Mapping[str, str]
+) -> list[Message]:
+    """Each person's own end of the game (not the AI seats'), in their language."""
+    return [
+        player_result(personal(look, languages, view.seats[seat].player), view, seating, seat)
+        for seat in range(len(view.seats))
+        if seat not in seating.robots
+    ]
+
+
+def player_result(look: Look, view: TableView, seating: Seating, seat: int) -> Message:
+    """A player's own end of the game, in their private chat: place, points, bids met."""
+    t = look.t
+    place, players = view.places[seat], len(view.seats)
+    made = sum(row.bids[seat] == row.won[seat] for row in view.sheet)
+    medal = MEDALS.get(place, "🏁")
+    lines = [
+        t("{medal} Your place: {place} of {players}", medal=medal, place=place, players=players),
+        t("{points} points · bids met {made} of {rounds}", points=view.seats[seat].total,
+          made=made, rounds=len(view.sheet)),
+    ]  # fmt: skip
+    winners = [seating.names[s] for s in range(players) if view.places[s] == 1 and s != seat]
+    if winners and place != 1:
+        lines.append(t("Winner: {names}", names=", ".join(winners)))
+    buttons = ((Button(t("Play again"), tokens.lobby(seating.game, Action.AGAIN)),),)
+    return Message(
+        "\n".join(lines), to=view.seats[seat].player, buttons=buttons, slot="hand", notify=True
+    )
 
 
 def sheet(look: Look, view: TableView, seating: Seating) -> Message:
+    """The score sheet so far: a picture, with the standings as its caption."""
     t = look.t
     if not view.sheet:
         return Message(t("No round has been played yet."))
-    text = score_sheet(seating.names, view.sheet, width=60, t=t)
-    return Message(t("Score sheet (w/b: tricks won/bid)") + "\n\n" + text, pre=True)
+    row = view.sheet[-1]
+    order = sorted(range(len(seating.names)), key=lambda seat: -row.totals[seat])
+    totals = " · ".join(f"{seating.names[seat]} {row.totals[seat]}" for seat in order)
+    head = t("Score sheet after round {round} of {rounds}", round=row.round, rounds=view.rounds)
+    return Message(f"{head}\n{totals}", picture=sheet_picture(look, view, seating))
 
 
 def rules_text(look: Look, options: Options | None) -> str:

@@ -26,6 +26,8 @@ class Seating:
     """The stamp of the decision the game waits for now (see bot.tokens)."""
     round_stamp: str
     """A stamp valid for the whole round (wings marks)."""
+    robots: frozenset[int] = frozenset()
+    """The AI seats."""
 
 
 def seating(table: Table) -> Seating:
@@ -39,4 +41,5 @@ def seating(table: Table) -> Seating:
         away=frozenset(seat for seat, p in enumerate(players) if p.id in table.away),
         stamp=tokens.stamp(state),
         round_stamp=tokens.round_stamp(state),
+        robots=frozenset(seat for seat, p in enumerate(players) if p.id in table.ai),
     )

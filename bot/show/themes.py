@@ -3,12 +3,13 @@
 
 | theme | blue `B` | green `G` | red `R` | yellow `Y` | ranks | Wizard `W` | Jester `J` |
 |---|---|---|---|---|---|---|---|
-| `colours` (default) | 🟦 | 🟩 | 🟥 | 🟨 | 1-13: `🟥13` | 🧙 | 🃏 |
+| `colours` (default) | 🔷 | 🟩 | 🔺 | ⭐ | 1-13: `🔺13` | 🧙 | 🃏 |
 | `races` | 👤 humans | 🧝 elves | 🪓 dwarves | 🗿 giants | 1-13: `🪓13` | 🧙 | 🃏 |
 | `french` | ♠ spades | ♣ clubs | ♥ hearts | ♦ diamonds | 2-10 J Q K A: `A♥` | 🃏▲ | 🃏▼ |
 
-Every face has one symbol per suit, distinct in shape and colour, so suits are told apart at a
-glance on a phone button and line up in a monospace table (an emoji takes two columns: a
+Every face has one symbol per suit, distinct in shape as well as colour (a diamond, a square,
+a triangle, a star; figures; the French suits), so suits are told apart at a glance on a phone
+button, by colour-blind players too, and line up in a monospace table (an emoji takes two columns: a
 numbered face is at most four columns wide, a French one at most three).
 
 The French deck: ranks 1…13 are shown as 2, 3, …, 10, J, Q, K, A (1→2, 9→10, 10→J, 11→Q,
@@ -51,10 +52,13 @@ THEME_NAMES: dict[Theme, str] = {
 """Each theme's name as a player sees it (translate with `theme_name`)."""
 
 SUIT_FACES: dict[Theme, dict[Suit, str]] = {
-    Theme.COLOURS: {Suit.BLUE: "🟦", Suit.GREEN: "🟩", Suit.RED: "🟥", Suit.YELLOW: "🟨"},
+    Theme.COLOURS: {Suit.BLUE: "🔷", Suit.GREEN: "🟩", Suit.RED: "🔺", Suit.YELLOW: "⭐"},
     Theme.RACES: {Suit.BLUE: "👤", Suit.GREEN: "🧝", Suit.RED: "🪓", Suit.YELLOW: "🗿"},
     Theme.FRENCH: {Suit.BLUE: "♠", Suit.GREEN: "♣", Suit.RED: "♥", Suit.YELLOW: "♦"},
 }
+
+OLD_FACES: dict[Suit, str] = {Suit.BLUE: "🟦", Suit.GREEN: "🟩", Suit.RED: "🟥", Suit.YELLOW: "🟨"}
+"""The colour theme's faces before each suit had a shape of its own: still read when typed."""
 
 SUIT_NAMES: dict[Theme, dict[Suit, str]] = {
     Theme.COLOURS: {
@@ -107,12 +111,12 @@ def theme_name(t: Texts, theme: Theme) -> str:
 
 
 def suit_face(suit: Suit, theme: Theme) -> str:
-    """The suit's symbol: `🟥`, `🪓`, `♥`."""
+    """The suit's symbol: `🔺`, `🪓`, `♥`."""
     return SUIT_FACES[theme][suit]
 
 
 def card_face(card: Card, theme: Theme) -> str:
-    """A card's short face, for buttons and tables: `🟥13`, `🪓13`, `A♥`, `🧙`, `🃏▼`."""
+    """A card's short face, for buttons and tables: `🔺13`, `🪓13`, `A♥`, `🧙`, `🃏▼`."""
     if card == WIZARD:
         return WIZARD_FACES[theme]
     if card == JESTER:
@@ -127,7 +131,7 @@ def card_face(card: Card, theme: Theme) -> str:
 
 
 def cards_line(cards: Iterable[Card], theme: Theme) -> str:
-    """A hand as one line of faces, in display order: `🧙 🟦7 🟥13 🟥2 🃏`."""
+    """A hand as one line of faces, in display order: `🧙 🔷7 🔺13 🔺2 🃏`."""
     return " ".join(card_face(card, theme) for card in sorted_hand(cards))
 
 
@@ -270,6 +274,7 @@ def _vocabulary(
         for face_theme, faces in SUIT_FACES.items():
             family = _FRENCH if face_theme is Theme.FRENCH else _NUMBERED
             suits[_key(faces[suit])] = (suit, family)
+        suits[_key(OLD_FACES[suit])] = (suit, _NUMBERED)
     suits |= {word: (suit, _NUMBERED) for word, suit in _EXTRA_SUIT_WORDS.items()}
     suits |= {word: (suit, _FRENCH) for word, suit in _EXTRA_FRENCH_WORDS.items()}
     ranks |= _EXTRA_FRENCH_RANKS
@@ -311,9 +316,10 @@ def _numbered(tokens: list[str], theme: Theme) -> Card | None:
 
 def parse_card_text(text: str, theme: Theme) -> Card | None:
     """The card a person means by `text`, or None: record notation (`R13`, `w`, `j`), a face
-    of any theme (`🟥13`, `A♥`, `🧙`), or a name in any catalog language (`red 13`, `rot 13`,
-    `ace of hearts`, `as de corazones`, `AH`, `dwarf 5`, `Wizard`, `Narr`). `theme` settles
-    faces that differ between themes: a bare `🃏` is the Jester, but not in the French deck."""
+    of any theme (`🔺13`, `A♥`, `🧙`; the old `🟥13` too), or a name in any catalog language
+    (`red 13`, `rot 13`, `ace of hearts`, `as de corazones`, `AH`, `dwarf 5`, `Wizard`,
+    `Narr`). `theme` settles faces that differ between themes: a bare `🃏` is the Jester, but
+    not in the French deck."""
     record = text.strip().upper()
     if record in SUIT_OF:
         return Card(record)

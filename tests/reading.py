@@ -1,0 +1,86 @@
+"""Reading a game's chats as a player does: the checks a whole game's transcripts must pass on
+every platform (the private chat is the player's console; nothing invites a press it would
+refuse; every round's end is shown).
+
+Platform-neutral: each front end's test gives the texts and button labels its fake shows, in
+the default look (English, the colour deck, whose faces are parsed back into cards here).
+"""
+
+import re
+from collections.abc import Iterable, Sequence
+
+from bot.show.themes import SUIT_FACES, Theme, parse_card_text
+from engine.cards import JESTER, SUIT_OF, WIZARD, Card
+
+Labels = Sequence[Sequence[str]]
+
+_FACE_OF_SUIT = {face: suit for suit, face in SUIT_FACES[Theme.COLOURS].items()}
+_FOLLOW = re.compile(r"follow (\S+) \w+ if you can\.")
+
+
+def cards_of(text: str) -> list[Card]:
+    """The cards named by faces in `text` (`🔺13 ⭐4 🧙`)."""
+    found = (parse_card_text(face, Theme.COLOURS) for face in text.split())
+    return [card for card in found if card is not None]
+
+
+def _line(text: str, start: str) -> str | None:
+    return next((line for line in text.splitlines() if line.startswith(start)), None)
+
+
+def check_turn(text: str, labels: Labels) -> None:
+    """A message that asks its player to act holds all they need: trump (its first line), every
+    player's tricks won/bid (or the bids so far), and for a card the trick so far or that they
+    lead, with who is winning it and the suit to follow; its buttons are exactly the legal
+    choices."""
+    flat = [label for row in labels for label in row]
+    assert " · trump: " in text.splitlines()[0], text
+    if "Your bid?" in text:
+        numbers = sorted(int(label) for label in flat if label.isdigit())
+        assert numbers, f"a bid asked for without bid buttons:\n{text}"
+        forbidden = re.search(r"you may not bid (\d+)\.", text)
+        allowed = set(range(numbers[0], numbers[-1] + 1))
+        if forbidden is not None:
+            assert int(forbidden.group(1)) not in numbers, text
+            allowed.discard(int(forbidden.group(1)))
+        assert set(numbers) == allowed, text
+        assert numbers[0] == 0, text
+        return
+    if "Your turn: play a card." not in text:
+        return
+    assert _line(text, "Tricks won/bid: ") is not None, text
+    hand_line = _line(text, "Your hand: ")
+    assert hand_line is not None, text
+    hand = cards_of(hand_line.removeprefix("Your hand: "))
+    buttons = [card for label in flat if (card := parse_card_text(label, Theme.COLOURS))]
+    assert buttons, f"a card asked for without card buttons:\n{text}"
+    assert set(buttons) <= set(hand), text
+    if "You lead this trick." in text or "any suit may follow" in text:
+        assert sorted(buttons) == sorted(hand), f"a free choice, yet not every card:\n{text}"
+        return
+    assert _line(text, "Trick: ") is not None, f"the trick so far is not shown:\n{text}"
+    assert " is winning it; " in text, text
+    follow = _FOLLOW.search(text)
+    assert follow is not None, text
+    suit = _FACE_OF_SUIT[follow.group(1)]
+    legal = [c for c in hand if c in (WIZARD, JESTER) or SUIT_OF[c] == suit]
+    if not any(SUIT_OF[c] == suit for c in hand):
+        legal = list(hand)
+    assert sorted(buttons) == sorted(legal), f"buttons {buttons}, legal {legal}:\n{text}"
+
+
+def check_no_stale_buttons(chat: str, shown: Iterable[tuple[str, Labels]]) -> None:
+    """Once the game is over, a chat's messages offer no button but Play again (the group's
+    end of the game and each player's result): nothing superseded keeps one."""
+    for text, labels in shown:
+        flat = [label for row in labels for label in row]
+        assert flat in ([], ["Play again"]), f"{chat} still offers {flat}:\n{text}"
+
+
+def check_round_ends(group_texts: Sequence[str], rounds: int) -> None:
+    """Every round's end reached the group: a summary per round, the last one on the final
+    table."""
+    for number in range(1, rounds):
+        assert any(f"Round {number} is over." in t for t in group_texts), number
+    final = f"🏁 Final table · round {rounds} of {rounds}"
+    assert any(final in t for t in group_texts), final
