@@ -493,7 +493,9 @@ async def test_private_chat_help_and_menus(tg: Bot) -> None:
     group_de = menus[("all_group_chats", "de")]
     assert {c["command"] for c in group_de} >= {"join", "bid", "play", "start", "cancel"}
     assert any(c["description"].startswith("Platz nehmen") for c in group_de)
-    assert [c["command"] for c in menus[("all_private_chats", "")]] == ["help"]
+    private = [c["command"] for c in menus[("all_private_chats", "")]]
+    assert private == ["rules", "stats", "forgetme", "help"]
+    assert {language for _, language in menus} >= {"ko", "lv", "ru", "pt"}  # every catalog's
 
 
 async def test_cancel_by_an_admin_and_refusals_as_replies(tg: Bot) -> None:

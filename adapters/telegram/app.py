@@ -185,7 +185,8 @@ class TelegramFrontEnd:
         await self.application.shutdown()
 
     async def set_menus(self) -> None:
-        """The command menus: the game's commands in groups, /help in private chats, in each
+        """The command menus: the game's commands in groups, those that work anywhere (/help,
+        /rules, /stats, /forgetme) in private chats, in each
         language (Telegram picks by the person's app language; the default is the bot's)."""
         group = BotCommandScopeAllGroupChats()
         private = BotCommandScopeAllPrivateChats()
@@ -193,7 +194,8 @@ class TelegramFrontEnd:
         for language in (None, *commands.MENU_LANGUAGES):
             items = commands.menu(language or self.config.language)
             calls.append(([BotCommand(n, d) for n, d in items], group, language))
-            calls.append(([BotCommand(n, d) for n, d in items if n == "help"], private, language))
+            anywhere = [BotCommand(n, d) for n, d in items if n in commands.PRIVATE_MENU]
+            calls.append((anywhere, private, language))
         calls.append(([], BotCommandScopeDefault(), None))
         for entries, scope, language in calls:
             try:

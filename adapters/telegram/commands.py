@@ -67,3 +67,6 @@ def menu(language: str) -> list[tuple[str, str]]:
 
 
 MENU_LANGUAGES = tuple(LANGUAGES)
+
+PRIVATE_MENU = frozenset(spec.name for spec in commands.COMMANDS if spec.anywhere)
+"""The commands a private chat's menu offers: those that work anywhere."""
