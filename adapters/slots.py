@@ -15,6 +15,10 @@ slot never goes back to an older state. A hold lasts HOLD_MS and is renewed whil
 runs, so a worker that dies holding a slot frees it within HOLD_MS; and a post that never
 reached the platform leaves the version as it was, so what is shown again after a crash or an
 outage (`Outcome.again`) is posted where, and only where, a slot is behind.
+
+The hash also keeps whether each slot's message has buttons (`<field>#k`): when a slot's new
+message supersedes the one before, that one loses its buttons if it may still have some
+(`SlotMap.set` says which), so no old message invites a press it would refuse.
 """
 
 import asyncio

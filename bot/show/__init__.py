@@ -4,5 +4,7 @@
 - `render`: what a request asks to show (`Shown`), rendered once its write has succeeded;
 - `seating`: who sits where as the chat shows them; `look`: a chat's language and deck theme;
 - `formatters`: the lines every audience shares (chat, terminal table, replay);
-- `themes`: how cards look and are typed; `i18n`: translations, with the catalogs in `locale/`.
+- `themes`: how cards look and are typed; `i18n`: translations, with the catalogs in `locale/`;
+- `picture`: the score sheet as a PNG, drawn with the fonts in `fonts/` (`picture_fonts`);
+- `stats`: the stats, leaderboard and /forgetme replies.
 """
