@@ -108,7 +108,6 @@ def help_text(t: Texts, theme: Theme) -> str:
     lines += [
         "",
         t("On the table, ▶️ marks who is to act."),
-        t("40 (60) 1/2: 40 points, 60 if the round ended now, 1 trick won of 2 bid."),
     ]
     return "\n".join(lines)
 
