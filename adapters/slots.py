@@ -273,9 +273,8 @@ class SlotMap:
     async def games(self, where: int) -> list[str]:
         """The game chats that have a slot message in the chat `where` (a person's private
         chat: the games they were shown a hand of), in no particular order."""
-        items = await self.client.hkeys(self._key(where))
-        names = (field.decode() if isinstance(field, bytes) else str(field) for field in items)
-        return sorted({name.rpartition(":")[0] for name in names if "#" not in name})
+        fields = await self.client.hkeys(self._key(where))
+        return sorted({game for field in fields if (game := _game_of_field(field)) is not None})
 
     async def game_of(self, where: int, message_id: int) -> str | None:
         """The game chat whose slot message in `where` is `message_id`; if it is none's (an
@@ -283,11 +282,17 @@ class SlotMap:
         items = await self.client.hgetall(self._key(where))
         games = set()
         for field, value in items.items():
-            name = field.decode() if isinstance(field, bytes) else str(field)
-            if "#" in name:  # a slot's version or hold, not its message
+            game = _game_of_field(field)
+            if game is None:
                 continue
-            game = name.rpartition(":")[0]
             if int(value) == message_id:
                 return game
             games.add(game)
         return games.pop() if len(games) == 1 else None
+
+
+def _game_of_field(field: bytes | str) -> str | None:
+    """The game chat of a slot map field `<game chat>:<slot>`; None for a slot's version, hold
+    or buttons mark (`<field>#v`...), which are not its message."""
+    name = field.decode() if isinstance(field, bytes) else str(field)
+    return None if "#" in name else name.rpartition(":")[0]

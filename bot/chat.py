@@ -47,6 +47,7 @@ from engine import (
     Start,
     Suit,
     TableView,
+    bids_met,
     export_record,
     player_view,
     step,
@@ -366,10 +367,7 @@ def game_summary(table: Table, now: float) -> dict[str, object]:
         "ai": {p.id: table.ai[p.id] for p in state.players if p.id in table.ai},
         "totals": list(state.totals),
         "places": list(view.places),
-        "made": [
-            sum(r.bids[seat] == r.won[seat] for r in state.results)
-            for seat in range(len(state.players))
-        ],
+        "made": [bids_met(view.sheet, seat) for seat in range(len(state.players))],
         "rounds": len(state.results),
         "options": state.options.to_dict(),
         "finished": now,

@@ -4,6 +4,7 @@ A front end needs nothing else to draw a game. Views never carry another player'
 wings mark, or a bid before it is revealed (the viewer's own bid excepted).
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.cards import Card, Suit, sorted_hand
@@ -67,6 +68,11 @@ def score_row(result: RoundResult) -> ScoreRow:
         totals=result.totals,
         last_trick=result.tricks[-1] if result.tricks else None,
     )
+
+
+def bids_met(sheet: Sequence[ScoreRow], seat: int) -> int:
+    """How many rounds of `sheet` the seat took exactly the tricks it bid."""
+    return sum(row.bids[seat] == row.won[seat] for row in sheet)
 
 
 def score_rows(state: GameState) -> tuple[ScoreRow, ...]:

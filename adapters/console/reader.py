@@ -13,7 +13,7 @@ from enum import Enum
 
 from bot import Kind, Message, Request, tokens
 from bot.show.i18n import LANGUAGES, Texts, texts
-from bot.show.themes import OLD_FACES, SUIT_FACES, SUIT_NAMES, Theme, parse_card_text
+from bot.show.themes import SUIT_NAMES, Theme, parse_card_text, read_faces
 from bot.tokens import Action
 from engine import Suit
 
@@ -227,7 +227,7 @@ def suit_of(text: str) -> Suit | None:
 
 @functools.cache
 def _suit_words(suit: Suit) -> frozenset[str]:
-    words = {faces[suit] for faces in SUIT_FACES.values()} | {OLD_FACES[suit]}
+    words = set(read_faces(suit))
     for language in LANGUAGES:
         t = texts(language)
         words |= {t.gettext(names[suit]).casefold() for names in SUIT_NAMES.values()}

@@ -132,7 +132,7 @@ class Sender:
             post.again,
             partial(self._post, post, where),
             Delivery.SENT,
-            keys=bool(post.keys) and not post.bare,
+            keys=bool(post.keys),
         )
         return Delivery.STALE if delivery is None else delivery
 

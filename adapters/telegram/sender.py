@@ -112,7 +112,7 @@ class Sender:
             post.again,
             partial(self._post, post),
             Delivery.SENT,
-            keys=bool(post.keys) and not post.bare,
+            keys=bool(post.keys),
         )
         return Delivery.STALE if delivery is None else delivery
 

@@ -10,15 +10,14 @@ from bot.messages import Message
 from bot.show.look import Look, personal
 from bot.show.screens import (
     HandScreen,
-    game_over,
     hand_message,
     hand_screen,
     lobby,
-    player_results,
     round_summary,
     rules_text,
     sheet,
     table_message,
+    the_end,
 )
 from bot.show.seating import Seating, seating
 from bot.table import Table, seen_since
@@ -142,8 +141,7 @@ def _current(look: Look, table: Table, view: TableView, seats: Seating) -> list[
     if state.phase is Phase.LOBBY:
         return [lobby(look, view, seats)]
     if state.phase is Phase.FINISHED:
-        final = [table_message(look, view, seats, False), game_over(look, view, seats)]
-        return final + player_results(look, view, seats, table.languages)
+        return the_end(look, view, seats, table.languages)
     messages = [table_message(look, view, seats, new=False)]
     waiting = set(waiting_seats(state))
     for seat, player in enumerate(state.players):
@@ -180,9 +178,7 @@ def _moved(look: Look, item: Moved, languages: Mapping[str, str]) -> list[Messag
             )
             messages.append(Message(text, to=event.to))
     if view.phase is Phase.FINISHED:
-        messages.append(table_message(look, view, seats, new=False))
-        messages.append(game_over(look, view, seats))
-        messages += player_results(look, view, seats, languages)
+        messages += the_end(look, view, seats, languages)
     elif view.phase in ROUND_PHASES:
         messages.append(table_message(look, view, seats, new_round, item.notice))
         messages += [

@@ -35,6 +35,7 @@ from engine import (
     RoundsPlan,
     Suit,
     TableView,
+    bids_met,
     lead_suit,
     trick_winner,
 )
@@ -517,6 +518,15 @@ def game_over(look: Look, view: TableView, seating: Seating) -> Message:
     return Message("\n".join(lines), buttons=buttons, slot="over", notify=True, picture=picture)
 
 
+def the_end(
+    look: Look, view: TableView, seating: Seating, languages: Mapping[str, str]
+) -> list[Message]:
+    """What a finished game shows: the final table, the group's standings with the score
+    sheet, and each person's own result."""
+    final = [table_message(look, view, seating, new=False), game_over(look, view, seating)]
+    return final + player_results(look, view, seating, languages)
+
+
 def player_results(
     look: Look, view: TableView, seating: Seating, languages: Mapping[str, str]
 ) -> list[Message]:
@@ -532,7 +542,7 @@ def player_result(look: Look, view: TableView, seating: Seating, seat: int) -> M
     """A player's own end of the game, in their private chat: place, points, bids met."""
     t = look.t
     place, players = view.places[seat], len(view.seats)
-    made = sum(row.bids[seat] == row.won[seat] for row in view.sheet)
+    made = bids_met(view.sheet, seat)
     medal = MEDALS.get(place, "🏁")
     lines = [
         t("{medal} Your place: {place} of {players}", medal=medal, place=place, players=players),

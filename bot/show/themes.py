@@ -105,6 +105,11 @@ HIGH_JOKER = N_("high joker")
 LOW_JOKER = N_("low joker")
 
 
+def read_faces(suit: Suit) -> tuple[str, ...]:
+    """Every face read as `suit` when typed: each theme's (`🔺`, `🪓`, `♥`), and the old `🟥`."""
+    return (*(faces[suit] for faces in SUIT_FACES.values()), OLD_FACES[suit])
+
+
 def theme_name(t: Texts, theme: Theme) -> str:
     """The theme's name in the language of `t`."""
     return t.gettext(THEME_NAMES[theme])
@@ -271,10 +276,9 @@ def _vocabulary(
         phrases[_key(t.gettext(LOW_JOKER))] = JESTER
     for suit in Suit:
         suits[suit.value.lower()] = (suit, _NUMBERED)
-        for face_theme, faces in SUIT_FACES.items():
-            family = _FRENCH if face_theme is Theme.FRENCH else _NUMBERED
-            suits[_key(faces[suit])] = (suit, family)
-        suits[_key(OLD_FACES[suit])] = (suit, _NUMBERED)
+        for face in read_faces(suit):
+            family = _FRENCH if face == SUIT_FACES[Theme.FRENCH][suit] else _NUMBERED
+            suits[_key(face)] = (suit, family)
     suits |= {word: (suit, _NUMBERED) for word, suit in _EXTRA_SUIT_WORDS.items()}
     suits |= {word: (suit, _FRENCH) for word, suit in _EXTRA_FRENCH_WORDS.items()}
     ranks |= _EXTRA_FRENCH_RANKS
