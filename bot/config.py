@@ -35,6 +35,9 @@ AI_LEVELS = ("easy", "normal", "hard")
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
+LOG_FORMATS = ("text", "json")
+"""How log lines are written: plain text, or one JSON object per line."""
+
 DEFAULT_FILE = "wizard.toml"
 """The file read from the current directory when neither `path` nor WIZARD_CONFIG names one."""
 
@@ -88,6 +91,14 @@ class DiscordConfig:
 
 
 @dataclass(frozen=True)
+class MetricsConfig:
+    """The health and metrics HTTP server (/healthz, /readyz, /metrics): on when `listen` is set."""
+
+    listen: str | None = None
+    """host:port to serve on; None: no server."""
+
+
+@dataclass(frozen=True)
 class Config:
     """Everything the bot is configured by. Times are whole seconds."""
 
@@ -116,7 +127,10 @@ class Config:
     ai_names: tuple[str, ...] = ("Merlin", "Morgana", "Nimue", "Taliesin", "Vivienne")
     telegram: TelegramConfig = field(default_factory=TelegramConfig)
     discord: DiscordConfig = field(default_factory=DiscordConfig)
+    metrics: MetricsConfig = field(default_factory=MetricsConfig)
     log_level: str = "INFO"
+    log_format: str = "text"
+    """"text" (one readable line per record) or "json" (one JSON object per line)."""
 
 
 class _Invalid(Exception):
@@ -310,6 +324,7 @@ _TOP: Mapping[str, Check] = {
     "ai_level": _choice(AI_LEVELS),
     "ai_names": _ai_names,
     "log_level": _choice(LOG_LEVELS, upper=True),
+    "log_format": _choice(LOG_FORMATS),
 }
 _SECTIONS: Mapping[str, Mapping[str, Check]] = {
     "telegram": {
@@ -323,6 +338,9 @@ _SECTIONS: Mapping[str, Mapping[str, Check]] = {
         "token": _secret,
         "shards": _bool,
         "base_url": _url(("https", "http")),
+    },
+    "metrics": {
+        "listen": _listen,
     },
 }
 
@@ -478,7 +496,8 @@ def load_config(environ: Mapping[str, str] | None = None, path: str | None = Non
 
     telegram = TelegramConfig(**values.pop("telegram", {}))
     discord = DiscordConfig(**values.pop("discord", {}))
-    config = Config(**values, telegram=telegram, discord=discord)
+    metrics = MetricsConfig(**values.pop("metrics", {}))
+    config = Config(**values, telegram=telegram, discord=discord, metrics=metrics)
     if config.redis_cluster:
         where = sources.get("redis_cluster", "redis_cluster")
         url = config.redis_url
