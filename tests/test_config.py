@@ -1,6 +1,7 @@
 """Configuration: defaults, the TOML file, environment overrides and one-line errors."""
 
 import dataclasses
+import json
 import re
 from pathlib import Path
 
@@ -8,14 +9,21 @@ import pytest
 
 from bot.config import (
     AI_LEVELS,
+    ENV_CONFIG,
+    ENV_OVERRIDES,
+    KEYS,
     LANGUAGES,
     THEMES,
     Config,
     ConfigError,
     DiscordConfig,
+    Key,
+    MetricsConfig,
     TelegramConfig,
     load_config,
 )
+from bot.config_docs import COMMAND, OPERATIONS, updated_example, updated_operations
+from bot.config_rules import SECRET, WEBHOOK_SECRET
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "config.example.toml"
@@ -95,6 +103,10 @@ finished_ttl = 3600
 ai_level = "easy"
 ai_names = ["Ada", "Bo"]
 log_level = "debug"
+log_format = "json"
+redis_fsync = "everysec"
+redis_timeout = 2.5
+redis_cluster = false
 
 [telegram]
 token = "123456:ABC-def_1"
@@ -106,6 +118,10 @@ listen = "0.0.0.0:8443"
 [discord]
 token = "discord.token.here"
 shards = true
+base_url = "http://127.0.0.1:9000/api"
+
+[metrics]
+listen = "127.0.0.1:9100"
 """
 
 
@@ -122,6 +138,9 @@ def test_file_values(tmp_path: Path) -> None:
         ai_level="easy",
         ai_names=("Ada", "Bo"),
         log_level="DEBUG",
+        log_format="json",
+        redis_fsync="everysec",
+        redis_timeout=2.5,
         telegram=TelegramConfig(
             token="123456:ABC-def_1",
             base_url="http://127.0.0.1:8081",
@@ -129,7 +148,10 @@ def test_file_values(tmp_path: Path) -> None:
             webhook_secret="s3cret_-",
             listen="0.0.0.0:8443",
         ),
-        discord=DiscordConfig(token="discord.token.here", shards=True),
+        discord=DiscordConfig(
+            token="discord.token.here", shards=True, base_url="http://127.0.0.1:9000/api"
+        ),
+        metrics=MetricsConfig(listen="127.0.0.1:9100"),
     )
 
 
@@ -151,39 +173,9 @@ def test_wizard_config_names_the_file(tmp_path: Path) -> None:
     assert load_config({"WIZARD_CONFIG": other}, str(tmp_path / "wizard.toml")).language == "es"
 
 
-def test_environment_overrides_win_over_the_file(tmp_path: Path) -> None:
-    path = write(tmp_path, FULL)
-    environ = {
-        "WIZARD_REDIS_URL": "unix:///run/redis/redis.sock",
-        "WIZARD_DATA_DIR": "state",
-        "WIZARD_LANGUAGE": "es",
-        "WIZARD_TELEGRAM_TOKEN": "999:ENV",
-        "WIZARD_TELEGRAM_BASE_URL": "https://tg.example.org",
-        "WIZARD_DISCORD_TOKEN": "env.discord",
-    }
-    config = load_config(environ, path)
-    assert config.redis_url == "unix:///run/redis/redis.sock"
-    assert config.data_dir == Path("state")
-    assert config.language == "es"
-    assert config.telegram.token == "999:ENV"
-    assert config.telegram.base_url == "https://tg.example.org"
-    assert config.discord.token == "env.discord"
-    # The rest still comes from the file.
-    assert config.theme == "french"
-    assert config.telegram.webhook_secret == "s3cret_-"
-    assert config.discord.shards is True
-
-
 def test_environment_without_a_file() -> None:
     config = load_config({"WIZARD_TELEGRAM_TOKEN": "1:a", "WIZARD_LANGUAGE": "de"})
     assert config == Config(language="de", telegram=TelegramConfig(token="1:a"))
-
-
-def test_empty_environment_variables_count_as_unset(tmp_path: Path) -> None:
-    path = write(tmp_path, 'redis_url = "redis://localhost"\nlanguage = "de"\n')
-    config = load_config({"WIZARD_REDIS_URL": "", "WIZARD_LANGUAGE": "", "WIZARD_CONFIG": ""}, path)
-    assert config.redis_url == "redis://localhost"
-    assert config.language == "de"
 
 
 def test_os_environ_is_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -197,18 +189,14 @@ def test_example_file_loads_and_matches_the_defaults() -> None:
 
 def test_example_file_documents_every_key() -> None:
     text = EXAMPLE.read_text(encoding="utf-8")
-    sections = {"telegram": TelegramConfig, "discord": DiscordConfig}
-    for field in dataclasses.fields(Config):
-        if field.name in sections:
-            assert f"[{field.name}]" in text
-            keys = [f.name for f in dataclasses.fields(sections[field.name])]
-        else:
-            keys = [field.name]
-        for key in keys:
-            line = re.search(rf"^(# )?{key} = .*$", text, re.MULTILINE)
-            assert line, key
-            before = text[: line.start()].rstrip("\n").splitlines()[-1]
-            assert before.startswith("#"), f"{key} has no comment above it"
+    parts = re.split(r"^\[(\w+)\]$", text, flags=re.MULTILINE)
+    tables = {"": parts[0], **dict(zip(parts[1::2], parts[2::2], strict=True))}
+    for key in KEYS:
+        table = tables[key.section]
+        line = re.search(rf"^(# )?{key.field} = .*$", table, re.MULTILINE)
+        assert line, key.name
+        before = table[: line.start()].rstrip("\n").splitlines()[-1]
+        assert before.startswith("#"), f"{key.name} has no comment above it"
 
 
 @pytest.mark.parametrize(
@@ -356,24 +344,10 @@ def test_not_utf8(tmp_path: Path) -> None:
     assert "not UTF-8" in error(path=str(path))
 
 
-@pytest.mark.parametrize(
-    ("environ", "expected"),
-    [
-        ({"WIZARD_LANGUAGE": "xx"}, f'WIZARD_LANGUAGE: unknown language "xx" (known: {KNOWN})'),
-        ({"WIZARD_REDIS_URL": "localhost:6379"}, "WIZARD_REDIS_URL: redis_url must be a URL"),
-        ({"WIZARD_DATA_DIR": " "}, "WIZARD_DATA_DIR: data_dir must be a directory path"),
-        ({"WIZARD_REDIS_URL": "redis://h/x"}, "WIZARD_REDIS_URL: redis_url must name its database"),
-        ({"WIZARD_REDIS_TIMEOUT": "soon"}, "WIZARD_REDIS_TIMEOUT: redis_timeout must be a number"),
-        ({"WIZARD_REDIS_FSYNC": "never"}, 'WIZARD_REDIS_FSYNC: unknown redis_fsync "never"'),
-        ({"WIZARD_TELEGRAM_TOKEN": "a b"}, "WIZARD_TELEGRAM_TOKEN: telegram.token must be"),
-        ({"WIZARD_TELEGRAM_BASE_URL": "nope"}, "WIZARD_TELEGRAM_BASE_URL: telegram.base_url"),
-        ({"WIZARD_DISCORD_BASE_URL": "nope"}, "WIZARD_DISCORD_BASE_URL: discord.base_url"),
-        ({"WIZARD_DISCORD_TOKEN": "x\ny"}, "WIZARD_DISCORD_TOKEN: discord.token must be"),
-        ({"WIZARD_CONFIG": "missing.toml"}, 'WIZARD_CONFIG: no such config file "missing.toml"'),
-    ],
-)
-def test_environment_errors(environ: dict[str, str], expected: str) -> None:
-    assert error(environ).startswith(expected)
+def test_a_missing_file_named_by_the_environment() -> None:
+    assert error({ENV_CONFIG: "missing.toml"}) == (
+        'WIZARD_CONFIG: no such config file "missing.toml"'
+    )
 
 
 def test_missing_explicit_file() -> None:
@@ -416,3 +390,221 @@ def test_a_redis_cluster_that_cannot_be(environ: dict[str, str], message: str) -
     with pytest.raises(ConfigError) as error:
         load_config(environ)
     assert str(error.value) == message
+
+
+# Every key from the environment. GOOD's first row for a variable sets a value FULL does not.
+GOOD: list[tuple[str, str, object]] = [
+    ("WIZARD_REDIS_URL", "redis://10.0.0.5:7000", "redis://10.0.0.5:7000"),
+    ("WIZARD_REDIS_URL", "unix:///run/redis.sock?db=3", "unix:///run/redis.sock?db=3"),
+    ("WIZARD_REDIS_FSYNC", "always", "always"),
+    ("WIZARD_REDIS_TIMEOUT", "0.25", 0.25),
+    ("WIZARD_REDIS_TIMEOUT", "2", 2.0),
+    ("WIZARD_REDIS_CLUSTER", "Yes", True),
+    ("WIZARD_REDIS_CLUSTER", "0", False),
+    ("WIZARD_REDIS_CLUSTER", "ON", True),
+    ("WIZARD_DATA_DIR", "state", Path("state")),
+    ("WIZARD_LANGUAGE", "es", "es"),
+    ("WIZARD_THEME", "races", "races"),
+    ("WIZARD_TURN_TIMEOUT", "45", 45),
+    ("WIZARD_TURN_TIMEOUT", " 60 ", 60),
+    ("WIZARD_TURN_TIMEOUT", "30.0", 30),
+    ("WIZARD_TURN_TIMEOUT", "1e2", 100),
+    ("WIZARD_LOBBY_TIMEOUT", "900", 900),
+    ("WIZARD_FINISHED_TTL", "86_400", 86400),
+    ("WIZARD_AI_LEVEL", "hard", "hard"),
+    ("WIZARD_AI_NAMES", "Cy, Dee,Eve", ("Cy", "Dee", "Eve")),
+    ("WIZARD_AI_NAMES", "Solo", ("Solo",)),
+    ("WIZARD_AI_NAMES", '["Smith, J", "Bo"]', ("Smith, J", "Bo")),
+    ("WIZARD_AI_NAMES", ' [ "Ünal",\n  "Bo" ] ', ("Ünal", "Bo")),
+    ("WIZARD_LOG_LEVEL", "warning", "WARNING"),
+    ("WIZARD_LOG_FORMAT", "text", "text"),
+    ("WIZARD_LOG_FORMAT", "json", "json"),
+    ("WIZARD_TELEGRAM_TOKEN", "999:ENV", "999:ENV"),
+    ("WIZARD_TELEGRAM_BASE_URL", "https://tg.example.org", "https://tg.example.org"),
+    ("WIZARD_TELEGRAM_WEBHOOK_URL", "https://env.example.org/hook", "https://env.example.org/hook"),
+    ("WIZARD_TELEGRAM_WEBHOOK_SECRET", "from-env_1", "from-env_1"),
+    ("WIZARD_TELEGRAM_LISTEN", "[::1]:9000", "[::1]:9000"),
+    ("WIZARD_DISCORD_TOKEN", "env.discord", "env.discord"),
+    ("WIZARD_DISCORD_SHARDS", "off", False),
+    ("WIZARD_DISCORD_SHARDS", "true", True),
+    (
+        "WIZARD_DISCORD_BASE_URL",
+        "https://discord.example.org/api",
+        "https://discord.example.org/api",
+    ),
+    ("WIZARD_METRICS_LISTEN", "0.0.0.0:9100", "0.0.0.0:9100"),
+]
+NEEDS = {"WIZARD_REDIS_CLUSTER": {"WIZARD_REDIS_URL": "redis://10.0.0.5:7000"}}
+"""What a variable's good values need besides (a cluster needs a node's URL)."""
+
+BAD: list[tuple[str, str, str]] = [
+    ("WIZARD_REDIS_URL", "localhost:6379", "redis_url must be a URL starting with redis://"),
+    ("WIZARD_REDIS_URL", "redis://h/x", "redis_url must name its database by number"),
+    ("WIZARD_REDIS_FSYNC", "never", 'unknown redis_fsync "never" (known: always, everysec)'),
+    (
+        "WIZARD_REDIS_TIMEOUT",
+        "soon",
+        'redis_timeout must be a number of seconds from 0.05 to 30.0, not "soon"',
+    ),
+    ("WIZARD_REDIS_TIMEOUT", "nan", "redis_timeout must be a number of seconds"),
+    ("WIZARD_REDIS_TIMEOUT", "0", "redis_timeout must be a number of seconds"),
+    ("WIZARD_REDIS_CLUSTER", "maybe", 'redis_cluster must be true or false, not "maybe"'),
+    ("WIZARD_DATA_DIR", " ", 'data_dir must be a directory path, not " "'),
+    ("WIZARD_LANGUAGE", "xx", f'unknown language "xx" (known: {KNOWN})'),
+    ("WIZARD_LANGUAGE", "de ", 'unknown language "de "'),
+    ("WIZARD_THEME", "pirates", 'unknown theme "pirates" (known: colours, races, french)'),
+    (
+        "WIZARD_TURN_TIMEOUT",
+        "5",
+        "turn_timeout must be a whole number of seconds from 10 to 3600, not 5",
+    ),
+    ("WIZARD_TURN_TIMEOUT", "12.5", "turn_timeout must be a whole number of seconds"),
+    (
+        "WIZARD_TURN_TIMEOUT",
+        "fast",
+        'turn_timeout must be a whole number of seconds from 10 to 3600, not "fast"',
+    ),
+    ("WIZARD_TURN_TIMEOUT", "true", "turn_timeout must be a whole number of seconds"),
+    ("WIZARD_TURN_TIMEOUT", "inf", "turn_timeout must be a whole number of seconds"),
+    ("WIZARD_LOBBY_TIMEOUT", "59", "lobby_timeout must be a whole number of seconds from 60"),
+    ("WIZARD_FINISHED_TTL", "-1", "finished_ttl must be a whole number of seconds from 60"),
+    ("WIZARD_AI_LEVEL", "expert", 'unknown ai_level "expert" (known: easy, normal, hard)'),
+    ("WIZARD_AI_NAMES", "Ada,ada", 'ai_names has "ada" twice'),
+    ("WIZARD_AI_NAMES", "Ada,,Bo", "ai_names must hold names of 1 to 32 printable characters"),
+    ("WIZARD_AI_NAMES", ",".join(f"n{i}" for i in range(21)), "ai_names must be a list of 1 to 20"),
+    ("WIZARD_AI_NAMES", "[]", "ai_names must be a list of 1 to 20 names, not a list"),
+    ("WIZARD_AI_NAMES", '["Ada", 3]', "ai_names must hold names of 1 to 32"),
+    ("WIZARD_AI_NAMES", '["Ada"', 'ai_names must be a list of 1 to 20 names, not "[\\"Ada\\""'),
+    ("WIZARD_AI_NAMES", '["Ada"]\nlanguage = "de"', "ai_names must be a list of 1 to 20 names"),
+    ("WIZARD_LOG_LEVEL", "loud", 'unknown log_level "loud"'),
+    ("WIZARD_LOG_FORMAT", "xml", 'unknown log_format "xml" (known: text, json)'),
+    ("WIZARD_TELEGRAM_TOKEN", "a b", "telegram.token must be non-empty and have no spaces"),
+    ("WIZARD_TELEGRAM_BASE_URL", "nope", "telegram.base_url must be a URL starting with https://"),
+    (
+        "WIZARD_TELEGRAM_WEBHOOK_URL",
+        "http://bot.example.org",
+        'telegram.webhook_url must be a URL starting with https://, not "http://bot.example.org"',
+    ),
+    (
+        "WIZARD_TELEGRAM_WEBHOOK_SECRET",
+        "a+b",
+        "telegram.webhook_secret must be 1 to 256 characters of A-Z, a-z, 0-9, _ and -",
+    ),
+    (
+        "WIZARD_TELEGRAM_LISTEN",
+        "8080",
+        'telegram.listen must be host:port (like "127.0.0.1:8080"), not "8080"',
+    ),
+    ("WIZARD_DISCORD_TOKEN", "x\ny", "discord.token must be non-empty and have no spaces"),
+    ("WIZARD_DISCORD_SHARDS", "2", 'discord.shards must be true or false, not "2"'),
+    ("WIZARD_DISCORD_BASE_URL", "nope", "discord.base_url must be a URL starting with https://"),
+    ("WIZARD_METRICS_LISTEN", "localhost", "metrics.listen must be host:port"),
+]
+
+
+def test_every_field_of_config_is_one_key() -> None:
+    sections = {"telegram": TelegramConfig, "discord": DiscordConfig, "metrics": MetricsConfig}
+    fields = [
+        f"{top.name}.{inner.name}" if top.name in sections else top.name
+        for top in dataclasses.fields(Config)
+        for inner in (dataclasses.fields(sections[top.name]) if top.name in sections else [top])
+    ]
+    assert sorted(fields) == sorted(key.name for key in KEYS)
+
+
+def test_variables_are_named_after_their_keys() -> None:
+    assert ENV_OVERRIDES["WIZARD_TELEGRAM_WEBHOOK_SECRET"].name == "telegram.webhook_secret"
+    assert ENV_OVERRIDES["WIZARD_TURN_TIMEOUT"].name == "turn_timeout"
+    assert ENV_OVERRIDES["WIZARD_METRICS_LISTEN"].name == "metrics.listen"
+    assert ENV_OVERRIDES["WIZARD_LOG_FORMAT"].name == "log_format"
+    assert len(ENV_OVERRIDES) == len(KEYS)
+    assert ENV_CONFIG not in ENV_OVERRIDES
+    # The names the bot has always read keep working.
+    for variable, key in {
+        "WIZARD_REDIS_URL": "redis_url",
+        "WIZARD_REDIS_FSYNC": "redis_fsync",
+        "WIZARD_REDIS_TIMEOUT": "redis_timeout",
+        "WIZARD_REDIS_CLUSTER": "redis_cluster",
+        "WIZARD_DATA_DIR": "data_dir",
+        "WIZARD_LANGUAGE": "language",
+        "WIZARD_TELEGRAM_TOKEN": "telegram.token",
+        "WIZARD_TELEGRAM_BASE_URL": "telegram.base_url",
+        "WIZARD_DISCORD_TOKEN": "discord.token",
+        "WIZARD_DISCORD_BASE_URL": "discord.base_url",
+    }.items():
+        assert ENV_OVERRIDES[variable].name == key
+
+
+def test_every_variable_has_good_and_bad_values() -> None:
+    assert {row[0] for row in GOOD} == set(ENV_OVERRIDES)
+    assert {row[0] for row in BAD} == set(ENV_OVERRIDES)
+
+
+@pytest.mark.parametrize(("variable", "text", "expected"), GOOD)
+def test_a_good_value_from_the_environment_is_taken(
+    variable: str, text: str, expected: object
+) -> None:
+    config = load_config({**NEEDS.get(variable, {}), variable: text})
+    assert ENV_OVERRIDES[variable].value_in(config) == expected
+
+
+@pytest.mark.parametrize(("variable", "text", "expected"), BAD)
+def test_a_bad_value_from_the_environment_is_refused(
+    tmp_path: Path, variable: str, text: str, expected: str
+) -> None:
+    key = ENV_OVERRIDES[variable]
+    message = error({**NEEDS.get(variable, {}), variable: text})
+    assert message.startswith(f"{variable}: "), message
+    assert key.name in message
+    assert expected in message, message
+    # The same value in the file is refused with the same problem, naming the file instead.
+    if key.rule.read(text) != text:
+        return  # the file writes it another way (a number, a switch, a list)
+    section = f"[{key.section}]\n" if key.section else ""
+    path = write(tmp_path, f"{section}{key.field} = {json.dumps(text)}\n")
+    assert error(path=path) == f"{path}: {message.removeprefix(f'{variable}: ')}"
+
+
+def test_the_environment_wins_over_the_file_for_every_key(tmp_path: Path) -> None:
+    firsts = {variable: (text, value) for variable, text, value in reversed(GOOD)}
+    path = write(tmp_path, FULL)
+    from_file = load_config({}, path)
+    config = load_config({v: text for v, (text, _) in firsts.items()}, path)
+    for variable, (_, value) in firsts.items():
+        key = ENV_OVERRIDES[variable]
+        assert key.value_in(from_file) != value, f"FULL already sets {key.name} so"
+        assert key.value_in(config) == value, key.name
+
+
+def test_an_empty_variable_counts_as_unset_for_every_key(tmp_path: Path) -> None:
+    path = write(tmp_path, FULL, "custom.toml")
+    empty = dict.fromkeys([*ENV_OVERRIDES, ENV_CONFIG], "")
+    assert load_config(empty, path) == load_config({}, path)
+    assert load_config(empty) == Config()
+
+
+@pytest.mark.parametrize("key", [key for key in KEYS if key.rule in (SECRET, WEBHOOK_SECRET)])
+def test_secrets_from_the_environment_are_not_echoed(key: Key) -> None:
+    message = error({key.variable: "TOPSECRET PART"})
+    assert message.startswith(f"{key.variable}: ")
+    assert "TOPSECRET" not in message
+
+
+def test_a_redis_password_from_the_environment_is_not_echoed() -> None:
+    message = error({"WIZARD_REDIS_URL": "redis://:hunter2@host/abc"})
+    assert "hunter2" not in message
+    assert message.endswith("not a URL with user info")
+
+
+def test_the_written_lists_of_variables_are_up_to_date() -> None:
+    example = EXAMPLE.read_text(encoding="utf-8")
+    assert updated_example(example) == example, (
+        f"config.example.toml's list of variables is out of date: run {COMMAND}"
+    )
+    operations = OPERATIONS.read_text(encoding="utf-8")
+    assert updated_operations(operations) == operations, (
+        f"docs/operations.md's table of variables is out of date: run {COMMAND}"
+    )
+    for key in KEYS:
+        assert f"#   {key.variable} " in example
+        assert f"| `{key.variable}` | `{key.name}` |" in operations
