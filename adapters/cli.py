@@ -1,12 +1,15 @@
-"""The `wizard-bot` command line: the bot itself (`run`), the terminal table (`play`), a demo
-game, simulations, and checking or replaying records."""
+"""The `wizard-bot` command line: the bot itself (`run`) and its health check (`health`), the
+terminal table (`play`), a demo game, simulations, and checking or replaying records."""
 
 import argparse
 import getpass
+import io
 import json
 import os
 import random
+import select
 import shutil
+import stat
 import statistics
 import sys
 import time
@@ -90,7 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the bot: the chat front ends if configured, else the terminal table (default)",
         description="Start the chat front ends configured (a Telegram or Discord token); with "
         "none configured, say how to configure one and start the terminal table instead, with "
-        "the options of `play`.",
+        "the options of `play` (or, when standard input is closed, as in a container, stop "
+        "with that message).",
     )
     _play_arguments(run)
     run.set_defaults(handler=run_bot)
@@ -167,6 +171,53 @@ def build_parser() -> argparse.ArgumentParser:
         help="leave out the decision times (then the output depends on the seed alone)",
     )
     arena.set_defaults(handler=run_arena)
+
+    backup = commands.add_parser(
+        "backup",
+        help="copy every key the bot keeps in Redis to a file, while the bot runs",
+        description="Write every key of the bot in the configured Redis (redis_url, a Cluster "
+        "with redis_cluster) or the embedded one in data_dir to FILE: gzip'd JSON lines, each "
+        "chat as of one moment (docs/operations.md, Backups). Exit status: 0 written, 1 not.",
+    )
+    backup.add_argument("file", metavar="FILE", help="the backup to write (-: standard output)")
+    backup.set_defaults(handler=run_backup)
+
+    restore = commands.add_parser(
+        "restore",
+        help="restore a backup into a Redis that holds none of the bot's keys",
+        description="Check the backup in FILE whole, then write it into the configured Redis "
+        "(or the embedded one in data_dir), each chat in one step. A Redis with keys of the "
+        "bot is refused unless --replace. Exit status: 0 restored, 1 not.",
+    )
+    restore.add_argument("file", metavar="FILE", help="the backup to read (-: standard input)")
+    restore.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace the bot's keys there: they end exactly as in the backup",
+    )
+    restore.set_defaults(handler=run_restore)
+
+    health = commands.add_parser(
+        "health",
+        help="ask the running bot's health server whether it is well (exit 0) or not (1)",
+        description="GET /healthz (with --ready: /readyz) of the health server at "
+        "metrics.listen (WIZARD_METRICS_LISTEN), as a container's health check does; 0.0.0.0 "
+        "and [::] are asked on the loopback address. Exit status: 0 when it answers 200, "
+        "else 1 with one line saying why.",
+    )
+    health.add_argument(
+        "--ready",
+        action="store_true",
+        help="ask /readyz instead: whether the bot can serve (its store reached)",
+    )
+    health.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=3.0,
+        metavar="S",
+        help="seconds to wait for the answer (default 3)",
+    )
+    health.set_defaults(handler=run_health)
     return parser
 
 
@@ -254,6 +305,16 @@ def _positive(text: str) -> int:
     if count < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {count}")
     return count
+
+
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < seconds <= 60:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most 60, not {text}")
+    return seconds
 
 
 def _int(text: str) -> int:
@@ -383,12 +444,76 @@ def run_bot(args: argparse.Namespace) -> int:
         from adapters import serve
 
         return serve.run(config)
+    if _stdin_at_end():
+        raise UsageError(
+            "no chat front end is configured (set WIZARD_TELEGRAM_TOKEN or "
+            "WIZARD_DISCORD_TOKEN, or a token in wizard.toml) and standard input is closed, "
+            "so the terminal table cannot be played either"
+        )
     print(
         "No chat front end is configured: set WIZARD_TELEGRAM_TOKEN or WIZARD_DISCORD_TOKEN, "
         "or a token in wizard.toml (see config.example.toml)."
     )
     print(f"Meanwhile, the terminal table: you against AI players ({PROG} play --help).")
     return play(play_args, config)
+
+
+def _stdin_at_end() -> bool:
+    """Whether standard input has nothing to give, now or later: closed, /dev/null (a container's
+    or a service manager's), an empty file read to its end, a pipe closed with nothing left in
+    it. A terminal, or a pipe still open or with lines waiting, is not at its end."""
+    stream = sys.stdin
+    try:
+        descriptor = stream.fileno()
+        if os.isatty(descriptor):
+            return False
+        info = os.fstat(descriptor)
+    except (AttributeError, OSError, ValueError):  # no stdin, or closed
+        return True
+    if stat.S_ISCHR(info.st_mode):
+        return info.st_rdev == os.stat(os.devnull).st_rdev
+    if stat.S_ISREG(info.st_mode):
+        return os.lseek(descriptor, 0, os.SEEK_CUR) >= info.st_size
+    readable, _, _ = select.select([descriptor], [], [], 0)
+    buffer = getattr(stream, "buffer", None)
+    if not readable or not isinstance(buffer, io.BufferedReader):
+        return False  # an open pipe with nothing yet: lines may come
+    return not buffer.peek(1)  # readable and empty is the end; a peek keeps what is there
+
+
+def run_health(args: argparse.Namespace) -> int:
+    """`wizard-bot health`: the health server's answer as an exit status (0 well, 1 not)."""
+    from adapters.healthcheck import HEALTH_PATH, READY_PATH, check
+
+    def unwell(reason: str) -> int:
+        print(f"{PROG} health: {reason}", file=sys.stderr)
+        return 1  # never 2: a container's health check reserves it
+
+    try:
+        config = load_config()
+    except ConfigError as error:
+        return unwell(str(error))
+    if config.metrics.listen is None:
+        return unwell("metrics.listen is not set (WIZARD_METRICS_LISTEN): no health server")
+    verdict = check(config.metrics.listen, READY_PATH if args.ready else HEALTH_PATH, args.timeout)
+    if not verdict.healthy:
+        return unwell(verdict.line)
+    print(verdict.line)
+    return 0
+
+
+def run_backup(args: argparse.Namespace) -> int:
+    """`wizard-bot backup FILE`: every key of the bot, to FILE."""
+    from adapters import backups
+
+    return backups.backup(_load_config(), args.file)
+
+
+def run_restore(args: argparse.Namespace) -> int:
+    """`wizard-bot restore FILE`: a backup, into the configured Redis."""
+    from adapters import backups
+
+    return backups.restore(_load_config(), args.file, args.replace)
 
 
 def _option_args(texts: Sequence[str]) -> list[str]:
