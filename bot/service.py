@@ -42,6 +42,7 @@ from bot.stats import people
 from bot.store import RedisClient, Snapshot, Store, StoreErrors, keys
 from bot.store.stats import StatsStore
 from bot.table import Settings, Table
+from bot.upgrades import NewerForm
 from engine import ROUND_PHASES, ErrorCode, Phase, RuleError
 
 MAX_ATTEMPTS = 100
@@ -132,6 +133,8 @@ class GameService:
         outcome was not shown; the next tick shows them again."""
         self._enlisted: set[str] = set()
         """The scopes whose heartbeats name this worker already (it journals only there)."""
+        self._newer_forms: set[str] = set()
+        """Chats where this worker met a form a newer version wrote (logged once each)."""
 
     @classmethod
     def on_redis(
@@ -168,6 +171,8 @@ class GameService:
             # lost): the chat is shown again, where it is behind, once Redis answers.
             self._unsure.add(chat)
             return Outcome(answer=await self.apology(chat, store_away=True), alert=True)
+        except NewerForm as error:
+            return await self._newer(chat, error)
 
     async def show_again(self, chat: str) -> Outcome:
         """The group's lobby or table as it is now, as new messages: for a front end whose
@@ -222,7 +227,10 @@ class GameService:
     async def current(self, chat: str) -> Outcome:
         """A game's lasting messages as they are now (the lobby, or the table and every hand, or
         its end), to post only where a slot shows an older version (`Outcome.again`)."""
-        snap = await self.store.load(chat)
+        try:
+            snap = await self.store.load(chat)
+        except NewerForm:
+            return Outcome()  # a newer worker's game: it shows it
         if snap.table is None:
             return Outcome()
         messages = render(look_of(snap.settings), snap.table, [Current()])
@@ -237,18 +245,23 @@ class GameService:
             for chat, indexed in await self.store.due_timers(scope, now):
                 firing = chat
                 deadline: float | None = indexed
-                while deadline is not None:
-                    # The transaction decides: of several workers (or a player moving at the
-                    # same moment) exactly one changes the table; the others see it moved on.
-                    fire = partial(timeout, deadline=deadline)
-                    outcome, result = await self._transact(chat, None, TIMER, fire, think=True)
-                    # An entry that was early (or a reminder) moves to the table's next time,
-                    # unless a move replaced it meanwhile; then that one is fired if due.
-                    mend = result.mend if result is not None else None
-                    await self.store.drop_timer(chat, deadline, then=mend)
-                    if outcome.messages:
-                        shown.append((chat, outcome))
-                    deadline = mend if mend is not None and mend <= now else None
+                try:
+                    while deadline is not None:
+                        # The transaction decides: of several workers (or a player moving at
+                        # the same moment) exactly one changes the table; the others see it
+                        # moved on.
+                        fire = partial(timeout, deadline=deadline)
+                        outcome, result = await self._transact(chat, None, TIMER, fire, think=True)
+                        # An entry that was early (or a reminder) moves to the table's next
+                        # time, unless a move replaced it meanwhile; then that one is fired if
+                        # due.
+                        mend = result.mend if result is not None else None
+                        await self.store.drop_timer(chat, deadline, then=mend)
+                        if outcome.messages:
+                            shown.append((chat, outcome))
+                        deadline = mend if mend is not None and mend <= now else None
+                except NewerForm as error:
+                    self._warn_newer(chat, error)  # its entry stays, for a newer worker to fire
                 firing = None
         except StoreErrors:
             # Redis is away; the entries stay and fire once it is back (a timeout it may have
@@ -305,6 +318,20 @@ class GameService:
             return await queries.answer(self.stats, chat, user, request, look, self.clock())
         except StoreErrors:
             return Outcome(answer=await self.apology(chat, store_away=True), alert=True)
+        except NewerForm as error:
+            return await self._newer(chat, error)
+
+    async def _newer(self, chat: str, error: NewerForm) -> Outcome:
+        """What someone is told whose request reads what a newer version of the bot stored
+        (during a rolling upgrade): the game cannot be had right now, and nothing was written."""
+        self._warn_newer(chat, error)
+        return Outcome(answer=await self.apology(chat, store_away=True), alert=True)
+
+    def _warn_newer(self, chat: str, error: NewerForm) -> None:
+        """Log, once per chat, that this worker met a form a newer version of the bot wrote."""
+        if chat not in self._newer_forms:
+            self._newer_forms.add(chat)
+            log.warning("%s: %s; this worker is older: stop it, start the newer one", chat, error)
 
     async def _fold(self, chat: str) -> None:
         """Carry the chat's stats forward to the game that just ended. If this fails (or the

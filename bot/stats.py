@@ -23,6 +23,8 @@ from typing import Any
 
 from openskill.models import PlackettLuce, PlackettLuceRating
 
+from bot.upgrades import STATS
+
 MODEL = PlackettLuce()
 """The rating model, with OpenSkill's defaults: mu 25, sigma 25/3, beta 25/6, tau 25/300,
 kappa 0.0001."""
@@ -315,14 +317,18 @@ class Fold:
             standing.sigma = math.fsum(r.sigma for r in ratings) / len(ratings)
 
     def to_json(self) -> str:
+        """The fold as stored, in the current form (`bot.upgrades.STATS`)."""
         players = {player: s.to_dict() for player, s in self.players.items()}
-        return json.dumps({"c": self.cursor, "g": self.games, "p": players})
+        return json.dumps(STATS.stamp({"c": self.cursor, "g": self.games, "p": players}))
 
     @classmethod
     def from_json(cls, text: str | bytes | None) -> "Fold":
+        """The fold stored as `text`, upgraded from an older form; raises
+        `bot.upgrades.NewerForm` for a form newer than this code knows (it must not be
+        written over)."""
         if not text:
             return cls()
-        data = json.loads(text)
+        data, _ = STATS.upgrade(json.loads(text))
         players = {str(p): Standing.from_dict(s) for p, s in data.get("p", {}).items()}
         return cls(players, str(data.get("c", "")), int(data.get("g", 0)))
 

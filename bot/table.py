@@ -7,12 +7,15 @@ import zlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from bot.upgrades import TABLE
 from engine import GameState
 
 if TYPE_CHECKING:
     from bot.config import Config
 
-FORMAT = 1
+FORMAT = TABLE.current
+"""The version of the stored table this code writes (older ones are upgraded as they are read,
+`bot.upgrades.TABLE`; a newer one is refused with `bot.upgrades.NewerForm`)."""
 
 
 def new_game_id() -> str:
@@ -85,9 +88,9 @@ class Table:
     written again (not serialized)."""
 
     def to_bytes(self) -> bytes:
-        """The table without its finished rounds (see `results_bytes`), compressed JSON."""
+        """The table without its finished rounds (see `results_bytes`), compressed JSON, in the
+        current form (`FORMAT`)."""
         data: dict[str, Any] = {
-            "f": FORMAT,
             "id": self.game_id,
             "game": self.game.to_dict(results=False),
             "host": self.host,
@@ -102,7 +105,7 @@ class Table:
             "after": self.after,
             "lang": self.languages,
         }
-        text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+        text = json.dumps(TABLE.stamp(data), separators=(",", ":"), ensure_ascii=False)
         return zlib.compress(text.encode(), 1)  # level 1: half the time of 6, 10 % larger
 
     def results_bytes(self) -> bytes:
@@ -116,10 +119,15 @@ class Table:
 
     @classmethod
     def from_bytes(cls, blob: bytes, results: bytes | None = None) -> "Table":
+        """The table stored as `blob` and `results` (its finished rounds), upgraded from an older
+        form; a form stored by an older version is written again, whole, by the next save.
+        Raises `NewerForm` for a form newer than this code knows, ValueError for one that is
+        not a table."""
         data = json.loads(zlib.decompress(blob))
-        if data.get("f") != FORMAT:
-            raise ValueError(f"table format {data.get('f')!r}, expected {FORMAT}")
+        if not isinstance(data, dict) or not isinstance(data.get("game"), dict):
+            raise ValueError("not a stored table")
         data["game"]["results"] = json.loads(zlib.decompress(results)) if results else []
+        data, found = TABLE.upgrade(data)
         table = cls(
             game_id=data["id"],
             game=GameState.from_dict(data["game"]),
@@ -135,7 +143,8 @@ class Table:
             after=data.get("after"),
             languages=dict(data.get("lang", {})),
         )
-        table.stored = (table.game_id, len(table.game.results))
+        if found == TABLE.current:
+            table.stored = (table.game_id, len(table.game.results))
         return table
 
     def copy(self) -> "Table":
