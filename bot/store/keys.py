@@ -13,6 +13,10 @@ import zlib
 TIMER_SHARDS = 8
 """Sorted sets the timer index of a scope is split into (spread over a Cluster's masters)."""
 
+PREFIX = "wiz:"
+"""Every key of the bot begins so, a hash tag next (`wiz:{tag}:...`): a backup takes these, and
+leaves the keys of other applications in the same Redis alone."""
+
 
 def game(chat: str) -> str:
     """Hash: `v` (version, bumped by every write) and `t` (the table, compressed JSON)."""
@@ -106,3 +110,23 @@ def journal(of: str, worker: str) -> str:
     """Sorted set of the chats of scope `of` a worker wrote lately, by when: what it may not have
     posted yet if it dies, shown again by whoever takes over (see `bot.recovery`)."""
     return f"wiz:{{j:{of}:{worker}}}:journal"
+
+
+def moves() -> str:
+    """Sorted set of the chats moved lately (`<old> <new>`, scored by the Redis server's time):
+    noted before each move, so a backup that ran meanwhile reads the two chats again."""
+    return "wiz:{m}:moves"
+
+
+def of_chat(chat: str) -> tuple[str, ...]:
+    """The chat's keys of fixed names (its applied update ids aside), whether they exist or not."""
+    return (
+        game(chat),
+        settings(chat),
+        results(chat),
+        stats(chat),
+        record(chat),
+        telegram(chat),
+        discord(chat),
+        posts(chat),
+    )

@@ -195,12 +195,16 @@ class StatsStore:
         members = await self.client.smembers(keys.played(player))
         return sorted(m.decode() if isinstance(m, bytes) else str(m) for m in members)
 
+    async def players(self, chat: str) -> set[str]:
+        """The people the chat's kept results or its fold name."""
+        games = (await self._games(chat))[0]
+        players = {seat.player for game in games for seat in game.seats}
+        players |= set(Fold.from_json(await self.client.hget(keys.stats(chat), "s")).players)
+        return {player for player in players if person(player)}
+
     async def moved(self, old: str, new: str) -> None:
         """Chat `old`'s results and fold moved to `new`: its players' indexes follow."""
-        games = (await self._games(new))[0]
-        players = {seat.player for game in games for seat in game.seats}
-        players |= set(Fold.from_json(await self.client.hget(keys.stats(new), "s")).players)
-        players = {player for player in players if person(player)}
+        players = await self.players(new)
         await self.enlist(players, new)
         async with self.client.pipeline(transaction=False) as pipe:
             for player in players:

@@ -122,6 +122,16 @@ return moved
 """Move a chat's keys (pairs old, new; the game first), unless the new chat has a game
 already."""
 
+_NOTE_MOVE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+redis.call('ZADD', KEYS[1], now, ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 86400)
+return 0
+"""
+"""Note a move (`<old> <new>`) by the server's time, forgetting those older than a day: a
+backup running meanwhile reads both chats again (`bot.store.backup`)."""
+
 _BEAT = """
 local now = tonumber(ARGV[2])
 local mine = redis.call('ZSCORE', KEYS[1], ARGV[1]) or ''
@@ -207,6 +217,7 @@ class Store:
         self._load = client.register_script(_LOAD)
         self._move = client.register_script(_MOVE)
         self._beat = client.register_script(_BEAT)
+        self._note_move = client.register_script(_NOTE_MOVE)
 
     async def load(self, chat: str, update_id: str | None = None) -> Snapshot:
         version, blob, results, settings, seen = await self._load(
@@ -422,6 +433,7 @@ class Store:
             (keys.record(old), keys.record(new)),
             *extra,
         ]
+        await self._note_move(keys=[keys.moves()], args=[f"{old} {new}"])
         if self.cluster:
             moved = await self._move_across(pairs)
         else:

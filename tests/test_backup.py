@@ -1,0 +1,443 @@
+"""Backups and restores (`bot.store.backup`, `wizard-bot backup` and `restore`): real games on a
+real Redis, a backup taken while another game is played and while a chat moves, restored into a
+second redis-server and compared key by key; bad files and a target with keys of the bot refused
+with one line and nothing changed; the command line, through stdout and stdin, and the embedded
+server in data_dir."""
+
+import asyncio
+import gzip
+import io
+import json
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Collection, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis.asyncio as aioredis
+from service_helpers import ANN, BOB, CID, DOT, EVE, FAY, Clock, recorded, service, table_of
+from test_stats import Players
+
+from adapters.cli import main
+from bot.commands import Kind
+from bot.service import GameService
+from bot.store import backup as backups
+from bot.store import keys
+from bot.store.backup import FORMAT, Backup, BackupError, Restore, Saved, check_file
+from bot.store.redis_server import RedisServer, embedded_redis, free_port
+from engine import Phase
+
+NOW = 1_700_000_000.0
+DONE, PLAYING, BUSY = "tg:-100", "tg:-200", "tg:-300"
+"""A chat with finished games, one with a game under way, one played while the backup runs."""
+OTHER = b"another-app:key"
+"""A key of another application in the same Redis."""
+TTL_SLACK_MS = 5_000
+
+Contents = dict[bytes, tuple[str, Any, int]]
+
+
+async def contents(client: aioredis.Redis, pattern: str = "*") -> Contents:
+    """Every key: its type, its value and its time to live (ms, -1 for none)."""
+    found: Contents = {}
+    async for key in client.scan_iter(match=pattern):
+        kind = (await client.type(key)).decode()
+        value: Any
+        if kind == "string":
+            value = await client.get(key)
+        elif kind == "hash":
+            value = await client.hgetall(key)
+        elif kind == "list":
+            value = await client.lrange(key, 0, -1)
+        elif kind == "set":
+            value = await client.smembers(key)
+        else:
+            value = await client.zrange(key, 0, -1, withscores=True)
+        found[key] = (kind, value, await client.pttl(key))
+    return found
+
+
+def same(got: Contents, want: Contents, leave_out: Collection[bytes] = ()) -> None:
+    """The same keys and values (but those of the tags `leave_out`), times to live within
+    TTL_SLACK_MS."""
+    got = {key: item for key, item in got.items() if backups.tag_of(key) not in leave_out}
+    want = {key: item for key, item in want.items() if backups.tag_of(key) not in leave_out}
+    assert sorted(got) == sorted(want)
+    for key, (kind, value, ttl) in want.items():
+        assert got[key][:2] == (kind, value), key
+        assert (got[key][2] == -1) == (ttl == -1), key
+        assert abs(got[key][2] - ttl) <= TTL_SLACK_MS, key
+
+
+@pytest.fixture
+async def source(redis_url: str) -> AsyncIterator[aioredis.Redis]:
+    client = aioredis.from_url(redis_url)
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+@pytest.fixture
+def target_server(tmp_path: Path) -> Iterator[RedisServer]:
+    """A second redis-server, empty, to restore into."""
+    with RedisServer(tmp_path / "target", port=free_port(), appendfsync="always") as server:
+        yield server
+
+
+@pytest.fixture
+async def target(target_server: RedisServer) -> AsyncIterator[aioredis.Redis]:
+    client = aioredis.from_url(target_server.url)
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+async def played(client: aioredis.Redis) -> GameService:
+    """Two finished games in DONE (results, stats, a record, settings), one under way in
+    PLAYING (a turn deadline and its timer), and a key of another application."""
+    svc = service(client, seed=5, clock=Clock(NOW))
+    done = Players(svc, [ANN, BOB, CID], chat=DONE, seed=1)
+    await done.ok(ANN, Kind.LANGUAGE, "de")
+    for _ in range(2):
+        await done.lobby(["rounds=short"], ai=1)
+        await done.play_to_end()
+    going = Players(svc, [DOT, EVE, FAY], chat=PLAYING, seed=2)
+    await going.lobby(["rounds=short"])
+    await going.play_until(lambda state: state.round is not None and state.round.number == 2)
+    await client.set(OTHER, b"not ours")
+    return svc
+
+
+async def one_move(client: aioredis.Redis, chat: str) -> None:
+    """A player of PLAYING's game presses a button their screen shows now (a legal move)."""
+    svc = service(client, seed=9, clock=Clock(NOW))
+    going = Players(svc, [DOT, EVE, FAY], chat=chat, seed=4, wings_rate=0)
+    going.screens.show(await svc.current(chat))
+    await going.move()
+
+
+async def back_up(client: aioredis.Redis, source: str = "test") -> io.BytesIO:
+    out = io.BytesIO()
+    await Backup(client).write(out, source)
+    out.seek(0)
+    return out
+
+
+async def test_a_backup_taken_while_a_game_is_played_restores_each_chat_as_it_was(
+    source: aioredis.Redis, target: aioredis.Redis
+) -> None:
+    svc = await played(source)
+    busy = Players(svc, [ANN, BOB, CID], chat=BUSY, seed=3)
+    await busy.lobby(["rounds=short"])
+    moves = 0
+
+    async def keep_playing(stop: asyncio.Event) -> None:
+        nonlocal moves
+        while not stop.is_set():
+            table = await table_of(source, BUSY)
+            assert table is not None
+            if table.game.phase is Phase.FINISHED:
+                await busy.lobby(["rounds=short"])
+            else:
+                await busy.move()
+            moves += 1
+
+    stop = asyncio.Event()
+    writer = asyncio.create_task(keep_playing(stop))
+    during = 0
+    try:
+        for _ in range(3):  # a few backups while it plays: the last is restored
+            await asyncio.sleep(0.05)
+            start = moves
+            file = await back_up(source)
+            during += moves - start
+    finally:
+        stop.set()
+        await writer
+    assert during > 0  # the game was played while the backups read
+    before = await contents(source)
+
+    summary = await Restore(target).write(file)
+    assert (summary.chats, summary.games) == (3, 3)
+    after = await contents(target)
+    assert OTHER not in after
+    # every chat the writer did not touch is exactly as it was; what its moves changed (the
+    # timer index, the worker's journal, the players' indexes) is checked below
+    spanning = {tag for tag in map(backups.tag_of, before) if tag[:2] in (b"t:", b"j:", b"p:")}
+    same(after, {k: v for k, v in before.items() if k != OTHER}, {BUSY.encode(), *spanning})
+
+    # the busy chat is one state its game really had: version and table as one write made them
+    version, blob = await target.hmget(keys.game(BUSY), ["v", "t"])
+    written = {(note.version, note.blob) for note in recorded(svc).acked}
+    assert (int(version), blob) in written
+    # every game under way is indexed no later than its table's next time
+    for chat in (PLAYING, BUSY):
+        table = await table_of(target, chat)
+        assert table is not None
+        wake = table.wake()
+        if wake is not None:
+            entry = await target.zscore(keys.timers(chat), chat)
+            assert entry is not None
+            assert entry <= wake
+    # the players' indexes name their chats
+    assert DONE.encode() in await target.smembers(keys.played(ANN.id))
+
+    # the restored game goes on: a legal move applies on the restored Redis
+    version_before = int(await target.hget(keys.game(PLAYING), "v"))
+    await one_move(target, PLAYING)
+    assert int(await target.hget(keys.game(PLAYING), "v")) == version_before + 1
+
+
+class MovingBackup(Backup):
+    """A backup during which chat `old` moves to `new`, right after it read `after`."""
+
+    def __init__(self, client: aioredis.Redis, svc: GameService, after: str, old: str, new: str):
+        super().__init__(client)
+        self.svc, self.after, self.old, self.new = svc, after, old, new
+
+    async def read_tag(self, tag: bytes, seen: Any) -> list[Saved]:
+        saved = await super().read_tag(tag, seen)
+        if tag == self.after.encode():
+            assert await self.svc.move_chat(self.old, self.new) is not None
+        return saved
+
+
+@pytest.mark.parametrize("after", [DONE, PLAYING], ids=["before-old", "old-itself"])
+async def test_a_chat_that_moves_during_the_backup_is_in_it_once(
+    source: aioredis.Redis,
+    target: aioredis.Redis,
+    monkeypatch: pytest.MonkeyPatch,
+    after: str,
+) -> None:
+    svc = await played(source)
+    new = "tg:-1000200"  # a supergroup's id: read before PLAYING, had it been there
+    monkeypatch.setattr(backups, "BATCH", 1)  # one tag at a time: the move falls between
+    game = await source.hgetall(keys.game(PLAYING))
+    out = io.BytesIO()
+    summary = await MovingBackup(source, svc, after, PLAYING, new).write(out, "test")
+    assert summary.moved == 1
+    out.seek(0)
+    await Restore(target).write(out)
+    assert await target.hgetall(keys.game(new)) == game
+    assert not await target.exists(keys.game(PLAYING))
+    table = await table_of(target, new)
+    assert table is not None
+    assert table.wake() is not None
+    assert await target.zscore(keys.timers(new), new) is not None
+
+
+# --- bad input ------------------------------------------------------------------------------
+
+
+def lines_of(file: io.BytesIO) -> list[bytes]:
+    return gzip.decompress(file.getvalue()).splitlines(keepends=True)
+
+
+def packed(lines: list[bytes]) -> io.BytesIO:
+    return io.BytesIO(gzip.compress(b"".join(lines)))
+
+
+def altered(file: io.BytesIO) -> io.BytesIO:
+    """A record's value changed (and the file compressed again, so gzip finds nothing)."""
+    lines = lines_of(file)
+    record = json.loads(lines[1])
+    record["keys"][0]["ttl"] = 12345
+    lines[1] = json.dumps(record).encode() + b"\n"
+    return packed(lines)
+
+
+def flipped(file: io.BytesIO) -> io.BytesIO:
+    raw = bytearray(file.getvalue())
+    raw[len(raw) // 2] ^= 0x55
+    return io.BytesIO(bytes(raw))
+
+
+BAD: dict[str, tuple[Any, str]] = {
+    "truncated": (lambda f: io.BytesIO(f.getvalue()[: len(f.getvalue()) // 2]), "cut short"),
+    "without its end": (lambda f: packed(lines_of(f)[:-1]), "cut short (it has no end line)"),
+    "a line dropped": (lambda f: packed(lines_of(f)[:1] + lines_of(f)[2:]), "altered"),
+    "altered": (altered, "altered: its checksum does not match"),
+    "a byte flipped": (flipped, "damaged"),
+    "a game record": (lambda f: io.BytesIO(b'{"format": "wizard-record/1"}'), "not gzip data"),
+    "gzip of something else": (
+        lambda f: packed([b'{"format": "wizard-record/1"}\n']),
+        f"not a {FORMAT} backup",
+    ),
+    "a later format": (
+        lambda f: packed([b'{"format": "wizard-backup/2"}\n', *lines_of(f)[1:]]),
+        f"a wizard-backup/2 backup: this version reads {FORMAT}",
+    ),
+    "empty": (lambda f: io.BytesIO(b""), "not gzip data"),
+}
+
+
+@pytest.fixture(scope="module")
+def good(redis_server: RedisServer) -> bytes:
+    """A backup of the games `played` makes (once for the bad files made from it)."""
+
+    async def make() -> bytes:
+        client = aioredis.from_url(redis_server.url)
+        try:
+            await client.flushall()
+            await played(client)
+            return (await back_up(client)).getvalue()
+        finally:
+            await client.aclose()
+
+    return asyncio.run(make())
+
+
+@pytest.mark.parametrize("case", list(BAD))
+async def test_a_bad_backup_is_refused_with_one_line_and_nothing_written(
+    good: bytes, target: aioredis.Redis, case: str
+) -> None:
+    spoil, reason = BAD[case]
+    await target.set(b"another-app:mine", b"1")
+    before = await contents(target)
+    with pytest.raises(BackupError, match=None) as refused:
+        await Restore(target).write(spoil(io.BytesIO(good)))
+    message = str(refused.value)
+    assert reason in message
+    assert "\n" not in message
+    assert await contents(target) == before
+    check_file(io.BytesIO(good))  # the file it was spoiled from is fine
+
+
+async def test_a_target_with_keys_of_the_bot_is_refused_unless_replace(
+    source: aioredis.Redis, target: aioredis.Redis
+) -> None:
+    await played(source)
+    file = await back_up(source)
+    await Restore(target).write(file)
+    restored = await contents(target)
+    await target.set(keys.settings("tg:-999"), b"{}")  # a chat the backup does not have
+    before = await contents(target)
+    with pytest.raises(BackupError, match=r"holds \d+ keys of the bot already") as refused:
+        await Restore(target).write(file)
+    assert "--replace" in str(refused.value)
+    same(await contents(target), before)
+    # --replace: the bot's keys end as in the backup, other applications' stay
+    await one_move(target, PLAYING)  # the target's game moves on: replaced, it goes back
+    await target.set(OTHER, b"theirs")
+    summary = await Restore(target).write(file, replace=True)
+    assert summary.deleted == 2  # that chat's settings, and the journal of the move's worker
+    assert await target.get(OTHER) == b"theirs"
+    await target.delete(OTHER)
+    same(await contents(target), restored)
+
+
+# --- the command line -----------------------------------------------------------------------
+
+
+def configured(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, url: str | None) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name in list(os.environ):
+        if name.startswith("WIZARD_"):
+            monkeypatch.delenv(name)
+    if url is None:
+        monkeypatch.setenv("WIZARD_DATA_DIR", str(tmp_path / "data"))
+    else:
+        monkeypatch.setenv("WIZARD_REDIS_URL", url)
+
+
+async def test_the_command_line_backs_up_and_restores(
+    source: aioredis.Redis,
+    target_server: RedisServer,
+    redis_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    await played(source)
+    before = await contents(source, keys.PREFIX + "*")
+    file = tmp_path / "wizard.backup.gz"
+    configured(monkeypatch, tmp_path, redis_url)
+    assert await asyncio.to_thread(main, ["backup", str(file)]) == 0
+    said = capsys.readouterr()
+    assert "2 chats (2 with a game)" in said.out
+    assert file.name in said.out
+    assert not file.with_name(file.name + ".partial").exists()
+
+    configured(monkeypatch, tmp_path, target_server.url)
+    assert await asyncio.to_thread(main, ["restore", str(file)]) == 0
+    assert "wizard-bot restore: the backup of " in capsys.readouterr().out
+    assert await asyncio.to_thread(main, ["restore", str(file)]) == 1
+    said = capsys.readouterr()
+    assert said.err.startswith("wizard-bot restore: the target Redis holds ")
+    assert said.err.count("\n") == 1
+    assert not said.out
+    assert await asyncio.to_thread(main, ["restore", "--replace", str(file)]) == 0
+    capsys.readouterr()
+    assert await asyncio.to_thread(main, ["restore", str(tmp_path / "missing")]) == 1
+    assert "No such file or directory" in capsys.readouterr().err
+    check = aioredis.from_url(target_server.url)
+    try:
+        same(await contents(check), before)
+    finally:
+        await check.aclose()
+
+
+def test_backup_to_stdout_piped_into_restore_from_stdin(
+    redis_url: str, target_server: RedisServer, tmp_path: Path
+) -> None:
+    asyncio.run(_play_on(redis_url))
+    command = [sys.executable, "-m", "adapters.cli"]
+    root = Path(__file__).resolve().parents[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WIZARD_")}
+    env["PYTHONPATH"] = str(root)
+    dumped = subprocess.run(
+        [*command, "backup", "-"],
+        env={**env, "WIZARD_REDIS_URL": redis_url},
+        cwd=tmp_path,
+        capture_output=True,
+        check=True,
+    )
+    assert dumped.stdout[:2] == b"\x1f\x8b"
+    assert b"2 chats" in dumped.stderr
+    loaded = subprocess.run(
+        [*command, "restore", "-"],
+        env={**env, "WIZARD_REDIS_URL": target_server.url},
+        cwd=tmp_path,
+        input=dumped.stdout,
+        capture_output=True,
+        check=True,
+    )
+    assert b"2 chats (2 with a game)" in loaded.stdout, loaded
+
+
+async def _play_on(url: str) -> None:
+    client = aioredis.from_url(url)
+    try:
+        await played(client)
+    finally:
+        await client.aclose()
+
+
+def test_the_embedded_server_in_data_dir(
+    redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Restored into the embedded server (started for it, and stopped), backed up from it again
+    when stopped, and while the bot runs it (which goes on running)."""
+    asyncio.run(_play_on(redis_url))
+    first, second, third = (tmp_path / f"{n}.gz" for n in (1, 2, 3))
+    configured(monkeypatch, tmp_path, redis_url)
+    assert main(["backup", str(first)]) == 0
+    configured(monkeypatch, tmp_path, None)
+    assert main(["restore", str(first)]) == 0
+    assert main(["backup", str(second)]) == 0  # started again: its append-only file loaded
+    running = embedded_redis(tmp_path / "data")  # as the bot starts it
+    try:
+        assert main(["backup", str(third)]) == 0
+        assert running.running
+    finally:
+        running.stop()
+    records = [sorted(lines_of(io.BytesIO(f.read_bytes()))[1:-1]) for f in (first, second, third)]
+    assert records[0]
+    assert len(records[0]) == len(records[1]) == len(records[2])
+    for one in records[1:]:
+        got = [json.loads(line)["tag"] for line in one]
+        assert got == [json.loads(line)["tag"] for line in records[0]]
