@@ -1,0 +1,40 @@
+# syntax=docker/dockerfile:1
+# wizard-bot as a container: the bot, the embedded Redis-compatible server of the `embedded`
+# extra, and a health check. docs/operations.md, "Deploying with a container", says how to build
+# and run it; tests/test_container.py lints this file and runs its commands.
+
+# The build: a virtual environment with the project and its dependencies (all of them wheels).
+FROM python:3.12-slim-bookworm AS build
+ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    VIRTUAL_ENV=/opt/wizard-bot
+WORKDIR /src
+COPY pyproject.toml README.md ./
+COPY engine engine
+COPY bot bot
+COPY adapters adapters
+# pip runs from the base image, so the environment holds no pip of its own; its downloads stay
+# in the build's cache, out of the image
+RUN --mount=type=cache,target=/root/.cache/pip \
+    python -m venv --without-pip "$VIRTUAL_ENV" \
+    && python -m pip --python "$VIRTUAL_ENV/bin/python" install ".[embedded]"
+
+# The image: the same Python, that environment, a user of its own and the /data volume.
+FROM python:3.12-slim-bookworm
+ENV VIRTUAL_ENV=/opt/wizard-bot
+COPY --from=build /opt/wizard-bot /opt/wizard-bot
+RUN useradd --system --uid 10001 --user-group --home-dir /data --no-create-home \
+        --shell /usr/sbin/nologin wizard \
+    && mkdir /data \
+    && chown wizard:wizard /data
+ENV PATH="$VIRTUAL_ENV/bin:$PATH" \
+    PYTHONUNBUFFERED=1 \
+    WIZARD_DATA_DIR=/data \
+    WIZARD_METRICS_LISTEN=0.0.0.0:9100
+VOLUME ["/data"]
+WORKDIR /data
+USER 10001:10001
+# 8080: Telegram's webhook (with WIZARD_TELEGRAM_LISTEN=0.0.0.0:8080); 9100: health and metrics
+EXPOSE 8080 9100
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+    CMD ["wizard-bot", "health"]
+CMD ["wizard-bot", "run"]
