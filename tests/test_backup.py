@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
+import test_cluster
 from service_helpers import ANN, BOB, CID, DOT, EVE, FAY, Clock, recorded, service, table_of
 from test_stats import Players
 
@@ -32,11 +33,16 @@ from engine import Phase
 NOW = 1_700_000_000.0
 DONE, PLAYING, BUSY = "tg:-100", "tg:-200", "tg:-300"
 """A chat with finished games, one with a game under way, one played while the backup runs."""
+CHATS = ("tg:-1000100", PLAYING)
+"""The chats with a game after the move on a Cluster."""
 OTHER = b"another-app:key"
 """A key of another application in the same Redis."""
 TTL_SLACK_MS = 5_000
 
 Contents = dict[bytes, tuple[str, Any, int]]
+
+cluster, cluster_client = test_cluster.cluster, test_cluster.cluster_client
+"""A real Redis Cluster (3 masters, a replica each), emptied for each test."""
 
 
 async def contents(client: aioredis.Redis, pattern: str = "*") -> Contents:
@@ -441,3 +447,37 @@ def test_the_embedded_server_in_data_dir(
     for one in records[1:]:
         got = [json.loads(line)["tag"] for line in one]
         assert got == [json.loads(line)["tag"] for line in records[0]]
+
+
+# --- a Redis Cluster ------------------------------------------------------------------------
+
+
+async def test_a_cluster_backed_up_restored_into_one_server_and_back(
+    cluster_client: "aioredis.RedisCluster", target: aioredis.Redis
+) -> None:
+    """Every master is scanned, and the file restores into a server of the other kind."""
+    svc = await played(cluster_client)  # type: ignore[arg-type]
+    await svc.move_chat(DONE, "tg:-1000100")  # a move on a Cluster: key by key
+    masters = {cluster_client.get_node_from_key(keys.game(chat)).name for chat in CHATS}
+    assert len(masters) > 1
+    before = await on_every_master(cluster_client)
+    file = await back_up(cluster_client)  # type: ignore[arg-type]
+    summary = await Restore(target).write(file)
+    assert summary.games == 2
+    same(await contents(target), before)
+
+    for node in cluster_client.get_primaries():
+        await cluster_client.flushall(target_nodes=node)
+    await Restore(cluster_client).write(file)  # type: ignore[arg-type]
+    same(await on_every_master(cluster_client), before)
+
+
+async def on_every_master(client: "aioredis.RedisCluster") -> Contents:
+    found: Contents = {}
+    for node in client.get_primaries():
+        one = aioredis.Redis(host=node.host, port=node.port)
+        try:
+            found |= await contents(one, keys.PREFIX + "*")
+        finally:
+            await one.aclose()
+    return found

@@ -551,10 +551,18 @@ class Restore:
                 summary.deleted += len(there[tag])
                 await self.client.delete(*there[tag])
         stats = StatsStore(self.client)
-        for chat in people:
+
+        async def enlist(chat: str) -> None:
             await stats.enlist(await stats.players(chat), chat)
-        for chat, wake in wakes.items():
-            await self.client.zadd(keys.timers(chat), {chat: wake}, lt=True)
+
+        async def index(chat: str) -> None:  # no later than the table's time: mended if early
+            await self.client.zadd(keys.timers(chat), {chat: wakes[chat]}, lt=True)
+
+        for start in range(0, max(len(people), len(wakes)), BATCH):
+            await asyncio.gather(
+                *map(enlist, people[start : start + BATCH]),
+                *map(index, list(wakes)[start : start + BATCH]),
+            )
         summary.timers = len(wakes)
         return summary
 
