@@ -27,9 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from aiohttp import web
 from fake_telegram import FakeTelegram, User
 
 from adapters import healthcheck as healthcheck_client
+from adapters.cli import main
 from bot.store.redis_server import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -272,6 +274,75 @@ def test_the_proxy_the_workers_and_the_image_agree() -> None:
     assert "health_uri /readyz" in caddyfile
 
 
+# --- wizard-bot health --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("listen", "url"),
+    [
+        ("0.0.0.0:9100", "http://127.0.0.1:9100/healthz"),
+        ("[::]:9100", "http://[::1]:9100/healthz"),
+        (":::9100", "http://[::1]:9100/healthz"),
+        ("10.0.0.7:9100", "http://10.0.0.7:9100/healthz"),
+        ("[fd00::7]:9100", "http://[fd00::7]:9100/healthz"),
+    ],
+)
+def test_the_health_check_asks_where_the_server_listens(listen: str, url: str) -> None:
+    assert healthcheck_client.probe_url(listen, "/healthz")[2] == url
+
+
+def health(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    status = main(["health", *args])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+async def test_the_health_check_tells_what_it_found(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name in [name for name in os.environ if name.startswith("WIZARD_")]:
+        monkeypatch.delenv(name)
+    assert await asyncio.to_thread(health, capsys) == (
+        1, "", "wizard-bot health: metrics.listen is not set (WIZARD_METRICS_LISTEN): no "
+        "health server\n",
+    )  # fmt: skip
+    port = free_port()
+    monkeypatch.setenv("WIZARD_METRICS_LISTEN", f"0.0.0.0:{port}")
+    status, _, err = await asyncio.to_thread(health, capsys)
+    assert (status, err) == (
+        1, f"wizard-bot health: http://127.0.0.1:{port}/healthz: connection refused (is the "
+        "bot running?)\n",
+    )  # fmt: skip
+
+    async def alive(_: web.Request) -> web.Response:
+        return web.Response(text="ok")
+
+    async def unready(_: web.Request) -> web.Response:
+        return web.Response(status=503, text="not ready:\nredis")
+
+    app = web.Application()
+    app.router.add_get("/healthz", alive)
+    app.router.add_get("/readyz", unready)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    try:
+        assert await asyncio.to_thread(health, capsys) == (
+            0, f"http://127.0.0.1:{port}/healthz: 200 OK\n", ""
+        )  # fmt: skip
+        assert await asyncio.to_thread(health, capsys, "--ready") == (
+            1, "", f"wizard-bot health: http://127.0.0.1:{port}/readyz: 503 Service "
+            "Unavailable: not ready: redis\n",
+        )  # fmt: skip
+    finally:
+        await runner.cleanup()
+    monkeypatch.setenv("WIZARD_METRICS_LISTEN", "nowhere")
+    status, _, err = await asyncio.to_thread(health, capsys)
+    assert status == 1  # never 2, which a container's health check reserves
+    assert err.startswith("wizard-bot health: WIZARD_METRICS_LISTEN: ")
+
+
 # --- the image's commands, run here -------------------------------------------------------------
 
 
@@ -318,6 +389,24 @@ def context_files(sources: list[str]) -> list[str]:
     return [name for name in listed.stdout.split("\0") if name and (ROOT / name).is_file()]
 
 
+@dataclass
+class Place:
+    """Where a stage's commands run here: its environment and working directory so far."""
+
+    root: Path
+    env: dict[str, str]
+    workdir: Path
+
+    def set(self, keyword: str, text: str) -> bool:
+        """Carry out an ENV or WORKDIR (True), or leave any other instruction (False)."""
+        if keyword == "ENV":
+            self.env.update(rebased(self.root, env_items(text), self.env))
+        elif keyword == "WORKDIR":
+            self.workdir = in_root(self.root, expand(text, self.env))
+            self.workdir.mkdir(parents=True, exist_ok=True)  # RUN mkdir /data, left out
+        return keyword in ("ENV", "WORKDIR")
+
+
 def build(root: Path) -> Image:
     """Carry out the Dockerfile's build stage under `root`, and read the final stage."""
     build_stage, final = read_dockerfile()
@@ -326,20 +415,17 @@ def build(root: Path) -> Image:
     bin_dir.mkdir(parents=True)
     for name in ("python", "python3"):
         (bin_dir / name).symlink_to(python)
-    env = {"PATH": str(bin_dir), "LANG": "C.UTF-8", "HOME": str(Path.home())}  # pip's cache
-    workdir = root
+    base = {"PATH": str(bin_dir), "LANG": "C.UTF-8"}
+    here = Place(root, {**base, "HOME": str(Path.home())}, root)  # HOME: pip's cache
     for keyword, text in build_stage.steps:
-        if keyword == "ENV":
-            env.update(rebased(root, env_items(text), env))
-        elif keyword == "WORKDIR":
-            workdir = in_root(root, expand(text, env))
-            workdir.mkdir(parents=True, exist_ok=True)
-        elif keyword == "COPY":  # a file into the target folder, a folder's files under it
+        if here.set(keyword, text):
+            continue
+        if keyword == "COPY":  # a file into the target folder, a folder's files under it
             *sources, target = text.split()
             for source in sources:
                 for name in context_files([source]):
                     inner = Path(name).name if name == source else Path(name).relative_to(source)
-                    copy = workdir / target / inner
+                    copy = here.workdir / target / inner
                     copy.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(ROOT / name, copy)
         elif keyword == "RUN":
@@ -348,29 +434,23 @@ def build(root: Path) -> Image:
                 words.pop(0)
             command = " ".join(words)
             done = subprocess.run(
-                ["/bin/sh", "-c", command], cwd=workdir, env=env, capture_output=True,
+                ["/bin/sh", "-c", command], cwd=here.workdir, env=here.env, capture_output=True,
                 text=True, timeout=BUILD_TIMEOUT, check=False,
             )  # fmt: skip
             assert done.returncode == 0, f"RUN {command}\n{done.stdout[-3000:]}{done.stderr}"
         else:
             raise AssertionError(f"the build stage's {keyword} is not carried out here")
 
-    final_env = {"PATH": str(in_root(root, "/usr/local/bin")), "LANG": "C.UTF-8"}
-    final_workdir = root
+    there = Place(root, dict(base), root)
     for keyword, text in final.steps:
-        if keyword == "ENV":
-            final_env.update(rebased(root, env_items(text), final_env))
-        elif keyword == "WORKDIR":
-            final_workdir = in_root(root, expand(text, final_env))
-        elif keyword == "COPY":
+        if not there.set(keyword, text) and keyword == "COPY":
             source, target = text.removeprefix("--from=build ").split()
             assert source == target  # the build's environment, at the same path: done already
-    final_workdir.mkdir(parents=True, exist_ok=True)  # RUN mkdir /data, left out here
     options, health = healthcheck(final)
     return Image(
         root=root,
-        env=final_env,
-        workdir=final_workdir,
+        env=there.env,
+        workdir=there.workdir,
         cmd=json.loads(final.one("CMD")),
         health=health,
         health_timeout=seconds(options["timeout"]),
@@ -433,8 +513,10 @@ async def test_the_image_runs_the_bot_and_its_health_check_tells(image: Image) -
                 assert time.monotonic() - started < image.start_period, "never ready"
                 await asyncio.sleep(0.5)
             fake.send_command(GROUP, ANN, "/join")
-            await fake.wait_idle(timeout=30)
-            assert "Ann" in fake.last_message(GROUP).text  # the lobby, with Ann in it
+            posted = time.monotonic()
+            while not any(e.kind == "message" and "Ann" in e.text for e in fake.transcript(GROUP)):
+                assert time.monotonic() - posted < 30, "no lobby with Ann in it"
+                await asyncio.sleep(0.1)
         finally:
             if bot.returncode is None:
                 bot.send_signal(signal.SIGTERM)  # docker stop
