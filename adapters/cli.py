@@ -1,5 +1,6 @@
-"""The `wizard-bot` command line: the bot itself (`run`) and its health check (`health`), the
-terminal table (`play`), a demo game, simulations, and checking or replaying records."""
+"""The `wizard-bot` command line: the bot itself (`run`), its health check (`health`) and its
+backups (`backup`, `restore`), the terminal table (`play`), a demo game, simulations, and
+checking or replaying records."""
 
 import argparse
 import getpass
