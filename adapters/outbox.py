@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Generic, Protocol, TypeVar
 
 from bot import Message
+from bot.metrics import FAILED_POST, Posting
 
 log = logging.getLogger(__name__)
 
@@ -164,6 +165,8 @@ class _Entry(Generic[T]):
     waiters: list["asyncio.Future[object]"]
     tries: int = 0
     low: bool = False
+    since: float = 0.0
+    """When it (or the post it replaced) was queued."""
 
 
 class _Queue(Generic[T]):
@@ -204,6 +207,7 @@ class Outbox(Generic[T]):
         windows: SharedWindows | None = None,
         chat_of: Callable[[Hashable], str] = str,
         retry: Callable[[BaseException], bool] = lambda _error: False,
+        posting: Posting | None = None,
     ) -> None:
         self._deliver = deliver
         self._limits = limits
@@ -217,6 +221,10 @@ class Outbox(Generic[T]):
         self._retry = retry
         self._queues: dict[Hashable, _Queue[T]] = {}
         self._closed = False
+        self._posting = posting
+        """What the posts are counted in (their results, waits and retries, the queues)."""
+        if posting is not None:
+            posting.waiting(self._depth)
 
     def put(
         self, target: Hashable, item: T, key: Hashable | None = None, low: bool = False
@@ -237,6 +245,7 @@ class Outbox(Generic[T]):
             queue = _Queue(self._limits.budget(group), self._limits.window(group))
             self._queues[target] = queue
         waiters = [future]
+        since = self._clock()
         line = queue.later if low else queue.entries
         if key is not None:
             for entry in line:
@@ -244,11 +253,16 @@ class Outbox(Generic[T]):
                     line.remove(entry)
                     item = self._coalesce(entry.item, item)
                     waiters = [*entry.waiters, future]
+                    since = entry.since
                     break
-        line.append(_Entry(key, item, waiters, low=low))
+        line.append(_Entry(key, item, waiters, low=low, since=since))
         if queue.task is None or queue.task.done():
             queue.task = asyncio.create_task(self._drain(target, queue))
         return future
+
+    def _depth(self) -> int:
+        """Posts waiting, in every queue."""
+        return sum(len(queue.entries) + len(queue.later) for queue in self._queues.values())
 
     def waiting(self, target: Hashable) -> list[T]:
         """The items waiting for `target`, in order (for tests and logs)."""
@@ -282,6 +296,8 @@ class Outbox(Generic[T]):
                     )
                     # first again in its line; a newer post for its slot replaces it meanwhile
                     (queue.later.append if entry.low else queue.entries.appendleft)(entry)
+                    if self._posting is not None:
+                        self._posting.retried()
                     if ticket is not None and self._windows is not None:
                         await self._windows.answered(self._chat_of(target), ticket, True)
                     await self._sleep(wait)
@@ -290,6 +306,9 @@ class Outbox(Generic[T]):
             # Counted when the platform has answered: the post reached it by then, however long
             # the way there took (a slow network, or a retry after the overall limit's 429).
             queue.budget.take(self._clock())
+            if self._posting is not None:
+                done = getattr(result, "value", FAILED_POST)  # a delivery (an enum), or failed
+                self._posting.posted(str(done), self._clock() - entry.since)
             if ticket is not None and self._windows is not None:
                 more = bool(queue)
                 await self._windows.answered(self._chat_of(target), ticket, more)

@@ -11,14 +11,17 @@ asker. One that refuses raises `Refused` (or the engine's `RuleError`) and chang
 import hashlib
 import json
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from typing import Any
 
 from bot.ai import get_ai
 from bot.commands import WHICH_CARD, Kind, help_text
 from bot.config import Config
 from bot.messages import Message
+from bot.metrics import Metrics
 from bot.requests import User
 from bot.show.i18n import LANGUAGES, catalog_language
 from bot.show.look import Look, look_of
@@ -60,8 +63,33 @@ LIVE_TTL = 30 * 24 * 3600
 """A game nobody touches for this long expires."""
 
 
+class Refusal(StrEnum):
+    """Why the chat table refused a request, as the metrics count it (`Refused.code`; the
+    engine's refusals have an `ErrorCode`)."""
+
+    NO_GAME = "no_game"
+    NOT_SEATED = "not_seated"
+    DENIED = "denied"
+    """Only the host (or a chat admin) may."""
+    BAD_ARGUMENT = "bad_argument"
+    STALE_BUTTON = "stale_button"
+    """A press on an older decision's button."""
+    OLD_GAME = "old_game"
+    """A press on a button of a game that is over."""
+    FOREIGN_BUTTON = "foreign_button"
+    """A press whose payload is none of ours (forged, or another bot's)."""
+    BUSY = "busy"
+    """The table changed under the request too often (`MAX_ATTEMPTS` conflicts)."""
+    OTHER = "other"
+
+
 class Refused(Exception):
-    """A request that changes nothing; its message goes to the requester alone."""
+    """A request that changes nothing; its message goes to the requester alone, its `code`
+    to the metrics."""
+
+    def __init__(self, message: str, code: Refusal = Refusal.OTHER) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass(slots=True)
@@ -92,6 +120,8 @@ class Context:
     """The chat's last game record, for a command that reads it."""
     outages: tuple[tuple[float, float], ...] = ()
     """Recent spans in which the bot (or its Redis) was down: turn clocks stand still in them."""
+    metrics: Metrics | None = None
+    """What the AI moves' times are counted in."""
 
     @property
     def version(self) -> int:
@@ -101,14 +131,16 @@ class Context:
     def table(self) -> Table:
         """The chat's table; there is no game here otherwise."""
         if self.snap.table is None:
-            raise Refused(self.look.t("There is no game here. Start one with /join."))
+            raise Refused(
+                self.look.t("There is no game here. Start one with /join."), Refusal.NO_GAME
+            )
         return self.snap.table
 
     def seat(self) -> int:
         """The asker's seat; they are not playing here otherwise."""
         seat = self.table().game.seat_of(self.user.id)
         if seat is None:
-            raise Refused(self.look.t("You are not playing at this table."))
+            raise Refused(self.look.t("You are not playing at this table."), Refusal.NOT_SEATED)
         return seat
 
 
@@ -193,7 +225,7 @@ def again(ctx: Context, _: None) -> Result:
     """Play again: a new table once the game is over, or a seat at the one another player
     opened with this button."""
     if ctx.table().game.phase not in (Phase.FINISHED, Phase.LOBBY):
-        raise Refused(ctx.look.t("This button is out of date."))
+        raise Refused(ctx.look.t("This button is out of date."), Refusal.STALE_BUTTON)
     return join(ctx, None)
 
 
@@ -389,8 +421,12 @@ def run_ai(ctx: Context, table: Table) -> list[Event]:
         if not robots:
             break
         player = state.players[robots[0]].id
-        ai = get_ai(table.ai.get(player, ctx.config.ai_level))
-        events += step(state, ai.decide(player_view(state, robots[0]), ctx.rng))
+        level = table.ai.get(player, ctx.config.ai_level)
+        started = time.perf_counter()
+        command = get_ai(level).decide(player_view(state, robots[0]), ctx.rng)
+        if ctx.metrics is not None:
+            ctx.metrics.thought(level, time.perf_counter() - started)
+        events += step(state, command)
     return events
 
 

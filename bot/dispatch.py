@@ -9,7 +9,7 @@ press changes nothing).
 from typing import Any
 
 from bot import tokens
-from bot.chat import HANDLERS, Context, Refused, Result
+from bot.chat import HANDLERS, Context, Refusal, Refused, Result
 from bot.commands import BY_ACTION, BY_KIND, BadArgument, CommandSpec, Kind, Who
 from bot.requests import Request
 from bot.tokens import Action
@@ -28,7 +28,7 @@ def apply(ctx: Context, request: Request) -> Result:
         try:
             value = spec.arg.read(request.arg, ctx.look.theme)
         except BadArgument as error:
-            raise Refused(error.say(ctx.look.t)) from None
+            raise Refused(error.say(ctx.look.t), Refusal.BAD_ARGUMENT) from None
     return HANDLERS[spec.kind](ctx, value)
 
 
@@ -37,23 +37,23 @@ def _press(ctx: Context, payload: str) -> tuple[CommandSpec, Any]:
     try:
         token = tokens.decode(payload)
     except tokens.TokenError:
-        raise Refused(t("This button is not one of ours.")) from None
+        raise Refused(t("This button is not one of ours."), Refusal.FOREIGN_BUTTON) from None
     table = ctx.snap.table
     again = token.action is Action.AGAIN and table is not None and table.after == token.game
     if again and table is not None and table.game.phase is Phase.LOBBY:
         return BY_ACTION[token.action], None  # a seat at the table opened with this button
     if table is None or token.game != table.game_id:
-        raise Refused(t("This button belongs to a game that is over."))
+        raise Refused(t("This button belongs to a game that is over."), Refusal.OLD_GAME)
     valid = {tokens.LOBBY_STAMP, tokens.stamp(table.game)}
     if token.action is Action.WINGS:
         valid.add(tokens.round_stamp(table.game))
     if token.stamp not in valid:
-        raise Refused(t("This button is out of date."))
+        raise Refused(t("This button is out of date."), Refusal.STALE_BUTTON)
     spec = BY_ACTION[token.action]
     try:
         value = spec.arg.button(token.arg)
     except ValueError:
-        raise Refused(t("This button is not one of ours.")) from None
+        raise Refused(t("This button is not one of ours."), Refusal.FOREIGN_BUTTON) from None
     _allow(ctx, spec)
     return spec, value
 
@@ -65,7 +65,7 @@ def _allow(ctx: Context, spec: CommandSpec) -> None:
     elif spec.who is Who.HOST:
         table = ctx.table()
         if ctx.user.id != table.host and not ctx.user.admin:
-            raise Refused(ctx.look.t(spec.denied))
+            raise Refused(ctx.look.t(spec.denied), Refusal.DENIED)
 
 
 def check_handlers() -> None:

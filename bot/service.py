@@ -30,10 +30,12 @@ from functools import partial
 from typing import Any
 
 from bot import dispatch, queries
-from bot.chat import Context, Refused, Result, timeout
-from bot.commands import BY_KIND, MAX_ARGUMENT, Kind
+from bot.ai import LEVELS
+from bot.chat import Context, Refusal, Refused, Result, timeout
+from bot.commands import BY_KIND, MAX_ARGUMENT, Kind, of_payload
 from bot.config import Config
 from bot.messages import Outcome
+from bot.metrics import OVERDUE, Handled, Metrics
 from bot.requests import Request, User
 from bot.show.i18n import N_, Texts, error_text, texts
 from bot.show.look import look_of
@@ -100,6 +102,15 @@ def caused_by_store(error: BaseException | None) -> bool:
     return False
 
 
+def _kind_of(request: Request) -> str:
+    """The command a request gives, as the metrics count it: a press, by its button's command
+    (`button` for one that is none of ours)."""
+    if request.kind is not Kind.BUTTON:
+        return request.kind.value
+    spec = of_payload(request.arg) if isinstance(request.arg, str) else None
+    return request.kind.value if spec is None else spec.kind.value
+
+
 def _may_think(snap: Snapshot) -> bool:
     """Whether applying a request to `snap` may make AI moves: it has AI seats, or players on
     autopilot."""
@@ -118,6 +129,9 @@ class GameService:
         rng: random.Random | None = None,
     ) -> None:
         self.store = store
+        self.metrics = store.metrics
+        """What the service counts into (its store's: `bot.metrics`)."""
+        self.metrics.declare(Kind, (*ErrorCode, *Refusal), LEVELS)
         self.stats = StatsStore(store.client)
         """The chats' stats and the players' indexes of chats (`bot.queries`)."""
         self.config = config
@@ -143,36 +157,55 @@ class GameService:
         config: Config,
         clock: Callable[[], float] = time.time,
         rng: random.Random | None = None,
+        metrics: Metrics | None = None,
     ) -> "GameService":
         """A service keeping its games in the Redis of `client` (a chat's settings default to the
-        configured language and theme)."""
-        return cls(Store(client, Settings.defaults(config)), config, clock, rng)
+        configured language and theme), counting into `metrics` (else metrics of its own)."""
+        store = Store(client, Settings.defaults(config), metrics=metrics)
+        return cls(store, config, clock, rng)
 
     # --- entry points ---------------------------------------------------------------------
 
     async def handle(
         self, chat: str, user: User, request: Request, update_id: str | None = None
     ) -> Outcome:
-        """Apply one request from `user` in `chat`. A redelivered `update_id` is applied once."""
+        """Apply one request from `user` in `chat`. A redelivered `update_id` is applied once.
+        Counted by its command and how it ended, and timed (`bot.metrics`)."""
+        started = time.perf_counter()
+        done = Handled.ERROR
+        try:
+            outcome, done = await self._handle(chat, user, request, update_id)
+        finally:
+            self.metrics.handled(_kind_of(request), done, time.perf_counter() - started)
+        return outcome
+
+    async def _handle(
+        self, chat: str, user: User, request: Request, update_id: str | None
+    ) -> tuple[Outcome, Handled]:
         if not _readable(chat, user, request, update_id):
+            self.metrics.refused(ErrorCode.BAD_COMMAND)
             t = texts(self.config.language)
-            return Outcome(answer=error_text(t, ErrorCode.BAD_COMMAND), alert=True)
+            answer = error_text(t, ErrorCode.BAD_COMMAND)
+            return Outcome(answer=answer, alert=True), Handled.REFUSED
         spec = BY_KIND.get(request.kind) if request.kind is not Kind.BUTTON else None
         if spec is not None and spec.query:
             return await self._query(chat, user, request)
         try:
             record = await self.store.record(chat) if spec is not None and spec.record else None
-            outcome, _ = await self._transact(
+            outcome, result = await self._transact(
                 chat, update_id, user, partial(dispatch.apply, request=request), record=record
             )
-            return outcome
+            if result is not None:
+                return outcome, Handled.DONE
+            return outcome, Handled.REFUSED if outcome.alert else Handled.DUPLICATE
         except StoreErrors:
             # The write may have been applied all the same (Redis ran it, and the answer was
             # lost): the chat is shown again, where it is behind, once Redis answers.
             self._unsure.add(chat)
-            return Outcome(answer=await self.apology(chat, store_away=True), alert=True)
+            answer = await self.apology(chat, store_away=True)
+            return Outcome(answer=answer, alert=True), Handled.STORE_AWAY
         except NewerForm as error:
-            return await self._newer(chat, error)
+            return await self._newer(chat, error), Handled.STORE_AWAY
 
     async def show_again(self, chat: str) -> Outcome:
         """The group's lobby or table as it is now, as new messages: for a front end whose
@@ -200,6 +233,7 @@ class GameService:
         shown: list[tuple[str, Outcome]] = []
         try:
             beat = await self.store.beat(scope, self.worker, now, GAP, LEASE)
+            self.metrics.last_tick.labels(scope).set(now)
             self._enlisted.add(scope)
             self.outages = beat.outages
             mine = keys.journal(scope, self.worker)
@@ -242,7 +276,9 @@ class GameService:
         now = self.clock()
         firing = None
         try:
-            for chat, indexed in await self.store.due_timers(scope, now):
+            due = await self.store.due_timers(scope, now)
+            self.metrics.timers_due.labels(scope).inc(len(due))
+            for chat, indexed in due:
                 firing = chat
                 deadline: float | None = indexed
                 try:
@@ -256,6 +292,8 @@ class GameService:
                         # time, unless a move replaced it meanwhile; then that one is fired if
                         # due.
                         mend = result.mend if result is not None else None
+                        if result is not None and result.write is not None:
+                            self.metrics.timers_fired.labels(scope).inc()
                         await self.store.drop_timer(chat, deadline, then=mend)
                         if outcome.messages:
                             shown.append((chat, outcome))
@@ -269,6 +307,13 @@ class GameService:
             if firing is not None:
                 self._unsure.add(firing)
         return shown
+
+    async def count_timers(self, scope: str) -> None:
+        """Read the live games of `scope` and its overdue timers from the timer index into
+        the metrics (when they are scraped: `Metrics.probe`)."""
+        live, overdue = await self.store.timer_counts(scope, self.clock() - OVERDUE)
+        self.metrics.games_live.labels(scope).set(live)
+        self.metrics.timers_overdue.labels(scope).set(overdue)
 
     # --- what front ends may read or change besides requests ------------------------------
 
@@ -309,17 +354,19 @@ class GameService:
 
     # --- the stats ------------------------------------------------------------------------
 
-    async def _query(self, chat: str, user: User, request: Request) -> Outcome:
+    async def _query(self, chat: str, user: User, request: Request) -> tuple[Outcome, Handled]:
         """A stats command (`bot.queries`): it reads the chat's settings and stats, and takes no
         transaction of the game (nothing of the table changes)."""
         try:
             settings = await self.store.settings(chat)
             look = look_of(settings)
-            return await queries.answer(self.stats, chat, user, request, look, self.clock())
+            answer = await queries.answer(self.stats, chat, user, request, look, self.clock())
+            return answer, Handled.DONE
         except StoreErrors:
-            return Outcome(answer=await self.apology(chat, store_away=True), alert=True)
+            away = await self.apology(chat, store_away=True)
+            return Outcome(answer=away, alert=True), Handled.STORE_AWAY
         except NewerForm as error:
-            return await self._newer(chat, error)
+            return await self._newer(chat, error), Handled.STORE_AWAY
 
     async def _newer(self, chat: str, error: NewerForm) -> Outcome:
         """What someone is told whose request reads what a newer version of the bot stored
@@ -362,7 +409,9 @@ class GameService:
                 return Outcome(), None
             look = look_of(snap.settings)
             now = self.clock()
-            ctx = Context(snap, user, look, self.config, now, self.rng, record, self.outages)
+            ctx = Context(
+                snap, user, look, self.config, now, self.rng, record, self.outages, self.metrics
+            )
             old = snap.table.wake() if snap.table is not None else None  # apply changes it
             try:
                 if think or _may_think(snap):
@@ -372,8 +421,10 @@ class GameService:
                 else:
                     result = apply(ctx)
             except Refused as refusal:
+                self.metrics.refused(refusal.code)
                 return Outcome(answer=str(refusal), alert=True), None
             except RuleError as error:
+                self.metrics.refused(error.code)
                 return Outcome(answer=error_text(look.t, error.code), alert=True), None
             write = result.write
             if write is not None:
@@ -402,6 +453,7 @@ class GameService:
             if write is not None and write.result is not None:
                 await self._fold(chat)
             return self._notify(snap, result), result
+        self.metrics.refused(Refusal.BUSY)
         t = texts(snap.settings.language)
         return Outcome(answer=t("The table is busy; please try again."), alert=True), None
 

@@ -8,6 +8,7 @@ loop at once: the store's transactions let exactly one apply each timeout.
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 
@@ -27,7 +28,11 @@ async def timer_loop(service: GameService, show: Show, scope: str, interval: flo
     A cancellation that lands inside a Redis call may come out as a Redis error (the client
     turns what breaks a command into a connection error), which `tick` takes for Redis
     being away. So the loop also ends when its task was asked to cancel, whatever came of it:
-    a front end that stops never waits on it forever."""
+    a front end that stops never waits on it forever.
+
+    Meanwhile the scope's live games and overdue timers are read when the metrics are scraped
+    (`GameService.count_timers`)."""
+    service.metrics.probe(f"timers {scope}", functools.partial(service.count_timers, scope))
     task = asyncio.current_task()
     while True:
         for chat, outcome in await service.tick(scope):

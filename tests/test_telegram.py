@@ -201,18 +201,24 @@ async def play_on(bot: Bot, players: tuple[User, ...] = PLAYERS, limit: int = 40
     for moves in range(limit):
         if any("The game is over" in text for text in bot.group_texts()):
             return moves
-        turn = whose_turn(bot, players)
-        assert turn is not None, "nobody's turn, and the game is not over"
-        user, hand = turn
-        if hand.keyboard:
-            chat, message, data = user.id, hand.message_id, hand.keyboard[0][0].callback_data
-        else:  # an open bid: the buttons are under the group's table
-            table = bot.table()
-            chat, message, data = GROUP, table.message_id, table.keyboard[0][0].callback_data
-        assert data is not None
-        answer = await bot.press(chat, user, message, data)
-        assert not answer.show_alert, answer.text
+        await move(bot, players)
     raise AssertionError("the game did not end")
+
+
+async def move(bot: Bot, players: tuple[User, ...] = PLAYERS) -> str:
+    """The player the game waits for presses the first button offered; its payload."""
+    turn = whose_turn(bot, players)
+    assert turn is not None, "nobody's turn, and the game is not over"
+    user, hand = turn
+    if hand.keyboard:
+        chat, message, data = user.id, hand.message_id, hand.keyboard[0][0].callback_data
+    else:  # an open bid: the buttons are under the group's table
+        table = bot.table()
+        chat, message, data = GROUP, table.message_id, table.keyboard[0][0].callback_data
+    assert data is not None
+    answer = await bot.press(chat, user, message, data)
+    assert not answer.show_alert, answer.text
+    return data
 
 
 # --- whole games ------------------------------------------------------------------------------

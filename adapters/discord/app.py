@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
+import aiohttp
 import discord
 from discord import app_commands
 
@@ -45,8 +46,9 @@ from adapters.discord.render import (
     posts,
     strip_post,
 )
-from adapters.discord.sender import Sender, retryable
+from adapters.discord.sender import Delivery, Sender, retryable
 from adapters.discord.slots import Slots
+from adapters.discord.watch import connected, counting_trace
 from adapters.flood import Windows
 from adapters.outbox import Limits, Outbox
 from adapters.text import ARG_LIMIT, clean
@@ -68,6 +70,8 @@ log = logging.getLogger(__name__)
 
 Interaction = discord.Interaction[Any]
 
+PLATFORM = "discord"
+"""This front end's name in the metrics (`platform` label) and readiness."""
 DISCORD_LIMITS = Limits(
     group_count=5,
     group_period=5.0,
@@ -92,11 +96,14 @@ def intents() -> discord.Intents:
     return discord.Intents(guilds=True)
 
 
-def build_client(config: Config) -> discord.Client:
+def build_client(config: Config, trace: aiohttp.TraceConfig | None = None) -> discord.Client:
     """The discord.py client: sharded (AutoShardedClient) when `discord.shards` is set. It pings
-    nobody unless a post names whom."""
+    nobody unless a post names whom; `trace` watches its HTTP requests."""
     kind = discord.AutoShardedClient if config.discord.shards else discord.Client
-    return kind(intents=intents(), allowed_mentions=discord.AllowedMentions.none())
+    mentions = discord.AllowedMentions.none()
+    if trace is None:
+        return kind(intents=intents(), allowed_mentions=mentions)
+    return kind(intents=intents(), allowed_mentions=mentions, http_trace=trace)
 
 
 @dataclass
@@ -125,7 +132,8 @@ class DiscordFrontEnd:
     ) -> None:
         self.config = config
         self.service = service
-        self.client = build_client(config)
+        metrics = service.metrics
+        self.client = build_client(config, counting_trace(metrics.rate_limited.labels(PLATFORM)))
         self.tree: app_commands.CommandTree[discord.Client] = app_commands.CommandTree(self.client)
         self.slots = Slots(client)
         self.sender = Sender(self.client, self.slots, self._dms_closed, superseded=self._superseded)
@@ -137,6 +145,7 @@ class DiscordFrontEnd:
             windows=Windows(client),
             chat_of=lambda target: f"dc:{target}",  # dc:c<channel> or dc:u<person>
             retry=retryable,
+            posting=metrics.posting(PLATFORM, (delivery.value for delivery in Delivery)),
         )
         self.timer_interval = timer_interval
         self.defer_after = defer_after
@@ -171,9 +180,11 @@ class DiscordFrontEnd:
         )
         if connect:
             self._gateway = asyncio.create_task(self.client.connect(reconnect=True))
+            self.service.metrics.ready.report(PLATFORM, lambda: connected(self.client))
 
     async def stop(self) -> None:
         """Stop timers, post what waits, disconnect."""
+        self.service.metrics.ready.report(PLATFORM, None)
         await stop_timer_loop(self._timers)
         self._timers = None
         await self.outbox.close()

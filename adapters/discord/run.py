@@ -14,6 +14,7 @@ import discord
 from adapters.discord.app import DiscordFrontEnd
 from adapters.running import EXIT_FAILED, EXIT_OK, reach_redis
 from bot import Config, GameService
+from bot.metrics import Metrics
 
 log = logging.getLogger(__name__)
 
@@ -28,13 +29,16 @@ def quiet_voice() -> None:
     logging.getLogger("discord.client").addFilter(_no_voice)
 
 
-async def serve(config: Config, redis_url: str, stop: asyncio.Event) -> int:
-    """Serve Discord until `stop` is set."""
+async def serve(
+    config: Config, redis_url: str, stop: asyncio.Event, metrics: Metrics | None = None
+) -> int:
+    """Serve Discord until `stop` is set, counting into `metrics` (else metrics of its own)."""
     client = await reach_redis(redis_url, config.redis_timeout, config.redis_cluster)
     if client is None:
         return EXIT_FAILED
     try:
-        front = DiscordFrontEnd(config, GameService.on_redis(client, config), client)
+        service = GameService.on_redis(client, config, metrics=metrics)
+        front = DiscordFrontEnd(config, service, client)
         try:
             await front.start()
         except discord.LoginFailure:

@@ -50,6 +50,7 @@ from adapters.telegram.ids import (
     make_user,
     telegram_id,
 )
+from adapters.telegram.limiter import CountingLimiter
 from adapters.telegram.order import ChatOrder
 from adapters.telegram.render import (
     Key,
@@ -73,6 +74,8 @@ log = logging.getLogger(__name__)
 TgApp = Application[Any, Any, Any, Any, Any, Any]
 Context = ContextTypes.DEFAULT_TYPE
 
+PLATFORM = "telegram"
+"""This front end's name in the metrics (`platform` label) and readiness."""
 ALLOWED_UPDATES = ("message", "callback_query", "my_chat_member")
 MAX_ANSWER = 200
 """Telegram's limit for a callback answer's text."""
@@ -116,7 +119,10 @@ class TelegramFrontEnd:
     ) -> None:
         self.config = config
         self.service = service
-        self.application = build_application(config, rate_limiter or default_rate_limiter())
+        metrics = service.metrics
+        limited = metrics.rate_limited.labels(PLATFORM)
+        limiter = CountingLimiter(rate_limiter or default_rate_limiter(), limited)
+        self.application = build_application(config, limiter)
         self.bot = self.application.bot
         self.slots = Slots(client)
         self.sender = Sender(self.bot, self.slots, self._superseded)
@@ -127,6 +133,7 @@ class TelegramFrontEnd:
             windows=Windows(client),
             chat_of=_window_of,
             retry=retryable,
+            posting=metrics.posting(PLATFORM, (delivery.value for delivery in Delivery)),
         )
         self.admins = AdminCache(self._member_status)
         self.timer_interval = timer_interval
@@ -171,9 +178,11 @@ class TelegramFrontEnd:
         self._timers = asyncio.create_task(
             timer_loop(self.service, self.show_async, SCOPE, self.timer_interval)
         )
+        self.service.metrics.ready.report(PLATFORM, lambda: updater.running)
 
     async def stop(self) -> None:
         """Stop taking updates and timers, post what waits, disconnect."""
+        self.service.metrics.ready.report(PLATFORM, None)
         await stop_timer_loop(self._timers)
         self._timers = None
         updater = self.application.updater

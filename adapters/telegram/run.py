@@ -14,17 +14,21 @@ from telegram.error import InvalidToken, TelegramError
 from adapters.running import EXIT_FAILED, EXIT_OK, reach_redis
 from adapters.telegram.app import TelegramFrontEnd
 from bot import Config, GameService
+from bot.metrics import Metrics
 
 log = logging.getLogger(__name__)
 
 
-async def serve(config: Config, redis_url: str, stop: asyncio.Event) -> int:
-    """Serve Telegram until `stop` is set."""
+async def serve(
+    config: Config, redis_url: str, stop: asyncio.Event, metrics: Metrics | None = None
+) -> int:
+    """Serve Telegram until `stop` is set, counting into `metrics` (else metrics of its own)."""
     client = await reach_redis(redis_url, config.redis_timeout, config.redis_cluster)
     if client is None:
         return EXIT_FAILED
     try:
-        front = TelegramFrontEnd(config, GameService.on_redis(client, config), client)
+        service = GameService.on_redis(client, config, metrics=metrics)
+        front = TelegramFrontEnd(config, service, client)
         try:
             await front.start()
         except InvalidToken:

@@ -19,6 +19,7 @@ from redis.exceptions import (
     SlotNotCoveredError,
 )
 
+from bot.metrics import Metrics, timed
 from bot.store import keys
 from bot.table import Settings, Table
 
@@ -201,8 +202,16 @@ class Write:
 class Store:
     """A chat's game state in Redis."""
 
-    def __init__(self, client: RedisClient, defaults: Settings, cached: int = 10_000) -> None:
+    def __init__(
+        self,
+        client: RedisClient,
+        defaults: Settings,
+        cached: int = 10_000,
+        metrics: Metrics | None = None,
+    ) -> None:
         self.client = client
+        self.metrics = metrics or Metrics()
+        """What the store's calls count into (their time and failures: `timed`)."""
         self.cluster = isinstance(client, aioredis.RedisCluster)
         """The client is a Redis Cluster's: no script may touch keys of two slots, and a write
         waits for a replica (a master that dies right after loses nothing acknowledged)."""
@@ -219,6 +228,7 @@ class Store:
         self._beat = client.register_script(_BEAT)
         self._note_move = client.register_script(_NOTE_MOVE)
 
+    @timed("load")
     async def load(self, chat: str, update_id: str | None = None) -> Snapshot:
         version, blob, results, settings, seen = await self._load(
             keys=[keys.game(chat), keys.settings(chat), keys.update(chat, update_id or "-")]
@@ -230,6 +240,7 @@ class Store:
             duplicate=bool(update_id is not None and seen),
         )
 
+    @timed("settings")
     async def settings(self, chat: str) -> Settings:
         """The chat's settings alone (its table is neither read nor parsed)."""
         return Settings.from_json(await self.client.get(keys.settings(chat)), self.defaults)
@@ -249,6 +260,7 @@ class Store:
         while len(self._parsed) > self._cached:
             self._parsed.popitem(last=False)
 
+    @timed("save")
     async def save(
         self,
         chat: str,
@@ -336,21 +348,25 @@ class Store:
             return done
         raise RedisError("the compare-and-set script could not be loaded")
 
+    @timed("record")
     async def record(self, chat: str) -> dict[str, Any] | None:
         """The record of the chat's last finished game."""
         text = await self.client.get(keys.record(chat))
         return json.loads(text) if text else None
 
+    @timed("results")
     async def results(self, chat: str, count: int = 20) -> list[dict[str, Any]]:
         """Summaries of the chat's last finished games, newest first."""
         return [
             json.loads(item) for item in await self.client.lrange(keys.results(chat), 0, count - 1)
         ]
 
+    @timed("set_timer")
     async def set_timer(self, chat: str, deadline: float) -> None:
         """Index the chat's deadline (one entry per chat: a new deadline replaces the old)."""
         await self.client.zadd(keys.timers(chat), {chat: deadline})
 
+    @timed("due_timers")
     async def due_timers(self, scope: str, now: float, limit: int = 100) -> list[tuple[str, float]]:
         """(chat, deadline) of the entries of `scope` due by `now` (every shard's, in one
         round trip per server), soonest first."""
@@ -367,14 +383,28 @@ class Store:
         due.sort(key=lambda entry: entry[1])
         return due[:limit]
 
+    @timed("drop_timer")
     async def drop_timer(self, chat: str, deadline: float, then: float | None = None) -> None:
         """Forget the chat's entry once handled (or move it to `then`), unless a newer
         deadline replaced it meanwhile."""
         later = "" if then is None else repr(then)
         await self._drop(keys=[keys.timers(chat)], args=[chat, repr(deadline), later])
 
+    @timed("timer_counts")
+    async def timer_counts(self, scope: str, before: float) -> tuple[int, int]:
+        """How many chats of `scope` the timer index holds (each lobby and game in play has
+        one entry), and how many of those entries are due from before `before` (every shard's,
+        in one round trip per server)."""
+        async with self.client.pipeline(transaction=False) as pipe:
+            for shard in range(keys.TIMER_SHARDS):
+                pipe.zcard(keys.timer_shard(scope, shard))
+                pipe.zcount(keys.timer_shard(scope, shard), "-inf", f"({before!r}")
+            found = await pipe.execute()
+        return sum(found[0::2]), sum(found[1::2])
+
     # --- workers: heartbeats and journals ---------------------------------------------------
 
+    @timed("beat")
     async def beat(self, scope: str, worker: str, now: float, gap: float, lease: float) -> Beat:
         """Note the worker's heartbeat (see `_BEAT`)."""
         last, gone, spans = await self._beat(
@@ -390,10 +420,12 @@ class Store:
             outages=tuple(outages),
         )
 
+    @timed("enlist")
     async def enlist(self, scope: str, worker: str, now: float) -> None:
         """Name a worker in its scope's heartbeats (unless it beat already)."""
         await self.client.zadd(keys.beats(scope), {worker: now}, nx=True)
 
+    @timed("note")
     async def note(self, journal: str, chats: list[str], now: float) -> None:
         """Note in a journal that the chats were written at `now`."""
         async with self.client.pipeline(transaction=False) as pipe:
@@ -401,15 +433,18 @@ class Store:
             pipe.expire(journal, JOURNAL_TTL)
             await pipe.execute()
 
+    @timed("journaled")
     async def journaled(self, journal: str, since: float) -> list[str]:
         """The chats a journal holds from `since` on, oldest first."""
         chats = await self.client.zrangebyscore(journal, since, "+inf")
         return [_text(chat) for chat in chats]
 
+    @timed("trim")
     async def trim(self, journal: str, before: float) -> None:
         """Forget what a journal holds from before `before`."""
         await self.client.zremrangebyscore(journal, "-inf", f"({before!r}")
 
+    @timed("adopt")
     async def adopt(
         self, scope: str, gone: str, journal: str, chats: list[str], now: float
     ) -> None:
@@ -420,6 +455,7 @@ class Store:
         await self.client.delete(keys.journal(scope, gone))
         await self.client.zrem(keys.beats(scope), gone)
 
+    @timed("move_chat")
     async def move_chat(self, old: str, new: str, *extra: tuple[str, str]) -> bool:
         """Move everything of chat `old` to chat `new` (a Telegram group that became a
         supergroup gets a new id): its game, settings, finished rounds, results and stats, last

@@ -1,0 +1,101 @@
+"""The health and metrics HTTP server at `metrics.listen` (aiohttp), which `adapters.serve` runs
+beside the front ends:
+
+- `/healthz`: 200 while the process runs its event loop (it answers at all);
+- `/readyz`: 200 when Redis answers a PING within `redis_timeout` and every configured front end
+  is connected; else 503, the body naming what is not (`not ready: redis, telegram`);
+- `/metrics`: the `Metrics` in Prometheus's text format (or OpenMetrics, if asked for), with
+  the values read at scrape time (readiness, live games, overdue timers) read first.
+
+It knows no front end: they report into the `Metrics`' readiness (`bot.metrics.Readiness`).
+"""
+
+import asyncio
+import logging
+
+from aiohttp import web
+from prometheus_client.aiohttp import make_aiohttp_handler
+
+from adapters.healthcheck import HEALTH_PATH, READY_PATH
+from bot import RedisClient
+from bot.metrics import Metrics
+
+log = logging.getLogger(__name__)
+
+METRICS_PATH = "/metrics"
+REDIS = "redis"
+"""The store's name in the readiness (the front ends name themselves)."""
+
+
+def parse_listen(listen: str) -> tuple[str, int]:
+    """The host and port of `host:port` (`[::1]:9100` for an IPv6 address); ValueError saying
+    what is wrong otherwise."""
+    host, colon, port = listen.rpartition(":")
+    if not colon or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ValueError(f"{listen!r} is not host:port")
+    return host.strip("[]"), int(port)
+
+
+class HealthServer:
+    """Serves the endpoints for `metrics`; `redis` (bounded by `redis_timeout` seconds) is the
+    store whose answer readiness needs."""
+
+    def __init__(self, metrics: Metrics, redis: RedisClient, redis_timeout: float) -> None:
+        self.metrics = metrics
+        self.redis = redis
+        self.redis_timeout = redis_timeout
+        self.port: int | None = None
+        """The port it listens on, once started (the one asked for, or the one given for 0)."""
+        self._runner: web.AppRunner | None = None
+        self._scrape = make_aiohttp_handler(metrics.registry)
+        metrics.ready.report(REDIS, self._redis_answers)
+
+    async def start(self, listen: str) -> None:
+        """Listen at `listen` (host:port). Raises ValueError for an address that is no
+        host:port, OSError for one that cannot be listened on."""
+        host, port = parse_listen(listen)
+        app = web.Application()
+        app.router.add_get(HEALTH_PATH, self.healthz)
+        app.router.add_get(READY_PATH, self.readyz)
+        app.router.add_get(METRICS_PATH, self.scrape)
+        runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await runner.setup()
+        try:
+            site = web.TCPSite(runner, host or None, port)
+            await site.start()
+        except BaseException:
+            await runner.cleanup()
+            raise
+        self._runner = runner
+        bound = runner.addresses  # the port bound, when 0 was asked for
+        self.port = int(bound[0][1]) if bound else port
+        log.info("health and metrics at http://%s:%s (/healthz, /readyz, /metrics)", host, port)
+
+    async def stop(self) -> None:
+        """Stop serving (the Redis client stays the caller's)."""
+        self.metrics.ready.report(REDIS, None)
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def healthz(self, _request: web.Request) -> web.Response:
+        return web.Response(text="ok\n")
+
+    async def readyz(self, _request: web.Request) -> web.Response:
+        waiting = [part for part, up in (await self.metrics.ready.ready()).items() if not up]
+        if waiting:
+            return web.Response(status=503, text=f"not ready: {', '.join(waiting)}\n")
+        return web.Response(text="ready\n")
+
+    async def scrape(self, request: web.Request) -> web.StreamResponse:
+        await self.metrics.refresh()
+        return await self._scrape(request)
+
+    async def _redis_answers(self) -> bool:
+        """Whether Redis answers a PING within `redis_timeout` seconds."""
+        try:
+            await asyncio.wait_for(self.redis.ping(), self.redis_timeout)
+        except Exception as error:
+            log.debug("Redis does not answer: %s", error)
+            return False
+        return True
