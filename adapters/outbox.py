@@ -16,6 +16,7 @@ tested without a server.
 """
 
 import asyncio
+import contextvars
 import logging
 import time
 from collections import deque
@@ -23,7 +24,7 @@ from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, replace
 from typing import Generic, Protocol, TypeVar
 
-from bot import Message
+from bot import Message, logs
 from bot.metrics import FAILED_POST, Posting
 
 log = logging.getLogger(__name__)
@@ -165,6 +166,8 @@ class _Entry(Generic[T]):
     waiters: list["asyncio.Future[object]"]
     tries: int = 0
     low: bool = False
+    place: logs.Place = (None, None)
+    """The chat and game being served when it was put: its delivery's lines are about them."""
     since: float = 0.0
     """When it (or the post it replaced) was queued."""
 
@@ -255,9 +258,11 @@ class Outbox(Generic[T]):
                     waiters = [*entry.waiters, future]
                     since = entry.since
                     break
-        line.append(_Entry(key, item, waiters, low=low, since=since))
+        line.append(_Entry(key, item, waiters, low=low, place=logs.here(), since=since))
         if queue.task is None or queue.task.done():
-            queue.task = asyncio.create_task(self._drain(target, queue))
+            # in a context of its own: each post is delivered about the place it was put in
+            drain = self._drain(target, queue)
+            queue.task = asyncio.create_task(drain, context=contextvars.Context())
         return future
 
     def _depth(self) -> int:
@@ -281,7 +286,9 @@ class Outbox(Generic[T]):
             entry = queue.next()
             result: object = None
             try:
-                result = await self._deliver(entry.item)
+                with logs.about(*entry.place):
+                    result = await self._deliver(entry.item)
+                    log.debug("posted to %s: %s", target, result)
             except asyncio.CancelledError:
                 for waiter in entry.waiters:
                     if not waiter.done():
@@ -291,9 +298,10 @@ class Outbox(Generic[T]):
                 if self._retry(error) and entry.tries < RETRIES and not self._closed:
                     entry.tries += 1
                     wait = min(RETRY_MOST, RETRY_FIRST * 2 ** (entry.tries - 1))
-                    log.warning(
-                        "could not post to chat %s (%s); again in %.1f s", target, error, wait
-                    )
+                    with logs.after(error):
+                        log.warning(
+                            "could not post to chat %s (%s); again in %.1f s", target, error, wait
+                        )
                     # first again in its line; a newer post for its slot replaces it meanwhile
                     (queue.later.append if entry.low else queue.entries.appendleft)(entry)
                     if self._posting is not None:

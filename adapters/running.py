@@ -7,12 +7,11 @@ all live there.
 
 import asyncio
 import contextlib
-import logging
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Iterable
 
-from bot import Config, RedisClient, StoreErrors
+from bot import Config, RedisClient, StoreErrors, logs
 from bot.store import reached, redis_client
 from bot.store.redis_server import RedisServerError, configured_redis
 
@@ -31,12 +30,7 @@ def run_with_redis(
 ) -> int:
     """Set up logging (the loggers in `quiet` only from warnings on), start or reach Redis, and
     run `main(redis_url)` in a new event loop; its exit status."""
-    if not logging.getLogger().handlers:
-        logging.basicConfig(
-            level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-        )
-        for name in ("httpx", *quiet):  # a line per request or connection otherwise
-            logging.getLogger(name).setLevel(logging.WARNING)
+    logs.setup(config, quiet)
     with contextlib.ExitStack() as stack:
         try:
             url = stack.enter_context(

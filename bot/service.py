@@ -29,7 +29,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from bot import dispatch, queries
+from bot import dispatch, logs, queries
 from bot.ai import LEVELS
 from bot.chat import Context, Refusal, Refused, Result, timeout
 from bot.commands import BY_KIND, MAX_ARGUMENT, Kind, of_payload
@@ -166,6 +166,7 @@ class GameService:
 
     # --- entry points ---------------------------------------------------------------------
 
+    @logs.serving
     async def handle(
         self, chat: str, user: User, request: Request, update_id: str | None = None
     ) -> Outcome:
@@ -207,6 +208,7 @@ class GameService:
         except NewerForm as error:
             return await self._newer(chat, error), Handled.STORE_AWAY
 
+    @logs.serving
     async def show_again(self, chat: str) -> Outcome:
         """The group's lobby or table as it is now, as new messages: for a front end whose
         messages are gone (a Telegram group that became a supergroup)."""
@@ -258,6 +260,7 @@ class GameService:
             return shown  # Redis is away: the next tick after it is back catches up
         return shown + await self.run_timers(scope)
 
+    @logs.serving
     async def current(self, chat: str) -> Outcome:
         """A game's lasting messages as they are now (the lobby, or the table and every hand, or
         its end), to post only where a slot shows an older version (`Outcome.again`)."""
@@ -354,6 +357,7 @@ class GameService:
 
     # --- the stats ------------------------------------------------------------------------
 
+    @logs.serving
     async def _query(self, chat: str, user: User, request: Request) -> tuple[Outcome, Handled]:
         """A stats command (`bot.queries`): it reads the chat's settings and stats, and takes no
         transaction of the game (nothing of the table changes)."""
@@ -390,6 +394,7 @@ class GameService:
 
     # --- the transaction ------------------------------------------------------------------
 
+    @logs.serving
     async def _transact(
         self,
         chat: str,
@@ -405,6 +410,7 @@ class GameService:
         players on autopilot)."""
         for _attempt in range(MAX_ATTEMPTS):
             snap = await self.store.load(chat, update_id)
+            logs.playing(snap.table.game_id if snap.table is not None else None)
             if snap.duplicate:
                 return Outcome(), None
             look = look_of(snap.settings)
@@ -429,6 +435,8 @@ class GameService:
             write = result.write
             if write is not None:
                 table = write.table
+                if table is not None:  # a new game opens, or the same goes on
+                    logs.playing(table.game_id)
                 new = table.wake() if table is not None else None
                 if new is not None and (old is None or new < old or result.reindex):
                     # The index holds, for each chat, a time no later than its deadline: one
@@ -452,6 +460,7 @@ class GameService:
                     continue
             if write is not None and write.result is not None:
                 await self._fold(chat)
+            log.debug("applied for %s, version %d", user.id, snap.version + (write is not None))
             return self._notify(snap, result), result
         self.metrics.refused(Refusal.BUSY)
         t = texts(snap.settings.language)

@@ -12,6 +12,7 @@ import functools
 import logging
 from collections.abc import Awaitable, Callable
 
+from bot import logs
 from bot.messages import Outcome
 from bot.service import GameService
 
@@ -36,10 +37,12 @@ async def timer_loop(service: GameService, show: Show, scope: str, interval: flo
     task = asyncio.current_task()
     while True:
         for chat, outcome in await service.tick(scope):
-            try:
-                await show(chat, outcome)
-            except Exception:
-                log.exception("could not show a timeout in %s", chat)
+            game = outcome.version[0] if outcome.version is not None else None
+            with logs.about(chat, game):
+                try:
+                    await show(chat, outcome)
+                except Exception:
+                    log.exception("could not show a timeout in %s", chat)
         if task is not None and task.cancelling():
             raise asyncio.CancelledError
         await asyncio.sleep(interval)

@@ -154,8 +154,9 @@ def _front(
     )
 
 
-@pytest.fixture
-async def tg(redis_url: str, game_ids: None) -> AsyncIterator[Bot]:
+@contextlib.asynccontextmanager
+async def running(redis_url: str) -> AsyncIterator[Bot]:
+    """The bot, started, in the group "Wizards" of Ann, Bob, Cid, Dan and Eve."""
     async with FakeTelegram() as fake:
         fake.add_group(GROUP, "Wizards", members=[*PLAYERS, DAN, EVE])
         client = aioredis.Redis.from_url(redis_url)
@@ -166,6 +167,12 @@ async def tg(redis_url: str, game_ids: None) -> AsyncIterator[Bot]:
         finally:
             await bot.front.stop()
             await client.aclose()
+
+
+@pytest.fixture
+async def tg(redis_url: str, game_ids: None) -> AsyncIterator[Bot]:
+    async with running(redis_url) as bot:
+        yield bot
 
 
 async def until(done: Callable[[], bool], what: str, timeout: float = 5.0) -> None:

@@ -63,6 +63,7 @@ from bot import (
     User,
     caused_by_store,
 )
+from bot.logs import about, after, playing
 from bot.show.i18n import Texts
 from bot.timers import stop_timer_loop, timer_loop
 
@@ -292,13 +293,16 @@ class DiscordFrontEnd:
         chat = chat_key(channel)
         user = self._user(interaction)
         request = Request(kind, clean(arg, ARG_LIMIT), private=interaction.guild_id is None)
-        self.busy += 1
-        try:
-            outcome = await self._handle(interaction, chat, user, request, public=public)
-            reply = await self._split(chat, outcome, user.id, here=kind is Kind.HAND, command=True)
-            await self._respond(interaction, chat, reply, command=True)
-        finally:
-            self.busy -= 1
+        with about(chat):
+            self.busy += 1
+            try:
+                outcome = await self._handle(interaction, chat, user, request, public=public)
+                reply = await self._split(
+                    chat, outcome, user.id, here=kind is Kind.HAND, command=True
+                )
+                await self._respond(interaction, chat, reply, command=True)
+            finally:
+                self.busy -= 1
 
     async def on_button(self, interaction: Interaction, channel: int, payload: str) -> None:
         """A press on a game button. In a server the game is the channel's; in a DM, the channel
@@ -314,25 +318,26 @@ class DiscordFrontEnd:
         if game is None:
             return
         chat = chat_key(game)
-        self.busy += 1
-        try:
-            user = self._user(interaction)
-            outcome = await self._handle(interaction, chat, user, request, public=None)
-            ephemeral = interaction.message is not None and interaction.message.flags.ephemeral
-            here = request.kind is Kind.HAND or ephemeral
-            mirror = ephemeral and request.kind is not Kind.HAND
-            reply = await self._split(
-                chat, outcome, user.id, here=here, command=False, mirror=mirror
-            )
-            await self._respond(interaction, chat, reply, command=False)
-        except Exception as error:
-            if caused_by_store(error):  # Redis is away: said once, no traceback
-                log.warning("could not handle a Discord button press: %s", error)
-            else:
-                log.exception("error handling a Discord button press")
-            await self._apologise(interaction, chat, error)
-        finally:
-            self.busy -= 1
+        with about(chat):
+            self.busy += 1
+            try:
+                user = self._user(interaction)
+                outcome = await self._handle(interaction, chat, user, request, public=None)
+                ephemeral = interaction.message is not None and interaction.message.flags.ephemeral
+                here = request.kind is Kind.HAND or ephemeral
+                mirror = ephemeral and request.kind is not Kind.HAND
+                reply = await self._split(
+                    chat, outcome, user.id, here=here, command=False, mirror=mirror
+                )
+                await self._respond(interaction, chat, reply, command=False)
+            except Exception as error:
+                if caused_by_store(error):  # Redis is away: said once, no traceback
+                    log.warning("could not handle a Discord button press: %s", error)
+                else:
+                    log.exception("error handling a Discord button press")
+                await self._apologise(interaction, chat, error)
+            finally:
+                self.busy -= 1
 
     async def on_interaction(self, interaction: Interaction) -> None:
         """Every interaction (after discord.py routed it): a press on a button that is not one
@@ -356,10 +361,11 @@ class DiscordFrontEnd:
         self, interaction: Interaction, error: app_commands.AppCommandError
     ) -> None:
         """Log the error and say sorry, ephemerally."""
-        if caused_by_store(error):
-            log.warning("could not handle a Discord command: %s", error)
-        else:
-            log.error("error handling a Discord command", exc_info=error)
+        with after(error):
+            if caused_by_store(error):
+                log.warning("could not handle a Discord command: %s", error)
+            else:
+                log.error("error handling a Discord command", exc_info=error)
         await self._apologise(interaction, chat_key(interaction.channel_id or 0), error)
 
     async def _apologise(self, interaction: Interaction, chat: str, error: BaseException) -> None:
@@ -403,7 +409,10 @@ class DiscordFrontEnd:
                 else:
                     await interaction.response.defer(ephemeral=not public, thinking=True)
                     interaction.extras[PLACEHOLDER] = public
-        return await task
+        outcome = await task
+        if outcome.version is not None:  # the service read the game in a task of its own
+            playing(outcome.version[0])
+        return outcome
 
     async def _split(
         self,

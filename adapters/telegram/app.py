@@ -66,6 +66,7 @@ from adapters.telegram.slots import Slots
 from adapters.text import TITLE_LIMIT, clean
 from bot import Config, GameService, Kind, Outcome, RedisClient, Request, User, caused_by_store
 from bot.commands import BY_KIND, Who, of_payload, welcome_text
+from bot.logs import about, after
 from bot.show.i18n import Texts, resolve_language, texts
 from bot.timers import stop_timer_loop, timer_loop
 
@@ -246,16 +247,17 @@ class TelegramFrontEnd:
         if request is None:
             return
         game = chat_key(chat.id)
-        spec = BY_KIND[request.kind]
-        if spec.seats and not await self._reachable(chat, person, message.id):
-            return
-        admin = spec.who is Who.HOST and await self.admins.is_admin(chat.id, person.id)
-        user = make_user(
-            person.id, person.first_name, person.last_name, admin, person.language_code
-        )
-        outcome = await self.service.handle(game, user, request, str(update.update_id))
-        self.show(game, outcome)
-        self.reply(chat.id, outcome, message.id)
+        with about(game):
+            spec = BY_KIND[request.kind]
+            if spec.seats and not await self._reachable(chat, person, message.id):
+                return
+            admin = spec.who is Who.HOST and await self.admins.is_admin(chat.id, person.id)
+            user = make_user(
+                person.id, person.first_name, person.last_name, admin, person.language_code
+            )
+            outcome = await self.service.handle(game, user, request, str(update.update_id))
+            self.show(game, outcome)
+            self.reply(chat.id, outcome, message.id)
 
     async def on_private(self, update: Update, context: Context) -> None:
         """A command in a private chat: /start join-<group> finishes a join; the commands that
@@ -277,8 +279,9 @@ class TelegramFrontEnd:
             await self._welcome(update, person, user)
             return
         request = commands.private_request(name, args)
-        outcome = await self.service.handle(here, user, request, str(update.update_id))
-        self.show(here, outcome)
+        with about(here):
+            outcome = await self.service.handle(here, user, request, str(update.update_id))
+            self.show(here, outcome)
 
     async def _welcome(self, update: Update, person: TgUser, user: User) -> None:
         """A private /start: how to play, with a button that adds the bot to a group; then,
@@ -288,30 +291,36 @@ class TelegramFrontEnd:
         self.outbox.put(person.id, Post(person.id, html_text(welcome_text(t)), keys=((add,),)))
         for game in await self.slots.games(person.id):
             request = Request(Kind.HAND)
-            outcome = await self.service.handle(game, user, request, f"{update.update_id}:{game}")
-            if outcome.messages:
-                self.show(game, outcome)
+            with about(game):
+                outcome = await self.service.handle(
+                    game, user, request, f"{update.update_id}:{game}"
+                )
+                if outcome.messages:
+                    self.show(game, outcome)
 
     async def _join_from_link(self, update: Update, group: int, person: TgUser) -> None:
         game = chat_key(group)
-        t = await self._texts(game)
-        if await self._member_status(group, person.id) not in MEMBER_STATUSES:
-            text = t("You can only join a table in a group you belong to.")
-            self.outbox.put(person.id, Post(person.id, html_text(text)))
-            return
-        user = make_user(
-            person.id, person.first_name, person.last_name, False, person.language_code
-        )
-        outcome = await self.service.handle(game, user, Request(Kind.JOIN), str(update.update_id))
-        self.show(game, outcome)
-        if outcome.answer and not outcome.alert:
-            text = t(
-                "✅ You have a seat at the table. Your cards will come here, with buttons to "
-                "bid and play, once someone sends /start in the group."
+        with about(game):
+            t = await self._texts(game)
+            if await self._member_status(group, person.id) not in MEMBER_STATUSES:
+                text = t("You can only join a table in a group you belong to.")
+                self.outbox.put(person.id, Post(person.id, html_text(text)))
+                return
+            user = make_user(
+                person.id, person.first_name, person.last_name, False, person.language_code
             )
-            self.outbox.put(person.id, Post(person.id, html_text(text)))
-        elif outcome.answer:
-            self.outbox.put(person.id, Post(person.id, html_text(outcome.answer)))
+            outcome = await self.service.handle(
+                game, user, Request(Kind.JOIN), str(update.update_id)
+            )
+            self.show(game, outcome)
+            if outcome.answer and not outcome.alert:
+                text = t(
+                    "✅ You have a seat at the table. Your cards will come here, with buttons to "
+                    "bid and play, once someone sends /start in the group."
+                )
+                self.outbox.put(person.id, Post(person.id, html_text(text)))
+            elif outcome.answer:
+                self.outbox.put(person.id, Post(person.id, html_text(outcome.answer)))
 
     async def on_button(self, update: Update, context: Context) -> None:
         """A button press: the callback data is the service's payload. The game is the group
@@ -329,30 +338,31 @@ class TelegramFrontEnd:
         else:
             game = await self.slots.game_of(where.id, query.message.message_id)  # type: ignore[union-attr]
         game = game or chat_key(where.id)
-        spec = of_payload(data)
-        joins = spec is not None and spec.seats and is_group(where.id)
-        if joins and not await self._reachable(where, person, None):
-            t = await self._texts(game)
-            await query.answer(_cut(self._open_first(t)), show_alert=True)
-            return
-        admin = (
-            spec is not None
-            and spec.who is Who.HOST
-            and is_group(where.id)
-            and await self.admins.is_admin(where.id, person.id)
-        )
-        user = make_user(
-            person.id, person.first_name, person.last_name, admin, person.language_code
-        )
-        outcome = await self.service.handle(
-            game, user, Request(Kind.BUTTON, data), str(update.update_id)
-        )
-        # The answer first: it stops the button's spinner, and the person's chat then shows
-        # the press answered before what it changed (in that order, every time).
-        await query.answer(
-            _cut(outcome.answer) if outcome.answer else None, show_alert=outcome.alert
-        )
-        self.show(game, outcome)
+        with about(game):
+            spec = of_payload(data)
+            joins = spec is not None and spec.seats and is_group(where.id)
+            if joins and not await self._reachable(where, person, None):
+                t = await self._texts(game)
+                await query.answer(_cut(self._open_first(t)), show_alert=True)
+                return
+            admin = (
+                spec is not None
+                and spec.who is Who.HOST
+                and is_group(where.id)
+                and await self.admins.is_admin(where.id, person.id)
+            )
+            user = make_user(
+                person.id, person.first_name, person.last_name, admin, person.language_code
+            )
+            outcome = await self.service.handle(
+                game, user, Request(Kind.BUTTON, data), str(update.update_id)
+            )
+            # The answer first: it stops the button's spinner, and the person's chat then shows
+            # the press answered before what it changed (in that order, every time).
+            await query.answer(
+                _cut(outcome.answer) if outcome.answer else None, show_alert=outcome.alert
+            )
+            self.show(game, outcome)
 
     async def on_added(self, update: Update, context: Context) -> None:
         """The bot was added to a group: it says what it does and how to start (the help)."""
@@ -367,8 +377,9 @@ class TelegramFrontEnd:
         user = make_user(
             person.id, person.first_name, person.last_name, False, person.language_code
         )
-        outcome = await self.service.handle(game, user, Request(Kind.HELP))
-        self.show(game, outcome)
+        with about(game):
+            outcome = await self.service.handle(game, user, Request(Kind.HELP))
+            self.show(game, outcome)
 
     async def on_migrate(self, update: Update, context: Context) -> None:
         """A group became a supergroup, with a new id (Telegram tells the old group and the new
@@ -384,23 +395,25 @@ class TelegramFrontEnd:
         else:
             return
         before, after = chat_key(old), chat_key(new)
-        players = await self.service.move_chat(before, after)
-        if players is None:
-            return  # nothing to move, or moved already (both messages arrive)
-        for player in players:
-            person = telegram_id(player)
-            if person is not None:
-                await self.slots.rename_game(person, before, after)
-        log.info("the game of Telegram group %s moved to supergroup %s", old, new)
-        self.show(after, await self.service.show_again(after))
+        with about(after):
+            players = await self.service.move_chat(before, after)
+            if players is None:
+                return  # nothing to move, or moved already (both messages arrive)
+            for player in players:
+                person = telegram_id(player)
+                if person is not None:
+                    await self.slots.rename_game(person, before, after)
+            log.info("the game of Telegram group %s moved to supergroup %s", old, new)
+            self.show(after, await self.service.show_again(after))
 
     async def on_error(self, update: object, context: Context) -> None:
         """Log the error and, where there is someone to tell, say sorry (or that the store
         cannot be reached, when that was the cause)."""
-        if caused_by_store(context.error):  # Redis is away: said once, no traceback
-            log.warning("could not handle a Telegram update: %s", context.error)
-        else:
-            log.error("error handling a Telegram update", exc_info=context.error)
+        with after(context.error):
+            if caused_by_store(context.error):  # Redis is away: said once, no traceback
+                log.warning("could not handle a Telegram update: %s", context.error)
+            else:
+                log.error("error handling a Telegram update", exc_info=context.error)
         if not isinstance(update, Update):
             return
         chat = update.effective_chat

@@ -1,0 +1,242 @@
+"""Log lines: what each says it is about (a chat and its game), its two formats, and the
+secrets no line shows.
+
+Where a request for a chat is served (the service's `handle`, the timer loop when it fires a
+chat's deadline, a front end's update handler, the outbox when it posts), `about(chat)` names
+the chat in a context variable, and `playing(game)` its game once the table is read. Every line
+logged meanwhile, in that task and in the threads and tasks it starts, carries both: the
+`Where` filter puts them on each record as `chat` and `game` (None when not about a game).
+An error that leaves `about` keeps them, so the line that reports it later (a front end's error
+handler) names them as well (`after`).
+
+`log_format = "text"` writes `<time> <LEVEL> <logger>: <message> chat=tg:-100123 game=4f2a1c`
+and the traceback below; `"json"` writes one JSON object per line: `time` (ISO 8601, UTC),
+`level`, `logger`, `message`, `chat`, `game`, and `exception` when there is one. Either way the
+configured tokens, the webhook secret and the Redis password are masked wherever they appear.
+"""
+
+import contextlib
+import contextvars
+import functools
+import json
+import logging
+import sys
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator
+from datetime import UTC, datetime
+from typing import IO, TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from bot.config import Config
+
+FIELDS = ("chat", "game")
+"""The context fields of every record, in the order the lines show them."""
+TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+MASK = "***"
+MIN_SECRET = 4
+"""Characters a secret has at least to be masked (a shorter one would garble every line)."""
+QUIET = ("httpx", "httpcore")
+"""Loggers kept to warnings and up: a line per request (with the bot's URL), or several."""
+CHAIN = 8
+"""Links of an error's cause chain searched for the chat it came from."""
+
+Place = tuple[str | None, str | None]
+"""(chat, game) a line is about."""
+
+_chat: contextvars.ContextVar[str | None] = contextvars.ContextVar("log_chat", default=None)
+_game: contextvars.ContextVar[str | None] = contextvars.ContextVar("log_game", default=None)
+_KEPT = "_log_place"
+"""The attribute an error that left `about` keeps its place in."""
+
+S = TypeVar("S")
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def here() -> Place:
+    """The chat and game being served now (None, None outside any)."""
+    return _chat.get(), _game.get()
+
+
+@contextlib.contextmanager
+def about(chat: str | None, game: str | None = None) -> Iterator[None]:
+    """Lines logged inside are about `chat` (and `game`, or the one `playing` names). Inside an
+    `about` of the same chat it changes nothing but the game, if given; an error leaving it
+    keeps the place for `after`."""
+    if chat is not None and chat == _chat.get():
+        if game is not None:
+            _game.set(game)
+        with _kept():
+            yield
+        return
+    chat_token, game_token = _chat.set(chat), _game.set(game)
+    try:
+        with _kept():
+            yield
+    finally:
+        _game.reset(game_token)
+        _chat.reset(chat_token)
+
+
+@contextlib.contextmanager
+def _kept() -> Iterator[None]:
+    """An error raised inside keeps the place it was raised in (the innermost one)."""
+    try:
+        yield
+    except BaseException as error:
+        if carried(error) == (None, None):
+            with contextlib.suppress(AttributeError, TypeError):
+                setattr(error, _KEPT, here())
+        raise
+
+
+def serving(
+    method: Callable[Concatenate[S, str, P], Awaitable[R]],
+) -> Callable[Concatenate[S, str, P], Coroutine[Any, Any, R]]:
+    """An async method whose first argument is a chat, run `about` that chat."""
+
+    @functools.wraps(method)
+    async def served(self: S, chat: str, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        with about(chat):
+            return await method(self, chat, *args, **kwargs)
+
+    return served
+
+
+def playing(game: str | None) -> None:
+    """The game of the chat being served, once its table is read (only inside `about`)."""
+    if _chat.get() is not None:
+        _game.set(game)
+
+
+def carried(error: BaseException | None) -> Place:
+    """The place an error (or one it was raised from) came from, kept as it left `about`."""
+    for _ in range(CHAIN):
+        if error is None:
+            break
+        kept = getattr(error, _KEPT, None)
+        if kept is not None:
+            return kept  # type: ignore[no-any-return]
+        error = error.__cause__ or error.__context__
+    return None, None
+
+
+@contextlib.contextmanager
+def after(error: BaseException | None) -> Iterator[None]:
+    """Lines logged inside are about the chat and game `error` came from, if it kept them."""
+    chat, game = carried(error)
+    if chat is None:
+        yield
+        return
+    with about(chat, game):
+        yield
+
+
+class Where(logging.Filter):
+    """Puts `chat` and `game` on every record: given by the call (`extra=`), else the place
+    being served, else the one the record's error came from."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        chat, game = here()
+        if record.exc_info is not None:
+            kept = carried(record.exc_info[1])
+            if chat is None or (kept[0] == chat and game is None):
+                chat, game = kept
+        given = getattr(record, "chat", None)
+        if given is None:
+            record.chat = given = chat
+        if getattr(record, "game", None) is None:
+            record.game = game if given == chat else None
+        return True
+
+
+def masked(text: str, secrets: Iterable[str]) -> str:
+    """`text` with every secret in it replaced by `***`."""
+    for secret in secrets:
+        if len(secret) >= MIN_SECRET:
+            text = text.replace(secret, MASK)
+    return text
+
+
+def fields(record: logging.LogRecord) -> dict[str, Any]:
+    """The record's context fields (None where it is not about one)."""
+    return {name: getattr(record, name, None) for name in FIELDS}
+
+
+class TextFormatter(logging.Formatter):
+    """A readable line: `<time> <LEVEL> <logger>: <message> chat=… game=…` (the fields it has),
+    the traceback on the lines below."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        super().__init__(TEXT_FORMAT)
+        self.secrets = tuple(secrets)
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        line = super().formatMessage(record)
+        named = " ".join(f"{k}={v}" for k, v in fields(record).items() if v is not None)
+        return f"{line} {named}" if named else line
+
+    def format(self, record: logging.LogRecord) -> str:
+        return masked(super().format(record), self.secrets)
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time (ISO 8601, UTC, milliseconds), level, logger, message,
+    chat, game, and exception (the traceback) or stack when the record has one."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        super().__init__()
+        self.secrets = tuple(secrets)
+
+    def format(self, record: logging.LogRecord) -> str:
+        moment = datetime.fromtimestamp(record.created, UTC)
+        entry: dict[str, Any] = {
+            "time": moment.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+            **fields(record),
+        }
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        if record.stack_info:
+            entry["stack"] = self.formatStack(record.stack_info)
+        for key, value in entry.items():
+            if isinstance(value, str):
+                entry[key] = masked(value, self.secrets)
+        return json.dumps(entry, ensure_ascii=False, default=str)
+
+
+def secrets_of(config: "Config") -> tuple[str, ...]:
+    """What no line may show: the platforms' tokens, the webhook secret, the Redis password."""
+    password = urlsplit(config.redis_url).password if config.redis_url else None
+    found = (config.telegram.token, config.telegram.webhook_secret, config.discord.token, password)
+    return tuple(secret for secret in found if secret)
+
+
+def formatter(config: "Config") -> logging.Formatter:
+    """The configured format (`log_format`), masking the configured secrets."""
+    secrets = secrets_of(config)
+    return JsonFormatter(secrets) if config.log_format == "json" else TextFormatter(secrets)
+
+
+def handler(config: "Config", stream: IO[str] | None = None) -> logging.Handler:
+    """A handler writing to `stream` (stderr) in the configured format, every record with its
+    chat and game."""
+    out = logging.StreamHandler(stream or sys.stderr)
+    out.setFormatter(formatter(config))
+    out.addFilter(Where())
+    return out
+
+
+def setup(config: "Config", quiet: Iterable[str] = ()) -> None:
+    """Log to stderr from `log_level` on, in `log_format`; httpx's loggers and those in `quiet`
+    only from warnings on. Nothing changes where logging was set up already (by a test or a
+    program that runs the bot)."""
+    root = logging.getLogger()
+    if root.handlers:
+        return
+    root.addHandler(handler(config))
+    root.setLevel(config.log_level)
+    for name in (*QUIET, *quiet):  # a line per request or connection otherwise
+        logging.getLogger(name).setLevel(logging.WARNING)
