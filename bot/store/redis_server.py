@@ -142,7 +142,10 @@ class RedisServer:
             )
         self.appendonly = appendonly
         self.appendfsync: Fsync = appendfsync
-        self.executable = executable
+        # A path is taken from here: the server runs in `dir`, where a relative one would not be.
+        self.executable = (
+            os.path.abspath(executable) if executable and os.sep in executable else executable
+        )
         self.timeout = timeout
         self._process: subprocess.Popen[bytes] | None = None
 
