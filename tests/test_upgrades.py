@@ -181,8 +181,8 @@ async def _mid_trick(svc: GameService, clock: Clock) -> str:
 
 async def _finished(svc: GameService) -> tuple[str, str]:
     """A short game of secret bids and notequal played to its end (its summary, the chat's stats
-    and its record kept), the chat's language then set to German; then Play again, in another chat of the same story: a
-    lobby opened after a game."""
+    and its record kept), the chat's language then set to German. Also the id of a second chat,
+    where the caller makes a Play again lobby: a lobby opened after a game."""
     chat = "tg:-1005"
     driver = Driver(svc, [ANN, BOB, DOT], chat=chat, seed=5, wings_rate=0)
     await driver.lobby(["rounds=short", "bids=secret", "notequal"])
