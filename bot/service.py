@@ -149,6 +149,8 @@ class GameService:
         """The scopes whose heartbeats name this worker already (it journals only there)."""
         self._newer_forms: set[str] = set()
         """Chats where this worker met a form a newer version wrote (logged once each)."""
+        self._broken: set[str] = set()
+        """Chats whose timer could not be fired for an error of ours (logged once each)."""
 
     @classmethod
     def on_redis(
@@ -303,6 +305,12 @@ class GameService:
                         deadline = mend if mend is not None and mend <= now else None
                 except NewerForm as error:
                     self._warn_newer(chat, error)  # its entry stays, for a newer worker to fire
+                except StoreErrors:
+                    raise
+                except Exception:
+                    # A table that cannot be read (damaged) or a bug met in one chat: its entry
+                    # stays and the other chats' deadlines still fire.
+                    self._warn_broken(chat)
                 firing = None
         except StoreErrors:
             # Redis is away; the entries stay and fire once it is back (a timeout it may have
@@ -383,6 +391,12 @@ class GameService:
         if chat not in self._newer_forms:
             self._newer_forms.add(chat)
             log.warning("%s: %s; this worker is older: stop it, start the newer one", chat, error)
+
+    def _warn_broken(self, chat: str) -> None:
+        """Log, with the traceback, once per chat, that its timer could not be fired."""
+        if chat not in self._broken:
+            self._broken.add(chat)
+            log.exception("%s: its timer could not be fired; the other chats' timers go on", chat)
 
     async def _fold(self, chat: str) -> None:
         """Carry the chat's stats forward to the game that just ended. If this fails (or the

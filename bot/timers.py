@@ -36,7 +36,12 @@ async def timer_loop(service: GameService, show: Show, scope: str, interval: flo
     service.metrics.probe(f"timers {scope}", functools.partial(service.count_timers, scope))
     task = asyncio.current_task()
     while True:
-        for chat, outcome in await service.tick(scope):
+        try:
+            shown = await service.tick(scope)
+        except Exception:  # a bug must not stop every chat's deadlines: try again next tick
+            log.exception("the timer tick of %s failed", scope)
+            shown = []
+        for chat, outcome in shown:
             game = outcome.version[0] if outcome.version is not None else None
             with logs.about(chat, game):
                 try:

@@ -496,6 +496,36 @@ async def test_a_newer_table_is_refused_and_left_as_it_is(
     assert not outcome.alert, outcome.answer
 
 
+async def test_a_damaged_table_does_not_stop_other_chats_timers(
+    redis_client: aioredis.Redis, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A chat whose stored table cannot be read (damaged, not newer): its due timer stays, one
+    error is logged with its chat, and another chat's due deadline still fires in the same tick."""
+    broken, fine = "tg:-4003", "tg:-4004"
+    stored = _fixture("mid-trick")
+    await restore_chat(redis_client, broken, stored)
+    await restore_chat(redis_client, fine, stored)
+    await redis_client.hset(keys.game(broken), "t", b"not a table")
+    table = Table.from_bytes(*blobs(stored))
+    deadline = table.deadline
+    assert deadline is not None
+    clock = Clock(deadline + 1)
+    svc = service(redis_client, clock=clock)
+    await svc.store.set_timer(broken, clock.now - 10)  # due first
+    await svc.store.set_timer(fine, deadline)
+    with caplog.at_level(logging.ERROR, logger="bot.service"):
+        shown = await svc.tick(SCOPE)
+        clock.advance(1)
+        await svc.tick(SCOPE)
+    assert [chat for chat, _ in shown] == [fine]
+    after = await table_of(redis_client, fine)
+    assert after is not None
+    assert after.game != table.game  # the turn timed out: the AI played for the player
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors == [f"{broken}: its timer could not be fired; the other chats' timers go on"]
+    assert await redis_client.zscore(keys.timers(broken), broken) is not None
+
+
 async def test_newer_stats_are_refused_and_not_folded_over(redis_client: aioredis.Redis) -> None:
     """A chat's stats fold in a newer form: /stats is answered that they cannot be had now,
     and neither it nor a fold writes over them."""
