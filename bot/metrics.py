@@ -24,9 +24,20 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from enum import StrEnum
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    ProcessCollector,
+    disable_created_metrics,
+)
 
 log = logging.getLogger(__name__)
+
+# No `_created` series beside each counter and histogram: they would double a scrape's size for
+# a timestamp per series that nothing reads (process_start_time_seconds says when counting began).
+disable_created_metrics()  # type: ignore[no-untyped-call]
 
 COMMAND_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 """Seconds of a command (most take a few milliseconds; one with `hard` AI seats a second)."""
@@ -105,6 +116,7 @@ class Metrics:
 
     def __init__(self) -> None:
         registry = self.registry = CollectorRegistry()
+        ProcessCollector(registry=registry)  # process_*: CPU, memory, open files, start time
         self.ready = Readiness()
         self._probes: dict[str, Callable[[], Awaitable[None]]] = {}
         self._known: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None = None

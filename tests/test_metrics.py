@@ -286,7 +286,11 @@ def test_metrics_count_apart() -> None:
     assert two.registry.get_sample_value("wizard_refusals_total", {"code": "busy"}) is None
     names = {metric.name for metric in one.registry.collect()}
     assert len(names) > 10
-    assert all(name.startswith("wizard_") for name in names)
+    assert all(name.startswith(("wizard_", "process_")) for name in names)
+    assert "process_start_time_seconds" in names  # counting began then (no `_created` series)
+    samples = [sample.name for metric in one.registry.collect() for sample in metric.samples]
+    assert "wizard_refusals_total" in samples
+    assert not any(name.endswith("_created") for name in samples)
 
 
 # --- `wizard-bot run` ---------------------------------------------------------------------------
