@@ -3,61 +3,38 @@ backups (`backup`, `restore`), the terminal table (`play`), a demo game, simulat
 checking or replaying records."""
 
 import argparse
-import getpass
-import io
-import json
 import os
-import random
-import select
-import shutil
-import stat
-import statistics
 import sys
-import time
 from collections.abc import Callable, Sequence
-from importlib import metadata
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from bot import Config, ConfigError, load_config
-from bot.config import AI_LEVELS
-from engine import (
-    Options,
-    RecordError,
-    RuleError,
-    check_record,
-    export_record,
-    hand_sizes,
-    parse_option,
-)
-from engine.options import MAX_PLAYERS, MIN_PLAYERS
-from engine.randomplay import play_random_game
-from engine.state import GameState
-from engine.views import table_view
-
+# Each command imports what it uses when it runs (`--version` and `--help` load no more than
+# argparse): the rules engine, the bot, the AI, Redis or the JSON libraries cost a start-up
+# they do not need.
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from adapters.console import PlayArgs
+    from bot import Config
     from bot.show.look import Look
+    from engine import Options
 
 PROG = "wizard-bot"
 USAGE_ERROR = 2
 TOP_LEVEL_FLAGS = ("-h", "--help", "--version")
+SAME_OUTPUT = "; the output is that of one process"
 
 
 class UsageError(Exception):
     """A command line that cannot be run as given (exit status 2)."""
 
 
-class BadRecord(Exception):
-    """A file that is not a valid game record; the message says why, on one line."""
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line on `argv` (default: the process's arguments); return the exit status."""
-    parser = build_parser()
     words = list(sys.argv[1:] if argv is None else argv)
     if not words or (words[0].startswith("-") and words[0] not in TOP_LEVEL_FLAGS):
         words.insert(0, "run")  # no command: run the bot, with any options given
+    parser = build_parser(words[0])
     try:
         args = parser.parse_args(words)
     except SystemExit as exit_:  # argparse: --help, --version, or a usage error
@@ -77,8 +54,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of `wizard-bot` and its subcommands."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser of `wizard-bot` and its subcommands. Given the `command` to be run,
+    only that one gets its arguments: the others' need imports (the AI levels, the players'
+    limits) that the command does not."""
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Wizard, the card game (Amigo): chat bots for Telegram and Discord, a "
@@ -86,143 +65,106 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=f"Without a command, {PROG} runs the bot ({PROG} run [play options]): the "
         "terminal table until a chat front end is configured.",
     )
-    parser.add_argument("--version", action="version", version=f"{PROG} {_version()}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     commands = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND")
+    for entry in COMMANDS:
+        subparser = commands.add_parser(entry.name, help=entry.help, description=entry.about)
+        if command in (None, entry.name):
+            entry.arguments(subparser)
+        subparser.set_defaults(handler=entry.handler)
+    return parser
 
-    run = commands.add_parser(
-        "run",
-        help="run the bot: the chat front ends if configured, else the terminal table (default)",
-        description="Start the chat front ends configured (a Telegram or Discord token); with "
-        "none configured, say how to configure one and start the terminal table instead, with "
-        "the options of `play` (or, when standard input is closed, as in a container, stop "
-        "with that message).",
-    )
-    _play_arguments(run)
-    run.set_defaults(handler=run_bot)
 
-    play = commands.add_parser(
-        "play",
-        help="play a game in the terminal against AI players",
-        description="Play one seat of a game against AI seats, in the terminal, through the "
-        "game service and its Redis store (the embedded one in data_dir unless redis_url is "
-        "configured). An unfinished game is resumed automatically; --new starts a new one.",
-    )
-    _play_arguments(play)
-    play.set_defaults(handler=run_play)
+class _Version(argparse.Action):
+    """`--version`: the installed package's version, read only when asked."""
 
-    demo = commands.add_parser(
-        "demo",
-        help="play a game with random players and show its score sheet",
-        description="Play one game with random legal players and print its score sheet.",
-    )
-    _game_arguments(demo)
-    demo.set_defaults(handler=run_demo)
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        from importlib import metadata
 
-    simulate = commands.add_parser(
-        "simulate",
-        help="play many games with random players; sum up, save records",
-        description="Play N games with random legal players (game i uses seed S+i), print a "
-        "summary and optionally write each game's record to DIR/game-NNNN.json.",
-    )
-    simulate.add_argument(
-        "--games", "-n", type=_positive, default=100, metavar="N", help="games (default 100)"
-    )
-    _game_arguments(simulate)
-    simulate.add_argument("--records", metavar="DIR", help="write a record of each game to DIR")
-    simulate.set_defaults(handler=run_simulate)
+        try:
+            version = metadata.version(PROG)
+        except metadata.PackageNotFoundError:
+            version = "unknown"
+        print(f"{PROG} {version}")
+        parser.exit()
 
-    replay = commands.add_parser(
-        "replay",
-        help="check game records, or replay them round by round",
-        description="Check wizard-record/1 game records against the rules; print each game "
-        "round by round with its score sheet, or with --check only the verdict. "
-        "Exit status: 0 all valid, 1 some invalid, 2 usage error.",
-    )
-    replay.add_argument("files", nargs="+", metavar="FILE", help="a JSON game record")
-    replay.add_argument(
+
+def _simulate_arguments(parser: argparse.ArgumentParser) -> None:
+    _games_argument(parser)
+    _game_arguments(parser)
+    parser.add_argument("--records", metavar="DIR", help="write a record of each game to DIR")
+    _jobs_argument(parser, SAME_OUTPUT)
+
+
+def _replay_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="+", metavar="FILE", help="a JSON game record")
+    parser.add_argument(
         "--check", action="store_true", help="only check: one line per file, ok or why not"
     )
-    replay.set_defaults(handler=run_replay)
+    _jobs_argument(parser, " to check the files in, with --check" + SAME_OUTPUT)
 
-    arena = commands.add_parser(
-        "arena",
-        help="play AI levels against each other; print the figures as JSON",
-        description="Play N games between AI levels, the seats rotated one place a game (each "
-        "deal, seed S+d, is played once per rotation), and print as JSON per level: mean "
-        "points a game, win rate (ties shared), bid accuracy overall and by bidding "
-        "position, decision time p50/p95 in ms.",
-    )
-    arena.add_argument(
-        "--games", "-n", type=_positive, default=100, metavar="N", help="games (default 100)"
-    )
-    _game_arguments(arena)
-    arena.add_argument(
+
+def _arena_arguments(parser: argparse.ArgumentParser) -> None:
+    _games_argument(parser)
+    _game_arguments(parser)
+    parser.add_argument(
         "--seats",
         type=_levels,
         metavar="LEVELS",
         help="the level of each seat, comma-separated, or one for all "
         "(default: hard, then normal in the other seats)",
     )
-    arena.add_argument(
-        "--jobs", "-j", type=_positive, default=1, metavar="J", help="processes (default 1)"
-    )
-    arena.add_argument(
+    _jobs_argument(parser)
+    parser.add_argument(
         "--no-times",
         action="store_true",
         help="leave out the decision times (then the output depends on the seed alone)",
     )
-    arena.set_defaults(handler=run_arena)
 
-    backup = commands.add_parser(
-        "backup",
-        help="copy every key the bot keeps in Redis to a file, while the bot runs",
-        description="Write every key of the bot in the configured Redis (redis_url, a Cluster "
-        "with redis_cluster) or the embedded one in data_dir to FILE: gzip'd JSON lines, each "
-        "chat as of one moment (docs/operations.md, Backups). Exit status: 0 written, 1 not.",
-    )
-    backup.add_argument("file", metavar="FILE", help="the backup to write (-: standard output)")
-    backup.set_defaults(handler=run_backup)
 
-    restore = commands.add_parser(
-        "restore",
-        help="restore a backup into a Redis that holds none of the bot's keys",
-        description="Check the backup in FILE whole, then write it into the configured Redis "
-        "(or the embedded one in data_dir), each chat in one step. A Redis with keys of the "
-        "bot is refused unless --replace. Exit status: 0 restored, 1 not.",
-    )
-    restore.add_argument("file", metavar="FILE", help="the backup to read (-: standard input)")
-    restore.add_argument(
+def _backup_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="the backup to write (-: standard output)")
+
+
+def _restore_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="the backup to read (-: standard input)")
+    parser.add_argument(
         "--replace",
         action="store_true",
         help="replace the bot's keys there: they end exactly as in the backup",
     )
-    restore.set_defaults(handler=run_restore)
 
-    health = commands.add_parser(
-        "health",
-        help="ask the running bot's health server whether it is well (exit 0) or not (1)",
-        description="GET /healthz (with --ready: /readyz) of the health server at "
-        "metrics.listen (WIZARD_METRICS_LISTEN), as a container's health check does; 0.0.0.0 "
-        "and [::] are asked on the loopback address. Exit status: 0 when it answers 200, "
-        "else 1 with one line saying why.",
-    )
-    health.add_argument(
+
+def _health_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
         "--ready",
         action="store_true",
         help="ask /readyz instead: whether the bot can serve (its store reached)",
     )
-    health.add_argument(
+    parser.add_argument(
         "--timeout",
         type=_seconds,
         default=3.0,
         metavar="S",
         help="seconds to wait for the answer (default 3)",
     )
-    health.set_defaults(handler=run_health)
-    return parser
+
+
+def _games_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--games", "-n", type=_positive, default=100, metavar="N", help="games (default 100)"
+    )
+
+
+def _jobs_argument(parser: argparse.ArgumentParser, note: str = "") -> None:
+    parser.add_argument(
+        "--jobs", "-j", type=_positive, default=1, metavar="J", help=f"processes (default 1){note}"
+    )
 
 
 def _levels(text: str) -> tuple[str, ...]:
+    from bot.config import AI_LEVELS
+
     levels = tuple(part.strip().lower() for part in text.split(","))
     for level in levels:
         if level not in AI_LEVELS:
@@ -232,6 +174,8 @@ def _levels(text: str) -> tuple[str, ...]:
 
 
 def _game_arguments(parser: argparse.ArgumentParser, default_players: int = 4) -> None:
+    from engine.options import MAX_PLAYERS, MIN_PLAYERS
+
     parser.add_argument(
         "--players",
         "-p",
@@ -254,6 +198,8 @@ def _game_arguments(parser: argparse.ArgumentParser, default_players: int = 4) -
 
 
 def _play_arguments(parser: argparse.ArgumentParser) -> None:
+    from bot.config import AI_LEVELS
+
     _game_arguments(parser, default_players=4)
     parser.add_argument(
         "--level",
@@ -276,6 +222,8 @@ def _play_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _default_name() -> str:
+    import getpass
+
     try:
         login = getpass.getuser()
     except (OSError, KeyError):
@@ -293,6 +241,8 @@ def _name(text: str) -> str:
 
 
 def _players(text: str) -> int:
+    from engine.options import MAX_PLAYERS, MIN_PLAYERS
+
     count = _int(text)
     if not MIN_PLAYERS <= count <= MAX_PLAYERS:
         raise argparse.ArgumentTypeError(
@@ -325,15 +275,10 @@ def _int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
 
 
-def _version() -> str:
-    try:
-        return metadata.version(PROG)
-    except metadata.PackageNotFoundError:
-        return "unknown"
-
-
-def _options(texts: Sequence[str], players: int) -> Options:
+def _options(texts: Sequence[str], players: int) -> "Options":
     """Options from `--option` texts, checked against the number of players."""
+    from engine import Options, RuleError, hand_sizes, parse_option
+
     options = Options()
     for text in texts:
         try:
@@ -345,6 +290,8 @@ def _options(texts: Sequence[str], players: int) -> Options:
 
 
 def _seed(args: argparse.Namespace) -> int:
+    import random
+
     seed: int | None = args.seed
     return random.randrange(1_000_000) if seed is None else seed
 
@@ -359,6 +306,8 @@ def _look() -> "Look":
 
 
 def _width() -> int:
+    import shutil
+
     from bot.show.formatters import WIDTH
 
     if sys.stdout.isatty():
@@ -370,6 +319,8 @@ def run_demo(args: argparse.Namespace) -> int:
     """`wizard-bot demo`: one game with random players, shown as a score sheet."""
     from adapters.text import tolerant
     from bot.show.formatters import final_standings, score_sheet
+    from engine.randomplay import play_random_game
+    from engine.views import table_view
 
     tolerant(sys.stdout)
     players: int = args.players
@@ -396,7 +347,9 @@ def run_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load_config() -> Config:
+def _load_config() -> "Config":
+    from bot import ConfigError, load_config
+
     try:
         return load_config()
     except ConfigError as error:
@@ -463,6 +416,10 @@ def _stdin_at_end() -> bool:
     """Whether standard input has nothing to give, now or later: closed, /dev/null (a container's
     or a service manager's), an empty file read to its end, a pipe closed with nothing left in
     it. A terminal, or a pipe still open or with lines waiting, is not at its end."""
+    import io
+    import select
+    import stat
+
     stream = sys.stdin
     try:
         descriptor = stream.fileno()
@@ -485,6 +442,7 @@ def _stdin_at_end() -> bool:
 def run_health(args: argparse.Namespace) -> int:
     """`wizard-bot health`: the health server's answer as an exit status (0 well, 1 not)."""
     from adapters.healthcheck import HEALTH_PATH, READY_PATH, check
+    from bot import ConfigError, load_config
 
     def unwell(reason: str) -> int:
         print(f"{PROG} health: {reason}", file=sys.stderr)
@@ -523,6 +481,12 @@ def _option_args(texts: Sequence[str]) -> list[str]:
 
 def run_simulate(args: argparse.Namespace) -> int:
     """`wizard-bot simulate`: many games with random players, summed up per seat."""
+    import time
+    from pathlib import Path
+
+    from adapters import bulk
+    from engine.randomplay import NAMES
+
     games: int = args.games
     players: int = args.players
     options = _options(args.options, players)
@@ -535,33 +499,37 @@ def run_simulate(args: argparse.Namespace) -> int:
             print(f"{PROG}: cannot create {folder}: {error.strerror or error}", file=sys.stderr)
             return 1
     started = time.perf_counter()
+    work = (
+        bulk.GameJob(
+            players,
+            options,
+            seed + index,
+            None if folder is None else folder / f"game-{index:04d}.json",
+        )
+        for index in range(games)
+    )
     totals: list[list[int]] = []
-    names: list[str] = []
-    for index in range(games):
-        state, _ = play_random_game(players, options, seed + index)
-        names = [player.name for player in state.players]
-        totals.append(state.totals)
-        if folder is not None:
-            path = folder / f"game-{index:04d}.json"
-            try:
-                path.write_text(json.dumps(export_record(state)) + "\n", encoding="utf-8")
-            except OSError as error:
-                print(f"{PROG}: cannot write {path}: {error.strerror or error}", file=sys.stderr)
-                return 1
+    for played in bulk.in_order(bulk.simulate_game, work, args.jobs):
+        if played.error is not None:
+            print(f"{PROG}: {played.error}", file=sys.stderr)
+            return 1
+        totals.append(played.totals)
     elapsed = time.perf_counter() - started
-    print(_summary(games, names, options, seed, totals, elapsed, folder))
+    print(_summary(games, NAMES[:players], options, seed, totals, elapsed, folder))
     return 0
 
 
 def _summary(
     games: int,
     names: Sequence[str],
-    options: Options,
+    options: "Options",
     seed: int,
     totals: Sequence[Sequence[int]],
     elapsed: float,
-    folder: Path | None,
+    folder: "Path | None",
 ) -> str:
+    import statistics
+
     seats = range(len(names))
     means = [statistics.fmean(game[seat] for game in totals) for seat in seats]
     wins = [sum(game[seat] == max(game) for game in totals) for seat in seats]
@@ -580,6 +548,8 @@ def _summary(
 
 def run_arena(args: argparse.Namespace) -> int:
     """`wizard-bot arena`: AI levels against each other, the figures as JSON."""
+    import json
+
     from bot.ai import arena  # the AI loads only when asked
 
     players: int = args.players
@@ -603,53 +573,140 @@ def run_arena(args: argparse.Namespace) -> int:
 
 def run_replay(args: argparse.Namespace) -> int:
     """`wizard-bot replay`: check records; print each game unless only checking."""
+    from adapters import bulk
     from adapters.text import shown, tolerant
-    from bot.show.formatters import game_log
 
     tolerant(sys.stdout)
-    status = 0
     files: list[str] = args.files
+    if args.check:
+        status = 0
+        for ok, line in bulk.in_order(bulk.check_file, files, args.jobs):
+            print(shown(line))  # one line, whatever the file name or record holds
+            if not ok:
+                status = 1
+        return status
+    if args.jobs > 1:
+        raise UsageError("--jobs is for --check: replaying prints each game in turn")
+    return _replay_games(files)
+
+
+def _replay_games(files: Sequence[str]) -> int:
+    """Each record's verdict, and the game round by round when it is valid."""
+    from adapters import bulk
+    from adapters.text import shown
+    from bot.show.formatters import game_log
+
+    status = 0
     for index, name in enumerate(files):
         try:
-            state = load_record(name)
-        except BadRecord as error:
-            print(shown(f"{name}: {error}"))  # one line, whatever the file name or record holds
+            state = bulk.load_record(name)
+        except bulk.BadRecord as error:
+            print(shown(f"{name}: {error}"))
             status = 1
             continue
-        names = [player.name for player in state.players]
-        totals = ", ".join(f"{n} {t}" for n, t in zip(names, state.totals, strict=True))
-        if not args.check and index:
+        if index:
             print()
-        print(shown(f"{name}: ok, totals {totals}"))
-        if not args.check:
-            print()
-            print("\n".join(map(shown, game_log(_look(), state, _width()).splitlines())))
+        print(shown(bulk.valid(name, state)))
+        print()
+        print("\n".join(map(shown, game_log(_look(), state, _width()).splitlines())))
     return status
 
 
-def load_record(path: str) -> GameState:
-    """Read and check the game record in `path`; raise BadRecord with a one-line reason."""
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as error:
-        raise BadRecord(f"cannot read: {error.strerror or error}") from None
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as error:
-        raise BadRecord(
-            f"not JSON (line {error.lineno} column {error.colno}: {error.msg})"
-        ) from None
-    except UnicodeDecodeError:
-        raise BadRecord("not JSON (not UTF-8 text)") from None
-    except (ValueError, RecursionError) as error:
-        raise BadRecord(f"not JSON ({error})") from None
-    try:
-        return check_record(data)
-    except RecordError as error:
-        # Round 0 is the record as a whole (format, players, totals): the reason says it all.
-        raise BadRecord(error.reason if error.round == 0 else str(error)) from None
-    except Exception as error:  # a malformed record the checker did not foresee
-        raise BadRecord(f"not a valid record ({type(error).__name__}: {error})") from None
+class Command(NamedTuple):
+    """A subcommand: its name, its line in `--help`, its own help's description, the function
+    that adds its arguments and the one that runs it."""
+
+    name: str
+    help: str
+    about: str
+    arguments: Callable[[argparse.ArgumentParser], None]
+    handler: Callable[[argparse.Namespace], int]
+
+
+COMMANDS = (
+    Command(
+        "run",
+        "run the bot: the chat front ends if configured, else the terminal table (default)",
+        "Start the chat front ends configured (a Telegram or Discord token); with none "
+        "configured, say how to configure one and start the terminal table instead, with the "
+        "options of `play` (or, when standard input is closed, as in a container, stop with "
+        "that message).",
+        _play_arguments,
+        run_bot,
+    ),
+    Command(
+        "play",
+        "play a game in the terminal against AI players",
+        "Play one seat of a game against AI seats, in the terminal, through the game service "
+        "and its Redis store (the embedded one in data_dir unless redis_url is configured). An "
+        "unfinished game is resumed automatically; --new starts a new one.",
+        _play_arguments,
+        run_play,
+    ),
+    Command(
+        "demo",
+        "play a game with random players and show its score sheet",
+        "Play one game with random legal players and print its score sheet.",
+        _game_arguments,
+        run_demo,
+    ),
+    Command(
+        "simulate",
+        "play many games with random players; sum up, save records",
+        "Play N games with random legal players (game i uses seed S+i), print a summary and "
+        "optionally write each game's record to DIR/game-NNNN.json.",
+        _simulate_arguments,
+        run_simulate,
+    ),
+    Command(
+        "replay",
+        "check game records, or replay them round by round",
+        "Check wizard-record/1 game records against the rules; print each game round by round "
+        "with its score sheet, or with --check only the verdict. Exit status: 0 all valid, 1 "
+        "some invalid, 2 usage error.",
+        _replay_arguments,
+        run_replay,
+    ),
+    Command(
+        "arena",
+        "play AI levels against each other; print the figures as JSON",
+        "Play N games between AI levels, the seats rotated one place a game (each deal, seed "
+        "S+d, is played once per rotation), and print as JSON per level: mean points a game, "
+        "win rate (ties shared), bid accuracy overall and by bidding position, decision time "
+        "p50/p95 in ms.",
+        _arena_arguments,
+        run_arena,
+    ),
+    Command(
+        "backup",
+        "copy every key the bot keeps in Redis to a file, while the bot runs",
+        "Write every key of the bot in the configured Redis (redis_url, a Cluster with "
+        "redis_cluster) or the embedded one in data_dir to FILE: gzip'd JSON lines, each chat "
+        "as of one moment (docs/operations.md, Backups). Exit status: 0 written, 1 not.",
+        _backup_arguments,
+        run_backup,
+    ),
+    Command(
+        "restore",
+        "restore a backup into a Redis that holds none of the bot's keys",
+        "Check the backup in FILE whole, then write it into the configured Redis (or the "
+        "embedded one in data_dir), each chat in one step. A Redis with keys of the bot is "
+        "refused unless --replace. Exit status: 0 restored, 1 not.",
+        _restore_arguments,
+        run_restore,
+    ),
+    Command(
+        "health",
+        "ask the running bot's health server whether it is well (exit 0) or not (1)",
+        "GET /healthz (with --ready: /readyz) of the health server at metrics.listen "
+        "(WIZARD_METRICS_LISTEN), as a container's health check does; 0.0.0.0 and [::] are "
+        "asked on the loopback address. Exit status: 0 when it answers 200, else 1 with one "
+        "line saying why.",
+        _health_arguments,
+        run_health,
+    ),
+)
+"""The subcommands, in the order `--help` lists them."""
 
 
 if __name__ == "__main__":

@@ -222,6 +222,66 @@ def test_records_folder_that_cannot_be_made(
     assert err.startswith(f"wizard-bot: cannot create {blocker / 'x'}: ")
 
 
+def without_elapsed(out: str) -> str:
+    return "\n".join(line for line in out.splitlines() if not line.startswith("elapsed"))
+
+
+def test_simulate_in_processes_writes_what_one_process_writes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outputs = []
+    for jobs in ("1", "3"):
+        folder = tmp_path / jobs
+        status, out, err = run(
+            capsys, "simulate", "--games", "7", "--players", "5", "--seed", "40",
+            "--option", "bids=secret", "--records", str(folder), "--jobs", jobs,
+        )  # fmt: skip
+        assert status == 0, err
+        outputs.append(without_elapsed(out).replace(str(folder), "DIR"))
+    assert outputs[0] == outputs[1]
+    names = sorted(path.name for path in (tmp_path / "1").iterdir())
+    assert names == sorted(path.name for path in (tmp_path / "3").iterdir())
+    assert len(names) == 7
+    for name in names:
+        assert (tmp_path / "1" / name).read_bytes() == (tmp_path / "3" / name).read_bytes()
+
+
+def test_a_record_is_compact_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (path,) = simulate_records(capsys, tmp_path, 1)
+    text = path.read_text()
+    assert text == json.dumps(json.loads(text), separators=(",", ":")) + "\n"
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_record_that_cannot_be_written_stops_the_simulation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], jobs: str
+) -> None:
+    blocker = tmp_path / "game-0001.json"
+    blocker.mkdir()
+    status, out, err = run(
+        capsys, "simulate", "--games", "3", "--records", str(tmp_path), "--jobs", jobs
+    )
+    assert status == 1
+    assert out == ""
+    assert err.startswith(f"wizard-bot: cannot write {blocker}: ")
+    assert err.count("\n") == 1
+
+
+def test_importing_the_command_line_loads_only_argparse() -> None:
+    """`--version` and `--help` start fast: the engine, the bot, the JSON libraries and the
+    package metadata load only for the commands that use them."""
+    code = (
+        "import sys, adapters.cli; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('engine', 'bot', 'json', 'orjson', 'multiprocessing', 'importlib.metadata') "
+        "or m == 'importlib.metadata'))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "[]"
+
+
 # --- replay --------------------------------------------------------------------------------------
 
 
@@ -239,6 +299,40 @@ def test_many_simulated_records_pass(tmp_path: Path, capsys: pytest.CaptureFixtu
     status, out, _ = run(capsys, "replay", "--check", *map(str, files))
     assert status == 0
     assert out.count(": ok, totals ") == 5
+
+
+def test_checking_in_processes_says_what_one_process_says(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = simulate_records(capsys, tmp_path / "records", 6)
+    bad = corrupt_winner(files[2], 2, 1)
+    named = [*map(str, files[:3]), str(bad), str(tmp_path / "missing.json"), *map(str, files[3:])]
+    first = run(capsys, "replay", "--check", *named)
+    assert first[0] == 1
+    assert first[1].count(": ok, totals ") == 6
+    assert run(capsys, "replay", "--check", "--jobs", "2", *named) == first
+
+
+def test_replaying_in_processes_is_for_checking(
+    record_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run(capsys, "replay", "--jobs", "2", str(record_file))
+    assert status == 2
+    assert out == ""
+    assert (
+        err
+        == "wizard-bot replay: error: --jobs is for --check: replaying prints each game in turn\n"
+    )
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"])
+def test_a_record_in_another_unicode_encoding_is_still_read(
+    record_file: Path, capsys: pytest.CaptureFixture[str], encoding: str
+) -> None:
+    record_file.write_bytes(record_file.read_text().encode(encoding))
+    status, out, _ = run(capsys, "replay", "--check", str(record_file))
+    assert status == 0
+    assert out.startswith(f"{record_file}: ok, totals ")
 
 
 def test_a_wrong_trick_winner_is_reported_with_round_and_trick(
