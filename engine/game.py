@@ -74,11 +74,19 @@ def apply(state: GameState, command: Command) -> tuple[GameState, list[Event]]:
 
 def step(state: GameState, command: Command) -> list[Event]:
     """Apply `command` to `state` in place and return the events; RuleError changes nothing."""
-    handler = _HANDLERS.get(command.__class__)
-    if handler is None:
-        raise not_a_command(command)
     events: list[Event] = []
-    handler(state, command, events)
+    if command.__class__ is Play:  # nine commands in ten, played here: the hot path
+        card = verify_play(state, command.player, command.card)
+        rnd = state.round
+        assert rnd is not None
+        _play_card(state, rnd, rnd.turn, card, False, events)
+        if state.options.wings:
+            _autoplay(state, rnd, events)
+    else:
+        handler = _HANDLERS.get(command.__class__)
+        if handler is None:
+            raise not_a_command(command)
+        handler(state, command, events)
     state.seq += 1
     return events
 
@@ -128,8 +136,11 @@ def _start(state: GameState, command: Start, events: list[Event]) -> None:
 
 def shuffled_deck(seed: int, number: int) -> list[Card]:
     """The deck as shuffled for round `number` of the game with `seed` (the same on every run)."""
-    key = random.Random(f"{seed}:{number}").random
-    return sorted(DECK, key=lambda _card: key())
+    draw = random.Random(f"{seed}:{number}").random
+    keys = [draw() for _card in DECK]
+    # The deck sorted by one draw a card, as `sorted(DECK, key=lambda _card: draw())` would
+    # (a stable sort, the keys drawn in deck order), without a Python call a card.
+    return [DECK[index] for index in sorted(range(len(DECK)), key=keys.__getitem__)]
 
 
 def _start_round(state: GameState, number: int, events: list[Event]) -> None:
@@ -253,19 +264,9 @@ def _bids(rnd: Round) -> tuple[int, ...]:
 # --- play --------------------------------------------------------------------------------------
 
 
-def _play(state: GameState, command: Play, events: list[Event]) -> None:
-    # The hot path of every simulation: verify_play keeps its passing checks inlined.
-    card = verify_play(state, command.player, command.card)
-    rnd = state.round
-    assert rnd is not None
-    _play_card(state, rnd, rnd.turn, card, False, events)
-    if state.options.wings:
-        _autoplay(state, rnd, events)
-
-
-_new_event = tuple.__new__
-"""Makes an event (a NamedTuple) from its fields in order, as its own constructor does but
-without that constructor's Python call: the play of every card makes one (the hot path)."""
+_new_tuple = tuple.__new__
+"""Makes a NamedTuple (an event, a Trick) from its fields in order, as its own constructor does
+but without that constructor's Python call: the play of every card makes one (the hot path)."""
 
 
 def _play_card(
@@ -276,7 +277,7 @@ def _play_card(
     rnd.hands[seat].remove(card)
     rnd.marks[seat] = None
     trick.append(card)
-    events.append(_new_event(CardPlayed, (players[seat].id, card, auto)))
+    events.append(_new_tuple(CardPlayed, (players[seat].id, card, auto)))
     count = len(players)
     if len(trick) < count:
         rnd.turn = (seat + 1) % count
@@ -284,8 +285,8 @@ def _play_card(
     cards = tuple(trick)
     winner = (rnd.leader + trick_winner(cards, rnd.trump)) % count
     rnd.won[winner] += 1
-    rnd.tricks.append(Trick(rnd.leader, cards, winner))
-    events.append(TrickWon(players[winner].id, len(rnd.tricks), cards))
+    rnd.tricks.append(_new_tuple(Trick, (rnd.leader, cards, winner)))
+    events.append(_new_tuple(TrickWon, (players[winner].id, len(rnd.tricks), cards)))
     rnd.trick = []
     rnd.leader = rnd.turn = winner
     if not rnd.hands[winner]:
@@ -366,6 +367,6 @@ _HANDLERS: dict[type, Callable[[GameState, Any, list[Event]], None]] = {
     Start: _start,
     ChooseTrump: _choose_trump,
     Bid: _bid,
-    Play: _play,
+    # Play: `step` itself, the hot path of every simulation
     MarkWings: _mark_wings,
 }

@@ -2,7 +2,7 @@
 
 from collections.abc import Sequence
 
-from engine.cards import RANK_OF, SUIT_OF, WIZARD, Card, Suit
+from engine.cards import JESTER, NUMBERED, RANK_OF, SUIT_OF, WIZARD, Card, Suit
 
 
 def lead_suit(trick: Sequence[str]) -> Suit | None:
@@ -11,11 +11,8 @@ def lead_suit(trick: Sequence[str]) -> Suit | None:
     Jesters leave the lead suit open: the next card decides.
     """
     for card in trick:
-        if card == WIZARD:
-            return None
-        suit = SUIT_OF[card]
-        if suit is not None:
-            return suit
+        if card != JESTER:
+            return SUIT_OF[card]  # None for a Wizard
     return None
 
 
@@ -48,23 +45,31 @@ def legal_cards(hand: Sequence[Card], trick: Sequence[str], unique: bool = True)
     return list(dict.fromkeys(hand)) if unique else list(hand)
 
 
+def _strengths(trump: Suit | None, lead: Suit | None) -> dict[str, int]:
+    """How strongly each card bids for a trick under `trump` led in `lead`: the first of the
+    strongest cards wins. A Wizard beats every trump, a trump every card of the lead suit, and
+    the lead suit the other cards, which (with the Jesters) all count 0."""
+    strengths: dict[str, int] = {WIZARD: 27, JESTER: 0}
+    for card in NUMBERED:
+        suit, rank = SUIT_OF[card], RANK_OF[card]
+        strengths[card] = rank + 13 if suit is trump else rank if suit is lead else 0
+    return strengths
+
+
+_SUITS_OR_NONE = (*Suit, None)
+
+_STRENGTHS: dict[Suit | None, dict[Suit | None, dict[str, int]]] = {
+    trump: {lead: _strengths(trump, lead) for lead in _SUITS_OR_NONE} for trump in _SUITS_OR_NONE
+}
+"""Each card's strength by trump, then lead suit (see `_strengths`): a trick's winner is one
+lookup a card."""
+
+
 def trick_winner(trick: Sequence[str], trump: Suit | None) -> int:
     """Index in `trick` of the winning card.
 
     The first Wizard; else the highest trump; else the highest card of the lead suit;
     if only Jesters were played, the first Jester.
     """
-    if WIZARD in trick:
-        return trick.index(WIZARD)
-    lead = lead_suit(trick)
-    best = 0
-    best_key = -1
-    for index, card in enumerate(trick):
-        suit = SUIT_OF[card]
-        if suit is None:
-            continue
-        rank = RANK_OF[card]
-        key = rank + 100 if suit is trump else rank if suit is lead else -1
-        if key > best_key:
-            best, best_key = index, key
-    return best
+    strengths = list(map(_STRENGTHS[trump][lead_suit(trick)].__getitem__, trick))
+    return strengths.index(max(strengths))
