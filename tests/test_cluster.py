@@ -126,13 +126,21 @@ async def test_run_serves_telegram_on_a_cluster(cluster: Cluster) -> None:
         )
         stop = asyncio.Event()
         run = asyncio.create_task(serve(config, cluster.url, stop))
-        for user in PLAYERS:
-            fake.start_dm(user)
-            fake.send_command(GROUP, user, "/join")
-            await fake.wait_idle(timeout=10)
-        assert any("3. Cid" in m.text for m in fake.current_messages(GROUP).values())
-        stop.set()
-        assert await asyncio.wait_for(run, 20) == 0
+        try:
+            for user in PLAYERS:
+                fake.start_dm(user)
+                fake.send_command(GROUP, user, "/join")
+                await fake.wait_idle(timeout=10)
+            # idle as the fake sees it is not done: the bot may still be at the cluster or
+            # pacing its posts to the group
+            deadline = time.monotonic() + 20
+            while not any("3. Cid" in m.text for m in fake.current_messages(GROUP).values()):
+                assert time.monotonic() < deadline, "the lobby does not show the third player"
+                await asyncio.sleep(0.05)
+        finally:
+            stop.set()  # the front end stops before the fake does, even when the test fails
+            status = await asyncio.wait_for(run, 20)
+        assert status == 0
 
 
 @pytest.fixture
