@@ -35,6 +35,7 @@ from engine.commands import (
     Play,
     SetOptions,
     Start,
+    new_tuple,
 )
 from engine.events import (
     BidChangeRequired,
@@ -136,11 +137,8 @@ def _start(state: GameState, command: Start, events: list[Event]) -> None:
 
 def shuffled_deck(seed: int, number: int) -> list[Card]:
     """The deck as shuffled for round `number` of the game with `seed` (the same on every run)."""
-    draw = random.Random(f"{seed}:{number}").random
-    keys = [draw() for _card in DECK]
-    # The deck sorted by one draw a card, as `sorted(DECK, key=lambda _card: draw())` would
-    # (a stable sort, the keys drawn in deck order), without a Python call a card.
-    return [DECK[index] for index in sorted(range(len(DECK)), key=keys.__getitem__)]
+    key = random.Random(f"{seed}:{number}").random
+    return sorted(DECK, key=lambda _card: key())
 
 
 def _start_round(state: GameState, number: int, events: list[Event]) -> None:
@@ -226,7 +224,7 @@ def _bid(state: GameState, command: Bid, events: list[Event]) -> None:
     bid = command.bid
     rnd.bids[seat] = bid
     public = bid if rnd.revealed else None
-    events.append(BidMade(player=command.player, bid=public, changed=rnd.rebid))
+    events.append(new_tuple(BidMade, (command.player, public, rnd.rebid)))
     if rnd.rebid:
         rnd.rebid = False
     elif rnd.turn != NO_SEAT:
@@ -264,11 +262,6 @@ def _bids(rnd: Round) -> tuple[int, ...]:
 # --- play --------------------------------------------------------------------------------------
 
 
-_new_tuple = tuple.__new__
-"""Makes a NamedTuple (an event, a Trick) from its fields in order, as its own constructor does
-but without that constructor's Python call: the play of every card makes one (the hot path)."""
-
-
 def _play_card(
     state: GameState, rnd: Round, seat: int, card: Card, auto: bool, events: list[Event]
 ) -> None:
@@ -277,7 +270,7 @@ def _play_card(
     rnd.hands[seat].remove(card)
     rnd.marks[seat] = None
     trick.append(card)
-    events.append(_new_tuple(CardPlayed, (players[seat].id, card, auto)))
+    events.append(new_tuple(CardPlayed, (players[seat].id, card, auto)))
     count = len(players)
     if len(trick) < count:
         rnd.turn = (seat + 1) % count
@@ -285,8 +278,8 @@ def _play_card(
     cards = tuple(trick)
     winner = (rnd.leader + trick_winner(cards, rnd.trump)) % count
     rnd.won[winner] += 1
-    rnd.tricks.append(_new_tuple(Trick, (rnd.leader, cards, winner)))
-    events.append(_new_tuple(TrickWon, (players[winner].id, len(rnd.tricks), cards)))
+    rnd.tricks.append(new_tuple(Trick, (rnd.leader, cards, winner)))
+    events.append(new_tuple(TrickWon, (players[winner].id, len(rnd.tricks), cards)))
     rnd.trick = []
     rnd.leader = rnd.turn = winner
     if not rnd.hands[winner]:

@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from functools import cache
 from typing import Any, TypeVar
 
 from engine.errors import ErrorCode, RuleError
@@ -181,6 +182,7 @@ class RoundRules:
     foresight: bool
 
 
+@cache  # asked by every round of every game, answered from these four values alone
 def round_rules(options: Options, number: int, rounds: int, cards: int) -> RoundRules:
     """The rules of round `number` (1-based) of `rounds`, in which each player holds `cards`.
 

@@ -4,7 +4,7 @@ import random
 
 from engine.cards import Suit
 from engine.checks import legal_bids, may_bid
-from engine.commands import Bid, ChooseTrump, Command, Join, MarkWings, Play, Start
+from engine.commands import Bid, ChooseTrump, Command, Join, MarkWings, Play, Start, new_tuple
 from engine.events import Event
 from engine.game import step
 from engine.options import Options
@@ -31,7 +31,7 @@ def random_command(state: GameState, rng: random.Random, wings: float = 0.0) -> 
         if trick and not is_legal(card, hand, trick):
             cards = legal_cards(hand, trick, unique=False)
             card = cards[int(rng.random() * len(cards))]
-        return Play(players[seat].id, card)
+        return new_tuple(Play, (players[seat].id, card))
     if phase is Phase.TRUMP:
         return ChooseTrump(players[rnd.dealer].id, rng.choice(list(Suit)))
     seat = rnd.turn
