@@ -9,7 +9,6 @@ which says why (and reads what it alone accepts: UTF-16, NaN, very large numbers
 
 import random
 from collections.abc import Callable, Iterable, Iterator
-from multiprocessing import get_context
 from pathlib import Path
 from typing import NamedTuple, TypeVar
 
@@ -50,6 +49,8 @@ def in_order(
     if processes <= 1:
         yield from map(work, jobs)
         return
+    from multiprocessing import get_context  # only for more than one process
+
     with get_context("fork").Pool(processes) as pool:
         yield from pool.imap(work, jobs, chunksize=4)
 
