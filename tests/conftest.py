@@ -2,6 +2,8 @@
 
 import dataclasses
 import random
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
@@ -203,6 +205,20 @@ def typed(events: Iterable[object]) -> list[tuple[str, object]]:
     """Events with their kind, for comparisons that hold whatever the event classes are built on
     (two NamedTuples of different kinds but equal fields would compare equal)."""
     return [(type(event).__name__, event) for event in events]
+
+
+def modules_loaded(script: str) -> set[str]:
+    """The modules a fresh, isolated interpreter (`python -I`) has loaded once it has run
+    `script`: what a command or a package costs to start, and what it pulls in."""
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", f"{script}\nimport sys\nprint(' '.join(sys.modules))"],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    return set(done.stdout.split())
 
 
 def field_names(record: object) -> tuple[str, ...]:

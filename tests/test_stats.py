@@ -5,13 +5,11 @@ to their owner privately, /forgetme forgets everywhere and keeps the others' sta
 between a game's end and its fold loses nothing, and bad input changes nothing."""
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
+from conftest import modules_loaded
 from service_helpers import ANN, BOB, CID, DOT, EVE, Clock, Driver, service
 
 from bot.commands import BY_KIND, Kind
@@ -283,20 +281,10 @@ def test_the_board_headers_stay_short(language: str) -> None:
 
 def test_the_fold_does_no_io() -> None:
     """`bot.stats` loads nothing of storage, the service, an event loop or a platform."""
-    script = (
-        "import sys\n"
+    loaded = modules_loaded(
         "from bot.stats import fold, read_games\n"
-        "fold(read_games([{'players': ['a', 'b', 'c'], 'totals': [3, 2, 1]}]))\n"
-        "print(' '.join(sorted(sys.modules)))\n"
+        "fold(read_games([{'players': ['a', 'b', 'c'], 'totals': [3, 2, 1]}]))"
     )
-    done = subprocess.run(
-        [sys.executable, "-I", "-c", script],
-        check=True,
-        capture_output=True,
-        text=True,
-        cwd=Path(__file__).resolve().parents[1],
-    )
-    loaded = set(done.stdout.split())
     forbidden = {"asyncio", "socket", "redis", "telegram", "discord", "adapters"}
     assert not {name.split(".")[0] for name in loaded} & forbidden
     ours = {name for name in loaded if name.startswith("bot")}
