@@ -17,6 +17,8 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
+import orjson
+
 from bot.ai import get_ai
 from bot.commands import WHICH_CARD, Kind, help_text
 from bot.config import Config
@@ -430,6 +432,29 @@ def run_ai(ctx: Context, table: Table) -> list[Event]:
     return events
 
 
+DIGEST_SIZE = 7
+"""Bytes of a screen's digest in `Table.seen` (14 hex digits)."""
+LEGACY_SIZE = 6
+"""Bytes of the digests older code kept (12 hex digits; see `legacy_digest`)."""
+
+
+def screen_digest(screen: HandScreen, language: str, theme: Theme) -> str:
+    """A digest of what a hand message shows: its screen (a tree of plain values, so its JSON
+    is the same for equal screens alone) in a language and a deck theme."""
+    data = orjson.dumps((screen, language, theme))
+    return hashlib.blake2b(data, digest_size=DIGEST_SIZE).hexdigest()
+
+
+def legacy_digest(screen: HandScreen, language: str, theme: Theme) -> str:
+    """The digest code before this one kept of a screen (of its repr, slower to make). A table
+    saved by that code keeps such digests until the player's screen changes: one equal to it
+    still means "unchanged", so an upgrade sends no edit that changes nothing, and loses none
+    (a screen that differs differs in both digests). Should the screen gain a field, the
+    repr differs from the one then kept: one edit too many after an upgrade, never one lost."""
+    data = repr((screen, language, theme)).encode()
+    return hashlib.blake2b(data, digest_size=LEGACY_SIZE).hexdigest()
+
+
 def changed_hands(
     look: Look, table: Table, view: TableView, seats: Seating, version: int
 ) -> tuple[tuple[HandScreen, bool], ...]:
@@ -439,21 +464,28 @@ def changed_hands(
     the table's `version` it came with (see `seen_since`)."""
     state = table.game
     waiting = set(waiting_seats(state))
+    theme = look.theme
+    default = look.t.language
     changed = []
     for seat, player in enumerate(state.players):
-        if player.id in table.ai:
+        pid = player.id
+        if pid in table.ai:
             continue
-        turn = seat in waiting and player.id not in table.away
+        turn = seat in waiting and pid not in table.away
         screen = hand_screen(player_view(state, seat, view), seats)
         # What the person would see: an edit that shows the same is no edit (Telegram refuses
         # it as "not modified"). The screen is all the message is made of, in this look.
-        shown = (screen, table.languages.get(player.id, look.t.language), look.theme)
-        digest = hashlib.blake2b(repr(shown).encode(), digest_size=6).hexdigest()
-        previous = table.seen.get(player.id, "").partition("@")[0]
+        language = table.languages.get(pid, default)
+        digest = screen_digest(screen, language, theme)
+        previous = table.seen.get(pid, "").partition("@")[0]
         was_turn = previous.endswith("!")
-        if previous.rstrip("!") == digest and turn == was_turn:
+        before = previous.rstrip("!")
+        same = before == digest or (
+            len(before) == 2 * LEGACY_SIZE and before == legacy_digest(screen, language, theme)
+        )
+        if same and turn == was_turn:
             continue
-        table.seen[player.id] = f"{digest}{'!' if turn else ''}@{version}"
+        table.seen[pid] = f"{digest}{'!' if turn else ''}@{version}"
         first = not previous
         changed.append((screen, first or (turn and not was_turn)))
     return tuple(changed)

@@ -75,7 +75,8 @@ class Table:
     updated: float = 0.0
     seen: dict[str, str] = field(default_factory=dict)
     """A digest of the last private message each player was sent, to send only what changed,
-    and the version of the table it came with: `<digest>[!]@<version>` (`!`: their turn)."""
+    and the version of the table it came with: `<digest>[!]@<version>` (`!`: their turn; the
+    digest has 14 hex digits, 12 in tables saved before: `bot.chat.legacy_digest`)."""
     clock: float | None = None
     """When the turn's clock (or the lobby's) last started, or resumed after an outage."""
     after: str | None = None
