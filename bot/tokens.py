@@ -47,7 +47,12 @@ class Token:
     arg: str
 
     def encode(self) -> str:
-        return f"{self.game}.{self.stamp}.{self.action}{self.arg}"
+        return encode(self.game, self.stamp, self.action, self.arg)
+
+
+def encode(game: str, stamp: str, action: Action, arg: str = "") -> str:
+    """The payload of the token of these parts (`Token(...).encode()` without the token)."""
+    return f"{game}.{stamp}.{action}{arg}"
 
 
 def decode(payload: str) -> Token:
@@ -84,14 +89,14 @@ def round_stamp(state: GameState) -> str:
 
 def make(game: str, state: GameState, action: Action, arg: str = "") -> str:
     """The payload of a button for `action` at the game's current decision."""
-    return Token(game, stamp(state), action, arg).encode()
+    return encode(game, stamp(state), action, arg)
 
 
 def for_round(game: str, state: GameState, action: Action, arg: str = "") -> str:
     """The payload of a button valid until the round ends (wings marks)."""
-    return Token(game, round_stamp(state), action, arg).encode()
+    return encode(game, round_stamp(state), action, arg)
 
 
 def lobby(game: str, action: Action, arg: str = "") -> str:
     """The payload of a lobby or end-of-game button (valid as long as the game id is)."""
-    return Token(game, LOBBY_STAMP, action, arg).encode()
+    return encode(game, LOBBY_STAMP, action, arg)

@@ -90,14 +90,20 @@ def N_plural(singular: str, plural: str) -> tuple[str, str]:
     return (singular, plural)
 
 
+KNOWN_CAP = 4096
+"""Translations one `Texts` keeps at most (a catalog holds a few hundred)."""
+
+
 class Texts:
     """The texts of one language. Call it as `t("...", **kwargs)`: translate, then format."""
 
-    __slots__ = ("_translations", "language")
+    __slots__ = ("_known", "_translations", "language")
 
     def __init__(self, language: str, translations: _gettext.NullTranslations) -> None:
         self.language = language
         self._translations = translations
+        self._known: dict[str, str] = {}
+        """Each message translated so far (a catalog does not change once read)."""
 
     @property
     def name(self) -> str:
@@ -106,7 +112,12 @@ class Texts:
 
     def gettext(self, message: str) -> str:
         """`message` translated; the message itself where the catalog has no translation."""
-        return self._translations.gettext(message)
+        text = self._known.get(message)
+        if text is None:
+            text = self._translations.gettext(message)
+            if len(self._known) < KNOWN_CAP:
+                self._known[message] = text
+        return text
 
     def ngettext(self, singular: str, plural: str, n: int) -> str:
         """The form of `singular`/`plural` that fits the number `n`, translated."""

@@ -279,7 +279,7 @@ def final_table_text(
 
 def bid_buttons(seating: Seating, bids: tuple[int, ...]) -> list[tuple[Button, ...]]:
     payloads = [
-        Button(str(bid), tokens.Token(seating.game, seating.stamp, Action.BID, str(bid)).encode())
+        Button(str(bid), tokens.encode(seating.game, seating.stamp, Action.BID, str(bid)))
         for bid in bids
     ]
     return _rows(payloads, BID_ROW)
@@ -454,7 +454,7 @@ def hand_message(look: Look, screen: HandScreen, notify: bool) -> Message:
     gid = screen.game
 
     def now(action: Action, arg: str) -> str:
-        return tokens.Token(gid, screen.stamp, action, arg).encode()
+        return tokens.encode(gid, screen.stamp, action, arg)
 
     rows: list[tuple[Button, ...]] = []
     if screen.choose_trump:
@@ -469,7 +469,7 @@ def hand_message(look: Look, screen: HandScreen, notify: bool) -> Message:
     elif screen.marks:
 
         def mark(arg: str) -> str:
-            return tokens.Token(gid, screen.round_stamp, Action.WINGS, arg).encode()
+            return tokens.encode(gid, screen.round_stamp, Action.WINGS, arg)
 
         marks = [Button(f"🪽{look.card(card)}", mark(card)) for card in screen.marks]
         rows.extend(_rows(marks, ROW))

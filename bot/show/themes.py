@@ -120,8 +120,7 @@ def suit_face(suit: Suit, theme: Theme) -> str:
     return SUIT_FACES[theme][suit]
 
 
-def card_face(card: Card, theme: Theme) -> str:
-    """A card's short face, for buttons and tables: `🔺13`, `🪓13`, `A♥`, `🧙`, `🃏▼`."""
+def _card_face(card: Card, theme: Theme) -> str:
     if card == WIZARD:
         return WIZARD_FACES[theme]
     if card == JESTER:
@@ -135,9 +134,22 @@ def card_face(card: Card, theme: Theme) -> str:
     return f"{SUIT_FACES[theme][suit]}{rank}"
 
 
+CARD_FACES: dict[Theme, dict[str, str]] = {
+    theme: {card: _card_face(Card(card), theme) for card in SUIT_OF} for theme in Theme
+}
+"""Each card's face in each theme, made once (`card_face`)."""
+
+
+def card_face(card: Card, theme: Theme) -> str:
+    """A card's short face, for buttons and tables: `🔺13`, `🪓13`, `A♥`, `🧙`, `🃏▼`."""
+    face = CARD_FACES[theme].get(card)
+    return _card_face(card, theme) if face is None else face
+
+
 def cards_line(cards: Iterable[Card], theme: Theme) -> str:
     """A hand as one line of faces, in display order: `🧙 🔷7 🔺13 🔺2 🃏`."""
-    return " ".join(card_face(card, theme) for card in sorted_hand(cards))
+    faces = CARD_FACES[theme]
+    return " ".join([faces[card] for card in sorted_hand(cards)])
 
 
 def suit_name(t: Texts, suit: Suit, theme: Theme) -> str:
