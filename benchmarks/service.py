@@ -34,6 +34,18 @@ showed (Request(Kind.BUTTON, payload)): joins, start, bids, trump, cards, the re
   above), --fsync-runs times each, interleaved: commands_per_s_fsync_always / _everysec (the
   medians) and their ratio. The rest runs against `everysec`, so it compares with earlier runs.
 
+- floor: what the Redis calls alone cost. Every call a command made (outside pipelines: a
+  game's end folds its stats in one) is noted as it was sent, and sent again, with the same
+  arguments (so the same payloads), against the same redis-server through the same client,
+  from the same starting data: one chat's commands one after another (floor_one_chat_s), the
+  many chats' commands with as many in flight, each chat's in order (floor_many_chats_s).
+  service_vs_floor_one_chat is the floor's time over the time spent in handle();
+  service_vs_floor_in_flight the floor's time over the many-chat run's. 1.0 would be a service
+  that costs nothing but its Redis round trips.
+- live: latency with --live N games live (N chats spread over the game, each played once first,
+  as a worker that has served them for a while has), one command at a time on a random chat:
+  p50_ms_live and p99_ms_live, and live_vs_one_chat_p50, their p50 over the one chat's.
+
 --profile plays the one-chat games again under cProfile and prints the top functions (and
 writes pstats data to FILE, when given).
 """
@@ -51,9 +63,12 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import deque
+from contextvars import ContextVar
 from dataclasses import dataclass
 from itertools import count
 from pathlib import Path
+from typing import Any
 
 # This folder holds a script named after the engine package: keep it off the import path.
 _HERE = Path(__file__).resolve().parent
@@ -86,6 +101,30 @@ TARGETS = {"commands_per_s": 1500, "p99_ms": 10.0, "bytes_per_game": 4096}
 
 UPDATE_IDS = count(1)
 """Update ids, unique over the whole run as a platform's are."""
+
+
+Calls = list[tuple[Any, ...]]
+CALLS: ContextVar[Calls | None] = ContextVar("calls", default=None)
+"""The Redis calls the command being handled has made so far (while they are noted)."""
+NOTED: list[tuple[str, Calls]] = []
+"""Each command handled while calls are noted: its chat, and the calls it made in order."""
+
+
+def noting(redis: "aioredis.Redis", cas_sha: str) -> None:
+    """Note every call `redis` sends for a command (`CALLS`) as it can be sent again: the
+    compare-and-set without its latest time to run (a replay runs later)."""
+    send = redis.execute_command
+
+    async def execute(*args: Any, **options: Any) -> Any:
+        calls = CALLS.get()
+        if calls is not None:
+            call = list(args)
+            if call[0] == "EVALSHA" and call[1] == cas_sha:
+                call[3 + int(call[2]) + 10] = ""  # ARGV[11]
+            calls.append(tuple(call))
+        return await send(*args, **options)
+
+    redis.execute_command = execute  # type: ignore[method-assign]
 
 
 class BenchError(RuntimeError):
@@ -188,9 +227,13 @@ class Client:
         """Send the next request, timing handle(), and take in its outcome."""
         user, request = self.next_request()
         update_id = None if self.update_ids is None else str(next(self.update_ids))
+        calls: Calls = []
+        noted = CALLS.set(calls)
         start = time.perf_counter()
         outcome = await service.handle(self.chat, user, request, update_id)
         latencies.append(time.perf_counter() - start)
+        CALLS.reset(noted)
+        NOTED.append((self.chat, calls))
         self.feed(user, request, outcome)
 
 
@@ -321,6 +364,60 @@ async def many_chats(
     return time.perf_counter() - start, latencies
 
 
+async def floor_one(redis: "aioredis.Redis", noted: list[tuple[str, Calls]]) -> float:
+    """Seconds to send the noted calls again, one after another."""
+    start = time.perf_counter()
+    for _chat, calls in noted:
+        for call in calls:
+            await redis.execute_command(*call)
+    return time.perf_counter() - start
+
+
+async def floor_many(
+    redis: "aioredis.Redis", noted: list[tuple[str, Calls]], in_flight: int
+) -> float:
+    """Seconds to send the noted calls again, `in_flight` commands at a time, each for a
+    random idle chat, each chat's commands in their order (as `many_chats` sends them)."""
+    queues: dict[str, deque[Calls]] = {}
+    for chat, calls in noted:
+        queues.setdefault(chat, deque()).append(calls)
+    rng = random.Random(5)
+    idle = list(queues)
+
+    async def worker() -> None:
+        while idle:
+            index = rng.randrange(len(idle))
+            chat = idle[index]
+            idle[index] = idle[-1]
+            idle.pop()
+            queue = queues[chat]
+            for call in queue.popleft():
+                await redis.execute_command(*call)
+            if queue:
+                idle.append(chat)
+
+    start = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(min(in_flight, len(idle)))))
+    return time.perf_counter() - start
+
+
+async def live_latency(
+    service: GameService, redis: "aioredis.Redis", games: int, points: list[Point], seconds: float
+) -> list[float]:
+    """Latencies of one command at a time on random chats of `games` live ones (each played
+    once first)."""
+    await redis.flushall()
+    clients = await spread(redis, games, points)
+    for client in clients:
+        await client.step(service, [])
+    rng = random.Random(6)
+    latencies: list[float] = []
+    stop = time.perf_counter() + seconds
+    while time.perf_counter() < stop:
+        await rng.choice(clients).step(service, latencies)
+    return latencies
+
+
 async def used_memory(redis: "aioredis.Redis") -> int:
     """Bytes of data in Redis (less its overheads: clients' buffers, the AOF buffer)."""
     return int((await redis.info("memory"))["used_memory_dataset"])
@@ -346,11 +443,17 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, object]:
         service = GameService(store, Config(), rng=random.Random(0))
         update_ids = not args.no_update_ids
 
+        noting(redis, store._cas.sha)
         await one_chat(service, 1, update_ids)  # warm up: imports, catalogs, the script
         await redis.flushall()
+        NOTED.clear()
         used = await cpu(redis)
         commands, spent, latencies = await one_chat(service, args.games, update_ids)
         one_cpu = per_command(used, await cpu(redis), commands)
+        noted_one = list(NOTED)
+        await redis.flushall()
+        floor_one_s = await floor_one(redis, noted_one)
+        served_one_s = sum(latencies)
         one_rate = commands / spent
         p50, p99 = percentile(latencies, 0.5), percentile(latencies, 0.99)
         print(
@@ -358,6 +461,11 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, object]:
             f"{one_rate:.0f} commands/s; handle() p50 {p50 * 1e3:.2f} ms, p99 {p99 * 1e3:.2f} ms, "
             f"max {max(latencies) * 1e3:.2f} ms; CPU per command {one_cpu[0]:.0f} µs here, "
             f"{one_cpu[1]:.0f} µs in redis-server"
+        )
+        print(
+            f"floor: its {sum(len(calls) for _, calls in noted_one)} Redis calls again in "
+            f"{floor_one_s:.2f} s, handle() took {served_one_s:.2f} s: "
+            f"{floor_one_s / served_one_s:.2f} of the floor"
         )
 
         await redis.flushall()
@@ -378,7 +486,9 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, object]:
         start_round = sum(c.round for c in chats) / len(chats)
         memory = await used_memory(redis)
         used = await cpu(redis)
+        NOTED.clear()
         seconds, loaded = await many_chats(service, chats, args.in_flight, args.seconds)
+        noted_many = list(NOTED)
         many = len(loaded)
         many_cpu = per_command(used, await cpu(redis), many)
         grown = await used_memory(redis) - memory
@@ -404,13 +514,44 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, object]:
             f"{sum(c.round for c in chats) / len(chats):.1f}); data +{grown} B, "
             f"{grown / many:.0f} B per command; {timers} timer entries, {timers_bytes} B"
         )
+        await redis.flushall()
+        if not args.fresh:
+            await spread(redis, args.chats, points)
+        floor_many_s = await floor_many(redis, noted_many, args.in_flight)
+        print(
+            f"floor: their Redis calls again, {args.in_flight} in flight, in {floor_many_s:.2f} s "
+            f"against {seconds:.2f} s: {floor_many_s / seconds:.2f} of the floor"
+        )
+
+        live: list[float] = []
+        if args.live:
+            live = await live_latency(service, redis, args.live, points, args.live_seconds)
+            print(
+                f"{args.live} live games, one command at a time: p50 "
+                f"{percentile(live, 0.5) * 1e3:.2f} ms, p99 {percentile(live, 0.99) * 1e3:.2f} "
+                f"ms; {percentile(live, 0.5) / p50:.2f} of the one chat's p50"
+            )
 
         profile = None
         if args.profile is not None:
             await redis.flushall()
             profile = await profiled(service, args.games, update_ids, args.profile)
 
-        return {
+        floors = {
+            "floor_one_chat_s": round(floor_one_s, 3),
+            "served_one_chat_s": round(served_one_s, 3),
+            "service_vs_floor_one_chat": round(floor_one_s / served_one_s, 3),
+            "floor_many_chats_s": round(floor_many_s, 3),
+            "service_vs_floor_in_flight": round(floor_many_s / seconds, 3),
+        }
+        if live:
+            floors |= {
+                "live_games": args.live,
+                "p50_ms_live": ms(percentile(live, 0.5)),
+                "p99_ms_live": ms(percentile(live, 0.99)),
+                "live_vs_one_chat_p50": round(percentile(live, 0.5) / p50, 3),
+            }
+        return floors | {
             "commands_per_s_one_chat": round(one_rate),
             "commands_per_s_1000_chats": round(many_rate),
             "p50_ms": ms(p50),
@@ -517,6 +658,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=15.0, help="of the many-chat run")
     parser.add_argument("--fresh", action="store_true", help="start the many chats empty")
     parser.add_argument("--no-update-ids", action="store_true", help="send no update ids")
+    parser.add_argument("--live", type=int, default=10_000, help="live games (0: leave it out)")
+    parser.add_argument("--live-seconds", type=float, default=10.0, help="of the live run")
     parser.add_argument(
         "--fsync-runs", type=int, default=3, help="runs of each fsync mode (0: leave it out)"
     )

@@ -3,10 +3,13 @@
 Each request runs load → apply → save → notify as one optimistic transaction against the store,
 retried on conflict, so concurrent requests for a chat apply one at a time, each once:
 
-- load: the chat's snapshot (its table and settings);
+- load: the chat's snapshot (its table and settings); the chat as this worker last read or
+  wrote it (`Store.known`) when it has it, so that a command costs one round trip, the save;
+  what is refused or shows without a write there is applied again to the chat as read now;
 - apply: `bot.dispatch` reads the request with the command table and runs its handler
   (`bot.chat`), which decides what changes and what to show;
-- save: a compare-and-set of what changed (a conflict: load again and apply again);
+- save: a compare-and-set of what changed (a conflict answers the chat as it is now: apply
+  again to that);
 - notify: once saved, what the handler asked to show is rendered from the saved table.
 
 AI seats, and players on autopilot after a timeout, move inside apply; then apply runs in a
@@ -163,7 +166,9 @@ class GameService:
     ) -> "GameService":
         """A service keeping its games in the Redis of `client` (a chat's settings default to the
         configured language and theme), counting into `metrics` (else metrics of its own)."""
-        store = Store(client, Settings.defaults(config), metrics=metrics)
+        store = Store(
+            client, Settings.defaults(config), metrics=metrics, ttl_floor=config.finished_ttl
+        )
         return cls(store, config, clock, rng)
 
     # --- entry points ---------------------------------------------------------------------
@@ -422,8 +427,12 @@ class GameService:
         the result applied (None when the request was refused or already applied). `apply`
         runs in a worker thread when AI moves may follow (`think`, or a table with AI seats or
         players on autopilot)."""
+        read = False  # whether to read the chat, rather than apply to it as last known
         for _attempt in range(MAX_ATTEMPTS):
-            snap = await self.store.load(chat, update_id)
+            snap = None if read else self.store.known(chat)
+            if snap is None:
+                snap = await self.store.load(chat, update_id)
+            read = False
             logs.playing(snap.table.game_id if snap.table is not None else None)
             if snap.duplicate:
                 return Outcome(), None
@@ -441,12 +450,21 @@ class GameService:
                 else:
                     result = apply(ctx)
             except Refused as refusal:
+                if snap.known:  # it may be refused only because this chat is behind
+                    read = True
+                    continue
                 self.metrics.refused(refusal.code)
                 return Outcome(answer=str(refusal), alert=True), None
             except RuleError as error:
+                if snap.known:
+                    read = True
+                    continue
                 self.metrics.refused(error.code)
                 return Outcome(answer=error_text(look.t, error.code), alert=True), None
             write = result.write
+            if write is None and snap.known:
+                read = True  # what it shows must be the chat as it is now
+                continue
             if write is not None:
                 table = write.table
                 if table is not None:  # a new game opens, or the same goes on
@@ -471,13 +489,13 @@ class GameService:
                 if saved is None:
                     return Outcome(), None
                 if not saved:
-                    continue
+                    continue  # the store knows the chat as it is now: apply to that
             if write is not None and write.result is not None:
                 await self._fold(chat)
             log.debug("applied for %s, version %d", user.id, snap.version + (write is not None))
             return self._notify(snap, result), result
         self.metrics.refused(Refusal.BUSY)
-        t = texts(snap.settings.language)
+        t = texts(snap.settings.language if snap is not None else self.config.language)
         return Outcome(answer=t("The table is busy; please try again."), alert=True), None
 
     @staticmethod

@@ -226,3 +226,36 @@ async def test_processes_play_one_game_against_each_other(
     assert len({json.loads(item["applied"])[0] for item in reports}) == 6
     assert len({item["worker"] for item in reports}) >= 2  # they really raced
     assert sum(item["refused"] for item in refusals) > 0
+
+
+async def test_a_worker_behind_another_takes_and_refuses_as_the_chat_is_now(
+    redis_client: aioredis.Redis,
+) -> None:
+    """Two workers serve one chat. Each applies a request to the chat as it last read or wrote
+    it, in one round trip; when the other moved meanwhile, what it knew is behind: a move that
+    is legal now is taken (not refused for what it knew), a move that was legal then but is not
+    now is refused, and a screen it shows is the chat as it is now."""
+    here = Driver(service(redis_client, seed=5), people(3), seed=5)
+    await here.lobby(["rounds=short"])
+    there = service(redis_client, seed=6)
+    # the first mover's press: through the other worker (this one does not see it)
+    user, payload = here.choices()[0]
+    moved = await there.handle(CHAT, user, Request(Kind.BUTTON, payload))
+    assert not moved.alert
+    version = (await raw(redis_client))[0]
+    # the same press again, through this worker, which knows the chat from before it
+    again = await here.svc.handle(CHAT, user, Request(Kind.BUTTON, payload))
+    assert again.alert
+    assert (await raw(redis_client))[0] == version  # refused: nothing written
+    # the next mover's press, as the other worker showed it: legal now, and taken here
+    here.screens.show(moved)
+    nxt, pressed = here.choices()[0]
+    assert nxt != user
+    taken = await here.svc.handle(CHAT, nxt, Request(Kind.BUTTON, pressed))
+    assert not taken.alert, taken.answer
+    assert (await raw(redis_client))[0] == version + 1
+    check_outcome(taken, await table_of(redis_client), here.theme)
+    # a screen shown by the other worker, which knows the chat from before that move
+    shown = await there.handle(CHAT, user, Request(Kind.HAND))
+    assert shown.version is not None
+    assert shown.version[1] == version + 1

@@ -164,9 +164,9 @@ async def test_a_game_moves_the_metrics(redis_url: str) -> None:
         assert 0 < grew("wizard_command_duration_seconds_sum") < handled * 2
         # the AI seat bid and played in round 1, at the default level
         assert grew("wizard_ai_decision_duration_seconds_count", level="normal") >= 2
-        # every request read its chat, and every move wrote it
-        assert grew("wizard_redis_call_duration_seconds_count", call="load") >= handled
-        assert grew("wizard_redis_call_duration_seconds_count", call="save") >= moves
+        # every request wrote its chat, and (the chat known from the first) few read it
+        assert grew("wizard_redis_call_duration_seconds_count", call="save") >= handled
+        assert grew("wizard_redis_call_duration_seconds_count", call="load") < handled / 2
         assert during("wizard_redis_call_errors_total") == 0
         # the lobby, the tables and the hands were sent, and edited
         assert grew("wizard_posts_total", platform="telegram", result="sent") >= 5

@@ -2,11 +2,15 @@
 
 A write is a compare-and-set in one Lua script: it succeeds only if the version read is
 still current, and also marks the platform update as applied, so a redelivered update and
-two racing commands each take effect exactly once. The service retries on conflict.
+two racing commands each take effect exactly once. On a conflict the script answers the chat
+as it is now, so the service retries without reading it again; and the chat as last read or
+written is kept (`Store.known`), so a chat's next command usually costs one round trip: the
+write, which fails if anyone else wrote meanwhile.
 """
 
 import json
 import logging
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +22,7 @@ from redis.exceptions import (
     RedisError,
     SlotNotCoveredError,
 )
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from bot.metrics import Metrics, timed
 from bot.store import keys
@@ -62,10 +67,20 @@ def redis_client(url: str, timeout: float, cluster: bool = False) -> RedisClient
 
 
 _CAS = """
+local now = redis.call('TIME')
+if ARGV[11] ~= '' and tonumber(now[1]) + tonumber(now[2]) / 1000000 > tonumber(ARGV[11]) then
+  return {-2, now[1], now[2]}
+end
 local v = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
-if v ~= tonumber(ARGV[1]) then return 0 end
+if v ~= tonumber(ARGV[1]) then
+  if ARGV[2] ~= '' and redis.call('EXISTS', KEYS[3]) == 1 then return {-1, now[1], now[2]} end
+  local game = redis.call('HMGET', KEYS[1], 't', 'r')
+  return {0, now[1], now[2], v, game[1] or '', game[2] or '', redis.call('GET', KEYS[2]) or ''}
+end
 if ARGV[2] ~= '' then
-  if not redis.call('SET', KEYS[3], '1', 'NX', 'EX', tonumber(ARGV[2])) then return -1 end
+  if not redis.call('SET', KEYS[3], '1', 'NX', 'EX', tonumber(ARGV[2])) then
+    return {-1, now[1], now[2]}
+  end
 end
 if ARGV[3] == '' then
   redis.call('HDEL', KEYS[1], 't', 'r')
@@ -82,22 +97,29 @@ if ARGV[6] ~= '' then
 end
 if ARGV[8] ~= '' then redis.call('SET', KEYS[5], ARGV[8], 'EX', tonumber(ARGV[9])) end
 if KEYS[6] then
-  redis.call('ZADD', KEYS[6], tonumber(ARGV[11]), ARGV[12])
-  redis.call('EXPIRE', KEYS[6], tonumber(ARGV[13]))
+  redis.call('ZADD', KEYS[6], tonumber(ARGV[12]), ARGV[13])
+  redis.call('EXPIRE', KEYS[6], tonumber(ARGV[14]))
 end
-return 1
+return {1, now[1], now[2]}
 """
 """Compare-and-set of a chat's game (KEYS 1 to 5 are the chat's), and, on one Redis server,
 the note in the writing worker's journal (KEYS[6]; on a Cluster it is another slot's, so the
-service writes it just before)."""
+service writes it just before). ARGV[11] is the latest time (Redis's clock) it may still be
+run at: a write whose caller gave up waiting for its answer must not be applied later. Answers
+an outcome and the server's time (`TIME`): 1 written, -1 the update was applied already, -2 too
+late, 0 a conflict, followed by the chat as it is now, as `_LOAD` reads it: version, table,
+finished rounds, settings."""
 
 
 _LOAD = """
 local game = redis.call('HMGET', KEYS[1], 'v', 't', 'r')
 local seen = redis.call('EXISTS', KEYS[3])
-return {game[1] or '', game[2] or '', game[3] or '', redis.call('GET', KEYS[2]) or '', seen}
+local now = redis.call('TIME')
+return {game[1] or '', game[2] or '', game[3] or '', redis.call('GET', KEYS[2]) or '', seen,
+  now[1], now[2]}
 """
-"""One round trip: version, table, finished rounds, settings, whether the update was seen."""
+"""One round trip: version, table, finished rounds, settings, whether the update was seen, and
+the server's time."""
 
 _DROP_TIMER = """
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
@@ -150,6 +172,15 @@ for longer than ARGV[3] seconds, that span is an outage. Returns the worker's ow
 the workers whose beat is older than the lease ARGV[4], and the recent outages."""
 
 
+def _socket_timeout(client: RedisClient) -> float | None:
+    """How long `client` waits for an answer (None: for ever)."""
+    if isinstance(client, aioredis.RedisCluster):
+        found = client.nodes_manager.connection_kwargs.get("socket_timeout")
+    else:
+        found = client.connection_pool.connection_kwargs.get("socket_timeout")
+    return float(found) if isinstance(found, int | float) else None
+
+
 async def reached(client: RedisClient) -> None:
     """PING the store, and make sure a client of one server is not pointed at a node of a
     Cluster (it would start, and then fail every request on another node's keys). Raises one
@@ -173,6 +204,23 @@ class Snapshot:
     settings: Settings
     duplicate: bool = False
     """The update being handled was applied already."""
+    known: bool = False
+    """It is the chat as this store last read or wrote it, not read now (`Store.known`): a
+    write against it fails if it is behind, but what it shows without a write may be old."""
+
+
+@dataclass(slots=True)
+class _Known:
+    """A chat as this store last read or wrote it: its version, its stored bytes (to tell
+    whether a read found anything new) and their parsed forms, and when (monotonic seconds)."""
+
+    version: int
+    blob: bytes
+    results: bytes
+    settings_raw: bytes
+    table: Table | None
+    settings: Settings
+    at: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +247,14 @@ class Write:
     record: dict[str, Any] | None = None
 
 
+TRUST = 60.0
+"""Seconds the chat as last read or written is written against without reading it again. Any
+write of another worker meanwhile makes that write fail (its version is newer), so this bounds
+only one case: a chat's game key that expired (no write for a finished game's time to live)
+and was made anew, its version counting from 0 again; the store trusts a chat for at most half
+the shortest time to live it is given (`ttl_floor`)."""
+
+
 class Store:
     """A chat's game state in Redis."""
 
@@ -208,6 +264,7 @@ class Store:
         defaults: Settings,
         cached: int = 10_000,
         metrics: Metrics | None = None,
+        ttl_floor: float | None = None,
     ) -> None:
         self.client = client
         self.metrics = metrics or Metrics()
@@ -216,11 +273,21 @@ class Store:
         """The client is a Redis Cluster's: no script may touch keys of two slots, and a write
         waits for a replica (a master that dies right after loses nothing acknowledged)."""
         self.defaults = defaults
-        self._parsed: OrderedDict[str, tuple[bytes, bytes, Table]] = OrderedDict()
-        """The last table read or written per chat, with its blob: parsing a blob costs more
-        than anything else in a request, and a chat's next request usually finds it unchanged
-        (the blob is still read and compared, so another worker's write is never missed)."""
+        self._known: OrderedDict[str, _Known] = OrderedDict()
+        """Each chat as last read or written (at most `cached` chats, the least recently used
+        forgotten): its next request is applied to it and written in one round trip, and a
+        read that finds the same bytes costs no parse."""
         self._cached = cached
+        self.trust = TRUST if ttl_floor is None else min(TRUST, ttl_floor / 2)
+        """Seconds a chat as last read or written is written against (see `TRUST`)."""
+        self._skew: float | None = None
+        """Redis's clock less this machine's, as of the last answer (its time to reach here
+        included): a write carries the latest time by Redis's clock it may be run at."""
+        timeout = _socket_timeout(client)
+        self._within = None if timeout is None else 0.8 * timeout
+        """Seconds after it is sent that a write may still be run: a little less than the
+        client waits for its answer, so a write reported as failed for want of one is never
+        run later (by a Redis that was frozen, or slow)."""
         self._cas = client.register_script(_CAS)
         self._drop = client.register_script(_DROP_TIMER)
         self._load = client.register_script(_LOAD)
@@ -230,35 +297,64 @@ class Store:
 
     @timed("load")
     async def load(self, chat: str, update_id: str | None = None) -> Snapshot:
-        version, blob, results, settings, seen = await self._load(
+        version, blob, results, settings, seen, *now = await self._load(
             keys=[keys.game(chat), keys.settings(chat), keys.update(chat, update_id or "-")]
         )
+        self._timed(now)
+        known = self._read(chat, int(version or 0), blob, results, settings)
         return Snapshot(
-            version=int(version or 0),
-            table=self._parse(chat, blob, results or b"") if blob else None,
-            settings=Settings.from_json(settings or None, self.defaults),
+            version=known.version,
+            table=None if known.table is None else known.table.copy(),
+            settings=known.settings,
             duplicate=bool(update_id is not None and seen),
         )
+
+    def known(self, chat: str) -> Snapshot | None:
+        """The chat as this store last read or wrote it, within `trust` seconds; else None."""
+        known = self._known.get(chat)
+        if known is None or time.monotonic() - known.at > self.trust:
+            return None
+        self._known.move_to_end(chat)
+        table = None if known.table is None else known.table.copy()
+        return Snapshot(version=known.version, table=table, settings=known.settings, known=True)
+
+    def forget(self, chat: str) -> None:
+        """Forget the chat as last read or written (its keys moved, or were replaced)."""
+        self._known.pop(chat, None)
 
     @timed("settings")
     async def settings(self, chat: str) -> Settings:
         """The chat's settings alone (its table is neither read nor parsed)."""
         return Settings.from_json(await self.client.get(keys.settings(chat)), self.defaults)
 
-    def _parse(self, chat: str, blob: bytes, results: bytes) -> Table:
-        known = self._parsed.get(chat)
-        if known is not None and known[0] == blob and known[1] == results:
-            self._parsed.move_to_end(chat)
-            return known[2].copy()
-        table = Table.from_bytes(blob, results)
-        self._remember(chat, blob, results, table.copy())
-        return table
+    def _read(
+        self, chat: str, version: int, blob: bytes, results: bytes, settings: bytes
+    ) -> _Known:
+        """Keep the chat as just read (its table and settings parsed unless the bytes are those
+        known already) and return it."""
+        blob, results, settings = blob or b"", results or b"", settings or b""
+        known = self._known.get(chat)
+        if known is not None and known.blob == blob and known.results == results:
+            table = known.table
+        else:
+            table = Table.from_bytes(blob, results) if blob else None
+        if known is not None and known.settings_raw == settings:
+            parsed = known.settings
+        else:
+            parsed = Settings.from_json(settings or None, self.defaults)
+        return self._keep(chat, _Known(version, blob, results, settings, table, parsed, 0.0))
 
-    def _remember(self, chat: str, blob: bytes, results: bytes, table: Table) -> None:
-        self._parsed[chat] = (blob, results, table)
-        self._parsed.move_to_end(chat)
-        while len(self._parsed) > self._cached:
-            self._parsed.popitem(last=False)
+    def _timed(self, now: list[Any]) -> None:
+        """Take in Redis's time (seconds, microseconds) as an answer gave it."""
+        self._skew = int(now[0]) + int(now[1]) / 1e6 - time.time()
+
+    def _keep(self, chat: str, known: _Known) -> _Known:
+        known.at = time.monotonic()
+        self._known[chat] = known
+        self._known.move_to_end(chat)
+        while len(self._known) > self._cached:
+            self._known.popitem(last=False)
+        return known
 
     @timed("save")
     async def save(
@@ -269,26 +365,29 @@ class Store:
         update_id: str | None = None,
         journal: tuple[str, float] | None = None,
     ) -> bool | None:
-        """Write if `version` is still current: True when written, False on a conflict
-        (read again and retry), None when `update_id` was applied meanwhile (skip it).
-        `journal` (a worker's journal key, and the time) notes the chat there with the write:
-        in the same script on one server, just before it on a Cluster."""
+        """Write if `version` is still current: True when written, False on a conflict (the
+        chat as it is now is then `known`: apply again to that), None when `update_id` was
+        applied meanwhile (skip it). `journal` (a worker's journal key, and the time) notes
+        the chat there with the write: in the same script on one server, just before it on a
+        Cluster."""
         table = write.table
         blob = table.to_bytes() if table is not None else b""
         results = b""
         if table is not None and table.results_changed():
             results = table.results_bytes()
+        settings = write.settings.to_json() if write.settings is not None else ""
         args = [
             version,
             UPDATE_TTL if update_id is not None else "",
             blob,
             write.ttl,
-            write.settings.to_json() if write.settings is not None else "",
+            settings,
             json.dumps(write.result) if write.result is not None else "",
             RESULTS_KEPT,
             json.dumps(write.record) if write.record is not None else "",
             RECORD_TTL,
             results,
+            "",  # the latest time it may run at, set below, just before it is sent
         ]
         names = [
             keys.game(chat),
@@ -303,20 +402,35 @@ class Store:
             else:
                 names.append(journal[0])
                 args += [repr(journal[1]), chat, JOURNAL_TTL]
+        if self._skew is not None and self._within is not None:
+            args[10] = repr(time.time() + self._skew + self._within)
         if self.cluster:
-            done = await self._cas_replicated(names, args)
+            answer = await self._cas_replicated(names, args)
         else:
-            done = await self._cas(keys=names, args=args)
+            answer = await self._cas(keys=names, args=args)
+        done, *now = answer[:3]
+        self._timed(now)
+        if done == -2:
+            raise RedisTimeoutError("the write reached Redis after its answer was given up on")
         if done == -1:
             return None
-        if done == 1 and table is not None:
-            known = self._parsed.get(chat)
-            if results:
-                table.stored = (table.game_id, len(table.game.results))
-                self._remember(chat, blob, results, table.copy())
-            elif known is not None and known[2].stored == table.stored:
-                self._remember(chat, blob, known[1], table.copy())
-        return bool(done == 1)
+        if done != 1:  # a conflict: the chat as it is now
+            current, blob_now, results_now, settings_now = answer[3:]
+            self._read(chat, int(current), blob_now, results_now, settings_now)
+            return False
+        known = self._known.get(chat)
+        if known is None or known.version != version:
+            # What the chat held besides this write (its settings, its finished rounds as
+            # stored) is not known here: it is read again next time.
+            self.forget(chat)
+            return True
+        kept = None if table is None else table.copy()
+        if kept is not None and results:
+            kept.stored = (kept.game_id, len(kept.game.results))
+        raw = settings.encode() if settings else known.settings_raw
+        parsed = write.settings or known.settings
+        self._keep(chat, _Known(version + 1, blob, results or known.results, raw, kept, parsed, 0))
+        return True
 
     async def _cas_replicated(self, names: list[str], args: list[Any]) -> Any:
         """The compare-and-set on a Cluster, then `WAIT` for a replica of its master, on the same
@@ -343,7 +457,7 @@ class Store:
                 continue
             if isinstance(done, BaseException):
                 raise done
-            if replicas and done == 1 and not (isinstance(results[1], int) and results[1] >= 1):
+            if replicas and done[0] == 1 and not (isinstance(results[1], int) and results[1] >= 1):
                 log.warning("a write to %s is on its master only: %r", names[0], results[1])
             return done
         raise RedisError("the compare-and-set script could not be loaded")
@@ -479,7 +593,8 @@ class Store:
         if score is not None:
             await self.set_timer(new, float(score))
             await self.client.zrem(keys.timers(old), old)
-        self._parsed.pop(old, None)
+        self.forget(old)
+        self.forget(new)
         return bool(moved)
 
     async def _move_across(self, pairs: list[tuple[str, str]]) -> bool:
