@@ -133,9 +133,11 @@ class Run:
         table = self.table
         while table is not None and table.game.phase in ROUND_PHASES:
             state = table.game
+            people = {user.id: user for user in self.people}
             move = random_command(state, self.rng, wings=0.05)
-            player = move.player
-            user = next(user for user in self.people if user.id == player)
+            while move.player not in people:  # a wings mark of an AI seat's: another move
+                move = random_command(state, self.rng, wings=0.05)
+            user = people[move.player]
             if isinstance(move, Play):
                 payload = tokens.make(table.game_id, state, Action.PLAY, move.card or "")
             elif isinstance(move, Bid):

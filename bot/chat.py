@@ -455,13 +455,48 @@ def legacy_digest(screen: HandScreen, language: str, theme: Theme) -> str:
     return hashlib.blake2b(data, digest_size=LEGACY_SIZE).hexdigest()
 
 
+def private_key(
+    state: GameState, seat: int, seats: Seating, language: str, theme: Theme
+) -> tuple[object, ...]:
+    """All that the hand screen of a seat the game does not wait for is made of (it has no
+    move to make: no bids, cards or trump to choose, so nothing of the trick or of the others'
+    bids): the round, the trump, the seat's hand, bid, tricks won and wings mark, whether the AI
+    plays for it, under foresight the card each other seat holds and their names; and the
+    message's language and theme. Equal keys make equal screens (`hand_screen`), so a seat
+    whose key is the one it had when its screen was last compared has the same screen."""
+    rnd = state.round
+    if rnd is None:  # pragma: no cover - hands are compared in a round only
+        raise ValueError("no round")
+    foresight = rnd.rules.foresight
+    return (
+        state.phase,
+        rnd.number,
+        len(state.plan),
+        rnd.trump,
+        tuple(rnd.hands[seat]),
+        rnd.bids[seat],
+        rnd.won[seat],
+        rnd.marks[seat],
+        seat in seats.away,
+        state.options.wings,
+        foresight,
+        tuple(hand[0] if hand else None for hand in rnd.hands) if foresight else (),
+        seats.names if foresight else (),
+        seats.game,
+        language,
+        theme,
+    )
+
+
 def changed_hands(
     look: Look, table: Table, view: TableView, seats: Seating, version: int
 ) -> tuple[tuple[HandScreen, bool], ...]:
     """The hand screens of the players whose private view changed, each with whether it is a
     new message (which notifies): a game's first hand message is new, and so is the one of a
     player whose turn it now is. `table.seen` keeps a digest of each player's last screen and
-    the table's `version` it came with (see `seen_since`)."""
+    the table's `version` it came with (see `seen_since`). A player the game does not wait for,
+    and whose `private_key` is the one their entry was last made with (`table.private`, kept
+    by this worker), has the same screen: it is not made again."""
     state = table.game
     waiting = set(waiting_seats(state))
     theme = look.theme
@@ -471,23 +506,32 @@ def changed_hands(
         pid = player.id
         if pid in table.ai:
             continue
+        language = table.languages.get(pid, default)
+        entry = table.seen.get(pid, "")
+        key = None
+        if seat not in waiting:
+            key = private_key(state, seat, seats, language, theme)
+            if table.private.get(pid) == (key, entry):
+                continue
         turn = seat in waiting and pid not in table.away
         screen = hand_screen(player_view(state, seat, view), seats)
         # What the person would see: an edit that shows the same is no edit (Telegram refuses
         # it as "not modified"). The screen is all the message is made of, in this look.
-        language = table.languages.get(pid, default)
         digest = screen_digest(screen, language, theme)
-        previous = table.seen.get(pid, "").partition("@")[0]
+        previous = entry.partition("@")[0]
         was_turn = previous.endswith("!")
         before = previous.rstrip("!")
         same = before == digest or (
             len(before) == 2 * LEGACY_SIZE and before == legacy_digest(screen, language, theme)
         )
-        if same and turn == was_turn:
-            continue
-        table.seen[pid] = f"{digest}{'!' if turn else ''}@{version}"
-        first = not previous
-        changed.append((screen, first or (turn and not was_turn)))
+        if not same or turn != was_turn:
+            table.seen[pid] = f"{digest}{'!' if turn else ''}@{version}"
+            first = not previous
+            changed.append((screen, first or (turn and not was_turn)))
+        if key is None:
+            table.private.pop(pid, None)
+        else:
+            table.private[pid] = (key, table.seen[pid])
     return tuple(changed)
 
 

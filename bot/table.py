@@ -108,6 +108,12 @@ class Table:
     stored: tuple[str, int] | None = field(default=None, compare=False, repr=False)
     """(game id, finished rounds) as last read or written: whether `results_bytes` must be
     written again (not serialized)."""
+    private: dict[str, tuple[tuple[object, ...], str]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    """Of each player the game did not wait for when their screen was last compared: what the
+    screen was made from (`bot.chat.private_key`) and the `seen` entry it left, so that the
+    same again needs no screen (not serialized: a table read anew compares screens)."""
 
     def to_data(self) -> dict[str, Any]:
         """The table without its finished rounds (see `results_bytes`) as plain data, in the
@@ -190,6 +196,7 @@ class Table:
             after=self.after,
             languages=dict(self.languages),
             stored=self.stored,
+            private=dict(self.private),
         )
 
     def wake(self) -> float | None:

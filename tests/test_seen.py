@@ -8,7 +8,18 @@ from bot.chat import LEGACY_SIZE, changed_hands, legacy_digest, screen_digest
 from bot.show.look import look_of
 from bot.show.seating import seating
 from bot.table import Settings, Table
-from engine import Options, step, table_view, waiting_seats
+from engine import (
+    ROUND_PHASES,
+    GameState,
+    Join,
+    Options,
+    SetOptions,
+    Start,
+    step,
+    table_view,
+    waiting_seats,
+)
+from engine.options import parse_option
 from engine.randomplay import new_game, random_command
 
 LOOK = look_of(Settings())
@@ -59,3 +70,33 @@ def test_digests_of_older_code_still_say_unchanged() -> None:
     turn = table.game.seat_of(other) in waiting_seats(table.game)
     assert changed(table, 3) == [(other, turn)]  # an edit; new only to say it is their turn
     assert table.seen[other].endswith("@3")
+
+
+def test_a_screen_not_made_again_is_the_same_screen() -> None:
+    """With what this worker kept of each screen (`Table.private`), the same hands change as
+    when every screen is made and compared, at every move of games with every option."""
+    for number, options in enumerate(["", "foresight=on,wings=on", "bids=secret,notequal=on"]):
+        state = GameState()
+        for seat in range(4):
+            step(state, Join(f"tg:{seat}", f"P{seat}"))
+        for text in filter(None, options.split(",")):
+            step(state, SetOptions(parse_option(state.options, text)))
+        step(state, Start(seed=number))
+        table = Table(game_id="abc123", game=state, languages={"tg:2": "de"})
+        rng = random.Random(number)
+        version = kept = 0
+        while state.phase in ROUND_PHASES:
+            version += 1
+            if rng.random() < 0.02:  # a player's time runs out, or they are back
+                pid = f"tg:{rng.randrange(4)}"
+                if pid in table.away:
+                    table.away.remove(pid)
+                else:
+                    table.away.append(pid)
+            fresh = table.copy()
+            fresh.private.clear()
+            assert changed(table, version) == changed(fresh, version)
+            assert table.seen == fresh.seen
+            kept += len(table.private)
+            step(state, random_command(state, rng, wings=0.1))
+        assert kept > version  # most moves: screens not made again
