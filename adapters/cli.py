@@ -109,10 +109,11 @@ def _arena_arguments(parser: argparse.ArgumentParser) -> None:
     _game_arguments(parser)
     parser.add_argument(
         "--seats",
-        type=_levels,
+        type=_arena_seats,
         metavar="LEVELS",
         help="the level of each seat, comma-separated, or one for all "
-        "(default: hard, then normal in the other seats)",
+        "(default: hard, then normal in the other seats); besides the levels, the arena's "
+        "opponent styles (an unknown name lists them)",
     )
     _jobs_argument(parser)
     parser.add_argument(
@@ -171,6 +172,19 @@ def _levels(text: str) -> tuple[str, ...]:
             known = ", ".join(AI_LEVELS)
             raise argparse.ArgumentTypeError(f"unknown AI level {level!r} (known: {known})")
     return levels
+
+
+def _arena_seats(text: str) -> tuple[str, ...]:
+    """Arena seats: AI levels, or the opponent styles only the arena seats."""
+    from bot.ai.styles import STYLES
+    from bot.config import AI_LEVELS
+
+    seats = tuple(part.strip().lower() for part in text.split(","))
+    for seat in seats:
+        if seat not in AI_LEVELS and seat not in STYLES:
+            known = f"{', '.join(AI_LEVELS)}; arena styles: {', '.join(STYLES)}"
+            raise argparse.ArgumentTypeError(f"unknown AI level {seat!r} (known: {known})")
+    return seats
 
 
 def _game_arguments(parser: argparse.ArgumentParser, default_players: int = 4) -> None:

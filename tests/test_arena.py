@@ -1,7 +1,9 @@
 """The arena: seats rotate, the figures are computed as documented, a seed fixes the outcome,
-`wizard-bot arena` prints them as JSON, and hard beats normal on a fixed set of deals."""
+`wizard-bot arena` prints them as JSON, it seats opponent styles no table can, and hard beats
+normal on a fixed set of deals."""
 
 import json
+import random
 
 import pytest
 
@@ -9,7 +11,13 @@ from adapters.cli import main
 from bot import ai
 from bot.ai.arena import GameResult, rotated, run_arena, summary
 from bot.ai.hard import Budget, HardAI
-from engine import Options, RoundsPlan
+from bot.ai.normal import rank_key, sure_tricks
+from bot.ai.styles import STYLES, greedy_card
+from bot.config import AI_LEVELS
+from engine import Bid, Options, Phase, PlayerView, RoundsPlan, player_view, step
+from engine.randomplay import new_game, random_command
+from engine.tricks import trick_winner
+from engine.views import waiting_seats
 
 SHORT = Options(rounds=RoundsPlan.SHORT)
 
@@ -105,3 +113,68 @@ def test_hard_beats_normal_on_a_fixed_set_of_deals(monkeypatch: pytest.MonkeyPat
     assert hard["mean_points"] >= normal["mean_points"] + 20, (hard, normal)
     assert hard["bid_accuracy"] >= normal["bid_accuracy"] + 0.04, (hard, normal)
     assert hard["win_rate"] > 0.25, hard
+
+
+def test_the_arena_seats_opponent_styles_that_no_table_can(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert not set(STYLES) & set(ai.LEVELS)
+    assert not set(STYLES) & set(AI_LEVELS)  # /addbot and ai_level offer the levels alone
+    args = ["arena", "--games", "4", "--players", "4", "--option", "rounds=short", "--seed", "2"]
+    seats = ["normal", "cautious", "aggressive", "greedy"]
+    assert main([*args, "--seats", ",".join(seats), "--no-times"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert set(report["levels"]) == set(seats)
+    assert main([*args, "--seats", ",".join(seats), "--no-times"]) == 0
+    assert json.loads(capsys.readouterr().out) == report  # a seed fixes the outcome
+    assert main(["arena", "--seats", "reckless"]) == 2
+    assert "arena styles: cautious, aggressive, greedy" in capsys.readouterr().err
+
+
+def bidding_views(games: int) -> list[PlayerView]:
+    """The first bidder's view of every round of some random 4-player games."""
+    views = []
+    for seed in range(games):
+        state = new_game(4, Options(), seed)
+        rng = random.Random(seed)
+        while state.phase is not Phase.FINISHED:
+            if state.phase is Phase.BIDDING and all(bid is None for bid in state.round.bids):
+                views.append(player_view(state, waiting_seats(state)[0]))
+            step(state, random_command(state, rng))
+    return views
+
+
+def test_the_styles_bid_under_and_over_normal_and_greedy_takes_what_it_can() -> None:
+    rng = random.Random(1)
+    cautious, aggressive = STYLES["cautious"], STYLES["aggressive"]
+    normal = ai.LEVELS["normal"]
+    under = over = 0
+    for view in bidding_views(4):
+        bids = [player.decide(view, rng) for player in (cautious, normal, aggressive)]
+        low, mid, high = (bid.bid for bid in bids if isinstance(bid, Bid))
+        assert low <= mid <= high, view
+        assert low >= sure_tricks(view.hand, view.table.trump) or low == min(view.legal_bids)
+        under += low < mid
+        over += high > mid
+    assert under >= 10, under
+    assert over >= 10, over
+    # greedy: the strongest card that takes the trick as it stands, else the weakest
+    state = new_game(4, Options(), 9)
+    play = random.Random(9)
+    checked = 0
+    while state.phase is not Phase.FINISHED and checked < 40:
+        seat = waiting_seats(state)[0]
+        view = player_view(state, seat)
+        if view.legal_cards and state.round is not None and state.round.trick:
+            card = greedy_card(view)
+            trump = view.table.trump
+            trick = list(state.round.trick)
+            takes = [c for c in view.legal_cards if trick_winner([*trick, c], trump) == len(trick)]
+            strength = {c: rank_key(c, trump) for c in view.legal_cards}
+            if takes:
+                assert strength[card] == max(strength[c] for c in takes)
+            else:
+                assert strength[card] == min(strength.values())
+            checked += 1
+        step(state, random_command(state, play))
+    assert checked >= 20

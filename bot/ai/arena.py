@@ -1,5 +1,8 @@
 """The arena: whole games between AI levels with the seats rotated, summed up as JSON.
 
+A seat is an AI level (`bot.ai.LEVELS`) or an opponent style (`bot.ai.styles.STYLES`), which
+only the arena seats.
+
 Deal `d` (seed `S + d`) is played once per rotation of the seat levels, so every level plays
 every deal from every seat and no level profits from position. `games` counts games played:
 with P players, a deal and its P - 1 rotations make P games.
@@ -13,7 +16,8 @@ from dataclasses import dataclass
 from multiprocessing import get_context
 from typing import Any
 
-from bot.ai import get_ai
+from bot.ai import LEVELS, AIPlayer, get_ai
+from bot.ai.styles import STYLES
 from engine import GameState, Options, Phase, player_view, step
 from engine.randomplay import new_game
 from engine.views import waiting_seats
@@ -31,6 +35,18 @@ class GameResult:
     """(level, milliseconds) for every decision."""
 
 
+def seat_player(name: str) -> AIPlayer:
+    """The player of an arena seat: an opponent style, or an AI level (ValueError: neither)."""
+    style = STYLES.get(name)
+    if style is not None:
+        return style
+    try:
+        return get_ai(name)
+    except ValueError:
+        known = f"{', '.join(LEVELS)}; arena styles: {', '.join(STYLES)}"
+        raise ValueError(f"unknown AI level {name!r} (known: {known})") from None
+
+
 def rotated(seats: Sequence[str], game: int) -> tuple[str, ...]:
     """The levels by seat in `game`: `seats` turned by `game` places."""
     shift = game % len(seats)
@@ -44,7 +60,7 @@ def play_game(
     players = len(seats)
     levels = rotated(seats, game)
     state = new_game(players, options, seed + game // players)
-    ais = [get_ai(level) for level in levels]
+    ais = [seat_player(level) for level in levels]
     rngs = [random.Random(f"{seed}:{game}:{seat}") for seat in range(players)]
     times: list[tuple[str, float]] = []
     while state.phase is not Phase.FINISHED:
@@ -78,7 +94,7 @@ def run_arena(
 ) -> list[GameResult]:
     """Play `games` games (in `jobs` processes); the results in game order."""
     for level in seats:
-        get_ai(level)  # an unknown level fails here, not in a worker
+        seat_player(level)  # an unknown name fails here, not in a worker
     work = [(tuple(seats), options, seed, game) for game in range(games)]
     if jobs <= 1:
         return [_play(job) for job in work]
