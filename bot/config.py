@@ -64,6 +64,8 @@ REDIS_TIMEOUT_RANGE = (0.05, 30.0)
 TURN_TIMEOUT_RANGE = (10, 3600)
 LOBBY_TIMEOUT_RANGE = (60, 7 * 24 * 3600)
 FINISHED_TTL_RANGE = (60, 365 * 24 * 3600)
+LINK_TTL_RANGE = (60, 30 * 24 * 3600)
+INIT_DATA_TTL_RANGE = (10, 24 * 3600)
 
 ENV_CONFIG = "WIZARD_CONFIG"
 ENV_PREFIX = "WIZARD_"
@@ -103,6 +105,22 @@ class MetricsConfig:
 
 
 @dataclass(frozen=True)
+class WebConfig:
+    """The web table (`adapters.web`): on when `listen` is set."""
+
+    listen: str | None = None
+    """host:port to serve the page and its API on; None: no web table."""
+    public_url: str | None = None
+    """The address people open the table at (what links and Mini App buttons point to)."""
+    secret: str | None = field(default=None, repr=False)
+    """The key link tokens are signed with; None: one derived from the bot token(s)."""
+    link_ttl: int = 24 * 3600
+    """How long a signed link to the table stays valid."""
+    init_data_ttl: int = 3600
+    """How old a Telegram Mini App's `initData` (its `auth_date`) may be."""
+
+
+@dataclass(frozen=True)
 class Config:
     """Everything the bot is configured by. Times are whole seconds."""
 
@@ -132,6 +150,7 @@ class Config:
     telegram: TelegramConfig = field(default_factory=TelegramConfig)
     discord: DiscordConfig = field(default_factory=DiscordConfig)
     metrics: MetricsConfig = field(default_factory=MetricsConfig)
+    web: WebConfig = field(default_factory=WebConfig)
     log_level: str = "INFO"
     log_format: str = "text"
     """"text" (one readable line per record) or "json" (one JSON object per line)."""
@@ -215,6 +234,15 @@ KEYS: tuple[Key, ...] = (
     Key("discord.shards", SWITCH, "Whether to run with several Discord gateway shards"),
     Key("discord.base_url", url("https", "http"), "Discord's REST API (another: a test's)"),
     Key("metrics.listen", LISTEN, "Where /healthz, /readyz and /metrics are served; unset: off"),
+    Key("web.listen", LISTEN, "Where the web table and its API are served; unset: off"),
+    Key("web.public_url", url("https", "http"), "The address people open the web table at"),
+    Key("web.secret", SECRET, "The key web links are signed with; unset: from the bot tokens"),
+    Key("web.link_ttl", seconds(*LINK_TTL_RANGE), "How long a signed link to the table is valid"),
+    Key(
+        "web.init_data_ttl",
+        seconds(*INIT_DATA_TTL_RANGE),
+        "How old a Telegram Mini App's initData (its auth_date) may be",
+    ),
 )
 """Every configuration key, in the order the docs list them."""
 
@@ -355,7 +383,8 @@ def load_config(environ: Mapping[str, str] | None = None, path: str | None = Non
     telegram = TelegramConfig(**values.pop("telegram", {}))
     discord = DiscordConfig(**values.pop("discord", {}))
     metrics = MetricsConfig(**values.pop("metrics", {}))
-    config = Config(**values, telegram=telegram, discord=discord, metrics=metrics)
+    web = WebConfig(**values.pop("web", {}))
+    config = Config(**values, telegram=telegram, discord=discord, metrics=metrics, web=web)
     if config.redis_cluster:
         where = sources.get("redis_cluster", "redis_cluster")
         url = config.redis_url
@@ -375,4 +404,9 @@ def load_config(environ: Mapping[str, str] | None = None, path: str | None = Non
         if "data_dir" not in sources:  # the default: say how to choose another
             raise ConfigError(f"{not_a_dir} (set data_dir, or WIZARD_DATA_DIR)")
         raise ConfigError(f"{sources['data_dir']}: {not_a_dir}")
+    if web.listen and not (web.secret or telegram.token or discord.token):
+        raise ConfigError(
+            f"{sources.get('web.listen', 'web.listen')}: the web table signs its links with "
+            "web.secret, or a key derived from a bot token: set one (or WIZARD_WEB_SECRET)"
+        )
     return config

@@ -20,6 +20,7 @@ from bot.config import (
     Key,
     MetricsConfig,
     TelegramConfig,
+    WebConfig,
     load_config,
 )
 from bot.config_docs import COMMAND, OPERATIONS, updated_example, updated_operations
@@ -433,8 +434,16 @@ GOOD: list[tuple[str, str, object]] = [
         "https://discord.example.org/api",
     ),
     ("WIZARD_METRICS_LISTEN", "0.0.0.0:9100", "0.0.0.0:9100"),
+    ("WIZARD_WEB_LISTEN", "0.0.0.0:8090", "0.0.0.0:8090"),
+    ("WIZARD_WEB_PUBLIC_URL", "https://bot.example.org/t/", "https://bot.example.org/t/"),
+    ("WIZARD_WEB_SECRET", "k3y", "k3y"),
+    ("WIZARD_WEB_LINK_TTL", "3600", 3600),
+    ("WIZARD_WEB_INIT_DATA_TTL", "600", 600),
 ]
-NEEDS = {"WIZARD_REDIS_CLUSTER": {"WIZARD_REDIS_URL": "redis://10.0.0.5:7000"}}
+NEEDS = {
+    "WIZARD_REDIS_CLUSTER": {"WIZARD_REDIS_URL": "redis://10.0.0.5:7000"},
+    "WIZARD_WEB_LISTEN": {"WIZARD_WEB_SECRET": "k3y"},
+}
 """What a variable's good values need besides (a cluster needs a node's URL)."""
 
 BAD: list[tuple[str, str, str]] = [
@@ -499,17 +508,36 @@ BAD: list[tuple[str, str, str]] = [
     ("WIZARD_DISCORD_SHARDS", "2", 'discord.shards must be true or false, not "2"'),
     ("WIZARD_DISCORD_BASE_URL", "nope", "discord.base_url must be a URL starting with https://"),
     ("WIZARD_METRICS_LISTEN", "localhost", "metrics.listen must be host:port"),
+    ("WIZARD_WEB_LISTEN", "8080", "web.listen must be host:port"),
+    ("WIZARD_WEB_SECRET", "a b", "web.secret must be non-empty and have no spaces"),
+    ("WIZARD_WEB_PUBLIC_URL", "ftp://x", "web.public_url must be a URL starting with https://"),
+    ("WIZARD_WEB_LINK_TTL", "5", "web.link_ttl must be"),
+    ("WIZARD_WEB_INIT_DATA_TTL", "100000", "web.init_data_ttl must be"),
 ]
 
 
 def test_every_field_of_config_is_one_key() -> None:
-    sections = {"telegram": TelegramConfig, "discord": DiscordConfig, "metrics": MetricsConfig}
+    sections = {
+        "telegram": TelegramConfig,
+        "discord": DiscordConfig,
+        "metrics": MetricsConfig,
+        "web": WebConfig,
+    }
     fields = [
         f"{top.name}.{inner.name}" if top.name in sections else top.name
         for top in dataclasses.fields(Config)
         for inner in (dataclasses.fields(sections[top.name]) if top.name in sections else [top])
     ]
     assert sorted(fields) == sorted(key.name for key in KEYS)
+
+
+def test_the_web_table_needs_a_key_to_sign_its_links() -> None:
+    with pytest.raises(ConfigError, match="WIZARD_WEB_LISTEN: the web table signs its links"):
+        load_config({"WIZARD_WEB_LISTEN": "127.0.0.1:8090"}, None)
+    signed = load_config({"WIZARD_WEB_LISTEN": "127.0.0.1:8090", "WIZARD_WEB_SECRET": "k"}, None)
+    assert signed.web == WebConfig(listen="127.0.0.1:8090", secret="k")
+    token = load_config({"WIZARD_WEB_LISTEN": "127.0.0.1:8090", "WIZARD_DISCORD_TOKEN": "t"}, None)
+    assert token.web == WebConfig(listen="127.0.0.1:8090")  # its key comes from the token
 
 
 def test_variables_are_named_after_their_keys() -> None:
