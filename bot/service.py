@@ -358,6 +358,12 @@ class GameService:
         """A chat's table as stored (a copy to read: changing it changes nothing)."""
         return (await self.store.load(chat)).table
 
+    async def snapshot(self, chat: str) -> tuple[int, Table | None, Settings]:
+        """A chat's version (every write bumps it), table (a copy to read) and settings, in one
+        read: what a live view of the table (the web table) is drawn from."""
+        read = await self.store.load(chat)
+        return read.version, read.table, read.settings
+
     async def move_chat(self, old: str, new: str) -> list[str] | None:
         """Move chat `old`'s game and settings to chat `new` (a Telegram group that became a
         supergroup gets a new id). The people seated at the moved table; None if nothing

@@ -23,6 +23,13 @@ def game(chat: str) -> str:
     return f"wiz:{{{chat}}}:game"
 
 
+def versions(chat: str) -> str:
+    """Pub/sub channel: every write of the chat's game publishes its new version here (the
+    compare-and-set script names it from `game(chat)`, replacing `game` by `ver`), for the live
+    views that watch it (`adapters.web`)."""
+    return f"wiz:{{{chat}}}:ver"
+
+
 def settings(chat: str) -> str:
     """String: the chat's lasting settings (language, deck theme) as JSON."""
     return f"wiz:{{{chat}}}:cfg"

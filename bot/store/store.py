@@ -100,15 +100,17 @@ if KEYS[6] then
   redis.call('ZADD', KEYS[6], tonumber(ARGV[12]), ARGV[13])
   redis.call('EXPIRE', KEYS[6], tonumber(ARGV[14]))
 end
+redis.call('PUBLISH', string.sub(KEYS[1], 1, -5) .. 'ver', v + 1)
 return {1, now[1], now[2]}
 """
 """Compare-and-set of a chat's game (KEYS 1 to 5 are the chat's), and, on one Redis server,
 the note in the writing worker's journal (KEYS[6]; on a Cluster it is another slot's, so the
-service writes it just before). ARGV[11] is the latest time (Redis's clock) it may still be
-run at: a write whose caller gave up waiting for its answer must not be applied later. Answers
-an outcome and the server's time (`TIME`): 1 written, -1 the update was applied already, -2 too
-late, 0 a conflict, followed by the chat as it is now, as `_LOAD` reads it: version, table,
-finished rounds, settings."""
+service writes it just before); a write publishes the new version on `keys.versions(chat)`
+(named from KEYS[1], `wiz:{chat}:game` → `wiz:{chat}:ver`). ARGV[11] is the latest time
+(Redis's clock) it may still be run at: a write whose caller gave up waiting for its answer
+must not be applied later. Answers an outcome and the server's time (`TIME`): 1 written, -1 the
+update was applied already, -2 too late, 0 a conflict, followed by the chat as it is now, as
+`_LOAD` reads it: version, table, finished rounds, settings."""
 
 
 _LOAD = """
