@@ -36,6 +36,21 @@ def parse_listen(listen: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
+async def serve_app(app: web.Application, host: str, port: int) -> tuple[web.AppRunner, int]:
+    """Serve `app` at host:port; its runner (to clean up) and the port bound (the one asked
+    for, or the one given for 0). Raises OSError for an address that cannot be listened on."""
+    runner = web.AppRunner(app, access_log=None, handle_signals=False)
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, host or None, port)
+        await site.start()
+    except BaseException:
+        await runner.cleanup()
+        raise
+    bound = runner.addresses  # the port bound, when 0 was asked for
+    return runner, int(bound[0][1]) if bound else port
+
+
 class HealthServer:
     """Serves the endpoints for `metrics`; `redis` (bounded by `redis_timeout` seconds) is the
     store whose answer readiness needs."""
@@ -58,17 +73,7 @@ class HealthServer:
         app.router.add_get(HEALTH_PATH, self.healthz)
         app.router.add_get(READY_PATH, self.readyz)
         app.router.add_get(METRICS_PATH, self.scrape)
-        runner = web.AppRunner(app, access_log=None, handle_signals=False)
-        await runner.setup()
-        try:
-            site = web.TCPSite(runner, host or None, port)
-            await site.start()
-        except BaseException:
-            await runner.cleanup()
-            raise
-        self._runner = runner
-        bound = runner.addresses  # the port bound, when 0 was asked for
-        self.port = int(bound[0][1]) if bound else port
+        self._runner, self.port = await serve_app(app, host, port)
         log.info("health and metrics at http://%s:%s (/healthz, /readyz, /metrics)", host, port)
 
     async def stop(self) -> None:

@@ -1,5 +1,6 @@
 """Running the chat front ends: every one configured (a Telegram token, a Discord token, or
-both) in one process, on one Redis, until SIGINT or SIGTERM, or until one of them stops.
+both, and the web table with `web.listen`) in one process, on one Redis, until SIGINT or
+SIGTERM, or until one of them stops.
 
 Redis is the configured `redis_url`, else the embedded server in `data_dir` (stopped on the way
 out). A front end's package loads only when it is configured; no front end knows another. With
@@ -54,6 +55,11 @@ async def serve(
 
         metrics.ready.expect(TELEGRAM)
         runs.append(functools.partial(telegram, config, redis_url, stop, metrics))
+
+    if config.web.listen:
+        from adapters.web.run import serve as web
+
+        runs.append(functools.partial(web, config, redis_url, stop, metrics))
 
     async def watched(run: Callable[[], Awaitable[int]]) -> int:
         status = await run()

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from bot.upgrades import TABLE
-from engine import GameState
+from engine import GameState, RoundResult
 
 if TYPE_CHECKING:
     from bot.config import Config
@@ -68,6 +68,14 @@ def unpack(blob: bytes) -> Any:
         return orjson.loads(text)
     except orjson.JSONDecodeError:  # NaN or Infinity: the standard json writes them
         return json.loads(text)
+
+
+ROUNDS_KEPT = 256
+"""Finished rounds kept parsed, by their stored bytes (`Table.from_bytes`)."""
+_ROUNDS: dict[bytes, tuple[RoundResult, ...]] = {}
+"""The finished rounds of the tables read last, parsed, by their stored bytes in the current
+form: they change once a round, the rest of a table with every command, so a table read anew
+mid-round parses only the rest (the rounds are frozen, so tables may share them)."""
 
 
 def seen_since(entry: str) -> int | None:
@@ -158,11 +166,23 @@ class Table:
         data = unpack(blob)
         if not isinstance(data, dict) or not isinstance(data.get("game"), dict):
             raise ValueError("not a stored table")
-        data["game"]["results"] = unpack(results) if results else []
+        current = data.get(TABLE.tag) == TABLE.current
+        rounds = _ROUNDS.get(results) if results and current else None
+        if rounds is None:
+            data["game"]["results"] = unpack(results) if results else []
+        else:
+            data["game"]["results"] = []
         data, found = TABLE.upgrade(data)
+        game = GameState.from_dict(data["game"])
+        if rounds is not None:
+            game.results = list(rounds)
+        elif results and found == TABLE.current:
+            if len(_ROUNDS) >= ROUNDS_KEPT:
+                _ROUNDS.pop(next(iter(_ROUNDS)), None)  # the oldest
+            _ROUNDS[results] = tuple(game.results)
         table = cls(
             game_id=data["id"],
-            game=GameState.from_dict(data["game"]),
+            game=game,
             host=data["host"],
             ai=dict(data["ai"]),
             away=list(data["away"]),

@@ -47,3 +47,15 @@ def test_a_table_reads_back_as_it_was_written() -> None:
 def test_what_only_the_standard_json_writes_still_reads() -> None:
     data = unpack(old_pack({"deadline": math.inf, "name": "Zoë 🃏"}))
     assert data == {"deadline": math.inf, "name": "Zoë 🃏"}
+
+
+def test_finished_rounds_read_again_are_parsed_once() -> None:
+    table = mid_game()
+    rounds = table.results_bytes()
+    first = Table.from_bytes(table.to_bytes(), rounds)
+    step(table.game, random_command(table.game, random.Random(5)))  # the rest changes
+    second = Table.from_bytes(table.to_bytes(), rounds)
+    assert second.game.results == table.game.results
+    assert second.game.results[0] is first.game.results[0]  # frozen: shared
+    assert second.game.results is not first.game.results
+    assert second.to_data() == table.to_data()

@@ -1,0 +1,325 @@
+"""The web table's HTTP server (aiohttp): the page, and its API over the `GameService`.
+
+- `GET /` and `/static/…`: the page (plain HTML, CSS and JavaScript modules, no build step);
+- `GET /api/view`: the player's own view as JSON (`adapters.web.view`);
+- `POST /api/move` `{"payload": …}`: the button press the payload is, through
+  `GameService.handle` exactly as a chat button's; answers the service's answer and the view;
+- `GET /api/events`: server-sent events, a `view` event with the view each time the game's
+  version changes (any worker's write: the store publishes it, `keys.versions`), the event id
+  being the version; a client that reconnects gets the view at once.
+
+Every request proves whom it is for (`adapters.web.auth`): `Authorization: Bearer <link
+token>` or `Authorization: tma <initData>`, or the query's `link` or `tma` (an `EventSource`
+cannot send headers). 401: nobody proven; 403: a person who may not see that table; 429: too
+many requests for one credential.
+"""
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import redis.asyncio as aioredis
+from aiohttp import web
+from redis.asyncio.client import PubSub
+
+from adapters.health import parse_listen, serve_app
+from adapters.web import auth
+from adapters.web.auth import AuthError, RateLimit, Viewer
+from adapters.web.view import player_json, seat_of
+from bot import Config, GameService, Kind, Outcome, RedisClient, Request, StoreErrors, User, tokens
+from bot.store import keys
+from bot.table import Table
+from bot.tokens import TokenError
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).with_name("static")
+POLL = 2.0
+"""Seconds an open event stream reads the version anyway, should a published one be missed
+(a Redis Cluster, where pages are told by this alone, reads every `CLUSTER_POLL`)."""
+CLUSTER_POLL = 0.25
+KEEPALIVE = 15.0
+"""Seconds between comments on an idle event stream (proxies close silent connections)."""
+MAX_BODY = 4096
+PAGE_HEADERS = {
+    "Cache-Control": "no-cache",
+    "Content-Security-Policy": "default-src 'self'; script-src 'self' https://telegram.org; "
+    "style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+"""The page's own scripts (and Telegram's, in a Mini App) only; the link in its address is
+not sent on to anyone."""
+
+Deliver = Callable[[str, Outcome], Awaitable[None]]
+"""Shows what a move from the web made (the chat's messages) where the chat front ends would."""
+
+
+class Watcher:
+    """One Redis pub/sub connection of the server, subscribed to the version channel of each
+    chat some open page watches; wakes the pages of a chat when a write publishes to it."""
+
+    def __init__(self, client: RedisClient) -> None:
+        self.client = client
+        self._pubsub: PubSub | None = None
+        self._waiting: dict[str, set[asyncio.Event]] = {}
+        self._lock = asyncio.Lock()
+        self._reader: asyncio.Task[None] | None = None
+
+    @property
+    def live(self) -> bool:
+        """Whether writes are heard (not on a Redis Cluster, where pages poll instead)."""
+        return isinstance(self.client, aioredis.Redis)
+
+    @contextlib.asynccontextmanager
+    async def watching(self, chat: str) -> AsyncIterator[asyncio.Event]:
+        """An event set each time `chat`'s game is written, while the context lasts."""
+        event = asyncio.Event()
+        waiting = self._waiting.setdefault(chat, set())
+        waiting.add(event)
+        try:
+            if self.live and len(waiting) == 1:
+                await self._subscribe(chat)
+            yield event
+        finally:
+            waiting.discard(event)
+            if not waiting:
+                self._waiting.pop(chat, None)
+                if self.live:
+                    with contextlib.suppress(*StoreErrors):
+                        await self._unsubscribe(chat)
+
+    async def _subscribe(self, chat: str) -> None:
+        async with self._lock:
+            if self._pubsub is None:
+                assert isinstance(self.client, aioredis.Redis)
+                self._pubsub = self.client.pubsub()
+            await self._pubsub.subscribe(keys.versions(chat))
+            if self._reader is None or self._reader.done():
+                self._reader = asyncio.create_task(self._read())
+
+    async def _unsubscribe(self, chat: str) -> None:
+        async with self._lock:
+            if self._pubsub is not None and chat not in self._waiting:
+                await self._pubsub.unsubscribe(keys.versions(chat))
+
+    async def _read(self) -> None:
+        """Wake the watchers of each chat a message names, until closed."""
+        pubsub = self._pubsub
+        assert pubsub is not None
+        while True:
+            try:
+                message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # the connection dropped: pages poll meanwhile
+                log.warning("the web table's subscription failed: %s", error)
+                await asyncio.sleep(1.0)
+                continue
+            if not message or message.get("type") != "message":
+                continue
+            channel = message["channel"]
+            name = channel.decode() if isinstance(channel, bytes) else str(channel)
+            chat = name.removeprefix("wiz:{").removesuffix("}:ver")
+            for event in self._waiting.get(chat, ()):
+                event.set()
+
+    async def close(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader
+        if self._pubsub is not None:
+            with contextlib.suppress(*StoreErrors):
+                await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+
+
+class WebTable:
+    """The web table over `service`; `client` is the Redis whose writes it hears."""
+
+    def __init__(
+        self,
+        service: GameService,
+        config: Config,
+        client: RedisClient,
+        clock: Callable[[], float] = time.time,
+        limit: RateLimit | None = None,
+        deliver: Deliver | None = None,
+    ) -> None:
+        self.service = service
+        self.config = config
+        self.clock = clock
+        self.secret = auth.link_secret(config)
+        self.limit = limit or RateLimit()
+        self.watcher = Watcher(client)
+        self.deliver = deliver
+        self.poll = POLL if self.watcher.live else CLUSTER_POLL
+        self._runner: web.AppRunner | None = None
+        self.port: int | None = None
+
+    def link(self, chat: str, player: str, game: str) -> str:
+        """A signed token for `player`'s page at `game` of `chat`, valid for `web.link_ttl`."""
+        expires = self.clock() + self.config.web.link_ttl
+        return auth.sign_link(self.secret, chat, player, game, expires)
+
+    def app(self) -> web.Application:
+        app = web.Application(client_max_size=MAX_BODY, middlewares=[self._errors])
+        app.router.add_get("/", self.page)
+        app.router.add_get("/api/view", self.view)
+        app.router.add_post("/api/move", self.move)
+        app.router.add_get("/api/events", self.events)
+        app.router.add_static("/static/", STATIC)
+        app.on_cleanup.append(self._cleanup)
+        return app
+
+    async def _cleanup(self, app: web.Application) -> None:
+        await self.watcher.close()
+
+    async def start(self, listen: str) -> None:
+        """Listen at `listen` (host:port); ValueError for no host:port, OSError for an address
+        that cannot be listened on."""
+        host, port = parse_listen(listen)
+        self._runner, self.port = await serve_app(self.app(), host, port)
+        log.info("the web table at http://%s:%s/", host, self.port)
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    # --- who asks ---------------------------------------------------------------------------
+
+    @web.middleware
+    async def _errors(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        try:
+            return await handler(request)
+        except AuthError as error:
+            return web.json_response({"error": error.reason}, status=error.status)
+        except StoreErrors:
+            return web.json_response({"error": "the game store cannot be reached"}, status=503)
+
+    def viewer(self, request: web.Request) -> Viewer:
+        """Whom `request` is proven to come from (AuthError 401 if nobody); rate-limited."""
+        header = request.headers.get("Authorization", "")
+        scheme, _, value = header.partition(" ")
+        query = request.query
+        now = self.clock()
+        if scheme.lower() == "bearer" or (not header and "link" in query):
+            viewer = auth.check_link(self.secret, value if header else query["link"], now)
+        elif scheme.lower() == "tma" or (not header and "tma" in query):
+            token = self.config.telegram.token
+            if not token:
+                raise auth.unauthorized("this bot has no Telegram Mini App")
+            fields = auth.check_init_data(
+                value if header else query["tma"], token, now, self.config.web.init_data_ttl
+            )
+            viewer = auth.telegram_viewer(fields, query.get("chat"))
+        else:
+            raise auth.unauthorized("no credentials")
+        if not self.limit.allow(viewer.key):
+            raise AuthError(429, "too many requests")
+        return viewer
+
+    async def seated(self, viewer: Viewer) -> tuple[int, Table, Any]:
+        """The chat's version, table and settings, if `viewer` may see it (else 403)."""
+        version, table, settings = await self.service.snapshot(viewer.chat)
+        if table is None:
+            raise auth.forbidden("no game in this chat")
+        if viewer.game is not None and viewer.game != table.game_id:
+            raise auth.forbidden("the link is for another game")
+        if seat_of(table, viewer.player) is None:
+            raise auth.forbidden("not seated at this game")
+        return version, table, settings
+
+    def _json(self, viewer: Viewer, version: int, table: Table, settings: Any) -> dict[str, Any]:
+        return player_json(table, settings, viewer.player, version, self.clock())
+
+    # --- the routes -------------------------------------------------------------------------
+
+    async def page(self, request: web.Request) -> web.StreamResponse:
+        return web.FileResponse(STATIC / "index.html", headers=PAGE_HEADERS)
+
+    async def view(self, request: web.Request) -> web.Response:
+        viewer = self.viewer(request)
+        version, table, settings = await self.seated(viewer)
+        return web.json_response(self._json(viewer, version, table, settings))
+
+    async def move(self, request: web.Request) -> web.Response:
+        viewer = self.viewer(request)
+        try:
+            body = await request.json()
+            payload = body["payload"]
+            token = tokens.decode(payload)
+        except (ValueError, KeyError, TypeError, TokenError):
+            return web.json_response({"error": "not a move"}, status=400)
+        _, table, _ = await self.seated(viewer)
+        if token.game != table.game_id:
+            raise auth.forbidden("the move is for another game")
+        seat = seat_of(table, viewer.player)
+        assert seat is not None
+        user = User(viewer.player, table.game.players[seat].name, language=viewer.language)
+        outcome = await self.service.handle(viewer.chat, user, Request(Kind.BUTTON, payload))
+        if self.deliver is not None and outcome.messages:
+            await self.deliver(viewer.chat, outcome)
+        version, table, settings = await self.seated(viewer)
+        return web.json_response(
+            {
+                "ok": not outcome.alert,
+                "answer": outcome.answer,
+                "view": self._json(viewer, version, table, settings),
+            }
+        )
+
+    async def events(self, request: web.Request) -> web.StreamResponse:
+        viewer = self.viewer(request)
+        await self.seated(viewer)
+        response = web.StreamResponse(
+            headers={
+                "Content-Type": "text/event-stream",
+                "Cache-Control": "no-cache",
+                "X-Accel-Buffering": "no",
+            }
+        )
+        await response.prepare(request)
+        with contextlib.suppress(ConnectionResetError):
+            await self._stream(viewer, response)
+        return response
+
+    async def _stream(self, viewer: Viewer, response: web.StreamResponse) -> None:
+        """Send `viewer` the view each time the game's version changes, until it disconnects
+        or the game is no longer theirs to see."""
+        sent: int | None = None
+        quiet = time.monotonic()
+        async with self.watcher.watching(viewer.chat) as written:
+            while True:
+                written.clear()  # before the read: a write after it sets it again
+                try:
+                    version, table, settings = await self.seated(viewer)
+                except AuthError as error:  # the game ended and another began, or it is gone
+                    await response.write(_event("gone", {"error": error.reason}))
+                    break
+                except StoreErrors:  # Redis is away: try again at the next poll
+                    await asyncio.sleep(self.poll)
+                    continue
+                if version != sent:
+                    data = self._json(viewer, version, table, settings)
+                    await response.write(_event("view", data, version))
+                    sent, quiet = version, time.monotonic()
+                elif time.monotonic() - quiet > KEEPALIVE:
+                    await response.write(b": keepalive\n\n")
+                    quiet = time.monotonic()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(written.wait(), self.poll)
+
+
+def _event(name: str, data: object, event_id: int | None = None) -> bytes:
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    body = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return f"{head}event: {name}\ndata: {body}\n\n".encode()

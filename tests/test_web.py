@@ -1,0 +1,413 @@
+"""The web table against a real redis-server and a real aiohttp server: every forged or
+misdirected credential refused (and nothing changed), whole games played through its API with
+the moves its views offer, no view that shows another seat's cards or a hidden bid, and the
+event stream that shows a move made elsewhere within 300 ms."""
+
+import asyncio
+import contextlib
+import json
+import random
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+import redis.asyncio as aioredis
+from aiohttp import ClientConnectionError, ClientSession, web
+from aiohttp.test_utils import TestClient, TestServer
+from service_helpers import ANN, BOB, Clock, Driver, raw, service, table_of
+
+from adapters.serve import serve
+from adapters.web import auth
+from adapters.web.auth import RateLimit
+from adapters.web.server import WebTable
+from bot import tokens
+from bot.commands import Kind
+from bot.config import Config, TelegramConfig, WebConfig
+from bot.requests import Request
+from bot.store import keys
+from bot.store.redis_server import free_port
+from bot.tokens import Action
+from engine import Phase, table_view
+from engine.cards import NUMBERED
+
+BOT_TOKEN = "123456:TEST-token_abc"
+CONFIG = Config(
+    telegram=TelegramConfig(token=BOT_TOKEN),
+    web=WebConfig(listen="127.0.0.1:0", secret="s3cret", init_data_ttl=3600),
+)
+NOW = 1_800_000_000.0
+CHAT = "tg:-100"
+"""A Telegram group (a Mini App names it by its id, `start_param`)."""
+
+
+def init_data(user_id: int, start: str, auth_date: float, token: str = BOT_TOKEN) -> str:
+    """initData as a Telegram client sends it, signed as Telegram signs it."""
+    fields = {
+        "auth_date": str(int(auth_date)),
+        "query_id": "AAHdF6IQAAAAAN0XohDhrOrc",
+        "start_param": start,
+        "user": json.dumps({"id": user_id, "first_name": "Ann", "language_code": "en"}),
+    }
+    return urlencode({**fields, "hash": auth.init_data_hash(fields, token)})
+
+
+def tma(data: str) -> dict[str, str]:
+    return {"Authorization": f"tma {data}"}
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.fixture
+async def table(
+    redis_client: aioredis.Redis,
+) -> AsyncIterator[tuple[Driver, WebTable, TestClient[web.Request, web.Application]]]:
+    """Ann's game with two AI seats at CHAT, and the web table over the same service."""
+    svc = service(redis_client, seed=3, config=CONFIG)
+    driver = Driver(svc, [ANN], chat=CHAT, seed=1)
+    async with web_client(driver, Clock(NOW), RateLimit(rate=1e6, burst=1e6)) as (web, client):
+        yield driver, web, client  # (a test plays faster than a person: no limit here)
+
+
+class web_client:
+    """The web table of `driver`'s service, served by aiohttp's test server."""
+
+    def __init__(self, driver: Driver, clock: Clock, limit: RateLimit | None = None) -> None:
+        self.web = WebTable(driver.svc, CONFIG, driver.redis, clock=clock, limit=limit)
+        self.client = TestClient(TestServer(self.web.app()))
+
+    async def __aenter__(self) -> tuple[WebTable, TestClient[web.Request, web.Application]]:
+        await self.client.start_server()
+        return self.web, self.client
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.client.close()
+
+
+async def game_id(driver: Driver) -> str:
+    found = await table_of(driver.redis, CHAT)
+    assert found is not None
+    return found.game_id
+
+
+# --- who asks -----------------------------------------------------------------------------------
+
+
+async def test_every_forged_or_misdirected_credential_is_refused_and_changes_nothing(
+    table: tuple[Driver, WebTable, TestClient[web.Request, web.Application]],
+) -> None:
+    driver, web, client = table
+    await driver.lobby(["rounds=short"], ai=2)
+    gid = await game_id(driver)
+    ann = ANN.id.removeprefix("tg:")
+    good_tma = init_data(int(ann), CHAT.removeprefix("tg:"), NOW - 10)
+    good_link = web.link(CHAT, ANN.id, gid)
+    ok = await client.get("/api/view", headers=bearer(good_link))
+    assert ok.status == 200, await ok.text()
+    view = await ok.json()
+    payload = (view["bids"] or view["trump_choice"] or view["hand"])[0]["payload"]
+    assert payload
+
+    fields = dict(pair.split("=", 1) for pair in good_tma.split("&"))
+    altered = good_tma.replace(f"%22id%22%3A+{ann}", "%22id%22%3A+2")
+    assert altered != good_tma
+    bad_hash = good_tma.replace(fields["hash"], "0" * 64)
+    stale = init_data(int(ann), CHAT.removeprefix("tg:"), NOW - 3601)
+    other_bot = init_data(int(ann), CHAT.removeprefix("tg:"), NOW - 10, token="999:other")
+    repeated = good_tma + "&auth_date=" + str(int(NOW))
+    body, _, signature = good_link.partition(".")
+    claims = json.loads(auth._unb64(body))
+    forged_body = auth._b64(json.dumps({**claims, "p": BOB.id}).encode())
+    expired = auth.sign_link(web.secret, CHAT, ANN.id, gid, NOW - 1)
+    other_key = auth.sign_link(b"another secret", CHAT, ANN.id, gid, NOW + 60)
+    other_game = web.link(CHAT, ANN.id, "zz9")
+    other_seat = web.link(CHAT, BOB.id, gid)  # Bob is not seated at this game
+    other_chat = web.link("tg:-999", ANN.id, gid)
+    bob_tma = init_data(2, CHAT.removeprefix("tg:"), NOW - 10)
+    elsewhere_tma = init_data(int(ann), "-999", NOW - 10)
+    refused = {
+        "no credentials": ({}, 401),
+        "bad hash": (tma(bad_hash), 401),
+        "altered field": (tma(altered), 401),
+        "stale auth_date": (tma(stale), 401),
+        "another bot's initData": (tma(other_bot), 401),
+        "a field twice": (tma(repeated), 401),
+        "a link of altered claims": (bearer(f"{forged_body}.{signature}"), 401),
+        "a link's signature altered": (bearer(f"{body}.{signature[:-2]}AA"), 401),
+        "an expired link": (bearer(expired), 401),
+        "a link signed with another key": (bearer(other_key), 401),
+        "a link for another game": (bearer(other_game), 403),
+        "a link for another seat": (bearer(other_seat), 403),
+        "a link for another chat": (bearer(other_chat), 403),
+        "initData of a person not seated": (tma(bob_tma), 403),
+        "initData for another chat": (tma(elsewhere_tma), 403),
+    }
+    before = await raw(driver.redis, CHAT)
+    for case, (headers, status) in refused.items():
+        for method, path in (("GET", "/api/view"), ("POST", "/api/move"), ("GET", "/api/events")):
+            answer = await client.request(method, path, headers=headers, json={"payload": payload})
+            assert answer.status == status, (case, path, await answer.text())
+            assert "error" in await answer.json(), case
+    assert await raw(driver.redis, CHAT) == before  # nothing changed
+
+    # The good credentials work from the query too (an EventSource sends no headers) ...
+    assert (await client.get("/api/view", params={"tma": good_tma})).status == 200
+    assert (await client.get("/api/view", params={"link": good_link})).status == 200
+    # ... and a move of another game, or no move at all, changes nothing either.
+    foreign = tokens.encode("zz9", tokens.decode(payload).stamp, Action.BID, "0")
+    for move, status in (({"payload": foreign}, 403), ({"payload": "nope"}, 400), ({}, 400)):
+        answer = await client.post("/api/move", headers=bearer(good_link), json=move)
+        assert answer.status == status, move
+    assert await raw(driver.redis, CHAT) == before
+
+    # initData that was good is refused once it is older than the limit (a replay).
+    web.clock.advance(3600)  # type: ignore[attr-defined]
+    assert (await client.get("/api/view", headers=tma(good_tma))).status == 401
+    assert (await client.get("/api/view", headers=bearer(good_link))).status == 200
+
+
+async def test_requests_are_rate_limited_per_credential(redis_client: aioredis.Redis) -> None:
+    driver = Driver(service(redis_client, config=CONFIG), [ANN], chat=CHAT)
+    await driver.lobby(["rounds=short"], ai=2)
+    async with web_client(driver, Clock(NOW), RateLimit(rate=0.0, burst=3)) as (web, client):
+        link = web.link(CHAT, ANN.id, await game_id(driver))
+        statuses = [(await client.get("/api/view", headers=bearer(link))).status for _ in range(4)]
+        assert statuses == [200, 200, 200, 429]
+        other = web.link(CHAT, ANN.id, await game_id(driver) + "x")  # another credential
+        assert (await client.get("/api/view", headers=bearer(other))).status == 403
+
+
+def test_a_token_bucket_refills_at_its_rate() -> None:
+    limit = RateLimit(rate=2.0, burst=2)
+    assert [limit.allow("k", now=0.0) for _ in range(3)] == [True, True, False]
+    assert limit.allow("k", now=0.5)  # one more after half a second
+    assert not limit.allow("k", now=0.5)
+    assert limit.allow("other", now=0.5)
+
+
+def test_init_data_is_checked_as_telegram_specifies() -> None:
+    """The check reproduces Telegram's own steps on a literal example."""
+    fields = {"auth_date": "1700000000", "query_id": "Q", "user": '{"id":7,"first_name":"A"}'}
+    import hashlib
+    import hmac
+
+    secret = hmac.new(b"WebAppData", BOT_TOKEN.encode(), hashlib.sha256).digest()
+    check = 'auth_date=1700000000\nquery_id=Q\nuser={"id":7,"first_name":"A"}'
+    expected = hmac.new(secret, check.encode(), hashlib.sha256).hexdigest()
+    assert auth.init_data_hash(fields, BOT_TOKEN) == expected
+    data = urlencode({**fields, "hash": expected})
+    assert auth.check_init_data(data, BOT_TOKEN, 1_700_000_100, 3600) == fields
+    with pytest.raises(auth.AuthError):
+        auth.check_init_data(data, BOT_TOKEN, 1_700_003_601, 3600)
+
+
+# --- whole games, and what a view may show -------------------------------------------------------
+
+
+def leaks(view: dict[str, Any], stored: Any, seat: int) -> list[str]:
+    """What `view` shows that its player may not see, judged by the table as stored."""
+    found = []
+    rnd = stored.game.round
+    # The last trick may be the last round's, whose cards are dealt again: it must be the
+    # public table's, and the rest of the view must show no card another seat holds.
+    public = table_view(stored.game).last_trick
+    last = view["last_trick"]
+    if (None if last is None else [p["card"] for p in last["plays"]]) != (
+        None if public is None else list(public.cards)
+    ):
+        found.append("a last trick that is not the table's")
+    text = json.dumps({**view, "last_trick": None}, ensure_ascii=False)
+    if rnd is not None:
+        for other, hand in enumerate(rnd.hands):
+            if other == seat:
+                continue
+            found += [f"seat {other}'s {c}" for c in hand if c in NUMBERED and f'"{c}"' in text]
+        if not rnd.revealed:
+            for other, shown in enumerate(view["seats"]):
+                if other != seat and (shown["bid"] is not None or shown["projected"] is not None):
+                    found.append(f"seat {other}'s hidden bid")
+    return found
+
+
+GAMES = [
+    pytest.param(["rounds=short"], id="open"),
+    pytest.param(["rounds=short", "bids=hidden", "notequal"], id="hidden-notequal"),
+    pytest.param(["rounds=short", "bids=secret", "wings"], id="secret-wings"),
+]
+
+
+@pytest.mark.parametrize("options", GAMES)
+async def test_a_whole_game_through_the_web_with_two_ai_seats(
+    table: tuple[Driver, WebTable, TestClient[web.Request, web.Application]], options: list[str]
+) -> None:
+    driver, web, client = table
+    await driver.lobby(options, ai=2)
+    link = bearer(web.link(CHAT, ANN.id, await game_id(driver)))
+    rng = random.Random(7)
+    views = hidden_seen = 0
+    forbidden_seen = False
+    for _ in range(500):
+        answer = await client.get("/api/view", headers=link)
+        assert answer.status == 200
+        view = await answer.json()
+        stored = await table_of(driver.redis, CHAT)
+        assert stored is not None
+        assert leaks(view, stored, view["you"]) == []
+        views += 1
+        rnd = stored.game.round
+        hidden_seen += (
+            rnd is not None
+            and not rnd.revealed
+            and any(seat["has_bid"] and seat["bid"] is None for seat in view["seats"])
+        )
+        if view["phase"] == Phase.FINISHED:
+            break
+        offered = {move["payload"] for move in view["moves"]}
+        choices = [c["payload"] for c in view["trump_choice"]] or [
+            b["payload"] for b in view["bids"]
+        ]
+        if view["forbidden_bid"] is not None:
+            forbidden_seen = True
+            assert view["forbidden_bid"] not in [b["bid"] for b in view["bids"]]
+        if not choices:
+            choices = [card["payload"] for card in view["hand"] if card["legal"]]
+            assert all(not card["legal"] for card in view["hand"] if card["payload"] is None)
+        if not choices and view["unseen"]:
+            choices = [view["unseen"]]
+        assert choices, view["text"]
+        assert set(choices) <= offered
+        move = await client.post("/api/move", headers=link, json={"payload": rng.choice(choices)})
+        assert move.status == 200
+        moved = await move.json()
+        assert moved["ok"], moved["answer"]
+        assert leaks(moved["view"], await table_of(driver.redis, CHAT), view["you"]) == []
+    else:
+        raise AssertionError("the game did not end")
+    assert len(view["sheet"]) == 5
+    assert len(view["places"]) == 3
+    assert min(view["places"]) == 1
+    assert views > 5
+    if "notequal" in options:
+        assert forbidden_seen
+    if "bids=hidden" in options:
+        assert hidden_seen  # the leak check saw bids made and hidden
+
+
+# --- live ---------------------------------------------------------------------------------------
+
+
+async def next_event(stream: Any, timeout: float = 5.0) -> tuple[str, int | None, dict[str, Any]]:
+    """The next server-sent event of `stream`: its name, id and data."""
+    name, event_id, data = "", None, ""
+    async with asyncio.timeout(timeout):
+        while True:
+            line = (await stream.content.readline()).decode()
+            if line.startswith(":"):
+                continue
+            if line in ("\n", ""):
+                if data:
+                    return name, event_id, json.loads(data)
+                continue
+            field, _, value = line.rstrip("\n").partition(": ")
+            if field == "event":
+                name = value
+            elif field == "id":
+                event_id = int(value)
+            elif field == "data":
+                data = value
+
+
+async def test_a_move_made_elsewhere_reaches_an_open_page_within_300_ms(
+    table: tuple[Driver, WebTable, TestClient[web.Request, web.Application]], redis_url: str
+) -> None:
+    driver, web, client = table
+    await driver.lobby(["rounds=short"], ai=2)
+    link = web.link(CHAT, ANN.id, await game_id(driver))
+    other_worker = service(aioredis.from_url(redis_url), config=CONFIG)  # another worker
+    latencies = []
+    try:
+        stream = await client.get("/api/events", params={"link": link})
+        assert stream.status == 200
+        name, version, view = await next_event(stream)
+        assert name == "view"
+        assert version == view["version"]
+        for _ in range(4):
+            choices = [b["payload"] for b in view["bids"]] + [
+                c["payload"] for c in view["hand"] if c["legal"]
+            ]
+            choices += [c["payload"] for c in view["trump_choice"]]
+            started = time.perf_counter()
+            pressed = await other_worker.handle(CHAT, ANN, Request(Kind.BUTTON, choices[0]))
+            assert not pressed.alert, pressed.answer
+            name, newer, view = await next_event(stream)
+            latencies.append(time.perf_counter() - started)
+            assert name == "view"
+            assert newer is not None
+            assert version is not None
+            assert newer > version
+            version = newer
+        stream.close()
+        # A page that reconnects catches up: its first event is the view as it is now.
+        await other_worker.handle(CHAT, ANN, Request(Kind.BUTTON, _any_move(view)))
+        again = await client.get("/api/events", params={"link": link})
+        _, caught_up, _ = await next_event(again)
+        assert caught_up == (await raw(driver.redis, CHAT))[0]
+        again.close()
+    finally:
+        await other_worker.store.client.aclose()
+    assert max(latencies) < 0.3, latencies
+
+
+def _any_move(view: dict[str, Any]) -> str:
+    choices = [b["payload"] for b in view["bids"]] + [c["payload"] for c in view["trump_choice"]]
+    return str((choices or [c["payload"] for c in view["hand"] if c["legal"]])[0])
+
+
+async def test_the_bot_serves_the_web_table_when_web_listen_is_set(redis_url: str) -> None:
+    port = free_port()
+    config = Config(web=WebConfig(listen=f"127.0.0.1:{port}", secret="s3cret"))
+    stop = asyncio.Event()
+    run = asyncio.create_task(serve(config, redis_url, stop))
+    try:
+        async with ClientSession() as session:
+            page = ""
+            async with asyncio.timeout(10):
+                while not page:
+                    with contextlib.suppress(ClientConnectionError):
+                        async with session.get(f"http://127.0.0.1:{port}/") as answer:
+                            assert answer.status == 200
+                            page = await answer.text()
+                    await asyncio.sleep(0.02)
+            assert "<html" in page
+            for path in ("table.js", "cards.js", "table.css"):
+                async with session.get(f"http://127.0.0.1:{port}/static/{path}") as answer:
+                    assert answer.status == 200, path
+            async with session.get(f"http://127.0.0.1:{port}/api/view") as answer:
+                assert answer.status == 401
+    finally:
+        stop.set()
+    assert await asyncio.wait_for(run, 10) == 0
+
+
+async def test_every_write_publishes_the_new_version_on_the_chat_channel(
+    redis_client: aioredis.Redis,
+) -> None:
+    driver = Driver(service(redis_client, config=CONFIG), [ANN], chat=CHAT)
+    pubsub = redis_client.pubsub()
+    await pubsub.subscribe(keys.versions(CHAT))
+    try:
+        await driver.lobby(["rounds=short"], ai=2)
+        heard = []
+        async with asyncio.timeout(5):
+            while len(heard) < 4:
+                message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                if message is not None:
+                    assert message["channel"] == keys.versions(CHAT).encode()
+                    heard.append(int(message["data"]))
+        assert heard == [1, 2, 3, 4]  # join, two AI seats, options, start: one write each
+        assert heard[-1] <= (await raw(driver.redis, CHAT))[0]
+    finally:
+        await pubsub.aclose()  # type: ignore[no-untyped-call]
