@@ -6,6 +6,7 @@ trick, round or game) is recognised as stale even when the same move would be le
 Tokens fit Telegram's 64-byte callback data and Discord's 100-character custom ids.
 """
 
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -33,6 +34,10 @@ class Action(StrEnum):
 
 LOBBY_STAMP = "L"
 MAX_LENGTH = 64
+
+
+_PLAIN = re.compile(r"[A-Za-z0-9=_-]*")
+"""What a stamp and an argument are made of (letters and digits: the payload is ASCII)."""
 
 
 class TokenError(ValueError):
@@ -64,7 +69,7 @@ def decode(payload: str) -> Token:
         raise TokenError("bad shape")
     game, stamp, rest = parts
     action, arg = Action._value2member_map_.get(rest[0]), rest[1:]
-    if not isinstance(action, Action) or not all(ch.isalnum() or ch in "=-_" for ch in arg + stamp):
+    if not isinstance(action, Action) or _PLAIN.fullmatch(arg + stamp) is None:
         raise TokenError("bad action")
     return Token(game, stamp, action, arg)
 
