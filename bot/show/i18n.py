@@ -141,6 +141,7 @@ class Texts:
         return f"Texts({self.language!r})"
 
 
+@functools.lru_cache(maxsize=1024)
 def catalog_language(code: str | None) -> str | None:
     """The catalog language for a code as platforms send it (`de`, `de-AT`, `es_419`, `EN`,
     `pt-BR`); None when there is no catalog for it."""
