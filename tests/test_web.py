@@ -219,7 +219,15 @@ def leaks(view: dict[str, Any], stored: Any, seat: int) -> list[str]:
         None if public is None else list(public.cards)
     ):
         found.append("a last trick that is not the table's")
-    text = json.dumps({**view, "last_trick": None}, ensure_ascii=False)
+    # Under foresight (a round of one card) one sees the others' cards, and only there.
+    others = {o["seat"]: o["card"] for o in view["others"]}
+    if rnd is not None and rnd.rules.foresight:
+        held = {s: h[0] for s, h in enumerate(rnd.hands) if s != seat and h}
+        if others != held:
+            found.append("foresight's cards are not the others'")
+    elif others:
+        found.append("others' cards without foresight")
+    text = json.dumps({**view, "last_trick": None, "others": []}, ensure_ascii=False)
     if rnd is not None:
         for other, hand in enumerate(rnd.hands):
             if other == seat:
@@ -236,6 +244,7 @@ GAMES = [
     pytest.param(["rounds=short"], id="open"),
     pytest.param(["rounds=short", "bids=hidden", "notequal"], id="hidden-notequal"),
     pytest.param(["rounds=short", "bids=secret", "wings"], id="secret-wings"),
+    pytest.param(["rounds=short", "dmmixed", "foresight"], id="foresight"),
 ]
 
 
@@ -247,7 +256,7 @@ async def test_a_whole_game_through_the_web_with_two_ai_seats(
     await driver.lobby(options, ai=2)
     link = bearer(web.link(CHAT, ANN.id, await game_id(driver)))
     rng = random.Random(7)
-    views = hidden_seen = 0
+    views = hidden_seen = unseen_seen = 0
     forbidden_seen = False
     for _ in range(500):
         answer = await client.get("/api/view", headers=link)
@@ -277,6 +286,7 @@ async def test_a_whole_game_through_the_web_with_two_ai_seats(
             assert all(not card["legal"] for card in view["hand"] if card["payload"] is None)
         if not choices and view["unseen"]:
             choices = [view["unseen"]]
+            unseen_seen += 1
         assert choices, view["text"]
         assert set(choices) <= offered
         move = await client.post("/api/move", headers=link, json={"payload": rng.choice(choices)})
@@ -292,6 +302,8 @@ async def test_a_whole_game_through_the_web_with_two_ai_seats(
     assert views > 5
     if "notequal" in options:
         assert forbidden_seen
+    if "foresight" in options:
+        assert unseen_seen  # a round of foresight was played with the card one cannot see
     if "bids=hidden" in options:
         assert hidden_seen  # the leak check saw bids made and hidden
 
