@@ -133,7 +133,7 @@ class Texts:
         if not kwargs:
             return text
         try:
-            return text.format(**kwargs)
+            return text.format_map(kwargs)
         except (KeyError, IndexError, ValueError):
             return message.format(**kwargs)
 
