@@ -178,6 +178,7 @@ function drawHand(v) {
     for (let i = 0; i < v.hand_size; i++) hand.append(cardNode(null, "", { classes: "back" }));
   }
   hand.style.setProperty("--cards", String(Math.max(1, hand.children.length)));
+  hand.classList.toggle("playing", playing);
 }
 
 function drawSheet(v) {
