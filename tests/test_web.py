@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import json
 import random
+import re
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -105,6 +106,7 @@ async def test_every_forged_or_misdirected_credential_is_refused_and_changes_not
     ann = ANN.id.removeprefix("tg:")
     good_tma = init_data(int(ann), CHAT.removeprefix("tg:"), NOW - 10)
     good_link = web.link(CHAT, ANN.id, gid)
+    assert re.fullmatch(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+", good_link)  # URL-safe as it is
     ok = await client.get("/api/view", headers=bearer(good_link))
     assert ok.status == 200, await ok.text()
     view = await ok.json()
