@@ -11,12 +11,36 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable, Iterable
 
-from bot import Config, RedisClient, StoreErrors, logs
+from bot import Config, Outcome, RedisClient, StoreErrors, logs
 from bot.store import reached, redis_client
 from bot.store.redis_server import RedisServerError, configured_redis
 
 EXIT_OK = 0
 EXIT_FAILED = 1
+
+Show = Callable[[str, Outcome], Awaitable[None]]
+"""How a chat front end shows an outcome in one of its chats (queued for its outbox)."""
+
+
+class Shows:
+    """The chat front ends running in this process, by the scope of their chat ids (`tg`,
+    `dc`): a front end that applies a request in another's chat (the web table) has the chat's
+    own front end show the outcome there, as if it had applied it. A chat whose front end does
+    not run here is shown by its next update (or a worker's catch-up)."""
+
+    def __init__(self) -> None:
+        self._by_scope: dict[str, Show] = {}
+
+    def add(self, scope: str, show: Show) -> None:
+        self._by_scope[scope] = show
+
+    def remove(self, scope: str) -> None:
+        self._by_scope.pop(scope, None)
+
+    async def __call__(self, chat: str, outcome: Outcome) -> None:
+        show = self._by_scope.get(chat.partition(":")[0])
+        if show is not None:
+            await show(chat, outcome)
 
 
 def fail(message: str) -> int:

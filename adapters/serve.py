@@ -12,7 +12,7 @@ import contextlib
 import functools
 from collections.abc import Awaitable, Callable
 
-from adapters.running import fail, run_with_redis, stop_on_signals
+from adapters.running import Shows, fail, run_with_redis, stop_on_signals
 from bot import Config
 from bot.metrics import Metrics
 from bot.store import redis_client
@@ -42,24 +42,25 @@ async def serve(
     if stop is None:
         stop = stop_on_signals()
     metrics = metrics or Metrics()
+    shows = Shows()  # the chat front ends show what a move on the web table shows in their chats
     runs: list[Callable[[], Awaitable[int]]] = []
     if config.discord.token:
         from adapters.discord.app import PLATFORM as DISCORD
         from adapters.discord.run import serve as discord
 
         metrics.ready.expect(DISCORD)
-        runs.append(functools.partial(discord, config, redis_url, stop, metrics))
+        runs.append(functools.partial(discord, config, redis_url, stop, metrics, shows))
     if config.telegram.token:
         from adapters.telegram.app import PLATFORM as TELEGRAM
         from adapters.telegram.run import serve as telegram
 
         metrics.ready.expect(TELEGRAM)
-        runs.append(functools.partial(telegram, config, redis_url, stop, metrics))
+        runs.append(functools.partial(telegram, config, redis_url, stop, metrics, shows))
 
     if config.web.listen:
         from adapters.web.run import serve as web
 
-        runs.append(functools.partial(web, config, redis_url, stop, metrics))
+        runs.append(functools.partial(web, config, redis_url, stop, metrics, shows))
 
     async def watched(run: Callable[[], Awaitable[int]]) -> int:
         status = await run()

@@ -18,7 +18,12 @@ import redis.asyncio as aioredis
 from aiohttp import ClientConnectionError, ClientSession, web
 from aiohttp.test_utils import TestClient, TestServer
 from service_helpers import ANN, BOB, Clock, Driver, raw, service, table_of
+from test_telegram import ANN as TG_ANN
+from test_telegram import GROUP as TG_GROUP
+from test_telegram import running
+from test_telegram import seat as telegram_seat
 
+from adapters.running import Shows
 from adapters.serve import serve
 from adapters.web import auth
 from adapters.web.auth import RateLimit
@@ -425,3 +430,42 @@ async def test_every_write_publishes_the_new_version_on_the_chat_channel(
         assert heard[-1] <= (await raw(driver.redis, CHAT))[0]
     finally:
         await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+
+async def test_a_move_on_the_page_is_shown_in_its_chat_by_the_chat_front_end(
+    redis_url: str,
+) -> None:
+    """A move made on the page is posted in the chat at once, by the chat's front end running
+    in the same process (`adapters.running.Shows`, as `adapters.serve` wires it): the group's
+    table and the player's hand message show it, with no update from the chat."""
+    async with running(redis_url) as bot:
+        shows = Shows()
+        shows.add("tg", bot.front.show_async)
+        # The web table on the chat front end's own service: its writes are that worker's,
+        # so nothing but `shows` posts them (no other worker catches up on them).
+        config = Config(web=WebConfig(secret="s3cret"))
+        page = WebTable(bot.front.service, config, bot.client, deliver=shows)
+        async with TestClient(TestServer(page.app())) as client:
+            await telegram_seat(bot, (TG_ANN,))
+            for _ in range(2):
+                await bot.command(TG_GROUP, TG_ANN, "/addbot")
+            await bot.command(TG_GROUP, TG_ANN, "/start")
+            chat, player = f"tg:{TG_GROUP}", f"tg:{TG_ANN.id}"
+            stored = await table_of(bot.client, chat)
+            assert stored is not None
+            link = auth.sign_link(b"s3cret", chat, player, stored.game_id, time.time() + 600)
+            answer = await client.get("/api/view", headers=bearer(link))
+            assert answer.status == 200
+            view = await answer.json()
+            group, hand = bot.table().text, bot.hand(TG_ANN).text
+            seen = len(bot.fake.transcript(TG_GROUP))
+            answer = await client.post(
+                "/api/move", json={"payload": _any_move(view)}, headers=bearer(link)
+            )
+            assert answer.status == 200
+            assert (await answer.json())["ok"]
+            await bot.idle()
+            assert len(bot.fake.transcript(TG_GROUP)) > seen
+            assert bot.table().text != group
+            assert bot.hand(TG_ANN).text != hand
+            assert not bot.real_errors()

@@ -12,7 +12,8 @@ import sys
 import discord
 
 from adapters.discord.app import DiscordFrontEnd
-from adapters.running import EXIT_FAILED, EXIT_OK, reach_redis
+from adapters.discord.ids import SCOPE
+from adapters.running import EXIT_FAILED, EXIT_OK, Shows, reach_redis
 from bot import Config, GameService
 from bot.metrics import Metrics
 
@@ -30,9 +31,14 @@ def quiet_voice() -> None:
 
 
 async def serve(
-    config: Config, redis_url: str, stop: asyncio.Event, metrics: Metrics | None = None
+    config: Config,
+    redis_url: str,
+    stop: asyncio.Event,
+    metrics: Metrics | None = None,
+    shows: Shows | None = None,
 ) -> int:
-    """Serve Discord until `stop` is set, counting into `metrics` (else metrics of its own)."""
+    """Serve Discord until `stop` is set, counting into `metrics` (else metrics of its own);
+    while it runs, it shows its chats' outcomes for `shows` (the web table's moves)."""
     client = await reach_redis(redis_url, config.redis_timeout, config.redis_cluster)
     if client is None:
         return EXIT_FAILED
@@ -52,6 +58,8 @@ async def serve(
         log.info("Discord front end running as %s", front.client.user)
         stopped = asyncio.create_task(stop.wait())
         gateway = asyncio.create_task(front.wait_gateway())
+        if shows is not None:
+            shows.add(SCOPE, front.show)
         try:
             await asyncio.wait({stopped, gateway}, return_when=asyncio.FIRST_COMPLETED)
             failure = gateway.exception() if gateway.done() else None
@@ -59,6 +67,8 @@ async def serve(
                 print(f"wizard-bot run: the Discord gateway failed: {failure}", file=sys.stderr)
                 return EXIT_FAILED
         finally:
+            if shows is not None:
+                shows.remove(SCOPE)
             stopped.cancel()
             await front.stop()
         return EXIT_OK

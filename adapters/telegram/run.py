@@ -11,8 +11,9 @@ import sys
 
 from telegram.error import InvalidToken, TelegramError
 
-from adapters.running import EXIT_FAILED, EXIT_OK, reach_redis
+from adapters.running import EXIT_FAILED, EXIT_OK, Shows, reach_redis
 from adapters.telegram.app import TelegramFrontEnd
+from adapters.telegram.ids import SCOPE
 from bot import Config, GameService
 from bot.metrics import Metrics
 
@@ -20,9 +21,14 @@ log = logging.getLogger(__name__)
 
 
 async def serve(
-    config: Config, redis_url: str, stop: asyncio.Event, metrics: Metrics | None = None
+    config: Config,
+    redis_url: str,
+    stop: asyncio.Event,
+    metrics: Metrics | None = None,
+    shows: Shows | None = None,
 ) -> int:
-    """Serve Telegram until `stop` is set, counting into `metrics` (else metrics of its own)."""
+    """Serve Telegram until `stop` is set, counting into `metrics` (else metrics of its own);
+    while it runs, it shows its chats' outcomes for `shows` (the web table's moves)."""
     client = await reach_redis(redis_url, config.redis_timeout, config.redis_cluster)
     if client is None:
         return EXIT_FAILED
@@ -40,9 +46,13 @@ async def serve(
             await front.stop()
             return EXIT_FAILED
         log.info("Telegram front end running as @%s", front.bot.username)
+        if shows is not None:
+            shows.add(SCOPE, front.show_async)
         try:
             await stop.wait()
         finally:
+            if shows is not None:
+                shows.remove(SCOPE)
             await front.stop()
         return EXIT_OK
     finally:

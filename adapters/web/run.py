@@ -4,7 +4,7 @@ and service, serving at `web.listen` until `stop` is set."""
 import asyncio
 import logging
 
-from adapters.running import fail
+from adapters.running import Shows, fail
 from adapters.web.server import WebTable
 from bot import Config, GameService
 from bot.metrics import Metrics
@@ -13,15 +13,22 @@ from bot.store import redis_client
 log = logging.getLogger(__name__)
 
 
-async def serve(config: Config, redis_url: str, stop: asyncio.Event, metrics: Metrics) -> int:
-    """Serve the web table until `stop` is set; the exit status (1 if it cannot start)."""
+async def serve(
+    config: Config,
+    redis_url: str,
+    stop: asyncio.Event,
+    metrics: Metrics,
+    shows: Shows | None = None,
+) -> int:
+    """Serve the web table until `stop` is set; the exit status (1 if it cannot start). What a
+    move made on a page shows in its chat goes to that chat's front end, through `shows`."""
     listen = config.web.listen
     assert listen is not None
     client = redis_client(redis_url, config.redis_timeout, config.redis_cluster)
     try:
         service = GameService.on_redis(client, config, metrics=metrics)
         try:
-            table = WebTable(service, config, client)
+            table = WebTable(service, config, client, deliver=shows)
             await table.start(listen)
         except (ValueError, OSError) as error:
             return fail(f"cannot serve the web table at {listen}: {error}")
