@@ -9,7 +9,8 @@ docs/architecture.md.
 - `service`: the transaction (load → apply → save → notify); `dispatch`: a request through the
   command table; `chat`: the chat table's rules (the lobby, AI seats, autopilot, timeouts);
 - `commands`: every command, once; `requests`, `messages`, `tokens`: what goes in and out;
-- `table`: a chat's table and settings; `config`; `timers`: the timer loop;
+- `table`: a chat's table and settings; `config`; `timers`: the timer loop; `weblinks`: the
+  web table's addresses and signed links, for the chats' "Open the table" buttons;
 - `store/`: Redis; `show/`: screens, formatters, themes, translations; `ai/`: the AI players.
 
 The names below load on first use, so importing one part does not load the others.
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from bot.requests import Request, User
     from bot.service import GameService, caused_by_store
     from bot.store import RedisClient, StoreErrors
+    from bot.weblinks import WebLinks
 
 _EXPORTS = {
     "Button": "bot.messages",
@@ -38,6 +40,7 @@ _EXPORTS = {
     "Request": "bot.requests",
     "StoreErrors": "bot.store",
     "User": "bot.requests",
+    "WebLinks": "bot.weblinks",
     "caused_by_store": "bot.service",
     "load_config": "bot.config",
 }
@@ -54,6 +57,7 @@ __all__ = [
     "Request",
     "StoreErrors",
     "User",
+    "WebLinks",
     "caused_by_store",
     "load_config",
 ]

@@ -28,7 +28,7 @@ from adapters.serve import serve
 from adapters.web import auth
 from adapters.web.auth import RateLimit
 from adapters.web.server import WebTable
-from bot import tokens
+from bot import tokens, weblinks
 from bot.commands import Kind
 from bot.config import Config, TelegramConfig, WebConfig
 from bot.requests import Request
@@ -126,8 +126,8 @@ async def test_every_forged_or_misdirected_credential_is_refused_and_changes_not
     other_bot = init_data(int(ann), CHAT.removeprefix("tg:"), NOW - 10, token="999:other")
     repeated = good_tma + "&auth_date=" + str(int(NOW))
     body, _, signature = good_link.partition(".")
-    claims = json.loads(auth._unb64(body))
-    forged_body = auth._b64(json.dumps({**claims, "p": BOB.id}).encode())
+    claims = json.loads(weblinks.unb64(body))
+    forged_body = weblinks.b64(json.dumps({**claims, "p": BOB.id}).encode())
     expired = auth.sign_link(web.secret, CHAT, ANN.id, gid, NOW - 1)
     other_key = auth.sign_link(b"another secret", CHAT, ANN.id, gid, NOW + 60)
     other_game = web.link(CHAT, ANN.id, "zz9")

@@ -8,13 +8,14 @@ time; and `auth_date` may be no older than a limit (a replay after it is refused
 
 A link token names a chat, a player and a game, and when it expires; it is signed with
 HMAC-SHA256 and a secret (`web.secret`, else a key derived from the bot tokens) and is URL-safe:
-`<base64url of the JSON claims>.<base64url of the signature>`.
+`<base64url of the JSON claims>.<base64url of the signature>`. The chat front ends make them
+too (for their "Open the table" buttons), so signing is the service's (`bot.weblinks`); it is
+checked here.
 
 Requests are rate-limited per credential with a small in-memory token bucket (one per worker:
 several workers each allow the rate).
 """
 
-import base64
 import hashlib
 import hmac
 import json
@@ -23,14 +24,12 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from urllib.parse import parse_qsl
 
-from bot import Config
+from bot import weblinks
 
 TELEGRAM_PREFIX = "tg"
 """The service's ids of Telegram people and chats begin so (`tg:<id>`)."""
 
 WEB_APP_DATA = b"WebAppData"
-LINK_CONTEXT = b"wizard-web-link/1"
-"""What a link key derived from the bot tokens is keyed with (so it is no token's own HMAC)."""
 MAX_CREDENTIAL = 4096
 """Longer credentials are refused unread."""
 
@@ -131,33 +130,9 @@ def telegram_viewer(fields: dict[str, str], chat: str | None) -> Viewer:
 
 # --- signed links ----------------------------------------------------------------------------
 
-
-def link_secret(config: Config) -> bytes:
-    """The key link tokens are signed with: `web.secret`, else one derived from the bot tokens
-    (the same on every worker with the same configuration)."""
-    if config.web.secret:
-        return config.web.secret.encode()
-    tokens = "\n".join((config.telegram.token or "", config.discord.token or ""))
-    if not tokens.strip():
-        raise ValueError("the web table needs web.secret or a bot token to sign its links")
-    return hmac.new(LINK_CONTEXT, tokens.encode(), hashlib.sha256).digest()
-
-
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-def sign_link(secret: bytes, chat: str, player: str, game: str, expires: float) -> str:
-    """A URL-safe token for `player` at `game` of `chat`, valid until `expires` (Unix time)."""
-    claims = json.dumps(
-        {"c": chat, "p": player, "g": game, "e": int(expires)}, separators=(",", ":")
-    ).encode()
-    body = _b64(claims)
-    return f"{body}.{_b64(hmac.new(secret, body.encode(), hashlib.sha256).digest())}"
+link_secret = weblinks.link_secret
+sign_link = weblinks.sign_link
+"""Made where the chat front ends make theirs too (`bot.weblinks`)."""
 
 
 def check_link(secret: bytes, token: str, now: float) -> Viewer:
@@ -167,11 +142,11 @@ def check_link(secret: bytes, token: str, now: float) -> Viewer:
     body, dot, signature = token.partition(".")
     if not dot:
         raise unauthorized("not a link token")
-    expected = _b64(hmac.new(secret, body.encode(), hashlib.sha256).digest())
+    expected = weblinks.link_signature(secret, body)
     if not hmac.compare_digest(signature.encode(), expected.encode()):
         raise unauthorized("the link token is not signed by this bot")
     try:
-        claims = json.loads(_unb64(body))
+        claims = json.loads(weblinks.unb64(body))
         chat, player, game, expires = claims["c"], claims["p"], claims["g"], claims["e"]
     except (ValueError, TypeError, KeyError):
         raise unauthorized("the link token is malformed") from None
