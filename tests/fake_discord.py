@@ -16,7 +16,8 @@ client's connection state (there is no gateway here).
 
 What it models, as Discord does:
 - channel messages (create, edit) with content ≤ 2000 characters and components checked (≤ 5
-  action rows of ≤ 5 buttons, custom ids 1-100 characters and unique, labels ≤ 80);
+  action rows of ≤ 5 buttons, custom ids 1-100 characters and unique, labels ≤ 80; a link
+  button, style 5, has an http(s) url of ≤ 512 characters and no custom id, no other a url);
 - DMs: POST /users/@me/channels opens a DM channel; a message to a person whose DMs are closed
   is refused with 403, code 50007;
 - interactions: each is answered once (a second answer: 400, code 40060) within 3 seconds
@@ -55,6 +56,9 @@ JSON = dict[str, Any]
 EPHEMERAL = 64
 PERMISSIONS = (1 << 10) | (1 << 11) | (1 << 31)  # view channel, send messages, use commands
 ADMIN_PERMISSIONS = PERMISSIONS | (1 << 5)  # + manage server
+MAX_URL = 512
+LINK_STYLE = 5
+"""A link button's style: it opens its url, and Discord sends no interaction."""
 MAX_CONTENT = 2000
 ANSWER_WITHIN = 3.0
 
@@ -105,12 +109,24 @@ class Stored:
         return [[b.get("label", "") for b in row["components"]] for row in self.components]
 
     def custom_ids(self) -> list[str]:
-        return [b["custom_id"] for row in self.components for b in row["components"]]
+        """The ids of its buttons that send an interaction (not its link buttons)."""
+        return [
+            b["custom_id"] for row in self.components for b in row["components"] if "custom_id" in b
+        ]
+
+    def links(self) -> dict[str, str]:
+        """Its link buttons: label → address."""
+        return {
+            b.get("label", ""): b["url"]
+            for row in self.components
+            for b in row["components"]
+            if b.get("style") == LINK_STYLE
+        }
 
     def button(self, label: str) -> str:
         for row in self.components:
             for b in row["components"]:
-                if b.get("label") == label:
+                if b.get("label") == label and "custom_id" in b:
                     return str(b["custom_id"])
         raise KeyError(f"no button {label!r} on message {self.name}: {self.labels()}")
 
@@ -315,7 +331,7 @@ class FakeDiscord:
                 b.get("label", "")
                 for row in message.components
                 for b in row["components"]
-                if b["custom_id"] == custom_id
+                if b.get("custom_id") == custom_id
             ),
             custom_id,
         )
@@ -610,7 +626,18 @@ class FakeDiscord:
             if row.get("type") != 1 or not 1 <= len(buttons) <= 5:
                 raise ApiError(400, 50035, "Invalid Form Body: an action row holds 1 to 5 buttons")
             for button in buttons:
+                if button.get("style") == LINK_STYLE:  # a link: an address, and no custom_id
+                    url = str(button.get("url") or "")
+                    if "custom_id" in button or not re.match(r"(https?|discord)://\S+", url):
+                        raise ApiError(400, 50035, "Invalid Form Body: a link button's url")
+                    if len(url) > MAX_URL:
+                        raise ApiError(400, 50035, "Invalid Form Body: url: at most 512")
+                    if len(str(button.get("label", ""))) > 80:
+                        raise ApiError(400, 50035, "Invalid Form Body: label too long")
+                    continue
                 custom_id = str(button.get("custom_id", ""))
+                if "url" in button:
+                    raise ApiError(400, 50035, "Invalid Form Body: only a link button has a url")
                 if not 1 <= len(custom_id) <= 100 or custom_id in seen:
                     raise ApiError(400, 50035, f"Invalid Form Body: custom_id {custom_id!r}")
                 if len(str(button.get("label", ""))) > 80:

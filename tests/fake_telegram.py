@@ -25,7 +25,8 @@ What it models, as the real service does (the quirks a bot must get right):
   markup is refused ("can't parse entities: ..."), surrounding whitespace is dropped, the text is
   at most 4096 characters and a caption 1024;
 - `editMessageText` without `reply_markup` removes the message's inline keyboard; an edit that
-  changes nothing is refused with "message is not modified"; callback data is 1-64 bytes;
+  changes nothing is refused with "message is not modified"; callback data is 1-64 bytes; a
+  `web_app` button (a Mini App: an https address) is allowed in a private chat only;
 - a bot cannot write first to a person ("bot can't initiate conversation with a user"): the
   person must open the bot (`start_dm`); one who blocked the bot gives "bot was blocked by the
   user";
@@ -185,6 +186,8 @@ class Button:
     text: str
     callback_data: str | None = None
     url: str | None = None
+    web_app: str | None = None
+    """The address of the Mini App the button opens."""
 
 
 Keyboard = tuple[tuple[Button, ...], ...]
@@ -813,7 +816,10 @@ def keyboard_of(markup: Mapping[str, Any] | None) -> Keyboard:
     if not markup or "inline_keyboard" not in markup:
         return ()
     return tuple(
-        tuple(Button(b["text"], b.get("callback_data"), b.get("url")) for b in row)
+        tuple(
+            Button(b["text"], b.get("callback_data"), b.get("url"), b.get("web_app", {}).get("url"))
+            for b in row
+        )
         for row in markup["inline_keyboard"]
     )
 
@@ -1806,7 +1812,7 @@ class FakeTelegram:
             )
         return chat
 
-    def _markup(self, params: _Params) -> JSON | None:
+    def _markup(self, params: _Params, chat: _Chat) -> JSON | None:
         markup = params.json("reply_markup", "can't parse reply keyboard markup JSON object")
         if markup is None:
             return None
@@ -1841,6 +1847,14 @@ class FakeTelegram:
                 url = button.get("url")
                 if url is not None and not re.match(r"(https?|tg)://\S+", str(url)):
                     raise bad_request("BUTTON_URL_INVALID")
+                app = button.get("web_app")
+                if app is not None:
+                    if chat.type != "private":
+                        raise bad_request("BUTTON_TYPE_INVALID")
+                    if not isinstance(app, dict) or not re.match(
+                        r"https://\S+", str(app.get("url"))
+                    ):
+                        raise bad_request("BUTTON_URL_INVALID")
                 clean_row.append({k: v for k, v in button.items() if v is not None})
             if clean_row:
                 clean.append(clean_row)
@@ -2071,7 +2085,7 @@ async def _send_message(fake: FakeTelegram, p: _Params) -> Any:
     chat = fake._target_chat(p, sending=True)
     text = p.string("text", required=True, empty="message text is empty") or ""
     plain, entities = format_text(text, p.string("parse_mode"), p.json("entities"))
-    markup = fake._markup(p)
+    markup = fake._markup(p, chat)
     reply_to = fake._reply_target(chat, p)
     fake._spend("sendMessage", chat)
     message = fake._new_message(chat, fake.bot_user, from_bot=True)
@@ -2133,7 +2147,7 @@ async def _send_file(fake: FakeTelegram, p: _Params, upload: UploadedFile, photo
     caption, caption_entities = format_text(
         p.string("caption") or "", p.string("parse_mode"), p.json("caption_entities"), caption=True
     )
-    markup = fake._markup(p)
+    markup = fake._markup(p, chat)
     reply_to = fake._reply_target(chat, p)
     fake._spend("sendPhoto" if photo else "sendDocument", chat)
     fake._files[upload.file_id] = upload
@@ -2179,7 +2193,7 @@ async def _edit_message_text(fake: FakeTelegram, p: _Params) -> Any:
     chat, message = fake._editable(p)
     text = p.string("text", required=True, empty="message text is empty") or ""
     plain, entities = format_text(text, p.string("parse_mode"), p.json("entities"))
-    markup = fake._markup(p)  # none given: the inline keyboard goes away
+    markup = fake._markup(p, chat)  # none given: the inline keyboard goes away
     if message.text is None:
         raise bad_request("there is no text in the message to edit")
     if (plain, entities, markup) == (message.text, message.entities, message.markup):
@@ -2194,7 +2208,7 @@ async def _edit_message_caption(fake: FakeTelegram, p: _Params) -> Any:
     caption, entities = format_text(
         p.string("caption") or "", p.string("parse_mode"), p.json("caption_entities"), caption=True
     )
-    markup = fake._markup(p)
+    markup = fake._markup(p, chat)
     if message.text is not None:
         raise bad_request("there is no caption in the message to edit")
     if (caption or None, entities, markup) == (
@@ -2210,7 +2224,7 @@ async def _edit_message_caption(fake: FakeTelegram, p: _Params) -> Any:
 
 async def _edit_message_reply_markup(fake: FakeTelegram, p: _Params) -> Any:
     chat, message = fake._editable(p)
-    markup = fake._markup(p)
+    markup = fake._markup(p, chat)
     if markup == message.markup or (not keyboard_of(markup) and not message.keyboard):
         raise _not_modified()
     fake._spend("editMessageReplyMarkup", chat)

@@ -31,6 +31,7 @@ from telegram import (
     InputFile,
     ReplyParameters,
     Update,
+    WebAppInfo,
 )
 from telegram.constants import ParseMode
 from telegram.error import (
@@ -195,6 +196,30 @@ async def test_bad_markup_and_bad_buttons_are_refused(
     with pytest.raises(BadRequest, match="Chat not found"):
         await bot.send_message(-555, "nobody here")
     assert fake.transcript(GROUP) == []
+
+
+async def test_a_mini_app_button_is_for_private_chats_and_https_only(
+    fake: FakeTelegram, bot: telegram.Bot
+) -> None:
+    fake.add_group(GROUP)
+    fake.start_dm(ANN)
+    app = "https://table.example/?chat=tg:-100"
+
+    def opens(url: str) -> InlineKeyboardMarkup:
+        return InlineKeyboardMarkup([[InlineKeyboardButton("Open", web_app=WebAppInfo(url))]])
+
+    with pytest.raises(BadRequest, match="Button_type_invalid"):
+        await bot.send_message(GROUP, "table", reply_markup=opens(app))
+    with pytest.raises(BadRequest, match="Button_url_invalid"):
+        await bot.send_message(ANN.id, "hand", reply_markup=opens("http://table.example/"))
+    link = InlineKeyboardMarkup([[InlineKeyboardButton("Open", url="http://table.example/")]])
+    table = await bot.send_message(GROUP, "table", reply_markup=link)  # a link goes anywhere
+    hand = await bot.send_message(ANN.id, "hand", reply_markup=opens(app))
+    assert fake.current_messages(ANN.id)[hand.message_id].keyboard == (
+        (Button("Open", web_app=app),),
+    )
+    shown = fake.current_messages(GROUP)[table.message_id].keyboard
+    assert shown == ((Button("Open", url="http://table.example/"),),)
 
 
 async def test_callback_queries_are_answered_once(fake: FakeTelegram, bot: telegram.Bot) -> None:
