@@ -64,6 +64,10 @@ class Message:
     round: int | None = None
     """The round a hand message shows (a front end that cannot deliver it may say so once a
     round, elsewhere)."""
+    open_table: str | None = None
+    """The label of an "Open the table" button (a hand message of a game in play, in its
+    recipient's language): a front end whose bot has a web table (`web.public_url`, see
+    `bot.weblinks`) adds a button opening the table's page for the recipient; else nothing."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -174,7 +174,7 @@ async def move(bot: Bot) -> bool:
     closed = bot.fake.closed_dms
     for user in sorted(bot.people, key=lambda person: person.id in closed):
         hand = bot.hand(user)
-        if user.id in closed and (hand is None or not hand.components):
+        if user.id in closed and (hand is None or not hand.custom_ids()):
             notices = [m for m in bot.fake.shown(bot.channel) if f"<@{user.id}>" in m.content]
             if notices:  # their DMs are closed: they look at their hand in the channel
                 await bot.press_label(bot.channel, user, notices[-1], "Your hand")
@@ -182,7 +182,7 @@ async def move(bot: Bot) -> bool:
         if hand is None:
             continue
         view = bot.channel if user.id in closed else user.id
-        if hand.components:
+        if hand.custom_ids():  # a move to make (a link to the table is none)
             await bot.press(view, user, hand, hand.custom_ids()[0])
             return True
         if "Your bid?" in hand.content:  # an open bid: the buttons are under the table

@@ -194,11 +194,16 @@ async def seat(bot: Bot, players: tuple[User, ...] = PLAYERS, short: bool = True
         await bot.command(GROUP, players[0], "/options rounds=short")
 
 
+def has_moves(message: MessageView) -> bool:
+    """Whether the message offers a move (a button the bot hears; not a link to the table)."""
+    return any(button.callback_data for row in message.keyboard for button in row)
+
+
 def whose_turn(bot: Bot, players: tuple[User, ...]) -> tuple[User, MessageView] | None:
     """The player the game waits for, with their hand message."""
     for user in players:
         hand = bot.hand(user)
-        if hand.keyboard or "Your bid?" in hand.text:
+        if has_moves(hand) or "Your bid?" in hand.text:
             return user, hand
     return None
 
@@ -217,7 +222,7 @@ async def move(bot: Bot, players: tuple[User, ...] = PLAYERS) -> str:
     turn = whose_turn(bot, players)
     assert turn is not None, "nobody's turn, and the game is not over"
     user, hand = turn
-    if hand.keyboard:
+    if has_moves(hand):
         chat, message, data = user.id, hand.message_id, hand.keyboard[0][0].callback_data
     else:  # an open bid: the buttons are under the group's table
         table = bot.table()

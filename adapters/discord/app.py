@@ -61,6 +61,7 @@ from bot import (
     RedisClient,
     Request,
     User,
+    WebLinks,
     caused_by_store,
 )
 from bot.logs import about, after, playing
@@ -116,6 +117,8 @@ class Reply:
     public: Message | None = None
     answer: str | None = None
     alert: bool = False
+    version: tuple[str, int] | None = None
+    """The outcome's (game id, version): what a hand's "Open the table" link is for."""
 
 
 class DiscordFrontEnd:
@@ -138,6 +141,8 @@ class DiscordFrontEnd:
         self.tree: app_commands.CommandTree[discord.Client] = app_commands.CommandTree(self.client)
         self.slots = Slots(client)
         self.sender = Sender(self.client, self.slots, self._dms_closed, superseded=self._superseded)
+        self.links = WebLinks.of(config, service.clock)
+        """The web table's addresses, for the hands' "Open the table" buttons (None: none)."""
         self.outbox: Outbox[Post] = Outbox(
             self.sender,
             limits,
@@ -229,7 +234,7 @@ class DiscordFrontEnd:
     async def show(self, chat: str, outcome: Outcome) -> None:
         """Queue an outcome's messages for their channels and DMs (in order; slots coalesce).
         A DM for someone whose DMs are known to be closed is not tried: see `_dms_closed`."""
-        for item in posts(chat, outcome):
+        for item in posts(chat, outcome, self.links):
             if item.user is not None and self.sender.dms_closed(item.user):
                 await self._dms_closed(item)
             else:
@@ -428,7 +433,7 @@ class DiscordFrontEnd:
         actor's private messages when they are to be shown here (or their DMs are closed), and
         for a command its first plain message for the channel (the rules, the scores...). With
         `mirror` (a move on an ephemeral hand), the actor's DM is updated too, if it is open."""
-        reply = Reply(answer=outcome.answer, alert=outcome.alert)
+        reply = Reply(answer=outcome.answer, alert=outcome.alert, version=outcome.version)
         person = discord_id(actor)
         closed = person is not None and self.sender.dms_closed(person)
         rest = []
@@ -457,7 +462,8 @@ class DiscordFrontEnd:
         if reply.private:
             # the hand (the last message for the actor) answers, or updates the ephemeral hand
             # pressed; anything else for them (a wings notice) follows it
-            *others, last = [item for item in map(partial(post, chat), reply.private) if item]
+            make = partial(post, chat, version=reply.version, links=self.links)
+            *others, last = [item for item in map(make, reply.private) if item]
             hand = buttons.view(last.keys)
             if ephemeral_press and not deferred:
                 await response.edit_message(content=last.text, view=hand)

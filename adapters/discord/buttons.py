@@ -105,6 +105,12 @@ def view(keys: tuple[tuple[Any, ...], ...]) -> discord.ui.View | None:
     built = discord.ui.View(timeout=None)
     for number, row in enumerate(keys):
         for key in row:
+            if key.url is not None:  # a link: Discord opens it, and sends no interaction
+                link: discord.ui.Button[Any] = discord.ui.Button(
+                    label=key.label, url=key.url, style=discord.ButtonStyle.link, row=number
+                )
+                built.add_item(link)
+                continue
             hand = key.custom_id.startswith(HAND_PREFIX + ":")
             style = discord.ButtonStyle.success if hand else discord.ButtonStyle.secondary
             built.add_item(

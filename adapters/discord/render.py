@@ -3,7 +3,9 @@
 Pure: no network. Group messages go to the game's channel, a message `to` a person (`dc:<id>`)
 to their DM. A message with a `slot` names what it replaces: the field `<game chat>:<slot>` of
 the slot map of the channel where it is shown (see `slots`). Every button's custom id carries the
-game channel and the service's payload (`buttons`), so a press in a DM finds its game.
+game channel and the service's payload (`buttons`), so a press in a DM finds its game. With a
+web table (`links`), a hand message (in the person's DM, or shown to them alone) gets an "Open
+the table" link button: the page, by a link signed for that player and game.
 """
 
 from collections.abc import Mapping
@@ -13,12 +15,14 @@ from discord.utils import escape_markdown
 
 from adapters.discord.ids import discord_id
 from adapters.outbox import newest, slot_version
-from bot import Message, Outcome
+from bot import Message, Outcome, WebLinks
 from bot.messages import Picture
 
 MAX_CONTENT = 2000
 """Discord's limit for a message's content."""
 MAX_LABEL = 80
+MAX_URL = 512
+"""Discord's limit for a link button's address."""
 MAX_ROW = 5
 MAX_ROWS = 5
 """Discord allows five action rows of five buttons under a message."""
@@ -28,10 +32,12 @@ HAND_PREFIX = "wzh"
 
 @dataclass(frozen=True, slots=True)
 class Key:
-    """A button: `custom_id` is what Discord sends back when it is pressed."""
+    """A button: `custom_id` is what Discord sends back when it is pressed; a link button
+    has a `url` instead (a press opens it, and Discord sends nothing)."""
 
     label: str
-    custom_id: str
+    custom_id: str = ""
+    url: str | None = None
 
 
 Rows = tuple[tuple[Key, ...], ...]
@@ -107,14 +113,28 @@ def content(text: str, pre: bool = False, mentions: Mapping[str, int] | None = N
     return escaped
 
 
-def rows(channel: int, message: Message) -> Rows:
+def table_key(
+    chat: str, message: Message, version: tuple[str, int] | None, links: WebLinks | None
+) -> Key | None:
+    """The "Open the table" link button of a hand message, if the bot has a web table: the
+    page by a link signed for the hand's player and the game `version` names."""
+    if links is None or message.open_table is None or message.to is None or version is None:
+        return None
+    url = links.link(chat, message.to, version[0])
+    return Key(message.open_table[:MAX_LABEL], url=url) if len(url) <= MAX_URL else None
+
+
+def rows(channel: int, message: Message, table: Key | None = None) -> Rows:
     """The message's buttons in Discord's grid: rows of at most five, at most five rows
-    (longer rows are split; if that makes too many, all are packed five to a row)."""
+    (longer rows are split; if that makes too many, all are packed five to a row), the `table`
+    button last, in a row of its own."""
     found = [
         [Key(button.label[:MAX_LABEL], game_id(channel, button.payload)) for button in row]
         for row in message.buttons
         if row
     ]
+    if table is not None:
+        found.append([table])
     split = [row[i : i + MAX_ROW] for row in found for i in range(0, len(row), MAX_ROW)]
     if len(split) > MAX_ROWS:
         flat = [key for row in found for key in row][: MAX_ROW * MAX_ROWS]
@@ -123,10 +143,15 @@ def rows(channel: int, message: Message) -> Rows:
 
 
 def post(
-    chat: str, message: Message, version: tuple[str, int] | None = None, again: bool = False
+    chat: str,
+    message: Message,
+    version: tuple[str, int] | None = None,
+    again: bool = False,
+    links: WebLinks | None = None,
 ) -> Post | None:
     """Where and how `message` of the game in `chat` is shown; None if it cannot be (a message
-    for someone who is not on Discord)."""
+    for someone who is not on Discord). `links`: the web table's, for a hand's "Open the
+    table" button."""
     channel = discord_id(chat)
     if channel is None:
         return None
@@ -143,7 +168,7 @@ def post(
         version=slot_version(message, version),
         again=again,
         user=user,
-        keys=rows(channel, message),
+        keys=rows(channel, message, table_key(chat, message, version, links)),
         slot=None if message.slot is None else f"{chat}:{message.slot}",
         notify=message.notify,
         attachment=message.attachment,
@@ -153,9 +178,11 @@ def post(
     )
 
 
-def posts(chat: str, outcome: Outcome) -> list[Post]:
+def posts(chat: str, outcome: Outcome, links: WebLinks | None = None) -> list[Post]:
     """The posts of an outcome's messages, in order."""
-    found = (post(chat, message, outcome.version, outcome.again) for message in outcome.messages)
+    found = (
+        post(chat, message, outcome.version, outcome.again, links) for message in outcome.messages
+    )
     return [item for item in found if item is not None]
 
 

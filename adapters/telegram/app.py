@@ -64,7 +64,17 @@ from adapters.telegram.render import (
 from adapters.telegram.sender import Delivery, Sender, retryable
 from adapters.telegram.slots import Slots
 from adapters.text import TITLE_LIMIT, clean
-from bot import Config, GameService, Kind, Outcome, RedisClient, Request, User, caused_by_store
+from bot import (
+    Config,
+    GameService,
+    Kind,
+    Outcome,
+    RedisClient,
+    Request,
+    User,
+    WebLinks,
+    caused_by_store,
+)
 from bot.commands import BY_KIND, Who, of_payload, welcome_text
 from bot.logs import about, after
 from bot.show.i18n import Texts, resolve_language, texts
@@ -137,6 +147,8 @@ class TelegramFrontEnd:
             posting=metrics.posting(PLATFORM, (delivery.value for delivery in Delivery)),
         )
         self.admins = AdminCache(self._member_status)
+        self.links = WebLinks.of(config, service.clock)
+        """The web table's addresses, for the hands' "Open the table" buttons (None: none)."""
         self.timer_interval = timer_interval
         self.poll_timeout = poll_timeout
         self._timers: asyncio.Task[None] | None = None
@@ -217,7 +229,7 @@ class TelegramFrontEnd:
 
     def show(self, chat: str, outcome: Outcome) -> None:
         """Queue an outcome's messages for their chats (in order; slots coalesce)."""
-        for post in posts(chat, outcome):
+        for post in posts(chat, outcome, self.links):
             self.outbox.put(post.target, post, key=post.slot)
 
     async def show_async(self, chat: str, outcome: Outcome) -> None:

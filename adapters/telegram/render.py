@@ -2,7 +2,10 @@
 
 Pure: no network. Group messages go to the game's chat, a message `to` a person (`tg:<id>`)
 to their private chat. A message with a `slot` names what it replaces: the field
-`<game chat>:<slot>` of the slot map of the chat where it is shown (see `slots`).
+`<game chat>:<slot>` of the slot map of the chat where it is shown (see `slots`). With a web
+table (`links`), a hand message gets an "Open the table" button below its own: a Mini App
+(`web_app`) when the table's address is https, else a link signed for that player and game.
+Telegram allows a `web_app` button in a private chat only, and a hand is always in one.
 """
 
 import html
@@ -10,7 +13,7 @@ from dataclasses import dataclass
 
 from adapters.outbox import newest, slot_version
 from adapters.telegram.ids import telegram_id
-from bot import Message, Outcome
+from bot import Message, Outcome, WebLinks
 from bot.messages import Picture
 
 MAX_TEXT = 4096
@@ -20,11 +23,13 @@ MAX_CAPTION = 1024
 
 @dataclass(frozen=True, slots=True)
 class Key:
-    """An inline button: `data` is the callback data, or `url` a link (a deep link)."""
+    """An inline button: `data` is the callback data, or `url` a link (a deep link), or
+    `web_app` the address of a Mini App."""
 
     label: str
     data: str | None = None
     url: str | None = None
+    web_app: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,20 +104,43 @@ def keys(message: Message) -> tuple[tuple[Key, ...], ...]:
     )
 
 
+def table_key(
+    chat: str, message: Message, version: tuple[str, int] | None, links: WebLinks | None
+) -> Key | None:
+    """The "Open the table" button of a hand message, if the bot has a web table: the Mini
+    App for the game's chat (the page proves who opens it by its initData), or the page by a
+    link signed for the hand's player and the game `version` names."""
+    if links is None or message.open_table is None or message.to is None or version is None:
+        return None
+    app = links.mini_app(chat)
+    if app is not None:
+        return Key(message.open_table, web_app=app)
+    return Key(message.open_table, url=links.link(chat, message.to, version[0]))
+
+
 def post(
-    chat: str, message: Message, version: tuple[str, int] | None = None, again: bool = False
+    chat: str,
+    message: Message,
+    version: tuple[str, int] | None = None,
+    again: bool = False,
+    links: WebLinks | None = None,
 ) -> Post | None:
     """Where and how `message` of the game in `chat` is shown; None if it cannot be (a message
-    for someone who is not on Telegram)."""
+    for someone who is not on Telegram). `links`: the web table's, for a hand's "Open the
+    table" button."""
     target = telegram_id(chat if message.to is None else message.to)
     if target is None:
         return None
     captioned = message.attachment is not None or message.picture is not None
     limit = MAX_CAPTION if captioned else MAX_TEXT
+    rows = keys(message)
+    table = table_key(chat, message, version, links)
+    if table is not None:
+        rows += ((table,),)
     return Post(
         target=target,
         html=html_text(message.text, message.pre, limit, message.mentions),
-        keys=keys(message),
+        keys=rows,
         slot=None if message.slot is None else f"{chat}:{message.slot}",
         notify=message.notify,
         attachment=message.attachment,
@@ -123,9 +151,11 @@ def post(
     )
 
 
-def posts(chat: str, outcome: Outcome) -> list[Post]:
+def posts(chat: str, outcome: Outcome, links: WebLinks | None = None) -> list[Post]:
     """The posts of an outcome, in order (its answer is not among them: see `answer_post`)."""
-    found = (post(chat, message, outcome.version, outcome.again) for message in outcome.messages)
+    found = (
+        post(chat, message, outcome.version, outcome.again, links) for message in outcome.messages
+    )
     return [item for item in found if item is not None]
 
 

@@ -20,6 +20,7 @@ from telegram import (
     InlineKeyboardMarkup,
     InputFile,
     ReplyParameters,
+    WebAppInfo,
 )
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden, NetworkError, TelegramError
@@ -43,20 +44,18 @@ class Delivery(enum.Enum):
     """Another worker showed a newer version of the slot already: nothing to post."""
 
 
+def button(key: Key) -> InlineKeyboardButton:
+    if key.web_app is not None:
+        return InlineKeyboardButton(key.label, web_app=WebAppInfo(key.web_app))
+    if key.url is not None:
+        return InlineKeyboardButton(key.label, url=key.url)
+    return InlineKeyboardButton(key.label, callback_data=key.data)
+
+
 def markup(rows: tuple[tuple[Key, ...], ...]) -> InlineKeyboardMarkup | None:
     if not rows:
         return None
-    return InlineKeyboardMarkup(
-        [
-            [
-                InlineKeyboardButton(key.label, url=key.url)
-                if key.url is not None
-                else InlineKeyboardButton(key.label, callback_data=key.data)
-                for key in row
-            ]
-            for row in rows
-        ]
-    )
+    return InlineKeyboardMarkup([[button(key) for key in row] for row in rows])
 
 
 def retryable(error: BaseException) -> bool:

@@ -484,6 +484,7 @@ def hand_message(look: Look, screen: HandScreen, notify: bool) -> Message:
         slot="hand",
         notify=notify,
         round=screen.round,
+        open_table=t("Open the table"),
     )
 
 
