@@ -235,7 +235,11 @@ KEYS: tuple[Key, ...] = (
     Key("discord.base_url", url("https", "http"), "Discord's REST API (another: a test's)"),
     Key("metrics.listen", LISTEN, "Where /healthz, /readyz and /metrics are served; unset: off"),
     Key("web.listen", LISTEN, "Where the web table and its API are served; unset: off"),
-    Key("web.public_url", url("https", "http"), "The address people open the web table at"),
+    Key(
+        "web.public_url",
+        url("https", "http"),
+        "The address people open the web table at; set: hands get an Open the table button",
+    ),
     Key("web.secret", SECRET, "The key web links are signed with; unset: from the bot tokens"),
     Key("web.link_ttl", seconds(*LINK_TTL_RANGE), "How long a signed link to the table is valid"),
     Key(
