@@ -27,7 +27,7 @@ from adapters.running import Shows
 from adapters.serve import serve
 from adapters.web import auth
 from adapters.web.auth import RateLimit
-from adapters.web.server import WebTable
+from adapters.web.server import POLL, WebTable
 from bot import tokens, weblinks
 from bot.commands import Kind
 from bot.config import Config, TelegramConfig, WebConfig
@@ -469,3 +469,29 @@ async def test_a_move_on_the_page_is_shown_in_its_chat_by_the_chat_front_end(
             assert bot.table().text != group
             assert bot.hand(TG_ANN).text != hand
             assert not bot.real_errors()
+
+
+async def test_an_event_stream_ends_soon_after_its_page_goes_and_when_the_server_stops(
+    table: tuple[Driver, WebTable, TestClient[web.Request, web.Application]],
+) -> None:
+    """A closed page's stream is let go within a poll (not at its next write, up to the 15 s
+    keepalive), and stopping the server ends the open ones at once."""
+    driver, web, client = table
+    await driver.lobby(["rounds=short"], ai=2)
+    link = web.link(CHAT, ANN.id, await game_id(driver))
+    stream = await client.get("/api/events", params={"link": link})
+    await next_event(stream)
+    assert len(web._streams) == 1
+    stream.close()
+    async with asyncio.timeout(POLL + 1.0):
+        while web._streams:
+            await asyncio.sleep(0.05)
+    await client.get("/api/events", params={"link": link})
+    async with asyncio.timeout(2.0):
+        while not web._streams:
+            await asyncio.sleep(0.01)
+    started = time.perf_counter()
+    await web.stop()
+    await client.close()
+    assert time.perf_counter() - started < 2.0
+    assert not web._streams

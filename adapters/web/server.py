@@ -160,6 +160,7 @@ class WebTable:
         self.deliver = deliver
         self.poll = POLL if self.watcher.live else CLUSTER_POLL
         self._runner: web.AppRunner | None = None
+        self._streams: set[asyncio.Task[object]] = set()
         self.port: int | None = None
 
     def link(self, chat: str, player: str, game: str) -> str:
@@ -188,6 +189,8 @@ class WebTable:
         log.info("the web table at http://%s:%s/", host, self.port)
 
     async def stop(self) -> None:
+        for task in list(self._streams):  # open event streams end now, not at their next write
+            task.cancel()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -288,17 +291,25 @@ class WebTable:
             }
         )
         await response.prepare(request)
-        with contextlib.suppress(ConnectionResetError):
-            await self._stream(viewer, response)
+        task = asyncio.current_task()
+        assert task is not None
+        self._streams.add(task)
+        try:
+            with contextlib.suppress(ConnectionResetError):
+                await self._stream(viewer, request, response)
+        finally:
+            self._streams.discard(task)
         return response
 
-    async def _stream(self, viewer: Viewer, response: web.StreamResponse) -> None:
+    async def _stream(
+        self, viewer: Viewer, request: web.Request, response: web.StreamResponse
+    ) -> None:
         """Send `viewer` the view each time the game's version changes, until it disconnects
-        or the game is no longer theirs to see."""
+        (seen within a poll, not only when a write fails) or the game is no longer theirs."""
         sent: int | None = None
         quiet = time.monotonic()
         async with self.watcher.watching(viewer.chat) as written:
-            while True:
+            while request.transport is not None and not request.transport.is_closing():
                 written.clear()  # before the read: a write after it sets it again
                 try:
                     version, table, settings = await self.seated(viewer)
