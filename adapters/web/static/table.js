@@ -249,7 +249,7 @@ async function start() {
   try {
     show(await api("api/view"));
   } catch (error) {
-    say(error.message);
+    say(`The table cannot be shown: ${error.message}. Open it again from the game's chat.`);
     return;
   }
   listen();
