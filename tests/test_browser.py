@@ -1,0 +1,357 @@
+"""The web table in a real browser: headless Chromium (Debian's package, installed by the test
+command when missing, `tests/browser.py`) driven by Playwright for Python.
+
+A whole game of four seats on the short plan (`rounds=short`: five rounds of 1 to 5 cards, so
+it stays quick) with hidden bids: Ann plays on the page, clicking bids and cards by their
+`data-payload` as a person would, while Bob plays in the fake Telegram by pressing his hand
+message's buttons, and two AI seats play in between. The page is kept current by its event
+stream alone. Screenshots at each phase (bidding, playing, a trick won, the round's end with
+its score pad, the game over) at 360 px wide, and one at a desktop width, are compared with the
+golden PNGs in tests/golden/web/ (`pytest --update-golden` rewrites them; the desktop one is
+also the README's picture, docs/images/web-table.png).
+
+The tolerance: a pixel differs when one of its channels is off by more than 48 of 255, and a
+screenshot matches when at most 0.5 % of its pixels differ. The screenshots are made
+deterministic (fixed game ids, the Telegram front end's seeded service, the project's own
+DejaVu Sans served to the page, the turn timer's digits hidden, animations off, the pointer
+moved away); what is left is the antialiasing of glyph and SVG edges, which a different
+Chromium or FreeType build may shift by a shade: a changed card, name, number or layout
+changes far more than 0.5 % of a 360 px screenshot (one card is over 1 %).
+
+A leak check: every response the page received (each `/api/view` and `/api/move` answer, read
+by `page.on("response")`, and each event of its stream, read from the browser's own network
+events) is checked against the game as stored at that version: no card of another seat's hand
+(but in the trick or last trick, as played), and no other seat's bid before the bids are
+revealed.
+
+And from the browser's side, the forged credentials: a page opened with an altered, expired,
+foreign-key or misdirected link, or forged, stale or another bot's Telegram `initData`, shows
+the reason and no table.
+"""
+
+import asyncio
+import contextlib
+import json
+import random
+import re
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from browser import chromium, compare_golden, launch, pin_fonts, use_pinned_fonts
+from playwright.async_api import Page, Response
+from test_telegram import ANN, BOB, GROUP, Bot, game_ids, move, running, seat
+from test_web import BOT_TOKEN, init_data, leaks
+
+from adapters.running import Shows
+from adapters.web import auth
+from adapters.web.server import WebTable
+from bot import weblinks
+from bot.config import Config, TelegramConfig, WebConfig
+from bot.table import Table
+from engine import Phase, legal_bids
+
+__all__ = ["chromium", "game_ids"]  # fixtures
+
+pytestmark = [
+    pytest.mark.usefixtures("game_ids"),
+    # PTB warns when it reads a 429's retry_after (the type changes in its next major version)
+    pytest.mark.filterwarnings("ignore:.*retry_after:telegram.warnings.PTBDeprecationWarning"),
+]
+
+GOLDEN = Path(__file__).parent / "golden" / "web"
+README_PICTURE = Path(__file__).resolve().parents[1] / "docs" / "images" / "web-table.png"
+PHONE = {"width": 360, "height": 740}
+DESKTOP = {"width": 1100, "height": 760}
+SECRET = "s3cret"
+CHAT = f"tg:{GROUP}"
+HIDE_TIMER = "#timer { visibility: hidden !important; }"
+"""The turn timer counts down in real time: its digits are hidden in screenshots (its place
+stays), and the test checks its text instead."""
+
+
+@dataclass
+class Seen:
+    """What the page received, and the game as stored at each version the test saw."""
+
+    views: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    stored: dict[int, Table] = field(default_factory=dict)
+    reading: list["asyncio.Task[None]"] = field(default_factory=list)
+
+    def on_response(self, response: Response) -> None:
+        if "/api/" in response.url and "/api/events" not in response.url:
+            self.reading.append(asyncio.ensure_future(self._read(response)))
+
+    async def _read(self, response: Response) -> None:
+        data = json.loads(await response.body())
+        view = data.get("view", data)
+        if "version" in view:
+            self.views.append((response.url.split("?")[0], view))
+
+    def on_event(self, params: dict[str, Any]) -> None:
+        if params.get("eventName") == "view":
+            self.views.append(("event", json.loads(params["data"])))
+
+
+@contextlib.asynccontextmanager
+async def web_table(bot: Bot) -> AsyncIterator[WebTable]:
+    """The web table on the Telegram front end's own service, serving on a free port of
+    127.0.0.1; its moves are shown in the group by that front end (`Shows`), as
+    `adapters.serve` wires it."""
+    shows = Shows()
+    shows.add("tg", bot.front.show_async)
+    config = Config(
+        telegram=TelegramConfig(token=bot.fake.token),
+        web=WebConfig(secret=SECRET, init_data_ttl=3600),
+    )
+    table = WebTable(bot.front.service, config, bot.client, deliver=shows)
+    await table.start("127.0.0.1:0")
+    try:
+        yield table
+    finally:
+        await table.stop()
+
+
+async def caught_up(page: Page, version: int) -> None:
+    """Wait until the page shows `version` (or a later one) and no move of its is under way."""
+    await page.wait_for_function(
+        "v => Number(document.querySelector('main').dataset.version) >= v"
+        " && !document.body.classList.contains('busy')",
+        arg=version,
+        timeout=10_000,
+    )
+
+
+async def shoot(page: Page, request: pytest.FixtureRequest, name: str, *opened: str) -> None:
+    """Screenshot the whole page with the folded parts `opened` (ids) unfolded, as a person
+    clicks them open, and compare it with tests/golden/web/`name`.png; fold them again."""
+    for part in opened:
+        await page.click(f"#{part} > summary")
+    # Nothing is wider than the screen (a wide score pad scrolls inside its panel).
+    assert await page.evaluate("document.documentElement.scrollWidth <= innerWidth"), name
+    await page.mouse.move(0, 0)  # no card raised by the pointer over it
+    png = await page.screenshot(full_page=True, animations="disabled", style=HIDE_TIMER)
+    compare_golden(request, GOLDEN / f"{name}.png", png)
+    for part in opened:
+        await page.click(f"#{part} > summary")
+
+
+def bob_may_act(stored: Table, bob: int) -> bool:
+    game = stored.game
+    rnd = game.round
+    if rnd is None:
+        return False
+    if game.phase is Phase.TRUMP:
+        return rnd.dealer == bob
+    if game.phase is Phase.BIDDING:
+        return bool(legal_bids(game, bob))
+    return game.phase is Phase.PLAYING and rnd.turn == bob
+
+
+async def test_a_whole_game_on_the_page_against_two_ai_seats_and_a_chat_player(
+    chromium: Path, redis_url: str, request: pytest.FixtureRequest
+) -> None:
+    seen = Seen()
+    async with running(redis_url) as bot, web_table(bot) as table, launch(chromium) as browser:
+        await seat(bot, (ANN, BOB))
+        await bot.command(GROUP, ANN, "/options bids=hidden")
+        for _ in range(2):
+            await bot.command(GROUP, ANN, "/addbot")
+        await bot.command(GROUP, ANN, "/start")
+        service = bot.front.service
+        version, stored, _ = await service.snapshot(CHAT)
+        assert stored is not None
+        seen.stored[version] = stored
+        players = [p.id for p in stored.game.players]
+        ann, bob = players.index(f"tg:{ANN.id}"), players.index(f"tg:{BOB.id}")
+
+        page = await browser.new_page(viewport=PHONE)
+        page.on("response", seen.on_response)
+        cdp = await page.context.new_cdp_session(page)
+        await cdp.send("Network.enable")
+        cdp.on("Network.eventSourceMessageReceived", seen.on_event)
+        await pin_fonts(page)
+        link = table.link(CHAT, f"tg:{ANN.id}", stored.game_id)
+        await page.goto(f"http://127.0.0.1:{table.port}/?link={link}")
+        await caught_up(page, version)
+        await use_pinned_fonts(page)
+
+        rng = random.Random(5)
+        shots: list[str] = []
+        clicks = presses = 0
+        timers: set[str] = set()
+        for _ in range(400):
+            await bot.idle()
+            version, stored, _ = await service.snapshot(CHAT)
+            assert stored is not None
+            seen.stored[version] = stored
+            await caught_up(page, version)
+            game = stored.game
+            if game.phase is Phase.FINISHED:
+                break
+            rnd = game.round
+            assert rnd is not None
+            timers.add(await page.inner_text("#timer"))
+            if "trick-won" not in shots and rnd.number >= 3 and sum(rnd.won) > 0:
+                shots.append("trick-won")
+                await shoot(page, request, "phone-trick-won", "last")
+            if "round-end" not in shots and rnd.number == 4:
+                shots.append("round-end")
+                await shoot(page, request, "phone-round-end", "sheet")
+            offered = page.locator("#ask button[data-payload], #hand button.legal[data-payload]")
+            count = await offered.count()
+            if count:
+                if "bidding" not in shots and rnd.number >= 3 and game.phase is Phase.BIDDING:
+                    shots.append("bidding")
+                    await shoot(page, request, "phone-bidding")
+                if "playing" not in shots and rnd.number >= 3 and len(rnd.trick) > 0:
+                    shots.append("playing")
+                    await shoot(page, request, "phone-playing")
+                if "desktop" not in shots and rnd.number == 5 and len(rnd.trick) > 0:
+                    shots.append("desktop")
+                    await page.set_viewport_size(DESKTOP)
+                    await shoot(page, request, "desktop-playing", "last", "sheet")
+                    if request.config.getoption("--update-golden"):
+                        README_PICTURE.parent.mkdir(parents=True, exist_ok=True)
+                        README_PICTURE.write_bytes((GOLDEN / "desktop-playing.png").read_bytes())
+                    await page.set_viewport_size(PHONE)
+                await offered.nth(rng.randrange(count)).click()
+                clicks += 1
+                await page.wait_for_function(
+                    "v => Number(document.querySelector('main').dataset.version) > v",
+                    arg=version,
+                    timeout=10_000,
+                )
+            elif bob_may_act(stored, bob):
+                await move(bot, (BOB,))
+                presses += 1
+            else:
+                raise AssertionError(f"nobody acts at version {version}: {game.phase}")
+        else:
+            raise AssertionError("the game did not end")
+        await shoot(page, request, "phone-game-over", "sheet")
+        shots.append("game-over")
+        over = await page.inner_text("#ask")
+        assert "The game is over" in over
+        assert any("The game is over" in text for text in bot.group_texts())
+        await asyncio.gather(*seen.reading)
+        assert not bot.real_errors()
+    assert shots == ["bidding", "playing", "trick-won", "round-end", "desktop", "game-over"]
+    assert clicks >= 15  # every bid and card of Ann's (5 bids, 15 cards), all on the page
+    assert presses >= 15  # and Bob's, in the chat
+    assert {re.sub(r"\d", "9", text) for text in timers} == {"⏱ 9:99"}  # a running turn timer
+
+    checked = hidden = 0
+    for source, view in seen.views:
+        at = seen.stored.get(view["version"])
+        assert at is not None, (source, view["version"], sorted(seen.stored))
+        assert leaks(view, at, ann) == [], (source, view["version"])
+        checked += 1
+        rnd = at.game.round
+        hidden += bool(
+            rnd is not None
+            and not rnd.revealed
+            and any(s["has_bid"] and s["bid"] is None for s in view["seats"])
+        )
+    assert checked > 40  # the page's every view: its answers and its stream's events
+    assert hidden > 5  # views made while others' bids were hidden
+    assert README_PICTURE.read_bytes() == (GOLDEN / "desktop-playing.png").read_bytes(), (
+        "docs/images/web-table.png is the desktop golden (pytest --update-golden copies it)"
+    )
+
+
+async def test_a_page_with_forged_credentials_shows_why_and_no_table(
+    chromium: Path, redis_url: str
+) -> None:
+    """Every forged or misdirected credential of tests/test_web.py's API check, opened in the
+    browser as a person would open the address: the page says why and shows no table (no
+    seat, no card, no move), and the good ones show it."""
+    async with running(redis_url) as bot, web_table(bot) as table, launch(chromium) as browser:
+        await seat(bot, (ANN,))
+        for _ in range(2):
+            await bot.command(GROUP, ANN, "/addbot")
+        await bot.command(GROUP, ANN, "/start")
+        _, stored, _ = await bot.front.service.snapshot(CHAT)
+        assert stored is not None
+        gid, ann, start = stored.game_id, f"tg:{ANN.id}", str(GROUP)
+        secret = SECRET.encode()
+        good_link = table.link(CHAT, ann, gid)
+        body, _, signature = good_link.partition(".")
+        claims = json.loads(weblinks.unb64(body))
+        forged = weblinks.b64(json.dumps({**claims, "p": f"tg:{BOB.id}"}).encode())
+        now = time.time()
+        good_tma = init_data(ANN.id, start, now - 10, token=bot.fake.token)
+        fields = dict(pair.split("=", 1) for pair in good_tma.split("&"))
+
+        def link(token: str) -> str:
+            return f"?link={token}"
+
+        def mini_app(data: str) -> str:
+            return f"#tgWebAppData={quote(data, safe='')}"
+
+        refused = {
+            "no credentials": ("", "Open the table from the game's chat"),
+            "a link of altered claims": (link(f"{forged}.{signature}"), "not signed by this bot"),
+            "a link's signature altered": (
+                link(f"{body}.{signature[:-2]}AA"),
+                "not signed by this bot",
+            ),
+            "an expired link": (
+                link(auth.sign_link(secret, CHAT, ann, gid, now - 1)),
+                "the link token has expired",
+            ),
+            "a link signed with another key": (
+                link(auth.sign_link(b"another secret", CHAT, ann, gid, now + 60)),
+                "not signed by this bot",
+            ),
+            "a link for another game": (link(table.link(CHAT, ann, "zz9")), "another game"),
+            "a link for another seat": (
+                link(table.link(CHAT, f"tg:{BOB.id}", gid)),
+                "not seated at this game",
+            ),
+            "a link for another chat": (link(table.link("tg:-999", ann, gid)), "no game"),
+            "initData of a bad hash": (
+                mini_app(good_tma.replace(fields["hash"], "0" * 64)),
+                "initData is not signed by Telegram for this bot",
+            ),
+            "initData of an altered field": (
+                mini_app(good_tma.replace(f"%22id%22%3A+{ANN.id}", f"%22id%22%3A+{BOB.id}")),
+                "initData is not signed by Telegram for this bot",
+            ),
+            "stale initData": (
+                mini_app(init_data(ANN.id, start, now - 3601, token=bot.fake.token)),
+                "initData is too old",
+            ),
+            "another bot's initData": (
+                mini_app(init_data(ANN.id, start, now - 10, token=BOT_TOKEN)),
+                "initData is not signed by Telegram for this bot",
+            ),
+            "initData of a person not seated": (
+                mini_app(init_data(BOB.id, start, now - 10, token=bot.fake.token)),
+                "not seated at this game",
+            ),
+        }
+        page = await browser.new_page(viewport=PHONE)
+        # The Mini App's script from telegram.org cannot be reached here: refused at once.
+        await page.route("https://telegram.org/**", lambda route: route.abort())
+        base = f"http://127.0.0.1:{table.port}/"
+        for case, (address, reason) in refused.items():
+            await page.goto("about:blank")  # a new page each time (not a fragment's change)
+            await page.goto(base + address)
+            message = page.locator("#message")
+            await message.filter(has_text=re.compile(".")).wait_for(timeout=10_000)
+            said = await message.inner_text()
+            assert reason in said, (case, said)
+            assert await page.get_attribute("main", "data-phase") == "loading", case
+            for selector in ("[data-seat]", "[data-card]", "[data-payload]"):
+                assert await page.locator(selector).count() == 0, (case, selector)
+        for case, address in (("a link", link(good_link)), ("initData", mini_app(good_tma))):
+            await page.goto("about:blank")
+            await page.goto(base + address)
+            await page.locator("#hand [data-card]").first.wait_for(timeout=10_000)
+            assert await page.get_attribute("main", "data-phase") != "loading", case
+            assert await page.locator("[data-seat]").count() == 3, case
