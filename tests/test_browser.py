@@ -258,6 +258,7 @@ async def test_a_whole_game_on_the_page_against_two_ai_seats_and_a_chat_player(
             and any(s["has_bid"] and s["bid"] is None for s in view["seats"])
         )
     assert checked > 40  # the page's every view: its answers and its stream's events
+    assert {source.rsplit("/", 1)[-1] for source, _ in seen.views} == {"view", "move", "event"}
     assert hidden > 5  # views made while others' bids were hidden
     assert README_PICTURE.read_bytes() == (GOLDEN / "desktop-playing.png").read_bytes(), (
         "docs/images/web-table.png is the desktop golden (pytest --update-golden copies it)"
