@@ -2,11 +2,11 @@
 Playwright for Python through its `executable_path` (Playwright's own browser builds are never
 downloaded), and golden screenshots compared with a tolerance.
 
-`chromium` (a session fixture) installs the package when /usr/bin/chromium is missing
-(`apt-get install -y --no-install-recommends chromium`, as root) and fails with the reason when
-it cannot: a browser test is never skipped. `launch()` starts it with the flags this machine's
-closed network needs; Playwright gives each launch a fresh, empty profile (its own
-`--user-data-dir` in a temporary directory, removed on close).
+`chromium` (a session fixture) installs the packages when /usr/bin/chromium or the emoji font
+is missing (`apt-get install -y --no-install-recommends chromium fonts-noto-color-emoji`, as
+root) and fails with the reason when it cannot: a browser test is never skipped. `launch()`
+starts it with the flags this machine's closed network needs; Playwright gives each launch a
+fresh, empty profile (its own `--user-data-dir` in a temporary directory, removed on close).
 """
 
 import contextlib
@@ -43,41 +43,52 @@ FONT_STYLE = f"""
   src: url("{FONT_ROUTE}DejaVuSans.ttf"); }}
 @font-face {{ font-family: "Table Test"; font-weight: 700;
   src: url("{FONT_ROUTE}DejaVuSans-Bold.ttf"); }}
-*, .card text {{ font-family: "Table Test" !important; }}
+*, .card text {{ font-family: "Table Test", "Noto Color Emoji" !important; }}
 """
 """The page asks for `system-ui`, which is whatever the machine's fontconfig picks (DejaVu Sans
 on Debian with the chromium package): the tests pin it to the DejaVu Sans the project ships
 (bot/show/fonts/), served from the page's own origin, so a screenshot does not depend on the
-fonts a machine has installed."""
+fonts a machine has installed; emoji come from Debian's Noto Color Emoji (`EMOJI`)."""
+
+
+EMOJI = Path("/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf")
+"""Debian's colour emoji font (fonts-noto-color-emoji): the page shows emoji (an AI seat's 🤖,
+the trump's coloured square) as a phone does, where the project's DejaVu Sans has none."""
+
+PACKAGES = {CHROMIUM: "chromium", EMOJI: "fonts-noto-color-emoji"}
+"""What the browser tests need, and the Debian package that brings it."""
 
 
 def install_chromium() -> Path:
-    """/usr/bin/chromium, installed from Debian's packages first if it is missing; fails the
-    test with the reason if it cannot be."""
-    if CHROMIUM.exists():
+    """/usr/bin/chromium (and the emoji font), installed from Debian's packages first where
+    missing; fails the test with the reason if they cannot be."""
+    missing = [package for path, package in PACKAGES.items() if not path.exists()]
+    if not missing:
         return CHROMIUM
+    wanted = " ".join(missing)
     if shutil.which("apt-get") is None:
-        pytest.fail(f"{CHROMIUM} is missing and there is no apt-get: install Chromium there")
+        pytest.fail(f"the browser tests need Debian's {wanted}, and there is no apt-get here")
     if os.geteuid() != 0:
         pytest.fail(
-            f"{CHROMIUM} is missing: the browser tests need Debian's chromium package "
-            "(as root: apt-get install -y --no-install-recommends chromium)"
+            f"the browser tests need Debian's {wanted} "
+            f"(as root: apt-get install -y --no-install-recommends {wanted})"
         )
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     for command in (
         ["apt-get", "update", "-qq"],
-        ["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium"],
+        ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing],
     ):
         done = subprocess.run(
             command, check=False, env=env, capture_output=True, text=True, timeout=900
         )
         if done.returncode != 0:
             pytest.fail(
-                f"{' '.join(command)} failed ({done.returncode}), so there is no {CHROMIUM} "
+                f"{' '.join(command)} failed ({done.returncode}), so there is no {wanted} "
                 f"for the browser tests:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
             )
-    if not CHROMIUM.exists():
-        pytest.fail(f"apt-get installed chromium but there is no {CHROMIUM}")
+    for path, package in PACKAGES.items():
+        if not path.exists():
+            pytest.fail(f"apt-get installed {package} but there is no {path}")
     return CHROMIUM
 
 
