@@ -163,15 +163,20 @@ def _jobs_argument(parser: argparse.ArgumentParser, note: str = "") -> None:
     )
 
 
+def _named(text: str, allowed: Sequence[str], known: str) -> tuple[str, ...]:
+    """Comma-separated AI levels (or arena seats) of `text`, each one of `allowed`; `known`
+    says which there are when one is not."""
+    names = tuple(part.strip().lower() for part in text.split(","))
+    for name in names:
+        if name not in allowed:
+            raise argparse.ArgumentTypeError(f"unknown AI level {name!r} (known: {known})")
+    return names
+
+
 def _levels(text: str) -> tuple[str, ...]:
     from bot.config import AI_LEVELS
 
-    levels = tuple(part.strip().lower() for part in text.split(","))
-    for level in levels:
-        if level not in AI_LEVELS:
-            known = ", ".join(AI_LEVELS)
-            raise argparse.ArgumentTypeError(f"unknown AI level {level!r} (known: {known})")
-    return levels
+    return _named(text, AI_LEVELS, ", ".join(AI_LEVELS))
 
 
 def _arena_seats(text: str) -> tuple[str, ...]:
@@ -179,12 +184,8 @@ def _arena_seats(text: str) -> tuple[str, ...]:
     from bot.ai.styles import STYLES
     from bot.config import AI_LEVELS
 
-    seats = tuple(part.strip().lower() for part in text.split(","))
-    for seat in seats:
-        if seat not in AI_LEVELS and seat not in STYLES:
-            known = f"{', '.join(AI_LEVELS)}; arena styles: {', '.join(STYLES)}"
-            raise argparse.ArgumentTypeError(f"unknown AI level {seat!r} (known: {known})")
-    return seats
+    known = f"{', '.join(AI_LEVELS)}; arena styles: {', '.join(STYLES)}"
+    return _named(text, (*AI_LEVELS, *STYLES), known)
 
 
 def _game_arguments(parser: argparse.ArgumentParser, default_players: int = 4) -> None:
