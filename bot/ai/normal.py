@@ -173,6 +173,13 @@ def hand_chances(view: PlayerView, reading: Reading) -> dict[Card, float]:
     return chances
 
 
+def expected_tricks(view: PlayerView) -> tuple[float, int]:
+    """The tricks the hand should take by the model, and those it can hardly lose."""
+    chances = hand_chances(view, Reading(view))
+    sure = min(sure_tricks(view.hand, view.table.trump), view.hand_size)
+    return sum(chances[card] for card in view.hand), sure
+
+
 def sure_tricks(hand: Sequence[Card], trump: Suit | None) -> int:
     """Tricks a hand can hardly lose: Wizards, and top trumps held in sequence from 13."""
     sure = sum(card == WIZARD for card in hand)
@@ -266,9 +273,7 @@ class NormalAI:
         table = view.table
         if table.foresight:
             return nearest_bid(view.legal_bids, foresight_bid(foresight_chance(view, table.trump)))
-        chances = hand_chances(view, Reading(view))
-        expected = sum(chances[card] for card in view.hand)
-        sure = min(sure_tricks(view.hand, table.trump), view.hand_size)
+        expected, sure = expected_tricks(view)
         return nearest_bid(view.legal_bids, expected - BID_SHIFT, floor=sure)
 
     @staticmethod

@@ -15,18 +15,12 @@ They are not in `bot.ai.LEVELS`: a table cannot seat them (`wizard-bot arena --s
 import random
 
 from bot.ai.easy import nearest_bid
-from bot.ai.normal import NormalAI, Reading, hand_chances, rank_key, sure_tricks
+from bot.ai.normal import NormalAI, expected_tricks, rank_key
 from engine import Bid, Card, Command, Play, PlayerView
+from engine.tricks import trick_winner
 
 SHADE = 0.8
 """Tricks `cautious` bids under, and `aggressive` over, the tricks its hand should take."""
-
-
-def expected_tricks(view: PlayerView) -> tuple[float, int]:
-    """The tricks the hand should take by `normal`'s model, and those it can hardly lose."""
-    chances = hand_chances(view, Reading(view))
-    sure = min(sure_tricks(view.hand, view.table.trump), view.hand_size)
-    return sum(chances[card] for card in view.hand), sure
 
 
 class _Style(NormalAI):
@@ -65,9 +59,9 @@ class GreedyAI(NormalAI):
 
 def greedy_card(view: PlayerView) -> Card:
     """The strongest legal card if it would take the trick as it stands, else the weakest."""
-    reading = Reading(view)
-    trump = view.table.trump
-    winning = [card for card in view.legal_cards if reading.chance(card, reading.trick, []) > 0]
+    trick, trump = view.table.trick, view.table.trump
+    takes = len(trick)
+    winning = [card for card in view.legal_cards if trick_winner((*trick, card), trump) == takes]
     if winning:
         return max(winning, key=lambda card: rank_key(card, trump))
     return min(view.legal_cards, key=lambda card: rank_key(card, trump))
