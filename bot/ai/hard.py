@@ -232,18 +232,7 @@ class HardAI:
         -1), plus HIT_BONUS when the bid is met and WIN_WEIGHT times the chance of winning
         the game (`bids`: everyone's, the own one `bid`)."""
         seat = know.seat
-        won = playout(
-            [list(hand) for hand in deal],
-            know.trump,
-            know.leader,
-            know.trick,
-            list(know.won),
-            bids,
-            first,
-            seat,
-            list(seen) if seen else None,
-            rng,
-        )
+        won = tricks_won(know, deal, bids, first, seen, rng)
         points = round_points(bid, won[seat]) + (HIT_BONUS if won[seat] == bid else 0.0)
         return points + WIN_WEIGHT * stand.win_chance(seat, bids, won)
 
@@ -311,6 +300,31 @@ class HardAI:
             key=lambda index: (round(totals[index], 6), -lead_strength(cards[index], know.trump)),
         )
         return TO_CARD[cards[best]]
+
+
+def tricks_won(
+    know: Knowledge,
+    deal: Deal,
+    bids: list[int],
+    first: int,
+    seen: list[int],
+    rng: random.Random,
+) -> list[int]:
+    """The tricks each seat ends the round with when `deal` is played out from where `know`
+    stands, everyone aiming at `bids` (`first`: the own card now, or -1; `seen`: the ranks seen
+    played, `HardAI._seen`, [] for greedy others)."""
+    return playout(
+        [list(hand) for hand in deal],
+        know.trump,
+        know.leader,
+        know.trick,
+        list(know.won),
+        bids,
+        first,
+        know.seat,
+        list(seen) if seen else None,
+        rng,
+    )
 
 
 DROP_Z = 2.0
