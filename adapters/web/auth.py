@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from urllib.parse import parse_qsl
 
 from bot import weblinks
+from bot.show.i18n import N_
 
 TELEGRAM_PREFIX = "tg"
 """The service's ids of Telegram people and chats begin so (`tg:<id>`)."""
@@ -35,20 +36,23 @@ MAX_CREDENTIAL = 4096
 
 
 class AuthError(Exception):
-    """A request that proves nobody (401) or somebody who may not have this (403)."""
+    """A request that proves nobody (401) or somebody who may not have this (403). `reason`
+    is a msgid (English, as the API answers it); `language`, the chat's when it is known, is
+    the one the page says it in."""
 
-    def __init__(self, status: int, reason: str) -> None:
+    def __init__(self, status: int, reason: str, language: str | None = None) -> None:
         super().__init__(reason)
         self.status = status
         self.reason = reason
+        self.language = language
 
 
 def unauthorized(reason: str) -> AuthError:
     return AuthError(401, reason)
 
 
-def forbidden(reason: str) -> AuthError:
-    return AuthError(403, reason)
+def forbidden(reason: str, language: str | None = None) -> AuthError:
+    return AuthError(403, reason, language)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,24 +86,24 @@ def check_init_data(init_data: str, bot_token: str, now: float, max_age: int) ->
     """The fields of a Mini App's `initData` (URL-decoded, `hash` left out) if Telegram signed
     them with `bot_token` no more than `max_age` seconds before `now`; else AuthError 401."""
     if not init_data or len(init_data) > MAX_CREDENTIAL:
-        raise unauthorized("no initData")
+        raise unauthorized(N_("no initData"))
     try:
         pairs = parse_qsl(init_data, keep_blank_values=True, strict_parsing=True)
     except ValueError:
-        raise unauthorized("initData is not a query string") from None
+        raise unauthorized(N_("initData is not a query string")) from None
     fields = dict(pairs)
     if len(fields) != len(pairs):
-        raise unauthorized("initData repeats a field")
+        raise unauthorized(N_("initData repeats a field"))
     given = fields.pop("hash", "")
     expected = init_data_hash(fields, bot_token)
     if not hmac.compare_digest(given.encode(), expected.encode()):
-        raise unauthorized("initData is not signed by Telegram for this bot")
+        raise unauthorized(N_("initData is not signed by Telegram for this bot"))
     auth_date = fields.get("auth_date", "")
     if not auth_date.isdigit():
-        raise unauthorized("initData has no auth_date")
+        raise unauthorized(N_("initData has no auth_date"))
     age = now - int(auth_date)
     if age > max_age or age < -60:
-        raise unauthorized("initData is too old")
+        raise unauthorized(N_("initData is too old"))
     return fields
 
 
@@ -110,11 +114,11 @@ def telegram_viewer(fields: dict[str, str], chat: str | None) -> Viewer:
         user = json.loads(fields.get("user", ""))
         user_id = int(user["id"])
     except (ValueError, TypeError, KeyError):
-        raise unauthorized("initData names no user") from None
+        raise unauthorized(N_("initData names no user")) from None
     start = fields.get("start_param", "")
     where = chat or (f"{TELEGRAM_PREFIX}:{start}" if start else "")
     if not where.startswith(f"{TELEGRAM_PREFIX}:"):
-        raise forbidden("a Telegram person sees Telegram chats' tables only")
+        raise forbidden(N_("a Telegram person sees Telegram chats' tables only"))
     name = " ".join(str(user.get(part, "")) for part in ("first_name", "last_name")).strip()
     language = user.get("language_code")
     player = f"{TELEGRAM_PREFIX}:{user_id}"
@@ -138,22 +142,22 @@ sign_link = weblinks.sign_link
 def check_link(secret: bytes, token: str, now: float) -> Viewer:
     """The viewer a link token names, if it is ours and unexpired; else AuthError 401."""
     if not token or len(token) > MAX_CREDENTIAL or not token.isascii():
-        raise unauthorized("no link token")
+        raise unauthorized(N_("no link token"))
     body, dot, signature = token.partition(".")
     if not dot:
-        raise unauthorized("not a link token")
+        raise unauthorized(N_("not a link token"))
     expected = weblinks.link_signature(secret, body)
     if not hmac.compare_digest(signature.encode(), expected.encode()):
-        raise unauthorized("the link token is not signed by this bot")
+        raise unauthorized(N_("the link token is not signed by this bot"))
     try:
         claims = json.loads(weblinks.unb64(body))
         chat, player, game, expires = claims["c"], claims["p"], claims["g"], claims["e"]
     except (ValueError, TypeError, KeyError):
-        raise unauthorized("the link token is malformed") from None
+        raise unauthorized(N_("the link token is malformed")) from None
     if not all(isinstance(part, str) for part in (chat, player, game)):
-        raise unauthorized("the link token is malformed")
+        raise unauthorized(N_("the link token is malformed"))
     if not isinstance(expires, int) or now >= expires:
-        raise unauthorized("the link token has expired")
+        raise unauthorized(N_("the link token has expired"))
     return Viewer(player=player, name=player, chat=chat, game=game, key=token)
 
 

@@ -16,8 +16,11 @@ many requests for one credential.
 
 import asyncio
 import contextlib
+import functools
+import html
 import json
 import logging
+import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -30,8 +33,10 @@ from redis.asyncio.client import PubSub
 from adapters.health import parse_listen, serve_app
 from adapters.web import auth
 from adapters.web.auth import AuthError, RateLimit, Viewer
-from adapters.web.view import player_json, seat_of
+from adapters.web.view import player_json, seat_of, words
 from bot import Config, GameService, Kind, Outcome, RedisClient, Request, StoreErrors, User, tokens
+from bot.show.i18n import DEFAULT_LANGUAGE, N_, Texts, catalog_language, texts
+from bot.show.look import look_of, personal
 from bot.store import keys
 from bot.table import Table
 from bot.tokens import TokenError
@@ -55,6 +60,50 @@ PAGE_HEADERS = {
 }
 """The page's own scripts (and Telegram's, in a Mini App) only; the link in its address is
 not sent on to anyone."""
+
+UNREACHABLE_STORE = N_("the game store cannot be reached")
+NOT_A_MOVE = N_("not a move")
+NO_LINK = frozenset({"no credentials", "no link token"})
+"""Reasons that mean the page was opened without its link (not with a bad one)."""
+
+
+def browser_language(header: str) -> str:
+    """The first language of an `Accept-Language` header with a catalog (by its weights), else
+    the default one."""
+    ranked = []
+    for index, part in enumerate(header.split(",")):
+        code, _, parameters = part.strip().partition(";")
+        weight = 1.0
+        name, _, value = parameters.strip().partition("=")
+        if name.strip() == "q":
+            try:
+                weight = float(value)
+            except ValueError:
+                weight = 0.0
+        language = catalog_language(code)
+        if language is not None and weight > 0:
+            ranked.append((-weight, index, language))
+    return min(ranked)[2] if ranked else DEFAULT_LANGUAGE
+
+
+def refusal(t: Texts, reason: str) -> str:
+    """What the page says when it cannot show the table, in the language of `t`."""
+    if reason in NO_LINK:
+        return t("Open the table from the game's chat: this page needs its link.")
+    return t(
+        # TRANSLATORS: {reason} is one of the web table's refusals ("the link token has
+        # expired", "not seated at this game", …), translated, in lower case
+        "The table cannot be shown: {reason}. Open it again from the game's chat.",
+        reason=t(reason),
+    )
+
+
+def _refused(request: web.Request, status: int, reason: str, language: str | None) -> web.Response:
+    """An error answer: the reason (as the API says it) and the page's sentence for it, in the
+    chat's language when it is known, else the browser's."""
+    t = texts(language or browser_language(request.headers.get("Accept-Language", "")))
+    return web.json_response({"error": reason, "message": refusal(t, reason)}, status=status)
+
 
 Deliver = Callable[[str, Outcome], Awaitable[None]]
 """Shows what a move from the web made (the chat's messages) where the chat front ends would."""
@@ -204,9 +253,9 @@ class WebTable:
         try:
             return await handler(request)
         except AuthError as error:
-            return web.json_response({"error": error.reason}, status=error.status)
+            return _refused(request, error.status, error.reason, error.language)
         except StoreErrors:
-            return web.json_response({"error": "the game store cannot be reached"}, status=503)
+            return _refused(request, 503, UNREACHABLE_STORE, None)
 
     def viewer(self, request: web.Request) -> Viewer:
         """Whom `request` is proven to come from (AuthError 401 if nobody); rate-limited."""
@@ -219,26 +268,28 @@ class WebTable:
         elif scheme.lower() == "tma" or (not header and "tma" in query):
             token = self.config.telegram.token
             if not token:
-                raise auth.unauthorized("this bot has no Telegram Mini App")
+                raise auth.unauthorized(N_("this bot has no Telegram Mini App"))
             fields = auth.check_init_data(
                 value if header else query["tma"], token, now, self.config.web.init_data_ttl
             )
             viewer = auth.telegram_viewer(fields, query.get("chat"))
         else:
-            raise auth.unauthorized("no credentials")
+            raise auth.unauthorized(N_("no credentials"))
         if not self.limit.allow(viewer.key):
-            raise AuthError(429, "too many requests")
+            raise AuthError(429, N_("too many requests"))
         return viewer
 
     async def seated(self, viewer: Viewer) -> tuple[int, Table, Any]:
         """The chat's version, table and settings, if `viewer` may see it (else 403)."""
         version, table, settings = await self.service.snapshot(viewer.chat)
+        look = look_of(settings)
         if table is None:
-            raise auth.forbidden("no game in this chat")
+            raise auth.forbidden(N_("no game in this chat"), look.t.language)
+        language = personal(look, table.languages, viewer.player).t.language
         if viewer.game is not None and viewer.game != table.game_id:
-            raise auth.forbidden("the link is for another game")
+            raise auth.forbidden(N_("the link is for another game"), language)
         if seat_of(table, viewer.player) is None:
-            raise auth.forbidden("not seated at this game")
+            raise auth.forbidden(N_("not seated at this game"), language)
         return version, table, settings
 
     def _json(self, viewer: Viewer, version: int, table: Table, settings: Any) -> dict[str, Any]:
@@ -247,7 +298,9 @@ class WebTable:
     # --- the routes -------------------------------------------------------------------------
 
     async def page(self, request: web.Request) -> web.StreamResponse:
-        return web.FileResponse(STATIC / "index.html", headers=PAGE_HEADERS)
+        language = browser_language(request.headers.get("Accept-Language", ""))
+        headers = {**PAGE_HEADERS, "Content-Language": language, "Vary": "Accept-Language"}
+        return web.Response(text=page_html(language), content_type="text/html", headers=headers)
 
     async def view(self, request: web.Request) -> web.Response:
         viewer = self.viewer(request)
@@ -261,10 +314,11 @@ class WebTable:
             payload = body["payload"]
             token = tokens.decode(payload)
         except (ValueError, KeyError, TypeError, TokenError):
-            return web.json_response({"error": "not a move"}, status=400)
-        _, table, _ = await self.seated(viewer)
+            return _refused(request, 400, NOT_A_MOVE, None)
+        _, table, settings = await self.seated(viewer)
         if token.game != table.game_id:
-            raise auth.forbidden("the move is for another game")
+            language = personal(look_of(settings), table.languages, viewer.player).t.language
+            raise auth.forbidden(N_("the move is for another game"), language)
         seat = seat_of(table, viewer.player)
         assert seat is not None
         user = User(viewer.player, table.game.players[seat].name, language=viewer.language)
@@ -314,7 +368,9 @@ class WebTable:
                 try:
                     version, table, settings = await self.seated(viewer)
                 except AuthError as error:  # the game ended and another began, or it is gone
-                    await response.write(_event("gone", {"error": error.reason}))
+                    t = texts(error.language or viewer.language)
+                    gone = {"error": error.reason, "message": refusal(t, error.reason)}
+                    await response.write(_event("gone", gone))
                     break
                 except StoreErrors:  # Redis is away: try again at the next poll
                     await asyncio.sleep(self.poll)
@@ -328,6 +384,22 @@ class WebTable:
                     quiet = time.monotonic()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(written.wait(), self.poll)
+
+
+@functools.cache
+def page_html(language: str) -> str:
+    """The page (static/index.html) in `language`, the browser's: its words until the first
+    view brings the chat's (`{{lang}}`, `{{words}}`, and `{{key}}` for each of the page's
+    words, HTML-escaped; the words as JSON for the script, safe inside its element)."""
+    said = words(texts(language))
+    data = json.dumps(said, ensure_ascii=False, separators=(",", ":"))
+    filled = {
+        "lang": language,
+        "words": data.replace("<", "\\u003c"),
+        **{key: html.escape(text) for key, text in said.items()},
+    }
+    template = (STATIC / "index.html").read_text(encoding="utf-8")
+    return re.sub(r"\{\{(\w+)\}\}", lambda match: filled[match[1]], template)
 
 
 def _event(name: str, data: object, event_id: int | None = None) -> bytes:

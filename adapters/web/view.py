@@ -9,26 +9,162 @@ the command the chat button sends.
 from typing import Any
 
 from bot import tokens
+from bot.show.formatters import MEDALS, standings
+from bot.show.i18n import N_, Texts
 from bot.show.look import Look, look_of, personal
-from bot.show.screens import hand_message, hand_screen
-from bot.show.seating import seating
+from bot.show.screens import hand_message, hand_screen, options_line, status
+from bot.show.seating import Seating, seating
+from bot.show.themes import FRENCH_RANKS, Theme, card_name
 from bot.table import Settings, Table
 from bot.tokens import Action
-from engine import Card, Phase, Suit, lead_suit, player_view, trick_winner
+from engine import (
+    ROUND_PHASES,
+    Card,
+    Phase,
+    Suit,
+    TableView,
+    bids_met,
+    lead_suit,
+    player_view,
+    trick_winner,
+)
+from engine.cards import RANK_OF, SUIT_OF
 from engine.views import ScoreRow
 
 JSON = dict[str, Any]
 
+WORDS: dict[str, str] = {
+    "title": N_("Wizard · the table"),
+    "seats": N_("Players"),
+    "trump": N_("Trump"),
+    "trump_is": N_("Trump: {suit}"),
+    "trick": N_("Trick"),
+    "hand": N_("Your hand"),
+    "your_turn": N_("Your turn"),
+    "turn_of": N_("{name}'s turn"),
+    "dealer": N_("dealer"),
+    "round": N_("Round {round} of {rounds}"),
+    "choose_trump": N_("Choose trump"),
+    "your_bid": N_("How many tricks will you take?"),
+    "forbidden_bid": N_("You can't bid that: the bids may not add up to the number of tricks."),
+    # TRANSLATORS: the web table's fold-out showing the trick taken last
+    "last_trick": N_("Last trick"),
+    "sheet": N_("Score sheet"),
+    "sheet_round": N_("Round"),
+    # TRANSLATORS: the tooltip of a seat's numbers on the web table, e.g. "90 (80) 0/1"
+    "standing": N_("total (projected) won/bid"),
+    # TRANSLATORS: the tooltip of a score sheet cell on the web table
+    "cell": N_("bid {bid}, won {won}"),
+    "over": N_("🏁 The game is over."),
+    "lobby": N_("Waiting for the game to start."),
+    "options": N_("Options"),
+    "reconnecting": N_("Reconnecting…"),
+    "unreachable": N_("The table cannot be reached: check the connection."),
+    "bid": N_("Bid"),
+    "tricks": N_("Tricks"),
+    "points": N_("Points"),
+    "total": N_("Total"),
+    # TRANSLATORS: the button that folds away a round's summary on the web table
+    "close": N_("Close"),
+    "standings": N_("Final standings"),
+    "bids_met": N_("Bids met"),
+    # TRANSLATORS: a card seen from its back (for screen readers)
+    "hidden_card": N_("a card"),
+    "noscript": N_("The table needs JavaScript."),
+}
+"""The page's own words (key → msgid), sent translated with every view (`words`) and with the
+page itself, so the page's script says nothing in a language of its own."""
+
+
+def words(t: Texts) -> dict[str, str]:
+    """The page's words in the language of `t`."""
+    return {key: t.gettext(message) for key, message in WORDS.items()}
+
+
+def _face(look: Look, card: Card) -> JSON:
+    """A card as the page draws it: its code, its face in the chat, its full name (for screen
+    readers) and its rank as the theme prints it (`13`; `A` in the French deck)."""
+    rank = RANK_OF[card] if SUIT_OF.get(card) is not None else None
+    shown = "" if rank is None else FRENCH_RANKS[rank] if look.theme is Theme.FRENCH else str(rank)
+    return {
+        "card": card,
+        "face": look.card(card),
+        "name": card_name(look.t, card, look.theme),
+        "rank": shown,
+    }
+
 
 def _card(look: Look, card: Card | None) -> JSON | None:
-    return None if card is None else {"card": card, "face": look.card(card)}
+    return None if card is None else _face(look, card)
 
 
 def _plays(look: Look, cards: tuple[Card, ...], leader: int, seats: int) -> list[JSON]:
     return [
-        {"seat": (leader + index) % seats, "card": card, "face": look.card(card)}
-        for index, card in enumerate(cards)
+        {"seat": (leader + index) % seats, **_face(look, card)} for index, card in enumerate(cards)
     ]
+
+
+def _round_end(look: Look, tv: TableView, names: tuple[str, ...]) -> JSON | None:
+    """The last round's result while the next round's play has not started (its deal, trump
+    and bids): each seat's bid, tricks won, points and new total, as the chat's summary."""
+    if tv.phase not in ROUND_PHASES or not tv.sheet or tv.trick or any(s.won for s in tv.seats):
+        return None
+    row = tv.sheet[-1]
+    return {
+        "round": row.round,
+        "title": look.t("Round {round} is over.", round=row.round),
+        "rows": [
+            {
+                "seat": seat,
+                "name": name,
+                "bid": row.bids[seat],
+                "won": row.won[seat],
+                "points": row.points[seat],
+                "total": row.totals[seat],
+                "made": row.bids[seat] == row.won[seat],
+            }
+            for seat, name in enumerate(names)
+        ],
+    }
+
+
+def _final(look: Look, tv: TableView, names: tuple[str, ...]) -> JSON | None:
+    """A finished game's standings, best first: places, totals and bids met, and who won."""
+    if tv.phase is not Phase.FINISHED or not tv.places:
+        return None
+    totals = [seat.total for seat in tv.seats]
+    order = sorted(range(len(names)), key=lambda seat: (tv.places[seat], seat))
+    return {
+        "title": look.t("🏁 The game is over."),
+        "rounds": len(tv.sheet),
+        "rows": [
+            {
+                "seat": seat,
+                "name": names[seat],
+                "place": tv.places[seat],
+                "medal": MEDALS.get(tv.places[seat], f"{tv.places[seat]}."),
+                "total": totals[seat],
+                "bids_met": bids_met(tv.sheet, seat),
+            }
+            for seat in order
+        ],
+        "winners": standings(look, names, totals, tv.places)[-1],
+    }
+
+
+def _lobby(look: Look, tv: TableView, seats: Seating) -> JSON | None:
+    """A lobby as everybody in the chat sees it: who has joined (the host first marked) and
+    the options."""
+    if tv.phase is not Phase.LOBBY:
+        return None
+    return {
+        "title": look.t("Waiting for players…"),
+        "players": [
+            {"name": name, "host": seat == seats.host, "robot": seat in seats.robots}
+            for seat, name in enumerate(seats.names)
+        ],
+        "options": look.t("Options: {options}", options=options_line(look, tv.options)),
+    }
 
 
 def _row(row: ScoreRow) -> JSON:
@@ -85,6 +221,9 @@ def player_json(table: Table, settings: Settings, player: str, version: int, now
         "game": table.game_id,
         "phase": str(tv.phase),
         "language": look.t.language,
+        "words": words(look.t),
+        "status": status(look, tv, seats) if state.phase in ROUND_PHASES else "",
+        "theme": str(look.theme),
         "round": tv.round,
         "rounds": tv.rounds,
         "cards": tv.cards,
@@ -126,8 +265,7 @@ def player_json(table: Table, settings: Settings, player: str, version: int, now
         else {"plays": _plays(look, last.cards, last.leader, count), "winner": last.winner},
         "hand": [
             {
-                "card": card,
-                "face": look.card(card),
+                **_face(look, card),
                 "legal": card in plays,
                 "payload": plays.get(card),
                 "mark": marks.get(card),
@@ -146,7 +284,7 @@ def player_json(table: Table, settings: Settings, player: str, version: int, now
         "mark": _card(look, view.mark),
         "clear_mark": marks.get(""),
         "others": [
-            {"seat": other, "card": card, "face": look.card(card)}
+            {"seat": other, **_face(look, card)}
             for other, card in enumerate(view.others)
             if card is not None
         ],
@@ -154,6 +292,9 @@ def player_json(table: Table, settings: Settings, player: str, version: int, now
         "resume": next((p for arg, p in by_action.get(Action.RESUME, [])), None),
         "sheet": [_row(row) for row in tv.sheet],
         "places": list(tv.places),
+        "round_end": _round_end(look, tv, seats.names),
+        "final": _final(look, tv, seats.names),
+        "lobby": _lobby(look, tv, seats),
         "text": message.text,
         "moves": moves,
     }

@@ -10,6 +10,9 @@ let credential = null; // { header, query }
 let view = null;
 let skew = 0; // server time minus ours, in seconds
 let stream = null;
+let words = JSON.parse($("words")?.textContent || "{}"); // the browser's language until a view
+let language = null; // the language of the words on the page
+const dismissed = new Set(); // the round summaries folded away ("game:round")
 
 function element(tag, attributes = {}, text = "") {
   const node = document.createElement(tag);
@@ -18,6 +21,17 @@ function element(tag, attributes = {}, text = "") {
   }
   if (text) node.textContent = text;
   return node;
+}
+
+/** The page's word `key` (in the chat's language, from the server), filled with `values`. */
+function w(key, values = {}) {
+  return (words[key] ?? key).replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
+}
+
+/** The page's fixed words (its title, folds, labels) in the language of `words`. */
+function applyWords() {
+  for (const node of document.querySelectorAll("[data-word]")) node.textContent = w(node.dataset.word);
+  for (const node of document.querySelectorAll("[data-label]")) node.setAttribute("aria-label", w(node.dataset.label));
 }
 
 function loadScript(src) {
@@ -48,10 +62,15 @@ async function authenticate() {
 }
 
 async function api(path, options = {}) {
-  const headers = { Authorization: credential.header, ...(options.body ? { "Content-Type": "application/json" } : {}) };
-  const answer = await fetch(path, { ...options, headers });
+  const headers = { ...(credential ? { Authorization: credential.header } : {}), ...(options.body ? { "Content-Type": "application/json" } : {}) };
+  let answer;
+  try {
+    answer = await fetch(path, { ...options, headers });
+  } catch {
+    throw new Error(w("unreachable"));
+  }
   const data = await answer.json().catch(() => ({}));
-  if (!answer.ok) throw new Error(data.error || `HTTP ${answer.status}`);
+  if (!answer.ok) throw new Error(data.message || data.error || w("unreachable"));
   return data;
 }
 
@@ -78,14 +97,14 @@ function button(label, payload, classes = "") {
   return node;
 }
 
-function cardNode(card, face, { payload = null, tag = "div", classes = "" } = {}) {
+function cardNode(card, about, { payload = null, tag = "div", classes = "" } = {}) {
   const node = element(tag, { class: `card ${classes}`.trim(), "data-card": card, "data-payload": payload });
   if (tag === "button") {
     node.type = "button";
     node.disabled = !payload;
     if (payload) node.addEventListener("click", () => move(payload));
   }
-  node.innerHTML = card ? cardSvg(card, face) : backSvg();
+  node.innerHTML = card ? cardSvg(card, about, view?.theme) : backSvg(w("hidden_card"));
   return node;
 }
 
@@ -100,10 +119,10 @@ function drawSeats(v) {
         seat.away && "away", v.trick.winning === seat.seat && "winning"].filter(Boolean).join(" "),
       "data-seat": seat.seat,
     });
-    node.append(element("span", { class: "name" }, seat.name + (seat.dealer ? " · D" : "")));
-    node.append(element("span", { class: "standing", title: "total (projected) won/bid" }, seat.standing));
+    node.append(element("span", { class: "name" }, seat.name + (seat.dealer ? ` (${w("dealer")})` : "")));
+    node.append(element("span", { class: "standing", title: w("standing") }, seat.standing));
     const other = v.others.find((o) => o.seat === seat.seat);
-    if (other) node.append(cardNode(other.card, other.face, { classes: "small" }));
+    if (other) node.append(cardNode(other.card, other, { classes: "small" }));
     seats.append(node);
   }
 }
@@ -111,14 +130,14 @@ function drawSeats(v) {
 function drawMiddle(v) {
   const trump = $("trump");
   trump.replaceChildren();
-  if (v.trump.card) trump.append(cardNode(v.trump.card.card, v.trump.card.face, { classes: "small" }));
-  trump.append(element("figcaption", {}, `Trump: ${v.trump.label}`));
+  if (v.trump.card) trump.append(cardNode(v.trump.card.card, v.trump.card, { classes: "small" }));
+  trump.append(element("figcaption", {}, w("trump_is", { suit: v.trump.label })));
   const trick = $("trick");
   trick.replaceChildren();
   for (const play of v.trick.plays) {
     const winning = play.seat === v.trick.winning;
     const spot = element("div", { class: `play${winning ? " winning" : ""}`, "data-seat": play.seat });
-    spot.append(cardNode(play.card, play.face));
+    spot.append(cardNode(play.card, play));
     spot.append(element("span", {}, `${v.seats[play.seat].name}${winning ? " ★" : ""}`));
     trick.append(spot);
   }
@@ -127,7 +146,7 @@ function drawMiddle(v) {
   if (v.last_trick) {
     for (const play of v.last_trick.plays) {
       const spot = element("div", { class: `play${play.seat === v.last_trick.winner ? " winning" : ""}` });
-      spot.append(cardNode(play.card, play.face, { classes: "small" }));
+      spot.append(cardNode(play.card, play, { classes: "small" }));
       spot.append(element("span", {}, v.seats[play.seat].name + (play.seat === v.last_trick.winner ? " ★" : "")));
       last.append(spot);
     }
@@ -138,30 +157,73 @@ function drawAsk(v) {
   const ask = $("ask");
   ask.replaceChildren();
   if (v.trump_choice.length) {
-    ask.append(element("p", {}, "Choose the trump suit:"));
+    ask.append(element("p", {}, w("choose_trump")));
     for (const choice of v.trump_choice) ask.append(button(choice.label, choice.payload, "trump"));
   }
   if (v.bids.length) {
-    ask.append(element("p", {}, "Your bid:"));
+    ask.append(element("p", {}, w("your_bid")));
     const bids = new Map(v.bids.map((b) => [b.bid, b.payload]));
     const high = Math.max(v.cards, ...v.bids.map((b) => b.bid));
     for (let bid = 0; bid <= high; bid++) {
       if (bids.has(bid)) ask.append(button(String(bid), bids.get(bid), "bid"));
       else if (bid === v.forbidden_bid) {
-        ask.append(element("button", { type: "button", class: "bid forbidden", disabled: true, "data-bid": bid, title: "notequal: not this bid" }, String(bid)));
+        ask.append(element("button", { type: "button", class: "bid forbidden", disabled: true, "data-bid": bid, title: w("forbidden_bid") }, String(bid)));
       }
     }
   }
-  if (v.unseen) ask.append(button("Play your unseen card", v.unseen, "unseen"));
-  if (v.clear_mark) ask.append(button("Clear the wings mark", v.clear_mark, "wings"));
-  if (v.resume) ask.append(button("Resume", v.resume, "resume"));
-  if (v.phase === "finished") {
-    const places = v.seats.map((s) => `${v.places[s.seat]}. ${s.name} ${s.total}`).sort();
-    ask.append(element("p", { class: "summary" }, `The game is over: ${places.join(" · ")}`));
-    if (v.again) ask.append(button(v.again.label, v.again.payload, "again"));
-  } else if (v.phase === "lobby") {
-    ask.append(element("p", {}, "Waiting for the game to start."));
+  // These buttons say what the chat's hand message says on them (the view's moves).
+  const label = (payload) => v.moves.find((m) => m.payload === payload)?.label ?? "";
+  if (v.unseen) ask.append(button(label(v.unseen), v.unseen, "unseen"));
+  if (v.clear_mark) ask.append(button(label(v.clear_mark), v.clear_mark, "wings"));
+  if (v.resume) ask.append(button(label(v.resume), v.resume, "resume"));
+  if (v.again) ask.append(button(v.again.label, v.again.payload, "again"));
+}
+
+function table(heads, rows) {
+  const node = element("table");
+  const head = element("tr");
+  for (const text of heads) head.append(element("th", {}, text));
+  node.append(head);
+  for (const cells of rows) {
+    const line = element("tr");
+    for (const cell of cells) line.append(element("td", {}, String(cell)));
+    node.append(line);
   }
+  return node;
+}
+
+/** The last round's result until the next round's play starts (or it is folded away), the
+ * final standings once the game is over, the lobby while it gathers: as the chat says them. */
+function drawSummary(v) {
+  const summary = $("summary");
+  summary.replaceChildren();
+  let kind = "";
+  if (v.final) {
+    kind = "final";
+    summary.append(element("h2", {}, v.final.title), element("h3", {}, w("standings")));
+    summary.append(table(["", "", w("total"), w("bids_met")], v.final.rows.map((r) => [
+      r.medal, r.name, r.total, `${r.bids_met}/${v.final.rounds}`])));
+    summary.append(element("p", { class: "winners" }, v.final.winners));
+  } else if (v.round_end && !dismissed.has(`${v.game}:${v.round_end.round}`)) {
+    kind = "round";
+    const key = `${v.game}:${v.round_end.round}`;
+    const close = element("button", { type: "button", class: "close", "aria-label": w("close"), title: w("close") }, "×");
+    close.addEventListener("click", () => {
+      dismissed.add(key);
+      drawSummary(view);
+    });
+    summary.append(close, element("h2", {}, v.round_end.title));
+    summary.append(table(["", "", w("bid"), w("tricks"), w("points"), w("total")], v.round_end.rows.map((r) => [
+      r.made ? "✅" : "❌", r.name, r.bid, r.won, `${r.points >= 0 ? "+" : ""}${r.points}`, r.total])));
+  } else if (v.lobby) {
+    kind = "lobby";
+    summary.append(element("h2", {}, v.lobby.title));
+    const list = element("ol");
+    for (const player of v.lobby.players) list.append(element("li", {}, player.name + (player.host ? " 👑" : "")));
+    summary.append(list, element("p", {}, v.lobby.options));
+  }
+  summary.hidden = !kind;
+  summary.dataset.kind = kind;
 }
 
 function drawHand(v) {
@@ -172,10 +234,10 @@ function drawHand(v) {
     const payload = card.legal ? card.payload : playing ? null : card.mark;
     const classes = [card.legal && "legal", !playing && card.mark && "markable",
       v.mark && v.mark.card === card.card && "marked"].filter(Boolean).join(" ");
-    hand.append(cardNode(card.card, card.face, { payload, tag: "button", classes }));
+    hand.append(cardNode(card.card, card, { payload, tag: "button", classes }));
   }
   if (!v.hand.length && v.hand_size) {
-    for (let i = 0; i < v.hand_size; i++) hand.append(cardNode(null, "", { classes: "back" }));
+    for (let i = 0; i < v.hand_size; i++) hand.append(cardNode(null, {}, { classes: "back" }));
   }
   hand.style.setProperty("--cards", String(Math.max(1, hand.children.length)));
   hand.classList.toggle("playing", playing);
@@ -185,14 +247,14 @@ function drawSheet(v) {
   const pad = $("sheet").querySelector(".pad");
   const table = element("table");
   const head = element("tr");
-  head.append(element("th", {}, "#"));
+  head.append(element("th", {}, w("sheet_round")));
   for (const seat of v.seats) head.append(element("th", {}, seat.name));
   table.append(head);
   for (const row of v.sheet) {
     const line = element("tr");
     line.append(element("td", {}, String(row.round)));
     row.totals.forEach((total, seat) => {
-      line.append(element("td", { title: `bid ${row.bids[seat]}, won ${row.won[seat]}` },
+      line.append(element("td", { title: w("cell", { bid: row.bids[seat], won: row.won[seat] }) },
         `${total} (${row.points[seat] >= 0 ? "+" : ""}${row.points[seat]}) ${row.won[seat]}/${row.bids[seat]}`));
     });
     table.append(line);
@@ -214,11 +276,21 @@ function show(v) {
   if (view && v.version < view.version) return; // an older answer than the one shown
   view = v;
   skew = v.now - Date.now() / 1000;
-  document.documentElement.lang = v.language;
+  if (v.language !== language) {
+    words = v.words;
+    language = v.language;
+    document.documentElement.lang = v.language;
+    applyWords();
+  }
   const main = $("table");
   main.dataset.phase = v.phase;
   main.dataset.version = String(v.version);
-  $("round").textContent = v.round ? `Round ${v.round} of ${v.rounds}` : "";
+  main.dataset.theme = v.theme;
+  $("round").textContent = v.round ? w("round", { round: v.round, rounds: v.rounds }) : "";
+  const me = v.seats[v.you];
+  $("turn").textContent = me.to_act ? w("your_turn") : v.status;
+  $("turn").classList.toggle("yours", me.to_act);
+  drawSummary(v);
   drawSeats(v);
   drawMiddle(v);
   drawAsk(v);
@@ -232,24 +304,23 @@ function listen() {
   stream = new EventSource(`api/events?${credential.query}`);
   stream.addEventListener("view", (event) => show(JSON.parse(event.data)));
   stream.addEventListener("gone", (event) => {
-    say(JSON.parse(event.data).error);
+    const data = JSON.parse(event.data);
+    say(data.message || data.error);
     stream.close();
   });
   // The browser reconnects by itself; the first event after it is the view as it is now.
-  stream.addEventListener("error", () => say("Reconnecting…"));
+  stream.addEventListener("error", () => say(w("reconnecting")));
   stream.addEventListener("open", () => say(""));
 }
 
 async function start() {
+  applyWords();
   credential = await authenticate();
-  if (!credential) {
-    say("Open the table from the game's chat: this page needs its link.");
-    return;
-  }
   try {
+    // Without a credential too: the server answers why, in the browser's language.
     show(await api("api/view"));
   } catch (error) {
-    say(`The table cannot be shown: ${error.message}. Open it again from the game's chat.`);
+    say(error.message);
     return;
   }
   listen();
