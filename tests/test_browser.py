@@ -31,6 +31,7 @@ the reason and no table.
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import random
 import re
@@ -43,7 +44,7 @@ from urllib.parse import quote
 
 import pytest
 from browser import chromium, compare_golden, launch, pin_fonts, use_pinned_fonts
-from playwright.async_api import Page, Response
+from playwright.async_api import Page, Response, ViewportSize
 from test_telegram import ANN, BOB, GROUP, Bot, game_ids, move, running, seat
 from test_web import BOT_TOKEN, init_data, leaks
 
@@ -52,8 +53,12 @@ from adapters.web import auth
 from adapters.web.server import WebTable
 from bot import weblinks
 from bot.config import Config, TelegramConfig, WebConfig
-from bot.table import Table
-from engine import Phase, legal_bids
+from bot.show.formatters import MEDALS
+from bot.show.i18n import texts
+from bot.show.themes import FRENCH_RANKS, Theme, card_name
+from bot.table import Settings, Table
+from engine import Phase, bids_met, legal_bids, table_view
+from engine.cards import RANK_OF
 
 __all__ = ["chromium", "game_ids"]  # fixtures
 
@@ -65,8 +70,8 @@ pytestmark = [
 
 GOLDEN = Path(__file__).parent / "golden" / "web"
 README_PICTURE = Path(__file__).resolve().parents[1] / "docs" / "images" / "web-table.png"
-PHONE = {"width": 360, "height": 740}
-DESKTOP = {"width": 1100, "height": 760}
+PHONE: ViewportSize = {"width": 360, "height": 740}
+DESKTOP: ViewportSize = {"width": 1100, "height": 760}
 SECRET = "s3cret"
 CHAT = f"tg:{GROUP}"
 HIDE_TIMER = "#timer { visibility: hidden !important; }"
@@ -163,6 +168,17 @@ async def test_a_whole_game_on_the_page_against_two_ai_seats_and_a_chat_player(
             await bot.command(GROUP, ANN, "/addbot")
         await bot.command(GROUP, ANN, "/start")
         service = bot.front.service
+        read = service.snapshot
+
+        async def recorded(chat: str) -> tuple[int, Table | None, Settings]:
+            """The service's read, keeping each table read (the web table makes every view
+            it sends from one), so the leak check knows the game at each version shown."""
+            version, stored, settings = await read(chat)
+            if stored is not None:
+                seen.stored[version] = stored
+            return version, stored, settings
+
+        service.snapshot = recorded  # type: ignore[method-assign]
         version, stored, _ = await service.snapshot(CHAT)
         assert stored is not None
         seen.stored[version] = stored
@@ -201,7 +217,21 @@ async def test_a_whole_game_on_the_page_against_two_ai_seats_and_a_chat_player(
                 await shoot(page, request, "phone-trick-won", "last")
             if "round-end" not in shots and rnd.number == 4:
                 shots.append("round-end")
+                # Round 3's result, until round 4's play starts or Ann folds it away.
+                summary = page.locator("#summary[data-kind=round]")
+                assert "Round 3 is over." in await summary.inner_text()
+                row = stored.game.results[2]
+                cells = await summary.locator("tr").nth(1 + ann).locator("td").all_inner_texts()
+                assert cells[1:] == [
+                    "Ann",
+                    str(row.bids[ann]),
+                    str(row.won[ann]),
+                    f"{row.points[ann]:+d}",
+                    str(row.totals[ann]),
+                ], cells
                 await shoot(page, request, "phone-round-end", "sheet")
+                await summary.locator("button.close").click()
+                assert await page.locator("#summary").is_hidden()
             offered = page.locator("#ask button[data-payload], #hand button.legal[data-payload]")
             count = await offered.count()
             if count:
@@ -233,10 +263,29 @@ async def test_a_whole_game_on_the_page_against_two_ai_seats_and_a_chat_player(
                 raise AssertionError(f"nobody acts at version {version}: {game.phase}")
         else:
             raise AssertionError("the game did not end")
+        # The final standings: places, totals and bids met, best first, as the chat's.
+        final = page.locator("#summary[data-kind=final]")
+        over = await final.inner_text()
+        assert "The game is over" in over
+        assert "Final standings" in over
+        public = table_view(stored.game)
+        names = [f"🤖 {p.name}" if p.id in stored.ai else p.name for p in stored.game.players]
+        order = sorted(range(len(names)), key=lambda s: (public.places[s], s))
+        expected = [
+            [
+                MEDALS.get(public.places[s], f"{public.places[s]}."),
+                names[s],
+                str(public.seats[s].total),
+                f"{bids_met(public.sheet, s)}/{len(public.sheet)}",
+            ]
+            for s in order
+        ]
+        shown = [
+            await line.locator("td").all_inner_texts() for line in await final.locator("tr").all()
+        ]
+        assert shown[1:] == expected, shown
         await shoot(page, request, "phone-game-over", "sheet")
         shots.append("game-over")
-        over = await page.inner_text("#ask")
-        assert "The game is over" in over
         assert any("The game is over" in text for text in bot.group_texts())
         await asyncio.gather(*seen.reading)
         assert not bot.real_errors()
@@ -356,3 +405,114 @@ async def test_a_page_with_forged_credentials_shows_why_and_no_table(
             await page.locator("#hand [data-card]").first.wait_for(timeout=10_000)
             assert await page.get_attribute("main", "data-phase") != "loading", case
             assert await page.locator("[data-seat]").count() == 3, case
+
+
+async def play_on_the_page(page: Page, bot: Bot, until_round: int) -> int:
+    """Make Ann's moves on the page (the other seats are AI) until round `until_round` asks
+    her for something; the version shown then."""
+    rng = random.Random(3)
+    for _ in range(100):
+        await bot.idle()
+        version, stored, _ = await bot.front.service.snapshot(CHAT)
+        assert stored is not None
+        assert stored.game.round is not None
+        await caught_up(page, version)
+        offered = page.locator("#ask button[data-payload], #hand button.legal[data-payload]")
+        count = await offered.count()
+        assert count, f"Ann has nothing to do at version {version}"
+        if stored.game.round.number >= until_round:
+            return version
+        await offered.nth(rng.randrange(count)).click()
+        await page.wait_for_function(
+            "v => Number(document.querySelector('main').dataset.version) > v",
+            arg=version,
+            timeout=10_000,
+        )
+    raise AssertionError(f"round {until_round} did not come")
+
+
+async def test_the_page_speaks_the_chats_language_and_draws_its_deck_theme(
+    chromium: Path, redis_url: str, request: pytest.FixtureRequest
+) -> None:
+    """A chat set to German with the French deck: every word of the page is German, from the
+    same catalogs as the chat, and the cards are the French deck's (2-10 J Q K A, ♠ ♣ ♥ ♦,
+    the jokers); the deck changed to races in the chat, the page draws that. A refused link in
+    a German browser says why in German (the browser's language, as no chat is proven)."""
+    ann = dataclasses.replace(ANN, language_code=None)  # her app names no language of its own
+    async with running(redis_url) as bot, web_table(bot) as table, launch(chromium) as browser:
+        await seat(bot, (ann,))
+        await bot.command(GROUP, ann, "/language de")
+        await bot.command(GROUP, ann, "/theme french")
+        for _ in range(2):
+            await bot.command(GROUP, ann, "/addbot")
+        await bot.command(GROUP, ann, "/start")
+        version, stored, _ = await bot.front.service.snapshot(CHAT)
+        assert stored is not None
+        link = table.link(CHAT, f"tg:{ANN.id}", stored.game_id)
+        page = await browser.new_page(viewport=PHONE)
+        await pin_fonts(page)
+        await page.goto(f"http://127.0.0.1:{table.port}/?link={link}")
+        await caught_up(page, version)
+        await use_pinned_fonts(page)
+        version = await play_on_the_page(page, bot, 3)
+
+        assert await page.get_attribute("html", "lang") == "de"
+        assert await page.title() == "Wizard · der Tisch"
+        assert (await page.inner_text("#round")).startswith("Runde 3 von 5")
+        assert await page.inner_text("#last > summary") == "Letzter Stich"
+        assert await page.inner_text("#sheet > summary") == "Block der Wahrheit"
+        assert await page.get_attribute("#hand", "aria-label") == "Deine Karten"
+        assert await page.get_attribute("#seats", "aria-label") == "Spieler"
+        assert "Runde 2 ist vorbei." in await page.inner_text("#summary")
+        assert (await page.inner_text("#trump figcaption")).startswith("Trumpf: ")
+        ask = await page.inner_text("#ask")
+        assert "Trumpf wählen" in ask or "Wie viele Stiche machst du?" in ask, ask
+        _, stored, _ = await bot.front.service.snapshot(CHAT)
+        assert stored is not None
+        assert stored.game.round is not None
+        hand = stored.game.round.hands[
+            stored.game.players.index(
+                next(p for p in stored.game.players if p.id == f"tg:{ANN.id}")
+            )
+        ]
+        labels = await page.locator("#hand svg").evaluate_all(
+            "svgs => svgs.map(s => s.getAttribute('aria-label'))"
+        )
+        assert len(labels) == len(hand) == 3
+        de = texts("de")
+        assert sorted(labels) == sorted(card_name(de, c, Theme.FRENCH) for c in hand)
+        corners = await page.locator("#hand svg text").evaluate_all(
+            "texts => texts.map(t => t.textContent)"
+        )
+        assert sorted(corners) == sorted(  # 2-10 J Q K A; a joker's ▲ or ▼ and its name
+            [FRENCH_RANKS[RANK_OF[c]] for c in hand if c not in "WJ"]
+            + [
+                m
+                for c in hand
+                if c in "WJ"
+                for m in ("▲▼"[c == "J"], card_name(de, c, Theme.FRENCH))
+            ]
+        ), corners
+        await shoot(page, request, "phone-german-french")
+
+        await bot.command(GROUP, ann, "/theme races")
+        await page.reload()
+        await caught_up(page, version)
+        await use_pinned_fonts(page)
+        assert await page.get_attribute("main", "data-theme") == "races"
+        assert await page.inner_text("#last > summary") == "Letzter Stich"
+        await shoot(page, request, "phone-german-races")
+
+        german = await browser.new_page(viewport=PHONE, locale="de-DE")
+        expired = auth.sign_link(SECRET.encode(), CHAT, f"tg:{ANN.id}", stored.game_id, 1.0)
+        await german.goto(f"http://127.0.0.1:{table.port}/?link={expired}")
+        message = german.locator("#message")
+        await message.filter(has_text=re.compile(".")).wait_for(timeout=10_000)
+        said = await message.inner_text()
+        assert said == (
+            "Der Tisch kann nicht angezeigt werden: das Link-Token ist abgelaufen. "
+            "Öffne ihn erneut aus dem Chat des Spiels."
+        ), said
+        assert await german.get_attribute("html", "lang") == "de"
+        assert await german.inner_text("#last > summary") == "Letzter Stich"
+        assert not bot.real_errors()

@@ -28,14 +28,17 @@ from adapters.serve import serve
 from adapters.web import auth
 from adapters.web.auth import RateLimit
 from adapters.web.server import POLL, WebTable
+from adapters.web.view import WORDS
 from bot import tokens, weblinks
 from bot.commands import Kind
 from bot.config import Config, TelegramConfig, WebConfig
 from bot.requests import Request
+from bot.show.i18n import texts
+from bot.show.themes import Theme, card_name
 from bot.store import keys
 from bot.store.redis_server import free_port
 from bot.tokens import Action
-from engine import Phase, table_view
+from engine import Phase, bids_met, table_view
 from engine.cards import NUMBERED
 
 BOT_TOKEN = "123456:TEST-token_abc"
@@ -361,12 +364,16 @@ async def test_a_move_made_elsewhere_reaches_an_open_page_within_300_ms(
             started = time.perf_counter()
             pressed = await other_worker.handle(CHAT, ANN, Request(Kind.BUTTON, choices[0]))
             assert not pressed.alert, pressed.answer
-            name, newer, view = await next_event(stream)
-            latencies.append(time.perf_counter() - started)
-            assert name == "view"
-            assert newer is not None
+            written = (await raw(driver.redis, CHAT))[0]
             assert version is not None
-            assert newer > version
+            newer = version
+            while newer < written:  # the move and the AI seats' replies, one write or several
+                name, shown, view = await next_event(stream)
+                assert name == "view"
+                assert shown is not None
+                assert shown > newer
+                newer = shown
+            latencies.append(time.perf_counter() - started)
             version = newer
         stream.close()
         # A page that reconnects catches up: its first event is the view as it is now.
@@ -419,7 +426,7 @@ async def test_every_write_publishes_the_new_version_on_the_chat_channel(
     await pubsub.subscribe(keys.versions(CHAT))
     try:
         await driver.lobby(["rounds=short"], ai=2)
-        heard = []
+        heard: list[int] = []
         async with asyncio.timeout(5):
             while len(heard) < 4:
                 message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
@@ -495,3 +502,122 @@ async def test_an_event_stream_ends_soon_after_its_page_goes_and_when_the_server
     await client.close()
     assert time.perf_counter() - started < 2.0
     assert not web._streams
+
+
+# --- in the chat's language, with its summaries ---------------------------------------------------
+
+
+async def test_the_page_and_its_refusals_speak_the_chats_language(
+    table: tuple[Driver, WebTable, TestClient[web.Request, web.Application]],
+) -> None:
+    """The view brings the page's words in the chat's language (from the same catalogs as the
+    chat), the cards' names in its deck; a refusal says why in the chat's language once the
+    chat is known, else in the browser's (`Accept-Language`); the page itself comes in the
+    browser's language until its first view."""
+    driver, web, client = table
+    await driver.lobby(["rounds=short"], ai=2)
+    await driver.ok(ANN, Kind.LANGUAGE, "de")  # the chat's settings, changed as it plays
+    await driver.ok(ANN, Kind.THEME, "french")
+    gid = await game_id(driver)
+    view = await (await client.get("/api/view", headers=bearer(web.link(CHAT, ANN.id, gid)))).json()
+    assert (view["language"], view["theme"]) == ("de", "french")
+    assert view["words"]["last_trick"] == "Letzter Stich"
+    assert view["words"]["round"] == "Runde {round} von {rounds}"
+    assert set(view["words"]) == set(WORDS)
+    card = view["hand"][0]
+    assert card["name"] == card_name(texts("de"), card["card"], Theme.FRENCH)
+
+    other_game = await client.get("/api/view", headers=bearer(web.link(CHAT, ANN.id, "zz9")))
+    assert other_game.status == 403
+    assert await other_game.json() == {
+        "error": "the link is for another game",
+        "message": "Der Tisch kann nicht angezeigt werden: der Link gilt für ein anderes Spiel. "
+        "Öffne ihn erneut aus dem Chat des Spiels.",
+    }
+    expired = auth.sign_link(web.secret, CHAT, ANN.id, gid, NOW - 1)
+    for language, said in (
+        (
+            "fr-CH, fr;q=0.9, en;q=0.8",
+            "Impossible d’afficher la table : le jeton de lien a expiré.",
+        ),
+        ("xx, pl;q=0.5, ru;q=0.7", "Стол нельзя показать: срок действия токена ссылки истёк."),
+        ("", "The table cannot be shown: the link token has expired."),
+    ):
+        answer = await client.get(
+            "/api/view", headers={**bearer(expired), "Accept-Language": language}
+        )
+        assert answer.status == 401
+        assert (await answer.json())["message"].startswith(said), language
+    nothing = await client.get("/api/view", headers={"Accept-Language": "de"})
+    assert (await nothing.json())["message"] == (
+        "Öffne den Tisch aus dem Chat des Spiels: Diese Seite braucht ihren Link."
+    )
+    page = await client.get("/", headers={"Accept-Language": "it-IT,it;q=0.9"})
+    html = await page.text()
+    assert '<html lang="it">' in html
+    assert '<title data-word="title">Wizard · il tavolo<' in html
+    assert "{{" not in html
+    assert page.headers["Content-Language"] == "it"
+
+
+async def test_the_view_has_the_rounds_result_until_play_starts_and_the_final_standings(
+    table: tuple[Driver, WebTable, TestClient[web.Request, web.Application]],
+) -> None:
+    """A lobby shows who has joined and the options; a round's result (each seat's bid,
+    tricks, points and total, as the chat's summary) is in the view from the round's end
+    until the next round's first card; a finished game's view has the standings, best
+    first, with each seat's bids met."""
+    driver, web, client = table
+    await driver.lobby(["rounds=short"], ai=2, start=False)
+    link = web.link(CHAT, ANN.id, await game_id(driver))
+
+    async def view() -> dict[str, Any]:
+        answer = await client.get("/api/view", headers=bearer(link))
+        assert answer.status == 200, await answer.text()
+        data: dict[str, Any] = await answer.json()
+        return data
+
+    lobby = (await view())["lobby"]
+    first = lobby["players"][0]
+    assert (first["name"], first["host"], first["robot"]) == ("Ann", True, False)
+    assert len(lobby["players"]) == 3
+    assert lobby["options"] == "Options: open bids, 5 rounds"
+    await driver.ok(ANN, Kind.START)
+    link = web.link(CHAT, ANN.id, await game_id(driver))
+    seen_rounds = set()
+    for _ in range(200):
+        now = await view()
+        stored = await table_of(driver.redis, CHAT)
+        assert stored is not None
+        if now["phase"] == "finished":
+            break
+        assert (now["lobby"], now["final"]) == (None, None)
+        rnd = stored.game.round
+        assert rnd is not None
+        started = bool(rnd.trick or sum(rnd.won))
+        if now["round_end"] is not None:
+            assert not started
+            assert rnd.number > 1
+            row = table_view(stored.game).sheet[-1]
+            assert now["round_end"]["round"] == row.round == rnd.number - 1
+            assert now["round_end"]["title"] == f"Round {row.round} is over."
+            assert [
+                (r["bid"], r["won"], r["points"], r["total"]) for r in now["round_end"]["rows"]
+            ] == list(zip(row.bids, row.won, row.points, row.totals, strict=True))
+            seen_rounds.add(row.round)
+        else:
+            assert started or rnd.number == 1
+        await driver.press(ANN, _any_move(now))
+    else:
+        raise AssertionError("the game did not end")
+    assert seen_rounds == {1, 2, 3, 4}
+    final = now["final"]
+    public = table_view(stored.game)
+    assert [r["place"] for r in final["rows"]] == sorted(public.places)
+    assert {r["seat"]: (r["total"], r["bids_met"]) for r in final["rows"]} == {
+        s: (public.seats[s].total, bids_met(public.sheet, s)) for s in range(3)
+    }
+    assert (final["rounds"] == 5 and final["winners"].endswith("wins!")) or "share" in final[
+        "winners"
+    ]
+    assert now["round_end"] is None
