@@ -10,7 +10,7 @@ import engine
 from bot.ai.coach import BidHint, CardHint, bid_hints, card_hints
 from bot.ai.hard import Budget, HardAI
 from bot.ai.normal import NormalAI
-from bot.ai.review import Mistake, decisions, record_so_far, review_game, review_round
+from bot.ai.review import Mistake, decisions, record_so_far, replay, review_game, review_round
 from engine import (
     Bid,
     BidMode,
@@ -304,3 +304,14 @@ def test_a_foresight_bid_is_reviewed_exactly() -> None:
         engine.step(state, Bid(view.player, 1) if first else bad_move(view))
     found = review_round(export_record(state), 1, 1, random.Random(0), SMALL)
     assert found == [Mistake(1, None, "bid", 1, 0, 0.0, 12.5, 12.5, 0.0)]
+
+
+def test_the_replay_of_a_record_ends_where_the_game_did(bad_game: GameState) -> None:
+    record = export_record(bad_game)
+    moves = list(replay(record))  # one state, each move made on it in turn
+    state = moves[-1][0]
+    assert state.phase is Phase.FINISHED
+    assert state.totals == bad_game.totals
+    assert [result.tricks for result in state.results] == [
+        result.tricks for result in bad_game.results
+    ]
