@@ -434,10 +434,11 @@ async def play_on_the_page(page: Page, bot: Bot, until_round: int) -> int:
 async def test_the_page_speaks_the_chats_language_and_draws_its_deck_theme(
     chromium: Path, redis_url: str, request: pytest.FixtureRequest
 ) -> None:
-    """A chat set to German with the French deck: every word of the page is German, from the
-    same catalogs as the chat, and the cards are the French deck's (2-10 J Q K A, ♠ ♣ ♥ ♦,
-    the jokers); the deck changed to races in the chat, the page draws that. A refused link in
-    a German browser says why in German (the browser's language, as no chat is proven)."""
+    """A chat set to German with the French deck: the lobby and then every word of the page
+    are German, from the same catalogs as the chat, and the cards are the French deck's (2-10
+    J Q K A, ♠ ♣ ♥ ♦, the jokers); the deck changed to races in the chat, the page draws that.
+    A refused link in a German browser says why in German (the browser's language, as no chat
+    is proven)."""
     ann = dataclasses.replace(ANN, language_code=None)  # her app names no language of its own
     async with running(redis_url) as bot, web_table(bot) as table, launch(chromium) as browser:
         await seat(bot, (ann,))
@@ -445,7 +446,6 @@ async def test_the_page_speaks_the_chats_language_and_draws_its_deck_theme(
         await bot.command(GROUP, ann, "/theme french")
         for _ in range(2):
             await bot.command(GROUP, ann, "/addbot")
-        await bot.command(GROUP, ann, "/start")
         version, stored, _ = await bot.front.service.snapshot(CHAT)
         assert stored is not None
         link = table.link(CHAT, f"tg:{ANN.id}", stored.game_id)
@@ -454,6 +454,17 @@ async def test_the_page_speaks_the_chats_language_and_draws_its_deck_theme(
         await page.goto(f"http://127.0.0.1:{table.port}/?link={link}")
         await caught_up(page, version)
         await use_pinned_fonts(page)
+        # The lobby, read-only: who has joined (the host crowned) and the options.
+        lobby = await page.inner_text("#summary[data-kind=lobby]")
+        assert [line for line in lobby.splitlines() if line] == [
+            "Warte auf Spieler …",
+            "Ann 👑",
+            "🤖 Merlin",
+            "🤖 Morgana",
+            "Optionen: offene Ansagen, 5 Runden",
+        ], lobby
+        await shoot(page, request, "phone-lobby")
+        await bot.command(GROUP, ann, "/start")
         version = await play_on_the_page(page, bot, 3)
 
         assert await page.get_attribute("html", "lang") == "de"

@@ -12,7 +12,8 @@ let skew = 0; // server time minus ours, in seconds
 let stream = null;
 let words = JSON.parse($("words")?.textContent || "{}"); // the browser's language until a view
 let language = null; // the language of the words on the page
-const dismissed = new Set(); // the round summaries folded away ("game:round")
+// The round summaries folded away ("game:round"), remembered while the tab lives.
+const dismissed = new Set(JSON.parse(sessionStorage.getItem("dismissed") || "[]"));
 
 function element(tag, attributes = {}, text = "") {
   const node = document.createElement(tag);
@@ -210,6 +211,7 @@ function drawSummary(v) {
     const close = element("button", { type: "button", class: "close", "aria-label": w("close"), title: w("close") }, "×");
     close.addEventListener("click", () => {
       dismissed.add(key);
+      sessionStorage.setItem("dismissed", JSON.stringify([...dismissed].slice(-20)));
       drawSummary(view);
     });
     summary.append(close, element("h2", {}, v.round_end.title));
