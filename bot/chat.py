@@ -47,6 +47,7 @@ from engine import (
     MarkWings,
     Phase,
     Play,
+    PlayerView,
     RuleError,
     SetOptions,
     Start,
@@ -82,6 +83,8 @@ class Refusal(StrEnum):
     """A press whose payload is none of ours (forged, or another bot's)."""
     BUSY = "busy"
     """The table changed under the request too often (`MAX_ATTEMPTS` conflicts)."""
+    MOVED_ON = "moved_on"
+    """An AI move decided on a table that has moved on since (it is decided again)."""
     OTHER = "other"
 
 
@@ -368,8 +371,8 @@ def speaks(table: Table, user: User) -> None:
 
 
 def after_move(ctx: Context, table: Table, events: list[Event], notice: str | None) -> Result:
-    """The AI seats (and players away) move, the deadline is set, and what it shows."""
-    events = events + run_ai(ctx, table)
+    """The deadline is set, and what the move shows. The AI moves that follow are made apart,
+    each as a transaction of its own (`robot_move`)."""
     set_deadline(ctx, table)
     table.updated = ctx.now
     state = table.game
@@ -408,28 +411,58 @@ def game_summary(table: Table, now: float) -> dict[str, object]:
     }
 
 
-def run_ai(ctx: Context, table: Table) -> list[Event]:
-    """Let AI seats, and players away, make every move the game waits for from them."""
+def robot_seats(table: Table) -> list[int]:
+    """The seats the game waits for that the AI plays: AI seats, and players away (while
+    someone is still playing)."""
     state = table.game
-    events: list[Event] = []
-    present = [pid for pid in table.humans() if pid not in table.away]
-    while state.phase in ROUND_PHASES:
-        robots = [
-            seat
-            for seat in waiting_seats(state)
-            if state.players[seat].id in table.ai
-            or (present and state.players[seat].id in table.away)
-        ]
-        if not robots:
-            break
-        player = state.players[robots[0]].id
-        level = table.ai.get(player, ctx.config.ai_level)
-        started = time.perf_counter()
-        command = get_ai(level).decide(player_view(state, robots[0]), ctx.rng)
-        if ctx.metrics is not None:
-            ctx.metrics.thought(level, time.perf_counter() - started)
-        events += step(state, command)
-    return events
+    if state.phase not in ROUND_PHASES:
+        return []
+    present = any(pid not in table.away for pid in table.humans())
+    return [
+        seat
+        for seat in waiting_seats(state)
+        if state.players[seat].id in table.ai or (present and state.players[seat].id in table.away)
+    ]
+
+
+def robot_level(config: Config, table: Table, player: str) -> str:
+    """How well the AI plays `player`'s seat: an AI seat's level, else the stand-in's."""
+    return table.ai.get(player, config.stand_in)
+
+
+@dataclass(frozen=True, slots=True)
+class RobotMove:
+    """An AI move decided apart from the table: the seat it is for, the view it was decided
+    from (of game `game`) and the command decided."""
+
+    game: str
+    seat: int
+    view: PlayerView
+    command: Command
+
+
+def robot_move(ctx: Context, move: RobotMove) -> Result:
+    """An AI move, decided from the chat as it was: applied if its seat still waits for the AI
+    and sees the table exactly as it did (else refused, to be decided again)."""
+    table = ctx.snap.table
+    if (
+        table is None
+        or table.game_id != move.game
+        or move.seat not in robot_seats(table)
+        or player_view(table.game, move.seat) != move.view
+    ):
+        raise Refused("The table moved on.", Refusal.MOVED_ON)
+    events = step(table.game, move.command)
+    return after_move(ctx, table, events, notice=None)
+
+
+def decide(level: str, view: PlayerView, rng: random.Random, metrics: Metrics | None) -> Command:
+    """The AI's move for the player of `view` at `level`, timed into `metrics`."""
+    started = time.perf_counter()
+    command = get_ai(level).decide(view, rng)
+    if metrics is not None:
+        metrics.thought(level, time.perf_counter() - started)
+    return command
 
 
 DIGEST_SIZE = 7
@@ -543,6 +576,10 @@ def set_deadline(ctx: Context, table: Table) -> None:
     table.clock = now
     if state.phase is Phase.LOBBY:
         table.deadline = now + ctx.config.lobby_timeout
+    elif state.phase in ROUND_PHASES and robot_seats(table):
+        # The worker that saved this makes the AI's move at once; should it die first, the
+        # move is made when this falls due.
+        table.deadline = now + ctx.config.ai_grace
     elif state.phase in ROUND_PHASES:
         table.deadline = now + ctx.config.turn_timeout
         table.remind = now + ctx.config.turn_timeout / 2
@@ -568,6 +605,11 @@ def timeout(ctx: Context, deadline: float) -> Result:
         table.clock = ctx.now
         table.deadline = None if table.deadline is None else table.deadline + lost
         table.remind = None if table.remind is None else table.remind + lost
+        return Result(write=Write(table=table, ttl=ttl(ctx.config, table)), mend=table.wake())
+    if robot_seats(table):
+        # An AI move is overdue: the worker that was to make it died. The deadline moves on
+        # (so it is tried again should this worker die too), and the service makes the move.
+        set_deadline(ctx, table)
         return Result(write=Write(table=table, ttl=ttl(ctx.config, table)), mend=table.wake())
     t = ctx.look.t
     state = table.game

@@ -63,6 +63,7 @@ FSYNC = ("always", "everysec")
 REDIS_TIMEOUT_RANGE = (0.05, 30.0)
 TURN_TIMEOUT_RANGE = (10, 3600)
 LOBBY_TIMEOUT_RANGE = (60, 7 * 24 * 3600)
+AI_GRACE_RANGE = (1, 600)
 FINISHED_TTL_RANGE = (60, 365 * 24 * 3600)
 LINK_TTL_RANGE = (60, 30 * 24 * 3600)
 INIT_DATA_TTL_RANGE = (10, 24 * 3600)
@@ -146,6 +147,11 @@ class Config:
     finished_ttl: int = 7 * 24 * 3600
     """How long a finished or abandoned game's state stays in Redis."""
     ai_level: str = "normal"
+    stand_in: str = "hard"
+    """How well the AI plays for a player who ran out of time, until they are back."""
+    ai_grace: int = 5
+    """An AI move is made at once by the worker that saved what it follows; should that
+    worker die first, any worker makes it after this long."""
     ai_names: tuple[str, ...] = ("Merlin", "Morgana", "Nimue", "Taliesin", "Vivienne")
     telegram: TelegramConfig = field(default_factory=TelegramConfig)
     discord: DiscordConfig = field(default_factory=DiscordConfig)
@@ -218,6 +224,12 @@ KEYS: tuple[Key, ...] = (
         "How long a finished or abandoned game's state stays in Redis",
     ),
     Key("ai_level", choice(AI_LEVELS), "How well the AI players play"),
+    Key("stand_in", choice(AI_LEVELS), "How well the AI plays for a player who ran out of time"),
+    Key(
+        "ai_grace",
+        seconds(*AI_GRACE_RANGE),
+        "How long an AI move may wait for its worker before another makes it (one died)",
+    ),
     Key("ai_names", NAMES, "Names for the AI seats, used in order"),
     Key("log_level", choice(LOG_LEVELS, upper=True), "The least severe log records written"),
     Key("log_format", choice(LOG_FORMATS), "Log lines as readable text or one JSON object each"),

@@ -12,8 +12,13 @@ retried on conflict, so concurrent requests for a chat apply one at a time, each
   again to that);
 - notify: once saved, what the handler asked to show is rendered from the saved table.
 
-AI seats, and players on autopilot after a timeout, move inside apply; then apply runs in a
-worker thread, so an AI that thinks does not hold up other chats.
+AI seats, and players on autopilot after a timeout, move apart from any transaction: once a
+write leaves the game waiting for them, the worker that wrote it decides each AI move from the
+chat as saved, in a bounded pool of threads (so an AI that thinks holds up neither the chat's
+write nor other chats), and applies it as a request of its own, which is refused (and decided
+again) if the seat sees anything changed meanwhile. What the moves show is shown with the
+request that led to them. Should that worker die first, the table's deadline (a few seconds
+then) fires on any worker, which makes the moves.
 
 Nothing shown is lost when a worker dies between a save and its posts, or while Redis is away
 (`tick`): every write is noted in the worker's journal with the write itself, each worker beats
@@ -34,7 +39,18 @@ from typing import Any
 
 from bot import dispatch, logs, queries
 from bot.ai import LEVELS
-from bot.chat import Context, Refusal, Refused, Result, timeout
+from bot.chat import (
+    Context,
+    Refusal,
+    Refused,
+    Result,
+    RobotMove,
+    decide,
+    robot_level,
+    robot_move,
+    robot_seats,
+    timeout,
+)
 from bot.commands import BY_KIND, MAX_ARGUMENT, Kind, of_payload
 from bot.config import Config
 from bot.messages import Outcome
@@ -42,13 +58,14 @@ from bot.metrics import OVERDUE, Handled, Metrics
 from bot.requests import Request, User
 from bot.show.i18n import N_, Texts, error_text, texts
 from bot.show.look import look_of
-from bot.show.render import Current, GroupTable, Lobby, Shown, render
+from bot.show.render import Current, GroupTable, Lobby, Moved, Shown, render
+from bot.show.screens import HandScreen
 from bot.stats import people
 from bot.store import RedisClient, Snapshot, Store, StoreErrors, keys
 from bot.store.stats import StatsStore
 from bot.table import Settings, Table
 from bot.upgrades import NewerForm
-from engine import ROUND_PHASES, ErrorCode, Phase, RuleError
+from engine import ROUND_PHASES, Command, ErrorCode, Phase, PlayerView, RuleError, player_view
 
 MAX_ATTEMPTS = 100
 MAX_ID = 128
@@ -59,6 +76,16 @@ SORRY = N_("Sorry, something went wrong. Please try again.")
 """What someone is told whose request failed for another reason (a bug, a platform error)."""
 TIMER = User("timer", "")
 """Who a timeout is applied for."""
+ROBOT = User("ai", "")
+"""Who an AI move is applied for."""
+THINKERS = 2
+"""AI moves a worker decides at once, each in a thread of its own; more wait their turn."""
+MAX_REDECIDED = 10
+"""AI moves refused (the table moved on) and decided again, at most, in one run of them: then
+the table's deadline makes the rest."""
+MAX_ROBOT_MOVES = 400
+"""AI moves one request leads to at most (a whole game of six AI seats and one player away
+makes fewer); a guard against a loop."""
 GAP = 3.0
 """Seconds without a beat of any worker of a scope that make an outage (a tick is a second)."""
 LEASE = 1.5
@@ -114,11 +141,31 @@ def _kind_of(request: Request) -> str:
     return request.kind.value if spec is None else spec.kind.value
 
 
-def _may_think(snap: Snapshot) -> bool:
-    """Whether applying a request to `snap` may make AI moves: it has AI seats, or players on
-    autopilot."""
-    table = snap.table
-    return table is not None and bool(table.ai or table.away)
+def _merged(first: Result, then: list[Result], seen: dict[str, str]) -> Result:
+    """What `first` and the AI moves after it (`then`) show together, as one move would: the
+    moves' events in order, the first notice, each changed hand as it is last (a new message
+    if it is now the player's turn and was not before `first`, by the `seen` entries before
+    it), and the table as it is after them; written as the last wrote."""
+    if not then:
+        return first
+    moves = [item for result in (first, *then) for item in result.shown if isinstance(item, Moved)]
+    last = then[-1].write
+    now = last.table.seen if last is not None and last.table is not None else {}
+    hands: dict[str, tuple[HandScreen, bool]] = {}
+    for move in moves:
+        for screen, _notify in move.hands:
+            before = seen.get(screen.player, "").partition("@")[0]
+            turn = now.get(screen.player, "").partition("@")[0].endswith("!")
+            hands[screen.player] = (screen, not before or (turn and not before.endswith("!")))
+    moved = Moved(
+        events=tuple(event for move in moves for event in move.events),
+        notice=next((move.notice for move in moves if move.notice), None),
+        hands=tuple(hands.values()),
+        view=moves[-1].view,
+        seating=moves[-1].seating,
+    )
+    shown = [item for item in first.shown if not isinstance(item, Moved)] + [moved]
+    return Result(shown, first.answer, last, first.mend, first.reindex)
 
 
 class GameService:
@@ -154,6 +201,8 @@ class GameService:
         """Chats where this worker met a form a newer version wrote (logged once each)."""
         self._broken: set[str] = set()
         """Chats whose timer could not be fired for an error of ours (logged once each)."""
+        self._thinkers: asyncio.Semaphore | None = None
+        """Bounds the AI moves being decided at once (`Config.ai_threads`)."""
 
     @classmethod
     def on_redis(
@@ -297,7 +346,7 @@ class GameService:
                         # the same moment) exactly one changes the table; the others see it
                         # moved on.
                         fire = partial(timeout, deadline=deadline)
-                        outcome, result = await self._transact(chat, None, TIMER, fire, think=True)
+                        outcome, result = await self._transact(chat, None, TIMER, fire)
                         # An entry that was early (or a reminder) moves to the table's next
                         # time, unless a move replaced it meanwhile; then that one is fired if
                         # due.
@@ -426,13 +475,74 @@ class GameService:
         update_id: str | None,
         user: User,
         apply: Callable[[Context], Result],
-        think: bool = False,
         record: dict[str, Any] | None = None,
     ) -> tuple[Outcome, Result | None]:
-        """Load, apply, save; retried on conflict; then render what was saved. The outcome, and
-        the result applied (None when the request was refused or already applied). `apply`
-        runs in a worker thread when AI moves may follow (`think`, or a table with AI seats or
-        players on autopilot)."""
+        """Load, apply, save, retried on conflict (`_save`); then the AI moves it leaves the
+        game waiting for (`_robots`); then render what was saved. The outcome, and the result
+        applied (None when the request was refused or already applied)."""
+        done = await self._save(chat, update_id, user, apply, record)
+        if isinstance(done, Outcome):
+            return done, None
+        snap, result, seen = done
+        write = result.write
+        table = snap.table if write is None else write.table
+        if table is not None and robot_seats(table):
+            # the game waits for the AI: after this write, or (read as it is now) since a
+            # worker that was to move for it died
+            snap, result = await self._robots(chat, snap, result, seen)
+        return self._notify(snap, result), result
+
+    async def _robots(
+        self, chat: str, snap: Snapshot, result: Result, seen: dict[str, str]
+    ) -> tuple[Snapshot, Result]:
+        """Make the AI moves the game waits for, one transaction each, each decided from the
+        chat as saved (outside any transaction): the last snapshot written against, and what
+        `result` (applied where the players' screens were `seen`) and the moves show together.
+        Stops when the game waits for a person, or the store fails (the table's deadline then
+        makes the rest)."""
+        then: list[Result] = []
+        refused = 0
+        try:
+            for _move in range(MAX_ROBOT_MOVES):
+                now = self.store.known(chat) or await self.store.load(chat)
+                table = now.table
+                seats = robot_seats(table) if table is not None else []
+                if table is None or not seats or refused > MAX_REDECIDED:
+                    break
+                seat = seats[0]
+                view = player_view(table.game, seat)
+                level = robot_level(self.config, table, table.game.players[seat].id)
+                command = await self._think(level, view)
+                move = RobotMove(table.game_id, seat, view, command)
+                done = await self._save(chat, None, ROBOT, partial(robot_move, move=move))
+                if isinstance(done, Outcome):
+                    refused += 1  # the table moved on meanwhile: decide again
+                    continue
+                snap, step, _seen = done
+                then.append(step)
+        except (*StoreErrors, NewerForm):
+            log.warning("%s: AI moves stopped; the table's deadline makes them", chat)
+        return snap, _merged(result, then, seen)
+
+    async def _think(self, level: str, view: PlayerView) -> Command:
+        """The AI's move for `view`'s seat, decided in a worker thread (at most `THINKERS`
+        at once), so that the event loop serves other chats meanwhile."""
+        if self._thinkers is None:
+            self._thinkers = asyncio.Semaphore(THINKERS)
+        async with self._thinkers:
+            return await asyncio.to_thread(decide, level, view, self.rng, self.metrics)
+
+    async def _save(
+        self,
+        chat: str,
+        update_id: str | None,
+        user: User,
+        apply: Callable[[Context], Result],
+        record: dict[str, Any] | None = None,
+    ) -> tuple[Snapshot, Result, dict[str, str]] | Outcome:
+        """Load, apply, save; retried on conflict. The snapshot the result was written
+        against (or read-only on), the result, and the players' `Table.seen` entries before it;
+        or, when the request was refused or already applied, what to answer."""
         read = False  # whether to read the chat, rather than apply to it as last known
         for _attempt in range(MAX_ATTEMPTS):
             snap = None if read else self.store.known(chat)
@@ -441,32 +551,28 @@ class GameService:
             read = False
             logs.playing(snap.table.game_id if snap.table is not None else None)
             if snap.duplicate:
-                return Outcome(), None
+                return Outcome()
             look = look_of(snap.settings)
             now = self.clock()
             ctx = Context(
                 snap, user, look, self.config, now, self.rng, record, self.outages, self.metrics
             )
             old = snap.table.wake() if snap.table is not None else None  # apply changes it
+            seen = dict(snap.table.seen) if snap.table is not None else {}
             try:
-                if think or _may_think(snap):
-                    # In a worker thread: AI seats may think for a while (`hard`: a quarter of a
-                    # second a move, at times more); the event loop serves other chats meanwhile.
-                    result = await asyncio.to_thread(apply, ctx)
-                else:
-                    result = apply(ctx)
+                result = apply(ctx)
             except Refused as refusal:
                 if snap.known:  # it may be refused only because this chat is behind
                     read = True
                     continue
                 self.metrics.refused(refusal.code)
-                return Outcome(answer=str(refusal), alert=True), None
+                return Outcome(answer=str(refusal), alert=True)
             except RuleError as error:
                 if snap.known:
                     read = True
                     continue
                 self.metrics.refused(error.code)
-                return Outcome(answer=error_text(look.t, error.code), alert=True), None
+                return Outcome(answer=error_text(look.t, error.code), alert=True)
             write = result.write
             if write is None and snap.known:
                 read = True  # what it shows must be the chat as it is now
@@ -493,16 +599,16 @@ class GameService:
                     await self.stats.enlist(people(write.result), chat)
                 saved = await self.store.save(chat, snap.version, write, update_id, journal)
                 if saved is None:
-                    return Outcome(), None
+                    return Outcome()
                 if not saved:
                     continue  # the store knows the chat as it is now: apply to that
             if write is not None and write.result is not None:
                 await self._fold(chat)
             log.debug("applied for %s, version %d", user.id, snap.version + (write is not None))
-            return self._notify(snap, result), result
+            return snap, result, seen
         self.metrics.refused(Refusal.BUSY)
         t = texts(snap.settings.language if snap is not None else self.config.language)
-        return Outcome(answer=t("The table is busy; please try again."), alert=True), None
+        return Outcome(answer=t("The table is busy; please try again."), alert=True)
 
     @staticmethod
     def _notify(snap: Snapshot, result: Result) -> Outcome:

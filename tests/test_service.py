@@ -617,7 +617,11 @@ async def test_a_timer_and_a_move_at_the_same_moment_apply_once(
     user = next(u for u in driver.humans if u.id == state.players[seat].id)
     (payload,) = [p for u, p in driver.choices() if u == user][:1]
     card = tokens.decode(payload).arg
-    workers = [service(client(redis_url), seed=n, clock=clock) for n in range(2)]
+    # The stand-in is `normal`, which decides in a millisecond or two: the head starts below
+    # are larger, so the timer wins some rounds (`hard` takes longer, and the player's move
+    # made while it decides wins, as in the near ties here).
+    quick = Config(stand_in="normal")
+    workers = [service(client(redis_url), seed=n, clock=clock, config=quick) for n in range(2)]
     seen = {"player": 0, "timer": 0}
     # Who starts first, by how much (seconds): a clear head start either way (so both outcomes
     # happen whatever the machine's load), and near ties, which the store settles.
@@ -645,19 +649,22 @@ async def test_a_timer_and_a_move_at_the_same_moment_apply_once(
             assert len(fired) <= 1  # one worker claimed the timer
             after = await table_of(redis_client)
             assert after is not None
-            assert (await raw(redis_client))[0] == version + 1  # exactly one write
             assert after.game.round is not None
             new = after.game.round
-            if pressed.alert:  # the AI played for them (and on, should they lead next)
+            assert new.number == rnd.number
+            # One card left the seat: the AI's for them (after the timeout), or the player's own
+            # (before the timer fired, or after it while the AI was still deciding: the AI's
+            # move is then refused). Each write is one of these: the timeout, and each card.
+            assert len(new.hands[seat]) == len(rnd.hands[seat]) - 1
+            gone = sum(map(len, rnd.hands)) - sum(map(len, new.hands))
+            assert (await raw(redis_client))[0] == version + len(fired) + gone
+            if pressed.alert:  # the AI played for them
                 assert len(fired) == 1
                 assert after.away == [user.id]
-                assert len(new.hands[seat]) < len(rnd.hands[seat])
                 seen["timer"] += 1
             else:
-                assert fired == []
                 assert after.away == []
                 assert card not in new.hands[seat]
-                assert len(new.hands[seat]) == len(rnd.hands[seat]) - 1
                 seen["player"] += 1
         assert seen["player"] > 0, seen
         assert seen["timer"] > 0, seen

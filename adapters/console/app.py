@@ -142,7 +142,7 @@ def play(args: PlayArgs, config: Config, out: TextIO | None = None) -> int:
                 return EXIT_FAILED
             service = GameService.on_redis(
                 client,
-                replace(config, turn_timeout=FOREVER, lobby_timeout=FOREVER),
+                replace(config, turn_timeout=FOREVER, lobby_timeout=FOREVER, ai_grace=FOREVER),
                 rng=random.Random(args.seed),
             )
             table = ConsoleTable(service, chat_id(config), args, loop.run_until_complete, stream)

@@ -1,0 +1,242 @@
+"""AI moves made apart from the transactions: decided from the chat as saved, applied once each
+however many workers (and players) act at the same moment, made by another worker when the one
+that was to make them died, and never holding up another chat."""
+
+import asyncio
+import random
+import time
+from collections.abc import Sequence
+
+import pytest
+import redis.asyncio as aioredis
+from service_helpers import (
+    ANN,
+    BOB,
+    CHAT,
+    Clock,
+    Driver,
+    client,
+    raw,
+    service,
+    table_of,
+)
+
+from bot.chat import Result, robot_seats
+from bot.commands import Kind
+from bot.config import Config
+from bot.messages import Outcome
+from bot.requests import Request
+from bot.service import GameService
+from bot.store import Snapshot, keys
+from engine import Command, Phase, PlayerView
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+async def seated(driver: Driver, levels: list[str], options: list[str]) -> None:
+    """The driver's first person joins, AI seats of `levels` are added (seated after them),
+    the other people join, `options` are set, and it starts."""
+    host = driver.humans[0]
+    await driver.ok(host, Kind.JOIN)
+    for level in levels:
+        await driver.ok(host, Kind.ADD_AI, level)
+    for user in driver.humans[1:]:
+        await driver.ok(user, Kind.JOIN)
+    for option in options:
+        await driver.ok(host, Kind.OPTION, option)
+    await driver.ok(host, Kind.START)
+
+
+def cards_held(hands: Sequence[Sequence[object]]) -> int:
+    return sum(map(len, hands))
+
+
+async def test_ai_moves_are_applied_once_when_workers_race(
+    redis_url: str, redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    """A player's card, then the AI seats' cards after it, while another worker is asked to
+    show the table (which makes the AI moves the game waits for, too): each AI card is
+    played once, one write each, however the two interleave."""
+    svc = service(redis_client, seed=3, clock=clock)
+    driver = Driver(svc, [ANN, BOB], seed=3)
+    await seated(driver, ["hard", "hard"], ["rounds=short"])
+    state = await driver.play_until(
+        lambda s: (
+            s.phase is Phase.PLAYING
+            and s.round.number >= 2
+            and s.round.turn == 0
+            and not s.round.trick
+        )
+    )
+    version, blob = await raw(redis_client)
+    before = await table_of(redis_client)
+    assert before is not None
+    assert blob is not None
+    assert before.game.round is not None
+    assert before.game.round.turn == 0
+    (payload,) = [p for u, p in driver.choices() if u == ANN][:1]
+    other = service(client(redis_url), seed=9, clock=clock)
+    try:
+        for attempt in range(6):
+            await redis_client.hset(keys.game(CHAT), mapping={"v": version, "t": blob})
+            svc.store.forget(CHAT)
+            other.store.forget(CHAT)
+
+            async def look(delay: float) -> Outcome:
+                await asyncio.sleep(delay)
+                return await other.handle(CHAT, BOB, Request(Kind.HAND))
+
+            pressed, looked = await asyncio.gather(
+                svc.handle(CHAT, ANN, Request(Kind.BUTTON, payload)), look(0.002 * attempt)
+            )
+            assert not pressed.alert, pressed.answer
+            after = await table_of(redis_client)
+            assert after is not None
+            assert after.game.round is not None
+            rnd = after.game.round
+            assert before.game.round is not None
+            played = cards_held(before.game.round.hands) - cards_held(rnd.hands)
+            # the trick went round: Ann's card, then both AI seats', then Bob's turn
+            assert played == 3
+            assert rnd.turn == after.game.seat_of(BOB.id)
+            assert (await raw(redis_client))[0] == version + played  # one write a card
+            # the player's outcome shows the trick as it stands after the AI's cards
+            (group,) = [m for m in pressed.messages if m.to is None and m.slot == "table"]
+            assert all(f"{name}" in group.text for name in ("Merlin", "Morgana"))
+            assert not looked.alert
+    finally:
+        await other.store.client.aclose()
+    assert state.round is not None
+
+
+class DiesAfterSaving(GameService):
+    """A worker that dies right after saving a move: it makes none of the AI moves after it."""
+
+    async def _robots(
+        self, chat: str, snap: Snapshot, result: Result, seen: dict[str, str]
+    ) -> tuple[Snapshot, Result]:
+        return snap, result
+
+
+async def test_another_worker_makes_the_ai_moves_of_one_that_died(
+    redis_url: str, redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    """The worker that saved a move dies before the AI moves after it: the table's deadline
+    (`ai_grace` seconds on) falls due on another worker, which makes them, and shows them."""
+    config = Config(ai_grace=5)
+    doomed = DiesAfterSaving(
+        service(redis_client, clock=clock).store, config, clock=clock, rng=random.Random(1)
+    )
+    driver = Driver(doomed, [ANN], seed=1)
+    await seated(driver, ["normal", "normal"], ["rounds=short"])
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.deadline is not None
+    if not robot_seats(table):  # Ann bids first: then the AI seats
+        await driver.move()
+        table = await table_of(redis_client)
+        assert table is not None
+        assert table.deadline is not None
+    assert robot_seats(table)  # left waiting for the AI, its deadline close
+    assert table.deadline == clock.now + 5
+    version = (await raw(redis_client))[0]
+    survivor = service(client(redis_url), seed=2, clock=clock, config=config)
+    try:
+        clock.now += 4
+        assert await survivor.run_timers("chat") == []  # not due yet
+        clock.now += 2
+        fired = await survivor.run_timers("chat")
+        after = await table_of(redis_client)
+        assert after is not None
+        assert (await raw(redis_client))[0] > version + 1  # the deadline moved, then AI moves
+        assert fired
+        assert fired[0][0] == CHAT
+        texts = [m.text for m in fired[0][1].messages]
+        assert any("Ann" in text for text in texts)
+        # the game now waits for Ann alone, with her turn's whole time
+        assert after.deadline == clock.now + config.turn_timeout
+    finally:
+        await survivor.store.client.aclose()
+
+
+async def test_a_read_makes_the_ai_moves_a_dead_worker_left(
+    redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    """Where no timer runs (the terminal table), any request that reads the table makes the
+    AI moves it finds the game waiting for."""
+    doomed = DiesAfterSaving(
+        service(redis_client, clock=clock).store, Config(), clock=clock, rng=random.Random(4)
+    )
+    driver = Driver(doomed, [ANN], seed=4)
+    await seated(driver, ["normal", "normal", "normal"], [])
+    version = (await raw(redis_client))[0]
+    svc = service(redis_client, seed=5, clock=clock)
+    svc.store.forget(CHAT)
+    outcome = await svc.handle(CHAT, ANN, Request(Kind.HAND))
+    assert not outcome.alert
+    assert (await raw(redis_client))[0] > version
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.game.phase is Phase.BIDDING or table.game.phase is Phase.PLAYING
+    hand = [m for m in outcome.messages if m.to == ANN.id]
+    assert hand
+    assert "Your" in hand[-1].text
+
+
+class Timed(GameService):
+    """A worker that notes when each AI decision it makes starts and ends."""
+
+    spans: list[tuple[float, float]]
+
+    async def _think(self, level: str, view: PlayerView) -> Command:
+        started = time.perf_counter()
+        try:
+            return await super()._think(level, view)
+        finally:
+            self.spans.append((started, time.perf_counter()))
+
+
+async def test_no_chat_waits_for_another_chats_ai(
+    redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    """While one chat's `hard` seats decide, another chat's requests are served: one of its
+    requests begins and ends within a single AI decision."""
+    svc = Timed(service(redis_client, clock=clock).store, Config(), clock, random.Random(6))
+    svc.spans = []
+    thinking = Driver(svc, [ANN], chat="chat:-1", seed=6)
+    await seated(thinking, ["normal", "normal", "normal"], [])
+    await thinking.play_until(
+        lambda s: (
+            s.phase is Phase.PLAYING
+            and s.round.number >= 5
+            and s.round.turn == 0
+            and not s.round.trick
+        )
+    )
+    table = await table_of(redis_client, "chat:-1")
+    assert table is not None
+    table.ai = dict.fromkeys(table.ai, "hard")  # from here on, the AI seats think a while
+    await redis_client.hset(keys.game("chat:-1"), mapping={"t": table.to_bytes()})
+    svc.store.forget("chat:-1")
+    svc.spans.clear()
+    (user, payload), *_ = thinking.choices()
+    served: list[tuple[float, float]] = []
+
+    async def serve() -> None:
+        for number in range(200):
+            started = time.perf_counter()
+            outcome = await svc.handle(f"chat:-{number + 10}", BOB, Request(Kind.JOIN))
+            assert not outcome.alert
+            served.append((started, time.perf_counter()))
+            if len(svc.spans) == 3:
+                return
+            await asyncio.sleep(0.005)
+
+    await asyncio.gather(svc.handle("chat:-1", user, Request(Kind.BUTTON, payload)), serve())
+    assert len(svc.spans) >= 3  # the three AI seats follow Ann; the winner may lead on
+    assert any(
+        start <= begun and ended <= end for start, end in svc.spans for begun, ended in served
+    ), (svc.spans, served[:5])
