@@ -391,7 +391,7 @@ def page_html(language: str) -> str:
     """The page (static/index.html) in `language`, the browser's: its words until the first
     view brings the chat's (`{{lang}}`, `{{words}}`, and `{{key}}` for each of the page's
     words, HTML-escaped; the words as JSON for the script, safe inside its element)."""
-    said = words(texts(language))
+    said = words(language)
     data = json.dumps(said, ensure_ascii=False, separators=(",", ":"))
     filled = {
         "lang": language,

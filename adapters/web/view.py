@@ -6,11 +6,12 @@ player's hand message (`bot.show.screens.hand_message`), so a move from the page
 the command the chat button sends.
 """
 
+import functools
 from typing import Any
 
 from bot import tokens
 from bot.show.formatters import MEDALS, standings
-from bot.show.i18n import N_, Texts
+from bot.show.i18n import N_, texts
 from bot.show.look import Look, look_of, personal
 from bot.show.screens import hand_message, hand_screen, options_line, status
 from bot.show.seating import Seating, seating
@@ -76,8 +77,11 @@ WORDS: dict[str, str] = {
 page itself, so the page's script says nothing in a language of its own."""
 
 
-def words(t: Texts) -> dict[str, str]:
-    """The page's words in the language of `t`."""
+@functools.cache
+def words(language: str) -> dict[str, str]:
+    """The page's words in `language` (a catalog's code), made once per language: every view
+    shares the dict, which nobody changes."""
+    t = texts(language)
     return {key: t.gettext(message) for key, message in WORDS.items()}
 
 
@@ -221,7 +225,7 @@ def player_json(table: Table, settings: Settings, player: str, version: int, now
         "game": table.game_id,
         "phase": str(tv.phase),
         "language": look.t.language,
-        "words": words(look.t),
+        "words": words(look.t.language),
         "status": status(look, tv, seats) if state.phase in ROUND_PHASES else "",
         "theme": str(look.theme),
         "round": tv.round,
