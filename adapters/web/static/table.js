@@ -195,8 +195,14 @@ function table(heads, rows) {
 
 /** The last round's result until the next round's play starts (or it is folded away), the
  * final standings once the game is over, the lobby while it gathers: as the chat says them. */
+let summaryShown = null; // what the panel shows now: redrawn (and read out) only when it changes
+
 function drawSummary(v) {
   const summary = $("summary");
+  const round = v.round_end && !dismissed.has(`${v.game}:${v.round_end.round}`) ? v.round_end : null;
+  const shown = JSON.stringify([v.language, v.final, round, !v.final && !round && v.lobby]);
+  if (shown === summaryShown) return;
+  summaryShown = shown;
   summary.replaceChildren();
   let kind = "";
   if (v.final) {
@@ -205,7 +211,7 @@ function drawSummary(v) {
     summary.append(table(["", "", w("total"), w("bids_met")], v.final.rows.map((r) => [
       r.medal, r.name, r.total, `${r.bids_met}/${v.final.rounds}`])));
     summary.append(element("p", { class: "winners" }, v.final.winners));
-  } else if (v.round_end && !dismissed.has(`${v.game}:${v.round_end.round}`)) {
+  } else if (round) {
     kind = "round";
     const key = `${v.game}:${v.round_end.round}`;
     const close = element("button", { type: "button", class: "close", "aria-label": w("close"), title: w("close") }, "×");
