@@ -38,7 +38,6 @@ WORDS: dict[str, str] = {
     "title": N_("Wizard · the table"),
     "seats": N_("Players"),
     "trump": N_("Trump"),
-    "trump_is": N_("Trump: {suit}"),
     "trick": N_("Trick"),
     "hand": N_("Your hand"),
     "your_turn": N_("Your turn"),
@@ -106,6 +105,19 @@ def _plays(look: Look, cards: tuple[Card, ...], leader: int, seats: int) -> list
     return [
         {"seat": (leader + index) % seats, **_face(look, card)} for index, card in enumerate(cards)
     ]
+
+
+def _trump_line(look: Look, tv: TableView, seat: int, names: tuple[str, ...]) -> str:
+    """The trump under its card: the suit, or who chooses it while the dealer does (a Wizard
+    was turned up)."""
+    t = look.t
+    if tv.phase is Phase.TRUMP:
+        return (
+            t("Choose trump")
+            if tv.dealer == seat
+            else t("{name} chooses trump.", name=names[tv.dealer])
+        )
+    return t("Trump: {suit}", suit=look.suit(tv.trump))
 
 
 def _round_end(look: Look, tv: TableView, names: tuple[str, ...]) -> JSON | None:
@@ -257,6 +269,7 @@ def player_json(table: Table, settings: Settings, player: str, version: int, now
             "card": _card(look, tv.trump_card),
             "suit": tv.trump.value if tv.trump else None,
             "label": look.suit(tv.trump),
+            "line": _trump_line(look, tv, seat, seats.names),
         },
         "trick": {
             "plays": _plays(look, tv.trick, tv.trick_leader, count),
