@@ -32,7 +32,7 @@ from bot.show.screens import HandScreen, hand_screen, lobby_cancelled, table_mes
 from bot.show.seating import Seating, seating
 from bot.show.themes import Theme
 from bot.store import Snapshot, Write
-from bot.table import Settings, Table, new_game_id
+from bot.table import COACH, Settings, Table, new_game_id
 from engine import (
     ROUND_PHASES,
     Bid,
@@ -109,6 +109,8 @@ class Result:
     """A timer fired early, or reminded: the table's next time, to index instead."""
     reindex: bool = False
     """Index the new deadline whatever the old one (a fired timer's entry is dropped)."""
+    hint: PlayerView | None = None
+    """A hint to work out for this view, outside the transaction, and show its player alone."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,6 +301,16 @@ def option(ctx: Context, text: str) -> Result:
     table = ctx.table()
     if not text:
         return Result(shown=[Lobby(options=True)])
+    name, sep, value = text.partition("=")
+    if name.strip().lower() == COACH:
+        on = {"": True, "on": True, "off": False}.get(value.strip().lower() if sep else "")
+        if on is None:
+            raise Refused(ctx.look.t("Coach is on or off: coach, coach=off."), Refusal.BAD_ARGUMENT)
+        step(table.game, SetOptions(table.game.options))  # refused, as any option, after the start
+        table.coach = on
+        table.updated = ctx.now
+        set_deadline(ctx, table)
+        return Result(shown=[Lobby(options=True)], write=Write(table=table, ttl=LIVE_TTL))
     options = parse_option(table.game.options, text)
     step(table.game, SetOptions(options))
     table.updated = ctx.now
@@ -318,6 +330,21 @@ def resume(ctx: Context, _: None) -> Result:
         answer=ctx.look.t("Welcome back!"),
         write=Write(table=table, ttl=LIVE_TTL),
     )
+
+
+def hint(ctx: Context, _: None) -> Result:
+    """A hint for the asker's decision, at a coach table (worked out by the service)."""
+    table = ctx.table()
+    seat = ctx.seat()
+    t = ctx.look.t
+    if not table.coach:
+        raise Refused(t("Hints are for coach tables: the host sets /options coach in the lobby."))
+    if table.game.phase not in ROUND_PHASES:
+        raise Refused(t("No round is being played."))
+    view = player_view(table.game, seat)
+    if not (len(view.legal_bids) > 1 or (len(view.legal_cards) > 1 and not view.legal_bids)):
+        raise Refused(t("You have no bid or card to choose right now."))
+    return Result(hint=view)
 
 
 def hand(ctx: Context, _: None) -> Result:
@@ -694,5 +721,6 @@ HANDLERS: dict[Kind, Handler] = {
     Kind.HELP: help_,
     Kind.RESUME: resume,
     Kind.AGAIN: again,
+    Kind.HINT: hint,
 }
 """What each command does: the service dispatches a request to its kind's handler."""

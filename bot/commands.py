@@ -49,6 +49,8 @@ class Kind(StrEnum):
     HELP = "help"
     RESUME = "resume"
     AGAIN = "again"
+    HINT = "hint"
+    REVIEW = "review"
     BUTTON = "button"
 
 
@@ -276,6 +278,20 @@ COMMANDS: tuple[CommandSpec, ...] = (
         slash=False,
     ),
     CommandSpec(Kind.HAND, "hand", N_("show your hand again"), Action.HAND, who=Who.SEATED),
+    CommandSpec(
+        Kind.HINT,
+        "hint",
+        N_("a hint for your bid or card (coach tables)"),
+        Action.HINT,
+        who=Who.SEATED,
+    ),
+    CommandSpec(
+        Kind.REVIEW,
+        "review",
+        N_("your costliest decisions of the last game, privately"),
+        table=False,
+        query=True,
+    ),
     CommandSpec(Kind.SCORES, "scores", N_("the score sheet"), Action.SCORES, public=True),
     CommandSpec(Kind.RULES, "rules", N_("the rules"), table=False, public=True, anywhere=True),
     CommandSpec(

@@ -34,6 +34,7 @@ import random
 import secrets
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -51,13 +52,14 @@ from bot.chat import (
     robot_seats,
     timeout,
 )
+from bot.coaching import Coach
 from bot.commands import BY_KIND, MAX_ARGUMENT, Kind, of_payload
 from bot.config import Config
 from bot.messages import Outcome
 from bot.metrics import OVERDUE, Handled, Metrics
 from bot.requests import Request, User
 from bot.show.i18n import N_, Texts, error_text, texts
-from bot.show.look import look_of
+from bot.show.look import Look, look_of, personal
 from bot.show.render import Current, GroupTable, Lobby, Moved, Shown, render
 from bot.show.screens import HandScreen
 from bot.stats import people
@@ -65,7 +67,16 @@ from bot.store import RedisClient, Snapshot, Store, StoreErrors, keys
 from bot.store.stats import StatsStore
 from bot.table import Settings, Table
 from bot.upgrades import NewerForm
-from engine import ROUND_PHASES, Command, ErrorCode, Phase, PlayerView, RuleError, player_view
+from engine import (
+    ROUND_PHASES,
+    Command,
+    ErrorCode,
+    Phase,
+    PlayerView,
+    RuleError,
+    player_view,
+)
+from engine.events import RoundScored
 
 MAX_ATTEMPTS = 100
 MAX_ID = 128
@@ -202,7 +213,9 @@ class GameService:
         self._broken: set[str] = set()
         """Chats whose timer could not be fired for an error of ours (logged once each)."""
         self._thinkers: asyncio.Semaphore | None = None
-        """Bounds the AI moves being decided at once (`Config.ai_threads`)."""
+        """Bounds the AI moves being decided at once (`THINKERS`)."""
+        self.coach = Coach()
+        """Hints, and the reviews worked out in the background (`bot.coaching`)."""
 
     @classmethod
     def on_redis(
@@ -314,7 +327,7 @@ class GameService:
             self._unsure.difference_update(unsure)
         except StoreErrors:
             return shown  # Redis is away: the next tick after it is back catches up
-        return shown + await self.run_timers(scope)
+        return shown + await self.run_timers(scope) + self.coach.ready(scope)
 
     @logs.serving
     async def current(self, chat: str) -> Outcome:
@@ -432,6 +445,8 @@ class GameService:
         try:
             settings = await self.store.settings(chat)
             look = look_of(settings)
+            if request.kind is Kind.REVIEW:
+                return await self._review(chat, user, look), Handled.DONE
             answer = await queries.answer(self.stats, chat, user, request, look, self.clock())
             return answer, Handled.DONE
         except StoreErrors:
@@ -439,6 +454,23 @@ class GameService:
             return Outcome(answer=away, alert=True), Handled.STORE_AWAY
         except NewerForm as error:
             return await self._newer(chat, error), Handled.STORE_AWAY
+
+    async def _review(self, chat: str, user: User, look: Look) -> Outcome:
+        """Start the review of the chat's last finished game for `user` (it comes privately,
+        once worked out); what to answer them now."""
+        t = look.t
+        record = await self.store.record(chat)
+        last = await self.store.results(chat, 1)
+        if record is None or not last:
+            return Outcome(answer=t("No game has finished in this chat yet."), alert=True)
+        players = last[0].get("players", [])
+        if user.id not in players:
+            return Outcome(answer=t("You did not play in the last game here."), alert=True)
+        seat = players.index(user.id)
+        table = (await self.store.load(chat)).table
+        languages = table.languages if table is not None else {}
+        self.coach.review_game(chat, personal(look, languages, user.id), record, seat, user.id)
+        return Outcome(answer=t("Your review is being worked out: it comes to you privately."))
 
     async def _newer(self, chat: str, error: NewerForm) -> Outcome:
         """What someone is told whose request reads what a newer version of the bot stored
@@ -490,7 +522,30 @@ class GameService:
             # the game waits for the AI: after this write, or (read as it is now) since a
             # worker that was to move for it died
             snap, result = await self._robots(chat, snap, result, seen)
-        return self._notify(snap, result), result
+        outcome = self._notify(snap, result)
+        after = snap.table if result.write is None else result.write.table
+        if after is not None and after.coach:
+            outcome = await self._coached(chat, snap, after, result, outcome)
+        return outcome, result
+
+    async def _coached(
+        self, chat: str, snap: Snapshot, table: Table, result: Result, outcome: Outcome
+    ) -> Outcome:
+        """At a coach table: the hint asked for, shown with `outcome`; and the rounds that
+        `result` ended, reviewed in the background."""
+        settings = result.write.settings if result.write and result.write.settings else None
+        look = look_of(settings or snap.settings)
+        for item in result.shown:
+            if isinstance(item, Moved):
+                for event in item.events:
+                    if isinstance(event, RoundScored):
+                        self.coach.review_round(chat, look, table, event.round)
+        view = result.hint
+        if view is None:
+            return outcome
+        mine = personal(look, table.languages, view.player)
+        hint = await self.coach.hint(mine, table.game_id, view)
+        return replace(outcome, messages=(*outcome.messages, hint))
 
     async def _robots(
         self, chat: str, snap: Snapshot, result: Result, seen: dict[str, str]

@@ -25,6 +25,11 @@ def new_game_id() -> str:
     return secrets.token_hex(3)
 
 
+COACH = "coach"
+"""The table's own option, beside the game's rule options (`engine.OPTION_NAMES`): set in the
+lobby like them (`coach`, `coach=off`), it offers hints and reviews (`Table.coach`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """A chat's lasting choices (they outlive games)."""
@@ -113,6 +118,9 @@ class Table:
     languages: dict[str, str] = field(default_factory=dict)
     """The language of each player's app, as their platform said it when they last acted
     (a catalog's code): their private messages are shown in it."""
+    coach: bool = False
+    """The table's coach option: its players may ask for hints, and get reviews of their
+    rounds (`bot.coaching`)."""
     stored: tuple[str, int] | None = field(default=None, compare=False, repr=False)
     """(game id, finished rounds) as last read or written: whether `results_bytes` must be
     written again (not serialized)."""
@@ -142,6 +150,7 @@ class Table:
                 "after": self.after,
                 "lang": self.languages,
             }
+            | ({"coach": True} if self.coach else {})
         )
 
     def to_bytes(self) -> bytes:
@@ -194,6 +203,7 @@ class Table:
             clock=data.get("clock"),
             after=data.get("after"),
             languages=dict(data.get("lang", {})),
+            coach=bool(data.get("coach", False)),
         )
         if found == TABLE.current:
             table.stored = (table.game_id, len(table.game.results))
@@ -215,6 +225,7 @@ class Table:
             clock=self.clock,
             after=self.after,
             languages=dict(self.languages),
+            coach=self.coach,
             stored=self.stored,
             private=dict(self.private),
         )

@@ -30,6 +30,7 @@ class Action(StrEnum):
     RESUME = "r"
     AGAIN = "n"
     SCORES = "k"
+    HINT = "i"
 
 
 LOBBY_STAMP = "L"

@@ -24,6 +24,7 @@ from bot.show.look import Look, personal
 from bot.show.picture import SheetPicture
 from bot.show.seating import AWAY, Seating
 from bot.show.themes import cards_line
+from bot.table import COACH
 from bot.tokens import Action
 from engine import (
     ROUND_PHASES,
@@ -66,7 +67,8 @@ def _rows(buttons: list[Button], size: int) -> list[tuple[Button, ...]]:
 # --- lobby -----------------------------------------------------------------------------------
 
 
-def options_line(look: Look, options: Options) -> str:
+def options_line(look: Look, options: Options, coach: bool = False) -> str:
+    """The options as a line of words (with the table's coach option, when on)."""
     t = look.t
     parts = []
     bids = {
@@ -89,6 +91,8 @@ def options_line(look: Look, options: Options) -> str:
         parts.append(t("foresight"))
     if options.wings:
         parts.append(t("wings"))
+    if coach:
+        parts.append(t("coach"))
     return ", ".join(parts)
 
 
@@ -106,7 +110,8 @@ def lobby(look: Look, view: TableView, seating: Seating, show_options: bool = Fa
     free = MAX_PLAYERS - seated
     if free:
         lines.append(t("{free} seats free", free=free) if free > 1 else t("1 seat free"))
-    lines += ["", t("Options: {options}", options=options_line(look, view.options))]
+    options = options_line(look, view.options, seating.coach)
+    lines += ["", t("Options: {options}", options=options)]
     if seated < MIN_PLAYERS:
         lines.append(
             t("{n} to {m} players; the game starts with /start.", n=MIN_PLAYERS, m=MAX_PLAYERS)
@@ -127,7 +132,7 @@ def lobby(look: Look, view: TableView, seating: Seating, show_options: bool = Fa
         ),
     ]
     if show_options:
-        rows = [*option_buttons(look, view.options, gid), rows[0]]
+        rows = [*option_buttons(look, view.options, gid, seating.coach), rows[0]]
     return Message("\n".join(lines), buttons=tuple(rows), slot="lobby")
 
 
@@ -137,7 +142,7 @@ def _lobby_closed(look: Look, view: TableView, seating: Seating) -> Message:
     lines = [
         t("🔮 Wizard: the game has started."),
         ", ".join(seating.names),
-        t("Options: {options}", options=options_line(look, view.options)),
+        t("Options: {options}", options=options_line(look, view.options, seating.coach)),
     ]
     return Message("\n".join(lines), slot="lobby")
 
@@ -147,8 +152,10 @@ def lobby_cancelled(look: Look) -> Message:
     return Message(look.t("🔮 Wizard: this table was cancelled."), slot="lobby")
 
 
-def option_buttons(look: Look, options: Options, gid: str) -> list[tuple[Button, ...]]:
-    """Buttons that change one option each (for the host)."""
+def option_buttons(
+    look: Look, options: Options, gid: str, coach: bool = False
+) -> list[tuple[Button, ...]]:
+    """Buttons that change one option each (for the host), the table's coach option last."""
     t = look.t
 
     def flag(name: str, label: str, on: bool) -> Button:
@@ -181,6 +188,7 @@ def option_buttons(look: Look, options: Options, gid: str) -> list[tuple[Button,
             flag("foresight", t("foresight"), options.foresight),
             flag("wings", t("wings"), options.wings),
         ),
+        (flag(COACH, t("coach: hints and reviews"), coach),),
     ]
 
 
@@ -332,6 +340,9 @@ class HandScreen:
     standings: tuple[tuple[str, int, str], ...] = ()
     """When they are asked to bid or play: every player's name, tricks won and bid as the bid
     mode lets them see it ("?" hidden, "-" not made yet)."""
+    hint: bool = False
+    """At a coach table, when they have a choice to make (a bid, or one of several cards): a
+    Hint button."""
 
 
 def hand_screen(view: PlayerView, seating: Seating) -> HandScreen:
@@ -353,6 +364,7 @@ def hand_screen(view: PlayerView, seating: Seating) -> HandScreen:
             winning = trick[trick_winner(tv.trick, tv.trump)][0]
             follow = lead_suit(tv.trick)
     standings: tuple[tuple[str, int, str], ...] = ()
+    cards = view.legal_cards if not (view.choose_trump or bidding) else ()
     if playing or bidding:
         own = None if bid is None else str(bid)  # their own bid, hidden or not
         standings = tuple(
@@ -378,7 +390,7 @@ def hand_screen(view: PlayerView, seating: Seating) -> HandScreen:
         choose_trump=view.choose_trump,
         bids=view.legal_bids if bidding else (),
         forbidden=view.forbidden_bid if bidding else None,
-        cards=view.legal_cards if not (view.choose_trump or bidding) else (),
+        cards=cards,
         unseen=view.play_unseen and not (view.choose_trump or bidding),
         marks=tuple(dict.fromkeys(view.hand)) if wings else (),
         stamp=seating.stamp if asked else "",
@@ -387,6 +399,7 @@ def hand_screen(view: PlayerView, seating: Seating) -> HandScreen:
         winning=winning,
         follow=follow,
         standings=standings,
+        hint=seating.coach and (len(view.legal_bids) > 1 if bidding else len(cards) > 1),
     )
 
 
@@ -475,6 +488,8 @@ def hand_message(look: Look, screen: HandScreen, notify: bool) -> Message:
         rows.extend(_rows(marks, ROW))
         if screen.mark is not None:
             rows.append((Button(t("Clear the mark"), mark("")),))
+    if screen.hint:
+        rows.append((Button(t("💡 Hint"), now(Action.HINT, "")),))
     if screen.away:
         rows.append((Button(t("Resume"), tokens.lobby(gid, Action.RESUME)),))
     return Message(

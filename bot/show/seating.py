@@ -28,6 +28,8 @@ class Seating:
     """A stamp valid for the whole round (wings marks)."""
     robots: frozenset[int] = frozenset()
     """The AI seats."""
+    coach: bool = False
+    """The table's coach option is on: hints are offered (`Table.coach`)."""
 
 
 def seating(table: Table) -> Seating:
@@ -42,4 +44,5 @@ def seating(table: Table) -> Seating:
         stamp=tokens.stamp(state),
         round_stamp=tokens.round_stamp(state),
         robots=frozenset(seat for seat, p in enumerate(players) if p.id in table.ai),
+        coach=table.coach,
     )

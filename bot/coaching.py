@@ -1,0 +1,121 @@
+"""The coach of a service: hints worked out while the player waits, and reviews worked out in the
+background, each in a worker thread (a hint at most `HINTERS` at once, reviews one at a time, so
+neither holds up the event loop nor the AI seats' moves).
+
+A review, once ready, waits here until the next tick of its chat's scope hands it to the front end
+(`GameService.tick`), like the timers' outcomes. It is the one thing a worker's crash may lose: it
+is worked out again only if asked again (`/review`), and the game goes on without it.
+"""
+
+import asyncio
+import logging
+import random
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from bot.ai.coach import bid_hints, card_hints
+from bot.ai.review import record_so_far, review_game, review_round
+from bot.messages import Message, Outcome
+from bot.show.coach import game_review, hint_message, round_review
+from bot.show.look import Look, personal
+from bot.store import keys
+from bot.table import Table
+from engine import PlayerView
+
+HINTERS = 2
+"""Hints worked out at once; more wait their turn."""
+KEPT = 1000
+"""Reviews ready and not yet handed over, at most (the oldest are dropped beyond it)."""
+
+log = logging.getLogger(__name__)
+
+
+def _seeded(*parts: object) -> random.Random:
+    """A random stream of its own for one hint or review: the same question, the same figures."""
+    return random.Random(":".join(map(str, parts)))
+
+
+class Coach:
+    """Hints and reviews for the chats of one service."""
+
+    def __init__(self) -> None:
+        self._hinters: asyncio.Semaphore | None = None
+        self._reviewer: asyncio.Semaphore | None = None
+        self._ready: list[tuple[str, Outcome]] = []
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def hint(self, look: Look, game: str, view: PlayerView) -> Message:
+        """The hint for `view`'s player (in their language: `look` is theirs)."""
+        if self._hinters is None:
+            self._hinters = asyncio.Semaphore(HINTERS)
+        rng = _seeded(game, view.table.seq, view.seat)
+        async with self._hinters:
+            if view.legal_bids:
+                bids = await asyncio.to_thread(bid_hints, view, rng)
+                return hint_message(look, view, bids, [])
+            cards = await asyncio.to_thread(card_hints, view, rng)
+            return hint_message(look, view, [], cards)
+
+    def review_round(self, chat: str, look: Look, table: Table, number: int) -> None:
+        """Review round `number` of `table`'s game for each person at it, in the background:
+        each whose round had a costly decision gets it privately once it is worked out."""
+        record = record_so_far(table.game)
+        people = [
+            (seat, player.id)
+            for seat, player in enumerate(table.game.players)
+            if player.id not in table.ai
+        ]
+
+        def work() -> list[Message]:
+            shown = []
+            for seat, pid in people:
+                rng = _seeded(table.game_id, number, seat)
+                mistakes = review_round(record, seat, number, rng)
+                if mistakes:
+                    mine = personal(look, table.languages, pid)
+                    shown.append(round_review(mine, pid, number, mistakes))
+            return shown
+
+        self._background(chat, work)
+
+    def review_game(
+        self, chat: str, look: Look, record: Mapping[str, Any], seat: int, player: str
+    ) -> None:
+        """Review a finished game (its `record`) for the person in `seat`, in the background;
+        the review goes to them privately once it is worked out."""
+
+        def work() -> list[Message]:
+            rng = _seeded(record.get("seed"), seat)
+            return [game_review(look, player, review_game(record, seat, rng))]
+
+        self._background(chat, work)
+
+    def ready(self, scope: str) -> list[tuple[str, Outcome]]:
+        """The reviews of `scope`'s chats worked out since last asked (handed over once)."""
+        mine = [(chat, outcome) for chat, outcome in self._ready if keys.scope(chat) == scope]
+        if mine:
+            self._ready = [item for item in self._ready if keys.scope(item[0]) != scope]
+        return mine
+
+    async def settled(self) -> None:
+        """Wait until every review under way is ready (for tests and a clean stop)."""
+        while self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def _background(self, chat: str, work: Callable[[], list[Message]]) -> None:
+        async def run() -> None:
+            if self._reviewer is None:
+                self._reviewer = asyncio.Semaphore(1)
+            try:
+                async with self._reviewer:
+                    messages = await asyncio.to_thread(work)
+            except Exception:
+                log.exception("%s: a review could not be worked out", chat)
+                return
+            if messages:
+                self._ready.append((chat, Outcome(tuple(messages))))
+                del self._ready[:-KEPT]
+
+        task = asyncio.get_running_loop().create_task(run())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)

@@ -1,0 +1,136 @@
+"""What the coach says, privately: a hint for the decision at hand, and the reviews of a round
+and of a game (the figures come from `bot.ai.coach` and `bot.ai.review`, read here through the
+fields they have: screens do not depend on the AI)."""
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from bot.messages import Message
+from bot.show.look import Look
+from engine import Card, PlayerView
+
+
+class BidHint(Protocol):
+    @property
+    def bid(self) -> int: ...
+    @property
+    def points(self) -> float: ...
+    @property
+    def chance(self) -> float: ...
+
+
+class CardHint(Protocol):
+    @property
+    def card(self) -> Card: ...
+    @property
+    def points(self) -> float: ...
+
+
+class Mistake(Protocol):
+    """A decision the coach would have made otherwise (`bot.ai.review.Mistake`)."""
+
+    @property
+    def round(self) -> int: ...
+    @property
+    def trick(self) -> int | None: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def chosen(self) -> int | Card: ...
+    @property
+    def better(self) -> int | Card: ...
+    @property
+    def cost(self) -> float: ...
+
+
+def points(value: float) -> str:
+    """Expected points as a person reads them: whole, signed (`+28`, `-10` with a minus sign,
+    `0`)."""
+    whole = round(value)
+    return f"+{whole}" if whole > 0 else f"−{-whole}" if whole < 0 else "0"
+
+
+def hint_message(
+    look: Look, view: PlayerView, bids: Sequence[BidHint], cards: Sequence[CardHint]
+) -> Message:
+    """The hint for `view`'s player: each candidate bid with its expected points and chance of
+    being met, or the best cards with the expected points of the round after each."""
+    t = look.t
+    lines = []
+    if bids:
+        lines.append(t("💡 Hint for your bid, round {round}:", round=view.table.round))
+        lines += [
+            t(
+                "Bid {bid}: {points} points expected, met {chance} % of the time",
+                bid=hint.bid,
+                points=points(hint.points),
+                chance=round(100 * hint.chance),
+            )
+            for hint in bids
+        ]
+    else:
+        trick = len(view.table.tricks) + 1
+        lines.append(
+            t("💡 Hint for trick {trick}, round {round}:", trick=trick, round=view.table.round)
+        )
+        lines += [
+            t(
+                "{card}: {points} points expected this round",
+                card=look.card(hint.card),
+                points=points(hint.points),
+            )
+            for hint in cards
+        ]
+    lines.append(t("(From your view alone: what you hold and what the table shows.)"))
+    return Message("\n".join(lines), to=view.player)
+
+
+def _line(look: Look, mistake: Mistake, rounds: bool) -> str:
+    """One costly decision: what was chosen, and what was worth how many points more."""
+    t = look.t
+    cost = max(0, round(mistake.cost))
+    if mistake.kind == "bid":
+        said = t(
+            "you bid {chosen}; bidding {better} was worth {cost} points more",
+            chosen=mistake.chosen,
+            better=mistake.better,
+            cost=cost,
+        )
+    else:
+        said = t(
+            "you played {chosen}; {better} was worth {cost} points more",
+            chosen=look.card(Card(str(mistake.chosen))),
+            better=look.card(Card(str(mistake.better))),
+            cost=cost,
+        )
+    if mistake.trick is None:
+        where = t("Round {round}", round=mistake.round) if rounds else t("Your bid")
+    elif rounds:
+        where = t("Round {round}, trick {trick}", round=mistake.round, trick=mistake.trick)
+    else:
+        where = t("Trick {trick}", trick=mistake.trick)
+    return f"• {where}: {said}"
+
+
+def round_review(
+    look: Look, player: str, round_number: int, mistakes: Sequence[Mistake]
+) -> Message:
+    """The round's decisions where the coach would have chosen otherwise (worth 5 points or
+    more), for `player` alone."""
+    t = look.t
+    lines = [t("📝 Round {round}: where the coach would have chosen otherwise", round=round_number)]
+    lines += [_line(look, mistake, rounds=False) for mistake in mistakes]
+    return Message("\n".join(lines), to=player)
+
+
+def game_review(look: Look, player: str, mistakes: Sequence[Mistake]) -> Message:
+    """A finished game's costliest decisions of `player`, with the alternatives."""
+    t = look.t
+    if not mistakes:
+        return Message(
+            t("📝 Your last game: the coach found no decision that cost you points."), to=player
+        )
+    lines = [t("📝 Your last game: your costliest decisions")]
+    lines += [_line(look, mistake, rounds=True) for mistake in mistakes]
+    lines.append(t("(Expected points, by the coach's play-outs from your view at the time.)"))
+    return Message("\n".join(lines), to=player)

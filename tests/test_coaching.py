@@ -1,0 +1,220 @@
+"""The coach at a chat's table: the lobby's coach option, hints for the decision at hand (from
+the player's view alone, to that player alone), the reviews of each round in the background,
+and `/review` of the last game."""
+
+import pytest
+import redis.asyncio as aioredis
+from service_helpers import ANN, BOB, CHAT, CID, Clock, Driver, payloads, service, table_of
+
+from bot import tokens
+from bot.ai.coach import bid_hints, card_hints
+from bot.coaching import _seeded
+from bot.commands import Kind
+from bot.messages import Message, Outcome
+from bot.requests import Request, User
+from bot.service import GameService
+from bot.show.coach import points
+from bot.tokens import Action
+from engine import Phase, player_view
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+async def coached(svc: GameService, options: tuple[str, ...] = ("rounds=short",)) -> Driver:
+    driver = Driver(svc, [ANN, BOB, CID], seed=11)
+    await driver.lobby([*options, "coach"])
+    return driver
+
+
+def hint_button(message: Message | None) -> str:
+    assert message is not None
+    (payload,) = [p for p in payloads(message) if tokens.decode(p).action == Action.HINT]
+    return payload
+
+
+def private(outcome: Outcome) -> list[Message]:
+    return [m for m in outcome.messages if m.to is not None]
+
+
+async def test_coach_is_a_lobby_option_shown_with_the_others(
+    redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    svc = service(redis_client, clock=clock)
+    driver = Driver(svc, [ANN, BOB, CID], seed=1)
+    await driver.lobby(start=False)
+    shown = await driver.ok(ANN, Kind.OPTION, "")
+    (lobby,) = [m for m in shown.messages if m.slot == "lobby"]
+    toggle = [b for row in lobby.buttons for b in row if "coach" in b.label]
+    assert [b.label for b in toggle] == ["⬜ coach: hints and reviews"]
+    on = await driver.press(ANN, toggle[0].payload)
+    (lobby,) = [m for m in on.messages if m.slot == "lobby"]
+    assert "Options: open bids, all rounds, coach" in lobby.text
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.coach
+    refused = await driver.send(BOB, Request(Kind.OPTION, "coach=off"))
+    assert refused.alert  # the host's, as every option
+    bad = await driver.send(ANN, Request(Kind.OPTION, "coach=maybe"))
+    assert bad.alert
+    assert bad.answer == "Coach is on or off: coach, coach=off."
+    await driver.ok(ANN, Kind.OPTION, "coach=off")
+    table = await table_of(redis_client)
+    assert table is not None
+    assert not table.coach
+    await driver.ok(ANN, Kind.OPTION, "coach")
+    await driver.ok(ANN, Kind.START)
+    late = await driver.send(ANN, Request(Kind.OPTION, "coach=off"))
+    assert late.alert  # not once the game has started
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.coach
+
+
+async def test_a_hint_is_worked_out_from_the_players_view_and_shown_to_them_alone(
+    redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    svc = service(redis_client, clock=clock)
+    driver = await coached(svc)
+    state = await driver.play_until(lambda s: s.phase is Phase.BIDDING and s.round.number >= 2)
+    seat = state.round.turn
+    user = next(u for u in driver.humans if u.id == state.players[seat].id)
+    outcome = await driver.press(user, hint_button(driver.screens.hand(user)))
+    assert not outcome.alert
+    (hint,) = private(outcome)
+    assert hint.to == user.id
+    assert [m for m in outcome.messages if m.to is None] == []  # nothing in the group
+    # the very figures of the coach's bid hints for the player's own view, and nothing else
+    table = await table_of(redis_client)
+    assert table is not None
+    view = player_view(table.game, seat)
+    expected = bid_hints(view, _seeded(table.game_id, view.table.seq, seat))
+    lines = hint.text.splitlines()
+    assert lines[0] == f"💡 Hint for your bid, round {state.round.number}:"
+    assert lines[1:-1] == [
+        f"Bid {h.bid}: {points(h.points)} points expected, "
+        f"met {round(100 * h.chance)} % of the time"
+        for h in expected
+    ]
+    assert {h.bid for h in expected} <= set(view.legal_bids)
+    again = await driver.press(user, hint_button(driver.screens.hand(user)))
+    assert private(again)[0].text == hint.text  # the same question, the same figures
+
+
+async def test_card_hints_name_the_best_legal_cards(
+    redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    svc = service(redis_client, clock=clock)
+    driver = await coached(svc)
+    state = await driver.play_until(
+        lambda s: (
+            s.phase is Phase.PLAYING
+            and s.round.number >= 3
+            and len(player_view(s, s.round.turn).legal_cards) > 1
+        )
+    )
+    seat = state.round.turn
+    user = next(u for u in driver.humans if u.id == state.players[seat].id)
+    outcome = await driver.send(user, Request(Kind.HINT))
+    (hint,) = private(outcome)
+    table = await table_of(redis_client)
+    assert table is not None
+    view = player_view(table.game, seat)
+    expected = card_hints(view, _seeded(table.game_id, view.table.seq, seat))
+    assert 1 <= len(expected) <= 3
+    assert all(h.card in view.legal_cards for h in expected)
+    assert len(hint.text.splitlines()) == len(expected) + 2
+    assert hint.text.startswith("💡 Hint for trick")
+
+
+async def test_hints_are_refused_where_they_do_not_apply(
+    redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    svc = service(redis_client, clock=clock)
+    plain = Driver(svc, [ANN, BOB, CID], seed=2)
+    await plain.lobby(["rounds=short"])
+    assert not any(
+        tokens.decode(p).action == Action.HINT
+        for u in plain.humans
+        for p in payloads(plain.screens.hand(u) or Message(""))
+    )
+    no = await plain.send(ANN, Request(Kind.HINT))
+    assert no.alert
+    assert no.answer == "Hints are for coach tables: the host sets /options coach in the lobby."
+    other = service(redis_client, clock=clock)
+    driver = Driver(other, [ANN, BOB, CID], chat="chat:-200", seed=3)
+    await driver.lobby(["rounds=short", "coach"])
+    state = await driver.play_until(lambda s: s.phase is Phase.PLAYING and s.round.number >= 2)
+    seat = state.round.turn
+    waiting = state.players[seat].id
+    idle = next(u for u in driver.humans if u.id != waiting)
+    refused = await driver.send(idle, Request(Kind.HINT))
+    assert refused.alert
+    assert refused.answer == "You have no bid or card to choose right now."
+    stranger = User("tg:99", "Zed")
+    assert (await driver.send(stranger, Request(Kind.HINT))).alert
+    user = next(u for u in driver.humans if u.id == waiting)
+    stale = hint_button(driver.screens.hand(user))
+    await driver.move()  # the game moves on: that hint button is out of date
+    late = await driver.send(user, Request(Kind.BUTTON, stale))
+    assert late.alert
+
+
+async def test_rounds_are_reviewed_in_the_background_and_sent_privately(
+    redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    svc = service(redis_client, clock=clock)
+    driver = await coached(svc)
+    await driver.play_until(lambda s: s.phase is Phase.BIDDING and s.round.number == 4)
+    await svc.coach.settled()
+    shown = await svc.tick("chat")
+    reviews = [(chat, m) for chat, outcome in shown for m in outcome.messages if "📝" in m.text]
+    assert reviews, "random play makes costly decisions in three rounds"
+    people = {u.id for u in driver.humans}
+    for chat, message in reviews:
+        assert chat == CHAT
+        assert message.to in people
+        lines = message.text.splitlines()
+        assert lines[0].startswith("📝 Round ")
+        assert 1 <= len(lines) - 1 <= 3
+        for line in lines[1:]:
+            assert line.startswith("• ")
+            worth = int(line.rsplit(" was worth ", 1)[1].split()[0])
+            assert worth >= 5
+    assert await svc.tick("chat") == [] or all(
+        "📝" not in m.text for _, o in await svc.tick("chat") for m in o.messages
+    )  # handed over once
+
+
+async def test_review_of_the_last_game(redis_client: aioredis.Redis, clock: Clock) -> None:
+    svc = service(redis_client, clock=clock)
+    driver = Driver(svc, [ANN, BOB, CID], seed=5)
+    early = await driver.send(ANN, Request(Kind.REVIEW))
+    assert early.alert
+    assert early.answer == "No game has finished in this chat yet."
+    await driver.lobby(["rounds=short"])
+    await driver.play_to_end()
+    stranger = await driver.send(User("tg:99", "Zed"), Request(Kind.REVIEW))
+    assert stranger.alert
+    assert stranger.answer == "You did not play in the last game here."
+    asked = await driver.send(BOB, Request(Kind.REVIEW))
+    assert not asked.alert
+    assert asked.answer == "Your review is being worked out: it comes to you privately."
+    assert asked.messages == ()
+    await svc.coach.settled()
+    shown = await svc.tick("chat")
+    (review,) = [m for _, outcome in shown for m in outcome.messages if "📝" in m.text]
+    assert review.to == BOB.id
+    lines = review.text.splitlines()
+    assert lines[0] in (
+        "📝 Your last game: your costliest decisions",
+        "📝 Your last game: the coach found no decision that cost you points.",
+    )
+    assert len(lines) <= 5
+    assert all(line.startswith("• Round ") for line in lines[1:-1])
+
+
+def test_points_read_as_people_read_them() -> None:
+    assert [points(v) for v in (27.6, -9.5, 0.2, -0.4)] == ["+28", "−10", "0", "0"]
