@@ -285,6 +285,8 @@ async def test_a_whole_game_on_the_page_against_two_ai_seats_and_a_chat_player(
         ]
         assert shown[1:] == expected, shown
         await shoot(page, request, "phone-game-over", "sheet")
+        await page.set_viewport_size(DESKTOP)
+        await shoot(page, request, "desktop-game-over")
         shots.append("game-over")
         assert any("The game is over" in text for text in bot.group_texts())
         await asyncio.gather(*seen.reading)
