@@ -3,12 +3,14 @@
 The last line printed is JSON (the arena's summary, times left out, and the changes made).
 
     python benchmarks/ai_variants.py [--games N] [--players P] [--seed S] [--jobs J]
-                                     [CHANGE ...]
+                                     [--opponent LEVEL] [--times] [CHANGE ...]
 
 A CHANGE is `budget.FIELD=VALUE` (a field of `bot.ai.hard.Budget` for the `hard` level) or
 `MODULE.NAME=VALUE` (a constant, e.g. `bot.ai.hard.HIT_BONUS=0`); VALUE is a Python literal.
-Seats are one `hard` and `normal` in the others, rotated as in `wizard-bot arena`; the workers
-are forked after the change, so they play the variant. docs/ai.md lists the screens run.
+Seats are one `hard` and `--opponent` (a level or an arena style, default `normal`) in the
+others, rotated as in `wizard-bot arena`; the workers are forked after the change, so they play
+the variant (`budget.read=False`: `hard` before it read the others' bids). `--times` keeps the
+decision times in the summary. docs/ai.md lists the screens run.
 """
 
 import argparse
@@ -51,13 +53,16 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seed", type=int, default=202)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--opponent", default="normal", help="a level or an arena style")
+    parser.add_argument("--times", action="store_true", help="report the decision times")
     parser.add_argument("changes", nargs="*", metavar="CHANGE")
     args = parser.parse_args()
     for change in args.changes:
         apply(change)
-    seats = ("hard", *["normal"] * (args.players - 1))
+    seats = ("hard", *[args.opponent] * (args.players - 1))
     results = run_arena(seats, Options(), args.games, args.seed, args.jobs)
-    print(json.dumps({"changes": args.changes, **summary(results, timing=False)}))
+    head = {"changes": args.changes, "seats": seats, "seed": args.seed}
+    print(json.dumps({**head, **summary(results, timing=args.times)}))
 
 
 if __name__ == "__main__":

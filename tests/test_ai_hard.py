@@ -1,6 +1,7 @@
 """The hard AI: its fast simulation agrees with the engine, its deals respect what was seen,
 its decisions are legal under every option and reproducible, and its bids are sensible."""
 
+import dataclasses
 import math
 import random
 from collections.abc import Callable
@@ -24,7 +25,16 @@ from bot.ai.fastsim import (
     winner,
 )
 from bot.ai.hard import Budget, Deal, HardAI, Standing, distinct, race, standing
-from bot.ai.sampler import deal_unseen, read_view, sample_deals
+from bot.ai.sampler import (
+    LEAN_MOST,
+    PRIOR_ROUNDS,
+    bid_weight,
+    deal_unseen,
+    guess_bid,
+    read_bids,
+    read_view,
+    sample_deals,
+)
 from engine import (
     DECK,
     Bid,
@@ -411,3 +421,74 @@ def test_the_standing_is_read_from_the_view() -> None:
     while state.round is not None and state.round.number < 15:
         engine.step(state, random_command(state, rng))
     assert standing(player_view(state, 0)).spread == 0.0
+
+
+# --- reading the others' bids by the game so far ------------------------------------------------
+
+
+def bidding_view_after(rounds: int, seed: int) -> engine.PlayerView:
+    """A 4-player game played at random up to the bids of round `rounds + 1`, once every bid
+    before the last one is made: the view of the last bidder."""
+    state = new_game(4, Options(), seed)
+    rng = random.Random(seed)
+    while True:
+        rnd = state.round
+        assert rnd is not None
+        bidding = rnd.number == rounds + 1 and state.phase is Phase.BIDDING
+        if bidding and sum(bid is not None for bid in rnd.bids) == 3:
+            return player_view(state, waiting_seats(state)[0])
+        engine.step(state, random_command(state, rng))
+
+
+def test_the_read_of_bids_is_the_sheets_bids_against_tricks_shrunk_and_bounded() -> None:
+    rows = [
+        engine.ScoreRow(
+            round=n, cards=n, bids=(1, 1, 0, 3), won=(0, 0, 0, 0), points=(0,) * 4, totals=(0,) * 4
+        )
+        for n in (1, 2, 3, 4)
+    ]
+    assert read_bids((), 4, 0) == [0.0] * 4
+    leans = read_bids(rows, 4, 0)
+    assert leans[0] == 0.0  # never the own seat
+    assert leans[1] == pytest.approx(2.0 * 4 / (4 + PRIOR_ROUNDS))  # 1 over in 4 rounds
+    assert leans[2] == 0.0  # bids met: taken at their word
+    assert leans[3] == LEAN_MOST  # 3 over every round: as far as a read goes
+    assert read_bids(rows, 4, 1)[0] == leans[1]
+
+
+def test_two_views_differing_only_in_an_opponents_past_bids_read_differently() -> None:
+    view = bidding_view_after(6, 5)
+    seat = view.seat
+    other = next(s for s in range(4) if s != seat and view.table.seats[s].bid is not None)
+    # the same table, `other` having met every bid, or bid one more than it took each round
+
+    def with_bids(over: int) -> engine.PlayerView:
+        sheet = tuple(
+            dataclasses.replace(
+                row,
+                bids=tuple(row.won[s] + over if s == other else b for s, b in enumerate(row.bids)),
+            )
+            for row in view.table.sheet
+        )
+        return dataclasses.replace(view, table=dataclasses.replace(view.table, sheet=sheet))
+
+    overbid = with_bids(1)
+    plain, read = read_view(with_bids(0)), read_view(overbid)
+    assert plain.lean[other] == 0.0
+    assert read.lean[other] == pytest.approx(2.0 * 6 / (6 + PRIOR_ROUNDS))
+    assert [lean for s, lean in enumerate(read.lean) if s != other] == [
+        lean for s, lean in enumerate(plain.lean) if s != other
+    ]
+    assert read.lean[seat] == 0.0
+    # an over-bidder's bid is read as a weaker hand: the deals are weighted otherwise
+    deals = [deal_unseen(plain, random.Random(n)) for n in range(20)]
+    assert [bid_weight(plain, deal, -1) for deal in deals] != [
+        bid_weight(read, deal, -1) for deal in deals
+    ]
+    # without the read every bid is taken at its word
+    assert read_view(overbid, read=False).lean == [0.0] * 4
+    hand = deals[0][other] + read.played[other]
+    assert guess_bid(hand, read.trump, 4, 1.0) >= guess_bid(hand, read.trump, 4)
+    # the read is the score sheet's alone (tests/test_ai.py moves the others' unseen cards
+    # between them and checks that hard decides the same)
+    assert read_view(view).lean == read_bids(view.table.sheet, 4, seat)

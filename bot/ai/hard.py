@@ -59,6 +59,9 @@ class Budget:
     patient: bool = True
     """Model the other players' play on `normal` (fastsim's `_lead` and `_patient`), else the
     greedy policy."""
+    read: bool = True
+    """Read each other player's bids by the game so far (`sampler.read_bids`: their bids
+    against the tricks they took), else take every bid as `normal` would mean it."""
     max_ms: float | None = None
     """An optional wall-clock cap per decision for live play: the deals not played out by
     then are skipped (decisions then depend on the machine's speed; off by default)."""
@@ -129,7 +132,7 @@ class HardAI:
         """The suit whose best bid has the best expected score (foresight: as NormalAI)."""
         if view.table.foresight or not view.hand:
             return self.normal.trump(view)
-        know = read_view(view)
+        know = read_view(view, self.budget.read)
         best: tuple[float, int] | None = None
         choice = SUITS[0]
         for index, suit in enumerate(SUITS):
@@ -146,7 +149,7 @@ class HardAI:
         """The legal bid with the best expected points (foresight: as NormalAI)."""
         if view.table.foresight:
             return self.normal.bid(view)
-        know = read_view(view)
+        know = read_view(view, self.budget.read)
         card = view.table.trump_card
         trump_card = TO_INT[card] if card is not None else -1
         # dropping below the sure tricks is what nobody who plays the game does: only when it
@@ -256,7 +259,8 @@ class HardAI:
             if seen is not None:
                 bids.append(seen)
             else:
-                bids.append(guess_bid(deal[seat] + know.played[seat], know.trump, know.players))
+                dealt = deal[seat] + know.played[seat]
+                bids.append(guess_bid(dealt, know.trump, know.players, know.lean[seat]))
         return bids
 
     # --- play -------------------------------------------------------------------------------
@@ -266,7 +270,7 @@ class HardAI:
         legal = view.legal_cards
         if len(legal) == 1:
             return legal[0]
-        know = read_view(view)
+        know = read_view(view, self.budget.read)
         cards = distinct([TO_INT[card] for card in legal], know.unseen)
         if len(cards) == 1:
             return TO_CARD[cards[0]]
