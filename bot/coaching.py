@@ -69,7 +69,7 @@ class Coach:
         def work() -> list[Message]:
             shown = []
             for seat, pid in people:
-                rng = _seeded(table.game_id, number, seat)
+                rng = _seeded(record.get("seed"), seat)  # as the game's review: the same figures
                 mistakes = review_round(record, seat, number, rng)
                 if mistakes:
                     mine = personal(look, table.languages, pid)

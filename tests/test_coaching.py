@@ -177,7 +177,7 @@ async def test_rounds_are_reviewed_in_the_background_and_sent_privately(
         assert chat == CHAT
         assert message.to in people
         lines = message.text.splitlines()
-        assert lines[0].startswith("📝 Round ")
+        assert lines[0].startswith("📝 The coach on round ")
         assert 1 <= len(lines) - 1 <= 3
         for line in lines[1:]:
             assert line.startswith("• ")
@@ -213,7 +213,7 @@ async def test_review_of_the_last_game(redis_client: aioredis.Redis, clock: Cloc
         "📝 Your last game: the coach found no decision that cost you points.",
     )
     assert len(lines) <= 5
-    assert all(line.startswith("• Round ") for line in lines[1:-1])
+    assert all(line.startswith("• In round ") for line in lines[1:-1])
 
 
 def test_points_read_as_people_read_them() -> None:

@@ -292,6 +292,57 @@ async def test_whole_games_for_more_players_each_bid_mode(
     assert refusals(dc) == []  # every press of the game was accepted
 
 
+async def reviews_posted(bot: Bot, rounds_over: int) -> int:
+    """After a move: once a round has ended, wait for its reviews to be worked out and posted
+    (they come in the background); the rounds over now."""
+    over = sum("is over" in text or "Final table" in text for text in bot.channel_texts())
+    if over > rounds_over:
+        await bot.front.service.coach.settled()
+        await asyncio.sleep(3 * bot.front.timer_interval)  # a tick hands them over
+        await bot.idle()
+    return over
+
+
+async def test_a_coach_game_reads_well(dc: Bot, request: pytest.FixtureRequest) -> None:
+    """A whole game at a coach table: Ann asks for a hint at a bid and at a card (the Hint
+    button of her turn message), every person gets each round's review in their DM, and
+    /review sends Ann her costliest decisions; the channel sees none of it."""
+    ann, bob, cid = players = people(dc, "Ann", "Bob", "Cid")
+    await seat(dc, players, coach="on")
+    await dc.command(cid, "addbot")
+    assert "coach" in dc.lobby().content
+    await dc.command(ann, "start")
+    asked: set[str] = set()
+    over = 0
+    for _ in range(400):
+        if any(OVER in text for text in dc.channel_texts()):
+            break
+        hand = dc.hand(ann)
+        if hand is not None and "Round 2 " in hand.content and hand.custom_ids():
+            kind = "bid" if "Your bid?" in hand.content else "card"
+            if kind not in asked and any("💡 Hint" in row for row in hand.labels()):
+                asked.add(kind)
+                await dc.press_label(ann.id, ann, hand, "💡 Hint")
+                assert "bot: 💡 Hint for" in dc.fake.texts(ann.id)[-1]
+                continue
+        assert await move(dc)
+        over = await reviews_posted(dc, over)
+    else:
+        raise AssertionError("the game did not end")
+    assert asked == {"bid", "card"}
+    await reviews_posted(dc, over)
+    await dc.command(ann, "review")
+    assert dc.last_reply().endswith("Your review is being worked out: it comes to you privately.")
+    await reviews_posted(dc, -1)
+    assert "bot: 📝 Your last game" in dc.fake.texts(ann.id)[-1]
+    assert not any("💡" in text or "📝" in text for text in dc.channel_texts())
+    assert any("📝" in text for user in players for text in dc.fake.texts(user.id))
+    assert dc.fake.errors == []
+    shown = [f"=== the channel\n{dc.fake.format_transcript(dc.channel)}"]
+    shown += [f"=== {user.name}\n{dc.fake.format_transcript(user.id)}" for user in players]
+    compare_golden(request, "coach.txt", "\n\n".join(shown))
+
+
 @pytest.mark.parametrize("options", [{}, {"bids": "secret"}])
 async def test_a_4_player_game_reads_well_from_the_dms(dc: Bot, options: dict[str, str]) -> None:
     """A whole 4-player game played from the DMs alone, each turn message read as its player

@@ -912,6 +912,68 @@ async def test_whole_games_for_3_to_6_players(
     compare_golden(request, GOLDEN / "games" / f"{name}.txt", "\n\n".join(shown) + "\n")
 
 
+COACH_GAME = "4-coach-1ai"
+
+
+async def coach_turn(bot: Bot, players: tuple[User, ...], rounds_over: int) -> int:
+    """After a move: once a round has ended, wait for its reviews to be worked out and posted
+    (they come in the background); the rounds over now."""
+    over = sum("is over" in text or "Final table" in text for text in bot.group_texts())
+    if over > rounds_over:
+        await bot.front.service.coach.settled()
+        await asyncio.sleep(3 * bot.front.timer_interval)  # a tick hands them over
+        await bot.idle()
+    return over
+
+
+async def test_a_coach_game_reads_well(tg: Bot, request: pytest.FixtureRequest) -> None:
+    """A whole game at a coach table: Ann asks for a hint at a bid and at a card (the Hint
+    button of her turn message), and every person gets each round's review privately; the
+    group sees none of it. Compared with tests/golden/telegram/games/<COACH_GAME>.txt."""
+    people = (ANN, BOB, CID)
+    await seat(tg, people)
+    await tg.command(GROUP, CID, "/addbot")
+    await tg.command(GROUP, ANN, "/options coach")
+    await tg.command(GROUP, ANN, "/start")
+    asked: set[str] = set()
+    over = 0
+    for _ in range(400):
+        if any("The game is over" in text for text in tg.group_texts()):
+            break
+        turn = whose_turn(tg, people)
+        assert turn is not None
+        user, hand = turn
+        kind = "bid" if "Your bid?" in hand.text else "card"
+        hint = [b for row in hand.keyboard for b in row if b.text == "💡 Hint"]
+        if user == ANN and hint and kind not in asked and "Round 2 " in hand.text:
+            asked.add(kind)
+            data = hint[0].callback_data
+            assert data is not None
+            answer = await tg.press(ANN.id, ANN, hand.message_id, data)
+            assert not answer.show_alert, answer.text
+            said = tg.fake.transcript(ANN.id)[-1].text
+            assert said.startswith("💡 Hint for"), said
+            continue
+        await move(tg, people)
+        over = await coach_turn(tg, people, over)
+    else:
+        raise AssertionError("the game did not end")
+    assert asked == {"bid", "card"}
+    await coach_turn(tg, people, over)  # the last round's reviews
+    await tg.command(GROUP, ANN, "/review")  # the game's costliest decisions, privately
+    await coach_turn(tg, people, -1)
+    assert tg.fake.transcript(ANN.id)[-1].text.startswith("📝 Your last game")
+    group = tg.group_texts()
+    assert not any("💡" in text or "📝" in text for text in group)
+    assert "Your review is being worked out: it comes to you privately." in group
+    reviews = [e.text for u in people for e in tg.fake.transcript(u.id) if "📝" in e.text]
+    assert reviews, "the first button's play makes costly decisions"
+    assert tg.fake.errors == []
+    shown = [f"=== the group\n{tg.fake.format_transcript(GROUP)}"]
+    shown += [f"=== {user.first_name}\n{tg.fake.format_transcript(user.id)}" for user in people]
+    compare_golden(request, GOLDEN / "games" / f"{COACH_GAME}.txt", "\n\n".join(shown) + "\n")
+
+
 @pytest.mark.parametrize("options", ["", "bids=hidden notequal"])
 async def test_a_4_player_game_reads_well_from_the_private_chats(tg: Bot, options: str) -> None:
     """A whole 4-player game played from the private chats alone, each turn message read as
@@ -960,7 +1022,8 @@ def test_the_whole_games_show_every_kind_of_round() -> None:
     games = "\n".join(path.read_text() for path in (GOLDEN / "games").glob("*.txt"))
     assert "A Wizard was turned up: you are the dealer, choose the trump suit." in games
     assert "(🃏 turned up)" in games
-    assert len(list((GOLDEN / "games").glob("*.txt"))) == len(GAMES)
+    names = {path.stem for path in (GOLDEN / "games").glob("*.txt")}
+    assert names == {*GAMES, COACH_GAME}
 
 
 def compare_golden(request: pytest.FixtureRequest, path: Path, now: str) -> None:

@@ -104,9 +104,9 @@ def _line(look: Look, mistake: Mistake, rounds: bool) -> str:
             cost=cost,
         )
     if mistake.trick is None:
-        where = t("Round {round}", round=mistake.round) if rounds else t("Your bid")
+        where = t("In round {round}", round=mistake.round) if rounds else t("Your bid")
     elif rounds:
-        where = t("Round {round}, trick {trick}", round=mistake.round, trick=mistake.trick)
+        where = t("In round {round}, trick {trick}", round=mistake.round, trick=mistake.trick)
     else:
         where = t("Trick {trick}", trick=mistake.trick)
     return f"• {where}: {said}"
@@ -116,10 +116,11 @@ def round_review(
     look: Look, player: str, round_number: int, mistakes: Sequence[Mistake]
 ) -> Message:
     """The round's decisions where the coach would have chosen otherwise (worth 5 points or
-    more), for `player` alone."""
+    more), for `player` alone, in the order they were made."""
     t = look.t
-    lines = [t("📝 Round {round}: where the coach would have chosen otherwise", round=round_number)]
-    lines += [_line(look, mistake, rounds=False) for mistake in mistakes]
+    lines = [t("📝 The coach on round {round}: what was worth more", round=round_number)]
+    in_order = sorted(mistakes, key=lambda mistake: mistake.trick or 0)  # the bid, the tricks
+    lines += [_line(look, mistake, rounds=False) for mistake in in_order]
     return Message("\n".join(lines), to=player)
 
 
