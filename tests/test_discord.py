@@ -307,7 +307,7 @@ async def test_a_coach_game_reads_well(dc: Bot, request: pytest.FixtureRequest) 
     """A whole game at a coach table: Ann asks for a hint at a bid and at a card (the Hint
     button of her turn message), every person gets each round's review in their DM, and
     /review sends Ann her costliest decisions; the channel sees none of it."""
-    ann, bob, cid = players = people(dc, "Ann", "Bob", "Cid")
+    ann, _bob, cid = players = people(dc, "Ann", "Bob", "Cid")
     await seat(dc, players, coach="on")
     await dc.command(cid, "addbot")
     assert "coach" in dc.lobby().content
