@@ -102,8 +102,11 @@ async def play(
                 pressed = await other.handle(chat, ANN, Request(Kind.BUTTON, payload))
                 if pressed.alert:
                     raise RuntimeError(f"refused: {pressed.answer}")
-                _, view = await next_view(stream)
+                version, view = await next_view(stream)  # the move itself, as first shown
                 latencies.append(time.perf_counter() - started)
+                last = pressed.version[1] if pressed.version is not None else version
+                while version < last:  # the AI seats' moves after it, each a write of its own
+                    version, view = await next_view(stream)
             stream.close()
     finally:
         await other.store.client.aclose()
