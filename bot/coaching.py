@@ -26,6 +26,9 @@ HINTERS = 2
 """Hints worked out at once; more wait their turn."""
 KEPT = 1000
 """Reviews ready and not yet handed over, at most (the oldest are dropped beyond it)."""
+QUEUED = 100
+"""Reviews waiting to be worked out, at most: a game's review asked beyond it is refused (the
+rounds' reviews are skipped) until the queue shortens."""
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +46,8 @@ class Coach:
         self._reviewer: asyncio.Semaphore | None = None
         self._ready: list[tuple[str, Outcome]] = []
         self._tasks: set[asyncio.Task[None]] = set()
+        self._asked: set[tuple[str, str]] = set()
+        """(chat, person) of the games' reviews under way: one at a time each."""
 
     async def hint(self, look: Look, game: str, view: PlayerView) -> Message:
         """The hint for `view`'s player (in their language: `look` is theirs)."""
@@ -59,6 +64,9 @@ class Coach:
     def review_round(self, chat: str, look: Look, table: Table, number: int) -> None:
         """Review round `number` of `table`'s game for each person at it, in the background:
         each whose round had a costly decision gets it privately once it is worked out."""
+        if len(self._tasks) >= QUEUED:
+            log.warning("%s: the coach is behind; round %d is not reviewed", chat, number)
+            return
         record = record_so_far(table.game)
         people = [
             (seat, player.id)
@@ -80,15 +88,24 @@ class Coach:
 
     def review_game(
         self, chat: str, look: Look, record: Mapping[str, Any], seat: int, player: str
-    ) -> None:
+    ) -> bool:
         """Review a finished game (its `record`) for the person in `seat`, in the background;
-        the review goes to them privately once it is worked out."""
+        the review goes to them privately once it is worked out. False (and nothing is done)
+        while their last one is under way, or the queue is full."""
+        asked = (chat, player)
+        if asked in self._asked or len(self._tasks) >= QUEUED:
+            return False
+        self._asked.add(asked)
 
         def work() -> list[Message]:
-            rng = _seeded(record.get("seed"), seat)
-            return [game_review(look, player, review_game(record, seat, rng))]
+            try:
+                rng = _seeded(record.get("seed"), seat)
+                return [game_review(look, player, review_game(record, seat, rng))]
+            finally:
+                self._asked.discard(asked)
 
         self._background(chat, work)
+        return True
 
     def ready(self, scope: str) -> list[tuple[str, Outcome]]:
         """The reviews of `scope`'s chats worked out since last asked (handed over once)."""

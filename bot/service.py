@@ -469,7 +469,10 @@ class GameService:
         seat = players.index(user.id)
         table = (await self.store.load(chat)).table
         languages = table.languages if table is not None else {}
-        self.coach.review_game(chat, personal(look, languages, user.id), record, seat, user.id)
+        mine = personal(look, languages, user.id)
+        if not self.coach.review_game(chat, mine, record, seat, user.id):
+            busy = t("Your review is being worked out already; please wait for it.")
+            return Outcome(answer=busy, alert=True)
         return Outcome(answer=t("Your review is being worked out: it comes to you privately."))
 
     async def _newer(self, chat: str, error: NewerForm) -> Outcome:

@@ -203,6 +203,9 @@ async def test_review_of_the_last_game(redis_client: aioredis.Redis, clock: Cloc
     assert not asked.alert
     assert asked.answer == "Your review is being worked out: it comes to you privately."
     assert asked.messages == ()
+    twice = await driver.send(BOB, Request(Kind.REVIEW))  # one at a time
+    assert twice.alert
+    assert twice.answer == "Your review is being worked out already; please wait for it."
     await svc.coach.settled()
     shown = await svc.tick("chat")
     (review,) = [m for _, outcome in shown for m in outcome.messages if "📝" in m.text]
