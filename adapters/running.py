@@ -25,8 +25,8 @@ Show = Callable[[str, Outcome], Awaitable[None]]
 class Shows:
     """The chat front ends running in this process, by the scope of their chat ids (`tg`,
     `dc`): a front end that applies a request in another's chat (the web table) has the chat's
-    own front end show the outcome there, as if it had applied it. A chat whose front end does
-    not run here is shown by its next update (or a worker's catch-up)."""
+    own front end show the outcome there, as if it had applied it. A move for a chat whose
+    front end does not run here is handed to a worker where it does (`adapters.relay`)."""
 
     def __init__(self) -> None:
         self._by_scope: dict[str, Show] = {}
@@ -36,6 +36,10 @@ class Shows:
 
     def remove(self, scope: str) -> None:
         self._by_scope.pop(scope, None)
+
+    def serves(self, scope: str) -> bool:
+        """Whether the front end of `scope` runs here (it shows what is given it)."""
+        return scope in self._by_scope
 
     async def __call__(self, chat: str, outcome: Outcome) -> None:
         show = self._by_scope.get(chat.partition(":")[0])

@@ -5,28 +5,37 @@ SIGTERM, or until one of them stops.
 Redis is the configured `redis_url`, else the embedded server in `data_dir` (stopped on the way
 out). A front end's package loads only when it is configured; no front end knows another. With
 `metrics.listen` set, the health and metrics server runs beside them.
+
+`python -m adapters.serve web` (or `telegram`, `discord`, several of them) runs only the parts
+named, each still only when configured: a web-only worker serves the web table with a bot
+token (for Mini Apps' `initData` and the links' key) and hands its pages' moves to the workers
+that run the chats' front ends (`adapters.relay`).
 """
 
 import asyncio
 import contextlib
 import functools
-from collections.abc import Awaitable, Callable
+import sys
+from collections.abc import Awaitable, Callable, Collection, Sequence
 
 from adapters.running import Shows, fail, run_with_redis, stop_on_signals
-from bot import Config
+from bot import Config, ConfigError, load_config
 from bot.metrics import Metrics
 from bot.store import redis_client
 
+PARTS = ("telegram", "discord", "web")
+"""The front ends a process may run (each when configured)."""
 
-def run(config: Config) -> int:
-    """Run every configured front end until stopped; the exit status."""
+
+def run(config: Config, parts: Collection[str] = PARTS) -> int:
+    """Run every configured front end among `parts` until stopped; the exit status."""
     quiet: tuple[str, ...] = ()
-    if config.discord.token:
+    if config.discord.token and "discord" in parts:
         from adapters.discord.run import quiet_voice
 
         quiet_voice()
         quiet = ("discord",)
-    return run_with_redis(config, functools.partial(serve, config), quiet=quiet)
+    return run_with_redis(config, functools.partial(serve, config, parts=parts), quiet=quiet)
 
 
 async def serve(
@@ -34,9 +43,10 @@ async def serve(
     redis_url: str,
     stop: asyncio.Event | None = None,
     metrics: Metrics | None = None,
+    parts: Collection[str] = PARTS,
 ) -> int:
-    """Every configured front end until `stop` is set (by default: on SIGINT or SIGTERM); if
-    one cannot start, or ends, the others stop too. The worst exit status. With
+    """Every configured front end among `parts` until `stop` is set (by default: on SIGINT or
+    SIGTERM); if one cannot start, or ends, the others stop too. The worst exit status. With
     `metrics.listen`, the health and metrics server (`adapters.health`) runs from before the
     front ends start until they have stopped; they count into `metrics` (else new ones)."""
     if stop is None:
@@ -44,20 +54,20 @@ async def serve(
     metrics = metrics or Metrics()
     shows = Shows()  # the chat front ends show what a move on the web table shows in their chats
     runs: list[Callable[[], Awaitable[int]]] = []
-    if config.discord.token:
+    if config.discord.token and "discord" in parts:
         from adapters.discord.app import PLATFORM as DISCORD
         from adapters.discord.run import serve as discord
 
         metrics.ready.expect(DISCORD)
         runs.append(functools.partial(discord, config, redis_url, stop, metrics, shows))
-    if config.telegram.token:
+    if config.telegram.token and "telegram" in parts:
         from adapters.telegram.app import PLATFORM as TELEGRAM
         from adapters.telegram.run import serve as telegram
 
         metrics.ready.expect(TELEGRAM)
         runs.append(functools.partial(telegram, config, redis_url, stop, metrics, shows))
 
-    if config.web.listen:
+    if config.web.listen and "web" in parts:
         from adapters.web.run import serve as web
 
         runs.append(functools.partial(web, config, redis_url, stop, metrics, shows))
@@ -81,3 +91,29 @@ async def serve(
             stack.push_async_callback(health.stop)
         statuses = await asyncio.gather(*(watched(run) for run in runs))
     return max(statuses, default=0)
+
+
+def main(argv: Sequence[str]) -> int:
+    """`python -m adapters.serve [PART ...]`: the configured front ends among the parts named
+    (all of them when none is), as `wizard-bot run` runs them."""
+    parts = tuple(argv) or PARTS
+    unknown = [part for part in parts if part not in PARTS]
+    if unknown:
+        return fail(f"no such part: {', '.join(unknown)} (parts: {', '.join(PARTS)})")
+    try:
+        config = load_config()
+    except ConfigError as error:
+        return fail(str(error))
+    if not any(_configured(config, part) for part in parts):
+        return fail(f"none of {', '.join(parts)} is configured")
+    return run(config, parts)
+
+
+def _configured(config: Config, part: str) -> bool:
+    if part == "web":
+        return bool(config.web.listen)
+    return bool(config.telegram.token if part == "telegram" else config.discord.token)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]) or 0)

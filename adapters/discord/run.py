@@ -13,6 +13,7 @@ import discord
 
 from adapters.discord.app import DiscordFrontEnd
 from adapters.discord.ids import SCOPE
+from adapters.relay import relaying
 from adapters.running import EXIT_FAILED, EXIT_OK, Shows, reach_redis
 from bot import Config, GameService
 from bot.metrics import Metrics
@@ -38,7 +39,8 @@ async def serve(
     shows: Shows | None = None,
 ) -> int:
     """Serve Discord until `stop` is set, counting into `metrics` (else metrics of its own);
-    while it runs, it shows its chats' outcomes for `shows` (the web table's moves)."""
+    while it runs, it shows its chats' outcomes for `shows` (the web table's moves in this
+    process) and applies and shows the moves relayed from web-only workers."""
     client = await reach_redis(redis_url, config.redis_timeout, config.redis_cluster)
     if client is None:
         return EXIT_FAILED
@@ -61,7 +63,9 @@ async def serve(
         if shows is not None:
             shows.add(SCOPE, front.show)
         try:
-            await asyncio.wait({stopped, gateway}, return_when=asyncio.FIRST_COMPLETED)
+            # the moves web-only workers hand over for its chats (`adapters.relay`)
+            async with relaying(service, front.show, SCOPE, client, config.redis_timeout):
+                await asyncio.wait({stopped, gateway}, return_when=asyncio.FIRST_COMPLETED)
             failure = gateway.exception() if gateway.done() else None
             if failure is not None:
                 print(f"wizard-bot run: the Discord gateway failed: {failure}", file=sys.stderr)

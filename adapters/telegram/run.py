@@ -11,6 +11,7 @@ import sys
 
 from telegram.error import InvalidToken, TelegramError
 
+from adapters.relay import relaying
 from adapters.running import EXIT_FAILED, EXIT_OK, Shows, reach_redis
 from adapters.telegram.app import TelegramFrontEnd
 from adapters.telegram.ids import SCOPE
@@ -28,7 +29,8 @@ async def serve(
     shows: Shows | None = None,
 ) -> int:
     """Serve Telegram until `stop` is set, counting into `metrics` (else metrics of its own);
-    while it runs, it shows its chats' outcomes for `shows` (the web table's moves)."""
+    while it runs, it shows its chats' outcomes for `shows` (the web table's moves in this
+    process) and applies and shows the moves relayed from web-only workers."""
     client = await reach_redis(redis_url, config.redis_timeout, config.redis_cluster)
     if client is None:
         return EXIT_FAILED
@@ -49,7 +51,9 @@ async def serve(
         if shows is not None:
             shows.add(SCOPE, front.show_async)
         try:
-            await stop.wait()
+            # the moves web-only workers hand over for its chats (`adapters.relay`)
+            async with relaying(service, front.show_async, SCOPE, client, config.redis_timeout):
+                await stop.wait()
         finally:
             if shows is not None:
                 shows.remove(SCOPE)

@@ -3,7 +3,10 @@
 - `GET /` and `/static/…`: the page (plain HTML, CSS and JavaScript modules, no build step);
 - `GET /api/view`: the player's own view as JSON (`adapters.web.view`);
 - `POST /api/move` `{"payload": …}`: the button press the payload is, through
-  `GameService.handle` exactly as a chat button's; answers the service's answer and the view;
+  `GameService.handle` exactly as a chat button's; answers the service's answer, the
+  player's own private messages it made (a hint) and the view. For a chat whose front end
+  runs in another worker, the press is handed to that worker (`adapters.relay`) and answered
+  at once (202): the page sees the move in its event stream;
 - `GET /api/events`: server-sent events, a `view` event with the view each time the game's
   version changes (any worker's write: the store publishes it, `keys.versions`), the event id
   being the version; a client that reconnects gets the view at once.
@@ -21,6 +24,7 @@ import html
 import json
 import logging
 import re
+import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -31,15 +35,18 @@ from aiohttp import web
 from redis.asyncio.client import PubSub
 
 from adapters.health import parse_listen, serve_app
+from adapters.relay import LIVE
+from adapters.running import Shows
 from adapters.web import auth
 from adapters.web.auth import AuthError, RateLimit, Viewer
 from adapters.web.view import player_json, seat_of, words
-from bot import Config, GameService, Kind, Outcome, RedisClient, Request, StoreErrors, User, tokens
+from bot import Config, GameService, Kind, RedisClient, Request, StoreErrors, User, tokens
 from bot.show.i18n import DEFAULT_LANGUAGE, N_, Texts, catalog_language, texts
 from bot.show.look import look_of, personal
 from bot.store import keys
+from bot.store.relay import Relay, Relayed
 from bot.table import Table
-from bot.tokens import TokenError
+from bot.tokens import Action, TokenError
 
 log = logging.getLogger(__name__)
 
@@ -103,10 +110,6 @@ def _refused(request: web.Request, status: int, reason: str, language: str | Non
     chat's language when it is known, else the browser's."""
     t = texts(language or browser_language(request.headers.get("Accept-Language", "")))
     return web.json_response({"error": reason, "message": refusal(t, reason)}, status=status)
-
-
-Deliver = Callable[[str, Outcome], Awaitable[None]]
-"""Shows what a move from the web made (the chat's messages) where the chat front ends would."""
 
 
 class Watcher:
@@ -198,7 +201,8 @@ class WebTable:
         client: RedisClient,
         clock: Callable[[], float] = time.time,
         limit: RateLimit | None = None,
-        deliver: Deliver | None = None,
+        deliver: Shows | None = None,
+        relay: Relay | None = None,
     ) -> None:
         self.service = service
         self.config = config
@@ -207,6 +211,11 @@ class WebTable:
         self.limit = limit or RateLimit()
         self.watcher = Watcher(client)
         self.deliver = deliver
+        """The chat front ends of this process: each shows what a move from the page shows
+        in its chats."""
+        self.relay = relay
+        """Where a move for a chat whose front end runs elsewhere is handed to it (None: it is
+        applied here, and the chat shows it at its next update)."""
         self.poll = POLL if self.watcher.live else CLUSTER_POLL
         self._runner: web.AppRunner | None = None
         self._streams: set[asyncio.Task[object]] = set()
@@ -322,14 +331,42 @@ class WebTable:
         seat = seat_of(table, viewer.player)
         assert seat is not None
         user = User(viewer.player, table.game.players[seat].name, language=viewer.language)
+        scope = keys.scope(viewer.chat)
+        here = self.deliver is not None and self.deliver.serves(scope)
+        hint = token.action is Action.HINT  # asks, changes nothing: answered on the page
+        relay = self.relay if not here and not hint else None
+        if relay is not None and await relay.live(scope, LIVE):
+            # a worker of the chat's front end applies it (once, by its update id) and posts
+            # it in the chat; the page sees it in its event stream
+            update = f"web{secrets.token_hex(8)}"
+            handed = Relayed(
+                viewer.chat, user.id, user.name, user.language, Kind.BUTTON.value, payload, update
+            )
+            await relay.add(scope, handed)
+            version, table, settings = await self.seated(viewer)
+            view = self._json(viewer, version, table, settings)
+            answer: dict[str, Any] = {"ok": True, "relayed": True, "answer": None, "view": view}
+            answer["private"] = []
+            return web.json_response(answer, status=202)
         outcome = await self.service.handle(viewer.chat, user, Request(Kind.BUTTON, payload))
-        if self.deliver is not None and outcome.messages:
+        if here and not hint and outcome.messages:
+            assert self.deliver is not None
             await self.deliver(viewer.chat, outcome)
+        elif relay is not None and outcome.messages:
+            # no worker of the chat's front end takes it now: whichever comes first takes this
+            # worker's journal over (it is never seen to beat) and shows the chat again
+            await relay.hand_over(scope, self.service.worker, self.clock())
         version, table, settings = await self.seated(viewer)
         return web.json_response(
             {
                 "ok": not outcome.alert,
+                "relayed": False,
                 "answer": outcome.answer,
+                "private": [
+                    message.text
+                    for message in outcome.messages
+                    if message.to == viewer.player and message.slot is None
+                ],
                 "view": self._json(viewer, version, table, settings),
             }
         )

@@ -137,3 +137,23 @@ def of_chat(chat: str) -> tuple[str, ...]:
         discord(chat),
         posts(chat),
     )
+
+
+RELAY_PREFIX = "wiz-relay:"
+"""The relay streams' prefix: outside `PREFIX` on purpose. A relayed request lives for seconds
+(it is applied, or dropped as too old, within a minute), so a backup has nothing to keep of
+it, and a backup holds the bot's kinds of keys only (a stream is none of them)."""
+
+
+def relay(of: str) -> str:
+    """Stream of the requests web-only workers hand to the chat workers of scope `of` (a move
+    made on the web table for a chat whose front end runs elsewhere), read by those workers in
+    one consumer group (`bot.store.relay`); one stream per scope, under a hash tag of its own
+    (its one slot on a Cluster)."""
+    return f"{RELAY_PREFIX}{{r:{of}}}:moves"
+
+
+def readers(of: str) -> str:
+    """Sorted set of the workers reading scope `of`'s relay, by when each last read it (the
+    Redis server's clock): the relay is live while one read lately."""
+    return f"{RELAY_PREFIX}{{r:{of}}}:readers"

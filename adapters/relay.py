@@ -1,0 +1,171 @@
+"""The relay of web moves to the chat workers (`bot.store.relay`): what a chat worker runs, for
+its scope, beside its timer loop, so that a move made on the web table of a worker without the
+chat's front end is applied and posted in the chat by one that has it.
+
+`relay_loop` reads the scope's relay stream as a consumer named as the service's worker,
+applies each request with `GameService.handle` (with the update id the web table gave it, so
+it is applied once, whoever applies it and however often), has the front end `show` the
+outcome as it shows its own, and acknowledges the entry. Entries another consumer was given and
+has not acknowledged for `CLAIM` seconds (it died, or was cut off) are taken over and applied
+the same way. A chat's entries are applied one after another, in the order read; different
+chats' at the same time, while the loop goes on reading (a worker that read lately is what
+makes the relay live: `Relay.live`).
+"""
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+
+from adapters.running import Show
+from bot import GameService, Kind, RedisClient, Request, StoreErrors, User, logs
+from bot.store.relay import Relay, Relayed
+
+log = logging.getLogger(__name__)
+
+LIVE = 3.0
+"""Seconds since some worker of a scope last read its relay within which the relay is live (a
+consumer's reads wait at most `BLOCK`): a web move is then handed over, else applied where it
+was made."""
+BLOCK = 1.0
+"""Seconds a read waits for an entry, at most (less than the client's timeout: `block_for`)."""
+CLAIM = 5.0
+"""Seconds an entry given to a consumer may go unacknowledged before another takes it over."""
+MAX_AGE = 60.0
+"""Seconds after it was added that an entry is still applied: one older (no worker of the scope
+ran meanwhile) is dropped, since the person who made it has long seen it not happen."""
+FORGET = 600.0
+"""Seconds after its last read that a worker is forgotten (a stopped one), and its consumer with
+it once it holds nothing."""
+BATCH = 16
+"""Entries read, or applied at once, at most."""
+
+
+def block_for(timeout: float) -> float:
+    """How long a read may wait for entries on a client whose calls give up after `timeout`."""
+    return min(BLOCK, timeout / 2)
+
+
+async def relay_loop(
+    service: GameService,
+    show: Show,
+    scope: str,
+    relay: Relay,
+    block: float = BLOCK,
+    claim: float = CLAIM,
+    clock: Callable[[], float] = time.time,
+) -> None:
+    """Apply and show the requests relayed to `scope` until cancelled."""
+    consumer = service.worker
+    applying: dict[str, asyncio.Task[None]] = {}  # by entry id
+    last: dict[str, asyncio.Task[None]] = {}  # each chat's newest, the next one waits for it
+    joined = False
+    claimed = pruned = 0.0
+    task = asyncio.current_task()
+
+    async def apply(entry: Relayed, before: asyncio.Task[None] | None) -> None:
+        if before is not None:
+            await asyncio.wait({before})
+        try:
+            await _apply(service, show, entry, clock)
+        finally:
+            with contextlib.suppress(*StoreErrors):  # unacknowledged: taken over, applied once
+                await relay.ack(scope, entry.entry)
+
+    def started(entry: Relayed) -> None:
+        work = asyncio.create_task(apply(entry, last.get(entry.chat)))
+        applying[entry.entry] = work
+        last[entry.chat] = work
+
+        def done(_: object) -> None:
+            applying.pop(entry.entry, None)
+            if last.get(entry.chat) is work:
+                del last[entry.chat]
+
+        work.add_done_callback(done)
+
+    try:
+        while True:
+            try:
+                if not joined:
+                    await relay.join(scope)
+                    joined = True
+                if len(applying) >= BATCH:
+                    await asyncio.wait(set(applying.values()), return_when=asyncio.FIRST_COMPLETED)
+                    continue
+                room = BATCH - len(applying)
+                found: list[Relayed] = []
+                now = time.monotonic()
+                if now - claimed >= 1.0:
+                    found += [
+                        entry
+                        for entry in await relay.claim(scope, consumer, claim, room)
+                        if entry.entry not in applying
+                    ]
+                    claimed = now
+                if now - pruned >= FORGET / 10:
+                    await relay.prune(scope)
+                    pruned = now
+                await relay.present(scope, consumer, FORGET)
+                found += await relay.read(scope, consumer, room, None if found else block)
+                for entry in found:
+                    started(entry)
+            except StoreErrors as error:
+                if task is not None and task.cancelling():
+                    raise asyncio.CancelledError from error
+                if "NOGROUP" in str(error):
+                    joined = False  # the stream was deleted: make the group again
+                else:
+                    log.warning("the relay of %s cannot read: %s", scope, error)
+                    await asyncio.sleep(1.0)
+    finally:
+        for work in applying.values():
+            work.cancel()  # unacknowledged: another worker takes them over
+        with contextlib.suppress(*StoreErrors):
+            await relay.leave(scope, consumer)  # the web workers apply moves themselves now
+
+
+async def _apply(
+    service: GameService, show: Show, entry: Relayed, clock: Callable[[], float]
+) -> None:
+    """Apply one relayed request and show what it shows; one that cannot be is logged."""
+    with logs.about(entry.chat or None):
+        try:
+            kind = Kind(entry.kind)
+        except ValueError:
+            log.warning("a relayed entry %s is not a request: dropped", entry.entry)
+            return
+        if clock() - entry.added > MAX_AGE:
+            log.warning("a relayed request from %s is too old: dropped", entry.user)
+            return
+        user = User(entry.user, entry.name, language=entry.language)
+        try:
+            outcome = await service.handle(entry.chat, user, Request(kind, entry.arg), entry.update)
+            if outcome.messages:
+                await show(entry.chat, outcome)
+        except Exception:
+            log.exception("a relayed request could not be applied")
+
+
+@contextlib.asynccontextmanager
+async def relaying(
+    service: GameService,
+    show: Show,
+    scope: str,
+    client: RedisClient,
+    timeout: float,
+    claim: float = CLAIM,
+) -> AsyncIterator[None]:
+    """Run `relay_loop` for `scope` on `client` (whose calls give up after `timeout` seconds)
+    while the context lasts."""
+    relay = Relay(client)
+    loop = asyncio.create_task(
+        relay_loop(service, show, scope, relay, block=block_for(timeout), claim=claim)
+    )
+    try:
+        yield
+    finally:
+        loop.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await loop

@@ -1,0 +1,213 @@
+"""A web-only worker hands the moves made on its pages to a worker that runs the chat's front end
+(`adapters.relay`, `bot.store.relay`), against a real redis-server and the fake Telegram: the
+move shows in the group and in the player's private chat, applied once; an entry a consumer
+that died was given is taken over by another after the claim time and applied once (the update
+id); with no live consumer of the scope, the web worker applies the move itself and hands its
+journal over, so the chat is shown again once a worker of the scope comes."""
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import redis.asyncio as aioredis
+from aiohttp import ClientConnectionError, ClientSession, web
+from aiohttp.test_utils import TestClient, TestServer
+from service_helpers import raw, table_of
+from test_telegram import ANN, GROUP, Bot, running, seat, until
+
+from adapters.relay import relaying
+from adapters.running import Shows
+from adapters.serve import main as serve_main
+from adapters.serve import serve
+from adapters.web import auth
+from adapters.web.server import WebTable
+from bot import GameService, Kind
+from bot.config import Config, TelegramConfig, WebConfig
+from bot.store import keys
+from bot.store.redis_server import free_port
+from bot.store.relay import GROUP as RELAY_GROUP
+from bot.store.relay import Relay, Relayed
+
+CONFIG = Config(web=WebConfig(secret="s3cret"))
+CHAT = f"tg:{GROUP}"
+PLAYER = f"tg:{ANN.id}"
+
+
+@contextlib.asynccontextmanager
+async def web_worker(
+    redis_url: str,
+) -> AsyncIterator[tuple[WebTable, TestClient[web.Request, web.Application]]]:
+    """A worker that serves the web table and runs no chat front end: a service and a Redis
+    client of its own, no `Shows` for `tg`, and the relay, as `adapters.web.run` makes it."""
+    client = aioredis.Redis.from_url(redis_url)
+    service = GameService.on_redis(client, CONFIG)
+    page = WebTable(service, CONFIG, client, deliver=Shows(), relay=Relay(client))
+    try:
+        async with TestClient(TestServer(page.app())) as http:
+            yield page, http
+    finally:
+        await client.aclose()
+
+
+async def ann_at_a_game(bot: Bot) -> str:
+    """Ann and two AI seats at a started game in the group; a link to Ann's page."""
+    await seat(bot, (ANN,))
+    for _ in range(2):
+        await bot.command(GROUP, ANN, "/addbot")
+    await bot.command(GROUP, ANN, "/start")
+    stored = await table_of(bot.client, CHAT)
+    assert stored is not None
+    return auth.sign_link(b"s3cret", CHAT, PLAYER, stored.game_id, time.time() + 600)
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+async def a_move(http: TestClient[web.Request, web.Application], link: str) -> str:
+    """A move Ann's page offers now (a bid, a trump or a legal card)."""
+    answer = await http.get("/api/view", headers=bearer(link))
+    assert answer.status == 200
+    view: dict[str, Any] = await answer.json()
+    choices = [b["payload"] for b in view["bids"]] + [c["payload"] for c in view["trump_choice"]]
+    return str((choices or [c["payload"] for c in view["hand"] if c["legal"]])[0])
+
+
+async def pending(client: "aioredis.Redis") -> int:
+    """Entries of the `tg` relay given to a consumer and not acknowledged."""
+    summary = await client.xpending(keys.relay("tg"), RELAY_GROUP)
+    return int(summary["pending"])
+
+
+async def test_a_move_on_a_web_only_worker_shows_in_the_chat_through_the_relay(
+    redis_url: str,
+) -> None:
+    async with running(redis_url) as bot, web_worker(redis_url) as (page, http):
+        front = bot.front
+        async with relaying(front.service, front.show_async, "tg", bot.client, 1.0):
+            link = await ann_at_a_game(bot)
+            assert await Relay(bot.client).live("tg", 3.0)
+            version = (await raw(bot.client, CHAT))[0]
+            group, hand = bot.table().text, bot.hand(ANN).text
+            answer = await http.post(
+                "/api/move", json={"payload": await a_move(http, link)}, headers=bearer(link)
+            )
+            assert answer.status == 202
+            said = await answer.json()
+            assert said["relayed"]
+            assert said["ok"]
+            assert said["view"]["version"] == version  # the move is not the web worker's
+            await until(lambda: bot.table().text != group, "the group's table shows the move")
+            await until(lambda: bot.hand(ANN).text != hand, "Ann's hand message shows it")
+            assert await pending(bot.client) == 0
+            assert (await raw(bot.client, CHAT))[0] > version
+            stored = await table_of(bot.client, CHAT)
+            assert stored is not None
+            assert stored.game.round is not None
+            # applied once: the one relayed update id is marked, and the worker of the chat's
+            # front end made the write (the web worker's journal holds nothing)
+            marked = [key async for key in bot.client.scan_iter(f"wiz:{{{CHAT}}}:u:web*")]
+            assert len(marked) == 1
+            assert not await bot.client.exists(keys.journal("tg", page.service.worker))
+            await bot.idle()
+            assert not bot.real_errors()
+        await asyncio.sleep(0.6)  # the consumer stopped: soon nobody reads the relay
+        assert not await Relay(bot.client).live("tg", 0.5)
+
+
+async def test_an_entry_a_dead_consumer_held_is_taken_over_and_applied_once(
+    redis_url: str,
+) -> None:
+    async with running(redis_url) as bot, web_worker(redis_url) as (_, http):
+        relay = Relay(bot.client)
+        link = await ann_at_a_game(bot)
+        payload = await a_move(http, link)
+        await relay.join("tg")
+        # a worker was given the entry and died before applying it
+        first = Relayed(CHAT, PLAYER, "Ann", None, Kind.BUTTON.value, payload, "web1")
+        await relay.add("tg", first)
+        assert [e.update for e in await relay.read("tg", "dead", 10, None)] == ["web1"]
+        group = bot.table().text
+        async with consuming(bot):
+            await until(lambda: bot.table().text != group, "the taken-over move is shown")
+            await until_acked(bot.client)
+        version = (await raw(bot.client, CHAT))[0]
+        # the same entry again, held by a consumer that applied it and died before
+        # acknowledging it: its update id was applied, so nothing changes
+        again = Relayed(CHAT, PLAYER, "Ann", None, Kind.BUTTON.value, payload, "web1")
+        await relay.add("tg", again)
+        assert len(await relay.read("tg", "dead too", 10, None)) == 1
+        async with consuming(bot):
+            await asyncio.sleep(0.2)
+            assert await pending(bot.client) == 1  # not before the claim time
+            await until_acked(bot.client)
+        assert (await raw(bot.client, CHAT))[0] == version
+        await bot.idle()
+        assert not bot.real_errors()
+
+
+def consuming(bot: Bot) -> contextlib.AbstractAsyncContextManager[None]:
+    """The relay loop of the bot's worker (reads wait 0.2 s), taking over entries
+    unacknowledged for 0.5 s."""
+    front = bot.front
+    return relaying(front.service, front.show_async, "tg", bot.client, 0.4, claim=0.5)
+
+
+async def until_acked(client: "aioredis.Redis", timeout: float = 5.0) -> None:
+    async with asyncio.timeout(timeout):
+        while await pending(client):
+            await asyncio.sleep(0.05)
+
+
+async def test_with_no_live_worker_of_the_scope_the_web_worker_applies_the_move_itself(
+    redis_url: str,
+) -> None:
+    async with running(redis_url) as bot:
+        async with web_worker(redis_url) as (page, http):
+            link = await ann_at_a_game(bot)
+            payload = await a_move(http, link)
+            await bot.front.stop()  # the only worker of `tg` stops (and reads no relay)
+            version = (await raw(bot.client, CHAT))[0]
+            answer = await http.post("/api/move", json={"payload": payload}, headers=bearer(link))
+            assert answer.status == 200
+            said = await answer.json()
+            assert said["ok"]
+            assert not said["relayed"]
+            assert said["view"]["version"] > version
+            assert not await bot.client.exists(keys.relay("tg"))
+            # the web worker is named in the scope's heartbeats and never beats: the next
+            # worker of `tg` takes its journal over and shows the chat where it is behind
+            worker = page.service.worker
+            assert await bot.client.zscore(keys.beats("tg"), worker) is not None
+            assert await bot.client.zrangebyscore(keys.journal("tg", worker), "-inf", "+inf")
+        group = bot.table().text
+        await bot.restart()
+        await until(lambda: bot.table().text != group, "the chat is shown again")
+        assert await bot.client.zscore(keys.beats("tg"), worker) is None
+
+
+async def test_a_process_may_run_the_web_table_alone(redis_url: str) -> None:
+    """`python -m adapters.serve web`: with a bot token configured, only the web table runs
+    (the token is not even tried: this one names no Telegram that answers)."""
+    port = free_port()
+    config = Config(
+        telegram=TelegramConfig(token="123:abc", base_url="http://127.0.0.1:9"),
+        web=WebConfig(listen=f"127.0.0.1:{port}", secret="s3cret"),
+    )
+    stop = asyncio.Event()
+    run = asyncio.create_task(serve(config, redis_url, stop, parts=("web",)))
+    try:
+        async with ClientSession() as session, asyncio.timeout(10):
+            while True:
+                with contextlib.suppress(ClientConnectionError):
+                    async with session.get(f"http://127.0.0.1:{port}/api/view") as answer:
+                        assert answer.status == 401
+                        break
+                await asyncio.sleep(0.02)
+        assert not run.done()
+    finally:
+        stop.set()
+    assert await asyncio.wait_for(run, 10) == 0
+    assert serve_main(["bogus"]) == 1
