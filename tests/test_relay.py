@@ -9,12 +9,15 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import redis.asyncio as aioredis
+import service_helpers
 from aiohttp import ClientConnectionError, ClientSession, web
 from aiohttp.test_utils import TestClient, TestServer
-from service_helpers import raw, table_of
+from cluster import Cluster
+from service_helpers import Driver, raw, table_of
 from test_telegram import ANN, GROUP, Bot, running, seat, until
 
 from adapters.relay import relaying
@@ -23,9 +26,9 @@ from adapters.serve import main as serve_main
 from adapters.serve import serve
 from adapters.web import auth
 from adapters.web.server import WebTable
-from bot import GameService, Kind
+from bot import GameService, Kind, Outcome
 from bot.config import Config, TelegramConfig, WebConfig
-from bot.store import keys
+from bot.store import keys, redis_client
 from bot.store.redis_server import free_port
 from bot.store.relay import GROUP as RELAY_GROUP
 from bot.store.relay import Relay, Relayed
@@ -211,3 +214,50 @@ async def test_a_process_may_run_the_web_table_alone(redis_url: str) -> None:
         stop.set()
     assert await asyncio.wait_for(run, 10) == 0
     assert serve_main(["bogus"]) == 1
+
+
+async def test_the_relay_on_a_redis_cluster(tmp_path: Path) -> None:
+    """A move handed over and applied through the relay of a real Redis Cluster (3 masters, a
+    replica each): the stream, its group and its readers in one slot of their own."""
+    servers = Cluster(tmp_path / "cluster")
+    servers.start()
+    try:
+        client = redis_client(servers.url, 2.0, cluster=True)
+        assert isinstance(client, aioredis.RedisCluster)
+        await client.initialize()
+        try:
+            chat, ann = "tg:-100", service_helpers.ANN
+            worker = GameService.on_redis(client, CONFIG)  # the chat's front end's worker
+            driver = Driver(worker, [ann], chat=chat)
+            await driver.lobby(["rounds=short"], ai=2)
+            stored = await table_of(client, chat)  # type: ignore[arg-type]
+            assert stored is not None
+            link = auth.sign_link(b"s3cret", chat, ann.id, stored.game_id, time.time() + 600)
+            shown: list[Outcome] = []
+
+            async def show(_: str, outcome: Outcome) -> None:
+                shown.append(outcome)
+
+            web_service = GameService.on_redis(client, CONFIG)
+            page = WebTable(web_service, CONFIG, client, deliver=Shows(), relay=Relay(client))
+            async with (
+                relaying(worker, show, "tg", client, 1.0),
+                TestClient(TestServer(page.app())) as http,
+            ):
+                async with asyncio.timeout(5):
+                    while not await Relay(client).live("tg", 3.0):
+                        await asyncio.sleep(0.05)
+                version = (await raw(client, chat))[0]  # type: ignore[arg-type]
+                payload = await a_move(http, link)
+                answer = await http.post(
+                    "/api/move", json={"payload": payload}, headers=bearer(link)
+                )
+                assert answer.status == 202
+                await until(lambda: bool(shown), "the worker shows the relayed move")
+                assert (await raw(client, chat))[0] > version  # type: ignore[arg-type]
+                assert any(m.to == ann.id for m in shown[0].messages)
+                assert int((await client.xpending(keys.relay("tg"), RELAY_GROUP))["pending"]) == 0
+        finally:
+            await client.aclose()
+    finally:
+        servers.stop()
