@@ -67,11 +67,11 @@ async def relay_loop(
     async def apply(entry: Relayed, before: asyncio.Task[None] | None) -> None:
         if before is not None:
             await asyncio.wait({before})
-        try:
-            await _apply(service, show, entry, clock)
-        finally:
-            with contextlib.suppress(*StoreErrors):  # unacknowledged: taken over, applied once
-                await relay.ack(scope, entry.entry)
+        await _apply(service, show, entry, clock)
+        # Not acknowledged (cancelled, or Redis away): another worker takes it over and
+        # applies it once, by its update id.
+        with contextlib.suppress(*StoreErrors):
+            await relay.ack(scope, entry.entry)
 
     def started(entry: Relayed) -> None:
         work = asyncio.create_task(apply(entry, last.get(entry.chat)))
@@ -91,8 +91,11 @@ async def relay_loop(
                 if not joined:
                     await relay.join(scope)
                     joined = True
+                await relay.present(scope, consumer, FORGET)  # live, even while it is busy
                 if len(applying) >= BATCH:
-                    await asyncio.wait(set(applying.values()), return_when=asyncio.FIRST_COMPLETED)
+                    await asyncio.wait(
+                        set(applying.values()), timeout=block, return_when=asyncio.FIRST_COMPLETED
+                    )
                     continue
                 room = BATCH - len(applying)
                 found: list[Relayed] = []
@@ -107,7 +110,6 @@ async def relay_loop(
                 if now - pruned >= FORGET / 10:
                     await relay.prune(scope)
                     pruned = now
-                await relay.present(scope, consumer, FORGET)
                 found += await relay.read(scope, consumer, room, None if found else block)
                 for entry in found:
                     started(entry)
