@@ -533,3 +533,36 @@ async def test_the_page_speaks_the_chats_language_and_draws_its_deck_theme(
         assert await german.get_attribute("html", "lang") == "de"
         assert await german.inner_text("#last > summary") == "Letzter Stich"
         assert not bot.real_errors()
+
+
+async def test_at_a_coach_table_the_page_shows_the_hint_its_player_asks_for(
+    chromium: Path, redis_url: str
+) -> None:
+    """A coach table: the page has the hand message's Hint button while Ann has a bid to
+    choose; pressed, the coach's hint is shown on the page (and not posted in her private
+    chat), until her bid is made."""
+    async with running(redis_url) as bot, web_table(bot) as table, launch(chromium) as browser:
+        await seat(bot, (ANN,))
+        await bot.command(GROUP, ANN, "/options coach")
+        for _ in range(2):
+            await bot.command(GROUP, ANN, "/addbot")
+        await bot.command(GROUP, ANN, "/start")
+        version, stored, _ = await bot.front.service.snapshot(CHAT)
+        assert stored is not None
+        page = await browser.new_page(viewport=PHONE)
+        link = table.link(CHAT, f"tg:{ANN.id}", stored.game_id)
+        await page.goto(f"http://127.0.0.1:{table.port}/?link={link}")
+        await caught_up(page, version)
+        hint = page.locator("#ask button.hint")
+        assert await hint.inner_text() == "💡 Hint"
+        assert await page.locator("#hint").is_hidden()
+        await hint.click()
+        await page.locator("#hint").wait_for(state="visible", timeout=10_000)
+        said = await page.inner_text("#hint")
+        assert said.startswith("💡 Hint for your bid, round 1:"), said
+        assert "points expected" in said
+        await bot.idle()
+        assert not any("💡 Hint for" in event.text for event in bot.fake.transcript(ANN.id))
+        await page.locator("#ask button.bid").first.click()
+        await page.locator("#hint").wait_for(state="hidden", timeout=10_000)
+        assert not bot.real_errors()

@@ -592,6 +592,7 @@ async def test_the_view_has_the_rounds_result_until_play_starts_and_the_final_st
         if now["phase"] == "finished":
             break
         assert (now["lobby"], now["final"]) == (None, None)
+        assert now["hint"] is None  # not a coach table
         rnd = stored.game.round
         assert rnd is not None
         started = bool(rnd.trick or sum(rnd.won))
@@ -621,3 +622,42 @@ async def test_the_view_has_the_rounds_result_until_play_starts_and_the_final_st
         "winners"
     ]
     assert now["round_end"] is None
+
+
+async def test_at_a_coach_table_the_page_offers_a_hint_and_shows_it_to_its_player(
+    table: tuple[Driver, WebTable, TestClient[web.Request, web.Application]],
+) -> None:
+    """A coach table's view offers the hand message's Hint button whenever the player has a
+    bid or a card to choose; pressed on the page, the move's answer carries the coach's hint
+    (the player's private message, no other), and nothing is written."""
+    driver, web, client = table
+    await driver.lobby(["rounds=short", "coach"], ai=2)
+    link = bearer(web.link(CHAT, ANN.id, await game_id(driver)))
+    kinds = set()
+    for _ in range(60):
+        answer = await client.get("/api/view", headers=link)
+        view = await answer.json()
+        if view["phase"] == "finished":
+            break
+        choices = len(view["bids"]) > 1 or (
+            not view["bids"] and sum(card["legal"] for card in view["hand"]) > 1
+        )
+        assert (view["hint"] is not None) == choices, view["moves"]
+        if view["hint"] is not None and len(kinds) < 2:
+            assert tokens.decode(view["hint"]).action is Action.HINT
+            assert view["hint"] in {move["payload"] for move in view["moves"]}
+            version = (await raw(driver.redis, CHAT))[0]
+            answer = await client.post("/api/move", json={"payload": view["hint"]}, headers=link)
+            assert answer.status == 200
+            said = await answer.json()
+            assert said["ok"]
+            assert not said["relayed"]
+            (hint,) = said["private"]
+            kind = "bid" if view["bids"] else "trick"
+            assert hint.startswith(f"💡 Hint for {'your bid' if kind == 'bid' else 'trick'}")
+            kinds.add(kind)
+            assert said["view"]["version"] == version == (await raw(driver.redis, CHAT))[0]
+        answer = await client.post("/api/move", json={"payload": _any_move(view)}, headers=link)
+        assert answer.status == 200
+        assert (await answer.json())["private"] == []
+    assert kinds == {"bid", "trick"}

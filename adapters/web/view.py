@@ -307,6 +307,7 @@ def player_json(table: Table, settings: Settings, player: str, version: int, now
         ],
         "again": again,
         "resume": next((p for arg, p in by_action.get(Action.RESUME, [])), None),
+        "hint": next((p for arg, p in by_action.get(Action.HINT, [])), None),
         "sheet": [_row(row) for row in tv.sheet],
         "places": list(tv.places),
         "round_end": _round_end(look, tv, seats.names),

@@ -79,12 +79,31 @@ function say(text) {
   $("message").textContent = text || "";
 }
 
+let hintFor = null; // the hint payload whose answer the hint panel shows
+
+/** The coach's hint (its private message), shown until the decision it is for is made. */
+function showHint(text, payload) {
+  hintFor = payload;
+  $("hint").textContent = text;
+  $("hint").hidden = false;
+}
+
+function hideHint() {
+  hintFor = null;
+  $("hint").textContent = "";
+  $("hint").hidden = true;
+}
+
 async function move(payload) {
+  const hint = payload === view?.hint;
   document.body.classList.add("busy");
   try {
+    // A chat whose front end runs in another worker: the move is handed over ("relayed") and
+    // its view comes by the event stream.
     const answer = await api("api/move", { method: "POST", body: JSON.stringify({ payload }) });
     say(answer.ok ? "" : answer.answer);
-    show(answer.view);
+    if (answer.view) show(answer.view);
+    if (hint && answer.private?.length) showHint(answer.private.join("\n\n"), payload);
   } catch (error) {
     say(error.message);
   } finally {
@@ -177,6 +196,7 @@ function drawAsk(v) {
   if (v.unseen) ask.append(button(label(v.unseen), v.unseen, "unseen"));
   if (v.clear_mark) ask.append(button(label(v.clear_mark), v.clear_mark, "wings"));
   if (v.resume) ask.append(button(label(v.resume), v.resume, "resume"));
+  if (v.hint) ask.append(button(label(v.hint), v.hint, "hint"));
   if (v.again) ask.append(button(v.again.label, v.again.payload, "again"));
 }
 
@@ -298,6 +318,7 @@ function show(v) {
   const me = v.seats[v.you];
   $("turn").textContent = me.to_act ? w("your_turn") : v.status;
   $("turn").classList.toggle("yours", me.to_act);
+  if (hintFor !== null && v.hint !== hintFor) hideHint(); // its decision was made
   drawSummary(v);
   drawSeats(v);
   drawMiddle(v);
