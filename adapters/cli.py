@@ -207,7 +207,8 @@ def _game_arguments(parser: argparse.ArgumentParser, default_players: int = 4) -
         metavar="OPT",
         dest="options",
         help="a table option, repeatable: notequal, bids=hidden|secret, "
-        "rounds=short|tournament, dmmixed, foresight, wings; NAME=off switches one off",
+        "rounds=short|tournament, dmmixed, foresight, wings, and for play coach (hints and "
+        "reviews); NAME=off switches one off",
     )
     parser.add_argument("--seed", "-s", type=int, metavar="S", help="random seed (default: any)")
 
@@ -373,9 +374,11 @@ def _load_config() -> "Config":
 
 def _play_args(args: argparse.Namespace) -> "PlayArgs":
     from adapters.console import PlayArgs  # the terminal table loads Redis: only when asked
+    from bot.table import COACH
 
     players: int = args.players
-    _options(args.options, players)  # checked before anything starts
+    rules = [text for text in args.options if text.partition("=")[0].strip().lower() != COACH]
+    _options(rules, players)  # checked before anything starts (coach is the table's own)
     levels: tuple[str, ...] | None = args.level
     if levels is not None and len(levels) not in (1, players - 1):
         raise UsageError(

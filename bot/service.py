@@ -416,6 +416,14 @@ class GameService:
             return texts(self.config.language)(STORE_AWAY)
         return (await self.texts(chat))(SORRY)
 
+    async def reviews(self, scope: str, wait: bool = False) -> list[tuple[str, Outcome]]:
+        """The coach's reviews for `scope`'s chats worked out since last asked (all those under
+        way, once worked out, if `wait`): for a front end that runs no tick (the terminal table);
+        a tick hands them over otherwise."""
+        if wait:
+            await self.coach.settled()
+        return self.coach.ready(scope)
+
     async def table(self, chat: str) -> Table | None:
         """A chat's table as stored (a copy to read: changing it changes nothing)."""
         return (await self.store.load(chat)).table

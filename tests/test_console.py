@@ -134,6 +134,28 @@ def test_a_whole_game_reaches_the_final_standings(home: Path) -> None:
     assert (home / "data" / "appendonlydir").is_dir()  # the games are kept
 
 
+def test_the_coach_at_the_terminal_table(home: Path) -> None:
+    """`--option coach`: `hint` gives the coach's figures for the decision at hand, and each
+    round's review comes as the game goes on (the last one before the end)."""
+    args = ["play", *SHORT_GAME, "--option", "coach", "--seed", "3"]
+    done = wizard(home, args, ["hint", *["1"] * 300])
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert out.startswith(
+        "🔮 Wizard: Ann, 🤖 Merlin, 🤖 Morgana\nOptions: open bids, 5 rounds, coach\n"
+    )
+    hint = out.split("› hint\n", 1)[1].split("\n(From your view alone", 1)[0].splitlines()
+    assert hint[0] == "💡 Hint for your bid, round 1:"
+    assert sorted(line.split(":")[0] for line in hint[1:]) == ["Bid 0", "Bid 1"]
+    reviewed = re.findall(r"^📝 The coach on round (\d): what was worth more$", out, re.MULTILINE)
+    assert reviewed == sorted(reviewed, key=int)
+    assert reviewed
+    assert len(set(reviewed)) == len(reviewed)  # each round's once
+    assert out.rstrip().endswith("Another game: wizard-bot play")
+    plain = wizard(home, ["play", *SHORT_GAME, "--new", "--seed", "3"], ["hint", "quit"])
+    assert "✗ Hints are for coach tables" in plain.stdout
+
+
 def test_a_finished_game_is_not_resumed(home: Path) -> None:
     assert wizard(home, ["play", *SHORT_GAME, "--seed", "5"], ["1"] * 300).returncode == 0
     again = wizard(home, ["play", *SHORT_GAME, "--seed", "5"], ["quit"])

@@ -321,7 +321,7 @@ class ConsoleTable:
                 render.header(
                     self.t,
                     list(seating(table).names),
-                    options_line(self.look(), table.game.options),
+                    options_line(self.look(), table.game.options, table.coach),
                 )
             )
         outcome = self.handle(Request(Kind.START))
@@ -367,6 +367,7 @@ class ConsoleTable:
                     self.say(t("The game is saved: wizard-bot play resumes it."))
                     return EXIT_OK
                 self.command(reading.name)
+        self.reviews()  # the last round's, at a coach table
         self.say()
         self.say(t("Another game: wizard-bot play"))
         return EXIT_OK
@@ -377,6 +378,14 @@ class ConsoleTable:
             self.say(render.refusal(outcome.answer or ""))
             return
         self.show(outcome, framed=True)
+        self.reviews()
+
+    def reviews(self) -> None:
+        """Print the coach's reviews of the rounds (`--option coach`) that are ready: they are
+        worked out in the background while the game goes on (at its end, wait for the last)."""
+        scope = self.chat.partition(":")[0]
+        for _chat, outcome in self._wait(self.service.reviews(scope, wait=self.over)):
+            self.show(outcome)
 
     def command(self, name: str) -> None:
         if name == "help":
@@ -384,9 +393,9 @@ class ConsoleTable:
         elif name == "show":
             self.shown_table = self.shown_hand = None
             self.shown_choices = NO_CHOICES
-        elif name in ("scores", "rules"):
-            kind = Kind.SCORES if name == "scores" else Kind.RULES
-            outcome = self.handle(Request(kind))
+        elif name in ("scores", "rules", "hint"):
+            kinds = {"scores": Kind.SCORES, "rules": Kind.RULES, "hint": Kind.HINT}
+            outcome = self.handle(Request(kinds[name]))
             if outcome.alert:
                 self.say(render.refusal(outcome.answer or ""))
             self.show(outcome)

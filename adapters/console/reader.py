@@ -116,6 +116,7 @@ COMMANDS = {
     "help": "help",
     "?": "help",
     "rules": "rules",
+    "hint": "hint",
     "hand": "show",
     "table": "show",
     "show": "show",

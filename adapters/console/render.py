@@ -96,9 +96,10 @@ def help_text(t: Texts, theme: Theme) -> str:
         ("", examples("B11", "G3", "R13", "Y1") + ","),
         ("", examples("W", "J")),
         (t("a trump suit"), t("its number in the list, B, G, R or Y, or its name")),
-        # TRANSLATORS: the commands (scores, rules, hand, quit) are typed in English.
+        # TRANSLATORS: the commands (scores, rules, hint, hand, quit) are typed in English.
         ("scores", t("the score sheet")),
         ("rules", t("the rules of Wizard")),
+        ("hint", t("the coach's figures for your bid or card (--option coach)")),
         ("hand", t("the table and your hand again")),
         ("quit", t("stop here: wizard-bot play resumes the game")),
     ]
