@@ -12,12 +12,18 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 import redis.asyncio as aioredis
 import service_helpers
 from aiohttp import ClientConnectionError, ClientSession, web
 from aiohttp.test_utils import TestClient, TestServer
 from cluster import Cluster
+from fake_discord import Person
 from service_helpers import Driver, raw, table_of
+from test_discord import Bot as DiscordBot
+from test_discord import people
+from test_discord import running as discord_running
+from test_discord import seat as discord_seat
 from test_telegram import ANN, GROUP, Bot, running, seat, until
 
 from adapters.relay import relaying
@@ -261,3 +267,41 @@ async def test_the_relay_on_a_redis_cluster(tmp_path: Path) -> None:
             await client.aclose()
     finally:
         servers.stop()
+
+
+async def test_a_move_relayed_to_a_discord_worker_shows_in_its_channel_and_the_dm(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same relay for Discord's scope (`dc`): the channel's table and the player's DM."""
+    async with discord_running(redis_url, monkeypatch) as bot, web_worker(redis_url) as (_, http):
+        (ann,) = people(bot, "Ann")
+        await discord_seat(bot, [ann])
+        for _ in range(2):
+            await bot.command(ann, "addbot")
+        await bot.command(ann, "start")
+        chat, player = f"dc:{bot.channel}", f"dc:{ann.id}"
+        stored = await table_of(bot.client, chat)
+        assert stored is not None
+        link = auth.sign_link(b"s3cret", chat, player, stored.game_id, time.time() + 600)
+        front = bot.front
+        async with relaying(front.service, front.show, "dc", bot.client, 1.0):
+            async with asyncio.timeout(5):
+                while not await Relay(bot.client).live("dc", 3.0):
+                    await asyncio.sleep(0.05)
+            channel = bot.table().content
+            before = bot.hand(ann)
+            assert before is not None
+            hand = before.content
+            answer = await http.post(
+                "/api/move", json={"payload": await a_move(http, link)}, headers=bearer(link)
+            )
+            assert answer.status == 202
+            await until(lambda: bot.table().content != channel, "the channel's table shows it")
+            await until(lambda: shown_hand(bot, ann) != hand, "Ann's hand in her DM shows it")
+            await bot.idle()
+            assert not bot.fake.errors
+
+
+def shown_hand(bot: DiscordBot, user: Person) -> str:
+    hand = bot.hand(user)
+    return "" if hand is None else hand.content
