@@ -345,9 +345,14 @@ class WebTable:
             await relay.add(scope, handed)
             version, table, settings = await self.seated(viewer)
             view = self._json(viewer, version, table, settings)
-            answer: dict[str, Any] = {"ok": True, "relayed": True, "answer": None, "view": view}
-            answer["private"] = []
-            return web.json_response(answer, status=202)
+            handed_over: dict[str, Any] = {
+                "ok": True,
+                "relayed": True,
+                "answer": None,
+                "private": [],
+                "view": view,
+            }
+            return web.json_response(handed_over, status=202)
         outcome = await self.service.handle(viewer.chat, user, Request(Kind.BUTTON, payload))
         if here and not hint and outcome.messages:
             assert self.deliver is not None
