@@ -37,6 +37,10 @@ class Shows:
     def remove(self, scope: str) -> None:
         self._by_scope.pop(scope, None)
 
+    def scopes(self) -> tuple[str, ...]:
+        """The scopes whose front ends run here now."""
+        return tuple(self._by_scope)
+
     def serves(self, scope: str) -> bool:
         """Whether the front end of `scope` runs here (it shows what is given it)."""
         return scope in self._by_scope

@@ -24,7 +24,8 @@ from test_discord import Bot as DiscordBot
 from test_discord import people
 from test_discord import running as discord_running
 from test_discord import seat as discord_seat
-from test_telegram import ANN, GROUP, Bot, running, seat, until
+from test_telegram import ANN, GROUP, Bot, running, until
+from test_web import ann_and_two_ai, bearer
 
 from adapters.relay import relaying
 from adapters.running import Shows
@@ -60,21 +61,6 @@ async def web_worker(
         await client.aclose()
 
 
-async def ann_at_a_game(bot: Bot) -> str:
-    """Ann and two AI seats at a started game in the group; a link to Ann's page."""
-    await seat(bot, (ANN,))
-    for _ in range(2):
-        await bot.command(GROUP, ANN, "/addbot")
-    await bot.command(GROUP, ANN, "/start")
-    stored = await table_of(bot.client, CHAT)
-    assert stored is not None
-    return auth.sign_link(b"s3cret", CHAT, PLAYER, stored.game_id, time.time() + 600)
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
 async def a_move(http: TestClient[web.Request, web.Application], link: str) -> str:
     """A move Ann's page offers now (a bid, a trump or a legal card)."""
     answer = await http.get("/api/view", headers=bearer(link))
@@ -96,7 +82,7 @@ async def test_a_move_on_a_web_only_worker_shows_in_the_chat_through_the_relay(
     async with running(redis_url) as bot, web_worker(redis_url) as (page, http):
         front = bot.front
         async with relaying(front.service, front.show_async, "tg", bot.client, 1.0):
-            link = await ann_at_a_game(bot)
+            link = await ann_and_two_ai(bot)
             assert await Relay(bot.client).live("tg", 3.0)
             version = (await raw(bot.client, CHAT))[0]
             group, hand = bot.table().text, bot.hand(ANN).text
@@ -131,7 +117,7 @@ async def test_an_entry_a_dead_consumer_held_is_taken_over_and_applied_once(
 ) -> None:
     async with running(redis_url) as bot, web_worker(redis_url) as (_, http):
         relay = Relay(bot.client)
-        link = await ann_at_a_game(bot)
+        link = await ann_and_two_ai(bot)
         payload = await a_move(http, link)
         await relay.join("tg")
         # a worker was given the entry and died before applying it
@@ -175,7 +161,7 @@ async def test_with_no_live_worker_of_the_scope_the_web_worker_applies_the_move_
 ) -> None:
     async with running(redis_url) as bot:
         async with web_worker(redis_url) as (page, http):
-            link = await ann_at_a_game(bot)
+            link = await ann_and_two_ai(bot)
             payload = await a_move(http, link)
             await bot.front.stop()  # the only worker of `tg` stops (and reads no relay)
             version = (await raw(bot.client, CHAT))[0]

@@ -20,6 +20,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from service_helpers import ANN, BOB, Clock, Driver, raw, service, table_of
 from test_telegram import ANN as TG_ANN
 from test_telegram import GROUP as TG_GROUP
+from test_telegram import Bot as TelegramBot
 from test_telegram import running
 from test_telegram import seat as telegram_seat
 
@@ -27,9 +28,9 @@ from adapters.running import Shows
 from adapters.serve import serve
 from adapters.web import auth
 from adapters.web.auth import RateLimit
-from adapters.web.server import POLL, WebTable
+from adapters.web.server import POLL, REVIEWS, WebTable
 from adapters.web.view import WORDS
-from bot import tokens, weblinks
+from bot import GameService, tokens, weblinks
 from bot.commands import Kind
 from bot.config import Config, TelegramConfig, WebConfig
 from bot.requests import Request
@@ -439,6 +440,21 @@ async def test_every_write_publishes_the_new_version_on_the_chat_channel(
         await pubsub.aclose()  # type: ignore[no-untyped-call]
 
 
+async def ann_and_two_ai(bot: TelegramBot, *options: str) -> str:
+    """Ann and two AI seats at a game started in the fake Telegram's group (`options` set in
+    the lobby first); a link to Ann's page, signed with the key "s3cret"."""
+    await telegram_seat(bot, (TG_ANN,))
+    for option in options:
+        await bot.command(TG_GROUP, TG_ANN, f"/options {option}")
+    for _ in range(2):
+        await bot.command(TG_GROUP, TG_ANN, "/addbot")
+    await bot.command(TG_GROUP, TG_ANN, "/start")
+    chat = f"tg:{TG_GROUP}"
+    stored = await table_of(bot.client, chat)
+    assert stored is not None
+    return auth.sign_link(b"s3cret", chat, f"tg:{TG_ANN.id}", stored.game_id, time.time() + 600)
+
+
 async def test_a_move_on_the_page_is_shown_in_its_chat_by_the_chat_front_end(
     redis_url: str,
 ) -> None:
@@ -453,14 +469,7 @@ async def test_a_move_on_the_page_is_shown_in_its_chat_by_the_chat_front_end(
         config = Config(web=WebConfig(secret="s3cret"))
         page = WebTable(bot.front.service, config, bot.client, deliver=shows)
         async with TestClient(TestServer(page.app())) as client:
-            await telegram_seat(bot, (TG_ANN,))
-            for _ in range(2):
-                await bot.command(TG_GROUP, TG_ANN, "/addbot")
-            await bot.command(TG_GROUP, TG_ANN, "/start")
-            chat, player = f"tg:{TG_GROUP}", f"tg:{TG_ANN.id}"
-            stored = await table_of(bot.client, chat)
-            assert stored is not None
-            link = auth.sign_link(b"s3cret", chat, player, stored.game_id, time.time() + 600)
+            link = await ann_and_two_ai(bot)
             answer = await client.get("/api/view", headers=bearer(link))
             assert answer.status == 200
             view = await answer.json()
@@ -661,3 +670,36 @@ async def test_at_a_coach_table_the_page_offers_a_hint_and_shows_it_to_its_playe
         assert answer.status == 200
         assert (await answer.json())["private"] == []
     assert kinds == {"bid", "trick"}
+
+
+async def test_a_coach_tables_round_reviews_reach_the_dm_when_its_rounds_end_on_the_page(
+    redis_url: str,
+) -> None:
+    """The web table's own service (as `adapters.web.run` makes it) reviews the rounds its
+    moves end at a coach table, and runs no tick: the chat's front end in the same process
+    posts the reviews privately all the same."""
+    async with running(redis_url) as bot:
+        shows = Shows()
+        shows.add("tg", bot.front.show_async)
+        config = Config(web=WebConfig(secret="s3cret"))
+        own = GameService.on_redis(bot.client, config)
+        fast = RateLimit(rate=1e6, burst=1e6)
+        page = WebTable(own, config, bot.client, limit=fast, deliver=shows)
+        async with TestClient(TestServer(page.app())) as client:
+            link = bearer(await ann_and_two_ai(bot, "coach"))
+            for _ in range(100):
+                view = await (await client.get("/api/view", headers=link)).json()
+                if view["phase"] == "finished":
+                    break
+                answer = await client.post(
+                    "/api/move", json={"payload": _any_move(view)}, headers=link
+                )
+                assert answer.status == 200
+            await own.coach.settled()
+            await asyncio.sleep(2 * REVIEWS)
+            await bot.idle()
+            reviews = [
+                e for e in bot.fake.transcript(TG_ANN.id) if "📝 The coach on round" in e.text
+            ]
+            assert reviews, "no round review reached Ann's private chat"
+            assert not bot.real_errors()

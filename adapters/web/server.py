@@ -55,6 +55,9 @@ POLL = 2.0
 """Seconds an open event stream reads the version anyway, should a published one be missed
 (a Redis Cluster, where pages are told by this alone, reads every `CLUSTER_POLL`)."""
 CLUSTER_POLL = 0.25
+REVIEWS = 1.0
+"""Seconds between looks for the coach's reviews of rounds the pages' moves ended (this table's
+service runs no tick to hand them over)."""
 KEEPALIVE = 15.0
 """Seconds between comments on an idle event stream (proxies close silent connections)."""
 MAX_BODY = 4096
@@ -219,6 +222,7 @@ class WebTable:
         self.poll = POLL if self.watcher.live else CLUSTER_POLL
         self._runner: web.AppRunner | None = None
         self._streams: set[asyncio.Task[object]] = set()
+        self._reviews: asyncio.Task[None] | None = None
         self.port: int | None = None
 
     def link(self, chat: str, player: str, game: str) -> str:
@@ -233,11 +237,35 @@ class WebTable:
         app.router.add_post("/api/move", self.move)
         app.router.add_get("/api/events", self.events)
         app.router.add_static("/static/", STATIC)
+        app.on_startup.append(self._startup)
         app.on_cleanup.append(self._cleanup)
         return app
 
+    async def _startup(self, app: web.Application) -> None:
+        if self.deliver is not None:
+            self._reviews = asyncio.create_task(self._hand_reviews(self.deliver))
+
     async def _cleanup(self, app: web.Application) -> None:
+        if self._reviews is not None:
+            self._reviews.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reviews
+            self._reviews = None
         await self.watcher.close()
+
+    async def _hand_reviews(self, deliver: Shows) -> None:
+        """At a coach table, a round a page's move ended is reviewed in the background by this
+        table's service, which runs no tick to hand the reviews over: once a second they go to
+        the chat's front end here, which posts them privately. (Those of a chat whose front end
+        runs elsewhere are not shown: its moves are applied there, unless no worker of it ran.)"""
+        while True:
+            await asyncio.sleep(REVIEWS)
+            for scope in deliver.scopes():
+                for chat, outcome in await self.service.reviews(scope):
+                    try:
+                        await deliver(chat, outcome)
+                    except Exception:
+                        log.exception("%s: a review could not be shown", chat)
 
     async def start(self, listen: str) -> None:
         """Listen at `listen` (host:port); ValueError for no host:port, OSError for an address
