@@ -43,19 +43,22 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
+import redis.asyncio as aioredis
 from browser import chromium, compare_golden, launch, pin_fonts, use_pinned_fonts
 from playwright.async_api import Page, Response, ViewportSize
-from test_telegram import ANN, BOB, GROUP, Bot, game_ids, move, running, seat
-from test_web import BOT_TOKEN, init_data, leaks
+from test_telegram import ANN, BOB, GROUP, Bot, game_ids, move, running, seat, until
+from test_web import BOT_TOKEN, ann_and_two_ai, init_data, leaks
 
+from adapters.relay import relaying
 from adapters.running import Shows
 from adapters.web import auth
 from adapters.web.server import WebTable
-from bot import weblinks
+from bot import GameService, weblinks
 from bot.config import Config, TelegramConfig, WebConfig
 from bot.show.formatters import MEDALS
 from bot.show.i18n import texts
 from bot.show.themes import FRENCH_RANKS, Theme, card_name
+from bot.store.relay import Relay
 from bot.table import Settings, Table
 from engine import Phase, bids_met, legal_bids, table_view
 from engine.cards import RANK_OF
@@ -566,3 +569,41 @@ async def test_at_a_coach_table_the_page_shows_the_hint_its_player_asks_for(
         await page.locator("#ask button.bid").first.click()
         await page.locator("#hint").wait_for(state="hidden", timeout=10_000)
         assert not bot.real_errors()
+
+
+async def test_a_move_on_a_web_only_workers_page_is_made_by_the_chats_worker(
+    chromium: Path, redis_url: str
+) -> None:
+    """The page of a worker without the chat's front end: a bid clicked there is handed to the
+    Telegram worker (`adapters.relay`), which makes it and posts it in the group; the page,
+    busy meanwhile, shows it from its event stream."""
+    async with (
+        running(redis_url) as bot,
+        relaying(bot.front.service, bot.front.show_async, "tg", bot.client, 1.0),
+        launch(chromium) as browser,
+    ):
+        client = aioredis.Redis.from_url(redis_url)
+        config = Config(web=WebConfig(secret=SECRET))
+        service = GameService.on_redis(client, config)
+        table = WebTable(service, config, client, deliver=Shows(), relay=Relay(client))
+        await table.start("127.0.0.1:0")
+        try:
+            link = await ann_and_two_ai(bot)
+            version, stored, _ = await bot.front.service.snapshot(CHAT)
+            assert stored is not None
+            page = await browser.new_page(viewport=PHONE)
+            await page.goto(f"http://127.0.0.1:{table.port}/?link={link}")
+            await caught_up(page, version)
+            group = bot.table().text
+            async with page.expect_response("**/api/move") as answered:
+                await page.locator("#ask button.bid").first.click()
+            assert (await answered.value).status == 202
+            await caught_up(page, version + 1)
+            # posted once the worker has made the AI seats' moves that follow (the page may
+            # show the bid before that)
+            await until(lambda: bot.table().text != group, "the group's table shows the bid")
+            await bot.idle()
+            assert not bot.real_errors()
+        finally:
+            await table.stop()
+            await client.aclose()

@@ -96,7 +96,7 @@ async def test_a_move_on_a_web_only_worker_shows_in_the_chat_through_the_relay(
             assert said["view"]["version"] == version  # the move is not the web worker's
             await until(lambda: bot.table().text != group, "the group's table shows the move")
             await until(lambda: bot.hand(ANN).text != hand, "Ann's hand message shows it")
-            assert await pending(bot.client) == 0
+            await until_acked(bot.client)
             assert (await raw(bot.client, CHAT))[0] > version
             stored = await table_of(bot.client, CHAT)
             assert stored is not None
@@ -248,7 +248,7 @@ async def test_the_relay_on_a_redis_cluster(tmp_path: Path) -> None:
                 await until(lambda: bool(shown), "the worker shows the relayed move")
                 assert (await raw(client, chat))[0] > version  # type: ignore[arg-type]
                 assert any(m.to == ann.id for m in shown[0].messages)
-                assert int((await client.xpending(keys.relay("tg"), RELAY_GROUP))["pending"]) == 0
+                await until_acked(client)  # type: ignore[arg-type]
         finally:
             await client.aclose()
     finally:

@@ -94,20 +94,34 @@ function hideHint() {
   $("hint").hidden = true;
 }
 
+// A move handed to the worker of the chat's front end ("relayed"): its view comes by the
+// event stream, and the page stays busy until a newer version does (or a few seconds pass,
+// should it have been refused).
+let relayed = null;
+
+function settled() {
+  if (relayed) clearTimeout(relayed.timer);
+  relayed = null;
+  document.body.classList.remove("busy");
+}
+
 async function move(payload) {
   const hint = payload === view?.hint;
   document.body.classList.add("busy");
+  let handed = false;
   try {
-    // A chat whose front end runs in another worker: the move is handed over ("relayed") and
-    // its view comes by the event stream.
     const answer = await api("api/move", { method: "POST", body: JSON.stringify({ payload }) });
     say(answer.ok ? "" : answer.answer);
+    if (answer.relayed) {
+      handed = true;
+      relayed = { version: answer.view.version, timer: setTimeout(settled, 5000) };
+    }
     if (answer.view) show(answer.view);
     if (hint && answer.private?.length) showHint(answer.private.join("\n\n"), payload);
   } catch (error) {
     say(error.message);
   } finally {
-    document.body.classList.remove("busy");
+    if (!handed) settled();
   }
 }
 
@@ -318,6 +332,7 @@ function show(v) {
   const me = v.seats[v.you];
   $("turn").textContent = me.to_act ? w("your_turn") : v.status;
   $("turn").classList.toggle("yours", me.to_act);
+  if (relayed && v.version > relayed.version) settled();
   if (hintFor !== null && v.hint !== hintFor) hideHint(); // its decision was made
   drawSummary(v);
   drawSeats(v);
