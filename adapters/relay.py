@@ -30,6 +30,8 @@ consumer's reads wait at most `BLOCK`): a web move is then handed over, else app
 was made."""
 BLOCK = 1.0
 """Seconds a read waits for an entry, at most (less than the client's timeout: `block_for`)."""
+NOTE = 1.0
+"""Seconds between a worker's notes that it reads (a write each, fsynced by default)."""
 CLAIM = 5.0
 """Seconds an entry given to a consumer may go unacknowledged before another takes it over."""
 MAX_AGE = 60.0
@@ -61,7 +63,7 @@ async def relay_loop(
     applying: dict[str, asyncio.Task[None]] = {}  # by entry id
     last: dict[str, asyncio.Task[None]] = {}  # each chat's newest, the next one waits for it
     joined = False
-    claimed = pruned = 0.0
+    claimed = pruned = noted = 0.0
     task = asyncio.current_task()
 
     async def apply(entry: Relayed, before: asyncio.Task[None] | None) -> None:
@@ -91,7 +93,9 @@ async def relay_loop(
                 if not joined:
                     await relay.join(scope)
                     joined = True
-                await relay.present(scope, consumer, FORGET)  # live, even while it is busy
+                if time.monotonic() - noted >= NOTE:  # live, even while it is busy
+                    await relay.present(scope, consumer, FORGET)
+                    noted = time.monotonic()
                 if len(applying) >= BATCH:
                     await asyncio.wait(
                         set(applying.values()), timeout=block, return_when=asyncio.FIRST_COMPLETED
