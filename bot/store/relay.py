@@ -11,10 +11,11 @@ update id, which the service applies once, so an entry taken over after it was a
 nothing again.
 
 A scope's relay is live while some consumer read the stream lately: before its reads (once a
-second) a consumer notes the time in the scope's readers (`keys.readers`, by the Redis server's clock, so
-the workers' clocks do not matter), and its reads wait at most a second, so a live one is never
-long absent and one that stopped (or died) soon is. (A consumer's idle time in XINFO CONSUMERS
-is not refreshed by a blocked read that finds nothing before Redis 7.2, so it cannot tell.)
+second) a consumer notes the time in the scope's readers (`keys.readers`, by the Redis
+server's clock, so the workers' clocks do not matter), and its reads wait at most a second, so
+a live one is never long absent and one that stopped (or died) soon is. (A consumer's idle
+time in XINFO CONSUMERS is not refreshed by a blocked read that finds nothing before Redis 7.2,
+so it cannot tell.)
 """
 
 from collections.abc import Iterable
