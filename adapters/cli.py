@@ -404,8 +404,25 @@ def run_play(args: argparse.Namespace) -> int:
     return play(play_args, _load_config())
 
 
+def _run_arguments(parser: argparse.ArgumentParser) -> None:
+    _play_arguments(parser)
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="PART",
+        help="run only this front end, repeatable: telegram, discord or web (a web-only "
+        "worker hands its pages' moves to the workers that run the chats)",
+    )
+
+
 def run_bot(args: argparse.Namespace) -> int:
-    """`wizard-bot run`: the chat front ends configured, else the terminal table."""
+    """`wizard-bot run`: the chat front ends configured (those of `--only`), else the terminal
+    table."""
+    if args.only:
+        from adapters import serve
+
+        return serve.main(args.only)
     from adapters.console import play
 
     play_args = _play_args(args)
@@ -648,8 +665,8 @@ COMMANDS = (
         "Start the chat front ends configured (a Telegram or Discord token); with none "
         "configured, say how to configure one and start the terminal table instead, with the "
         "options of `play` (or, when standard input is closed, as in a container, stop with "
-        "that message).",
-        _play_arguments,
+        "that message). --only runs the front ends named alone (each when configured).",
+        _run_arguments,
         run_bot,
     ),
     Command(

@@ -468,6 +468,18 @@ def test_run_without_a_token_starts_the_terminal_table(home: Path) -> None:
     assert redis_processes(home / "data") == []
 
 
+def test_run_only_runs_the_parts_named(home: Path) -> None:
+    """`run --only web` runs the web table alone (a web-only worker); a part that is not one,
+    or is not configured, is said in one line."""
+    unknown = wizard(home, ["run", "--only", "fax"])
+    assert unknown.returncode == 1
+    assert unknown.stderr == ("wizard-bot run: no such part: fax (parts: telegram, discord, web)\n")
+    unset = wizard(home, ["run", "--only", "web"], WIZARD_TELEGRAM_TOKEN="123456:secret-token")
+    assert unset.returncode == 1
+    assert unset.stderr == "wizard-bot run: none of web is configured\n"
+    assert redis_processes(home / "data") == []
+
+
 def test_run_takes_the_options_of_play(home: Path) -> None:
     done = wizard(home, [*SHORT_GAME, "--seed", "5"], ["1"] * 300)
     assert done.returncode == 0, done.stderr
