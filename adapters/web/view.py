@@ -231,6 +231,11 @@ def player_json(table: Table, settings: Settings, player: str, version: int, now
     if tv.trick:
         winner = (tv.trick_leader + trick_winner(tv.trick, tv.trump)) % count
     last = tv.last_trick
+    # While the AI moves (its seats', or for players away), the deadline is only the grace
+    # after which another worker would make those moves: no turn clock to count down.
+    thinking = state.phase in ROUND_PHASES and any(
+        seat in seats.robots or seat in seats.away for seat in tv.waiting
+    )
     return {
         "version": version,
         "now": now,
@@ -246,7 +251,7 @@ def player_json(table: Table, settings: Settings, player: str, version: int, now
         "bid_mode": str(tv.bid_mode),
         "options": tv.options.to_dict(),
         "you": seat,
-        "deadline": table.deadline if state.phase is not Phase.FINISHED else None,
+        "deadline": None if state.phase is Phase.FINISHED or thinking else table.deadline,
         "seats": [
             {
                 "seat": s.seat,
