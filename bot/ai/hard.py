@@ -1,11 +1,13 @@
 """HardAI: bids by expected score and plays by determinized Monte-Carlo search.
 
 Both decisions deal the unseen cards many times, consistent with what the player has seen
-(cards played, suits shown out of) and weighted toward deals that fit the bids made, then play
-each deal out with the fast simulation of `bot.ai.fastsim`, the other players modelled on how
-`normal` plays. A playout scores the round's points for the own bid, a bonus when it is met,
-and a share for the chance of winning the game that the round leaves (`Standing`). The search
-is budgeted by counts, never by the clock, so the same view and rng give the same move.
+(cards played, suits shown out of) and weighted toward deals that fit the bids made (each bid
+read by how that player's bids ran against the tricks they took in the game's finished rounds:
+`bot.ai.sampler.read_bids`), then play each deal out with the fast simulation of
+`bot.ai.fastsim`, the other players modelled on how `normal` plays. A playout scores the
+round's points for the own bid, a bonus when it is met, and a share for the chance of winning
+the game that the round leaves (`Standing`). The search is budgeted by counts, never by the
+clock, so the same view and rng give the same move.
 """
 
 import math
