@@ -11,7 +11,7 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -663,6 +663,25 @@ def worker_command(mode: str, url: str, chat: str, *args: object) -> list[str]:
 
 def lines(output: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+
+
+async def reviews_posted(
+    group_texts: Sequence[str],
+    rounds_over: int,
+    svc: GameService,
+    interval: float,
+    idle: Callable[[], Awaitable[None]],
+) -> int:
+    """After a move at a coach table: once the group shows a round's end not seen before
+    (`rounds_over` of them were), wait until its reviews are worked out (in the background),
+    handed over by a tick of the front end's timer loop (every `interval` seconds) and posted;
+    the round ends the group shows now."""
+    over = sum("is over" in text or "Final table" in text for text in group_texts)
+    if over > rounds_over:
+        await svc.coach.settled()
+        await asyncio.sleep(3 * interval)
+        await idle()
+    return over
 
 
 class Pondering(NormalAI):

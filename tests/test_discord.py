@@ -20,6 +20,7 @@ import pytest
 import reading
 import redis.asyncio as aioredis
 from fake_discord import FakeDiscord, Person, Stored
+from service_helpers import reviews_posted
 
 from adapters.discord.app import DiscordFrontEnd
 from adapters.outbox import FAST, Limits
@@ -292,15 +293,12 @@ async def test_whole_games_for_more_players_each_bid_mode(
     assert refusals(dc) == []  # every press of the game was accepted
 
 
-async def reviews_posted(bot: Bot, rounds_over: int) -> int:
-    """After a move: once a round has ended, wait for its reviews to be worked out and posted
-    (they come in the background); the rounds over now."""
-    over = sum("is over" in text or "Final table" in text for text in bot.channel_texts())
-    if over > rounds_over:
-        await bot.front.service.coach.settled()
-        await asyncio.sleep(3 * bot.front.timer_interval)  # a tick hands them over
-        await bot.idle()
-    return over
+async def coach_turn(bot: Bot, rounds_over: int) -> int:
+    """The reviews of a round that ended, posted (`service_helpers.reviews_posted`)."""
+    front = bot.front
+    return await reviews_posted(
+        bot.channel_texts(), rounds_over, front.service, front.timer_interval, bot.idle
+    )
 
 
 async def test_a_coach_game_reads_well(dc: Bot, request: pytest.FixtureRequest) -> None:
@@ -326,14 +324,14 @@ async def test_a_coach_game_reads_well(dc: Bot, request: pytest.FixtureRequest) 
                 assert "bot: 💡 Hint for" in dc.fake.texts(ann.id)[-1]
                 continue
         assert await move(dc)
-        over = await reviews_posted(dc, over)
+        over = await coach_turn(dc, over)
     else:
         raise AssertionError("the game did not end")
     assert asked == {"bid", "card"}
-    await reviews_posted(dc, over)
+    await coach_turn(dc, over)
     await dc.command(ann, "review")
     assert dc.last_reply().endswith("Your review is being worked out: it comes to you privately.")
-    await reviews_posted(dc, -1)
+    await coach_turn(dc, -1)
     assert "bot: 📝 Your last game" in dc.fake.texts(ann.id)[-1]
     assert not any("💡" in text or "📝" in text for text in dc.channel_texts())
     assert any("📝" in text for user in players for text in dc.fake.texts(user.id))

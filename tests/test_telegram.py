@@ -21,7 +21,7 @@ import reading
 import redis.asyncio as aioredis
 from aiohttp import ClientSession, web
 from fake_telegram import Event, FakeTelegram, MessageView, RateLimits, User
-from service_helpers import Pondering
+from service_helpers import Pondering, reviews_posted
 from telegram import Update
 from telegram.ext import AIORateLimiter
 
@@ -915,15 +915,12 @@ async def test_whole_games_for_3_to_6_players(
 COACH_GAME = "4-coach-1ai"
 
 
-async def coach_turn(bot: Bot, players: tuple[User, ...], rounds_over: int) -> int:
-    """After a move: once a round has ended, wait for its reviews to be worked out and posted
-    (they come in the background); the rounds over now."""
-    over = sum("is over" in text or "Final table" in text for text in bot.group_texts())
-    if over > rounds_over:
-        await bot.front.service.coach.settled()
-        await asyncio.sleep(3 * bot.front.timer_interval)  # a tick hands them over
-        await bot.idle()
-    return over
+async def coach_turn(bot: Bot, rounds_over: int) -> int:
+    """The reviews of a round that ended, posted (`service_helpers.reviews_posted`)."""
+    front = bot.front
+    return await reviews_posted(
+        bot.group_texts(), rounds_over, front.service, front.timer_interval, bot.idle
+    )
 
 
 async def test_a_coach_game_reads_well(tg: Bot, request: pytest.FixtureRequest) -> None:
@@ -955,13 +952,13 @@ async def test_a_coach_game_reads_well(tg: Bot, request: pytest.FixtureRequest) 
             assert said.startswith("💡 Hint for"), said
             continue
         await move(tg, people)
-        over = await coach_turn(tg, people, over)
+        over = await coach_turn(tg, over)
     else:
         raise AssertionError("the game did not end")
     assert asked == {"bid", "card"}
-    await coach_turn(tg, people, over)  # the last round's reviews
+    await coach_turn(tg, over)  # the last round's reviews
     await tg.command(GROUP, ANN, "/review")  # the game's costliest decisions, privately
-    await coach_turn(tg, people, -1)
+    await coach_turn(tg, -1)
     assert tg.fake.transcript(ANN.id)[-1].text.startswith("📝 Your last game")
     group = tg.group_texts()
     assert not any("💡" in text or "📝" in text for text in group)
