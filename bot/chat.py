@@ -28,7 +28,13 @@ from bot.requests import User
 from bot.show.i18n import LANGUAGES, catalog_language
 from bot.show.look import Look, look_of
 from bot.show.render import Hand, Lobby, Moved, Note, Rules, Sheet, Shown
-from bot.show.screens import HandScreen, hand_screen, lobby_cancelled, table_message
+from bot.show.screens import (
+    HandScreen,
+    hand_screen,
+    has_choice,
+    lobby_cancelled,
+    table_message,
+)
 from bot.show.seating import Seating, seating
 from bot.show.themes import Theme
 from bot.store import Snapshot, Write
@@ -342,7 +348,7 @@ def hint(ctx: Context, _: None) -> Result:
     if table.game.phase not in ROUND_PHASES:
         raise Refused(t("No round is being played."))
     view = player_view(table.game, seat)
-    if not (len(view.legal_bids) > 1 or (len(view.legal_cards) > 1 and not view.legal_bids)):
+    if not has_choice(view):
         raise Refused(t("You have no bid or card to choose right now."))
     return Result(hint=view)
 

@@ -345,6 +345,14 @@ class HandScreen:
     Hint button."""
 
 
+def has_choice(view: PlayerView) -> bool:
+    """Whether the player of `view` has a choice to make now: a bid among several, or one of
+    several cards (what a coach's hint is for; a trump choice or a forced card is none)."""
+    if view.choose_trump:
+        return False
+    return len(view.legal_bids) > 1 if view.legal_bids else len(view.legal_cards) > 1
+
+
 def hand_screen(view: PlayerView, seating: Seating) -> HandScreen:
     """What the hand message of `view`'s player shows."""
     tv = view.table
@@ -399,7 +407,7 @@ def hand_screen(view: PlayerView, seating: Seating) -> HandScreen:
         winning=winning,
         follow=follow,
         standings=standings,
-        hint=seating.coach and (len(view.legal_bids) > 1 if bidding else len(cards) > 1),
+        hint=seating.coach and has_choice(view),
     )
 
 
