@@ -4,11 +4,14 @@
 # and run it; tests/test_container.py lints this file and runs its commands.
 
 # The build: a virtual environment with the project and its dependencies (all of them wheels).
+# The slim image has no C compiler, so the hard AI's playouts stay Python (WIZARD_PURE_PYTHON:
+# setup.py compiles nothing; docs/ai.md, "Compiled playouts").
 FROM python:3.12-slim-bookworm AS build
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    VIRTUAL_ENV=/opt/wizard-bot
+    VIRTUAL_ENV=/opt/wizard-bot \
+    WIZARD_PURE_PYTHON=1
 WORKDIR /src
-COPY pyproject.toml README.md ./
+COPY pyproject.toml setup.py README.md ./
 COPY engine engine
 COPY bot bot
 COPY adapters adapters

@@ -4,10 +4,14 @@
 import random
 from typing import Protocol
 
-from bot.ai.easy import EasyAI
-from bot.ai.hard import HardAI
-from bot.ai.normal import NormalAI
-from engine import Command, PlayerView
+from bot.ai import native
+
+native.choose()  # before the hard AI imports its playouts: compiled ones only while current
+
+from bot.ai.easy import EasyAI  # noqa: E402
+from bot.ai.hard import HardAI  # noqa: E402
+from bot.ai.normal import NormalAI  # noqa: E402
+from engine import Command, PlayerView  # noqa: E402
 
 
 class AIPlayer(Protocol):

@@ -399,9 +399,9 @@ def _lead(
     weights = LEAD_NEED if need > 0 else LEAD_SATED
     exp, mul = math.exp, operator.mul
     chances = [
-        exp(sum(map(mul, weights, row))) for row in lead_features(hand, trump, players, gone)
+        exp(sum(map(mul, weights, row), 0.0)) for row in lead_features(hand, trump, players, gone)
     ]
-    pick = rand.random() * sum(chances)
+    pick = rand.random() * sum(chances, 0.0)
     for card, chance in zip(hand, chances, strict=True):
         pick -= chance
         if pick < 0.0:
@@ -442,7 +442,7 @@ def take_features(
     chance = chances[hand.index(take)]
     return (
         1.0,
-        need - sum(chances) + chance,
+        need - sum(chances, 0.0) + chance,
         players - played - 1,
         1.0 if take == WIZ else 0.0,
         1.0 if SUIT[take] == trump else 0.0,
@@ -468,7 +468,7 @@ def _patient(
     if take < 0:
         return _choose(hand, trump, lead, False, best_key, played, players, need)
     features = take_features(hand, trump, take, played, players, need, gone)
-    score = sum(map(operator.mul, TAKE_WEIGHTS, features))
+    score = sum(map(operator.mul, TAKE_WEIGHTS, features), 0.0)
     if rand.random() * (1.0 + math.exp(-score)) < 1.0:
         return take
     return min(losers, key=STRENGTH[trump].__getitem__)

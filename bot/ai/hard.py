@@ -38,6 +38,11 @@ rounds are to come, it decides the close final rounds."""
 Deal = list[list[int]]
 """The hands of a deal of the unseen cards, by seat (the own hand as it is)."""
 
+DRAW_CHUNK = 16
+"""Deals drawn by one call of the sampler. Compiled (`bot.ai.native`), a call holds the GIL
+throughout, and the service's event loop shares it with the threads where AI players think:
+16 deals (96 candidates) take under 2 ms in 99 calls of 100, where 240 at once took up to 40."""
+
 
 @dataclass(frozen=True, slots=True)
 class Budget:
@@ -206,9 +211,18 @@ class HardAI:
     def _drawer(
         self, know: Knowledge, rng: random.Random, trump_card: int
     ) -> Callable[[int], list[Deal]]:
-        """Draws `count` deals of the unseen cards, weighted toward the bids made."""
+        """Draws `count` deals of the unseen cards, weighted toward the bids made: DRAW_CHUNK
+        deals at a time, each chosen among its own candidates."""
         pool = self.budget.pool
-        return lambda count: sample_deals(know, count, count * pool, rng, trump_card)
+
+        def draw(count: int) -> list[Deal]:
+            deals: list[Deal] = []
+            while len(deals) < count:
+                part = min(DRAW_CHUNK, count - len(deals))
+                deals += sample_deals(know, part, part * pool, rng, trump_card)
+            return deals
+
+        return draw
 
     def _guesses(self, know: Knowledge) -> Callable[[Deal], list[int]]:
         """The bids a playout of a deal assumes (`bids_for`), kept for the last deal, which

@@ -136,15 +136,27 @@ def deal_unseen(know: Knowledge, rng: random.Random) -> list[list[int]]:
         (seat for seat in range(know.players) if seat != know.seat),
         key=lambda seat: -len(know.voids[seat]),
     )
-    if not any(know.voids[seat] for seat in order):
-        return _split(know, order, rng.sample(unseen, sum(know.held[seat] for seat in order)))
     pool = list(unseen)
+    if not any(know.voids[seat] for seat in order):
+        return _split(know, order, shuffle(pool, sum(know.held[seat] for seat in order), rng))
     for _ in range(SAMPLE_TRIES):
-        rng.shuffle(pool)
+        shuffle(pool, len(pool), rng)
         filled = _fill(know, order, pool)
         if filled is not None:
             return filled
     return _split(know, order, pool)
+
+
+def shuffle(cards: list[int], count: int, rng: random.Random) -> list[int]:
+    """Put `count` cards drawn at random from `cards` in its first places, in random order (a
+    Fisher-Yates shuffle stopped after `count` draws) and return `cards`. Each draw is one
+    `rng.random()`: `random.shuffle` and `random.sample` draw by bits, a Python call a card."""
+    draw = rng.random
+    size = len(cards)
+    for index in range(min(count, size - 1)):
+        pick = index + int(draw() * (size - index))
+        cards[index], cards[pick] = cards[pick], cards[index]
+    return cards
 
 
 def _split(know: Knowledge, order: list[int], cards: list[int]) -> list[list[int]]:
@@ -234,7 +246,7 @@ def sample_deals(
         return [deal_unseen(know, rng) for _ in range(count)]
     candidates = [deal_unseen(know, rng) for _ in range(pool)]
     weights = [bid_weight(know, deal, trump_card) for deal in candidates]
-    total = sum(weights)
+    total = sum(weights, 0.0)
     if total <= 0.0:
         return candidates[:count]
     step = total / count
