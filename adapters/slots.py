@@ -19,18 +19,30 @@ outage (`Outcome.again`) is posted where, and only where, a slot is behind.
 The hash also keeps whether each slot's message has buttons (`<field>#k`): when a slot's new
 message supersedes the one before, that one loses its buttons if it may still have some
 (`SlotMap.set` says which), so no old message invites a press it would refuse.
+
+A slot's new message is recorded only after the platform took it: a crash (or the store away)
+in between leaves the map naming the message before, which the next post would edit while the
+new one, the newest in its chat, keeps buttons nobody updates. A press on such a message of a
+person's hand (`SlotMap.adopt`: newer than the one recorded) makes it the slot's message again,
+and the front end shows the hand in it as it is now (`hand_again`): the newest message is the
+live one.
 """
 
 import asyncio
 import contextlib
+import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
-from typing import TypeVar
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
 
-from bot import RedisClient
+from bot import Outcome, RedisClient, StoreErrors
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+_Script = Callable[..., Awaitable[Any]]
+"""A registered Lua script (called with `keys` and `args`)."""
 
 TTL = 30 * 24 * 3600
 """A chat's slot map is forgotten after this long without a post (as an untouched game is)."""
@@ -39,7 +51,7 @@ HOLD_MS = 4_000
 """How long a worker holds a slot while it posts, renewed every third of it until the post is
 done (a crashed worker's hold runs out)."""
 
-_CLAIM = """
+_HELD = """
 local hold = redis.call('HGET', KEYS[1], ARGV[1] .. '#hold')
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -49,6 +61,12 @@ if hold then
     return -1
   end
 end
+"""
+"""-1 while a worker other than ARGV[4] holds the slot ARGV[1] (the start of a script)."""
+
+_CLAIM = (
+    _HELD
+    + """
 local shown = redis.call('HGET', KEYS[1], ARGV[1] .. '#v')
 if shown then
   local sep = string.find(shown, ':', 1, true)
@@ -62,6 +80,7 @@ redis.call('HSET', KEYS[1], ARGV[1] .. '#hold', ARGV[4] .. ':' .. (now + tonumbe
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[6]))
 return 1
 """
+)
 """Claim a slot to post version ARGV[3] of game ARGV[2]: -1 while another worker holds it,
 0 if it shows a newer version of that game already (or that version, when ARGV[7] is 1: shown
 again only where behind), else 1 (held by ARGV[4] for ARGV[5] ms)."""
@@ -97,6 +116,47 @@ return 0
 shows it now (unless it shows a newer one of that game already), with buttons or not (ARGV[5],
 '1' or '0', kept in `<field>#k`)."""
 
+_ADOPT = (
+    _HELD
+    + """
+local old = redis.call('HGET', KEYS[1], ARGV[1])
+local new = ARGV[2]
+if old and (#old > #new or (#old == #new and old >= new)) then return 0 end
+local keys = redis.call('HGET', KEYS[1], ARGV[1] .. '#k')
+redis.call('HSET', KEYS[1], ARGV[1], new)
+redis.call('HDEL', KEYS[1], ARGV[1] .. '#v')
+redis.call('HSET', KEYS[1], ARGV[1] .. '#k', '1')
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
+if old and keys ~= '0' then return old end
+return -2
+"""
+)
+"""Make message ARGV[2] the slot ARGV[1]'s, unless it names that one or a newer one already (0):
+showing no known version (the next post for the slot goes, again or not), with buttons. -1
+while a worker holds the slot; else the message it replaces if that may have buttons (its id
+as a string: a Discord id is beyond a Lua number's precision, and so compared as digits), or
+-2."""
+
+HAND = "hand"
+"""The slot of a person's hand: in a private chat, the only messages with buttons are its."""
+
+
+def hand_slot(game: str) -> str:
+    """The slot map field of the hand of the game chat `game` (`<game chat>:hand`)."""
+    return f"{game}:{HAND}"
+
+
+def hand_again(outcome: Outcome, player: str) -> Outcome:
+    """Of a game's lasting messages as they are now (`GameService.current`), the hand of
+    `player`, as an edit of its slot's message (for a message just adopted: see
+    `SlotMap.adopt`)."""
+    mine = tuple(
+        replace(message, notify=False)
+        for message in outcome.messages
+        if message.to == player and message.slot == HAND
+    )
+    return replace(outcome, messages=mine)
+
 
 @dataclass
 class Held:
@@ -110,6 +170,14 @@ class Held:
     could not record that then (a retry of it must not send it again)."""
 
 
+@dataclass(frozen=True)
+class Adopted:
+    """A message a press came from is its slot's message now (`SlotMap.adopt`)."""
+
+    replaced: int | None
+    """The message the slot named before, if it may still have buttons (take them off)."""
+
+
 class SlotMap:
     """The slot maps of one platform: `key(where)` is the Redis hash of the chat `where`."""
 
@@ -121,6 +189,7 @@ class SlotMap:
         is shown, slot) → (the message, the version it shows). They count as the slot's message
         until recorded, which the next post for the slot does first."""
         self._claim = client.register_script(_CLAIM)
+        self._adopt = client.register_script(_ADOPT)
         self._renew = client.register_script(_RENEW)
         self._release = client.register_script(_RELEASE)
 
@@ -132,23 +201,18 @@ class SlotMap:
         skip the post). While another worker holds it, wait: posts for one slot go one at a
         time, and never backwards. (A hold outlives a crashed worker by at most HOLD_MS.)"""
         token = secrets.token_hex(6)
-        key = self._key(where)
+        args: list[str | int] = [slot, *version, token, HOLD_MS, TTL, "1" if again else "0"]
+        claimed = await self._unheld(self._claim, where, args)
+        return token if claimed == 1 else None
+
+    async def _unheld(self, script: _Script, where: int, args: list[str | int]) -> int:
+        """What `script` (one that starts with `_HELD`) answers once no other worker holds
+        the slot: tried again, with back-off, while one does."""
         delay = 0.005
         while True:
-            args: list[str | int] = [
-                slot,
-                version[0],
-                version[1],
-                token,
-                HOLD_MS,
-                TTL,
-                "1" if again else "0",
-            ]
-            claimed = int(await self._claim(keys=[key], args=args))
-            if claimed == 1:
-                return token
-            if claimed == 0:
-                return None
+            answer = int(await script(keys=[self._key(where)], args=args))
+            if answer != -1:
+                return answer
             await asyncio.sleep(delay)
             delay = min(delay * 2, 0.2)
 
@@ -269,6 +333,45 @@ class SlotMap:
         if not old or int(old) == message_id or had_keys in (b"0", "0"):
             return None
         return int(old)
+
+    async def adopt(self, where: int, slot: str, message_id: int) -> Adopted | None:
+        """A press came from `message_id` in the chat `where`, a message of `slot` newer than
+        the one the map names: a crash (or the store away) lost the record of it as the slot's
+        new message. It is the slot's message again, showing no known version (the slot's next
+        post goes, even one shown only where behind), with buttons. None if the map names it
+        or a newer one already (nothing to do). Waits while a worker posts for the slot."""
+        unsaved = self._unsaved.get((where, slot))
+        if unsaved is not None:
+            if unsaved[0] >= message_id:
+                return None
+            del self._unsaved[(where, slot)]  # older than the press: not to be recorded
+        adopted = await self._unheld(self._adopt, where, [slot, message_id, TTL, ""])
+        if adopted == 0:
+            return None
+        return Adopted(None if adopted == -2 else adopted)
+
+    async def adopt_hand(
+        self,
+        where: int,
+        game: str,
+        player: str,
+        message_id: int,
+        current: Callable[[str], Awaitable[Outcome]],
+    ) -> tuple[Adopted, Outcome] | None:
+        """A press in the private chat `where` came from `message_id`: if it is a hand message
+        of `game` newer than the one the map names, `adopt` it, and the player's hand as it is
+        now (from `current`: `GameService.current`) to show in it (`hand_again`). None if there
+        is nothing to adopt, or the store is away (the next press tries again)."""
+        try:
+            adopted = await self.adopt(where, hand_slot(game), message_id)
+            if adopted is None:
+                return None
+            now = await current(game)
+        except StoreErrors as error:
+            log.info("could not check the hand message %s in %s: %s", message_id, where, error)
+            return None
+        log.info("message %s in %s shows the hand again (its record was lost)", message_id, where)
+        return adopted, hand_again(now, player)
 
     async def games(self, where: int) -> list[str]:
         """The game chats that have a slot message in the chat `where` (a person's private

@@ -6,6 +6,7 @@ what the channel and each DM show."""
 
 import asyncio
 import contextlib
+import copy
 import difflib
 import itertools
 import os
@@ -23,11 +24,13 @@ from fake_discord import FakeDiscord, Person, Stored
 from service_helpers import reviews_posted
 
 from adapters.discord.app import DiscordFrontEnd
+from adapters.discord.ids import chat_key, user_key
 from adapters.outbox import FAST, Limits
-from bot import tokens
+from adapters.slots import hand_slot
+from bot import Kind, Request, User, tokens
 from bot.config import Config, DiscordConfig
 from bot.service import GameService
-from bot.store import Store
+from bot.store import Store, keys
 from bot.table import Settings
 from bot.tokens import Action
 
@@ -510,6 +513,87 @@ async def test_a_restart_mid_game(dc: Bot) -> None:
     tables = [m for m in dc.fake.shown(dc.channel) if m.content.startswith("🔮 Round ")]
     final = [m for m in dc.fake.shown(dc.channel) if m.content.startswith("🏁 Final table")]
     assert (len(tables), len(final)) == (4, 1)  # one per round, edited in place across the restart
+    assert dc.fake.errors == []
+
+
+def hand_map(bot: Bot, user: Person) -> str:
+    """The slot map of the person's DM channel (where their hand messages are named)."""
+    return keys.discord(chat_key(bot.fake.dm_of[user.id]))
+
+
+def looks(message: Stored) -> tuple[str, list[Any]]:
+    """What a message shows now (a copy: the fake edits it in place)."""
+    return message.content, copy.deepcopy(message.components)
+
+
+async def a_lost_turn_message(bot: Bot) -> tuple[Person, Stored, Stored]:
+    """Play on until a move brings someone a new turn message in their DM, then lose its
+    record the way a crash does (the worker died after Discord took the message, before Redis
+    had its id): the slot map of their DM is put back as it was before the move. The player,
+    the message it names again and the new one (the newest in their DM)."""
+    for _ in range(100):
+        before = {u.id: await bot.client.hgetall(hand_map(bot, u)) for u in bot.people}
+        shown = {u.id: hand.id for u in bot.people if (hand := bot.hand(u)) is not None}
+        await move(bot)
+        for user in bot.people:
+            hand = bot.hand(user)
+            if hand is not None and hand.id != shown[user.id] and hand.custom_ids():
+                await bot.client.delete(hand_map(bot, user))
+                await bot.client.hset(hand_map(bot, user), mapping=before[user.id])
+                return user, bot.fake.messages[shown[user.id]], hand
+    raise AssertionError("nobody got a new turn message")
+
+
+async def lost_record_game(bot: Bot) -> tuple[Person, Stored, Stored]:
+    """A game under way in which someone's newest hand message is one the slot map lost."""
+    await seat(bot, people(bot, "Ann", "Bob", "Cid"))
+    await bot.command(bot.people[0], "start")
+    user, older, newer = await a_lost_turn_message(bot)
+    named = await bot.front.slots.get(bot.fake.dm_of[user.id], hand_slot(chat_key(bot.channel)))
+    assert named == older.id
+    return user, older, newer
+
+
+async def test_a_press_on_a_dm_hand_whose_record_was_lost_adopts_it(dc: Bot) -> None:
+    """The press is taken, and what it changes is shown in the message pressed (the newest),
+    not in the one before that the slot map still named."""
+    user, older, newer = await lost_record_game(dc)
+    was = looks(older)
+    await dc.press(user.id, user, newer, newer.custom_ids()[0])
+    assert refusals(dc) == []
+    assert dc.last_reply(user.id) == ""
+    assert looks(older) == was  # left alone
+    assert newer.content != older.content
+    named = await dc.front.slots.get(dc.fake.dm_of[user.id], hand_slot(chat_key(dc.channel)))
+    assert named == newer.id
+    await play_on(dc)  # the newest hand message is the live one, to the end
+    assert dc.fake.errors == []
+
+
+async def test_a_stale_press_on_a_dm_hand_whose_record_was_lost_shows_the_hand_there(
+    dc: Bot,
+) -> None:
+    """The player moved on the web table after the crash (applied and shown as the relay does):
+    that move edited the message before, and the newest one kept buttons that no longer work.
+    A press on one is refused, and that message shows the hand as it is now."""
+    user, older, newer = await lost_record_game(dc)
+    was = looks(older)
+    chat = chat_key(dc.channel)
+    payload = newer.custom_ids()[0].split(":", 2)[2]
+    moved = await dc.front.service.handle(
+        chat, User(user_key(user.id), user.name), Request(Kind.BUTTON, payload), "web-1"
+    )
+    await dc.front.show(chat, moved)
+    await dc.idle()
+    assert looks(older) != was  # the move was shown there, in the message the slot map names
+    assert dc.hand(user) is newer  # the newest, with buttons that no longer work
+    assert newer.custom_ids()
+    await dc.press(user.id, user, newer, newer.custom_ids()[0])
+    assert "only" in dc.last_reply(user.id)  # refused, to them alone
+    assert looks(newer) == looks(older)
+    named = await dc.front.slots.get(dc.fake.dm_of[user.id], hand_slot(chat))
+    assert named == newer.id
+    await play_on(dc)  # the newest hand message is the live one, to the end
     assert dc.fake.errors == []
 
 

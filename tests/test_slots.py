@@ -8,6 +8,7 @@ import redis
 import redis.asyncio as aioredis
 
 from adapters import slots as slots_module
+from adapters.slots import Adopted
 from adapters.telegram.slots import Slots
 from bot.store.redis_server import RedisServer
 
@@ -138,3 +139,62 @@ async def test_a_message_sent_while_the_store_is_away_is_recorded_and_not_sent_a
         assert held is not None
         assert not held.sent
     await client.aclose()
+
+
+PERSON = 1001
+HAND = "tg:-100123:hand"
+
+
+async def shown(slots: Slots, message: int, version: tuple[str, int], keys: bool) -> None:
+    """A hand post that sent `message`, recorded as the sender records it."""
+
+    async def send() -> None:
+        await slots.set(PERSON, HAND, message, version)
+
+    await slots.post(PERSON, HAND, version, False, send, None, keys=keys)
+
+
+async def test_a_newer_message_pressed_is_adopted_as_the_slots(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A crash lost the record of a hand's new message (between the send and the write): a
+    press on it, newer than the message the map names, makes it the slot's message again,
+    showing no known version (shown again even where the slot seemed up to date). The message
+    named before is told if it may have buttons; the one named, or an older one, is no news."""
+    slots = Slots(redis_client)
+    await shown(slots, 7, ("g1", 3), keys=True)
+    assert await slots.adopt(PERSON, HAND, 7) is None
+    assert await slots.adopt(PERSON, HAND, 5) is None
+    assert await slots.adopt(PERSON, HAND, 9) == Adopted(7)
+    assert await Slots(redis_client).get(PERSON, HAND) == 9
+    assert await slots.game_of(PERSON, 9) == "tg:-100123"
+    async with slots.hold(PERSON, HAND, ("g1", 3), again=True) as held:
+        assert held is not None  # what 9 shows is not known: shown again
+        held.shown = True
+    await shown(slots, 11, ("g1", 5), keys=False)
+    assert await slots.adopt(PERSON, HAND, 12) == Adopted(None)  # 11 has no buttons
+
+
+async def test_a_discord_message_is_adopted_by_its_exact_id(redis_client: aioredis.Redis) -> None:
+    """Discord's ids are beyond a Lua number's precision: they are compared, and the one
+    replaced given back, digit for digit."""
+    slots = Slots(redis_client)
+    snowflake = 1_300_000_000_000_000_001
+    await shown(slots, snowflake, ("g1", 3), keys=True)
+    assert await slots.adopt(PERSON, HAND, snowflake + 1) == Adopted(snowflake)
+    assert await slots.adopt(PERSON, HAND, snowflake) is None
+    assert await slots.get(PERSON, HAND) == snowflake + 1
+
+
+async def test_adopting_waits_for_a_post_under_way(redis_client: aioredis.Redis) -> None:
+    a, b = Slots(redis_client), Slots(redis_client)
+    await shown(a, 7, ("g1", 3), keys=True)
+    held = await a.claim(PERSON, HAND, ("g1", 4))
+    assert held is not None
+    waiting = asyncio.create_task(b.adopt(PERSON, HAND, 8))
+    await asyncio.sleep(0.1)
+    assert not waiting.done()
+    await a.set(PERSON, HAND, 9, ("g1", 4))  # that post sent a newer message still
+    await a.release(PERSON, HAND, held, ("g1", 4), True)
+    assert await asyncio.wait_for(waiting, 2) is None
+    assert await b.get(PERSON, HAND) == 9

@@ -26,7 +26,9 @@ from telegram import Update
 from telegram.ext import AIORateLimiter
 
 from adapters.outbox import FAST, Limits
+from adapters.slots import hand_slot
 from adapters.telegram.app import TelegramFrontEnd
+from adapters.telegram.ids import chat_key
 from adapters.telegram.render import Post
 from bot import tokens
 from bot.ai import LEVELS
@@ -317,6 +319,78 @@ async def test_a_restarted_worker_resumes_a_game_mid_round(tg: Bot) -> None:
     now = tg.table()
     assert now.message_id == shown.message_id  # the same message, edited
     assert " to play." in now.text
+    assert tg.real_errors() == []
+
+
+# --- a hand message whose record a crash lost ---------------------------------------------------
+
+
+def hand_map(user: User) -> str:
+    """The slot map of the person's private chat (where their hand messages are named)."""
+    return keys.telegram(chat_key(user.id))
+
+
+async def a_lost_turn_message(bot: Bot) -> tuple[User, int, int]:
+    """Play on until a move brings someone a new turn message, then lose its record the way a
+    crash does (the worker died after Telegram took the message, before Redis had its id):
+    the slot map of their chat is put back as it was before the move, naming their message
+    before. The player, that older message and the new one (the newest in their chat)."""
+    for _ in range(100):
+        before = {user.id: await bot.client.hgetall(hand_map(user)) for user in PLAYERS}
+        shown = {user.id: bot.hand(user).message_id for user in PLAYERS}
+        await move(bot)
+        for user in PLAYERS:
+            hand = bot.hand(user)
+            if hand.message_id != shown[user.id] and has_moves(hand):
+                await bot.client.delete(hand_map(user))
+                await bot.client.hset(hand_map(user), mapping=before[user.id])
+                return user, shown[user.id], hand.message_id
+    raise AssertionError("nobody got a new turn message")
+
+
+async def test_a_press_on_a_hand_message_whose_record_was_lost_adopts_it(tg: Bot) -> None:
+    """The press is taken, and what it changes is shown in the message pressed (the newest),
+    not in the one before that the slot map still named."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    user, older, newer = await a_lost_turn_message(tg)
+    assert await tg.front.slots.get(user.id, hand_slot(chat_key(GROUP))) == older
+    was = tg.fake.message(user.id, older)
+    data = tg.fake.message(user.id, newer).keyboard[0][0].callback_data or ""
+    answer = await tg.press(user.id, user, newer, data)
+    assert not answer.show_alert, answer.text
+    assert tg.fake.message(user.id, older) == was  # left alone
+    assert tg.fake.message(user.id, newer).text != tg.fake.message(user.id, older).text
+    assert await tg.front.slots.get(user.id, hand_slot(chat_key(GROUP))) == newer
+    await play_on(tg)  # the newest hand message is the live one, to the end
+    assert tg.real_errors() == []
+
+
+async def test_a_stale_press_on_a_hand_message_whose_record_was_lost_shows_the_hand_there(
+    tg: Bot,
+) -> None:
+    """The player moved another way (a command in the group) after the crash: that move edited
+    the message before, and the newest one kept buttons that no longer work. A press on one is
+    refused, and that message shows the hand as it is now; the one before loses its buttons."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    user, older, newer = await a_lost_turn_message(tg)
+    was = tg.fake.message(user.id, older)
+    data = tg.fake.message(user.id, newer).keyboard[0][0].callback_data or ""
+    token = tokens.decode(data)
+    typed = {Action.BID: "bid", Action.PLAY: "play"}[token.action]
+    await tg.command(GROUP, user, f"/{typed} {token.arg}")
+    now = tg.fake.message(user.id, older)
+    assert now != was  # the move was shown there, in the message the slot map names
+    assert tg.hand(user).message_id == newer  # the newest, with buttons that no longer work
+    assert has_moves(tg.hand(user))
+    answer = await tg.press(user.id, user, newer, data)
+    assert answer.show_alert
+    assert tg.fake.message(user.id, newer).text == now.text
+    assert tg.fake.message(user.id, newer).keyboard == now.keyboard
+    assert not has_moves(tg.fake.message(user.id, older))
+    assert await tg.front.slots.get(user.id, hand_slot(chat_key(GROUP))) == newer
+    await play_on(tg)  # the newest hand message is the live one, to the end
     assert tg.real_errors() == []
 
 

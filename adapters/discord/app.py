@@ -404,7 +404,7 @@ class DiscordFrontEnd:
         silently, a command with a "thinking" placeholder (public if `public`), which its
         answer replaces (see `_say`)."""
         task: asyncio.Task[Outcome] = asyncio.ensure_future(
-            self.service.handle(chat, user, request, str(interaction.id))
+            self._serve(interaction, chat, user, request)
         )
         done, _ = await asyncio.wait({task}, timeout=self.defer_after)
         if not done:
@@ -418,6 +418,34 @@ class DiscordFrontEnd:
         if outcome.version is not None:  # the service read the game in a task of its own
             playing(outcome.version[0])
         return outcome
+
+    async def _serve(
+        self, interaction: Interaction, chat: str, user: User, request: Request
+    ) -> Outcome:
+        """The service's outcome of `request`; for a press, the message it came from is
+        adopted first if it needs to be (`_adopt`)."""
+        if request.kind is Kind.BUTTON:
+            await self._adopt(interaction, chat, user)
+        return await self.service.handle(chat, user, request, str(interaction.id))
+
+    async def _adopt(self, interaction: Interaction, chat: str, user: User) -> None:
+        """A press in a DM on a hand message newer than the one the slot map names (a crash
+        lost its record, see `adapters.slots`): it is the hand's message again, the one named
+        before loses its buttons, and it shows the hand as it is now, in place (before what
+        the press changes), so the newest message is the live one. With Redis away, the next
+        press tries again."""
+        message, where, game = interaction.message, interaction.channel_id, discord_id(chat)
+        if interaction.guild_id is not None or message is None or message.flags.ephemeral:
+            return
+        if where is None or game is None:
+            return
+        found = await self.slots.adopt_hand(where, chat, user.id, message.id, self.service.current)
+        if found is None:
+            return
+        adopted, hand = found
+        if adopted.replaced is not None:
+            self._superseded(Post(game=game, text="", user=interaction.user.id), adopted.replaced)
+        await self.show(chat, hand)
 
     async def _split(
         self,

@@ -336,7 +336,8 @@ class TelegramFrontEnd:
 
     async def on_button(self, update: Update, context: Context) -> None:
         """A button press: the callback data is the service's payload. The game is the group
-        the message is in, or, for a private message, the game whose slot it shows."""
+        the message is in, or, for a private message, the game whose slot it shows (a hand
+        message whose record a crash lost is adopted: `_adopt`)."""
         query, person = update.callback_query, update.effective_user
         if query is None or person is None:
             return
@@ -345,11 +346,9 @@ class TelegramFrontEnd:
         if where is None:
             await query.answer()
             return
-        if is_group(where.id):
-            game: str | None = chat_key(where.id)
-        else:
-            game = await self.slots.game_of(where.id, query.message.message_id)  # type: ignore[union-attr]
-        game = game or chat_key(where.id)
+        pressed = query.message.message_id  # type: ignore[union-attr]
+        traced = None if is_group(where.id) else await self.slots.game_of(where.id, pressed)
+        game = traced or chat_key(where.id)
         with about(game):
             spec = of_payload(data)
             joins = spec is not None and spec.seats and is_group(where.id)
@@ -374,7 +373,22 @@ class TelegramFrontEnd:
             await query.answer(
                 _cut(outcome.answer) if outcome.answer else None, show_alert=outcome.alert
             )
+            if traced is not None:
+                await self._adopt(where.id, traced, user, pressed)
             self.show(game, outcome)
+
+    async def _adopt(self, where: int, game: str, user: User, message_id: int) -> None:
+        """A press in a private chat on a hand message newer than the one the slot map names (a
+        crash lost its record, see `adapters.slots`): it is the hand's message again, the one
+        named before loses its buttons, and it shows the hand as it is now, in place, so the
+        newest message is the live one. With Redis away, the next press tries again."""
+        found = await self.slots.adopt_hand(where, game, user.id, message_id, self.service.current)
+        if found is None:
+            return
+        adopted, hand = found
+        if adopted.replaced is not None:
+            self._superseded(where, adopted.replaced)
+        self.show(game, hand)
 
     async def on_added(self, update: Update, context: Context) -> None:
         """The bot was added to a group: it says what it does and how to start (the help)."""
