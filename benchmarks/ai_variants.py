@@ -10,7 +10,9 @@ A CHANGE is `budget.FIELD=VALUE` (a field of `bot.ai.hard.Budget` for the `hard`
 Seats are one `hard` and `--opponent` (a level or an arena style, default `normal`) in the
 others, rotated as in `wizard-bot arena`; the workers are forked after the change, so they play
 the variant (`budget.read=False`: `hard` before it read the others' bids). `--times` keeps the
-decision times in the summary. docs/ai.md lists the screens run.
+decision times in the summary. `--oracle` deals `hard` the others' true hands: every deal it
+samples is the real one (what no reading of the table can beat: the bound on what reading the
+others' hands may still gain). docs/ai.md lists the screens run.
 """
 
 import argparse
@@ -26,9 +28,34 @@ _HERE = Path(__file__).resolve().parent
 sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _HERE]
 
 from bot import ai  # noqa: E402
+from bot.ai import arena, hard  # noqa: E402
 from bot.ai.arena import run_arena, summary  # noqa: E402
+from bot.ai.fastsim import TO_INT  # noqa: E402
 from bot.ai.hard import HardAI  # noqa: E402
-from engine import Options  # noqa: E402
+from bot.ai.sampler import Knowledge  # noqa: E402
+from engine import GameState, Options, PlayerView  # noqa: E402
+
+_TRUE: list[list[int]] = []
+"""The hands of the round being played, as the arena last showed a seat its view."""
+
+
+def deal_true_hands() -> None:
+    """`--oracle`: the arena notes the true hands as it shows a seat its view, and `hard`'s
+    sampler returns them as every deal."""
+    show = arena.player_view
+
+    def noting(state: GameState, seat: int) -> PlayerView:
+        if state.round is not None:
+            _TRUE[:] = [[TO_INT[card] for card in hand] for hand in state.round.hands]
+        return show(state, seat)
+
+    def true_deals(
+        know: Knowledge, count: int, pool: int, rng: object, trump_card: int
+    ) -> list[list[list[int]]]:
+        return [[list(hand) for hand in _TRUE] for _ in range(count)]
+
+    setattr(arena, "player_view", noting)  # noqa: B010 - a name arena imported
+    setattr(hard, "sample_deals", true_deals)  # noqa: B010 - a name hard imported
 
 
 def apply(change: str) -> None:
@@ -55,13 +82,16 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--opponent", default="normal", help="a level or an arena style")
     parser.add_argument("--times", action="store_true", help="report the decision times")
+    parser.add_argument("--oracle", action="store_true", help="deal hard the true hands")
     parser.add_argument("changes", nargs="*", metavar="CHANGE")
     args = parser.parse_args()
     for change in args.changes:
         apply(change)
+    if args.oracle:
+        deal_true_hands()
     seats = ("hard", *[args.opponent] * (args.players - 1))
     results = run_arena(seats, Options(), args.games, args.seed, args.jobs)
-    head = {"changes": args.changes, "seats": seats, "seed": args.seed}
+    head = {"changes": args.changes, "oracle": args.oracle, "seats": seats, "seed": args.seed}
     print(json.dumps({**head, **summary(results, timing=args.times)}))
 
 
