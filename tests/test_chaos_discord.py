@@ -28,6 +28,7 @@ from fake_discord import FakeDiscord, Person, Stored
 from players import first_shown, until
 from test_chaos import SEED
 
+from adapters.discord.app import DEFER_AFTER
 from adapters.discord.render import GAME_PREFIX
 from bot.store.redis_server import RedisServer
 
@@ -38,6 +39,8 @@ GATEWAY = (
 """Before `wizard-bot run`: its gateway is the fake's (discord.py has no setting for it)."""
 REFUSALS = ("not your turn", "out of date", "cannot be reached", "already", "not one of ours")
 """Words of the answers that refuse a press (the move was not made)."""
+FOLLOWUP_WITHIN = 5.0
+"""Seconds a deferred press may take to be refused by a followup."""
 
 
 @dataclass
@@ -196,13 +199,21 @@ async def play(
             continue
         table.acked.append(press)
         if back is not None:
-            table.backs.append((back[0], time.monotonic() - back[1]))
+            answered_at = fake.interactions[interaction].answered or time.monotonic()
+            table.backs.append((back[0], answered_at - back[1]))
             back = None
 
 
 async def answered(fake: FakeDiscord, interaction: int) -> bool | None:
-    """Whether the press was accepted, once answered (None: no answer within 15 s)."""
+    """Whether the press was accepted, once answered (None: no answer within 15 s). A press the
+    bot deferred (type 6 after `DEFER_AFTER`: the service was slow) is answered before the
+    service is done with it, and a refusal then comes as a followup: it is judged once one
+    came, or after `FOLLOWUP_WITHIN` without one (a move made says nothing more)."""
     await until(lambda: accepted(fake, interaction) is not None, 15)
+    record = fake.interactions[interaction]
+    answer_s = (record.answered or record.made) - record.made
+    if record.kind == 6 and answer_s >= DEFER_AFTER:  # a silent answer comes before that
+        await until(lambda: bool(record.line.replies), FOLLOWUP_WITHIN)
     return accepted(fake, interaction)
 
 
