@@ -41,7 +41,7 @@ _TRUE: list[list[int]] = []
 
 def deal_true_hands() -> None:
     """`--oracle`: the arena notes the true hands as it shows a seat its view, and `hard`'s
-    sampler returns them as every deal."""
+    sampler draws them as every candidate deal."""
     show = arena.player_view
 
     def noting(state: GameState, seat: int) -> PlayerView:
@@ -49,13 +49,11 @@ def deal_true_hands() -> None:
             _TRUE[:] = [[TO_INT[card] for card in hand] for hand in state.round.hands]
         return show(state, seat)
 
-    def true_deals(
-        know: Knowledge, count: int, pool: int, rng: object, trump_card: int
-    ) -> list[list[list[int]]]:
+    def true_deals(know: Knowledge, count: int, rng: object) -> list[list[list[int]]]:
         return [[list(hand) for hand in _TRUE] for _ in range(count)]
 
     setattr(arena, "player_view", noting)  # noqa: B010 - a name arena imported
-    setattr(hard, "sample_deals", true_deals)  # noqa: B010 - a name hard imported
+    setattr(hard, "candidates", true_deals)  # noqa: B010 - a name hard imported
 
 
 def apply(change: str) -> None:

@@ -300,6 +300,24 @@ def test_nothing_to_decide_is_an_error() -> None:
 # --- sensible bids and plays ----------------------------------------------------------------------
 
 
+def test_hard_draws_the_deals_of_one_sampling_in_chunks() -> None:
+    """`HardAI` draws and weighs candidates DRAW_CHUNK at a time (a compiled call must not hold
+    the GIL long) and resamples them once: the same deals as `sample_deals` in one call."""
+    hard = HardAI()
+    weighed = 0
+    for seed in range(12):
+        state = mid_round(4, seed, 4)
+        rnd = state.round
+        assert rnd is not None
+        know = read_view(player_view(state, rnd.turn))
+        weighed += any(bid is not None for bid in know.bids)
+        for count in (1, 40, 300):
+            chunked = hard._drawer(know, random.Random(seed), -1)(count)
+            whole = sample_deals(know, count, count * hard.budget.pool, random.Random(seed), -1)
+            assert chunked == whole
+    assert weighed >= 6  # most of the positions have bids to weigh the deals by
+
+
 def test_notequal_dealer_with_a_top_trump_does_not_bid_zero() -> None:
     # round 3 is dealt by seat 2; the others bid 1 + 1 + 0, so the dealer may not bid 1
     options = Options(rounds=SHORT, notequal=True)

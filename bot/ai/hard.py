@@ -20,7 +20,16 @@ from dataclasses import dataclass
 from bot.ai.easy import nothing_to_do
 from bot.ai.fastsim import SUIT, TO_CARD, TO_INT, WIZ, lead_strength, playout, seen_masks
 from bot.ai.normal import NormalAI, sure_tricks
-from bot.ai.sampler import Knowledge, estimate, guess_bid, read_view, sample_deals
+from bot.ai.sampler import (
+    Knowledge,
+    candidates,
+    deal_weights,
+    estimate,
+    guess_bid,
+    has_bidders,
+    read_view,
+    resample,
+)
 from engine import Bid, Card, ChooseTrump, Command, Play, PlayerView, Suit, hand_sizes
 from engine.scoring import round_points
 
@@ -38,10 +47,10 @@ rounds are to come, it decides the close final rounds."""
 Deal = list[list[int]]
 """The hands of a deal of the unseen cards, by seat (the own hand as it is)."""
 
-DRAW_CHUNK = 16
-"""Deals drawn by one call of the sampler. Compiled (`bot.ai.native`), a call holds the GIL
-throughout, and the service's event loop shares it with the threads where AI players think:
-16 deals (96 candidates) take under 2 ms in 99 calls of 100, where 240 at once took up to 40."""
+DRAW_CHUNK = 96
+"""Candidate deals drawn (or weighed) by one call of the sampler. Compiled (`bot.ai.native`), a
+call holds the GIL throughout, and the service's event loop shares it with the threads where
+AI players think: 96 take about 2 ms at most, where a bid's 1,440 at once took up to 40."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,16 +220,22 @@ class HardAI:
     def _drawer(
         self, know: Knowledge, rng: random.Random, trump_card: int
     ) -> Callable[[int], list[Deal]]:
-        """Draws `count` deals of the unseen cards, weighted toward the bids made: DRAW_CHUNK
-        deals at a time, each chosen among its own candidates."""
+        """Draws `count` deals of the unseen cards, weighted toward the bids made: as
+        `sample_deals`, the same deals, with the candidates drawn and weighed DRAW_CHUNK at a
+        time."""
         pool = self.budget.pool
+        weighed = has_bidders(know) and pool > 1
 
         def draw(count: int) -> list[Deal]:
-            deals: list[Deal] = []
-            while len(deals) < count:
-                part = min(DRAW_CHUNK, count - len(deals))
-                deals += sample_deals(know, part, part * pool, rng, trump_card)
-            return deals
+            total = count * pool if weighed else count
+            drawn: list[Deal] = []
+            weights: list[float] = []
+            while len(drawn) < total:
+                part = candidates(know, min(DRAW_CHUNK, total - len(drawn)), rng)
+                drawn += part
+                if weighed:
+                    weights += deal_weights(know, part, trump_card)
+            return resample(drawn, weights, count, rng) if weighed else drawn
 
         return draw
 

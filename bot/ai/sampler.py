@@ -241,23 +241,44 @@ def sample_deals(
 ) -> list[list[list[int]]]:
     """`count` deals of the unseen cards: `pool` candidates drawn, then `count` chosen among
     them in proportion to how well they fit the bids made (systematic resampling)."""
-    bidders = any(bid is not None for seat, bid in enumerate(know.bids) if seat != know.seat)
-    if not bidders or pool <= count:
-        return [deal_unseen(know, rng) for _ in range(count)]
-    candidates = [deal_unseen(know, rng) for _ in range(pool)]
-    weights = [bid_weight(know, deal, trump_card) for deal in candidates]
+    if not has_bidders(know) or pool <= count:
+        return candidates(know, count, rng)
+    drawn = candidates(know, pool, rng)
+    return resample(drawn, deal_weights(know, drawn, trump_card), count, rng)
+
+
+def has_bidders(know: Knowledge) -> bool:
+    """Whether another seat's bid is seen (then deals are weighted by the bids)."""
+    return any(bid is not None for seat, bid in enumerate(know.bids) if seat != know.seat)
+
+
+def candidates(know: Knowledge, count: int, rng: random.Random) -> list[list[list[int]]]:
+    """`count` deals of the unseen cards as they come (`deal_unseen`)."""
+    return [deal_unseen(know, rng) for _ in range(count)]
+
+
+def deal_weights(know: Knowledge, deals: list[list[list[int]]], trump_card: int) -> list[float]:
+    """How well each deal fits the bids made (`bid_weight`)."""
+    return [bid_weight(know, deal, trump_card) for deal in deals]
+
+
+def resample(
+    drawn: list[list[list[int]]], weights: list[float], count: int, rng: random.Random
+) -> list[list[list[int]]]:
+    """`count` of the deals `drawn`, chosen in proportion to their `weights` (systematic
+    resampling: one draw)."""
     total = sum(weights, 0.0)
     if total <= 0.0:
-        return candidates[:count]
+        return drawn[:count]
     step = total / count
     point = rng.random() * step
     chosen: list[list[list[int]]] = []
     running = 0.0
-    for deal, weight in zip(candidates, weights, strict=True):
+    for deal, weight in zip(drawn, weights, strict=True):
         running += weight
         while point < running and len(chosen) < count:
             chosen.append(deal)
             point += step
     while len(chosen) < count:
-        chosen.append(candidates[-1])
+        chosen.append(drawn[-1])
     return chosen
