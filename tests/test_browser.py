@@ -422,9 +422,18 @@ async def play_on_the_page(page: Page, bot: Bot, until_round: int) -> int:
         assert stored is not None
         assert stored.game.round is not None
         await caught_up(page, version)
+        shown = int(await page.get_attribute("main", "data-version") or 0)
         offered = page.locator("#ask button[data-payload], #hand button.legal[data-payload]")
         count = await offered.count()
-        assert count, f"Ann has nothing to do at version {version}"
+        if shown != version or not count:
+            # an AI moved since the snapshot, or is still thinking (AI players think in threads,
+            # beside what bot.idle() waits for): once the page moves on, look again
+            await page.wait_for_function(
+                "v => Number(document.querySelector('main').dataset.version) > v",
+                arg=version,
+                timeout=10_000,
+            )
+            continue
         if stored.game.round.number >= until_round:
             return version
         await offered.nth(rng.randrange(count)).click()
