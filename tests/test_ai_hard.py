@@ -301,8 +301,9 @@ def test_nothing_to_decide_is_an_error() -> None:
 
 
 def test_hard_draws_the_deals_of_one_sampling_in_chunks() -> None:
-    """`HardAI` draws and weighs candidates DRAW_CHUNK at a time (a compiled call must not hold
-    the GIL long) and resamples them once: the same deals as `sample_deals` in one call."""
+    """`HardAI` (and the coach, by `draw_deals`) draw and weigh candidates DRAW_CHUNK at a time
+    (a compiled call must not hold the GIL long) and resample them once: the same deals as
+    `sample_deals` in one call."""
     hard = HardAI()
     weighed = 0
     for seed in range(12):

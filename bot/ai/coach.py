@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from bot.ai.fastsim import TO_CARD, TO_INT, lead_strength, seen_masks, winner
-from bot.ai.hard import Budget, Deal, HardAI, distinct, race, tricks_won
-from bot.ai.sampler import Knowledge, estimate, read_view, sample_deals
+from bot.ai.hard import Budget, Deal, HardAI, distinct, draw_deals, race, tricks_won
+from bot.ai.sampler import Knowledge, estimate, read_view
 from engine import Card, PlayerView
 from engine.scoring import round_points
 
@@ -155,7 +155,7 @@ def _measure(
     current: list[tuple[Deal, int, list[int]]] = []
 
     def draw(count: int) -> list[Deal]:
-        deals = sample_deals(know, count, count * budget.pool, rng, trump_card)
+        deals = draw_deals(know, count, count * budget.pool, rng, trump_card)
         return [list(deal) for deal in deals]  # one object a deal kept, duplicates apart
 
     def score(arm: int, deal: Deal) -> float:

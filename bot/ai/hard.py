@@ -220,24 +220,9 @@ class HardAI:
     def _drawer(
         self, know: Knowledge, rng: random.Random, trump_card: int
     ) -> Callable[[int], list[Deal]]:
-        """Draws `count` deals of the unseen cards, weighted toward the bids made: as
-        `sample_deals`, the same deals, with the candidates drawn and weighed DRAW_CHUNK at a
-        time."""
+        """Draws `count` deals of the unseen cards, weighted toward the bids made."""
         pool = self.budget.pool
-        weighed = has_bidders(know) and pool > 1
-
-        def draw(count: int) -> list[Deal]:
-            total = count * pool if weighed else count
-            drawn: list[Deal] = []
-            weights: list[float] = []
-            while len(drawn) < total:
-                part = candidates(know, min(DRAW_CHUNK, total - len(drawn)), rng)
-                drawn += part
-                if weighed:
-                    weights += deal_weights(know, part, trump_card)
-            return resample(drawn, weights, count, rng) if weighed else drawn
-
-        return draw
+        return lambda count: draw_deals(know, count, count * pool, rng, trump_card)
 
     def _guesses(self, know: Knowledge) -> Callable[[Deal], list[int]]:
         """The bids a playout of a deal assumes (`bids_for`), kept for the last deal, which
@@ -335,6 +320,24 @@ class HardAI:
             key=lambda index: (round(totals[index], 6), -lead_strength(cards[index], know.trump)),
         )
         return TO_CARD[cards[best]]
+
+
+def draw_deals(
+    know: Knowledge, count: int, pool: int, rng: random.Random, trump_card: int
+) -> list[Deal]:
+    """The deals of `sample_deals` (`pool` candidates, `count` of them chosen by how well they
+    fit the bids made), with the candidates drawn and weighed DRAW_CHUNK at a time: a compiled
+    call of the sampler holds the GIL, and AI players think in threads beside the service."""
+    weighed = has_bidders(know) and pool > count
+    total = pool if weighed else count
+    drawn: list[Deal] = []
+    weights: list[float] = []
+    while len(drawn) < total:
+        part = candidates(know, min(DRAW_CHUNK, total - len(drawn)), rng)
+        drawn += part
+        if weighed:
+            weights += deal_weights(know, part, trump_card)
+    return resample(drawn, weights, count, rng) if weighed else drawn
 
 
 def tricks_won(
