@@ -1,7 +1,7 @@
 """The build's one step beyond pyproject.toml: the hard AI's playout modules compiled to C.
 
-`bot/ai/native.py` names the modules (`COMPILED`). Where a C compiler is at hand, mypyc (of the mypy
-that pyproject.toml's build requirements pin) compiles them and the build writes
+`bot/ai/native.py` names the modules (`COMPILED`). Where a C compiler is at hand, mypyc (of the
+mypy that pyproject.toml's build requirements pin) compiles them and the build writes
 `bot/ai/native.json`, the SHA-256 of each source as compiled; `bot.ai.native` uses a compiled
 module only while its source still has that digest. Without a compiler, or with
 `WIZARD_PURE_PYTHON=1` set at build time, the package is plain Python, as fast as before and
@@ -32,7 +32,7 @@ class BuildNative(build_ext):
         built = {}
         for name in COMPILED:
             if Path(self.get_ext_fullpath(name)).exists():
-                built[name] = NATIVE["source_digest"](ROOT / (name.replace(".", "/") + ".py"))
+                built[name] = NATIVE["source_digest"](ROOT / NATIVE["source_file"](name))
         target = Path(self.get_ext_fullpath(COMPILED[0])).parent / NATIVE["DIGESTS"]
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(built, indent=1, sort_keys=True) + "\n", encoding="utf-8")
@@ -46,7 +46,7 @@ def native_extensions() -> list[Any]:
         from mypyc.build import mypycify
     except ImportError:
         return []
-    paths = [name.replace(".", "/") + ".py" for name in COMPILED]
+    paths = [NATIVE["source_file"](name) for name in COMPILED]
     options = ["--ignore-missing-imports", "--follow-imports=silent"]
     try:
         extensions = mypycify([*options, *paths], opt_level="3", debug_level="0")

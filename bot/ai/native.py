@@ -34,8 +34,13 @@ def source_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def source_file(name: str) -> str:
+    """The source of the compiled module `name`, from the project's (or site-packages') root."""
+    return name.replace(".", "/") + ".py"
+
+
 def _source_of(name: str) -> Path:
-    return Path(__file__).with_name(name.rpartition(".")[2] + ".py")
+    return Path(__file__).parents[2] / source_file(name)
 
 
 def _why_not() -> str | None:
