@@ -89,6 +89,10 @@ async def relay_loop(
 
     try:
         while True:
+            if task is not None and task.cancelling():
+                # A cancel that a Redis call let pass without raising (a blocking XREADGROUP can
+                # return no entries instead): stop here, or the loop reads on and never ends.
+                raise asyncio.CancelledError
             try:
                 if not joined:
                     await relay.join(scope)

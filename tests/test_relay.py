@@ -27,7 +27,7 @@ from test_discord import seat as discord_seat
 from test_telegram import ANN, GROUP, Bot, running, until
 from test_web import ann_and_two_ai, bearer
 
-from adapters.relay import relaying
+from adapters.relay import relay_loop, relaying
 from adapters.running import Shows
 from adapters.serve import main as serve_main
 from adapters.serve import serve
@@ -295,3 +295,43 @@ async def test_a_move_relayed_to_a_discord_worker_shows_in_its_channel_and_the_d
 def shown_hand(bot: DiscordBot, user: Person) -> str:
     hand = bot.hand(user)
     return "" if hand is None else hand.content
+
+
+class SwallowingRelay(Relay):
+    """A relay whose read, cancelled, returns nothing instead of raising. redis-py 8.1 can do that
+    itself: cancelled just after sending a blocking XREADGROUP, the call returned no entries and
+    left the task cancelling. The catch keeps the test true where the call raises."""
+
+    def __init__(self, client: "aioredis.Redis") -> None:
+        super().__init__(client)
+        self.reading = asyncio.Event()
+        self.let_pass = 0
+
+    async def read(
+        self, scope: str, consumer: str, count: int, block: float | None
+    ) -> list[Relayed]:
+        self.reading.set()
+        task = asyncio.current_task()
+        try:
+            found = await super().read(scope, consumer, count, block)
+        except asyncio.CancelledError:
+            found = []
+        if task is not None and task.cancelling():
+            self.let_pass += 1
+        return found
+
+
+async def test_the_relay_loop_stops_when_a_read_lets_its_cancel_pass(redis_url: str) -> None:
+    async with running(redis_url) as bot:
+        relay = SwallowingRelay(bot.client)
+        front = bot.front
+        loop = asyncio.create_task(
+            relay_loop(front.service, front.show_async, "tg", relay, block=0.3)
+        )
+        async with asyncio.timeout(5):
+            await relay.reading.wait()
+        loop.cancel()  # inside a blocking read
+        done, _ = await asyncio.wait({loop}, timeout=3)
+        assert relay.let_pass == 1
+        assert done == {loop}
+        assert loop.cancelled()
