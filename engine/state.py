@@ -7,6 +7,7 @@ independent state. It holds its seed (or fixed deals), so a game replays exactly
 import json
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from engine.cards import Card, Suit
@@ -230,6 +231,20 @@ def _options_out(options: Options) -> dict[str, Any]:
 
 
 def _options_in(data: dict[str, Any]) -> Options:
+    try:
+        return _options_of(tuple(data.items()))
+    except TypeError:  # a value that cannot be a key (so no option): read it to refuse it
+        return _read_options(data)
+
+
+@lru_cache(maxsize=64)
+def _options_of(items: tuple[tuple[str, Any], ...]) -> Options:
+    """The options stored as `items`: a table has few, read with every state (Options is
+    frozen, so one instance serves every state that has them)."""
+    return _read_options(dict(items))
+
+
+def _read_options(data: dict[str, Any]) -> Options:
     options = Options.from_dict(data)
     return options.with_option("notequal", data.get("notequal"))
 
