@@ -19,7 +19,7 @@ import sys
 from collections.abc import Awaitable, Callable, Collection, Sequence
 
 from adapters.running import Shows, fail, run_with_redis, stop_on_signals
-from bot import Config, ConfigError, load_config
+from bot import Config, ConfigError, load_config, memory
 from bot.metrics import Metrics
 from bot.store import redis_client
 
@@ -35,7 +35,9 @@ def run(config: Config, parts: Collection[str] = PARTS) -> int:
 
         quiet_voice()
         quiet = ("discord",)
-    return run_with_redis(config, functools.partial(serve, config, parts=parts), quiet=quiet)
+    return run_with_redis(
+        config, functools.partial(serve, config, parts=parts, settle=True), quiet=quiet
+    )
 
 
 async def serve(
@@ -44,11 +46,14 @@ async def serve(
     stop: asyncio.Event | None = None,
     metrics: Metrics | None = None,
     parts: Collection[str] = PARTS,
+    settle: bool = False,
 ) -> int:
     """Every configured front end among `parts` until `stop` is set (by default: on SIGINT or
     SIGTERM); if one cannot start, or ends, the others stop too. The worst exit status. With
     `metrics.listen`, the health and metrics server (`adapters.health`) runs from before the
-    front ends start until they have stopped; they count into `metrics` (else new ones)."""
+    front ends start until they have stopped; they count into `metrics` (else new ones).
+    `settle`: the process is the worker's own, and its collector is set for it once the front
+    ends are imported (`bot.memory`)."""
     if stop is None:
         stop = stop_on_signals()
     metrics = metrics or Metrics()
@@ -71,6 +76,9 @@ async def serve(
         from adapters.web.run import serve as web
 
         runs.append(functools.partial(web, config, redis_url, stop, metrics, shows))
+
+    if settle:  # a worker's process: what it has imported by now lives as long as it
+        memory.settle()
 
     async def watched(run: Callable[[], Awaitable[int]]) -> int:
         status = await run()

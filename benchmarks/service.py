@@ -46,6 +46,9 @@ showed (Request(Kind.BUTTON, payload)): joins, start, bids, trump, cards, the re
   as a worker that has served them for a while has), one command at a time on a random chat:
   p50_ms_live and p99_ms_live, and live_vs_one_chat_p50, their p50 over the one chat's.
 
+- collector: after its warm-up the run sets the garbage collector as a worker does once it
+  has started (`bot.memory.settle`); --gc-defaults leaves CPython's defaults.
+
 --profile plays the one-chat games again under cProfile and prints the top functions (and
 writes pstats data to FILE, when given).
 """
@@ -80,6 +83,7 @@ from bot import tokens  # noqa: E402
 from bot.chat import LIVE_TTL  # noqa: E402
 from bot.commands import Kind  # noqa: E402
 from bot.config import Config  # noqa: E402
+from bot.memory import settle  # noqa: E402
 from bot.messages import Message, Outcome  # noqa: E402
 from bot.requests import Request, User  # noqa: E402
 from bot.service import GameService  # noqa: E402
@@ -445,6 +449,8 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, object]:
 
         noting(redis, store._cas.sha)
         await one_chat(service, 1, update_ids)  # warm up: imports, catalogs, the script
+        if not args.gc_defaults:
+            settle()  # as a worker does once it has started (bot.memory)
         await redis.flushall()
         NOTED.clear()
         used = await cpu(redis)
@@ -588,6 +594,7 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, object]:
             "commands_1000_chats": many,
             "update_ids": update_ids,
             "profile": profile,
+            "collector": "defaults" if args.gc_defaults else "settled",
             "python": platform.python_version(),
         }
     finally:
@@ -662,6 +669,9 @@ def main() -> None:
     parser.add_argument("--live-seconds", type=float, default=10.0, help="of the live run")
     parser.add_argument(
         "--fsync-runs", type=int, default=3, help="runs of each fsync mode (0: leave it out)"
+    )
+    parser.add_argument(
+        "--gc-defaults", action="store_true", help="leave the garbage collector as it starts"
     )
     parser.add_argument(
         "--profile", nargs="?", const="", default=None, metavar="FILE", help="cProfile one chat"

@@ -7,6 +7,9 @@ front ends; `wizard-bot run`'s `serve` starts the server and stops it with the f
 
 import asyncio
 import contextlib
+import gc
+import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -27,6 +30,7 @@ from adapters.outbox import FAST
 from adapters.serve import serve
 from adapters.telegram.app import PLATFORM
 from bot.config import Config, DiscordConfig, MetricsConfig, TelegramConfig
+from bot.memory import THRESHOLDS
 from bot.metrics import Metrics, Readiness
 from bot.store.redis_server import RedisServer, free_port
 
@@ -362,3 +366,26 @@ async def test_run_refuses_a_listen_address_it_cannot_use(
     assert error.startswith("wizard-bot run: cannot serve metrics at 256.0.0.1:9100: ")
     assert error.count("\n") == 1
     assert telegram.calls["getUpdates"] == 0  # no front end started
+
+
+def test_a_worker_settles_its_collector_once_started(redis_url: str) -> None:
+    """`wizard-bot run`'s process (here with no front end configured, so it stops at once)
+    freezes what it imported out of later collections and collects its young objects less
+    often (`bot.memory`). The tests' own process, which calls `serve` itself, is left alone."""
+    script = (
+        "import gc, sys\n"
+        "from adapters.serve import run\n"
+        "from bot.config import Config\n"
+        "before = gc.get_threshold(), gc.get_freeze_count()\n"
+        "status = run(Config(redis_url=sys.argv[1]))\n"
+        "print(status, before[1], gc.get_threshold()[:2], gc.get_freeze_count() > 10_000)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, redis_url],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout.split("\n")[0] == f"0 0 {THRESHOLDS[:2]} True"
+    assert gc.get_freeze_count() == 0  # this process: nothing frozen
