@@ -68,8 +68,8 @@ class Budget:
 
     bid_samples: int = 480
     bid_plays: int = 30000
-    play_samples: int = 384
-    play_plays: int = 36000
+    play_samples: int = 576
+    play_plays: int = 54000
     min_samples: int = 48
     pool: int = 6
     patient: bool = True
