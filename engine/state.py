@@ -231,6 +231,8 @@ def _options_out(options: Options) -> dict[str, Any]:
 
 
 def _options_in(data: dict[str, Any]) -> Options:
+    if not isinstance(data, dict):
+        return _read_options(data)  # refused as the options of no table
     try:
         return _options_of(tuple(data.items()))
     except TypeError:  # a value that cannot be a key (so no option): read it to refuse it
