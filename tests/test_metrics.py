@@ -376,9 +376,9 @@ def test_a_worker_settles_its_collector_once_started(redis_url: str) -> None:
         "import gc, sys\n"
         "from adapters.serve import run\n"
         "from bot.config import Config\n"
-        "before = gc.get_threshold(), gc.get_freeze_count()\n"
+        "frozen = gc.get_freeze_count()\n"
         "status = run(Config(redis_url=sys.argv[1]))\n"
-        "print(status, before[1], gc.get_threshold()[:2], gc.get_freeze_count() > 10_000)\n"
+        "print(status, frozen, gc.get_threshold()[:2], gc.get_freeze_count() > 10_000)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script, redis_url],
