@@ -191,7 +191,7 @@ class Watcher:
                 await self._reader
         if self._pubsub is not None:
             with contextlib.suppress(*StoreErrors):
-                await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+                await self._pubsub.aclose()  # type: ignore[no-untyped-call, unused-ignore]  # typed from redis 8.2
 
 
 class WebTable:
