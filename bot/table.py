@@ -3,12 +3,10 @@ the turn deadline, language and deck theme), serialized compactly for the store.
 
 import json
 import secrets
-import zlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
+from bot.packing import pack, unpack
 from bot.upgrades import TABLE
 from engine import GameState, RoundResult
 
@@ -54,25 +52,6 @@ class Settings:
             language=data.get("language", default.language),
             theme=data.get("theme", default.theme),
         )
-
-
-def pack(data: Any) -> bytes:
-    """Plain data as stored: compact JSON (orjson's: UTF-8, no spaces, the same bytes as the
-    standard json's with `separators=(",", ":")` and `ensure_ascii=False`, in half the time),
-    compressed with zlib at level 1 (half the time of 6, 10 % larger). Uncompressed it would
-    be written in a tenth of the time, but take twice the memory (docs/service.md, "Stored
-    form")."""
-    return zlib.compress(orjson.dumps(data), 1)
-
-
-def unpack(blob: bytes) -> Any:
-    """The data `pack` stored (or the code before it, with the standard json); raises
-    zlib.error or ValueError for bytes that are not such data."""
-    text = zlib.decompress(blob)
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:  # NaN or Infinity: the standard json writes them
-        return json.loads(text)
 
 
 ROUNDS_KEPT = 256

@@ -84,7 +84,16 @@ class Form:
         return {self.tag: self.current, **data}
 
 
-TABLE = Form("table")
+def _packed_with_a_dictionary(data: Data) -> Data:
+    """Table 1 to 2: the same data. Version 2 changed only the bytes it is stored as: Zstandard
+    with the table dictionary (`bot.packing`, 4 December 2026), where version 1 was zlib. An
+    older worker cannot read those bytes at all (it fails on them, and writes nothing over
+    them), so the version says that a release writing them changes a stored form
+    (docs/operations.md, "Upgrades")."""
+    return data
+
+
+TABLE = Form("table", steps={1: _packed_with_a_dictionary})
 """A chat's table: the game hash's `t` (the table without its finished rounds) and `r` (the
 finished rounds), upgraded together as one object, the rounds in `game.results` (as
 `GameState.to_dict()` has them); `t` carries the version."""

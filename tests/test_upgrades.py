@@ -12,7 +12,6 @@ import json
 import logging
 import os
 import time
-import zlib
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from service_helpers import ANN, BOB, CID, DOT, Clock, Driver, service, table_of
 from bot import tokens
 from bot.commands import Kind
 from bot.config import Config
+from bot.packing import ZSTD_MAGIC, pack, unpack
 from bot.requests import Request, User
 from bot.service import STORE_AWAY, GameService
 from bot.show.i18n import texts
@@ -334,7 +334,9 @@ async def test_a_stored_table_of_any_version_loads_and_plays(
     assert not outcome.alert, outcome.answer
     after = await table_of(redis_client, chat)
     assert after is not None
-    raw = json.loads(zlib.decompress(await redis_client.hget(keys.game(chat), "t")))
+    written = await redis_client.hget(keys.game(chat), "t")
+    assert written[:4] == ZSTD_MAGIC  # in the current bytes, whatever it was stored in
+    raw = unpack(written)
     assert raw["f"] == FORMAT
     if table.game.phase is Phase.FINISHED:
         assert after.game.phase is Phase.LOBBY
@@ -430,7 +432,7 @@ async def test_an_older_table_is_upgraded_once_and_written_whole_by_the_next_sav
     outcome = await svc.handle(chat, user, request)
     assert not outcome.alert, outcome.answer
     t, r = await redis_client.hmget(keys.game(chat), ["t", "r"])
-    assert json.loads(zlib.decompress(t))["f"] == 3
+    assert unpack(t)["f"] == 3
     assert r != base64.b64decode(stored["game"]["r"]), "the rounds were not written again"
     ran.clear()
     again = await Store(redis_client, Settings()).load(chat)  # a new worker parses it anew
@@ -447,11 +449,11 @@ async def test_an_older_table_is_upgraded_once_and_written_whole_by_the_next_sav
 def newer(stored: dict[str, Any]) -> dict[str, Any]:
     """The stored chat with its table in a form one version past this code's."""
     blob, _ = blobs(stored)
-    data = json.loads(zlib.decompress(blob))
+    data = unpack(blob)
     data["f"] = FORMAT + 1
     data["something new"] = [1, 2, 3]
     game = dict(stored["game"])
-    game["t"] = base64.b64encode(zlib.compress(json.dumps(data).encode())).decode()
+    game["t"] = base64.b64encode(pack(data)).decode()
     return {**stored, "game": game}
 
 
