@@ -41,9 +41,12 @@ FORM = "stored table's compression"
 
 @cache
 def dictionary(number: int) -> zstandard.ZstdCompressionDict | None:
-    """Dictionary `number`, or None when this code has no such file."""
+    """Dictionary `number`, or None for a later one than this code has (`WRITING` and every one
+    before it ship with the code: one of them missing is a broken install, a RuntimeError)."""
     path = DICTIONARIES / f"table-{number}.zdict"
     if not path.is_file():
+        if number <= WRITING:
+            raise RuntimeError(f"table dictionary {number} is missing from {DICTIONARIES}")
         return None
     made = zstandard.ZstdCompressionDict(path.read_bytes())
     if made.dict_id() != DICTIONARY_BASE + number:
@@ -63,8 +66,7 @@ class _Coders(threading.local):
         made = self.made
         if made is None:
             written = dictionary(WRITING)
-            if written is None:
-                raise RuntimeError(f"table dictionary {WRITING} is missing from {DICTIONARIES}")
+            assert written is not None  # the one written always ships (or `dictionary` raised)
             made = self.made = zstandard.ZstdCompressor(level=LEVEL, dict_data=written)
         return made
 
@@ -78,8 +80,6 @@ class _Coders(threading.local):
                 if number <= 0:
                     raise ValueError(f"not a stored table: dictionary id {dict_id}")
                 made = dictionary(number)
-                if made is None and number <= WRITING:
-                    raise RuntimeError(f"table dictionary {number} is missing from {DICTIONARIES}")
                 if made is None:
                     raise NewerForm(FORM, number, WRITING)
                 found = zstandard.ZstdDecompressor(dict_data=made)
