@@ -12,7 +12,9 @@ others, rotated as in `wizard-bot arena`; the workers are forked after the chang
 the variant (`budget.read=False`: `hard` before it read the others' bids). `--times` keeps the
 decision times in the summary. `--oracle` deals `hard` the others' true hands: every deal it
 samples is the real one (what no reading of the table can beat: the bound on what reading the
-others' hands may still gain). docs/ai.md lists the screens run.
+others' hands may still gain). `--oracle bids` deals them only for the decisions before the
+play (trump and bid), `--oracle play` only for the cards: what the hands are worth at each.
+docs/ai.md lists the screens run.
 """
 
 import argparse
@@ -20,8 +22,11 @@ import ast
 import dataclasses
 import importlib
 import json
+import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 # benchmarks/engine.py would shadow the engine package: keep this folder off the import path.
 _HERE = Path(__file__).resolve().parent
@@ -39,21 +44,42 @@ _TRUE: list[list[int]] = []
 """The hands of the round being played, as the arena last showed a seat its view."""
 
 
-def deal_true_hands() -> None:
-    """`--oracle`: the arena notes the true hands as it shows a seat its view, and `hard`'s
-    sampler draws them as every candidate deal."""
+ORACLE_AT = {"both": ("trump", "bid", "play"), "bids": ("trump", "bid"), "play": ("play",)}
+"""The `HardAI` decisions that `--oracle WHEN` deals the true hands to."""
+
+
+def deal_true_hands(when: str) -> None:
+    """`--oracle WHEN`: the arena notes the true hands as it shows a seat its view, and `hard`'s
+    sampler draws them as every candidate deal in the decisions of `ORACLE_AT[when]` (the
+    others deal as they always do)."""
     show = arena.player_view
+    sample = hard.candidates
+    knowing = [False]
 
     def noting(state: GameState, seat: int) -> PlayerView:
         if state.round is not None:
             _TRUE[:] = [[TO_INT[card] for card in hand] for hand in state.round.hands]
         return show(state, seat)
 
-    def true_deals(know: Knowledge, count: int, rng: object) -> list[list[list[int]]]:
+    def true_deals(know: Knowledge, count: int, rng: random.Random) -> list[list[list[int]]]:
+        if not knowing[0]:
+            return sample(know, count, rng)
         return [[list(hand) for hand in _TRUE] for _ in range(count)]
+
+    def knowing_in(decide: Callable[..., Any]) -> Callable[..., Any]:
+        def decision(self: HardAI, view: PlayerView, rng: random.Random) -> Any:
+            knowing[0] = True
+            try:
+                return decide(self, view, rng)
+            finally:
+                knowing[0] = False
+
+        return decision
 
     setattr(arena, "player_view", noting)  # noqa: B010 - a name arena imported
     setattr(hard, "candidates", true_deals)  # noqa: B010 - a name hard imported
+    for name in ORACLE_AT[when]:
+        setattr(HardAI, name, knowing_in(getattr(HardAI, name)))
 
 
 def apply(change: str) -> None:
@@ -80,13 +106,19 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--opponent", default="normal", help="a level or an arena style")
     parser.add_argument("--times", action="store_true", help="report the decision times")
-    parser.add_argument("--oracle", action="store_true", help="deal hard the true hands")
+    parser.add_argument(
+        "--oracle",
+        nargs="?",
+        const="both",
+        choices=sorted(ORACLE_AT),
+        help="deal hard the true hands (in its bids, its play, or both: the default)",
+    )
     parser.add_argument("changes", nargs="*", metavar="CHANGE")
     args = parser.parse_args()
     for change in args.changes:
         apply(change)
     if args.oracle:
-        deal_true_hands()
+        deal_true_hands(args.oracle)
     seats = ("hard", *[args.opponent] * (args.players - 1))
     results = run_arena(seats, Options(), args.games, args.seed, args.jobs)
     head = {"changes": args.changes, "oracle": args.oracle, "seats": seats, "seed": args.seed}
