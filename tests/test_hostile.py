@@ -149,10 +149,27 @@ async def test_the_service_gives_only_its_own_refusals(
 @pytest.fixture
 async def mid_game(redis_client: aioredis.Redis) -> Driver:
     driver = Driver(service(redis_client, seed=71), [ANN, BOB, CID], seed=71)
+    await play_into_a_game(driver)
+    return driver
+
+
+async def play_into_a_game(driver: Driver) -> None:
+    """A game of the driver's people, a few moves in."""
     await driver.lobby(["rounds=short", "bids=hidden", "wings"])
     for _ in range(6):
         await driver.move()
-    return driver
+
+
+async def game_of(driver: Driver) -> str:
+    """The id of the chat's game, a new one played into first when an earlier press ended the
+    last (the examples share the fixture's chat, and the host's Cancel is a press the game
+    offers)."""
+    stored = await driver.svc.table(CHAT)
+    if stored is None:
+        await play_into_a_game(driver)
+        stored = await driver.svc.table(CHAT)
+    assert stored is not None
+    return stored.game_id
 
 
 @FUZZ
@@ -161,6 +178,7 @@ async def test_typed_commands_mid_game_are_answered_or_refused(
     mid_game: Driver, data: st.DataObject
 ) -> None:
     """Any command with any argument from anyone in the middle of a game."""
+    await game_of(mid_game)
     user = data.draw(USERS)
     request = Request(
         data.draw(KINDS.filter(lambda kind: kind is not Kind.BUTTON)), data.draw(TEXT)
@@ -177,6 +195,24 @@ def near_tokens(game: str) -> st.SearchStrategy[str]:
     )
 
 
+async def test_the_hosts_cancel_ends_the_game_and_the_fuzz_plays_into_another(
+    mid_game: Driver,
+) -> None:
+    """The lobby's Cancel, pressed by the host mid-game, ends the game (as /cancel does): the
+    fuzz below may press it, and its later examples then need a game of their own."""
+    game_id = await game_of(mid_game)
+    cancel = tokens.encode(game_id, tokens.LOBBY_STAMP, tokens.Action.CANCEL, "")
+    outcome = await mid_game.svc.handle(CHAT, ANN, Request(Kind.BUTTON, cancel))
+    assert not outcome.alert
+    assert await mid_game.svc.table(CHAT) is None
+    again = await game_of(mid_game)
+    assert again != game_id
+    stored = await mid_game.svc.table(CHAT)
+    assert stored is not None
+    assert stored.game.seq > 0
+    assert stored.game.round is not None
+
+
 @FUZZ
 @given(data=st.data())
 async def test_pressed_payloads_are_refused_and_change_nothing(
@@ -184,10 +220,8 @@ async def test_pressed_payloads_are_refused_and_change_nothing(
 ) -> None:
     """Any payload (any text, or one shaped like this game's) pressed by a player or a
     stranger: the press of a button the game offers now, or a refusal that changes nothing."""
+    game_id = await game_of(mid_game)
     table = await raw(mid_game.redis)
-    stored = await mid_game.svc.table(CHAT)
-    assert stored is not None
-    game_id = stored.game_id
     payload = data.draw(TEXT | near_tokens(game_id))
     user = data.draw(st.sampled_from([ANN, BOB, CID, User("tg:99", "Eve")]))
     outcome = await mid_game.svc.handle(CHAT, user, Request(Kind.BUTTON, payload))
