@@ -39,7 +39,7 @@ UNDER_SURE = 20.0
 HIT_BONUS = 10.0
 """Points added to a playout that meets the bid exactly, in bids and play alike: a little more
 weight on meeting it than the score gives (an 80-game screen looked better; 400 games of
-another seed showed no gain and no harm: docs/ai.md)."""
+another seed showed no gain and no harm; 40 met no more bids and scored less: docs/ai.md)."""
 WIN_WEIGHT = 150.0
 """Points that winning the game rather than losing it is worth in a playout's score, which
 adds this times the chance of winning that the playout leaves (`Standing`): little while many
