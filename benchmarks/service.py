@@ -36,15 +36,25 @@ showed (Request(Kind.BUTTON, payload)): joins, start, bids, trump, cards, the re
 
 - floor: what the Redis calls alone cost. Every call a command made (outside pipelines: a
   game's end folds its stats in one) is noted as it was sent, and sent again, with the same
-  arguments (so the same payloads), against the same redis-server through the same client,
-  from the same starting data: one chat's commands one after another (floor_one_chat_s), the
-  many chats' commands with as many in flight, each chat's in order (floor_many_chats_s).
-  service_vs_floor_one_chat is the floor's time over the time spent in handle();
-  service_vs_floor_in_flight the floor's time over the many-chat run's. 1.0 would be a service
-  that costs nothing but its Redis round trips.
-- live: latency with --live N games live (N chats spread over the game, each played once first,
-  as a worker that has served them for a while has), one command at a time on a random chat:
-  p50_ms_live and p99_ms_live, and live_vs_one_chat_p50, their p50 over the one chat's.
+  arguments (so the same payloads), to the same redis-server, from the same starting data
+  (database 1, beside the service's 0): one chat's commands one after another
+  (floor_one_chat_s), the many chats' commands with as many in flight, each chat's in order
+  (floor_many_chats_s). They are sent again turn by turn, beside the service: after each TURN
+  commands of the one chat, and after each SPELL_S seconds of the many chats, so that the
+  service and its floor meet the same minutes of a machine whose speed drifts; their time,
+  CPU and data are left out of the service's figures (database 1 is emptied before the data
+  is weighed). service_vs_floor_one_chat is the floor's time over the time spent in handle();
+  service_vs_floor_in_flight the floor's time over the many-chat run's. 1.0 would be a
+  service that costs nothing but its Redis round trips. The _apart figures send all the calls
+  again after the run instead, as this benchmark did until 5 December 2026.
+- live: latency with --live N games live, one command at a time: N - 1 chats spread over the
+  game (each played once first, as a worker that has served them for a while has), a command
+  on a random one of them (p50_ms_live, p99_ms_live), and one chat playing whole games, its
+  commands and theirs in turns of TURN (100) each, so that both meet the same minutes of
+  the machine (p50_ms_one_chat_beside_live). live_vs_one_chat_p50 is the ratio of those two
+  p50s; live_vs_one_chat_p50_apart the live p50 over the one-chat run's above, measured a
+  minute earlier (as this benchmark did until 5 December 2026: on a machine whose speed
+  drifts, that ratio moved between 0.61 and 1.71 over 19 runs of one day).
 
 - collector: after its warm-up the run sets the garbage collector as a worker does once it
   has started (`bot.memory.settle`); --gc-defaults leaves CPython's defaults.
@@ -102,6 +112,12 @@ WAITS = "▫️"
 """... and the other seats."""
 TARGETS = {"commands_per_s": 1500, "p99_ms": 10.0, "bytes_per_game": 4096}
 """What the service should reach (issue point 11)."""
+
+TURN = 100
+"""Commands in a row before their floor is measured (one chat), and in the live run on the
+one chat, then on random live chats."""
+SPELL_S = 2.0
+"""Seconds of the many-chat run before its floor is measured."""
 
 UPDATE_IDS = count(1)
 """Update ids, unique over the whole run as a platform's are."""
@@ -294,15 +310,19 @@ def ms(seconds: float) -> float:
 
 
 async def one_chat(
-    service: GameService, games: int, update_ids: bool
+    service: GameService, games: int, update_ids: bool, beside: "Beside | None" = None
 ) -> tuple[int, float, list[float]]:
-    """Play `games` whole games in one chat; return commands, seconds and latencies."""
+    """Play `games` whole games in one chat; return commands, seconds and latencies. With
+    `beside`, its floor is measured after every `TURN` commands (its time not counted)."""
     client = Client("solo", random.Random(1), update_ids)
     latencies: list[float] = []
     start = time.perf_counter()
     while client.games < games:
         await client.step(service, latencies)
-    return client.commands, time.perf_counter() - start, latencies
+        if beside is not None and (client.commands % TURN == 0 or client.games == games):
+            await beside.floor()
+    spent = time.perf_counter() - start
+    return client.commands, spent - (beside.wall if beside is not None else 0.0), latencies
 
 
 async def record(service: GameService, games: int, update_ids: bool) -> tuple[Sizes, list[Point]]:
@@ -345,16 +365,22 @@ async def spread(redis: "aioredis.Redis", chats: int, points: list[Point]) -> li
 
 
 async def many_chats(
-    service: GameService, clients: list[Client], in_flight: int, seconds: float
+    service: GameService,
+    clients: list[Client],
+    in_flight: int,
+    seconds: float,
+    beside: "Beside | None" = None,
 ) -> tuple[float, list[float]]:
     """Progress the chats, `in_flight` requests at a time, each for a random idle chat, for
-    `seconds`; return the seconds taken and the latencies."""
+    `seconds`; return the seconds taken and the latencies. With `beside`, in spells of
+    `SPELL_S` seconds, each followed by its floor (its time not counted)."""
     rng = random.Random(2)
     idle = list(clients)
     latencies: list[float] = []
-    stop = time.perf_counter() + seconds
+    spell = seconds if beside is None else SPELL_S
+    spent = 0.0
 
-    async def worker() -> None:
+    async def worker(stop: float) -> None:
         while time.perf_counter() < stop:
             index = rng.randrange(len(idle))
             client = idle[index]
@@ -363,9 +389,14 @@ async def many_chats(
             await client.step(service, latencies)
             idle.append(client)
 
-    start = time.perf_counter()
-    await asyncio.gather(*(worker() for _ in range(min(in_flight, len(clients)))))
-    return time.perf_counter() - start, latencies
+    while spent < seconds:
+        start = time.perf_counter()
+        stop = start + min(spell, seconds - spent)
+        await asyncio.gather(*(worker(stop) for _ in range(min(in_flight, len(clients)))))
+        spent += time.perf_counter() - start
+        if beside is not None:
+            await beside.floor()
+    return spent, latencies
 
 
 async def floor_one(redis: "aioredis.Redis", noted: list[tuple[str, Calls]]) -> float:
@@ -405,21 +436,69 @@ async def floor_many(
     return time.perf_counter() - start
 
 
+class Beside:
+    """The floor measured beside the service: after each turn of commands, the Redis calls
+    they made (`NOTED` since the last turn) are sent again, as `floor_one` or `floor_many`
+    sends them, to another database of the same redis-server, which holds what the service's
+    held before them. So the service and its floor meet the same minutes of the machine. What
+    the sending costs (its time, the CPU here and in the server) is noted apart, for the
+    measures of the service to leave out (the data it adds, its caller drops)."""
+
+    def __init__(self, redis: "aioredis.Redis", floor: "aioredis.Redis", in_flight: int) -> None:
+        self.redis = redis
+        self.client = floor
+        self.in_flight = in_flight
+        self.mark = len(NOTED)
+        self.seconds = 0.0
+        """The floor: the time the calls took to send again."""
+        self.wall = 0.0
+        """All the time spent here, the readings of CPU included."""
+        self.cpu = [0.0, 0.0]
+        """CPU seconds spent here: this process's, the redis-server's."""
+
+    async def floor(self) -> None:
+        start = time.perf_counter()
+        noted = NOTED[self.mark :]
+        self.mark = len(NOTED)
+        before = await cpu(self.redis)
+        if self.in_flight == 1:
+            self.seconds += await floor_one(self.client, noted)
+        else:
+            self.seconds += await floor_many(self.client, noted, self.in_flight)
+        after = await cpu(self.redis)
+        self.cpu = [spent + b - a for spent, a, b in zip(self.cpu, before, after, strict=True)]
+        self.wall += time.perf_counter() - start
+
+
 async def live_latency(
-    service: GameService, redis: "aioredis.Redis", games: int, points: list[Point], seconds: float
-) -> list[float]:
-    """Latencies of one command at a time on random chats of `games` live ones (each played
-    once first)."""
+    service: GameService,
+    redis: "aioredis.Redis",
+    games: int,
+    points: list[Point],
+    seconds: float,
+    update_ids: bool,
+) -> tuple[list[float], list[float]]:
+    """Latencies of one command at a time with `games` chats live: on random chats of the
+    `games - 1` spread over the game (each played once first), and, in turns of `TURN`
+    commands each, on the last, which plays whole games (the same worker and server, so a slower
+    or faster minute of the machine slows both)."""
     await redis.flushall()
-    clients = await spread(redis, games, points)
+    clients = await spread(redis, games - 1, points)
     for client in clients:
         await client.step(service, [])
+    one = Client("one", random.Random(5), update_ids)
+    for _ in range(TURN):  # its lobby and first round, as one_chat's warm-up
+        await one.step(service, [])
     rng = random.Random(6)
-    latencies: list[float] = []
+    one_chat_latencies: list[float] = []
+    live: list[float] = []
     stop = time.perf_counter() + seconds
     while time.perf_counter() < stop:
-        await rng.choice(clients).step(service, latencies)
-    return latencies
+        for _ in range(TURN):
+            await one.step(service, one_chat_latencies)
+        for _ in range(TURN):
+            await rng.choice(clients).step(service, live)
+    return one_chat_latencies, live
 
 
 async def used_memory(redis: "aioredis.Redis") -> int:
@@ -440,8 +519,14 @@ def per_command(
     return [round((b - a) / commands * 1e6, 1) for a, b in zip(before, after, strict=True)]
 
 
+def less(spent: tuple[float, float], apart: list[float]) -> tuple[float, float]:
+    """CPU seconds so far (`cpu`) less those spent on something else."""
+    return spent[0] - apart[0], spent[1] - apart[1]
+
+
 async def run(args: argparse.Namespace, url: str) -> dict[str, object]:
     redis = aioredis.Redis.from_url(url)
+    floor_client = aioredis.Redis.from_url(url.rpartition("/")[0] + "/1")
     try:
         store = Store(redis, Settings())
         service = GameService(store, Config(), rng=random.Random(0))
@@ -453,12 +538,14 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, object]:
             settle()  # as a worker does once it has started (bot.memory)
         await redis.flushall()
         NOTED.clear()
+        beside = Beside(redis, floor_client, 1)
         used = await cpu(redis)
-        commands, spent, latencies = await one_chat(service, args.games, update_ids)
-        one_cpu = per_command(used, await cpu(redis), commands)
+        commands, spent, latencies = await one_chat(service, args.games, update_ids, beside)
+        one_cpu = per_command(used, less(await cpu(redis), beside.cpu), commands)
+        floor_one_s = beside.seconds
         noted_one = list(NOTED)
         await redis.flushall()
-        floor_one_s = await floor_one(redis, noted_one)
+        floor_one_apart_s = await floor_one(redis, noted_one)
         served_one_s = sum(latencies)
         one_rate = commands / spent
         p50, p99 = percentile(latencies, 0.5), percentile(latencies, 0.99)
@@ -470,8 +557,9 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, object]:
         )
         print(
             f"floor: its {sum(len(calls) for _, calls in noted_one)} Redis calls again in "
-            f"{floor_one_s:.2f} s, handle() took {served_one_s:.2f} s: "
-            f"{floor_one_s / served_one_s:.2f} of the floor"
+            f"{floor_one_s:.2f} s, turn by turn, handle() took {served_one_s:.2f} s: "
+            f"{floor_one_s / served_one_s:.2f} of the floor ({floor_one_apart_s / served_one_s:.2f}"
+            f" with the calls sent again all at once after the games)"
         )
 
         await redis.flushall()
@@ -491,12 +579,17 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, object]:
             chats = await spread(redis, args.chats, points)
         start_round = sum(c.round for c in chats) / len(chats)
         memory = await used_memory(redis)
+        if not args.fresh:
+            await spread(floor_client, args.chats, points)
         used = await cpu(redis)
         NOTED.clear()
-        seconds, loaded = await many_chats(service, chats, args.in_flight, args.seconds)
+        beside = Beside(redis, floor_client, args.in_flight)
+        seconds, loaded = await many_chats(service, chats, args.in_flight, args.seconds, beside)
+        floor_many_s = beside.seconds
         noted_many = list(NOTED)
         many = len(loaded)
-        many_cpu = per_command(used, await cpu(redis), many)
+        many_cpu = per_command(used, less(await cpu(redis), beside.cpu), many)
+        await floor_client.flushdb()  # what the floor added, before the data is weighed
         grown = await used_memory(redis) - memory
         many_rate = many / seconds
         print(
@@ -510,8 +603,8 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, object]:
         async with redis.pipeline(transaction=False) as pipe:
             for chat in chats:
                 pipe.memory_usage(keys.game(chat.chat))
-            live = [int(size or 0) for size in await pipe.execute()]
-        live_mean = sum(live) / len(live)
+            live_sizes = [int(size or 0) for size in await pipe.execute()]
+        live_mean = sum(live_sizes) / len(live_sizes)
         shards = {keys.timers(chat.chat) for chat in chats}
         timers = sum([int(await redis.zcard(shard)) for shard in shards])
         timers_bytes = sum([int(await redis.memory_usage(shard) or 0) for shard in shards])
@@ -523,19 +616,27 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, object]:
         await redis.flushall()
         if not args.fresh:
             await spread(redis, args.chats, points)
-        floor_many_s = await floor_many(redis, noted_many, args.in_flight)
+        floor_many_apart_s = await floor_many(redis, noted_many, args.in_flight)
         print(
-            f"floor: their Redis calls again, {args.in_flight} in flight, in {floor_many_s:.2f} s "
-            f"against {seconds:.2f} s: {floor_many_s / seconds:.2f} of the floor"
+            f"floor: their Redis calls again, {args.in_flight} in flight, spell by spell, in "
+            f"{floor_many_s:.2f} s against {seconds:.2f} s: {floor_many_s / seconds:.2f} of the "
+            f"floor ({floor_many_apart_s / seconds:.2f} with the calls sent again all at once "
+            f"after the run)"
         )
 
         live: list[float] = []
+        one_live: list[float] = []
         if args.live:
-            live = await live_latency(service, redis, args.live, points, args.live_seconds)
+            one_live, live = await live_latency(
+                service, redis, args.live, points, args.live_seconds, update_ids
+            )
             print(
                 f"{args.live} live games, one command at a time: p50 "
                 f"{percentile(live, 0.5) * 1e3:.2f} ms, p99 {percentile(live, 0.99) * 1e3:.2f} "
-                f"ms; {percentile(live, 0.5) / p50:.2f} of the one chat's p50"
+                f"ms; one chat in turns of {TURN} commands with them: p50 "
+                f"{percentile(one_live, 0.5) * 1e3:.2f} ms, "
+                f"{percentile(live, 0.5) / percentile(one_live, 0.5):.2f} of it "
+                f"({percentile(live, 0.5) / p50:.2f} of the one chat's p50 measured before)"
             )
 
         profile = None
@@ -549,13 +650,17 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, object]:
             "service_vs_floor_one_chat": round(floor_one_s / served_one_s, 3),
             "floor_many_chats_s": round(floor_many_s, 3),
             "service_vs_floor_in_flight": round(floor_many_s / seconds, 3),
+            "service_vs_floor_one_chat_apart": round(floor_one_apart_s / served_one_s, 3),
+            "service_vs_floor_in_flight_apart": round(floor_many_apart_s / seconds, 3),
         }
         if live:
             floors |= {
                 "live_games": args.live,
                 "p50_ms_live": ms(percentile(live, 0.5)),
                 "p99_ms_live": ms(percentile(live, 0.99)),
-                "live_vs_one_chat_p50": round(percentile(live, 0.5) / p50, 3),
+                "p50_ms_one_chat_beside_live": ms(percentile(one_live, 0.5)),
+                "live_vs_one_chat_p50": round(percentile(live, 0.5) / percentile(one_live, 0.5), 3),
+                "live_vs_one_chat_p50_apart": round(percentile(live, 0.5) / p50, 3),
             }
         return floors | {
             "commands_per_s_one_chat": round(one_rate),
@@ -598,6 +703,7 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, object]:
             "python": platform.python_version(),
         }
     finally:
+        await floor_client.aclose()
         await redis.aclose()
 
 
