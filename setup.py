@@ -1,8 +1,9 @@
-"""The build's one step beyond pyproject.toml: the hard AI's playout modules compiled to C.
+"""The build's one step beyond pyproject.toml: the hard AI's playouts and `simulate`'s random
+games compiled to C.
 
-`bot/ai/native.py` names the modules (`COMPILED`). Where a C compiler is at hand, mypyc (of the
+`bot/native.py` names the modules (`COMPILED`). Where a C compiler is at hand, mypyc (of the
 mypy that pyproject.toml's build requirements pin) compiles them and the build writes
-`bot/ai/native.json`, the SHA-256 of each source as compiled; `bot.ai.native` uses a compiled
+`bot/native.json`, the SHA-256 of each source as compiled; `bot.native` uses a compiled
 module only while its source still has that digest. Without a compiler, or with
 `WIZARD_PURE_PYTHON=1` set at build time, the package is plain Python, as fast as before and
 otherwise the same (docs/ai.md, "Compiled playouts").
@@ -19,7 +20,7 @@ from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
-NATIVE = runpy.run_path(str(ROOT / "bot" / "ai" / "native.py"))  # the package is not built yet
+NATIVE = runpy.run_path(str(ROOT / "bot" / "native.py"))  # the package is not built yet
 COMPILED: tuple[str, ...] = NATIVE["COMPILED"]
 
 
@@ -33,7 +34,7 @@ class BuildNative(build_ext):
         for name in COMPILED:
             if Path(self.get_ext_fullpath(name)).exists():
                 built[name] = NATIVE["source_digest"](ROOT / NATIVE["source_file"](name))
-        target = Path(self.get_ext_fullpath(COMPILED[0])).parent / NATIVE["DIGESTS"]
+        target = Path(self.get_ext_fullpath("bot.native")).parent / NATIVE["DIGESTS"]
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(built, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
@@ -51,7 +52,7 @@ def native_extensions() -> list[Any]:
     try:
         extensions = mypycify([*options, *paths], opt_level="3", debug_level="0")
     except (Exception, SystemExit) as error:  # mypyc could not translate them: Python it is
-        print(f"warning: the AI's playouts stay Python: {error}", file=sys.stderr)
+        print(f"warning: the modules to compile stay Python: {error}", file=sys.stderr)
         return []
     for extension in extensions:
         extension.optional = True  # no compiler: a warning, and the pure modules

@@ -535,20 +535,16 @@ def run_simulate(args: argparse.Namespace) -> int:
             return 1
     started = time.perf_counter()
     work = (
-        bulk.GameJob(
-            players,
-            options,
-            seed + index,
-            None if folder is None else folder / f"game-{index:04d}.json",
-        )
-        for index in range(games)
+        bulk.Games(players, options, seed, indices, folder)
+        for indices in bulk.runs(games, args.jobs)
     )
     totals: list[list[int]] = []
-    for played in bulk.in_order(bulk.simulate_game, work, args.jobs):
-        if played.error is not None:
-            print(f"{PROG}: {played.error}", file=sys.stderr)
-            return 1
-        totals.append(played.totals)
+    for run in bulk.in_order(bulk.simulate_games, work, args.jobs, chunk=1):
+        for played in run:
+            if played.error is not None:
+                print(f"{PROG}: {played.error}", file=sys.stderr)
+                return 1
+            totals.append(played.totals)
     elapsed = time.perf_counter() - started
     print(_summary(games, NAMES[:players], options, seed, totals, elapsed, folder))
     return 0
@@ -563,10 +559,10 @@ def _summary(
     elapsed: float,
     folder: "Path | None",
 ) -> str:
-    import statistics
+    from math import fsum  # as statistics.fmean sums, without loading statistics
 
     seats = range(len(names))
-    means = [statistics.fmean(game[seat] for game in totals) for seat in seats]
+    means = [fsum(game[seat] for game in totals) / len(totals) for seat in seats]
     wins = [sum(game[seat] == max(game) for game in totals) for seat in seats]
     lines = [
         f"games    {games} (seeds {seed} to {seed + games - 1})",

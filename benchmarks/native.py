@@ -43,7 +43,7 @@ for game in range(int(sys.argv[1])):
             times.append((time.process_time() - start) * 1000)
         moves.update(repr(command).encode())
         step(state, command)
-print(json.dumps({"state": sorted(set(bot.ai.native.STATE.values())), "times": times,
+print(json.dumps({"state": sorted(set(bot.native.STATE.values())), "times": times,
                   "moves": moves.hexdigest()}))
 """
 

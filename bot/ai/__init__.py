@@ -4,9 +4,9 @@
 import random
 from typing import Protocol
 
-from bot.ai import native
+from bot import native
 
-native.choose()  # before the hard AI imports its playouts: compiled ones only while current
+native.choose(native.AI)  # before the hard AI imports its playouts: compiled only while current
 
 from bot.ai.easy import EasyAI  # noqa: E402
 from bot.ai.hard import HardAI  # noqa: E402

@@ -48,7 +48,7 @@ Deal = list[list[int]]
 """The hands of a deal of the unseen cards, by seat (the own hand as it is)."""
 
 DRAW_CHUNK = 96
-"""Candidate deals drawn (or weighed) by one call of the sampler. Compiled (`bot.ai.native`), a
+"""Candidate deals drawn (or weighed) by one call of the sampler. Compiled (`bot.native`), a
 call holds the GIL throughout, and the service's event loop shares it with the threads where
 AI players think: 96 take about 2 ms at most, where a bid's 1,440 at once took up to 40."""
 
