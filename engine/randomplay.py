@@ -7,6 +7,7 @@ from engine.checks import legal_bids, may_bid
 from engine.commands import Bid, ChooseTrump, Command, Join, MarkWings, Play, Start, new_tuple
 from engine.events import Event
 from engine.game import step
+from engine.names import NAMES
 from engine.options import Options
 from engine.state import NO_SEAT, GameState, Phase, Round
 from engine.tricks import is_legal, legal_cards
@@ -74,6 +75,3 @@ def play_random_game(
     while state.phase is not Phase.FINISHED:
         events.extend(step(state, random_command(state, rng, wings)))
     return state, events
-
-
-NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay")

@@ -16,8 +16,9 @@ import bot.simulation
 from bot import native
 from bot.simulation.randomgames import random_record
 from engine import BidMode, Options, RoundsPlan, export_record
+from engine.names import NAMES
 from engine.options import TOURNAMENT_HANDS
-from engine.randomplay import NAMES, play_random_game
+from engine.randomplay import play_random_game
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,7 +69,7 @@ import hashlib, orjson
 import bot.native
 from bot.simulation.randomgames import random_record
 from engine import BidMode, Options
-from engine.randomplay import NAMES
+from engine.names import NAMES
 digest = hashlib.sha256()
 for seed in range(30):
     options = Options(notequal=seed % 2 == 0, bids=list(BidMode)[seed % 3], dmmixed=seed % 5 == 0)
