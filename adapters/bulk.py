@@ -4,21 +4,22 @@ many records read and checked (`replay --check`), in one process or in several.
 `simulate` plays its games with `bot.simulation.randomgames`: the games the engine's random
 players play (`engine.randomplay`), the same records byte for byte, several times as fast.
 
-Each game and each file is one piece of work, done the same way in any process; the results
-come back in the order asked, so the output of `--jobs N` is that of `--jobs 1`. Records are
+Each game and each file is one piece of work, done the same way in any process (this one, or
+a forked copy of it: `in_order`); the results come back in the order asked, so the output of
+`--jobs N` is that of `--jobs 1`. Records are
 written and read with orjson; a file orjson refuses is read again with the standard library,
 which says why (and reads what it alone accepts: UTF-16, NaN, very large numbers).
 """
 
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, NoReturn, TypeVar
 
 import orjson
 
 from bot.simulation.randomgames import random_record
+from engine.names import NAMES
 from engine.options import Options
-from engine.randomplay import NAMES
 
 if TYPE_CHECKING:
     from engine.state import GameState
@@ -29,6 +30,10 @@ Result = TypeVar("Result")
 
 class BadRecord(Exception):
     """A file that is not a valid game record; the message says why, on one line."""
+
+
+class BulkError(Exception):
+    """A process of `--jobs` failed; the message says how, on one line."""
 
 
 class Games(NamedTuple):
@@ -50,23 +55,82 @@ class Played(NamedTuple):
 
 
 def in_order(
-    work: Callable[[Job], Result], jobs: Iterable[Job], processes: int, chunk: int = 4
+    work: Callable[[Job], Result], jobs: Iterable[Job], processes: int
 ) -> Iterator[Result]:
-    """`work` done on each of `jobs`, in `processes` processes (sent `chunk` jobs at a time);
-    the results in the jobs' order."""
+    """`work` done on each of `jobs`, in `processes` processes; the results in the jobs' order.
+
+    The jobs are cut into `processes` shares in their order. This process does the first share,
+    yielding as it goes; each other share goes to a copy of this process (`os.fork`: no pool to
+    load or start, which would cost more than a few hundred games), which sends its results
+    back when it is done. A copy that fails raises `BulkError` here; closing the iterator early
+    stops the copies."""
     if processes <= 1:
         yield from map(work, jobs)
         return
-    from multiprocessing import get_context  # only for more than one process
+    import os
+    import pickle
+    import signal
+    from contextlib import suppress
 
-    with get_context("fork").Pool(processes) as pool:
-        yield from pool.imap(work, jobs, chunksize=chunk)
+    todo = list(jobs)
+    bounds = [len(todo) * share // processes for share in range(processes + 1)]
+    copies: list[tuple[int, int]] = []  # (pid, the pipe its results come through)
+    try:
+        for share in range(1, processes):
+            read, write = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the copy: its share, its results down the pipe, and out
+                os.close(read)
+                _work_share(work, todo[bounds[share] : bounds[share + 1]], write)
+            os.close(write)
+            copies.append((pid, read))
+        yield from map(work, todo[: bounds[1]])
+        while copies:
+            pid, read = copies[0]
+            with os.fdopen(read, "rb", closefd=False) as pipe:
+                sent = pipe.read()
+            _, status = os.waitpid(pid, 0)
+            os.close(read)
+            copies.pop(0)
+            if not sent:
+                raise BulkError(f"a --jobs process ended without its results (status {status})")
+            failed, results = pickle.loads(sent)
+            if failed or status:
+                raise BulkError(f"a --jobs process failed: {results} (status {status})")
+            yield from results
+    finally:
+        for pid, read in copies:  # stopped early: by an error, or by the caller
+            os.close(read)
+            with suppress(ProcessLookupError, ChildProcessError):  # it may have ended already
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+
+
+def _work_share(work: Callable[[Job], Result], jobs: list[Job], write: int) -> NoReturn:
+    """In a copy: do `jobs`, send (failed, the results or why) through `write`, and exit."""
+    import os
+    import pickle
+
+    status = 1
+    try:
+        try:
+            sent = pickle.dumps((False, [work(job) for job in jobs]))
+            status = 0
+        except BaseException as error:  # even an interrupt: the parent is told, and raises
+            where, at = error.__traceback__, ""
+            while where is not None:  # to the line that raised
+                at = f" at {where.tb_frame.f_code.co_filename}:{where.tb_lineno}"
+                where = where.tb_next
+            sent = pickle.dumps((True, f"{error!r}{at}"))
+        with os.fdopen(write, "wb") as pipe:
+            pipe.write(sent)
+    finally:
+        os._exit(status)  # never back into the parent's code
 
 
 def runs(games: int, processes: int) -> Iterator[range]:
-    """The games' indices cut into runs, two a process, each sent to a process whole: a game
-    costs less than sending it, and a second run evens out a process that falls behind."""
-    size = max(1, -(-games // (processes * 2)))
+    """The games' indices cut into one run of consecutive games a process."""
+    size = max(1, -(-games // processes))
     return (range(start, min(start + size, games)) for start in range(0, games, size))
 
 

@@ -520,7 +520,8 @@ def run_simulate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from adapters import bulk
-    from engine.randomplay import NAMES
+    from bot.memory import settled
+    from engine.names import NAMES
 
     games: int = args.games
     players: int = args.players
@@ -539,12 +540,13 @@ def run_simulate(args: argparse.Namespace) -> int:
         for indices in bulk.runs(games, args.jobs)
     )
     totals: list[list[int]] = []
-    for run in bulk.in_order(bulk.simulate_games, work, args.jobs, chunk=1):
-        for played in run:
-            if played.error is not None:
-                print(f"{PROG}: {played.error}", file=sys.stderr)
-                return 1
-            totals.append(played.totals)
+    with settled():  # what is loaded stays out of the collector's way, here and in the copies
+        for run in bulk.in_order(bulk.simulate_games, work, args.jobs):
+            for played in run:
+                if played.error is not None:
+                    print(f"{PROG}: {played.error}", file=sys.stderr)
+                    return 1
+                totals.append(played.totals)
     elapsed = time.perf_counter() - started
     print(_summary(games, NAMES[:players], options, seed, totals, elapsed, folder))
     return 0

@@ -12,6 +12,8 @@ only fewer. docs/service.md ("Garbage collection") gives the measurements.
 """
 
 import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 THRESHOLDS = (10_000, 10, 10)
 """`gc.set_threshold`: net allocations between collections of the young generation (700 by
@@ -24,3 +26,18 @@ def settle() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(*THRESHOLDS)
+
+
+@contextmanager
+def settled() -> Iterator[None]:
+    """`settle` for the length of a bulk job (`simulate`), without the collection: frozen, what
+    is loaded stays untouched in the job's forked copies too; afterwards the collector is as it
+    was, for a process that goes on (the tests run the command line in theirs)."""
+    thresholds = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(*THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)

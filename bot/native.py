@@ -13,7 +13,6 @@ installed, and `simulate` must not pay for importing the AI.
 """
 
 import hashlib
-import importlib.util
 import json
 import os
 import sys
@@ -91,6 +90,8 @@ def choose(group: tuple[str, ...]) -> None:
         STATE[name] = reason
         if name in sys.modules or reason == "source":
             continue
+        import importlib.util  # only to load a source in place of its compiled module
+
         spec = importlib.util.spec_from_file_location(name, _source_of(name))
         assert spec is not None
         assert spec.loader is not None

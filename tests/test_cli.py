@@ -1,6 +1,7 @@
 """The `wizard-bot` command line: demo, simulate, replay (--check), help and version (`run` and
 `play`, the terminal table, are tested in test_console.py)."""
 
+import gc
 import json
 import re
 import shutil
@@ -245,6 +246,16 @@ def test_simulate_in_processes_writes_what_one_process_writes(
     assert len(names) == 7
     for name in names:
         assert (tmp_path / "1" / name).read_bytes() == (tmp_path / "3" / name).read_bytes()
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_simulate_leaves_the_collector_as_it_was(
+    capsys: pytest.CaptureFixture[str], jobs: str
+) -> None:
+    before = gc.get_threshold(), gc.get_freeze_count()
+    status, _, err = run(capsys, "simulate", "--games", "2", "--jobs", jobs)
+    assert status == 0, err
+    assert (gc.get_threshold(), gc.get_freeze_count()) == before
 
 
 def test_a_record_is_compact_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

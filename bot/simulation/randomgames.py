@@ -147,10 +147,12 @@ def _forbidden(bids: list[int], dealer: int, cards: int) -> int:
 
 
 def _bid(rng: Random, cards: int, forbidden: int) -> int:
-    """A bid from 0 to `cards`, uniform over those allowed (all but `forbidden`)."""
+    """A bid from 0 to `cards`, uniform over those allowed (all but `forbidden`). (Here and
+    below a count is made a float before it multiplies a draw: the same product, multiplied
+    without boxing when compiled.)"""
     if forbidden < 0:
-        return int(rng.random() * (cards + 1))
-    bid = int(rng.random() * cards)
+        return int(rng.random() * float(cards + 1))
+    bid = int(rng.random() * float(cards))
     return bid if bid < forbidden else bid + 1
 
 
@@ -169,14 +171,14 @@ def _play(
         seat = leader
         for _played in range(players):
             hand = hands[seat]
-            index = int(rand() * len(hand))
+            index = int(rand() * float(len(hand)))
             card = hand[index]
             suit = SUIT[card]
             if lead >= 0 and suit != NO_SUIT and suit != lead:  # noqa: PLR1714 - compiled
                 follow = [code for code in hand if SUIT[code] == lead]
                 if follow:  # it had to follow suit: a draw among the legal cards
                     follow += [code for code in hand if SUIT[code] == NO_SUIT]
-                    card = follow[int(rand() * len(follow))]
+                    card = follow[int(rand() * float(len(follow)))]
                     suit = SUIT[card]
                     index = hand.index(card)
             if card >= WIZ:  # the engine's list.remove takes the first of equal copies

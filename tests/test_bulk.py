@@ -1,0 +1,65 @@
+"""The bulk jobs' processes (adapters/bulk.py `in_order`): the results of every share in the
+jobs' order, a failure in another process raised here, and no process left behind when the
+caller stops early."""
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from adapters.bulk import BulkError, in_order
+
+
+def square(number: int) -> int:
+    return number * number
+
+
+@pytest.mark.parametrize("processes", [1, 2, 3, 4])
+@pytest.mark.parametrize("count", [0, 1, 2, 5, 31])
+def test_the_results_come_in_the_jobs_order(processes: int, count: int) -> None:
+    assert list(in_order(square, range(count), processes)) == [n * n for n in range(count)]
+
+
+def test_each_share_is_worked_in_a_process_of_its_own() -> None:
+    def pid(_: int) -> int:
+        return os.getpid()
+
+    pids = list(in_order(pid, range(9), 3))
+    assert pids[:3] == [os.getpid()] * 3  # the first share here
+    assert len(set(pids[3:6])) == len(set(pids[6:])) == 1
+    assert len(set(pids)) == 3
+
+
+def fail_on_seven(number: int) -> int:
+    if number == 7:
+        raise ValueError("seven")
+    return number
+
+
+def test_a_failure_in_another_process_is_raised_here() -> None:
+    results = in_order(fail_on_seven, range(10), 2)
+    assert [next(results) for _ in range(5)] == [0, 1, 2, 3, 4]  # this process's share
+    with pytest.raises(BulkError, match=r"ValueError\('seven'\) at .*test_bulk\.py:\d+"):
+        next(results)
+
+
+def test_stopping_early_leaves_no_process_behind(tmp_path: Path) -> None:
+    def slow(number: int) -> int:
+        if number >= 2:  # the other process's share: note who works it, then take long
+            (tmp_path / "pid").write_text(str(os.getpid()))
+            time.sleep(60)
+        return number
+
+    results = in_order(slow, range(4), 2)
+    assert next(results) == 0
+    deadline = time.monotonic() + 30
+    while not (tmp_path / "pid").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    other = int((tmp_path / "pid").read_text())
+    os.kill(other, 0)  # still working
+    started = time.monotonic()
+    results.close()
+    assert time.monotonic() - started < 5
+    with pytest.raises(ProcessLookupError):
+        os.kill(other, 0)  # stopped and reaped
