@@ -64,15 +64,16 @@ def in_order(
     load or start, which would cost more than a few hundred games), which sends its results
     back when it is done. A copy that fails raises `BulkError` here; closing the iterator early
     stops the copies."""
+    todo = list(jobs)
+    processes = min(processes, len(todo))  # no copy without a job
     if processes <= 1:
-        yield from map(work, jobs)
+        yield from map(work, todo)
         return
     import os
     import pickle
     import signal
     from contextlib import suppress
 
-    todo = list(jobs)
     bounds = [len(todo) * share // processes for share in range(processes + 1)]
     copies: list[tuple[int, int]] = []  # (pid, the pipe its results come through)
     try:

@@ -31,6 +31,23 @@ def test_each_share_is_worked_in_a_process_of_its_own() -> None:
     assert len(set(pids)) == 3
 
 
+def test_no_process_is_started_without_a_job(monkeypatch: pytest.MonkeyPatch) -> None:
+    forks: list[int] = []
+    fork = os.fork
+
+    def counted() -> int:
+        pid = fork()
+        if pid:
+            forks.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", counted)
+    assert list(in_order(square, range(2), 4)) == [0, 1]
+    assert len(forks) == 1  # the second job's copy, and no idle ones
+    assert list(in_order(square, range(1), 4)) == [0]
+    assert len(forks) == 1
+
+
 def fail_on_seven(number: int) -> int:
     if number == 7:
         raise ValueError("seven")
