@@ -14,6 +14,7 @@ from random import Random
 from typing import Any, Final
 
 from engine.options import BidMode, Options, hand_sizes, round_rules
+from engine.scoring import round_points
 
 WIZ: Final = 52
 JES: Final = 53
@@ -79,10 +80,7 @@ def random_record(names: Sequence[str], options: Options, seed: int) -> dict[str
         bids = _bids(rng, players, cards, dealer, rules.bids, rules.notequal)
         won = [0] * players
         tricks = _play(rng, [list(hand) for hand in dealt], cards, trump, dealer, won)
-        points = [
-            20 + 10 * taken if bid == taken else -10 * abs(bid - taken)
-            for bid, taken in zip(bids, won, strict=True)
-        ]
+        points = [round_points(bid, taken) for bid, taken in zip(bids, won, strict=True)]
         for seat in range(players):
             totals[seat] += points[seat]
         rounds.append(
@@ -100,7 +98,7 @@ def random_record(names: Sequence[str], options: Options, seed: int) -> dict[str
             }
         )
     return {
-        "format": "wizard-record/1",
+        "format": "wizard-record/1",  # engine.records.FORMAT, which loads the rules
         "players": list(names),
         "options": options.to_dict(),
         "first_dealer": first_dealer,
