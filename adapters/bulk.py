@@ -36,15 +36,13 @@ class BulkError(Exception):
     """A process of `--jobs` failed; the message says how, on one line."""
 
 
-class Games(NamedTuple):
-    """A run of `simulate`'s games: game `index` has seed `seed + index` and its record goes to
-    `folder/game-NNNN.json` (no folder: nowhere)."""
+class GameJob(NamedTuple):
+    """One game of `simulate`: its seed, and where its record goes (None: nowhere)."""
 
     players: int
     options: Options
     seed: int
-    indices: range
-    folder: Path | None
+    path: Path | None
 
 
 class Played(NamedTuple):
@@ -129,29 +127,16 @@ def _work_share(work: Callable[[Job], Result], jobs: list[Job], write: int) -> N
         os._exit(status)  # never back into the parent's code
 
 
-def runs(games: int, processes: int) -> Iterator[range]:
-    """The games' indices cut into one run of consecutive games a process."""
-    size = max(1, -(-games // processes))
-    return (range(start, min(start + size, games)) for start in range(0, games, size))
-
-
-def simulate_games(job: Games) -> list[Played]:
-    """Play a run of `simulate`'s games and write their records, if asked; stop at a record that
-    cannot be written."""
-    names = NAMES[: job.players]
-    played = []
-    for index in job.indices:
-        record = random_record(names, job.options, job.seed + index)
-        totals: list[int] = record["totals"]
-        if job.folder is not None:
-            path = job.folder / f"game-{index:04d}.json"
-            try:
-                path.write_bytes(orjson.dumps(record) + b"\n")
-            except OSError as error:
-                played.append(Played(totals, f"cannot write {path}: {error.strerror or error}"))
-                break
-        played.append(Played(totals, None))
-    return played
+def simulate_game(job: GameJob) -> Played:
+    """Play one game of `simulate` and write its record, if asked."""
+    record = random_record(NAMES[: job.players], job.options, job.seed)
+    totals: list[int] = record["totals"]
+    if job.path is not None:
+        try:
+            job.path.write_bytes(orjson.dumps(record) + b"\n")
+        except OSError as error:
+            return Played(totals, f"cannot write {job.path}: {error.strerror or error}")
+    return Played(totals, None)
 
 
 def parse_json(raw: bytes) -> object:

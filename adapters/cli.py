@@ -536,17 +536,21 @@ def run_simulate(args: argparse.Namespace) -> int:
             return 1
     started = time.perf_counter()
     work = (
-        bulk.Games(players, options, seed, indices, folder)
-        for indices in bulk.runs(games, args.jobs)
+        bulk.GameJob(
+            players,
+            options,
+            seed + index,
+            None if folder is None else folder / f"game-{index:04d}.json",
+        )
+        for index in range(games)
     )
     totals: list[list[int]] = []
     with settled():  # what is loaded stays out of the collector's way, here and in the copies
-        for run in bulk.in_order(bulk.simulate_games, work, args.jobs):
-            for played in run:
-                if played.error is not None:
-                    print(f"{PROG}: {played.error}", file=sys.stderr)
-                    return 1
-                totals.append(played.totals)
+        for played in bulk.in_order(bulk.simulate_game, work, args.jobs):
+            if played.error is not None:
+                print(f"{PROG}: {played.error}", file=sys.stderr)
+                return 1
+            totals.append(played.totals)
     elapsed = time.perf_counter() - started
     print(_summary(games, NAMES[:players], options, seed, totals, elapsed, folder))
     return 0
