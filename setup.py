@@ -3,7 +3,7 @@ games compiled to C.
 
 `bot/native.py` names the modules (`COMPILED`). Where a C compiler is at hand, mypyc (of the
 mypy that pyproject.toml's build requirements pin) compiles them and the build writes
-`bot/native.json`, the SHA-256 of each source as compiled; `bot.native` uses a compiled
+`bot/native.json`, the digest of each source as compiled; `bot.native` uses a compiled
 module only while its source still has that digest. Without a compiler, or with
 `WIZARD_PURE_PYTHON=1` set at build time, the package is plain Python, as fast as before and
 otherwise the same (docs/ai.md, "Compiled playouts").
@@ -33,7 +33,7 @@ class BuildNative(build_ext):
         built = {}
         for name in COMPILED:
             if Path(self.get_ext_fullpath(name)).exists():
-                built[name] = NATIVE["source_digest"](ROOT / NATIVE["source_file"](name))
+                built[name] = NATIVE["source_digest"](str(ROOT / NATIVE["source_file"](name)))
         target = Path(self.get_ext_fullpath("bot.native")).parent / NATIVE["DIGESTS"]
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(built, indent=1, sort_keys=True) + "\n", encoding="utf-8")

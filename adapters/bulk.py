@@ -12,7 +12,6 @@ which says why (and reads what it alone accepts: UTF-16, NaN, very large numbers
 """
 
 from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, NoReturn, TypeVar
 
 import orjson
@@ -42,7 +41,7 @@ class GameJob(NamedTuple):
     players: int
     options: Options
     seed: int
-    path: Path | None
+    path: str | None
 
 
 class Played(NamedTuple):
@@ -133,7 +132,8 @@ def simulate_game(job: GameJob) -> Played:
     totals: list[int] = record["totals"]
     if job.path is not None:
         try:
-            job.path.write_bytes(orjson.dumps(record) + b"\n")
+            with open(job.path, "wb") as file:
+                file.write(orjson.dumps(record) + b"\n")
         except OSError as error:
             return Played(totals, f"cannot write {job.path}: {error.strerror or error}")
     return Played(totals, None)
@@ -164,7 +164,8 @@ def load_record(path: str) -> "GameState":
     from engine.records import RecordError, check_record  # the rules: not for `simulate`
 
     try:
-        raw = Path(path).read_bytes()
+        with open(path, "rb") as file:
+            raw = file.read()
     except OSError as error:
         raise BadRecord(f"cannot read: {error.strerror or error}") from None
     data = parse_json(raw)

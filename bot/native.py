@@ -2,22 +2,23 @@
 random games of `wizard-bot simulate`.
 
 `setup.py` compiles `COMPILED` with mypyc where a C compiler is at hand and writes `DIGESTS`
-next to this file: the SHA-256 of each source as it was compiled. `choose(group)` runs before
-anything imports a group's modules (first thing in its package: `bot.ai`, `bot.simulation`): a
-group runs compiled only while each of its sources is the one it was built from (modules of a
-group call each other natively, so they go together). Otherwise, or with `WIZARD_PURE_PYTHON=1`
-in the environment, the sources are loaded instead; they do the same, only slower
-(tests/test_ai_native.py, tests/test_random_games.py). `STATE` says which ran. Standard library
-only, and no import of the groups' packages: `setup.py` reads this file before anything is
-installed, and `simulate` must not pay for importing the AI.
+next to this file: the CRC-32 and size of each source as it was compiled. `choose(group)` runs
+before anything imports a group's modules (first thing in its package: `bot.ai`,
+`bot.simulation`): a group runs compiled only while each of its sources is the one it was built
+from (modules of a group call each other natively, so they go together). Otherwise, or with
+`WIZARD_PURE_PYTHON=1` in the environment, the sources are loaded instead; they do the same,
+only slower (tests/test_ai_native.py, tests/test_random_games.py). `STATE` says which ran.
+Standard library only, and no import of the groups' packages: `setup.py` reads this file before
+anything is installed, and `simulate` must not pay for importing the AI, nor for hashlib or
+pathlib (some milliseconds each of a start-up): telling an edited source from the one compiled
+needs no cryptography, and `zlib` is loaded anyway.
 """
 
-import hashlib
 import json
 import os
 import sys
+import zlib
 from importlib.machinery import EXTENSION_SUFFIXES
-from pathlib import Path
 
 AI = ("bot.ai.fastsim", "bot.ai.sampler")
 """The hard AI's playouts, each importing only those before it (the order of loading)."""
@@ -37,9 +38,11 @@ STATE: dict[str, str] = {}
 """How `choose()` found each module: "compiled", "source", or why the source ran instead."""
 
 
-def source_digest(path: Path) -> str:
-    """The SHA-256 of a source file's bytes, in hex."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def source_digest(path: str) -> str:
+    """A source file's digest: the CRC-32 of its bytes, in hex, and their number."""
+    with open(path, "rb") as file:
+        data = file.read()
+    return f"{zlib.crc32(data):08x}:{len(data)}"
 
 
 def source_file(name: str) -> str:
@@ -47,14 +50,14 @@ def source_file(name: str) -> str:
     return name.replace(".", "/") + ".py"
 
 
-def _source_of(name: str) -> Path:
-    return Path(__file__).parents[1] / source_file(name)
+def _source_of(name: str) -> str:
+    return os.path.join(os.path.dirname(os.path.dirname(__file__)), source_file(name))
 
 
 def _is_compiled(name: str) -> bool:
     """Whether a compiled module `name` lies beside its source (found without importing it)."""
-    source = _source_of(name)
-    return any(source.with_name(source.stem + suffix).exists() for suffix in EXTENSION_SUFFIXES)
+    stem = _source_of(name).removesuffix(".py")
+    return any(os.path.exists(stem + suffix) for suffix in EXTENSION_SUFFIXES)
 
 
 def _why_not(group: tuple[str, ...]) -> str | None:
@@ -68,7 +71,8 @@ def _why_not(group: tuple[str, ...]) -> str | None:
     if not all(compiled):
         return "source (only some modules are compiled)"
     try:
-        built = json.loads(Path(__file__).with_name(DIGESTS).read_text(encoding="utf-8"))
+        with open(os.path.join(os.path.dirname(__file__), DIGESTS), "rb") as file:
+            built = json.loads(file.read())
     except (OSError, ValueError):
         return f"source ({DIGESTS} is missing or unreadable)"
     for name in group:
