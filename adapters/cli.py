@@ -743,7 +743,7 @@ COMMANDS = (
 """The subcommands, in the order `--help` lists them."""
 
 
-def run() -> int:
+def program() -> int:
     """The `wizard-bot` program (pyproject.toml's script, `python -m adapters.cli`): `main` on
     the process's arguments, its exit status returned to be exited with. What the process
     loaded is frozen out of the garbage collector first: on the way out CPython collects
@@ -757,4 +757,4 @@ def run() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(run())
+    sys.exit(program())

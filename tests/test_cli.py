@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from conftest import modules_loaded
 
-from adapters.cli import main
+from adapters.cli import main, program
 from bot.show.formatters import score_sheet, standings
 from bot.show.i18n import texts
 from bot.show.look import Look
@@ -286,6 +286,29 @@ def test_importing_the_command_line_loads_only_argparse() -> None:
     loaded = modules_loaded("import adapters.cli")
     assert sorted(m for m in loaded if m.split(".")[0] in late or m == "importlib.metadata") == []
 
+
+
+def test_simulate_loads_the_random_games_and_not_the_rules(tmp_path: Path) -> None:
+    """`simulate` starts fast: its random games, the options and orjson, and not the engine's
+    rules, the AI, a process pool or hashlib (the compiled modules' digests need no
+    cryptography)."""
+    script = f"from adapters.cli import main\nmain(['simulate', '--records', {str(tmp_path)!r}])"
+    loaded = modules_loaded(script)
+    assert {"bot.simulation.randomgames", "engine.options", "orjson"} <= loaded
+    unwanted = {"engine.game", "engine.checks", "bot.ai", "multiprocessing", "hashlib"}
+    assert sorted(loaded & unwanted) == []
+
+
+def test_the_program_exits_with_the_status_of_main(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`wizard-bot` runs `main` on its arguments, and leaves what it loaded frozen out of the
+    garbage collector's way for its exit."""
+    monkeypatch.setattr(sys, "argv", ["wizard-bot", "replay"])
+    before = gc.get_freeze_count()
+    try:
+        assert program() == 2  # a usage error: no files
+        assert gc.get_freeze_count() > before
+    finally:
+        gc.unfreeze()
 
 # --- replay --------------------------------------------------------------------------------------
 
