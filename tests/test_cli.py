@@ -287,7 +287,6 @@ def test_importing_the_command_line_loads_only_argparse() -> None:
     assert sorted(m for m in loaded if m.split(".")[0] in late or m == "importlib.metadata") == []
 
 
-
 def test_simulate_loads_the_random_games_and_not_the_rules(tmp_path: Path) -> None:
     """`simulate` starts fast: its random games, the options and orjson, and not the engine's
     rules, the AI, a process pool or hashlib (the compiled modules' digests need no
@@ -309,6 +308,7 @@ def test_the_program_exits_with_the_status_of_main(monkeypatch: pytest.MonkeyPat
         assert gc.get_freeze_count() > before
     finally:
         gc.unfreeze()
+
 
 # --- replay --------------------------------------------------------------------------------------
 
