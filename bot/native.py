@@ -11,7 +11,7 @@ only slower (tests/test_ai_native.py, tests/test_random_games.py). `STATE` says 
 Standard library only, and no import of the groups' packages: `setup.py` reads this file before
 anything is installed, and `simulate` must not pay for importing the AI, nor for hashlib or
 pathlib (some milliseconds each of a start-up): telling an edited source from the one compiled
-needs no cryptography, and `zlib` is loaded anyway.
+needs no cryptography, and `zlib` is small (and loaded anyway by argparse and the bot).
 """
 
 import json
