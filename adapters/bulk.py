@@ -133,7 +133,7 @@ def simulate_game(job: GameJob) -> Played:
     if job.path is not None:
         try:
             with open(job.path, "wb") as file:
-                file.write(orjson.dumps(record) + b"\n")
+                file.write(orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE))
         except OSError as error:
             return Played(totals, f"cannot write {job.path}: {error.strerror or error}")
     return Played(totals, None)
