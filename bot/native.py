@@ -54,7 +54,7 @@ def _source_of(name: str) -> str:
     return os.path.join(os.path.dirname(os.path.dirname(__file__)), source_file(name))
 
 
-def _is_compiled(name: str) -> bool:
+def is_compiled(name: str) -> bool:
     """Whether a compiled module `name` lies beside its source (found without importing it)."""
     stem = _source_of(name).removesuffix(".py")
     return any(os.path.exists(stem + suffix) for suffix in EXTENSION_SUFFIXES)
@@ -63,7 +63,7 @@ def _is_compiled(name: str) -> bool:
 def _why_not(group: tuple[str, ...]) -> str | None:
     """Why `group`'s compiled modules may not run (None: they may), or "source" when there are
     none."""
-    compiled = [_is_compiled(name) for name in group]
+    compiled = [is_compiled(name) for name in group]
     if not any(compiled):
         return "source"
     if os.environ.get(PURE_ENV):

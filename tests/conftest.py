@@ -1,6 +1,7 @@
 """Helpers for scripted rule tests: lobbies, fixed deals, filler rounds and refusal checks."""
 
 import dataclasses
+import os
 import random
 import subprocess
 import sys
@@ -219,6 +220,23 @@ def modules_loaded(script: str) -> set[str]:
         cwd=Path(__file__).resolve().parents[1],
     )
     return set(done.stdout.split())
+
+
+def fresh_lines(
+    script: str, env: Mapping[str, str], cwd: Path | None = None, timeout: float = 120
+) -> list[str]:
+    """The lines `script` prints when a fresh interpreter runs it in `cwd` (the checkout by
+    default), with `env` added to this process's environment."""
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**os.environ, **env},
+        cwd=cwd or Path(__file__).resolve().parents[1],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    return done.stdout.splitlines()
 
 
 def field_names(record: object) -> tuple[str, ...]:

@@ -1,13 +1,12 @@
 """The hard AI's compiled playouts (bot/native.py): compiled where the install compiled them
 and only while their sources are the ones compiled, and making the same moves as the sources."""
 
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
-import bot.ai
+from conftest import fresh_lines
+
+import bot.ai  # noqa: F401 - imported, it chooses the playouts to run (native.STATE)
 from bot import native
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,21 +33,12 @@ move."""
 
 def play(env: dict[str, str], path: Path = ROOT) -> list[str]:
     """The lines GAMES prints, run by a fresh interpreter with `path` first on its path."""
-    done = subprocess.run(
-        [sys.executable, "-c", GAMES],
-        env={**os.environ, **env, "PYTHONPATH": str(path)},
-        cwd=path,
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    return done.stdout.splitlines()
+    return fresh_lines(GAMES, {**env, "PYTHONPATH": str(path)}, path, timeout=300)
 
 
 def compiled_here() -> bool:
     """Whether this checkout holds compiled playouts (an install that had a C compiler)."""
-    return any(Path(bot.ai.__file__).parent.glob("fastsim.*.so"))
+    return native.is_compiled("bot.ai.fastsim")
 
 
 def test_an_install_runs_its_compiled_playouts_while_they_are_current() -> None:

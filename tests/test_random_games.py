@@ -4,15 +4,12 @@ install compiled them, and the same games from their source."""
 
 import hashlib
 import itertools
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import orjson
 import pytest
+from conftest import fresh_lines
 
-import bot.simulation
 from bot import native
 from bot.simulation.randomgames import random_record
 from engine import BidMode, Options, RoundsPlan, export_record
@@ -81,21 +78,12 @@ print(digest.hexdigest())
 
 def games(env: dict[str, str]) -> list[str]:
     """How the module ran, and the digest of 30 games' records, from a fresh interpreter."""
-    done = subprocess.run(
-        [sys.executable, "-c", GAMES],
-        env={**os.environ, **env},
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    return done.stdout.splitlines()
+    return fresh_lines(GAMES, env)
 
 
 def compiled_here() -> bool:
     """Whether this checkout holds the compiled module (an install that had a C compiler)."""
-    return any(Path(bot.simulation.__file__).parent.glob("randomgames.*.so"))
+    return native.is_compiled("bot.simulation.randomgames")
 
 
 def test_an_install_runs_the_compiled_games_while_they_are_current() -> None:
