@@ -290,7 +290,7 @@ def test_importing_the_command_line_loads_only_argparse() -> None:
 def test_the_interpreter_starts_without_an_import_hook() -> None:
     """The install puts the checkout on the path with a `.pth` line (pyproject.toml's
     `package-dir`), not setuptools' import hook for editable flat layouts, which loads pathlib
-    and more at every start of Python (9 ms, twice what `python -c pass` costs without it)."""
+    and more at every start of Python (`python -c pass`: 21 ms with it, 9.5 without)."""
     loaded = modules_loaded("import engine")
     assert sorted(m for m in loaded if m.startswith("__editable__") or m == "pathlib") == []
 
