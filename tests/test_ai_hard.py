@@ -15,16 +15,19 @@ from bot.ai.fastsim import (
     TO_CARD,
     _choose,
     _lead,
+    _normal_card,
     _patient,
     later_tricks,
     playout,
     seen_masks,
+    shown_list,
     to_ints,
     trick_state,
     trump_index,
     winner,
 )
 from bot.ai.hard import Budget, Deal, HardAI, Standing, distinct, race, standing
+from bot.ai.normal import NormalAI
 from bot.ai.sampler import (
     LEAN_MOST,
     PRIOR_ROUNDS,
@@ -136,44 +139,112 @@ def modelled(rand: random.Random) -> Pick:
 
 def test_fast_playout_plays_legally_and_scores_as_the_engine() -> None:
     for game in range(60):
-        players = 3 + game % 4
-        state = at_play(players, game, 1 + game % 8)
-        rnd = state.round
-        assert rnd is not None
-        bids = [bid or 0 for bid in rnd.bids]
-        fast = playout(
-            [to_ints(hand) for hand in rnd.hands],
-            trump_index(rnd.trump),
-            rnd.leader,
-            [],
-            [0] * players,
-            bids,
-        )
+        state = at_play(3 + game % 4, game, 1 + game % 8)
+        bids, fast = playout_from_start(state, "greedy", game)
         assert round_played_through_engine(state, bids, greedy) == fast
+
+
+def playout_from_start(state: GameState, model: str, seed: int) -> tuple[list[int], list[int]]:
+    """The bids of the round whose play begins in `state`, and the tricks a playout from there
+    gives them: every seat greedy (`model` "greedy"), or seat 0 greedy and the others modelled
+    on `normal`: "fitted" (drawing from `random.Random(seed)`) or "exact" (as it reckons)."""
+    rnd = state.round
+    assert rnd is not None
+    players = len(rnd.hands)
+    bids = [bid or 0 for bid in rnd.bids]
+    turned = to_ints([rnd.trump_card]) if rnd.trump_card is not None else []
+    shown = shown_list([[]] * players, turned[0] if turned else -1, [set()] * players)
+    modelled = model != "greedy"
+    fast = playout(
+        [to_ints(hand) for hand in rnd.hands],
+        trump_index(rnd.trump),
+        rnd.leader,
+        [],
+        [0] * players,
+        bids,
+        -1,
+        0 if modelled else -1,
+        seen_masks(turned) if modelled else None,
+        random.Random(seed) if modelled else None,
+        shown if model == "exact" else None,
+    )
+    return bids, fast
 
 
 def test_patient_playout_plays_legally_and_scores_as_the_engine() -> None:
     for game in range(40):
+        state = at_play(3 + game % 4, 100 + game, 2 + game % 8)
+        bids, fast = playout_from_start(state, "fitted", game)
+        assert round_played_through_engine(state, bids, modelled(random.Random(game))) == fast
+
+
+def as_normal(state: GameState, seat: int, hand: list[int], trump: int, need: int) -> int:
+    """Seat 0 greedy, the others by `_normal_card`, its inputs read afresh from the engine's
+    state (the cards seen, the Wizards and Jesters among them, the voids shown)."""
+    rnd = state.round
+    assert rnd is not None
+    if seat == 0:
+        return greedy(state, seat, hand, trump, need)
+    know = read_view(player_view(state, seat), read=False)
+    turned = to_ints([rnd.trump_card]) if rnd.trump_card is not None else []
+    gone = seen_masks(to_ints(_played(state)) + turned)
+    shown = shown_list(know.played, turned[0] if turned else -1, know.voids)
+    lead, wizard, _, best = trick_state(know.trick, trump)
+    bids = [bid or 0 for bid in rnd.bids]
+    players = len(rnd.hands)
+    return _normal_card(
+        hand, trump, lead, wizard, best, len(know.trick), players, seat, bids, know.won, gone, shown
+    )
+
+
+def test_exact_playout_plays_legally_and_scores_as_the_engine() -> None:
+    """A playout with `shown` keeps the cards seen and the voids as the game shows them."""
+    for game in range(40):
+        state = at_play(3 + game % 4, 200 + game, 2 + game % 8)
+        bids, fast = playout_from_start(state, "exact", game)
+        assert round_played_through_engine(state, bids, as_normal) == fast
+
+
+def test_normal_card_is_the_card_normal_plays() -> None:
+    """`_normal_card` reckons as `NormalAI.play` does, on ints: over whole games of `normal`
+    alone it names `normal`'s card but where two cards' expected points tie to the cent one
+    way and not the other (the fast model's fill of the deck is rounded to 1/1000)."""
+    normal = NormalAI()
+    same = total = 0
+    for game in range(8):
         players = 3 + game % 4
-        state = at_play(players, 100 + game, 2 + game % 8)
-        rnd = state.round
-        assert rnd is not None
-        bids = [bid or 0 for bid in rnd.bids]
-        turned = to_ints([rnd.trump_card]) if rnd.trump_card is not None else []
-        fast = playout(
-            [to_ints(hand) for hand in rnd.hands],
-            trump_index(rnd.trump),
-            rnd.leader,
-            [],
-            [0] * players,
-            bids,
-            -1,
-            0,
-            seen_masks(turned),
-            random.Random(game),
-        )
-        picks = modelled(random.Random(game))
-        assert round_played_through_engine(state, bids, picks) == fast
+        state = new_game(players, Options(), 500 + game)
+        rng = random.Random(game)
+        while state.phase is not Phase.FINISHED:
+            seat = waiting_seats(state)[0]
+            view = player_view(state, seat)
+            command = normal.decide(view, rng)
+            if isinstance(command, Play) and len(view.legal_cards) > 1:
+                know = read_view(view, read=False)
+                turned = to_ints([view.table.trump_card]) if view.table.trump_card else []
+                gone = seen_masks([card for cards in know.played for card in cards] + turned)
+                shown = shown_list(know.played, turned[0] if turned else -1, know.voids)
+                lead, wizard, _, best = trick_state(know.trick, know.trump)
+                bids = [bid or 0 for bid in know.bids]
+                card = _normal_card(
+                    know.hand,
+                    know.trump,
+                    lead,
+                    wizard,
+                    best,
+                    len(know.trick),
+                    players,
+                    seat,
+                    bids,
+                    know.won,
+                    gone,
+                    shown,
+                )
+                total += 1
+                same += TO_CARD[card] == command.card
+            engine.step(state, command)
+    assert total > 2500
+    assert same >= total - 3
 
 
 def _played(state: GameState) -> list[str]:

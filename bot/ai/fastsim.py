@@ -1,7 +1,8 @@
 """A fast simulation of the rest of a round for the hard AI: cards as small ints, a specialised
 trick loop and cheap rollout policies in which every player tries to make their bid: a greedy
 one (`_choose`) and, for the other players, one modelled on how `normal` plays, drawn at random
-by models fitted to its choices (`_lead`, `_patient`).
+by models fitted to its choices (`_lead`, `_patient`); for screens, `normal`'s own reckoning
+(`_normal_card`, `Budget.exact`).
 
 Cards are ints: `suit * 13 + rank - 1` for the numbered cards (suits in the order B, G, R, Y),
 `WIZ` for a Wizard and `JES` for a Jester (copies repeat the same int). Trump is a suit index,
@@ -14,7 +15,7 @@ import operator
 from collections.abc import Sequence
 from random import Random
 
-from bot.ai.normal import card_chance
+from bot.ai.normal import SATED_WILL, card_chance
 from engine.cards import NUMBERED, WIZARD, Card, Suit
 
 WIZ, JES = 52, 53
@@ -104,6 +105,7 @@ def playout(
     me: int = -1,
     gone: list[int] | None = None,
     rand: Random | None = None,
+    shown: list[int] | None = None,
 ) -> list[int]:
     """Play the rest of the round out: every player follows the bid-seeking policy, except that
     the player to act now plays `first` (when given). With `gone` (per suit, a bit mask of the
@@ -124,6 +126,11 @@ def playout(
         if first >= 0:
             card = first
             first = -1
+        elif shown is not None and turn != me:
+            assert gone is not None
+            card = _normal_card(
+                hand, trump, lead, wizard, best_key, played, players, turn, bids, won, gone, shown
+            )
         elif patient and turn != me and (played == 0 or (bids[turn] > won[turn] and not wizard)):
             assert gone is not None
             assert rand is not None
@@ -137,6 +144,13 @@ def playout(
                 hand, trump, lead, wizard, best_key, played, players, bids[turn] - won[turn]
             )
         hand.remove(card)
+        if shown is not None:
+            if card == WIZ:
+                shown[0] += 1
+            elif card == JES:
+                shown[1] += 1
+            elif lead >= 0 and suit_of[card] != lead:
+                shown[SHOWN + turn] |= 1 << lead
         if patient and card < WIZ:
             assert gone is not None
             gone[card // 13] |= 1 << (card % 13)
@@ -477,3 +491,152 @@ def _patient(
 def to_ints(cards: Sequence[str]) -> list[int]:
     """Cards in record notation as ints."""
     return [TO_INT[card] for card in cards]
+
+
+# --- `normal` as it plays -----------------------------------------------------------------------
+
+SHOWN = 2
+"""Where the seats' void masks start in a playout's `shown` list (after the Wizards and the
+Jesters seen)."""
+
+
+def shown_list(
+    played: Sequence[Sequence[int]], trump_card: int, voids: Sequence[set[int]]
+) -> list[int]:
+    """What `_normal_card` reads besides `gone`: the Wizards and the Jesters everyone has seen
+    (played this round, or turned up), then each seat's void suits as a bit mask."""
+    wizards = jesters = 0
+    for cards in played:
+        for card in cards:
+            wizards += card == WIZ
+            jesters += card == JES
+    wizards += trump_card == WIZ
+    jesters += trump_card == JES
+    return [wizards, jesters, *(sum(1 << suit for suit in seat) for seat in voids)]
+
+
+def _rank_key(card: int, trump: int) -> int:
+    """`normal`'s plain order of power: Jesters, suit cards, trumps, Wizards."""
+    if card == WIZ:
+        return 200
+    if card == JES:
+        return 0
+    return RANK[card] + (100 if SUIT[card] == trump else 0)
+
+
+def _normal_card(
+    hand: list[int],
+    trump: int,
+    lead: int,
+    wizard: bool,
+    best_key: int,
+    played: int,
+    players: int,
+    turn: int,
+    bids: Sequence[int],
+    won: list[int],
+    gone: list[int],
+    shown: list[int],
+) -> int:
+    """The card `normal` plays (`NormalAI.play`, the same arithmetic on ints): the legal card
+    with the best expected points, its chance to take the trick (by `Reading.chance`) and the
+    model's chances for the cards kept deciding; the plainer card breaks ties."""
+    own, length = _masks(hand)
+    follow = played > 0 and lead >= 0 and length[lead] > 0
+    if follow and length[lead] + length[NONE_SUIT] == 1:
+        for card in hand:
+            if SUIT[card] == lead or card >= WIZ:
+                return card
+    later = _later(hand, trump, players, gone, own, length)
+    size = len(hand)
+    seen = shown[0] + shown[1]
+    unseen_suit = [0, 0, 0, 0]
+    for suit in range(4):
+        known = gone[suit] | own[suit]
+        seen += gone[suit].bit_count()
+        unseen_suit[suit] = 13 - known.bit_count()
+    wizards_here = 0
+    for card in hand:
+        wizards_here += card == WIZ
+    total = 60 - size - seen
+    keep_share = 1.0 - size / (total if total > 1 else 1)
+    keep = [1.0]
+    for _ in range(14):
+        keep.append(keep[-1] * keep_share)
+    after = [(turn + k) % players for k in range(1, players - played)]
+    wills: list[float] = []
+    wizard_parts: list[float] = []
+    voids: list[int] = []
+    for seat in after:
+        need = bids[seat] - won[seat]
+        wills.append(1.0 if need > 0 else SATED_WILL)
+        will = 4.0 * need / (size if size > 1 else 1)
+        wizard_parts.append(
+            (will if will < 1.0 else 1.0) * (1.0 - keep[4 - shown[0] - wizards_here])
+        )
+        voids.append(shown[SHOWN + seat])
+    bid = bids[turn]
+    have = won[turn]
+    whole = [1.0] + [0.0] * size
+    for count, chance in enumerate(later):
+        for index in range(count + 1, 0, -1):
+            whole[index] = whole[index] * (1.0 - chance) + whole[index - 1] * chance
+        whole[0] *= 1.0 - chance
+    points = [0.0] * (size + 1)
+    for more in range(size + 1):
+        miss = have + more - bid
+        points[more] = 20.0 + 10.0 * bid if miss == 0 else -10.0 * (miss if miss > 0 else -miss)
+    best_card, best_score, best_rank = -1, 0, 0
+    for position in range(size):
+        card = hand[position]
+        suit = SUIT[card]
+        if follow and suit != lead and suit < NONE_SUIT:
+            continue
+        now = 0.0
+        if not wizard:
+            if card == WIZ:
+                now = 1.0
+            elif card != JES:
+                new_lead = suit if lead == UNDECIDED else lead
+                key = RANK[card] + 100 if suit == trump else RANK[card] if suit == new_lead else 0
+                if key > best_key:
+                    step = card % 13 + 1
+                    higher = ((FULL >> step) << step & ~gone[suit] & ~own[suit]).bit_count()
+                    now = 1.0
+                    for index in range(len(after)):
+                        void = voids[index]
+                        no_higher = 1.0 if void >> suit & 1 else keep[higher]
+                        out = 1.0 if void >> new_lead & 1 else keep[unseen_suit[new_lead]]
+                        if suit == trump:
+                            safe = no_higher if new_lead == trump else 1.0 - out * (1.0 - no_higher)
+                        elif trump == NO_TRUMP:
+                            safe = no_higher
+                        else:
+                            ruff = (
+                                0.0 if void >> trump & 1 else out * (1.0 - keep[unseen_suit[trump]])
+                            )
+                            safe = no_higher * (1.0 - ruff)
+                        beat = 1.0 - (1.0 - wizard_parts[index]) * (
+                            1.0 - wills[index] * (1.0 - safe)
+                        )
+                        now *= 1.0 - beat
+        # the kept cards' distribution is the whole hand's with the card's own chance taken
+        # out: each count of it in turn, weighed by the points it makes with this trick or not
+        chance = later[position]
+        expected = 0.0
+        if chance <= 0.5:
+            rest = 1.0 - chance
+            part = 0.0
+            for count in range(size):
+                part = (whole[count] - chance * part) / rest
+                expected += part * ((1.0 - now) * points[count] + now * points[count + 1])
+        else:
+            part = 0.0
+            for count in range(size, 0, -1):
+                part = (whole[count] - (1.0 - chance) * part) / chance
+                expected += part * ((1.0 - now) * points[count - 1] + now * points[count])
+        score = math.floor(expected * 100.0 + 0.5)
+        rank = -_rank_key(card, trump)
+        if best_card < 0 or score > best_score or (score == best_score and rank > best_rank):
+            best_card, best_score, best_rank = card, score, rank
+    return best_card

@@ -18,7 +18,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bot.ai.easy import nothing_to_do
-from bot.ai.fastsim import SUIT, TO_CARD, TO_INT, WIZ, lead_strength, playout, seen_masks
+from bot.ai.fastsim import (
+    SUIT,
+    TO_CARD,
+    TO_INT,
+    WIZ,
+    lead_strength,
+    playout,
+    seen_masks,
+    shown_list,
+)
 from bot.ai.normal import NormalAI, sure_tricks
 from bot.ai.sampler import (
     Knowledge,
@@ -75,6 +84,9 @@ class Budget:
     patient: bool = True
     """Model the other players' play on `normal` (fastsim's `_lead` and `_patient`), else the
     greedy policy."""
+    exact: bool = False
+    """Model the other players' play on `normal` as it plays (fastsim's `_normal_card`), not
+    by the models fitted to its choices."""
     read: bool = True
     """Read each other player's bids by the game so far (`sampler.read_bids`: their bids
     against the tricks they took), else take every bid as `normal` would mean it."""
@@ -261,11 +273,15 @@ class HardAI:
         return 0.0 if cap is None else time.perf_counter() + cap / 1000
 
     def _seen(self, know: Knowledge, trump_card: int) -> list[int]:
-        """The ranks seen played (and turned up) by everyone, for the playouts; [] when the
-        others are modelled greedily."""
+        """The ranks seen played (and turned up) by everyone, for the playouts (`seen_masks`,
+        four ints), followed with `exact` by what `_normal_card` also reads (`shown_list`);
+        [] when the others are modelled greedily."""
         if not self.budget.patient:
             return []
-        return seen_masks([card for cards in know.played for card in cards] + [trump_card])
+        gone = seen_masks([card for cards in know.played for card in cards] + [trump_card])
+        if self.budget.exact:
+            gone += shown_list(know.played, trump_card, know.voids)
+        return gone
 
     @staticmethod
     def bids_for(know: Knowledge, deal: list[list[int]]) -> list[int]:
@@ -360,8 +376,9 @@ def tricks_won(
         bids,
         first,
         know.seat,
-        list(seen) if seen else None,
+        list(seen[:4]) if seen else None,
         rng,
+        list(seen[4:]) if len(seen) > 4 else None,
     )
 
 
