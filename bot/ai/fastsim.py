@@ -111,8 +111,10 @@ def playout(
     the player to act now plays `first` (when given). With `gone` (per suit, a bit mask of the
     ranks every player has seen played, `seen_masks`) and `rand`, the seats other than `me`
     play as modelled on `normal`: their leads are drawn by `_lead`, and one who needs tricks
-    takes a trick it could leave by the chance `_patient` gives. `hands`, `won` and `gone`
-    are changed in place; returns `won`, the tricks each seat has taken at the end."""
+    takes a trick it could leave by the chance `_patient` gives; with `shown` as well
+    (`shown_list`), they play every card as `normal` reckons it (`_normal_card`). `hands`,
+    `won`, `gone` and `shown` are changed in place; returns `won`, the tricks each seat has
+    taken at the end."""
     players = len(hands)
     suit_of, rank_of = SUIT, RANK
     patient = gone is not None
