@@ -15,8 +15,9 @@ import operator
 from collections.abc import Sequence
 from random import Random
 
-from bot.ai.normal import SATED_WILL, card_chance
+from bot.ai.normal import SATED_WILL, WIZARD_WILL, card_chance
 from engine.cards import NUMBERED, WIZARD, Card, Suit
+from engine.scoring import round_points
 
 WIZ, JES = 52, 53
 NONE_SUIT = 4
@@ -572,7 +573,7 @@ def _normal_card(
     for seat in after:
         need = bids[seat] - won[seat]
         wills.append(1.0 if need > 0 else SATED_WILL)
-        will = 4.0 * need / (size if size > 1 else 1)
+        will = WIZARD_WILL * need / (size if size > 1 else 1)
         wizard_parts.append(
             (will if will < 1.0 else 1.0) * (1.0 - keep[4 - shown[0] - wizards_here])
         )
@@ -584,10 +585,7 @@ def _normal_card(
         for index in range(count + 1, 0, -1):
             whole[index] = whole[index] * (1.0 - chance) + whole[index - 1] * chance
         whole[0] *= 1.0 - chance
-    points = [0.0] * (size + 1)
-    for more in range(size + 1):
-        miss = have + more - bid
-        points[more] = 20.0 + 10.0 * bid if miss == 0 else -10.0 * (miss if miss > 0 else -miss)
+    points = [float(round_points(bid, have + more)) for more in range(size + 1)]
     best_card, best_score, best_rank = -1, 0, 0
     for position in range(size):
         card = hand[position]
