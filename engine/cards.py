@@ -64,9 +64,13 @@ def sort_key(card: Card) -> tuple[int, int]:
     return (1 + "BGRY".index(suit), -RANK_OF[card])
 
 
+_DISPLAY_ORDER: dict[str, tuple[int, int]] = {card: sort_key(card) for card in DECK}
+"""`sort_key` of each card, looked up rather than worked out (hands are sorted for every view)."""
+
+
 def sorted_hand(cards: Iterable[Card]) -> list[Card]:
     """The cards in display order (see `sort_key`)."""
-    return sorted(cards, key=sort_key)
+    return sorted(cards, key=_DISPLAY_ORDER.__getitem__)
 
 
 def missing_from_deck(cards: Iterable[str]) -> str | None:

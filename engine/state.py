@@ -134,6 +134,12 @@ class GameState:
     """How many commands have been applied; a version for stale-button checks."""
     seat_cache: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
     """Player id to seat, rebuilt from `players` whenever it disagrees (not serialized)."""
+    sheet_cache: tuple[tuple[RoundResult, ...], tuple[object, ...]] = field(
+        default=((), ()), compare=False, repr=False
+    )
+    """The finished rounds the score sheet was last made of, and its rows
+    (`engine.views.score_rows`; not serialized): they change once a round, the views with
+    every command."""
 
     def seat_of(self, player: str) -> int | None:
         """The seat of `player`, or None if they are not seated."""
@@ -160,6 +166,7 @@ class GameState:
         new.totals = list(self.totals)
         new.seq = self.seq
         new.seat_cache = {}
+        new.sheet_cache = self.sheet_cache
         return new
 
     def to_dict(self, results: bool = True) -> dict[str, Any]:

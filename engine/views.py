@@ -6,6 +6,7 @@ wings mark, or a bid before it is revealed (the viewer's own bid excepted).
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from engine.cards import Card, Suit, sorted_hand
 from engine.checks import forbidden_bid, legal_bids, legal_plays, may_bid
@@ -76,8 +77,14 @@ def bids_met(sheet: Sequence[ScoreRow], seat: int) -> int:
 
 
 def score_rows(state: GameState) -> tuple[ScoreRow, ...]:
-    """The score sheet so far: one row per finished round (a finished game's whole sheet)."""
-    return tuple(score_row(result) for result in state.results)
+    """The score sheet so far: one row per finished round (a finished game's whole sheet).
+    Made again only when the finished rounds are not those it was last made of."""
+    results = tuple(state.results)
+    made_of, rows = state.sheet_cache
+    if results != made_of:  # the same objects compare equal at once
+        rows = tuple(score_row(result) for result in results)
+        state.sheet_cache = (results, rows)
+    return cast(tuple[ScoreRow, ...], rows)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,7 @@
 """What each person sees: engine.table_view and engine.player_view on scripted deals."""
 
 import dataclasses
+import random
 
 from conftest import advance, bid_all, deal, finish, lobby, play, start
 
@@ -20,6 +21,7 @@ from engine import (
     player_view,
     table_view,
 )
+from engine.randomplay import new_game, play_random_game, random_command
 from engine.scoring import places
 from engine.state import NO_SEAT
 
@@ -410,3 +412,32 @@ def test_a_score_row_is_built_from_a_round_result() -> None:
     assert engine.ScoreRow(1, 1, (0,), (0,), (20,), (20,)).last_trick is None
     no_tricks = dataclasses.replace(result, tricks=())
     assert engine.score_row(no_tricks).last_trick is None
+
+
+def test_the_score_sheet_follows_the_finished_rounds_through_copies_and_new_states() -> None:
+    # the sheet is kept with the state (`GameState.sheet_cache`) and made again only when the
+    # finished rounds change: after every command, in a copy, and in a state read anew, it is
+    # the sheet made from scratch
+    state, _ = play_random_game(4, Options(), 7)
+    replay = new_game(4, Options(), 7)
+    rng = random.Random(7)
+    lengths = set()
+    while replay.phase is not Phase.FINISHED:
+        expected = tuple(engine.score_row(result) for result in replay.results)
+        assert table_view(replay).sheet == expected
+        copy = replay.copy()
+        assert table_view(copy).sheet == expected
+        lengths.add(len(expected))
+        engine.step(replay, random_command(replay, rng))
+        anew = GameState.from_dict(replay.to_dict())
+        assert table_view(anew).sheet == table_view(replay).sheet
+    assert lengths == set(range(15))
+    assert table_view(replay).sheet == table_view(state).sheet
+    assert len(table_view(replay).sheet) == 15
+    # a state whose finished rounds were replaced (not appended to) gets their sheet
+    older = replay.copy()
+    older.results = older.results[:3]
+    assert table_view(older).sheet == table_view(replay).sheet[:3]
+    older.results = [dataclasses.replace(older.results[0], totals=(1, 2, 3, 4)), *older.results[1:]]
+    assert table_view(older).sheet[0].totals == (1, 2, 3, 4)
+    assert table_view(older).sheet[1:] == table_view(replay).sheet[1:3]
