@@ -448,8 +448,8 @@ def robot_seats(table: Table) -> list[int]:
     """The seats the game waits for that the AI plays: AI seats, and players away (while
     someone is still playing)."""
     state = table.game
-    if state.phase not in ROUND_PHASES:
-        return []
+    if state.phase not in ROUND_PHASES or not (table.ai or table.away):
+        return []  # no AI seat and nobody away: most tables, after every move
     present = any(pid not in table.away for pid in table.humans())
     return [
         seat

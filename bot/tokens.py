@@ -9,6 +9,7 @@ Tokens fit Telegram's 64-byte callback data and Discord's 100-character custom i
 import re
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 
 from engine import GameState, Phase
 
@@ -61,8 +62,11 @@ def encode(game: str, stamp: str, action: Action, arg: str = "") -> str:
     return f"{game}.{stamp}.{action}{arg}"
 
 
+@lru_cache(maxsize=1024)
 def decode(payload: str) -> Token:
-    """Read a payload; raise TokenError when it is not a well-formed token."""
+    """Read a payload; raise TokenError when it is not a well-formed token. A press is read
+    more than once (its command for the metrics, then to apply it), and a token does not
+    change: the last ones read are kept."""
     if not isinstance(payload, str) or not payload.isascii() or not 0 < len(payload) <= MAX_LENGTH:
         raise TokenError("bad length")  # ASCII only, so characters are bytes
     parts = payload.split(".")

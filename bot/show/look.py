@@ -3,6 +3,7 @@ settings."""
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from bot.show.i18n import Texts, texts
 from bot.show.themes import DEFAULT_THEME, Theme, card_face, suit_face, suit_name
@@ -31,8 +32,14 @@ class Look:
 
 def look_of(settings: Settings) -> Look:
     """The look of a chat's settings (an unknown theme is shown as the default one)."""
-    known = settings.theme in Theme._value2member_map_
-    return Look(texts(settings.language), Theme(settings.theme) if known else DEFAULT_THEME)
+    return _look(settings.language, settings.theme)
+
+
+@lru_cache(maxsize=256)
+def _look(language: str, theme: str) -> Look:
+    """The look of a language and a theme: made once for each pair (a command needs it twice)."""
+    known = theme in Theme._value2member_map_
+    return Look(texts(language), Theme(theme) if known else DEFAULT_THEME)
 
 
 def personal(look: Look, languages: Mapping[str, str], player: str | None) -> Look:
