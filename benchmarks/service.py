@@ -2,7 +2,7 @@
 latency of one command, and the Redis bytes a live game takes. The last line printed is JSON.
 
     python benchmarks/service.py [--games N] [--chats C] [--in-flight K] [--seconds S]
-                                 [--fresh] [--no-update-ids] [--profile [FILE]]
+                                 [--fresh] [--no-update-ids] [--parts] [--profile [FILE]]
 
 It starts its own redis-server (a free port on 127.0.0.1, append-only file fsynced every
 second, as deployed) in a temporary directory, and drives it from one Python process (asyncio).
@@ -64,6 +64,11 @@ showed (Request(Kind.BUTTON, payload)): joins, start, bids, trump, cards, the re
 - collector: after its warm-up the run sets the garbage collector as a worker does once it
   has started (`bot.memory.settle`); --gc-defaults leaves CPython's defaults.
 
+--parts plays the one-chat games again with a clock around each part of a command (the Redis
+calls, the rest of the save, `Table.to_bytes`, applying the request, drawing its messages, and
+the service's glue: what `handle()` spent outside them) and prints microseconds a command
+(`parts_us_per_command`); the clocks add a little to each part.
+
 --profile plays the one-chat games again under cProfile and prints the top functions (and
 writes pstats data to FILE, when given).
 """
@@ -94,7 +99,8 @@ sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _H
 
 import redis.asyncio as aioredis  # noqa: E402
 
-from bot import tokens  # noqa: E402
+from bot import dispatch, tokens  # noqa: E402
+from bot import service as service_module  # noqa: E402
 from bot.chat import LIVE_TTL  # noqa: E402
 from bot.commands import Kind  # noqa: E402
 from bot.config import Config  # noqa: E402
@@ -104,7 +110,7 @@ from bot.requests import Request, User  # noqa: E402
 from bot.service import GameService  # noqa: E402
 from bot.store import Store, keys  # noqa: E402
 from bot.store.redis_server import RedisServer, free_port  # noqa: E402
-from bot.table import Settings  # noqa: E402
+from bot.table import Settings, Table  # noqa: E402
 
 PLAYERS = 4
 MID_ROUND = 8
@@ -663,6 +669,16 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, object]:
         if args.profile is not None:
             await redis.flushall()
             profile = await profiled(service, args.games, update_ids, args.profile)
+        clocked: dict[str, float] | None = None
+        if args.parts:
+            await redis.flushall()
+            clocked = await parts(service, args.games, update_ids)
+            print(
+                f"one chat, a command's parts (µs): handle() {clocked['handle']:.0f}: Redis calls "
+                f"{clocked['redis_calls']:.0f}, apply {clocked['apply']:.0f}, render "
+                f"{clocked['render']:.0f}, to_bytes {clocked['to_bytes']:.0f}, the rest of the "
+                f"save {clocked['save_other']:.0f}, glue {clocked['glue']:.0f}"
+            )
 
         floors = {
             "floor_one_chat_s": round(floor_one_s, 3),
@@ -722,6 +738,7 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, object]:
             "commands_1000_chats": many,
             "update_ids": update_ids,
             "profile": profile,
+            "parts_us_per_command": clocked,
             "collector": "defaults" if args.gc_defaults else "settled",
             "python": platform.python_version(),
         }
@@ -743,6 +760,61 @@ async def profiled(service: GameService, games: int, update_ids: bool, path: str
         pstats.Stats(profiler, stream=out).sort_stats(order).print_stats(30)
         print(out.getvalue())
     return path or "printed"
+
+
+async def parts(service: GameService, games: int, update_ids: bool) -> dict[str, float]:
+    """Play the one-chat games again with a clock around each part of a command: the Redis
+    calls (redis-py and the round trips), the save around them (with `Table.to_bytes`),
+    applying the request (`bot.dispatch.apply`) and drawing its messages (`render`). Microseconds
+    a command; `glue` is what `handle()` spent outside those (each clock adds a little too)."""
+    spent: dict[str, float] = dict.fromkeys(
+        ("redis_calls", "to_bytes", "save", "apply", "render"), 0.0
+    )
+
+    def clocked(name: str, function: Any) -> Any:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                spent[name] += time.perf_counter() - start
+
+        return timed
+
+    def clocked_async(name: str, function: Any) -> Any:
+        async def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return await function(*args, **kwargs)
+            finally:
+                spent[name] += time.perf_counter() - start
+
+        return timed
+
+    store, client = service.store, service.store.client
+    patched = [
+        (client, "execute_command", clocked_async("redis_calls", client.execute_command)),
+        (store, "save", clocked_async("save", store.save)),
+        (Table, "to_bytes", clocked("to_bytes", Table.to_bytes)),
+        (dispatch, "apply", clocked("apply", dispatch.apply)),
+        (service_module, "render", clocked("render", service_module.render)),
+    ]
+    before = [(owner, name, owner.__dict__.get(name)) for owner, name, _ in patched]
+    for owner, name, wrapper in patched:
+        setattr(owner, name, wrapper)
+    try:
+        commands, _seconds, latencies = await one_chat(service, games, update_ids)
+    finally:
+        for owner, name, old in before:
+            if old is None:
+                delattr(owner, name)
+            else:
+                setattr(owner, name, old)
+    per = {name: seconds / commands * 1e6 for name, seconds in spent.items()}
+    per["handle"] = sum(latencies) / commands * 1e6
+    per["save_other"] = per["save"] - per["redis_calls"] - per["to_bytes"]
+    per["glue"] = per["handle"] - per["save"] - per["apply"] - per["render"]
+    return {name: round(value, 1) for name, value in per.items()}
 
 
 async def fsync_rates(games: int, update_ids: bool, runs: int) -> dict[str, float]:
@@ -804,6 +876,9 @@ def main() -> None:
     )
     parser.add_argument(
         "--profile", nargs="?", const="", default=None, metavar="FILE", help="cProfile one chat"
+    )
+    parser.add_argument(
+        "--parts", action="store_true", help="time each part of one chat's commands"
     )
     args = parser.parse_args()
 
