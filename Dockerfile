@@ -4,12 +4,12 @@
 # and run it; tests/test_container.py lints this file and runs its commands.
 
 # The build: a virtual environment with the project and its dependencies (all of them wheels).
-# The slim image has no C compiler, so the hard AI's playouts stay Python (WIZARD_PURE_PYTHON:
-# setup.py compiles nothing; docs/ai.md, "Compiled playouts").
-FROM python:3.12-slim-bookworm AS build
+# The full image of the same Python and Debian has a C compiler: setup.py compiles the hard AI's
+# playouts and simulate's random games with mypyc (docs/ai.md, "Compiled playouts"), and what it
+# builds needs nothing at run time that the slim image lacks.
+FROM python:3.12-bookworm AS build
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    VIRTUAL_ENV=/opt/wizard-bot \
-    WIZARD_PURE_PYTHON=1
+    VIRTUAL_ENV=/opt/wizard-bot
 WORKDIR /src
 COPY pyproject.toml setup.py README.md ./
 COPY engine engine
@@ -21,7 +21,8 @@ RUN --mount=type=cache,target=/root/.cache/pip \
     python -m venv --without-pip "$VIRTUAL_ENV" \
     && python -m pip --python "$VIRTUAL_ENV/bin/python" install ".[embedded]"
 
-# The image: the same Python, that environment, a user of its own and the /data volume.
+# The image: the same Python without the build tools, that environment, a user of its own and
+# the /data volume.
 FROM python:3.12-slim-bookworm
 ENV VIRTUAL_ENV=/opt/wizard-bot
 COPY --from=build /opt/wizard-bot /opt/wizard-bot

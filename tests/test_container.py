@@ -5,7 +5,8 @@ No container engine runs on this machine, so the image is built the way the Dock
 on the machine itself: its instructions are read from the file (nothing is copied into this
 test), each container path is taken under a temporary directory, the build stage's COPY and RUN
 make a fresh virtual environment of the image's Python with `pip install .[embedded]` of the
-checkout's files (pip's cache makes that quick), and the image's CMD (`wizard-bot run`) runs with
+checkout's files (pip's cache makes that quick; the build stage's C compiler, which compiles the
+AI's playouts, is this machine's), and the image's CMD (`wizard-bot run`) runs with
 the image's ENV, no standard input (as in a container), and a Telegram token for the fake Bot
 API of tests/fake_telegram.py; its HEALTHCHECK command must answer 0 while it runs and 1 once
 it stopped. The final stage's RUN (a system user, /data owned by it) is the one step left out:
@@ -32,6 +33,7 @@ from fake_telegram import FakeTelegram, User
 
 from adapters import healthcheck as healthcheck_client
 from adapters.cli import main
+from bot import native
 from bot.store.redis_server import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -141,7 +143,8 @@ def test_the_dockerfile_passes_hadolint() -> None:
 
 def test_the_image_is_small_safe_and_checked() -> None:
     build, final = read_dockerfile()
-    assert build.image == final.image, "the venv is built with the Python the image runs"
+    # the venv is built with the Python the image runs, on the same Debian, where a compiler is
+    assert build.image == final.image.replace("-slim-", "-"), (build.image, final.image)
     assert re.fullmatch(r"python:3\.\d+-slim-\w+", final.image), final.image  # a pinned tag
     assert final.one("USER") != "root"
     assert not final.one("USER").startswith("0")
@@ -416,7 +419,10 @@ def build(root: Path) -> Image:
     for name in ("python", "python3"):
         (bin_dir / name).symlink_to(python)
     base = {"PATH": str(bin_dir), "LANG": "C.UTF-8"}
-    here = Place(root, {**base, "HOME": str(Path.home())}, root)  # HOME: pip's cache
+    # The build stage's image is the full one: its C compiler and build tools are this machine's
+    # (after the image's Python). HOME: pip's cache.
+    tools = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(Path.home())}
+    here = Place(root, {**base, **tools}, root)
     for keyword, text in build_stage.steps:
         if here.set(keyword, text):
             continue
@@ -535,3 +541,19 @@ async def test_the_image_without_a_token_says_what_to_set(image: Image) -> None:
     assert said.count("\n") == 1
     assert "WIZARD_TELEGRAM_TOKEN" in said
     assert "WIZARD_DISCORD_TOKEN" in said
+
+
+async def test_the_image_plays_the_ai_and_simulate_compiled(image: Image) -> None:
+    """The build stage has a compiler (the full image of the same Python): the AI's playouts and
+    `simulate`'s random games run compiled in the image, as in a checkout built here."""
+    expected = "compiled" if native.is_compiled("bot.ai.fastsim") else "source"
+    ask = (
+        "import json, bot.ai, bot.simulation, bot.native as n;"
+        " print(json.dumps([n.STATE, n.__file__]))"
+    )
+    status, said = await command(image, ["python", "-c", ask], 60)
+    assert status == 0, said
+    state, where = json.loads(said)
+    assert "/opt/wizard-bot/" in where  # the image's environment, not a checkout
+    assert set(state) == set(native.COMPILED), state
+    assert set(state.values()) == {expected}, state
