@@ -62,12 +62,18 @@ def encode(game: str, stamp: str, action: Action, arg: str = "") -> str:
     return f"{game}.{stamp}.{action}{arg}"
 
 
-@lru_cache(maxsize=1024)
 def decode(payload: str) -> Token:
-    """Read a payload; raise TokenError when it is not a well-formed token. A press is read
-    more than once (its command for the metrics, then to apply it), and a token does not
-    change: the last ones read are kept."""
-    if not isinstance(payload, str) or not payload.isascii() or not 0 < len(payload) <= MAX_LENGTH:
+    """Read a payload; raise TokenError when it is not a well-formed token."""
+    if not isinstance(payload, str):  # anything from outside: not even hashable, maybe
+        raise TokenError("bad length")
+    return _decode(payload)
+
+
+@lru_cache(maxsize=1024)
+def _decode(payload: str) -> Token:
+    """`decode` of a string. A press is read more than once (its command for the metrics, then
+    to apply it), and a token does not change: the last ones read are kept."""
+    if not payload.isascii() or not 0 < len(payload) <= MAX_LENGTH:
         raise TokenError("bad length")  # ASCII only, so characters are bytes
     parts = payload.split(".")
     if len(parts) != 3 or not parts[0].isalnum() or not parts[1] or not parts[2]:
