@@ -107,6 +107,12 @@ def test_the_button_decoder_takes_only_its_own_tokens(payload: str) -> None:
     assert payload.isascii()
 
 
+@pytest.mark.parametrize("payload", [None, 7, b"k3f9a.7-3.pR13", ["k3f9a.7-3.pR13"], {"p": 1}])
+def test_the_button_decoder_refuses_what_is_not_text(payload: object) -> None:
+    with pytest.raises(tokens.TokenError):  # not a TypeError: a web move's JSON may hold anything
+        tokens.decode(payload)  # type: ignore[arg-type]
+
+
 KINDS = st.sampled_from(list(Kind))
 CHATS = st.just(CHAT) | TEXT
 
