@@ -66,7 +66,7 @@ from engine import (
     table_view,
     waiting_seats,
 )
-from engine.options import MAX_PLAYERS, parse_option
+from engine.options import MAX_PLAYERS, BidMode, parse_option
 
 LIVE_TTL = 30 * 24 * 3600
 """A game nobody touches for this long expires."""
@@ -91,6 +91,8 @@ class Refusal(StrEnum):
     """The table changed under the request too often (`MAX_ATTEMPTS` conflicts)."""
     MOVED_ON = "moved_on"
     """An AI move decided on a table that has moved on since (it is decided again)."""
+    ALOUD = "aloud"
+    """A move the table keeps secret, typed where everyone reads it (`refuse_aloud`)."""
     OTHER = "other"
 
 
@@ -362,6 +364,25 @@ def hand(ctx: Context, _: None) -> Result:
 
 
 # --- moves ----------------------------------------------------------------------------------------
+
+
+def refuse_aloud(ctx: Context, kind: Kind) -> None:
+    """A move typed where everyone reads it is refused, whatever it names, when the table keeps
+    it secret: a bid in a round of hidden or secret bids (whether one is taken would tell the
+    others something: under `notequal`, the dealer's forbidden bid gives the sum of the bids
+    not yet shown), and a wings mark (a card of the hand, before its turn). The refusal reads
+    only what everyone sees, so it tells nothing."""
+    t = ctx.look.t
+    if kind is Kind.WINGS:
+        raise Refused(
+            t("Mark your card with the buttons in your private chat with me."), Refusal.ALOUD
+        )
+    rnd = ctx.table().game.round
+    if kind is Kind.BID and rnd is not None and rnd.rules.bids is not BidMode.OPEN:
+        raise Refused(
+            t("Bids are secret in this round: bid with the buttons in your private chat with me."),
+            Refusal.ALOUD,
+        )
 
 
 def bid(ctx: Context, number: int) -> Result:

@@ -222,6 +222,10 @@ class CommandSpec:
     query: bool = False
     """Answered by the service from the stats (`bot.queries`), outside the game's transaction,
     rather than by a handler of `bot.chat`."""
+    move: bool = False
+    """A move of the game: the rules' refusal of it may tell of the asker's hand or of bids not
+    yet shown (`Outcome.ruled`); typed where everyone reads it, a move the table keeps secret is
+    refused (`Request.aloud`)."""
 
     @property
     def typed(self) -> bool:
@@ -266,6 +270,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         who=Who.SEATED,
         helped=False,
         slash=False,
+        move=True,
     ),
     CommandSpec(
         Kind.PLAY,
@@ -276,6 +281,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         who=Who.SEATED,
         helped=False,
         slash=False,
+        move=True,
     ),
     CommandSpec(Kind.HAND, "hand", N_("show your hand again"), Action.HAND, who=Who.SEATED),
     CommandSpec(
@@ -365,10 +371,20 @@ COMMANDS: tuple[CommandSpec, ...] = (
         helped=False,
     ),
     CommandSpec(
-        Kind.TRUMP, "trump", action=Action.TRUMP, arg=Arg(_suit, _suit_button), who=Who.SEATED
+        Kind.TRUMP,
+        "trump",
+        action=Action.TRUMP,
+        arg=Arg(_suit, _suit_button),
+        who=Who.SEATED,
+        move=True,
     ),
     CommandSpec(
-        Kind.WINGS, "wings", action=Action.WINGS, arg=Arg(_card, _card_button), who=Who.SEATED
+        Kind.WINGS,
+        "wings",
+        action=Action.WINGS,
+        arg=Arg(_card, _card_button),
+        who=Who.SEATED,
+        move=True,
     ),
     CommandSpec(Kind.RESUME, "resume", action=Action.RESUME, who=Who.SEATED),
     CommandSpec(Kind.AGAIN, "", action=Action.AGAIN, seats=True),

@@ -9,7 +9,7 @@ press changes nothing).
 from typing import Any
 
 from bot import tokens
-from bot.chat import HANDLERS, Context, Refusal, Refused, Result
+from bot.chat import HANDLERS, Context, Refusal, Refused, Result, refuse_aloud
 from bot.commands import BY_ACTION, BY_KIND, BadArgument, CommandSpec, Kind, Who
 from bot.requests import Request
 from bot.tokens import Action
@@ -25,6 +25,8 @@ def apply(ctx: Context, request: Request) -> Result:
         if spec.table:
             ctx.table()
         _allow(ctx, spec)
+        if request.aloud and spec.move:
+            refuse_aloud(ctx, spec.kind)
         try:
             value = spec.arg.read(request.arg, ctx.look.theme)
         except BadArgument as error:

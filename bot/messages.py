@@ -78,6 +78,11 @@ class Outcome:
     messages: tuple[Message, ...] = ()
     answer: str | None = None
     alert: bool = False
+    ruled: bool = False
+    """The rules refused it (an `ErrorCode`). For a move, such an answer may tell of the asker's
+    hand ("You must follow suit.") or of bids not yet shown (under `notequal`, the dealer's
+    forbidden bid): a front end that cannot answer the asker alone where a move was typed (a
+    Telegram group) answers in their private chat (`CommandSpec.move`)."""
     version: tuple[str, int] | None = None
     """(game id, stored version) of the state the messages show. Several workers may deliver
     outcomes of one game at once: a front end never lets a slot show an older version after a

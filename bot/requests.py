@@ -27,3 +27,7 @@ class Request:
     private: bool = False
     """Given in the person's private chat with the bot (a DM), not where games are played: what
     is theirs alone may be shown (their stats across chats)."""
+    aloud: bool = False
+    """Typed where everyone in the chat reads it (a command in a Telegram group; Discord's
+    slash commands answer the asker alone): a move the table keeps secret is refused whatever
+    it names (`bot.chat.refuse_aloud`)."""

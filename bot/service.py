@@ -638,7 +638,7 @@ class GameService:
                     read = True
                     continue
                 self.metrics.refused(error.code)
-                return Outcome(answer=error_text(look.t, error.code), alert=True)
+                return Outcome(answer=error_text(look.t, error.code), alert=True, ruled=True)
             write = result.write
             if write is None and snap.known:
                 read = True  # what it shows must be the chat as it is now

@@ -796,3 +796,47 @@ async def test_an_early_timer_entry_is_mended_not_fired(
     assert chat == CHAT
     assert "idle" in outcome.messages[0].text
     assert await table_of(redis_client) is None
+
+
+async def test_a_secret_move_typed_aloud_is_refused_whatever_it_names(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A move typed where everyone reads it (`Request.aloud`) is refused, without reading what
+    it names, when the table keeps it secret: a bid in a round of hidden bids, a wings mark. A
+    bid typed aloud in an open round is taken; the rules' refusals of moves are `ruled`."""
+    svc = service(redis_client, seed=5)
+    driver = Driver(svc, [ANN, BOB, CID], seed=5, wings_rate=0)
+    await driver.lobby(["rounds=short", "bids=hidden", "wings"])
+    state = await game_of(redis_client)
+    assert state.round is not None
+    assert state.round.rules.bids is BidMode.HIDDEN
+    secret = "Bids are secret in this round: bid with the buttons in your private chat with me."
+    mark = "Mark your card with the buttons in your private chat with me."
+    for user in (ANN, BOB, CID):
+        for typed in ("0", "1", "7", "x"):
+            outcome = await driver.send(user, Request(Kind.BID, typed, aloud=True), check=False)
+            assert (outcome.answer, outcome.alert, outcome.ruled) == (secret, True, False)
+        for typed in ("R13", "B1", "Z", ""):
+            outcome = await driver.send(user, Request(Kind.WINGS, typed, aloud=True), check=False)
+            assert (outcome.answer, outcome.alert, outcome.ruled) == (mark, True, False)
+    assert await game_of(redis_client) == state
+    outside = await driver.send(DOT, Request(Kind.BID, "0", aloud=True), check=False)
+    assert outside.alert
+    assert outside.answer != secret
+    chat = f"{CHAT}:open"
+    driver = Driver(svc, [ANN, BOB, CID], chat=chat, seed=5, wings_rate=0)
+    await driver.lobby(["rounds=short"])
+    state = await driver.play_until(lambda s: s.phase is Phase.BIDDING)
+    assert state.round is not None
+    assert state.round.rules.bids is BidMode.OPEN
+    turn = state.round.turn
+    bidder = next(u for u in driver.humans if u.id == state.players[turn].id)
+    other = next(u for u in driver.humans if u is not bidder)
+    early = await driver.send(other, Request(Kind.BID, "0", aloud=True), check=False)
+    assert early.alert
+    assert early.ruled
+    taken = await driver.send(bidder, Request(Kind.BID, "0", aloud=True))
+    assert not taken.alert
+    after = (await game_of(redis_client, chat)).round
+    assert after is not None
+    assert after.bids[turn] == 0

@@ -34,10 +34,12 @@ from bot import tokens
 from bot.ai import LEVELS
 from bot.config import Config, TelegramConfig
 from bot.service import STORE_AWAY, GameService
+from bot.show.themes import Theme, card_face
 from bot.store import Store, keys, redis_client
 from bot.store.redis_server import RedisServer, free_port
 from bot.table import Settings
 from bot.tokens import Action
+from engine import Card
 
 pytestmark = pytest.mark.filterwarnings(
     # PTB warns when it reads a 429's retry_after (the type changes in its next major version)
@@ -599,6 +601,53 @@ async def test_cancel_by_an_admin_and_refusals_as_replies(tg: Bot) -> None:
     tg.fake.set_admin(GROUP, CID)  # seated, not the host: an admin
     await tg.command(GROUP, CID, "/cancel")
     assert tg.fake.last_message(GROUP).text == "Cid cancelled the game."
+
+
+def _dealer_line(table: str) -> str:
+    return next(line for line in table.splitlines() if "(dealer)" in line)
+
+
+async def test_moves_typed_in_the_group_tell_nothing_secret(tg: Bot) -> None:
+    """A bid typed in the group in a round of secret bids is refused whatever it names: under
+    notequal, refusing only the dealer's one forbidden bid would tell everyone the sum of the
+    others' secret bids. The rules' refusal of a typed move goes to the player's private chat:
+    "You don't have that card." tells of their hand."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/options bids=secret")
+    await tg.command(GROUP, ANN, "/options notequal")
+    await tg.command(GROUP, ANN, "/start")
+    table = tg.table().text
+    dealer = next(user for user in PLAYERS if f"{user.first_name}" in _dealer_line(table))
+    for user in PLAYERS:
+        if user is not dealer:  # they bid 0 with their buttons: the dealer may not bid 1
+            answer = await tg.press_label(user.id, user, tg.hand(user).message_id, "0")
+            assert not answer.show_alert, answer.text
+    table = tg.table().text
+    replies = []
+    for typed in ("/bid 1", "/bid 0"):  # the forbidden bid, then an allowed one
+        await tg.command(GROUP, dealer, typed)
+        reply = tg.fake.last_message(GROUP)
+        assert reply.reply_to is not None
+        replies.append(reply.text)
+    assert (
+        replies
+        == ["Bids are secret in this round: bid with the buttons in your private chat with me."] * 2
+    )
+    assert tg.table().text == table
+    assert "Your bid?" in tg.hand(dealer).text
+    answer = await tg.press_label(dealer.id, dealer, tg.hand(dealer).message_id, "0")
+    assert not answer.show_alert, answer.text
+    turn = whose_turn(tg, PLAYERS)
+    assert turn is not None
+    user, hand = turn
+    held = set(reading.cards_of(hand.text.split("Your hand:")[1].splitlines()[0]))
+    other = next(card for card in (Card("R13"), Card("B13")) if card not in held)
+    group_before = len(tg.fake.transcript(GROUP))
+    await tg.command(GROUP, user, f"/play {card_face(other, Theme.COLOURS)}")
+    said = [event.text for event in tg.fake.transcript(GROUP)[group_before:]]
+    assert said == [f"/play {card_face(other, Theme.COLOURS)}"]  # the typed line, no answer
+    assert tg.fake.last_message(user.id).text == "You don't have that card."
+    assert tg.real_errors() == []
 
 
 async def test_html_is_escaped_and_score_sheets_are_monospace(tg: Bot) -> None:

@@ -85,12 +85,14 @@ def test_command_names(text: str | None, name: str) -> None:
 
 
 def test_group_requests() -> None:
-    assert commands.group_request("bid", ["2"]) == Request(Kind.BID, "2")
-    assert commands.group_request("play", ["R13"]) == Request(Kind.PLAY, "R13")
-    assert commands.group_request("addbot", []) == Request(Kind.ADD_AI, "")
-    assert commands.group_request("options", ["bids=hidden"]) == Request(Kind.OPTION, "bids=hidden")
-    assert commands.group_request("start", []) == Request(Kind.START)
-    assert commands.group_request("language", ["de"]) == Request(Kind.LANGUAGE, "de")
+    assert commands.group_request("bid", ["2"]) == Request(Kind.BID, "2", aloud=True)
+    assert commands.group_request("play", ["R13"]) == Request(Kind.PLAY, "R13", aloud=True)
+    assert commands.group_request("addbot", []) == Request(Kind.ADD_AI, "", aloud=True)
+    assert commands.group_request("options", ["bids=hidden"]) == Request(
+        Kind.OPTION, "bids=hidden", aloud=True
+    )
+    assert commands.group_request("start", []) == Request(Kind.START, aloud=True)
+    assert commands.group_request("language", ["de"]) == Request(Kind.LANGUAGE, "de", aloud=True)
     assert commands.group_request("frobnicate", []) is None
     for name in ("join", "leave", "cancel", "hand", "scores", "record", "rules", "help", "theme"):
         assert commands.group_request(name, []) is not None

@@ -269,7 +269,10 @@ class TelegramFrontEnd:
             )
             outcome = await self.service.handle(game, user, request, str(update.update_id))
             self.show(game, outcome)
-            self.reply(chat.id, outcome, message.id)
+            if spec.move and outcome.ruled:  # it may tell of the hand or the bids
+                self.reply(person.id, outcome, None)
+            else:
+                self.reply(chat.id, outcome, message.id)
 
     async def on_private(self, update: Update, context: Context) -> None:
         """A command in a private chat: /start join-<group> finishes a join; the commands that

@@ -30,11 +30,12 @@ def command_name(text: str | None) -> str:
 
 
 def group_request(name: str, args: list[str]) -> Request | None:
-    """The request a group command stands for, or None for a command that is not ours."""
+    """The request a group command stands for, or None for a command that is not ours (typed
+    where the whole group reads it: `Request.aloud`)."""
     kind = GROUP_COMMANDS.get(name)
     if kind is None:
         return None
-    return Request(kind, clean(" ".join(args), ARG_LIMIT))
+    return Request(kind, clean(" ".join(args), ARG_LIMIT), aloud=True)
 
 
 def private_request(name: str, args: list[str]) -> Request:
