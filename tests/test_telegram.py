@@ -544,6 +544,19 @@ async def test_a_deep_link_to_a_group_one_is_not_in_is_refused(tg: Bot) -> None:
     assert not tg.fake.current_messages(GROUP)
 
 
+async def test_a_deep_link_to_a_private_chat_opens_no_table(tg: Bot) -> None:
+    """`join-<id>` of a person (one's own private chat, or another's) is no group: the welcome,
+    and no table anywhere."""
+    for target in (ANN, BOB):
+        tg.fake.start_dm(ANN, f"join-{target.id}")
+        await tg.idle()
+        assert "Add me to a group" in tg.fake.last_message(ANN.id).text
+    assert not tg.fake.current_messages(BOB.id)
+    assert not [m for m in tg.fake.current_messages(ANN.id).values() if "table" in m.text]
+    for person in (ANN, BOB):
+        assert not await tg.client.exists(keys.game(chat_key(person.id)))
+
+
 async def test_a_private_start_welcomes_and_shows_the_current_hand(tg: Bot) -> None:
     tg.fake.start_dm(DAN)  # no game: how to play, and a button that adds the bot to a group
     await tg.idle()

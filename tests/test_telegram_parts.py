@@ -102,6 +102,7 @@ def test_join_deep_link() -> None:
     assert commands.join_payload(-1001234) == "join--1001234"
     assert commands.parse_join_payload("join--1001234") == -1001234
     assert commands.parse_join_payload("join-x") is None
+    assert commands.parse_join_payload("join-1001") is None  # a person's chat is no group
     assert commands.parse_join_payload("hello") is None
     link = commands.deep_link("WizardBot", -1001234)
     assert link == "https://t.me/WizardBot?start=join--1001234"

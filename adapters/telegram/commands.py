@@ -19,7 +19,8 @@ MAX_DESCRIPTION = 256
 """Telegram's limit for a command's description."""
 
 JOIN_PREFIX = "join-"
-_JOIN_PAYLOAD = re.compile(r"join-(-?[0-9]{1,20})")
+_JOIN_PAYLOAD = re.compile(r"join-(-[0-9]{1,20})")
+"""A group's id is negative; a person's (their private chat's) positive: no table opens there."""
 
 
 def command_name(text: str | None) -> str:
