@@ -274,8 +274,9 @@ def cancel(ctx: Context, _: None) -> Result:
     return Result(shown=cancelled(ctx.look, table, note), write=Write(table=None, ttl=LIVE_TTL))
 
 
-def cancelled(look: Look, table: Table, note: str) -> list[Shown]:
-    """What a cancelled game shows: the notice, and its lasting messages without buttons."""
+def cancelled(look: Look, table: Table, note: str, gone: str | None = None) -> list[Shown]:
+    """What a cancelled game shows: the notice, and its lasting messages without buttons (each
+    hand says `gone`: that the game was cancelled, unless said otherwise)."""
     state = table.game
     shown: list[Shown] = [Note(Message(note))]
     if state.phase is Phase.LOBBY:
@@ -283,7 +284,7 @@ def cancelled(look: Look, table: Table, note: str) -> list[Shown]:
     view = table_view(state)
     final = table_message(look, view, seating(table), False, note)
     shown.append(Note(replace(final, buttons=())))
-    gone = look.t("The game was cancelled.")
+    gone = gone or look.t("The game was cancelled.")
     shown += [Note(Message(gone, to=pid, slot="hand")) for pid in table.humans()]
     return shown
 
@@ -680,8 +681,9 @@ def timeout(ctx: Context, deadline: float) -> Result:
     table.away.extend(late)
     present = [pid for pid in table.humans() if pid not in table.away]
     if not present:
-        note = Message(t("Nobody is playing any more: the game is abandoned."))
-        return Result(shown=[Note(note)], write=Write(table=None, ttl=LIVE_TTL))
+        gone = t("Nobody is playing any more: the game is abandoned.")
+        shown = cancelled(ctx.look, table, gone, gone)
+        return Result(shown=shown, write=Write(table=None, ttl=LIVE_TTL))
     names = seating(table).names
     who = ", ".join(names[state.seat_of(pid) or 0] for pid in late)
     notice = t("⏰ {names} ran out of time: the AI plays for them until they are back.", names=who)

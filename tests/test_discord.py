@@ -389,18 +389,54 @@ async def test_a_closed_dm_is_tried_once_then_the_channel_is_used(
         pinged = [str(user) for user in mentions.get("users", [])]
         assert pinged == ([str(cid.id)] if f"<@{cid.id}>" in message.content else [])
     # One notice a round (one ping each, never deleted and posted again); only the newest keeps
-    # its button, and only the first explained.
+    # its button while the game goes on, and only the first explained. The game's end adds no
+    # notice and takes the last one's button off: there is no hand to show any more.
     notices = [m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content]
     assert len(notices) == 5
     assert "your DMs are closed" in notices[0].content
     assert all(m.content == f"<@{cid.id}>: your cards: press “Your hand”." for m in notices[1:])
-    assert [bool(m.components) for m in notices] == [False] * 4 + [True]
+    assert [bool(m.components) for m in notices] == [False] * 5
     assert not any("deleted" in line for line in dc.fake.format_transcript(dc.channel).split("\n"))
     # /hand shows one's hand ephemerally, whatever the DMs
     await dc.command(cid, "hand")
     assert "(only Cid sees)" in dc.last_reply()
     assert "No round is being played" in dc.last_reply()
     compare_golden(request, "closed_dms.txt", dc.fake.format_transcript(dc.channel))
+
+
+async def test_a_closed_dm_notice_ends_with_the_game_whoever_ends_it(
+    redis_url: str, game_ids: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The player whose DMs are closed does not make the last move: the game's end adds no
+    notice (it would ping them to press for a hand there is no more)."""
+    async with running(redis_url, monkeypatch) as dc:
+        ann, bob, cid = people(dc, "Ann", "Bob", "Cid", closed=("Ann",))
+        await seat(dc, [ann, bob, cid])
+        await dc.command(ann, "start")
+        await play_on(dc)
+        notices = [m for m in dc.fake.shown(dc.channel) if f"<@{ann.id}>" in m.content]
+        assert len(notices) == 5
+        assert [bool(m.components) for m in notices] == [False] * 5
+
+
+async def test_an_abandoned_game_leaves_no_button_to_press(
+    redis_url: str, game_ids: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Everybody timed out: the table, the hands and the closed-DM notice lose their buttons,
+    as when a game is cancelled."""
+    async with running(redis_url, monkeypatch, turn_timeout=2) as dc:
+        ann, bob, cid = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
+        await seat(dc, [ann, bob, cid], bids="hidden")
+        await dc.command(ann, "start")
+        for _ in range(100):
+            if any("abandoned" in text for text in dc.channel_texts()):
+                break
+            await asyncio.sleep(0.1)
+        else:
+            raise AssertionError("the game was not abandoned")
+        await dc.idle()
+        for view in (dc.channel, ann.id, bob.id):
+            assert [m.content for m in dc.fake.shown(view) if m.custom_ids()] == []
 
 
 # --- refusals, stale and forged presses, redelivery --------------------------------------------

@@ -581,8 +581,14 @@ async def test_a_game_everybody_left_is_abandoned(
     present = next(u for u in driver.humans if u.id not in table.away)
     assert present.id in waiting_ids(table.game)
     ((_, second),) = await fire(driver, clock)
-    (message,) = second.messages
-    assert message.text == "Nobody is playing any more: the game is abandoned."
+    gone = "Nobody is playing any more: the game is abandoned."
+    notice, final, *hands = second.messages
+    assert notice.text == gone
+    assert (final.slot, final.buttons) == ("table", ())  # as cancelled: nothing left to press
+    assert gone in final.text
+    assert {(hand.to, hand.slot, hand.text, hand.buttons) for hand in hands} == {
+        (user.id, "hand", gone, ()) for user in driver.humans
+    }
     assert await table_of(redis_client) is None
     assert await svc.store.record(CHAT) is None
     assert await svc.store.results(CHAT) == []

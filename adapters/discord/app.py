@@ -67,6 +67,7 @@ from bot import (
 from bot.logs import about, after, playing
 from bot.show.i18n import Texts
 from bot.timers import stop_timer_loop, timer_loop
+from engine.options import DECK_SIZE, MIN_PLAYERS
 
 log = logging.getLogger(__name__)
 
@@ -250,13 +251,20 @@ class DiscordFrontEnd:
         gets a notice with a "Your hand" button (what the hand shows stays private). One notice
         a round, which pings once: the round's later turns find it there (the hand button shows
         what is asked). The notice of the round before loses its button; the first one of a
-        game says why."""
-        if failed.user is None or not failed.notify:
+        game says why. Once the game is over (ended, cancelled or abandoned: its hand slot shows
+        no round), the last notice loses its button: there is no hand to show any more."""
+        if failed.user is None:
+            return
+        base = f"{chat_key(failed.game)}:dm:{failed.user}"
+        if failed.round is None:
+            if failed.slot is not None and failed.slot.endswith(":hand"):
+                await self._retire_notice(failed.game, failed.user)
+            return
+        if not failed.notify:
             return
         t = await self._texts(chat_key(failed.game))
         mention = f"<@{failed.user}>"
-        base = f"{chat_key(failed.game)}:dm:{failed.user}"
-        number = failed.round or 0
+        number = failed.round
         slot = f"{base}:r{number}"
         if await self.slots.get(failed.game, slot) is not None:
             return  # this round's notice is there already
@@ -280,6 +288,17 @@ class DiscordFrontEnd:
             mentions=(failed.user,),
         )
         self.outbox.put(notice.target, notice, key=notice.slot)
+
+    async def _retire_notice(self, game: int, person: int) -> None:
+        """Take the button off the newest round's "Your hand" notice of `person` in the game's
+        channel, if any."""
+        base = f"{chat_key(game)}:dm:{person}"
+        for number in range(DECK_SIZE // MIN_PLAYERS, 0, -1):
+            slot = f"{base}:r{number}"
+            if await self.slots.get(game, slot) is not None:
+                bare = Post(game=game, text="", slot=slot, bare=True)
+                self.outbox.put(bare.target, bare, key=bare.slot, low=True)
+                return
 
     async def _texts(self, chat: str) -> Texts:
         """The texts of a game chat's language."""
@@ -474,6 +493,10 @@ class DiscordFrontEnd:
                 reply.public = message
             else:
                 rest.append(message)
+        game = discord_id(chat)
+        over = any(item.slot == "hand" and item.round is None for item in reply.private)
+        if closed and over and game is not None and person is not None:
+            await self._retire_notice(game, person)  # their game is over: see `_dms_closed`
         await self.show(chat, replace(outcome, messages=tuple(rest), answer=None))
         return reply
 
