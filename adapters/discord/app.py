@@ -141,6 +141,8 @@ class DiscordFrontEnd:
         self.client = build_client(config, counting_trace(metrics.rate_limited.labels(PLATFORM)))
         self.tree: app_commands.CommandTree[discord.Client] = app_commands.CommandTree(self.client)
         self.slots = Slots(client)
+        self.notices: dict[tuple[int, int], int] = {}
+        """(channel, person) → the round of the newest "Your hand" notice queued (`_dms_closed`)."""
         self.sender = Sender(self.client, self.slots, self._dms_closed, superseded=self._superseded)
         self.links = WebLinks.of(config, service.clock)
         """The web table's addresses, for the hands' "Open the table" buttons (None: none)."""
@@ -288,17 +290,22 @@ class DiscordFrontEnd:
             mentions=(failed.user,),
         )
         self.outbox.put(notice.target, notice, key=notice.slot)
+        self.notices[(failed.game, failed.user)] = number
 
     async def _retire_notice(self, game: int, person: int) -> None:
         """Take the button off the newest round's "Your hand" notice of `person` in the game's
-        channel, if any."""
+        channel, if any: the one this worker queued (its post may still wait in the outbox,
+        which sends this tidying after it), else the newest one the slots know."""
         base = f"{chat_key(game)}:dm:{person}"
-        for number in range(DECK_SIZE // MIN_PLAYERS, 0, -1):
-            slot = f"{base}:r{number}"
-            if await self.slots.get(game, slot) is not None:
-                bare = Post(game=game, text="", slot=slot, bare=True)
-                self.outbox.put(bare.target, bare, key=bare.slot, low=True)
-                return
+        number = self.notices.pop((game, person), None)
+        for known in range(DECK_SIZE // MIN_PLAYERS, 0, -1):
+            if number is not None:
+                break
+            if await self.slots.get(game, f"{base}:r{known}") is not None:
+                number = known
+        if number is not None:
+            bare = Post(game=game, text="", slot=f"{base}:r{number}", bare=True)
+            self.outbox.put(bare.target, bare, key=bare.slot, low=True)
 
     async def _texts(self, chat: str) -> Texts:
         """The texts of a game chat's language."""
