@@ -220,7 +220,8 @@ def _save_settings(ctx: Context, settings: Settings) -> Result:
 def join(ctx: Context, _: None) -> Result:
     table = ctx.snap.table
     user = ctx.user
-    if table is None or table.game.phase is Phase.FINISHED:
+    fresh = table is None or table.game.phase is Phase.FINISHED
+    if table is None or fresh:
         after = None if table is None else table.game_id
         table = Table(
             game_id=new_game_id(), game=GameState(), host=user.id, created=ctx.now, after=after
@@ -230,7 +231,9 @@ def join(ctx: Context, _: None) -> Result:
     table.updated = ctx.now
     set_deadline(ctx, table)
     return Result(
-        shown=[Lobby()],
+        # A new table is a new message at the foot of the chat, not the last one's lobby
+        # (somewhere above the whole game before) edited.
+        shown=[Lobby(new=fresh)],
         answer=ctx.look.t("You joined the table."),
         write=Write(table=table, ttl=LIVE_TTL),
     )

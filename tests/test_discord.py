@@ -443,6 +443,23 @@ async def test_an_abandoned_game_leaves_no_button_to_press(
             assert [m.content for m in dc.fake.shown(view) if m.custom_ids()] == []
 
 
+async def test_a_new_table_after_a_game_is_a_new_message(dc: Bot) -> None:
+    """ "Play again" opens the next table at the foot of the channel, not in the last one's
+    lobby message above the whole game before."""
+    ann, bob, cid = people(dc, "Ann", "Bob", "Cid")
+    await seat(dc, [ann, bob, cid])
+    first = dc.lobby()
+    await dc.command(ann, "start")
+    await play_on(dc)
+    over = [m for m in dc.fake.shown(dc.channel) if OVER in m.content][-1]
+    newest = max(m.id for m in dc.fake.shown(dc.channel) if m.only is None)
+    await dc.press_label(dc.channel, bob, over, "Play again")
+    lobby = dc.lobby()
+    assert lobby.id > newest
+    assert "1. Bob" in lobby.content
+    assert first.content != lobby.content  # the first lobby says its game started
+
+
 # --- refusals, stale and forged presses, redelivery --------------------------------------------
 
 

@@ -276,6 +276,23 @@ async def test_a_whole_game_in_a_group(tg: Bot) -> None:
     assert b'"wizard-record/1"' in tg.fake.document(GROUP, document.message_id).data
 
 
+async def test_a_new_table_after_a_game_is_a_new_message(tg: Bot) -> None:
+    """ "Play again" opens the next table at the foot of the group, not in the last one's lobby
+    message above the whole game before."""
+    await seat(tg)
+    first = tg.lobby().message_id
+    await tg.command(GROUP, ANN, "/start")
+    await play_on(tg)
+    over = tg.fake.last_message(GROUP)
+    assert "The game is over" in over.text
+    answer = await tg.press_label(GROUP, BOB, over.message_id, "Play again")
+    assert not answer.show_alert, answer.text
+    lobby = tg.lobby()
+    assert lobby.message_id > over.message_id > first
+    assert "1. Bob Brown" in lobby.text
+    assert "the game has started" in tg.fake.current_messages(GROUP)[first].text
+
+
 async def test_table_and_hands_are_edited_in_place(tg: Bot) -> None:
     await seat(tg)
     await tg.command(GROUP, ANN, "/start")
