@@ -343,6 +343,9 @@ class HandScreen:
     hint: bool = False
     """At a coach table, when they have a choice to make (a bid, or one of several cards): a
     Hint button."""
+    chooser: str | None = None
+    """While the trump waits for the dealer's choice (a Wizard was turned up): the dealer's
+    name (the trump is not "none" then)."""
 
 
 def has_choice(view: PlayerView) -> bool:
@@ -408,19 +411,27 @@ def hand_screen(view: PlayerView, seating: Seating) -> HandScreen:
         follow=follow,
         standings=standings,
         hint=seating.coach and has_choice(view),
+        chooser=names[tv.dealer] if tv.phase is Phase.TRUMP else None,
     )
 
 
 def hand_text(look: Look, screen: HandScreen) -> str:
     t = look.t
-    lines = [
-        t(
+    if screen.chooser is not None:
+        head = t(
+            "Round {round} of {rounds} · trump: {name} (dealer) chooses",
+            round=screen.round,
+            rounds=screen.rounds,
+            name=screen.chooser,
+        )
+    else:
+        head = t(
             "Round {round} of {rounds} · trump: {suit}",
             round=screen.round,
             rounds=screen.rounds,
             suit=look.suit(screen.trump),
         )
-    ]
+    lines = [head]
     if screen.standings:
         if screen.bids:  # bidding: the bids made so far
             bids = " · ".join(f"{name} {bid}" for name, _, bid in screen.standings if bid != "-")
