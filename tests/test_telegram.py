@@ -561,6 +561,23 @@ async def test_a_deep_link_to_a_group_one_is_not_in_is_refused(tg: Bot) -> None:
     assert not tg.fake.current_messages(GROUP)
 
 
+async def test_only_a_seat_taken_is_greeted_in_private(tg: Bot) -> None:
+    """Whether a person can be written to privately is asked without a message; the hello
+    ("sitting down at the table") comes only with a seat: not for a /join that is refused, nor
+    for a stale "Play again"."""
+    await seat(tg)
+    hello = "sitting down at the table in Wizards"
+    for user in PLAYERS:
+        assert [e.text for e in tg.fake.transcript(user.id) if hello in e.text] != []
+    await tg.command(GROUP, ANN, "/start")
+    before = len(tg.fake.transcript(ANN.id))
+    await tg.command(GROUP, ANN, "/join")  # seated already, and the game is on
+    answer = await tg.press(GROUP, ANN, tg.table().message_id, "g0.L.n", stale=True)
+    assert answer.show_alert
+    assert [e.text for e in tg.fake.transcript(ANN.id)[before:] if hello in e.text] == []
+    assert tg.real_errors() == []
+
+
 async def test_a_deep_link_to_a_private_chat_opens_no_table(tg: Bot) -> None:
     """`join-<id>` of a person (one's own private chat, or another's) is no group: the welcome,
     and no table anywhere."""

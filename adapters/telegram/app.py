@@ -26,7 +26,8 @@ from telegram import (
     Update,
 )
 from telegram import User as TgUser
-from telegram.error import TelegramError
+from telegram.constants import ChatAction
+from telegram.error import Forbidden, TelegramError
 from telegram.ext import (
     AIORateLimiter,
     Application,
@@ -269,6 +270,8 @@ class TelegramFrontEnd:
             )
             outcome = await self.service.handle(game, user, request, str(update.update_id))
             self.show(game, outcome)
+            if spec.seats:
+                await self._greet(chat, person, outcome)
             if spec.move and outcome.ruled:  # it may tell of the hand or the bids
                 self.reply(person.id, outcome, None)
             else:
@@ -379,6 +382,8 @@ class TelegramFrontEnd:
             if traced is not None:
                 await self._adopt(where.id, traced, user, pressed)
             self.show(game, outcome)
+            if joins:
+                await self._greet(where, person, outcome)
 
     async def _adopt(self, where: int, game: str, user: User, message_id: int) -> None:
         """A press in a private chat on a hand message newer than the one the slot map names (a
@@ -457,16 +462,20 @@ class TelegramFrontEnd:
     # --- private chats --------------------------------------------------------------------------
 
     async def _reachable(self, group: Chat, person: TgUser, reply_to: int | None) -> bool:
-        """Whether the person can be written to privately: the bot says hello there. If
-        Telegram refuses (they never opened the chat), the group gets a deep link instead."""
-        t = await self._texts(chat_key(group.id))
-        hello = t(
-            "🔮 You are sitting down at the table in {group}. Your cards will be shown here.",
-            group=clean(group.title, TITLE_LIMIT),
-        )
-        result = await self.outbox.put(person.id, Post(person.id, html_text(hello)))
-        if result is not Delivery.FORBIDDEN:
+        """Whether the person can be written to privately (asked with a chat action, which
+        leaves nothing in their chat: the hello follows only once they are seated, `_greet`).
+        If Telegram refuses (they never opened the chat, or blocked the bot), the group gets a
+        deep link instead. Another error does not keep them from their seat."""
+        try:
+            await self.bot.send_chat_action(person.id, ChatAction.TYPING)
+        except Forbidden:
+            pass
+        except TelegramError as error:
+            log.info("sendChatAction to %s failed: %s", person.id, error)
             return True
+        else:
+            return True
+        t = await self._texts(chat_key(group.id))
         name = make_user(person.id, person.first_name, person.last_name, False).name
         link = commands.deep_link(self.bot.username, group.id)
         post = Post(
@@ -477,6 +486,17 @@ class TelegramFrontEnd:
         )
         self.outbox.put(group.id, post)
         return False
+
+    async def _greet(self, group: Chat, person: TgUser, outcome: Outcome) -> None:
+        """A person who just sat down is told privately where their cards will come."""
+        if outcome.alert or not outcome.messages:
+            return  # refused, or a redelivery applied before
+        t = await self._texts(chat_key(group.id))
+        hello = t(
+            "🔮 You are sitting down at the table in {group}. Your cards will be shown here.",
+            group=clean(group.title, TITLE_LIMIT),
+        )
+        self.outbox.put(person.id, Post(person.id, html_text(hello)))
 
     @staticmethod
     def _open_first(t: Texts) -> str:
