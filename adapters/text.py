@@ -20,6 +20,8 @@ ARG_LIMIT = MAX_ARGUMENT
 REPLACEMENT = "\ufffd"
 JOINERS = frozenset("\u200c\u200d")
 """Zero-width non-joiner and joiner: invisible, but part of emoji (👨‍👩‍👧) and of some scripts."""
+REGIONAL_INDICATORS = "".join(map(chr, range(0x1F1E6, 0x1F200)))
+"""The letters of flags: a flag is two of them (🇩🇪)."""
 BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 """Embeddings, overrides and isolates: they would reorder the text around a name."""
 
@@ -37,7 +39,17 @@ def clean(text: str | None, limit: int) -> str:
             kept.append(" ")
         elif char.isprintable() or char in JOINERS or 0xE0020 <= ord(char) <= 0xE007F:
             kept.append(char)  # (the last: tag characters, which spell out emoji flags)
-    return " ".join("".join(kept).split())[:limit].strip()
+    return _whole(" ".join("".join(kept).split()), limit).strip()
+
+
+def _whole(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters without leaving half an emoji at the end: no dangling
+    joiner (👨‍👩‍ cut from 👨‍👩‍👧) and no flag's lone first half (its two regional indicators)."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rstrip("".join(JOINERS))
+    indicators = len(cut) - len(cut.rstrip(REGIONAL_INDICATORS))
+    return cut[:-1] if indicators % 2 else cut
 
 
 def shown(text: str) -> str:

@@ -61,6 +61,16 @@ def test_clean_text_is_one_safe_line_of_bounded_length(text: str, limit: int) ->
     assert clean(out, limit) == out  # once is enough
 
 
+def test_a_name_cut_to_its_length_keeps_whole_emoji() -> None:
+    """No dangling joiner and no lone half of a flag at the end of a cut name."""
+    family = "👨\u200d👩\u200d👧\u200d👦"  # 7 characters
+    assert clean(family * 5, 11) == "👨\u200d👩\u200d👧\u200d👦👨\u200d👩"
+    assert clean(family * 5, 12) == "👨\u200d👩\u200d👧\u200d👦👨\u200d👩\u200d👧"
+    assert clean("🇩🇪" * 5, 5) == "🇩🇪🇩🇪"
+    assert clean("x" + "🇩🇪" * 5, 5) == "x🇩🇪🇩🇪"
+    assert clean("🇩🇪🇫🇷", 4) == "🇩🇪🇫🇷"
+
+
 @given(TEXT, TEXT, st.integers(1, 2**40))
 def test_names_from_a_platform_are_safe_and_never_empty(first: str, last: str, number: int) -> None:
     for name in (telegram_name(first, last, number), discord_name(first, number)):
