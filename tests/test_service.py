@@ -846,3 +846,21 @@ async def test_a_secret_move_typed_aloud_is_refused_whatever_it_names(
     after = (await game_of(redis_client, chat)).round
     assert after is not None
     assert after.bids[turn] == 0
+
+
+async def test_two_people_called_alike_are_told_apart_at_the_table(
+    redis_client: aioredis.Redis,
+) -> None:
+    """Names are the platform's, and two people may share one: the table numbers the later
+    one (`Ann (2)`) wherever it names them, so nobody can pass for another."""
+    other = User("tg:99", ANN.name)
+    svc = service(redis_client, seed=7)
+    driver = Driver(svc, [ANN, other, BOB], seed=7)
+    await driver.lobby(["rounds=short"], start=False)
+    lobby = driver.screens.group("lobby")
+    assert lobby is not None
+    assert f"1. {ANN.name} 👑\n2. {ANN.name} (2)\n3. {BOB.name}\n" in lobby.text
+    await driver.ok(ANN, Kind.START)
+    table = driver.screens.group()
+    assert table is not None
+    assert table.text.count(f"{ANN.name} (2)") == 1

@@ -1,6 +1,8 @@
 """Who sits where as a chat shows them, and what this game's buttons carry: the part of a chat's
 table that screens need beside the engine's views."""
 
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot import tokens
@@ -17,7 +19,8 @@ class Seating:
     game: str
     """The game's id (every button of the game carries it)."""
     names: tuple[str, ...]
-    """Seat names, AI seats marked with a robot."""
+    """Seat names, AI seats marked with a robot, and a name already taken at the table numbered
+    (`Ann (2)`): two people called alike are told apart."""
     host: int | None
     """The host's seat."""
     away: frozenset[int]
@@ -38,7 +41,7 @@ def seating(table: Table) -> Seating:
     players = state.players
     return Seating(
         game=table.game_id,
-        names=tuple(f"{ROBOT} {p.name}" if p.id in table.ai else p.name for p in players),
+        names=_apart(f"{ROBOT} {p.name}" if p.id in table.ai else p.name for p in players),
         host=next((seat for seat, p in enumerate(players) if p.id == table.host), None),
         away=frozenset(seat for seat, p in enumerate(players) if p.id in table.away),
         stamp=tokens.stamp(state),
@@ -46,3 +49,14 @@ def seating(table: Table) -> Seating:
         robots=frozenset(seat for seat, p in enumerate(players) if p.id in table.ai),
         coach=table.coach,
     )
+
+
+def _apart(names: Iterable[str]) -> tuple[str, ...]:
+    """The names in seat order, each one already shown numbered by how often it came: `Ann`,
+    `Ann (2)`."""
+    seen: Counter[str] = Counter()
+    shown = []
+    for name in names:
+        seen[name] += 1
+        shown.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
+    return tuple(shown)
