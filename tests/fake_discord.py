@@ -693,7 +693,8 @@ class FakeDiscord:
     def _describe(self, message: Stored, *, edited: bool = False) -> str:
         who = f" (only {self.people[message.only].name} sees)" if message.only else ""
         head = f"{message.name}{who} {'edited' if edited else 'bot'}: "
-        shown = re.sub(r"<@([0-9]+)>", self._mention, message.content)  # as a client shows it
+        # as a client shows it: a mention, unless its `<` is escaped
+        shown = re.sub(r"(?<!\\)<@([0-9]+)>", self._mention, message.content)
         text = head + shown.replace("\n", "\n    ")
         for row in message.labels():
             text += "\n    " + " ".join(f"[{label}]" for label in row)

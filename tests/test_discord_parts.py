@@ -87,6 +87,28 @@ def test_the_people_a_message_names_are_mentioned_and_no_one_else() -> None:
     assert post(f"dc:{CHANNEL}", Message("Round 2")).mentions == ()  # type: ignore[union-attr]
 
 
+def test_a_name_is_shown_as_written_never_as_a_mention_a_channel_or_a_time() -> None:
+    assert content("1. <@42> 👑\n2. <#7>, <t:0:R>, </join:9>") == (
+        "1. \\<@42> 👑\n2. \\<#7>, \\<t:0:R>, \\</join:9>"
+    )
+    message = Message("⏳ <@42>, Bob: it is your turn.", mentions=(("dc:11", "<@42>"),))
+    shown = post(f"dc:{CHANNEL}", message)
+    assert shown is not None
+    assert shown.text == "⏳ <@11>, Bob: it is your turn."
+
+
+def test_a_name_inside_a_mention_already_put_in_is_left_alone() -> None:
+    """A player named "1" (or "00") is not looked for inside the `<@id>` of the others."""
+    ann, one, cid = 100000000000000018, 11, 100000000000000020
+    message = Message(
+        "⏳ Ann, 1, Cid, 00: it is your turn (45 s left).",
+        mentions=((f"dc:{ann}", "Ann"), ("dc:11", "1"), (f"dc:{cid}", "Cid"), ("dc:12", "00")),
+    )
+    shown = post(f"dc:{CHANNEL}", message)
+    assert shown is not None
+    assert shown.text == f"⏳ <@{ann}>, <@{one}>, <@{cid}>, <@12>: it is your turn (45 s left)."
+
+
 def test_slot_posts_carry_the_games_version_and_the_newest_wins() -> None:
     outcome = Outcome((Message("table v7", slot="table"), Message("note")), version=("g1", 7))
     table, note = posts(f"dc:{CHANNEL}", outcome)

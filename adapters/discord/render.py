@@ -8,6 +8,7 @@ web table (`links`), a hand message (in the person's DM, or shown to them alone)
 the table" link button: the page, by a link signed for that player and game.
 """
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -96,18 +97,35 @@ def hand_id(channel: int) -> str:
     return f"{HAND_PREFIX}:{channel}"
 
 
+def escape(text: str) -> str:
+    """`text` shown as it is written: markdown escaped, and every `<` too, so that a name such
+    as `<@id>`, `<#id>`, `<t:0:R>` or `</cmd:id>` is not shown as a mention, a channel, a time
+    or a command."""
+    return escape_markdown(text).replace("<", "\\<")
+
+
 def content(text: str, pre: bool = False, mentions: Mapping[str, int] | None = None) -> str:
-    """A text as Discord shows it: markdown escaped, or a code block when laid out in columns;
-    cut to MAX_CONTENT characters. The first occurrence of each name in `mentions` becomes a
-    mention of that user (`<@id>`)."""
+    """A text as Discord shows it: escaped (`escape`), or a code block when laid out in
+    columns; cut to MAX_CONTENT characters. The first occurrence of each name in `mentions`
+    becomes a mention of that user (`<@id>`): all in one pass, longest name first, so a name
+    is never looked for inside a mention already put in."""
     if pre:
         body = text.replace("```", "'''")[: MAX_CONTENT - 9]
         return f"```\n{body}\n```"
-    escaped = escape_markdown(text)
-    for name, user in sorted((mentions or {}).items(), key=lambda item: -len(item[0])):
-        shown = escape_markdown(name)
-        if shown:
-            escaped = escaped.replace(shown, f"<@{user}>", 1)
+    escaped = escape(text)
+    users = {shown: user for name, user in (mentions or {}).items() if (shown := escape(name))}
+    if users:
+        done: set[str] = set()
+
+        def mention(match: re.Match[str]) -> str:
+            name = match.group(0)
+            if name in done:
+                return name
+            done.add(name)
+            return f"<@{users[name]}>"
+
+        names = sorted(users, key=len, reverse=True)
+        escaped = re.sub("|".join(map(re.escape, names)), mention, escaped)
     if len(escaped) > MAX_CONTENT:
         escaped = escaped[: MAX_CONTENT - 1] + "…"
     return escaped
