@@ -818,3 +818,32 @@ async def test_the_channels_language(dc: Bot) -> None:
     notice = next(m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content)
     assert "Direktnachrichten" in notice.content
     assert notice.labels() == [["Deine Karten"]]
+
+
+async def test_a_hint_on_an_ephemeral_hand_comes_apart_and_leaves_the_hand(dc: Bot) -> None:
+    """Cid's DMs are closed: his hand is shown to him alone in the channel. The coach's hint
+    he asks for there is an ephemeral message of its own; the hand keeps its buttons."""
+    ann, _bob, cid = players = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
+    await seat(dc, players, coach="on")
+    await dc.command(ann, "start")
+    for _ in range(100):
+        hand = dc.hand(cid)
+        if hand is None or not hand.custom_ids():
+            notices = [m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content]
+            if notices and notices[-1].components:
+                await dc.press_label(dc.channel, cid, notices[-1], "Your hand")
+                hand = dc.hand(cid)
+        if hand is not None and any("💡 Hint" in row for row in hand.labels()):
+            break
+        assert await move(dc)
+    else:
+        raise AssertionError("Cid was never asked to choose")
+    before = (hand.content, hand.labels())
+    press = dc.fake.press(dc.channel, cid, hand, hand.button("💡 Hint"))
+    await dc.act(press)
+    replies = dc.fake.interactions[int(press["id"])].line.replies
+    assert len(replies) == 1
+    assert replies[0].startswith("#e")  # a new ephemeral message, not the hand edited
+    assert "(only Cid sees) bot: 💡 Hint for" in replies[0]
+    assert (hand.content, hand.labels()) == before
+    assert dc.fake.last(dc.channel, cid).content.startswith("💡 Hint for")

@@ -517,22 +517,26 @@ class DiscordFrontEnd:
         ephemeral_press = (
             not command and interaction.message is not None and interaction.message.flags.ephemeral
         )
-        if reply.private:
-            # the hand (the last message for the actor) answers, or updates the ephemeral hand
-            # pressed; anything else for them (a wings notice) follows it
-            make = partial(post, chat, version=reply.version, links=self.links)
-            *others, last = [item for item in map(make, reply.private) if item]
-            hand = buttons.view(last.keys)
-            if ephemeral_press and not deferred:
-                await response.edit_message(content=last.text, view=hand)
-            elif ephemeral_press:
-                await interaction.edit_original_response(content=last.text, view=hand)
-            else:
-                await self._say(interaction, last.text, view=hand, ephemeral=True)
-            for other in others:
-                await self._say(
-                    interaction, other.text, view=buttons.view(other.keys), ephemeral=True
-                )
+        make = partial(post, chat, version=reply.version, links=self.links)
+        mine = [(message.slot, item) for message in reply.private if (item := make(message))]
+        if mine:
+            # the hand (the actor's message of the "hand" slot) answers, or updates the
+            # ephemeral hand pressed; anything else for them (a hint, a wings notice) is an
+            # ephemeral message of its own, so the hand pressed keeps its buttons
+            hand = next((item for slot, item in mine if slot == "hand"), None)
+            if hand is not None:
+                keys = buttons.view(hand.keys)
+                if ephemeral_press and not deferred:
+                    await response.edit_message(content=hand.text, view=keys)
+                elif ephemeral_press:
+                    await interaction.edit_original_response(content=hand.text, view=keys)
+                else:
+                    await self._say(interaction, hand.text, view=keys, ephemeral=True)
+            for _slot, other in mine:
+                if other is not hand:
+                    await self._say(
+                        interaction, other.text, view=buttons.view(other.keys), ephemeral=True
+                    )
             said = True
         elif reply.public is not None:
             shown = post(chat, reply.public)
