@@ -56,6 +56,11 @@ JSON = dict[str, Any]
 EPHEMERAL = 64
 PERMISSIONS = (1 << 10) | (1 << 11) | (1 << 31)  # view channel, send messages, use commands
 ADMIN_PERMISSIONS = PERMISSIONS | (1 << 5)  # + manage server
+SEND_MESSAGES = 1 << 11
+ATTACH_FILES = 1 << 15
+APP_PERMISSIONS = (1 << 10) | SEND_MESSAGES | ATTACH_FILES | (1 << 38)
+"""The bot's own in the channel, as its invite grants them (docs/discord.md): view channel, send
+messages, attach files, send messages in threads."""
 MAX_URL = 512
 LINK_STYLE = 5
 """A link button's style: it opens its url, and Discord sends no interaction."""
@@ -187,6 +192,9 @@ class FakeDiscord:
         self.people: dict[int, Person] = {}
         self.closed_dms: set[int] = set()
         self.admins: set[int] = set()
+        self.app_permissions = APP_PERMISSIONS
+        """The bot's permissions in the channel: sent with each interaction, and enforced on
+        its posts there."""
         self.dm_of: dict[int, int] = {}
         """Person → their DM channel."""
         self.messages: dict[int, Stored] = {}
@@ -372,7 +380,7 @@ class FakeDiscord:
             "channel_id": str(channel),
             "locale": user.locale,
             "entitlements": [],
-            "app_permissions": str(PERMISSIONS),
+            "app_permissions": str(self.app_permissions if not dm else APP_PERMISSIONS),
             "attachment_size_limit": 10 * 1024 * 1024,
         }
         if dm:
@@ -663,6 +671,9 @@ class FakeDiscord:
         view = self._view_of(channel)
         if view != self.channel and view in self.closed_dms:
             raise ApiError(403, 50007, "Cannot send messages to this user")
+        needed = SEND_MESSAGES | (ATTACH_FILES if files else 0)
+        if view == self.channel and self.app_permissions & needed != needed:
+            raise ApiError(403, 50013, "Missing Permissions")
         message = self._store(channel, body, files)
         self.transcripts[view].append(Line(self._describe(message)))
         return message

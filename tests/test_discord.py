@@ -20,7 +20,7 @@ import discord
 import pytest
 import reading
 import redis.asyncio as aioredis
-from fake_discord import FakeDiscord, Person, Stored
+from fake_discord import APP_PERMISSIONS, ATTACH_FILES, SEND_MESSAGES, FakeDiscord, Person, Stored
 from service_helpers import reviews_posted
 
 from adapters.discord.app import DiscordFrontEnd
@@ -847,3 +847,30 @@ async def test_a_hint_on_an_ephemeral_hand_comes_apart_and_leaves_the_hand(dc: B
     assert "(only Cid sees) bot: 💡 Hint for" in replies[0]
     assert (hand.content, hand.labels()) == before
     assert dc.fake.last(dc.channel, cid).content.startswith("💡 Hint for")
+
+
+async def test_where_the_bot_may_not_post_a_table_is_refused_and_says_why(dc: Bot) -> None:
+    """The bot lacks Send Messages in the channel: /join is not taken (the lobby could not be
+    shown) and says which permission an admin should give; a command answered by the
+    interaction alone still works. Once the permission is back, the table opens; a press on
+    its lobby without Attach Files (the score sheet's picture) is refused the same way."""
+    ann, bob, cid = players = people(dc, "Ann", "Bob", "Cid")
+    dc.fake.app_permissions &= ~SEND_MESSAGES
+    await dc.command(ann, "join")
+    assert dc.last_reply() == (
+        "#e1 (only Ann sees) bot: I may not post in this channel, so the game could not be seen "
+        "here. An admin can give me this permission in the channel's settings: Send Messages."
+    )
+    await dc.command(ann, "rules")
+    assert "#1 bot:" in dc.last_reply()  # the interaction's own answer needs no permission
+    assert dc.fake.shown(dc.channel) == [dc.fake.last(dc.channel)]  # the rules alone
+    dc.fake.app_permissions = APP_PERMISSIONS
+    await seat(dc, players)
+    dc.fake.app_permissions &= ~ATTACH_FILES
+    await dc.press_label(dc.channel, bob, dc.lobby(), "Start")
+    assert dc.last_reply().endswith("settings: Attach Files.")
+    assert "Round 1" not in "".join(dc.channel_texts())
+    assert not any(e[1] == 50013 for e in dc.fake.errors)  # nothing was even tried
+    dc.fake.app_permissions = APP_PERMISSIONS
+    await dc.command(cid, "start")
+    assert any("Round 1 of 5" in text for text in dc.channel_texts()), dc.channel_texts()

@@ -2,8 +2,16 @@
 
 from dataclasses import replace
 
+import discord
+
 from adapters.discord import buttons
-from adapters.discord.ids import chat_key, discord_id, display_name, user_key
+from adapters.discord.ids import (
+    chat_key,
+    discord_id,
+    display_name,
+    missing_permissions,
+    user_key,
+)
 from adapters.discord.render import (
     MAX_CONTENT,
     coalesce,
@@ -118,3 +126,17 @@ def test_slot_posts_carry_the_games_version_and_the_newest_wins() -> None:
     assert coalesce(table, older).text == "table v7"  # queued late, still not shown over v7
     assert coalesce(table, older).notify
     assert coalesce(older, table).text == "table v7"
+
+
+def test_the_permissions_a_table_needs_in_a_channel_and_in_a_thread() -> None:
+    invited = discord.Permissions(274877942784)  # the invite's (docs/discord.md)
+    assert missing_permissions(invited, thread=False) == []
+    assert missing_permissions(invited, thread=True) == []
+    posts_here = discord.Permissions(view_channel=True, send_messages=True, attach_files=True)
+    assert missing_permissions(posts_here, thread=False) == []
+    assert missing_permissions(posts_here, thread=True) == ["Send Messages in Threads"]
+    assert missing_permissions(discord.Permissions.none(), thread=False) == [
+        "View Channel",
+        "Send Messages",
+        "Attach Files",
+    ]

@@ -33,6 +33,7 @@ from adapters.discord.ids import (
     discord_id,
     display_name,
     is_admin,
+    missing_permissions,
     user_key,
 )
 from adapters.discord.render import (
@@ -87,6 +88,22 @@ DISCORD_LIMITS = Limits(
 """Discord allows about five posts (edits included) per five seconds in one channel."""
 DEFER_AFTER = 1.5
 """Seconds the service may take before an interaction is deferred (Discord allows 3)."""
+ANSWERED_HERE = frozenset(
+    {
+        Kind.HAND,
+        Kind.HINT,
+        Kind.REVIEW,
+        Kind.SCORES,
+        Kind.RULES,
+        Kind.RECORD,
+        Kind.STATS,
+        Kind.TOP,
+        Kind.FORGET,
+        Kind.HELP,
+    }
+)
+"""Requests whose whole answer is the interaction's own (or a DM): they post nothing in the
+channel, so they need no permission there (`_may_post`)."""
 PLACEHOLDER = "wizard-placeholder"
 """`Interaction.extras` key: a command was deferred, with a public (True) or private
 placeholder."""
@@ -327,6 +344,8 @@ class DiscordFrontEnd:
         with about(chat):
             self.busy += 1
             try:
+                if not await self._may_post(interaction, chat, kind):
+                    return
                 outcome = await self._handle(interaction, chat, user, request, public=public)
                 reply = await self._split(
                     chat, outcome, user.id, here=kind is Kind.HAND, command=True
@@ -352,6 +371,8 @@ class DiscordFrontEnd:
         with about(chat):
             self.busy += 1
             try:
+                if not await self._may_post(interaction, chat, request.kind):
+                    return
                 user = self._user(interaction)
                 outcome = await self._handle(interaction, chat, user, request, public=None)
                 ephemeral = interaction.message is not None and interaction.message.flags.ephemeral
@@ -408,6 +429,32 @@ class DiscordFrontEnd:
                 await interaction.followup.send(sorry, ephemeral=True)
             else:
                 await interaction.response.send_message(sorry, ephemeral=True)
+
+    async def _may_post(self, interaction: Interaction, chat: str, kind: Kind) -> bool:
+        """Whether the bot may show what a command or a press in a server channel posts there
+        (Discord includes the bot's own permissions in each interaction); if not, the person
+        is told which permission it lacks, ephemerally, and nothing is done: a game nobody
+        sees, or a lobby that never shows who joined, would be worse. In a DM, or for a
+        request answered by the interaction alone (`ANSWERED_HERE`), there is nothing to
+        check."""
+        if interaction.guild_id is None or kind in ANSWERED_HERE:
+            return True
+        thread = isinstance(interaction.channel, discord.Thread)
+        missing = missing_permissions(interaction.app_permissions, thread)
+        if not missing:
+            return True
+        t = await self._texts(chat)
+        # TRANSLATORS: {permissions}: the names of Discord permissions the bot lacks in the
+        # channel, separated by commas ("Send Messages", "Attach Files").
+        text = t.ngettext(
+            "I may not post in this channel, so the game could not be seen here. An admin can "
+            "give me this permission in the channel's settings: {permissions}.",
+            "I may not post in this channel, so the game could not be seen here. An admin can "
+            "give me these permissions in the channel's settings: {permissions}.",
+            len(missing),
+        ).format(permissions=", ".join(t(name) for name in missing))
+        await self._say(interaction, content(text), ephemeral=True)
+        return False
 
     # --- translating ----------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ Discord says so in each interaction, so no request is needed.
 import discord
 
 from adapters.text import NAME_LIMIT, clean
+from bot.show.i18n import N_
 
 SCOPE = "dc"
 """The scope of this platform's chats: their ids' prefix (`bot.store.keys.scope`)."""
@@ -42,3 +43,18 @@ def display_name(name: str | None, user_id: int) -> str:
 def is_admin(permissions: discord.Permissions) -> bool:
     """Whether the person's permissions (in the interaction's channel) make them an admin."""
     return permissions.administrator or permissions.manage_guild or permissions.manage_channels
+
+
+def missing_permissions(permissions: discord.Permissions, thread: bool) -> list[str]:
+    """What the bot lacks, of `permissions` (its own in a channel), to show a game there: see
+    the channel, post in it (in a thread, post in threads) and attach files (the score sheet
+    at the end of a game is a picture). Their names as Discord shows them, marked for the
+    catalogs."""
+    # TRANSLATORS: the name of a Discord permission, as Discord's settings show it in your
+    # language (so an admin finds it there); the next three too.
+    view = N_("View Channel")
+    send = N_("Send Messages in Threads") if thread else N_("Send Messages")
+    attach = N_("Attach Files")
+    posting = permissions.send_messages_in_threads if thread else permissions.send_messages
+    needed = ((permissions.view_channel, view), (posting, send), (permissions.attach_files, attach))
+    return [name for granted, name in needed if not granted]
