@@ -9,6 +9,7 @@ import contextlib
 import copy
 import difflib
 import itertools
+import logging
 import os
 import random
 from collections.abc import AsyncIterator
@@ -874,3 +875,40 @@ async def test_where_the_bot_may_not_post_a_table_is_refused_and_says_why(dc: Bo
     dc.fake.app_permissions = APP_PERMISSIONS
     await dc.command(cid, "start")
     assert any("Round 1 of 5" in text for text in dc.channel_texts()), dc.channel_texts()
+
+
+async def test_a_coachs_reviews_reach_a_player_whose_dms_are_closed(
+    dc: Bot, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Cid's DMs are closed at a coach table: each round's review follows up his last
+    interaction in the channel, shown to him alone, and so does the answer of his /review;
+    nobody else sees any of it, and none is dropped."""
+    caplog.set_level(logging.INFO, "adapters.discord.app")
+    ann, _bob, cid = players = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
+    await seat(dc, players, coach="on")
+    await dc.command(ann, "start")
+    over = 0
+    for _ in range(400):
+        if any(OVER in text for text in dc.channel_texts()):
+            break
+        assert await move(dc)
+        over = await coach_turn(dc, over)
+    else:
+        raise AssertionError("the game did not end")
+    await coach_turn(dc, over)
+    cids = [
+        reply
+        for line in dc.fake.transcripts[dc.channel]
+        for reply in line.replies
+        if "📝 The coach on round" in reply
+    ]
+    assert cids  # the rounds the coach had something to say to him about
+    assert all("(only Cid sees) bot: 📝" in reply for reply in cids)
+    await dc.command(cid, "review")
+    review = dc.fake.transcripts[dc.channel][-1]
+    assert review.replies[0].endswith("it comes to you privately.")
+    await coach_turn(dc, -1)
+    assert len(review.replies) == 2
+    assert "(only Cid sees) bot: 📝 Your last game" in review.replies[1]
+    assert not any("📝" in m.content for m in dc.fake.shown(dc.channel))  # for everyone
+    assert not any("is dropped" in record.getMessage() for record in caplog.records)

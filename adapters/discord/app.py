@@ -9,13 +9,14 @@ longer than `defer_after`, the interaction is deferred first and answered by a f
 outcome's answer (a refusal too) goes back as an ephemeral message. What this front end adds is
 Discord's own: a person whose DMs are closed is told in the channel, with a "Your hand" button
 that shows whoever presses it their own hand, ephemerally; presses on that ephemeral hand update
-it in place.
+it in place; a coach's review for them follows up their newest interaction in the channel.
 """
 
 import asyncio
 import contextlib
 import io
 import logging
+import time
 from collections.abc import Awaitable
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -104,6 +105,9 @@ ANSWERED_HERE = frozenset(
 )
 """Requests whose whole answer is the interaction's own (or a DM): they post nothing in the
 channel, so they need no permission there (`_may_post`)."""
+FOLLOW_UP_FOR = 14 * 60.0
+"""Seconds an interaction may still be followed up (Discord allows 15 minutes): see
+`DiscordFrontEnd.recent`."""
 PLACEHOLDER = "wizard-placeholder"
 """`Interaction.extras` key: a command was deferred, with a public (True) or private
 placeholder."""
@@ -160,6 +164,10 @@ class DiscordFrontEnd:
         self.slots = Slots(client)
         self.notices: dict[tuple[int, int], int] = {}
         """(channel, person) → the round of the newest "Your hand" notice queued (`_dms_closed`)."""
+        self.recent: dict[tuple[int, int], tuple[Interaction, float]] = {}
+        """(channel, person) → their newest interaction in that server channel, and when it
+        came: a plain private message that cannot go to their closed DMs (a coach's review)
+        follows it up, ephemerally, while Discord lets it (`_follow_up`)."""
         self.sender = Sender(self.client, self.slots, self._dms_closed, superseded=self._superseded)
         self.links = WebLinks.of(config, service.clock)
         """The web table's addresses, for the hands' "Open the table" buttons (None: none)."""
@@ -271,12 +279,15 @@ class DiscordFrontEnd:
         a round, which pings once: the round's later turns find it there (the hand button shows
         what is asked). The notice of the round before loses its button; the first one of a
         game says why. Once the game is over (ended, cancelled or abandoned: its hand slot shows
-        no round), the last notice loses its button: there is no hand to show any more."""
+        no round), the last notice loses its button: there is no hand to show any more. A
+        plain private message (a coach's review) is shown to them alone by `_follow_up`."""
         if failed.user is None:
             return
         base = f"{chat_key(failed.game)}:dm:{failed.user}"
         if failed.round is None:
-            if failed.slot is not None and failed.slot.endswith(":hand"):
+            if failed.slot is None:
+                await self._follow_up(failed)
+            elif failed.slot.endswith(":hand"):
                 await self._retire_notice(failed.game, failed.user)
             return
         if not failed.notify:
@@ -308,6 +319,33 @@ class DiscordFrontEnd:
         )
         self.outbox.put(notice.target, notice, key=notice.slot)
         self.notices[(failed.game, failed.user)] = number
+
+    def _remember(self, interaction: Interaction, game: int) -> None:
+        """Keep a person's newest interaction in a server channel (`recent`)."""
+        if interaction.guild_id is None:
+            return
+        if len(self.recent) > 10_000:
+            self.recent.clear()
+        self.recent[(game, interaction.user.id)] = (interaction, time.monotonic())
+
+    async def _follow_up(self, failed: Post) -> None:
+        """A plain private message (a coach's review, a wings notice) for a person whose DMs
+        are closed: shown to them alone in the game's channel, as a followup of their newest
+        interaction there, if Discord still takes one (a /review is answered so, a round's
+        review follows their last move of the round). Else it is dropped: nothing private
+        ever goes to the channel itself."""
+        assert failed.user is not None
+        interaction, since = self.recent.get((failed.game, failed.user), (None, 0.0))
+        if interaction is None or time.monotonic() - since > FOLLOW_UP_FOR:
+            log.info("a private message for %s, whose DMs are closed, is dropped", failed.user)
+            return
+        extra: dict[str, Any] = {}
+        if (keys := buttons.view(failed.keys)) is not None:
+            extra["view"] = keys
+        try:
+            await interaction.followup.send(failed.text, ephemeral=True, **extra)
+        except discord.HTTPException as error:
+            log.info("could not follow up an interaction of %s: %s", failed.user, error)
 
     async def _retire_notice(self, game: int, person: int) -> None:
         """Take the button off the newest round's "Your hand" notice of `person` in the game's
@@ -346,6 +384,7 @@ class DiscordFrontEnd:
             try:
                 if not await self._may_post(interaction, chat, kind):
                     return
+                self._remember(interaction, channel)
                 outcome = await self._handle(interaction, chat, user, request, public=public)
                 reply = await self._split(
                     chat, outcome, user.id, here=kind is Kind.HAND, command=True
@@ -373,6 +412,7 @@ class DiscordFrontEnd:
             try:
                 if not await self._may_post(interaction, chat, request.kind):
                     return
+                self._remember(interaction, game)
                 user = self._user(interaction)
                 outcome = await self._handle(interaction, chat, user, request, public=None)
                 ephemeral = interaction.message is not None and interaction.message.flags.ephemeral
