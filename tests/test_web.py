@@ -633,6 +633,44 @@ async def test_the_view_has_the_rounds_result_until_play_starts_and_the_final_st
     assert now["round_end"] is None
 
 
+async def test_play_again_on_a_links_page_answers_a_fresh_link_for_the_new_table(
+    table: tuple[Driver, WebTable, TestClient[web.Request, web.Application]],
+) -> None:
+    """A finished game's view offers Play again; pressed on a link's page it opens the new
+    table and answers 200 with its view and a fresh link for it (the old one is for the old
+    game only), and the page's open event stream is told `gone` with the same link."""
+    driver, web, client = table
+    await driver.lobby(["rounds=short"], ai=2)
+    gid = await game_id(driver)
+    link = web.link(CHAT, ANN.id, gid)
+    for _ in range(200):
+        view = await (await client.get("/api/view", headers=bearer(link))).json()
+        if view["phase"] == "finished":
+            break
+        await driver.press(ANN, _any_move(view))
+    else:
+        raise AssertionError("the game did not end")
+    assert view["again"] in view["moves"]
+    stream = await client.get("/api/events", params={"link": link})
+    assert (await next_event(stream))[0] == "view"
+
+    payload = {"payload": view["again"]["payload"]}
+    answer = await client.post("/api/move", headers=bearer(link), json=payload)
+    assert answer.status == 200, await answer.text()
+    again = await answer.json()
+    assert again["ok"]
+    new_gid = await game_id(driver)
+    assert new_gid != gid
+    assert again["link"] == web.link(CHAT, ANN.id, new_gid)
+    assert again["view"]["phase"] == "lobby"
+    assert [p["name"] for p in again["view"]["lobby"]["players"]] == ["Ann"]
+    name, _, gone = await next_event(stream)
+    assert (name, gone["link"]) == ("gone", again["link"])
+    stream.close()
+    assert (await client.get("/api/view", headers=bearer(link))).status == 403
+    assert (await client.get("/api/view", headers=bearer(again["link"]))).status == 200
+
+
 async def test_at_a_coach_table_the_page_offers_a_hint_and_shows_it_to_its_player(
     table: tuple[Driver, WebTable, TestClient[web.Request, web.Application]],
 ) -> None:

@@ -6,10 +6,12 @@
   `GameService.handle` exactly as a chat button's; answers the service's answer, the
   player's own private messages it made (a hint) and the view. For a chat whose front end
   runs in another worker, the press is handed to that worker (`adapters.relay`) and answered
-  at once (202): the page sees the move in its event stream;
+  at once (202): the page sees the move in its event stream. A link's page whose player sits
+  at the table Play again opened after its game is given a fresh link for it (`link`);
 - `GET /api/events`: server-sent events, a `view` event with the view each time the game's
   version changes (any worker's write: the store publishes it, `keys.versions`), the event id
-  being the version; a client that reconnects gets the view at once.
+  being the version; a client that reconnects gets the view at once; `gone` when the table is
+  no longer the credential's (with the fresh link, as above, when there is one).
 
 Every request proves whom it is for (`adapters.web.auth`): `Authorization: Bearer <link
 token>` or `Authorization: tma <initData>`, or the query's `link` or `tma` (an `EventSource`
@@ -27,6 +29,7 @@ import re
 import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -329,6 +332,23 @@ class WebTable:
             raise auth.forbidden(N_("not seated at this game"), language)
         return version, table, settings
 
+    async def followed(self, viewer: Viewer) -> tuple[Viewer, str | None]:
+        """Where a page goes after Play again: for a link whose game is over, when its player
+        sits at the table opened after it, a viewer of that table and a fresh link for it;
+        else `viewer` as it is and None."""
+        if viewer.game is None:  # a Mini App's initData: the chat's current game already
+            return viewer, None
+        _, table, _ = await self.service.snapshot(viewer.chat)
+        if table is None or table.after != viewer.game or seat_of(table, viewer.player) is None:
+            return viewer, None
+        link = self.link(viewer.chat, viewer.player, table.game_id)
+        return replace(viewer, game=table.game_id, key=link), link
+
+    async def _after(self, viewer: Viewer, action: Action) -> tuple[Viewer, str | None]:
+        """`followed` after a Play again (the only move that opens another table); any other
+        move leaves `viewer` as it is, with no read."""
+        return await self.followed(viewer) if action is Action.AGAIN else (viewer, None)
+
     def _json(self, viewer: Viewer, version: int, table: Table, settings: Any) -> dict[str, Any]:
         return player_json(table, settings, viewer.player, version, self.clock())
 
@@ -371,6 +391,7 @@ class WebTable:
                 viewer.chat, user.id, user.name, user.language, Kind.BUTTON.value, payload, update
             )
             await relay.add(scope, handed)
+            viewer, link = await self._after(viewer, token.action)  # should it be applied yet
             version, table, settings = await self.seated(viewer)
             view = self._json(viewer, version, table, settings)
             handed_over: dict[str, Any] = {
@@ -379,6 +400,7 @@ class WebTable:
                 "answer": None,
                 "private": [],
                 "view": view,
+                "link": link,
             }
             return web.json_response(handed_over, status=202)
         outcome = await self.service.handle(viewer.chat, user, Request(Kind.BUTTON, payload))
@@ -389,6 +411,7 @@ class WebTable:
             # no worker of the chat's front end takes it now: whichever comes first takes this
             # worker's journal over (it is never seen to beat) and shows the chat again
             await relay.hand_over(scope, self.service.worker, self.clock())
+        viewer, link = await self._after(viewer, token.action)
         version, table, settings = await self.seated(viewer)
         return web.json_response(
             {
@@ -401,6 +424,7 @@ class WebTable:
                     if message.to == viewer.player and message.slot is None
                 ],
                 "view": self._json(viewer, version, table, settings),
+                "link": link,
             }
         )
 
@@ -438,9 +462,7 @@ class WebTable:
                 try:
                     version, table, settings = await self.seated(viewer)
                 except AuthError as error:  # the game ended and another began, or it is gone
-                    t = texts(error.language or viewer.language)
-                    gone = {"error": error.reason, "message": refusal(t, error.reason)}
-                    await response.write(_event("gone", gone))
+                    await response.write(_event("gone", await self._gone(viewer, error)))
                     break
                 except StoreErrors:  # Redis is away: try again at the next poll
                     await asyncio.sleep(self.poll)
@@ -454,6 +476,15 @@ class WebTable:
                     quiet = time.monotonic()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(written.wait(), self.poll)
+
+    async def _gone(self, viewer: Viewer, error: AuthError) -> dict[str, Any]:
+        """The `gone` event's data: why the table is no longer `viewer`'s, and the fresh link
+        of the table Play again opened when they sit there (else None)."""
+        t = texts(error.language or viewer.language)
+        link = None
+        with contextlib.suppress(*StoreErrors):
+            _, link = await self.followed(viewer)
+        return {"error": error.reason, "message": refusal(t, error.reason), "link": link}
 
 
 @functools.cache

@@ -44,10 +44,14 @@ function loadScript(src) {
   });
 }
 
+function linkCredential(link) {
+  return { header: `Bearer ${link}`, query: `link=${encodeURIComponent(link)}` };
+}
+
 /** Who we are: a signed link (?link=…), or a Telegram Mini App's initData. */
 async function authenticate() {
   const link = params.get("link") || hash.get("link");
-  if (link) return { header: `Bearer ${link}`, query: `link=${encodeURIComponent(link)}` };
+  if (link) return linkCredential(link);
   if (!hash.has("tgWebAppData")) return null;
   document.body.classList.add("telegram");
   let initData = hash.get("tgWebAppData");
@@ -116,6 +120,7 @@ async function move(payload) {
       handed = true;
       relayed = { version: answer.view.version, timer: setTimeout(settled, 5000) };
     }
+    if (answer.link) follow(answer.link);
     if (answer.view) show(answer.view);
     if (hint && answer.private?.length) showHint(answer.private.join("\n\n"), payload);
   } catch (error) {
@@ -349,12 +354,21 @@ function listen() {
   stream.addEventListener("view", (event) => show(JSON.parse(event.data)));
   stream.addEventListener("gone", (event) => {
     const data = JSON.parse(event.data);
+    if (data.link) return follow(data.link);
     say(data.message || data.error);
     stream.close();
   });
   // The browser reconnects by itself; the first event after it is the view as it is now.
   stream.addEventListener("error", () => say(w("reconnecting")));
   stream.addEventListener("open", () => say(""));
+}
+
+/** Go on at the table Play again opened, with its fresh link (in the address too, for a
+ * reload). */
+function follow(link) {
+  credential = linkCredential(link);
+  history.replaceState(null, "", `${location.pathname}#link=${encodeURIComponent(link)}`);
+  listen();
 }
 
 async function start() {
