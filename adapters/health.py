@@ -28,10 +28,12 @@ REDIS = "redis"
 
 
 def parse_listen(listen: str) -> tuple[str, int]:
-    """The host and port of `host:port` (`[::1]:9100` for an IPv6 address); ValueError saying
-    what is wrong otherwise."""
+    """The host and port of `host:port` (`[::1]:9100` for an IPv6 address; no host: every
+    address), the port in ASCII digits, the host with no space or control character;
+    ValueError saying what is wrong otherwise."""
     host, colon, port = listen.rpartition(":")
-    if not colon or not port.isdigit() or not 0 <= int(port) <= 65535:
+    valid = port.isascii() and port.isdigit() and 0 <= int(port) <= 65535
+    if not colon or not valid or not host.isprintable() or any(c.isspace() for c in host):
         raise ValueError(f"{listen!r} is not host:port")
     return host.strip("[]"), int(port)
 

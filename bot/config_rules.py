@@ -234,12 +234,23 @@ def _webhook_secret(key: str, value: object) -> str:
 WEBHOOK_SECRET = Rule(_webhook_secret, "a secret, 1 to 256 of A-Z a-z 0-9 _ -")
 
 
+def _host(host: str) -> bool:
+    """Whether `host` can be a host name or address: something, printable, with no space."""
+    return bool(host) and host.isprintable() and not any(char.isspace() for char in host)
+
+
+def _port(port: str) -> bool:
+    """Whether `port` is 1 to 65535 in ASCII digits (`str.isdigit` alone takes "²", which
+    `int` refuses)."""
+    return port.isascii() and port.isdigit() and 1 <= int(port) <= 65535
+
+
 def _listen(key: str, value: object) -> str:
     text = _string(key, value)
     host, colon, port = text.rpartition(":")
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
-    if not (colon and host and port.isdigit() and 1 <= int(port) <= 65535):
+    if not (colon and _host(host) and _port(port)):
         raise Invalid(f'{key} must be host:port (like "127.0.0.1:8080"), not {show(value)}')
     return text
 

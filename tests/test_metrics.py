@@ -25,7 +25,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from telegram.ext import AIORateLimiter
 from test_telegram import ANN, BOB, GROUP, PLAYERS, Bot, _front, move, seat
 
-from adapters.health import HealthServer
+from adapters.health import HealthServer, parse_listen
 from adapters.outbox import FAST
 from adapters.serve import serve
 from adapters.telegram.app import PLATFORM
@@ -366,6 +366,16 @@ async def test_run_refuses_a_listen_address_it_cannot_use(
     assert error.startswith("wizard-bot run: cannot serve metrics at 256.0.0.1:9100: ")
     assert error.count("\n") == 1
     assert telegram.calls["getUpdates"] == 0  # no front end started
+
+
+@pytest.mark.parametrize(
+    "listen", ["127.0.0.1:²", "127.0.0.1:９１００", "a b:9100", "a\x00:9100", "9100"]
+)
+def test_a_listen_address_that_is_no_host_and_port_is_a_value_error(listen: str) -> None:
+    with pytest.raises(ValueError, match="is not host:port"):
+        parse_listen(listen)
+    assert parse_listen("[::1]:0") == ("::1", 0)
+    assert parse_listen(":9100") == ("", 9100)
 
 
 def test_a_worker_settles_its_collector_once_started(redis_url: str) -> None:
