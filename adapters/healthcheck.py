@@ -39,9 +39,13 @@ def probe_url(listen: str, path: str) -> tuple[str, int, str]:
 
 
 def check(listen: str, path: str = HEALTH_PATH, timeout: float = TIMEOUT) -> Verdict:
-    """GET `path` of the server listening at `listen`: healthy when it answers 200."""
-    host, port, url = probe_url(listen, path)
-    connection = http.client.HTTPConnection(host, port, timeout=timeout)
+    """GET `path` of the server listening at `listen`: healthy when it answers 200 (not when
+    `listen` is no host:port to ask)."""
+    try:
+        host, port, url = probe_url(listen, path)
+        connection = http.client.HTTPConnection(host, port, timeout=timeout)
+    except (ValueError, http.client.InvalidURL):  # no port; a space or control character
+        return Verdict(False, f"{_one_line(repr(listen))} is not host:port")
     try:
         connection.request("GET", path, headers={"User-Agent": "wizard-bot health"})
         answer = connection.getresponse()

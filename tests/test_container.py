@@ -294,6 +294,24 @@ def test_the_health_check_asks_where_the_server_listens(listen: str, url: str) -
     assert healthcheck_client.probe_url(listen, "/healthz")[2] == url
 
 
+@pytest.mark.parametrize("listen", ["a b:9100", "h\tst:9100", "127.0.0.1:²", "nowhere"])
+def test_the_health_check_says_in_one_line_that_an_address_is_no_host_and_port(
+    listen: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name in [name for name in os.environ if name.startswith("WIZARD_")]:
+        monkeypatch.delenv(name)
+    verdict = healthcheck_client.check(listen, timeout=0.5)
+    assert verdict == healthcheck_client.Verdict(False, f"{listen!r} is not host:port")
+    monkeypatch.setenv("WIZARD_METRICS_LISTEN", listen)  # the configuration refuses it first
+    status, out, err = health(capsys)
+    assert (status, out, err.count("\n")) == (1, "", 1)
+    assert err.startswith("wizard-bot health: WIZARD_METRICS_LISTEN: metrics.listen must be")
+
+
 def health(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     status = main(["health", *args])
     out, err = capsys.readouterr()
