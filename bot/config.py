@@ -317,6 +317,25 @@ def _read_file(path: Path, named_by: str) -> dict[str, object]:
         raise ConfigError(f"{name}: not UTF-8 text (byte {error.start + 1})") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{name}: invalid TOML {_toml_problem(data.decode(), error)}") from None
+    except ValueError as error:  # an integer of more digits than Python reads (4300)
+        raise ConfigError(f"{name}: invalid TOML: {str(error).partition(';')[0]}") from None
+    except RecursionError:
+        raise ConfigError(f"{name}: invalid TOML: arrays or tables nested too deep") from None
+
+
+def _check_data_dir(data_dir: Path, source: str | None) -> None:
+    """ConfigError unless `data_dir` is a directory or nothing yet; `source` is what set it
+    (None: the default)."""
+    try:
+        problem = "is not a directory" if data_dir.exists() and not data_dir.is_dir() else ""
+    except OSError as error:  # a name too long, a folder on the way that cannot be read
+        problem = f"cannot be used: {error.strerror or error}"
+    if not problem:
+        return
+    said = f"data_dir {show(str(data_dir))} {problem}"
+    if source is None:  # the default: say how to choose another
+        raise ConfigError(f"{said} (set data_dir, or WIZARD_DATA_DIR)")
+    raise ConfigError(f"{source}: {said}")
 
 
 _AT_LINE = re.compile(r"\s*\(at line (\d+), column \d+\)|\s*\(at end of document\)")
@@ -415,11 +434,7 @@ def load_config(environ: Mapping[str, str] | None = None, path: str | None = Non
                 f"{sources.get('redis_url', 'redis_url')}: a Redis Cluster is reached over TCP "
                 f"and has database 0 only, like redis://host:7000, not {show(url)}"
             )
-    if config.data_dir.exists() and not config.data_dir.is_dir():
-        not_a_dir = f"data_dir {show(str(config.data_dir))} is not a directory"
-        if "data_dir" not in sources:  # the default: say how to choose another
-            raise ConfigError(f"{not_a_dir} (set data_dir, or WIZARD_DATA_DIR)")
-        raise ConfigError(f"{sources['data_dir']}: {not_a_dir}")
+    _check_data_dir(config.data_dir, sources.get("data_dir"))
     if web.listen and not (web.secret or telegram.token or discord.token):
         raise ConfigError(
             f"{sources.get('web.listen', 'web.listen')}: the web table signs its links with "
