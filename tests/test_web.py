@@ -180,6 +180,55 @@ async def test_every_forged_or_misdirected_credential_is_refused_and_changes_not
     assert (await client.get("/api/view", headers=bearer(good_link))).status == 200
 
 
+async def test_a_body_that_is_no_move_is_refused_as_the_api_refuses_and_changes_nothing(
+    table: tuple[Driver, WebTable, TestClient[web.Request, web.Application]],
+) -> None:
+    """JSON nested past the parser's recursion limit is a 400 and a body over 4 KB a 413, each
+    the API's JSON refusal ("not a move"), not a bare error page."""
+    driver, web, client = table
+    await driver.lobby(["rounds=short"], ai=2)
+    headers = {**bearer(web.link(CHAT, ANN.id, await game_id(driver))), "Accept-Language": "de"}
+    before = await raw(driver.redis, CHAT)
+    deep = "[" * 2000 + "]" * 2000
+    large = json.dumps({"payload": "x" * 5000})
+    for body, status in ((deep, 400), ('{"payload": ' + deep + "}", 400), (large, 413)):
+        answer = await client.post("/api/move", headers=headers, data=body)
+        assert answer.status == status, await answer.text()
+        assert await answer.json() == {
+            "error": "not a move",
+            "message": "Der Tisch kann nicht angezeigt werden: kein Spielzug. Öffne ihn erneut "
+            "aus dem Chat des Spiels.",
+        }
+    assert await raw(driver.redis, CHAT) == before
+
+
+async def test_the_page_is_asked_again_and_the_apis_answers_are_never_stored(
+    table: tuple[Driver, WebTable, TestClient[web.Request, web.Application]],
+) -> None:
+    """The page's files are revalidated each time (an upgrade's script is not kept stale), an
+    API answer (a player's view; the credential may be in its query) is never stored, and
+    every answer is read only as the type it says."""
+    driver, web, client = table
+    await driver.lobby(["rounds=short"], ai=2)
+    link = web.link(CHAT, ANN.id, await game_id(driver))
+    script = await client.get("/static/table.js")
+    assert script.status == 200
+    assert script.headers["Cache-Control"] == "no-cache"
+    assert script.headers["X-Content-Type-Options"] == "nosniff"
+    modified = {"If-Modified-Since": script.headers["Last-Modified"]}
+    assert (await client.get("/static/table.js", headers=modified)).status == 304
+    for answer in (
+        await client.get("/api/view", params={"link": link}),
+        await client.get("/api/view"),
+        await client.post("/api/move", params={"link": link}, json={"payload": "nope"}),
+    ):
+        assert answer.headers["Cache-Control"] == "no-store", answer.url
+        assert answer.headers["X-Content-Type-Options"] == "nosniff"
+    stream = await client.get("/api/events", params={"link": link})
+    assert stream.headers["Cache-Control"] == "no-cache"
+    stream.close()
+
+
 async def test_requests_are_rate_limited_per_credential(redis_client: aioredis.Redis) -> None:
     driver = Driver(service(redis_client, config=CONFIG), [ANN], chat=CHAT)
     await driver.lobby(["rounds=short"], ai=2)

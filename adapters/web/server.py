@@ -111,6 +111,17 @@ def refusal(t: Texts, reason: str) -> str:
     )
 
 
+async def _caching(request: web.Request, response: web.StreamResponse) -> None:
+    """Every answer is read as the type it says it is; the page's files are asked again each
+    time (an upgrade's table.js is not kept stale: an unchanged one is a 304), and no answer
+    of the API is stored (each is a player's own view, and its query may hold a credential)."""
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    if request.path.startswith("/static/"):
+        response.headers.setdefault("Cache-Control", "no-cache")
+    elif request.path.startswith("/api/"):
+        response.headers.setdefault("Cache-Control", "no-store")
+
+
 def _refused(request: web.Request, status: int, reason: str, language: str | None) -> web.Response:
     """An error answer: the reason (as the API says it) and the page's sentence for it, in the
     chat's language when it is known, else the browser's."""
@@ -240,6 +251,7 @@ class WebTable:
         app.router.add_post("/api/move", self.move)
         app.router.add_get("/api/events", self.events)
         app.router.add_static("/static/", STATIC)
+        app.on_response_prepare.append(_caching)
         app.on_startup.append(self._startup)
         app.on_cleanup.append(self._cleanup)
         return app
@@ -370,7 +382,9 @@ class WebTable:
             body = await request.json()
             payload = body["payload"]
             token = tokens.decode(payload)
-        except (ValueError, KeyError, TypeError, TokenError):
+        except web.HTTPRequestEntityTooLarge:  # over MAX_BODY: no button's payload is so long
+            return _refused(request, 413, NOT_A_MOVE, None)
+        except (ValueError, KeyError, TypeError, TokenError, RecursionError):  # nested deep
             return _refused(request, 400, NOT_A_MOVE, None)
         _, table, settings = await self.seated(viewer)
         if token.game != table.game_id:
