@@ -26,7 +26,7 @@ from test_telegram import seat as telegram_seat
 
 from adapters.running import Shows
 from adapters.serve import serve
-from adapters.web import auth
+from adapters.web import auth, server
 from adapters.web.auth import RateLimit
 from adapters.web.server import POLL, REVIEWS, WebTable
 from adapters.web.view import WORDS
@@ -534,6 +534,46 @@ async def test_a_move_on_the_page_is_shown_in_its_chat_by_the_chat_front_end(
             assert bot.table().text != group
             assert bot.hand(TG_ANN).text != hand
             assert not bot.real_errors()
+
+
+class DroppedPubSub:
+    """A pub/sub connection that fails `failures` times, then hears nothing."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.asked = 0
+
+    async def get_message(self, **_: object) -> None:
+        self.asked += 1
+        if self.asked <= self.failures:
+            raise ConnectionError("Connection refused")
+        await asyncio.sleep(0.01)
+
+
+async def test_a_subscription_that_drops_tries_less_and_less_often_and_says_so_twice(
+    redis_client: aioredis.Redis, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """With Redis away, the server's subscription tries again after 1 s, 2 s, 4 s … up to a
+    minute (here scaled down), logging once when it drops and once when it is back."""
+    monkeypatch.setattr(server, "RESUBSCRIBE", (0.001, 0.004))
+    watcher = server.Watcher(redis_client)
+    dropped = DroppedPubSub(failures=10)
+    watcher._pubsub = dropped  # type: ignore[assignment]
+    started = time.perf_counter()
+    with caplog.at_level("INFO", logger=server.__name__):
+        reader = asyncio.create_task(watcher._read())
+        async with asyncio.timeout(5):
+            while dropped.asked <= dropped.failures + 1:  # one heard after the failures
+                await asyncio.sleep(0.005)
+        reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await reader
+    assert time.perf_counter() - started >= 0.001 + 0.002 + 8 * 0.004
+    said = [record.getMessage() for record in caplog.records]
+    assert said == [
+        "the web table's subscription failed (pages poll): Connection refused",
+        "the web table's subscription is back",
+    ]
 
 
 async def test_an_event_stream_ends_soon_after_its_page_goes_and_when_the_server_stops(

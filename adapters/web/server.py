@@ -61,6 +61,9 @@ CLUSTER_POLL = 0.25
 REVIEWS = 1.0
 """Seconds between looks for the coach's reviews of rounds the pages' moves ended (this table's
 service runs no tick to hand them over)."""
+RESUBSCRIBE = (1.0, 60.0)
+"""Seconds before the first new try of a failed subscription, and the most between tries (each
+wait twice the last): a Redis down for an hour is a few dozen tries, not 3,600."""
 KEEPALIVE = 15.0
 """Seconds between comments on an idle event stream (proxies close silent connections)."""
 MAX_BODY = 4096
@@ -178,18 +181,27 @@ class Watcher:
                 await self._pubsub.unsubscribe(keys.versions(chat))
 
     async def _read(self) -> None:
-        """Wake the watchers of each chat a message names, until closed."""
+        """Wake the watchers of each chat a message names, until closed. While the connection
+        is down it tries again less and less often (`RESUBSCRIBE`), and says so once when it
+        drops and once when it is back."""
         pubsub = self._pubsub
         assert pubsub is not None
+        wait = 0.0
         while True:
             try:
                 message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # the connection dropped: pages poll meanwhile
-                log.warning("the web table's subscription failed: %s", error)
-                await asyncio.sleep(1.0)
+                if not wait:
+                    log.warning("the web table's subscription failed (pages poll): %s", error)
+                first, most = RESUBSCRIBE
+                wait = min(2 * wait or first, most)
+                await asyncio.sleep(wait)
                 continue
+            if wait:
+                log.info("the web table's subscription is back")
+                wait = 0.0
             if not message or message.get("type") != "message":
                 continue
             channel = message["channel"]
