@@ -6,6 +6,7 @@ server in data_dir."""
 
 import asyncio
 import gzip
+import hashlib
 import io
 import json
 import os
@@ -262,6 +263,26 @@ def flipped(file: io.BytesIO) -> io.BytesIO:
     return io.BytesIO(bytes(raw))
 
 
+def with_record(kind: str, ttl: int, *value: str, tag: str = "z") -> Any:
+    """A spoiler: the file with one more record last (one key of `kind`, `ttl` and `value`)
+    and its end line made again, so that only the record's contents are wrong."""
+
+    def spoil(file: io.BytesIO) -> io.BytesIO:
+        lines = lines_of(file)[:-1]
+        item = {"key": f"wiz:{{{tag}}}:x", "type": kind, "ttl": ttl, "value": list(value)}
+        lines.append(json.dumps({"tag": tag, "keys": [item]}).encode() + b"\n")
+        records = [json.loads(line) for line in lines[1:]]
+        end = {
+            "end": FORMAT,
+            "records": len(records),
+            "keys": sum(len(record["keys"]) for record in records),
+            "sha256": hashlib.sha256(b"".join(lines)).hexdigest(),
+        }
+        return packed([*lines, json.dumps(end).encode() + b"\n"])
+
+    return spoil
+
+
 BAD: dict[str, tuple[Any, str]] = {
     "truncated": (lambda f: io.BytesIO(f.getvalue()[: len(f.getvalue()) // 2]), "cut short"),
     "without its end": (lambda f: packed(lines_of(f)[:-1]), "cut short (it has no end line)"),
@@ -278,6 +299,13 @@ BAD: dict[str, tuple[Any, str]] = {
         f"a wizard-backup/2 backup: this version reads {FORMAT}",
     ),
     "empty": (lambda f: io.BytesIO(b""), "not gzip data"),
+    "a lone surrogate in a value": (with_record("string", -1, "\ud800"), "not Unicode text"),
+    "a lone surrogate as a tag": (with_record("set", -1, "m", tag="\ud800"), "not Unicode"),
+    "a score of nan": (with_record("zset", -1, "m", "nan"), "has the score b'nan'"),
+    "a score with _": (with_record("zset", -1, "m", "1_0"), "has the score b'1_0'"),
+    "a score in spaces": (with_record("zset", -1, "m", " 1 "), "has the score b' 1 '"),
+    "a score beyond a double": (with_record("zset", -1, "m", "1e999"), "has the score"),
+    "a time to live of 10**30 ms": (with_record("string", 10**30, "v"), "the time to live 1000"),
 }
 
 

@@ -19,8 +19,10 @@ What spans chats is derived again on restore: each restored game is indexed in t
 later than its table's next time, and its players' indexes name the chat, so no turn is left
 without a timer and no player's stats without their chat.
 
-A restore reads the whole file first (the end line's counts and checksum must match) and writes
-nothing from a file that is cut short, altered or of another format. Into a Redis that holds no
+A restore reads the whole file first (the end line's counts and checksum must match, and every
+value must be one Redis takes: Unicode text, finite decimal scores, a time to live of at most
+`MAX_TTL`) and writes nothing from a file that is cut short, altered, of another format, or that
+Redis would refuse midway. Into a Redis that holds no
 key of the bot, unless `replace`: then the bot's keys there end exactly as in the backup (other
 applications' keys stay). Each hash tag is written in one script, so no chat is half-restored.
 """
@@ -30,6 +32,8 @@ import base64
 import gzip
 import hashlib
 import json
+import math
+import re
 import time
 import zlib
 from collections.abc import AsyncIterator, Iterable, Iterator
@@ -53,6 +57,11 @@ BATCH = 32
 MOVE_MARGIN = 60.0
 """A move noted this many seconds before the backup began is read again too (a move notes
 itself just before it runs)."""
+MAX_TTL = 100 * 365 * 24 * 3600 * 1000
+"""The longest time to live (ms) a backup may give a key: a century, far above the bot's own (a
+year at most) and far below what the restore's script and Redis take (about 10**16)."""
+SCORE = re.compile(rb"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+"""A sorted set's score as Redis writes it: a decimal number, no spaces, no `_`."""
 
 _READ = """
 local out = {}
@@ -181,7 +190,10 @@ def _enc(data: bytes) -> str | dict[str, str]:
 
 def _dec(item: object, where: str) -> bytes:
     if isinstance(item, str):
-        return item.encode()
+        try:
+            return item.encode()
+        except UnicodeEncodeError:  # a lone surrogate ("\ud800"), which JSON can write
+            raise BackupError(f"{where}: a string that is not Unicode text") from None
     if isinstance(item, dict) and set(item) == {"b64"} and isinstance(item["b64"], str):
         try:
             return base64.b64decode(item["b64"], validate=True)
@@ -440,7 +452,7 @@ def parse_record(data: dict[str, Any], number: int) -> tuple[bytes, list[Saved]]
             raise BackupError(f"{where}: {name!r} is not a key of the bot's under its tag")
         if kind not in KINDS:
             raise BackupError(f"{where}: {name!r} has the type {kind!r}")
-        if not isinstance(ttl, int) or isinstance(ttl, bool) or ttl < -1:
+        if not isinstance(ttl, int) or isinstance(ttl, bool) or not -1 <= ttl <= MAX_TTL:
             raise BackupError(f"{where}: {name!r} has the time to live {ttl!r}")
         if not isinstance(value, list) or not value:
             raise BackupError(f"{where}: {name!r} has no value")
@@ -449,12 +461,20 @@ def parse_record(data: dict[str, Any], number: int) -> tuple[bytes, list[Saved]]
             raise BackupError(f"{where}: {name!r} has a value of the wrong shape")
         if kind == "zset":
             for score in parts[1::2]:
-                try:
-                    float(score)
-                except ValueError:
-                    raise BackupError(f"{where}: {name!r} has the score {score!r}") from None
+                if not _score(score):
+                    raise BackupError(f"{where}: {name!r} has the score {score!r}")
         saved.append(Saved(name, kind, ttl, parts))
     return tag, saved
+
+
+def _score(score: bytes) -> bool:
+    """Whether Redis takes `score` as a sorted set's, and it is finite: a decimal number (Python
+    takes "1_0", " 1" and "nan" too) that is neither beyond a double's range nor below it."""
+    if not SCORE.fullmatch(score):
+        return False
+    value = float(score)
+    digits = score.lower().partition(b"e")[0]
+    return math.isfinite(value) and (value != 0 or not digits.strip(b"+-.0"))
 
 
 def check_file(src: IO[bytes]) -> Plan:
