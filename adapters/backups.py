@@ -82,21 +82,17 @@ def _redis(config: Config) -> Iterator[tuple[str, str]]:
 
 def backup(config: Config, target: str) -> int:
     """`wizard-bot backup FILE`: write every key of the bot to FILE (`-`: standard output)."""
+    if target != "-" and Path(target).is_dir():
+        return fail("backup", f"{target} is a directory: name the backup's file in it")
     try:
         with _redis(config) as (url, where):
             if target == "-":
                 summary = _run("backup", config, url, where, _backing_up(sys.stdout.buffer, where))
             else:
-                path = Path(target)
-                partial = path.with_name(path.name + ".partial")
-                with partial.open("wb") as out:
-                    summary = _run("backup", config, url, where, _backing_up(out, where))
-                    out.flush()
-                    os.fsync(out.fileno())
-                if summary is None:
-                    partial.unlink()
-                    return EXIT_FAILED
-                partial.replace(path)  # a backup file is whole, or not there
+                summary = _whole(
+                    Path(target),
+                    lambda out: _run("backup", config, url, where, _backing_up(out, where)),
+                )
     except (RedisServerError, OSError) as error:
         return fail("backup", _why(error))
     if summary is None:
@@ -104,6 +100,23 @@ def backup(config: Config, target: str) -> int:
     said = sys.stderr if target == "-" else sys.stdout
     print(f"wizard-bot backup: {where} to {target}: {summary.line()}", file=said)
     return EXIT_OK
+
+
+def _whole(path: Path, write: Callable[[IO[bytes]], Summary | None]) -> Summary | None:
+    """What `write` wrote to `path`, under `path.partial` until it is whole and on disk, then
+    renamed: a backup file is whole or not there. The partial file is removed whatever stops it
+    (`write` failing, the rename, an interrupt)."""
+    partial = path.with_name(path.name + ".partial")
+    try:
+        with partial.open("wb") as out:
+            summary = write(out)
+            out.flush()
+            os.fsync(out.fileno())
+        if summary is not None:
+            partial.replace(path)
+        return summary
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 def _backing_up(out: IO[bytes], where: str) -> Job:

@@ -22,6 +22,7 @@ import test_cluster
 from service_helpers import ANN, BOB, CID, DOT, EVE, FAY, Clock, recorded, service, table_of
 from test_stats import Players
 
+from adapters import backups as backup_command
 from adapters.cli import main
 from bot.commands import Kind
 from bot.service import GameService
@@ -413,6 +414,29 @@ async def test_the_command_line_backs_up_and_restores(
         same(await contents(check), before)
     finally:
         await check.aclose()
+
+
+def test_a_backup_to_a_directory_or_one_stopped_midway_leaves_no_partial_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A directory is refused before anything is written (it was written as `dir.partial`,
+    which the rename then failed to replace), and a backup stopped midway, by an interrupt
+    too, takes its partial file with it."""
+    configured(monkeypatch, tmp_path, f"redis://127.0.0.1:{free_port()}/0")  # not reached
+    folder = tmp_path / "backups"
+    folder.mkdir()
+    assert main(["backup", str(folder)]) == 1
+    said = capsys.readouterr()
+    assert said.err == f"wizard-bot backup: {folder} is a directory: name the backup's file in it\n"
+    assert [path.name for path in tmp_path.iterdir()] == ["backups"]
+
+    def interrupted(command: str, *_: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(backup_command, "_run", interrupted)
+    assert main(["backup", str(folder / "wizard.backup.gz")]) == 130
+    assert capsys.readouterr().err == "wizard-bot: interrupted\n"
+    assert list(folder.iterdir()) == []
 
 
 def test_backup_to_stdout_piped_into_restore_from_stdin(
