@@ -292,6 +292,22 @@ async def test_a_whole_game_on_the_page_against_two_ai_seats_and_a_chat_player(
         await shoot(page, request, "desktop-game-over")
         shots.append("game-over")
         assert any("The game is over" in text for text in bot.group_texts())
+        # Play again on the page: the new table's lobby, Ann seated, under a fresh link that the
+        # page's address keeps (a reload finds the new table), and the chat shows it too.
+        await page.locator("#ask button[data-payload]", has_text="Play again").click()
+        lobby = page.locator("#summary[data-kind=lobby]")
+        await lobby.wait_for(timeout=10_000)
+        assert "Ann 👑" in await lobby.inner_text()
+        _, opened, _ = await read(CHAT)
+        assert opened is not None
+        assert opened.after == stored.game_id
+        fresh = page.url.partition("#link=")[2]
+        followed = auth.check_link(table.secret, fresh, time.time())
+        assert (followed.player, followed.game) == (f"tg:{ANN.id}", opened.game_id)
+        await page.reload()
+        await page.locator("#summary[data-kind=lobby]").wait_for(timeout=10_000)
+        await bot.idle()
+        assert "1. Ann 👑" in bot.lobby().text
         await asyncio.gather(*seen.reading)
         assert not bot.real_errors()
     assert shots == ["bidding", "playing", "trick-won", "round-end", "desktop", "game-over"]
