@@ -131,9 +131,10 @@ def simulate_game(job: GameJob) -> Played:
     record = random_record(NAMES[: job.players], job.options, job.seed)
     totals: list[int] = record["totals"]
     if job.path is not None:
+        written = orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)  # before the file
         try:
             with open(job.path, "wb") as file:
-                file.write(orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE))
+                file.write(written)
         except OSError as error:
             return Played(totals, f"cannot write {job.path}: {error.strerror or error}")
     return Played(totals, None)
@@ -155,7 +156,11 @@ def parse_json(raw: bytes) -> object:
         ) from None
     except UnicodeDecodeError:
         raise BadRecord("not JSON (not UTF-8 text)") from None
-    except (ValueError, RecursionError) as error:
+    except ValueError as error:
+        if "digits" in str(error):  # Python reads no int of more than 4,300 digits
+            raise BadRecord("a number of too many digits") from None
+        raise BadRecord(f"not JSON ({error})") from None
+    except RecursionError as error:
         raise BadRecord(f"not JSON ({error})") from None
 
 

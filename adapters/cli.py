@@ -208,7 +208,9 @@ def _game_arguments(parser: argparse.ArgumentParser, default_players: int = 4) -
         "rounds=short|tournament, dmmixed, foresight, wings, and for play coach (hints and "
         "reviews); NAME=off switches one off",
     )
-    parser.add_argument("--seed", "-s", type=int, metavar="S", help="random seed (default: any)")
+    parser.add_argument(
+        "--seed", "-s", type=_seed_value, metavar="S", help="random seed (default: any)"
+    )
 
 
 def _play_arguments(parser: argparse.ArgumentParser) -> None:
@@ -270,6 +272,17 @@ def _positive(text: str) -> int:
     if count < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {count}")
     return count
+
+
+MAX_SEED = 2**63 - 1
+"""The largest seed: a record holds its game's seed as a 64-bit integer."""
+
+
+def _seed_value(text: str) -> int:
+    seed = _int(text)
+    if not 0 <= seed <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"must be from 0 to {MAX_SEED}, not {seed}")
+    return seed
 
 
 def _seconds(text: str) -> float:

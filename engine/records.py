@@ -103,7 +103,10 @@ def check_record(data: object) -> GameState:
     ]
     state = GameState()
     for seat, name in enumerate(names):
-        step(state, Join(player=_player_id(seat), name=name))
+        try:
+            step(state, Join(player=_player_id(seat), name=name))
+        except RuleError as error:  # a name the rules refuse (a newline in it)
+            raise RecordError(0, 0, f"player {seat + 1}: {error.message}") from None
     step(state, SetOptions(options=options))
     deals = tuple(
         p.deal or _placeholder_deal(cards, count) for p, cards in zip(parsed, plan, strict=True)
@@ -193,7 +196,8 @@ def _deal_problem(
     else:
         expected = None if trump_card is None else SUIT_OF[trump_card]
         if trump != expected:
-            return f"wrong trump: {trump!r}, the turned card gives {expected!r}"
+            gives = "none" if expected is None else expected.value
+            return f"wrong trump: {trump!r}, the turned card gives {gives}"
     return None
 
 

@@ -203,7 +203,16 @@ def test_tournament_with_six_players_says_why(capsys: pytest.CaptureFixture[str]
 
 
 @pytest.mark.parametrize(
-    "args", [["--players", "7"], ["--players", "x"], ["--games", "0"], ["--seed", "s"], ["--bad"]]
+    "args",
+    [
+        ["--players", "7"],
+        ["--players", "x"],
+        ["--games", "0"],
+        ["--seed", "s"],
+        ["--seed", str(2**64)],  # a record holds its seed as a 64-bit integer
+        ["--seed", "-1"],
+        ["--bad"],
+    ],
 )
 def test_bad_arguments_are_usage_errors(
     capsys: pytest.CaptureFixture[str], args: list[str]
@@ -418,6 +427,7 @@ def write(path: Path, content: str | bytes) -> Path:
         ("other.json", '{"format": "chess/1"}', "not a wizard-record/1 record"),
         ("deep.json", "[" * 100_000 + "]" * 100_000, "not JSON ("),
         ("players.json", '{"format": "wizard-record/1", "players": []}', "players must be"),
+        ("number.json", '{"format": "wizard-record/1", "seed": ' + "9" * 5000 + "}", "a number of"),
     ],
 )
 def test_a_file_that_is_not_a_record_gets_one_clear_line(
@@ -445,6 +455,18 @@ def test_a_record_the_checker_chokes_on_gets_one_clear_line(
     assert status == 1
     assert out.startswith(f"{record_file}: ")
     assert out.count("\n") == 1
+
+
+def test_a_name_the_rules_refuse_is_said_plainly(
+    record_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = json.loads(record_file.read_text())
+    data["players"][1] = "Ann\nBob"
+    record_file.write_text(json.dumps(data))
+    status, out, _ = run(capsys, "replay", "--check", str(record_file))
+    assert status == 1
+    reason = "player 2: a player's id and name are one line of text"
+    assert out == f"{record_file}: {reason}\n"
 
 
 def test_missing_file_and_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -333,7 +333,8 @@ def test_numbered_trump_card_with_another_suit() -> None:
     raw = record["rounds"][1]
     assert raw["trump"] == raw["trump_card"][0]
     raw["trump"] = next(suit for suit in "BGRY" if suit != raw["trump"])
-    rejected(record, 2, 0, "wrong trump")
+    error = rejected(record, 2, 0, "wrong trump")
+    assert error.reason.endswith(f"the turned card gives {raw['trump_card'][0]}")
 
 
 @pytest.mark.parametrize("trump", [None, "X", "b", "Blue", 3])
