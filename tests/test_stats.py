@@ -572,6 +572,32 @@ async def test_the_recent_board_is_carried_forward_and_folded_anew_once_a_game_a
         assert (await stats.recent_fold(GROUP, now)).to_json() == expected.to_json()
 
 
+async def test_a_quiet_month_reads_one_page_not_every_result(
+    redis_client: aioredis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chat whose last game ended over 30 days ago keeps an empty board of the month: the
+    next /top looks only as far back as the window, not through all 1,000 results kept."""
+    stats = StatsStore(redis_client)
+    for number in range(1000):
+        entry = summary(["tg:1", "tg:2", "tg:3"], [number % 3, 1, 2], finished=NOW + number)
+        await redis_client.lpush(keys.results(GROUP), json.dumps(entry))
+    later = NOW + 40 * DAY
+    await stats.fold(GROUP)
+    assert (await stats.recent_fold(GROUP, later)).players == {}
+    read: list[tuple[int, int]] = []
+    lrange = redis_client.lrange
+
+    async def counted(key: str, start: int, stop: int) -> Any:
+        read.append((start, stop))
+        return await lrange(key, start, stop)
+
+    monkeypatch.setattr(redis_client, "lrange", counted)
+    for _ in range(3):
+        assert (await stats.recent_fold(GROUP, later)).players == {}
+    assert read
+    assert all(stop != -1 for _, stop in read), read
+
+
 async def test_bad_input_gets_a_clear_answer_and_changes_nothing(
     redis_client: aioredis.Redis,
 ) -> None:

@@ -164,9 +164,9 @@ class StatsStore:
                 done = Fold.from_json(blob)
         if done is None:
             games, oldest = await self.recent(chat, since), math.inf
-        else:
-            pending = await self._unfolded(chat, done.cursor)
-            games = [game for game in pending if game.finished >= since]
+        else:  # (no game in the window yet: look only as far back as it goes)
+            fresh = self._unfolded(chat, done.cursor) if done.cursor else self.recent(chat, since)
+            games = [game for game in await fresh if game.finished >= since]
             if not games:
                 return done
         if len(games) > IN_THREAD:
