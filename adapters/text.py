@@ -9,6 +9,7 @@ import unicodedata
 from typing import TextIO
 
 from bot.commands import MAX_ARGUMENT
+from bot.show.clusters import JOINERS, whole
 
 NAME_LIMIT = 32
 """Characters of a person's name at the table."""
@@ -18,10 +19,6 @@ ARG_LIMIT = MAX_ARGUMENT
 """Characters of a command's argument (no argument of ours is longer)."""
 
 REPLACEMENT = "\ufffd"
-JOINERS = frozenset("\u200c\u200d")
-"""Zero-width non-joiner and joiner: invisible, but part of emoji (👨‍👩‍👧) and of some scripts."""
-REGIONAL_INDICATORS = "".join(map(chr, range(0x1F1E6, 0x1F200)))
-"""The letters of flags: a flag is two of them (🇩🇪)."""
 BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 """Embeddings, overrides and isolates: they would reorder the text around a name."""
 
@@ -43,13 +40,8 @@ def clean(text: str | None, limit: int) -> str:
 
 
 def _whole(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters without leaving half an emoji at the end: no dangling
-    joiner (👨‍👩‍ cut from 👨‍👩‍👧) and no flag's lone first half (its two regional indicators)."""
-    if len(text) <= limit:
-        return text
-    cut = text[:limit].rstrip("".join(JOINERS))
-    indicators = len(cut) - len(cut.rstrip(REGIONAL_INDICATORS))
-    return cut[:-1] if indicators % 2 else cut
+    """`text` cut to `limit` characters without leaving half an emoji at the end."""
+    return text if len(text) <= limit else whole(text[:limit])
 
 
 def shown(text: str) -> str:

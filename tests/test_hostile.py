@@ -21,6 +21,7 @@ from adapters.text import ARG_LIMIT, NAME_LIMIT, clean, shown
 from bot import tokens
 from bot.commands import Kind
 from bot.requests import Request, User
+from bot.show.formatters import fit
 from engine import ErrorCode, GameState, Join, Options, RuleError, export_record, step
 from engine.randomplay import play_random_game
 
@@ -69,6 +70,9 @@ def test_a_name_cut_to_its_length_keeps_whole_emoji() -> None:
     assert clean("🇩🇪" * 5, 5) == "🇩🇪🇩🇪"
     assert clean("x" + "🇩🇪" * 5, 5) == "x🇩🇪🇩🇪"
     assert clean("🇩🇪🇫🇷", 4) == "🇩🇪🇫🇷"
+    # and in columns (the leaderboard's names): a flag counts one column a half, as a terminal
+    assert fit("🇩🇪🇫🇷🇮🇹🇪🇸🇬🇧🇺🇸🇯🇵", 12) == "🇩🇪🇫🇷🇮🇹🇪🇸🇬🇧…"
+    assert fit(family * 3, 5) == "👨…"  # not 👨 and a joiner with nothing after it
 
 
 @given(TEXT, TEXT, st.integers(1, 2**40))

@@ -5,6 +5,7 @@
 - `seating`: who sits where as the chat shows them; `look`: a chat's language and deck theme;
 - `formatters`: the lines every audience shares (chat, terminal table, replay);
 - `themes`: how cards look and are typed; `i18n`: translations, with the catalogs in `locale/`;
+- `clusters`: where text may be cut without splitting an emoji;
 - `picture`: the score sheet as a PNG, drawn with the fonts in `fonts/` (`picture_fonts`);
 - `stats`: the stats, leaderboard and /forgetme replies.
 """

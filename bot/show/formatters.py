@@ -9,6 +9,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from bot.show.clusters import whole
 from bot.show.i18n import N_, Texts
 from bot.show.look import Look
 from bot.show.themes import cards_line
@@ -41,7 +42,7 @@ def fit(text: str, width: int) -> str:
         if text_width(out + char) > width - 1:
             break
         out += char
-    return out + "…"
+    return whole(out) + "…"
 
 
 def pad(text: str, width: int, align: str = "<") -> str:
