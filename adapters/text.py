@@ -39,6 +39,21 @@ def clean(text: str | None, limit: int) -> str:
     return _whole(" ".join("".join(kept).split()), limit).strip()
 
 
+BLANKS = frozenset("\u115f\u1160\u2800\u3164\uffa0")
+"""Letters that draw nothing: the Hangul fillers and the blank Braille pattern."""
+
+
+def clean_name(text: str | None) -> str:
+    """A person's name made safe (`clean`, NAME_LIMIT characters); "" if nothing of it shows
+    (only joiners, fillers, blanks): the caller then names them by their id."""
+    name = clean(text, NAME_LIMIT)
+    shows = any(
+        char not in BLANKS and unicodedata.category(char) not in ("Cf", "Mn", "Zs")
+        for char in name
+    )
+    return name if shows else ""
+
+
 def _whole(text: str, limit: int) -> str:
     """`text` cut to `limit` characters without leaving half an emoji at the end."""
     return text if len(text) <= limit else whole(text[:limit])

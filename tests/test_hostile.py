@@ -75,6 +75,15 @@ def test_a_name_cut_to_its_length_keeps_whole_emoji() -> None:
     assert fit(family * 3, 5) == "👨…"  # not 👨 and a joiner with nothing after it
 
 
+@pytest.mark.parametrize("blank", ["\u3164", "\u2800\u2800", "\u200d", "\u3164 \u200d", "\u0301"])
+def test_a_name_that_shows_nothing_is_named_by_the_id(blank: str) -> None:
+    """A name of Hangul fillers, blank Braille, joiners or lone marks draws nothing: the table
+    names that person by their id, as if they had no name."""
+    assert telegram_name(blank, None, 42) == "#42"
+    assert discord_name(blank, 42) == "#42"
+    assert telegram_name("\u3164Ann", None, 42) == "\u3164Ann"  # something shows: kept
+
+
 @given(TEXT, TEXT, st.integers(1, 2**40))
 def test_names_from_a_platform_are_safe_and_never_empty(first: str, last: str, number: int) -> None:
     for name in (telegram_name(first, last, number), discord_name(first, number)):

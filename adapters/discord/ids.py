@@ -8,7 +8,7 @@ Discord says so in each interaction, so no request is needed.
 
 import discord
 
-from adapters.text import NAME_LIMIT, clean
+from adapters.text import clean_name
 from bot.show.i18n import N_
 
 SCOPE = "dc"
@@ -37,7 +37,7 @@ def discord_id(key: str | None) -> int | None:
 def display_name(name: str | None, user_id: int) -> str:
     """A person's name at the table: made safe, one line, at most NAME_LIMIT characters
     (`#<id>` for a name with nothing left)."""
-    return clean(name, NAME_LIMIT) or f"#{user_id}"
+    return clean_name(name) or f"#{user_id}"
 
 
 def is_admin(permissions: discord.Permissions) -> bool:

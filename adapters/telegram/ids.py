@@ -9,7 +9,7 @@ matters, and kept for a few minutes.
 import time
 from collections.abc import Awaitable, Callable
 
-from adapters.text import NAME_LIMIT, clean
+from adapters.text import clean_name
 from bot import User
 
 SCOPE = "tg"
@@ -51,7 +51,7 @@ def display_name(first_name: str | None, last_name: str | None, user_id: int) ->
     """A person's name at the table: first and last name, made safe, at most NAME_LIMIT
     characters (`#<id>` for a name with nothing left)."""
     name = " ".join(part for part in (first_name, last_name) if part)
-    return clean(name, NAME_LIMIT) or f"#{user_id}"
+    return clean_name(name) or f"#{user_id}"
 
 
 def make_user(
