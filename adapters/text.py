@@ -48,8 +48,7 @@ def clean_name(text: str | None) -> str:
     (only joiners, fillers, blanks): the caller then names them by their id."""
     name = clean(text, NAME_LIMIT)
     shows = any(
-        char not in BLANKS and unicodedata.category(char) not in ("Cf", "Mn", "Zs")
-        for char in name
+        char not in BLANKS and unicodedata.category(char) not in ("Cf", "Mn", "Zs") for char in name
     )
     return name if shows else ""
 

@@ -16,6 +16,7 @@ from bot.commands import BY_KIND, Kind
 from bot.messages import Outcome
 from bot.requests import Request, User
 from bot.service import GameService
+from bot.show.formatters import text_width
 from bot.show.i18n import texts
 from bot.show.stats import BOARD_HEADS, board_text, confirms, stats_text
 from bot.stats import (
@@ -269,14 +270,28 @@ def test_the_texts() -> None:
     assert not confirms("no")
 
 
+def test_a_right_to_left_name_keeps_the_board_columns() -> None:
+    """A name in Arabic or Hebrew would turn a line around in a chat (the bidirectional
+    algorithm, the numbers moved to its other side): each name is isolated, so the columns
+    stay under their heads, and the isolates take no column."""
+    rows = [
+        ("tg:1", Standing("محمد", games=7, wins=3, mu=40.0, sigma=1.0)),
+        ("tg:2", Standing("Ann", games=5, wins=1, mu=30.0, sigma=1.0)),
+    ]
+    lines = board_text(T, rows, rows).splitlines()
+    assert lines[2].startswith("1 \u2068محمد\u2069 ")
+    assert lines[3].startswith("2 \u2068Ann\u2069 ")
+    assert text_width(lines[2]) == text_width(lines[3])  # the numbers line up
+
+
 @pytest.mark.parametrize("language", ["en", "de", "es"])
 def test_the_board_headers_stay_short(language: str) -> None:
     t = texts(language)
     assert all(len(t(head)) <= 6 for head in BOARD_HEADS)
     rows = [(f"tg:{n}", Standing("W" * 30, games=100, mu=50.0, sigma=0.8)) for n in range(8)]
     lines = board_text(t, rows, rows).splitlines()
-    assert all(len(line) <= 34 for line in lines if line[:1] in " 12345678")  # the rows
-    assert all(len(line) <= 40 for line in lines)
+    assert all(text_width(line) <= 34 for line in lines if line[:1] in " 12345678")  # rows
+    assert all(text_width(line) <= 40 for line in lines)
 
 
 def test_the_fold_does_no_io() -> None:
@@ -344,10 +359,10 @@ async def everything(client: aioredis.Redis) -> dict[Any, Any]:
 
 
 def row_of(text: str, name: str) -> list[str]:
-    """The cells of `name`'s row of a board."""
-    rows = [line.split() for line in text.splitlines() if f" {name} " in line]
+    """The cells of `name`'s row of a board (each name is isolated, bidirectionally)."""
+    rows = [line.split() for line in text.splitlines() if f" \u2068{name}\u2069 " in line]
     assert rows, text
-    return rows[0]
+    return [cell.strip("\u2068\u2069") for cell in rows[0]]
 
 
 async def test_stats_and_top_after_whole_games(redis_client: aioredis.Redis) -> None:
@@ -401,7 +416,8 @@ async def test_stats_and_top_after_whole_games(redis_client: aioredis.Redis) -> 
             "2",
             str(stored.players[person.id].wins),
         ]
-    order = [line.split()[1] for line in top.split("\n\n")[0].splitlines()[2:] if line[:2].strip()]
+    board_lines = top.split("\n\n")[0].splitlines()[2:]
+    order = [line.split()[1].strip("\u2068\u2069") for line in board_lines if line[:2].strip()]
     expected = [s.name for _, s in board(stored.players)]
     assert [name for name in order if not name.startswith("AI")] == [
         name for name in expected if name in ("Ann", "Bob", "Cid")

@@ -24,10 +24,11 @@ NAME_CAP = 12
 
 
 def text_width(text: str) -> int:
-    """Columns `text` takes in a terminal (wide East Asian characters count 2, combining 0)."""
+    """Columns `text` takes in a terminal (wide East Asian characters count 2, combining marks
+    and invisible format characters 0)."""
     width = 0
     for char in text:
-        if unicodedata.combining(char):
+        if unicodedata.combining(char) or unicodedata.category(char) == "Cf":
             continue
         width += 2 if unicodedata.east_asian_width(char) in "WF" else 1
     return width
@@ -43,6 +44,13 @@ def fit(text: str, width: int) -> str:
             break
         out += char
     return whole(out) + "…"
+
+
+def isolated(name: str) -> str:
+    """`name` kept apart from the text around it in the bidirectional algorithm (first-strong
+    isolate): a right-to-left name neither turns the line around nor moves the numbers
+    beside it (a leaderboard's columns stay under their heads)."""
+    return f"\u2068{name}\u2069"
 
 
 def pad(text: str, width: int, align: str = "<") -> str:

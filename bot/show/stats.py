@@ -6,7 +6,7 @@ The numbers come from `bot.stats` (a `Standing` per player); nothing here reads 
 
 from collections.abc import Sequence
 
-from bot.show.formatters import fit, pad, text_width
+from bot.show.formatters import fit, isolated, pad, text_width
 from bot.show.i18n import LANGUAGES, N_, Texts, texts
 from bot.stats import PROVISIONAL, UNKNOWN_LEVEL, Standing, level_of
 
@@ -87,7 +87,7 @@ def _table(t: Texts, rows: Sequence[tuple[str, Standing]]) -> list[str]:
     cells = [
         (
             str(place),
-            fit(player_name(t, player, standing), NAME_WIDTH),
+            isolated(fit(player_name(t, player, standing), NAME_WIDTH)),
             f"{standing.rating}{'?' if standing.provisional else ' '}",
             str(standing.games),
             str(standing.wins),
