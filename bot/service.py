@@ -61,7 +61,7 @@ from bot.requests import Request, User
 from bot.show.i18n import N_, Texts, error_text, texts
 from bot.show.look import Look, look_of, personal
 from bot.show.render import Current, GroupTable, Lobby, Moved, Shown, render
-from bot.show.screens import HandScreen
+from bot.show.screens import HandScreen, has_choice
 from bot.stats import people
 from bot.store import RedisClient, Snapshot, Store, StoreErrors, keys
 from bot.store.stats import StatsStore
@@ -176,7 +176,7 @@ def _merged(first: Result, then: list[Result], seen: dict[str, str]) -> Result:
         seating=moves[-1].seating,
     )
     shown = [item for item in first.shown if not isinstance(item, Moved)] + [moved]
-    return Result(shown, first.answer, last, first.mend, first.reindex)
+    return Result(shown, first.answer, last, first.mend, first.reindex, first.hint)
 
 
 class GameService:
@@ -551,9 +551,12 @@ class GameService:
                 for event in item.events:
                     if isinstance(event, RoundScored):
                         self.coach.review_round(chat, look, table, event.round)
-        view = result.hint
-        if view is None:
+        asked = result.hint
+        if asked is None:
             return outcome
+        view = player_view(table.game, asked.seat)  # as it is after any AI moves it made
+        if not has_choice(view):
+            return outcome  # the AI moved for them meanwhile (they are away): nothing to hint
         mine = personal(look, table.languages, view.player)
         hint = await self.coach.hint(mine, table.game_id, view)
         return replace(outcome, messages=(*outcome.messages, hint))

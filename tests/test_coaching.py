@@ -2,14 +2,19 @@
 the player's view alone, to that player alone), the reviews of each round in the background,
 and `/review` of the last game."""
 
+import random
+
 import pytest
 import redis.asyncio as aioredis
 from service_helpers import ANN, BOB, CHAT, CID, Clock, Driver, payloads, service, table_of
+from test_ai_moves import DiesAfterSaving
 
 from bot import tokens
 from bot.ai.coach import bid_hints, card_hints
+from bot.chat import robot_seats
 from bot.coaching import _seeded
 from bot.commands import Kind
+from bot.config import Config
 from bot.messages import Message, Outcome
 from bot.requests import Request, User
 from bot.service import GameService
@@ -221,3 +226,30 @@ async def test_review_of_the_last_game(redis_client: aioredis.Redis, clock: Cloc
 
 def test_points_read_as_people_read_them() -> None:
     assert [points(v) for v in (27.6, -9.5, 0.2, -0.4)] == ["+28", "−10", "0", "0"]
+
+
+async def test_a_hint_asked_while_an_ai_seat_still_owes_its_bid_is_shown(
+    redis_client: aioredis.Redis,
+) -> None:
+    """The worker that was to make the AI seat's bid died: the next request (Bob's hint) makes
+    that bid first, and the hint still comes, worked out on the table as it is after it."""
+    clock = Clock()
+    doomed = DiesAfterSaving(
+        service(redis_client, clock=clock).store, Config(), clock, random.Random(3)
+    )
+    driver = Driver(doomed, [ANN, BOB], seed=3)
+    await driver.ok(ANN, Kind.JOIN)
+    await driver.ok(BOB, Kind.JOIN)
+    await driver.ok(ANN, Kind.ADD_AI, "hard")
+    for option in ("rounds=short", "bids=hidden", "coach"):
+        await driver.ok(ANN, Kind.OPTION, option)
+    await driver.ok(ANN, Kind.START)  # the worker dies before the AI seat's bid
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.game.phase is Phase.BIDDING
+    assert robot_seats(table)
+    outcome = await service(redis_client, clock=clock, seed=4).handle(CHAT, BOB, Request(Kind.HINT))
+    assert not outcome.alert
+    assert not robot_seats(await table_of(redis_client) or table)  # the AI has bid
+    (hint,) = [m for m in outcome.messages if m.to == BOB.id and m.text.startswith("💡 Hint")]
+    assert "Hint for your bid, round 1:" in hint.text
