@@ -510,6 +510,12 @@ def robot_move(ctx: Context, move: RobotMove) -> Result:
         or player_view(table.game, move.seat) != move.view
     ):
         raise Refused("The table moved on.", Refusal.MOVED_ON)
+    player = table.game.players[move.seat].id
+    rnd = table.game.round
+    if player in table.away and rnd is not None:  # a stand-in's move, not theirs
+        rounds = table.autopilot.setdefault(player, [])
+        if rnd.number not in rounds:
+            rounds.append(rnd.number)
     events = step(table.game, move.command)
     return after_move(ctx, table, events, notice=None)
 

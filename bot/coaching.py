@@ -10,7 +10,7 @@ is worked out again only if asked again (`/review`), and the game goes on withou
 import asyncio
 import logging
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from bot.ai.coach import bid_hints, card_hints
@@ -71,7 +71,7 @@ class Coach:
         people = [
             (seat, player.id)
             for seat, player in enumerate(table.game.players)
-            if player.id not in table.ai
+            if player.id not in table.ai and number not in table.autopilot.get(player.id, ())
         ]
 
         def work() -> list[Message]:
@@ -87,11 +87,18 @@ class Coach:
         self._background(chat, work)
 
     def review_game(
-        self, chat: str, look: Look, record: Mapping[str, Any], seat: int, player: str
+        self,
+        chat: str,
+        look: Look,
+        record: Mapping[str, Any],
+        seat: int,
+        player: str,
+        skip: Sequence[int] = (),
     ) -> bool:
-        """Review a finished game (its `record`) for the person in `seat`, in the background;
-        the review goes to them privately once it is worked out. False (and nothing is done)
-        while their last one is under way, or the queue is full."""
+        """Review a finished game (its `record`) for the person in `seat`, but for the rounds
+        `skip` (where the AI moved for them), in the background; the review goes to them
+        privately once it is worked out. False (and nothing is done) while their last one is
+        under way, or the queue is full."""
         asked = (chat, player)
         if asked in self._asked or len(self._tasks) >= QUEUED:
             return False
@@ -100,7 +107,7 @@ class Coach:
         def work() -> list[Message]:
             try:
                 rng = _seeded(record.get("seed"), seat)
-                return [game_review(look, player, review_game(record, seat, rng))]
+                return [game_review(look, player, review_game(record, seat, rng, skip=skip))]
             finally:
                 self._asked.discard(asked)
 

@@ -478,7 +478,9 @@ class GameService:
         table = (await self.store.load(chat)).table
         languages = table.languages if table is not None else {}
         mine = personal(look, languages, user.id)
-        if not self.coach.review_game(chat, mine, record, seat, user.id):
+        same = table is not None and table.game_id == last[0].get("game")
+        skip = table.autopilot.get(user.id, []) if table is not None and same else []
+        if not self.coach.review_game(chat, mine, record, seat, user.id, skip):
             busy = t("Your review is being worked out already; please wait for it.")
             return Outcome(answer=busy, alert=True)
         return Outcome(answer=t("Your review is being worked out: it comes to you privately."))

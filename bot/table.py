@@ -100,6 +100,9 @@ class Table:
     coach: bool = False
     """The table's coach option: its players may ask for hints, and get reviews of their
     rounds (`bot.coaching`)."""
+    autopilot: dict[str, list[int]] = field(default_factory=dict)
+    """The rounds in which the AI made a move for each person (they were away): the coach does
+    not review those rounds as theirs."""
     stored: tuple[str, int] | None = field(default=None, compare=False, repr=False)
     """(game id, finished rounds) as last read or written: whether `results_bytes` must be
     written again (not serialized)."""
@@ -130,6 +133,7 @@ class Table:
                 "lang": self.languages,
             }
             | ({"coach": True} if self.coach else {})
+            | ({"auto": self.autopilot} if self.autopilot else {})
         )
 
     def to_bytes(self) -> bytes:
@@ -183,6 +187,7 @@ class Table:
             after=data.get("after"),
             languages=dict(data.get("lang", {})),
             coach=bool(data.get("coach", False)),
+            autopilot={pid: list(rounds) for pid, rounds in data.get("auto", {}).items()},
         )
         if found == TABLE.current:
             table.stored = (table.game_id, len(table.game.results))
@@ -205,6 +210,7 @@ class Table:
             after=self.after,
             languages=dict(self.languages),
             coach=self.coach,
+            autopilot={pid: list(rounds) for pid, rounds in self.autopilot.items()},
             stored=self.stored,
             private=dict(self.private),
         )

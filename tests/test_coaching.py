@@ -20,7 +20,7 @@ from bot.requests import Request, User
 from bot.service import GameService
 from bot.show.coach import points
 from bot.tokens import Action
-from engine import Phase, player_view
+from engine import Phase, player_view, waiting_seats
 
 
 @pytest.fixture
@@ -253,3 +253,41 @@ async def test_a_hint_asked_while_an_ai_seat_still_owes_its_bid_is_shown(
     assert not robot_seats(await table_of(redis_client) or table)  # the AI has bid
     (hint,) = [m for m in outcome.messages if m.to == BOB.id and m.text.startswith("💡 Hint")]
     assert "Hint for your bid, round 1:" in hint.text
+
+
+async def test_the_moves_the_ai_made_for_someone_away_are_not_reviewed_as_theirs(
+    redis_client: aioredis.Redis,
+) -> None:
+    """Ann lets her first turn run out: the stand-in (`easy` here, whose moves a review would
+    fault) plays for her to the end. The coach reviews none of those rounds as hers, neither
+    as the rounds end nor in her /review of the game; Bob and Cid are reviewed as ever."""
+    clock = Clock()
+    svc = service(redis_client, clock=clock, config=Config(stand_in="easy"))
+    driver = Driver(svc, [ANN, BOB, CID], seed=11)
+    await driver.lobby(["rounds=short", "coach"])
+    while True:
+        table = await table_of(redis_client)
+        assert table is not None
+        if any(table.game.players[s].id == ANN.id for s in waiting_seats(table.game)):
+            break
+        await driver.move()
+    clock.advance(Config().turn_timeout + 1)
+    for _, outcome in await svc.run_timers("chat"):
+        driver.screens.show(outcome)
+    driver.humans = [BOB, CID]
+    await driver.play_to_end()
+    await svc.coach.settled()
+    shown = [(m.to, m.text) for _, o in await svc.tick("chat") for m in o.messages]
+    reviews = [(to, text) for to, text in shown if text.startswith("📝")]
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.autopilot[ANN.id] == [1, 2, 3, 4, 5]
+    assert [text for to, text in reviews if to == ANN.id] == []
+    assert any(to in (BOB.id, CID.id) for to, _ in reviews)  # the others' reviews still come
+    asked = await svc.handle(CHAT, ANN, Request(Kind.REVIEW))
+    assert not asked.alert
+    await svc.coach.settled()
+    shown = [(m.to, m.text) for _, o in await svc.tick("chat") for m in o.messages]
+    (game,) = [text for to, text in shown if to == ANN.id]
+    assert "you played" not in game
+    assert "you bid" not in game

@@ -73,6 +73,17 @@ def test_a_table_reads_back_as_it_was_written() -> None:
     assert Table.from_bytes(old_pack(table.to_data()), old_pack([])).game.seq == table.game.seq
 
 
+def test_the_rounds_a_stand_in_played_are_kept_and_copied() -> None:
+    table = mid_game()
+    assert "auto" not in table.to_data()  # nothing written while nobody was away
+    table.autopilot = {"tg:1": [2, 3]}
+    again = Table.from_bytes(table.to_bytes(), table.results_bytes())
+    assert again.autopilot == {"tg:1": [2, 3]}
+    copied = again.copy()
+    copied.autopilot["tg:1"].append(4)
+    assert again.autopilot == {"tg:1": [2, 3]}
+
+
 def test_what_only_the_standard_json_writes_still_reads() -> None:
     data = unpack(old_pack({"deadline": math.inf, "name": "Zoë 🃏"}))
     assert data == {"deadline": math.inf, "name": "Zoë 🃏"}

@@ -107,12 +107,17 @@ def review_round(
 
 
 def review_game(
-    record: Mapping[str, Any], player: int | str, rng: random.Random, budget: Budget | None = None
+    record: Mapping[str, Any],
+    player: int | str,
+    rng: random.Random,
+    budget: Budget | None = None,
+    skip: Sequence[int] = (),
 ) -> list[Mistake]:
     """The player's `MOST` costliest decisions of the whole record where hard would have
     chosen otherwise and gained expected points (any gain above 0, if above `SURE` standard
-    errors), costliest first."""
-    return _costliest(decisions(record, player, rng, budget), 0.0)
+    errors), costliest first; none of the rounds `skip` (the AI moved for them there)."""
+    found = decisions(record, player, rng, budget)
+    return _costliest([item for item in found if item.round not in skip], 0.0)
 
 
 def _costliest(found: Sequence[Decision], least: float) -> list[Mistake]:
