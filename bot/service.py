@@ -216,6 +216,10 @@ class GameService:
         """Bounds the AI moves being decided at once (`THINKERS`)."""
         self.coach = Coach()
         """Hints, and the reviews worked out in the background (`bot.coaching`)."""
+        self._moving: dict[str, asyncio.Task[None]] = {}
+        """Chats whose AI moves a timer left this worker making aside (`_transact(aside=)`)."""
+        self._moved: list[tuple[str, Outcome]] = []
+        """What those moves show, until the next tick hands it over."""
 
     @classmethod
     def on_redis(
@@ -327,7 +331,20 @@ class GameService:
             self._unsure.difference_update(unsure)
         except StoreErrors:
             return shown  # Redis is away: the next tick after it is back catches up
-        return shown + await self.run_timers(scope) + self.coach.ready(scope)
+        fired = await self.run_timers(scope, aside=True)
+        return shown + fired + self._made(scope) + self.coach.ready(scope)
+
+    def _made(self, scope: str) -> list[tuple[str, Outcome]]:
+        """What the AI moves made aside for `scope`'s chats show (handed over once)."""
+        mine = [(chat, outcome) for chat, outcome in self._moved if keys.scope(chat) == scope]
+        if mine:
+            self._moved = [item for item in self._moved if keys.scope(item[0]) != scope]
+        return mine
+
+    async def moved(self) -> None:
+        """Wait until every AI move made aside is made (for tests and a clean stop)."""
+        while self._moving:
+            await asyncio.gather(*self._moving.values(), return_exceptions=True)
 
     @logs.serving
     async def current(self, chat: str) -> Outcome:
@@ -342,8 +359,11 @@ class GameService:
         messages = render(look_of(snap.settings), snap.table, [Current()])
         return Outcome(tuple(messages), version=(snap.table.game_id, snap.version), again=True)
 
-    async def run_timers(self, scope: str) -> list[tuple[str, Outcome]]:
-        """Fire every turn deadline of `scope` that is due; return what to show in which chat."""
+    async def run_timers(self, scope: str, aside: bool = False) -> list[tuple[str, Outcome]]:
+        """Fire every turn deadline of `scope` that is due; return what to show in which chat.
+        `aside`: the AI moves a timeout leaves the game waiting for are made in tasks of their
+        own, each chat's outcome handed over by a later tick (`tick`), so that one chat's AI
+        holds up neither the other chats' deadlines nor the worker's heartbeat."""
         shown = []
         now = self.clock()
         firing = None
@@ -359,7 +379,7 @@ class GameService:
                         # the same moment) exactly one changes the table; the others see it
                         # moved on.
                         fire = partial(timeout, deadline=deadline)
-                        outcome, result = await self._transact(chat, None, TIMER, fire)
+                        outcome, result = await self._transact(chat, None, TIMER, fire, aside=aside)
                         # An entry that was early (or a reminder) moves to the table's next
                         # time, unless a move replaced it meanwhile; then that one is fired if
                         # due.
@@ -521,10 +541,13 @@ class GameService:
         user: User,
         apply: Callable[[Context], Result],
         record: dict[str, Any] | None = None,
+        aside: bool = False,
     ) -> tuple[Outcome, Result | None]:
         """Load, apply, save, retried on conflict (`_save`); then the AI moves it leaves the
         game waiting for (`_robots`); then render what was saved. The outcome, and the result
-        applied (None when the request was refused or already applied)."""
+        applied (None when the request was refused or already applied). `aside`: the AI moves
+        and what they all show are made in a task of their own (`run_timers`); the outcome is
+        then empty."""
         done = await self._save(chat, update_id, user, apply, record)
         if isinstance(done, Outcome):
             return done, None
@@ -534,12 +557,35 @@ class GameService:
         if table is not None and robot_seats(table):
             # the game waits for the AI: after this write, or (read as it is now) since a
             # worker that was to move for it died
+            if aside:
+                if chat not in self._moving:
+                    made = self._move_aside(chat, snap, result, seen)
+                    self._moving[chat] = asyncio.create_task(made)
+                return Outcome(), result
             snap, result = await self._robots(chat, snap, result, seen)
+        return await self._shown(chat, snap, result), result
+
+    async def _shown(self, chat: str, snap: Snapshot, result: Result) -> Outcome:
+        """What `result` (written against `snap`) shows, with a coach's hint and reviews."""
         outcome = self._notify(snap, result)
         after = snap.table if result.write is None else result.write.table
         if after is not None and after.coach:
             outcome = await self._coached(chat, snap, after, result, outcome)
-        return outcome, result
+        return outcome
+
+    async def _move_aside(
+        self, chat: str, snap: Snapshot, result: Result, seen: dict[str, str]
+    ) -> None:
+        """The AI moves after `result` and what they show together, for the next tick."""
+        try:
+            snap, result = await self._robots(chat, snap, result, seen)
+            outcome = await self._shown(chat, snap, result)
+            if outcome.messages:
+                self._moved.append((chat, outcome))
+        except Exception:  # the table's deadline for the AI makes the moves again
+            log.exception("%s: the AI moves after a timeout failed", chat)
+        finally:
+            self._moving.pop(chat, None)
 
     async def _coached(
         self, chat: str, snap: Snapshot, table: Table, result: Result, outcome: Outcome

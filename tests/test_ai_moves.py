@@ -4,6 +4,7 @@ that was to make them died, and never holding up another chat."""
 
 import asyncio
 import random
+import threading
 import time
 from collections.abc import Sequence
 
@@ -21,6 +22,8 @@ from service_helpers import (
     table_of,
 )
 
+import bot.chat
+from bot.ai import get_ai
 from bot.chat import Result, robot_seats
 from bot.commands import Kind
 from bot.config import Config
@@ -159,6 +162,66 @@ async def test_another_worker_makes_the_ai_moves_of_one_that_died(
         # the game now waits for Ann alone, with her turn's whole time
         assert after.deadline == clock.now + config.turn_timeout
     finally:
+        await survivor.store.client.aclose()
+
+
+class Gated:
+    """An AI level that decides only once `gate` is open (a slow thinker held at will)."""
+
+    def __init__(self, level: str, gate: threading.Event) -> None:
+        self.ai = get_ai(level)
+        self.gate = gate
+
+    def decide(self, view: PlayerView, rng: random.Random) -> Command:
+        assert self.gate.wait(30)
+        return self.ai.decide(view, rng)
+
+
+async def test_a_tick_does_not_wait_for_the_ai_moves_its_timeouts_leave(
+    redis_url: str, redis_client: aioredis.Redis, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two chats wait for AI moves a dead worker left: the tick that fires their deadlines
+    makes those moves aside and returns at once (one chat's AI holds up neither the other
+    chats' deadlines nor the heartbeat), and a later tick shows what the moves show."""
+    gate = threading.Event()
+    monkeypatch.setattr(bot.chat, "get_ai", lambda level: Gated(level, gate))
+    config = Config(ai_grace=5)
+    doomed = DiesAfterSaving(
+        service(redis_client, clock=clock).store, config, clock=clock, rng=random.Random(1)
+    )
+    chats = [f"{CHAT}:{n}" for n in range(2)]
+    for number, chat in enumerate(chats):
+        driver = Driver(doomed, [ANN], chat=chat, seed=number)
+        await seated(driver, ["normal", "normal"], ["rounds=short"])
+        table = await table_of(redis_client, chat)
+        assert table is not None
+        if not robot_seats(table):  # Ann bids first: then the AI seats
+            await driver.move()
+        assert robot_seats(await table_of(redis_client, chat) or table)
+    survivor = service(client(redis_url), seed=2, clock=clock, config=config)
+    try:
+        await survivor.tick("chat")  # it beats: the scope knows it
+        clock.now += 6
+        try:
+            shown = await asyncio.wait_for(survivor.tick("chat"), 10)
+            # the AI still thinks: nothing new to show yet (but the chats as they were, which
+            # the dead worker's journal names)
+            assert [chat for chat, outcome in shown if not outcome.again] == []
+            for chat in chats:
+                table = await table_of(redis_client, chat)
+                assert table is not None
+                assert robot_seats(table)
+        finally:
+            gate.set()
+        await survivor.moved()
+        shown = await survivor.tick("chat")
+        assert sorted(chat for chat, outcome in shown if not outcome.again) == chats
+        for chat in chats:
+            table = await table_of(redis_client, chat)
+            assert table is not None
+            assert not robot_seats(table)  # the game waits for Ann now
+    finally:
+        gate.set()
         await survivor.store.client.aclose()
 
 
