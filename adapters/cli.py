@@ -366,7 +366,8 @@ def run_demo(args: argparse.Namespace) -> int:
     print()
     print("\n".join([look.t("Final standings"), "", *final_standings(look, view)]))
     print()
-    print(f"Replay this game: {PROG} demo --seed {seed}" + "".join(_option_args(args.options)))
+    again = f"{PROG} demo --seed {seed}" + (f" --players {players}" if players != 4 else "")
+    print(f"Replay this game: {again}" + "".join(_option_args(args.options)))
     print(
         f"Play one yourself: {PROG} play. For the other commands: {PROG} --help "
         "(or ./dev run --help)."

@@ -126,6 +126,9 @@ def test_demo_is_reproducible_from_its_seed(capsys: pytest.CaptureFixture[str]) 
     first = run(capsys, "demo", "--seed", "7", "--option", "notequal")
     assert first == run(capsys, "demo", "--seed", "7", "--option", "notequal")
     assert "wizard-bot demo --seed 7 --option notequal" in first[1]
+    five = run(capsys, "demo", "--seed", "7", "--players", "5")
+    assert "wizard-bot demo --seed 7 --players 5\n" in five[1]
+    assert five == run(capsys, "demo", "--seed", "7", "--players", "5")
     assert "options: notequal" in first[1]
 
 

@@ -641,6 +641,13 @@ def test_reading_bids() -> None:
     )
     assert prompt(bids, T) == "Bid (0, 1 or 3) › "
     assert choice_list(bids) == ""
+    # digits Python reads as digits but not as a number, and more digits than it reads: no bid
+    for line in ("²", "①", "٣", "9" * 5000):
+        reading = read(line, bids, T, Theme.COLOURS)
+        assert isinstance(reading, Problem), line
+    # what a refusal repeats drives no terminal and stays short
+    sly = read("\x1b[2J" + "x" * 100, bids, T, Theme.COLOURS)
+    assert sly == Problem('"\\x1b[2J' + "x" * 32 + '…" is not a bid: type a number, 0, 1 or 3.')
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ import functools
 from dataclasses import dataclass
 from enum import Enum
 
+from adapters.text import shown
 from bot import Kind, Message, Request, tokens
 from bot.show.i18n import LANGUAGES, Texts, texts
 from bot.show.themes import SUIT_NAMES, Theme, parse_card_text, read_faces
@@ -144,16 +145,33 @@ def read(line: str, choices: Choices, t: Texts, theme: Theme) -> Reading | None:
     return Problem(t("Nothing to choose right now: type help to see what you can type."))
 
 
+ECHO = 40
+"""Characters of a line typed that a refusal repeats at most."""
+
+
 def _number(text: str) -> int | None:
+    """The number `text` is (ASCII digits: `isdigit` alone takes "²", which `int` refuses);
+    None for anything else, or more digits than any bid has."""
     digits = text[1:] if text.startswith("-") else text
-    return int(text) if digits.isdigit() else None
+    return int(text) if digits.isascii() and digits.isdigit() and len(digits) <= 6 else None
+
+
+def _echo(text: str) -> str:
+    """`text` as a refusal repeats it: escapes for what would drive the terminal (an escape
+    sequence typed or piped in), at most ECHO characters."""
+    said = shown(text)
+    return said if len(said) <= ECHO else said[: ECHO - 1] + "…"
 
 
 def _bid(text: str, choices: Choices, t: Texts) -> Reading:
     number = _number(text)
     if number is None:
         return Problem(
-            t('"{text}" is not a bid: type a number, {bids}.', text=text, bids=bid_span(choices, t))
+            t(
+                '"{text}" is not a bid: type a number, {bids}.',
+                text=_echo(text),
+                bids=bid_span(choices, t),
+            )
         )
     for choice in choices.items:
         if choice.arg == str(number):
@@ -185,7 +203,7 @@ def _card(text: str, choices: Choices, t: Texts, theme: Theme) -> Reading:
         return Problem(
             t(
                 '"{text}" is not a card: type {span}, or a card like {example}.',
-                text=text,
+                text=_echo(text),
                 span=span(1, count, t),
                 example=card_example(choices),
             )
@@ -209,7 +227,7 @@ def _trump(text: str, choices: Choices, t: Texts) -> Reading:
     return Problem(
         t(
             '"{text}" is not a suit: type {span}, or {letters}.',
-            text=text,
+            text=_echo(text),
             span=span(1, count, t),
             letters=letters,
         )
