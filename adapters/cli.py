@@ -138,7 +138,8 @@ def _health_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--ready",
         action="store_true",
-        help="ask /readyz instead: whether the bot can serve (its store reached)",
+        help="ask /readyz instead: whether the bot can serve (its store reached, its chat front "
+        "ends connected)",
     )
     parser.add_argument(
         "--timeout",
