@@ -375,16 +375,17 @@ def folded_name(name: str) -> str:
 
 def find(players: Mapping[str, Standing], name: str) -> str | None:
     """The player called `name` (as seated; an AI level by its name, `hard`), case-insensitive;
-    of several, the one who played last. None if nobody is."""
+    a level's name is the level's, even where a person is called so too; of several people, the
+    one who played last. None if nobody is."""
     wanted = folded_name(name)
     if not wanted:
         return None
     found = [
-        (standing.last, player)
+        (level_of(player) is not None, standing.last, player)
         for player, standing in players.items()
         if not forgotten(player) and folded_name(standing.name) == wanted
     ]
-    return max(found)[1] if found else None
+    return max(found)[2] if found else None
 
 
 def anonymised(entry: Mapping[str, Any], player: str, alias: str) -> dict[str, Any] | None:

@@ -235,6 +235,10 @@ def test_find_is_case_insensitive_and_takes_the_last_to_play() -> None:
     assert find(players, "bob") == "tg:2"
     for nobody in ("", "   ", "Cid", "\u202eAnn", "Ann\x00", "A" * 500, "x:cd"):
         assert find(players, nobody) is None
+    # a level's name is the level's, even where a person who played later is called so
+    players["ai:normal"] = Standing("normal", games=1, last=NOW)
+    players["tg:44"] = Standing("Normal", games=1, last=NOW + 9)
+    assert find(players, "normal") == "ai:normal"
 
 
 def test_anonymised_keeps_the_others() -> None:
