@@ -99,8 +99,8 @@ async def test_a_hint_is_worked_out_from_the_players_view_and_shown_to_them_alon
     lines = hint.text.splitlines()
     assert lines[0] == f"💡 Hint for your bid, round {state.round.number}:"
     assert lines[1:-1] == [
-        f"Bid {h.bid}: {points(h.points)} points expected, "
-        f"met {round(100 * h.chance)} % of the time"
+        f"Bid {h.bid}: {points(h.points)} {'point' if abs(round(h.points)) == 1 else 'points'}"
+        f" expected, met {round(100 * h.chance)} % of the time"
         for h in expected
     ]
     assert {h.bid for h in expected} <= set(view.legal_bids)

@@ -2,6 +2,7 @@
 placeholders work, every engine refusal has a sentence, and the extraction tool finds texts."""
 
 import gettext
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,8 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
 from bot.show import i18n
+from bot.show.coach import points as coach_points
+from bot.show.coach import round_review
 from bot.show.i18n import (
     DEFAULT_LANGUAGE,
     ERROR_MESSAGES,
@@ -18,7 +21,9 @@ from bot.show.i18n import (
     error_text,
     texts,
 )
-from engine import ErrorCode
+from bot.show.look import Look
+from bot.show.themes import DEFAULT_THEME
+from engine import Card, ErrorCode
 
 OWN_MODULES = ("bot/show/i18n.py", "bot/show/themes.py")
 
@@ -143,6 +148,76 @@ def test_plural_forms(language: str, one: str, many: str) -> None:
     assert zero == many.replace("2", "0")
     million = t.ngettext("{n} trick", "{n} tricks", 1_000_000)
     assert million == t.ngettext("{n} trick", "{n} tricks", 2)
+
+
+@dataclass(frozen=True)
+class _Mistake:
+    round: int
+    trick: int | None
+    kind: str
+    chosen: int | Card
+    better: int | Card
+    cost: float
+
+
+@pytest.mark.parametrize(
+    ("language", "cost", "said"),
+    [
+        ("en", 1, "was worth 1 point more"),
+        ("en", 5, "was worth 5 points more"),
+        ("de", 1, "war 1 Punkt mehr wert"),
+        ("fr", 1, "valait 1 point de plus"),
+        ("fr", 2, "valait 2 points de plus"),
+        ("ru", 1, "на 1 очко больше"),
+        ("ru", 3, "на 3 очка больше"),
+        ("ru", 11, "на 11 очков больше"),
+        ("ru", 21, "на 21 очко больше"),
+        ("ro", 1, "cu 1 punct mai mult"),
+        ("ro", 19, "cu 19 puncte mai mult"),
+        ("ro", 20, "cu 20 de puncte mai mult"),
+        ("ro", 101, "cu 101 puncte mai mult"),
+        ("lv", 1, "par 1 punktu vairāk"),
+        ("lv", 11, "par 11 punktiem vairāk"),
+        ("lv", 21, "par 21 punktu vairāk"),
+        ("pl", 1, "o 1 punkt więcej"),
+        ("pl", 4, "o 4 punkty więcej"),
+        ("pl", 12, "o 12 punktów więcej"),
+        ("pl", 22, "o 22 punkty więcej"),
+        ("ko", 7, "7점 더 나았어요"),
+    ],
+)
+def test_the_coach_counts_points_in_each_languages_plural(
+    language: str, cost: int, said: str
+) -> None:
+    look = Look(texts(language), DEFAULT_THEME)
+    mistake = _Mistake(1, None, "bid", 2, 1, cost)
+    review = round_review(look, "p", 1, [mistake]).text
+    assert said in review, review
+
+
+@pytest.mark.parametrize(
+    ("language", "value", "said"),
+    [
+        ("en", 1, "+1 point expected"),
+        ("en", -1, "−1 point expected"),
+        ("en", 0, "0 points expected"),
+        ("ru", 21, "ожидается +21 очко"),
+        ("ru", -5, "ожидается −5 очков"),
+        ("ro", 20, "+20 de puncte așteptate"),
+        ("lv", 21, "gaidāms +21 punkts"),
+        ("pl", -2, "oczekiwane −2 punkty"),
+    ],
+)
+def test_the_coachs_hints_count_points_in_each_languages_plural(
+    language: str, value: int, said: str
+) -> None:
+    t = texts(language)
+    text = t.ngettext(
+        "{card}: {points} point expected this round",
+        "{card}: {points} points expected this round",
+        abs(value),
+    ).format(card="🔺13", points=coach_points(value))
+    assert said in text, text
 
 
 @pytest.mark.parametrize("language", list(LANGUAGES))

@@ -60,12 +60,11 @@ def hint_message(
     if bids:
         lines.append(t("💡 Hint for your bid, round {round}:", round=view.table.round))
         lines += [
-            t(
+            t.ngettext(
+                "Bid {bid}: {points} point expected, met {chance} % of the time",
                 "Bid {bid}: {points} points expected, met {chance} % of the time",
-                bid=hint.bid,
-                points=points(hint.points),
-                chance=round(100 * hint.chance),
-            )
+                abs(round(hint.points)),
+            ).format(bid=hint.bid, points=points(hint.points), chance=round(100 * hint.chance))
             for hint in bids
         ]
     else:
@@ -74,11 +73,11 @@ def hint_message(
             t("💡 Hint for trick {trick}, round {round}:", trick=trick, round=view.table.round)
         )
         lines += [
-            t(
+            t.ngettext(
+                "{card}: {points} point expected this round",
                 "{card}: {points} points expected this round",
-                card=look.card(hint.card),
-                points=points(hint.points),
-            )
+                abs(round(hint.points)),
+            ).format(card=look.card(hint.card), points=points(hint.points))
             for hint in cards
         ]
     lines.append(t("(From your view alone: what you hold and what the table shows.)"))
@@ -90,15 +89,17 @@ def _line(look: Look, mistake: Mistake, rounds: bool) -> str:
     t = look.t
     cost = max(0, round(mistake.cost))
     if mistake.kind == "bid":
-        said = t(
+        said = t.ngettext(
+            "you bid {chosen}; bidding {better} was worth {cost} point more",
             "you bid {chosen}; bidding {better} was worth {cost} points more",
-            chosen=mistake.chosen,
-            better=mistake.better,
-            cost=cost,
-        )
+            cost,
+        ).format(chosen=mistake.chosen, better=mistake.better, cost=cost)
     else:
-        said = t(
+        said = t.ngettext(
+            "you played {chosen}; {better} was worth {cost} point more",
             "you played {chosen}; {better} was worth {cost} points more",
+            cost,
+        ).format(
             chosen=look.card(Card(str(mistake.chosen))),
             better=look.card(Card(str(mistake.better))),
             cost=cost,
