@@ -220,6 +220,26 @@ def test_the_coachs_hints_count_points_in_each_languages_plural(
     assert said in text, text
 
 
+@pytest.mark.parametrize(
+    ("language", "free", "said"),
+    [
+        ("en", 1, "1 seat free"),
+        ("en", 5, "5 seats free"),
+        ("fr", 1, "1 place libre"),
+        ("ru", 1, "1 свободное место"),
+        ("ru", 3, "3 свободных места"),
+        ("ru", 5, "5 свободных мест"),
+        ("pl", 2, "2 wolne miejsca"),
+        ("pl", 5, "5 wolnych miejsc"),
+        ("lv", 1, "1 brīva vieta"),
+        ("lv", 4, "4 brīvas vietas"),
+    ],
+)
+def test_the_lobbys_free_seats_are_a_plural(language: str, free: int, said: str) -> None:
+    text = texts(language).ngettext("{free} seat free", "{free} seats free", free)
+    assert text.format(free=free) == said
+
+
 @pytest.mark.parametrize("language", list(LANGUAGES))
 @pytest.mark.parametrize("code", list(ErrorCode))
 def test_every_error_code_has_a_message(language: str, code: ErrorCode) -> None:

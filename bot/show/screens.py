@@ -109,7 +109,7 @@ def lobby(look: Look, view: TableView, seating: Seating, show_options: bool = Fa
     seated = len(seating.names)
     free = MAX_PLAYERS - seated
     if free:
-        lines.append(t("{free} seats free", free=free) if free > 1 else t("1 seat free"))
+        lines.append(t.ngettext("{free} seat free", "{free} seats free", free).format(free=free))
     options = options_line(look, view.options, seating.coach)
     lines += ["", t("Options: {options}", options=options)]
     if seated < MIN_PLAYERS:
