@@ -90,6 +90,12 @@ SLASH_NAMES = (
     N_("/help"),
     # TRANSLATORS: a Discord slash command's name (/theme: how the cards look); see /join.
     N_("/theme"),
+    # TRANSLATORS: a Discord slash command's name (/hint: the coach's hint for your bid or
+    # card); see /join.
+    N_("/hint"),
+    # TRANSLATORS: a Discord slash command's name (/review: the coach's review of your last
+    # game); see /join.
+    N_("/review"),
 )
 """Every slash command's name, as the catalogs translate it (`/join`)."""
 
