@@ -15,6 +15,7 @@ from adapters.discord.commands import names as slash_names
 from bot.show import i18n
 from bot.show.coach import points as coach_points
 from bot.show.coach import round_review
+from bot.show.formatters import standings
 from bot.show.i18n import (
     DEFAULT_LANGUAGE,
     ERROR_MESSAGES,
@@ -221,6 +222,15 @@ def test_the_coachs_hints_count_points_in_each_languages_plural(
         abs(value),
     ).format(card="🔺13", points=coach_points(value))
     assert said in text, text
+
+
+def test_a_name_and_what_is_said_of_it_are_joined_as_the_language_joins_them() -> None:
+    french = Look(texts("fr"), DEFAULT_THEME)
+    review = round_review(french, "p", 1, [_Mistake(1, None, "bid", 2, 1, 12)]).text
+    assert "• Votre annonce : vous avez annoncé 2 ;" in review, review
+    assert standings(french, ["Ann", "Bob"], [30, 50], [2, 1])[:2] == ["🥇 Bob : 50", "🥈 Ann : 30"]
+    english = Look(texts("en"), DEFAULT_THEME)
+    assert standings(english, ["Ann", "Bob"], [30, 50], [2, 1])[0] == "🥇 Bob: 50"
 
 
 @pytest.mark.parametrize(

@@ -480,7 +480,7 @@ class TelegramFrontEnd:
         link = commands.deep_link(self.bot.username, group.id)
         post = Post(
             group.id,
-            html_text(f"{name}: {self._open_first(t)}"),
+            html_text(t("{name}: {text}", name=name, text=self._open_first(t))),
             keys=((Key(t("Open the private chat"), url=link),),),
             reply_to=reply_to,
         )

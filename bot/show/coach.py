@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from bot.messages import Message
+from bot.show.formatters import said_of
 from bot.show.look import Look
 from engine import Card, PlayerView
 
@@ -110,7 +111,7 @@ def _line(look: Look, mistake: Mistake, rounds: bool) -> str:
         where = t("In round {round}, trick {trick}", round=mistake.round, trick=mistake.trick)
     else:
         where = t("Trick {trick}", trick=mistake.trick)
-    return f"• {where}: {said}"
+    return f"• {said_of(t, where, said)}"
 
 
 def round_review(

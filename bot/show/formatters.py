@@ -235,13 +235,19 @@ def seat_score(t: Texts, seat: SeatView) -> str:
     return t("{points} pts · no bid yet", points=seat.total)
 
 
-def score_line(name: str, row: ScoreRow, seat: int) -> str:
+def said_of(t: Texts, name: str, text: str) -> str:
+    """`Ann: 1/1 +30 → 30`: a name (a player's, or a place in the game such as `Trick 2`) and
+    what is said of it, joined as the language of `t` joins them (French: `Ann : 1/1`)."""
+    # TRANSLATORS: a name (a player's, or a place in the game such as "Trick 2") and what is
+    # said of it: a score, cards, a sentence. French puts a space before the colon.
+    return t("{name}: {text}", name=name, text=text)
+
+
+def score_line(t: Texts, name: str, row: ScoreRow, seat: int) -> str:
     """A seat's round: `✅ Ann: 1/1 +30 → 30` (tricks won/bid, points, total)."""
     made = "✅" if row.bids[seat] == row.won[seat] else "❌"
-    return (
-        f"{made} {name}: {row.won[seat]}/{row.bids[seat]} "
-        f"{row.points[seat]:+d} → {row.totals[seat]}"
-    )
+    said = f"{row.won[seat]}/{row.bids[seat]} {row.points[seat]:+d} → {row.totals[seat]}"
+    return f"{made} {said_of(t, name, said)}"
 
 
 MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
@@ -254,7 +260,8 @@ def standings(
     t = look.t
     order = sorted(range(len(names)), key=lambda seat: (places[seat], seat))
     lines = [
-        f"{MEDALS.get(places[seat], f'{places[seat]}.')} {names[seat]}: {totals[seat]}"
+        f"{MEDALS.get(places[seat], f'{places[seat]}.')} "
+        + said_of(t, names[seat], str(totals[seat]))
         for seat in order
     ]
     winners = [names[seat] for seat in order if places[seat] == 1]
@@ -288,7 +295,8 @@ def round_log(
     deals = t("{name} deals.", name=names[result.dealer])
     lines = [f"{head} · {deals}"]
     lines += [
-        f"{names[seat]}: {cards_line(hand, look.theme)}" for seat, hand in enumerate(result.hands)
+        said_of(t, names[seat], cards_line(hand, look.theme))
+        for seat, hand in enumerate(result.hands)
     ]
     lines.append(trump_line(look, result.trump_card, result.trump, names[result.dealer]))
     order = [(result.dealer + 1 + offset) % count for offset in range(count)]
@@ -304,7 +312,7 @@ def round_log(
                 name=names[trick.winner],
             )
         )
-    lines += [score_line(name, row, seat) for seat, name in enumerate(names)]
+    lines += [score_line(t, name, row, seat) for seat, name in enumerate(names)]
     return "\n".join(lines)
 
 

@@ -12,6 +12,7 @@ from bot.show.formatters import (
     MEDALS,
     last_trick,
     plays_line,
+    said_of,
     score_line,
     seat_score,
     standings,
@@ -240,7 +241,8 @@ def table_text(look: Look, view: TableView, seating: Seating, notice: str | None
         mark = "▶️" if seat.to_act else "▫️"
         away = f" {AWAY}" if seat.seat in seating.away else ""
         dealer = f" ({dealer_word})" if seat.dealer else ""
-        lines.append(f"{mark} {seated[seat.seat]}{dealer}{away}: {seat_score(t, seat)}")
+        player = f"{seated[seat.seat]}{dealer}{away}"
+        lines.append(f"{mark} {said_of(t, player, seat_score(t, seat))}")
     if any(seat.bid is not None for seat in view.seats):
         lines.append(t("⇢ the points if the round ended now"))
     lines.append("")
@@ -279,7 +281,7 @@ def final_table_text(
     if row.last_trick is not None:
         lines.append(last_trick(look, row.last_trick, seating.names))
     lines.append("")
-    lines += [score_line(name, row, seat) for seat, name in enumerate(seating.names)]
+    lines += [score_line(t, name, row, seat) for seat, name in enumerate(seating.names)]
     if notice:
         lines += ["", notice]
     return "\n".join(lines)
@@ -532,7 +534,7 @@ def round_summary(look: Look, row: ScoreRow, seating: Seating) -> Message:
     if row.last_trick is not None:
         lines.append(last_trick(look, row.last_trick, seated))
     lines.append("")
-    lines += [score_line(name, row, seat) for seat, name in enumerate(seated)]
+    lines += [score_line(t, name, row, seat) for seat, name in enumerate(seated)]
     return Message("\n".join(lines))
 
 
