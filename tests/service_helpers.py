@@ -204,8 +204,9 @@ def shown_cards(text: str, theme: Theme) -> set[Card]:
 
 
 SEAT_LINE = re.compile(
-    r"^(?:▶️|▫️) .*: (-?\d+) pts · (?:no bid yet|(\d+)/(\S+) tricks(?: · ⇢ (-?\d+))?)$"
+    r"^(?:▶️|▫️) .*: (−?\d+) pts · (?:no bid yet|(\d+)/(\S+) tricks(?: · ⇢ (−?\d+))?)$"
 )
+"""A seat's line on the group's table (its points written with the minus sign, U+2212)."""
 
 
 def public_cards(table: Table) -> set[Card]:
@@ -240,7 +241,7 @@ def check_group(message: Message, table: Table, theme: Theme) -> None:
     assert len(lines) == len(state.players), text
     for seat, match in enumerate(lines):
         total, won, bid, projected = match.groups()
-        assert int(total) == state.totals[seat], text
+        assert int(total.replace("−", "-")) == state.totals[seat], text
         made = rnd.bids[seat]
         if made is None:
             assert won is None, text  # "no bid yet"

@@ -15,13 +15,20 @@ import pytest
 from conftest import modules_loaded
 
 from adapters.cli import main, program
-from bot.show.formatters import score_sheet, standings
+from bot.show.formatters import (
+    score_line,
+    score_sheet,
+    seat_score,
+    shown_points,
+    signed_points,
+    standings,
+)
 from bot.show.i18n import texts
 from bot.show.look import Look
 from bot.show.themes import Theme
 from engine import Options, export_record, parse_option
 from engine.randomplay import play_random_game
-from engine.views import ScoreRow
+from engine.views import ScoreRow, SeatView
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -115,11 +122,11 @@ def test_demo_sheet_has_a_row_per_round_and_fits_100_columns(
             for bid, won, points, total in zip(
                 result.bids, result.won, result.points, result.totals, strict=True
             )
-            for cell in (f"{won}/{bid}", f"{points:+d}", str(total))
+            for cell in (f"{won}/{bid}", signed_points(points), shown_points(total))
         ]
     assert max(len(line) for line in out.splitlines()) <= 100
     for name, total in zip(["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"], state.totals, strict=False):
-        assert re.search(rf"^(🥇|🥈|🥉|\d+\.) {name}: {total}$", out, re.MULTILINE)
+        assert re.search(rf"^(🥇|🥈|🥉|\d+\.) {name}: {shown_points(total)}$", out, re.MULTILINE)
 
 
 def test_demo_is_reproducible_from_its_seed(capsys: pytest.CaptureFixture[str]) -> None:
@@ -517,9 +524,8 @@ def test_replay_prints_the_game_round_by_round(
             assert f"→ {names[trick['winner']]}" in section
         for seat, name in enumerate(names):
             # tricks won/bid, as the chat's round summary and the score sheet show them
-            assert f"{name}: {rnd['won'][seat]}/{rnd['bids'][seat]} {rnd['points'][seat]:+d}" in (
-                section
-            )
+            points = signed_points(rnd["points"][seat])
+            assert f"{name}: {rnd['won'][seat]}/{rnd['bids'][seat]} {points}" in section
     assert "Final standings" in out
     assert [row[:2] for row in sheet_lines(out)] == [[str(n), str(n)] for n in range(1, 6)]
 
@@ -537,6 +543,18 @@ def test_standings_share_places() -> None:
     assert standings(look, list("ABCD"), [4, 3, 2, 1], [1, 2, 3, 4])[3] == "4. D: 1"
 
 
+def test_points_below_zero_have_the_minus_sign_not_the_hyphen() -> None:
+    t = texts("en")
+    look = Look(t, Theme.COLOURS)
+    assert standings(look, ["Ann", "Bob"], [-30, 20], [2, 1])[:2] == ["🥇 Bob: 20", "🥈 Ann: −30"]
+    row = ScoreRow(1, 1, (1, 0), (0, 0), (-10, 20), (-10, 20))
+    assert score_line(t, "Ann", row, 0) == "❌ Ann: 0/1 −10 → −10"
+    assert score_line(t, "Bob", row, 1) == "✅ Bob: 0/0 +20 → 20"
+    seat = SeatView(0, "p", "Ann", -10, True, 1, 0, -40, False, False)
+    assert seat_score(t, seat) == "−10 pts · 0/1 tricks · ⇢ −40"
+    assert "-" not in score_sheet(["Ann", "Bob"], [row], t=t).splitlines()[-1]
+
+
 def test_score_sheet_narrows_to_fit() -> None:
     names = ["Annabelle-Marie-Louise", "Bob", "Cid", "Dee", "Eve", "Fay"]
     row = ScoreRow(10, 10, (10,) * 6, (10,) * 6, (120,) * 6, (-550,) * 6)
@@ -546,7 +564,7 @@ def test_score_sheet_narrows_to_fit() -> None:
     narrow = score_sheet(names, [row], width=100)
     # The widest possible 6-player row (10/10 +120, a 4-digit total everywhere) needs 101.
     assert max(len(line) for line in narrow.splitlines()) <= 101
-    assert narrow.splitlines()[-1].split() == ["10", "10", *(["10/10", "+120", "-550"] * 6)]
+    assert narrow.splitlines()[-1].split() == ["10", "10", *(["10/10", "+120", "−550"] * 6)]
     assert narrow.split()[2] == "Annabelle-Mari…"
 
 

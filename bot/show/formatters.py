@@ -23,6 +23,21 @@ NAME_CAP = 12
 """A name may widen its score-sheet column up to this many characters (then it is cut)."""
 
 
+MINUS = "\u2212"
+"""The sign of negative points shown to people (`−10`, U+2212 MINUS SIGN, as the rules, the
+coach and the score sheet's picture write it), never the hyphen `-`."""
+
+
+def shown_points(value: int) -> str:
+    """Points as people read them: `30`, `0`, `-10` with the minus sign."""
+    return f"{MINUS}{-value}" if value < 0 else str(value)
+
+
+def signed_points(value: int) -> str:
+    """Points won or lost: `+30`, `0`, `-10` with the minus sign."""
+    return f"+{value}" if value > 0 else shown_points(value)
+
+
 def text_width(text: str) -> int:
     """Columns `text` takes in a terminal (wide East Asian characters count 2, combining marks
     and invisible format characters 0)."""
@@ -111,7 +126,7 @@ def score_sheet(
     words = {word: t(word) for word in SHEET_WORDS} if t is not None else {}
     cells = [
         [
-            (f"{won}/{bid}", f"{points:+d}", str(total))
+            (f"{won}/{bid}", signed_points(points), shown_points(total))
             for bid, won, points, total in zip(
                 row.bids, row.won, row.points, row.totals, strict=True
             )
@@ -222,17 +237,17 @@ def seat_score(t: Texts, seat: SeatView) -> str:
     """A seat on the table: `20 pts · 1/2 tricks · ⇢ 10` (its total, tricks won/bid, and ⇢ the
     total if the round ended now); `20 pts · 1/? tricks` while the bid is hidden; `20 pts · no
     bid yet`."""
-    if seat.bid is not None:
+    if seat.bid is not None and seat.projected is not None:
         return t(
             "{points} pts · {won}/{bid} tricks · ⇢ {projected}",
-            points=seat.total,
+            points=shown_points(seat.total),
             won=seat.won,
             bid=seat.bid,
-            projected=seat.projected,
+            projected=shown_points(seat.projected),
         )
     if seat.has_bid:
-        return t("{points} pts · {won}/? tricks", points=seat.total, won=seat.won)
-    return t("{points} pts · no bid yet", points=seat.total)
+        return t("{points} pts · {won}/? tricks", points=shown_points(seat.total), won=seat.won)
+    return t("{points} pts · no bid yet", points=shown_points(seat.total))
 
 
 def said_of(t: Texts, name: str, text: str) -> str:
@@ -246,7 +261,8 @@ def said_of(t: Texts, name: str, text: str) -> str:
 def score_line(t: Texts, name: str, row: ScoreRow, seat: int) -> str:
     """A seat's round: `✅ Ann: 1/1 +30 → 30` (tricks won/bid, points, total)."""
     made = "✅" if row.bids[seat] == row.won[seat] else "❌"
-    said = f"{row.won[seat]}/{row.bids[seat]} {row.points[seat]:+d} → {row.totals[seat]}"
+    points, total = signed_points(row.points[seat]), shown_points(row.totals[seat])
+    said = f"{row.won[seat]}/{row.bids[seat]} {points} → {total}"
     return f"{made} {said_of(t, name, said)}"
 
 
@@ -261,7 +277,7 @@ def standings(
     order = sorted(range(len(names)), key=lambda seat: (places[seat], seat))
     lines = [
         f"{MEDALS.get(places[seat], f'{places[seat]}.')} "
-        + said_of(t, names[seat], str(totals[seat]))
+        + said_of(t, names[seat], shown_points(totals[seat]))
         for seat in order
     ]
     winners = [names[seat] for seat in order if places[seat] == 1]

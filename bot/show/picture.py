@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from bot.show.formatters import score_sheet
+from bot.show.formatters import score_sheet, shown_points, signed_points
 from bot.show.i18n import Texts, texts
 from bot.show.picture_fonts import FONT_DIR, FontStack, stack
 from engine.views import ScoreRow
@@ -55,7 +55,7 @@ TITLE_H, HEAD_H, LABEL_H, ROW, FOOT_H = 52, 46, 30, 58, 50
 NAME_CAP = 160
 """How far a name may widen its column, in pixels (a longer name is cut)."""
 
-TICK, CROSS, MINUS = "\u2714", "\u2718", "\u2212"  # check mark, ballot X, minus sign
+TICK, CROSS = "\u2714", "\u2718"  # check mark, ballot X
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,18 +143,10 @@ class _Cell:
     met: bool
 
 
-def _signed(number: int) -> str:
-    return f"+{number}" if number > 0 else _number(number)
-
-
-def _number(number: int) -> str:
-    return f"{MINUS}{-number}" if number < 0 else str(number)
-
-
 def _cells(rows: Sequence[ScoreRow]) -> list[list[_Cell]]:
     return [
         [
-            _Cell(f"{won}/{bid}", _signed(points), _number(total), won == bid)
+            _Cell(f"{won}/{bid}", signed_points(points), shown_points(total), won == bid)
             for bid, won, points, total in zip(
                 row.bids, row.won, row.points, row.totals, strict=True
             )
@@ -341,6 +333,6 @@ class _Sheet:
         last = self.rows[-1].totals if self.rows else (0,) * len(self.names)
         for seat, total in enumerate(last):
             end = grid.x(seat + 1) - PAD
-            width = ty.bold.draw(self.image, end, baseline, _number(total), INK, "right")
+            width = ty.bold.draw(self.image, end, baseline, shown_points(total), INK, "right")
             if seat in self.winners:
                 self.crown(end - width - _crown_width(ty.bold), baseline, ty.bold)

@@ -15,6 +15,7 @@ from bot.show.formatters import (
     said_of,
     score_line,
     seat_score,
+    shown_points,
     standings,
     trick_cards,
     trick_plays,
@@ -583,9 +584,13 @@ def player_result(look: Look, view: TableView, seating: Seating, seat: int) -> M
     medal = MEDALS.get(place, "🏁")
     lines = [
         t("{medal} Your place: {place} of {players}", medal=medal, place=place, players=players),
-        t("{points} points · bids met {made} of {rounds}", points=view.seats[seat].total,
-          made=made, rounds=len(view.sheet)),
-    ]  # fmt: skip
+        t(
+            "{points} points · bids met {made} of {rounds}",
+            points=shown_points(view.seats[seat].total),
+            made=made,
+            rounds=len(view.sheet),
+        ),
+    ]
     winners = [seating.names[s] for s in range(players) if view.places[s] == 1 and s != seat]
     if winners and place != 1:
         lines.append(t("Winner: {names}", names=", ".join(winners)))
@@ -602,7 +607,7 @@ def sheet(look: Look, view: TableView, seating: Seating) -> Message:
         return Message(t("No round has been played yet."))
     row = view.sheet[-1]
     order = sorted(range(len(seating.names)), key=lambda seat: -row.totals[seat])
-    totals = " · ".join(f"{seating.names[seat]} {row.totals[seat]}" for seat in order)
+    totals = " · ".join(f"{seating.names[seat]} {shown_points(row.totals[seat])}" for seat in order)
     head = t("Score sheet after round {round} of {rounds}", round=row.round, rounds=view.rounds)
     return Message(f"{head}\n{totals}", picture=sheet_picture(look, view, seating))
 

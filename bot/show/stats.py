@@ -6,7 +6,7 @@ The numbers come from `bot.stats` (a `Standing` per player); nothing here reads 
 
 from collections.abc import Sequence
 
-from bot.show.formatters import fit, isolated, pad, text_width
+from bot.show.formatters import fit, isolated, pad, shown_points, text_width
 from bot.show.i18n import LANGUAGES, N_, Texts, texts
 from bot.stats import PROVISIONAL, UNKNOWN_LEVEL, Standing, level_of
 
@@ -63,12 +63,19 @@ def stats_text(
     rows = [
         (t("Games"), str(standing.games)),
         (t("Wins"), f"{standing.wins} ({_percent(standing.wins, standing.games)})"),
-        (t("Points"), t("{points} ({average} a game)", points=standing.points, average=average)),
+        (
+            t("Points"),
+            t(
+                "{points} ({average} a game)",
+                points=shown_points(standing.points),
+                average=shown_points(average),
+            ),
+        ),
     ]
     if standing.met is not None:
         rows.append((t("Bids met"), f"{round(standing.met)}%"))
     if standing.best is not None:
-        rows.append((t("Best game"), str(standing.best)))
+        rows.append((t("Best game"), shown_points(standing.best)))
     if ratings:
         shown = sorted(ratings, key=lambda s: (-s.games, -s.last))[:RATINGS_SHOWN]
         for number, chat in enumerate(shown):
