@@ -36,7 +36,7 @@ from bot.show.screens import (
     table_message,
 )
 from bot.show.seating import Seating, seating
-from bot.show.themes import Theme
+from bot.show.themes import Theme, theme_name
 from bot.store import Snapshot, Write
 from bot.table import COACH, Settings, Table, new_game_id
 from engine import (
@@ -204,10 +204,11 @@ def theme(ctx: Context, chosen: Theme) -> Result:
 
 def _save_settings(ctx: Context, settings: Settings) -> Result:
     """Keep the chat's new settings; it is said in the new language."""
-    text = look_of(settings).t(
-        "Settings saved: {language}, {theme} cards.",
+    look = look_of(settings)
+    text = look.t(
+        "Settings saved: {language}, cards: {theme}.",
         language=LANGUAGES[settings.language],
-        theme=settings.theme,
+        theme=theme_name(look.t, look.theme),
     )
     table = ctx.snap.table
     write = Write(table=table, ttl=ttl(ctx.config, table), settings=settings)

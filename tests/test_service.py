@@ -160,6 +160,17 @@ async def test_a_whole_game_through_the_buttons(
     assert all(p.name in picture.text() for p in final.players)  # its text form
 
 
+async def test_saved_settings_name_the_deck_as_its_language_does(
+    redis_client: aioredis.Redis,
+) -> None:
+    svc = service(redis_client)
+    races = await svc.handle(CHAT, ANN, Request(Kind.THEME, "races"))
+    assert [m.text for m in races.messages] == ["Settings saved: English, cards: Races."]
+    german = await svc.handle(CHAT, ANN, Request(Kind.LANGUAGE, "de"))
+    said = [m.text for m in german.messages]
+    assert said == ["Einstellungen gespeichert: Deutsch, Karten: Völker."]
+
+
 async def test_play_again_starts_a_new_game_with_a_new_id(redis_client: aioredis.Redis) -> None:
     svc = service(redis_client, seed=5)
     driver = Driver(svc, [ANN], seed=5)
