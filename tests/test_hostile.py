@@ -72,7 +72,8 @@ def test_a_name_cut_to_its_length_keeps_whole_emoji() -> None:
     assert clean("🇩🇪🇫🇷", 4) == "🇩🇪🇫🇷"
     # and in columns (the leaderboard's names): a flag counts one column a half, as a terminal
     assert fit("🇩🇪🇫🇷🇮🇹🇪🇸🇬🇧🇺🇸🇯🇵", 12) == "🇩🇪🇫🇷🇮🇹🇪🇸🇬🇧…"
-    assert fit(family * 3, 5) == "👨…"  # not 👨 and a joiner with nothing after it
+    assert fit(family * 3, 5) == "👨\u200d👩…"  # a joiner takes no column; none dangles
+    assert fit(family * 3, 4) == "👨…"  # not 👨 and a joiner with nothing after it
 
 
 @pytest.mark.parametrize("blank", ["\u3164", "\u2800\u2800", "\u200d", "\u3164 \u200d", "\u0301"])
