@@ -318,6 +318,8 @@ class DiscordFrontEnd:
             mentions=(failed.user,),
         )
         self.outbox.put(notice.target, notice, key=notice.slot)
+        if len(self.notices) > 10_000:  # games this worker never saw end: the slots know them
+            self.notices.clear()
         self.notices[(failed.game, failed.user)] = number
 
     def _remember(self, interaction: Interaction, game: int) -> None:

@@ -54,6 +54,9 @@ def seating(table: Table) -> Seating:
 def _apart(names: Iterable[str]) -> tuple[str, ...]:
     """The names in seat order, each one already shown numbered by how often it came: `Ann`,
     `Ann (2)`."""
+    names = tuple(names)
+    if len(set(names)) == len(names):
+        return names  # (as nearly always: nobody to number)
     seen: Counter[str] = Counter()
     shown = []
     for name in names:
