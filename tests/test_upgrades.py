@@ -174,6 +174,10 @@ async def _mid_trick(svc: GameService, clock: Clock) -> str:
         for where, outcome in await svc.tick(SCOPE):
             assert where == chat
             driver.screens.show(outcome)
+    await svc.moved()  # the AI's moves for the player timed out, made aside: a tick shows them
+    for where, outcome in await svc.tick(SCOPE):
+        assert where == chat
+        driver.screens.show(outcome)
     table = await table_of(svc.store.client, chat)
     assert table is not None
     assert table.away
