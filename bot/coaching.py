@@ -15,10 +15,10 @@ from typing import Any
 
 from bot.ai.coach import bid_hints, card_hints
 from bot.ai.review import record_so_far, review_game, review_round
+from bot.handover import Handover
 from bot.messages import Message, Outcome
 from bot.show.coach import game_review, hint_message, round_review
 from bot.show.look import Look, personal
-from bot.store import keys
 from bot.table import Table
 from engine import PlayerView
 
@@ -44,7 +44,7 @@ class Coach:
     def __init__(self) -> None:
         self._hinters: asyncio.Semaphore | None = None
         self._reviewer: asyncio.Semaphore | None = None
-        self._ready: list[tuple[str, Outcome]] = []
+        self._ready = Handover(KEPT)
         self._tasks: set[asyncio.Task[None]] = set()
         self._asked: set[tuple[str, str]] = set()
         """(chat, person) of the games' reviews under way: one at a time each."""
@@ -116,10 +116,7 @@ class Coach:
 
     def ready(self, scope: str) -> list[tuple[str, Outcome]]:
         """The reviews of `scope`'s chats worked out since last asked (handed over once)."""
-        mine = [(chat, outcome) for chat, outcome in self._ready if keys.scope(chat) == scope]
-        if mine:
-            self._ready = [item for item in self._ready if keys.scope(item[0]) != scope]
-        return mine
+        return self._ready.take(scope)
 
     async def settled(self) -> None:
         """Wait until every review under way is ready (for tests and a clean stop)."""
@@ -137,8 +134,7 @@ class Coach:
                 log.exception("%s: a review could not be worked out", chat)
                 return
             if messages:
-                self._ready.append((chat, Outcome(tuple(messages))))
-                del self._ready[:-KEPT]
+                self._ready.add(chat, Outcome(tuple(messages)))
 
         task = asyncio.get_running_loop().create_task(run())
         self._tasks.add(task)

@@ -55,6 +55,7 @@ from bot.chat import (
 from bot.coaching import Coach
 from bot.commands import BY_KIND, MAX_ARGUMENT, Kind, of_payload
 from bot.config import Config
+from bot.handover import Handover
 from bot.messages import Outcome
 from bot.metrics import OVERDUE, Handled, Metrics
 from bot.requests import Request, User
@@ -218,7 +219,7 @@ class GameService:
         """Hints, and the reviews worked out in the background (`bot.coaching`)."""
         self._moving: dict[str, asyncio.Task[None]] = {}
         """Chats whose AI moves a timer left this worker making aside (`_transact(aside=)`)."""
-        self._moved: list[tuple[str, Outcome]] = []
+        self._moved = Handover()
         """What those moves show, until the next tick hands it over."""
 
     @classmethod
@@ -332,14 +333,7 @@ class GameService:
         except StoreErrors:
             return shown  # Redis is away: the next tick after it is back catches up
         fired = await self.run_timers(scope, aside=True)
-        return shown + fired + self._made(scope) + self.coach.ready(scope)
-
-    def _made(self, scope: str) -> list[tuple[str, Outcome]]:
-        """What the AI moves made aside for `scope`'s chats show (handed over once)."""
-        mine = [(chat, outcome) for chat, outcome in self._moved if keys.scope(chat) == scope]
-        if mine:
-            self._moved = [item for item in self._moved if keys.scope(item[0]) != scope]
-        return mine
+        return shown + fired + self._moved.take(scope) + self.coach.ready(scope)
 
     async def moved(self) -> None:
         """Wait until every AI move made aside is made (for tests and a clean stop)."""
@@ -581,7 +575,7 @@ class GameService:
             snap, result = await self._robots(chat, snap, result, seen)
             outcome = await self._shown(chat, snap, result)
             if outcome.messages:
-                self._moved.append((chat, outcome))
+                self._moved.add(chat, outcome)
         except Exception:  # the table's deadline for the AI makes the moves again
             log.exception("%s: the AI moves after a timeout failed", chat)
         finally:

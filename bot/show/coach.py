@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from bot.messages import Message
-from bot.show.formatters import said_of
+from bot.show.formatters import said_of, signed_points
 from bot.show.look import Look
 from engine import Card, PlayerView
 
@@ -47,8 +47,7 @@ class Mistake(Protocol):
 def points(value: float) -> str:
     """Expected points as a person reads them: whole, signed (`+28`, `-10` with a minus sign,
     `0`)."""
-    whole = round(value)
-    return f"+{whole}" if whole > 0 else f"−{-whole}" if whole < 0 else "0"
+    return signed_points(round(value))
 
 
 def hint_message(

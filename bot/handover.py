@@ -1,0 +1,27 @@
+"""What a worker made outside any request (a coach's review worked out, the AI moves a timeout
+left, made aside), kept for its chat until the next tick of the chat's scope hands it to the
+front end (`GameService.tick`), like the timers' outcomes."""
+
+from bot.messages import Outcome
+from bot.store import keys
+
+
+class Handover:
+    """Outcomes waiting for their scope's next tick; beyond `most` (if given), the oldest are
+    dropped."""
+
+    def __init__(self, most: int | None = None) -> None:
+        self._most = most
+        self._waiting: list[tuple[str, Outcome]] = []
+
+    def add(self, chat: str, outcome: Outcome) -> None:
+        self._waiting.append((chat, outcome))
+        if self._most is not None:
+            del self._waiting[: -self._most]
+
+    def take(self, scope: str) -> list[tuple[str, Outcome]]:
+        """The outcomes of `scope`'s chats, in the order they came (handed over once)."""
+        mine = [(chat, outcome) for chat, outcome in self._waiting if keys.scope(chat) == scope]
+        if mine:
+            self._waiting = [item for item in self._waiting if keys.scope(item[0]) != scope]
+        return mine
