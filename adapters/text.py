@@ -36,7 +36,8 @@ def clean(text: str | None, limit: int) -> str:
             kept.append(" ")
         elif char.isprintable() or char in JOINERS or 0xE0020 <= ord(char) <= 0xE007F:
             kept.append(char)  # (the last: tag characters, which spell out emoji flags)
-    return _whole(" ".join("".join(kept).split()), limit).strip()
+    text = " ".join("".join(kept).split())
+    return (text if len(text) <= limit else whole(text[:limit])).strip()  # no half an emoji
 
 
 BLANKS = frozenset("\u115f\u1160\u2800\u3164\uffa0")
@@ -51,11 +52,6 @@ def clean_name(text: str | None) -> str:
         char not in BLANKS and unicodedata.category(char) not in ("Cf", "Mn", "Zs") for char in name
     )
     return name if shows else ""
-
-
-def _whole(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters without leaving half an emoji at the end."""
-    return text if len(text) <= limit else whole(text[:limit])
 
 
 def shown(text: str) -> str:

@@ -78,6 +78,7 @@ from bot import (
 )
 from bot.commands import BY_KIND, Who, of_payload, welcome_text
 from bot.logs import about, after
+from bot.show.formatters import said_of
 from bot.show.i18n import Texts, resolve_language, texts
 from bot.timers import stop_timer_loop, timer_loop
 
@@ -480,7 +481,7 @@ class TelegramFrontEnd:
         link = commands.deep_link(self.bot.username, group.id)
         post = Post(
             group.id,
-            html_text(t("{name}: {text}", name=name, text=self._open_first(t))),
+            html_text(said_of(t, name, self._open_first(t))),
             keys=((Key(t("Open the private chat"), url=link),),),
             reply_to=reply_to,
         )
