@@ -17,6 +17,8 @@ from bot.store.redis_server import RedisServerError, configured_redis
 
 EXIT_OK = 0
 EXIT_FAILED = 1
+EXIT_USAGE = 2
+"""A command line or configuration that cannot be run as given, as argparse exits."""
 
 Show = Callable[[str, Outcome], Awaitable[None]]
 """How a chat front end shows an outcome in one of its chats (queued for its outbox)."""
@@ -51,10 +53,11 @@ class Shows:
             await show(chat, outcome)
 
 
-def fail(message: str) -> int:
-    """Say why the bot cannot run, in one line; the exit status."""
+def fail(message: str, status: int = EXIT_FAILED) -> int:
+    """Say why the bot cannot run, in one line; the exit status (`EXIT_USAGE` when what it was
+    given cannot be run at all)."""
     print(f"wizard-bot run: {message}", file=sys.stderr)
-    return EXIT_FAILED
+    return status
 
 
 def run_with_redis(

@@ -18,7 +18,7 @@ import functools
 import sys
 from collections.abc import Awaitable, Callable, Collection, Sequence
 
-from adapters.running import Shows, fail, run_with_redis, stop_on_signals
+from adapters.running import EXIT_USAGE, Shows, fail, run_with_redis, stop_on_signals
 from bot import Config, ConfigError, load_config, memory
 from bot.metrics import Metrics
 from bot.store import redis_client
@@ -107,13 +107,13 @@ def main(argv: Sequence[str]) -> int:
     parts = tuple(argv) or PARTS
     unknown = [part for part in parts if part not in PARTS]
     if unknown:
-        return fail(f"no such part: {', '.join(unknown)} (parts: {', '.join(PARTS)})")
+        return fail(f"no such part: {', '.join(unknown)} (parts: {', '.join(PARTS)})", EXIT_USAGE)
     try:
         config = load_config()
     except ConfigError as error:
-        return fail(str(error))
+        return fail(str(error), EXIT_USAGE)
     if not any(_configured(config, part) for part in parts):
-        return fail(f"none of {', '.join(parts)} is configured")
+        return fail(f"none of {', '.join(parts)} is configured", EXIT_USAGE)
     return run(config, parts)
 
 

@@ -470,13 +470,17 @@ def test_run_without_a_token_starts_the_terminal_table(home: Path) -> None:
 
 def test_run_only_runs_the_parts_named(home: Path) -> None:
     """`run --only web` runs the web table alone (a web-only worker); a part that is not one,
-    or is not configured, is said in one line."""
+    or is not configured, is said in one line, with the exit status of a usage error."""
     unknown = wizard(home, ["run", "--only", "fax"])
-    assert unknown.returncode == 1
+    assert unknown.returncode == 2
     assert unknown.stderr == ("wizard-bot run: no such part: fax (parts: telegram, discord, web)\n")
     unset = wizard(home, ["run", "--only", "web"], WIZARD_TELEGRAM_TOKEN="123456:secret-token")
-    assert unset.returncode == 1
+    assert unset.returncode == 2
     assert unset.stderr == "wizard-bot run: none of web is configured\n"
+    (home / "wizard.toml").write_text("[web]\nlisten = 80\n", encoding="utf-8")
+    broken = wizard(home, ["run", "--only", "web"])
+    assert broken.returncode == 2
+    assert broken.stderr.startswith("wizard-bot run: ")
     assert redis_processes(home / "data") == []
 
 
