@@ -2,7 +2,9 @@
 through the real console script, its embedded Redis and the game service; bad input; resuming
 after quit, Ctrl-C and kill; a golden transcript; and what typed lines mean."""
 
+import asyncio
 import difflib
+import inspect
 import os
 import re
 import select
@@ -17,7 +19,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from adapters.console.app import chat_id
+from adapters.console.app import Interrupted, chat_id, stop_pending, waiter
 from adapters.console.reader import (
     Ask,
     Choices,
@@ -378,6 +380,59 @@ def test_an_interrupted_game_is_saved_and_resumed(
     assert "Bid (0 to 2) › 1\n" in again.stdout  # the open bid's buttons, from the table
     assert "✗" not in again.stdout
     assert "Card (" in again.stdout
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.03, 0.06])
+def test_a_stop_while_the_ai_moves_is_quiet(
+    home: Path, session: Callable[[Sequence[str]], Session], delay: float
+) -> None:
+    """Ctrl-C right after a move, while the request or the five `hard` seats' moves after it
+    are under way: the game stops with its one line, and nothing else on standard error (no
+    warning that the AI's moves stopped, no coroutine never awaited); the next start goes on."""
+    game = session(["--players", "6", "--level", "hard", "--name", "Ann", "--seed", "3"])
+    game.screen()
+    assert game.process.stdin is not None
+    game.process.stdin.write(b"0\n")
+    game.process.stdin.flush()
+    time.sleep(delay)
+    game.process.send_signal(signal.SIGINT)
+    code, err = game.finish()
+    assert (code, err) == (130, "")
+    assert game.text.rstrip().endswith("Stopped. The game is saved: wizard-bot play resumes it.")
+    again = wizard(home, ["play"], ["1", "1", "quit"])  # the bid if it was not taken; a card
+    assert (again.returncode, again.stderr) == (0, "")
+    assert "Round 1 is over." in again.stdout
+
+
+def test_what_a_stop_cut_off_ends_quietly() -> None:
+    """A stop signal raises out of the loop: a request it cut off before it began is closed
+    (not left to warn that it was never awaited), and the tasks it left half done (the AI's
+    moves after a request) are cancelled (not left to fail on the closed connection later)."""
+    closed = asyncio.new_event_loop()
+    closed.close()
+    unstarted = asyncio.sleep(0)
+    with pytest.raises(RuntimeError):
+        waiter(closed)(unstarted)
+    assert inspect.getcoroutinestate(unstarted) == inspect.CORO_CLOSED
+
+    loop = asyncio.new_event_loop()
+    never = asyncio.Event()
+
+    async def request() -> None:
+        moves.append(loop.create_task(never.wait()))
+        await asyncio.sleep(0)
+        raise Interrupted(signal.SIGINT)
+
+    moves: list[asyncio.Task[bool]] = []
+    try:
+        with pytest.raises(Interrupted):
+            waiter(loop)(request())
+        assert not moves[0].done()
+        stop_pending(loop)
+        assert moves[0].cancelled()
+        assert not asyncio.all_tasks(loop)
+    finally:
+        loop.close()
 
 
 def test_one_terminal_table_per_data_dir(

@@ -15,6 +15,7 @@ import contextlib
 import fcntl
 import hashlib
 import importlib
+import inspect
 import random
 import signal
 import socket
@@ -145,13 +146,40 @@ def play(args: PlayArgs, config: Config, out: TextIO | None = None) -> int:
                 replace(config, turn_timeout=FOREVER, lobby_timeout=FOREVER, ai_grace=FOREVER),
                 rng=random.Random(args.seed),
             )
-            table = ConsoleTable(service, chat_id(config), args, loop.run_until_complete, stream)
+            table = ConsoleTable(service, chat_id(config), args, waiter(loop), stream)
             return table.run()
         finally:
+            stop_pending(loop)
             if client is not None:
                 with contextlib.suppress(Exception):
                     loop.run_until_complete(client.aclose())
             loop.close()
+
+
+def waiter(loop: asyncio.AbstractEventLoop) -> Callable[[Coroutine[Any, Any, Any]], Any]:
+    """Run a coroutine to its end on `loop`. One that a stop signal cut off before it began is
+    closed (it will never run, and Python would warn that it was never awaited)."""
+
+    def wait(work: Coroutine[Any, Any, Any]) -> Any:
+        try:
+            return loop.run_until_complete(work)
+        finally:
+            if inspect.getcoroutinestate(work) == inspect.CORO_CREATED:
+                work.close()
+
+    return wait
+
+
+def stop_pending(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel what a stop signal left half done (a request, the AI's moves after it): what it
+    saved stays saved, and the next `play` goes on from there, so it ends quietly rather than
+    failing later on a closed connection."""
+    pending = asyncio.all_tasks(loop)
+    for task in pending:
+        task.cancel()
+    if pending:
+        with contextlib.suppress(BaseException):
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
 
 
 @contextlib.contextmanager
