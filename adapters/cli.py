@@ -21,6 +21,8 @@ PROG = "wizard-bot"
 USAGE_ERROR = 2
 TOP_LEVEL_FLAGS = ("-h", "--help", "--version")
 SAME_OUTPUT = "; the output is that of one process"
+PLAY_PLAYERS = 4
+"""The players at a new terminal table when `--players` is not given."""
 
 
 class UsageError(Exception):
@@ -217,7 +219,8 @@ def _game_arguments(parser: argparse.ArgumentParser, default_players: int = 4) -
 def _play_arguments(parser: argparse.ArgumentParser) -> None:
     from bot.config import AI_LEVELS
 
-    _game_arguments(parser, default_players=4)
+    _game_arguments(parser, default_players=PLAY_PLAYERS)
+    parser.set_defaults(players=None)  # None: not given (an unfinished game is resumed as it is)
     parser.add_argument(
         "--level",
         "-l",
@@ -389,7 +392,7 @@ def _play_args(args: argparse.Namespace) -> "PlayArgs":
     from adapters.console import PlayArgs  # the terminal table loads Redis: only when asked
     from bot.table import COACH
 
-    players: int = args.players
+    players: int = args.players or PLAY_PLAYERS
     rules = [text for text in args.options if text.partition("=")[0].strip().lower() != COACH]
     _options(rules, players)  # checked before anything starts (coach is the table's own)
     levels: tuple[str, ...] | None = args.level
@@ -405,6 +408,17 @@ def _play_args(args: argparse.Namespace) -> "PlayArgs":
         level=None if levels is None else ",".join(levels),
         name=args.name or _default_name(),
         new=args.new,
+        given=tuple(
+            flag
+            for flag, value in (
+                ("--players", args.players),
+                ("--option", args.options or None),
+                ("--level", args.level),
+                ("--seed", args.seed),
+                ("--name", args.name),
+            )
+            if value is not None
+        ),
         command=args.command,
     )
 

@@ -341,18 +341,23 @@ def test_quit_then_play_again_resumes_the_same_game(home: Path) -> None:
     assert redis_processes(home / "data") == []
     round_now = re.findall(r"^🔮 Round (\d) of 5", first.stdout, re.MULTILINE)[-1]
 
-    # Other options are for new games: the unfinished one is resumed as it was.
+    # Other options are for new games: the unfinished one is resumed as it was, and says so.
     second = wizard(home, ["play", "--players", "5", "--seed", "1"], ["hand", "quit"])
     assert second.returncode == 0, second.stderr
     out = second.stdout
     assert out.startswith(
-        f"Resuming your unfinished game: round {round_now} of 5. "
-        "(wizard-bot play --new starts a new one.)\n"
+        f"Resuming your unfinished game: round {round_now} of 5. The options given (--players, "
+        "--seed) are for a new game: wizard-bot play --new starts one with them.\n"
     )
     assert tables(out)[0] == tables(first.stdout)[-1]
     assert hands(out)[0] == hands(first.stdout)[-1]
     assert tables(out)[1] == tables(out)[0]  # `hand` shows it all again
     assert redis_processes(home / "data") == []
+    plain = wizard(home, ["play"], ["quit"])
+    assert plain.stdout.startswith(
+        f"Resuming your unfinished game: round {round_now} of 5. "
+        "(wizard-bot play --new starts a new one.)\n"
+    )
 
     third = wizard(home, ["play", *SHORT_GAME, "--new"], ["quit"])
     assert third.returncode == 0, third.stderr

@@ -89,6 +89,9 @@ class PlayArgs:
     name: str = DEFAULT_NAME
     new: bool = False
     """Start a new game even when an unfinished one could be resumed."""
+    given: tuple[str, ...] = ()
+    """The options given that set up a new game (`--players`, `--option`, ...): resuming an
+    unfinished game says they are not used."""
     command: str = "play"
     """The subcommand that was run (`run` starts the terminal table too): messages name it."""
 
@@ -313,14 +316,26 @@ class ConsoleTable:
     def resume(self, table: Table) -> int | None:
         t = self.t
         view = table_view(table.game)
-        self.say(
-            t(
-                "Resuming your unfinished game: round {round} of {rounds}. "
-                "(wizard-bot play --new starts a new one.)",
-                round=view.round,
-                rounds=view.rounds,
+        if self.args.given:
+            self.say(
+                t(
+                    "Resuming your unfinished game: round {round} of {rounds}. The options "
+                    "given ({given}) are for a new game: wizard-bot play --new starts one "
+                    "with them.",
+                    round=view.round,
+                    rounds=view.rounds,
+                    given=", ".join(self.args.given),
+                )
             )
-        )
+        else:
+            self.say(
+                t(
+                    "Resuming your unfinished game: round {round} of {rounds}. "
+                    "(wizard-bot play --new starts a new one.)",
+                    round=view.round,
+                    rounds=view.rounds,
+                )
+            )
         if USER_ID in table.away:
             self.show(self.handle(Request(Kind.RESUME)))
         # No request re-sends the group's table: the service shows it again, as it is now.
