@@ -4,7 +4,7 @@ A front end needs nothing else to draw a game. Views never carry another player'
 wings mark, or a bid before it is revealed (the viewer's own bid excepted).
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -36,12 +36,13 @@ class SeatView:
             return str(self.bid)
         return "?" if self.has_bid else "-"
 
-    def standing(self) -> str:
-        """`total (projected) won/bid` as the table shows it, e.g. `90 (80) 0/1` or `20 (?) 1/?`."""
-        projected = "?" if self.has_bid else str(self.total)
-        if self.bid is not None:
-            projected = str(self.projected)
-        return f"{self.total} ({projected}) {self.won}/{self.shown_bid()}"
+    def standing(self, points: Callable[[int], str] = str) -> str:
+        """`total (projected) won/bid` as the table shows it, e.g. `90 (80) 0/1` or `20 (?) 1/?`,
+        the points written by `points`."""
+        projected = "?" if self.has_bid else points(self.total)
+        if self.projected is not None:  # the bid is known
+            projected = points(self.projected)
+        return f"{points(self.total)} ({projected}) {self.won}/{self.shown_bid()}"
 
 
 @dataclass(frozen=True, slots=True)

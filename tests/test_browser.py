@@ -55,7 +55,7 @@ from adapters.web import auth
 from adapters.web.server import WebTable
 from bot import GameService, weblinks
 from bot.config import Config, TelegramConfig, WebConfig
-from bot.show.formatters import MEDALS
+from bot.show.formatters import MEDALS, shown_points, signed_points
 from bot.show.i18n import texts
 from bot.show.themes import FRENCH_RANKS, Theme, card_name
 from bot.store.relay import Relay
@@ -229,8 +229,8 @@ async def test_a_whole_game_on_the_page_against_two_ai_seats_and_a_chat_player(
                     "Ann",
                     str(row.bids[ann]),
                     str(row.won[ann]),
-                    f"{row.points[ann]:+d}",
-                    str(row.totals[ann]),
+                    signed_points(row.points[ann]),
+                    shown_points(row.totals[ann]),
                 ], cells
                 await shoot(page, request, "phone-round-end", "sheet")
                 await summary.locator("button.close").click()
@@ -278,7 +278,7 @@ async def test_a_whole_game_on_the_page_against_two_ai_seats_and_a_chat_player(
             [
                 MEDALS.get(public.places[s], f"{public.places[s]}."),
                 names[s],
-                str(public.seats[s].total),
+                shown_points(public.seats[s].total),
                 f"{bids_met(public.sheet, s)}/{len(public.sheet)}",
             ]
             for s in order
@@ -287,6 +287,26 @@ async def test_a_whole_game_on_the_page_against_two_ai_seats_and_a_chat_player(
             await line.locator("td").all_inner_texts() for line in await final.locator("tr").all()
         ]
         assert shown[1:] == expected, shown
+        # The score sheet: each cell's total (the round's points) won/bid, points below zero
+        # with the minus sign, as the chat writes them.
+        cells = [
+            await line.locator("td").all_text_contents()  # the sheet may be folded
+            for line in await page.locator("#sheet table tr").all()
+        ][1:]
+        assert cells == [
+            [
+                str(row.round),
+                *(
+                    f"{shown_points(row.totals[s])} ({signed_points(row.points[s])}) "
+                    f"{row.won[s]}/{row.bids[s]}"
+                    for s in range(len(names))
+                ),
+            ]
+            for row in public.sheet
+        ]
+        assert any("\u2212" in cell for row in cells for cell in row)  # some points lost
+        standings = await page.locator(".standing").all_inner_texts()
+        assert sorted(standings) == sorted(seat.standing(shown_points) for seat in public.seats)
         await shoot(page, request, "phone-game-over", "sheet")
         await page.set_viewport_size(DESKTOP)
         await shoot(page, request, "desktop-game-over")

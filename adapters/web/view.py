@@ -10,7 +10,7 @@ import functools
 from typing import Any
 
 from bot import tokens
-from bot.show.formatters import MEDALS, standings
+from bot.show.formatters import MEDALS, shown_points, standings
 from bot.show.i18n import N_, texts
 from bot.show.look import Look, look_of, personal
 from bot.show.screens import hand_message, hand_screen, options_line, status
@@ -262,7 +262,7 @@ def player_json(table: Table, settings: Settings, player: str, version: int, now
                 "bid": s.bid,
                 "has_bid": s.has_bid,
                 "shown_bid": s.shown_bid(),
-                "standing": s.standing(),
+                "standing": s.standing(shown_points),
                 "dealer": s.dealer,
                 "to_act": s.to_act,
                 "robot": s.seat in seats.robots,

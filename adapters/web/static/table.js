@@ -24,6 +24,11 @@ function element(tag, attributes = {}, text = "") {
   return node;
 }
 
+/** Points as the chat shows them (bot/show/formatters.py): below zero with the minus sign −. */
+const points = (value) => (value < 0 ? `\u2212${-value}` : String(value));
+/** Points won or lost in a round: +30, 0, −10. */
+const pointsWon = (value) => (value > 0 ? `+${value}` : points(value));
+
 /** The page's word `key` (in the chat's language, from the server), filled with `values`. */
 function w(key, values = {}) {
   return (words[key] ?? key).replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
@@ -248,7 +253,7 @@ function drawSummary(v) {
     kind = "final";
     summary.append(element("h2", {}, v.final.title), element("h3", {}, w("standings")));
     summary.append(table(["", "", w("total"), w("bids_met")], v.final.rows.map((r) => [
-      r.medal, r.name, r.total, `${r.bids_met}/${v.final.rounds}`])));
+      r.medal, r.name, points(r.total), `${r.bids_met}/${v.final.rounds}`])));
     summary.append(element("p", { class: "winners" }, v.final.winners));
   } else if (round) {
     kind = "round";
@@ -261,7 +266,7 @@ function drawSummary(v) {
     });
     summary.append(close, element("h2", {}, v.round_end.title));
     summary.append(table(["", "", w("bid"), w("tricks"), w("points"), w("total")], v.round_end.rows.map((r) => [
-      r.made ? "✅" : "❌", r.name, r.bid, r.won, `${r.points >= 0 ? "+" : ""}${r.points}`, r.total])));
+      r.made ? "✅" : "❌", r.name, r.bid, r.won, pointsWon(r.points), points(r.total)])));
   } else if (v.lobby) {
     kind = "lobby";
     summary.append(element("h2", {}, v.lobby.title));
@@ -302,7 +307,7 @@ function drawSheet(v) {
     line.append(element("td", {}, String(row.round)));
     row.totals.forEach((total, seat) => {
       line.append(element("td", { title: w("cell", { bid: row.bids[seat], won: row.won[seat] }) },
-        `${total} (${row.points[seat] >= 0 ? "+" : ""}${row.points[seat]}) ${row.won[seat]}/${row.bids[seat]}`));
+        `${points(total)} (${pointsWon(row.points[seat])}) ${row.won[seat]}/${row.bids[seat]}`));
     });
     table.append(line);
   }
