@@ -25,7 +25,7 @@ from bot.config import Config
 from bot.messages import Message
 from bot.metrics import Metrics
 from bot.requests import User
-from bot.show.i18n import LANGUAGES, catalog_language
+from bot.show.i18n import LANGUAGES, Texts, catalog_language
 from bot.show.look import Look, look_of
 from bot.show.render import Hand, Lobby, Moved, Note, Rules, Sheet, Shown
 from bot.show.screens import (
@@ -356,8 +356,23 @@ def hint(ctx: Context, _: None) -> Result:
         raise Refused(t("No round is being played."))
     view = player_view(table.game, seat)
     if not has_choice(view):
-        raise Refused(t("You have no bid or card to choose right now."))
+        raise Refused(_no_hint(t, view))
     return Result(hint=view)
+
+
+def _no_hint(t: Texts, view: PlayerView) -> str:
+    """Why a player asking for a hint gets none: what they are asked, if anything, is no choice
+    the coach weighs."""
+    if view.choose_trump:
+        return t("The coach weighs bids and cards; the trump suit is yours to choose.")
+    if len(view.legal_bids) == 1:
+        return t(
+            "Only one bid is allowed now ({bid}): there is nothing to weigh.",
+            bid=view.legal_bids[0],
+        )
+    if len(view.legal_cards) == 1 or view.play_unseen:
+        return t("Only one card may be played now: there is nothing to weigh.")
+    return t("You have no bid or card to choose right now.")
 
 
 def hand(ctx: Context, _: None) -> Result:

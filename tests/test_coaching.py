@@ -150,7 +150,22 @@ async def test_hints_are_refused_where_they_do_not_apply(
     assert no.answer == "Hints are for coach tables: the host sets /options coach in the lobby."
     other = service(redis_client, clock=clock)
     driver = Driver(other, [ANN, BOB, CID], chat="chat:-200", seed=3)
-    await driver.lobby(["rounds=short", "coach"])
+    await driver.lobby(["rounds=short", "coach", "notequal"])
+    # Round 1, one card each: the dealer's last bid has one number left, and each card is forced.
+    state = await driver.play_until(
+        lambda s: s.phase is Phase.BIDDING and s.round.turn == s.round.dealer
+    )
+    dealer = next(u for u in driver.humans if u.id == state.players[state.round.dealer].id)
+    one_bid = player_view(state, state.round.dealer).legal_bids
+    assert len(one_bid) == 1
+    assert (await driver.send(dealer, Request(Kind.HINT))).answer == (
+        f"Only one bid is allowed now ({one_bid[0]}): there is nothing to weigh."
+    )
+    state = await driver.play_until(lambda s: s.phase is Phase.PLAYING)
+    first = next(u for u in driver.humans if u.id == state.players[state.round.turn].id)
+    assert (await driver.send(first, Request(Kind.HINT))).answer == (
+        "Only one card may be played now: there is nothing to weigh."
+    )
     state = await driver.play_until(lambda s: s.phase is Phase.PLAYING and s.round.number >= 2)
     seat = state.round.turn
     waiting = state.players[seat].id

@@ -155,7 +155,9 @@ def test_the_coach_at_the_terminal_table(home: Path) -> None:
     assert len(set(reviewed)) == len(reviewed)  # each round's once
     assert out.rstrip().endswith("Another game: wizard-bot play")
     plain = wizard(home, ["play", *SHORT_GAME, "--new", "--seed", "3"], ["hint", "quit"])
-    assert "✗ Hints are for coach tables" in plain.stdout
+    assert "✗ Hints are for coach tables: wizard-bot play --new --option coach starts one." in (
+        plain.stdout
+    )
 
 
 def test_a_finished_game_is_not_resumed(home: Path) -> None:
@@ -167,11 +169,13 @@ def test_a_finished_game_is_not_resumed(home: Path) -> None:
 
 
 def test_hidden_bids_and_a_wizard_turned_up(home: Path) -> None:
-    """Seed 4 turns a Wizard up for Ann to choose trump; hidden bids are made in the hand."""
-    args = ["play", *SHORT_GAME, "--option", "bids=hidden", "--seed", "4"]
-    done = wizard(home, args, ["yellow", "1", *["1"] * 300])
+    """Seed 4 turns a Wizard up for Ann to choose trump; hidden bids are made in the hand. The
+    coach gives no hint for the trump suit, and says so."""
+    args = ["play", *SHORT_GAME, "--option", "bids=hidden", "--option", "coach", "--seed", "4"]
+    done = wizard(home, args, ["hint", "yellow", "1", *["1"] * 300])
     assert done.returncode == 0, done.stderr
     out = done.stdout
+    assert "Trump (1 to 4, or B, G, R, Y) › hint\n✗ The coach weighs bids and cards; the " in out
     assert "Trump (1 to 4, or B, G, R, Y) › " in out
     assert "  1) 🔷 blue   2) 🟩 green   3) 🔺 red   4) ⭐ yellow" in out
     assert "Trump: ⭐ yellow (🧙 turned up, chosen by Ann)" in out

@@ -436,12 +436,26 @@ class ConsoleTable:
         elif name == "show":
             self.shown_table = self.shown_hand = None
             self.shown_choices = NO_CHOICES
+        elif name == "hint" and not self._coached():
+            self.say(
+                render.refusal(
+                    self.t(
+                        "Hints are for coach tables: wizard-bot play --new --option coach "
+                        "starts one."
+                    )
+                )
+            )
         elif name in ("scores", "rules", "hint"):
             kinds = {"scores": Kind.SCORES, "rules": Kind.RULES, "hint": Kind.HINT}
             outcome = self.handle(Request(kinds[name]))
             if outcome.alert:
                 self.say(render.refusal(outcome.answer or ""))
             self.show(outcome)
+
+    def _coached(self) -> bool:
+        """Whether the game has the coach (the service's refusal names the chats' lobby)."""
+        table = self.load_table()
+        return table is None or table.coach
 
     # --- showing --------------------------------------------------------------------------------
 
