@@ -204,6 +204,11 @@ def status(look: Look, view: TableView, seating: Seating) -> str:
     if view.phase is Phase.TRUMP:
         return t("{name} (dealer) chooses trump.", name=seated[view.dealer])
     if view.phase is Phase.BIDDING:
+        if any(view.seats[seat].has_bid for seat in view.waiting):  # notequal, hidden bids
+            return t(
+                "The bids add up to the number of tricks: {name} (dealer) must change their bid.",
+                name=seated[view.dealer],
+            )
         waiting = ", ".join(seated[seat] for seat in view.waiting)
         if view.bid_mode is BidMode.OPEN or len(view.waiting) == 1:
             return t("{names} to bid.", names=waiting)
@@ -474,6 +479,8 @@ def hand_text(look: Look, screen: HandScreen) -> str:
     if screen.choose_trump:
         lines.append(t("A Wizard was turned up: you are the dealer, choose the trump suit."))
     elif screen.bids:
+        if screen.bid is not None:  # a bid made already, asked again: notequal, hidden bids
+            lines.append(t("The bids add up to the number of tricks: you must change your bid."))
         lines.append(t("Your bid? ({low} to {high})", low=screen.bids[0], high=screen.bids[-1]))
         if screen.forbidden is not None:
             lines.append(t("notequal: you may not bid {bid}.", bid=screen.forbidden))

@@ -1,0 +1,50 @@
+"""The table's options as a player meets them in the chats: a Telegram game played through the
+fake Bot API server (`tests/test_telegram.py`), each chat read as its person reads it."""
+
+from fake_telegram import User
+from test_telegram import ANN, GROUP, PLAYERS, Bot, game_ids, seat, tg
+
+__all__ = ["game_ids", "tg"]  # the fixtures these tests use
+
+
+def name(user: User) -> str:
+    """The name the bot calls `user` by."""
+    return " ".join(part for part in (user.first_name, user.last_name) if part)
+
+
+def dealer(bot: Bot, players: tuple[User, ...] = PLAYERS) -> User:
+    """The person the group's table names the dealer."""
+    line = next(line for line in bot.table().text.splitlines() if "(dealer)" in line)
+    return next(user for user in players if f" {name(user)} (dealer)" in line)
+
+
+async def bid(bot: Bot, user: User, number: int) -> None:
+    """`user` bids `number` with a button of their private hand message."""
+    answer = await bot.press_label(user.id, user, bot.hand(user).message_id, str(number))
+    assert not answer.show_alert, answer.text
+
+
+async def test_a_dealer_told_to_change_a_hidden_bid_is_told_why_and_so_is_the_group(
+    tg: Bot,
+) -> None:
+    """Hidden bids with notequal: when the revealed bids add up to the round's one trick, the
+    dealer is asked to bid again. Their private chat and the group's table say why, not just
+    whose turn it is."""
+    await seat(tg)
+    for option in ("bids=hidden", "notequal"):
+        await tg.command(GROUP, ANN, f"/options {option}")
+    await tg.command(GROUP, ANN, "/start")
+    deals = dealer(tg)
+    for user in PLAYERS:
+        await bid(tg, user, 1 if user == deals else 0)
+    why = "The bids add up to the number of tricks"
+    table = tg.table().text
+    assert f"{why}: {name(deals)} (dealer) must change their bid." in table, table
+    hand = tg.hand(deals)
+    assert f"{why}: you must change your bid." in hand.text, hand.text
+    assert hand.labels == [["0"]], hand.text
+    for user in PLAYERS:
+        if user != deals:
+            assert why not in tg.hand(user).text  # the others have nothing to do
+    await bid(tg, deals, 0)
+    assert why not in tg.table().text
