@@ -2,7 +2,7 @@
 fake Bot API server (`tests/test_telegram.py`), each chat read as its person reads it."""
 
 from fake_telegram import User
-from test_telegram import ANN, GROUP, PLAYERS, Bot, game_ids, seat, tg
+from test_telegram import ANN, CID, GROUP, PLAYERS, Bot, game_ids, seat, tg
 
 __all__ = ["game_ids", "tg"]  # the fixtures these tests use
 
@@ -48,3 +48,21 @@ async def test_a_dealer_told_to_change_a_hidden_bid_is_told_why_and_so_is_the_gr
             assert why not in tg.hand(user).text  # the others have nothing to do
     await bid(tg, deals, 0)
     assert why not in tg.table().text
+
+
+async def test_a_full_table_with_tournament_rounds_is_not_called_ready(tg: Bot) -> None:
+    """Tournament rounds are for 3 to 5 players: a lobby of six says so, rather than that any
+    player may start (the start would be refused), and says it no longer once one leaves."""
+    await seat(tg, short=False)
+    for _ in range(3):
+        await tg.command(GROUP, ANN, "/addbot")
+    await tg.command(GROUP, ANN, "/options rounds=tournament")
+    lobby = tg.lobby().text
+    assert "Tournament rounds are for 3 to 5 players." in lobby, lobby
+    assert "Ready" not in lobby, lobby
+    await tg.command(GROUP, ANN, "/start")
+    assert tg.group_texts()[-1] == "That option is not available at this table."
+    await tg.command(GROUP, CID, "/leave")
+    lobby = tg.lobby().text
+    assert "Ready: any seated player may /start." in lobby, lobby
+    assert "Tournament" not in lobby, lobby

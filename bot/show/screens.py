@@ -42,7 +42,7 @@ from engine import (
     lead_suit,
     trick_winner,
 )
-from engine.options import MAX_PLAYERS, MIN_PLAYERS
+from engine.options import MAX_PLAYERS, MIN_PLAYERS, TOURNAMENT_HANDS
 from engine.views import ScoreRow
 
 ROW = 4
@@ -118,6 +118,9 @@ def lobby(look: Look, view: TableView, seating: Seating, show_options: bool = Fa
         lines.append(
             t("{n} to {m} players; the game starts with /start.", n=MIN_PLAYERS, m=MAX_PLAYERS)
         )
+    elif view.options.rounds is RoundsPlan.TOURNAMENT and seated not in TOURNAMENT_HANDS:
+        fewest, most = min(TOURNAMENT_HANDS), max(TOURNAMENT_HANDS)
+        lines.append(t("Tournament rounds are for {n} to {m} players.", n=fewest, m=most))
     else:
         lines.append(t("Ready: any seated player may /start."))
     gid = seating.game
