@@ -66,3 +66,26 @@ async def test_a_full_table_with_tournament_rounds_is_not_called_ready(tg: Bot) 
     lobby = tg.lobby().text
     assert "Ready: any seated player may /start." in lobby, lobby
     assert "Tournament" not in lobby, lobby
+
+
+async def test_wings_mark_buttons_say_what_a_mark_does(tg: Bot) -> None:
+    """With wings, a hand offers 🪽 buttons between turns: the message says what marking a card
+    does; once a card is marked it says which, and the buttons still change the mark."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/options wings")
+    await tg.command(GROUP, ANN, "/start")
+    explained = "🪽 Mark a card to have it played by itself when your turn comes."
+    waiting = [user for user in PLAYERS if tg.hand(user).labels[0][0].startswith("🪽")]
+    assert waiting, "nobody is offered a mark"
+    user = waiting[0]
+    hand = tg.hand(user)
+    assert explained in hand.text, hand.text
+    answer = await tg.press_label(user.id, user, hand.message_id, hand.labels[0][0])
+    assert not answer.show_alert, answer.text
+    hand = tg.hand(user)
+    assert "🪽 Marked to play by itself: " in hand.text, hand.text
+    assert explained not in hand.text, hand.text
+    for other in PLAYERS:  # a mark is its owner's alone
+        if other != user:
+            assert "Marked" not in tg.hand(other).text
+    assert not any("🪽" in text for text in tg.group_texts())

@@ -477,6 +477,8 @@ def hand_text(look: Look, screen: HandScreen) -> str:
         lines.append(t("Your bid: {bid} · tricks won: {won}", bid=screen.bid, won=screen.won))
     if screen.mark is not None:
         lines.append(t("🪽 Marked to play by itself: {card}", card=look.card(screen.mark)))
+    elif screen.marks:
+        lines.append(t("🪽 Mark a card to have it played by itself when your turn comes."))
     if screen.away:
         lines.append(t("💤 The AI is playing for you. Press Resume to play yourself."))
     if screen.choose_trump:
