@@ -1,8 +1,9 @@
 """The table's options as a player meets them in the chats: a Telegram game played through the
 fake Bot API server (`tests/test_telegram.py`), each chat read as its person reads it."""
 
+import pytest
 from fake_telegram import User
-from test_telegram import ANN, CID, GROUP, PLAYERS, Bot, game_ids, seat, tg
+from test_telegram import ANN, BOB, CID, GROUP, PLAYERS, Bot, game_ids, seat, tg
 
 __all__ = ["game_ids", "tg"]  # the fixtures these tests use
 
@@ -65,7 +66,7 @@ async def test_a_full_table_with_tournament_rounds_is_not_called_ready(tg: Bot) 
     await tg.command(GROUP, CID, "/leave")
     lobby = tg.lobby().text
     assert "Ready: any seated player may /start." in lobby, lobby
-    assert "Tournament" not in lobby, lobby
+    assert "Tournament rounds are for" not in lobby, lobby
 
 
 async def test_wings_mark_buttons_say_what_a_mark_does(tg: Bot) -> None:
@@ -89,3 +90,30 @@ async def test_wings_mark_buttons_say_what_a_mark_does(tg: Bot) -> None:
         if other != user:
             assert "Marked" not in tg.hand(other).text
     assert not any("🪽" in text for text in tg.group_texts())
+
+
+OPTION_NOTES = {
+    "bids=hidden": "Hidden bids: everyone bids privately; all bids are shown once the last is in.",
+    "bids=secret": "Secret bids: everyone bids privately; the bids are shown at the round's end.",
+    "rounds=tournament": "Tournament rounds: 10 rounds with set hand sizes (Amigo rules).",
+    "notequal": "notequal: the dealer may not make the bids add up to the number of tricks.",
+    "dmmixed": "dmmixed: hidden bids in rounds 1–6 and the last round, notequal in between.",
+    "foresight": "foresight: with one card each, you see the others' cards but not your own.",
+    "wings": "wings: mark a card ahead; it is played by itself on your turn if allowed.",
+}
+
+
+@pytest.mark.parametrize("option", list(OPTION_NOTES))
+async def test_the_lobby_and_the_rules_say_what_an_option_does(tg: Bot, option: str) -> None:
+    """An option's name alone (`dmmixed`, `wings`) tells a player nothing: the lobby and /rules
+    say in a line what each option that is on does; the default table needs none."""
+    await seat(tg, short=False)
+    assert not any(note in tg.lobby().text for note in OPTION_NOTES.values())
+    await tg.command(GROUP, ANN, f"/options {option}")
+    lobby = tg.lobby().text
+    on = {option, "notequal"} if option == "rounds=tournament" else {option}  # its default
+    assert all(OPTION_NOTES[name] in lobby for name in on), lobby
+    others = [note for name, note in OPTION_NOTES.items() if name not in on]
+    assert not any(note in lobby for note in others), lobby
+    await tg.command(GROUP, BOB, "/rules")
+    assert OPTION_NOTES[option] in tg.group_texts()[-1]

@@ -98,6 +98,37 @@ def options_line(look: Look, options: Options, coach: bool = False) -> str:
     return ", ".join(parts)
 
 
+def option_notes(look: Look, options: Options) -> list[str]:
+    """A line for each option that is on, saying what it does (its name alone tells little)."""
+    t = look.t
+    notes = {
+        BidMode.HIDDEN: t(
+            "Hidden bids: everyone bids privately; all bids are shown once the last is in."
+        ),
+        BidMode.SECRET: t(
+            "Secret bids: everyone bids privately; the bids are shown at the round's end."
+        ),
+    }
+    lines = [notes[options.bids]] if options.bids in notes else []
+    if options.rounds is RoundsPlan.TOURNAMENT:
+        lines.append(t("Tournament rounds: 10 rounds with set hand sizes (Amigo rules)."))
+    if options.notequal_on:
+        lines.append(
+            t("notequal: the dealer may not make the bids add up to the number of tricks.")
+        )
+    if options.dmmixed:
+        lines.append(
+            t("dmmixed: hidden bids in rounds 1–6 and the last round, notequal in between.")
+        )
+    if options.foresight:
+        lines.append(
+            t("foresight: with one card each, you see the others' cards but not your own.")
+        )
+    if options.wings:
+        lines.append(t("wings: mark a card ahead; it is played by itself on your turn if allowed."))
+    return lines
+
+
 def lobby(look: Look, view: TableView, seating: Seating, show_options: bool = False) -> Message:
     """The lobby: who sits where, the options, and its buttons (with the host's option toggles
     when `show_options`)."""
@@ -113,7 +144,7 @@ def lobby(look: Look, view: TableView, seating: Seating, show_options: bool = Fa
     if free:
         lines.append(t.ngettext("{free} seat free", "{free} seats free", free).format(free=free))
     options = options_line(look, view.options, seating.coach)
-    lines += ["", t("Options: {options}", options=options)]
+    lines += ["", t("Options: {options}", options=options), *option_notes(look, view.options)]
     if seated < MIN_PLAYERS:
         lines.append(
             t("{n} to {m} players; the game starts with /start.", n=MIN_PLAYERS, m=MAX_PLAYERS)
@@ -638,4 +669,5 @@ def rules_text(look: Look, options: Options | None) -> str:
     ]
     if options is not None:
         lines += ["", t("This table: {options}", options=options_line(look, options))]
+        lines += option_notes(look, options)
     return "\n".join(lines)
