@@ -27,6 +27,9 @@ What it models, as Discord does:
 - the command sync (PUT /applications/{id}/commands) is kept in `commands`;
 - with `rate_limits`: at most N posts per period per channel (sends and edits), with Discord's
   X-RateLimit-* headers, and 429 beyond it (counted in `throttled`);
+- the guild as the gateway describes it to the client (`guild_create`, `channel_update`): its
+  @everyone role, the channel with the bot's permissions there (`app_permissions`), the bot's
+  own member;
 - a minimal gateway (`gateway_url`; GET /gateway/bot names it, with `shards`): HELLO, IDENTIFY →
   READY (recording each shard's intents in `identified`), heartbeats, and `dispatch(event,
   data)` to send an event to every session; a test may use it instead of the connection state.
@@ -420,6 +423,84 @@ class FakeDiscord:
         if message is not None:
             payload["message"] = self._message_json(message)
         return payload
+
+    # --- what the gateway tells the client about the guild ------------------------------------
+
+    def guild_create(self) -> JSON:
+        """The GUILD_CREATE payload the gateway sends for the guild (on connecting, or on
+        joining it): its @everyone role, the channel and the bot's own member, the only one
+        sent without the members intent. What `app_permissions` lacks is denied to the bot in
+        the channel by a member overwrite, as an admin would take it away."""
+        return {
+            "id": str(self.guild),
+            "name": "Wizards",
+            "icon": None,
+            "owner_id": "1",
+            "afk_timeout": 300,
+            "verification_level": 0,
+            "default_message_notifications": 0,
+            "explicit_content_filter": 0,
+            "mfa_level": 0,
+            "nsfw_level": 0,
+            "premium_tier": 0,
+            "preferred_locale": "en-US",
+            "features": [],
+            "emojis": [],
+            "stickers": [],
+            "roles": [
+                {
+                    "id": str(self.guild),  # @everyone has the guild's id
+                    "name": "@everyone",
+                    "permissions": str(PERMISSIONS | APP_PERMISSIONS),
+                    "position": 0,
+                    "color": 0,
+                    "hoist": False,
+                    "managed": False,
+                    "mentionable": False,
+                    "flags": 0,
+                }
+            ],
+            "channels": [self._channel_json()],
+            "threads": [],
+            "members": [
+                {
+                    "user": {**self.bot.to_json(), "bot": True},
+                    "roles": [],
+                    "joined_at": "2025-01-01T00:00:00+00:00",
+                    "deaf": False,
+                    "mute": False,
+                    "flags": 0,
+                }
+            ],
+            "voice_states": [],
+            "presences": [],
+            "stage_instances": [],
+            "guild_scheduled_events": [],
+            "member_count": 1,
+            "large": False,
+            "unavailable": False,
+        }
+
+    def channel_update(self) -> JSON:
+        """The CHANNEL_UPDATE payload the gateway sends when the channel's permissions change
+        (say, `app_permissions` was changed)."""
+        return {**self._channel_json(), "guild_id": str(self.guild)}
+
+    def _channel_json(self) -> JSON:
+        denied = APP_PERMISSIONS & ~self.app_permissions
+        overwrites = [{"id": str(self.app_id), "type": 1, "allow": "0", "deny": str(denied)}]
+        return {
+            "id": str(self.channel),
+            "type": 0,
+            "name": "wizards",
+            "position": 0,
+            "permission_overwrites": overwrites if denied else [],
+            "nsfw": False,
+            "parent_id": None,
+            "topic": None,
+            "last_message_id": None,
+            "rate_limit_per_user": 0,
+        }
 
     # --- what tests read ------------------------------------------------------------------------
 

@@ -877,6 +877,75 @@ async def test_where_the_bot_may_not_post_a_table_is_refused_and_says_why(dc: Bo
     assert any("Round 1 of 5" in text for text in dc.channel_texts()), dc.channel_texts()
 
 
+def the_gateway_says(bot: Bot, event: str, payload: dict[str, Any]) -> None:
+    """The client's cache hears a gateway event about the guild (GUILD_CREATE, CHANNEL_UPDATE),
+    as from the gateway."""
+    parse = getattr(bot.front.client._connection, f"parse_{event.lower()}")
+    parse(payload)
+
+
+async def whose_dm_hand(bot: Bot) -> tuple[Person, Stored]:
+    """The player whose DM hand has a move to make now, and that hand."""
+    for user in bot.people:
+        hand = bot.hand(user)
+        if hand is not None and hand.custom_ids():
+            return user, hand
+    raise AssertionError("nobody has a move to make in their DM")
+
+
+async def test_a_dm_press_where_the_bot_may_not_post_in_the_games_channel_is_refused(
+    dc: Bot,
+) -> None:
+    """Mid-game an admin takes Send Messages from the bot in the game's channel (the gateway
+    tells the client's cache). A move pressed on a hand in a DM is refused as a press in the
+    channel is, naming the game's channel and the permission, and changes nothing; once the
+    permission is back, the same press is taken."""
+    ann, *_others = players = people(dc, "Ann", "Bob", "Cid")
+    the_gateway_says(dc, "GUILD_CREATE", dc.fake.guild_create())
+    await seat(dc, players)
+    await dc.command(ann, "start")
+    user, hand = await whose_dm_hand(dc)
+    chat = chat_key(dc.channel)
+    version = await dc.client.hget(keys.game(chat), "v")
+    table = dc.table().content
+    dc.fake.app_permissions &= ~SEND_MESSAGES
+    the_gateway_says(dc, "CHANNEL_UPDATE", dc.fake.channel_update())
+    await dc.press(user.id, user, hand, hand.custom_ids()[0])
+    assert dc.last_reply(user.id) == (
+        f"#e1 (only {user.name} sees) bot: I may not post in <#{dc.channel}>, the game's "
+        "channel, so the game could not be seen there. An admin can give me these permissions "
+        "in that channel's settings: Send Messages, Attach Files."
+    )
+    assert await dc.client.hget(keys.game(chat), "v") == version  # nothing was done
+    assert dc.table().content == table
+    assert dc.hand(user) is hand
+    assert hand.custom_ids()
+    assert not any(e[1] == 50013 for e in dc.fake.errors)  # nothing was even tried
+    dc.fake.app_permissions = APP_PERMISSIONS
+    the_gateway_says(dc, "CHANNEL_UPDATE", dc.fake.channel_update())
+    await dc.press(user.id, user, hand, hand.custom_ids()[0])
+    assert await dc.client.hget(keys.game(chat), "v") != version
+    assert "may not post" not in dc.last_reply(user.id)
+
+
+async def test_a_dm_press_is_taken_when_the_client_does_not_know_the_games_channel(
+    dc: Bot,
+) -> None:
+    """A worker whose cache does not know the game's channel (its gateway has not described
+    the guild yet) cannot tell what the bot may do there without asking Discord: a press in a
+    DM is taken, as before; the channel's posts that fail are logged (error 50013)."""
+    ann, *_others = players = people(dc, "Ann", "Bob", "Cid")
+    await seat(dc, players)
+    await dc.command(ann, "start")
+    user, hand = await whose_dm_hand(dc)
+    chat = chat_key(dc.channel)
+    version = await dc.client.hget(keys.game(chat), "v")
+    dc.fake.app_permissions &= ~SEND_MESSAGES
+    await dc.press(user.id, user, hand, hand.custom_ids()[0])
+    assert await dc.client.hget(keys.game(chat), "v") != version
+    assert "may not post" not in dc.last_reply(user.id)
+
+
 async def test_a_coachs_reviews_reach_a_player_whose_dms_are_closed(
     dc: Bot, caplog: pytest.LogCaptureFixture
 ) -> None:

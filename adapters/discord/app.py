@@ -30,6 +30,7 @@ from adapters.discord import buttons
 from adapters.discord.commands import COMMANDS, Spec, Translator, description, option_description
 from adapters.discord.ids import (
     SCOPE,
+    cached_permissions,
     chat_key,
     discord_id,
     display_name,
@@ -473,29 +474,56 @@ class DiscordFrontEnd:
                 await interaction.response.send_message(sorry, ephemeral=True)
 
     async def _may_post(self, interaction: Interaction, chat: str, kind: Kind) -> bool:
-        """Whether the bot may show what a command or a press in a server channel posts there
-        (Discord includes the bot's own permissions in each interaction); if not, the person
-        is told which permission it lacks, ephemerally, and nothing is done: a game nobody
-        sees, or a lobby that never shows who joined, would be worse. In a DM, or for a
-        request answered by the interaction alone (`ANSWERED_HERE`), there is nothing to
-        check."""
-        if interaction.guild_id is None or kind in ANSWERED_HERE:
+        """Whether the bot may show what a command or a press posts in the game's channel; if
+        not, the person is told which permission it lacks, ephemerally, and nothing is done: a
+        game nobody sees, or a lobby that never shows who joined, would be worse. In a server
+        channel Discord includes the bot's own permissions in the interaction. A press in a DM
+        (on a hand) changes the game's channel too: the bot's permissions there are what the
+        client's cache of the guild says, and when it does not know the channel (its gateway
+        has not described the guild yet) the press is taken, as nothing says otherwise. A
+        request answered by the interaction alone (`ANSWERED_HERE`) is not checked."""
+        if kind in ANSWERED_HERE:
             return True
-        thread = isinstance(interaction.channel, discord.Thread)
-        missing = missing_permissions(interaction.app_permissions, thread)
+        there = None  # the game's channel, when the interaction is elsewhere (a DM)
+        if interaction.guild_id is not None:
+            permissions = interaction.app_permissions
+            thread = isinstance(interaction.channel, discord.Thread)
+        elif (there := discord_id(chat)) is not None and (
+            cached := cached_permissions(self.client, there)
+        ) is not None:
+            permissions, thread = cached
+        else:
+            return True
+        missing = missing_permissions(permissions, thread)
         if not missing:
             return True
         t = await self._texts(chat)
-        # TRANSLATORS: {permissions}: the names of Discord permissions the bot lacks in the
-        # channel, separated by commas ("Send Messages", "Attach Files").
-        text = t.ngettext(
-            "I may not post in this channel, so the game could not be seen here. An admin can "
-            "give me this permission in the channel's settings: {permissions}.",
-            "I may not post in this channel, so the game could not be seen here. An admin can "
-            "give me these permissions in the channel's settings: {permissions}.",
-            len(missing),
-        ).format(permissions=", ".join(t(name) for name in missing))
-        await self._say(interaction, content(text), ephemeral=True)
+        if there is None:
+            # TRANSLATORS: {permissions}: the names of Discord permissions the bot lacks in the
+            # channel, separated by commas ("Send Messages", "Attach Files").
+            said = t.ngettext(
+                "I may not post in this channel, so the game could not be seen here. An admin "
+                "can give me this permission in the channel's settings: {permissions}.",
+                "I may not post in this channel, so the game could not be seen here. An admin "
+                "can give me these permissions in the channel's settings: {permissions}.",
+                len(missing),
+            )
+        else:
+            # TRANSLATORS: said in a DM to a player who pressed a button of their hand there.
+            # {channel}: the game's channel, shown by Discord as its name (#wizards);
+            # {permissions}: as in "I may not post in this channel...".
+            said = t.ngettext(
+                "I may not post in {channel}, the game's channel, so the game could not be seen "
+                "there. An admin can give me this permission in that channel's settings: "
+                "{permissions}.",
+                "I may not post in {channel}, the game's channel, so the game could not be seen "
+                "there. An admin can give me these permissions in that channel's settings: "
+                "{permissions}.",
+                len(missing),
+            )
+        names = ", ".join(t(name) for name in missing)
+        text = content(said).format(permissions=names, channel=f"<#{there}>")
+        await self._say(interaction, text, ephemeral=True)
         return False
 
     # --- translating ----------------------------------------------------------------------------

@@ -3,7 +3,9 @@
 A channel is `dc:<channel id>`, a person `dc:<user id>` (Discord's snowflakes are unique across
 kinds, so the two never clash). A person's name is their server nickname or display name.
 Whoever may manage the server or the channel counts as an admin (may cancel any game there):
-Discord says so in each interaction, so no request is needed.
+Discord says so in each interaction, so no request is needed. What the bot itself may do in a
+channel comes with each interaction there too; for another channel (a game's, from a DM) the
+client's cache of the guild tells it.
 """
 
 import discord
@@ -58,3 +60,21 @@ def missing_permissions(permissions: discord.Permissions, thread: bool) -> list[
     posting = permissions.send_messages_in_threads if thread else permissions.send_messages
     needed = ((permissions.view_channel, view), (posting, send), (permissions.attach_files, attach))
     return [name for granted, name in needed if not granted]
+
+
+def cached_permissions(
+    client: discord.Client, channel: int
+) -> tuple[discord.Permissions, bool] | None:
+    """The bot's own permissions in a server channel or thread as `client`'s cache knows them
+    (the gateway keeps it: the guild's roles, the channel's overwrites), and whether it is a
+    thread; None when the cache does not know the channel, its guild, or the bot there."""
+    found = client.get_channel(channel)
+    if not isinstance(found, discord.abc.GuildChannel | discord.Thread):
+        return None
+    me = found.guild.me
+    if me is None:
+        return None
+    try:
+        return found.permissions_for(me), isinstance(found, discord.Thread)
+    except discord.ClientException:  # a thread whose parent channel is not known
+        return None
