@@ -28,7 +28,7 @@ from adapters.discord.app import DiscordFrontEnd
 from adapters.discord.ids import chat_key, user_key
 from adapters.outbox import FAST, Limits
 from adapters.slots import hand_slot
-from bot import Kind, Request, User, tokens
+from bot import Kind, Message, Outcome, Request, User, tokens
 from bot.config import Config, DiscordConfig
 from bot.service import GameService
 from bot.store import Store, keys
@@ -49,24 +49,33 @@ class Bot:
     people: list[Person] = field(default_factory=list)
     limits: Limits = FAST
     turn_timeout: int = 90
+    worker_of: dict[int, DiscordFrontEnd] = field(default_factory=dict)
+    """Person → another worker of the same bot (one Redis) that the gateway gives their
+    interactions to (everyone else's go to `front`)."""
 
     @property
     def channel(self) -> int:
         return self.fake.channel
 
+    def workers(self) -> list[DiscordFrontEnd]:
+        return [self.front, *(w for w in set(self.worker_of.values()) if w is not self.front)]
+
     async def act(self, payload: dict[str, Any]) -> None:
         """Deliver one gateway payload to the client, as the gateway would; wait until it is
         answered and everything it caused is posted."""
-        self.front.client._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
+        person = int((payload.get("member") or payload)["user"]["id"])
+        worker = self.worker_of.get(person, self.front)
+        worker.client._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
         await self.fake.wait_answered(int(payload["id"]))
         await self.idle()
 
     async def idle(self) -> None:
         for _ in range(5000):
             await asyncio.sleep(0)
-            if self.front.busy == 0:
-                await self.front.outbox.flush()
-                if self.front.busy == 0 and not self.fake.busy():
+            if all(worker.busy == 0 for worker in self.workers()):
+                for worker in self.workers():
+                    await worker.outbox.flush()
+                if all(w.busy == 0 for w in self.workers()) and not self.fake.busy():
                     return
             await asyncio.sleep(0.002)
         raise AssertionError("the bot did not go quiet")
@@ -298,7 +307,10 @@ async def test_whole_games_for_more_players_each_bid_mode(
 
 
 async def coach_turn(bot: Bot, rounds_over: int) -> int:
-    """The reviews of a round that ended, posted (`service_helpers.reviews_posted`)."""
+    """The reviews of a round that ended, posted (`service_helpers.reviews_posted`), whichever
+    worker works them out."""
+    for worker in bot.workers()[1:]:
+        await worker.service.coach.settled()
     front = bot.front
     return await reviews_posted(
         bot.channel_texts(), rounds_over, front.service, front.timer_interval, bot.idle
@@ -946,14 +958,37 @@ async def test_a_dm_press_is_taken_when_the_client_does_not_know_the_games_chann
     assert "may not post" not in dc.last_reply(user.id)
 
 
+@pytest.mark.parametrize("workers", [1, 2])
 async def test_a_coachs_reviews_reach_a_player_whose_dms_are_closed(
-    dc: Bot, caplog: pytest.LogCaptureFixture
+    dc: Bot, caplog: pytest.LogCaptureFixture, workers: int
 ) -> None:
     """Cid's DMs are closed at a coach table: each round's review follows up his last
     interaction in the channel, shown to him alone, and so does the answer of his /review;
-    nobody else sees any of it, and none is dropped."""
+    nobody else sees any of it, and none is dropped. With two workers serving the bot, Cid's
+    interactions reach one and everyone else's the other, which works out the reviews of the
+    rounds it ends: his interaction is found in Redis, kept while Discord takes followups."""
     caplog.set_level(logging.INFO, "adapters.discord.app")
     ann, _bob, cid = players = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
+    if workers == 2:
+        other = _front(dc.fake, dc.client)
+        await other.start(connect=False)
+        dc.worker_of[cid.id] = other
+    try:
+        await a_coach_game_with_closed_dms(dc, ann, cid, players)
+    finally:
+        if workers == 2:
+            await other.stop()
+    lost = ("is dropped", "could not follow up")
+    assert not any(word in record.getMessage() for record in caplog.records for word in lost)
+    remembered = keys.follow_up(chat_key(dc.channel), cid.id)
+    assert 0 < await dc.client.pttl(remembered) <= 14 * 60 * 1000
+
+
+async def a_coach_game_with_closed_dms(
+    dc: Bot, ann: Person, cid: Person, players: list[Person]
+) -> None:
+    """A whole game at a coach table where Cid's DMs are closed, then Cid's /review: what he
+    is shown of the reviews, and that nobody else is shown any."""
     await seat(dc, players, coach="on")
     await dc.command(ann, "start")
     over = 0
@@ -980,4 +1015,30 @@ async def test_a_coachs_reviews_reach_a_player_whose_dms_are_closed(
     assert len(review.replies) == 2
     assert "(only Cid sees) bot: 📝 Your last game" in review.replies[1]
     assert not any("📝" in m.content for m in dc.fake.shown(dc.channel))  # for everyone
-    assert not any("is dropped" in record.getMessage() for record in caplog.records)
+
+
+async def test_a_private_message_never_fills_in_an_answer_still_thinking(dc: Bot) -> None:
+    """Cid's DMs are closed. While his /rules is slow, deferred with a public "thinking"
+    placeholder, a private message for him comes (a review worked out meanwhile): Discord
+    would show the first followup of that interaction in the placeholder's place, for everyone,
+    so the private message follows up his interaction before, answered already."""
+    cid = people(dc, "Ann", "Cid", closed=("Cid",))[1]
+    chat = chat_key(dc.channel)
+    await dc.command(cid, "join")
+    private = Outcome(messages=(Message("📝 For Cid alone", to=user_key(cid.id)),))
+    handle = dc.front.service.handle
+
+    async def slow(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(0.3)  # deferred meanwhile, in public
+        await dc.front.show(chat, private)
+        await dc.front.outbox.flush()
+        return await handle(*args, **kwargs)
+
+    dc.front.defer_after = 0.05
+    dc.front.service.handle = slow  # type: ignore[method-assign]
+    await dc.command(cid, "rules")
+    joined, rules = [line for line in dc.fake.transcripts[dc.channel] if line.action][-2:]
+    assert rules.replies[0] == "#2 (thinking…)"
+    assert rules.replies[1].startswith("#2 edited: ")
+    assert "For Cid alone" not in "".join(rules.replies)
+    assert joined.replies[-1] == "#e2 (only Cid sees) bot: 📝 For Cid alone"

@@ -6,5 +6,6 @@
 - `buttons`: the durable buttons (dynamic items whose state is their custom id);
 - `slots`: the Redis map of slot → message id, edited in place;
 - `sender`: one post on Discord (send, or edit the slot's message; closed DMs);
+- `followups`: each person's newest interaction in a channel, in Redis, to follow up;
 - `app`: the interaction handlers and the lifecycle; `run`: `serve(config, redis_url, stop)`.
 """

@@ -16,7 +16,6 @@ import asyncio
 import contextlib
 import io
 import logging
-import time
 from collections.abc import Awaitable
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -28,6 +27,7 @@ from discord import app_commands
 
 from adapters.discord import buttons
 from adapters.discord.commands import COMMANDS, Spec, Translator, description, option_description
+from adapters.discord.followups import Followups
 from adapters.discord.ids import (
     SCOPE,
     cached_permissions,
@@ -63,6 +63,7 @@ from bot import (
     Outcome,
     RedisClient,
     Request,
+    StoreErrors,
     User,
     WebLinks,
     caused_by_store,
@@ -106,9 +107,6 @@ ANSWERED_HERE = frozenset(
 )
 """Requests whose whole answer is the interaction's own (or a DM): they post nothing in the
 channel, so they need no permission there (`_may_post`)."""
-FOLLOW_UP_FOR = 14 * 60.0
-"""Seconds an interaction may still be followed up (Discord allows 15 minutes): see
-`DiscordFrontEnd.recent`."""
 PLACEHOLDER = "wizard-placeholder"
 """`Interaction.extras` key: a command was deferred, with a public (True) or private
 placeholder."""
@@ -165,10 +163,10 @@ class DiscordFrontEnd:
         self.slots = Slots(client)
         self.notices: dict[tuple[int, int], int] = {}
         """(channel, person) → the round of the newest "Your hand" notice queued (`_dms_closed`)."""
-        self.recent: dict[tuple[int, int], tuple[Interaction, float]] = {}
-        """(channel, person) → their newest interaction in that server channel, and when it
-        came: a plain private message that cannot go to their closed DMs (a coach's review)
-        follows it up, ephemerally, while Discord lets it (`_follow_up`)."""
+        self.followups = Followups(client)
+        """Each person's newest interaction in a server channel, in Redis: a plain private
+        message that cannot go to their closed DMs (a coach's review) follows it up,
+        ephemerally, while Discord lets it (`_follow_up`)."""
         self.sender = Sender(self.client, self.slots, self._dms_closed, superseded=self._superseded)
         self.links = WebLinks.of(config, service.clock)
         """The web table's addresses, for the hands' "Open the table" buttons (None: none)."""
@@ -323,30 +321,26 @@ class DiscordFrontEnd:
             self.notices.clear()
         self.notices[(failed.game, failed.user)] = number
 
-    def _remember(self, interaction: Interaction, game: int) -> None:
-        """Keep a person's newest interaction in a server channel (`recent`)."""
-        if interaction.guild_id is None:
-            return
-        if len(self.recent) > 10_000:
-            self.recent.clear()
-        self.recent[(game, interaction.user.id)] = (interaction, time.monotonic())
-
     async def _follow_up(self, failed: Post) -> None:
         """A plain private message (a coach's review, a wings notice) for a person whose DMs
         are closed: shown to them alone in the game's channel, as a followup of their newest
-        interaction there, if Discord still takes one (a /review is answered so, a round's
-        review follows their last move of the round). Else it is dropped: nothing private
-        ever goes to the channel itself."""
+        interaction there, whichever worker received it (`Followups`), if Discord still takes
+        one (a /review is answered so, a round's review follows their last move of the round).
+        Else it is dropped, and logged: nothing private ever goes to the channel itself."""
         assert failed.user is not None
-        interaction, since = self.recent.get((failed.game, failed.user), (None, 0.0))
-        if interaction is None or time.monotonic() - since > FOLLOW_UP_FOR:
+        try:
+            webhook = await self.followups.webhook(self.client, failed.game, failed.user)
+        except StoreErrors as error:
+            webhook = None
+            log.warning("could not read the interactions of %s: %s", failed.user, error)
+        if webhook is None:
             log.info("a private message for %s, whose DMs are closed, is dropped", failed.user)
             return
         extra: dict[str, Any] = {}
         if (keys := buttons.view(failed.keys)) is not None:
             extra["view"] = keys
         try:
-            await interaction.followup.send(failed.text, ephemeral=True, **extra)
+            await webhook.send(failed.text, ephemeral=True, **extra)
         except discord.HTTPException as error:
             log.info("could not follow up an interaction of %s: %s", failed.user, error)
 
@@ -387,7 +381,6 @@ class DiscordFrontEnd:
             try:
                 if not await self._may_post(interaction, chat, kind):
                     return
-                self._remember(interaction, channel)
                 outcome = await self._handle(interaction, chat, user, request, public=public)
                 reply = await self._split(
                     chat, outcome, user.id, here=kind is Kind.HAND, command=True
@@ -415,7 +408,6 @@ class DiscordFrontEnd:
             try:
                 if not await self._may_post(interaction, chat, request.kind):
                     return
-                self._remember(interaction, game)
                 user = self._user(interaction)
                 outcome = await self._handle(interaction, chat, user, request, public=None)
                 ephemeral = interaction.message is not None and interaction.message.flags.ephemeral
@@ -627,7 +619,8 @@ class DiscordFrontEnd:
     async def _respond(
         self, interaction: Interaction, chat: str, reply: Reply, *, command: bool
     ) -> None:
-        """Acknowledge the interaction with what it shows (once; by followup if deferred)."""
+        """Acknowledge the interaction with what it shows (once; by followup if deferred); then
+        it is the person's newest in the channel (`_remember`)."""
         response = interaction.response
         deferred = response.is_done()
         said = False
@@ -675,6 +668,20 @@ class DiscordFrontEnd:
             await self._say(interaction, t("Done"), ephemeral=True)
         elif not said and not response.is_done():
             await response.defer()  # a press that shows nothing more: the message changes
+        await self._remember(interaction, chat)
+
+    async def _remember(self, interaction: Interaction, chat: str) -> None:
+        """Keep an interaction in a server channel as its person's newest there (`followups`),
+        once it is answered: the first followup of an interaction still deferred takes the
+        place of its "thinking" placeholder, public if that is, so a private message must not
+        be the one. If the store is away, their earlier one stays (it is logged)."""
+        game = discord_id(chat)
+        if interaction.guild_id is None or game is None:
+            return
+        try:
+            await self.followups.remember(interaction, game)
+        except StoreErrors as error:
+            log.warning("could not keep an interaction of %s: %s", interaction.user.id, error)
 
     async def _say(
         self,

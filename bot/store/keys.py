@@ -157,3 +157,15 @@ def readers(of: str) -> str:
     """Sorted set of the workers reading scope `of`'s relay, by when each last read it (the
     Redis server's clock): the relay is live while one read lately."""
     return f"{RELAY_PREFIX}{{r:{of}}}:readers"
+
+
+FOLLOW_UP_PREFIX = "wiz-followup:"
+"""The prefix of the Discord interactions kept for followups: outside `PREFIX` on purpose. Each
+is a token that lets whoever holds it post in the interaction's place, and lives 14 minutes
+(Discord takes followups for 15), so a backup has nothing to keep of it, and should not."""
+
+
+def follow_up(chat: str, person: int) -> str:
+    """String: the token of `person`'s newest interaction in the Discord channel `chat`, kept
+    (with its time to live) while Discord takes followups to it (`adapters.discord.followups`)."""
+    return f"{FOLLOW_UP_PREFIX}{{{chat}}}:{person}"
