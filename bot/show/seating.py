@@ -1,11 +1,10 @@
 """Who sits where as a chat shows them, and what this game's buttons carry: the part of a chat's
 table that screens need beside the engine's views."""
 
-from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot import tokens
+from bot.namesakes import apart
 from bot.table import Table
 
 ROBOT = "🤖"
@@ -41,7 +40,7 @@ def seating(table: Table) -> Seating:
     players = state.players
     return Seating(
         game=table.game_id,
-        names=_apart(f"{ROBOT} {p.name}" if p.id in table.ai else p.name for p in players),
+        names=apart(f"{ROBOT} {p.name}" if p.id in table.ai else p.name for p in players),
         host=next((seat for seat, p in enumerate(players) if p.id == table.host), None),
         away=frozenset(seat for seat, p in enumerate(players) if p.id in table.away),
         stamp=tokens.stamp(state),
@@ -49,17 +48,3 @@ def seating(table: Table) -> Seating:
         robots=frozenset(seat for seat, p in enumerate(players) if p.id in table.ai),
         coach=table.coach,
     )
-
-
-def _apart(names: Iterable[str]) -> tuple[str, ...]:
-    """The names in seat order, each one already shown numbered by how often it came: `Ann`,
-    `Ann (2)`."""
-    names = tuple(names)
-    if len(set(names)) == len(names):
-        return names  # (as nearly always: nobody to number)
-    seen: Counter[str] = Counter()
-    shown = []
-    for name in names:
-        seen[name] += 1
-        shown.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
-    return tuple(shown)
