@@ -322,7 +322,7 @@ class FakeDiscord:
 
     # --- what people do (gateway payloads) --------------------------------------------------
 
-    def command(self, view: int, user: Person, name: str, **options: str) -> JSON:
+    def command(self, view: int, user: Person, name: str, /, **options: str) -> JSON:
         """The INTERACTION_CREATE payload of `/name option:value...` typed in `view` (the
         channel, or the person's id for their DM)."""
         shown = " ".join([f"/{name}", *(f"{k}:{v}" for k, v in options.items())])

@@ -80,7 +80,9 @@ class Bot:
             await asyncio.sleep(0.002)
         raise AssertionError("the bot did not go quiet")
 
-    async def command(self, user: Person, name: str, view: int | None = None, **opts: str) -> None:
+    async def command(
+        self, user: Person, name: str, /, view: int | None = None, **opts: str
+    ) -> None:
         await self.act(self.fake.command(view or self.channel, user, name, **opts))
 
     async def press(self, view: int, user: Person, message: Stored, custom_id: str) -> None:
