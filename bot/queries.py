@@ -12,6 +12,7 @@ the asker alone (in a private chat everything is a message: it is theirs alone a
 
 from bot.commands import BY_KIND, BadArgument, Kind
 from bot.messages import Message, Outcome
+from bot.namesakes import shown
 from bot.requests import Request, User
 from bot.show.formatters import fit
 from bot.show.i18n import Texts
@@ -21,10 +22,11 @@ from bot.show.stats import (
     confirms,
     forget_question,
     forgotten_text,
+    namesakes_text,
     player_name,
     stats_text,
 )
-from bot.stats import board, find, total
+from bot.stats import board, find, namesakes, total
 from bot.store.stats import StatsStore
 
 NAME_SHOWN = 32
@@ -58,19 +60,25 @@ async def answer(
 
 
 async def stats(store: StatsStore, chat: str, user: User, name: str, t: Texts) -> Outcome:
-    """/stats in a group: the asker's, or the named player's, in this chat only."""
+    """/stats in a group: the asker's, or the named player's, in this chat only. A name that
+    several people here go by gets them told apart, to pick one (`Ann (2)`), for the asker."""
     done = await store.fold(chat)
+    numbers = namesakes(done.players)
     if name:
-        player = find(done.players, name)
-        if player is None:
+        found = find(done.players, name)
+        if not found:
             text = t("Nobody called {name} has played here.", name=fit(name, NAME_SHOWN))
             return _say(text, private=False, alert=True)
+        if len(found) > 1:
+            matches = [(p, done.players[p], numbers[p]) for p in found]
+            return _say(namesakes_text(t, fit(name, NAME_SHOWN), matches), private=False)
+        player = found[0]
     else:
         player = user.id
         if player not in done.players:
             return _say(t("No game of yours has finished here yet."), private=False, alert=True)
     standing = done.players[player]
-    text = stats_text(t, player_name(t, player, standing), standing)
+    text = stats_text(t, shown(player_name(t, player, standing), numbers.get(player, 1)), standing)
     return Outcome(messages=(Message(text, pre=True),))
 
 
@@ -97,7 +105,7 @@ async def top(store: StatsStore, chat: str, t: Texts, now: float, private: bool)
     if not all_time:
         return _say(t("No game has finished in this chat yet."), private, alert=not private)
     month = await store.recent_fold(chat, now)
-    text = board_text(t, all_time, board(month.players))
+    text = board_text(t, all_time, board(month.players), namesakes(done.players))
     return Outcome(messages=(Message(text, pre=True),))
 
 

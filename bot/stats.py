@@ -9,9 +9,10 @@ level (`ai:hard`), one identity for every seat of that level. The fold also name
 it holds (`Fold.cursor`), so it can be carried forward with the games after it (`unfolded`).
 
 `board` orders a leaderboard by the conservative rating (`Standing.ordinal`: mu - 3 sigma),
-`recent` picks the games of the last `WINDOW` seconds, `find` looks a player up by name, and
-`anonymised` rewrites a summary without one player (for /forgetme). docs/stats.md describes the
-model, the data kept and what a fold costs.
+`recent` picks the games of the last `WINDOW` seconds, `namesakes` numbers people called alike
+(by their first game here), `find` looks a player up by name, and `anonymised` rewrites a summary
+without one player (for /forgetme). docs/stats.md describes the model, the data kept and what a
+fold costs.
 """
 
 import json
@@ -23,6 +24,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce, PlackettLuceRating
 
+from bot.namesakes import numbered, numbers
 from bot.upgrades import STATS
 
 MODEL = PlackettLuce()
@@ -273,6 +275,8 @@ class Fold:
     """A chat's games folded, oldest first: every player's standing, and the newest game."""
 
     players: dict[str, Standing] = field(default_factory=dict)
+    """By rating identity, in the order of their first game folded (kept so when stored): it
+    numbers people called alike (`namesakes`)."""
     cursor: str = ""
     """The key of the newest game folded ("" before the first)."""
     games: int = 0
@@ -368,24 +372,45 @@ def board(players: Mapping[str, Standing], limit: int = BOARD) -> list[tuple[str
     return ranked[:limit]
 
 
+def _normal(name: str) -> str:
+    """A name NFKC-normalised, spaces trimmed."""
+    return unicodedata.normalize("NFKC", name).strip()
+
+
 def folded_name(name: str) -> str:
-    """A name as compared by `find`: NFKC-normalised, case-folded, spaces trimmed."""
-    return unicodedata.normalize("NFKC", name).casefold().strip()
+    """A name as compared by `find`: NFKC-normalised, spaces trimmed, case-folded."""
+    return _normal(name).casefold()
 
 
-def find(players: Mapping[str, Standing], name: str) -> str | None:
-    """The player called `name` (as seated; an AI level by its name, `hard`), case-insensitive;
-    a level's name is the level's, even where a person is called so too; of several people, the
-    one who played last. None if nobody is."""
+def namesakes(players: Mapping[str, Standing]) -> dict[str, int]:
+    """Each person's number among the people called alike here (`bot.namesakes`): 1 for the
+    first to play here, 2 for the next, as the fold met them (`Fold.players`), so a number stays
+    with its person from one board to the next, whoever plays or wins later."""
+    people = [(p, s.name) for p, s in players.items() if person(p)]
+    counted = numbers(name for _, name in people)
+    return {player: number for (player, _), number in zip(people, counted, strict=True)}
+
+
+def find(players: Mapping[str, Standing], name: str) -> list[str]:
+    """The players `name` may mean: an AI level by its name (`hard`: the level's, even where a
+    person is called so too), else the people called `name` as seated, or as numbered among
+    people called alike (`Ann (2)`; the first is also `Ann (1)`: see `namesakes`), compared
+    case-insensitively; of several, those written exactly so, if any. In the order of
+    `namesakes`; empty if nobody is meant."""
     wanted = folded_name(name)
     if not wanted:
-        return None
-    found = [
-        (level_of(player) is not None, standing.last, player)
-        for player, standing in players.items()
-        if not forgotten(player) and folded_name(standing.name) == wanted
-    ]
-    return max(found)[2] if found else None
+        return []
+    for player, standing in players.items():
+        if level_of(player) is not None and folded_name(standing.name) == wanted:
+            return [player]
+    found: dict[str, set[str]] = {}
+    for player, number in namesakes(players).items():
+        called = players[player].name
+        names = {_normal(called), _normal(numbered(called, number))}
+        if wanted in {n.casefold() for n in names}:
+            found[player] = names
+    written = [player for player, names in found.items() if _normal(name) in names]
+    return written or list(found)
 
 
 def anonymised(entry: Mapping[str, Any], player: str, alias: str) -> dict[str, Any] | None:

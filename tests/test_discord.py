@@ -785,6 +785,44 @@ async def test_commands_are_synced_with_translations(dc: Bot) -> None:
     assert not intents.message_content
 
 
+async def test_stats_tell_two_people_called_ann_apart(dc: Bot) -> None:
+    """Two people called Ann: /top numbers the one who played here later as the table does
+    (`Ann (2)`); /stats name:Ann shows the asker alone both, told apart, and how to pick one;
+    /stats name:Ann (2) shows hers to the channel, as her own /stats does."""
+    ann, annie, bob = people(dc, "Ann", "Ann", "Bob")
+    cid = dc.fake.add_user("Cid")
+    await seat(dc, [ann, annie, bob])
+    assert "2. Ann (2)" in dc.lobby().content
+    await dc.command(ann, "start")
+    await play_on(dc)
+
+    def said() -> tuple[str, str]:
+        """Who sees the last reply, and its text."""
+        head, text = dc.last_reply().split(": ", 1)
+        return head.split(" ", 1)[1], text
+
+    await dc.command(bob, "top")
+    seen, top = said()
+    assert seen == "bot"  # for everyone
+    assert top.count("\u2068Ann\u2069 (2) ") == 2  # on both boards: all time, the last 30 days
+    assert top.count("\u2068Ann\u2069  ") == 2
+
+    await dc.command(bob, "stats", name="ann")
+    assert said() == (
+        "(only Bob sees) bot",
+        "2 players here are called ann. Which one?\n"
+        "    /stats Ann (1) · 1 game\n"
+        "    /stats Ann (2) · 1 game",
+    )
+    asked = ((bob, "Ann (2)", "Ann (2)"), (annie, "", "Ann (2)"), (cid, "ANN (1)", "Ann"))
+    for user, name, heading in asked:  # annie's own: as the boards name her
+        await dc.command(user, "stats", **({"name": name} if name else {}))
+        seen, text = said()
+        assert seen == "bot"
+        assert text.startswith(f"```\n    📊 {heading}\n"), text
+    assert dc.fake.errors == []
+
+
 async def test_private_messages_follow_each_players_client_language(dc: Bot) -> None:
     ann, bob = people(dc, "Ann", "Bob")
     uwe = dc.fake.add_user("Uwe", locale="de")

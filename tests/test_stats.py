@@ -29,6 +29,7 @@ from bot.stats import (
     board,
     find,
     fold,
+    namesakes,
     read_game,
     read_games,
     recent,
@@ -136,7 +137,7 @@ def test_each_ai_level_is_one_rating_of_its_own() -> None:
     )  # the seats rated apart
     assert alone[2][0].mu < hard.mu < alone[1][0].mu
     assert hard.mu == pytest.approx((alone[1][0].mu + alone[3][0].mu) / 2)
-    assert find(done.players, "HARD") == "ai:hard"
+    assert find(done.players, "HARD") == ["ai:hard"]
 
 
 def test_old_summaries_are_read_tolerantly() -> None:
@@ -219,26 +220,61 @@ def test_the_board_orders_by_the_conservative_rating() -> None:
     assert players["tg:2"].provisional
     assert not players["tg:1"].provisional
     assert board(players, limit=1) == board(players)[:1]
-    text = board_text(T, board(players), [])
+    text = board_text(T, board(players), [], namesakes(players))
     assert "Nobody played in the last 30 days." in text
     assert f"fewer than {PROVISIONAL} games" in text
 
 
-def test_find_is_case_insensitive_and_takes_the_last_to_play() -> None:
+def test_find_is_case_insensitive_and_prefers_the_name_as_written() -> None:
     players = {
         "tg:1": Standing("Ann", games=1, last=NOW),
         "tg:9": Standing("ann", games=1, last=NOW + 5),
         "tg:2": Standing("Ｂｏｂ", games=1),  # fullwidth letters: NFKC makes them Bob
         "x:cd": Standing("", games=1),
     }
-    assert find(players, " ANN ") == "tg:9"
-    assert find(players, "bob") == "tg:2"
-    for nobody in ("", "   ", "Cid", "\u202eAnn", "Ann\x00", "A" * 500, "x:cd"):
-        assert find(players, nobody) is None
+    assert find(players, " ann ") == ["tg:9"]
+    assert find(players, "Ann") == ["tg:1"]
+    assert find(players, "ANN") == ["tg:1", "tg:9"]  # either: both are meant
+    assert find(players, "bob") == ["tg:2"]
+    for nobody in ("", "   ", "Cid", "\u202eAnn", "Ann\x00", "A" * 500, "x:cd", "Ann (2)"):
+        assert find(players, nobody) == []
     # a level's name is the level's, even where a person who played later is called so
     players["ai:normal"] = Standing("normal", games=1, last=NOW)
     players["tg:44"] = Standing("Normal", games=1, last=NOW + 9)
-    assert find(players, "normal") == "ai:normal"
+    assert find(players, "normal") == ["ai:normal"]
+
+
+def test_people_called_alike_are_numbered_by_their_first_game_here() -> None:
+    """Two people seated as Ann: the one who played here first is Ann (also `Ann (1)`), the
+    other Ann (2), whoever plays or wins later and wherever they sit; the numbers survive the
+    fold's storing, and a name both go by finds both (to pick one)."""
+    done = folded(
+        summary(["tg:7", "tg:2"], [10, 20], names=["Ann", "Bob"], finished=NOW),
+        summary(["tg:2", "tg:3"], [30, 10], names=["Bob", "Ann"], finished=NOW + 1),
+    )
+    later = [
+        summary(["tg:3", "tg:7", "ai:x"], [90, 10, 5], names=["Ann", "Ann", "AI"], finished=NOW + t)
+        for t in range(2, 6)
+    ]
+    done = fold(read_games(later[::-1]), Fold.from_json(done.to_json()))
+    assert namesakes(done.players) == {"tg:7": 1, "tg:2": 1, "tg:3": 2}
+    assert namesakes(Fold.from_json(done.to_json()).players) == namesakes(done.players)
+    assert find(done.players, "ann") == ["tg:7", "tg:3"]
+    assert find(done.players, "Ann (2)") == ["tg:3"]
+    assert find(done.players, "ann (1)") == ["tg:7"]
+    assert find(done.players, "Bob (1)") == ["tg:2"]
+    assert find(done.players, "Ann (3)") == []
+    # the newer Ann leads the board, and is Ann (2) on it all the same
+    rows = board(done.players)
+    assert rows[0][0] == "tg:3"
+    lines = board_text(T, rows, rows, namesakes(done.players)).splitlines()
+    assert lines[2].startswith("1 \u2068Ann\u2069 (2) ")
+    assert any(line.startswith(("2 \u2068Ann\u2069 ", "3 \u2068Ann\u2069 ")) for line in lines)
+    # a long name is cut before its number, which stays
+    long = {"tg:1": Standing("Maximiliane", games=1), "tg:2": Standing("Maximiliane", games=1)}
+    cells = board_text(T, board(long), [], namesakes(long)).splitlines()[2:4]
+    assert cells[0].startswith("1 \u2068Maximiliane\u2069  ")
+    assert cells[1].startswith("2 \u2068Maximil…\u2069 (2) ")  # 12 columns, as the other
 
 
 def test_anonymised_keeps_the_others() -> None:
@@ -282,7 +318,7 @@ def test_a_right_to_left_name_keeps_the_board_columns() -> None:
         ("tg:1", Standing("محمد", games=7, wins=3, mu=40.0, sigma=1.0)),
         ("tg:2", Standing("Ann", games=5, wins=1, mu=30.0, sigma=1.0)),
     ]
-    lines = board_text(T, rows, rows).splitlines()
+    lines = board_text(T, rows, rows, {}).splitlines()
     assert lines[2].startswith("1 \u2068محمد\u2069 ")
     assert lines[3].startswith("2 \u2068Ann\u2069 ")
     assert text_width(lines[2]) == text_width(lines[3])  # the numbers line up
@@ -292,8 +328,9 @@ def test_a_right_to_left_name_keeps_the_board_columns() -> None:
 def test_the_board_headers_stay_short(language: str) -> None:
     t = texts(language)
     assert all(len(t(head)) <= 6 for head in BOARD_HEADS)
-    rows = [(f"tg:{n}", Standing("W" * 30, games=100, mu=50.0, sigma=0.8)) for n in range(8)]
-    lines = board_text(t, rows, rows).splitlines()
+    players = {f"tg:{n}": Standing("W" * 30, games=100, mu=50.0, sigma=0.8) for n in range(8)}
+    rows = board(players)  # all called alike: numbered up to (8)
+    lines = board_text(t, rows, rows, namesakes(players)).splitlines()
     assert all(text_width(line) <= 34 for line in lines if line[:1] in " 12345678")  # rows
     assert all(text_width(line) <= 40 for line in lines)
 
@@ -307,7 +344,7 @@ def test_the_fold_does_no_io() -> None:
     forbidden = {"asyncio", "socket", "redis", "telegram", "discord", "adapters"}
     assert not {name.split(".")[0] for name in loaded} & forbidden
     ours = {name for name in loaded if name.startswith("bot")}
-    assert ours == {"bot", "bot.stats", "bot.upgrades"}
+    assert ours == {"bot", "bot.namesakes", "bot.stats", "bot.upgrades"}
 
 
 # --- through the service, on a real Redis --------------------------------------------------------

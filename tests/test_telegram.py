@@ -697,6 +697,55 @@ async def test_moves_typed_in_the_group_tell_nothing_secret(tg: Bot) -> None:
     assert tg.real_errors() == []
 
 
+async def test_stats_tell_two_people_called_ann_apart(tg: Bot) -> None:
+    """Two people called Ann: /top numbers the one who played here later as the table does
+    (`Ann (2)`), and she stays Ann (2) after a game she sits first at; /stats Ann answers the
+    asker with both, told apart, and how to pick one; /stats Ann (2) shows hers."""
+    annie = User(1006, "Ann", "annie")
+    people = (ANN, annie, BOB)
+
+    async def said(user: User, command: str) -> MessageView:
+        """What the bot shows after `user` types `command` in the group."""
+        sent = tg.fake.send_command(GROUP, user, command)
+        await tg.idle()
+        shown = tg.fake.last_message(GROUP)
+        assert shown.message_id > sent["message"]["message_id"], f"{command}: no answer"
+        return shown
+
+    await seat(tg, people)
+    await tg.command(GROUP, ANN, "/start")
+    await play_on(tg, people)
+    top = (await said(BOB, "/top")).text
+    ann, second = (f"\u2068{ANN.first_name}\u2069 ", f"\u2068{ANN.first_name}\u2069 (2) ")
+    assert top.count(second) == 2  # on both boards: all time, the last 30 days
+    assert sum(ann in line and second not in line for line in top.splitlines()) == 2
+
+    which = await said(BOB, "/stats ann")
+    assert which.reply_to is not None  # for the asker: a reply to their command
+    assert which.text == (
+        "2 players here are called ann. Which one?\n"
+        "/stats Ann (1) · 1 game\n"
+        "/stats Ann (2) · 1 game"
+    )
+    assert (await said(BOB, "/stats Ann (2)")).text.startswith("📊 Ann (2)\n")
+    assert (await said(annie, "/stats")).text.startswith("📊 Ann (2)\n")  # her own
+    assert (await said(CID, "/stats ann (1)")).text.startswith("📊 Ann\n")
+
+    # Annie sits first at the next table (where she is the Ann without a number) and plays:
+    # on the boards and in /stats she is still Ann (2), the one who came here later
+    await seat(tg, (annie, BOB, ANN))
+    await tg.command(GROUP, annie, "/start")
+    assert f"{ANN.first_name} (2)" in tg.table().text
+    while sum("The game is over" in m.text for m in tg.fake.current_messages(GROUP).values()) < 2:
+        await move(tg, people)
+    again = (await said(CID, "/top")).text
+    assert again.count(second) == 2
+    mine = (await said(annie, "/stats")).text
+    assert mine.startswith("📊 Ann (2)\n")
+    assert "Games      2" in mine
+    assert tg.real_errors() == []
+
+
 async def test_html_is_escaped_and_score_sheets_are_monospace(tg: Bot) -> None:
     sly = User(1005, "<b>Sly</b>", "sly")
     tg.fake.add_group(GROUP, members=[sly])

@@ -4,8 +4,9 @@ for a monospace block (`Message.pre`) narrow enough for a phone, and the texts o
 The numbers come from `bot.stats` (a `Standing` per player); nothing here reads storage.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
+from bot.namesakes import numbered, shown
 from bot.show.formatters import fit, isolated, pad, shown_points, text_width
 from bot.show.i18n import LANGUAGES, N_, Texts, texts
 from bot.stats import PROVISIONAL, UNKNOWN_LEVEL, Standing, level_of
@@ -88,13 +89,21 @@ def stats_text(
     return "\n".join(lines)
 
 
-def _table(t: Texts, rows: Sequence[tuple[str, Standing]]) -> list[str]:
-    """A leaderboard's lines: place, name, rating (`?`: provisional), games, wins."""
+def _name_cell(t: Texts, player: str, standing: Standing, number: int) -> str:
+    """A name on a leaderboard: cut to `NAME_WIDTH` columns but for its number among people
+    called alike, which stays (`Maximil… (2)`); the name isolated, bidirectionally."""
+    room = NAME_WIDTH - text_width(shown("", number))  # the number's columns: ` (2)`, or none
+    return shown(isolated(fit(player_name(t, player, standing), room)), number)
+
+
+def _table(t: Texts, rows: Sequence[tuple[str, Standing]], numbers: Mapping[str, int]) -> list[str]:
+    """A leaderboard's lines: place, name (numbered among people called alike: `numbers`, see
+    `bot.stats.namesakes`), rating (`?`: provisional), games, wins."""
     heads = tuple(t(head) for head in BOARD_HEADS)
     cells = [
         (
             str(place),
-            isolated(fit(player_name(t, player, standing), NAME_WIDTH)),
+            _name_cell(t, player, standing, numbers.get(player, 1)),
             f"{standing.rating}{'?' if standing.provisional else ' '}",
             str(standing.games),
             str(standing.wins),
@@ -118,15 +127,35 @@ def _table(t: Texts, rows: Sequence[tuple[str, Standing]]) -> list[str]:
 
 
 def board_text(
-    t: Texts, all_time: Sequence[tuple[str, Standing]], month: Sequence[tuple[str, Standing]]
+    t: Texts,
+    all_time: Sequence[tuple[str, Standing]],
+    month: Sequence[tuple[str, Standing]],
+    numbers: Mapping[str, int],
 ) -> str:
-    """/top: the chat's leaderboard of all time and of the last 30 days, by rating."""
+    """/top: the chat's leaderboard of all time and of the last 30 days, by rating; people
+    called alike numbered on both as `numbers` says (`bot.stats.namesakes` of all time)."""
     lines = [t("🏆 Best players here, by rating")]
-    lines += _table(t, all_time)
+    lines += _table(t, all_time, numbers)
     lines += ["", t("Last 30 days")]
-    lines += _table(t, month) if month else [t("Nobody played in the last 30 days.")]
+    lines += _table(t, month, numbers) if month else [t("Nobody played in the last 30 days.")]
     if any(standing.provisional for _, standing in [*all_time, *month]):
         lines += ["", t("? provisional: fewer than {n} games", n=PROVISIONAL)]
+    return "\n".join(lines)
+
+
+def namesakes_text(t: Texts, name: str, matches: Sequence[tuple[str, Standing, int]]) -> str:
+    """/stats of a `name` that several people here go by: each of them (player, standing,
+    number among people called alike) as /stats takes them, with their games, to pick one."""
+    count = len(matches)
+    head = t.ngettext(
+        "{n} player here is called {name}. Which one?",
+        "{n} players here are called {name}. Which one?",
+        count,
+    )
+    lines = [head.format(n=count, name=name)]
+    for player, standing, number in matches:
+        games = t.ngettext("{n} game", "{n} games", standing.games).format(n=standing.games)
+        lines.append(f"/stats {numbered(player_name(t, player, standing), number)} · {games}")
     return "\n".join(lines)
 
 
