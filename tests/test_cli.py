@@ -16,6 +16,7 @@ from conftest import modules_loaded
 
 from adapters.cli import main, program
 from bot.show.formatters import (
+    game_log,
     score_line,
     score_sheet,
     seat_score,
@@ -27,7 +28,9 @@ from bot.show.i18n import texts
 from bot.show.look import Look
 from bot.show.themes import Theme
 from engine import Options, export_record, parse_option
+from engine.options import RoundsPlan
 from engine.randomplay import play_random_game
+from engine.state import Player
 from engine.views import ScoreRow, SeatView
 
 
@@ -531,6 +534,19 @@ def test_replay_prints_the_game_round_by_round(
 
 
 # --- the rendering -------------------------------------------------------------------------------
+
+
+def test_a_games_log_tells_people_called_alike_apart() -> None:
+    """Two players called Ann: the log of their game (`replay`) numbers the second, as the
+    table did, in its head, its rounds, its score sheet and its standings."""
+    state, _ = play_random_game(3, Options(rounds=RoundsPlan.SHORT), 4)
+    state.players = [Player("a", "Ann"), Player("b", "Ann"), Player("c", "Bob")]
+    log = game_log(Look(texts("en"), Theme.COLOURS), state)
+    assert log.startswith("Ann, Ann (2), Bob; options: ")
+    assert "❌ Ann (2): " in log or "✅ Ann (2): " in log  # each round's line
+    assert re.search(r"^Rnd Cards \| +Ann +\| +Ann \(2\) +\| +Bob$", log, re.MULTILINE)
+    final = log.split("Final standings\n\n", 1)[1].splitlines()
+    assert sorted(line.split(": ")[0][2:] for line in final[:3]) == ["Ann", "Ann (2)", "Bob"]
 
 
 def test_standings_share_places() -> None:

@@ -9,6 +9,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from bot.namesakes import apart
 from bot.show.clusters import whole
 from bot.show.i18n import N_, Texts
 from bot.show.look import Look
@@ -336,7 +337,7 @@ def game_log(look: Look, state: GameState, width: int = WIDTH) -> str:
     """A finished game: its table, every round, the score sheet and the final standings."""
     t = look.t
     view = table_view(state)
-    names = [seat.name for seat in view.seats]
+    names = list(apart(seat.name for seat in view.seats))
     head = t(
         "{names}; options: {options}; {name} deals first",
         names=", ".join(names),
@@ -354,6 +355,6 @@ def game_log(look: Look, state: GameState, width: int = WIDTH) -> str:
 
 
 def final_standings(look: Look, view: TableView) -> list[str]:
-    """The standings of a finished game, from its table view."""
-    names = [seat.name for seat in view.seats]
+    """The standings of a finished game, from its table view (people called alike told apart)."""
+    names = list(apart(seat.name for seat in view.seats))
     return standings(look, names, [seat.total for seat in view.seats], view.places)
