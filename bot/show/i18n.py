@@ -199,7 +199,8 @@ def texts(language: str | None) -> Texts:
 ERROR_MESSAGES: dict[ErrorCode, str] = {
     ErrorCode.BAD_COMMAND: N_("Sorry, I don't understand that command."),
     ErrorCode.BAD_OPTION: N_("That is not a valid option."),
-    ErrorCode.OPTION_UNAVAILABLE: N_("That option is not available at this table."),
+    # the one option a table's number of players rules out (engine.options.hand_sizes)
+    ErrorCode.OPTION_UNAVAILABLE: N_("Tournament rounds are for {n} to {m} players."),
     ErrorCode.OPTION_OFF: N_("That option is not switched on at this table."),
     ErrorCode.BAD_PLAYER: N_("That player name is not valid."),
     ErrorCode.UNKNOWN_PLAYER: N_("You are not playing at this table."),
@@ -233,9 +234,14 @@ UNKNOWN_ERROR = N_("That is not possible right now.")
 def error_text(t: Texts, code: ErrorCode | str) -> str:
     """The refusal `code` as a sentence in the language of `t`."""
     try:
-        return t.gettext(ERROR_MESSAGES[ErrorCode(code)])
+        message = ERROR_MESSAGES[ErrorCode(code)]
     except (KeyError, ValueError):
         return t.gettext(UNKNOWN_ERROR)
+    if code == ErrorCode.OPTION_UNAVAILABLE:
+        from engine.options import TOURNAMENT_HANDS  # (the rules load only when needed)
+
+        return t(message, n=min(TOURNAMENT_HANDS), m=max(TOURNAMENT_HANDS))
+    return t.gettext(message)
 
 
 # -- Texts the game screens will need (kept in the catalogs until the code uses them) -------

@@ -21,7 +21,7 @@ from bot.show.formatters import (
     trick_plays,
     trump_line,
 )
-from bot.show.i18n import N_
+from bot.show.i18n import N_, error_text
 from bot.show.look import Look, personal
 from bot.show.picture import SheetPicture
 from bot.show.seating import AWAY, Seating
@@ -32,6 +32,7 @@ from engine import (
     ROUND_PHASES,
     BidMode,
     Card,
+    ErrorCode,
     Options,
     Phase,
     PlayerView,
@@ -150,8 +151,7 @@ def lobby(look: Look, view: TableView, seating: Seating, show_options: bool = Fa
             t("{n} to {m} players; the game starts with /start.", n=MIN_PLAYERS, m=MAX_PLAYERS)
         )
     elif view.options.rounds is RoundsPlan.TOURNAMENT and seated not in TOURNAMENT_HANDS:
-        fewest, most = min(TOURNAMENT_HANDS), max(TOURNAMENT_HANDS)
-        lines.append(t("Tournament rounds are for {n} to {m} players.", n=fewest, m=most))
+        lines.append(error_text(t, ErrorCode.OPTION_UNAVAILABLE))  # a /start would be refused
     else:
         lines.append(t("Ready: any seated player may /start."))
     gid = seating.game
