@@ -6,6 +6,7 @@ checked to be ours, of this chat's game and of the decision the game waits for (
 press changes nothing).
 """
 
+from dataclasses import replace
 from typing import Any
 
 from bot import tokens
@@ -31,7 +32,20 @@ def apply(ctx: Context, request: Request) -> Result:
             value = spec.arg.read(request.arg, ctx.look.theme)
         except BadArgument as error:
             raise Refused(error.say(ctx.look.t), Refusal.BAD_ARGUMENT) from None
-    return HANDLERS[spec.kind](ctx, value)
+    return _titled(ctx, HANDLERS[spec.kind](ctx, value), request.place)
+
+
+def _titled(ctx: Context, result: Result, place: str | None) -> Result:
+    """`result`, whose write (if it writes) keeps the chat's name as the request brought it,
+    when that changed: the title rides on a write the request makes anyway, never one of its
+    own."""
+    write = result.write
+    if write is None or not place:
+        return result
+    settings = write.settings or ctx.snap.settings
+    if settings.title == place:
+        return result
+    return replace(result, write=replace(write, settings=replace(settings, title=place)))
 
 
 def _press(ctx: Context, payload: str) -> tuple[CommandSpec, Any]:

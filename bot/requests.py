@@ -31,3 +31,7 @@ class Request:
     """Typed where everyone in the chat reads it (a command in a Telegram group; Discord's
     slash commands answer the asker alone): a move the table keeps secret is refused whatever
     it names (`bot.chat.refuse_aloud`)."""
+    place: str | None = None
+    """The name of the chat it was given in, as its platform shows it now, made safe (a
+    group's title; None in a private chat, or where the platform does not say): a request
+    that writes keeps it in the chat's settings (`Settings.title`)."""

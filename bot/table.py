@@ -30,10 +30,15 @@ lobby like them (`coach`, `coach=off`), it offers hints and reviews (`Table.coac
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """A chat's lasting choices (they outlive games)."""
+    """A chat's lasting choices (they outlive games), and its name."""
 
     language: str = "en"
     theme: str = "colours"
+    title: str = ""
+    """The chat's name as its platform last showed it (a group's title, a Discord server's and
+    channel's name), made safe by the front end; "" until a request that writes brings one.
+    A player seated in two chats is told by it which one a private message is of
+    (`bot.show.places`)."""
 
     @classmethod
     def defaults(cls, config: "Config") -> "Settings":
@@ -41,7 +46,8 @@ class Settings:
         return cls(language=config.language, theme=config.theme)
 
     def to_json(self) -> str:
-        return json.dumps({"language": self.language, "theme": self.theme})
+        titled = {"title": self.title} if self.title else {}
+        return json.dumps({"language": self.language, "theme": self.theme} | titled)
 
     @classmethod
     def from_json(cls, text: str | bytes | None, default: "Settings") -> "Settings":
@@ -51,6 +57,7 @@ class Settings:
         return cls(
             language=data.get("language", default.language),
             theme=data.get("theme", default.theme),
+            title=data.get("title", default.title),
         )
 
 

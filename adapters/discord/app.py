@@ -36,6 +36,7 @@ from adapters.discord.ids import (
     display_name,
     is_admin,
     missing_permissions,
+    place_name,
     user_key,
 )
 from adapters.discord.render import (
@@ -375,7 +376,12 @@ class DiscordFrontEnd:
             return
         chat = chat_key(channel)
         user = self._user(interaction)
-        request = Request(kind, clean(arg, ARG_LIMIT), private=interaction.guild_id is None)
+        request = Request(
+            kind,
+            clean(arg, ARG_LIMIT),
+            private=interaction.guild_id is None,
+            place=_place(interaction),
+        )
         with about(chat):
             self.busy += 1
             try:
@@ -409,6 +415,7 @@ class DiscordFrontEnd:
                 if not await self._may_post(interaction, chat, request.kind):
                     return
                 user = self._user(interaction)
+                request = replace(request, place=_place(interaction))
                 outcome = await self._handle(interaction, chat, user, request, public=None)
                 ephemeral = interaction.message is not None and interaction.message.flags.ephemeral
                 here = request.kind is Kind.HAND or ephemeral
@@ -710,6 +717,15 @@ class DiscordFrontEnd:
         else:
             sent = interaction.response.send_message(text, ephemeral=ephemeral, **extra)
         await sent
+
+
+def _place(interaction: Interaction) -> str | None:
+    """The name of the server channel an interaction came from (`place_name`); None in a DM."""
+    if interaction.guild_id is None:
+        return None
+    guild = interaction.guild
+    channel = getattr(interaction.channel, "name", None)
+    return place_name(channel, guild.name if guild is not None else None)
 
 
 def _on_message(interaction: Interaction, custom_id: str) -> bool:

@@ -10,7 +10,7 @@ client's cache of the guild tells it.
 
 import discord
 
-from adapters.text import clean_name
+from adapters.text import TITLE_LIMIT, clean, clean_name
 from bot.show.i18n import N_
 
 SCOPE = "dc"
@@ -40,6 +40,19 @@ def display_name(name: str | None, user_id: int) -> str:
     """A person's name at the table: made safe, one line, at most NAME_LIMIT characters
     (`#<id>` for a name with nothing left)."""
     return clean_name(name) or f"#{user_id}"
+
+
+def place_name(channel: str | None, server: str | None) -> str | None:
+    """A server channel's name as players are shown it: `#cards (Friday Wizards)`, the
+    channel's first (of two channels of one server, it is what tells them apart), made safe
+    (`adapters.text.clean`); None if Discord named neither."""
+    shown = clean(channel, TITLE_LIMIT)
+    around = clean(server, TITLE_LIMIT)
+    if shown:
+        shown = f"#{shown}"
+    if around:
+        shown = f"{shown} ({around})" if shown else around
+    return clean(shown, TITLE_LIMIT) or None
 
 
 def is_admin(permissions: discord.Permissions) -> bool:

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Hashable
+from dataclasses import replace
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -260,6 +261,7 @@ class TelegramFrontEnd:
         request = commands.group_request(commands.command_name(message.text), context.args or [])
         if request is None:
             return
+        request = replace(request, place=_title(chat))
         game = chat_key(chat.id)
         with about(game):
             spec = BY_KIND[request.kind]
@@ -372,8 +374,9 @@ class TelegramFrontEnd:
             user = make_user(
                 person.id, person.first_name, person.last_name, admin, person.language_code
             )
+            place = _title(where) if is_group(where.id) else None
             outcome = await self.service.handle(
-                game, user, Request(Kind.BUTTON, data), str(update.update_id)
+                game, user, Request(Kind.BUTTON, data, place=place), str(update.update_id)
             )
             # The answer first: it stops the button's spinner, and the person's chat then shows
             # the press answered before what it changed (in that order, every time).
@@ -495,7 +498,7 @@ class TelegramFrontEnd:
         t = await self._texts(chat_key(group.id))
         hello = t(
             "🔮 You are sitting down at the table in {group}. Your cards will be shown here.",
-            group=clean(group.title, TITLE_LIMIT),
+            group=_title(group),
         )
         self.outbox.put(person.id, Post(person.id, html_text(hello)))
 
@@ -513,6 +516,11 @@ class TelegramFrontEnd:
             log.info("getChatMember %s %s failed: %s", chat_id, user_id, error)
             return ""
         return str(member.status)
+
+
+def _title(chat: Chat) -> str:
+    """A group's title as it is shown in a message (made safe: `adapters.text.clean`)."""
+    return clean(chat.title, TITLE_LIMIT)
 
 
 def _window_of(target: Hashable) -> str:
