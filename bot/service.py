@@ -41,6 +41,7 @@ from typing import Any
 from bot import dispatch, logs, queries
 from bot.ai import LEVELS
 from bot.chat import (
+    LIVE_TTL,
     Context,
     Refusal,
     Refused,
@@ -65,6 +66,7 @@ from bot.show.render import Current, GroupTable, Lobby, Moved, Shown, render
 from bot.show.screens import HandScreen, has_choice
 from bot.stats import people
 from bot.store import RedisClient, Snapshot, Store, StoreErrors, keys
+from bot.store.seats import SeatIndex
 from bot.store.stats import StatsStore
 from bot.table import Settings, Table
 from bot.upgrades import NewerForm
@@ -196,6 +198,8 @@ class GameService:
         self.metrics.declare(Kind, (*ErrorCode, *Refusal), LEVELS)
         self.stats = StatsStore(store.client)
         """The chats' stats and the players' indexes of chats (`bot.queries`)."""
+        self.seats = SeatIndex(store.client, LIVE_TTL)
+        """The chats where each person has a live seat (`bot.store.seats`)."""
         self.config = config
         self.clock = clock
         self.rng = rng or random.Random()
@@ -456,6 +460,8 @@ class GameService:
             return None
         await self.stats.moved(old, new)
         table = (await self.store.load(new)).table
+        if table is not None:
+            await self.seats.moved(old, new, table.seated())
         return table.humans() if table is not None else []
 
     # --- the stats ------------------------------------------------------------------------
@@ -669,6 +675,7 @@ class GameService:
                 snap, user, look, self.config, now, self.rng, record, self.outages, self.metrics
             )
             old = snap.table.wake() if snap.table is not None else None  # apply changes it
+            seated = snap.table.seated() if snap.table is not None else frozenset()  # and this
             seen = dict(snap.table.seen) if snap.table is not None else {}
             try:
                 result = apply(ctx)
@@ -708,11 +715,16 @@ class GameService:
                     # The players' indexes name the chat before its result is written: a crash
                     # between the two leaves a chat too many in them, never one too few.
                     await self.stats.enlist(people(write.result), chat)
+                # A seat is indexed before the table that gives it is written, and unindexed
+                # after: a crash between leaves a chat too many in an index, never one too few.
+                now_seated = table.seated() if table is not None else frozenset()
+                await self.seats.sit(chat, now_seated - seated)
                 saved = await self.store.save(chat, snap.version, write, update_id, journal)
                 if saved is None:
                     return Outcome()
                 if not saved:
                     continue  # the store knows the chat as it is now: apply to that
+                await self._rise(chat, seated - now_seated)
             if write is not None and write.result is not None:
                 await self._fold(chat)
             log.debug("applied for %s, version %d", user.id, snap.version + (write is not None))
@@ -720,6 +732,14 @@ class GameService:
         self.metrics.refused(Refusal.BUSY)
         t = texts(snap.settings.language if snap is not None else self.config.language)
         return Outcome(answer=t("The table is busy; please try again."), alert=True)
+
+    async def _rise(self, chat: str, people: frozenset[str]) -> None:
+        """Take `chat` out of the indexes of `people`, who left its game (or saw it end). The
+        write is done: if this fails, the indexes name a chat too many, which is no seat."""
+        try:
+            await self.seats.rise(chat, people)
+        except StoreErrors as error:
+            log.info("%s: the seats of %d people stay indexed: %s", chat, len(people), error)
 
     @staticmethod
     def _notify(snap: Snapshot, result: Result) -> Outcome:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.packing import pack, unpack
 from bot.upgrades import TABLE
-from engine import GameState, RoundResult
+from engine import GameState, Phase, RoundResult
 
 if TYPE_CHECKING:
     from bot.config import Config
@@ -229,3 +229,9 @@ class Table:
     def humans(self) -> list[str]:
         """Seated players who are people, in seat order."""
         return [player.id for player in self.game.players if player.id not in self.ai]
+
+    def seated(self) -> frozenset[str]:
+        """The people with a seat at this game while it lasts, in its lobby or in play (none
+        once it is over): what their index of live seats names the chat for
+        (`bot.store.seats`)."""
+        return frozenset() if self.game.phase is Phase.FINISHED else frozenset(self.humans())

@@ -875,3 +875,45 @@ async def test_two_people_called_alike_are_told_apart_at_the_table(
     table = driver.screens.group()
     assert table is not None
     assert table.text.count(f"{ANN.name} (2)") == 1
+
+
+# --- a person seated in two chats ----------------------------------------------------------------
+
+OTHER = "chat:-200"
+
+
+async def seats_of(redis_client: aioredis.Redis, user: User) -> set[str]:
+    """The chats of the person's index of live seats."""
+    return {member.decode() for member in await redis_client.smembers(keys.seats(user.id))}
+
+
+async def test_a_person_s_live_seats_are_indexed_as_they_sit_down_and_rise(
+    redis_client: aioredis.Redis,
+) -> None:
+    """Each person's index names the chats where they sit at a lobby or a game in play: a
+    join adds the chat, leaving, a closed or cancelled table and the game's end take it out,
+    and it follows a chat that moves."""
+    svc = service(redis_client)
+    here = Driver(svc, [ANN, BOB, CID])
+    there = Driver(svc, [ANN, DOT], chat=OTHER)
+    await here.lobby(["rounds=short"], start=False)
+    await there.lobby(start=False)
+    assert await seats_of(redis_client, ANN) == {CHAT, OTHER}
+    assert await seats_of(redis_client, DOT) == {OTHER}
+    await there.ok(DOT, Kind.LEAVE)
+    assert await seats_of(redis_client, DOT) == set()
+    await there.ok(ANN, Kind.LEAVE)  # nobody left: the table is closed
+    assert await seats_of(redis_client, ANN) == {CHAT}
+    await here.ok(ANN, Kind.START)
+    assert await seats_of(redis_client, CID) == {CHAT}  # a game in play is a live seat
+    await here.play_to_end()
+    for user in (ANN, BOB, CID):
+        assert await seats_of(redis_client, user) == set(), user
+    await there.lobby(ai=1)
+    assert await seats_of(redis_client, DOT) == {OTHER}
+    await there.ok(ANN, Kind.CANCEL)
+    assert await seats_of(redis_client, DOT) == set()
+    await there.ok(ANN, Kind.JOIN)
+    moved = "chat:-300"
+    assert await svc.move_chat(OTHER, moved) == [ANN.id]
+    assert await seats_of(redis_client, ANN) == {moved}

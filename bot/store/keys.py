@@ -58,6 +58,13 @@ def played(player: str) -> str:
     return f"wiz:{{p:{player}}}:chats"
 
 
+def seats(player: str) -> str:
+    """Set of the chats where the person has a seat at a live game (a lobby, or a game in
+    play), under the same hash tag of their own as `played`: whether to name the chat in their
+    private messages (`bot.store.seats`)."""
+    return f"wiz:{{p:{player}}}:seats"
+
+
 def record(chat: str) -> str:
     """String: the `wizard-record/1` record of the chat's last finished game (JSON)."""
     return f"wiz:{{{chat}}}:record"
