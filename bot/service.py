@@ -33,7 +33,7 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -62,6 +62,7 @@ from bot.metrics import OVERDUE, Handled, Metrics
 from bot.requests import Request, User
 from bot.show.i18n import N_, Texts, error_text, texts
 from bot.show.look import Look, look_of, personal
+from bot.show.places import placed
 from bot.show.render import Current, GroupTable, Lobby, Moved, Shown, render
 from bot.show.screens import HandScreen, has_choice
 from bot.stats import people
@@ -337,7 +338,7 @@ class GameService:
         except StoreErrors:
             return shown  # Redis is away: the next tick after it is back catches up
         fired = await self.run_timers(scope, aside=True)
-        return shown + fired + self._moved.take(scope) + self.coach.ready(scope)
+        return shown + fired + self._moved.take(scope) + await self._reviewed(scope)
 
     async def moved(self) -> None:
         """Wait until every AI move made aside is made (for tests and a clean stop)."""
@@ -355,7 +356,8 @@ class GameService:
         if snap.table is None:
             return Outcome()
         messages = render(look_of(snap.settings), snap.table, [Current()])
-        return Outcome(tuple(messages), version=(snap.table.game_id, snap.version), again=True)
+        outcome = Outcome(tuple(messages), version=(snap.table.game_id, snap.version), again=True)
+        return await self._placed(chat, outcome, snap.settings, snap.table.languages)
 
     async def run_timers(self, scope: str, aside: bool = False) -> list[tuple[str, Outcome]]:
         """Fire every turn deadline of `scope` that is due; return what to show in which chat.
@@ -440,7 +442,14 @@ class GameService:
         a tick hands them over otherwise."""
         if wait:
             await self.coach.settled()
-        return self.coach.ready(scope)
+        return await self._reviewed(scope)
+
+    async def _reviewed(self, scope: str) -> list[tuple[str, Outcome]]:
+        """The coach's reviews ready for `scope`'s chats, each naming its chat for whoever sits
+        in another as well."""
+        return [
+            (chat, await self._placed(chat, outcome)) for chat, outcome in self.coach.ready(scope)
+        ]
 
     async def table(self, chat: str) -> Table | None:
         """A chat's table as stored (a copy to read: changing it changes nothing)."""
@@ -566,12 +575,67 @@ class GameService:
         return await self._shown(chat, snap, result), result
 
     async def _shown(self, chat: str, snap: Snapshot, result: Result) -> Outcome:
-        """What `result` (written against `snap`) shows, with a coach's hint and reviews."""
+        """What `result` (written against `snap`) shows, with a coach's hint and reviews, its
+        private messages naming the chat where that tells it from another (`_placed`)."""
         outcome = self._notify(snap, result)
-        after = snap.table if result.write is None else result.write.table
+        write = result.write
+        after = snap.table if write is None else write.table
         if after is not None and after.coach:
             outcome = await self._coached(chat, snap, after, result, outcome)
-        return outcome
+        settings = write.settings if write is not None and write.settings else snap.settings
+        table = after or snap.table  # a cancelled game's people are those it had
+        return await self._placed(chat, outcome, settings, table.languages if table else {})
+
+    async def _placed(
+        self,
+        chat: str,
+        outcome: Outcome,
+        settings: Settings | None = None,
+        languages: Mapping[str, str] | None = None,
+    ) -> Outcome:
+        """`outcome`, whose private messages name the chat (its `Settings.title`) for each
+        person with a live seat in another chat as well: one read of their indexes of seats
+        (`bot.store.seats`), and the chats they name checked only for those whose index names
+        another. `settings` and `languages`: the chat's, read here if not given. With the store
+        away, the messages go as they are: they name no chat, but they are not held up."""
+        people = {message.to for message in outcome.messages if message.to is not None}
+        if not people:
+            return outcome
+        try:
+            others = await self.seats.elsewhere(chat, people)
+            elsewhere = {
+                person for person, chats in others.items() if await self._sits(person, chats)
+            }
+            if elsewhere and settings is None:
+                snap = self.store.known(chat) or await self.store.load(chat)
+                settings = snap.settings
+                languages = snap.table.languages if snap.table is not None else {}
+        except (*StoreErrors, NewerForm) as error:
+            log.info("%s: whether its players sit elsewhere is not known: %s", chat, error)
+            return outcome
+        if not elsewhere or settings is None or not settings.title:
+            return outcome
+        look = look_of(settings)
+        messages = tuple(
+            placed(personal(look, languages or {}, message.to), message, settings.title)
+            if message.to in elsewhere
+            else message
+            for message in outcome.messages
+        )
+        return replace(outcome, messages=messages)
+
+    async def _sits(self, person: str, chats: set[str]) -> bool:
+        """Whether `person` has a live seat in one of `chats` (as their index says: a chat too
+        many there is none, see `bot.store.seats`). Read as this worker knows a chat when that
+        shows the seat, else as it is now."""
+        for other in sorted(chats):
+            known = self.store.known(other)
+            table = known.table if known is not None else None
+            if table is None or person not in table.seated():
+                table = (await self.store.load(other)).table
+            if table is not None and person in table.seated():
+                return True
+        return False
 
     async def _move_aside(
         self, chat: str, snap: Snapshot, result: Result, seen: dict[str, str]

@@ -917,3 +917,42 @@ async def test_a_person_s_live_seats_are_indexed_as_they_sit_down_and_rise(
     moved = "chat:-300"
     assert await svc.move_chat(OTHER, moved) == [ANN.id]
     assert await seats_of(redis_client, ANN) == {moved}
+
+
+def private_texts(outcome: Outcome, user: User) -> list[str]:
+    return [message.text for message in outcome.messages if message.to == user.id]
+
+
+async def test_private_messages_name_their_chat_for_a_person_seated_in_another(
+    redis_client: aioredis.Redis,
+) -> None:
+    """While Ann sits in two chats, her private messages of each name its chat (the name a
+    request brought, kept by any write it made); Bob, seated in one, sees none named. A chat
+    her index names where she has no seat (a crash left it there) names nothing."""
+    svc = service(redis_client)
+    here = Driver(svc, [ANN, BOB, CID])
+    for user in (ANN, BOB, CID):
+        await here.send(user, Request(Kind.JOIN, place="Wizards"))
+    await here.ok(ANN, Kind.OPTION, "rounds=short")
+    # A chat too many in her index (a worker died between its write and the index's): no seat.
+    await redis_client.sadd(keys.seats(ANN.id), OTHER)
+    started = await here.ok(ANN, Kind.START)
+    assert private_texts(started, ANN)
+    assert not any("💬" in text for text in private_texts(started, ANN))
+    there = Driver(svc, [ANN, DOT], chat=OTHER)
+    for user in (ANN, DOT):
+        await there.send(user, Request(Kind.JOIN, place="Friday \u202e" + "night " * 9))
+    await there.ok(ANN, Kind.ADD_AI)
+    friday = await there.ok(ANN, Kind.START)
+    mine = private_texts(friday, ANN)
+    assert mine
+    assert all(text.startswith("💬 \u2068Friday \u202enight night nigh…\u2069 · ") for text in mine)
+    assert private_texts(friday, DOT)
+    assert not any("💬" in text for text in private_texts(friday, DOT))
+    moved = await here.move()
+    for user in (ANN, BOB, CID):
+        for text in private_texts(moved, user):
+            assert text.startswith("💬 \u2068Wizards\u2069 · Round 1 of 5") == (user == ANN), text
+    # What a crash or an outage shows again names it too.
+    again = await svc.current(CHAT)
+    assert all(text.startswith("💬 \u2068Wizards\u2069 · ") for text in private_texts(again, ANN))

@@ -341,6 +341,88 @@ async def test_a_restarted_worker_resumes_a_game_mid_round(tg: Bot) -> None:
     assert tg.real_errors() == []
 
 
+# --- a person seated in two groups -------------------------------------------------------------
+
+FRIDAY = -100456
+FRIDAY_TITLE = "\u202eFriday Wizard\n at Ann's place, every week" + " and then some" * 20
+"""A hostile title: a right-to-left override, a line break, far too long."""
+
+
+def games_shown(bot: Bot, user: User, since: int = 0) -> list[str]:
+    """The private messages of a game the person was sent (hands, results) from transcript
+    event `since` on: sent or edited, as they read then."""
+    events = bot.fake.transcript(user.id)[since:]
+    return [
+        e.text
+        for e in events
+        if e.kind in ("message", "edit") and ("Round " in e.text or "Your place" in e.text)
+    ]
+
+
+async def play_through(bot: Bot, chat: int, players: tuple[User, ...]) -> None:
+    """Make moves in `chat`'s game, each its player's first button in their private chat (on
+    their newest hand message, which is of this game), until the game there is over."""
+    for _ in range(400):
+        if any("The game is over" in e.text for e in bot.fake.transcript(chat)):
+            return
+        turn = whose_turn(bot, players)
+        assert turn is not None, "nobody's turn, and the game is not over"
+        user, hand = turn
+        data = hand.keyboard[0][0].callback_data
+        assert data is not None
+        answer = await bot.press(user.id, user, hand.message_id, data)
+        assert not answer.show_alert, answer.text
+    raise AssertionError("the game did not end")
+
+
+async def test_a_person_in_two_groups_is_told_which_each_private_message_is_of(
+    tg: Bot,
+) -> None:
+    """Ann sits in two groups at once: each private message of either game names its group
+    first (the title made safe and cut short), and only while she has a live seat in the other
+    one; the people seated in one group only see no group named."""
+    friday = "💬 \u2068Friday Wizard at Ann's …\u2069 · "
+    wizards = "💬 \u2068Wizards\u2069 · "
+    tg.fake.add_group(FRIDAY, FRIDAY_TITLE, members=[ANN, DAN])
+    await seat(tg)  # Ann, Bob and Cid at the Wizards' lobby
+    tg.fake.start_dm(DAN)
+    for user in (ANN, DAN):
+        await tg.command(FRIDAY, user, "/join")
+    await tg.command(FRIDAY, ANN, "/options rounds=short")
+    await tg.command(FRIDAY, ANN, "/addbot")
+    await tg.command(FRIDAY, DAN, "/start")
+    await play_through(tg, FRIDAY, (ANN, DAN))
+    # Every hand and the result Ann had of Friday's game named it; Dan, there only, saw none.
+    shown = games_shown(tg, ANN)
+    assert len(shown) > 10
+    assert all(text.startswith(friday) for text in shown), shown
+    assert shown[0].startswith(friday + "Round 1 of 5 · trump: ")
+    assert "Your place: " in shown[-1]  # her result
+    assert not any("💬" in text for text in games_shown(tg, DAN))
+
+    # Ann sits at Friday's next table; the Wizards' game starts: hers name the Wizards.
+    over = tg.fake.last_message(FRIDAY)
+    await tg.press_label(FRIDAY, ANN, over.message_id, "Play again")
+    since = {user.id: len(tg.fake.transcript(user.id)) for user in PLAYERS}
+    await tg.command(GROUP, ANN, "/start")
+    for _ in range(6):
+        await move(tg)
+    shown = games_shown(tg, ANN, since[ANN.id])
+    assert shown
+    assert all(text.startswith(wizards + "Round 1 of 5") for text in shown), shown
+    for user in (BOB, CID):
+        assert not any("💬" in text for text in games_shown(tg, user, since[user.id]))
+
+    # Once she leaves Friday's table, her Wizards' messages name no group.
+    await tg.command(FRIDAY, ANN, "/leave")
+    left = len(tg.fake.transcript(ANN.id))
+    await play_on(tg)
+    shown = games_shown(tg, ANN, left)
+    assert shown
+    assert not any("💬" in text for text in shown), shown
+    assert tg.real_errors() == []
+
+
 # --- a hand message whose record a crash lost ---------------------------------------------------
 
 
