@@ -183,13 +183,17 @@ def _free_port() -> int:
 
 
 class FakeDiscord:
-    """One guild with one text channel, people, their DMs, and the bot."""
+    """One guild with a text channel (and any more a test adds), people, their DMs, and the
+    bot."""
 
     def __init__(self, rate_limits: tuple[int, float] | None = None) -> None:
         self.token = "ODk0MjU.fake.discord-token-for-wizard-tests"
         self.app_id = 894250000000000001
         self.guild = 894250000000000100
         self.channel = 894250000000000200
+        """The guild's first text channel (`#wizards`)."""
+        self.channels: dict[int, str] = {self.channel: "wizards"}
+        """The guild's text channels and their names."""
         self.rate_limits = rate_limits
         self._ids = itertools.count(1_100_000_000_000_000_000)
         self.people: dict[int, Person] = {}
@@ -308,6 +312,13 @@ class FakeDiscord:
 
     # --- people -------------------------------------------------------------------------------
 
+    def add_channel(self, name: str) -> int:
+        """Another text channel of the guild, named `name`: its id."""
+        channel = self.channel + len(self.channels)
+        self.channels[channel] = name
+        self.transcripts[channel] = []
+        return channel
+
     def add_user(
         self, name: str, *, dms: bool = True, admin: bool = False, locale: str = "en-US"
     ) -> Person:
@@ -364,8 +375,8 @@ class FakeDiscord:
     ) -> JSON:
         iid = next(self._ids)
         token = f"itoken-{iid}"
-        dm = view != self.channel
-        channel = self._dm_channel(user.id) if dm else self.channel
+        dm = view not in self.channels
+        channel = self._dm_channel(user.id) if dm else view
         line = Line(text, action=True)
         self.transcripts[view].append(line)
         record = _Interaction(
@@ -401,7 +412,7 @@ class FakeDiscord:
                 "id": str(channel),
                 "type": 0,
                 "guild_id": str(self.guild),
-                "name": "wizards",
+                "name": self.channels[channel],
                 "position": 0,
                 "permission_overwrites": [],
                 "nsfw": False,
@@ -510,7 +521,7 @@ class FakeDiscord:
 
     def shown(self, view: int, user: Person | None = None) -> list[Stored]:
         """The messages a view shows now, oldest first (ephemeral ones only to `user`)."""
-        channel = self.channel if view == self.channel else self.dm_of.get(view)
+        channel = view if view in self.channels else self.dm_of.get(view)
         return [
             m
             for m in self.messages.values()
@@ -695,7 +706,7 @@ class FakeDiscord:
         return self.dm_of[user]
 
     def _view_of(self, channel: int) -> int:
-        if channel == self.channel:
+        if channel in self.channels:
             return channel
         for user, dm in self.dm_of.items():
             if dm == channel:
@@ -750,10 +761,10 @@ class FakeDiscord:
 
     def _post(self, channel: int, body: JSON, files: dict[str, bytes]) -> Stored:
         view = self._view_of(channel)
-        if view != self.channel and view in self.closed_dms:
+        if view not in self.channels and view in self.closed_dms:
             raise ApiError(403, 50007, "Cannot send messages to this user")
         needed = SEND_MESSAGES | (ATTACH_FILES if files else 0)
-        if view == self.channel and self.app_permissions & needed != needed:
+        if view in self.channels and self.app_permissions & needed != needed:
             raise ApiError(403, 50013, "Missing Permissions")
         message = self._store(channel, body, files)
         self.transcripts[view].append(Line(self._describe(message)))
@@ -891,7 +902,7 @@ class FakeDiscord:
             "components": message.components,
             "flags": message.flags,
         }
-        if message.channel == self.channel:
+        if message.channel in self.channels:
             data["guild_id"] = str(self.guild)
         return data
 

@@ -475,6 +475,87 @@ async def test_a_new_table_after_a_game_is_a_new_message(dc: Bot) -> None:
     assert first.content != lobby.content  # the first lobby says its game started
 
 
+# --- a person seated in two channels -----------------------------------------------------------
+
+
+def games_shown(bot: Bot, user: Person, since: int = 0) -> list[str]:
+    """What the person's DM showed of a game (hands, hints, results) from transcript line
+    `since` on, as each message read when it was sent or edited."""
+    lines = bot.fake.transcripts[user.id][since:]
+    texts = [line.text.partition(": ")[2] for line in lines if not line.action]
+    kinds = ("Round ", "Your place", "💡 Hint")
+    return [text for text in texts if any(kind in text for kind in kinds)]
+
+
+async def play_through(bot: Bot, channel: int, players: list[Person], hint: Person) -> None:
+    """Make moves in `channel`'s game, each its player's first button in their DM (on their
+    newest hand, which is of this game), until the game there is over; `hint` asks for one
+    hint first, the first time they have a choice."""
+    asked = False
+    for _ in range(400):
+        if any(OVER in text for text in bot.fake.texts(channel)):
+            return
+        for user in players:
+            hand = bot.hand(user)
+            if hand is not None and hand.custom_ids():
+                break
+        else:
+            raise AssertionError("nobody's turn, and the game is not over")
+        if user is hint and not asked and any("💡 Hint" in row for row in hand.labels()):
+            await bot.press_label(user.id, user, hand, "💡 Hint")
+            asked = True
+            continue
+        await bot.press(user.id, user, hand, hand.custom_ids()[0])
+    raise AssertionError("the game did not end")
+
+
+async def test_a_person_in_two_channels_is_told_which_each_dm_is_of(dc: Bot) -> None:
+    """Ann sits in two channels at once: each DM of either game (hands, a hint, her result)
+    names its channel first, and only while she has a live seat in the other one; the people
+    seated in one channel only see none named."""
+    ann, bob, cid, dan = people(dc, "Ann", "Bob", "Cid", "Dan")
+    friday = dc.fake.add_channel("friday-night\u202e" + "-and-then-some" * 10)
+    named_friday = "💬 \u2068#friday-night-and-then-…\u2069 · "
+    named_wizards = "💬 \u2068#wizards\u2069 · "
+    await seat(dc, [ann, bob, cid])  # at the #wizards lobby
+    for user in (ann, dan):
+        await dc.command(user, "join", view=friday)
+    await dc.command(ann, "options", view=friday, setting="rounds=short")
+    await dc.command(ann, "options", view=friday, setting="coach=on")
+    await dc.command(dan, "addbot", view=friday)
+    await dc.command(dan, "start", view=friday)
+    await play_through(dc, friday, [ann, dan], hint=ann)
+    shown = games_shown(dc, ann)
+    assert len(shown) > 10
+    assert all(text.startswith(named_friday) for text in shown), shown
+    assert any(text.startswith(named_friday + "💡 Hint for") for text in shown), shown
+    assert "Your place: " in shown[-1]
+    assert not any("💬" in text for text in games_shown(dc, dan))
+
+    # Ann sits at Friday's next table; the #wizards game starts: hers name #wizards.
+    over = next(m for m in dc.fake.shown(friday) if OVER in m.content)
+    await dc.press_label(friday, ann, over, "Play again")
+    since = {user.id: len(dc.fake.transcripts[user.id]) for user in (ann, bob, cid)}
+    dc.people = [ann, bob, cid]
+    await dc.command(ann, "start")
+    for _ in range(6):
+        assert await move(dc)
+    shown = games_shown(dc, ann, since[ann.id])
+    assert shown
+    assert all(text.startswith(named_wizards + "Round 1 of 5") for text in shown), shown
+    for user in (bob, cid):
+        assert not any("💬" in text for text in games_shown(dc, user, since[user.id]))
+
+    # Once she leaves Friday's table, her #wizards DMs name no channel.
+    await dc.command(ann, "leave", view=friday)
+    left = len(dc.fake.transcripts[ann.id])
+    await play_on(dc)
+    shown = games_shown(dc, ann, left)
+    assert shown
+    assert not any("💬" in text for text in shown), shown
+    assert dc.fake.errors == []
+
+
 # --- refusals, stale and forged presses, redelivery --------------------------------------------
 
 

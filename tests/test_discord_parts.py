@@ -10,6 +10,7 @@ from adapters.discord.ids import (
     discord_id,
     display_name,
     missing_permissions,
+    place_name,
     user_key,
 )
 from adapters.discord.render import (
@@ -37,6 +38,20 @@ def test_ids() -> None:
     assert display_name("  Ann \n  Lee ", 1) == "Ann Lee"
     assert display_name("", 5) == "#5"
     assert len(display_name("x" * 99, 1)) == 32
+
+
+def test_a_channel_is_named_by_its_name_then_its_servers() -> None:
+    assert place_name("cards", "Friday Wizards") == "#cards (Friday Wizards)"
+    assert place_name("cards", None) == "#cards"
+    assert place_name(None, "Friday Wizards") == "Friday Wizards"
+    assert place_name(None, None) is None
+    assert place_name("\u202e\n", "\u2066 ") is None  # nothing of them shows
+    # overrides dropped, line breaks made spaces, cut to 64 characters in all
+    hostile = place_name("ca\u202erds\nroom", "\u202eFriday" + " Wizards" * 20)
+    assert hostile is not None
+    assert hostile.startswith("#cards room (Friday Wizards Wizards")
+    assert len(hostile) <= 64
+    assert "\u202e" not in hostile
 
 
 def test_texts_are_escaped_cut_and_laid_out() -> None:
