@@ -531,6 +531,14 @@ class FakeDiscord:
     def last(self, view: int, user: Person | None = None) -> Stored:
         return self.shown(view, user)[-1]
 
+    def command_names(self, locale: str) -> set[str]:
+        """The slash commands' names as a client in `locale` offers them (its localized name,
+        else the command's own), as the last sync left them."""
+        return {
+            (command.get("name_localizations") or {}).get(locale, command["name"])
+            for command in self.commands
+        }
+
     def format_transcript(self, view: int) -> str:
         lines = []
         for line in self.transcripts[view]:

@@ -12,6 +12,7 @@ import itertools
 import logging
 import os
 import random
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -852,11 +853,8 @@ async def test_commands_are_synced_with_translations(dc: Bot) -> None:
     level = synced["addbot"]["options"][0]
     assert level["name"] == "level"
     assert level["description_localizations"]["de"].startswith("Stärke")
-    # Names too, in every language Discord has of ours (the fake refuses an invalid one)
-    names = join["name_localizations"]
-    assert names["de"] == "beitreten"
-    assert names["ko"] == "참가"
-    assert names["ru"] == "войти"
+    # Not the names: each client offers the English ones, which the texts name
+    assert [c["name"] for c in synced.values() if c["name_localizations"]] == []
     locales = {"de", "es-ES", "es-419", "fr", "it", "ko", "nl", "pl", "pt-BR", "ro", "ru"}
     assert set(join["description_localizations"]) == locales
     # the bot asks for no privileged intent
@@ -864,6 +862,41 @@ async def test_commands_are_synced_with_translations(dc: Bot) -> None:
     assert not intents.members
     assert not intents.presences
     assert not intents.message_content
+
+
+COMMAND_NAMED = re.compile(r"(?<![\w/<])/([^\W\d][-\w]*)")
+"""A command named in a text (`/stats`, `/options coach`), not a link's path or a score (2/3)."""
+
+
+async def test_every_command_a_text_names_is_one_its_reader_can_use(dc: Bot) -> None:
+    """Uwe's Discord client is German. Every command the bot's texts name, in the channel (in
+    English, then in German) and in his DM (the help, the lobby, refusals, the stats of two
+    people called alike, /forgetme), is one his client offers under that very name."""
+    ann, annie, bob = people(dc, "Ann", "Ann", "Bob")
+    uwe = dc.fake.add_user("Uwe", locale="de")
+    await dc.command(uwe, "hand")  # no game here: start one with /join
+    await dc.command(uwe, "help")
+    await dc.command(uwe, "help", view=uwe.id)
+    await seat(dc, [ann, annie, bob])  # ready: any seated player may /start
+    await dc.command(bob, "hint")  # the host sets /options coach
+    await dc.command(ann, "start")
+    await play_on(dc)
+    await dc.command(uwe, "stats", name="ann")  # /stats Ann (1), /stats Ann (2)
+    await dc.command(uwe, "stats", view=uwe.id, name="Bob")  # here, /stats shows your own
+    await dc.command(uwe, "forgetme", view=uwe.id)  # to go ahead, send /forgetme yes
+    await dc.command(bob, "language", code="de")
+    await dc.command(uwe, "help")
+    await dc.command(bob, "hint")
+    texts = [
+        reply
+        for view in (dc.channel, uwe.id)
+        for line in dc.fake.transcripts[view]
+        for reply in line.replies
+    ]
+    named = {name for text in texts for name in COMMAND_NAMED.findall(text)}
+    assert {"join", "start", "options", "stats", "forgetme", "hint", "review"} <= named
+    offered = dc.fake.command_names(uwe.locale)
+    assert named <= offered, sorted(named - offered)
 
 
 async def test_stats_tell_two_people_called_ann_apart(dc: Bot) -> None:

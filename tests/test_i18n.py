@@ -9,9 +9,6 @@ import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
-from adapters.discord.commands import COMMANDS as SLASH_COMMANDS
-from adapters.discord.commands import SLASH_NAMES
-from adapters.discord.commands import names as slash_names
 from bot.show import i18n
 from bot.show.coach import points as coach_points
 from bot.show.coach import round_review
@@ -251,25 +248,6 @@ def test_a_name_and_what_is_said_of_it_are_joined_as_the_language_joins_them() -
 def test_the_lobbys_free_seats_are_a_plural(language: str, free: int, said: str) -> None:
     text = texts(language).ngettext("{free} seat free", "{free} seats free", free)
     assert text.format(free=free) == said
-
-
-def test_every_slash_command_has_a_translatable_name() -> None:
-    assert {key.removeprefix("/") for key in SLASH_NAMES} == set(SLASH_COMMANDS)
-
-
-@pytest.mark.parametrize("language", [code for code in LANGUAGES if code != DEFAULT_LANGUAGE])
-def test_slash_command_names_are_translated_and_valid(language: str) -> None:
-    """Each command's translated name is a valid Discord name, unique in its language; only a
-    translation that keeps the English word leaves the command without a localized name."""
-    t = texts(language)
-    named = slash_names(language)
-    for key in SLASH_NAMES:
-        english = key.removeprefix("/")
-        if t(key) == key:
-            assert english not in named
-        else:
-            assert named.get(english) == t(key).removeprefix("/"), (language, key, t(key))
-    assert {"hint", "review"} <= set(named)
 
 
 @pytest.mark.parametrize("language", list(LANGUAGES))

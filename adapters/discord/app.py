@@ -251,7 +251,7 @@ class DiscordFrontEnd:
                 app_commands.describe(value=option_description(text))(with_text)
             )
         command: app_commands.Command[Any, Any, None] = app_commands.Command(
-            name=app_commands.locale_str(name), description=description(name), callback=callback
+            name=name, description=description(name), callback=callback
         )
         if spec.guild_only:
             command = app_commands.guild_only(command)
