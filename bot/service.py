@@ -357,7 +357,7 @@ class GameService:
             return Outcome()
         messages = render(look_of(snap.settings), snap.table, [Current()])
         outcome = Outcome(tuple(messages), version=(snap.table.game_id, snap.version), again=True)
-        return await self._placed(chat, outcome, snap.settings, snap.table.languages)
+        return self._placed(outcome, snap.elsewhere, snap.settings, snap.table.languages)
 
     async def run_timers(self, scope: str, aside: bool = False) -> list[tuple[str, Outcome]]:
         """Fire every turn deadline of `scope` that is due; return what to show in which chat.
@@ -447,9 +447,16 @@ class GameService:
     async def _reviewed(self, scope: str) -> list[tuple[str, Outcome]]:
         """The coach's reviews ready for `scope`'s chats, each naming its chat for whoever sits
         in another as well."""
-        return [
-            (chat, await self._placed(chat, outcome)) for chat, outcome in self.coach.ready(scope)
-        ]
+        ready = []
+        for chat, outcome in self.coach.ready(scope):
+            try:
+                snap = self.store.known(chat) or await self.store.load(chat)
+            except (*StoreErrors, NewerForm):
+                ready.append((chat, outcome))  # it names no chat, but it is not held up
+                continue
+            languages = snap.table.languages if snap.table is not None else {}
+            ready.append((chat, self._placed(outcome, snap.elsewhere, snap.settings, languages)))
+        return ready
 
     async def table(self, chat: str) -> Table | None:
         """A chat's table as stored (a copy to read: changing it changes nothing)."""
@@ -584,58 +591,67 @@ class GameService:
             outcome = await self._coached(chat, snap, after, result, outcome)
         settings = write.settings if write is not None and write.settings else snap.settings
         table = after or snap.table  # a cancelled game's people are those it had
-        return await self._placed(chat, outcome, settings, table.languages if table else {})
+        # The chat's marks as the write just made answered them (a read-only result was
+        # applied to the chat as read now): no call to Redis.
+        known = self.store.known(chat)
+        elsewhere = known.elsewhere if known is not None else snap.elsewhere
+        return self._placed(outcome, elsewhere, settings, table.languages if table else {})
 
-    async def _placed(
-        self,
-        chat: str,
+    @staticmethod
+    def _placed(
         outcome: Outcome,
-        settings: Settings | None = None,
-        languages: Mapping[str, str] | None = None,
+        elsewhere: frozenset[str],
+        settings: Settings,
+        languages: Mapping[str, str],
     ) -> Outcome:
         """`outcome`, whose private messages name the chat (its `Settings.title`) for each
-        person with a live seat in another chat as well: one read of their indexes of seats
-        (`bot.store.seats`), and the chats they name checked only for those whose index names
-        another. `settings` and `languages`: the chat's, read here if not given. With the store
-        away, the messages go as they are: they name no chat, but they are not held up."""
-        people = {message.to for message in outcome.messages if message.to is not None}
-        if not people:
+        person marked in it as having a live seat in another chat as well (`elsewhere`,
+        `Snapshot.elsewhere`)."""
+        if not elsewhere or not settings.title:
             return outcome
-        try:
-            others = await self.seats.elsewhere(chat, people)
-            elsewhere = {
-                person for person, chats in others.items() if await self._sits(person, chats)
-            }
-            if elsewhere and settings is None:
-                snap = self.store.known(chat) or await self.store.load(chat)
-                settings = snap.settings
-                languages = snap.table.languages if snap.table is not None else {}
-        except (*StoreErrors, NewerForm) as error:
-            log.info("%s: whether its players sit elsewhere is not known: %s", chat, error)
-            return outcome
-        if not elsewhere or settings is None or not settings.title:
+        if not any(message.to in elsewhere for message in outcome.messages):
             return outcome
         look = look_of(settings)
         messages = tuple(
-            placed(personal(look, languages or {}, message.to), message, settings.title)
+            placed(personal(look, languages, message.to), message, settings.title)
             if message.to in elsewhere
             else message
             for message in outcome.messages
         )
         return replace(outcome, messages=messages)
 
-    async def _sits(self, person: str, chats: set[str]) -> bool:
-        """Whether `person` has a live seat in one of `chats` (as their index says: a chat too
-        many there is none, see `bot.store.seats`). Read as this worker knows a chat when that
-        shows the seat, else as it is now."""
+    async def _seated_at(self, person: str, chats: set[str]) -> list[str]:
+        """Those of `chats` where `person` has a live seat (their index may name a chat too
+        many, see `bot.store.seats`): as this worker knows a chat when that shows the seat, else
+        as it is now."""
+        live = []
         for other in sorted(chats):
             known = self.store.known(other)
             table = known.table if known is not None else None
             if table is None or person not in table.seated():
                 table = (await self.store.load(other)).table
             if table is not None and person in table.seated():
-                return True
-        return False
+                live.append(other)
+        return live
+
+    async def _mark(self, chat: str, sat: dict[str, set[str]], risen: frozenset[str]) -> None:
+        """After a write that seated people at `chat` (`sat`: the other chats their indexes
+        name) or unseated them (`risen`): mark in each chat where they sit whether they sit in
+        another as well (`Store.mark`). The write is done: if this fails, a private message
+        names its chat, or does not, where it should not, until they sit down again."""
+        try:
+            for person, chats in sat.items():
+                live = await self._seated_at(person, chats)
+                for other in (*live, chat) if live else ():
+                    await self.store.mark(other, person, True)
+                if not live:
+                    await self.store.mark(chat, person, False)  # a mark of an earlier game
+            for person, chats in (await self.seats.rise(chat, risen)).items():
+                live = await self._seated_at(person, chats)
+                if len(live) == 1:  # the one seat left: no other to tell it from
+                    await self.store.mark(live[0], person, False)
+        except (*StoreErrors, NewerForm) as error:
+            log.info("%s: whether its people sit elsewhere is not marked: %s", chat, error)
 
     async def _move_aside(
         self, chat: str, snap: Snapshot, result: Result, seen: dict[str, str]
@@ -782,13 +798,14 @@ class GameService:
                 # A seat is indexed before the table that gives it is written, and unindexed
                 # after: a crash between leaves a chat too many in an index, never one too few.
                 now_seated = table.seated() if table is not None else frozenset()
-                await self.seats.sit(chat, now_seated - seated)
+                sat = await self.seats.sit(chat, now_seated - seated)
                 saved = await self.store.save(chat, snap.version, write, update_id, journal)
                 if saved is None:
                     return Outcome()
                 if not saved:
                     continue  # the store knows the chat as it is now: apply to that
-                await self._rise(chat, seated - now_seated)
+                if sat or seated - now_seated:
+                    await self._mark(chat, sat, seated - now_seated)
             if write is not None and write.result is not None:
                 await self._fold(chat)
             log.debug("applied for %s, version %d", user.id, snap.version + (write is not None))
@@ -796,14 +813,6 @@ class GameService:
         self.metrics.refused(Refusal.BUSY)
         t = texts(snap.settings.language if snap is not None else self.config.language)
         return Outcome(answer=t("The table is busy; please try again."), alert=True)
-
-    async def _rise(self, chat: str, people: frozenset[str]) -> None:
-        """Take `chat` out of the indexes of `people`, who left its game (or saw it end). The
-        write is done: if this fails, the indexes name a chat too many, which is no seat."""
-        try:
-            await self.seats.rise(chat, people)
-        except StoreErrors as error:
-            log.info("%s: the seats of %d people stay indexed: %s", chat, len(people), error)
 
     @staticmethod
     def _notify(snap: Snapshot, result: Result) -> Outcome:

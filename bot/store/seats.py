@@ -1,17 +1,16 @@
 """Each person's index of their live seats: the chats where they sit at a lobby or a game in
 play (`keys.seats`, under a hash tag of the person's own, as their index of chats for the stats).
 A person with a seat in another chat as well is told in each private message which chat it is of
-(`bot.show.places`); the index tells it with one read for all of a message's people, never a
-scan of the chats.
+(`bot.show.places`).
 
 The service keeps it with each write that seats or unseats people (`Table.seated` before and
 after): a chat is added before its table is written and taken out after, so a crash in between
-leaves a chat too many in an index, never one too few. A chat too many is no seat: whoever reads
-the index checks the seats it names elsewhere against those chats' tables (`GameService`), and an
-index left untouched for as long as a live game is kept expires.
+leaves a chat too many in an index, never one too few. What it finds there, checked against the
+chats' tables, it marks in the chats themselves (`Store.mark`), where every read and write of a
+game answers it: so a command reads no index, and only seating or unseating people does.
 """
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection
 
 from bot.store import keys
 from bot.store.store import RedisClient
@@ -26,41 +25,34 @@ class SeatIndex:
         """Seconds an index lives after its last seat was added (as long as an untouched
         game's key: `bot.chat.LIVE_TTL`)."""
 
-    async def sit(self, chat: str, people: Collection[str]) -> None:
-        """`people` have a seat at `chat`'s game now (noted before its table is written)."""
-        if not people:
-            return
-        async with self.client.pipeline(transaction=False) as pipe:
-            for person in people:
-                pipe.sadd(keys.seats(person), chat)
-                pipe.expire(keys.seats(person), self.keep)
-            await pipe.execute()
+    async def sit(self, chat: str, people: Collection[str]) -> dict[str, set[str]]:
+        """`people` have a seat at `chat`'s game now (noted before its table is written): for
+        each, the other chats their index names."""
+        return await self._note(chat, people, sit=True)
 
-    async def rise(self, chat: str, people: Collection[str]) -> None:
-        """`people` have no seat at `chat`'s game any more (noted after its table is written)."""
-        if not people:
-            return
-        async with self.client.pipeline(transaction=False) as pipe:
-            for person in people:
-                pipe.srem(keys.seats(person), chat)
-            await pipe.execute()
+    async def rise(self, chat: str, people: Collection[str]) -> dict[str, set[str]]:
+        """`people` have no seat at `chat`'s game any more (noted after its table is written):
+        for each, the other chats their index still names."""
+        return await self._note(chat, people, sit=False)
 
-    async def elsewhere(self, chat: str, people: Iterable[str]) -> dict[str, set[str]]:
-        """Of `people`, those whose index names a chat besides `chat`, and those chats: one
-        round trip for all of them."""
-        people = sorted(set(people))
-        if not people:
+    async def _note(self, chat: str, people: Collection[str], sit: bool) -> dict[str, set[str]]:
+        named = sorted(people)
+        if not named:
             return {}
         async with self.client.pipeline(transaction=False) as pipe:
-            for person in people:
+            for person in named:
+                if sit:
+                    pipe.sadd(keys.seats(person), chat)
+                    pipe.expire(keys.seats(person), self.keep)
+                else:
+                    pipe.srem(keys.seats(person), chat)
                 pipe.smembers(keys.seats(person))
             found = await pipe.execute()
-        others = {}
-        for person, members in zip(people, found, strict=True):
-            chats = {m.decode() if isinstance(m, bytes) else str(m) for m in members} - {chat}
-            if chats:
-                others[person] = chats
-        return others
+        step = 3 if sit else 2
+        return {
+            person: {m.decode() if isinstance(m, bytes) else str(m) for m in members} - {chat}
+            for person, members in zip(named, found[step - 1 :: step], strict=True)
+        }
 
     async def moved(self, old: str, new: str, people: Collection[str]) -> None:
         """Chat `old`'s game moved to `new`: the seats of `people` there follow it."""

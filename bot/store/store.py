@@ -74,8 +74,9 @@ end
 local v = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
 if v ~= tonumber(ARGV[1]) then
   if ARGV[2] ~= '' and redis.call('EXISTS', KEYS[3]) == 1 then return {-1, now[1], now[2]} end
-  local game = redis.call('HMGET', KEYS[1], 't', 'r')
-  return {0, now[1], now[2], v, game[1] or '', game[2] or '', redis.call('GET', KEYS[2]) or ''}
+  local game = redis.call('HMGET', KEYS[1], 't', 'r', 'e')
+  return {0, now[1], now[2], v, game[1] or '', game[2] or '', redis.call('GET', KEYS[2]) or '',
+    game[3] or ''}
 end
 if ARGV[2] ~= '' then
   if not redis.call('SET', KEYS[3], '1', 'NX', 'EX', tonumber(ARGV[2])) then
@@ -101,7 +102,7 @@ if KEYS[6] then
   redis.call('EXPIRE', KEYS[6], tonumber(ARGV[14]))
 end
 redis.call('PUBLISH', string.sub(KEYS[1], 1, -5) .. 'ver', v + 1)
-return {1, now[1], now[2]}
+return {1, now[1], now[2], redis.call('HGET', KEYS[1], 'e') or ''}
 """
 """Compare-and-set of a chat's game (KEYS 1 to 5 are the chat's), and, on one Redis server,
 the note in the writing worker's journal (KEYS[6]; on a Cluster it is another slot's, so the
@@ -110,18 +111,36 @@ service writes it just before); a write publishes the new version on `keys.versi
 (Redis's clock) it may still be run at: a write whose caller gave up waiting for its answer
 must not be applied later. Answers an outcome and the server's time (`TIME`): 1 written, -1 the
 update was applied already, -2 too late, 0 a conflict, followed by the chat as it is now, as
-`_LOAD` reads it: version, table, finished rounds, settings."""
+`_LOAD` reads it: version, table, finished rounds, settings, and its marks (`_MARK`); once
+written, followed by its marks."""
 
 
 _LOAD = """
-local game = redis.call('HMGET', KEYS[1], 'v', 't', 'r')
+local game = redis.call('HMGET', KEYS[1], 'v', 't', 'r', 'e')
 local seen = redis.call('EXISTS', KEYS[3])
 local now = redis.call('TIME')
 return {game[1] or '', game[2] or '', game[3] or '', redis.call('GET', KEYS[2]) or '', seen,
-  now[1], now[2]}
+  now[1], now[2], game[4] or ''}
 """
-"""One round trip: version, table, finished rounds, settings, whether the update was seen, and
-the server's time."""
+"""One round trip: version, table, finished rounds, settings, whether the update was seen, the
+server's time, and the chat's marks (`_MARK`)."""
+
+_MARK = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local marked = {}
+for id in string.gmatch(redis.call('HGET', KEYS[1], 'e') or '', '%S+') do
+  if id ~= ARGV[1] then marked[#marked + 1] = id end
+end
+if ARGV[2] == '1' then marked[#marked + 1] = ARGV[1] end
+table.sort(marked)
+if #marked == 0 then redis.call('HDEL', KEYS[1], 'e')
+else redis.call('HSET', KEYS[1], 'e', table.concat(marked, ' ')) end
+return 1
+"""
+"""Mark (ARGV[2] = '1') or unmark a person (ARGV[1]) in a chat's game hash (field `e`, the ids
+space-separated): they have a live seat in another chat as well. A chat without a game hash
+gets none. It is no part of the game: the version stays, and no worker's write conflicts with
+it; the game's reads and writes answer it (`Snapshot.elsewhere`) at no cost of their own."""
 
 _DROP_TIMER = """
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
@@ -209,6 +228,9 @@ class Snapshot:
     known: bool = False
     """It is the chat as this store last read or wrote it, not read now (`Store.known`): a
     write against it fails if it is behind, but what it shows without a write may be old."""
+    elsewhere: frozenset[str] = frozenset()
+    """The people marked in the chat as having a live seat in another chat as well (`_MARK`),
+    as the last read or write answered."""
 
 
 @dataclass(slots=True)
@@ -223,6 +245,12 @@ class _Known:
     table: Table | None
     settings: Settings
     at: float
+    elsewhere: frozenset[str] = frozenset()
+
+
+def _marks(value: object) -> frozenset[str]:
+    """A chat's marks as Redis answered them (`_MARK`)."""
+    return frozenset(_text(value).split()) if value else frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,19 +324,21 @@ class Store:
         self._move = client.register_script(_MOVE)
         self._beat = client.register_script(_BEAT)
         self._note_move = client.register_script(_NOTE_MOVE)
+        self._mark = client.register_script(_MARK)
 
     @timed("load")
     async def load(self, chat: str, update_id: str | None = None) -> Snapshot:
-        version, blob, results, settings, seen, *now = await self._load(
+        version, blob, results, settings, seen, *now, marks = await self._load(
             keys=[keys.game(chat), keys.settings(chat), keys.update(chat, update_id or "-")]
         )
         self._timed(now)
-        known = self._read(chat, int(version or 0), blob, results, settings)
+        known = self._read(chat, int(version or 0), blob, results, settings, marks)
         return Snapshot(
             version=known.version,
             table=None if known.table is None else known.table.copy(),
             settings=known.settings,
             duplicate=bool(update_id is not None and seen),
+            elsewhere=known.elsewhere,
         )
 
     def known(self, chat: str) -> Snapshot | None:
@@ -318,7 +348,13 @@ class Store:
             return None
         self._known.move_to_end(chat)
         table = None if known.table is None else known.table.copy()
-        return Snapshot(version=known.version, table=table, settings=known.settings, known=True)
+        return Snapshot(
+            version=known.version,
+            table=table,
+            settings=known.settings,
+            known=True,
+            elsewhere=known.elsewhere,
+        )
 
     def forget(self, chat: str) -> None:
         """Forget the chat as last read or written (its keys moved, or were replaced)."""
@@ -330,7 +366,7 @@ class Store:
         return Settings.from_json(await self.client.get(keys.settings(chat)), self.defaults)
 
     def _read(
-        self, chat: str, version: int, blob: bytes, results: bytes, settings: bytes
+        self, chat: str, version: int, blob: bytes, results: bytes, settings: bytes, marks: object
     ) -> _Known:
         """Keep the chat as just read (its table and settings parsed unless the bytes are those
         known already) and return it."""
@@ -344,7 +380,8 @@ class Store:
             parsed = known.settings
         else:
             parsed = Settings.from_json(settings or None, self.defaults)
-        return self._keep(chat, _Known(version, blob, results, settings, table, parsed, 0.0))
+        known = _Known(version, blob, results, settings, table, parsed, 0.0, _marks(marks))
+        return self._keep(chat, known)
 
     def _timed(self, now: list[Any]) -> None:
         """Take in Redis's time (seconds, microseconds) as an answer gave it."""
@@ -417,8 +454,8 @@ class Store:
         if done == -1:
             return None
         if done != 1:  # a conflict: the chat as it is now
-            current, blob_now, results_now, settings_now = answer[3:]
-            self._read(chat, int(current), blob_now, results_now, settings_now)
+            current, blob_now, results_now, settings_now, marks = answer[3:]
+            self._read(chat, int(current), blob_now, results_now, settings_now, marks)
             return False
         known = self._known.get(chat)
         if known is None or known.version != version:
@@ -431,7 +468,10 @@ class Store:
             kept.stored = (kept.game_id, len(kept.game.results))
         raw = settings.encode() if settings else known.settings_raw
         parsed = write.settings or known.settings
-        self._keep(chat, _Known(version + 1, blob, results or known.results, raw, kept, parsed, 0))
+        marks = _marks(answer[3])
+        self._keep(
+            chat, _Known(version + 1, blob, results or known.results, raw, kept, parsed, 0, marks)
+        )
         return True
 
     async def _cas_replicated(self, names: list[str], args: list[Any]) -> Any:
@@ -463,6 +503,12 @@ class Store:
                 log.warning("a write to %s is on its master only: %r", names[0], results[1])
             return done
         raise RedisError("the compare-and-set script could not be loaded")
+
+    @timed("mark")
+    async def mark(self, chat: str, person: str, on: bool) -> None:
+        """Mark `person` in the chat as seated in another chat as well, or unmark them (see
+        `_MARK`); the chat's next read or write answers it."""
+        await self._mark(keys=[keys.game(chat)], args=[person, "1" if on else ""])
 
     @timed("record")
     async def record(self, chat: str) -> dict[str, Any] | None:
