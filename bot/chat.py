@@ -27,7 +27,7 @@ from bot.metrics import Metrics
 from bot.requests import User
 from bot.show.i18n import LANGUAGES, Texts, catalog_language
 from bot.show.look import Look, look_of
-from bot.show.render import Hand, Lobby, Moved, Note, Rules, Sheet, Shown
+from bot.show.render import GroupTable, Hand, Lobby, Moved, Note, Rules, Sheet, Shown
 from bot.show.screens import (
     HandScreen,
     hand_screen,
@@ -338,8 +338,11 @@ def resume(ctx: Context, _: None) -> Result:
         raise Refused(ctx.look.t("You are playing already."))
     table.away.remove(ctx.user.id)
     set_deadline(ctx, table)
+    # The group's table marks them away (and may still say they ran out of time): it shows
+    # them back at once, not only with the next move.
+    back: list[Shown] = [GroupTable(new=False)] if table.game.phase in ROUND_PHASES else []
     return Result(
-        shown=[Hand(seat, notify=False)],
+        shown=[*back, Hand(seat, notify=False)],
         answer=ctx.look.t("Welcome back!"),
         write=Write(table=table, ttl=LIVE_TTL),
     )

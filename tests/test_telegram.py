@@ -21,7 +21,7 @@ import reading
 import redis.asyncio as aioredis
 from aiohttp import ClientSession, web
 from fake_telegram import Event, FakeTelegram, MessageView, RateLimits, User
-from service_helpers import Pondering, reviews_posted
+from service_helpers import Clock, Pondering, reviews_posted
 from telegram import Update
 from telegram.ext import AIORateLimiter
 
@@ -137,6 +137,7 @@ def _front(
     turn_timeout: int = 90,
     limits: Limits = FAST,
     rate_limiter: AIORateLimiter | None = None,
+    clock: Callable[[], float] = time.time,
     **telegram: str,
 ) -> TelegramFrontEnd:
     config = Config(
@@ -145,7 +146,7 @@ def _front(
             token=fake.token, base_url=f"http://127.0.0.1:{fake.port}", **telegram
         ),
     )
-    service = GameService(Store(client, Settings()), config, rng=random.Random(11))
+    service = GameService(Store(client, Settings()), config, clock, rng=random.Random(11))
     return TelegramFrontEnd(
         config,
         service,
@@ -1078,6 +1079,59 @@ async def test_a_turn_timeout_is_shown_like_any_outcome(redis_url: str, game_ids
             assert mention["type"] == "text_link"
             assert mention["url"] == f"tg://user?id={late[0].id}"
             assert shown[0].text.startswith(f"⏳ {late[0].first_name}: it is your turn")
+        finally:
+            await bot.front.stop()
+            await client.aclose()
+
+
+async def ticking(bot: Bot, clock: Clock, seconds: int) -> None:
+    """Let `seconds` go by on the worker's clock, a second a tick (a longer step would be taken
+    for an outage, and credited to the turn's clock): each second waits for its tick."""
+    beats = keys.beats("tg")
+    for _ in range(seconds):
+        clock.advance(1)
+        now = clock.now
+        for _ in range(500):
+            if (await bot.client.zscore(beats, bot.front.service.worker) or 0) >= now:
+                break
+            await asyncio.sleep(0.01)
+        else:
+            raise AssertionError("the worker did not tick")
+
+
+async def test_a_player_back_from_autopilot_is_shown_back_at_the_table(
+    redis_url: str, game_ids: None
+) -> None:
+    """A player who ran out of time is marked 💤 at the group's table; once they press Resume,
+    the table no longer says the AI plays for them (nor, as the next move would, that they ran
+    out of time), though nobody has moved since."""
+    clock = Clock(time.time())
+    async with FakeTelegram() as fake:
+        fake.add_group(GROUP, "Wizards", members=list(PLAYERS))
+        client = aioredis.Redis.from_url(redis_url)
+        bot = Bot(fake, _front(fake, client, turn_timeout=10, clock=clock), client)
+        await bot.front.start()
+        try:
+            await seat(bot)
+            await bot.command(GROUP, ANN, "/start")
+            turn = whose_turn(bot, PLAYERS)
+            assert turn is not None
+            late = turn[0]
+            await ticking(bot, clock, 11)  # their turn's time runs out
+            await until(
+                lambda: any("ran out of time" in text for text in bot.group_texts()),
+                "a timeout is shown",
+            )
+            await bot.idle()
+            assert f"{late.first_name} 💤" in bot.table().text
+            hand = bot.hand(late)
+            answer = await bot.press_label(late.id, late, hand.message_id, "Resume")
+            assert answer.text == "Welcome back!"
+            await bot.idle()
+            shown = bot.table().text
+            assert "💤" not in shown, shown
+            assert "ran out of time" not in shown, shown
+            assert "💤" not in bot.hand(late).text
         finally:
             await bot.front.stop()
             await client.aclose()
