@@ -105,6 +105,9 @@ GAP = 3.0
 """Seconds without a beat of any worker of a scope that make an outage (a tick is a second)."""
 LEASE = 1.5
 """Seconds after its last beat that a worker is taken for gone and its journal taken over."""
+SKEW = 1.0
+"""Seconds a worker's clock may be off the Redis server's before it warns: beats are compared
+by the workers' clocks, and a beat older than `LEASE` is a worker gone."""
 KEEP = 600.0
 """Seconds a journal remembers a write: what a worker may still have had to post (its posts
 wait at most this long for a chat's flood window)."""
@@ -214,6 +217,8 @@ class GameService:
         outcome was not shown; the next tick shows them again."""
         self._enlisted: set[str] = set()
         """The scopes whose heartbeats name this worker already (it journals only there)."""
+        self._skewed = False
+        """Whether this worker warned that its clock is off the Redis server's (once)."""
         self._newer_forms: set[str] = set()
         """Chats where this worker met a form a newer version wrote (logged once each)."""
         self._broken: set[str] = set()
@@ -317,6 +322,7 @@ class GameService:
             self.metrics.last_tick.labels(scope).set(now)
             self._enlisted.add(scope)
             self.outages = beat.outages
+            self._check_clock(now, beat.server)
             mine = keys.journal(scope, self.worker)
             behind: list[str] = []
             if beat.last is not None and now - beat.last > GAP:
@@ -339,6 +345,21 @@ class GameService:
             return shown  # Redis is away: the next tick after it is back catches up
         fired = await self.run_timers(scope, aside=True)
         return shown + fired + self._moved.take(scope) + await self._reviewed(scope)
+
+    def _check_clock(self, now: float, server: float) -> None:
+        """Warn, once, when this worker's clock is off the Redis server's by more than `SKEW`:
+        the other workers then take its beats for a dead worker's (or it theirs), and the
+        deadlines it sets and fires are off by as much. Only the operator can mend it."""
+        off = now - server
+        if abs(off) > SKEW and not self._skewed:
+            self._skewed = True
+            log.warning(
+                "this worker's clock is %.0f s %s the Redis server's: keep the clocks of every "
+                "worker and of Redis in time (NTP); until then other workers take this one for "
+                "gone, and turn deadlines move by as much",
+                abs(off),
+                "ahead of" if off > 0 else "behind",
+            )
 
     async def moved(self) -> None:
         """Wait until every AI move made aside is made (for tests and a clean stop)."""

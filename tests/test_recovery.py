@@ -3,6 +3,10 @@ its journal taken over and its chats' lasting messages shown again; a worker cut
 shows its own journal's again; turn clocks stand still while no worker runs (a real
 redis-server)."""
 
+import logging
+import time
+
+import pytest
 import redis.asyncio as aioredis
 from service_helpers import ANN, BOB, CHAT, CID, Clock, service, table_of
 
@@ -205,3 +209,25 @@ async def test_a_request_the_store_failed_shows_its_chat_again_once_it_is_back(
     clock.advance(1)
     assert await svc.tick(SCOPE) == []  # once
     await client.aclose()
+
+
+async def test_a_worker_whose_clock_is_off_says_so(
+    redis_client: aioredis.Redis, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Heartbeats and deadlines are compared across workers by each one's clock: a worker whose
+    clock is off Redis's by more than a beat's slack is taken for gone by the others at every
+    tick (they show its chats again meanwhile) and fires deadlines early or late. It cannot
+    mend that, but it tells the operator, once, at its first tick."""
+    clock = Clock(time.time() + 5)  # five seconds ahead
+    svc = service(redis_client, clock=clock)
+    with caplog.at_level(logging.WARNING, logger="bot.service"):
+        await svc.tick(SCOPE)
+        clock.advance(1)
+        await svc.tick(SCOPE)
+    (said,) = [r.getMessage() for r in caplog.records if "clock" in r.getMessage()]
+    assert "5 s ahead of the Redis server's" in said, said
+    caplog.clear()
+    in_time = service(redis_client, clock=Clock(time.time()))
+    with caplog.at_level(logging.WARNING, logger="bot.service"):
+        await in_time.tick(SCOPE)
+    assert not [r for r in caplog.records if "clock" in r.getMessage()]

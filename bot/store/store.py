@@ -186,11 +186,13 @@ if newest[2] and now - tonumber(newest[2]) > tonumber(ARGV[3]) then
 end
 redis.call('ZADD', KEYS[1], now, ARGV[1])
 local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. (now - tonumber(ARGV[4])))
-return {mine, gone, redis.call('LRANGE', KEYS[2], 0, 19)}
+local t = redis.call('TIME')
+return {mine, gone, redis.call('LRANGE', KEYS[2], 0, 19), t[1], t[2]}
 """
 """A worker's heartbeat (KEYS: the scope's beats and outages): when no worker of the scope beat
 for longer than ARGV[3] seconds, that span is an outage. Returns the worker's own last beat,
-the workers whose beat is older than the lease ARGV[4], and the recent outages."""
+the workers whose beat is older than the lease ARGV[4], the recent outages, and the server's
+time (seconds, microseconds)."""
 
 
 def _socket_timeout(client: RedisClient) -> float | None:
@@ -263,6 +265,8 @@ class Beat:
     """Workers of the scope whose beat is older than the lease: they stopped, or died."""
     outages: tuple[tuple[float, float], ...]
     """Recent (start, end) spans in which no worker of the scope beat, newest first."""
+    server: float
+    """The Redis server's time as it took the beat (Unix seconds)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -569,7 +573,7 @@ class Store:
     @timed("beat")
     async def beat(self, scope: str, worker: str, now: float, gap: float, lease: float) -> Beat:
         """Note the worker's heartbeat (see `_BEAT`)."""
-        last, gone, spans = await self._beat(
+        last, gone, spans, seconds, micros = await self._beat(
             keys=[keys.beats(scope), keys.outages(scope)], args=[worker, repr(now), gap, lease]
         )
         outages = []
@@ -580,6 +584,7 @@ class Store:
             last=float(last) if last else None,
             gone=tuple(_text(name) for name in gone),
             outages=tuple(outages),
+            server=int(seconds) + int(micros) / 1e6,
         )
 
     @timed("enlist")
