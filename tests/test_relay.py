@@ -27,7 +27,7 @@ from test_discord import seat as discord_seat
 from test_telegram import ANN, GROUP, Bot, running, until
 from test_web import ann_and_two_ai, bearer
 
-from adapters.relay import relay_loop, relaying
+from adapters.relay import FORGET, LIVE, relay_loop, relaying
 from adapters.running import Shows
 from adapters.serve import main as serve_main
 from adapters.serve import serve
@@ -47,13 +47,16 @@ PLAYER = f"tg:{ANN.id}"
 
 @contextlib.asynccontextmanager
 async def web_worker(
-    redis_url: str,
+    redis_url: str, relay: type[Relay] = Relay, handover: float = LIVE
 ) -> AsyncIterator[tuple[WebTable, TestClient[web.Request, web.Application]]]:
     """A worker that serves the web table and runs no chat front end: a service and a Redis
-    client of its own, no `Shows` for `tg`, and the relay, as `adapters.web.run` makes it."""
+    client of its own, no `Shows` for `tg`, and the relay, as `adapters.web.run` makes it (of
+    the class `relay`; a move handed over waits `handover` seconds for a consumer)."""
     client = aioredis.Redis.from_url(redis_url)
     service = GameService.on_redis(client, CONFIG)
-    page = WebTable(service, CONFIG, client, deliver=Shows(), relay=Relay(client))
+    page = WebTable(
+        service, CONFIG, client, deliver=Shows(), relay=relay(client), handover=handover
+    )
     try:
         async with TestClient(TestServer(page.app())) as http:
             yield page, http
@@ -143,6 +146,104 @@ async def test_an_entry_a_dead_consumer_held_is_taken_over_and_applied_once(
         assert not bot.real_errors()
 
 
+async def test_a_move_made_while_the_only_reader_lies_dead_is_applied_by_the_web_worker(
+    redis_url: str,
+) -> None:
+    """The only worker of `tg` was killed a moment ago (SIGKILL: it never left the readers), so
+    the relay still looks live. The web worker hands the move over, sees no consumer take it
+    within the wait, takes it back and applies it itself (200, `"relayed": false`) with the
+    entry's update id; nothing is left in the stream for a later worker, and the chat is shown
+    again from the web worker's journal by the worker of `tg` that runs."""
+    async with running(redis_url) as bot, web_worker(redis_url, handover=0.3) as (page, http):
+        link = await ann_and_two_ai(bot)
+        payload = await a_move(http, link)
+        relay = Relay(bot.client)
+        await relay.join("tg")
+        await relay.present("tg", "dead", FORGET)  # the state right after a SIGKILL
+        assert await relay.live("tg", LIVE)
+        version = (await raw(bot.client, CHAT))[0]
+        group = bot.table().text
+        answer = await http.post("/api/move", json={"payload": payload}, headers=bearer(link))
+        assert answer.status == 200
+        said = await answer.json()
+        assert said["ok"]
+        assert not said["relayed"]
+        assert said["view"]["version"] > version
+        assert (await raw(bot.client, CHAT))[0] > version
+        assert await bot.client.xlen(keys.relay("tg")) == 0  # no consumer will be given it
+        marked = [key async for key in bot.client.scan_iter(f"wiz:{{{CHAT}}}:u:web*")]
+        assert len(marked) == 1
+        assert await bot.client.zscore(keys.beats("tg"), page.service.worker) is not None
+        await until(lambda: bot.table().text != group, "the chat is shown again")
+
+
+class LateReader(Relay):
+    """A relay on which a consumer ("late") reads the stream just before the web worker would
+    take its entry back: a consumer and the fallback at the same moment."""
+
+    async def withdraw(self, scope: str, entry: str) -> bool:
+        assert [e.entry for e in await self.read(scope, "late", 10, None)] == [entry]
+        return await super().withdraw(scope, entry)
+
+
+async def test_a_move_a_consumer_takes_at_the_last_moment_is_left_to_it(redis_url: str) -> None:
+    async with (
+        running(redis_url) as bot,
+        web_worker(redis_url, LateReader, handover=0.1) as (page, http),
+    ):
+        link = await ann_and_two_ai(bot)
+        payload = await a_move(http, link)
+        relay = Relay(bot.client)
+        await relay.join("tg")
+        await relay.present("tg", "dead", FORGET)
+        version = (await raw(bot.client, CHAT))[0]
+        answer = await http.post("/api/move", json={"payload": payload}, headers=bearer(link))
+        assert answer.status == 202  # the consumer has it: the web worker applies nothing
+        assert (await raw(bot.client, CHAT))[0] == version
+        assert not await bot.client.exists(keys.journal("tg", page.service.worker))
+        assert await pending(bot.client) == 1
+        group = bot.table().text
+        async with consuming(bot):  # "late" died holding it: it is taken over and applied
+            await until(lambda: bot.table().text != group, "the taken-over move is shown")
+            await until_acked(bot.client)
+
+
+async def test_an_entry_is_given_to_a_consumer_or_withdrawn_never_both(redis_url: str) -> None:
+    client = aioredis.Redis.from_url(redis_url)
+    try:
+        relay = Relay(client)
+        stream = keys.relay("tg")
+
+        def request(update: str) -> Relayed:
+            return Relayed(CHAT, PLAYER, "Ann", None, Kind.BUTTON.value, "x", update)
+
+        assert await relay.withdraw("tg", "1-0")  # no stream, no group: nobody has it
+        await relay.join("tg")
+        # ids are compared as numbers, the sequence within a millisecond too
+        for entry in ("9-5", "9-6", "10-0"):
+            await client.xadd(stream, request(entry).fields(), id=entry)
+        assert [e.entry for e in await relay.read("tg", "c", 1, None)] == ["9-5"]
+        assert [await relay.given("tg", e) for e in ("9-5", "9-6", "10-0")] == [True, False, False]
+        assert [e.entry for e in await relay.read("tg", "c", 1, None)] == ["9-6"]
+        assert [await relay.given("tg", e) for e in ("9-5", "9-6", "10-0")] == [True, True, False]
+        await relay.ack("tg", "9-5")
+        assert not await relay.withdraw("tg", "9-5")  # acknowledged: it was given
+        assert not await relay.withdraw("tg", "9-6")  # held, not acknowledged: given too
+        assert await client.xlen(stream) == 3  # neither is deleted
+        assert await relay.withdraw("tg", "10-0")
+        assert await client.xlen(stream) == 2
+        assert await relay.read("tg", "c", 10, None) == []  # withdrawn: nobody is given it
+        # a consumer reading as the entry is taken back: one of the two has it, every time
+        for n in range(50):
+            entry = await relay.add("tg", request(f"race{n}"))
+            read, withdrawn = await asyncio.gather(
+                relay.read("tg", "c", 10, None), relay.withdraw("tg", entry)
+            )
+            assert [e.entry for e in read] == ([] if withdrawn else [entry])
+    finally:
+        await client.aclose()
+
+
 def consuming(bot: Bot) -> contextlib.AbstractAsyncContextManager[None]:
     """The relay loop of the bot's worker (reads wait 0.2 s), taking over entries
     unacknowledged for 0.5 s."""
@@ -214,7 +315,9 @@ async def test_a_process_may_run_the_web_table_alone(redis_url: str) -> None:
 
 async def test_the_relay_on_a_redis_cluster(tmp_path: Path) -> None:
     """A move handed over and applied through the relay of a real Redis Cluster (3 masters, a
-    replica each): the stream, its group and its readers in one slot of their own."""
+    replica each): the stream, its group and its readers in one slot of their own. Before it, a
+    move handed over while the only reader lies dead, taken back and applied by the web
+    worker."""
     servers = Cluster(tmp_path / "cluster")
     servers.start()
     try:
@@ -234,25 +337,38 @@ async def test_the_relay_on_a_redis_cluster(tmp_path: Path) -> None:
             async def show(_: str, outcome: Outcome) -> None:
                 shown.append(outcome)
 
+            async def version() -> int:
+                return (await raw(client, chat))[0]  # type: ignore[arg-type]
+
             web_service = GameService.on_redis(client, CONFIG)
-            page = WebTable(web_service, CONFIG, client, deliver=Shows(), relay=Relay(client))
-            async with (
-                relaying(worker, show, "tg", client, 1.0),
-                TestClient(TestServer(page.app())) as http,
-            ):
-                async with asyncio.timeout(5):
-                    while not await Relay(client).live("tg", 3.0):
-                        await asyncio.sleep(0.05)
-                version = (await raw(client, chat))[0]  # type: ignore[arg-type]
-                payload = await a_move(http, link)
+            relay = Relay(client)
+            page = WebTable(web_service, CONFIG, client, deliver=Shows(), relay=relay, handover=0.3)
+            async with TestClient(TestServer(page.app())) as http:
+                await relay.present("tg", "dead", FORGET)  # killed: the relay looks live
+                before = await version()
                 answer = await http.post(
-                    "/api/move", json={"payload": payload}, headers=bearer(link)
+                    "/api/move", json={"payload": await a_move(http, link)}, headers=bearer(link)
                 )
-                assert answer.status == 202
-                await until(lambda: bool(shown), "the worker shows the relayed move")
-                assert (await raw(client, chat))[0] > version  # type: ignore[arg-type]
-                assert any(m.to == ann.id for m in shown[0].messages)
-                await until_acked(client)  # type: ignore[arg-type]
+                assert answer.status == 200
+                assert not (await answer.json())["relayed"]
+                assert await version() > before
+                assert await client.xlen(keys.relay("tg")) == 0
+                await relay.leave("tg", "dead")
+                async with relaying(worker, show, "tg", client, 1.0):
+                    async with asyncio.timeout(5):
+                        while not await relay.live("tg", 3.0):
+                            await asyncio.sleep(0.05)
+                    before = await version()
+                    answer = await http.post(
+                        "/api/move",
+                        json={"payload": await a_move(http, link)},
+                        headers=bearer(link),
+                    )
+                    assert answer.status == 202
+                    await until(lambda: bool(shown), "the worker shows the relayed move")
+                    assert await version() > before
+                    assert any(m.to == ann.id for m in shown[0].messages)
+                    await until_acked(client)  # type: ignore[arg-type]
         finally:
             await client.aclose()
     finally:

@@ -67,6 +67,10 @@ wait twice the last): a Redis down for an hour is a few dozen tries, not 3,600."
 KEEPALIVE = 15.0
 """Seconds between comments on an idle event stream (proxies close silent connections)."""
 MAX_BODY = 4096
+TAKEN = (0.01, 0.2)
+"""Seconds between looks whether a consumer took a move handed over, at first and at most (each
+wait twice the last): a consumer waiting in its read is given it as it is added, so the first
+look, right after, most often finds it taken."""
 PAGE_HEADERS = {
     "Cache-Control": "no-cache",
     "Content-Security-Policy": "default-src 'self'; script-src 'self' https://telegram.org; "
@@ -232,6 +236,7 @@ class WebTable:
         limit: RateLimit | None = None,
         deliver: Shows | None = None,
         relay: Relay | None = None,
+        handover: float = LIVE,
     ) -> None:
         self.service = service
         self.config = config
@@ -245,6 +250,9 @@ class WebTable:
         self.relay = relay
         """Where a move for a chat whose front end runs elsewhere is handed to it (None: it is
         applied here, and the chat shows it at its next update)."""
+        self.handover = handover
+        """Seconds a move handed over waits for a consumer to take it before it is taken back
+        and applied here (the reader that made the relay look live may have died)."""
         self.poll = POLL if self.watcher.live else CLUSTER_POLL
         self._runner: web.AppRunner | None = None
         self._streams: set[asyncio.Task[object]] = set()
@@ -398,7 +406,8 @@ class WebTable:
             return _refused(request, 413, NOT_A_MOVE, None)
         except (ValueError, KeyError, TypeError, TokenError, RecursionError):  # nested deep
             return _refused(request, 400, NOT_A_MOVE, None)
-        _, table, settings = await self.seated(viewer)
+        seen = await self.seated(viewer)
+        _, table, settings = seen
         if token.game != table.game_id:
             language = personal(look_of(settings), table.languages, viewer.player).t.language
             raise auth.forbidden(N_("the move is for another game"), language)
@@ -409,6 +418,7 @@ class WebTable:
         here = self.deliver is not None and self.deliver.serves(scope)
         hint = token.action is Action.HINT  # asks, changes nothing: answered on the page
         relay = self.relay if not here and not hint else None
+        update = None
         if relay is not None and await relay.live(scope, LIVE):
             # a worker of the chat's front end applies it (once, by its update id) and posts
             # it in the chat; the page sees it in its event stream
@@ -416,20 +426,13 @@ class WebTable:
             handed = Relayed(
                 viewer.chat, user.id, user.name, user.language, Kind.BUTTON.value, payload, update
             )
-            await relay.add(scope, handed)
-            viewer, link = await self._after(viewer, token.action)  # should it be applied yet
-            version, table, settings = await self.seated(viewer)
-            view = self._json(viewer, version, table, settings)
-            handed_over: dict[str, Any] = {
-                "ok": True,
-                "relayed": True,
-                "answer": None,
-                "private": [],
-                "view": view,
-                "link": link,
-            }
-            return web.json_response(handed_over, status=202)
-        outcome = await self.service.handle(viewer.chat, user, Request(Kind.BUTTON, payload))
+            if await self._taken(relay, scope, await relay.add(scope, handed)):
+                return await self._handed_over(viewer, token.action, seen)
+            # no consumer took it (the reader that made the relay live died), and none will:
+            # it is applied here, as with no live reader, by the same update id
+        outcome = await self.service.handle(
+            viewer.chat, user, Request(Kind.BUTTON, payload), update
+        )
         if here and not hint and outcome.messages:
             assert self.deliver is not None
             await self.deliver(viewer.chat, outcome)
@@ -453,6 +456,38 @@ class WebTable:
                 "link": link,
             }
         )
+
+    async def _taken(self, relay: Relay, scope: str, entry: str) -> bool:
+        """Whether a consumer of `scope` was given `entry` within `handover` seconds (looked
+        at now and then: `TAKEN`); if none was, it is taken back, and none ever will be."""
+        deadline = time.monotonic() + self.handover
+        wait, most = TAKEN
+        while not await relay.given(scope, entry):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return not await relay.withdraw(scope, entry)  # a consumer took it just now
+            await asyncio.sleep(min(wait, left))
+            wait = min(2 * wait, most)
+        return True
+
+    async def _handed_over(
+        self, viewer: Viewer, action: Action, seen: tuple[int, Table, Any]
+    ) -> web.Response:
+        """The answer to a move a consumer took (202): the view as it was before it was handed
+        over (`seen`), the move's own comes by the event stream; after a Play again that was
+        applied already, the view of the table it opened."""
+        viewer, link = await self._after(viewer, action)  # should it be applied yet
+        version, table, settings = seen if link is None else await self.seated(viewer)
+        view = self._json(viewer, version, table, settings)
+        handed_over: dict[str, Any] = {
+            "ok": True,
+            "relayed": True,
+            "answer": None,
+            "private": [],
+            "view": view,
+            "link": link,
+        }
+        return web.json_response(handed_over, status=202)
 
     async def events(self, request: web.Request) -> web.StreamResponse:
         viewer = self.viewer(request)

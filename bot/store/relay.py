@@ -48,6 +48,34 @@ return #redis.call('ZRANGEBYSCORE', KEYS[1], now - tonumber(ARGV[1]), '+inf', 'L
 """
 """1 if some worker read within the last ARGV[1] seconds, else 0."""
 
+_GIVEN = """
+local function parsed(id)
+  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
+  return tonumber(ms), tonumber(seq)
+end
+local ms, seq = parsed(ARGV[2])
+local groups = redis.pcall('XINFO', 'GROUPS', KEYS[1])
+if type(groups) == 'table' and groups['err'] == nil then
+  for _, group in ipairs(groups) do
+    local said = {}
+    for i = 1, #group, 2 do said[group[i]] = group[i + 1] end
+    if said['name'] == ARGV[1] then
+      local last_ms, last_seq = parsed(said['last-delivered-id'])
+      if ms < last_ms or (ms == last_ms and seq <= last_seq) then
+        return 1
+      end
+    end
+  end
+end
+if ARGV[3] == '1' then
+  redis.call('XDEL', KEYS[1], ARGV[2])
+end
+return 0
+"""
+"""1 if the group ARGV[1] of the stream KEYS[1] was given the entry ARGV[2] (its last delivered
+id is as far: a consumer read it, whether or not it acknowledged it since), else 0, and with
+ARGV[3] = 1 the entry is deleted then, in the same step: no consumer is given it after."""
+
 
 def _text(value: object) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
@@ -111,6 +139,7 @@ class Relay:
         self.client = client
         self._present = client.register_script(_PRESENT)
         self._live = client.register_script(_LIVE)
+        self._given = client.register_script(_GIVEN)
 
     async def live(self, scope: str, within: float) -> bool:
         """Whether some worker of `scope` read its relay in the last `within` seconds."""
@@ -131,6 +160,17 @@ class Relay:
             keys.relay(scope), relayed.fields(), maxlen=MAXLEN, approximate=True
         )
         return _text(entry)
+
+    async def given(self, scope: str, entry: str) -> bool:
+        """Whether a consumer of `scope` was given the entry `entry` (read it)."""
+        return bool(await self._given(keys=[keys.relay(scope)], args=[GROUP, entry, 0]))
+
+    async def withdraw(self, scope: str, entry: str) -> bool:
+        """Take the entry `entry` back unless a consumer of `scope` was given it: True when it
+        was taken back (no consumer is given it, ever: it is for the caller to apply), False
+        when a consumer has it. One step, so a consumer reading at the same time either got it
+        before (False) or finds it gone (True), never both."""
+        return not await self._given(keys=[keys.relay(scope)], args=[GROUP, entry, 1])
 
     async def join(self, scope: str) -> None:
         """Make the scope's consumer group (and its stream) unless it is there: it is given
