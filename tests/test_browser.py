@@ -652,3 +652,59 @@ async def test_a_move_on_a_web_only_workers_page_is_made_by_the_chats_worker(
         finally:
             await table.stop()
             await client.aclose()
+
+
+class HeldRelay(Relay):
+    """A relay whose web worker hears that a consumer took a move only once `release` is set:
+    the page's answer comes after the move's view came by its event stream."""
+
+    def __init__(self, client: "aioredis.Redis") -> None:
+        super().__init__(client)
+        self.release = asyncio.Event()
+
+    async def given(self, scope: str, entry: str) -> bool:
+        await self.release.wait()
+        return await super().given(scope, entry)
+
+
+async def test_a_relayed_move_shown_before_its_answer_leaves_the_page_busy_no_longer(
+    chromium: Path, redis_url: str
+) -> None:
+    """The event stream brings the relayed bid's view before the page's answer (202, with the
+    view as it was before the bid) comes: the page is not busy a moment after the answer, not
+    until its 5 s run out."""
+    async with (
+        running(redis_url) as bot,
+        relaying(bot.front.service, bot.front.show_async, "tg", bot.client, 1.0),
+        launch(chromium) as browser,
+    ):
+        client = aioredis.Redis.from_url(redis_url)
+        config = Config(web=WebConfig(secret=SECRET))
+        service = GameService.on_redis(client, config)
+        relay = HeldRelay(client)
+        table = WebTable(service, config, client, deliver=Shows(), relay=relay)
+        await table.start("127.0.0.1:0")
+        try:
+            link = await ann_and_two_ai(bot)
+            version, _, _ = await bot.front.service.snapshot(CHAT)
+            page = await browser.new_page(viewport=PHONE)
+            await page.goto(f"http://127.0.0.1:{table.port}/?link={link}")
+            await caught_up(page, version)
+            async with page.expect_response("**/api/move") as answered:
+                await page.locator("#ask button.bid").first.click()
+                await page.wait_for_function(
+                    "v => Number(document.querySelector('main').dataset.version) > v",
+                    arg=version,
+                    timeout=10_000,
+                )
+                assert await page.evaluate("() => document.body.classList.contains('busy')")
+                relay.release.set()
+            response = await answered.value
+            assert response.status == 202
+            assert (await response.json())["view"]["version"] == version
+            await page.wait_for_function(
+                "() => !document.body.classList.contains('busy')", timeout=2_000
+            )
+        finally:
+            await table.stop()
+            await client.aclose()

@@ -127,6 +127,8 @@ async function move(payload) {
     }
     if (answer.link) follow(answer.link);
     if (answer.view) show(answer.view);
+    // its event stream may have brought the move before this answer (as it was before it)
+    if (relayed && view && view.version > relayed.version) settled();
     if (hint && answer.private?.length) showHint(answer.private.join("\n\n"), payload);
   } catch (error) {
     say(error.message);
