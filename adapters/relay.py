@@ -27,7 +27,8 @@ log = logging.getLogger(__name__)
 LIVE = 3.0
 """Seconds since some worker of a scope last read its relay within which the relay is live (a
 consumer's reads wait at most `BLOCK`): a web move is then handed over, else applied where it
-was made."""
+was made; and one handed over that no consumer was given within it is taken back and applied
+where it was made (the reader that made it live was killed)."""
 BLOCK = 1.0
 """Seconds a read waits for an entry, at most (less than the client's timeout: `block_for`)."""
 NOTE = 1.0

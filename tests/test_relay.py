@@ -3,7 +3,9 @@
 move shows in the group and in the player's private chat, applied once; an entry a consumer
 that died was given is taken over by another after the claim time and applied once (the update
 id); with no live consumer of the scope, the web worker applies the move itself and hands its
-journal over, so the chat is shown again once a worker of the scope comes."""
+journal over, so the chat is shown again once a worker of the scope comes; with the only
+reader killed a moment ago (the relay looks live), the move handed over is taken back and
+applied by the web worker, and one a consumer reads at that moment is left to it."""
 
 import asyncio
 import contextlib

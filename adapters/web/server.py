@@ -6,7 +6,9 @@
   `GameService.handle` exactly as a chat button's; answers the service's answer, the
   player's own private messages it made (a hint) and the view. For a chat whose front end
   runs in another worker, the press is handed to that worker (`adapters.relay`) and answered
-  at once (202): the page sees the move in its event stream. A link's page whose player sits
+  once it took it (202, most often at once): the page sees the move in its event stream; one
+  no worker took within `LIVE` (the reader that made the relay live was killed) is taken back
+  and applied here. A link's page whose player sits
   at the table Play again opened after its game is given a fresh link for it (`link`);
 - `GET /api/events`: server-sent events, a `view` event with the view each time the game's
   version changes (any worker's write: the store publishes it, `keys.versions`), the event id

@@ -15,7 +15,10 @@ second) a consumer notes the time in the scope's readers (`keys.readers`, by the
 server's clock, so the workers' clocks do not matter), and its reads wait at most a second, so
 a live one is never long absent and one that stopped (or died) soon is. (A consumer's idle
 time in XINFO CONSUMERS is not refreshed by a blocked read that finds nothing before Redis 7.2,
-so it cannot tell.)
+so it cannot tell.) A reader killed outright stays among them for a while: the web worker
+that hands a move over sees a consumer take it (`given`), or takes it back (`withdraw`, in the
+same step as the look, so a consumer reading at that moment has it or never will) and applies
+it itself.
 """
 
 from collections.abc import Iterable
