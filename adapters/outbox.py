@@ -5,7 +5,9 @@ a second in a private chat; beyond that it answers 429 and makes the bot wait (D
 per channel are of the same kind). So every post goes
 through a queue per chat, drained by one task per chat at that chat's pace (`Budget`). While a
 post for a slot (the table, a hand) waits for its turn, a newer post for the same slot replaces
-it: a busy table shows its newest state at the next chance instead of replaying every step.
+it: a busy table shows its newest state at the next chance instead of replaying every step. (A
+new message for the slot leaves an edit waiting to go first: the message before shows its last
+state, not one long gone.)
 The platform's own rate limiter stays underneath, for the overall limit and for 429 answers.
 With `windows` (`adapters.flood`), each chat's window is kept in Redis as well, shared by every
 worker and across restarts: a post goes when both this worker's pace and the shared window
@@ -73,13 +75,18 @@ def slot_version(message: Message, version: tuple[str, int] | None) -> tuple[str
     return version if message.since is None else (version[0], message.since)
 
 
-def newest(older: P, newer: P) -> P:
+def newest(older: P, newer: P) -> P | None:
     """Of two posts for one slot, the one to send: the newer by the game's version when both
     have one (outcomes handled at once may be queued out of order), else the later; a new
-    message if either asked for one; shown again only where behind if both were."""
+    message if either asked for one; shown again only where behind if both were. None when
+    the later is a new message and the one waiting an edit: both go, in order, for a new
+    message leaves the slot's message before as it is (the edit is its last state: a hand's
+    turn that is gone, say, no longer asked for)."""
     old, new = older.version, newer.version
     if old is not None and new is not None and old[0] == new[0] and old[1] > new[1]:
         older, newer = newer, older
+    elif newer.notify and not older.notify:
+        return None
     if older.notify and not newer.notify:
         newer = replace(newer, notify=True)  # type: ignore[type-var]
     if newer.again and not older.again:
@@ -200,7 +207,7 @@ class Outbox(Generic[T]):
         self,
         deliver: Callable[[T], Awaitable[object]],
         limits: Limits = Limits(),
-        coalesce: Callable[[T, T], T] | None = None,
+        coalesce: Callable[[T, T], T | None] | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         keep: int = 1000,
@@ -214,7 +221,7 @@ class Outbox(Generic[T]):
     ) -> None:
         self._deliver = deliver
         self._limits = limits
-        self._coalesce = coalesce or (lambda _older, newer: newer)
+        self._coalesce: Callable[[T, T], T | None] = coalesce or (lambda _older, newer: newer)
         self._clock = clock
         self._sleep = sleep
         self._keep = keep
@@ -232,8 +239,9 @@ class Outbox(Generic[T]):
     def put(
         self, target: Hashable, item: T, key: Hashable | None = None, low: bool = False
     ) -> "asyncio.Future[object]":
-        """Queue `item` for `target`. With a `key`, it replaces a waiting item of the same key
-        (merged by `coalesce`), which then goes in its place at the end of the queue. A `low`
+        """Queue `item` for `target`. With a `key`, it replaces the last waiting item of the
+        same key (merged by `coalesce`; both stay if that says None), and goes in its place at
+        the end of the queue. A `low`
         item (tidying up, such as taking the buttons off an old message) goes only when nothing
         else waits for the target, the newest low item first."""
         future: asyncio.Future[object] = asyncio.get_running_loop().create_future()
@@ -251,10 +259,13 @@ class Outbox(Generic[T]):
         since = self._clock()
         line = queue.later if low else queue.entries
         if key is not None:
-            for entry in line:
+            for entry in reversed(line):
                 if entry.key == key:
+                    merged = self._coalesce(entry.item, item)
+                    if merged is None:
+                        break  # both go, the one waiting first
                     line.remove(entry)
-                    item = self._coalesce(entry.item, item)
+                    item = merged
                     waiters = [*entry.waiters, future]
                     since = entry.since
                     break

@@ -30,6 +30,7 @@ from bot.show.look import Look, look_of
 from bot.show.render import GroupTable, Hand, Lobby, Moved, Note, Rules, Sheet, Shown
 from bot.show.screens import (
     HandScreen,
+    final_screen,
     hand_screen,
     has_choice,
     lobby_cancelled,
@@ -463,6 +464,8 @@ def after_move(ctx: Context, table: Table, events: list[Event], notice: str | No
     seats = seating(table)
     if state.phase in ROUND_PHASES:
         hands = changed_hands(ctx.look, table, view, seats, ctx.version)
+    elif state.phase is Phase.FINISHED:
+        hands = final_hands(ctx.look, table, view, seats, ctx.version)
     return Result(
         shown=[Moved(tuple(events), notice, hands, view, seats)],
         write=Write(table=table, ttl=ttl(ctx.config, table), result=result, record=record),
@@ -631,24 +634,58 @@ def changed_hands(
                 continue
         turn = seat in waiting and pid not in table.away
         screen = hand_screen(player_view(state, seat, view), seats)
-        # What the person would see: an edit that shows the same is no edit (Telegram refuses
-        # it as "not modified"). The screen is all the message is made of, in this look.
-        digest = screen_digest(screen, language, theme)
-        previous = entry.partition("@")[0]
-        was_turn = previous.endswith("!")
-        before = previous.rstrip("!")
-        same = before == digest or (
-            len(before) == 2 * LEGACY_SIZE and before == legacy_digest(screen, language, theme)
-        )
-        if not same or turn != was_turn:
-            table.seen[pid] = f"{digest}{'!' if turn else ''}@{version}"
-            first = not previous
-            changed.append((screen, first or (turn and not was_turn)))
+        notify = _seen_anew(table, screen, language, theme, turn, version)
+        if notify is not None:
+            changed.append((screen, notify))
         if key is None:
             table.private.pop(pid, None)
         else:
             table.private[pid] = (key, table.seen[pid])
     return tuple(changed)
+
+
+def final_hands(
+    look: Look, table: Table, view: TableView, seats: Seating, version: int
+) -> tuple[tuple[HandScreen, bool], ...]:
+    """Once the game is over, the hand messages that do not show the last round as it ended
+    (`final_screen`), as edits: the hand of whoever played its last card still asks for it,
+    and the tricks won of the last trick's winner are one short. Each person's result follows
+    as a new message."""
+    state = table.game
+    trump = state.results[-1].trump
+    final = []
+    for seat, player in enumerate(state.players):
+        pid = player.id
+        if pid in table.ai or pid not in table.seen:
+            continue
+        language = table.languages.get(pid, look.t.language)
+        screen = final_screen(view, seat, seats, trump)
+        if _seen_anew(table, screen, language, look.theme, False, version) is not None:
+            final.append((screen, False))
+    return tuple(final)
+
+
+def _seen_anew(
+    table: Table, screen: HandScreen, language: str, theme: Theme, turn: bool, version: int
+) -> bool | None:
+    """Whether the person's hand message is to show `screen` (a turn or not): None if it shows
+    that already, else whether as a new message (which notifies: a game's first hand message,
+    or the one of a turn that was not theirs before). `table.seen` keeps a digest of each
+    person's last screen and the table's `version` it came with (see `seen_since`)."""
+    # What the person would see: an edit that shows the same is no edit (Telegram refuses
+    # it as "not modified"). The screen is all the message is made of, in this look.
+    pid = screen.player
+    digest = screen_digest(screen, language, theme)
+    previous = table.seen.get(pid, "").partition("@")[0]
+    was_turn = previous.endswith("!")
+    before = previous.rstrip("!")
+    same = before == digest or (
+        len(before) == 2 * LEGACY_SIZE and before == legacy_digest(screen, language, theme)
+    )
+    if same and turn == was_turn:
+        return None
+    table.seen[pid] = f"{digest}{'!' if turn else ''}@{version}"
+    return not previous or (turn and not was_turn)
 
 
 def set_deadline(ctx: Context, table: Table) -> None:

@@ -77,6 +77,17 @@ def check_no_stale_buttons(chat: str, shown: Iterable[tuple[str, Labels]]) -> No
         assert flat in ([], ["Play again"]), f"{chat} still offers {flat}:\n{text}"
 
 
+ASKS = ("Your turn: play a card.", "Your bid?", "choose the trump suit")
+"""What a hand message says while it asks its player to act."""
+
+
+def check_no_stale_asks(chat: str, texts: Iterable[str]) -> None:
+    """Once the game is over, no message a chat still shows asks for a move: a turn that is
+    gone does not read as still to come."""
+    for text in texts:
+        assert not any(ask in text for ask in ASKS), f"{chat} still asks for a move:\n{text}"
+
+
 def check_round_ends(group_texts: Sequence[str], rounds: int) -> None:
     """Every round's end reached the group: a summary per round, the last one on the final
     table."""

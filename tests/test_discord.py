@@ -386,6 +386,7 @@ async def test_a_4_player_game_reads_well_from_the_dms(dc: Bot, options: dict[st
     for view in (dc.channel, *(p.id for p in players)):
         shown = [(m.content, m.labels()) for m in dc.fake.shown(view)]
         reading.check_no_stale_buttons(str(view), shown)
+        reading.check_no_stale_asks(str(view), [text for text, _labels in shown])
     assert dc.fake.errors == []
 
 

@@ -130,9 +130,33 @@ async def test_a_new_message_stays_new_when_an_edit_replaces_it() -> None:
     older = Post(1, "hand: your turn", slot="tg:-5:hand", notify=True)
     newer = Post(1, "hand: a card less", slot="tg:-5:hand")
     merged = coalesce(older, newer)
+    assert merged is not None
     assert merged.html == "hand: a card less"
     assert merged.notify
-    assert coalesce(newer, older) == older
+    assert coalesce(newer, older) is None  # a new message does not replace an edit: both go
+
+
+async def test_a_waiting_edit_goes_before_a_new_message_of_its_slot() -> None:
+    """A hand edited (the turn played), then a new hand message (the game's end, the next
+    turn) while the edit waits: the edit still goes, so the message before does not keep a
+    turn that is gone; an edit after that replaces the new message, which stays new."""
+    time = FakeTime()
+    made: list[tuple[str, bool]] = []
+
+    async def deliver(post: Post) -> None:
+        made.append((post.html, post.notify))
+
+    limits = Limits(private_count=1, private_period=3.0, private_burst=1)
+    outbox: Outbox[Post] = Outbox(deliver, limits, coalesce, time.clock, time.sleep)
+    slot = "tg:-5:hand"
+    outbox.put(7, Post(7, "your turn", slot=slot, notify=True), key=slot)
+    await asyncio.sleep(0)  # goes at once; what follows waits for the budget
+    outbox.put(7, Post(7, "played", slot=slot), key=slot)
+    outbox.put(7, Post(7, "next turn", slot=slot, notify=True), key=slot)
+    outbox.put(7, Post(7, "next turn, a hint", slot=slot), key=slot)
+    assert [post.html for post in outbox.waiting(7)] == ["played", "next turn, a hint"]
+    await outbox.flush()
+    assert made == [("your turn", True), ("played", False), ("next turn, a hint", True)]
 
 
 async def test_chats_are_paced_separately() -> None:

@@ -122,9 +122,14 @@ async def test_a_whole_game_through_the_buttons(
     assert over.picture.png().startswith(b"\x89PNG")
     assert [tokens.decode(p).action for p in payloads(over)] == ["n"]
     # Each person gets their own result privately, with Play again; the final table is shown.
-    results = [m for m in end if m.to is not None]
+    private = [m for m in end if m.to is not None]
+    results = [m for m in private if "Your place:" in m.text]
     assert sorted(m.to for m in results) == sorted(u.id for u in humans)
-    assert all("Your place:" in m.text and payloads(m) for m in results)
+    assert all(payloads(m) for m in results)
+    # Before them, the hand messages not showing the last round as it ended are edited to it.
+    hands = [m for m in private if m not in results]
+    assert all(m.slot == "hand" and not m.notify and not m.buttons for m in hands)
+    assert not any("Your turn" in m.text or "Your hand" in m.text for m in hands)
     assert any(m.slot == "table" and m.text.startswith("🏁 Final table") for m in end)
     # The group saw tables and summaries, never a hand; every DM went to a person playing.
     shown = driver.screens.shown

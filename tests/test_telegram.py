@@ -1365,6 +1365,7 @@ async def test_a_4_player_game_reads_well_from_the_private_chats(tg: Bot, option
             for m in shown
         ]
         reading.check_no_stale_buttons(str(chat), [(t, [r for r in k if r]) for t, k in pressable])
+        reading.check_no_stale_asks(str(chat), [m.text for m in shown])
     assert tg.fake.unanswered_presses() == []
 
 

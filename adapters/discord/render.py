@@ -209,7 +209,7 @@ def strip_post(post: Post, message_id: int) -> Post:
     return Post(game=post.game, text="", user=post.user, strip=message_id)
 
 
-def coalesce(older: Post, newer: Post) -> Post:
+def coalesce(older: Post, newer: Post) -> Post | None:
     """A newer version of a slot message replaces one still waiting to be sent (see
     `adapters.outbox.newest`)."""
     return newest(older, newer)

@@ -172,7 +172,7 @@ def strip_post(target: int, message_id: int) -> Post:
     return Post(target=target, html="", strip=message_id)
 
 
-def coalesce(older: Post, newer: Post) -> Post:
+def coalesce(older: Post, newer: Post) -> Post | None:
     """A newer version of a slot message replaces one still waiting to be sent (see
     `adapters.outbox.newest`)."""
     return newest(older, newer)

@@ -60,7 +60,7 @@ class Hand:
 @dataclass(frozen=True, slots=True)
 class Moved:
     """Moves were made (a person's, then the AI seats'): the round summaries and notices their
-    events call for, then the game's end, or the table and the hands whose screens changed."""
+    events call for, the hands whose screens changed, and the game's end or the table."""
 
     events: tuple[Event, ...]
     notice: str | None
@@ -157,7 +157,7 @@ def _current(look: Look, table: Table, view: TableView, seats: Seating) -> list[
 
 def _moved(look: Look, item: Moved, languages: Mapping[str, str]) -> list[Message]:
     """What moves show: round summaries and wings notices as their events come, then the game's
-    end, or the table and the changed hands."""
+    end (after the hands as it left them), or the table and the changed hands."""
     view, seats = item.view, item.seating
     messages: list[Message] = []
     new_round = False
@@ -177,12 +177,13 @@ def _moved(look: Look, item: Moved, languages: Mapping[str, str]) -> list[Messag
                 "🪽 {card} could not be played: choose a card.", card=mine.card(event.card)
             )
             messages.append(Message(text, to=event.to))
-    if view.phase is Phase.FINISHED:
-        messages += the_end(look, view, seats, languages)
+    hands = [
+        hand_message(personal(look, languages, screen.player), screen, notify)
+        for screen, notify in item.hands
+    ]
+    if view.phase is Phase.FINISHED:  # the hands as the game ended, then each one's result
+        messages += hands + the_end(look, view, seats, languages)
     elif view.phase in ROUND_PHASES:
         messages.append(table_message(look, view, seats, new_round, item.notice))
-        messages += [
-            hand_message(personal(look, languages, screen.player), screen, notify)
-            for screen, notify in item.hands
-        ]
+        messages += hands
     return messages

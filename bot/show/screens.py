@@ -457,6 +457,34 @@ def hand_screen(view: PlayerView, seating: Seating) -> HandScreen:
     )
 
 
+def final_screen(view: TableView, seat: int, seating: Seating, trump: Suit | None) -> HandScreen:
+    """What the hand message of the player in `seat` shows once the game is over: the last
+    round (whose trump was `trump`) as it ended, their bid and the tricks they won, nothing
+    asked (as a hand shows once its last card is played)."""
+    row = view.sheet[-1]
+    return HandScreen(
+        player=view.seats[seat].player,
+        game=seating.game,
+        round=row.round,
+        rounds=view.rounds,
+        trump=trump,
+        others=(),
+        hand=(),
+        bid=row.bids[seat],
+        won=row.won[seat],
+        mark=None,
+        away=False,
+        choose_trump=False,
+        bids=(),
+        forbidden=None,
+        cards=(),
+        unseen=False,
+        marks=(),
+        stamp="",
+        round_stamp="",
+    )
+
+
 def hand_text(look: Look, screen: HandScreen) -> str:
     t = look.t
     if screen.chooser is not None:
