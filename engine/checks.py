@@ -233,10 +233,15 @@ def may_bid(rnd: Round, seat: int) -> bool:
         return rnd.turn == seat
     if rnd.bids[seat] is not None:
         return False
-    if rnd.rules.bids is BidMode.SECRET and rnd.rules.notequal and seat == rnd.dealer:
-        # secret bids with notequal: the dealer bids once everybody else has
+    if bids_last(rnd, seat):
         return sum(bid is None for bid in rnd.bids) == 1
     return True
+
+
+def bids_last(rnd: Round, seat: int) -> bool:
+    """Whether `seat` bids once everybody else has, in any order: the dealer, with secret bids
+    and notequal (the dealer alone learns what the others' bids add up to)."""
+    return rnd.rules.bids is BidMode.SECRET and rnd.rules.notequal and seat == rnd.dealer
 
 
 def _bidding(state: GameState, seat: int) -> Round | None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from engine.cards import Card, Suit, sorted_hand
-from engine.checks import forbidden_bid, legal_bids, legal_plays, may_bid
+from engine.checks import bids_last, forbidden_bid, legal_bids, legal_plays, may_bid
 from engine.options import BidMode, Options
 from engine.scoring import places, round_points
 from engine.state import NO_SEAT, GameState, Phase, Round, RoundResult, Trick
@@ -143,6 +143,9 @@ class PlayerView:
     legal_cards: tuple[Card, ...]
     play_unseen: bool
     """Under foresight: it is this player's turn to play the card they cannot see."""
+    bids_last: bool = False
+    """While the others bid: this player bids once they all have (the dealer, with secret bids
+    and notequal)."""
 
 
 def table_view(state: GameState, viewer: int | None = None) -> TableView:
@@ -231,6 +234,10 @@ def player_view(state: GameState, seat: int, table: TableView | None = None) -> 
         forbidden_bid=forbidden_bid(state, seat),
         legal_cards=() if foresight else tuple(sorted_hand(plays)),
         play_unseen=foresight and bool(plays),
+        bids_last=state.phase is Phase.BIDDING
+        and rnd.bids[seat] is None
+        and bids_last(rnd, seat)
+        and not may_bid(rnd, seat),
     )
 
 

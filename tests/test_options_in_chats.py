@@ -51,6 +51,29 @@ async def test_a_dealer_told_to_change_a_hidden_bid_is_told_why_and_so_is_the_gr
     assert why not in tg.table().text
 
 
+async def test_a_dealer_who_bids_last_under_secret_bids_is_told_so(tg: Bot) -> None:
+    """Secret bids with notequal: the dealer bids once everybody else has. Meanwhile their
+    private hand, which has no bid buttons, says why, and what the bids may not add up to;
+    once the others have bid, it asks for their bid."""
+    await seat(tg)
+    for option in ("bids=secret", "notequal"):
+        await tg.command(GROUP, ANN, f"/options {option}")
+    await tg.command(GROUP, ANN, "/start")
+    deals = dealer(tg)
+    last = "You bid last, once the others have: the bids may not add up to 1."
+    others = [user for user in PLAYERS if user != deals]
+    for user in others:
+        hand = tg.hand(deals)
+        assert last in hand.text, hand.text
+        assert "Your bid?" not in hand.text
+        assert hand.labels == [], hand.text
+        assert last not in tg.hand(user).text  # the others bid now
+        await bid(tg, user, 0)
+    hand = tg.hand(deals)
+    assert "Your bid? " in hand.text, hand.text
+    assert last not in hand.text, hand.text
+
+
 async def test_a_full_table_with_tournament_rounds_is_not_called_ready(tg: Bot) -> None:
     """Tournament rounds are for 3 to 5 players: a lobby of six says so, rather than that any
     player may start (the start would be refused), and says it no longer once one leaves."""

@@ -388,6 +388,9 @@ class HandScreen:
     chooser: str | None = None
     """While the trump waits for the dealer's choice (a Wizard was turned up): the dealer's
     name (the trump is not "none" then)."""
+    bids_last: int | None = None
+    """While they are to bid once the others have (the dealer, with secret bids and notequal):
+    the number of tricks the bids may not add up to."""
 
 
 def has_choice(view: PlayerView) -> bool:
@@ -454,6 +457,7 @@ def hand_screen(view: PlayerView, seating: Seating) -> HandScreen:
         standings=standings,
         hint=seating.coach and has_choice(view),
         chooser=names[tv.dealer] if tv.phase is Phase.TRUMP else None,
+        bids_last=tv.cards if view.bids_last else None,
     )
 
 
@@ -550,6 +554,13 @@ def hand_text(look: Look, screen: HandScreen) -> str:
             lines.append(t("notequal: you may not bid {bid}.", bid=screen.forbidden))
     elif screen.cards or screen.unseen:
         lines.append(t("Your turn: play a card."))
+    elif screen.bids_last is not None:
+        lines.append(
+            t(
+                "You bid last, once the others have: the bids may not add up to {tricks}.",
+                tricks=screen.bids_last,
+            )
+        )
     return "\n".join(lines)
 
 
