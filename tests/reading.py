@@ -16,6 +16,7 @@ Labels = Sequence[Sequence[str]]
 
 _FACE_OF_SUIT = {face: suit for suit, face in SUIT_FACES[Theme.COLOURS].items()}
 _FOLLOW = re.compile(r"follow (\S+) \w+ if you can\.")
+_BID = re.compile(r"Your bid\? \((?:(\d+) to (\d+)|only (\d+) is allowed)\)")
 
 
 def cards_of(text: str) -> list[Card]:
@@ -45,6 +46,14 @@ def check_turn(text: str, labels: Labels) -> None:
             allowed.discard(int(forbidden.group(1)))
         assert set(numbers) == allowed, text
         assert numbers[0] == 0, text
+        asked = _BID.search(text)
+        assert asked is not None, text
+        low, high, only = asked.groups()
+        if only is not None:  # one bid left: no range "from 0 to 0"
+            assert numbers == [int(only)], text
+        else:
+            assert (int(low), int(high)) == (numbers[0], numbers[-1]), text
+            assert low != high, text
         return
     if "Your turn: play a card." not in text:
         return

@@ -44,6 +44,7 @@ async def test_a_dealer_told_to_change_a_hidden_bid_is_told_why_and_so_is_the_gr
     hand = tg.hand(deals)
     assert f"{why}: you must change your bid." in hand.text, hand.text
     assert hand.labels == [["0"]], hand.text
+    assert "Your bid? (only 0 is allowed)" in hand.text, hand.text  # not "(0 to 0)"
     for user in PLAYERS:
         if user != deals:
             assert why not in tg.hand(user).text  # the others have nothing to do

@@ -549,7 +549,11 @@ def hand_text(look: Look, screen: HandScreen) -> str:
     elif screen.bids:
         if screen.bid is not None:  # a bid made already, asked again: notequal, hidden bids
             lines.append(t("The bids add up to the number of tricks: you must change your bid."))
-        lines.append(t("Your bid? ({low} to {high})", low=screen.bids[0], high=screen.bids[-1]))
+        if len(screen.bids) == 1:  # a range "0 to 0" reads oddly
+            lines.append(t("Your bid? (only {bid} is allowed)", bid=screen.bids[0]))
+        else:
+            low, high = screen.bids[0], screen.bids[-1]
+            lines.append(t("Your bid? ({low} to {high})", low=low, high=high))
         if screen.forbidden is not None:
             lines.append(t("notequal: you may not bid {bid}.", bid=screen.forbidden))
     elif screen.cards or screen.unseen:
