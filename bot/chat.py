@@ -294,6 +294,22 @@ def cancelled(look: Look, table: Table, note: str, gone: str | None = None) -> l
     return shown
 
 
+def unseen(ctx: Context) -> Result:
+    """The game's chat can no longer be posted in (the bot was removed from the group, the
+    channel was deleted): a game going on there ends, as nobody could see its table, and each
+    of its players is told why in their private hand message (the chat shows nothing). A lobby
+    closes; nothing to end is refused."""
+    table = ctx.table()
+    t = ctx.look.t
+    if table.game.phase is Phase.FINISHED:
+        raise Refused(t("The game is already over."))
+    gone = t("The game is over: I can no longer post in its chat (I was removed, or it is gone).")
+    shown: list[Shown] = []
+    if table.game.phase is not Phase.LOBBY:
+        shown = [Note(Message(gone, to=pid, slot="hand")) for pid in table.humans()]
+    return Result(shown=shown, write=Write(table=None, ttl=LIVE_TTL))
+
+
 def add_ai(ctx: Context, level: str) -> Result:
     table = ctx.table()
     level = level or ctx.config.ai_level

@@ -52,6 +52,7 @@ from bot.chat import (
     robot_move,
     robot_seats,
     timeout,
+    unseen,
 )
 from bot.coaching import Coach
 from bot.commands import BY_KIND, MAX_ARGUMENT, Kind, of_payload
@@ -93,6 +94,8 @@ TIMER = User("timer", "")
 """Who a timeout is applied for."""
 ROBOT = User("ai", "")
 """Who an AI move is applied for."""
+PLATFORM = User("platform", "")
+"""Who ends a game whose chat the bot can no longer post in (`GameService.unseen`)."""
 THINKERS = 2
 """AI moves a worker decides at once, each in a thread of its own; more wait their turn."""
 MAX_REDECIDED = 10
@@ -309,6 +312,14 @@ class GameService:
             return Outcome()
         messages = render(look_of(snap.settings), table, shown)
         return Outcome(tuple(messages), version=(table.game_id, snap.version))
+
+    @logs.serving
+    async def unseen(self, chat: str) -> Outcome:
+        """The front end can no longer post in `chat` (the bot was removed from the group, the
+        channel was deleted): its game ends, each player told privately (`bot.chat.unseen`).
+        Nothing is shown where there was no game going."""
+        outcome, result = await self._transact(chat, None, PLATFORM, unseen)
+        return outcome if result is not None else Outcome()
 
     async def tick(self, scope: str) -> list[tuple[str, Outcome]]:
         """What a worker of `scope` (the prefix of its chat ids: `tg`) does once a second: beat,

@@ -1116,6 +1116,27 @@ class FakeTelegram:
         """Someone removed the bot from the group: it can no longer write there."""
         self._chat(chat_id).bot_removed = True
 
+    def kick_bot(self, chat_id: int, user: User, *, enqueue: bool = True) -> JSON:
+        """`user` removes the bot from the group (`remove_bot`), and Telegram tells the bot in
+        a my_chat_member update (member -> left in a group, kicked in a supergroup)."""
+        chat = self._chat(chat_id)
+        was = self._member_json(chat, self.bot_id)
+        self.remove_bot(chat_id)
+        update = self._update(
+            {
+                "my_chat_member": {
+                    "chat": chat.to_json(),
+                    "from": user.to_json(),
+                    "date": int(time.time()),
+                    "old_chat_member": was,
+                    "new_chat_member": self._member_json(chat, self.bot_id),
+                }
+            }
+        )
+        if enqueue:
+            self._enqueue(update)
+        return update
+
     def block(self, user: User, blocked: bool = True) -> None:
         """The person blocks (or unblocks) the bot: it can no longer write to them."""
         self._know(user)

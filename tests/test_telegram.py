@@ -530,6 +530,31 @@ async def test_a_group_the_bot_is_added_to_is_welcomed_with_the_help(tg: Bot) ->
     assert len([m for m in tg.fake.current_messages(-100777).values() if m.from_bot]) == 1
 
 
+async def test_a_game_whose_group_removed_the_bot_ends_and_its_players_are_told(tg: Bot) -> None:
+    """Removed from the group mid-game, the bot can show the table to nobody: the game ends
+    (no timer left to run it on, no hand left to press), and each player's private hand message
+    says why. The group, where the bot may not post, gets nothing."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/options bids=hidden")
+    await tg.command(GROUP, ANN, "/start")
+    await move(tg)
+    group_calls = tg.fake.total_calls(chat_id=GROUP)
+    tg.fake.kick_bot(GROUP, DAN)
+    await tg.idle()
+    for user in PLAYERS:  # the hand message, edited: no buttons left
+        shown = tg.fake.current_messages(user.id).values()
+        assert not any(has_moves(message) for message in shown)
+        assert tg.fake.last_message(user.id).text == (
+            "The game is over: I can no longer post in its chat (I was removed, or it is gone)."
+        )
+    assert await tg.front.service.table(chat_key(GROUP)) is None  # no timer runs it on
+    assert tg.fake.total_calls(chat_id=GROUP) == group_calls
+    tg.fake.add_bot_to_group(GROUP, DAN)  # back in the group: a new game may start there
+    await tg.idle()
+    await tg.command(GROUP, ANN, "/join")
+    assert "1. Ann" in tg.lobby().text
+
+
 async def test_a_group_that_becomes_a_supergroup_keeps_its_game(tg: Bot) -> None:
     """Telegram gives an upgraded group a new id: the game, its timer and the players' hand
     messages move with it, the supergroup shows the table anew, and play goes on there."""

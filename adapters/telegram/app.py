@@ -91,6 +91,8 @@ Context = ContextTypes.DEFAULT_TYPE
 PLATFORM = "telegram"
 """This front end's name in the metrics (`platform` label) and readiness."""
 ALLOWED_UPDATES = ("message", "callback_query", "my_chat_member")
+OUT = ("left", "kicked")
+"""The bot's status in a group it is no longer in (removed, or banned)."""
 MAX_ANSWER = 200
 """Telegram's limit for a callback answer's text."""
 MEMBER_STATUSES = frozenset({"creator", "administrator", "member", "restricted"})
@@ -167,7 +169,7 @@ class TelegramFrontEnd:
         app.add_handler(MessageHandler(filters.COMMAND & private, self.on_private))
         app.add_handler(CallbackQueryHandler(self.on_button))
         app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, self.on_migrate))
-        app.add_handler(ChatMemberHandler(self.on_added, ChatMemberHandler.MY_CHAT_MEMBER))
+        app.add_handler(ChatMemberHandler(self.on_member, ChatMemberHandler.MY_CHAT_MEMBER))
         app.add_error_handler(self.on_error)
 
     async def start(self) -> None:
@@ -402,16 +404,22 @@ class TelegramFrontEnd:
             self._superseded(where, adopted.replaced)
         self.show(game, hand)
 
-    async def on_added(self, update: Update, context: Context) -> None:
-        """The bot was added to a group: it says what it does and how to start (the help)."""
+    async def on_member(self, update: Update, context: Context) -> None:
+        """The bot was added to a group: it says what it does and how to start (the help).
+        It was removed from one: the game there ends (`GameService.unseen`), its players told
+        privately, since nobody could see its table any more."""
         change, person = update.my_chat_member, update.effective_user
         if change is None or person is None or not is_group(change.chat.id):
             return
         was = change.old_chat_member.status
         now = change.new_chat_member.status
-        if was not in ("left", "kicked") or now not in ("member", "administrator"):
-            return
         game = chat_key(change.chat.id)
+        if now in OUT and was not in OUT:
+            with about(game):
+                self.show(game, await self.service.unseen(game))
+            return
+        if was not in OUT or now not in ("member", "administrator"):
+            return
         user = make_user(
             person.id, person.first_name, person.last_name, False, person.language_code
         )
