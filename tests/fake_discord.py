@@ -497,6 +497,31 @@ class FakeDiscord:
         (say, `app_permissions` was changed)."""
         return {**self._channel_json(), "guild_id": str(self.guild)}
 
+    def channel_delete(self, channel: int) -> JSON:
+        """An admin deletes one of the guild's text channels: it is gone (a post there is
+        refused as an unknown channel), and this is the CHANNEL_DELETE payload the gateway
+        sends."""
+        name = self.channels.pop(channel)
+        return {
+            **self._channel_json(),
+            "id": str(channel),
+            "name": name,
+            "guild_id": str(self.guild),
+        }
+
+    def thread_delete(self, thread: int) -> JSON:
+        """The THREAD_DELETE payload the gateway sends when a thread of the guild's channel
+        is deleted (a game played in a thread is the thread's)."""
+        self.channels.pop(thread, None)
+        parent = str(self.channel)
+        return {"id": str(thread), "guild_id": str(self.guild), "parent_id": parent, "type": 11}
+
+    def guild_delete(self) -> JSON:
+        """The bot is removed from the guild: the GUILD_DELETE payload the gateway sends
+        (not `unavailable`: an outage is no removal). Its channels are gone to the bot."""
+        self.channels.clear()
+        return {"id": str(self.guild)}
+
     def _channel_json(self) -> JSON:
         denied = APP_PERMISSIONS & ~self.app_permissions
         overwrites = [{"id": str(self.app_id), "type": 1, "allow": "0", "deny": str(denied)}]

@@ -1095,6 +1095,35 @@ async def test_a_dm_press_where_the_bot_may_not_post_in_the_games_channel_is_ref
     assert "may not post" not in dc.last_reply(user.id)
 
 
+@pytest.mark.parametrize("event", ["CHANNEL_DELETE", "THREAD_DELETE", "GUILD_DELETE"])
+async def test_a_game_whose_channel_is_gone_ends_and_its_players_are_told(
+    dc: Bot, event: str
+) -> None:
+    """Mid-game an admin deletes the game's channel (or its thread: a game played in a thread
+    is the thread's), or removes the bot from the server; the gateway tells the client. Nobody
+    can see the table any more, so the game ends (no timer runs it on, no DM hand invites a
+    press), and each player's DM hand says why."""
+    ann, *_others = players = people(dc, "Ann", "Bob", "Cid")
+    the_gateway_says(dc, "GUILD_CREATE", dc.fake.guild_create())
+    await seat(dc, players, bids="hidden")
+    await dc.command(ann, "start")
+    await move(dc)
+    gone = {
+        "CHANNEL_DELETE": lambda: dc.fake.channel_delete(dc.channel),
+        "THREAD_DELETE": lambda: dc.fake.thread_delete(dc.channel),
+        "GUILD_DELETE": dc.fake.guild_delete,
+    }
+    the_gateway_says(dc, event, gone[event]())
+    await dc.idle()
+    for user in players:
+        assert not any(message.custom_ids() for message in dc.fake.shown(user.id))
+        assert dc.fake.last(user.id).content == (
+            "The game is over: I can no longer post in its chat (I was removed, or it is gone)."
+        )
+    assert await dc.front.service.table(chat_key(dc.channel)) is None
+    assert not any(error[1] == 10003 for error in dc.fake.errors)  # nothing posted to it
+
+
 async def test_a_dm_press_is_taken_when_the_client_does_not_know_the_games_channel(
     dc: Bot,
 ) -> None:

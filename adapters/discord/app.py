@@ -197,6 +197,9 @@ class DiscordFrontEnd:
         self.tree.on_error = self.on_command_error  # type: ignore[method-assign]
         buttons.register(self.client, self)
         self.client.event(self.on_interaction)
+        self.client.event(self.on_guild_channel_delete)
+        self.client.event(self.on_raw_thread_delete)
+        self.client.event(self.on_guild_remove)
 
     async def start(self, *, connect: bool = True) -> None:
         """Log in, sync the slash commands, start the timer loop and (with `connect`) the
@@ -450,6 +453,31 @@ class DiscordFrontEnd:
             await interaction.response.send_message(
                 t("This button is not one of ours."), ephemeral=True
             )
+
+    async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
+        """A channel was deleted (the gateway tells of those the cache knows): its game ends."""
+        await self._unseen([channel.id])
+
+    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
+        """A thread was deleted (with its channel, or alone): its game ends."""
+        await self._unseen([payload.thread_id])
+
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        """The bot left the server, or was removed from it: the games of its channels and
+        threads end."""
+        await self._unseen([channel.id for channel in (*guild.channels, *guild.threads)])
+
+    async def _unseen(self, channels: list[int]) -> None:
+        """The bot can no longer post in these channels: a game going on in one ends, and its
+        players are told in their DMs (`GameService.unseen`); the channel is sent nothing."""
+        for channel in channels:
+            chat = chat_key(channel)
+            with about(chat):
+                self.busy += 1
+                try:
+                    await self.show(chat, await self.service.unseen(chat))
+                finally:
+                    self.busy -= 1
 
     async def on_command_error(
         self, interaction: Interaction, error: app_commands.AppCommandError
