@@ -1199,6 +1199,35 @@ async def test_a_game_under_flood_limits_is_never_throttled(
             await client.aclose()
 
 
+async def test_a_429_after_the_limiters_retries_loses_no_table_edit(
+    redis_url: str, game_ids: None
+) -> None:
+    """Telegram answers 429 to an edit more often than PTB's limiter retries (none here; three
+    in production): the outbox tries the post again later, as it does when Telegram cannot be
+    reached, so the group's table still ends on the newest state."""
+    async with FakeTelegram() as fake:
+        fake.add_group(GROUP, "Wizards", members=list(PLAYERS))
+        client = aioredis.Redis.from_url(redis_url)
+        limiter = AIORateLimiter(overall_max_rate=0, group_max_rate=0, max_retries=0)
+        bot = Bot(fake, _front(fake, client, rate_limiter=limiter), client)
+        await bot.front.start()
+        try:
+            await seat(bot)
+            await bot.command(GROUP, ANN, "/options bids=hidden")
+            await bot.command(GROUP, ANN, "/start")
+            fake.rate_limits = RateLimits(group=(1, 60.0))  # the bids' table edits: one a minute
+            await bot.press_label(ANN.id, ANN, bot.hand(ANN).message_id, "0")  # the one post
+            for user in (BOB, CID):
+                fake.press_label(user.id, user, bot.hand(user).message_id, "0")
+            await until(lambda: bool(fake.throttled), "a 429")
+            fake.rate_limits = None  # the minute is over
+            await bot.idle()
+            assert bot.table().text.endswith("to play."), bot.table().text
+        finally:
+            await bot.front.stop()
+            await client.aclose()
+
+
 async def play_on_quickly(bot: Bot, players: tuple[User, ...] = PLAYERS, limit: int = 400) -> int:
     """Like `play_on`, but the players do not wait for the group to catch up: they move as soon
     as their private chat says it is their turn (open bids are made with /bid, not buttons)."""

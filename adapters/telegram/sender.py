@@ -23,7 +23,7 @@ from telegram import (
     WebAppInfo,
 )
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, Forbidden, NetworkError, TelegramError
+from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 
 from adapters.telegram.render import Key, Post, html_text
 from adapters.telegram.slots import Slots
@@ -60,8 +60,10 @@ def markup(rows: tuple[tuple[Key, ...], ...]) -> InlineKeyboardMarkup | None:
 
 def retryable(error: BaseException) -> bool:
     """Whether a post that failed with `error` may succeed later: Telegram could not be reached
-    or did not answer in time (not a request it refused), or the store was away."""
-    if isinstance(error, StoreErrors):
+    or did not answer in time (not a request it refused), it still said "too many requests"
+    after the rate limiter's own retries (a slot's newer post replaces it meanwhile), or the
+    store was away."""
+    if isinstance(error, (RetryAfter, *StoreErrors)):
         return True
     return isinstance(error, NetworkError) and not isinstance(error, BadRequest)
 
