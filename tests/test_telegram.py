@@ -1429,8 +1429,9 @@ def test_the_whole_games_show_every_kind_of_round() -> None:
     games = "\n".join(path.read_text() for path in (GOLDEN / "games").glob("*.txt"))
     assert "A Wizard was turned up: you are the dealer, choose the trump suit." in games
     # while the dealer chooses, the hands say so (the trump is not "none" then)
-    assert re.search(r"trump: Bob Brown \(dealer\) chooses\nYour hand: .*\nA Wizard", games)
-    assert not re.search(r"trump: none\nYour hand: .*\nA Wizard", games)
+    last = r"(?:[✅❌] Last round: .*\n)?"  # from the second round on
+    assert re.search(rf"trump: Bob Brown \(dealer\) chooses\n{last}Your hand: .*\nA Wizard", games)
+    assert not re.search(rf"trump: none\n{last}Your hand: .*\nA Wizard", games)
     assert "(🃏 turned up)" in games
     names = {path.stem for path in (GOLDEN / "games").glob("*.txt")}
     assert names == {*GAMES, COACH_GAME}

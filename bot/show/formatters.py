@@ -261,10 +261,16 @@ def said_of(t: Texts, name: str, text: str) -> str:
 
 def score_line(t: Texts, name: str, row: ScoreRow, seat: int) -> str:
     """A seat's round: `✅ Ann: 1/1 +30 → 30` (tricks won/bid, points, total)."""
+    made, said = round_result(row, seat)
+    return f"{made} {said_of(t, name, said)}"
+
+
+def round_result(row: ScoreRow, seat: int) -> tuple[str, str]:
+    """A seat's round, whether its bid was met (`✅`, `❌`), and `1/1 +30 → 30`: tricks
+    won/bid, points, total."""
     made = "✅" if row.bids[seat] == row.won[seat] else "❌"
     points, total = signed_points(row.points[seat]), shown_points(row.totals[seat])
-    said = f"{row.won[seat]}/{row.bids[seat]} {points} → {total}"
-    return f"{made} {said_of(t, name, said)}"
+    return made, f"{row.won[seat]}/{row.bids[seat]} {points} → {total}"
 
 
 MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}

@@ -12,6 +12,7 @@ from bot.show.formatters import (
     MEDALS,
     last_trick,
     plays_line,
+    round_result,
     said_of,
     score_line,
     seat_score,
@@ -391,6 +392,10 @@ class HandScreen:
     bids_last: int | None = None
     """While they are to bid once the others have (the dealer, with secret bids and notequal):
     the number of tricks the bids may not add up to."""
+    last_round: tuple[str, str] | None = None
+    """Until they bid, how their round before went: whether the bid was met, and `1/1 +30 →
+    30` (`formatters.round_result`). A player who stays in the private chat sees each round's
+    end there too; the message their bid edits anyway drops it (no edit of its own)."""
 
 
 def has_choice(view: PlayerView) -> bool:
@@ -458,6 +463,11 @@ def hand_screen(view: PlayerView, seating: Seating) -> HandScreen:
         hint=seating.coach and has_choice(view),
         chooser=names[tv.dealer] if tv.phase is Phase.TRUMP else None,
         bids_last=tv.cards if view.bids_last else None,
+        last_round=(
+            round_result(tv.sheet[-1], view.seat)
+            if tv.sheet and bid is None and tv.phase in (Phase.TRUMP, Phase.BIDDING)
+            else None
+        ),
     )
 
 
@@ -506,6 +516,9 @@ def hand_text(look: Look, screen: HandScreen) -> str:
             suit=look.suit(screen.trump),
         )
     lines = [head]
+    if screen.last_round is not None:
+        made, said = screen.last_round
+        lines.append(f"{made} " + t("Last round: {result}", result=said))
     if screen.standings:
         if screen.bids:  # bidding: the bids made so far
             bids = " · ".join(f"{name} {bid}" for name, _, bid in screen.standings if bid != "-")
