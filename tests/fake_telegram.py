@@ -33,6 +33,12 @@ What it models, as the real service does (the quirks a bot must get right):
 - in groups, privacy mode (on by default, as for a new bot): the bot gets commands, replies to
   its messages and everything once it is an admin, not other chatter;
 - every callback query can be answered once;
+- forum supergroups (`add_group(forum=True)`, `add_topic`): a message in a topic has
+  `message_thread_id` and `is_topic_message`; a bot's message goes to the topic its
+  `message_thread_id` names, else to General (a reply too: the topic is not taken from the
+  message replied to), and an edit stays where its message is; a closed topic (`close_topic`,
+  General too) refuses the bot's messages with 400 "Bad Request: TOPIC_CLOSED" (a bot without
+  the right to manage topics), an unknown one with "Bad Request: message thread not found";
 - with `rate_limits` on: about 20 messages a minute per group, about one a second per private
   chat, 30 a second overall (sends and edits count) -> 429 "Too Many Requests: retry after N"
   with `parameters.retry_after`.
@@ -228,6 +234,8 @@ class Event:
     file_name: str | None = None
     data: bytes | None = None
     at: float = 0.0
+    thread: int | None = None
+    """The forum topic it happened in (None: a chat without topics, or General)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,6 +251,8 @@ class MessageView:
     reply_to: int | None
     file_name: str | None
     entities: tuple[JSON, ...]
+    thread: int | None = None
+    """The forum topic it is in (None: a chat without topics, or General)."""
 
     @property
     def labels(self) -> list[list[str]]:
@@ -748,6 +758,7 @@ class _Message:
     edit_date: int | None = None
     deleted: bool = False
     service: JSON = field(default_factory=dict)  # e.g. {"migrate_to_chat_id": -100...}
+    thread: int | None = None  # the forum topic it is in (None: General, or no topics)
 
     @property
     def keyboard(self) -> Keyboard:
@@ -774,6 +785,9 @@ class _Chat:
     bot_removed: bool = False
     pinned: list[int] = field(default_factory=list)
     migrated_to: int | None = None  # the supergroup this group became
+    forum: bool = False  # a supergroup with topics
+    topics: set[int] = field(default_factory=set)  # their thread ids (General is not one)
+    closed: set[int | None] = field(default_factory=set)  # closed topics (None: General)
 
     def to_json(self) -> JSON:
         data: JSON = {"id": self.id, "type": self.type}
@@ -787,6 +801,8 @@ class _Chat:
             data["title"] = self.title or f"Group {abs(self.id)}"
             if self.username:
                 data["username"] = self.username
+            if self.forum:
+                data["is_forum"] = True
         return data
 
 
@@ -1057,20 +1073,45 @@ class FakeTelegram:
         username: str | None = None,
         members: Iterable[User] = (),
         bot_admin: bool | None = None,
+        forum: bool | None = None,
     ) -> None:
         """Add the bot to a group (a negative id) or change it; chats a test writes in are added
-        anyway. Settings left out (None) keep their value."""
+        anyway. Settings left out (None) keep their value. `forum`: a supergroup with topics."""
         if chat_id >= 0:
             raise ValueError("group chats have negative ids")
         chat = self._chat(chat_id)
         chat.title = title or chat.title
         chat.type = chat_type or chat.type
+        if forum is not None:
+            if forum and chat.type != "supergroup":
+                raise ValueError("only a supergroup has topics")
+            chat.forum = forum
         chat.username = username or chat.username
         if bot_admin is not None:
             chat.bot_admin = bot_admin
         for user in members:
             self._know(user)
             chat.members.add(user.id)
+
+    def add_topic(self, chat_id: int, name: str, by: User) -> int:
+        """`by` opens a topic in the forum: its thread id, the id of the service message that
+        opened it (as on Telegram)."""
+        chat = self._chats[chat_id]
+        if not chat.forum:
+            raise ValueError(f"chat {chat_id} has no topics")
+        self._know(by)
+        message = self._new_message(chat, by.to_json(), from_bot=False)
+        message.service = {"forum_topic_created": {"name": name, "icon_color": 7322096}}
+        message.thread = message.message_id
+        chat.topics.add(message.message_id)
+        return message.message_id
+
+    def close_topic(self, chat_id: int, thread: int | None, closed: bool = True) -> None:
+        """Close (or reopen) a forum topic; None: General."""
+        chat = self._chats[chat_id]
+        if thread is not None and thread not in chat.topics:
+            raise LookupError(f"no topic {thread} in chat {chat_id}")
+        (chat.closed.add if closed else chat.closed.discard)(thread)
 
     def migrate_group(self, chat_id: int, new_id: int, by: User) -> None:
         """`by` upgrades the group to a supergroup, as Telegram does: the supergroup gets a new
@@ -1159,8 +1200,10 @@ class FakeTelegram:
         *,
         reply_to: int | None = None,
         enqueue: bool = True,
+        thread: int | None = None,
     ) -> JSON:
-        """`user` sends `text` in the chat (`chat_id` == `user.id` for their private chat).
+        """`user` sends `text` in the chat (`chat_id` == `user.id` for their private chat), in
+        the forum topic `thread` if given (else General).
 
         Returns the Update; it is queued for the bot (posted to its webhook if one is set) unless
         `enqueue` is false (deliver it yourself with `post_update_to`) or privacy mode keeps a
@@ -1184,14 +1227,17 @@ class FakeTelegram:
             target = chat.messages.get(reply_to)
             if target is None or target.deleted:
                 raise LookupError(f"no message {reply_to} in chat {chat_id} to reply to")
+        if thread is not None and thread not in chat.topics:
+            raise LookupError(f"no topic {thread} in chat {chat_id}")
         message = self._new_message(chat, user.to_json(), from_bot=False)
         message.text = text
+        message.thread = thread
         message.entities = entities
         message.reply_to = reply_to
         chat.transcript.append(
             Event(
                 "user", chat_id, message.message_id, text, user_id=user.id, reply_to=reply_to,
-                at=self.clock(),
+                at=self.clock(), thread=thread,
             )
         )  # fmt: skip
         update = self._update({"message": self._message_json(message)})
@@ -1202,11 +1248,20 @@ class FakeTelegram:
                 self.hidden_from_bot.append(update)
         return update
 
-    def send_command(self, chat_id: int, user: User, command: str, *, enqueue: bool = True) -> JSON:
-        """`user` sends a command ("/join", "/bid 2", "/start@bot_name") in the chat."""
+    def send_command(
+        self,
+        chat_id: int,
+        user: User,
+        command: str,
+        *,
+        enqueue: bool = True,
+        thread: int | None = None,
+    ) -> JSON:
+        """`user` sends a command ("/join", "/bid 2", "/start@bot_name") in the chat (in the
+        forum topic `thread`, if given)."""
         if not command.startswith("/"):
             raise ValueError("a command starts with '/'")
-        return self.send_text(chat_id, user, command, enqueue=enqueue)
+        return self.send_text(chat_id, user, command, enqueue=enqueue, thread=thread)
 
     def start_dm(self, user: User, payload: str | None = None) -> JSON:
         """`user` opens the bot (taps Start): "/start" in their private chat; from now on the
@@ -1249,7 +1304,7 @@ class FakeTelegram:
         chat.transcript.append(
             Event(
                 "press", chat_id, message_id, user_id=user.id, callback_data=callback_data,
-                at=self.clock(),
+                at=self.clock(), thread=message.thread,
             )
         )  # fmt: skip
         query = {
@@ -1506,6 +1561,7 @@ class FakeTelegram:
             reply_to=m.reply_to,
             file_name=(m.document or m.photo).file_name if (m.document or m.photo) else None,
             entities=tuple(m.entities or m.caption_entities),
+            thread=m.thread,
         )
 
     def _message_json(self, m: _Message, *, nested: bool = False) -> JSON:
@@ -1518,6 +1574,9 @@ class FakeTelegram:
         }
         if m.edit_date is not None:
             data["edit_date"] = m.edit_date
+        if m.thread is not None:
+            data["message_thread_id"] = m.thread
+            data["is_topic_message"] = True
         if m.reply_to is not None and not nested:
             target = chat.messages.get(m.reply_to)
             if target is not None and not target.deleted:
@@ -1897,6 +1956,16 @@ class FakeTelegram:
             raise bad_request("message to be replied not found")
         return message_id
 
+    def _thread(self, chat: _Chat, params: _Params) -> int | None:
+        """The forum topic a new message of the bot goes to (`message_thread_id`; None:
+        General), refused when it is closed or not one of the chat's."""
+        thread = params.integer("message_thread_id") or None
+        if thread is not None and thread not in chat.topics:
+            raise bad_request("message thread not found")
+        if chat.forum and thread in chat.closed:
+            raise bad_request("TOPIC_CLOSED")
+        return thread
+
     def _editable(self, params: _Params) -> tuple[_Chat, _Message]:
         if params.has("inline_message_id"):
             raise bad_request("inline messages are not supported by the fake")
@@ -2108,15 +2177,17 @@ async def _send_message(fake: FakeTelegram, p: _Params) -> Any:
     plain, entities = format_text(text, p.string("parse_mode"), p.json("entities"))
     markup = fake._markup(p, chat)
     reply_to = fake._reply_target(chat, p)
+    thread = fake._thread(chat, p)
     fake._spend("sendMessage", chat)
     message = fake._new_message(chat, fake.bot_user, from_bot=True)
     message.text, message.entities, message.markup = plain, entities, markup
-    message.reply_to = reply_to
+    message.reply_to, message.thread = reply_to, thread
     fake._record(
         chat,
         Event(
             "message", chat.id, message.message_id, plain, message.keyboard,
             silent=p.flag("disable_notification"), reply_to=reply_to, at=fake.clock(),
+            thread=thread,
         ),
     )  # fmt: skip
     return fake._message_json(message)
@@ -2170,6 +2241,7 @@ async def _send_file(fake: FakeTelegram, p: _Params, upload: UploadedFile, photo
     )
     markup = fake._markup(p, chat)
     reply_to = fake._reply_target(chat, p)
+    thread = fake._thread(chat, p)
     fake._spend("sendPhoto" if photo else "sendDocument", chat)
     fake._files[upload.file_id] = upload
     message = fake._new_message(chat, fake.bot_user, from_bot=True)
@@ -2177,7 +2249,7 @@ async def _send_file(fake: FakeTelegram, p: _Params, upload: UploadedFile, photo
         message.photo = upload
     else:
         message.document = upload
-    message.markup, message.reply_to = markup, reply_to
+    message.markup, message.reply_to, message.thread = markup, reply_to, thread
     message.caption, message.caption_entities = caption or None, caption_entities
     fake._record(
         chat,
@@ -2185,7 +2257,7 @@ async def _send_file(fake: FakeTelegram, p: _Params, upload: UploadedFile, photo
             "photo" if photo else "document", chat.id, message.message_id, caption,
             message.keyboard,
             silent=p.flag("disable_notification"), reply_to=reply_to, file_name=upload.file_name,
-            data=upload.data, at=fake.clock(),
+            data=upload.data, at=fake.clock(), thread=thread,
         ),
     )  # fmt: skip
     return fake._message_json(message)
@@ -2204,7 +2276,7 @@ def _edited(fake: FakeTelegram, chat: _Chat, message: _Message) -> Any:
         chat,
         Event(
             "edit", chat.id, message.message_id, message.shown_text, message.keyboard,
-            at=fake.clock(),
+            at=fake.clock(), thread=message.thread,
         ),
     )  # fmt: skip
     return fake._message_json(message)

@@ -481,6 +481,42 @@ async def test_pins_reply_keyboards_and_bulk_deletes(fake: FakeTelegram, bot: te
     ]  # fmt: skip
 
 
+async def test_forum_topics(fake: FakeTelegram, bot: telegram.Bot) -> None:
+    fake.add_group(GROUP, chat_type="supergroup", forum=True, members=[ANN])
+    topic = fake.add_topic(GROUP, "Wizard", ANN)
+    typed = Update.de_json(fake.send_command(GROUP, ANN, "/join", thread=topic), bot)
+    assert typed.message is not None
+    assert typed.message.is_topic_message
+    assert typed.message.message_thread_id == topic
+    assert typed.message.chat.is_forum
+    general = Update.de_json(fake.send_command(GROUP, ANN, "/join"), bot).message
+    assert general is not None
+    assert not general.is_topic_message
+    sent = await bot.send_message(GROUP, "lobby", message_thread_id=topic)
+    assert sent.is_topic_message
+    assert sent.message_thread_id == topic
+    edited = await bot.edit_message_text("lobby!", chat_id=GROUP, message_id=sent.message_id)
+    assert isinstance(edited, telegram.Message)
+    assert edited.message_thread_id == topic
+    answer = await bot.send_message(GROUP, "hi", reply_parameters=ReplyParameters(typed.message.id))
+    assert answer.message_thread_id is None  # a reply without the thread goes to General
+    with pytest.raises(BadRequest, match=r"(?i)message thread not found"):
+        await bot.send_message(GROUP, "nowhere", message_thread_id=topic + 100)
+    fake.close_topic(GROUP, None)
+    with pytest.raises(BadRequest, match=r"(?i)topic_closed"):
+        await bot.send_message(GROUP, "general")
+    fake.close_topic(GROUP, topic)
+    with pytest.raises(BadRequest, match=r"(?i)topic_closed"):
+        await bot.send_message(GROUP, "closed", message_thread_id=topic)
+    fake.close_topic(GROUP, topic, closed=False)
+    await bot.send_message(GROUP, "open again", message_thread_id=topic)
+    threads = [(e.kind, e.thread) for e in fake.transcript(GROUP)]
+    assert threads == [
+        ("user", topic), ("user", None), ("message", topic), ("edit", topic),
+        ("message", None), ("message", topic),
+    ]  # fmt: skip
+
+
 async def test_wait_idle_reports_a_bot_that_does_not_poll(fake: FakeTelegram) -> None:
     fake.send_command(GROUP, ANN, "/join")
     with pytest.raises(TimeoutError, match="1 update"):
