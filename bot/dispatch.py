@@ -32,7 +32,18 @@ def apply(ctx: Context, request: Request) -> Result:
             value = spec.arg.read(request.arg, ctx.look.theme)
         except BadArgument as error:
             raise Refused(error.say(ctx.look.t), Refusal.BAD_ARGUMENT) from None
-    return _titled(ctx, HANDLERS[spec.kind](ctx, value), request.place)
+    return _opened(ctx, _titled(ctx, HANDLERS[spec.kind](ctx, value), request.place), request)
+
+
+def _opened(ctx: Context, result: Result, request: Request) -> Result:
+    """`result`, whose table, when it opens one (a new game), keeps where in the chat the
+    request was given (`Table.where`): the game's posts go there."""
+    write = result.write
+    table = None if write is None else write.table
+    before = ctx.snap.table
+    if table is not None and (before is None or before.game_id != table.game_id):
+        table.where = request.where
+    return result
 
 
 def _titled(ctx: Context, result: Result, place: str | None) -> Result:

@@ -87,6 +87,9 @@ class Outcome:
     """(game id, stored version) of the state the messages show. Several workers may deliver
     outcomes of one game at once: a front end never lets a slot show an older version after a
     newer one (see adapters/slots.py)."""
+    where: str | None = None
+    """Where in the chat the game's messages go (`Table.where`, opaque: a Telegram forum
+    topic); None: the chat itself, or no game (then where the request was given)."""
     again: bool = False
     """The lasting messages of a game shown again (after a crash or an outage): post each only
     where its slot shows an older version (`Message.since`, else `version`)."""

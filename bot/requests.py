@@ -35,3 +35,7 @@ class Request:
     """The name of the chat it was given in, as its platform shows it now, made safe (a
     group's title; None in a private chat, or where the platform does not say): a request
     that writes keeps it in the chat's settings (`Settings.title`)."""
+    where: str | None = None
+    """Where in the chat it was given, in the front end's own words, opaque to the service (a
+    Telegram forum topic; None: the chat itself): a request that opens a table keeps it there
+    (`Table.where`), and the outcomes of that game carry it back (`Outcome.where`)."""

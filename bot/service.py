@@ -311,7 +311,7 @@ class GameService:
         else:
             return Outcome()
         messages = render(look_of(snap.settings), table, shown)
-        return Outcome(tuple(messages), version=(table.game_id, snap.version))
+        return Outcome(tuple(messages), version=(table.game_id, snap.version), where=table.where)
 
     @logs.serving
     async def unseen(self, chat: str) -> Outcome:
@@ -388,7 +388,10 @@ class GameService:
         if snap.table is None:
             return Outcome()
         messages = render(look_of(snap.settings), snap.table, [Current()])
-        outcome = Outcome(tuple(messages), version=(snap.table.game_id, snap.version), again=True)
+        table = snap.table
+        outcome = Outcome(
+            tuple(messages), version=(table.game_id, snap.version), where=table.where, again=True
+        )
         return self._placed(outcome, snap.elsewhere, snap.settings, snap.table.languages)
 
     async def run_timers(self, scope: str, aside: bool = False) -> list[tuple[str, Outcome]]:
@@ -856,4 +859,5 @@ class GameService:
         shown = table if table is not None else snap.table
         version = snap.version + (write is not None)
         stamp = None if shown is None else (shown.game_id, version)
-        return Outcome(tuple(messages), result.answer, version=stamp)
+        where = None if shown is None else shown.where
+        return Outcome(tuple(messages), result.answer, version=stamp, where=where)

@@ -110,6 +110,9 @@ class Table:
     autopilot: dict[str, list[int]] = field(default_factory=dict)
     """The rounds in which the AI made a move for each person (they were away): the coach does
     not review those rounds as theirs."""
+    where: str | None = None
+    """Where in its chat the game was opened, as the front end named it (`Request.where`: a
+    Telegram forum topic); None: the chat itself. Its posts go there (`Outcome.where`)."""
     stored: tuple[str, int] | None = field(default=None, compare=False, repr=False)
     """(game id, finished rounds) as last read or written: whether `results_bytes` must be
     written again (not serialized)."""
@@ -141,6 +144,7 @@ class Table:
             }
             | ({"coach": True} if self.coach else {})
             | ({"auto": self.autopilot} if self.autopilot else {})
+            | ({"where": self.where} if self.where else {})
         )
 
     def to_bytes(self) -> bytes:
@@ -195,6 +199,7 @@ class Table:
             languages=dict(data.get("lang", {})),
             coach=bool(data.get("coach", False)),
             autopilot={pid: list(rounds) for pid, rounds in data.get("auto", {}).items()},
+            where=data.get("where"),
         )
         if found == TABLE.current:
             table.stored = (table.game_id, len(table.game.results))
@@ -218,6 +223,7 @@ class Table:
             languages=dict(self.languages),
             coach=self.coach,
             autopilot={pid: list(rounds) for pid, rounds in self.autopilot.items()},
+            where=self.where,
             stored=self.stored,
             private=dict(self.private),
         )

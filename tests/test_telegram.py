@@ -594,6 +594,48 @@ async def test_a_group_that_becomes_a_supergroup_keeps_its_game(tg: Bot) -> None
     assert tg.real_errors() == []
 
 
+async def test_a_game_opened_in_a_forum_topic_is_played_in_that_topic(tg: Bot) -> None:
+    """In a forum (General closed), the game lives in the topic it was opened in: the lobby,
+    the table, round summaries, the score sheet, refusals; a /join typed in another topic
+    seats the person there, and is answered in that topic with a link to the game's."""
+    fake = tg.fake
+    fake.add_group(GROUP, chat_type="supergroup", forum=True)
+    topic = fake.add_topic(GROUP, "Wizard", ANN)
+    chatter = fake.add_topic(GROUP, "Chatter", BOB)
+    fake.close_topic(GROUP, None)
+    for user in (*PLAYERS, DAN):
+        fake.start_dm(user)
+        await tg.idle()
+    for user in PLAYERS:
+        fake.send_command(GROUP, user, "/join", thread=topic)
+        await tg.idle()
+    fake.send_command(GROUP, DAN, "/join", thread=chatter)
+    await tg.idle()
+    pointer = fake.last_message(GROUP)
+    assert pointer.thread == chatter
+    assert f"https://t.me/c/123/{topic}" in str(pointer.entities) + pointer.text
+    assert "4. Dan" in tg.lobby().text
+    fake.send_command(GROUP, DAN, "/leave", thread=topic)
+    fake.send_command(GROUP, ANN, "/options rounds=short", thread=topic)
+    await tg.idle()
+    await tg.press_label(GROUP, BOB, tg.lobby().message_id, "Start")
+    fake.send_command(GROUP, DAN, "/join", thread=topic)  # refused: a reply in the topic
+    await tg.idle()
+    assert fake.last_message(GROUP).reply_to is not None
+    await play_on(tg)
+    fake.send_command(GROUP, BOB, "/scores", thread=topic)
+    await tg.idle()
+    over = [m for m in fake.current_messages(GROUP).values() if "The game is over" in m.text]
+    await tg.press_label(GROUP, CID, over[0].message_id, "Play again")
+    assert "1. Cid" in tg.lobby().text
+    posts = [e for e in fake.transcript(GROUP) if e.kind not in ("user", "press", "answer")]
+    assert {e.kind for e in posts} >= {"message", "edit", "photo"}
+    assert [e for e in posts if e.thread != topic] == [
+        e for e in posts if e.message_id == pointer.message_id
+    ]
+    assert tg.real_errors() == []
+
+
 async def test_a_stale_button_is_refused(tg: Bot) -> None:
     await seat(tg)
     await tg.command(GROUP, ANN, "/start")

@@ -7,6 +7,12 @@ answered (the outcome's answer as a toast, or an alert for a refusal). What this
 is Telegram's own: a person who never opened a private chat with the bot cannot be sent their
 cards, so before seating someone the bot writes to them privately; if Telegram refuses, the
 group gets a deep link (`t.me/<bot>?start=join-<group>`) whose /start finishes the join.
+
+In a forum (a supergroup with topics) a game lives in the topic it was opened in: a request
+says its topic (`Request.where`, the thread id as a string), the table keeps the one it was
+opened in, and every outcome of that game says it back (`Outcome.where`), so its posts go there
+whoever caused them (a command, a press, a timer). One game per group, as elsewhere: a command
+typed in another topic acts on it, and is answered there with a link to the game's topic.
 """
 
 import asyncio
@@ -23,6 +29,7 @@ from telegram import (
     BotCommandScopeAllPrivateChats,
     BotCommandScopeDefault,
     Chat,
+    MaybeInaccessibleMessage,
     Message,
     Update,
 )
@@ -62,6 +69,7 @@ from adapters.telegram.render import (
     html_text,
     posts,
     strip_post,
+    thread,
 )
 from adapters.telegram.sender import Delivery, Sender, retryable
 from adapters.telegram.slots import Slots
@@ -232,9 +240,10 @@ class TelegramFrontEnd:
 
     # --- showing outcomes -----------------------------------------------------------------------
 
-    def show(self, chat: str, outcome: Outcome) -> None:
-        """Queue an outcome's messages for their chats (in order; slots coalesce)."""
-        for post in posts(chat, outcome, self.links):
+    def show(self, chat: str, outcome: Outcome, here: str | None = None) -> None:
+        """Queue an outcome's messages for their chats (in order; slots coalesce); `here`: the
+        forum topic of the request, for group messages of no game."""
+        for post in posts(chat, outcome, self.links, here):
             self.outbox.put(post.target, post, key=post.slot)
 
     async def show_async(self, chat: str, outcome: Outcome) -> None:
@@ -244,10 +253,24 @@ class TelegramFrontEnd:
         """An old slot message's buttons come off once the chat has nothing newer to show."""
         self.outbox.put(target, strip_post(target, message_id), key=("strip", message_id), low=True)
 
-    def reply(self, target: int, outcome: Outcome, reply_to: int | None) -> None:
-        post = answer_post(target, outcome, reply_to)
+    def reply(
+        self, target: int, outcome: Outcome, reply_to: int | None, here: str | None = None
+    ) -> None:
+        post = answer_post(target, outcome, reply_to, thread(here))
         if post is not None:
             self.outbox.put(target, post)
+
+    async def _point(self, chat: Chat, outcome: Outcome, here: str | None, reply_to: int) -> None:
+        """A command typed in another forum topic than its game's, which showed the game
+        something (there), is answered where it was typed with a link to the game's topic."""
+        topic = thread(outcome.where)
+        shown = any(message.to is None for message in outcome.messages)
+        if outcome.version is None or outcome.where == here or not shown:
+            return
+        t = await self._texts(chat_key(chat.id))
+        text = t("This group's game is played in another topic: {link}", link=_link(chat, topic))
+        post = Post(chat.id, html_text(text), reply_to=reply_to, thread=thread(here))
+        self.outbox.put(chat.id, post)
 
     async def _texts(self, chat: str) -> Texts:
         """The texts of a game chat's language."""
@@ -263,24 +286,26 @@ class TelegramFrontEnd:
         request = commands.group_request(commands.command_name(message.text), context.args or [])
         if request is None:
             return
-        request = replace(request, place=_title(chat))
+        here = _where(message)
+        request = replace(request, place=_title(chat), where=here)
         game = chat_key(chat.id)
         with about(game):
             spec = BY_KIND[request.kind]
-            if spec.seats and not await self._reachable(chat, person, message.id):
+            if spec.seats and not await self._reachable(chat, person, message.id, here):
                 return
             admin = spec.who is Who.HOST and await self.admins.is_admin(chat.id, person.id)
             user = make_user(
                 person.id, person.first_name, person.last_name, admin, person.language_code
             )
             outcome = await self.service.handle(game, user, request, str(update.update_id))
-            self.show(game, outcome)
+            self.show(game, outcome, here)
+            await self._point(chat, outcome, here, message.id)
             if spec.seats:
                 await self._greet(chat, person, outcome)
             if spec.move and outcome.ruled:  # it may tell of the hand or the bids
                 self.reply(person.id, outcome, None)
             else:
-                self.reply(chat.id, outcome, message.id)
+                self.reply(chat.id, outcome, message.id, here)
 
     async def on_private(self, update: Update, context: Context) -> None:
         """A command in a private chat: /start join-<group> finishes a join; the commands that
@@ -363,7 +388,8 @@ class TelegramFrontEnd:
         with about(game):
             spec = of_payload(data)
             joins = spec is not None and spec.seats and is_group(where.id)
-            if joins and not await self._reachable(where, person, None):
+            here = _where(query.message) if is_group(where.id) else None
+            if joins and not await self._reachable(where, person, None, here):
                 t = await self._texts(game)
                 await query.answer(_cut(self._open_first(t)), show_alert=True)
                 return
@@ -377,9 +403,8 @@ class TelegramFrontEnd:
                 person.id, person.first_name, person.last_name, admin, person.language_code
             )
             place = _title(where) if is_group(where.id) else None
-            outcome = await self.service.handle(
-                game, user, Request(Kind.BUTTON, data, place=place), str(update.update_id)
-            )
+            request = Request(Kind.BUTTON, data, place=place, where=here)
+            outcome = await self.service.handle(game, user, request, str(update.update_id))
             # The answer first: it stops the button's spinner, and the person's chat then shows
             # the press answered before what it changed (in that order, every time).
             await query.answer(
@@ -387,7 +412,7 @@ class TelegramFrontEnd:
             )
             if traced is not None:
                 await self._adopt(where.id, traced, user, pressed)
-            self.show(game, outcome)
+            self.show(game, outcome, here)
             if joins:
                 await self._greet(where, person, outcome)
 
@@ -468,12 +493,16 @@ class TelegramFrontEnd:
             if update.callback_query is not None:
                 await update.callback_query.answer(_cut(sorry), show_alert=True)
             elif chat is not None and update.effective_message is not None:
-                reply_to = update.effective_message.id
-                self.outbox.put(chat.id, Post(chat.id, html_text(sorry), reply_to=reply_to))
+                message = update.effective_message
+                topic = thread(_where(message))
+                post = Post(chat.id, html_text(sorry), reply_to=message.id, thread=topic)
+                self.outbox.put(chat.id, post)
 
     # --- private chats --------------------------------------------------------------------------
 
-    async def _reachable(self, group: Chat, person: TgUser, reply_to: int | None) -> bool:
+    async def _reachable(
+        self, group: Chat, person: TgUser, reply_to: int | None, here: str | None
+    ) -> bool:
         """Whether the person can be written to privately (asked with a chat action, which
         leaves nothing in their chat: the hello follows only once they are seated, `_greet`).
         If Telegram refuses (they never opened the chat, or blocked the bot), the group gets a
@@ -495,6 +524,7 @@ class TelegramFrontEnd:
             html_text(said_of(t, name, self._open_first(t))),
             keys=((Key(t("Open the private chat"), url=link),),),
             reply_to=reply_to,
+            thread=thread(here),
         )
         self.outbox.put(group.id, post)
         return False
@@ -529,6 +559,24 @@ class TelegramFrontEnd:
 def _title(chat: Chat) -> str:
     """A group's title as it is shown in a message (made safe: `adapters.text.clean`)."""
     return clean(chat.title, TITLE_LIMIT)
+
+
+def _where(message: MaybeInaccessibleMessage | None) -> str | None:
+    """The forum topic a message is in, as this front end names it (`Request.where`: the
+    thread id as a string); None outside topics (a reply thread in a group is no topic)."""
+    if isinstance(message, Message) and message.is_topic_message and message.message_thread_id:
+        return str(message.message_thread_id)
+    return None
+
+
+def _link(chat: Chat, topic: int | None) -> str:
+    """A link to a forum topic of `chat` (to the chat, for General): by the group's public
+    name, else the `t.me/c/` form members can open."""
+    if chat.username:
+        base = f"https://t.me/{chat.username}"
+    else:
+        base = f"https://t.me/c/{str(chat.id).removeprefix('-100')}"
+    return base if topic is None else f"{base}/{topic}"
 
 
 def _window_of(target: Hashable) -> str:

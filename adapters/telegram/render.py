@@ -1,11 +1,14 @@
 """An Outcome as Telegram posts: which chat each message goes to, its HTML, its keyboard.
 
 Pure: no network. Group messages go to the game's chat, a message `to` a person (`tg:<id>`)
-to their private chat. A message with a `slot` names what it replaces: the field
-`<game chat>:<slot>` of the slot map of the chat where it is shown (see `slots`). With a web
-table (`links`), a hand message gets an "Open the table" button below its own: a Mini App
-(`web_app`) when the table's address is https, else a link signed for that player and game.
-Telegram allows a `web_app` button in a private chat only, and a hand is always in one.
+to their private chat. In a forum (a supergroup with topics), a game's group messages go to the
+topic it was opened in (`Outcome.where`, the topic's thread id as a string: `thread`), other
+group messages to the topic of the command that asked for them (`here`). A message with a
+`slot` names what it replaces: the field `<game chat>:<slot>` of the slot map of the chat where
+it is shown (see `slots`). With a web table (`links`), a hand message gets an "Open the table"
+button below its own: a Mini App (`web_app`) when the table's address is https, else a link
+signed for that player and game. Telegram allows a `web_app` button in a private chat only,
+and a hand is always in one.
 """
 
 import html
@@ -57,6 +60,9 @@ class Post:
     """Not a new text: take the buttons off the slot's message (`Message.strip`)."""
     picture: Picture | None = None
     """A picture sent with the text as its caption."""
+    thread: int | None = None
+    """The forum topic a new message goes to (None: the chat itself, or General); an edit
+    stays where its message is."""
 
     @property
     def game(self) -> str | None:
@@ -96,6 +102,12 @@ def html_text(
     return f"<pre>{escaped}</pre>" if pre else escaped
 
 
+def thread(where: str | None) -> int | None:
+    """The forum topic's thread id in a `Request.where` / `Outcome.where` of this front end
+    (None: not a topic)."""
+    return int(where) if where and where.isdigit() else None
+
+
 def keys(message: Message) -> tuple[tuple[Key, ...], ...]:
     return tuple(
         tuple(Key(button.label, data=button.payload) for button in row)
@@ -124,10 +136,11 @@ def post(
     version: tuple[str, int] | None = None,
     again: bool = False,
     links: WebLinks | None = None,
+    topic: int | None = None,
 ) -> Post | None:
     """Where and how `message` of the game in `chat` is shown; None if it cannot be (a message
     for someone who is not on Telegram). `links`: the web table's, for a hand's "Open the
-    table" button."""
+    table" button; `topic`: the forum topic of the group's messages."""
     target = telegram_id(chat if message.to is None else message.to)
     if target is None:
         return None
@@ -148,23 +161,32 @@ def post(
         again=again,
         bare=message.strip,
         picture=message.picture,
+        thread=topic if message.to is None else None,
     )
 
 
-def posts(chat: str, outcome: Outcome, links: WebLinks | None = None) -> list[Post]:
-    """The posts of an outcome, in order (its answer is not among them: see `answer_post`)."""
+def posts(
+    chat: str, outcome: Outcome, links: WebLinks | None = None, here: str | None = None
+) -> list[Post]:
+    """The posts of an outcome, in order (its answer is not among them: see `answer_post`):
+    a game's group messages in its topic, others in `here` (where the request was given)."""
+    topic = thread(outcome.where if outcome.version is not None else here)
     found = (
-        post(chat, message, outcome.version, outcome.again, links) for message in outcome.messages
+        post(chat, message, outcome.version, outcome.again, links, topic)
+        for message in outcome.messages
     )
     return [item for item in found if item is not None]
 
 
-def answer_post(target: int, outcome: Outcome, reply_to: int | None) -> Post | None:
-    """The answer to a typed command, as a reply where it was typed: a refusal always, another
-    answer only when the outcome shows nothing else (a button press shows it as a toast)."""
+def answer_post(
+    target: int, outcome: Outcome, reply_to: int | None, topic: int | None = None
+) -> Post | None:
+    """The answer to a typed command, as a reply where it was typed (in its forum `topic`): a
+    refusal always, another answer only when the outcome shows nothing else (a button press
+    shows it as a toast)."""
     if not outcome.answer or (outcome.messages and not outcome.alert):
         return None
-    return Post(target=target, html=html_text(outcome.answer), reply_to=reply_to)
+    return Post(target=target, html=html_text(outcome.answer), reply_to=reply_to, thread=topic)
 
 
 def strip_post(target: int, message_id: int) -> Post:

@@ -134,6 +134,7 @@ class Sender:
                 InputFile(data, filename=name),
                 caption=post.html,
                 parse_mode=ParseMode.HTML,
+                message_thread_id=post.thread,
             )
             return Delivery.SENT
         if post.slot is not None and not post.notify:
@@ -162,6 +163,7 @@ class Sender:
                 if post.reply_to is None
                 else ReplyParameters(post.reply_to, allow_sending_without_reply=True)
             ),
+            message_thread_id=post.thread,
         )
         return await self._sent(post, sent.message_id)
 
@@ -189,6 +191,7 @@ class Sender:
             caption=post.html,
             parse_mode=ParseMode.HTML,
             reply_markup=markup(post.keys),
+            message_thread_id=post.thread,
         )
         return await self._sent(post, sent.message_id)
 
