@@ -594,15 +594,21 @@ async def test_a_group_that_becomes_a_supergroup_keeps_its_game(tg: Bot) -> None
     assert tg.real_errors() == []
 
 
+def forum(fake: FakeTelegram) -> tuple[int, int]:
+    """The group made a forum with the topics "Wizard" and "Chatter" (their thread ids), its
+    General topic closed."""
+    fake.add_group(GROUP, chat_type="supergroup", forum=True)
+    topics = fake.add_topic(GROUP, "Wizard", ANN), fake.add_topic(GROUP, "Chatter", BOB)
+    fake.close_topic(GROUP, None)
+    return topics
+
+
 async def test_a_game_opened_in_a_forum_topic_is_played_in_that_topic(tg: Bot) -> None:
     """In a forum (General closed), the game lives in the topic it was opened in: the lobby,
     the table, round summaries, the score sheet, refusals; a /join typed in another topic
     seats the person there, and is answered in that topic with a link to the game's."""
     fake = tg.fake
-    fake.add_group(GROUP, chat_type="supergroup", forum=True)
-    topic = fake.add_topic(GROUP, "Wizard", ANN)
-    chatter = fake.add_topic(GROUP, "Chatter", BOB)
-    fake.close_topic(GROUP, None)
+    topic, chatter = forum(fake)
     for user in (*PLAYERS, DAN):
         fake.start_dm(user)
         await tg.idle()
@@ -701,6 +707,21 @@ async def test_a_join_without_a_private_chat_gets_a_deep_link(tg: Bot) -> None:
     assert answer.show_alert
     assert "private chat" in answer.text
     assert "Cid" not in tg.lobby().text
+
+
+async def test_a_deep_link_join_opens_the_table_in_the_topic_it_was_asked_in(tg: Bot) -> None:
+    topic, _ = forum(tg.fake)
+    tg.fake.send_command(GROUP, DAN, "/join", thread=topic)
+    await tg.idle()
+    link = tg.fake.last_message(GROUP)
+    assert link.thread == topic
+    url = link.keyboard[0][0].url
+    assert url is not None
+    tg.fake.start_dm(DAN, url.partition("?start=")[2])
+    await tg.idle()
+    assert "1. Dan" in tg.lobby().text
+    assert tg.lobby().thread == topic
+    assert {error.method for error in tg.fake.errors} == {"sendChatAction"}  # before the DM
 
 
 async def test_a_deep_link_to_a_group_one_is_not_in_is_refused(tg: Bot) -> None:

@@ -100,13 +100,16 @@ def test_group_requests() -> None:
 
 def test_join_deep_link() -> None:
     assert commands.join_payload(-1001234) == "join--1001234"
-    assert commands.parse_join_payload("join--1001234") == -1001234
+    assert commands.parse_join_payload("join--1001234") == (-1001234, None)
+    assert commands.join_payload(-1001234, 42) == "join--1001234_42"  # asked in a forum topic
+    assert commands.parse_join_payload("join--1001234_42") == (-1001234, "42")
+    assert commands.parse_join_payload("join--1001234_") is None
     assert commands.parse_join_payload("join-x") is None
     assert commands.parse_join_payload("join-1001") is None  # a person's chat is no group
     assert commands.parse_join_payload("hello") is None
     link = commands.deep_link("WizardBot", -1001234)
     assert link == "https://t.me/WizardBot?start=join--1001234"
-    assert len(commands.join_payload(-1009999999999)) <= 64  # Telegram's limit for a payload
+    assert len(commands.join_payload(-1009999999999, 2**31)) <= 64  # Telegram's limit
 
 
 @pytest.mark.parametrize("language", ["en", "de", "es"])

@@ -315,9 +315,9 @@ class TelegramFrontEnd:
             return
         args = (message.text or "").split()[1:]  # a MessageHandler gets no context.args
         name = commands.command_name(message.text)
-        group = commands.parse_join_payload(args[0]) if name == "start" and args else None
-        if group is not None:
-            await self._join_from_link(update, group, person)
+        join = commands.parse_join_payload(args[0]) if name == "start" and args else None
+        if join is not None:
+            await self._join_from_link(update, *join, person)
             return
         here = chat_key(chat.id)
         user = make_user(
@@ -346,7 +346,11 @@ class TelegramFrontEnd:
                 if outcome.messages:
                     self.show(game, outcome)
 
-    async def _join_from_link(self, update: Update, group: int, person: TgUser) -> None:
+    async def _join_from_link(
+        self, update: Update, group: int, where: str | None, person: TgUser
+    ) -> None:
+        """`/start join-<group>[_<topic>]`: a seat at the group's table (one it opens is played
+        in that topic), for a member of the group."""
         game = chat_key(group)
         with about(game):
             t = await self._texts(game)
@@ -357,9 +361,8 @@ class TelegramFrontEnd:
             user = make_user(
                 person.id, person.first_name, person.last_name, False, person.language_code
             )
-            outcome = await self.service.handle(
-                game, user, Request(Kind.JOIN), str(update.update_id)
-            )
+            request = Request(Kind.JOIN, where=where)
+            outcome = await self.service.handle(game, user, request, str(update.update_id))
             self.show(game, outcome)
             if outcome.answer and not outcome.alert:
                 text = t(
@@ -518,7 +521,7 @@ class TelegramFrontEnd:
             return True
         t = await self._texts(chat_key(group.id))
         name = make_user(person.id, person.first_name, person.last_name, False).name
-        link = commands.deep_link(self.bot.username, group.id)
+        link = commands.deep_link(self.bot.username, group.id, thread(here))
         post = Post(
             group.id,
             html_text(said_of(t, name, self._open_first(t))),

@@ -19,8 +19,9 @@ MAX_DESCRIPTION = 256
 """Telegram's limit for a command's description."""
 
 JOIN_PREFIX = "join-"
-_JOIN_PAYLOAD = re.compile(r"join-(-[0-9]{1,20})")
-"""A group's id is negative; a person's (their private chat's) positive: no table opens there."""
+_JOIN_PAYLOAD = re.compile(r"join-(-[0-9]{1,20})(?:_([0-9]{1,12}))?")
+"""A group's id is negative; a person's (their private chat's) positive: no table opens there.
+After `_`, the forum topic the join was asked in."""
 
 
 def command_name(text: str | None) -> str:
@@ -48,19 +49,21 @@ def private_request(name: str, args: list[str]) -> Request:
     return Request(spec.kind, clean(" ".join(args), ARG_LIMIT), private=True)
 
 
-def join_payload(chat_id: int) -> str:
-    """The /start payload of the deep link that finishes a join in the group `chat_id`."""
-    return f"{JOIN_PREFIX}{chat_id}"
+def join_payload(chat_id: int, topic: int | None = None) -> str:
+    """The /start payload of the deep link that finishes a join in the group `chat_id`, asked
+    in its forum `topic` (where a table it opens is played)."""
+    return f"{JOIN_PREFIX}{chat_id}" + ("" if topic is None else f"_{topic}")
 
 
-def parse_join_payload(payload: str) -> int | None:
-    """The group of a `join-<chat id>` payload; None for anything else."""
+def parse_join_payload(payload: str) -> tuple[int, str | None] | None:
+    """The group of a `join-<chat id>[_<topic>]` payload, and the topic as a request says
+    it (`Request.where`); None for anything else."""
     match = _JOIN_PAYLOAD.fullmatch(payload.strip())
-    return int(match.group(1)) if match else None
+    return (int(match.group(1)), match.group(2)) if match else None
 
 
-def deep_link(username: str, chat_id: int) -> str:
-    return f"https://t.me/{username}?start={join_payload(chat_id)}"
+def deep_link(username: str, chat_id: int, topic: int | None = None) -> str:
+    return f"https://t.me/{username}?start={join_payload(chat_id, topic)}"
 
 
 def menu(language: str) -> list[tuple[str, str]]:
