@@ -709,6 +709,57 @@ async def test_a_join_without_a_private_chat_gets_a_deep_link(tg: Bot) -> None:
     assert "Cid" not in tg.lobby().text
 
 
+UNREACHED = "Bob Brown: I cannot write to you privately, where your cards are shown: "
+
+
+async def bid_in_the_group(bot: Bot) -> None:
+    """The next bid, made with the first bid button under the group's table by whoever is to
+    bid (open bids: the others are refused)."""
+    table = bot.table()
+    data = table.keyboard[0][0].callback_data
+    assert data is not None
+    for user in PLAYERS:
+        answer = await bot.press(GROUP, user, table.message_id, data)
+        if not answer.show_alert:
+            return
+    raise AssertionError("nobody could bid")
+
+
+async def test_a_player_the_bot_cannot_reach_privately_is_told_in_the_group_once(
+    tg: Bot,
+) -> None:
+    """Bob blocks the bot once the cards are dealt: his hand cannot be updated (403 "bot was
+    blocked by the user"). The group is told once, naming him with a mention that notifies,
+    with a link to open his private chat (nothing of his hand in it), however many of his
+    private messages fail after; his /start there brings his hand back, and the notice's
+    button comes off."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    tg.fake.block(BOB)
+    for _ in PLAYERS:  # round 1: everyone bids, Bob's hand changes (and fails) each time
+        await bid_in_the_group(tg)
+    failed = [e for e in tg.fake.errors if e.chat_id == BOB.id]
+    assert len(failed) > 1
+    assert {e.description for e in failed} == {"Forbidden: bot was blocked by the user"}
+    notices = [m for m in tg.fake.current_messages(GROUP).values() if UNREACHED in m.text]
+    assert len(notices) == 1, tg.group_texts()
+    notice = notices[0]
+    assert notice.text == UNREACHED + "press the button below, then Start."
+    assert notice.entities[0]["type"] == "text_link"
+    assert notice.entities[0]["url"] == f"tg://user?id={BOB.id}"
+    assert notice.labels == [["Open the private chat"]]
+    url = notice.keyboard[0][0].url
+    assert url == "https://t.me/wizard_test_bot?start=cards"
+    tg.fake.start_dm(BOB, url.partition("?start=")[2])  # he unblocks the bot and presses Start
+    await tg.idle()
+    assert "Your hand:" in tg.hand(BOB).text
+    assert tg.fake.message(GROUP, notice.message_id).keyboard == ()  # nothing left to open
+    await move(tg)
+    assert [m for m in tg.fake.current_messages(GROUP).values() if UNREACHED in m.text] == [
+        tg.fake.message(GROUP, notice.message_id)
+    ]
+
+
 async def test_a_deep_link_join_opens_the_table_in_the_topic_it_was_asked_in(tg: Bot) -> None:
     topic, _ = forum(tg.fake)
     tg.fake.send_command(GROUP, DAN, "/join", thread=topic)

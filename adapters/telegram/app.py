@@ -6,7 +6,9 @@ callback data)`, each with the update's id so a redelivered update applies once;
 answered (the outcome's answer as a toast, or an alert for a refusal). What this front end adds
 is Telegram's own: a person who never opened a private chat with the bot cannot be sent their
 cards, so before seating someone the bot writes to them privately; if Telegram refuses, the
-group gets a deep link (`t.me/<bot>?start=join-<group>`) whose /start finishes the join.
+group gets a deep link (`t.me/<bot>?start=join-<group>`) whose /start finishes the join. A
+player Telegram stops taking private messages for mid-game (they blocked the bot) is named in
+the group once that game, with a link back to the private chat (`_unreachable`).
 
 In a forum (a supergroup with topics) a game lives in the topic it was opened in: a request
 says its topic (`Request.where`, the thread id as a string), the table keeps the one it was
@@ -58,6 +60,7 @@ from adapters.telegram.ids import (
     is_group,
     make_user,
     telegram_id,
+    user_key,
 )
 from adapters.telegram.limiter import CountingLimiter
 from adapters.telegram.order import ChatOrder
@@ -89,7 +92,9 @@ from bot.commands import BY_KIND, Who, of_payload, welcome_text
 from bot.logs import about, after
 from bot.show.formatters import said_of
 from bot.show.i18n import Texts, resolve_language, texts
+from bot.store import keys
 from bot.timers import stop_timer_loop, timer_loop
+from engine import ROUND_PHASES
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +109,11 @@ OUT = ("left", "kicked")
 MAX_ANSWER = 200
 """Telegram's limit for a callback answer's text."""
 MEMBER_STATUSES = frozenset({"creator", "administrator", "member", "restricted"})
+UNREACHED_SLOT = "unreached:"
+"""The group slot of the notice that a player cannot be reached privately (`<slot><user id>`):
+its button comes off when they are back."""
+UNREACHED_FOR = 30 * 86400
+"""Seconds the mark that a game told its group of an unreachable player is kept."""
 
 
 def build_application(config: Config, rate_limiter: BaseRateLimiter[Any] | None) -> TgApp:
@@ -148,8 +158,9 @@ class TelegramFrontEnd:
         limiter = CountingLimiter(rate_limiter or default_rate_limiter(), limited)
         self.application = build_application(config, limiter)
         self.bot = self.application.bot
+        self.client = client
         self.slots = Slots(client)
-        self.sender = Sender(self.bot, self.slots, self._superseded)
+        self.sender = Sender(self.bot, self.slots, self._superseded, self._unreachable)
         self.outbox: Outbox[Post] = Outbox(
             self.sender,
             limits,
@@ -338,6 +349,7 @@ class TelegramFrontEnd:
         add = Key(t("Add me to a group"), url=f"https://t.me/{self.bot.username}?startgroup=play")
         self.outbox.put(person.id, Post(person.id, html_text(welcome_text(t)), keys=((add,),)))
         for game in await self.slots.games(person.id):
+            await self._reached(game, person.id)
             request = Request(Kind.HAND)
             with about(game):
                 outcome = await self.service.handle(
@@ -525,12 +537,55 @@ class TelegramFrontEnd:
         post = Post(
             group.id,
             html_text(said_of(t, name, self._open_first(t))),
-            keys=((Key(t("Open the private chat"), url=link),),),
+            keys=((Key(self._open_private(t), url=link),),),
             reply_to=reply_to,
             thread=thread(here),
         )
         self.outbox.put(group.id, post)
         return False
+
+    async def _unreachable(self, failed: Post) -> None:
+        """Telegram refused a game's private message to its player (they blocked the bot, or
+        their account or chat is gone). The first time in a game while it is played, the group
+        is told, naming them with a mention (which notifies) and a link back to the private
+        chat, where /start shows their hand again; nothing of the hand. The Redis calls happen
+        on a failure only: the table, then one SET NX shared by the workers (`keys.unreached`)
+        so that later failures say nothing."""
+        group, game = telegram_id(failed.game), failed.game
+        if game is None or group is None or not is_group(group) or failed.version is None:
+            return
+        table = await self.service.table(game)
+        if table is None or table.game_id != failed.version[0]:
+            return
+        player = user_key(failed.target)
+        name = next((p.name for p in table.game.players if p.id == player), None)
+        if name is None or table.game.phase not in ROUND_PHASES:
+            return
+        mark = keys.unreached(game, table.game_id, failed.target)
+        if not await self.client.set(mark, b"1", nx=True, ex=UNREACHED_FOR):
+            return
+        t = await self._texts(game)
+        text = t(
+            "I cannot write to you privately, where your cards are shown: press the button "
+            "below, then Start."
+        )
+        link = commands.cards_link(self.bot.username)
+        notice = Post(
+            group,
+            html_text(said_of(t, name, text), mentions=((player, name),)),
+            keys=((Key(self._open_private(t), url=link),),),
+            slot=f"{game}:{UNREACHED_SLOT}{failed.target}",
+            thread=thread(table.where),
+        )
+        self.outbox.put(group, notice, key=notice.slot)
+
+    async def _reached(self, game: str, person: int) -> None:
+        """A player is back in their private chat: the group's notice that they could not be
+        reached (`_unreachable`), if there is one, loses its button."""
+        group = telegram_id(game)
+        slot = f"{game}:{UNREACHED_SLOT}{person}"
+        if group is not None and await self.slots.get(group, slot) is not None:
+            self.outbox.put(group, Post(group, "", slot=slot, bare=True), key=slot)
 
     async def _greet(self, group: Chat, person: TgUser, outcome: Outcome) -> None:
         """A person who just sat down is told privately where their cards will come."""
@@ -549,6 +604,10 @@ class TelegramFrontEnd:
             "To sit down, first open a private chat with me, where your cards will be shown: "
             "press the button below, then Start."
         )
+
+    @staticmethod
+    def _open_private(t: Texts) -> str:
+        return t("Open the private chat")
 
     async def _member_status(self, chat_id: int, user_id: int) -> str:
         try:

@@ -66,6 +66,15 @@ def deep_link(username: str, chat_id: int, topic: int | None = None) -> str:
     return f"https://t.me/{username}?start={join_payload(chat_id, topic)}"
 
 
+CARDS_PAYLOAD = "cards"
+"""The /start payload of the link that brings a player back to their private chat (a plain
+/start there: their hands come back)."""
+
+
+def cards_link(username: str) -> str:
+    return f"https://t.me/{username}?start={CARDS_PAYLOAD}"
+
+
 def menu(language: str) -> list[tuple[str, str]]:
     """The command menu in `language`: (command, description) pairs."""
     return [(name, text[:MAX_DESCRIPTION]) for name, text in commands.menu(texts(language))]

@@ -4,13 +4,14 @@ A slot post edits the slot's last message unless it asks to notify, there is non
 edit fails (the message was deleted, is too old...): then it is sent anew and becomes the slot's
 message. An edit that changes nothing ("message is not modified") is no error. Texts are HTML;
 attachments go as documents with the text as caption. A slot shows a post's version once
-Telegram has taken the post (see `adapters.slots`).
+Telegram has taken the post (see `adapters.slots`). A private chat Telegram refuses (403: the
+person blocked the bot, or never opened it; or 400 "chat not found") is told to `unreachable`.
 """
 
 import asyncio
 import enum
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from functools import partial
 
@@ -38,7 +39,8 @@ class Delivery(enum.Enum):
     EDITED = "edited"
     UNCHANGED = "unchanged"
     FORBIDDEN = "forbidden"
-    """The person never opened a private chat with the bot, or blocked it."""
+    """The person never opened a private chat with the bot, or blocked it (or their account,
+    or its chat, is gone)."""
     FAILED = "failed"
     STALE = "stale"
     """Another worker showed a newer version of the slot already: nothing to post."""
@@ -72,32 +74,50 @@ def not_modified(error: BadRequest) -> bool:
     return "not modified" in error.message.lower()
 
 
+def refused(error: TelegramError, target: int) -> bool:
+    """Whether Telegram will not let the bot write to chat `target`: 403 (blocked, never
+    opened, a deactivated account, removed from a group), or a private chat it does not know."""
+    if isinstance(error, Forbidden):
+        return True
+    return (
+        target > 0 and isinstance(error, BadRequest) and "chat not found" in error.message.lower()
+    )
+
+
+async def _nobody(_post: Post) -> None:
+    return None
+
+
 class Sender:
     """Delivers posts with `bot`, remembering slot messages in `slots`. When a slot's new
     message supersedes one that may still have buttons, `superseded(chat, message id)` is told:
-    the app queues a post that takes them off (`Post.strip`), when the chat has time for it."""
+    the app queues a post that takes them off (`Post.strip`), when the chat has time for it.
+    A post Telegram refuses (`refused`) is handed to `unreachable`."""
 
     def __init__(
         self,
         bot: Bot,
         slots: Slots,
         superseded: Callable[[int, int], object] = lambda _chat, _message: None,
+        unreachable: Callable[[Post], Awaitable[None]] = _nobody,
     ) -> None:
         self.bot = bot
         self.slots = slots
         self.superseded = superseded
+        self.unreachable = unreachable
 
     async def __call__(self, post: Post) -> Delivery:
         """Deliver one post. A network failure (Telegram could not be reached, or did not
         answer in time) and a store error are raised: the outbox tries again (`retryable`)."""
         try:
             return await self._deliver(post)
-        except Forbidden:
-            log.info("chat %s does not take messages from the bot", post.target)
-            return Delivery.FORBIDDEN
         except TelegramError as error:
             if retryable(error):
                 raise
+            if refused(error, post.target):
+                log.info("chat %s does not take messages from the bot: %s", post.target, error)
+                await self.unreachable(post)
+                return Delivery.FORBIDDEN
             log.warning("could not post to chat %s: %s", post.target, error)
             return Delivery.FAILED
 

@@ -77,6 +77,12 @@ def telegram(chat: str) -> str:
     return f"wiz:{{{chat}}}:tg"
 
 
+def unreached(chat: str, game_id: str, person: int) -> str:
+    """String, set (expires) the first time the Telegram front end could not write privately to
+    `person` in the game `game_id` of the group `chat`: the group is told once per game."""
+    return f"wiz:{{{chat}}}:tg:unreached:{game_id}:{person}"
+
+
 def discord(chat: str) -> str:
     """Hash of the Discord front end for the channel where messages live (a game channel, or a
     player's DM channel): field `<game chat>:<slot>` → the id of the last message sent for that
