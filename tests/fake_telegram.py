@@ -38,7 +38,12 @@ What it models, as the real service does (the quirks a bot must get right):
   `message_thread_id` names, else to General (a reply too: the topic is not taken from the
   message replied to), and an edit stays where its message is; a closed topic (`close_topic`,
   General too) refuses the bot's messages with 400 "Bad Request: TOPIC_CLOSED" (a bot without
-  the right to manage topics), an unknown one with "Bad Request: message thread not found";
+  the right to manage topics), a deleted (`delete_topic`) or unknown one with "Bad Request:
+  message thread not found"; closing and reopening a topic posts its service message
+  (`forum_topic_closed`, `forum_topic_reopened`), deleting it tells the bot nothing;
+- a bot muted in a group (`restrict_bot`: a my_chat_member update to "restricted" with
+  `can_send_messages` false) is refused new messages there with 400 "Bad Request: not enough
+  rights to send text messages to the chat" (photos, documents alike);
 - with `rate_limits` on: about 20 messages a minute per group, about one a second per private
   chat, 30 a second overall (sends and edits count) -> 429 "Too Many Requests: retry after N"
   with `parameters.retry_after`.
@@ -141,6 +146,14 @@ DEFAULT_UPDATE_TYPES = frozenset(UPDATE_TYPES) - {
 }
 """What Telegram sends when `allowed_updates` was never given (or given empty)."""
 
+RESTRICTED_RIGHTS = (
+    "can_send_messages", "can_send_audios", "can_send_documents", "can_send_photos",
+    "can_send_videos", "can_send_video_notes", "can_send_voice_notes", "can_send_polls",
+    "can_send_other_messages", "can_add_web_page_previews", "can_change_info",
+    "can_invite_users", "can_pin_messages", "can_manage_topics", "can_edit_tag",
+    "can_react_to_messages",
+)  # fmt: skip
+"""The rights in a restricted member's ChatMember (`restrict_bot`: all off, or all on)."""
 MAX_TEXT = 4096
 MAX_CAPTION = 1024
 MAX_CALLBACK_ANSWER = 200
@@ -783,6 +796,7 @@ class _Chat:
     admins: dict[int, Literal["creator", "administrator"]] = field(default_factory=dict)
     bot_admin: bool = False
     bot_removed: bool = False
+    bot_muted: bool = False  # restricted: it may not send messages
     pinned: list[int] = field(default_factory=list)
     migrated_to: int | None = None  # the supergroup this group became
     forum: bool = False  # a supergroup with topics
@@ -1106,12 +1120,32 @@ class FakeTelegram:
         chat.topics.add(message.message_id)
         return message.message_id
 
-    def close_topic(self, chat_id: int, thread: int | None, closed: bool = True) -> None:
-        """Close (or reopen) a forum topic; None: General."""
+    def close_topic(
+        self, chat_id: int, thread: int | None, closed: bool = True, by: User | None = None
+    ) -> None:
+        """Close (or reopen) a forum topic; None: General. `by` closing it (or reopening it)
+        posts the service message Telegram posts in the topic, which the bot gets."""
         chat = self._chats[chat_id]
         if thread is not None and thread not in chat.topics:
             raise LookupError(f"no topic {thread} in chat {chat_id}")
         (chat.closed.add if closed else chat.closed.discard)(thread)
+        if by is not None:
+            self._know(by)
+            message = self._new_message(chat, by.to_json(), from_bot=False)
+            message.service = {"forum_topic_closed" if closed else "forum_topic_reopened": {}}
+            message.thread = thread
+            self._enqueue(self._update({"message": self._message_json(message)}))
+
+    def delete_topic(self, chat_id: int, thread: int) -> None:
+        """An admin deletes a forum topic with all its messages: Telegram tells the bot
+        nothing; a new message to it is refused ("message thread not found"), an edit of one
+        of its messages too ("message to edit not found")."""
+        chat = self._chats[chat_id]
+        chat.topics.remove(thread)
+        chat.closed.discard(thread)
+        for message in chat.messages.values():
+            if message.thread == thread:
+                message.deleted = True
 
     def migrate_group(self, chat_id: int, new_id: int, by: User) -> None:
         """`by` upgrades the group to a supergroup, as Telegram does: the supergroup gets a new
@@ -1177,6 +1211,24 @@ class FakeTelegram:
         if enqueue:
             self._enqueue(update)
         return update
+
+    def restrict_bot(self, chat_id: int, user: User, *, muted: bool = True) -> JSON:
+        """`user` mutes the bot in the group (or lifts it), and Telegram tells the bot in a
+        my_chat_member update (member -> restricted, with `can_send_messages` false; or back)."""
+        chat = self._chat(chat_id)
+        was = self._member_json(chat, self.bot_id)
+        chat.bot_muted = muted
+        return self.inject(
+            {
+                "my_chat_member": {
+                    "chat": chat.to_json(),
+                    "from": user.to_json(),
+                    "date": int(time.time()),
+                    "old_chat_member": was,
+                    "new_chat_member": self._member_json(chat, self.bot_id),
+                }
+            }
+        )
 
     def block(self, user: User, blocked: bool = True) -> None:
         """The person blocks (or unblocks) the bot: it can no longer write to them."""
@@ -1612,6 +1664,8 @@ class FakeTelegram:
         if status is None:
             if user_id == self.bot_id:
                 status = "administrator" if chat.bot_admin else "member"
+                if chat.bot_muted:
+                    status = "restricted"
                 if chat.bot_removed:
                     status = "kicked" if chat.type == "supergroup" else "left"
             elif chat.type == "private":
@@ -1640,6 +1694,10 @@ class FakeTelegram:
                 can_pin_messages=True,
                 can_manage_topics=False,
             )
+        elif status == "restricted":
+            allowed = not chat.bot_muted
+            data.update(is_member=True, until_date=0)
+            data.update(dict.fromkeys(RESTRICTED_RIGHTS, allowed))
         elif status == "kicked":
             data["until_date"] = 0
         return data
@@ -1956,6 +2014,11 @@ class FakeTelegram:
             raise bad_request("message to be replied not found")
         return message_id
 
+    def _unmuted(self, chat: _Chat, what: str) -> None:
+        """A new message of the bot is refused where it is muted."""
+        if chat.bot_muted:
+            raise bad_request(f"not enough rights to send {what} to the chat")
+
     def _thread(self, chat: _Chat, params: _Params) -> int | None:
         """The forum topic a new message of the bot goes to (`message_thread_id`; None:
         General), refused when it is closed or not one of the chat's."""
@@ -2177,6 +2240,7 @@ async def _send_message(fake: FakeTelegram, p: _Params) -> Any:
     plain, entities = format_text(text, p.string("parse_mode"), p.json("entities"))
     markup = fake._markup(p, chat)
     reply_to = fake._reply_target(chat, p)
+    fake._unmuted(chat, "text messages")
     thread = fake._thread(chat, p)
     fake._spend("sendMessage", chat)
     message = fake._new_message(chat, fake.bot_user, from_bot=True)
@@ -2241,6 +2305,7 @@ async def _send_file(fake: FakeTelegram, p: _Params, upload: UploadedFile, photo
     )
     markup = fake._markup(p, chat)
     reply_to = fake._reply_target(chat, p)
+    fake._unmuted(chat, "photos" if photo else "documents")
     thread = fake._thread(chat, p)
     fake._spend("sendPhoto" if photo else "sendDocument", chat)
     fake._files[upload.file_id] = upload
