@@ -294,14 +294,15 @@ def cancelled(look: Look, table: Table, note: str, gone: str | None = None) -> l
     return shown
 
 
-def unseen(ctx: Context) -> Result:
+def unseen(ctx: Context, only: str | None = None) -> Result:
     """The game's chat can no longer be posted in (the bot was removed from the group, the
     channel was deleted): a game going on there ends, as nobody could see its table, and each
     of its players is told why in their private hand message (the chat shows nothing). A lobby
-    closes; nothing to end is refused."""
+    closes; nothing to end is refused. `only`: just the place in the chat that is gone (a
+    `Table.where`: a forum topic closed or deleted); a game played elsewhere goes on."""
     table = ctx.table()
     t = ctx.look.t
-    if table.game.phase is Phase.FINISHED:
+    if table.game.phase is Phase.FINISHED or (only is not None and table.where != only):
         raise Refused(t("The game is already over."))
     gone = t("The game is over: I can no longer post in its chat (I was removed, or it is gone).")
     shown: list[Shown] = []

@@ -555,6 +555,79 @@ async def test_a_game_whose_group_removed_the_bot_ends_and_its_players_are_told(
     assert "1. Ann" in tg.lobby().text
 
 
+UNSEEN = "The game is over: I can no longer post in its chat (I was removed, or it is gone)."
+
+
+async def ended_unseen(tg: Bot) -> None:
+    """The game ended as one nobody can see: no timer runs it on, and each player's private
+    hand message, its buttons gone, says why."""
+    assert await tg.front.service.table(chat_key(GROUP)) is None
+    for user in PLAYERS:
+        assert not any(has_moves(message) for message in tg.fake.current_messages(user.id).values())
+        assert tg.fake.last_message(user.id).text == UNSEEN
+
+
+async def test_a_game_whose_group_mutes_the_bot_ends_and_its_players_are_told(tg: Bot) -> None:
+    """Muted in the group (restricted, may not send messages), the bot can show the table to
+    nobody: the game ends as when it is removed, and the group gets nothing more."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/options bids=hidden")
+    await tg.command(GROUP, ANN, "/start")
+    await move(tg)
+    group_calls = tg.fake.total_calls(chat_id=GROUP)
+    tg.fake.restrict_bot(GROUP, DAN)
+    await tg.idle()
+    await ended_unseen(tg)
+    assert tg.fake.total_calls(chat_id=GROUP) == group_calls
+    tg.fake.restrict_bot(GROUP, DAN, muted=False)  # unmuted: a new game may start there
+    await tg.idle()
+    await tg.command(GROUP, ANN, "/join")
+    assert "1. Ann" in tg.lobby().text
+
+
+async def in_a_topic(tg: Bot) -> tuple[int, int]:
+    """A game of hidden bids started in the forum topic "Wizard", a move made: the topics."""
+    topic, chatter = forum(tg.fake)
+    for user in PLAYERS:
+        tg.fake.start_dm(user)
+        await tg.idle()
+        tg.fake.send_command(GROUP, user, "/join", thread=topic)
+        await tg.idle()
+    tg.fake.send_command(GROUP, ANN, "/options bids=hidden", thread=topic)
+    await tg.idle()
+    await tg.press_label(GROUP, ANN, tg.lobby().message_id, "Start")
+    await move(tg)
+    return topic, chatter
+
+
+async def test_a_game_whose_forum_topic_is_deleted_ends_and_its_players_are_told(tg: Bot) -> None:
+    """The game's topic deleted (Telegram tells the bot nothing), the next post there is
+    refused ("message thread not found"): the game ends as one nobody can see."""
+    topic, _ = await in_a_topic(tg)
+    tg.fake.delete_topic(GROUP, topic)
+    await move(tg)
+    await tg.idle()
+    await ended_unseen(tg)
+
+
+async def test_a_game_whose_forum_topic_is_closed_ends_once_it_cannot_post(tg: Bot) -> None:
+    """A closed topic (Telegram posts `forum_topic_closed` there) refuses the bot's new
+    messages ("TOPIC_CLOSED"): the first one refused ends the game as one nobody can see. A
+    post refused in another topic (an answer there) ends nothing."""
+    topic, chatter = await in_a_topic(tg)
+    tg.fake.close_topic(GROUP, chatter, by=BOB)
+    tg.fake.send_command(GROUP, BOB, "/scores", thread=chatter)
+    await tg.idle()
+    assert await tg.front.service.table(chat_key(GROUP)) is not None
+    tg.fake.close_topic(GROUP, topic, by=ANN)
+    for _ in range(20):  # the table is edited in place; the round's end is a new message
+        if await tg.front.service.table(chat_key(GROUP)) is None:
+            break
+        await move(tg)
+        await tg.idle()
+    await ended_unseen(tg)
+
+
 async def test_a_group_that_becomes_a_supergroup_keeps_its_game(tg: Bot) -> None:
     """Telegram gives an upgraded group a new id: the game, its timer and the players' hand
     messages move with it, the supergroup shows the table anew, and play goes on there."""

@@ -31,6 +31,8 @@ from telegram import (
     BotCommandScopeAllPrivateChats,
     BotCommandScopeDefault,
     Chat,
+    ChatMember,
+    ChatMemberRestricted,
     MaybeInaccessibleMessage,
     Message,
     Update,
@@ -160,7 +162,7 @@ class TelegramFrontEnd:
         self.bot = self.application.bot
         self.client = client
         self.slots = Slots(client)
-        self.sender = Sender(self.bot, self.slots, self._superseded, self._unreachable)
+        self.sender = Sender(self.bot, self.slots, self._superseded, self._unreachable, self._lost)
         self.outbox: Outbox[Post] = Outbox(
             self.sender,
             limits,
@@ -263,6 +265,14 @@ class TelegramFrontEnd:
     def _superseded(self, target: int, message_id: int) -> None:
         """An old slot message's buttons come off once the chat has nothing newer to show."""
         self.outbox.put(target, strip_post(target, message_id), key=("strip", message_id), low=True)
+
+    async def _lost(self, target: int, topic: int) -> None:
+        """A post to forum topic `topic` of group `target` was refused, the topic closed or
+        deleted: the game played there ends (`GameService.unseen`), its players told privately;
+        a game played elsewhere in the group goes on."""
+        game = chat_key(target)
+        with about(game):
+            self.show(game, await self.service.unseen(game, str(topic)))
 
     def reply(
         self, target: int, outcome: Outcome, reply_to: int | None, here: str | None = None
@@ -446,15 +456,15 @@ class TelegramFrontEnd:
 
     async def on_member(self, update: Update, context: Context) -> None:
         """The bot was added to a group: it says what it does and how to start (the help).
-        It was removed from one: the game there ends (`GameService.unseen`), its players told
-        privately, since nobody could see its table any more."""
+        It was removed from one, or muted there: the game there ends (`GameService.unseen`),
+        its players told privately, since nobody could see its table any more."""
         change, person = update.my_chat_member, update.effective_user
         if change is None or person is None or not is_group(change.chat.id):
             return
         was = change.old_chat_member.status
         now = change.new_chat_member.status
         game = chat_key(change.chat.id)
-        if now in OUT and was not in OUT:
+        if _silenced(change.new_chat_member) and not _silenced(change.old_chat_member):
             with about(game):
                 self.show(game, await self.service.unseen(game))
             return
@@ -616,6 +626,14 @@ class TelegramFrontEnd:
             log.info("getChatMember %s %s failed: %s", chat_id, user_id, error)
             return ""
         return str(member.status)
+
+
+def _silenced(member: ChatMember) -> bool:
+    """Whether the bot, as this member of a group, can post nothing there: it is out (left,
+    kicked), or restricted without the right to send messages (muted)."""
+    if isinstance(member, ChatMemberRestricted):
+        return not (member.is_member and member.can_send_messages)
+    return member.status in OUT
 
 
 def _title(chat: Chat) -> str:

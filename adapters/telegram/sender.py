@@ -6,6 +6,8 @@ message. An edit that changes nothing ("message is not modified") is no error. T
 attachments go as documents with the text as caption. A slot shows a post's version once
 Telegram has taken the post (see `adapters.slots`). A private chat Telegram refuses (403: the
 person blocked the bot, or never opened it; or 400 "chat not found") is told to `unreachable`.
+A new message refused because its forum topic is closed or deleted (`topic_gone`) is told to
+the app (`lost`): its game may be unseen.
 """
 
 import asyncio
@@ -88,11 +90,27 @@ async def _nobody(_post: Post) -> None:
     return None
 
 
+TOPIC_GONE = ("topic_closed", "message thread not found")
+"""How Telegram refuses a new message to a forum topic that is closed (to a bot that may not
+manage topics: 400 "TOPIC_CLOSED") or deleted (400 "message thread not found")."""
+
+
+def topic_gone(error: TelegramError) -> bool:
+    """Whether `error` says the post's forum topic takes no messages from the bot."""
+    said = error.message.lower()
+    return isinstance(error, BadRequest) and any(reason in said for reason in TOPIC_GONE)
+
+
+async def _nothing(_chat: int, _topic: int) -> None:
+    return None
+
+
 class Sender:
     """Delivers posts with `bot`, remembering slot messages in `slots`. When a slot's new
     message supersedes one that may still have buttons, `superseded(chat, message id)` is told:
     the app queues a post that takes them off (`Post.strip`), when the chat has time for it.
-    A post Telegram refuses (`refused`) is handed to `unreachable`."""
+    A post Telegram refuses (`refused`) is handed to `unreachable`. When a post is refused
+    because its forum topic is closed or gone, `lost(chat, topic)` is awaited."""
 
     def __init__(
         self,
@@ -100,11 +118,13 @@ class Sender:
         slots: Slots,
         superseded: Callable[[int, int], object] = lambda _chat, _message: None,
         unreachable: Callable[[Post], Awaitable[None]] = _nobody,
+        lost: Callable[[int, int], Awaitable[None]] = _nothing,
     ) -> None:
         self.bot = bot
         self.slots = slots
         self.superseded = superseded
         self.unreachable = unreachable
+        self.lost = lost
 
     async def __call__(self, post: Post) -> Delivery:
         """Deliver one post. A network failure (Telegram could not be reached, or did not
@@ -119,6 +139,8 @@ class Sender:
                 await self.unreachable(post)
                 return Delivery.FORBIDDEN
             log.warning("could not post to chat %s: %s", post.target, error)
+            if post.thread is not None and topic_gone(error):
+                await self.lost(post.target, post.thread)
             return Delivery.FAILED
 
     async def _deliver(self, post: Post) -> Delivery:
