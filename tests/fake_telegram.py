@@ -1197,17 +1197,7 @@ class FakeTelegram:
         chat = self._chat(chat_id)
         was = self._member_json(chat, self.bot_id)
         self.remove_bot(chat_id)
-        update = self._update(
-            {
-                "my_chat_member": {
-                    "chat": chat.to_json(),
-                    "from": user.to_json(),
-                    "date": int(time.time()),
-                    "old_chat_member": was,
-                    "new_chat_member": self._member_json(chat, self.bot_id),
-                }
-            }
-        )
+        update = self._update(self._bot_membership(chat, user, was))
         if enqueue:
             self._enqueue(update)
         return update
@@ -1218,17 +1208,22 @@ class FakeTelegram:
         chat = self._chat(chat_id)
         was = self._member_json(chat, self.bot_id)
         chat.bot_muted = muted
-        return self.inject(
-            {
-                "my_chat_member": {
-                    "chat": chat.to_json(),
-                    "from": user.to_json(),
-                    "date": int(time.time()),
-                    "old_chat_member": was,
-                    "new_chat_member": self._member_json(chat, self.bot_id),
-                }
+        return self.inject(self._bot_membership(chat, user, was))
+
+    def _bot_membership(
+        self, chat: _Chat, user: User, was: JSON, status: str | None = None
+    ) -> JSON:
+        """The my_chat_member update that tells the bot `user` changed its membership of
+        `chat` from `was` to what it is now (or to `status`)."""
+        return {
+            "my_chat_member": {
+                "chat": chat.to_json(),
+                "from": user.to_json(),
+                "date": int(time.time()),
+                "old_chat_member": was,
+                "new_chat_member": self._member_json(chat, self.bot_id, status),
             }
-        )
+        }
 
     def block(self, user: User, blocked: bool = True) -> None:
         """The person blocks (or unblocks) the bot: it can no longer write to them."""
@@ -1389,17 +1384,8 @@ class FakeTelegram:
         chat.bot_removed = False
         self._know(user)
         status = "administrator" if chat.bot_admin else "member"
-        update = self._update(
-            {
-                "my_chat_member": {
-                    "chat": chat.to_json(),
-                    "from": user.to_json(),
-                    "date": int(time.time()),
-                    "old_chat_member": {"user": self.bot_user, "status": "left"},
-                    "new_chat_member": self._member_json(chat, self.bot_id, status),
-                }
-            }
-        )
+        was = {"user": self.bot_user, "status": "left"}
+        update = self._update(self._bot_membership(chat, user, was, status))
         if enqueue:
             self._enqueue(update)
         return update

@@ -530,6 +530,18 @@ async def test_a_group_the_bot_is_added_to_is_welcomed_with_the_help(tg: Bot) ->
     assert len([m for m in tg.fake.current_messages(-100777).values() if m.from_bot]) == 1
 
 
+UNSEEN = "The game is over: I can no longer post in its chat (I was removed, or it is gone)."
+
+
+async def ended_unseen(tg: Bot) -> None:
+    """The game ended as one nobody can see: no timer runs it on, and each player's private
+    hand message, its buttons gone, says why."""
+    assert await tg.front.service.table(chat_key(GROUP)) is None
+    for user in PLAYERS:
+        assert not any(has_moves(message) for message in tg.fake.current_messages(user.id).values())
+        assert tg.fake.last_message(user.id).text == UNSEEN
+
+
 async def test_a_game_whose_group_removed_the_bot_ends_and_its_players_are_told(tg: Bot) -> None:
     """Removed from the group mid-game, the bot can show the table to nobody: the game ends
     (no timer left to run it on, no hand left to press), and each player's private hand message
@@ -541,30 +553,12 @@ async def test_a_game_whose_group_removed_the_bot_ends_and_its_players_are_told(
     group_calls = tg.fake.total_calls(chat_id=GROUP)
     tg.fake.kick_bot(GROUP, DAN)
     await tg.idle()
-    for user in PLAYERS:  # the hand message, edited: no buttons left
-        shown = tg.fake.current_messages(user.id).values()
-        assert not any(has_moves(message) for message in shown)
-        assert tg.fake.last_message(user.id).text == (
-            "The game is over: I can no longer post in its chat (I was removed, or it is gone)."
-        )
-    assert await tg.front.service.table(chat_key(GROUP)) is None  # no timer runs it on
+    await ended_unseen(tg)
     assert tg.fake.total_calls(chat_id=GROUP) == group_calls
     tg.fake.add_bot_to_group(GROUP, DAN)  # back in the group: a new game may start there
     await tg.idle()
     await tg.command(GROUP, ANN, "/join")
     assert "1. Ann" in tg.lobby().text
-
-
-UNSEEN = "The game is over: I can no longer post in its chat (I was removed, or it is gone)."
-
-
-async def ended_unseen(tg: Bot) -> None:
-    """The game ended as one nobody can see: no timer runs it on, and each player's private
-    hand message, its buttons gone, says why."""
-    assert await tg.front.service.table(chat_key(GROUP)) is None
-    for user in PLAYERS:
-        assert not any(has_moves(message) for message in tg.fake.current_messages(user.id).values())
-        assert tg.fake.last_message(user.id).text == UNSEEN
 
 
 async def test_a_game_whose_group_mutes_the_bot_ends_and_its_players_are_told(tg: Bot) -> None:
