@@ -36,10 +36,10 @@ import json
 import random
 import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 import pytest
@@ -626,32 +626,47 @@ async def test_a_move_on_a_web_only_workers_page_is_made_by_the_chats_worker(
         running(redis_url) as bot,
         relaying(bot.front.service, bot.front.show_async, "tg", bot.client, 1.0),
         launch(chromium) as browser,
+        web_only(redis_url, Relay) as (table, _),
     ):
-        client = aioredis.Redis.from_url(redis_url)
-        config = Config(web=WebConfig(secret=SECRET))
-        service = GameService.on_redis(client, config)
-        table = WebTable(service, config, client, deliver=Shows(), relay=Relay(client))
-        await table.start("127.0.0.1:0")
-        try:
-            link = await ann_and_two_ai(bot)
-            version, stored, _ = await bot.front.service.snapshot(CHAT)
-            assert stored is not None
-            page = await browser.new_page(viewport=PHONE)
-            await page.goto(f"http://127.0.0.1:{table.port}/?link={link}")
-            await caught_up(page, version)
-            group = bot.table().text
-            async with page.expect_response("**/api/move") as answered:
-                await page.locator("#ask button.bid").first.click()
-            assert (await answered.value).status == 202
-            await caught_up(page, version + 1)
-            # posted once the worker has made the AI seats' moves that follow (the page may
-            # show the bid before that)
-            await until(lambda: bot.table().text != group, "the group's table shows the bid")
-            await bot.idle()
-            assert not bot.real_errors()
-        finally:
-            await table.stop()
-            await client.aclose()
+        link = await ann_and_two_ai(bot)
+        version, stored, _ = await bot.front.service.snapshot(CHAT)
+        assert stored is not None
+        page = await browser.new_page(viewport=PHONE)
+        await page.goto(f"http://127.0.0.1:{table.port}/?link={link}")
+        await caught_up(page, version)
+        group = bot.table().text
+        async with page.expect_response("**/api/move") as answered:
+            await page.locator("#ask button.bid").first.click()
+        assert (await answered.value).status == 202
+        await caught_up(page, version + 1)
+        # posted once the worker has made the AI seats' moves that follow (the page may
+        # show the bid before that)
+        await until(lambda: bot.table().text != group, "the group's table shows the bid")
+        await bot.idle()
+        assert not bot.real_errors()
+
+
+R = TypeVar("R", bound=Relay)
+
+
+@contextlib.asynccontextmanager
+async def web_only(
+    redis_url: str, relay: Callable[[aioredis.Redis], R]
+) -> AsyncIterator[tuple[WebTable, R]]:
+    """A worker that runs the web table alone, on a Redis client of its own, and hands its
+    pages' moves to the chat's worker through the relay `relay` makes of that client."""
+    client = aioredis.Redis.from_url(redis_url)
+    config = Config(web=WebConfig(secret=SECRET))
+    handover = relay(client)
+    table = WebTable(
+        GameService.on_redis(client, config), config, client, deliver=Shows(), relay=handover
+    )
+    await table.start("127.0.0.1:0")
+    try:
+        yield table, handover
+    finally:
+        await table.stop()
+        await client.aclose()
 
 
 class HeldRelay(Relay):
@@ -677,34 +692,25 @@ async def test_a_relayed_move_shown_before_its_answer_leaves_the_page_busy_no_lo
         running(redis_url) as bot,
         relaying(bot.front.service, bot.front.show_async, "tg", bot.client, 1.0),
         launch(chromium) as browser,
+        web_only(redis_url, HeldRelay) as (table, relay),
     ):
-        client = aioredis.Redis.from_url(redis_url)
-        config = Config(web=WebConfig(secret=SECRET))
-        service = GameService.on_redis(client, config)
-        relay = HeldRelay(client)
-        table = WebTable(service, config, client, deliver=Shows(), relay=relay)
-        await table.start("127.0.0.1:0")
-        try:
-            link = await ann_and_two_ai(bot)
-            version, _, _ = await bot.front.service.snapshot(CHAT)
-            page = await browser.new_page(viewport=PHONE)
-            await page.goto(f"http://127.0.0.1:{table.port}/?link={link}")
-            await caught_up(page, version)
-            async with page.expect_response("**/api/move") as answered:
-                await page.locator("#ask button.bid").first.click()
-                await page.wait_for_function(
-                    "v => Number(document.querySelector('main').dataset.version) > v",
-                    arg=version,
-                    timeout=10_000,
-                )
-                assert await page.evaluate("() => document.body.classList.contains('busy')")
-                relay.release.set()
-            response = await answered.value
-            assert response.status == 202
-            assert (await response.json())["view"]["version"] == version
+        link = await ann_and_two_ai(bot)
+        version, _, _ = await bot.front.service.snapshot(CHAT)
+        page = await browser.new_page(viewport=PHONE)
+        await page.goto(f"http://127.0.0.1:{table.port}/?link={link}")
+        await caught_up(page, version)
+        async with page.expect_response("**/api/move") as answered:
+            await page.locator("#ask button.bid").first.click()
             await page.wait_for_function(
-                "() => !document.body.classList.contains('busy')", timeout=2_000
+                "v => Number(document.querySelector('main').dataset.version) > v",
+                arg=version,
+                timeout=10_000,
             )
-        finally:
-            await table.stop()
-            await client.aclose()
+            assert await page.evaluate("() => document.body.classList.contains('busy')")
+            relay.release.set()
+        response = await answered.value
+        assert response.status == 202
+        assert (await response.json())["view"]["version"] == version
+        await page.wait_for_function(
+            "() => !document.body.classList.contains('busy')", timeout=2_000
+        )

@@ -75,6 +75,19 @@ async def a_move(http: TestClient[web.Request, web.Application], link: str) -> s
     return str((choices or [c["payload"] for c in view["hand"] if c["legal"]])[0])
 
 
+async def applied_here(
+    http: TestClient[web.Request, web.Application], link: str, payload: str, version: int
+) -> None:
+    """Ann's page makes the move `payload`, and its worker applies it itself (200, not
+    relayed): the view it answers is newer than `version`."""
+    answer = await http.post("/api/move", json={"payload": payload}, headers=bearer(link))
+    assert answer.status == 200
+    said = await answer.json()
+    assert said["ok"]
+    assert not said["relayed"]
+    assert said["view"]["version"] > version
+
+
 async def pending(client: "aioredis.Redis") -> int:
     """Entries of the `tg` relay given to a consumer and not acknowledged."""
     summary = await client.xpending(keys.relay("tg"), RELAY_GROUP)
@@ -165,12 +178,7 @@ async def test_a_move_made_while_the_only_reader_lies_dead_is_applied_by_the_web
         assert await relay.live("tg", LIVE)
         version = (await raw(bot.client, CHAT))[0]
         group = bot.table().text
-        answer = await http.post("/api/move", json={"payload": payload}, headers=bearer(link))
-        assert answer.status == 200
-        said = await answer.json()
-        assert said["ok"]
-        assert not said["relayed"]
-        assert said["view"]["version"] > version
+        await applied_here(http, link, payload, version)
         assert (await raw(bot.client, CHAT))[0] > version
         assert await bot.client.xlen(keys.relay("tg")) == 0  # no consumer will be given it
         marked = [key async for key in bot.client.scan_iter(f"wiz:{{{CHAT}}}:u:web*")]
@@ -268,12 +276,7 @@ async def test_with_no_live_worker_of_the_scope_the_web_worker_applies_the_move_
             payload = await a_move(http, link)
             await bot.front.stop()  # the only worker of `tg` stops (and reads no relay)
             version = (await raw(bot.client, CHAT))[0]
-            answer = await http.post("/api/move", json={"payload": payload}, headers=bearer(link))
-            assert answer.status == 200
-            said = await answer.json()
-            assert said["ok"]
-            assert not said["relayed"]
-            assert said["view"]["version"] > version
+            await applied_here(http, link, payload, version)
             assert not await bot.client.exists(keys.relay("tg"))
             # the web worker is named in the scope's heartbeats and never beats: the next
             # worker of `tg` takes its journal over and shows the chat where it is behind
