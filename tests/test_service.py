@@ -280,6 +280,30 @@ async def test_concurrent_deliveries_of_one_update_apply_once(
     assert len(table.ai) == 1
 
 
+async def test_a_wings_mark_edits_the_players_hand_and_not_the_table(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A mark is the player's own: their hand shows it, the table shows nothing new, so its
+    message is not edited (an edit to the same text is a call for nothing, in the group's rate
+    limit)."""
+    svc = service(redis_client, seed=11)
+    driver = Driver(svc, [ANN, BOB, CID], seed=11, wings_rate=0)
+    await driver.lobby(["rounds=short", "wings"])
+    state = await driver.play_until(lambda s: s.phase is Phase.PLAYING and s.round.number == 3)
+    rnd = state.round
+    assert rnd is not None
+    waiting = state.players[rnd.turn].id
+    user, payload = next((u, p) for u, p in driver.marks() if u.id != waiting)
+    outcome = await driver.press(user, payload)
+    assert not outcome.alert
+    assert [m.to for m in outcome.messages] == [user.id]
+    assert "🪽" in outcome.messages[0].text
+    # The card played next shows the table, as every card does.
+    on_turn, card = next((u, p) for u, p in driver.choices() if u.id == waiting)
+    played = await driver.press(on_turn, card)
+    assert [m.slot for m in played.messages if m.to is None] == ["table"]
+
+
 # --- 7. stale, forged and foreign buttons --------------------------------------------------------
 
 

@@ -31,7 +31,7 @@ from engine import (
     table_view,
     waiting_seats,
 )
-from engine.events import GameStarted, RoundScored, RoundStarted, WingsDropped
+from engine.events import GameStarted, RoundScored, RoundStarted, WingsDropped, WingsMarked
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +184,14 @@ def _moved(look: Look, item: Moved, languages: Mapping[str, str]) -> list[Messag
     if view.phase is Phase.FINISHED:  # the hands as the game ended, then each one's result
         messages += hands + the_end(look, view, seats, languages)
     elif view.phase in ROUND_PHASES:
-        messages.append(table_message(look, view, seats, new_round, item.notice))
+        if not _marked_only(item):
+            messages.append(table_message(look, view, seats, new_round, item.notice))
         messages += hands
     return messages
+
+
+def _marked_only(item: Moved) -> bool:
+    """Whether the moves were wings marks alone, which the table does not show (its message
+    would be edited to what it shows already: a call for nothing, in a group's rate limit)."""
+    events = item.events
+    return bool(events) and item.notice is None and all(isinstance(e, WingsMarked) for e in events)
