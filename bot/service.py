@@ -656,34 +656,46 @@ class GameService:
         )
         return replace(outcome, messages=messages)
 
-    async def _seated_at(self, person: str, chats: set[str]) -> list[str]:
-        """Those of `chats` where `person` has a live seat (their index may name a chat too
-        many, see `bot.store.seats`): as this worker knows a chat when that shows the seat, else
-        as it is now."""
-        live = []
+    async def _seated_at(self, person: str, chats: set[str], enough: int) -> list[str]:
+        """Up to `enough` of `chats` where `person` has a live seat (their index may name a chat
+        too many, see `bot.store.seats`): first those this worker knows to show the seat, at no
+        cost, then the others as they are now, one read each, until `enough` are found. So a
+        person seated in many chats costs a seat taken or left one or two reads, not one a chat."""
+        live, unknown = [], []
         for other in sorted(chats):
             known = self.store.known(other)
             table = known.table if known is not None else None
-            if table is None or person not in table.seated():
-                table = (await self.store.load(other)).table
             if table is not None and person in table.seated():
                 live.append(other)
-        return live
+            else:
+                unknown.append(other)
+        for other in unknown:
+            if len(live) >= enough:
+                break
+            table = (await self.store.load(other)).table
+            if table is not None and person in table.seated():
+                live.append(other)
+        return live[:enough]
 
     async def _mark(self, chat: str, sat: dict[str, set[str]], risen: frozenset[str]) -> None:
         """After a write that seated people at `chat` (`sat`: the other chats their indexes
         name) or unseated them (`risen`): mark in each chat where they sit whether they sit in
-        another as well (`Store.mark`). The write is done: if this fails, a private message
-        names its chat, or does not, where it should not, until they sit down again."""
+        another as well (`Store.mark`).
+
+        One live seat found elsewhere is enough for a seat taken: it and `chat` are marked (had
+        the person two or more already, those are marked since the second was taken). Two are
+        enough for a seat left: with one, that one is unmarked. The write is done: if this
+        fails, a private message names its chat, or does not, where it should not, until the
+        person's seats change so that the chat is marked again."""
         try:
             for person, chats in sat.items():
-                live = await self._seated_at(person, chats)
+                live = await self._seated_at(person, chats, 1)
                 for other in (*live, chat) if live else ():
                     await self.store.mark(other, person, True)
                 if not live:
                     await self.store.mark(chat, person, False)  # a mark of an earlier game
             for person, chats in (await self.seats.rise(chat, risen)).items():
-                live = await self._seated_at(person, chats)
+                live = await self._seated_at(person, chats, 2)
                 if len(live) == 1:  # the one seat left: no other to tell it from
                     await self.store.mark(live[0], person, False)
         except (*StoreErrors, NewerForm) as error:

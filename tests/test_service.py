@@ -985,3 +985,42 @@ async def test_private_messages_name_their_chat_for_a_person_seated_in_another(
     # What a crash or an outage shows again names it too.
     again = await svc.current(CHAT)
     assert all(text.startswith("💬 \u2068Wizards\u2069 · ") for text in private_texts(again, ANN))
+
+
+async def test_a_seat_taken_or_left_reads_no_more_chats_than_it_needs(
+    redis_client: aioredis.Redis,
+) -> None:
+    """Ann sits in many chats. A worker that knows none of them seats her in one more: it reads
+    one of the others, the first where she sits (one is enough to mark both); her leaving reads
+    no more than the two that tell whether one seat is left. Chats her index names where she has
+    no seat (a crash left them there) are passed over, and the marks come out as they must."""
+    busy = service(redis_client)
+    live = [f"chat:-{400 + n}" for n in range(12)]
+    for chat in live:
+        await Driver(busy, [ANN], chat=chat).ok(ANN, Kind.JOIN)
+    stale = [f"chat:-{300 + n}" for n in range(5)]  # no game, and sorted before the live ones
+    await redis_client.sadd(keys.seats(ANN.id), *stale)
+    fresh = service(redis_client)  # another worker: it knows none of her chats
+    read: list[str] = []
+    load = fresh.store.load
+
+    async def counted(chat: str, update_id: str | None = None) -> Any:
+        read.append(chat)
+        return await load(chat, update_id)
+
+    fresh.store.load = counted  # type: ignore[method-assign]
+    here = Driver(fresh, [ANN, BOB])
+    await here.ok(ANN, Kind.JOIN)
+    others = [chat for chat in read if chat != CHAT]
+    assert len(others) <= len(stale) + 1, others
+    assert ANN.id in (await fresh.store.load(CHAT)).elsewhere
+    read.clear()
+    await here.ok(ANN, Kind.LEAVE)
+    others = [chat for chat in read if chat != CHAT]
+    assert len(others) <= len(stale) + 2, others
+    for chat in live:
+        assert ANN.id in (await fresh.store.load(chat)).elsewhere, chat
+    # She leaves all her tables but one: the one left names no chat.
+    for chat in live[1:]:
+        await Driver(fresh, [ANN], chat=chat).ok(ANN, Kind.LEAVE)
+    assert ANN.id not in (await fresh.store.load(live[0])).elsewhere
