@@ -1065,7 +1065,8 @@ async def test_a_dm_press_where_the_bot_may_not_post_in_the_games_channel_is_ref
 ) -> None:
     """Mid-game an admin takes Send Messages from the bot in the game's channel (the gateway
     tells the client's cache). A move pressed on a hand in a DM is refused as a press in the
-    channel is, naming the game's channel and the permission, and changes nothing; once the
+    channel is, naming the game's channel and the permission (Send Messages alone: Attach Files,
+    which discord.py takes away with it, comes back with it), and changes nothing; once the
     permission is back, the same press is taken."""
     ann, *_others = players = people(dc, "Ann", "Bob", "Cid")
     the_gateway_says(dc, "GUILD_CREATE", dc.fake.guild_create())
@@ -1080,8 +1081,8 @@ async def test_a_dm_press_where_the_bot_may_not_post_in_the_games_channel_is_ref
     await dc.press(user.id, user, hand, hand.custom_ids()[0])
     assert dc.last_reply(user.id) == (
         f"#e1 (only {user.name} sees) bot: I may not post in <#{dc.channel}>, the game's "
-        "channel, so the game could not be seen there. An admin can give me these permissions "
-        "in that channel's settings: Send Messages, Attach Files."
+        "channel, so the game could not be seen there. An admin can give me this permission "
+        "in that channel's settings: Send Messages."
     )
     assert await dc.client.hget(keys.game(chat), "v") == version  # nothing was done
     assert dc.table().content == table

@@ -64,7 +64,10 @@ def missing_permissions(permissions: discord.Permissions, thread: bool) -> list[
     """What the bot lacks, of `permissions` (its own in a channel), to show a game there: see
     the channel, post in it (in a thread, post in threads) and attach files (the score sheet
     at the end of a game is a picture). Their names as Discord shows them, marked for the
-    catalogs."""
+    catalogs. Only what an admin must give back is named: without View Channel the bot has no
+    other right in the channel, and without the right to post none to attach files (Discord
+    and discord.py take them away with it), so the one it hangs on is named alone, whatever
+    else was taken (that is named once it is given back)."""
     # TRANSLATORS: the name of a Discord permission, as Discord's settings show it in your
     # language (so an admin finds it there); the next three too.
     view = N_("View Channel")
@@ -72,7 +75,10 @@ def missing_permissions(permissions: discord.Permissions, thread: bool) -> list[
     attach = N_("Attach Files")
     posting = permissions.send_messages_in_threads if thread else permissions.send_messages
     needed = ((permissions.view_channel, view), (posting, send), (permissions.attach_files, attach))
-    return [name for granted, name in needed if not granted]
+    for granted, name in needed:
+        if not granted:
+            return [name]
+    return []
 
 
 def cached_permissions(
