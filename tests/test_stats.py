@@ -562,6 +562,27 @@ async def test_forgetme_asks_then_forgets_everywhere_and_keeps_the_others(
     assert text_of(twice) == "There were no stats of yours to delete."
 
 
+async def test_forgetme_leaves_a_game_in_play_and_says_so(redis_client: aioredis.Redis) -> None:
+    """/forgetme forgets stats, not the games Ann sits at now: the question says a game in play
+    is not changed (its result will name her: forget again after it), and her index of live
+    seats stays, so the marks of who sits in two chats stay true as she rises."""
+    svc = service(redis_client, seed=7, clock=Clock(NOW))
+    await play(svc, GROUP, [ANN, BOB, CID], seed=5)
+    here, there = Driver(svc, [ANN, BOB, CID], chat=GROUP), Driver(svc, [ANN, DOT], chat=OTHER)
+    await here.lobby(["rounds=short"])
+    await there.lobby(start=False)
+    asked = await ask(svc, GROUP, ANN, Kind.FORGET)
+    assert "A game you are playing now is not changed" in (asked.answer or "")
+    assert "send /forgetme again once it has ended" in (asked.answer or "")
+    done = await ask(svc, GROUP, ANN, Kind.FORGET, "yes")
+    assert done.answer == "Done: your stats are deleted in 1 chat."
+    seats = {chat.decode() for chat in await redis_client.smembers(keys.seats(ANN.id))}
+    assert seats == {GROUP, OTHER}
+    assert ANN.id in (await svc.store.load(GROUP)).elsewhere
+    await there.ok(ANN, Kind.LEAVE)
+    assert ANN.id not in (await svc.store.load(GROUP)).elsewhere  # one seat left: no mark
+
+
 async def test_a_crash_between_a_games_end_and_its_fold_loses_nothing(
     redis_client: aioredis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:

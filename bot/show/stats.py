@@ -169,7 +169,9 @@ def confirms(word: str) -> bool:
 def forget_question(t: Texts) -> str:
     return t(
         "/forgetme deletes your stats and ratings in every chat you played in. The others keep "
-        "their results, with you as an unnamed player. To go ahead, send: /forgetme {word}",
+        "their results, with you as an unnamed player. A game you are playing now is not "
+        "changed, and its result will name you: send /forgetme again once it has ended. To go "
+        "ahead, send: /forgetme {word}",
         word=t(YES),
     )
 
