@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import difflib
 import itertools
+import json
 import os
 import random
 import re
@@ -30,6 +31,7 @@ from adapters.slots import hand_slot
 from adapters.telegram.app import TelegramFrontEnd
 from adapters.telegram.ids import chat_key
 from adapters.telegram.render import Post
+from adapters.text import TITLE_LIMIT, clean
 from bot import tokens
 from bot.ai import LEVELS
 from bot.config import Config, TelegramConfig
@@ -839,6 +841,25 @@ async def test_a_deep_link_join_opens_the_table_in_the_topic_it_was_asked_in(tg:
     await tg.idle()
     assert "1. Dan" in tg.lobby().text
     assert tg.lobby().thread == topic
+    assert {error.method for error in tg.fake.errors} == {"sendChatAction"}  # before the DM
+
+
+async def test_a_deep_link_join_keeps_the_group_s_title(tg: Bot) -> None:
+    """Dan's join by the deep link opens Friday's table: it is the group's first write, made
+    from his private chat, whose update does not say the group's title; the join asks Telegram
+    and keeps it (made safe, cut short) with the chat's settings, as a join in the group does,
+    so a private message of Friday's game can name it before the group's next command."""
+    tg.fake.add_group(FRIDAY, FRIDAY_TITLE, members=[ANN, DAN])
+    await tg.command(FRIDAY, DAN, "/join")
+    url = tg.fake.last_message(FRIDAY).keyboard[0][0].url
+    assert url is not None
+    assert not await tg.client.exists(keys.game(chat_key(FRIDAY)))  # not seated yet
+    tg.fake.start_dm(DAN, url.partition("?start=")[2])
+    await tg.idle()
+    assert "1. Dan" in tg.fake.last_message(FRIDAY).text
+    settings = await tg.client.get(keys.settings(chat_key(FRIDAY)))
+    assert settings is not None
+    assert json.loads(settings)["title"] == clean(FRIDAY_TITLE, TITLE_LIMIT)
     assert {error.method for error in tg.fake.errors} == {"sendChatAction"}  # before the DM
 
 

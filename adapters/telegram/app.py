@@ -372,7 +372,9 @@ class TelegramFrontEnd:
         self, update: Update, group: int, where: str | None, person: TgUser
     ) -> None:
         """`/start join-<group>[_<topic>]`: a seat at the group's table (one it opens is played
-        in that topic), for a member of the group."""
+        in that topic), for a member of the group. The join keeps the group's title, as a join
+        in the group does (`Request.place`): the update is of the private chat and does not say
+        it, so Telegram is asked (`_group_title`)."""
         game = chat_key(group)
         with about(game):
             t = await self._texts(game)
@@ -383,7 +385,8 @@ class TelegramFrontEnd:
             user = make_user(
                 person.id, person.first_name, person.last_name, False, person.language_code
             )
-            request = Request(Kind.JOIN, where=where)
+            place = await self._group_title(group)
+            request = Request(Kind.JOIN, place=place, where=where)
             outcome = await self.service.handle(game, user, request, str(update.update_id))
             self.show(game, outcome)
             if outcome.answer and not outcome.alert:
@@ -618,6 +621,17 @@ class TelegramFrontEnd:
     @staticmethod
     def _open_private(t: Texts) -> str:
         return t("Open the private chat")
+
+    async def _group_title(self, group: int) -> str | None:
+        """The group's title as Telegram shows it now, made safe (one getChat: a deep-link join
+        is rare, one for each person the bot could not write to first); None if Telegram does
+        not answer, and the title the chat kept stays until its next write from the group."""
+        try:
+            chat = await self.bot.get_chat(group)
+        except TelegramError as error:
+            log.info("getChat %s failed: %s", group, error)
+            return None
+        return clean(chat.title, TITLE_LIMIT) or None
 
     async def _member_status(self, chat_id: int, user_id: int) -> str:
         try:
