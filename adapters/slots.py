@@ -308,6 +308,17 @@ class SlotMap:
         value = await self.client.hget(self._key(where), slot)
         return int(value) if value else None
 
+    async def shown(self, where: int, slot: str) -> tuple[str, int] | None:
+        """The version the slot's message in the chat `where` shows (None: none known)."""
+        unsaved = self._unsaved.get((where, slot))
+        if unsaved is not None and unsaved[1] is not None:
+            return unsaved[1]
+        value = await self.client.hget(self._key(where), f"{slot}#v")
+        if not value:
+            return None
+        game, _, version = (value.decode() if isinstance(value, bytes) else value).partition(":")
+        return game, int(version)
+
     async def set(
         self, where: int, slot: str, message_id: int, version: tuple[str, int] | None = None
     ) -> int | None:

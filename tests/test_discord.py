@@ -184,9 +184,12 @@ async def seat(bot: Bot, players: list[Person], **options: str) -> None:
         await bot.command(players[0], "options", setting=f"{name}={value}")
 
 
-async def move(bot: Bot) -> bool:
-    """One move by whoever the game waits for (the first choice offered); False once over."""
-    if any(OVER in text for text in bot.channel_texts()):
+async def move(bot: Bot, after: int = 0) -> bool:
+    """One move by whoever the game waits for (the first choice offered); False once over
+    (`after`: the channel's messages up to this id are of earlier games)."""
+    if after == 0 and any(OVER in text for text in bot.channel_texts()):
+        return False
+    if after and any(OVER in m.content for m in bot.fake.shown(bot.channel) if m.id > after):
         return False
     closed = bot.fake.closed_dms
     for user in sorted(bot.people, key=lambda person: person.id in closed):
@@ -419,6 +422,33 @@ async def test_a_closed_dm_is_tried_once_then_the_channel_is_used(
     assert "(only Cid sees)" in dc.last_reply()
     assert "No round is being played" in dc.last_reply()
     compare_golden(request, "closed_dms.txt", dc.fake.format_transcript(dc.channel))
+
+
+async def test_a_closed_dm_gets_its_notices_in_the_next_game_too(dc: Bot) -> None:
+    """The channel's next game tells Cid again where his cards are, one notice a round: the
+    last game's notices (whose slots every game's rounds share) stand for nothing now."""
+    ann, bob, cid = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
+    await seat(dc, [ann, bob, cid])
+    await dc.command(ann, "start")
+    await play_on(dc)
+    mine = [m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content]
+    assert len(mine) == 5
+    over = [m for m in dc.fake.shown(dc.channel) if OVER in m.content][-1]
+    await dc.press_label(dc.channel, bob, over, "Play again")
+    for user in (ann, cid):
+        await dc.command(user, "join")
+    await dc.command(bob, "start")
+    await dc.idle()
+    notices = [m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content][5:]
+    assert len(notices) == 1
+    assert "your DMs are closed" in notices[0].content  # the first of a game says why
+    await dc.press_label(dc.channel, cid, notices[0], "Your hand")
+    assert "Round 1 of 20" in dc.last_reply()
+    while not any("Round 3 of 20" in m.content for m in dc.fake.shown(dc.channel)):
+        assert await move(dc, after=over.id)
+    await dc.idle()
+    notices = [m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content][5:]
+    assert [bool(m.components) for m in notices] == [False, True]
 
 
 async def test_a_closed_dm_notice_ends_with_the_game_whoever_ends_it(

@@ -287,11 +287,12 @@ class DiscordFrontEnd:
         if failed.user is None:
             return
         base = f"{chat_key(failed.game)}:dm:{failed.user}"
+        game_id = failed.version[0] if failed.version is not None else None
         if failed.round is None:
             if failed.slot is None:
                 await self._follow_up(failed)
             elif failed.slot.endswith(":hand"):
-                await self._retire_notice(failed.game, failed.user)
+                await self._retire_notice(failed.game, failed.user, game_id)
             return
         if not failed.notify:
             return
@@ -299,10 +300,10 @@ class DiscordFrontEnd:
         mention = f"<@{failed.user}>"
         number = failed.round
         slot = f"{base}:r{number}"
-        if await self.slots.get(failed.game, slot) is not None:
+        if await self._noticed(failed.game, slot, game_id):
             return  # this round's notice is there already
         earlier = f"{base}:r{number - 1}"
-        if await self.slots.get(failed.game, earlier) is None:
+        if not await self._noticed(failed.game, earlier, game_id):
             text = t(
                 "{mention}: your DMs are closed, so your cards are shown here, only to you: "
                 "press “Your hand”.",
@@ -319,6 +320,7 @@ class DiscordFrontEnd:
             slot=slot,
             notify=True,
             mentions=(failed.user,),
+            version=failed.version,
         )
         self.outbox.put(notice.target, notice, key=notice.slot)
         if len(self.notices) > 10_000:  # games this worker never saw end: the slots know them
@@ -348,16 +350,26 @@ class DiscordFrontEnd:
         except discord.HTTPException as error:
             log.info("could not follow up an interaction of %s: %s", failed.user, error)
 
-    async def _retire_notice(self, game: int, person: int) -> None:
+    async def _noticed(self, game: int, slot: str, game_id: str | None) -> bool:
+        """Whether the notice `slot` in the game's channel is of the game `game_id` (of any,
+        when that is not known): the slots of a round's notice are the same in every game of
+        the channel, and an earlier game's does not stand for this one's."""
+        if game_id is None:
+            return await self.slots.get(game, slot) is not None
+        shown = await self.slots.shown(game, slot)
+        return shown is not None and shown[0] == game_id
+
+    async def _retire_notice(self, game: int, person: int, game_id: str | None) -> None:
         """Take the button off the newest round's "Your hand" notice of `person` in the game's
-        channel, if any: the one this worker queued (its post may still wait in the outbox,
-        which sends this tidying after it), else the newest one the slots know."""
+        channel for the game `game_id`, if any: the one this worker queued (its post may still
+        wait in the outbox, which sends this tidying after it), else the newest one the slots
+        know."""
         base = f"{chat_key(game)}:dm:{person}"
         number = self.notices.pop((game, person), None)
         for known in range(DECK_SIZE // MIN_PLAYERS, 0, -1):
             if number is not None:
                 break
-            if await self.slots.get(game, f"{base}:r{known}") is not None:
+            if await self._noticed(game, f"{base}:r{known}", game_id):
                 number = known
         if number is not None:
             bare = Post(game=game, text="", slot=f"{base}:r{number}", bare=True)
@@ -647,7 +659,8 @@ class DiscordFrontEnd:
         game = discord_id(chat)
         over = any(item.slot == "hand" and item.round is None for item in reply.private)
         if closed and over and game is not None and person is not None:
-            await self._retire_notice(game, person)  # their game is over: see `_dms_closed`
+            ended = outcome.version[0] if outcome.version is not None else None
+            await self._retire_notice(game, person, ended)  # their game is over: `_dms_closed`
         await self.show(chat, replace(outcome, messages=tuple(rest), answer=None))
         return reply
 
