@@ -498,6 +498,12 @@ class GameService:
         """A chat's table as stored (a copy to read: changing it changes nothing)."""
         return (await self.store.load(chat)).table
 
+    async def seated(self, person: str) -> list[str]:
+        """The chats where `person` has a live seat now (a lobby, or a game in play), found by
+        their index of live seats and checked against each chat's table: for a front end that
+        finds a person's games without a message of them (their private chat has none yet)."""
+        return await self._seated_at(person, await self.seats.of(person))
+
     async def snapshot(self, chat: str) -> tuple[int, Table | None, Settings]:
         """A chat's version (every write bumps it), table (a copy to read) and settings, in one
         read: what a live view of the table (the web table) is drawn from."""

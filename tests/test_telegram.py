@@ -829,6 +829,26 @@ async def test_a_player_the_bot_cannot_reach_privately_is_told_in_the_group_once
     ]
 
 
+async def test_a_player_who_blocked_the_bot_before_his_first_hand_gets_it_on_start(
+    tg: Bot,
+) -> None:
+    """Bob blocks the bot after he sat down, before the cards are dealt: his first hand never
+    arrives, so his private chat has no hand message of the game. His /start finds the game by
+    his live seats and sends his hand, and the group's notice loses its button."""
+    await seat(tg)
+    tg.fake.block(BOB)
+    await tg.command(GROUP, ANN, "/start")
+    assert not [m for m in tg.fake.current_messages(BOB.id).values() if "Round " in m.text]
+    notice = next(m for m in tg.fake.current_messages(GROUP).values() if UNREACHED in m.text)
+    assert notice.labels == [["Open the private chat"]]
+    tg.fake.start_dm(BOB, "cards")
+    await tg.idle()
+    assert "Your hand:" in tg.hand(BOB).text
+    assert tg.fake.message(GROUP, notice.message_id).keyboard == ()
+    await play_on(tg)  # the hand he was sent is the one his moves are made with
+    assert tg.real_errors() == [e for e in tg.fake.errors if e.chat_id == BOB.id]
+
+
 async def test_a_deep_link_join_opens_the_table_in_the_topic_it_was_asked_in(tg: Bot) -> None:
     topic, _ = forum(tg.fake)
     tg.fake.send_command(GROUP, DAN, "/join", thread=topic)

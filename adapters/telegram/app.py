@@ -354,11 +354,16 @@ class TelegramFrontEnd:
 
     async def _welcome(self, update: Update, person: TgUser, user: User) -> None:
         """A private /start: how to play, with a button that adds the bot to a group; then,
-        for a game this person sits at, their hand and turn as it is now."""
+        for a game this person sits at, their hand and turn as it is now: the games their
+        private chat shows a hand of, and those their live seats name (where they blocked the
+        bot before their first hand came, the chat has none)."""
         t = texts(resolve_language(person.language_code))
         add = Key(t("Add me to a group"), url=f"https://t.me/{self.bot.username}?startgroup=play")
         self.outbox.put(person.id, Post(person.id, html_text(welcome_text(t)), keys=((add,),)))
-        for game in await self.slots.games(person.id):
+        shown = await self.slots.games(person.id)
+        seated = await self.service.seated(user.id)  # a game whose hand never came as well
+        sitting = (game for game in seated if is_group(telegram_id(game) or 0))
+        for game in sorted({*shown, *sitting}):
             await self._reached(game, person.id)
             request = Request(Kind.HAND)
             with about(game):

@@ -7,7 +7,8 @@ The service keeps it with each write that seats or unseats people (`Table.seated
 after): a chat is added before its table is written and taken out after, so a crash in between
 leaves a chat too many in an index, never one too few. What it finds there, checked against the
 chats' tables, it marks in the chats themselves (`Store.mark`), where every read and write of a
-game answers it: so a command reads no index, and only seating or unseating people does.
+game answers it: so a command reads no index, and only seating or unseating people does (and a
+person's return to a private chat, whose games are looked up: `GameService.seated`).
 """
 
 from collections.abc import Collection
@@ -53,6 +54,11 @@ class SeatIndex:
             person: {m.decode() if isinstance(m, bytes) else str(m) for m in members} - {chat}
             for person, members in zip(named, found[step - 1 :: step], strict=True)
         }
+
+    async def of(self, person: str) -> set[str]:
+        """The chats `person`'s index names (a chat too many, maybe: see above)."""
+        members = await self.client.smembers(keys.seats(person))
+        return {m.decode() if isinstance(m, bytes) else str(m) for m in members}
 
     async def moved(self, old: str, new: str, people: Collection[str]) -> None:
         """Chat `old`'s game moved to `new`: the seats of `people` there follow it."""
