@@ -829,6 +829,38 @@ async def test_a_player_the_bot_cannot_reach_privately_is_told_in_the_group_once
     ]
 
 
+async def test_a_player_who_blocks_the_bot_again_is_named_again(tg: Bot) -> None:
+    """Bob blocks the bot, is named in the group, comes back with /start, and blocks it again
+    in the same game: the group is told again, in a new message that notifies him (not an edit
+    of the old notice far up), once however many of his messages fail after; his /start takes
+    the new notice's button off."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    tg.fake.block(BOB)
+    for _ in range(2):  # Cid and Ann bid: Bob's hand, his turn next, fails
+        await bid_in_the_group(tg)
+    first = next(m for m in tg.fake.current_messages(GROUP).values() if UNREACHED in m.text)
+    tg.fake.start_dm(BOB, "cards")
+    await tg.idle()
+    assert tg.fake.message(GROUP, first.message_id).keyboard == ()
+    tg.fake.block(BOB)
+    failed = len(tg.fake.errors)
+    await bid_in_the_group(tg)  # Bob bids under the group's table: his hand fails
+    await tg.command(GROUP, BOB, "/hand")  # and so does the hand he asks for
+    assert len([e for e in tg.fake.errors[failed:] if e.chat_id == BOB.id]) > 1
+    notices = [m for m in tg.fake.current_messages(GROUP).values() if UNREACHED in m.text]
+    assert len(notices) == 2, tg.group_texts()
+    assert notices[0].message_id == first.message_id
+    again = notices[1]
+    assert again.entities[0]["url"] == f"tg://user?id={BOB.id}"
+    assert again.labels == [["Open the private chat"]]
+    assert tg.fake.message(GROUP, first.message_id).keyboard == ()
+    tg.fake.start_dm(BOB, "cards")
+    await tg.idle()
+    assert "Your hand:" in tg.hand(BOB).text
+    assert tg.fake.message(GROUP, again.message_id).keyboard == ()
+
+
 async def test_a_player_who_blocked_the_bot_before_his_first_hand_gets_it_on_start(
     tg: Bot,
 ) -> None:

@@ -8,7 +8,7 @@ is Telegram's own: a person who never opened a private chat with the bot cannot 
 cards, so before seating someone the bot writes to them privately; if Telegram refuses, the
 group gets a deep link (`t.me/<bot>?start=join-<group>`) whose /start finishes the join. A
 player Telegram stops taking private messages for mid-game (they blocked the bot) is named in
-the group once that game, with a link back to the private chat (`_unreachable`).
+the group once each time, with a link back to the private chat (`_unreachable`).
 
 In a forum (a supergroup with topics) a game lives in the topic it was opened in: a request
 says its topic (`Request.where`, the thread id as a string), the table keeps the one it was
@@ -564,11 +564,12 @@ class TelegramFrontEnd:
 
     async def _unreachable(self, failed: Post) -> None:
         """Telegram refused a game's private message to its player (they blocked the bot, or
-        their account or chat is gone). The first time in a game while it is played, the group
-        is told, naming them with a mention (which notifies) and a link back to the private
-        chat, where /start shows their hand again; nothing of the hand. The Redis calls happen
-        on a failure only: the table, then one SET NX shared by the workers (`keys.unreached`)
-        so that later failures say nothing."""
+        their account or chat is gone). The first time while the game is played, the group is
+        told in a new message, naming them with a mention (which notifies) and a link back to
+        the private chat, where /start shows their hand again; nothing of the hand. The Redis
+        calls happen on a failure only: the table, then one SET NX shared by the workers
+        (`keys.unreached`) so that later failures say nothing, until their /start takes the mark
+        off (`_reached`): once per time they block the bot, not once per game."""
         group, game = telegram_id(failed.game), failed.game
         if game is None or group is None or not is_group(group) or failed.version is None:
             return
@@ -593,16 +594,23 @@ class TelegramFrontEnd:
             html_text(said_of(t, name, text), mentions=((player, name),)),
             keys=((Key(self._open_private(t), url=link),),),
             slot=f"{game}:{UNREACHED_SLOT}{failed.target}",
+            notify=True,  # a new message (a mention in an edit notifies nobody)
             thread=thread(table.where),
         )
         self.outbox.put(group, notice, key=notice.slot)
 
     async def _reached(self, game: str, person: int) -> None:
         """A player is back in their private chat: the group's notice that they could not be
-        reached (`_unreachable`), if there is one, loses its button."""
+        reached (`_unreachable`), if there is one, loses its button, and the game's mark that
+        the group was told goes: if they block the bot again, the group is told again."""
         group = telegram_id(game)
+        if group is None:
+            return
+        table = await self.service.table(game)
+        if table is not None:
+            await self.client.delete(keys.unreached(game, table.game_id, person))
         slot = f"{game}:{UNREACHED_SLOT}{person}"
-        if group is not None and await self.slots.get(group, slot) is not None:
+        if await self.slots.get(group, slot) is not None:
             self.outbox.put(group, Post(group, "", slot=slot, bare=True), key=slot)
 
     async def _greet(self, group: Chat, person: TgUser, outcome: Outcome) -> None:

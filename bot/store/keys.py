@@ -79,7 +79,8 @@ def telegram(chat: str) -> str:
 
 def unreached(chat: str, game_id: str, person: int) -> str:
     """String, set (expires) the first time the Telegram front end could not write privately to
-    `person` in the game `game_id` of the group `chat`: the group is told once per game."""
+    `person` in the game `game_id` of the group `chat`, deleted by their private /start: the
+    group is told once each time they block the bot."""
     return f"wiz:{{{chat}}}:tg:unreached:{game_id}:{person}"
 
 
