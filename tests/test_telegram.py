@@ -711,6 +711,38 @@ async def test_a_game_opened_in_a_forum_topic_is_played_in_that_topic(tg: Bot) -
     assert tg.real_errors() == []
 
 
+async def test_a_press_in_another_forum_topic_is_answered_there_with_a_link(tg: Bot) -> None:
+    """A game played to its end in one topic; Dan opens the next table in another. Cid's
+    "Play again" under the old score sheet seats him at that table: the press is answered
+    where it was made, with a link to the game's topic, as a command typed there is."""
+    fake = tg.fake
+    topic, chatter = forum(fake)
+    for user in (*PLAYERS, DAN):
+        fake.start_dm(user)
+        await tg.idle()
+    for user in PLAYERS:
+        fake.send_command(GROUP, user, "/join", thread=topic)
+        await tg.idle()
+    fake.send_command(GROUP, ANN, "/options rounds=short", thread=topic)
+    await tg.idle()
+    await tg.press_label(GROUP, ANN, tg.lobby().message_id, "Start")
+    await play_on(tg)
+    fake.send_command(GROUP, DAN, "/join", thread=chatter)
+    await tg.idle()
+    assert tg.lobby().thread == chatter
+    over = next(m for m in fake.current_messages(GROUP).values() if "The game is over" in m.text)
+    assert over.thread == topic
+    answer = await tg.press_label(GROUP, CID, over.message_id, "Play again")
+    assert not answer.show_alert
+    assert "2. Cid" in tg.lobby().text
+    pointer = fake.last_message(GROUP)
+    assert pointer.text.startswith("This group's game is played in another topic")
+    assert pointer.thread == topic
+    assert pointer.reply_to == over.message_id
+    assert f"https://t.me/c/123/{chatter}" in str(pointer.entities) + pointer.text
+    assert tg.real_errors() == []
+
+
 async def test_a_stale_button_is_refused(tg: Bot) -> None:
     await seat(tg)
     await tg.command(GROUP, ANN, "/start")

@@ -14,7 +14,8 @@ In a forum (a supergroup with topics) a game lives in the topic it was opened in
 says its topic (`Request.where`, the thread id as a string), the table keeps the one it was
 opened in, and every outcome of that game says it back (`Outcome.where`), so its posts go there
 whoever caused them (a command, a press, a timer). One game per group, as elsewhere: a command
-typed in another topic acts on it, and is answered there with a link to the game's topic.
+typed in another topic acts on it, and is answered there with a link to the game's topic, as is
+a press there that changed it ("Play again" under an older game's score sheet).
 """
 
 import asyncio
@@ -282,8 +283,10 @@ class TelegramFrontEnd:
             self.outbox.put(target, post)
 
     async def _point(self, chat: Chat, outcome: Outcome, here: str | None, reply_to: int) -> None:
-        """A command typed in another forum topic than its game's, which showed the game
-        something (there), is answered where it was typed with a link to the game's topic."""
+        """A command typed, or a button pressed, in another forum topic than its game's, which
+        showed the game something (there), is answered where it was given with a link to the
+        game's topic, replying to the command or to the message pressed. (A press's own answer,
+        a toast, can carry no link to a topic: Telegram opens only links to the bot from it.)"""
         topic = thread(outcome.where)
         shown = any(message.to is None for message in outcome.messages)
         if outcome.version is None or outcome.where == here or not shown:
@@ -446,6 +449,8 @@ class TelegramFrontEnd:
             if traced is not None:
                 await self._adopt(where.id, traced, user, pressed)
             self.show(game, outcome, here)
+            if is_group(where.id):
+                await self._point(where, outcome, here, pressed)
             if joins:
                 await self._greet(where, person, outcome)
 
