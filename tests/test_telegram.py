@@ -893,6 +893,31 @@ async def test_a_player_who_blocks_the_bot_again_is_named_again(tg: Bot) -> None
     assert tg.fake.message(GROUP, again.message_id).keyboard == ()
 
 
+async def test_a_player_the_bot_cannot_reach_in_a_later_game_is_named_in_a_new_message(
+    tg: Bot,
+) -> None:
+    """Bob is named in one game and comes back; that game is cancelled and the next one
+    played. Blocked again there, he is named in a new message that notifies him, not in the
+    last game's notice edited far up the chat (its slot in the group outlives its game)."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    tg.fake.block(BOB)
+    for _ in range(2):  # Cid and Ann bid: Bob's hand, his turn next, fails
+        await bid_in_the_group(tg)
+    first = next(m for m in tg.fake.current_messages(GROUP).values() if UNREACHED in m.text)
+    tg.fake.start_dm(BOB, "cards")
+    await tg.idle()
+    await tg.command(GROUP, ANN, "/cancel")
+    await seat(tg)
+    tg.fake.block(BOB)
+    await tg.command(GROUP, ANN, "/start")  # his first hand fails
+    notices = [m for m in tg.fake.current_messages(GROUP).values() if UNREACHED in m.text]
+    assert len(notices) == 2, tg.group_texts()
+    assert notices[0].message_id == first.message_id
+    assert tg.fake.message(GROUP, first.message_id).keyboard == ()
+    assert notices[1].labels == [["Open the private chat"]]
+
+
 async def test_a_player_who_blocked_the_bot_before_his_first_hand_gets_it_on_start(
     tg: Bot,
 ) -> None:
