@@ -597,9 +597,10 @@ def private_key(
     """All that the hand screen of a seat the game does not wait for is made of (it has no
     move to make: no bids, cards or trump to choose, so nothing of the trick or of the others'
     bids): the round, the trump, the seat's hand, bid, tricks won and wings mark, whether the AI
-    plays for it, under foresight the card each other seat holds and their names; and the
-    message's language and theme. Equal keys make equal screens (`hand_screen`), so a seat
-    whose key is the one it had when its screen was last compared has the same screen."""
+    plays for it, under foresight the card each other seat holds, the trick (where the own card
+    lies once played) and their names; and the message's language and theme. Equal keys make
+    equal screens (`hand_screen`), so a seat whose key is the one it had when its screen was
+    last compared has the same screen."""
     rnd = state.round
     if rnd is None:  # pragma: no cover - hands are compared in a round only
         raise ValueError("no round")
@@ -617,6 +618,7 @@ def private_key(
         state.options.wings,
         foresight,
         tuple(hand[0] if hand else None for hand in rnd.hands) if foresight else (),
+        tuple(rnd.trick) if foresight else (),  # the own card, once played unseen
         seats.names if foresight else (),
         seats.game,
         language,

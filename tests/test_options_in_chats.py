@@ -3,7 +3,7 @@ fake Bot API server (`tests/test_telegram.py`), each chat read as its person rea
 
 import pytest
 from fake_telegram import User
-from test_telegram import ANN, BOB, CID, GROUP, PLAYERS, Bot, game_ids, seat, tg
+from test_telegram import ANN, BOB, CID, GROUP, PLAYERS, Bot, game_ids, move, seat, tg
 
 __all__ = ["game_ids", "tg"]  # the fixtures these tests use
 
@@ -141,3 +141,33 @@ async def test_the_lobby_and_the_rules_say_what_an_option_does(tg: Bot, option: 
     assert not any(note in lobby for note in others), lobby
     await tg.command(GROUP, BOB, "/rules")
     assert OPTION_NOTES[option] in tg.group_texts()[-1]
+
+
+async def test_a_foresight_card_once_played_is_no_longer_called_unseen(tg: Bot) -> None:
+    """Foresight, round 1: each player sees the others' cards, not their own, until they play
+    it. Once played it lies on the table: their hand message names it, and the cards the others
+    still hold, rather than that they cannot see it. The last to play is told of no others'
+    cards (the trick shows them)."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/options foresight")
+    await tg.command(GROUP, ANN, "/start")
+    unseen = [["Play your unseen card"]]
+    while not any(tg.hand(user).labels == unseen for user in PLAYERS):
+        await move(tg)
+    first = next(user for user in PLAYERS if tg.hand(user).labels == unseen)
+    others = [user for user in PLAYERS if user != first]
+    held = "Foresight: you cannot see your card. The others hold: "
+    assert held in tg.hand(first).text, tg.hand(first).text
+    answer = await tg.press_label(first.id, first, tg.hand(first).message_id, unseen[0][0])
+    assert not answer.show_alert, answer.text
+    text = tg.hand(first).text
+    assert "cannot see" not in text, text
+    line = next(line for line in text.splitlines() if line.startswith("Foresight: "))
+    played, _, rest = line.removeprefix("Foresight: you played ").partition(" without seeing it.")
+    assert rest.startswith(" The others hold: "), line
+    assert all(f"{name(user)} " in rest for user in others), line
+    assert f"{name(first)} {played}" in tg.table().text  # the card it names is the one played
+    await move(tg)  # the second plays; the third is the last
+    last = next(user for user in others if tg.hand(user).labels == unseen)
+    lines = tg.hand(last).text.splitlines()
+    assert "Foresight: you cannot see your card." in lines, lines

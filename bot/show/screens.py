@@ -353,6 +353,9 @@ class HandScreen:
     others: tuple[tuple[str, Card | None], ...]
     """Under foresight: each seat's name and the card it holds (None: their own seat, or a
     player who has played it)."""
+    played: Card | None
+    """Under foresight, once they played the card they could not see: that card (on the
+    table now; the message no longer says they cannot see it)."""
     hand: tuple[Card, ...]
     bid: int | None
     won: int
@@ -443,6 +446,7 @@ def hand_screen(view: PlayerView, seating: Seating) -> HandScreen:
         rounds=tv.rounds,
         trump=tv.trump,
         others=others,
+        played=_played_unseen(view),
         hand=() if view.others else view.hand,
         bid=bid,
         won=tv.seats[view.seat].won if bid is not None else 0,
@@ -471,6 +475,16 @@ def hand_screen(view: PlayerView, seating: Seating) -> HandScreen:
     )
 
 
+def _played_unseen(view: PlayerView) -> Card | None:
+    """Under foresight, the card the player of `view` played without seeing it, once played
+    (a foresight round has one card each: one trick)."""
+    tv = view.table
+    if not view.others or view.hand_size or tv.trick_leader < 0:
+        return None
+    index = (view.seat - tv.trick_leader) % len(tv.seats)
+    return tv.trick[index] if index < len(tv.trick) else None
+
+
 def final_screen(view: TableView, seat: int, seating: Seating, trump: Suit | None) -> HandScreen:
     """What the hand message of the player in `seat` shows once the game is over: the last
     round (whose trump was `trump`) as it ended, their bid and the tricks they won, nothing
@@ -483,6 +497,7 @@ def final_screen(view: TableView, seat: int, seating: Seating, trump: Suit | Non
         rounds=view.rounds,
         trump=trump,
         others=(),
+        played=None,
         hand=(),
         bid=row.bids[seat],
         won=row.won[seat],
@@ -546,7 +561,24 @@ def hand_text(look: Look, screen: HandScreen) -> str:
         seen = ", ".join(
             f"{name} {look.card(card)}" for name, card in screen.others if card is not None
         )
-        lines.append(t("Foresight: you cannot see your card. The others hold: {cards}", cards=seen))
+        if screen.played is None and seen:
+            lines.append(
+                t("Foresight: you cannot see your card. The others hold: {cards}", cards=seen)
+            )
+        elif screen.played is None:  # the last to play: the trick shows the others' cards
+            lines.append(t("Foresight: you cannot see your card."))
+        elif seen:
+            lines.append(
+                t(
+                    "Foresight: you played {card} without seeing it. The others hold: {cards}",
+                    card=look.card(screen.played),
+                    cards=seen,
+                )
+            )
+        else:
+            lines.append(
+                t("Foresight: you played {card} without seeing it.", card=look.card(screen.played))
+            )
     elif screen.hand:
         lines.append(t("Your hand: {cards}", cards=cards_line(screen.hand, look.theme)))
     if screen.bid is not None:
