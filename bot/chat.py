@@ -30,10 +30,10 @@ from bot.show.look import Look, look_of
 from bot.show.render import GroupTable, Hand, Lobby, Moved, Note, Rules, Sheet, Shown
 from bot.show.screens import (
     HandScreen,
-    final_screen,
     hand_screen,
     has_choice,
     lobby_cancelled,
+    round_end_screen,
     table_message,
 )
 from bot.show.seating import Seating, seating
@@ -67,6 +67,7 @@ from engine import (
     table_view,
     waiting_seats,
 )
+from engine.events import RoundScored
 from engine.options import MAX_PLAYERS, BidMode, parse_option
 
 LIVE_TTL = 30 * 24 * 3600
@@ -480,7 +481,8 @@ def after_move(ctx: Context, table: Table, events: list[Event], notice: str | No
     view = table_view(state)
     seats = seating(table)
     if state.phase in ROUND_PHASES:
-        hands = changed_hands(ctx.look, table, view, seats, ctx.version)
+        ended = any(isinstance(event, RoundScored) for event in events)
+        hands = changed_hands(ctx.look, table, view, seats, ctx.version, ended)
     elif state.phase is Phase.FINISHED:
         hands = final_hands(ctx.look, table, view, seats, ctx.version)
     return Result(
@@ -627,14 +629,25 @@ def private_key(
 
 
 def changed_hands(
-    look: Look, table: Table, view: TableView, seats: Seating, version: int
+    look: Look,
+    table: Table,
+    view: TableView,
+    seats: Seating,
+    version: int,
+    ended: bool = False,
 ) -> tuple[tuple[HandScreen, bool], ...]:
     """The hand screens of the players whose private view changed, each with whether it is a
     new message (which notifies): a game's first hand message is new, and so is the one of a
     player whose turn it now is. `table.seen` keeps a digest of each player's last screen and
     the table's `version` it came with (see `seen_since`). A player the game does not wait for,
     and whose `private_key` is the one their entry was last made with (`table.private`, kept
-    by this worker), has the same screen: it is not made again."""
+    by this worker), has the same screen: it is not made again.
+
+    When a round `ended` with the move, the message of a player whose turn it was not (it
+    showed the round before its last trick, one trick short for that trick's winner) first
+    shows the round as it ended (`round_end_screen`), then their screen of the next round: an
+    edit that replaces it (the outcome drops the round's end, `bot.show.render`), or, when the
+    next round asks for their move, a new message (the round's end stays on the one before)."""
     state = table.game
     waiting = set(waiting_seats(state))
     theme = look.theme
@@ -652,6 +665,10 @@ def changed_hands(
             if table.private.get(pid) == (key, entry):
                 continue
         turn = seat in waiting and pid not in table.away
+        if ended and entry and not entry.partition("@")[0].endswith("!"):
+            end = round_end_screen(view, seat, seats, state.results[-1].trump)
+            if _seen_anew(table, end, language, theme, False, version) is not None:
+                changed.append((end, False))
         screen = hand_screen(player_view(state, seat, view), seats)
         notify = _seen_anew(table, screen, language, theme, turn, version)
         if notify is not None:
@@ -667,7 +684,7 @@ def final_hands(
     look: Look, table: Table, view: TableView, seats: Seating, version: int
 ) -> tuple[tuple[HandScreen, bool], ...]:
     """Once the game is over, the hand messages that do not show the last round as it ended
-    (`final_screen`), as edits: the hand of whoever played its last card still asks for it,
+    (`round_end_screen`), as edits: the hand of whoever played its last card still asks for it,
     and the tricks won of the last trick's winner are one short. Each person's result follows
     as a new message."""
     state = table.game
@@ -678,7 +695,7 @@ def final_hands(
         if pid in table.ai or pid not in table.seen:
             continue
         language = table.languages.get(pid, look.t.language)
-        screen = final_screen(view, seat, seats, trump)
+        screen = round_end_screen(view, seat, seats, trump)
         if _seen_anew(table, screen, language, look.theme, False, version) is not None:
             final.append((screen, False))
     return tuple(final)

@@ -166,22 +166,33 @@ def _merged(first: Result, then: list[Result], seen: dict[str, str]) -> Result:
     """What `first` and the AI moves after it (`then`) show together, as one move would: the
     moves' events in order, the first notice, each changed hand as it is last (a new message
     if it is now the player's turn and was not before `first`, by the `seen` entries before
-    it), and the table as it is after them; written as the last wrote."""
+    it; the round's end a move showed before it goes first, as an edit), and the table as it
+    is after them; written as the last wrote."""
     if not then:
         return first
     moves = [item for result in (first, *then) for item in result.shown if isinstance(item, Moved)]
     last = then[-1].write
     now = last.table.seen if last is not None and last.table is not None else {}
     hands: dict[str, tuple[HandScreen, bool]] = {}
+    ends: dict[str, HandScreen] = {}  # a round's end shown before a new message (`changed_hands`)
     for move in moves:
+        mine: dict[str, HandScreen] = {}
         for screen, _notify in move.hands:
+            if screen.player in mine:
+                ends[screen.player] = mine[screen.player]
+            mine[screen.player] = screen
             before = seen.get(screen.player, "").partition("@")[0]
             turn = now.get(screen.player, "").partition("@")[0].endswith("!")
             hands[screen.player] = (screen, not before or (turn and not before.endswith("!")))
+    shown_hands: list[tuple[HandScreen, bool]] = []
+    for player, (screen, new) in hands.items():
+        if player in ends:  # dropped when rendered unless a new message follows
+            shown_hands.append((ends[player], False))
+        shown_hands.append((screen, new))
     moved = Moved(
         events=tuple(event for move in moves for event in move.events),
         notice=next((move.notice for move in moves if move.notice), None),
-        hands=tuple(hands.values()),
+        hands=tuple(shown_hands),
         view=moves[-1].view,
         seating=moves[-1].seating,
     )

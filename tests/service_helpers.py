@@ -267,6 +267,14 @@ def check_private(message: Message, table: Table, theme: Theme) -> None:
     if message.slot != "hand" or rnd is None:
         return
     text = message.text
+    if message.round is not None and message.round < rnd.number:
+        # the round just ended, on the message before a new one: its bid and tricks won
+        ended = state.results[-1]
+        assert message.round == ended.number, text
+        assert f"Your bid: {ended.bids[seat]} · tricks won: {ended.won[seat]}" in text, text
+        assert "Your hand" not in text, text
+        assert not message.buttons, text
+        return
     own = rnd.hands[seat]
     public = public_cards(table)  # the trick a turn message shows, as the group sees it
     if rnd.rules.foresight:

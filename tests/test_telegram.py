@@ -312,6 +312,41 @@ async def test_table_and_hands_are_edited_in_place(tg: Bot) -> None:
         assert any(e.kind == "edit" and "Your hand" in e.text for e in private)
 
 
+@pytest.mark.parametrize("robots", [0, 1])
+async def test_each_rounds_last_hand_message_counts_its_last_trick(tg: Bot, robots: int) -> None:
+    """Secret bids: every player bids at once, so each round's bid comes as a new hand message.
+    The message before it ends on the round as it ended: the last trick's winner sees it
+    counted (it was one short), as the round's end in the group says. (The game's last round
+    ends on `final_hands`.) With an AI seat, a round often ends on its card, played in the
+    same outcome as the person's before it."""
+    await seat(tg)
+    for _ in range(robots):
+        await tg.command(GROUP, ANN, "/addbot")
+    await tg.command(GROUP, ANN, "/options bids=secret")
+    await tg.command(GROUP, ANN, "/start")
+    await play_on(tg)
+    summaries = [text for text in tg.group_texts() if re.match(r"Round \d+ is over\.", text)]
+    names = {ANN: "Ann", BOB: "Bob Brown", CID: "Cid"}
+    checked = 0
+    for user in PLAYERS:
+        shown = tg.fake.current_messages(user.id).values()
+        for number in range(1, 5):
+            # The round's message once their last card was played (an earlier one, before a
+            # turn, shows their hand as it was then); whoever played the round's last card has
+            # theirs edited into the next round.
+            head = f"Round {number} of 5 "
+            hands = [m.text for m in shown if m.text.startswith(head) and "Your hand" not in m.text]
+            if not hands:
+                continue
+            summary = next(s for s in summaries if s.startswith(f"Round {number} is over."))
+            found = re.search(rf" {names[user]}: (\d+)/(\d+) ", summary)
+            assert found is not None, summary
+            won, bid = found.groups()
+            assert f"Your bid: {bid} · tricks won: {won}" in hands[-1], (summary, hands[-1])
+            checked += won != "0"
+    assert checked  # a trick's winner among them
+
+
 async def test_slot_messages_survive_a_restart(tg: Bot) -> None:
     await seat(tg)
     lobby = tg.lobby()

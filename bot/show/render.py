@@ -3,7 +3,7 @@
 Rendering happens outside the store's transaction, once per request, never for a write that lost
 a race."""
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from bot.messages import Message
@@ -65,7 +65,9 @@ class Moved:
     events: tuple[Event, ...]
     notice: str | None
     hands: tuple[tuple[HandScreen, bool], ...]
-    """The changed hands, and whether each is a new message (it notifies)."""
+    """The changed hands, and whether each is a new message (it notifies). A person may have
+    two: the round's end, then the next round's hand (`changed_hands`); the first is shown only
+    when the second is a new message."""
     view: TableView
     seating: Seating
     """The table as saved, seen by all (made once for the hands' screens, used again here)."""
@@ -155,6 +157,15 @@ def _current(look: Look, table: Table, view: TableView, seats: Seating) -> list[
     return messages
 
 
+def _edited_again(hands: Sequence[tuple[HandScreen, bool]], index: int) -> bool:
+    """Whether the hand screen at `index` is followed by an edit of the same person's message,
+    which shows instead (a round's end before the next round's hand, `changed_hands`); one
+    followed by a new message stays on the message before it."""
+    player = hands[index][0].player
+    later = [notify for screen, notify in hands[index + 1 :] if screen.player == player]
+    return bool(later) and not later[0]
+
+
 def _moved(look: Look, item: Moved, languages: Mapping[str, str]) -> list[Message]:
     """What moves show: round summaries and wings notices as their events come, then the game's
     end (after the hands as it left them), or the table and the changed hands."""
@@ -179,7 +190,8 @@ def _moved(look: Look, item: Moved, languages: Mapping[str, str]) -> list[Messag
             messages.append(Message(text, to=event.to))
     hands = [
         hand_message(personal(look, languages, screen.player), screen, notify)
-        for screen, notify in item.hands
+        for index, (screen, notify) in enumerate(item.hands)
+        if not _edited_again(item.hands, index)
     ]
     if view.phase is Phase.FINISHED:  # the hands as the game ended, then each one's result
         messages += hands + the_end(look, view, seats, languages)

@@ -485,10 +485,13 @@ def _played_unseen(view: PlayerView) -> Card | None:
     return tv.trick[index] if index < len(tv.trick) else None
 
 
-def final_screen(view: TableView, seat: int, seating: Seating, trump: Suit | None) -> HandScreen:
-    """What the hand message of the player in `seat` shows once the game is over: the last
-    round (whose trump was `trump`) as it ended, their bid and the tricks they won, nothing
-    asked (as a hand shows once its last card is played)."""
+def round_end_screen(
+    view: TableView, seat: int, seating: Seating, trump: Suit | None
+) -> HandScreen:
+    """What the hand message of the player in `seat` shows of the round that just ended (the
+    last row of the score sheet; its trump was `trump`): the round as it ended, their bid and
+    the tricks they won, nothing asked (as a hand shows once its last card is played). Once the
+    game is over, and before a new message for the next round's turn."""
     row = view.sheet[-1]
     return HandScreen(
         player=view.seats[seat].player,
