@@ -11,6 +11,9 @@ from bot.ai.coach import BidHint, CardHint, bid_hints, card_hints
 from bot.ai.hard import Budget, HardAI
 from bot.ai.normal import NormalAI
 from bot.ai.review import Mistake, decisions, record_so_far, replay, review_game, review_round
+from bot.show.coach import hint_message
+from bot.show.look import look_of
+from bot.table import Settings
 from engine import (
     Bid,
     BidMode,
@@ -149,6 +152,27 @@ def test_a_player_who_bid_zero_is_told_to_duck() -> None:
     hints = card_hints(player_view(state, 0), random.Random(0), SMALL)
     assert [hint.card for hint in hints] == ["B2", "B13"]
     assert hints[0].points > hints[1].points + 20
+
+
+def test_a_card_hint_names_the_cards_that_play_alike() -> None:
+    # round 3 is dealt by seat 2: seat 3 leads B9, seat 0 (bid 0) follows with B2, B3 or B13;
+    # B2 and B3 play alike (no unseen card between them), B13 does not (B4 to B12 lie between)
+    deals = {3: deal("B2 B3 B13", "R1 R2 R3", "G1 G2 G3", "B9 Y1 Y2", trump="R5")}
+    state, _ = start(4, deals)
+    advance(state, 3)
+    for seat, bid in [(3, 1), (0, 0), (1, 0), (2, 0)]:
+        engine.step(state, Bid(pid(seat), bid))
+    engine.step(state, Play(pid(3), Card("B9")))
+    view = player_view(state, 0)
+    hints = card_hints(view, random.Random(0), SMALL)
+    look = look_of(Settings())
+    lines = hint_message(look, view, [], hints).text.splitlines()
+    two, three, king = (look.card(Card(card)) for card in ("B2", "B3", "B13"))
+    assert lines[1].startswith(f"{two} or {three}: "), lines
+    assert lines[2].startswith(f"{king}: "), lines
+    assert [(hint.card, hint.alike) for hint in hints] == [("B2", ("B3",)), ("B13", ())]
+    german = hint_message(look_of(Settings(language="de")), view, [], hints).text
+    assert f"{two} oder {three}: " in german, german
 
 
 def test_foresight_bid_hints_are_exact_and_card_hints_empty() -> None:

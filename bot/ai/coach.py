@@ -41,10 +41,13 @@ class BidHint:
 
 @dataclass(frozen=True, slots=True)
 class CardHint:
-    """A card to play now and the expected round points (for the own bid) after it."""
+    """A card to play now and the expected round points (for the own bid) after it; `alike`,
+    the other cards the player may play that play exactly like it (the hint stands for them
+    too: of one suit, with no unseen card between them)."""
 
     card: Card
     points: float
+    alike: tuple[Card, ...] = ()
 
 
 @dataclass(slots=True)
@@ -93,18 +96,27 @@ def card_hints(
 ) -> list[CardHint]:
     """The best `TOP_CARDS` legal cards for a player who must play, best first, each with the
     expected round points for the own bid when it is played now. Cards that play alike (of one
-    suit with no unseen card between them) count once, as the lowest. [] when the player has
-    no card to choose (not their turn, or foresight: the own card is unseen)."""
+    suit with no unseen card between them; two Wizards, two Jesters) count once, as the lowest,
+    the others named with it (`CardHint.alike`). [] when the player has no card to choose (not
+    their turn, or foresight: the own card is unseen)."""
     if view.play_unseen or not view.legal_cards:
         return []
     know = read_view(view)
-    cards = distinct([TO_INT[card] for card in view.legal_cards], know.unseen)
+    legal = list(dict.fromkeys(TO_INT[card] for card in view.legal_cards))
+    cards = distinct(legal, know.unseen)
     tallies = measure_cards(view, cards, rng, budget)
     ranked = sorted(
         zip(cards, tallies, strict=True),
         key=lambda item: (-item[1].mean(), lead_strength(item[0], know.trump)),
     )
-    return [CardHint(TO_CARD[card], tally.mean()) for card, tally in ranked[:TOP_CARDS]]
+    alike: dict[int, list[Card]] = {card: [] for card in cards}
+    for card in sorted(legal):
+        if card not in alike:  # plays like the highest card kept below it (`distinct`)
+            alike[max(kept for kept in cards if kept < card)].append(TO_CARD[card])
+    return [
+        CardHint(TO_CARD[card], tally.mean(), tuple(alike[card]))
+        for card, tally in ranked[:TOP_CARDS]
+    ]
 
 
 def measure_bids(

@@ -25,6 +25,8 @@ class CardHint(Protocol):
     def card(self) -> Card: ...
     @property
     def points(self) -> float: ...
+    @property
+    def alike(self) -> tuple[Card, ...]: ...
 
 
 class Mistake(Protocol):
@@ -77,11 +79,20 @@ def hint_message(
                 "{card}: {points} point expected this round",
                 "{card}: {points} points expected this round",
                 abs(round(hint.points)),
-            ).format(card=look.card(hint.card), points=points(hint.points))
+            ).format(card=_cards(look, hint), points=points(hint.points))
             for hint in cards
         ]
     lines.append(t("(From your view alone: what you hold and what the table shows.)"))
     return Message("\n".join(lines), to=view.player)
+
+
+def _cards(look: Look, hint: CardHint) -> str:
+    """The card a hint is for, with those that play exactly like it: `🔷2`, `🔷2 or 🔷3`,
+    `🔷2, 🔷3 or 🔷5`."""
+    shown = [look.card(card) for card in (hint.card, *hint.alike)]
+    if len(shown) == 1:
+        return shown[0]
+    return look.t("{cards} or {card}", cards=", ".join(shown[:-1]), card=shown[-1])
 
 
 def _line(look: Look, mistake: Mistake, rounds: bool) -> str:
