@@ -513,7 +513,8 @@ class GameService:
         """The chats where `person` has a live seat now (a lobby, or a game in play), found by
         their index of live seats and checked against each chat's table: for a front end that
         finds a person's games without a message of them (their private chat has none yet)."""
-        return await self._seated_at(person, await self.seats.of(person))
+        chats = await self.seats.of(person)
+        return await self._seated_at(person, chats, len(chats))
 
     async def snapshot(self, chat: str) -> tuple[int, Table | None, Settings]:
         """A chat's version (every write bumps it), table (a copy to read) and settings, in one
