@@ -201,9 +201,28 @@ async def seat(bot: Bot, players: tuple[User, ...] = PLAYERS, short: bool = True
         await bot.command(GROUP, players[0], "/options rounds=short")
 
 
+def moves_of(message: MessageView) -> list[str]:
+    """The payloads of the message's buttons that make a move: buttons the bot hears (not a
+    link to the table), but no wings mark (the game does not wait for one)."""
+    return [
+        data
+        for row in message.keyboard
+        for button in row
+        if (data := button.callback_data) and not is_mark(data)
+    ]
+
+
+def is_mark(data: str) -> bool:
+    """Whether a button's payload marks a card (or clears the mark) for wings."""
+    try:
+        return tokens.decode(data).action is Action.WINGS
+    except tokens.TokenError:
+        return False
+
+
 def has_moves(message: MessageView) -> bool:
-    """Whether the message offers a move (a button the bot hears; not a link to the table)."""
-    return any(button.callback_data for row in message.keyboard for button in row)
+    """Whether the message offers a move (see `moves_of`)."""
+    return bool(moves_of(message))
 
 
 def whose_turn(bot: Bot, players: tuple[User, ...]) -> tuple[User, MessageView] | None:
@@ -230,7 +249,7 @@ async def move(bot: Bot, players: tuple[User, ...] = PLAYERS) -> str:
     assert turn is not None, "nobody's turn, and the game is not over"
     user, hand = turn
     if has_moves(hand):
-        chat, message, data = user.id, hand.message_id, hand.keyboard[0][0].callback_data
+        chat, message, data = user.id, hand.message_id, moves_of(hand)[0]
     else:  # an open bid: the buttons are under the group's table
         table = bot.table()
         chat, message, data = GROUP, table.message_id, table.keyboard[0][0].callback_data
@@ -1726,6 +1745,53 @@ async def test_a_coach_game_reads_well(tg: Bot, request: pytest.FixtureRequest) 
     compare_golden(request, GOLDEN / "games" / f"{COACH_GAME}.txt", "\n\n".join(shown) + "\n")
 
 
+WINGS_GAME = "4-foresight-wings-1ai"
+
+
+async def test_a_game_with_foresight_and_wings_reads_well(
+    tg: Bot, request: pytest.FixtureRequest
+) -> None:
+    """A whole 5-round game with foresight (round 1: each sees the others' cards, not their
+    own) and wings (each person marks their hand's last card once a round, when not on turn),
+    an AI seat among them: what the group and every private chat show, compared with
+    tests/golden/telegram/games/<WINGS_GAME>.txt. A mark shows in its owner's hand only."""
+    people = (ANN, BOB, CID)
+    await seat(tg, people)
+    await tg.command(GROUP, CID, "/addbot")
+    for option in ("foresight", "wings"):
+        await tg.command(GROUP, ANN, f"/options {option}")
+    await tg.command(GROUP, ANN, "/start")
+    marked: set[tuple[str, str]] = set()
+    for _ in range(600):
+        if any("The game is over" in text for text in tg.group_texts()):
+            break
+        for user in people:
+            hand = tg.hand(user)
+            marks = [b.callback_data for row in hand.keyboard for b in row if b.callback_data]
+            marks = [data for data in marks if is_mark(data)]
+            heading = hand.text.partition(" · ")[0]
+            if marks and not has_moves(hand) and (user.first_name, heading) not in marked:
+                marked.add((user.first_name, heading))
+                group = len(tg.fake.transcript(GROUP))
+                answer = await tg.press(user.id, user, hand.message_id, marks[-1])
+                assert not answer.show_alert, answer.text
+                assert "🪽 Marked to play by itself" in tg.hand(user).text
+                assert len(tg.fake.transcript(GROUP)) == group  # the table shows no mark
+                break
+        else:
+            await move(tg, people)
+    else:
+        raise AssertionError("the game did not end")
+    assert len(marked) >= 8
+    group = tg.fake.transcript(GROUP)
+    assert sum("The game is over" in event.text for event in group) == 1
+    assert tg.fake.unanswered_presses() == []
+    assert tg.fake.errors == []
+    shown = [f"=== the group\n{tg.fake.format_transcript(GROUP)}"]
+    shown += [f"=== {user.first_name}\n{tg.fake.format_transcript(user.id)}" for user in people]
+    compare_golden(request, GOLDEN / "games" / f"{WINGS_GAME}.txt", "\n\n".join(shown) + "\n")
+
+
 @pytest.mark.parametrize("options", ["", "bids=hidden notequal"])
 async def test_a_4_player_game_reads_well_from_the_private_chats(tg: Bot, options: str) -> None:
     """A whole 4-player game played from the private chats alone, each turn message read as
@@ -1780,7 +1846,7 @@ def test_the_whole_games_show_every_kind_of_round() -> None:
     assert not re.search(rf"trump: none\n{last}Your hand: .*\nA Wizard", games)
     assert "(🃏 turned up)" in games
     names = {path.stem for path in (GOLDEN / "games").glob("*.txt")}
-    assert names == {*GAMES, COACH_GAME}
+    assert names == {*GAMES, COACH_GAME, WINGS_GAME}
 
 
 def compare_golden(request: pytest.FixtureRequest, path: Path, now: str) -> None:
