@@ -3,7 +3,9 @@
 They read a chat's results and stats and a player's index of chats (`bot.store.stats`), never a
 chat's table, so they take no compare-and-set of the game and wait for none. In a group they
 show that group's data only. In a private chat with the bot (`Request.private`), /stats shows
-the asker's own stats across every chat they played in, and nobody else's. /forgetme asks first
+the asker's own stats across every chat they played in, and nobody else's. A person picked by the
+platform (`Request.whom`: a reply, a mention, a user option) is looked up by their id, not their
+name. /forgetme asks first
 and deletes once confirmed (`/forgetme yes`), in every chat.
 
 What they say goes into the chat as a message; a refusal, and /forgetme's answers in a group, to
@@ -52,22 +54,33 @@ async def answer(
         return _say(error.say(t), request.private, alert=True)
     if request.kind is Kind.STATS:
         if request.private:
-            return await mine(store, user, str(arg or ""), t)
-        return await stats(store, chat, user, str(arg or ""), t)
+            other = request.whom is not None and request.whom.id != user.id
+            return await mine(store, user, str(arg or ""), t, other)
+        return await stats(store, chat, user, str(arg or ""), t, request.whom)
     if request.kind is Kind.TOP:
         return await top(store, chat, t, now, request.private)
     return await forget(store, chat, user, str(arg or ""), t, request.private)
 
 
-async def stats(store: StatsStore, chat: str, user: User, name: str, t: Texts) -> Outcome:
-    """/stats in a group: the asker's, or the named player's, in this chat only. A name that
-    several people here go by gets them told apart, to pick one (`Ann (2)`), for the asker."""
+async def stats(
+    store: StatsStore, chat: str, user: User, name: str, t: Texts, whom: User | None = None
+) -> Outcome:
+    """/stats in a group: the asker's, the picked person's (`whom`, by their id, before any
+    name), or the named player's, in this chat only. A name that several people here go by gets
+    them told apart, to pick one (`Ann (2)`), for the asker."""
     done = await store.fold(chat)
     numbers = namesakes(done.players)
-    if name:
+    if whom is not None and whom.id != user.id:
+        player = whom.id
+        if player not in done.players:
+            text = t("{name} has not finished a game here yet.", name=fit(whom.name, NAME_SHOWN))
+            return _say(text, private=False, alert=True)
+    elif name and whom is None:
         found = find(done.players, name)
         if not found:
             text = t("Nobody called {name} has played here.", name=fit(name, NAME_SHOWN))
+            if name.startswith("@"):  # a username: the platforms do not say whose it is
+                text += " " + t("Players are known by the name they play under, not by @username.")
             return _say(text, private=False, alert=True)
         if len(found) > 1:
             matches = [(p, done.players[p], numbers[p]) for p in found]
@@ -82,9 +95,10 @@ async def stats(store: StatsStore, chat: str, user: User, name: str, t: Texts) -
     return Outcome(messages=(Message(text, pre=True),))
 
 
-async def mine(store: StatsStore, user: User, name: str, t: Texts) -> Outcome:
-    """/stats in a private chat: the asker's own, added up over every chat they played in."""
-    if name:
+async def mine(store: StatsStore, user: User, name: str, t: Texts, other: bool = False) -> Outcome:
+    """/stats in a private chat: the asker's own, added up over every chat they played in
+    (`other`: someone else was picked, which is refused as a name is)."""
+    if name or other:
         return _say(t("Here, /stats shows your own stats only."), private=True)
     standings = []
     for chat in await store.chats(user.id):

@@ -39,3 +39,7 @@ class Request:
     """Where in the chat it was given, in the front end's own words, opaque to the service (a
     Telegram forum topic; None: the chat itself): a request that opens a table keeps it there
     (`Table.where`), and the outcomes of that game carry it back (`Outcome.where`)."""
+    whom: User | None = None
+    """The person it points at, as the platform picked them rather than by a name typed (a
+    Telegram command sent in reply to their message or mentioning them, Discord's `player`
+    option): /stats shows theirs (`bot.queries.stats`). None: nobody was picked so."""

@@ -702,6 +702,42 @@ async def test_bad_input_gets_a_clear_answer_and_changes_nothing(
     assert odd.alert
 
 
+async def test_a_person_picked_by_the_platform_is_looked_up_by_id(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A person a front end picked (`Request.whom`: a reply, a mention, a user option) is shown
+    by their id, whatever name is typed; one who has not played here is named in the refusal;
+    privately only oneself may be picked; an @username is no name the bot knows, and says so."""
+    svc = service(redis_client, seed=17, clock=Clock(NOW))
+    await play(svc, GROUP, [ANN, BOB, CID], seed=16)
+
+    async def pick(asker: User, whom: User, arg: str = "", chat: str = GROUP) -> Outcome:
+        request = Request(Kind.STATS, arg, private=chat == asker.id, whom=whom)
+        return await svc.handle(chat, asker, request)
+
+    assert text_of(await pick(CID, BOB)).splitlines()[0] == "📊 Bob"
+    # renamed since: the picked person is still theirs, under the name they played under
+    assert text_of(await pick(CID, User(BOB.id, "Robert"))).splitlines()[0] == "📊 Bob"
+    assert text_of(await pick(CID, BOB, "Ann")).splitlines()[0] == "📊 Bob"  # the pick wins
+    assert text_of(await pick(CID, CID)).splitlines()[0] == "📊 Cid"
+    stored = await everything(redis_client)
+    never = await pick(ANN, DOT)
+    assert never.alert
+    assert never.messages == ()
+    assert never.answer == "Dot has not finished a game here yet."
+    assert (await pick(DOT, DOT)).answer == "No game of yours has finished here yet."
+    mention = await ask(svc, GROUP, ANN, Kind.STATS, "@bob")
+    assert mention.alert
+    assert mention.answer == (
+        "Nobody called @bob has played here. "
+        "Players are known by the name they play under, not by @username."
+    )
+    assert await everything(redis_client) == stored
+    # privately, only oneself
+    assert text_of(await pick(ANN, BOB, chat=ANN.id)) == "Here, /stats shows your own stats only."
+    assert text_of(await pick(ANN, ANN, chat=ANN.id)).splitlines()[0] == "📊 Ann, in 1 chat"
+
+
 async def test_a_moved_chat_keeps_its_stats(redis_client: aioredis.Redis) -> None:
     svc = service(redis_client, seed=13, clock=Clock(NOW))
     await play(svc, GROUP, [ANN, BOB, CID], seed=12)
