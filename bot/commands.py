@@ -187,6 +187,16 @@ class Arg:
 NONE = Arg(_nothing)
 
 
+@dataclass(frozen=True, slots=True)
+class Pick:
+    """How a command takes a person pointed at rather than named (`Request.whom`): on Telegram
+    by a reply to their message or a text mention in it, on Discord by a user option of this
+    name (`option`, described by `about`, a catalog key)."""
+
+    option: str
+    about: str
+
+
 # --- the table ----------------------------------------------------------------------------------
 
 
@@ -202,6 +212,8 @@ class CommandSpec:
     action: Action | None = None
     """The action of the buttons that give it; None if no button does."""
     arg: Arg = NONE
+    pick: Pick | None = None
+    """It takes a person pointed at (`Request.whom`); None: it points at nobody."""
     who: Who = Who.ANYONE
     table: bool = True
     """It needs a table in the chat (else: there is no game here)."""
@@ -313,6 +325,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "stats",
         N_("your stats, or a player's: /stats Ann"),
         arg=Arg(_words, option="name", about=N_("A player's name, as seated")),
+        pick=Pick("player", N_("A server member whose stats to show (instead of a name)")),
         table=False,
         public=True,
         anywhere=True,

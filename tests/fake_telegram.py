@@ -33,14 +33,19 @@ What it models, as the real service does (the quirks a bot must get right):
 - in groups, privacy mode (on by default, as for a new bot): the bot gets commands, replies to
   its messages and everything once it is an admin, not other chatter;
 - every callback query can be answered once;
+- a text mention (`send_text(mentions=...)`: a person without a username, picked in a client) is
+  a `text_mention` entity carrying their User; a message sent in a chat's name
+  (`send_as_chat`: an anonymous admin's, a linked channel's post) comes from a stand-in bot
+  (@GroupAnonymousBot, @Channel_Bot) with `sender_chat`;
 - forum supergroups (`add_group(forum=True)`, `add_topic`): a message in a topic has
-  `message_thread_id` and `is_topic_message`; a bot's message goes to the topic its
-  `message_thread_id` names, else to General (a reply too: the topic is not taken from the
+  `message_thread_id` and `is_topic_message`, and one that replies to nothing is sent as a reply to
+  the topic's first message (its `forum_topic_created` service message); a bot's message goes to the
+  topic its `message_thread_id` names, else to General (a reply too: the topic is not taken from the
   message replied to), and an edit stays where its message is; a closed topic (`close_topic`,
-  General too) refuses the bot's messages with 400 "Bad Request: TOPIC_CLOSED" (a bot without
-  the right to manage topics), a deleted (`delete_topic`) or unknown one with "Bad Request:
-  message thread not found"; closing and reopening a topic posts its service message
-  (`forum_topic_closed`, `forum_topic_reopened`), deleting it tells the bot nothing;
+  General too) refuses the bot's messages with 400 "Bad Request: TOPIC_CLOSED" (a bot without the
+  right to manage topics), a deleted (`delete_topic`) or unknown one with "Bad Request: message
+  thread not found"; closing and reopening a topic posts its service message (`forum_topic_closed`,
+  `forum_topic_reopened`), deleting it tells the bot nothing;
 - a bot muted in a group (`restrict_bot`: a my_chat_member update to "restricted" with
   `can_send_messages` false) is refused new messages there with 400 "Bad Request: not enough
   rights to send text messages to the chat" (photos, documents alike);
@@ -196,6 +201,22 @@ class User:
         if self.language_code:
             data["language_code"] = self.language_code
         return data
+
+
+ANONYMOUS_ADMIN: JSON = {
+    "id": 1087968824,
+    "is_bot": True,
+    "first_name": "Group",
+    "username": "GroupAnonymousBot",
+}
+"""The stand-in Telegram sends an anonymous admin's messages in a group from."""
+CHANNEL_BOT: JSON = {
+    "id": 136817688,
+    "is_bot": True,
+    "first_name": "Channel",
+    "username": "Channel_Bot",
+}
+"""The stand-in Telegram sends a channel's messages in a group from."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -1248,9 +1269,12 @@ class FakeTelegram:
         reply_to: int | None = None,
         enqueue: bool = True,
         thread: int | None = None,
+        mentions: Mapping[str, User] | None = None,
     ) -> JSON:
         """`user` sends `text` in the chat (`chat_id` == `user.id` for their private chat), in
-        the forum topic `thread` if given (else General).
+        the forum topic `thread` if given (else General). `mentions`: the first occurrence of
+        each key in `text` mentions that person by a `text_mention` entity (as a client makes
+        for a person picked who has no username: it carries their User).
 
         Returns the Update; it is queued for the bot (posted to its webhook if one is set) unless
         `enqueue` is false (deliver it yourself with `post_update_to`) or privacy mode keeps a
@@ -1269,6 +1293,17 @@ class FakeTelegram:
         if command:
             entities.append(
                 {"offset": 0, "length": utf16_len(command.group(0)), "type": "bot_command"}
+            )
+        for shown, person in (mentions or {}).items():
+            start = text.index(shown)
+            self._know(person)
+            entities.append(
+                {
+                    "offset": utf16_len(text[:start]),
+                    "length": utf16_len(shown),
+                    "type": "text_mention",
+                    "user": person.to_json(),
+                }
             )
         if reply_to is not None:
             target = chat.messages.get(reply_to)
@@ -1303,12 +1338,44 @@ class FakeTelegram:
         *,
         enqueue: bool = True,
         thread: int | None = None,
+        reply_to: int | None = None,
+        mentions: Mapping[str, User] | None = None,
     ) -> JSON:
         """`user` sends a command ("/join", "/bid 2", "/start@bot_name") in the chat (in the
-        forum topic `thread`, if given)."""
+        forum topic `thread`, if given; in reply to the message `reply_to`; mentioning people,
+        see `send_text`)."""
         if not command.startswith("/"):
             raise ValueError("a command starts with '/'")
-        return self.send_text(chat_id, user, command, enqueue=enqueue, thread=thread)
+        return self.send_text(
+            chat_id,
+            user,
+            command,
+            enqueue=enqueue,
+            thread=thread,
+            reply_to=reply_to,
+            mentions=mentions,
+        )
+
+    def send_as_chat(self, chat_id: int, text: str, *, channel: int | None = None) -> int:
+        """A group's message sent in a chat's name, not a person's: an anonymous admin's (from
+        the stand-in bot @GroupAnonymousBot, `sender_chat` the group) or, with `channel`, a post
+        of the group's linked channel forwarded into it (from @Channel_Bot, `sender_chat` the
+        channel, `is_automatic_forward`). The bot is not told of it (privacy mode); its id."""
+        chat = self._chat(chat_id)
+        if channel is None:
+            sender, sender_chat = ANONYMOUS_ADMIN, chat.to_json()
+        else:
+            sender = CHANNEL_BOT
+            sender_chat = {"id": channel, "type": "channel", "title": f"Channel {abs(channel)}"}
+        message = self._new_message(chat, dict(sender), from_bot=False)
+        message.text = text
+        message.service = {"sender_chat": sender_chat}
+        if channel is not None:
+            message.service["is_automatic_forward"] = True
+        chat.transcript.append(
+            Event("user", chat_id, message.message_id, text, user_id=sender["id"], at=self.clock())
+        )
+        return message.message_id
 
     def start_dm(self, user: User, payload: str | None = None) -> JSON:
         """`user` opens the bot (taps Start): "/start" in their private chat; from now on the
@@ -1615,8 +1682,11 @@ class FakeTelegram:
         if m.thread is not None:
             data["message_thread_id"] = m.thread
             data["is_topic_message"] = True
-        if m.reply_to is not None and not nested:
-            target = chat.messages.get(m.reply_to)
+        replied = m.reply_to
+        if replied is None and m.thread is not None and m.thread != m.message_id:
+            replied = m.thread  # a topic's message that replies to nothing: to its first one
+        if replied is not None and not nested:
+            target = chat.messages.get(replied)
             if target is not None and not target.deleted:
                 data["reply_to_message"] = self._message_json(target, nested=True)
         if m.text is not None:

@@ -16,6 +16,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import reading
@@ -1216,6 +1217,66 @@ async def test_stats_tell_two_people_called_ann_apart(tg: Bot) -> None:
     mine = (await said(annie, "/stats")).text
     assert mine.startswith("📊 Ann (2)\n")
     assert "Games      2" in mine
+    assert tg.real_errors() == []
+
+
+async def test_stats_of_the_person_a_command_replies_to_or_mentions(tg: Bot) -> None:
+    """/stats in reply to someone's message shows theirs, and a text mention picks whom it
+    carries (Telegram's mention of a person without a username), whatever name it shows; one who
+    has not played here is named in the answer. A reply to the bot, to an anonymous admin, to a
+    channel's post, or in a forum topic (sent as a reply to its first message) picks nobody;
+    a name typed with a reply is the name's."""
+    dan = User(1004, "Dan")  # no username: a client mentions him by a text mention
+    tg.fake.add_group(GROUP, members=[dan])
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    await play_on(tg)
+
+    async def said(user: User, command: str, **how: Any) -> MessageView:
+        """What the bot answers `user`'s `command` in the group."""
+        sent = tg.fake.send_command(GROUP, user, command, **how)
+        await tg.idle()
+        shown = tg.fake.last_message(GROUP)
+        assert shown.message_id > sent["message"]["message_id"], f"{command}: no answer"
+        return shown
+
+    def talk(user: User, text: str) -> int:
+        return int(tg.fake.send_text(GROUP, user, text)["message"]["message_id"])
+
+    bobs = talk(BOB, "good game")
+    assert (await said(CID, "/stats", reply_to=bobs)).text.startswith("📊 Bob Brown\n")
+    # a name typed is the one asked for, not the reply's author
+    assert (await said(CID, "/stats ann", reply_to=bobs)).text.startswith("📊 Ann\n")
+    # a client's text mention shows the first name; it is Bob Brown it carries
+    mention = await said(ANN, "/stats Bob", mentions={"Bob": BOB})
+    assert mention.text.startswith("📊 Bob Brown\n")
+    never = await said(ANN, "/stats Dan", mentions={"Dan": dan})
+    assert never.text == "Dan has not finished a game here yet."
+    assert never.reply_to is not None  # for the asker: a reply to their command
+    dans = talk(dan, "what is this game?")
+    assert (
+        await said(BOB, "/stats", reply_to=dans)
+    ).text == "Dan has not finished a game here yet."
+    # nobody is picked: the asker's own
+    bots = tg.fake.last_message(GROUP).message_id
+    assert (await said(CID, "/stats", reply_to=bots)).text.startswith("📊 Cid\n")
+    anonymous = tg.fake.send_as_chat(GROUP, "Tonight: a tournament")
+    assert (await said(BOB, "/stats", reply_to=anonymous)).text.startswith("📊 Bob Brown\n")
+    post = tg.fake.send_as_chat(GROUP, "News", channel=-1009876543210)
+    assert (await said(ANN, "/stats", reply_to=post)).text.startswith("📊 Ann\n")
+    # an @username is read as a name, and said to be none
+    username = await said(ANN, "/stats @bob")
+    assert username.text == (
+        "Nobody called @bob has played here. "
+        "Players are known by the name they play under, not by @username."
+    )
+    # the group becomes a forum: a command in a topic replies to its first message (Ann's)
+    tg.fake.add_group(GROUP, chat_type="supergroup", forum=True)
+    topic = tg.fake.add_topic(GROUP, "Chat", by=ANN)
+    assert (await said(CID, "/stats", thread=topic)).text.startswith("📊 Cid\n")
+    in_topic = int(tg.fake.send_text(GROUP, BOB, "gg", thread=topic)["message"]["message_id"])
+    shown = await said(CID, "/stats", thread=topic, reply_to=in_topic)
+    assert shown.text.startswith("📊 Bob Brown\n")
     assert tg.real_errors() == []
 
 

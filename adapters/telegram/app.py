@@ -36,6 +36,7 @@ from telegram import (
     ChatMemberRestricted,
     MaybeInaccessibleMessage,
     Message,
+    MessageEntity,
     Update,
 )
 from telegram import User as TgUser
@@ -311,10 +312,11 @@ class TelegramFrontEnd:
         if request is None:
             return
         here = _where(message)
-        request = replace(request, place=_title(chat), where=here)
+        spec = BY_KIND[request.kind]
+        whom = _pointed(message, typed=bool(request.arg)) if spec.pick else None
+        request = replace(request, place=_title(chat), where=here, whom=whom)
         game = chat_key(chat.id)
         with about(game):
-            spec = BY_KIND[request.kind]
             if spec.seats and not await self._reachable(chat, person, message.id, here):
                 return
             admin = spec.who is Who.HOST and await self.admins.is_admin(chat.id, person.id)
@@ -679,6 +681,26 @@ def _where(message: MaybeInaccessibleMessage | None) -> str | None:
     if isinstance(message, Message) and message.is_topic_message and message.message_thread_id:
         return str(message.message_thread_id)
     return None
+
+
+def _pointed(message: Message, typed: bool) -> User | None:
+    """The person a command points at: the first person it mentions by a text mention (a
+    mention of someone without a username, which carries them), else, with nothing typed after
+    the command, the author of the message it replies to. Not a bot (this one included), nor
+    the stand-in Telegram sends an anonymous admin's or a channel's message from (they have a
+    `sender_chat`), nor the opener of a forum topic (every message in a topic that replies to
+    nothing else is sent as a reply to the topic's first message)."""
+    for entity in message.entities:
+        person = entity.user
+        if entity.type == MessageEntity.TEXT_MENTION and person is not None and not person.is_bot:
+            return make_user(person.id, person.first_name, person.last_name, False)
+    replied = message.reply_to_message
+    if typed or replied is None or replied.forum_topic_created is not None:
+        return None
+    person = replied.from_user
+    if person is None or person.is_bot or replied.sender_chat is not None:
+        return None
+    return make_user(person.id, person.first_name, person.last_name, False)
 
 
 def _link(chat: Chat, topic: int | None) -> str:
