@@ -24,7 +24,9 @@ What it models, as Discord does:
   (later: 404, code 10062, counted in `late`); responses 4 (a message, ephemeral with flag 64),
   5 (deferred, "thinking"), 6 (deferred update) and 7 (update the pressed message); followups,
   edits and deletion of the original response through the interaction's webhook;
-- the command sync (PUT /applications/{id}/commands) is kept in `commands`;
+- the command sync (PUT /applications/{id}/commands) is kept in `commands`; a command is typed
+  with the options it was synced with, of their type (text, or a user: `resolved` carries the
+  person, and in a server their member);
 - with `rate_limits`: at most N posts per period per channel (sends and edits), with Discord's
   X-RateLimit-* headers, and 429 beyond it (counted in `throttled`);
 - the guild as the gateway describes it to the client (`guild_create`, `channel_update`): its
@@ -333,16 +335,33 @@ class FakeDiscord:
 
     # --- what people do (gateway payloads) --------------------------------------------------
 
-    def command(self, view: int, user: Person, name: str, /, **options: str) -> JSON:
+    def command(self, view: int, user: Person, name: str, /, **options: str | Person) -> JSON:
         """The INTERACTION_CREATE payload of `/name option:value...` typed in `view` (the
-        channel, or the person's id for their DM)."""
-        shown = " ".join([f"/{name}", *(f"{k}:{v}" for k, v in options.items())])
-        data: JSON = {
-            "id": str(self._command_id(name)),
-            "name": name,
-            "type": 1,
-            "options": [{"name": k, "type": 3, "value": v} for k, v in options.items()],
-        }
+        channel, or the person's id for their DM). A Person is a user option's value (type 6,
+        the id, the person in `resolved`: as a user, and in a server as a member too); a
+        client offers only the options the synced command has, of their type (a KeyError
+        else)."""
+        synced = {o["name"]: o["type"] for o in self._command(name).get("options") or []}
+        shown = " ".join(
+            [f"/{name}", *(f"{k}:{getattr(v, 'name', v)}" for k, v in options.items())]
+        )
+        dm = view not in self.channels
+        sent: list[JSON] = []
+        resolved: JSON = {}
+        for key, value in options.items():
+            kind = 6 if isinstance(value, Person) else 3
+            if synced.get(key) != kind:
+                raise KeyError(f"/{name} has no option {key!r} of type {kind}")
+            given = value
+            if isinstance(value, Person):
+                resolved.setdefault("users", {})[str(value.id)] = value.to_json()
+                if not dm:
+                    resolved.setdefault("members", {})[str(value.id)] = _member(PERMISSIONS)
+                given = str(value.id)
+            sent.append({"name": key, "type": kind, "value": given})
+        data: JSON = {"id": self._command(name)["id"], "name": name, "type": 1, "options": sent}
+        if resolved:
+            data["resolved"] = resolved
         return self._interaction(view, user, 2, data, None, f"{user.name}: {shown}")
 
     def press(self, view: int, user: Person, message: Stored, custom_id: str) -> JSON:
@@ -364,10 +383,10 @@ class FakeDiscord:
     def press_label(self, view: int, user: Person, message: Stored, label: str) -> JSON:
         return self.press(view, user, message, message.button(label))
 
-    def _command_id(self, name: str) -> int:
+    def _command(self, name: str) -> JSON:
         for command in self.commands:
             if command["name"] == name:
-                return int(command["id"])
+                return command
         raise KeyError(f"/{name} was not synced")
 
     def _interaction(
@@ -421,15 +440,9 @@ class FakeDiscord:
             }
             payload["member"] = {
                 "user": user.to_json(),
-                "roles": [],
-                "joined_at": "2025-01-01T00:00:00+00:00",
+                **_member(perms),
                 "deaf": False,
                 "mute": False,
-                "flags": 0,
-                "pending": False,
-                "nick": None,
-                "avatar": None,
-                "permissions": str(perms),
             }
         if message is not None:
             payload["message"] = self._message_json(message)
@@ -947,6 +960,19 @@ class FakeDiscord:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"interaction {interaction_id} was not answered")
             await asyncio.sleep(0.002)
+
+
+def _member(permissions: int) -> JSON:
+    """A guild member of an interaction, without their user (as `resolved` sends one)."""
+    return {
+        "roles": [],
+        "joined_at": "2025-01-01T00:00:00+00:00",
+        "flags": 0,
+        "pending": False,
+        "nick": None,
+        "avatar": None,
+        "permissions": str(permissions),
+    }
 
 
 def _check_command_names(commands: list[JSON]) -> None:

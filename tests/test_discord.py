@@ -82,7 +82,7 @@ class Bot:
         raise AssertionError("the bot did not go quiet")
 
     async def command(
-        self, user: Person, name: str, /, view: int | None = None, **opts: str
+        self, user: Person, name: str, /, view: int | None = None, **opts: str | Person
     ) -> None:
         await self.act(self.fake.command(view or self.channel, user, name, **opts))
 
@@ -965,6 +965,40 @@ async def test_stats_tell_two_people_called_ann_apart(dc: Bot) -> None:
         seen, text = said()
         assert seen == "bot"
         assert text.startswith(f"```\n    📊 {heading}\n"), text
+    assert dc.fake.errors == []
+
+
+async def test_stats_of_the_player_a_user_option_picks(dc: Bot) -> None:
+    """/stats has a user option, `player` (synced with its description in every language): it
+    shows the person picked, by their id, whatever a name given with it says, to the channel;
+    one who has not played here is named to the asker alone; in a DM only oneself."""
+    ann, annie, bob = people(dc, "Ann", "Ann", "Bob")
+    cid = dc.fake.add_user("Cid")
+    stats = next(c for c in dc.fake.commands if c["name"] == "stats")
+    player = next(o for o in stats["options"] if o["name"] == "player")
+    assert player["type"] == 6  # a user
+    assert not player.get("required")
+    assert player["description_localizations"]["de"].startswith("Ein Mitglied des Servers")
+    await seat(dc, [ann, annie, bob])
+    await dc.command(ann, "start")
+    await play_on(dc)
+
+    def said(view: int | None = None) -> tuple[str, str]:
+        """Who sees the last reply (in `view`: the channel, or a DM), and its text."""
+        head, text = dc.last_reply(view).split(": ", 1)
+        return head.split(" ", 1)[1], text
+
+    for options in ({"player": annie}, {"name": "ann (1)", "player": annie}):
+        await dc.command(bob, "stats", **options)
+        seen, text = said()
+        assert seen == "bot"  # for everyone
+        assert text.startswith("```\n    📊 Ann (2)\n"), text
+    await dc.command(ann, "stats", player=cid)
+    assert said() == ("(only Ann sees) bot", "Cid has not finished a game here yet.")
+    await dc.command(bob, "stats", view=bob.id, player=ann)
+    assert said(bob.id)[1] == "Here, /stats shows your own stats only."
+    await dc.command(bob, "stats", view=bob.id, player=bob)
+    assert said(bob.id)[1].startswith("```\n    📊 Bob, in 1 chat\n"), said(bob.id)
     assert dc.fake.errors == []
 
 

@@ -253,6 +253,20 @@ class DiscordFrontEnd:
             callback = app_commands.rename(value=option)(
                 app_commands.describe(value=option_description(text))(with_text)
             )
+            if spec.pick is not None:
+                pick, about = spec.pick
+
+                async def with_pick(
+                    interaction: discord.Interaction,
+                    value: str = "",
+                    person: discord.User | discord.Member | None = None,
+                ) -> None:
+                    await self.on_command(interaction, kind, value, public=public, whom=person)
+
+                described = app_commands.describe(
+                    value=option_description(text), person=option_description(about)
+                )
+                callback = app_commands.rename(value=option, person=pick)(described(with_pick))
         command: app_commands.Command[Any, Any, None] = app_commands.Command(
             name=name, description=description(name), callback=callback
         )
@@ -382,10 +396,16 @@ class DiscordFrontEnd:
     # --- handlers -------------------------------------------------------------------------------
 
     async def on_command(
-        self, interaction: Interaction, kind: Kind, arg: str, *, public: bool = False
+        self,
+        interaction: Interaction,
+        kind: Kind,
+        arg: str,
+        *,
+        public: bool = False,
+        whom: discord.User | discord.Member | None = None,
     ) -> None:
         """A slash command: the game is the channel's. `public`: its answer is usually for
-        everyone (a slow one is deferred in public)."""
+        everyone (a slow one is deferred in public). `whom`: the person its user option picked."""
         channel = interaction.channel_id
         if channel is None:
             return
@@ -396,6 +416,7 @@ class DiscordFrontEnd:
             clean(arg, ARG_LIMIT),
             private=interaction.guild_id is None,
             place=_place(interaction),
+            whom=None if whom is None else _person(whom),
         )
         with about(chat):
             self.busy += 1
@@ -758,6 +779,12 @@ class DiscordFrontEnd:
         else:
             sent = interaction.response.send_message(text, ephemeral=ephemeral, **extra)
         await sent
+
+
+def _person(person: discord.User | discord.Member) -> User:
+    """A person a command's user option picked, as the service knows them (their server
+    nickname, as at the table)."""
+    return User(user_key(person.id), display_name(person.display_name, person.id))
 
 
 def _place(interaction: Interaction) -> str | None:
