@@ -191,10 +191,12 @@ NONE = Arg(_nothing)
 class Pick:
     """How a command takes a person pointed at rather than named (`Request.whom`): on Telegram
     by a reply to their message or a text mention in it, on Discord by a user option of this
-    name (`option`, described by `about`, a catalog key)."""
+    name (`option`, described by `about`, a catalog key); `help` says how in the help text, on
+    a line of its own after the command's (a catalog key)."""
 
     option: str
     about: str
+    help: str = ""
 
 
 # --- the table ----------------------------------------------------------------------------------
@@ -325,7 +327,13 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "stats",
         N_("your stats, or a player's: /stats Ann"),
         arg=Arg(_words, option="name", about=N_("A player's name, as seated")),
-        pick=Pick("player", N_("A server member whose stats to show (instead of a name)")),
+        pick=Pick(
+            "player",
+            N_("A server member whose stats to show (instead of a name)"),
+            N_(
+                "or point at them: a reply to their message (Telegram), the player option (Discord)"
+            ),
+        ),
         table=False,
         public=True,
         anywhere=True,
@@ -427,7 +435,11 @@ def help_line(t: Texts, command: CommandSpec) -> str:
 def help_text(t: Texts) -> str:
     """What the commands do: the answer to /help."""
     lines = [t("🔮 Wizard: bid exactly the tricks you will take."), ""]
-    lines += [help_line(t, command) for command in COMMANDS if command.about and command.helped]
+    for command in COMMANDS:
+        if command.about and command.helped:
+            lines.append(help_line(t, command))
+            if command.pick is not None and command.pick.help:
+                lines.append(f"    {t(command.pick.help)}")
     return "\n".join(lines)
 
 

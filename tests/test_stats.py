@@ -12,7 +12,7 @@ import redis.asyncio as aioredis
 from conftest import modules_loaded
 from service_helpers import ANN, BOB, CID, DOT, EVE, Clock, Driver, service
 
-from bot.commands import BY_KIND, Kind
+from bot.commands import BY_KIND, Kind, help_text
 from bot.messages import Outcome
 from bot.requests import Request, User
 from bot.service import GameService
@@ -754,5 +754,11 @@ def test_the_commands_are_declared() -> None:
         assert spec.query
         assert spec.about
     assert BY_KIND[Kind.STATS].anywhere
+    # /help says how to point at a player, under /stats
+    lines = help_text(T).splitlines()
+    stats = lines.index("/stats – your stats, or a player's: /stats Ann")
+    assert lines[stats + 1] == (
+        "    or point at them: a reply to their message (Telegram), the player option (Discord)"
+    )
     assert BY_KIND[Kind.FORGET].anywhere
     assert not BY_KIND[Kind.TOP].anywhere
