@@ -114,6 +114,10 @@ class Coach:
         self._background(chat, work)
         return True
 
+    def waiting(self) -> int:
+        """How many chats' reviews are worked out and not yet handed over (`ready`)."""
+        return len(self._ready)
+
     def ready(self, scope: str) -> list[tuple[str, Outcome]]:
         """The reviews of `scope`'s chats worked out since last asked (handed over once)."""
         return self._ready.take(scope)

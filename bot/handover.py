@@ -19,6 +19,10 @@ class Handover:
         if self._most is not None:
             del self._waiting[: -self._most]
 
+    def __len__(self) -> int:
+        """How many outcomes wait for a tick."""
+        return len(self._waiting)
+
     def take(self, scope: str) -> list[tuple[str, Outcome]]:
         """The outcomes of `scope`'s chats, in the order they came (handed over once)."""
         mine = [(chat, outcome) for chat, outcome in self._waiting if keys.scope(chat) == scope]

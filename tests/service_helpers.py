@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import redis.asyncio as aioredis
 
@@ -684,13 +684,41 @@ async def reviews_posted(
     """After a move at a coach table: once the group shows a round's end not seen before
     (`rounds_over` of them were), wait until its reviews are worked out (in the background),
     handed over by a tick of the front end's timer loop (every `interval` seconds) and posted;
-    the round ends the group shows now."""
+    the round ends the group shows now. No time is assumed enough: the reviews are taken by a
+    tick, and that tick's outcomes are shown before the next tick starts."""
     over = sum("is over" in text or "Final table" in text for text in group_texts)
     if over > rounds_over:
         await svc.coach.settled()
-        await asyncio.sleep(3 * interval)
+        ticks = counted_ticks(svc)
+        while svc.coach.waiting():
+            await asyncio.sleep(interval / 4)
+        taken = ticks.count
+        while ticks.count <= taken:
+            await asyncio.sleep(interval / 4)
         await idle()
     return over
+
+
+@dataclass
+class Ticks:
+    count: int = 0
+
+
+def counted_ticks(svc: GameService) -> Ticks:
+    """Count the service's ticks from now on (once a service: its `tick` wrapped)."""
+    found = getattr(svc, "_counted_ticks", None)
+    if found is not None:
+        return cast(Ticks, found)
+    ticks = Ticks()
+    tick = svc.tick
+
+    async def counted(scope: str) -> list[tuple[str, Outcome]]:
+        ticks.count += 1
+        return await tick(scope)
+
+    svc.tick = counted  # type: ignore[method-assign]
+    svc._counted_ticks = ticks  # type: ignore[attr-defined]
+    return ticks
 
 
 class Pondering(NormalAI):
