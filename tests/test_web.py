@@ -823,10 +823,13 @@ async def test_a_coach_tables_round_reviews_reach_the_dm_when_its_rounds_end_on_
                 )
                 assert answer.status == 200
             await own.coach.settled()
-            await asyncio.sleep(2 * REVIEWS)
-            await bot.idle()
-            reviews = [
-                e for e in bot.fake.transcript(TG_ANN.id) if "📝 The coach on round" in e.text
-            ]
+            reviews = []
+            for _ in range(int(30 / REVIEWS) * 4):  # handed over once a second (REVIEWS)
+                await asyncio.sleep(REVIEWS / 4)
+                await bot.idle()
+                transcript = bot.fake.transcript(TG_ANN.id)
+                reviews = [e for e in transcript if "📝 The coach on round" in e.text]
+                if reviews and not own.coach.waiting():
+                    break
             assert reviews, "no round review reached Ann's private chat"
             assert not bot.real_errors()
