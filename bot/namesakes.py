@@ -17,12 +17,18 @@ def shown(name: str, number: int) -> str:
 
 def numbers(names: Iterable[str]) -> tuple[int, ...]:
     """For each of `names`, in order, how often it came up to there: 1 for the first Ann, 2 for
-    the second."""
-    seen: Counter[str] = Counter()
+    the second. A number whose label is the name of one of them (someone called `Ann (2)`
+    themselves) is skipped: the second Ann is then `Ann (3)`, so no two people look alike."""
+    names = tuple(names)
+    taken = set(names)
+    last: Counter[str] = Counter()
     counted = []
     for name in names:
-        seen[name] += 1
-        counted.append(seen[name])
+        number = last[name] + 1
+        while number > 1 and numbered(name, number) in taken:
+            number += 1
+        last[name] = number
+        counted.append(number)
     return tuple(counted)
 
 

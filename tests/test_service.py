@@ -906,6 +906,20 @@ async def test_two_people_called_alike_are_told_apart_at_the_table(
     assert table.text.count(f"{ANN.name} (2)") == 1
 
 
+async def test_someone_called_like_a_numbered_namesake_is_not_taken_for_one(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A person whose own name is `Ann (2)` sits with two people called Ann: the second Ann is
+    numbered past it (`Ann (3)`), so each name at the table is one person's."""
+    second, numbered = User("tg:98", ANN.name), User("tg:99", f"{ANN.name} (2)")
+    svc = service(redis_client, seed=7)
+    driver = Driver(svc, [ANN, numbered, second], seed=7)
+    await driver.lobby(["rounds=short"], start=False)
+    lobby = driver.screens.group("lobby")
+    assert lobby is not None
+    assert f"1. {ANN.name} 👑\n2. {ANN.name} (2)\n3. {ANN.name} (3)\n" in lobby.text
+
+
 # --- a person seated in two chats ----------------------------------------------------------------
 
 OTHER = "chat:-200"

@@ -277,6 +277,17 @@ def test_people_called_alike_are_numbered_by_their_first_game_here() -> None:
     assert cells[1].startswith("2 \u2068Maximil…\u2069 (2) ")  # 12 columns, as the other
 
 
+def test_someone_called_like_a_numbered_namesake_is_told_apart() -> None:
+    """A person who plays as `Ann (2)` next to two people called Ann: the second Ann is numbered
+    past that name (`Ann (3)`), and `/stats Ann (2)` means the person called so, alone."""
+    done = folded(
+        summary(["tg:1", "tg:2", "tg:3"], [10, 20, 30], names=["Ann", "Ann (2)", "Ann"]),
+    )
+    assert namesakes(done.players) == {"tg:1": 1, "tg:2": 1, "tg:3": 3}
+    assert find(done.players, "Ann (2)") == ["tg:2"]
+    assert find(done.players, "ann (3)") == ["tg:3"]
+
+
 def test_anonymised_keeps_the_others() -> None:
     entry = summary(["tg:1", "tg:2", "tg:3"], [10, 20, 30], names=["Ann", "Bob", "Cid"])
     changed = anonymised(entry, "tg:1", "x:12")
