@@ -833,3 +833,88 @@ async def test_a_coach_tables_round_reviews_reach_the_dm_when_its_rounds_end_on_
                     break
             assert reviews, "no round review reached Ann's private chat"
             assert not bot.real_errors()
+
+
+@pytest.mark.parametrize("bids", ["hidden", "secret"])
+async def test_the_page_says_why_the_dealer_bids_again_or_last_and_what_notequal_forbids(
+    redis_client: aioredis.Redis, bids: str
+) -> None:
+    """Under notequal the page has the hand message's words on the dealer's bid beside its
+    buttons (`notes`): with hidden bids, why a dealer who bid is asked again; with secret
+    bids, that the dealer bids last while the others bid, then the bid they may not make."""
+    svc = service(redis_client, seed=3, config=CONFIG)
+    driver = Driver(svc, [ANN, BOB], chat=CHAT, seed=1)
+    async with web_client(driver, Clock(NOW), RateLimit(rate=1e6, burst=1e6)) as (web, client):
+        await driver.lobby(["rounds=short", f"bids={bids}", "notequal"], ai=1)
+        gid = await game_id(driver)
+        links = {user.id: bearer(web.link(CHAT, user.id, gid)) for user in (ANN, BOB)}
+
+        async def view(user: Any) -> dict[str, Any]:
+            answer = await client.get("/api/view", headers=links[user.id])
+            assert answer.status == 200, await answer.text()
+            data: dict[str, Any] = await answer.json()
+            return data
+
+        async def play(user: Any, payload: str) -> dict[str, Any]:
+            answer = await client.post(
+                "/api/move", headers=links[user.id], json={"payload": payload}
+            )
+            moved: dict[str, Any] = await answer.json()
+            assert moved["ok"], moved["answer"]
+            return moved
+
+        told = {"rebid": False, "last": False, "forbidden": False}
+        rng = random.Random(5)
+        for _ in range(300):
+            ann, bob = await view(ANN), await view(BOB)
+            if ann["phase"] == "finished":
+                break
+            stored = await table_of(driver.redis, CHAT)
+            assert stored is not None
+            assert stored.game.round is not None
+            rnd = stored.game.round
+            me = ann["you"]
+            dealer = rnd.dealer == me and ann["phase"] == "bidding"
+            if dealer and ann["forbidden_bid"] is not None:
+                assert f"notequal: you may not bid {ann['forbidden_bid']}." in ann["notes"]
+                told["forbidden"] = True
+            if dealer and bids == "secret" and rnd.bids[me] is None and not ann["bids"]:
+                assert ann["notes"] == [
+                    f"You bid last, once the others have: the bids may not add up to {rnd.cards}."
+                ]
+                told["last"] = True
+            if dealer and rnd.bids[me] is not None and ann["bids"]:
+                assert ann["notes"][0] == (
+                    "The bids add up to the number of tricks: you must change your bid."
+                )
+                told["rebid"] = True
+            if not (dealer or ann["forbidden_bid"]):
+                assert not any("notequal" in note or "bids add up" in note for note in ann["notes"])
+            if dealer and bob["bids"] and rnd.bids[me] is None:
+                await play(BOB, rng.choice(bob["bids"])["payload"])  # the dealer bids after
+                continue
+            if dealer and ann["bids"] and bids == "hidden" and rnd.bids[me] is None:
+                others = sum(bid or 0 for seat, bid in enumerate(rnd.bids) if seat != me)
+                if (
+                    None not in [b for s, b in enumerate(rnd.bids) if s != me]
+                    and others <= rnd.cards
+                ):
+                    await play(
+                        ANN,
+                        next(b for b in ann["bids"] if b["bid"] == rnd.cards - others)["payload"],
+                    )
+                    continue
+            for user, now in ((ANN, ann), (BOB, bob)):
+                choices = [c["payload"] for c in now["trump_choice"]] or [
+                    b["payload"] for b in now["bids"]
+                ]
+                choices = choices or [c["payload"] for c in now["hand"] if c["legal"]]
+                choices = choices or ([now["unseen"]] if now["unseen"] else [])
+                if choices:
+                    await play(user, rng.choice(choices))
+                    break
+            else:
+                raise AssertionError(f"nobody can move: {ann['status']}")
+        else:
+            raise AssertionError("the game did not end")
+        assert told == {"rebid": bids == "hidden", "last": bids == "secret", "forbidden": True}

@@ -13,7 +13,7 @@ from bot import tokens
 from bot.show.formatters import MEDALS, shown_points, standings
 from bot.show.i18n import N_, texts
 from bot.show.look import Look, look_of, personal
-from bot.show.screens import hand_message, hand_screen, options_line, status
+from bot.show.screens import hand_message, hand_notes, hand_screen, options_line, status
 from bot.show.seating import Seating, seating
 from bot.show.themes import FRENCH_RANKS, Theme, card_name
 from bot.table import Settings, Table
@@ -319,5 +319,6 @@ def player_json(table: Table, settings: Settings, player: str, version: int, now
         "final": _final(look, tv, seats.names),
         "lobby": _lobby(look, tv, seats),
         "text": message.text,
+        "notes": hand_notes(look, screen),
         "moves": moves,
     }

@@ -586,34 +586,78 @@ def hand_text(look: Look, screen: HandScreen) -> str:
         lines.append(t("Your hand: {cards}", cards=cards_line(screen.hand, look.theme)))
     if screen.bid is not None:
         lines.append(t("Your bid: {bid} · tricks won: {won}", bid=screen.bid, won=screen.won))
-    if screen.mark is not None:
-        lines.append(t("🪽 Marked to play by itself: {card}", card=look.card(screen.mark)))
-    elif screen.marks:
-        lines.append(t("🪽 Mark a card to have it played by itself when your turn comes."))
-    if screen.away:
-        lines.append(t("💤 The AI is playing for you. Press Resume to play yourself."))
+    lines += _wings_notes(look, screen) + _away_notes(look, screen)
     if screen.choose_trump:
         lines.append(t("A Wizard was turned up: you are the dealer, choose the trump suit."))
     elif screen.bids:
-        if screen.bid is not None:  # a bid made already, asked again: notequal, hidden bids
-            lines.append(t("The bids add up to the number of tricks: you must change your bid."))
+        lines += _rebid_notes(look, screen)
         if len(screen.bids) == 1:  # a range "0 to 0" reads oddly
             lines.append(t("Your bid? (only {bid} is allowed)", bid=screen.bids[0]))
         else:
             low, high = screen.bids[0], screen.bids[-1]
             lines.append(t("Your bid? ({low} to {high})", low=low, high=high))
-        if screen.forbidden is not None:
-            lines.append(t("notequal: you may not bid {bid}.", bid=screen.forbidden))
+        lines += _notequal_notes(look, screen)
     elif screen.cards or screen.unseen:
         lines.append(t("Your turn: play a card."))
-    elif screen.bids_last is not None:
-        lines.append(
-            t(
-                "You bid last, once the others have: the bids may not add up to {tricks}.",
-                tricks=screen.bids_last,
-            )
-        )
+    else:
+        lines += _bids_last_notes(look, screen)
     return "\n".join(lines)
+
+
+def _wings_notes(look: Look, screen: HandScreen) -> list[str]:
+    t = look.t
+    if screen.mark is not None:
+        return [t("🪽 Marked to play by itself: {card}", card=look.card(screen.mark))]
+    if screen.marks:
+        return [t("🪽 Mark a card to have it played by itself when your turn comes.")]
+    return []
+
+
+def _away_notes(look: Look, screen: HandScreen) -> list[str]:
+    if not screen.away:
+        return []
+    return [look.t("💤 The AI is playing for you. Press Resume to play yourself.")]
+
+
+def _rebid_notes(look: Look, screen: HandScreen) -> list[str]:
+    """Why a player who bid is asked again (notequal under hidden bids: the dealer)."""
+    if not screen.bids or screen.bid is None or screen.choose_trump:
+        return []
+    return [look.t("The bids add up to the number of tricks: you must change your bid.")]
+
+
+def _notequal_notes(look: Look, screen: HandScreen) -> list[str]:
+    if not screen.bids or screen.forbidden is None or screen.choose_trump:
+        return []
+    return [look.t("notequal: you may not bid {bid}.", bid=screen.forbidden)]
+
+
+def _bids_last_notes(look: Look, screen: HandScreen) -> list[str]:
+    """The dealer under secret bids and notequal, waiting for the others' bids."""
+    if screen.bids_last is None or screen.choose_trump or screen.bids:
+        return []
+    if screen.cards or screen.unseen:
+        return []
+    return [
+        look.t(
+            "You bid last, once the others have: the bids may not add up to {tricks}.",
+            tricks=screen.bids_last,
+        )
+    ]
+
+
+def hand_notes(look: Look, screen: HandScreen) -> list[str]:
+    """The hand message's lines that say why the player is asked what they are, or what is
+    asked of them besides the question: a bid to change, the bid notequal forbids, bidding
+    last, a wings mark, the AI playing for them (as the hand message words them, for the web
+    table, which draws the rest itself)."""
+    return (
+        _rebid_notes(look, screen)
+        + _notequal_notes(look, screen)
+        + _bids_last_notes(look, screen)
+        + _wings_notes(look, screen)
+        + _away_notes(look, screen)
+    )
 
 
 def hand_message(look: Look, screen: HandScreen, notify: bool) -> Message:

@@ -217,6 +217,9 @@ function drawAsk(v) {
       }
     }
   }
+  // What the hand message says of the question beside it (a bid to change and why, the bid
+  // notequal forbids, bidding last, a wings mark, the AI playing for you), as it says it.
+  for (const note of v.notes) ask.append(element("p", { class: "note" }, note));
   // These buttons say what the chat's hand message says on them (the view's moves).
   const label = (payload) => v.moves.find((m) => m.payload === payload)?.label ?? "";
   if (v.unseen) ask.append(button(label(v.unseen), v.unseen, "unseen"));
