@@ -67,7 +67,7 @@ from engine import (
     table_view,
     waiting_seats,
 )
-from engine.events import RoundScored
+from engine.events import CardPlayed, RoundScored, WingsDropped
 from engine.options import MAX_PLAYERS, BidMode, parse_option
 
 LIVE_TTL = 30 * 24 * 3600
@@ -471,6 +471,7 @@ def after_move(ctx: Context, table: Table, events: list[Event], notice: str | No
     each as a transaction of its own (`robot_move`)."""
     set_deadline(ctx, table)
     table.updated = ctx.now
+    note_dropped(table, events)
     state = table.game
     record = None
     result = None
@@ -489,6 +490,21 @@ def after_move(ctx: Context, table: Table, events: list[Event], notice: str | No
         shown=[Moved(tuple(events), notice, hands, view, seats)],
         write=Write(table=table, ttl=ttl(ctx.config, table), result=result, record=record),
     )
+
+
+def note_dropped(table: Table, events: list[Event]) -> None:
+    """Keep the wings marks that could not be played (`Table.dropped`) while their players' turn
+    lasts: each is forgotten once they have played."""
+    state = table.game
+    playing = state.phase is Phase.PLAYING
+    waiting = {state.players[seat].id for seat in waiting_seats(state)} if playing else set()
+    dropped = dict(table.dropped)
+    for event in events:
+        if isinstance(event, CardPlayed):
+            dropped.pop(event.player, None)
+        elif isinstance(event, WingsDropped):
+            dropped[event.to] = event.card
+    table.dropped = {player: card for player, card in dropped.items() if player in waiting}
 
 
 def game_summary(table: Table, now: float) -> dict[str, object]:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.packing import pack, unpack
 from bot.upgrades import TABLE
-from engine import GameState, Phase, RoundResult
+from engine import Card, GameState, Phase, RoundResult
 
 if TYPE_CHECKING:
     from bot.config import Config
@@ -113,6 +113,10 @@ class Table:
     where: str | None = None
     """Where in its chat the game was opened, as the front end named it (`Request.where`: a
     Telegram forum topic); None: the chat itself. Its posts go there (`Outcome.where`)."""
+    dropped: dict[str, Card] = field(default_factory=dict)
+    """Wings: of each player whose marked card could not be played when their turn came, that
+    card, while that turn lasts (the chat tells them in a private message; the web table, which
+    sees no message, says it beside the question from this)."""
     stored: tuple[str, int] | None = field(default=None, compare=False, repr=False)
     """(game id, finished rounds) as last read or written: whether `results_bytes` must be
     written again (not serialized)."""
@@ -145,6 +149,7 @@ class Table:
             | ({"coach": True} if self.coach else {})
             | ({"auto": self.autopilot} if self.autopilot else {})
             | ({"where": self.where} if self.where else {})
+            | ({"drop": self.dropped} if self.dropped else {})
         )
 
     def to_bytes(self) -> bytes:
@@ -200,6 +205,7 @@ class Table:
             coach=bool(data.get("coach", False)),
             autopilot={pid: list(rounds) for pid, rounds in data.get("auto", {}).items()},
             where=data.get("where"),
+            dropped=dict(data.get("drop", {})),
         )
         if found == TABLE.current:
             table.stored = (table.game_id, len(table.game.results))
@@ -224,6 +230,7 @@ class Table:
             coach=self.coach,
             autopilot={pid: list(rounds) for pid, rounds in self.autopilot.items()},
             where=self.where,
+            dropped=dict(self.dropped),
             stored=self.stored,
             private=dict(self.private),
         )

@@ -84,6 +84,17 @@ def test_the_rounds_a_stand_in_played_are_kept_and_copied() -> None:
     assert again.autopilot == {"tg:1": [2, 3]}
 
 
+def test_a_dropped_wings_mark_is_kept_and_copied() -> None:
+    table = mid_game()
+    assert "drop" not in table.to_data()  # nothing written while no mark was dropped
+    table.dropped = {"tg:1": "R7"}
+    again = Table.from_bytes(table.to_bytes(), table.results_bytes())
+    assert again.dropped == {"tg:1": "R7"}
+    copied = again.copy()
+    copied.dropped.clear()
+    assert again.dropped == {"tg:1": "R7"}
+
+
 def test_what_only_the_standard_json_writes_still_reads() -> None:
     data = unpack(old_pack({"deadline": math.inf, "name": "Zoë 🃏"}))
     assert data == {"deadline": math.inf, "name": "Zoë 🃏"}

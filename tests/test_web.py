@@ -918,3 +918,66 @@ async def test_the_page_says_why_the_dealer_bids_again_or_last_and_what_notequal
         else:
             raise AssertionError("the game did not end")
         assert told == {"rebid": bids == "hidden", "last": bids == "secret", "forbidden": True}
+
+
+async def test_the_page_says_when_a_wings_mark_could_not_be_played(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A wings mark that is not legal when its player's turn comes is dropped, and the chat
+    tells them privately; the page has the same words beside the question (`notes`) for as
+    long as that turn lasts, and nobody else's page has them."""
+    svc = service(redis_client, seed=3, config=CONFIG)
+    driver = Driver(svc, [ANN, BOB], chat=CHAT, seed=1)
+    async with web_client(driver, Clock(NOW), RateLimit(rate=1e6, burst=1e6)) as (web, client):
+        await driver.lobby(["wings"], ai=1)
+        gid = await game_id(driver)
+        links = {user.id: bearer(web.link(CHAT, user.id, gid)) for user in (ANN, BOB)}
+
+        async def view(user: Any) -> dict[str, Any]:
+            answer = await client.get("/api/view", headers=links[user.id])
+            assert answer.status == 200, await answer.text()
+            data: dict[str, Any] = await answer.json()
+            return data
+
+        async def play(user: Any, payload: str) -> None:
+            answer = await client.post(
+                "/api/move", headers=links[user.id], json={"payload": payload}
+            )
+            moved: dict[str, Any] = await answer.json()
+            assert moved["ok"], moved["answer"]
+
+        rng = random.Random(3)
+        marked = None  # the card Ann marked, while it is marked
+        for _ in range(1000):
+            ann, bob = await view(ANN), await view(BOB)
+            assert ann["phase"] != "finished", "no mark was dropped"
+            notice = [note for note in ann["notes"] if "could not be played" in note]
+            assert not any("could not be played" in note for note in bob["notes"])
+            held = {card["card"]: card for card in ann["hand"]}
+            if marked is not None and ann["mark"] is None:
+                if marked in held and any(card["legal"] for card in ann["hand"]):
+                    # dropped (a mark played by itself leaves the hand): told until she plays
+                    face = held[marked]["face"]
+                    assert notice == [f"🪽 {face} could not be played: choose a card."]
+                    await play(ANN, next(c["payload"] for c in ann["hand"] if c["legal"]))
+                    after = await view(ANN)
+                    assert not any("could not be played" in note for note in after["notes"])
+                    break
+                marked = None
+            assert notice == []
+            marks = [c for c in ann["hand"] if c["mark"] and c["card"] not in ("W", "J")]
+            if marks and ann["mark"] is None:
+                card = rng.choice(marks)
+                await play(ANN, card["mark"])
+                assert (await view(ANN))["mark"]["card"] == card["card"]
+                marked = card["card"]
+            for user, now in ((BOB, bob), (ANN, ann)):
+                choices = [c["payload"] for c in now["trump_choice"]] or [
+                    b["payload"] for b in now["bids"]
+                ]
+                choices = choices or [c["payload"] for c in now["hand"] if c["legal"]]
+                if choices:
+                    await play(user, rng.choice(choices))
+                    break
+        else:
+            raise AssertionError("no mark was dropped")

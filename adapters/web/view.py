@@ -194,6 +194,15 @@ def _row(row: ScoreRow) -> JSON:
     }
 
 
+def _dropped(look: Look, table: Table, player: str, plays: dict[str, str]) -> list[str]:
+    """Wings: the chat's private notice that the player's marked card could not be played when
+    their turn came, as long as that turn lasts (`Table.dropped`)."""
+    card = table.dropped.get(player)
+    if card is None or not plays:
+        return []
+    return [look.t("🪽 {card} could not be played: choose a card.", card=look.card(card))]
+
+
 def seat_of(table: Table, player: str) -> int | None:
     """The seat of `player` at the table, or None."""
     return next((s for s, p in enumerate(table.game.players) if p.id == player), None)
@@ -319,6 +328,6 @@ def player_json(table: Table, settings: Settings, player: str, version: int, now
         "final": _final(look, tv, seats.names),
         "lobby": _lobby(look, tv, seats),
         "text": message.text,
-        "notes": hand_notes(look, screen),
+        "notes": _dropped(look, table, player, plays) + hand_notes(look, screen),
         "moves": moves,
     }
