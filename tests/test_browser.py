@@ -714,3 +714,65 @@ async def test_a_relayed_move_shown_before_its_answer_leaves_the_page_busy_no_lo
         await page.wait_for_function(
             "() => !document.body.classList.contains('busy')", timeout=2_000
         )
+
+
+async def test_the_page_says_what_the_hand_message_says_of_a_wings_mark(
+    chromium: Path, redis_url: str
+) -> None:
+    """A wings table, Ann on the page and Bob in the chat: while Bob is to play, Ann's page
+    says under the question what her hand message says (how to mark a card), she clicks a
+    card to mark it, and the page then says it is marked, as the hand message does, with the
+    hand message's Clear the mark."""
+    async with running(redis_url) as bot, web_table(bot) as table, launch(chromium) as browser:
+        await seat(bot, (ANN, BOB))
+        await bot.command(GROUP, ANN, "/options wings")
+        await bot.command(GROUP, ANN, "/addbot")
+        await bot.command(GROUP, ANN, "/start")
+        service = bot.front.service
+        version, stored, _ = await service.snapshot(CHAT)
+        assert stored is not None
+        bob = [p.id for p in stored.game.players].index(f"tg:{BOB.id}")
+        page = await browser.new_page(viewport=PHONE)
+        link = table.link(CHAT, f"tg:{ANN.id}", stored.game_id)
+        await page.goto(f"http://127.0.0.1:{table.port}/?link={link}")
+        notes = page.locator("#ask p.note")
+
+        def wings_line() -> str:
+            """The wings line of Ann's hand message as the chat shows it now."""
+            shown = bot.fake.current_messages(ANN.id).values()
+            hands = [m.text for m in shown if "Your hand:" in m.text]
+            return next(line for line in hands[-1].splitlines() if line.startswith("🪽"))
+
+        for _ in range(100):
+            await bot.idle()
+            version, stored, _ = await service.snapshot(CHAT)
+            assert stored is not None
+            assert stored.game.phase is not Phase.FINISHED, "Ann was never asked to wait"
+            await caught_up(page, version)
+            markable = page.locator("#hand button.markable")
+            if bob_may_act(stored, bob) and stored.game.phase is Phase.PLAYING:
+                if await markable.count():
+                    break
+                await move(bot, (BOB,))
+                continue
+            if bob_may_act(stored, bob):
+                await move(bot, (BOB,))
+                continue
+            await page.locator("#ask button[data-payload], #hand button.legal").first.click()
+            await page.wait_for_function(
+                "v => Number(document.querySelector('main').dataset.version) > v",
+                arg=version,
+                timeout=10_000,
+            )
+        else:
+            raise AssertionError("Ann was never asked to wait")
+        assert wings_line() == "🪽 Mark a card to have it played by itself when your turn comes."
+        assert await notes.all_inner_texts() == [wings_line()]
+        card = await markable.first.get_attribute("data-card")
+        await markable.first.click()
+        await page.locator(f"#hand button.marked[data-card='{card}']").wait_for(timeout=10_000)
+        await bot.idle()
+        assert wings_line().startswith("🪽 Marked to play by itself: ")
+        assert await notes.all_inner_texts() == [wings_line()]
+        assert await page.inner_text("#ask button.wings") == "Clear the mark"
+        assert not bot.real_errors()
