@@ -18,7 +18,11 @@ outage (`Outcome.again`) is posted where, and only where, a slot is behind.
 
 The hash also keeps whether each slot's message has buttons (`<field>#k`): when a slot's new
 message supersedes the one before, that one loses its buttons if it may still have some
-(`SlotMap.set` says which), so no old message invites a press it would refuse.
+(`SlotMap.set` says which), so no old message invites a press it would refuse. A post that only
+takes a slot's buttons off, made without a version (a notice of a player who cannot be written
+to privately), says so too (`SlotMap.bared`): the slots of such notices are shared by every
+game of the chat, and a later game's notice would else take them off again, an edit of an old
+game's message far up the chat.
 
 A slot's new message is recorded only after the platform took it: a crash (or the store away)
 in between leaves the map naming the message before, which the next post would edit while the
@@ -137,6 +141,14 @@ while a worker holds the slot; else the message it replaces if that may have but
 as a string: a Discord id is beyond a Lua number's precision, and so compared as digits), or
 -2."""
 
+_BARED = """
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then
+  redis.call('HSET', KEYS[1], ARGV[1] .. '#k', '0')
+end
+return 0
+"""
+"""The slot ARGV[1]'s message, if still ARGV[2], has no buttons now."""
+
 HAND = "hand"
 """The slot of a person's hand: in a private chat, the only messages with buttons are its."""
 
@@ -192,6 +204,7 @@ class SlotMap:
         self._adopt = client.register_script(_ADOPT)
         self._renew = client.register_script(_RENEW)
         self._release = client.register_script(_RELEASE)
+        self._bared = client.register_script(_BARED)
 
     async def claim(
         self, where: int, slot: str, version: tuple[str, int], again: bool = False
@@ -300,6 +313,22 @@ class SlotMap:
         flag = "" if keys is None else str(int(keys))
         await self._release(keys=[self._key(where)], args=[slot, token, game, version, flag])
 
+    async def bared(self, where: int, slot: str, message_id: int) -> None:
+        """The slot's message `message_id` had its buttons taken off (a bare post, made
+        without a version: a closed-DM player's notice of the round before, or the last
+        notice of a game): it has none now, unless the slot names another message since. A
+        slot every game of the chat shares would else take them off again when a later game's
+        message supersedes it, an edit of an old game's message far up the chat."""
+        await self._bared(keys=[self._key(where)], args=[slot, str(message_id)])
+
+    async def buttoned(self, where: int, slot: str) -> int | None:
+        """The message showing `slot` in the chat `where` if it may still have buttons."""
+        unsaved = self._unsaved.get((where, slot))
+        if unsaved is not None:
+            return unsaved[0]
+        value, keys = await self.client.hmget(self._key(where), [slot, f"{slot}#k"])
+        return int(value) if value and keys not in (b"0", "0") else None
+
     async def get(self, where: int, slot: str) -> int | None:
         """The message showing `slot` in the chat `where`."""
         unsaved = self._unsaved.get((where, slot))
@@ -337,6 +366,7 @@ class SlotMap:
             pipe.hget(key, slot)
             pipe.hget(key, f"{slot}#k")
             pipe.hset(key, slot, str(message_id))
+            pipe.hdel(key, f"{slot}#k")  # the new message's: said when its post is released
             pipe.expire(key, TTL)
             old, had_keys, *_ = await pipe.execute()
         if self._unsaved.get((where, slot)) == (message_id, version):

@@ -426,13 +426,16 @@ async def test_a_closed_dm_is_tried_once_then_the_channel_is_used(
 
 async def test_a_closed_dm_gets_its_notices_in_the_next_game_too(dc: Bot) -> None:
     """The channel's next game tells Cid again where his cards are, one notice a round: the
-    last game's notices (whose slots every game's rounds share) stand for nothing now."""
+    last game's notices (whose slots every game's rounds share) stand for nothing now, and
+    are not edited again (their buttons came off in their own game)."""
     ann, bob, cid = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
     await seat(dc, [ann, bob, cid])
     await dc.command(ann, "start")
     await play_on(dc)
     mine = [m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content]
     assert len(mine) == 5
+    assert [bool(m.components) for m in mine] == [False] * 5
+    since = len(dc.fake.transcripts[dc.channel])
     over = [m for m in dc.fake.shown(dc.channel) if OVER in m.content][-1]
     await dc.press_label(dc.channel, bob, over, "Play again")
     for user in (ann, cid):
@@ -449,6 +452,9 @@ async def test_a_closed_dm_gets_its_notices_in_the_next_game_too(dc: Bot) -> Non
     await dc.idle()
     notices = [m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content][5:]
     assert [bool(m.components) for m in notices] == [False, True]
+    edited = {f"#{m.number} edited" for m in mine}
+    lines = [line.text for line in dc.fake.transcripts[dc.channel][since:]]
+    assert [text for text in lines if text.split(":")[0] in edited] == []
 
 
 async def test_a_closed_dm_notice_ends_with_the_game_whoever_ends_it(

@@ -963,6 +963,7 @@ async def test_a_player_the_bot_cannot_reach_in_a_later_game_is_named_in_a_new_m
     tg.fake.start_dm(BOB, "cards")
     await tg.idle()
     await tg.command(GROUP, ANN, "/cancel")
+    since = len(tg.fake.transcript(GROUP))
     await seat(tg)
     tg.fake.block(BOB)
     await tg.command(GROUP, ANN, "/start")  # his first hand fails
@@ -971,6 +972,10 @@ async def test_a_player_the_bot_cannot_reach_in_a_later_game_is_named_in_a_new_m
     assert notices[0].message_id == first.message_id
     assert tg.fake.message(GROUP, first.message_id).keyboard == ()
     assert notices[1].labels == [["Open the private chat"]]
+    # Its button came off at his /start: the new notice does not take it off again.
+    later = tg.fake.transcript(GROUP)[since:]
+    assert [e for e in later if e.message_id == first.message_id] == []
+    assert [e for e in tg.fake.errors if e.chat_id == GROUP] == []  # not even "not modified"
 
 
 async def test_a_player_who_blocked_the_bot_before_his_first_hand_gets_it_on_start(

@@ -147,10 +147,14 @@ class Sender:
             else discord.AllowedMentions.none()
         )
         if post.bare:
-            message_id = None if post.slot is None else await self.slots.get(where, post.slot)
+            if post.slot is None:
+                return Delivery.FAILED
+            message_id = await self.slots.get(where, post.slot)
             if message_id is None:
                 return Delivery.FAILED
-            return await self._strip(post, where, message_id)
+            stripped = await self._strip(post, where, message_id)
+            await self.slots.bared(where, post.slot, message_id)
+            return stripped
         if post.attachment is not None:
             name, data = post.attachment
             file = discord.File(io.BytesIO(data), filename=name)

@@ -617,7 +617,7 @@ class TelegramFrontEnd:
         if table is not None:
             await self.client.delete(keys.unreached(game, table.game_id, person))
         slot = f"{game}:{UNREACHED_SLOT}{person}"
-        if await self.slots.get(group, slot) is not None:
+        if await self.slots.buttoned(group, slot) is not None:
             self.outbox.put(group, Post(group, "", slot=slot, bare=True), key=slot)
 
     async def _greet(self, group: Chat, person: TgUser, outcome: Outcome) -> None:

@@ -161,12 +161,14 @@ class Sender:
 
     async def _post(self, post: Post) -> Delivery:
         if post.bare:
-            message_id = None if post.slot is None else await self.slots.get(post.target, post.slot)
-            return (
-                Delivery.UNCHANGED
-                if message_id is None
-                else await self._strip(post.target, message_id)
-            )
+            if post.slot is None:
+                return Delivery.UNCHANGED
+            message_id = await self.slots.get(post.target, post.slot)
+            if message_id is None:
+                return Delivery.UNCHANGED
+            stripped = await self._strip(post.target, message_id)
+            await self.slots.bared(post.target, post.slot, message_id)
+            return stripped
         if post.picture is not None:
             return await self._picture(post, post.picture)
         if post.attachment is not None:
