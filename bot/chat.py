@@ -226,8 +226,14 @@ def join(ctx: Context, _: None) -> Result:
     fresh = table is None or table.game.phase is Phase.FINISHED
     if table is None or fresh:
         after = None if table is None else table.game_id
+        before = [] if table is None else table.humans()
         table = Table(
-            game_id=new_game_id(), game=GameState(), host=user.id, created=ctx.now, after=after
+            game_id=new_game_id(),
+            game=GameState(),
+            host=user.id,
+            created=ctx.now,
+            after=after,
+            before=before,
         )
     step(table.game, Join(user.id, user.name))
     speaks(table, user)
@@ -268,7 +274,14 @@ def leave(ctx: Context, _: None) -> Result:
 def start(ctx: Context, _: None) -> Result:
     table = ctx.table()
     events = step(table.game, Start(seed=ctx.rng.getrandbits(63)))
-    return after_move(ctx, table, events, notice=None)
+    result = after_move(ctx, table, events, notice=None)
+    # The last game's own results of those who sit this one out keep their "Play again", which
+    # would be refused now: it goes (the players' go to their first hand, in the same slot).
+    playing = {player.id for player in table.game.players}
+    gone = [pid for pid in table.before if pid not in playing]
+    result.shown += [Note(Message("", to=pid, slot="hand", strip=True)) for pid in gone]
+    table.before = []
+    return result
 
 
 def cancel(ctx: Context, _: None) -> Result:

@@ -101,6 +101,9 @@ class Table:
     """When the turn's clock (or the lobby's) last started, or resumed after an outage."""
     after: str | None = None
     """The game this table was opened after (its "Play again" buttons seat people here)."""
+    before: list[str] = field(default_factory=list)
+    """The people who played that game: each one's own result has a "Play again" button, which
+    goes once this game starts (for those who sit it out, no hand of it takes its place)."""
     languages: dict[str, str] = field(default_factory=dict)
     """The language of each player's app, as their platform said it when they last acted
     (a catalog's code): their private messages are shown in it."""
@@ -150,6 +153,7 @@ class Table:
             | ({"auto": self.autopilot} if self.autopilot else {})
             | ({"where": self.where} if self.where else {})
             | ({"drop": self.dropped} if self.dropped else {})
+            | ({"before": self.before} if self.before else {})
         )
 
     def to_bytes(self) -> bytes:
@@ -206,6 +210,7 @@ class Table:
             autopilot={pid: list(rounds) for pid, rounds in data.get("auto", {}).items()},
             where=data.get("where"),
             dropped=dict(data.get("drop", {})),
+            before=list(data.get("before", [])),
         )
         if found == TABLE.current:
             table.stored = (table.game_id, len(table.game.results))
@@ -231,6 +236,7 @@ class Table:
             autopilot={pid: list(rounds) for pid, rounds in self.autopilot.items()},
             where=self.where,
             dropped=dict(self.dropped),
+            before=list(self.before),
             stored=self.stored,
             private=dict(self.private),
         )

@@ -513,6 +513,28 @@ async def test_a_new_table_after_a_game_is_a_new_message(dc: Bot) -> None:
     assert first.content != lobby.content  # the first lobby says its game started
 
 
+async def test_a_player_who_sits_out_the_next_game_keeps_no_play_again_once_it_starts(
+    dc: Bot,
+) -> None:
+    """Cid's own result in his DM keeps its "Play again" while the next table waits for
+    players, and loses it when that game, which he sits out, starts."""
+    ann, bob, cid, dan = people(dc, "Ann", "Bob", "Cid", "Dan")
+    dc.people = [ann, bob, cid]
+    await seat(dc, [ann, bob, cid])
+    await dc.command(ann, "start")
+    await play_on(dc)
+    over = [m for m in dc.fake.shown(dc.channel) if OVER in m.content][-1]
+    await dc.press_label(dc.channel, bob, over, "Play again")
+    await dc.command(dan, "join")
+    await dc.command(ann, "join")
+    result = next(m for m in dc.fake.shown(cid.id) if "Your place" in m.content)
+    assert result.labels() == [["Play again"]]
+    await dc.command(bob, "start")
+    result = next(m for m in dc.fake.shown(cid.id) if "Your place" in m.content)
+    assert result.labels() == []
+    assert dc.fake.errors == []
+
+
 # --- a person seated in two channels -----------------------------------------------------------
 
 

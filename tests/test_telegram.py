@@ -316,6 +316,38 @@ async def test_a_new_table_after_a_game_is_a_new_message(tg: Bot) -> None:
     assert "the game has started" in tg.fake.current_messages(GROUP)[first].text
 
 
+async def test_a_player_who_sits_out_the_next_game_keeps_no_play_again_once_it_starts(
+    tg: Bot,
+) -> None:
+    """Cid plays a game and not the next: his own result keeps its "Play again" while the next
+    table waits for players (a press seats him there), and loses it when that game starts, as
+    the group's does (a press would be refused: its game is over); the players' results lose
+    theirs to their first hand."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    await play_on(tg)
+    over = tg.fake.last_message(GROUP)
+    await tg.press_label(GROUP, ANN, over.message_id, "Play again")
+    results = {
+        user: next(m for m in tg.fake.current_messages(user.id).values() if "Your place" in m.text)
+        for user in PLAYERS
+    }
+    assert {results[user].labels == [["Play again"]] for user in PLAYERS} == {True}
+    for user in (BOB, DAN):
+        tg.fake.start_dm(user)
+        await tg.idle()
+        await tg.command(GROUP, user, "/join")
+    assert tg.fake.message(CID.id, results[CID].message_id).labels == [["Play again"]]
+    await tg.command(GROUP, ANN, "/start")
+    for user in PLAYERS:
+        assert tg.fake.message(user.id, results[user].message_id).keyboard == (), user
+    seen = len(tg.fake.transcript(CID.id))
+    for _ in range(6):
+        await move(tg, (ANN, BOB, DAN))
+    assert len(tg.fake.transcript(CID.id)) == seen  # nothing of the game for him
+    assert tg.real_errors() == []
+
+
 async def test_table_and_hands_are_edited_in_place(tg: Bot) -> None:
     await seat(tg)
     await tg.command(GROUP, ANN, "/start")
