@@ -33,16 +33,26 @@ sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _H
 
 import bot.chat  # noqa: E402
 from bot import dispatch, tokens  # noqa: E402
-from bot.chat import Context  # noqa: E402
+from bot.chat import Context, RobotMove, decide, robot_move, robot_seats  # noqa: E402
 from bot.commands import Kind  # noqa: E402
 from bot.config import Config  # noqa: E402
 from bot.requests import Request, User  # noqa: E402
+from bot.service import ROBOT  # noqa: E402
 from bot.show.look import look_of  # noqa: E402
 from bot.show.render import render  # noqa: E402
 from bot.store import Snapshot  # noqa: E402
 from bot.table import Settings, Table  # noqa: E402
 from bot.tokens import Action  # noqa: E402
-from engine import ROUND_PHASES, Bid, ChooseTrump, MarkWings, Options, Phase, Play  # noqa: E402
+from engine import (  # noqa: E402
+    ROUND_PHASES,
+    Bid,
+    ChooseTrump,
+    MarkWings,
+    Options,
+    Phase,
+    Play,
+    player_view,
+)
 from engine.options import parse_option  # noqa: E402
 from engine.randomplay import random_command  # noqa: E402
 
@@ -79,8 +89,9 @@ class Run:
         self.tables = hashlib.blake2b(digest_size=8)
         self.ids = iter(f"{n:06x}" for n in range(1, 1 << 24))
 
-    def command(self, user: User, request: Request) -> None:
-        """Apply one request as the service does, and time its parts."""
+    def command(self, user: User, request: Request, robot: RobotMove | None = None) -> None:
+        """Apply one request (or the AI's move `robot`, made aside) as the service does, and
+        time its parts."""
         self.now += 1.0
         snap = Snapshot(
             self.version, None if self.table is None else self.table.copy(), self.settings
@@ -88,7 +99,7 @@ class Run:
         look = look_of(self.settings)
         ctx = Context(snap, user, look, self.config, self.now, self.service_rng)
         started = time.perf_counter()
-        result = dispatch.apply(ctx, request)
+        result = dispatch.apply(ctx, request) if robot is None else robot_move(ctx, robot)
         applied = time.perf_counter()
         write = result.write
         table = snap.table if write is None else write.table
@@ -133,6 +144,14 @@ class Run:
         table = self.table
         while table is not None and table.game.phase in ROUND_PHASES:
             state = table.game
+            seats = robot_seats(table)
+            if seats:  # the AI's move, made aside as the service makes it (`robot_move`)
+                view = player_view(state, seats[0])
+                decided = decide("normal", view, self.rng, None)
+                move = RobotMove(table.game_id, seats[0], view, decided)
+                self.command(ROBOT, Request(Kind.BUTTON), robot=move)
+                table = self.table
+                continue
             people = {user.id: user for user in self.people}
             move = random_command(state, self.rng, wings=0.05)
             while move.player not in people:  # a wings mark of an AI seat's: another move
