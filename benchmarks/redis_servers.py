@@ -69,7 +69,13 @@ def servers_here() -> list[str]:
         spec = importlib.util.find_spec(package)
         for location in (spec.submodule_search_locations or []) if spec else []:
             found += [str(path) for path in sorted(Path(location).glob(pattern))]
-    return list(dict.fromkeys(str(Path(path).resolve()) for path in found))
+    # Each binary once, by where it resolves to, but run by the name found: Debian's
+    # redis-server is a link to a program that acts by the name it is run as
+    # (redis-check-rdb, run by its own name, checks a file instead of serving).
+    once: dict[str, str] = {}
+    for path in found:
+        once.setdefault(str(Path(path).resolve()), str(path))
+    return list(once.values())
 
 
 def embedded(directory: Path, binary: str, fsync: Fsync = "always") -> RedisServer:
