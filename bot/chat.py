@@ -607,9 +607,22 @@ LEGACY_SIZE = 6
 
 def screen_digest(screen: HandScreen, language: str, theme: Theme) -> str:
     """A digest of what a hand message shows: its screen (a tree of plain values, so its JSON
-    is the same for equal screens alone) in a language and a deck theme."""
+    is the same for equal screens alone) in a language and a deck theme. A field added to the
+    screen since digests were first kept is left out while it holds nothing (`UNSAID`): the
+    digests older code kept still say "unchanged" where the screen shows what it showed."""
     data = orjson.dumps((screen, language, theme))
+    if screen.played is None:
+        data = data.replace(UNSAID, b"", 1)
     return hashlib.blake2b(data, digest_size=DIGEST_SIZE).hexdigest()
+
+
+UNSAID = b',"played":null'
+"""`HandScreen.played` (6 December 2026) while it is None, as the JSON of a screen has it: it is
+left out of the digest, which is then the one the code before it made of the same screen, so
+an upgrade (and old and new workers side by side, each one's digest the other's) edits no hand
+that shows the same; a hand edited for nothing was one "not modified" edit for every player
+on each change of worker. The text cannot occur sooner in the JSON: a quote inside a string is
+escaped, and no field before it is an object."""
 
 
 def legacy_digest(screen: HandScreen, language: str, theme: Theme) -> str:

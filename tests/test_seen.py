@@ -2,7 +2,11 @@
 only when its screen changed, and the digests kept in `Table.seen` by older code (of the
 screen's repr) still say "unchanged" after an upgrade."""
 
+import dataclasses
+import hashlib
 import random
+
+import orjson
 
 from bot.chat import LEGACY_SIZE, changed_hands, legacy_digest, screen_digest
 from bot.show.look import look_of
@@ -100,3 +104,23 @@ def test_a_screen_not_made_again_is_the_same_screen() -> None:
             kept += len(table.private)
             step(state, random_command(state, rng, wings=0.1))
         assert kept > version  # most moves: screens not made again
+
+
+def test_digests_of_the_code_before_played_still_say_unchanged() -> None:
+    """The code before `HandScreen.played` made its digests of the screen without that field:
+    where it is None (every screen but a foresight hand whose card is played) they still say
+    "unchanged", so an upgrade, or old and new workers side by side, edit no hand for nothing
+    (an edit of every hand with each change of worker, Telegram's "not modified")."""
+    table = playing()
+    changed(table, 1)
+    view = table_view(table.game)
+    seats = seating(table)
+    for screen, _ in changed_hands(LOOK, Table("abc123", table.game), view, seats, 1):
+        assert screen.played is None
+        fields = dataclasses.asdict(screen)
+        del fields["played"]
+        data = orjson.dumps((fields, "en", LOOK.theme))
+        before = hashlib.blake2b(data, digest_size=7).hexdigest()
+        entry = table.seen[screen.player]
+        table.seen[screen.player] = before + entry[len(before) :]
+    assert changed(table, 2) == []
