@@ -200,6 +200,29 @@ async def test_a_backup_taken_while_a_game_is_played_restores_each_chat_as_it_wa
     assert int(await target.hget(keys.game(PLAYING), "v")) == version_before + 1
 
 
+async def test_the_indexes_of_live_seats_name_every_restored_game_of_their_people(
+    source: aioredis.Redis, target: aioredis.Redis
+) -> None:
+    """A person's index of live seats is copied at another moment than a chat (each under its
+    own hash tag): one copied before the person took a seat lacks the chat. Restored as it
+    was, the index would name a chat too few, which it never may (`bot.store.seats`): the
+    person's private messages would not say which chat they are of, and their private /start
+    would not find the game. The restore names every restored game in its people's indexes,
+    for as long as the game's key lives."""
+    await played(source)
+    assert PLAYING.encode() in await source.smembers(keys.seats(DOT.id))
+    await source.srem(keys.seats(DOT.id), PLAYING)  # copied before DOT sat down
+    await source.delete(keys.seats(EVE.id))
+    summary = await Restore(target).write(await back_up(source))
+    assert summary.games == 2
+    for person in (DOT, EVE, FAY):
+        assert await target.smembers(keys.seats(person.id)) == {PLAYING.encode()}
+        ttl = await target.pttl(keys.seats(person.id))
+        assert ttl >= await target.pttl(keys.game(PLAYING)) - TTL_SLACK_MS
+    for person in (ANN, BOB, CID):  # DONE's games are over: no live seat
+        assert DONE.encode() not in await target.smembers(keys.seats(person.id))
+
+
 class MovingBackup(Backup):
     """A backup during which chat `old` moves to `new`, right after it read `after`."""
 

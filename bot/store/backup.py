@@ -16,8 +16,9 @@ A chat that moved while the backup ran (a Telegram group that became a supergrou
 after the pass, both its ids together in one script (on a Cluster one after the other), and that
 later record supersedes the earlier ones: the backup has the game once, under one of its ids.
 What spans chats is derived again on restore: each restored game is indexed in the timers no
-later than its table's next time, and its players' indexes name the chat, so no turn is left
-without a timer and no player's stats without their chat.
+later than its table's next time, and its players' indexes name the chat (those of their stats,
+and those of their live seats), so no turn is left without a timer, no player's stats without
+their chat, and no live seat out of its person's index.
 
 A restore reads the whole file first (the end line's counts and checksum must match, and every
 value must be one Redis takes: Unicode text, finite decimal scores, a time to live of at most
@@ -550,6 +551,7 @@ class Restore:
         )
         wakes: dict[str, float] = {}
         people: list[str] = []
+        seated: dict[str, tuple[frozenset[str], int]] = {}
         pending: list[tuple[bytes, list[Saved]]] = []
         restored: set[bytes] = set()
         for number, raw in _lines(src):
@@ -561,7 +563,7 @@ class Restore:
             restored.add(tag)
             pending.append((tag, saved))
             _count(saved, summary, tag)
-            self._derived(tag, saved, wakes, people, summary)
+            self._derived(tag, saved, wakes, people, seated, summary)
             if len(pending) >= BATCH:
                 await self._put(pending, there, replace)
                 pending = []
@@ -578,10 +580,18 @@ class Restore:
         async def index(chat: str) -> None:  # no later than the table's time: mended if early
             await self.client.zadd(keys.timers(chat), {chat: wakes[chat]}, lt=True)
 
-        for start in range(0, max(len(people), len(wakes)), BATCH):
+        async def sit(chat: str) -> None:  # one added lives as long as the game's key, at least
+            seats, ttl = seated[chat]
+            for person in seats:
+                added = await self.client.sadd(keys.seats(person), chat)
+                if added and ttl > 0 and await self.client.pttl(keys.seats(person)) < ttl:
+                    await self.client.pexpire(keys.seats(person), ttl)
+
+        for start in range(0, max(len(people), len(wakes), len(seated)), BATCH):
             await asyncio.gather(
                 *map(enlist, people[start : start + BATCH]),
                 *map(index, list(wakes)[start : start + BATCH]),
+                *map(sit, list(seated)[start : start + BATCH]),
             )
         summary.timers = len(wakes)
         return summary
@@ -592,10 +602,13 @@ class Restore:
         saved: list[Saved],
         wakes: dict[str, float],
         people: list[str],
+        seated: dict[str, tuple[frozenset[str], int]],
         summary: Summary,
     ) -> None:
         """Note what a restored chat needs in the indexes that span chats: its table's next
-        time, and whether it has results or stats (its players' indexes name it)."""
+        time, whether it has results or stats (its players' indexes name it), and who has a
+        live seat at its game, with the game key's time to live (their indexes of live seats
+        name it: each index was copied at another moment than the chat, and may lack it)."""
         chat = tag.decode(errors="replace")
         named = {item.key: item for item in saved}
         if {keys.results(chat).encode(), keys.stats(chat).encode()} & set(named):
@@ -607,10 +620,13 @@ class Restore:
         if b"t" not in fields:
             return
         try:
-            wake = Table.from_bytes(fields[b"t"], fields.get(b"r")).wake()
+            table = Table.from_bytes(fields[b"t"], fields.get(b"r"))
         except Exception:  # a table of a newer form, or damaged: restored as it is
             summary.unread.append(chat)
             return
+        if table.seated():
+            seated[chat] = (table.seated(), game.ttl)
+        wake = table.wake()
         if wake is not None:
             wakes[chat] = wake
 
