@@ -184,6 +184,21 @@ async def seat(bot: Bot, players: list[Person], **options: str) -> None:
         await bot.command(players[0], "options", setting=f"{name}={value}")
 
 
+def is_mark(custom_id: str) -> bool:
+    """Whether a button marks a card (or clears the mark) for wings."""
+    payload = custom_id.split(":", 2)[-1]
+    try:
+        return tokens.decode(payload).action is Action.WINGS
+    except tokens.TokenError:
+        return False
+
+
+def moves_of(message: Stored) -> list[str]:
+    """The custom ids of the message's buttons that make a move: no wings mark (the game does
+    not wait for one), no link to the table."""
+    return [custom_id for custom_id in message.custom_ids() if not is_mark(custom_id)]
+
+
 async def move(bot: Bot, after: int = 0) -> bool:
     """One move by whoever the game waits for (the first choice offered); False once over
     (`after`: the channel's messages up to this id are of earlier games)."""
@@ -194,7 +209,7 @@ async def move(bot: Bot, after: int = 0) -> bool:
     closed = bot.fake.closed_dms
     for user in sorted(bot.people, key=lambda person: person.id in closed):
         hand = bot.hand(user)
-        if user.id in closed and (hand is None or not hand.custom_ids()):
+        if user.id in closed and (hand is None or not moves_of(hand)):
             notices = [m for m in bot.fake.shown(bot.channel) if f"<@{user.id}>" in m.content]
             if notices:  # their DMs are closed: they look at their hand in the channel
                 await bot.press_label(bot.channel, user, notices[-1], "Your hand")
@@ -202,8 +217,8 @@ async def move(bot: Bot, after: int = 0) -> bool:
         if hand is None:
             continue
         view = bot.channel if user.id in closed else user.id
-        if hand.custom_ids():  # a move to make (a link to the table is none)
-            await bot.press(view, user, hand, hand.custom_ids()[0])
+        if moves_of(hand):  # a move to make
+            await bot.press(view, user, hand, moves_of(hand)[0])
             return True
         if "Your bid?" in hand.content:  # an open bid: the buttons are under the table
             table = bot.table()
@@ -474,6 +489,43 @@ async def test_a_closed_dm_notice_ends_with_the_game_whoever_ends_it(
         notices = [m for m in dc.fake.shown(dc.channel) if f"<@{ann.id}>" in m.content]
         assert len(notices) == 5
         assert [bool(m.components) for m in notices] == [False] * 5
+
+
+async def test_a_press_on_an_ephemeral_hand_that_changes_nothing_shows_it_as_it_is_now(
+    dc: Bot,
+) -> None:
+    """Cid's DMs are closed: he marks a card on an ephemeral hand, and his turn comes (the card
+    is played by itself, or the mark dropped). That hand still says the card is marked and
+    offers "Clear the mark"; a press on it clears nothing, and is answered with the hand as it
+    is now, in place, instead of leaving it as it was (nothing else could ever update it)."""
+    ann, bob, cid = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
+    await seat(dc, [ann, bob, cid], wings="on")
+    await dc.command(ann, "start")
+    marked: Stored | None = None
+    for _ in range(200):
+        hand = dc.hand(cid)
+        if marked is None and hand is not None and "Round 2 " in hand.content:
+            marks = [custom_id for custom_id in hand.custom_ids() if is_mark(custom_id)]
+            if marks and not moves_of(hand):
+                await dc.press(dc.channel, cid, hand, marks[-1])
+                marked = hand
+                continue
+        if marked is not None and hand is not marked and "Round 3 " in dc.table().content:
+            break
+        assert await move(dc)
+    assert marked is not None
+    assert "🪽 Marked to play by itself" in marked.content  # (the fake edits it in place)
+    await dc.press_label(dc.channel, cid, marked, "Clear the mark")
+    pressed = marked
+    assert "Marked to play by itself" not in pressed.content
+    assert not any("Clear the mark" in row for row in pressed.labels())
+    notice = [m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content][-1]
+    await dc.press_label(dc.channel, cid, notice, "Your hand")
+    now = dc.hand(cid)
+    assert now is not None
+    assert now is not pressed
+    assert (pressed.content, pressed.labels()) == (now.content, now.labels())
+    assert dc.fake.errors[1:] == []
 
 
 async def test_an_abandoned_game_leaves_no_button_to_press(

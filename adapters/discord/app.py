@@ -459,6 +459,8 @@ class DiscordFrontEnd:
                 reply = await self._split(
                     chat, outcome, user.id, here=here, command=False, mirror=mirror
                 )
+                if ephemeral and request.kind is Kind.BUTTON:
+                    await self._as_now(interaction, chat, user.id, reply)
                 await self._respond(interaction, chat, reply, command=False)
             except Exception as error:
                 if caused_by_store(error):  # Redis is away: said once, no traceback
@@ -685,6 +687,21 @@ class DiscordFrontEnd:
         await self.show(chat, replace(outcome, messages=tuple(rest), answer=None))
         return reply
 
+    async def _as_now(self, interaction: Interaction, chat: str, actor: str, reply: Reply) -> None:
+        """A press on an ephemeral hand that shows the presser nothing (it changed nothing, say
+        a mark cleared that is gone, or it was refused): the hand pressed shows the hand as it
+        is now, in place, unless it shows that already. Nothing else ever edits an ephemeral
+        hand, so it would go on saying what is no longer true (a card marked that was played,
+        or dropped) and offering its buttons; a DM hand that a new one supersedes loses them."""
+        if reply.private or interaction.message is None:
+            return
+        now = await self.service.current(chat)
+        hand = next((m for m in now.messages if m.to == actor and m.slot == "hand"), None)
+        item = None if hand is None else post(chat, hand, version=now.version, links=self.links)
+        if hand is not None and item is not None and not _shows(interaction.message, item):
+            reply.private.append(hand)
+            reply.version = now.version
+
     async def _respond(
         self, interaction: Interaction, chat: str, reply: Reply, *, command: bool
     ) -> None:
@@ -785,6 +802,18 @@ def _person(person: discord.User | discord.Member) -> User:
     """A person a command's user option picked, as the service knows them (their server
     nickname, as at the table)."""
     return User(user_key(person.id), display_name(person.display_name, person.id))
+
+
+def _shows(message: discord.Message, item: Post) -> bool:
+    """Whether `message` shows `item` already: its text and its buttons."""
+    shown = [
+        (child.label, child.custom_id, child.url)
+        for row in message.components
+        for child in getattr(row, "children", ())
+        if isinstance(child, discord.Button)
+    ]
+    wanted = [(key.label, key.custom_id or None, key.url) for row in item.keys for key in row]
+    return message.content == item.text and shown == wanted
 
 
 def _place(interaction: Interaction) -> str | None:
