@@ -378,6 +378,98 @@ async def test_a_coach_game_reads_well(dc: Bot, request: pytest.FixtureRequest) 
     compare_golden(request, "coach.txt", "\n\n".join(shown))
 
 
+def unchanged_edits(bot: Bot, view: int) -> list[str]:
+    """The edits in a view's transcript that show what their message showed already (a REST
+    call for nothing)."""
+    shown: dict[str, str] = {}
+    found = []
+    for line in bot.fake.transcripts[view]:
+        for text in (line.text, *line.replies):
+            name, _, rest = text.partition(" ")
+            if not name.startswith("#"):
+                continue
+            kind, _, body = rest.partition(": ")
+            if kind.endswith("edited") and shown.get(name) == body:
+                found.append(text)
+            shown[name] = body
+    return found
+
+
+async def test_a_game_with_foresight_wings_and_closed_dms_reads_well(
+    dc: Bot, request: pytest.FixtureRequest
+) -> None:
+    """A whole 5-round game with foresight (round 1: each sees the others' cards, not their
+    own) and wings (each person marks their hand's last card once a round while not on turn;
+    Bob clears his mark once), an AI seat, and Cid, whose DMs are closed, playing from his
+    ephemeral hands in the channel: what the channel and every DM show, compared with
+    tests/golden/discord/foresight_wings.txt. A mark shows in its owner's hand alone: the
+    channel is never edited for one."""
+    ann, bob, cid = players = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
+    await seat(dc, players, foresight="on", wings="on")
+    await dc.command(cid, "addbot")
+    await dc.command(ann, "start")
+    marked: set[tuple[str, str]] = set()
+    cleared = False
+    for _ in range(600):
+        if any(OVER in text for text in dc.channel_texts()):
+            break
+        for user in players:
+            hand = dc.hand(user)
+            if hand is None or moves_of(hand):
+                continue
+            marks = [custom_id for custom_id in hand.custom_ids() if is_mark(custom_id)]
+            heading = hand.content.partition(" · ")[0]
+            if not marks or (user.name, heading) in marked:
+                continue
+            marked.add((user.name, heading))
+            view = dc.channel if user is cid else user.id
+            public = [looks(m) for m in dc.fake.shown(dc.channel) if m.only is None]
+            await dc.press(view, user, hand, marks[-1])
+            assert "🪽 Marked to play by itself" in hand.content  # (edited in place)
+            if user is bob and heading == "Round 3 of 5":
+                await dc.press_label(view, user, hand, "Clear the mark")
+                assert "🪽 Mark a card to have it played by itself" in hand.content
+                cleared = True
+            assert [looks(m) for m in dc.fake.shown(dc.channel) if m.only is None] == public
+            break
+        else:
+            assert await move(dc)
+    else:
+        raise AssertionError("the game did not end")
+    assert len(marked) >= 10
+    assert cleared
+    # Round 1: each sees the others' cards, not their own, and plays it unseen.
+    for user in (ann, bob):
+        first = dc.fake.texts(user.id)[0]
+        assert "Foresight: you cannot see your card. The others hold:" in first
+        assert user.name not in first.partition("The others hold:")[2]
+    ephemeral = [r for line in dc.fake.transcripts[dc.channel] for r in line.replies]
+    assert any("(only Cid sees)" in r and "[Play your unseen card]" in r for r in ephemeral)
+    # A mark that could not be played is said to its owner alone: in Ann's DM, and to Cid in
+    # the channel as an ephemeral message (a followup of his last press there).
+    dropped = "could not be played: choose a card."
+    assert any(dropped in text for text in dc.fake.texts(ann.id))
+    assert any("(only Cid sees) bot: 🪽" in r and dropped in r for r in ephemeral)
+    assert not any(dropped in line.text for line in dc.fake.transcripts[dc.channel])
+    # Nothing private in the channel: no hand, no mark, no unseen card's owner told it.
+    for message in dc.fake.shown(dc.channel):
+        if message.only is None:
+            assert "Your hand" not in message.content or f"<@{cid.id}>" in message.content
+            assert "🪽 Mark" not in message.content
+            assert "Foresight:" not in message.content
+    # No edit for nothing, and nothing superseded keeps a button or still asks for a move.
+    for view in (dc.channel, ann.id, bob.id):
+        assert unchanged_edits(dc, view) == [], view
+        shown = [(m.content, m.labels()) for m in dc.fake.shown(view) if m.only is None]
+        reading.check_no_stale_buttons(str(view), shown)
+        reading.check_no_stale_asks(str(view), [text for text, _labels in shown])
+    assert [e[1] for e in dc.fake.errors] == [50007]  # Cid's DM, tried once
+    assert dc.fake.texts(cid.id) == []
+    shown = [f"=== the channel\n{dc.fake.format_transcript(dc.channel)}"]
+    shown += [f"=== {user.name}\n{dc.fake.format_transcript(user.id)}" for user in players]
+    compare_golden(request, "foresight_wings.txt", "\n\n".join(shown))
+
+
 @pytest.mark.parametrize("options", [{}, {"bids": "secret"}])
 async def test_a_4_player_game_reads_well_from_the_dms(dc: Bot, options: dict[str, str]) -> None:
     """A whole 4-player game played from the DMs alone, each turn message read as its player
