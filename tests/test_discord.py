@@ -451,6 +451,14 @@ async def test_a_game_with_foresight_wings_and_closed_dms_reads_well(
     assert any(dropped in text for text in dc.fake.texts(ann.id))
     assert any("(only Cid sees) bot: 🪽" in r and dropped in r for r in ephemeral)
     assert not any(dropped in line.text for line in dc.fake.transcripts[dc.channel])
+    # Cid's comes with his hand as it is now under it, with its buttons, and he plays from it:
+    # not from the round's "Your hand" notice further up, which pings only once a round.
+    told = next(r for r in ephemeral if "(only Cid sees) bot: 🪽" in r and dropped in r)
+    assert "Your turn: play a card." in told
+    assert re.search(r"\n\s*\[", told), told  # its buttons
+    name = re.findall(r"#e\d+", told)[0]
+    pressed = [line.text for line in dc.fake.transcripts[dc.channel] if line.action]
+    assert any(text.startswith("Cid presses") and text.endswith(f"on {name}") for text in pressed)
     # Nothing private in the channel: no hand, no mark, no unseen card's owner told it.
     for message in dc.fake.shown(dc.channel):
         if message.only is None:

@@ -278,26 +278,38 @@ class DiscordFrontEnd:
 
     async def show(self, chat: str, outcome: Outcome) -> None:
         """Queue an outcome's messages for their channels and DMs (in order; slots coalesce).
-        A DM for someone whose DMs are known to be closed is not tried: see `_dms_closed`."""
-        for item in posts(chat, outcome, self.links):
-            if item.user is not None and self.sender.dms_closed(item.user):
-                await self._dms_closed(item)
-            else:
+        A DM for someone whose DMs are known to be closed is not tried: see `_dms_closed`; a
+        plain private message for them that comes with their hand asking for their attention
+        (a wings mark that could not be played) is held for that hand (`_dms_closed`)."""
+        items = posts(chat, outcome, self.links)
+        held: dict[int, list[Post]] = {}
+        for index, item in enumerate(items):
+            if item.user is None or not self.sender.dms_closed(item.user):
                 self.outbox.put(item.target, item, key=item.slot)
+            elif item.slot is None and _asks_later(items[index + 1 :], item.user):
+                held.setdefault(item.user, []).append(item)
+            else:
+                await self._dms_closed(item, tuple(held.pop(item.user, ())))
 
     def _superseded(self, post: Post, message_id: int) -> None:
         """An old slot message's buttons come off once its channel has nothing newer to show."""
         strip = strip_post(post, message_id)
         self.outbox.put(strip.target, strip, key=("strip", message_id), low=True)
 
-    async def _dms_closed(self, failed: Post) -> None:
+    async def _dms_closed(self, failed: Post, told: tuple[Post, ...] = ()) -> None:
         """A hand cannot go to a DM: when it asks for the person's attention, the channel
         gets a notice with a "Your hand" button (what the hand shows stays private). One notice
         a round, which pings once: the round's later turns find it there (the hand button shows
         what is asked). The notice of the round before loses its button; the first one of a
         game says why. Once the game is over (ended, cancelled or abandoned: its hand slot shows
         no round), the last notice loses its button: there is no hand to show any more. A
-        plain private message (a coach's review) is shown to them alone by `_follow_up`."""
+        plain private message (a coach's review) is shown to them alone by `_follow_up`.
+
+        `told`: plain private messages that came with this hand (a wings mark that could not be
+        played when their turn came). When the round's notice is there already (no new ping),
+        they are followed up in one message with the hand as it is now under them, with its
+        buttons, as "Your hand" shows it: they can choose the card where they are told to;
+        else each is followed up on its own, after the new notice."""
         if failed.user is None:
             return
         base = f"{chat_key(failed.game)}:dm:{failed.user}"
@@ -310,12 +322,26 @@ class DiscordFrontEnd:
             return
         if not failed.notify:
             return
+        number = failed.round
+        slot = f"{base}:r{number}"
+        if await self._noticed(failed.game, slot, game_id):  # this round's notice is there
+            if told:
+                said = "\n".join(item.text for item in told)
+                await self._follow_up(replace(failed, text=f"{said}\n{failed.text}"))
+            return
+        await self._notice(failed, base, game_id)
+        for item in told:
+            await self._follow_up(item)
+
+    async def _notice(self, failed: Post, base: str, game_id: str | None) -> None:
+        """The round's "Your hand" notice for the person of `failed`, a hand asking for their
+        attention, in the game's channel (`_dms_closed`)."""
+        assert failed.user is not None
+        assert failed.round is not None
         t = await self._texts(chat_key(failed.game))
         mention = f"<@{failed.user}>"
         number = failed.round
         slot = f"{base}:r{number}"
-        if await self._noticed(failed.game, slot, game_id):
-            return  # this round's notice is there already
         earlier = f"{base}:r{number - 1}"
         if not await self._noticed(failed.game, earlier, game_id):
             text = t(
@@ -802,6 +828,15 @@ def _person(person: discord.User | discord.Member) -> User:
     """A person a command's user option picked, as the service knows them (their server
     nickname, as at the table)."""
     return User(user_key(person.id), display_name(person.display_name, person.id))
+
+
+def _asks_later(items: list[Post], person: int) -> bool:
+    """Whether `items` hold the person's hand asking for their attention (`Post.notify`) in a
+    round (a turn of theirs)."""
+    return any(
+        item.user == person and item.round is not None and item.notify and item.slot is not None
+        for item in items
+    )
 
 
 def _shows(message: discord.Message, item: Post) -> bool:
