@@ -68,6 +68,11 @@ class Message:
     """The label of an "Open the table" button (a hand message of a game in play, in its
     recipient's language): a front end whose bot has a web table (`web.public_url`, see
     `bot.weblinks`) adds a button opening the table's page for the recipient; else nothing."""
+    rebid: bool = False
+    """A hand message that asks its player to bid again (the dealer under hidden bids and
+    notequal, once the others' bids made the bids add up to the tricks): a turn the player,
+    who has bid, does not expect. A front end that does not tell each turn anew (Discord's one
+    notice a round for a player whose DMs are closed) tells them of this one."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -478,6 +478,47 @@ async def test_a_game_with_foresight_wings_and_closed_dms_reads_well(
     compare_golden(request, "foresight_wings.txt", "\n\n".join(shown))
 
 
+async def test_a_dealer_asked_to_bid_again_with_closed_dms_is_told_where(dc: Bot) -> None:
+    """Hidden bids with notequal, and nobody's DMs open: the dealer bids first, and once the
+    last bid makes the bids add up to the one trick, the dealer is asked to bid again. The
+    round's notices pinged once; the dealer's ephemeral hand still shows their bid. They are
+    told where to act: their hand as it is now, with its buttons, follows up their newest
+    interaction, shown to them alone; nobody is pinged, and the channel says only what the
+    table says."""
+    players = people(dc, "Ann", "Bob", "Cid", closed=("Ann", "Bob", "Cid"))
+    await seat(dc, players, bids="hidden", notequal="on")
+    await dc.command(players[0], "start")
+    line = next(text for text in dc.table().content.splitlines() if "(dealer)" in text)
+    deals = next(user for user in players if f" {user.name} (dealer)" in line)
+    last = [user for user in players if user is not deals]
+    for user in (deals, *last):
+        pinged = [m for m in dc.fake.shown(dc.channel) if f"<@{user.id}>" in m.content]
+        await dc.press_label(dc.channel, user, pinged[-1], "Your hand")
+        hand = dc.hand(user)
+        assert hand is not None
+        await dc.press_label(dc.channel, user, hand, "1" if user is deals else "0")
+        if user is deals:
+            mentions = [m.allowed_mentions for m in dc.fake.shown(dc.channel) if m.only is None]
+    why = "The bids add up to the number of tricks: you must change your bid."
+    assert why.partition(":")[0] in dc.table().content  # the table says it to everyone
+    told = dc.hand(deals)
+    assert told is not None
+    assert why in told.content, told.content
+    assert told.labels() == [["0"]], told.content
+    assert told.only == deals.id
+    for user in last:  # the others, who have nothing to do, are told nothing
+        hand = dc.hand(user)
+        assert hand is not None
+        assert why not in hand.content
+    public = [m for m in dc.fake.shown(dc.channel) if m.only is None]
+    assert [m.allowed_mentions for m in public] == mentions  # no new post, no ping
+    assert not any("Your hand:" in m.content or "Your bid" in m.content for m in public)
+    await dc.press_label(dc.channel, deals, told, "0")
+    assert why.partition(":")[0] not in dc.table().content
+    assert "Your bid: 0" in told.content  # (edited in place)
+    assert [e[1] for e in dc.fake.errors] == [50007] * 3
+
+
 @pytest.mark.parametrize("options", [{}, {"bids": "secret"}])
 async def test_a_4_player_game_reads_well_from_the_dms(dc: Bot, options: dict[str, str]) -> None:
     """A whole 4-player game played from the DMs alone, each turn message read as its player

@@ -309,7 +309,9 @@ class DiscordFrontEnd:
         played when their turn came). When the round's notice is there already (no new ping),
         they are followed up in one message with the hand as it is now under them, with its
         buttons, as "Your hand" shows it: they can choose the card where they are told to;
-        else each is followed up on its own, after the new notice."""
+        else each is followed up on its own, after the new notice. A hand that asks them to bid
+        again (`Post.rebid`: they bid, and the table alone would say it) is followed up so too,
+        even with nothing told: a turn they do not expect, where they can act on it."""
         if failed.user is None:
             return
         base = f"{chat_key(failed.game)}:dm:{failed.user}"
@@ -325,9 +327,9 @@ class DiscordFrontEnd:
         number = failed.round
         slot = f"{base}:r{number}"
         if await self._noticed(failed.game, slot, game_id):  # this round's notice is there
-            if told:
-                said = "\n".join(item.text for item in told)
-                await self._follow_up(replace(failed, text=f"{said}\n{failed.text}"))
+            if told or (failed.rebid and not failed.again):
+                said = "".join(f"{item.text}\n" for item in told)
+                await self._follow_up(replace(failed, text=f"{said}{failed.text}"))
             return
         await self._notice(failed, base, game_id)
         for item in told:

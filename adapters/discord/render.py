@@ -75,6 +75,8 @@ class Post:
     """A picture attached to the message (shown in it)."""
     round: int | None = None
     """The round a hand shows (`Message.round`)."""
+    rebid: bool = False
+    """A hand asking its player to bid again (`Message.rebid`)."""
 
     @property
     def target(self) -> str:
@@ -193,6 +195,7 @@ def post(
         bare=message.strip,
         picture=message.picture,
         round=message.round,
+        rebid=message.rebid,
     )
 
 

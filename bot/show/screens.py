@@ -700,6 +700,7 @@ def hand_message(look: Look, screen: HandScreen, notify: bool) -> Message:
         notify=notify,
         round=screen.round,
         open_table=t("Open the table"),
+        rebid=bool(_rebid_notes(look, screen)),
     )
 
 
