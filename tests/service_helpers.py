@@ -677,24 +677,31 @@ def lines(output: str) -> list[dict[str, Any]]:
 async def reviews_posted(
     group_texts: Sequence[str],
     rounds_over: int,
-    svc: GameService,
+    services: "GameService | Sequence[GameService]",
     interval: float,
     idle: Callable[[], Awaitable[None]],
 ) -> int:
     """After a move at a coach table: once the group shows a round's end not seen before
-    (`rounds_over` of them were), wait until its reviews are worked out (in the background),
-    handed over by a tick of the front end's timer loop (every `interval` seconds) and posted;
-    the round ends the group shows now. No time is assumed enough: the reviews are taken by a
-    tick, and that tick's outcomes are shown before the next tick starts."""
+    (`rounds_over` of them were), wait until its reviews are worked out (in the background, by
+    whichever of the workers' `services` ended the round), handed over by a tick of that
+    worker's timer loop (every `interval` seconds) and posted; the round ends the group shows
+    now. No time is assumed enough: the reviews are taken by a tick, and that tick's outcomes
+    are shown before the next tick starts."""
     over = sum("is over" in text or "Final table" in text for text in group_texts)
     if over > rounds_over:
-        await svc.coach.settled()
-        ticks = counted_ticks(svc)
-        while svc.coach.waiting():
-            await asyncio.sleep(interval / 4)
-        taken = ticks.count
-        while ticks.count <= taken:
-            await asyncio.sleep(interval / 4)
+        every = [services] if isinstance(services, GameService) else list(services)
+        for svc in every:
+            await svc.coach.settled()
+        deadline = time.monotonic() + 30
+        for svc in every:
+            ticks = counted_ticks(svc)
+            while svc.coach.waiting():
+                assert time.monotonic() < deadline, "no tick took the reviews"
+                await asyncio.sleep(interval / 4)
+            taken = ticks.count
+            while ticks.count <= taken:
+                assert time.monotonic() < deadline, "the worker does not tick"
+                await asyncio.sleep(interval / 4)
         await idle()
     return over
 

@@ -330,11 +330,9 @@ async def test_whole_games_for_more_players_each_bid_mode(
 async def coach_turn(bot: Bot, rounds_over: int) -> int:
     """The reviews of a round that ended, posted (`service_helpers.reviews_posted`), whichever
     worker works them out."""
-    for worker in bot.workers()[1:]:
-        await worker.service.coach.settled()
-    front = bot.front
+    services = [worker.service for worker in bot.workers()]
     return await reviews_posted(
-        bot.channel_texts(), rounds_over, front.service, front.timer_interval, bot.idle
+        bot.channel_texts(), rounds_over, services, bot.front.timer_interval, bot.idle
     )
 
 
