@@ -325,7 +325,11 @@ async def test_a_frozen_redis_is_answered_within_two_seconds_and_changes_nothing
     tmp_path: Path,
 ) -> None:
     config = Config(redis_timeout=0.5)
-    with RedisServer(tmp_path, port=free_port(), appendfsync="always") as server:
+    # The server fsyncs once a second, not before each answer: on a machine whose disk is busy
+    # with other work, an fsync alone could outlast the half second this test gives Redis, and
+    # the press once it is back would be told the store cannot be reached (seen once, with
+    # three test runs at once). What is checked here is the freeze, not the disk.
+    with RedisServer(tmp_path, port=free_port(), appendfsync="everysec") as server:
         redis = redis_client(server.url, config.redis_timeout)
         try:
             driver = Driver(service(redis, seed=62, config=config), [ANN, BOB, CID], seed=62)
