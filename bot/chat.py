@@ -708,7 +708,7 @@ def changed_hands(
                 continue
         turn = seat in waiting and pid not in table.away
         if ended and entry and not entry.partition("@")[0].endswith("!"):
-            end = round_end_screen(view, seat, seats, state.results[-1].trump)
+            end = round_end_screen(view, seat, seats, *_round_end(state, seat))
             if _seen_anew(table, end, language, theme, False, version) is not None:
                 changed.append((end, False))
         screen = hand_screen(player_view(state, seat, view), seats)
@@ -722,6 +722,14 @@ def changed_hands(
     return tuple(changed)
 
 
+def _round_end(state: GameState, seat: int) -> tuple[Suit | None, Card | None]:
+    """The trump of the round that just ended, and, in a foresight round (one card each), the
+    card the player in `seat` played without seeing it (`round_end_screen`)."""
+    result = state.results[-1]
+    unseen = result.hands[seat][0] if state.options.foresight and result.cards == 1 else None
+    return result.trump, unseen
+
+
 def final_hands(
     look: Look, table: Table, view: TableView, seats: Seating, version: int
 ) -> tuple[tuple[HandScreen, bool], ...]:
@@ -730,14 +738,13 @@ def final_hands(
     and the tricks won of the last trick's winner are one short. Each person's result follows
     as a new message."""
     state = table.game
-    trump = state.results[-1].trump
     final = []
     for seat, player in enumerate(state.players):
         pid = player.id
         if pid in table.ai or pid not in table.seen:
             continue
         language = table.languages.get(pid, look.t.language)
-        screen = round_end_screen(view, seat, seats, trump)
+        screen = round_end_screen(view, seat, seats, *_round_end(state, seat))
         if _seen_anew(table, screen, language, look.theme, False, version) is not None:
             final.append((screen, False))
     return tuple(final)

@@ -486,21 +486,23 @@ def _played_unseen(view: PlayerView) -> Card | None:
 
 
 def round_end_screen(
-    view: TableView, seat: int, seating: Seating, trump: Suit | None
+    view: TableView, seat: int, seating: Seating, trump: Suit | None, unseen: Card | None = None
 ) -> HandScreen:
     """What the hand message of the player in `seat` shows of the round that just ended (the
     last row of the score sheet; its trump was `trump`): the round as it ended, their bid and
     the tricks they won, nothing asked (as a hand shows once its last card is played). Once the
-    game is over, and before a new message for the next round's turn."""
+    game is over, and before a new message for the next round's turn. `unseen`: in a foresight
+    round, the card they played without seeing it, which the round's end names."""
     row = view.sheet[-1]
+    others = () if unseen is None else tuple((name, None) for name in seating.names)
     return HandScreen(
         player=view.seats[seat].player,
         game=seating.game,
         round=row.round,
         rounds=view.rounds,
         trump=trump,
-        others=(),
-        played=None,
+        others=others,
+        played=unseen,
         hand=(),
         bid=row.bids[seat],
         won=row.won[seat],
