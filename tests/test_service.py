@@ -888,18 +888,23 @@ async def test_a_secret_move_typed_aloud_is_refused_whatever_it_names(
     assert after.bids[turn] == 0
 
 
+async def seated(redis_client: aioredis.Redis, people: list[User]) -> tuple[Driver, str]:
+    """`people` seated at a short game's lobby, in that order: the driver, and the lobby."""
+    driver = Driver(service(redis_client, seed=7), people, seed=7)
+    await driver.lobby(["rounds=short"], start=False)
+    lobby = driver.screens.group("lobby")
+    assert lobby is not None
+    return driver, lobby.text
+
+
 async def test_two_people_called_alike_are_told_apart_at_the_table(
     redis_client: aioredis.Redis,
 ) -> None:
     """Names are the platform's, and two people may share one: the table numbers the later
     one (`Ann (2)`) wherever it names them, so nobody can pass for another."""
     other = User("tg:99", ANN.name)
-    svc = service(redis_client, seed=7)
-    driver = Driver(svc, [ANN, other, BOB], seed=7)
-    await driver.lobby(["rounds=short"], start=False)
-    lobby = driver.screens.group("lobby")
-    assert lobby is not None
-    assert f"1. {ANN.name} 👑\n2. {ANN.name} (2)\n3. {BOB.name}\n" in lobby.text
+    driver, lobby = await seated(redis_client, [ANN, other, BOB])
+    assert f"1. {ANN.name} 👑\n2. {ANN.name} (2)\n3. {BOB.name}\n" in lobby
     await driver.ok(ANN, Kind.START)
     table = driver.screens.group()
     assert table is not None
@@ -912,12 +917,8 @@ async def test_someone_called_like_a_numbered_namesake_is_not_taken_for_one(
     """A person whose own name is `Ann (2)` sits with two people called Ann: the second Ann is
     numbered past it (`Ann (3)`), so each name at the table is one person's."""
     second, numbered = User("tg:98", ANN.name), User("tg:99", f"{ANN.name} (2)")
-    svc = service(redis_client, seed=7)
-    driver = Driver(svc, [ANN, numbered, second], seed=7)
-    await driver.lobby(["rounds=short"], start=False)
-    lobby = driver.screens.group("lobby")
-    assert lobby is not None
-    assert f"1. {ANN.name} 👑\n2. {ANN.name} (2)\n3. {ANN.name} (3)\n" in lobby.text
+    _, lobby = await seated(redis_client, [ANN, numbered, second])
+    assert f"1. {ANN.name} 👑\n2. {ANN.name} (2)\n3. {ANN.name} (3)\n" in lobby
 
 
 # --- a person seated in two chats ----------------------------------------------------------------

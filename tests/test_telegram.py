@@ -759,18 +759,25 @@ def forum(fake: FakeTelegram) -> tuple[int, int]:
     return topics
 
 
+async def seated_in_a_topic(tg: Bot) -> tuple[int, int]:
+    """A forum (`forum`) where everybody opened a private chat with the bot and the players
+    joined in the topic "Wizard": the topics."""
+    topic, chatter = forum(tg.fake)
+    for user in (*PLAYERS, DAN):
+        tg.fake.start_dm(user)
+        await tg.idle()
+    for user in PLAYERS:
+        tg.fake.send_command(GROUP, user, "/join", thread=topic)
+        await tg.idle()
+    return topic, chatter
+
+
 async def test_a_game_opened_in_a_forum_topic_is_played_in_that_topic(tg: Bot) -> None:
     """In a forum (General closed), the game lives in the topic it was opened in: the lobby,
     the table, round summaries, the score sheet, refusals; a /join typed in another topic
     seats the person there, and is answered in that topic with a link to the game's."""
     fake = tg.fake
-    topic, chatter = forum(fake)
-    for user in (*PLAYERS, DAN):
-        fake.start_dm(user)
-        await tg.idle()
-    for user in PLAYERS:
-        fake.send_command(GROUP, user, "/join", thread=topic)
-        await tg.idle()
+    topic, chatter = await seated_in_a_topic(tg)
     fake.send_command(GROUP, DAN, "/join", thread=chatter)
     await tg.idle()
     pointer = fake.last_message(GROUP)
@@ -803,13 +810,7 @@ async def test_a_press_in_another_forum_topic_is_answered_there_with_a_link(tg: 
     "Play again" under the old score sheet seats him at that table: the press is answered
     where it was made, with a link to the game's topic, as a command typed there is."""
     fake = tg.fake
-    topic, chatter = forum(fake)
-    for user in (*PLAYERS, DAN):
-        fake.start_dm(user)
-        await tg.idle()
-    for user in PLAYERS:
-        fake.send_command(GROUP, user, "/join", thread=topic)
-        await tg.idle()
+    topic, chatter = await seated_in_a_topic(tg)
     fake.send_command(GROUP, ANN, "/options rounds=short", thread=topic)
     await tg.idle()
     await tg.press_label(GROUP, ANN, tg.lobby().message_id, "Start")

@@ -9,7 +9,7 @@ import json
 import random
 import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 from urllib.parse import urlencode
 
@@ -95,6 +95,22 @@ class web_client:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.client.close()
+
+
+async def page_view(client: TestClient, link: dict[str, str]) -> dict[str, Any]:
+    """The view the page of `link` polls (it must be given)."""
+    answer = await client.get("/api/view", headers=link)
+    assert answer.status == 200, await answer.text()
+    data: dict[str, Any] = await answer.json()
+    return data
+
+
+async def page_move(client: TestClient, link: dict[str, str], payload: str) -> dict[str, Any]:
+    """A move made from the page of `link` (it must be taken): the answer."""
+    answer = await client.post("/api/move", headers=link, json={"payload": payload})
+    made: dict[str, Any] = await answer.json()
+    assert made["ok"], made["answer"]
+    return made
 
 
 async def game_id(driver: Driver) -> str:
@@ -849,19 +865,11 @@ async def test_the_page_says_why_the_dealer_bids_again_or_last_and_what_notequal
         gid = await game_id(driver)
         links = {user.id: bearer(web.link(CHAT, user.id, gid)) for user in (ANN, BOB)}
 
-        async def view(user: Any) -> dict[str, Any]:
-            answer = await client.get("/api/view", headers=links[user.id])
-            assert answer.status == 200, await answer.text()
-            data: dict[str, Any] = await answer.json()
-            return data
+        def view(user: Any) -> Awaitable[dict[str, Any]]:
+            return page_view(client, links[user.id])
 
-        async def play(user: Any, payload: str) -> dict[str, Any]:
-            answer = await client.post(
-                "/api/move", headers=links[user.id], json={"payload": payload}
-            )
-            moved: dict[str, Any] = await answer.json()
-            assert moved["ok"], moved["answer"]
-            return moved
+        def play(user: Any, payload: str) -> Awaitable[dict[str, Any]]:
+            return page_move(client, links[user.id], payload)
 
         told = {"rebid": False, "last": False, "forbidden": False}
         rng = random.Random(5)
@@ -933,18 +941,11 @@ async def test_the_page_says_when_a_wings_mark_could_not_be_played(
         gid = await game_id(driver)
         links = {user.id: bearer(web.link(CHAT, user.id, gid)) for user in (ANN, BOB)}
 
-        async def view(user: Any) -> dict[str, Any]:
-            answer = await client.get("/api/view", headers=links[user.id])
-            assert answer.status == 200, await answer.text()
-            data: dict[str, Any] = await answer.json()
-            return data
+        def view(user: Any) -> Awaitable[dict[str, Any]]:
+            return page_view(client, links[user.id])
 
-        async def play(user: Any, payload: str) -> None:
-            answer = await client.post(
-                "/api/move", headers=links[user.id], json={"payload": payload}
-            )
-            moved: dict[str, Any] = await answer.json()
-            assert moved["ok"], moved["answer"]
+        def play(user: Any, payload: str) -> Awaitable[dict[str, Any]]:
+            return page_move(client, links[user.id], payload)
 
         rng = random.Random(3)
         marked = None  # the card Ann marked, while it is marked
