@@ -5,7 +5,7 @@ chat's table, so they take no compare-and-set of the game and wait for none. In 
 show that group's data only. In a private chat with the bot (`Request.private`), /stats shows
 the asker's own stats across every chat they played in, and nobody else's. A person picked by the
 platform (`Request.whom`: a reply, a mention, a user option) is looked up by their id, not their
-name. /forgetme asks first
+name; a bot picked so has no stats, and is told so. /forgetme asks first
 and deletes once confirmed (`/forgetme yes`), in every chat.
 
 What they say goes into the chat as a message; a refusal, and /forgetme's answers in a group, to
@@ -53,6 +53,8 @@ async def answer(
     except BadArgument as error:
         return _say(error.say(t), request.private, alert=True)
     if request.kind is Kind.STATS:
+        if request.whom is not None and request.whom.bot:
+            return _say(no_bot_stats(t, request.whom.name), request.private, alert=True)
         if request.private:
             other = request.whom is not None and request.whom.id != user.id
             return await mine(store, user, str(arg or ""), t, other)
@@ -60,6 +62,17 @@ async def answer(
     if request.kind is Kind.TOP:
         return await top(store, chat, t, now, request.private)
     return await forget(store, chat, user, str(arg or ""), t, request.private)
+
+
+def no_bot_stats(t: Texts, name: str) -> str:
+    """The answer to /stats of a bot (this one or another), picked rather than named: bots play
+    no game; the AI seats at the table are rated by level, under the level's name."""
+    # TRANSLATORS: "/stats hard" stays as it is: the command and the AI level's name.
+    return t(
+        "{name} is a bot, and bots have no stats. AI players have stats by level, such as "
+        "/stats hard.",
+        name=fit(name, NAME_SHOWN),
+    )
 
 
 async def stats(

@@ -16,6 +16,9 @@ class User:
     language: str | None = None
     """The language of their app as the platform says it (`de`, `pt-BR`), if it does: their
     private messages are shown in it when there is a catalog for it."""
+    bot: bool = False
+    """The platform says this is a bot account (this bot or another): it plays no game, so
+    /stats of one has nothing to show."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,4 +45,5 @@ class Request:
     whom: User | None = None
     """The person it points at, as the platform picked them rather than by a name typed (a
     Telegram command sent in reply to their message or mentioning them, Discord's `player`
-    option): /stats shows theirs (`bot.queries.stats`). None: nobody was picked so."""
+    option or a user mention typed as its `name`): /stats shows theirs (`bot.queries.stats`),
+    and says so of a bot (`User.bot`). None: nobody was picked so."""

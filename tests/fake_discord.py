@@ -79,6 +79,8 @@ class Person:
     name: str
     locale: str = "en-US"
     """The language of their Discord client (sent with each interaction)."""
+    bot: bool = False
+    """A bot account (Discord's `bot` flag on the user)."""
 
     def to_json(self) -> JSON:
         return {
@@ -88,6 +90,7 @@ class Person:
             "discriminator": "0",
             "avatar": None,
             "public_flags": 0,
+            **({"bot": True} if self.bot else {}),
         }
 
 
@@ -221,7 +224,7 @@ class FakeDiscord:
         self._inflight = 0
         self._runner: web.AppRunner | None = None
         self.port = 0
-        self.bot = Person(self.app_id, "Wizard")
+        self.bot = Person(self.app_id, "Wizard", bot=True)
         self.shards = 1
         self.identified: list[JSON] = []
         """The IDENTIFY payloads received (token, intents, shard)."""
@@ -322,9 +325,16 @@ class FakeDiscord:
         return channel
 
     def add_user(
-        self, name: str, *, dms: bool = True, admin: bool = False, locale: str = "en-US"
+        self,
+        name: str,
+        *,
+        dms: bool = True,
+        admin: bool = False,
+        locale: str = "en-US",
+        bot: bool = False,
     ) -> Person:
-        person = Person(next(self._ids), name, locale)
+        """A member of the guild (`bot`: a bot account, another app's)."""
+        person = Person(next(self._ids), name, locale, bot)
         self.people[person.id] = person
         self.transcripts[person.id] = []
         if not dms:

@@ -1221,6 +1221,27 @@ async def test_stats_of_the_player_a_user_option_picks(dc: Bot) -> None:
     assert dc.fake.errors == []
 
 
+async def test_stats_of_a_bot_say_bots_have_none(dc: Bot) -> None:
+    """/stats player: picking a bot (this one, or another app's) answers the asker alone that
+    bots have no stats, and where the AI players' are; not that it has yet to finish a game.
+    The same in a DM."""
+    ann, bob, cid = people(dc, "Ann", "Bob", "Cid")
+    helper = dc.fake.add_user("Helper", bot=True)
+    await seat(dc, [ann, bob, cid])
+    await dc.command(ann, "start")
+    await play_on(dc)
+    for picked, view in ((dc.fake.bot, None), (helper, None), (helper, bob.id)):
+        await dc.command(bob, "stats", view=view, player=picked)
+        head, text = dc.last_reply(view).split(": ", 1)
+        if view is None:
+            assert head.endswith("(only Bob sees) bot"), head
+        assert text == (
+            f"{picked.name} is a bot, and bots have no stats. AI players have stats by level, "
+            "such as /stats hard."
+        )
+    assert dc.fake.errors == []
+
+
 async def test_private_messages_follow_each_players_client_language(dc: Bot) -> None:
     ann, bob = people(dc, "Ann", "Bob")
     uwe = dc.fake.add_user("Uwe", locale="de")

@@ -828,8 +828,8 @@ class DiscordFrontEnd:
 
 def _person(person: discord.User | discord.Member) -> User:
     """A person a command's user option picked, as the service knows them (their server
-    nickname, as at the table)."""
-    return User(user_key(person.id), display_name(person.display_name, person.id))
+    nickname, as at the table; whether Discord says they are a bot)."""
+    return User(user_key(person.id), display_name(person.display_name, person.id), bot=person.bot)
 
 
 def _asks_later(items: list[Post], person: int) -> bool:
