@@ -350,7 +350,8 @@ class FakeDiscord:
         channel, or the person's id for their DM). A Person is a user option's value (type 6,
         the id, the person in `resolved`: as a user, and in a server as a member too); a
         client offers only the options the synced command has, of their type (a KeyError
-        else)."""
+        else). A text that mentions people it knows (`<@id>`, `<@!id>`) has them in `resolved`
+        too, as Discord sends them; one it does not know (who left the server) is not there."""
         synced = {o["name"]: o["type"] for o in self._command(name).get("options") or []}
         shown = " ".join(
             [f"/{name}", *(f"{k}:{getattr(v, 'name', v)}" for k, v in options.items())]
@@ -364,15 +365,24 @@ class FakeDiscord:
                 raise KeyError(f"/{name} has no option {key!r} of type {kind}")
             given = value
             if isinstance(value, Person):
-                resolved.setdefault("users", {})[str(value.id)] = value.to_json()
-                if not dm:
-                    resolved.setdefault("members", {})[str(value.id)] = _member(PERMISSIONS)
+                self._resolve(resolved, value, dm)
                 given = str(value.id)
+            for found in re.findall(r"<@!?([0-9]+)>", value if isinstance(value, str) else ""):
+                known = self.bot if int(found) == self.bot.id else self.people.get(int(found))
+                if known is not None:
+                    self._resolve(resolved, known, dm)
             sent.append({"name": key, "type": kind, "value": given})
         data: JSON = {"id": self._command(name)["id"], "name": name, "type": 1, "options": sent}
         if resolved:
             data["resolved"] = resolved
         return self._interaction(view, user, 2, data, None, f"{user.name}: {shown}")
+
+    @staticmethod
+    def _resolve(resolved: JSON, person: Person, dm: bool) -> None:
+        """Add `person` to an interaction's `resolved`: as a user, and in a server as a member."""
+        resolved.setdefault("users", {})[str(person.id)] = person.to_json()
+        if not dm:
+            resolved.setdefault("members", {})[str(person.id)] = _member(PERMISSIONS)
 
     def press(self, view: int, user: Person, message: Stored, custom_id: str) -> JSON:
         """The INTERACTION_CREATE payload of a press on `custom_id` under `message` (which need

@@ -1221,6 +1221,67 @@ async def test_stats_of_the_player_a_user_option_picks(dc: Bot) -> None:
     assert dc.fake.errors == []
 
 
+async def test_stats_of_a_member_mentioned_in_name(dc: Bot) -> None:
+    """A user mention typed as /stats's name (`<@id>`, `<@!id>`: what a client makes of an
+    @-autocomplete) picks that person, as the player option does: shown to the channel by
+    their id, whatever they are called; named from what Discord resolved, else by the id alone
+    (`#id`); a bot mentioned has no stats. A role's or a channel's mention, or a person's among
+    other words, picks nobody: the asker alone is told how to pick someone. In a DM, only
+    oneself."""
+    ann, annie, bob = people(dc, "Ann", "Ann", "Bob")
+    cid = dc.fake.add_user("Cid")
+    helper = dc.fake.add_user("Helper", bot=True)
+    await seat(dc, [ann, annie, bob])
+    await dc.command(ann, "start")
+    await play_on(dc)
+
+    def said(view: int | None = None) -> tuple[str, str]:
+        """Who sees the last reply (in `view`: the channel, or a DM), and its text."""
+        head, text = dc.last_reply(view).split(": ", 1)
+        return head.split(" ", 1)[1], text
+
+    for name in (f"<@{annie.id}>", f" <@!{annie.id}> "):
+        await dc.command(bob, "stats", name=name)
+        seen, text = said()
+        assert seen == "bot"  # for everyone
+        assert text.startswith("```\n    📊 Ann (2)\n"), text
+    await dc.command(bob, "stats", name=f"<@{cid.id}>")
+    assert said() == ("(only Bob sees) bot", "Cid has not finished a game here yet.")
+    for robot in (dc.fake.bot, helper):
+        await dc.command(bob, "stats", name=f"<@{robot.id}>")
+        assert said() == (
+            "(only Bob sees) bot",
+            f"{robot.name} is a bot, and bots have no stats. AI players have stats by level, "
+            "such as /stats hard.",
+        )
+    stray = (
+        f"<@&{dc.fake.guild}>",
+        f"<#{dc.channel}>",
+        f"<@{ann.id}> <@{bob.id}>",
+        f"<@{ann.id}>!",
+    )
+    for name in stray:
+        await dc.command(bob, "stats", name=name)
+        assert said() == (
+            "(only Bob sees) bot",
+            "To see someone's stats, pick one person in the player option, or type the name they "
+            "play under.",
+        )
+    await dc.command(bob, "stats", view=bob.id, name=f"<@{ann.id}>")
+    assert said(bob.id)[1] == "Here, /stats shows your own stats only."
+    await dc.command(bob, "stats", view=bob.id, name=f"<@{bob.id}>")
+    assert said(bob.id)[1].startswith("```\n    📊 Bob, in 1 chat\n"), said(bob.id)
+    del dc.fake.people[annie.id]  # she left the server: Discord resolves her no more
+    await dc.command(bob, "stats", name=f"<@{annie.id}>")
+    assert said()[1].startswith("```\n    📊 Ann (2)\n"), said()
+    gone = dc.fake.add_user("Dan")
+    del dc.fake.people[gone.id]
+    await dc.command(bob, "stats", name=f"<@{gone.id}>")
+    text = f"\\#{gone.id} has not finished a game here yet."  # (`\#`: not a heading)
+    assert said() == ("(only Bob sees) bot", text)
+    assert dc.fake.errors == []
+
+
 async def test_stats_of_a_bot_say_bots_have_none(dc: Bot) -> None:
     """/stats player: picking a bot (this one, or another app's) answers the asker alone that
     bots have no stats, and where the AI players' are; not that it has yet to finish a game.

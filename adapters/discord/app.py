@@ -16,17 +16,25 @@ import asyncio
 import contextlib
 import io
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import aiohttp
 import discord
 from discord import app_commands
 
 from adapters.discord import buttons
-from adapters.discord.commands import COMMANDS, Spec, Translator, description, option_description
+from adapters.discord.commands import (
+    COMMANDS,
+    Spec,
+    Translator,
+    description,
+    mentioned,
+    mentions_any,
+    option_description,
+)
 from adapters.discord.followups import Followups
 from adapters.discord.ids import (
     SCOPE,
@@ -261,7 +269,9 @@ class DiscordFrontEnd:
                     value: str = "",
                     person: discord.User | discord.Member | None = None,
                 ) -> None:
-                    await self.on_command(interaction, kind, value, public=public, whom=person)
+                    await self.on_command(
+                        interaction, kind, value, public=public, whom=person, picks=True
+                    )
 
                 described = app_commands.describe(
                     value=option_description(text), person=option_description(about)
@@ -431,24 +441,35 @@ class DiscordFrontEnd:
         *,
         public: bool = False,
         whom: discord.User | discord.Member | None = None,
+        picks: bool = False,
     ) -> None:
         """A slash command: the game is the channel's. `public`: its answer is usually for
-        everyone (a slow one is deferred in public). `whom`: the person its user option picked."""
+        everyone (a slow one is deferred in public). `whom`: the person its user option picked;
+        `picks`: it has one, and with nobody picked there, a text that is exactly a user mention
+        picks that user, and one with a mention in other words is refused (`_stray_mention`)."""
         channel = interaction.channel_id
         if channel is None:
             return
         chat = chat_key(channel)
         user = self._user(interaction)
+        picked = None if whom is None else _person(whom)
+        if picks and picked is None and (typed := mentioned(arg)) is not None:
+            picked, arg = _mentioned(interaction, typed), ""
         request = Request(
             kind,
             clean(arg, ARG_LIMIT),
             private=interaction.guild_id is None,
             place=_place(interaction),
-            whom=None if whom is None else _person(whom),
+            whom=picked,
         )
         with about(chat):
             self.busy += 1
             try:
+                if picks and _stray_mention(request):
+                    await self._say(
+                        interaction, content(await self._no_mention(chat)), ephemeral=True
+                    )
+                    return
                 if not await self._may_post(interaction, chat, kind):
                     return
                 outcome = await self._handle(interaction, chat, user, request, public=public)
@@ -458,6 +479,16 @@ class DiscordFrontEnd:
                 await self._respond(interaction, chat, reply, command=True)
             finally:
                 self.busy -= 1
+
+    async def _no_mention(self, chat: str) -> str:
+        """The answer to a person's text holding a mention that picks nobody alone."""
+        t = await self._texts(chat)
+        # TRANSLATORS: said on Discord to one who typed a role, a channel, or a mention with
+        # other words into /stats's name option. "player" is the option's name: keep it.
+        return t(
+            "To see someone's stats, pick one person in the player option, or type the name "
+            "they play under."
+        )
 
     async def on_button(self, interaction: Interaction, channel: int, payload: str) -> None:
         """A press on a game button. In a server the game is the channel's; in a DM, the channel
@@ -826,10 +857,46 @@ class DiscordFrontEnd:
         await sent
 
 
-def _person(person: discord.User | discord.Member) -> User:
+def _person(person: discord.abc.User) -> User:
     """A person a command's user option picked, as the service knows them (their server
     nickname, as at the table; whether Discord says they are a bot)."""
     return User(user_key(person.id), display_name(person.display_name, person.id), bot=person.bot)
+
+
+def _mentioned(interaction: Interaction, user_id: int) -> User:
+    """The person a mention typed as a command's text names (`<@42>`): this bot, as it knows
+    itself; else as Discord sent them with the interaction (`resolved`, their server nickname
+    first); else as the client's cache of the server knows them; else by the id alone (`#42`:
+    the service finds them in its stats by their id all the same)."""
+    me = interaction.client.user
+    if me is not None and me.id == user_id:
+        return _person(me)
+    found = _resolved(interaction, user_id)
+    if found is not None:
+        return found
+    member = interaction.guild.get_member(user_id) if interaction.guild is not None else None
+    if member is not None:
+        return _person(member)
+    return User(user_key(user_id), display_name(None, user_id))
+
+
+def _resolved(interaction: Interaction, user_id: int) -> User | None:
+    """A user as the interaction's `resolved` data has them (Discord adds the people mentioned
+    in its text options, as for a user option), as `_person` names them; None if it has not."""
+    data: Mapping[str, Any] = cast(Mapping[str, Any], interaction.data or {})
+    resolved = data.get("resolved") or {}
+    found = (resolved.get("users") or {}).get(str(user_id))
+    if not isinstance(found, dict):
+        return None
+    member = (resolved.get("members") or {}).get(str(user_id)) or {}
+    name = member.get("nick") or found.get("global_name") or found.get("username")
+    return User(user_key(user_id), display_name(name, user_id), bot=bool(found.get("bot")))
+
+
+def _stray_mention(request: Request) -> bool:
+    """A server's request that picks nobody, with a mention in its text: a role's, a channel's,
+    or a person's among other words (`/stats name:<@&42>`), which no player is called."""
+    return request.whom is None and not request.private and mentions_any(request.arg)
 
 
 def _asks_later(items: list[Post], person: int) -> bool:

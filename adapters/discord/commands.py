@@ -1,7 +1,9 @@
 """Slash commands, made from the command table: which request each one is, its option, and its
 description in every language (Discord shows each person the one of their client's language).
-Their names stay English in every language, as the bot's texts name them."""
+Their names stay English in every language, as the bot's texts name them. A user mention typed
+as a command's text (`<@42>`) is read as a pick of that person where the command takes one."""
 
+import re
 from dataclasses import dataclass
 
 import discord
@@ -40,6 +42,24 @@ COMMANDS: dict[str, Spec] = {
     if spec.typed and spec.about and spec.slash
 }
 """The slash commands, by name."""
+
+USER_MENTION = re.compile(r"<@!?([0-9]{1,20})>")
+"""A user mention as a message's text holds it: `<@42>`, or `<@!42>` (the older form)."""
+ANY_MENTION = re.compile(r"<(?:@[!&]?|#)[0-9]{1,20}>")
+"""A mention of a user, a role (`<@&42>`) or a channel (`<#42>`)."""
+
+
+def mentioned(text: str) -> int | None:
+    """The user `text` is exactly a mention of, spaces around aside (what a client makes of a
+    person picked from its @-autocomplete); None for anything else."""
+    found = USER_MENTION.fullmatch(text.strip())
+    return int(found[1]) if found else None
+
+
+def mentions_any(text: str) -> bool:
+    """Whether `text` holds a mention of anyone or anything (a user, a role, a channel)."""
+    return ANY_MENTION.search(text) is not None
+
 
 LOCALES: dict[discord.Locale, str] = {
     discord.Locale.german: "de",
