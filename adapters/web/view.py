@@ -44,7 +44,9 @@ WORDS: dict[str, str] = {
     "turn_of": N_("{name}'s turn"),
     "dealer": N_("dealer"),
     "round": N_("Round {round} of {rounds}"),
-    "choose_trump": N_("Choose trump"),
+    # the dealer's question beside the suits, as the hand message asks it (the card's caption
+    # then says nothing: the question is asked once)
+    "choose_trump": N_("A Wizard was turned up: you are the dealer, choose the trump suit."),
     "your_bid": N_("How many tricks will you take?"),
     "forbidden_bid": N_("You can't bid that: the bids may not add up to the number of tricks."),
     # TRANSLATORS: the web table's fold-out showing the trick taken last
@@ -109,14 +111,10 @@ def _plays(look: Look, cards: tuple[Card, ...], leader: int, seats: int) -> list
 
 def _trump_line(look: Look, tv: TableView, seat: int, names: tuple[str, ...]) -> str:
     """The trump under its card: the suit, or who chooses it while the dealer does (a Wizard
-    was turned up)."""
+    was turned up); nothing for the dealer, whose question is beside the suits to choose."""
     t = look.t
     if tv.phase is Phase.TRUMP:
-        return (
-            t("Choose trump")
-            if tv.dealer == seat
-            else t("{name} chooses trump.", name=names[tv.dealer])
-        )
+        return "" if tv.dealer == seat else t("{name} chooses trump.", name=names[tv.dealer])
     return t("Trump: {suit}", suit=look.suit(tv.trump))
 
 

@@ -177,7 +177,7 @@ function drawMiddle(v) {
   const trump = $("trump");
   trump.replaceChildren();
   if (v.trump.card) trump.append(cardNode(v.trump.card.card, v.trump.card, { classes: "small" }));
-  trump.append(element("figcaption", {}, v.trump.line));
+  if (v.trump.line) trump.append(element("figcaption", {}, v.trump.line));
   const trick = $("trick");
   trick.replaceChildren();
   for (const play of v.trick.plays) {

@@ -1,0 +1,100 @@
+"""What the web table asks of its player, and says beside it, in a real browser (headless
+Chromium, `tests/browser.py`), on games the service's driver sets up where the moment is rare
+in a game played through: a Wizard turned up for the dealer to choose the trump, a round of
+foresight, a player on autopilot whose turn it is while the AI decides for them. The page is
+the web table's own (`adapters/web`), served by aiohttp's test server over the same service.
+"""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import redis.asyncio as aioredis
+from browser import chromium, launch
+from playwright.async_api import Browser, Page
+from service_helpers import ANN, BOB, CID, Clock, Driver, service, table_of
+from test_browser import PHONE, caught_up
+from test_web import CONFIG, NOW, web_client
+
+from adapters.web.auth import RateLimit
+from adapters.web.server import WebTable
+from bot import GameService
+from bot.show.look import look_of
+from bot.table import Settings
+from engine import Phase, table_view
+
+__all__ = ["chromium"]  # the fixture
+
+FORESIGHT_UNSEEN = "Foresight: you cannot see your card."
+
+
+@asynccontextmanager
+async def pages(driver: Driver, chromium: Path) -> AsyncIterator[tuple[WebTable, str, Browser]]:
+    """The web table of `driver`'s service at its address, and a browser."""
+    limit = RateLimit(rate=1e6, burst=1e6)
+    async with web_client(driver, Clock(NOW), limit) as (web, client), launch(chromium) as browser:
+        yield web, str(client.make_url("/")), browser
+
+
+async def open_page(
+    browser: Browser, web: WebTable, address: str, driver: Driver, player: str
+) -> Page:
+    """`player`'s page at `driver`'s table, showing the table as it is now."""
+    version, stored, _ = await driver.svc.snapshot(driver.chat)
+    assert stored is not None
+    page = await browser.new_page(viewport=PHONE)
+    await page.goto(f"{address}?link={web.link(driver.chat, player, stored.game_id)}")
+    await caught_up(page, version)
+    return page
+
+
+async def wizard_turned_up(svc: GameService) -> Driver:
+    """A game of three people whose first round's trump card is a Wizard: its dealer (a
+    person) is to choose the trump."""
+    for attempt in range(300):
+        driver = Driver(svc, [ANN, BOB, CID], chat=f"tg:-1003{attempt}", wings_rate=0)
+        await driver.lobby(["rounds=short"])
+        stored = await table_of(svc.store.client, driver.chat)
+        assert stored is not None
+        if stored.game.phase is Phase.TRUMP:
+            return driver
+    raise AssertionError("no Wizard turned up")
+
+
+async def test_the_dealer_is_asked_once_to_choose_the_trump_beside_the_suits(
+    chromium: Path, redis_client: aioredis.Redis
+) -> None:
+    """A Wizard turned up: the dealer's page asks them once, in the hand message's words, with
+    the four suits beside the question (the card's caption says nothing more); another
+    player's page says under the card who chooses, and offers no suit. Once chosen, the
+    caption names the trump and the question is gone."""
+    driver = await wizard_turned_up(service(redis_client, seed=3, config=CONFIG))
+    stored = await table_of(redis_client, driver.chat)
+    assert stored is not None
+    assert stored.game.round is not None
+    players = stored.game.players
+    dealer = stored.game.round.dealer
+    async with pages(driver, chromium) as (web, address, browser):
+        mine = await open_page(browser, web, address, driver, players[dealer].id)
+        other = await open_page(browser, web, address, driver, players[(dealer + 1) % 3].id)
+        question = "A Wizard was turned up: you are the dealer, choose the trump suit."
+        assert await mine.locator("#ask p").all_inner_texts() == [question]
+        assert await mine.locator("#ask button.trump").count() == 4
+        assert await mine.locator("#trump figcaption").count() == 0
+        shown = (await mine.inner_text("#table")).lower()
+        assert shown.count("choose") == 1, shown
+        caption = await other.inner_text("#trump figcaption")
+        assert caption == f"{players[dealer].name} chooses trump."
+        assert await other.locator("#ask button.trump").count() == 0
+        assert "choose" not in (await other.inner_text("#ask")).lower()
+
+        version, _, _ = await driver.svc.snapshot(driver.chat)
+        await mine.locator("#ask button.trump").first.click()
+        await caught_up(mine, version + 1)
+        now = await table_of(redis_client, driver.chat)
+        assert now is not None
+        trump = table_view(now.game).trump
+        assert trump is not None
+        label = look_of(Settings()).suit(trump)
+        assert await mine.inner_text("#trump figcaption") == f"Trump: {label}"
+        assert "choose" not in (await mine.inner_text("#ask")).lower()
