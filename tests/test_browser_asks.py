@@ -98,3 +98,35 @@ async def test_the_dealer_is_asked_once_to_choose_the_trump_beside_the_suits(
         label = look_of(Settings()).suit(trump)
         assert await mine.inner_text("#trump figcaption") == f"Trump: {label}"
         assert "choose" not in (await mine.inner_text("#ask")).lower()
+
+
+async def test_under_foresight_the_page_says_its_player_cannot_see_their_card(
+    chromium: Path, redis_client: aioredis.Redis
+) -> None:
+    """A round of foresight (one card each, the others' seen, one's own not): the page of the
+    player to lead draws their card from its back and says, as their hand message does, that
+    they cannot see it; once they have played it, which card it was, as the hand message then
+    says, while the others are still to play."""
+    driver = Driver(service(redis_client, seed=3, config=CONFIG), [ANN, BOB, CID], wings_rate=0)
+    await driver.lobby(["rounds=short", "foresight"])
+    state = await driver.play_until(lambda s: s.phase is Phase.PLAYING)
+    assert state.round is not None
+    assert state.round.rules.foresight
+    leader = state.players[state.round.turn]
+    async with pages(driver, chromium) as (web, address, browser):
+        page = await open_page(browser, web, address, driver, leader.id)
+        notes = page.locator("#ask p.note")
+        assert await notes.all_inner_texts() == [FORESIGHT_UNSEEN]
+        assert await page.locator("#hand .card.back").count() == 1
+        assert await page.locator("#seats .card").count() == 2  # the others' cards
+
+        version, _, _ = await driver.svc.snapshot(driver.chat)
+        await page.locator("#ask button.unseen").click()
+        await caught_up(page, version + 1)
+        stored = await table_of(redis_client, driver.chat)
+        assert stored is not None
+        assert stored.game.round is not None
+        (played,) = stored.game.round.trick  # the others are still to play
+        card = look_of(Settings()).card(played)
+        assert await notes.all_inner_texts() == [f"Foresight: you played {card} without seeing it."]
+        assert await page.locator("#hand .card").count() == 0

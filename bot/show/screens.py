@@ -621,6 +621,18 @@ def _away_notes(look: Look, screen: HandScreen) -> list[str]:
     return [look.t("💤 The AI is playing for you. Press Resume to play yourself.")]
 
 
+def _foresight_notes(look: Look, screen: HandScreen) -> list[str]:
+    """Under foresight, for the web table (which draws the others' cards on their seats): that
+    the player cannot see their card, or once played, which card it was."""
+    if not screen.others:
+        return []
+    if screen.played is None:
+        return [look.t("Foresight: you cannot see your card.")]
+    return [
+        look.t("Foresight: you played {card} without seeing it.", card=look.card(screen.played))
+    ]
+
+
 def _rebid_notes(look: Look, screen: HandScreen) -> list[str]:
     """Why a player who bid is asked again (notequal under hidden bids: the dealer)."""
     if not screen.bids or screen.bid is None or screen.choose_trump:
@@ -650,11 +662,13 @@ def _bids_last_notes(look: Look, screen: HandScreen) -> list[str]:
 
 def hand_notes(look: Look, screen: HandScreen) -> list[str]:
     """The hand message's lines that say why the player is asked what they are, or what is
-    asked of them besides the question: a bid to change, the bid notequal forbids, bidding
-    last, a wings mark, the AI playing for them (as the hand message words them, for the web
-    table, which draws the rest itself)."""
+    asked of them besides the question: under foresight that they cannot see their card (or
+    which card they played without seeing it), a bid to change, the bid notequal forbids,
+    bidding last, a wings mark, the AI playing for them (as the hand message words them, for
+    the web table, which draws the rest itself: the others' cards on their seats)."""
     return (
-        _rebid_notes(look, screen)
+        _foresight_notes(look, screen)
+        + _rebid_notes(look, screen)
         + _notequal_notes(look, screen)
         + _bids_last_notes(look, screen)
         + _wings_notes(look, screen)
