@@ -5,6 +5,7 @@ foresight, a player on autopilot whose turn it is while the AI decides for them.
 the web table's own (`adapters/web`), served by aiohttp's test server over the same service.
 """
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -18,10 +19,14 @@ from test_web import CONFIG, NOW, web_client
 
 from adapters.web.auth import RateLimit
 from adapters.web.server import WebTable
-from bot import GameService
+from bot import GameService, tokens
 from bot.show.look import look_of
+from bot.show.screens import hand_message, hand_screen
+from bot.show.seating import seating
+from bot.store import keys
 from bot.table import Settings
-from engine import Phase, table_view
+from bot.tokens import Action
+from engine import GameState, Phase, player_view, table_view
 
 __all__ = ["chromium"]  # the fixture
 
@@ -130,3 +135,75 @@ async def test_under_foresight_the_page_says_its_player_cannot_see_their_card(
         card = look_of(Settings()).card(played)
         assert await notes.all_inner_texts() == [f"Foresight: you played {card} without seeing it."]
         assert await page.locator("#hand .card").count() == 0
+
+
+async def test_a_player_on_autopilot_is_told_their_own_move_takes_them_back_and_it_does(
+    chromium: Path, redis_client: aioredis.Redis
+) -> None:
+    """Ann's turn timed out: the AI plays for her. While it decides her card, her page (as her
+    hand message) still offers her cards, with Resume, and says that a move of hers, or
+    Resume, takes her back. She plays a card on the page: it is played, she is back, and the
+    AI's move, decided meanwhile, is refused."""
+    clock = Clock(NOW)
+    svc = service(redis_client, seed=21, clock=clock, config=CONFIG)
+    driver = Driver(svc, [ANN, BOB, CID], seed=21, wings_rate=0)
+    await driver.lobby(["rounds=short"])
+
+    def ann_leads_or_follows(state: GameState) -> bool:
+        rnd = state.round
+        return (
+            state.phase is Phase.PLAYING
+            and rnd is not None
+            and state.players[rnd.turn].id == ANN.id
+            and len(rnd.trick) < len(state.players) - 1  # her card does not end the trick
+        )
+
+    state = await driver.play_until(ann_leads_or_follows)
+    seat = [p.id for p in state.players].index(ANN.id)
+    # The AI that moves for her is held (the service's thinkers), so that the moment lasts.
+    held = asyncio.Semaphore(0)
+    svc._thinkers = held
+    stored = await table_of(redis_client, driver.chat)
+    assert stored is not None
+    assert stored.deadline is not None
+    clock.now = stored.deadline + 1
+    await svc.run_timers(keys.scope(driver.chat), aside=True)
+    away = await table_of(redis_client, driver.chat)
+    assert away is not None
+    assert away.away == [ANN.id]
+    said = "💤 The AI is playing for you. Make your move, or press Resume, to play yourself again."
+    # Her hand message, as the chat shows it now: the same line, her cards, Resume.
+    hand = hand_message(
+        look_of(Settings()), hand_screen(player_view(away.game, seat), seating(away)), False
+    )
+    assert said in hand.text.splitlines()
+    actions = [tokens.decode(b.payload).action for row in hand.buttons for b in row]
+    assert Action.PLAY in actions
+    assert Action.RESUME in actions
+    async with pages(driver, chromium) as (web, address, browser):
+        page = await open_page(browser, web, address, driver, ANN.id)
+        notes = page.locator("#ask p.note")
+        assert await notes.all_inner_texts() == [said]
+        assert await page.inner_text("#ask button.resume") == "Resume"
+        legal = page.locator("#hand button.legal")
+        assert await legal.count() >= 1
+        card = await legal.first.get_attribute("data-card")
+
+        version, _, _ = await svc.snapshot(driver.chat)
+        await legal.first.click()
+        await caught_up(page, version + 1)
+        back = await table_of(redis_client, driver.chat)
+        assert back is not None
+        assert back.away == []
+        assert back.game.round is not None
+        assert back.game.round.trick[-1] == card
+        assert card not in back.game.round.hands[seat]
+        assert await notes.all_inner_texts() == []
+
+        for _ in range(3):
+            held.release()
+        await asyncio.gather(*svc._moving.values())
+        after, stored_after, _ = await svc.snapshot(driver.chat)
+        assert after == version + 1  # the AI's move for her was refused: nothing written
+        assert stored_after is not None
+        assert stored_after.away == []

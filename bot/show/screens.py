@@ -616,8 +616,17 @@ def _wings_notes(look: Look, screen: HandScreen) -> list[str]:
 
 
 def _away_notes(look: Look, screen: HandScreen) -> list[str]:
+    """A player on autopilot: the AI moves for them; Resume takes them back, and so does a
+    move of their own while they are asked one (it is made, and the AI's is then refused)."""
     if not screen.away:
         return []
+    if screen.choose_trump or screen.bids or screen.cards or screen.unseen:
+        return [
+            look.t(
+                "💤 The AI is playing for you. Make your move, or press Resume, to play "
+                "yourself again."
+            )
+        ]
     return [look.t("💤 The AI is playing for you. Press Resume to play yourself.")]
 
 
