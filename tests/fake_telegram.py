@@ -46,6 +46,8 @@ What it models, as the real service does (the quirks a bot must get right):
   right to manage topics), a deleted (`delete_topic`) or unknown one with "Bad Request: message
   thread not found"; closing and reopening a topic posts its service message (`forum_topic_closed`,
   `forum_topic_reopened`), deleting it tells the bot nothing;
+- Telegram tells the bot when a person blocks it, in a my_chat_member update of their private
+  chat (member -> kicked), and when they unblock it (kicked -> member): `block(tell=True)`;
 - a bot muted in a group (`restrict_bot`: a my_chat_member update to "restricted" with
   `can_send_messages` false) is refused new messages there with 400 "Bad Request: not enough
   rights to send text messages to the chat" (photos, documents alike);
@@ -1246,13 +1248,23 @@ class FakeTelegram:
             }
         }
 
-    def block(self, user: User, blocked: bool = True) -> None:
-        """The person blocks (or unblocks) the bot: it can no longer write to them."""
+    def block(self, user: User, blocked: bool = True, *, tell: bool = False) -> JSON | None:
+        """The person blocks the bot (it can no longer write to them), or unblocks it in their
+        settings without pressing Start (it can write to them again). With `tell`, Telegram
+        tells the bot, as it does, in a my_chat_member update of their private chat (member ->
+        kicked, or back), returned; without, that update has not come yet (a message of the
+        bot's to them may fail first)."""
         self._know(user)
         if blocked:
             self._blocked.add(user.id)
         else:
             self._blocked.discard(user.id)
+        if not tell:
+            return None
+        chat = self._chat(user.id, user)
+        was, now = ("member", "kicked") if blocked else ("kicked", "member")
+        was_json = self._member_json(chat, self.bot_id, was)
+        return self.inject(self._bot_membership(chat, user, was_json, now))
 
     def has_started(self, user: User | int) -> bool:
         """Whether the person opened the bot, so that it may write to them."""

@@ -1031,6 +1031,41 @@ async def test_a_player_who_blocked_the_bot_before_his_first_hand_gets_it_on_sta
     assert tg.real_errors() == [e for e in tg.fake.errors if e.chat_id == BOB.id]
 
 
+def unreached_notices(bot: Bot) -> list[MessageView]:
+    """The group's notices that Bob cannot be reached privately, oldest first."""
+    return [m for m in bot.fake.current_messages(GROUP).values() if UNREACHED in m.text]
+
+
+async def test_a_player_who_unblocks_the_bot_without_start_is_back(tg: Bot) -> None:
+    """Bob blocks the bot mid-round and is named in the group; he unblocks it in Telegram's
+    settings without pressing Start (a my_chat_member update of his private chat, kicked ->
+    member). His hand comes as it is now, so he can play at once, the notice loses its button,
+    and the game's mark goes: blocking the bot once more names him again."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    tg.fake.block(BOB)  # the update saying so has not come: his next message fails first
+    for _ in range(2):  # Cid and Ann bid: Bob's hand, his turn next, fails
+        await bid_in_the_group(tg)
+    (notice,) = unreached_notices(tg)
+    assert notice.labels == [["Open the private chat"]]
+    hands = len([m for m in tg.fake.current_messages(BOB.id).values() if "Your hand:" in m.text])
+    update = tg.fake.block(BOB, blocked=False, tell=True)
+    assert update is not None
+    assert update["my_chat_member"]["chat"]["type"] == "private"
+    await tg.idle()
+    mine = [m for m in tg.fake.current_messages(BOB.id).values() if "Your hand:" in m.text]
+    assert len(mine) == hands + 1
+    assert tg.fake.message(GROUP, notice.message_id).keyboard == ()
+    await move(tg)  # he bids, and sees his hand change
+    assert "Your hand:" in tg.hand(BOB).text
+    assert tg.fake.last_message(BOB.id).message_id == tg.hand(BOB).message_id
+    tg.fake.block(BOB)
+    await tg.command(GROUP, BOB, "/hand")  # the hand he asks for fails
+    notices = unreached_notices(tg)
+    assert len(notices) == 2, tg.group_texts()
+    assert notices[1].labels == [["Open the private chat"]]
+
+
 async def test_a_deep_link_join_opens_the_table_in_the_topic_it_was_asked_in(tg: Bot) -> None:
     topic, _ = forum(tg.fake)
     tg.fake.send_command(GROUP, DAN, "/join", thread=topic)

@@ -8,7 +8,8 @@ is Telegram's own: a person who never opened a private chat with the bot cannot 
 cards, so before seating someone the bot writes to them privately; if Telegram refuses, the
 group gets a deep link (`t.me/<bot>?start=join-<group>`) whose /start finishes the join. A
 player Telegram stops taking private messages for mid-game (they blocked the bot) is named in
-the group once each time, with a link back to the private chat (`_unreachable`).
+the group once each time, with a link back to the private chat (`_unreachable`); unblocking the
+bot, or /start there, sends their hand.
 
 In a forum (a supergroup with topics) a game lives in the topic it was opened in: a request
 says its topic (`Request.where`, the thread id as a string), the table keeps the one it was
@@ -34,6 +35,7 @@ from telegram import (
     Chat,
     ChatMember,
     ChatMemberRestricted,
+    ChatMemberUpdated,
     MaybeInaccessibleMessage,
     Message,
     MessageEntity,
@@ -365,11 +367,16 @@ class TelegramFrontEnd:
         t = texts(resolve_language(person.language_code))
         add = Key(t("Add me to a group"), url=f"https://t.me/{self.bot.username}?startgroup=play")
         self.outbox.put(person.id, Post(person.id, html_text(welcome_text(t)), keys=((add,),)))
-        shown = await self.slots.games(person.id)
-        seated = await self.service.seated(user.id)  # a game whose hand never came as well
-        sitting = (game for game in seated if is_group(telegram_id(game) or 0))
-        for game in sorted({*shown, *sitting}):
-            await self._reached(game, person.id)
+        await self._hands(update, person.id, user)
+
+    async def _hands(self, update: Update, person: int, user: User) -> None:
+        """The person is back in their private chat: for each game it shows a hand of, or their
+        live seats name (where they blocked the bot before their first hand came, the chat has
+        none), the group's notice that they could not be reached loses its button
+        (`_reached`), and their hand and turn as it is now are sent."""
+        shown = await self.slots.games(person)
+        for game in sorted({*shown, *await self._sitting(user.id)}):
+            await self._reached(game, person)
             request = Request(Kind.HAND)
             with about(game):
                 outcome = await self.service.handle(
@@ -472,9 +479,13 @@ class TelegramFrontEnd:
     async def on_member(self, update: Update, context: Context) -> None:
         """The bot was added to a group: it says what it does and how to start (the help).
         It was removed from one, or muted there: the game there ends (`GameService.unseen`),
-        its players told privately, since nobody could see its table any more."""
+        its players told privately, since nobody could see its table any more. A person
+        unblocked it (its membership of their private chat): `_block_changed`."""
         change, person = update.my_chat_member, update.effective_user
-        if change is None or person is None or not is_group(change.chat.id):
+        if change is None or person is None:
+            return
+        if not is_group(change.chat.id):
+            await self._block_changed(update, change, person)
             return
         was = change.old_chat_member.status
         now = change.new_chat_member.status
@@ -491,6 +502,19 @@ class TelegramFrontEnd:
         with about(game):
             outcome = await self.service.handle(game, user, Request(Kind.HELP))
             self.show(game, outcome)
+
+    async def _block_changed(
+        self, update: Update, change: ChatMemberUpdated, person: TgUser
+    ) -> None:
+        """A person unblocked the bot (its membership of their private chat: from kicked back to
+        member), with Start pressed or not: they are back (`_hands`)."""
+        was = change.old_chat_member.status
+        now = change.new_chat_member.status
+        if was in OUT and now not in OUT:
+            user = make_user(
+                person.id, person.first_name, person.last_name, False, person.language_code
+            )
+            await self._hands(update, person.id, user)
 
     async def on_migrate(self, update: Update, context: Context) -> None:
         """A group became a supergroup, with a new id (Telegram tells the old group and the new
@@ -540,6 +564,11 @@ class TelegramFrontEnd:
 
     # --- private chats --------------------------------------------------------------------------
 
+    async def _sitting(self, player: str) -> list[str]:
+        """The Telegram groups where `player` (`User.id`) has a live seat now."""
+        seated = await self.service.seated(player)
+        return [game for game in seated if is_group(telegram_id(game) or 0)]
+
     async def _reachable(
         self, group: Chat, person: TgUser, reply_to: int | None, here: str | None
     ) -> bool:
@@ -575,8 +604,9 @@ class TelegramFrontEnd:
         told in a new message, naming them with a mention (which notifies) and a link back to
         the private chat, where /start shows their hand again; nothing of the hand. The Redis
         calls happen on a failure only: the table, then one SET NX shared by the workers
-        (`keys.unreached`) so that later failures say nothing, until their /start takes the mark
-        off (`_reached`): once per time they block the bot, not once per game."""
+        (`keys.unreached`) so that later failures say nothing, until they are back (/start, or
+        unblocking the bot) and the mark comes off (`_reached`): once per time they block the
+        bot, not once per game."""
         group, game = telegram_id(failed.game), failed.game
         if game is None or group is None or not is_group(group) or failed.version is None:
             return
