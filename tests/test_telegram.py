@@ -1066,6 +1066,38 @@ async def test_a_player_who_unblocks_the_bot_without_start_is_back(tg: Bot) -> N
     assert notices[1].labels == [["Open the private chat"]]
 
 
+async def test_a_player_who_blocks_the_bot_is_named_at_once(tg: Bot) -> None:
+    """Bob blocks the bot while the game waits on Ann: Telegram says so at once (a
+    my_chat_member update of his private chat, member -> kicked), and the group is told then,
+    not at his next message that fails, which could be minutes away; that failure, and the
+    ones after, say nothing more. A block while he sits in the lobby tells the group nothing."""
+    await seat(tg)
+    tg.fake.block(BOB, tell=True)
+    await tg.idle()
+    assert unreached_notices(tg) == []  # no round is played yet
+    tg.fake.start_dm(BOB)
+    await tg.idle()
+    await tg.command(GROUP, ANN, "/start")
+    calls = tg.fake.total_calls(chat_id=BOB.id)
+    update = tg.fake.block(BOB, tell=True)
+    assert update is not None
+    assert update["my_chat_member"]["new_chat_member"]["status"] == "kicked"
+    await tg.idle()
+    assert tg.fake.total_calls(chat_id=BOB.id) == calls  # nothing was sent him, nothing failed
+    (notice,) = unreached_notices(tg)
+    assert notice.text == UNREACHED + "press the button below, then Start."
+    assert notice.entities[0]["url"] == f"tg://user?id={BOB.id}"
+    assert notice.labels == [["Open the private chat"]]
+    for _ in PLAYERS:  # everyone bids: his hand fails each time
+        await bid_in_the_group(tg)
+    assert [e for e in tg.fake.errors if e.chat_id == BOB.id]
+    assert unreached_notices(tg) == [tg.fake.message(GROUP, notice.message_id)]
+    tg.fake.start_dm(BOB, "cards")
+    await tg.idle()
+    assert "Your hand:" in tg.hand(BOB).text
+    assert tg.fake.message(GROUP, notice.message_id).keyboard == ()
+
+
 async def test_a_deep_link_join_opens_the_table_in_the_topic_it_was_asked_in(tg: Bot) -> None:
     topic, _ = forum(tg.fake)
     tg.fake.send_command(GROUP, DAN, "/join", thread=topic)

@@ -7,9 +7,9 @@ answered (the outcome's answer as a toast, or an alert for a refusal). What this
 is Telegram's own: a person who never opened a private chat with the bot cannot be sent their
 cards, so before seating someone the bot writes to them privately; if Telegram refuses, the
 group gets a deep link (`t.me/<bot>?start=join-<group>`) whose /start finishes the join. A
-player Telegram stops taking private messages for mid-game (they blocked the bot) is named in
-the group once each time, with a link back to the private chat (`_unreachable`); unblocking the
-bot, or /start there, sends their hand.
+player Telegram stops taking private messages for mid-game (they blocked the bot: Telegram says
+so at once, or a message to them is refused) is named in the group once each time, with a link
+back to the private chat (`_unreached`); unblocking the bot, or /start there, sends their hand.
 
 In a forum (a supergroup with topics) a game lives in the topic it was opened in: a request
 says its topic (`Request.where`, the thread id as a string), the table keeps the one it was
@@ -480,7 +480,7 @@ class TelegramFrontEnd:
         """The bot was added to a group: it says what it does and how to start (the help).
         It was removed from one, or muted there: the game there ends (`GameService.unseen`),
         its players told privately, since nobody could see its table any more. A person
-        unblocked it (its membership of their private chat): `_block_changed`."""
+        blocked or unblocked it (its membership of their private chat): `_block_changed`."""
         change, person = update.my_chat_member, update.effective_user
         if change is None or person is None:
             return
@@ -506,14 +506,20 @@ class TelegramFrontEnd:
     async def _block_changed(
         self, update: Update, change: ChatMemberUpdated, person: TgUser
     ) -> None:
-        """A person unblocked the bot (its membership of their private chat: from kicked back to
-        member), with Start pressed or not: they are back (`_hands`)."""
+        """A person blocked the bot (the bot's membership of their private chat: kicked): at
+        each table where they are playing a round the group is told at once (`_unreached`),
+        not at the next message of theirs that fails, which can be minutes away. They unblocked
+        it (back to member), with Start pressed or not: they are back (`_hands`)."""
         was = change.old_chat_member.status
         now = change.new_chat_member.status
-        if was in OUT and now not in OUT:
-            user = make_user(
-                person.id, person.first_name, person.last_name, False, person.language_code
-            )
+        user = make_user(
+            person.id, person.first_name, person.last_name, False, person.language_code
+        )
+        if now in OUT and was not in OUT:
+            for game in await self._sitting(user.id):
+                with about(game):
+                    await self._unreached(game, person.id)
+        elif was in OUT and now not in OUT:
             await self._hands(update, person.id, user)
 
     async def on_migrate(self, update: Update, context: Context) -> None:
@@ -600,24 +606,32 @@ class TelegramFrontEnd:
 
     async def _unreachable(self, failed: Post) -> None:
         """Telegram refused a game's private message to its player (they blocked the bot, or
-        their account or chat is gone). The first time while the game is played, the group is
+        their account or chat is gone): the group is told (`_unreached`). The Redis calls
+        happen on a failure only."""
+        if failed.game is None or failed.version is None:
+            return
+        await self._unreached(failed.game, failed.target, failed.version[0])
+
+    async def _unreached(self, game: str, person: int, game_id: str | None = None) -> None:
+        """The player `person` of `game` cannot be reached privately (a message to them was
+        refused, or they blocked the bot). The first time while a round is played, the group is
         told in a new message, naming them with a mention (which notifies) and a link back to
-        the private chat, where /start shows their hand again; nothing of the hand. The Redis
-        calls happen on a failure only: the table, then one SET NX shared by the workers
-        (`keys.unreached`) so that later failures say nothing, until they are back (/start, or
-        unblocking the bot) and the mark comes off (`_reached`): once per time they block the
-        bot, not once per game."""
-        group, game = telegram_id(failed.game), failed.game
-        if game is None or group is None or not is_group(group) or failed.version is None:
+        the private chat, where /start shows their hand again; nothing of the hand. One SET NX
+        shared by the workers (`keys.unreached`) makes later failures say nothing, until they
+        are back (/start, or unblocking the bot) and the mark comes off (`_reached`): once per
+        time they block the bot, not once per game. `game_id`: the game a refused message was
+        of (a message of an older game tells nothing)."""
+        group = telegram_id(game)
+        if group is None or not is_group(group):
             return
         table = await self.service.table(game)
-        if table is None or table.game_id != failed.version[0]:
+        if table is None or game_id not in (None, table.game_id):
             return
-        player = user_key(failed.target)
+        player = user_key(person)
         name = next((p.name for p in table.game.players if p.id == player), None)
         if name is None or table.game.phase not in ROUND_PHASES:
             return
-        mark = keys.unreached(game, table.game_id, failed.target)
+        mark = keys.unreached(game, table.game_id, person)
         if not await self.client.set(mark, b"1", nx=True, ex=UNREACHED_FOR):
             return
         t = await self._texts(game)
@@ -630,7 +644,7 @@ class TelegramFrontEnd:
             group,
             html_text(said_of(t, name, text), mentions=((player, name),)),
             keys=((Key(self._open_private(t), url=link),),),
-            slot=f"{game}:{UNREACHED_SLOT}{failed.target}",
+            slot=f"{game}:{UNREACHED_SLOT}{person}",
             notify=True,  # a new message (a mention in an edit notifies nobody)
             thread=thread(table.where),
         )
@@ -638,7 +652,7 @@ class TelegramFrontEnd:
 
     async def _reached(self, game: str, person: int) -> None:
         """A player is back in their private chat: the group's notice that they could not be
-        reached (`_unreachable`), if there is one, loses its button, and the game's mark that
+        reached (`_unreached`), if there is one, loses its button, and the game's mark that
         the group was told goes: if they block the bot again, the group is told again."""
         group = telegram_id(game)
         if group is None:
