@@ -49,8 +49,9 @@ What it models, as the real service does (the quirks a bot must get right):
 - Telegram tells the bot when a person blocks it, in a my_chat_member update of their private
   chat (member -> kicked), and when they unblock it (kicked -> member): `block(tell=True)`;
 - a bot muted in a group (`restrict_bot`: a my_chat_member update to "restricted" with
-  `can_send_messages` false) is refused new messages there with 400 "Bad Request: not enough
-  rights to send text messages to the chat" (photos, documents alike);
+  `can_send_messages` false), or in one whose default permissions mute every member
+  (`mute_members`: no update, the bot unless an admin), is refused new messages there with 400
+  "Bad Request: not enough rights to send text messages to the chat" (photos, documents alike);
 - with `rate_limits` on: about 20 messages a minute per group, about one a second per private
   chat, 30 a second overall (sends and edits count) -> 429 "Too Many Requests: retry after N"
   with `parameters.retry_after`.
@@ -820,6 +821,7 @@ class _Chat:
     bot_admin: bool = False
     bot_removed: bool = False
     bot_muted: bool = False  # restricted: it may not send messages
+    members_muted: bool = False  # default permissions: no member but an admin may send
     pinned: list[int] = field(default_factory=list)
     migrated_to: int | None = None  # the supergroup this group became
     forum: bool = False  # a supergroup with topics
@@ -1224,6 +1226,12 @@ class FakeTelegram:
         if enqueue:
             self._enqueue(update)
         return update
+
+    def mute_members(self, chat_id: int, muted: bool = True) -> None:
+        """The group's default permissions let no member send messages (or do again): the bot,
+        unless it is an admin, is refused its new messages there; Telegram tells it nothing
+        (its own membership did not change)."""
+        self._chat(chat_id).members_muted = muted
 
     def restrict_bot(self, chat_id: int, user: User, *, muted: bool = True) -> JSON:
         """`user` mutes the bot in the group (or lifts it), and Telegram tells the bot in a
@@ -2083,8 +2091,8 @@ class FakeTelegram:
         return message_id
 
     def _unmuted(self, chat: _Chat, what: str) -> None:
-        """A new message of the bot is refused where it is muted."""
-        if chat.bot_muted:
+        """A new message of the bot is refused where it is muted (itself, or every member)."""
+        if chat.bot_muted or (chat.members_muted and not chat.bot_admin):
             raise bad_request(f"not enough rights to send {what} to the chat")
 
     def _thread(self, chat: _Chat, params: _Params) -> int | None:

@@ -42,7 +42,7 @@ from bot.store import Store, keys, redis_client
 from bot.store.redis_server import RedisServer, free_port
 from bot.table import Settings
 from bot.tokens import Action
-from engine import Card
+from engine import Card, Phase
 
 pytestmark = pytest.mark.filterwarnings(
     # PTB warns when it reads a 429's retry_after (the type changes in its next major version)
@@ -665,6 +665,34 @@ async def test_a_game_whose_group_mutes_the_bot_ends_and_its_players_are_told(tg
     tg.fake.restrict_bot(GROUP, DAN, muted=False)  # unmuted: a new game may start there
     await tg.idle()
     await tg.command(GROUP, ANN, "/join")
+    assert "1. Ann" in tg.lobby().text
+
+
+async def test_a_game_whose_group_mutes_every_member_ends_at_its_first_refused_post(
+    tg: Bot,
+) -> None:
+    """The group's default permissions let no member send messages: Telegram tells the bot
+    nothing (its own membership is unchanged), and its next new message in the group is refused
+    (400 "not enough rights to send text messages to the chat"). The game ends then, as when the
+    bot is muted by an update, its players told privately, instead of going on from the private
+    chats unseen; the group is not written to again."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/options bids=hidden")
+    await tg.command(GROUP, ANN, "/start")
+    await move(tg)
+    tg.fake.mute_members(GROUP)
+    game = chat_key(GROUP)
+    while (table := await tg.front.service.table(game)) is not None:  # from the private chats
+        assert table.game.phase is not Phase.FINISHED, "the game was played to its end unseen"
+        await move(tg)
+    refused = {e.description for e in tg.fake.errors if e.chat_id == GROUP}
+    assert refused == {"Bad Request: not enough rights to send text messages to the chat"}
+    await ended_unseen(tg)  # the players' last word, once: a later refusal finds no game
+    group_calls = tg.fake.total_calls(chat_id=GROUP)
+    await tg.command(ANN.id, ANN, "/start")  # a private /start finds no game to show
+    assert tg.fake.total_calls(chat_id=GROUP) == group_calls
+    tg.fake.mute_members(GROUP, muted=False)
+    await tg.command(GROUP, ANN, "/join")  # a new game may start there
     assert "1. Ann" in tg.lobby().text
 
 

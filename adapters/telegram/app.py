@@ -270,13 +270,16 @@ class TelegramFrontEnd:
         """An old slot message's buttons come off once the chat has nothing newer to show."""
         self.outbox.put(target, strip_post(target, message_id), key=("strip", message_id), low=True)
 
-    async def _lost(self, target: int, topic: int) -> None:
+    async def _lost(self, target: int, topic: int | None) -> None:
         """A post to forum topic `topic` of group `target` was refused, the topic closed or
         deleted: the game played there ends (`GameService.unseen`), its players told privately;
-        a game played elsewhere in the group goes on."""
+        a game played elsewhere in the group goes on. `topic` None: the bot may post no text
+        in the group (muted, with no update to say so): its game ends, as when the bot is
+        muted there by an update (`on_member`)."""
         game = chat_key(target)
         with about(game):
-            self.show(game, await self.service.unseen(game, str(topic)))
+            where = None if topic is None else str(topic)
+            self.show(game, await self.service.unseen(game, where))
 
     def reply(
         self, target: int, outcome: Outcome, reply_to: int | None, here: str | None = None

@@ -6,8 +6,10 @@ message. An edit that changes nothing ("message is not modified") is no error. T
 attachments go as documents with the text as caption. A slot shows a post's version once
 Telegram has taken the post (see `adapters.slots`). A private chat Telegram refuses (403: the
 person blocked the bot, or never opened it; or 400 "chat not found") is told to `unreachable`.
-A new message refused because its forum topic is closed or deleted (`topic_gone`) is told to
-the app (`lost`): its game may be unseen.
+A new message refused because its forum topic is closed or deleted (`topic_gone`), or because
+the bot may not send text to the group at all (`muted`: its default permissions mute every
+member, which Telegram tells the bot nothing of), is told to the app (`lost`): its game may be
+unseen.
 """
 
 import asyncio
@@ -101,7 +103,20 @@ def topic_gone(error: TelegramError) -> bool:
     return isinstance(error, BadRequest) and any(reason in said for reason in TOPIC_GONE)
 
 
-async def _nothing(_chat: int, _topic: int) -> None:
+MUTED = ("not enough rights to send text messages", "have no rights to send a message")
+"""How Telegram refuses a text message to a group where the bot may send none: 400 "not enough
+rights to send text messages to the chat" (muted, by the group's default permissions or its
+own), or "have no rights to send a message". A refused photo or document says nothing of
+text, which may still be allowed."""
+
+
+def muted(error: TelegramError, target: int) -> bool:
+    """Whether `error` says the bot may post no text in group `target`."""
+    said = error.message.lower()
+    return target < 0 and isinstance(error, BadRequest) and any(r in said for r in MUTED)
+
+
+async def _nothing(_chat: int, _topic: int | None) -> None:
     return None
 
 
@@ -110,7 +125,8 @@ class Sender:
     message supersedes one that may still have buttons, `superseded(chat, message id)` is told:
     the app queues a post that takes them off (`Post.strip`), when the chat has time for it.
     A post Telegram refuses (`refused`) is handed to `unreachable`. When a post is refused
-    because its forum topic is closed or gone, `lost(chat, topic)` is awaited."""
+    because its forum topic is closed or gone, `lost(chat, topic)` is awaited; because the bot
+    may not post text in the group, `lost(chat, None)`."""
 
     def __init__(
         self,
@@ -118,7 +134,7 @@ class Sender:
         slots: Slots,
         superseded: Callable[[int, int], object] = lambda _chat, _message: None,
         unreachable: Callable[[Post], Awaitable[None]] = _nobody,
-        lost: Callable[[int, int], Awaitable[None]] = _nothing,
+        lost: Callable[[int, int | None], Awaitable[None]] = _nothing,
     ) -> None:
         self.bot = bot
         self.slots = slots
@@ -139,7 +155,9 @@ class Sender:
                 await self.unreachable(post)
                 return Delivery.FORBIDDEN
             log.warning("could not post to chat %s: %s", post.target, error)
-            if post.thread is not None and topic_gone(error):
+            if muted(error, post.target):
+                await self.lost(post.target, None)
+            elif post.thread is not None and topic_gone(error):
                 await self.lost(post.target, post.thread)
             return Delivery.FAILED
 
