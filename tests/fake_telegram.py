@@ -47,7 +47,8 @@ What it models, as the real service does (the quirks a bot must get right):
   thread not found"; closing and reopening a topic posts its service message (`forum_topic_closed`,
   `forum_topic_reopened`), deleting it tells the bot nothing;
 - Telegram tells the bot when a person blocks it, in a my_chat_member update of their private
-  chat (member -> kicked), and when they unblock it (kicked -> member): `block(tell=True)`;
+  chat (member -> kicked), and when they unblock it (kicked -> member): `block(tell=True)`, and
+  `start_dm` of one who blocked it (the Restart button: the update, then "/start");
 - a bot muted in a group (`restrict_bot`: a my_chat_member update to "restricted" with
   `can_send_messages` false), or in one whose default permissions mute every member
   (`mute_members`: no update, the bot unless an admin), is refused new messages there with 400
@@ -1399,10 +1400,12 @@ class FakeTelegram:
 
     def start_dm(self, user: User, payload: str | None = None) -> JSON:
         """`user` opens the bot (taps Start): "/start" in their private chat; from now on the
-        bot may write to them. `payload` is a deep link's parameter ("/start PAYLOAD")."""
+        bot may write to them. `payload` is a deep link's parameter ("/start PAYLOAD"). One who
+        blocked the bot taps Restart: Telegram tells the bot of the unblocking first (`block`)."""
         self._know(user)
         self._started.add(user.id)
-        self._blocked.discard(user.id)
+        if user.id in self._blocked:
+            self.block(user, blocked=False, tell=True)
         text = "/start" if payload is None else f"/start {payload}"
         return self.send_text(user.id, user, text)
 

@@ -1094,6 +1094,27 @@ async def test_a_player_who_unblocks_the_bot_without_start_is_back(tg: Bot) -> N
     assert notices[1].labels == [["Open the private chat"]]
 
 
+async def test_a_player_who_restarts_the_bot_gets_his_hand_once(tg: Bot) -> None:
+    """Bob blocked the bot mid-round and taps Restart in his private chat: Telegram sends the
+    unblocking (kicked -> member) and then /start, one right after the other. He gets the
+    welcome and his hand once, not a second hand under the first."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    tg.fake.block(BOB, tell=True)
+    await tg.idle()
+    (notice,) = unreached_notices(tg)
+    since = len(tg.fake.transcript(BOB.id))
+    tg.fake.start_dm(BOB, "cards")
+    await tg.idle()
+    sent = [e for e in tg.fake.transcript(BOB.id)[since:] if e.kind == "message"]
+    assert sum("Your hand:" in e.text for e in sent) == 1, [e.text for e in sent]
+    assert any(e.text.startswith("🔮 Wizard") for e in sent)
+    assert tg.fake.message(GROUP, notice.message_id).keyboard == ()
+    tg.fake.start_dm(BOB)  # a /start of his own later brings his hand down again
+    await tg.idle()
+    assert tg.fake.last_message(BOB.id).message_id == tg.hand(BOB).message_id
+
+
 async def test_a_player_who_blocks_the_bot_is_named_at_once(tg: Bot) -> None:
     """Bob blocks the bot while the game waits on Ann: Telegram says so at once (a
     my_chat_member update of his private chat, member -> kicked), and the group is told then,

@@ -120,6 +120,8 @@ UNREACHED_SLOT = "unreached:"
 its button comes off when they are back."""
 UNREACHED_FOR = 30 * 86400
 """Seconds the mark that a game told its group of an unreachable player is kept."""
+UNBLOCKED_FOR = 10
+"""Seconds a /start after an unblocking is taken as the Restart button's (`keys.unblocked`)."""
 
 
 def build_application(config: Config, rate_limiter: BaseRateLimiter[Any] | None) -> TgApp:
@@ -364,13 +366,14 @@ class TelegramFrontEnd:
 
     async def _welcome(self, update: Update, person: TgUser, user: User) -> None:
         """A private /start: how to play, with a button that adds the bot to a group; then,
-        for a game this person sits at, their hand and turn as it is now: the games their
-        private chat shows a hand of, and those their live seats name (where they blocked the
-        bot before their first hand came, the chat has none)."""
+        for a game this person sits at, their hand and turn as it is now (`_hands`), unless
+        they were sent it a moment ago as they unblocked the bot: Telegram's Restart button in
+        a blocked chat unblocks it and sends /start, and the hand would come twice."""
         t = texts(resolve_language(person.language_code))
         add = Key(t("Add me to a group"), url=f"https://t.me/{self.bot.username}?startgroup=play")
         self.outbox.put(person.id, Post(person.id, html_text(welcome_text(t)), keys=((add,),)))
-        await self._hands(update, person.id, user)
+        if not await self.client.delete(keys.unblocked(user.id)):  # not sent a moment ago
+            await self._hands(update, person.id, user)
 
     async def _hands(self, update: Update, person: int, user: User) -> None:
         """The person is back in their private chat: for each game it shows a hand of, or their
@@ -523,6 +526,7 @@ class TelegramFrontEnd:
                 with about(game):
                     await self._unreached(game, person.id)
         elif was in OUT and now not in OUT:
+            await self.client.set(keys.unblocked(user.id), b"1", ex=UNBLOCKED_FOR)
             await self._hands(update, person.id, user)
 
     async def on_migrate(self, update: Update, context: Context) -> None:

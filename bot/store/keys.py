@@ -79,9 +79,17 @@ def telegram(chat: str) -> str:
 
 def unreached(chat: str, game_id: str, person: int) -> str:
     """String, set (expires) the first time the Telegram front end could not write privately to
-    `person` in the game `game_id` of the group `chat`, deleted by their private /start: the
+    `person` in the game `game_id` of the group `chat`, or was told they blocked the bot while
+    a round was played there; deleted by their private /start, or their unblocking the bot: the
     group is told once each time they block the bot."""
     return f"wiz:{{{chat}}}:tg:unreached:{game_id}:{person}"
+
+
+def unblocked(player: str) -> str:
+    """String, set for a few seconds when the Telegram front end sent `player` their hands as
+    they unblocked the bot; deleted by the /start that Telegram's Restart button sends right
+    after the unblocking, which then sends no hand a second time."""
+    return f"wiz:{{p:{player}}}:tg:unblocked"
 
 
 def discord(chat: str) -> str:
