@@ -650,6 +650,27 @@ async def test_a_game_whose_group_removed_the_bot_ends_and_its_players_are_told(
     assert "1. Ann" in tg.lobby().text
 
 
+async def test_a_game_whose_group_lost_the_bot_unsaid_ends_at_its_first_refused_post(
+    tg: Bot,
+) -> None:
+    """Removed from the group with no update that says so (lost while every worker was down
+    for longer than Telegram keeps updates, or the group deleted), the bot learns it from its
+    next post there, refused with 403 "bot was kicked": the game ends then, as when the update
+    comes, its players told privately, instead of going on from the private chats unseen."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/options bids=hidden")
+    await tg.command(GROUP, ANN, "/start")
+    await move(tg)
+    tg.fake.remove_bot(GROUP)  # no my_chat_member update
+    game = chat_key(GROUP)
+    while (table := await tg.front.service.table(game)) is not None:  # from the private chats
+        assert table.game.phase is not Phase.FINISHED, "the game was played to its end unseen"
+        await move(tg)
+    refused = {e.description for e in tg.fake.errors if e.chat_id == GROUP}
+    assert refused == {"Forbidden: bot was kicked from the group chat"}
+    await ended_unseen(tg)
+
+
 async def test_a_game_whose_group_mutes_the_bot_ends_and_its_players_are_told(tg: Bot) -> None:
     """Muted in the group (restricted, may not send messages), the bot can show the table to
     nobody: the game ends as when it is removed, and the group gets nothing more."""

@@ -124,9 +124,10 @@ class Sender:
     """Delivers posts with `bot`, remembering slot messages in `slots`. When a slot's new
     message supersedes one that may still have buttons, `superseded(chat, message id)` is told:
     the app queues a post that takes them off (`Post.strip`), when the chat has time for it.
-    A post Telegram refuses (`refused`) is handed to `unreachable`. When a post is refused
-    because its forum topic is closed or gone, `lost(chat, topic)` is awaited; because the bot
-    may not post text in the group, `lost(chat, None)`."""
+    A private post Telegram refuses (`refused`) is handed to `unreachable`. When a post is
+    refused because its forum topic is closed or gone, `lost(chat, topic)` is awaited; because
+    the bot may not post text in the group, or may not post there at all (removed from it, or
+    the group deleted, with no update that said so), `lost(chat, None)`."""
 
     def __init__(
         self,
@@ -152,7 +153,10 @@ class Sender:
                 raise
             if refused(error, post.target):
                 log.info("chat %s does not take messages from the bot: %s", post.target, error)
-                await self.unreachable(post)
+                if post.target < 0:  # removed from the group, or it was deleted
+                    await self.lost(post.target, None)
+                else:
+                    await self.unreachable(post)
                 return Delivery.FORBIDDEN
             log.warning("could not post to chat %s: %s", post.target, error)
             if muted(error, post.target):
