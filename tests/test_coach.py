@@ -11,7 +11,7 @@ from bot.ai.coach import BidHint, CardHint, bid_hints, card_hints
 from bot.ai.hard import Budget, HardAI
 from bot.ai.normal import NormalAI
 from bot.ai.review import Mistake, decisions, record_so_far, replay, review_game, review_round
-from bot.show.coach import hint_message
+from bot.show.coach import hint_message, round_review
 from bot.show.look import look_of
 from bot.table import Settings
 from engine import (
@@ -173,6 +173,28 @@ def test_a_card_hint_names_the_cards_that_play_alike() -> None:
     assert [(hint.card, hint.alike) for hint in hints] == [("B2", ("B3",)), ("B13", ())]
     german = hint_message(look_of(Settings(language="de")), view, [], hints).text
     assert f"{two} oder {three}: " in german, german
+
+
+def test_a_review_names_the_cards_that_play_like_the_better_one() -> None:
+    # the hint's deal above: seat 0 (bid 0) follows B9 with B13, which wins the trick; B2 and
+    # B3 would have lost it, and play alike: the review names them both, as the hint does
+    deals = {3: deal("B2 B3 B13", "R1 R2 R3", "G1 G2 G3", "B9 Y1 Y2", trump="R5")}
+    state, _ = start(4, deals)
+    advance(state, 3)
+    for seat, bid in [(3, 1), (0, 0), (1, 0), (2, 0)]:
+        engine.step(state, Bid(pid(seat), bid))
+    engine.step(state, Play(pid(3), Card("B9")))
+    engine.step(state, Play(pid(0), Card("B13")))
+    advance(state, 4)
+    found = review_round(record_so_far(state), 0, 3, random.Random(1), SMALL)
+    lead = [mistake for mistake in found if mistake.trick == 1]
+    assert [(m.chosen, m.better, m.alike) for m in lead] == [("B13", "B2", ("B3",))], found
+    look = look_of(Settings())
+    text = round_review(look, pid(0), 3, found).text
+    two, three, king = (look.card(Card(card)) for card in ("B2", "B3", "B13"))
+    assert f"you played {king}; {two} or {three} was worth " in text, text
+    german = round_review(look_of(Settings(language="de")), pid(0), 3, found).text
+    assert f"{two} oder {three}" in german, german
 
 
 def test_foresight_bid_hints_are_exact_and_card_hints_empty() -> None:

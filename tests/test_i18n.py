@@ -159,6 +159,7 @@ class _Mistake:
     chosen: int | Card
     better: int | Card
     cost: float
+    alike: tuple[Card, ...] = ()
 
 
 @pytest.mark.parametrize(

@@ -109,14 +109,21 @@ def card_hints(
         zip(cards, tallies, strict=True),
         key=lambda item: (-item[1].mean(), lead_strength(item[0], know.trump)),
     )
-    alike: dict[int, list[Card]] = {card: [] for card in cards}
-    for card in sorted(legal):
-        if card not in alike:  # plays like the highest card kept below it (`distinct`)
-            alike[max(kept for kept in cards if kept < card)].append(TO_CARD[card])
     return [
-        CardHint(TO_CARD[card], tally.mean(), tuple(alike[card]))
+        CardHint(TO_CARD[card], tally.mean(), plays_alike(card, legal, know.unseen)[1:])
         for card, tally in ranked[:TOP_CARDS]
     ]
+
+
+def plays_alike(card: int, legal: Sequence[int], unseen: Sequence[int]) -> tuple[Card, ...]:
+    """The cards of `legal` that play exactly like `card` (of one suit with no unseen card
+    between them, as `distinct` counts them), `card` among them, lowest first: the lowest is
+    the one `distinct` keeps."""
+    return tuple(
+        TO_CARD[other]
+        for other in sorted(set(legal))
+        if len(distinct(sorted({card, other}), unseen)) == 1
+    )
 
 
 def measure_bids(

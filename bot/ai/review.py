@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from bot.ai.coach import Tally, measure_bids, measure_cards
+from bot.ai.coach import Tally, measure_bids, measure_cards, plays_alike
 from bot.ai.fastsim import TO_INT
 from bot.ai.hard import Budget, HardAI, distinct
 from bot.ai.sampler import read_view
@@ -61,6 +61,9 @@ class Decision:
     hard_points: float | None
     error: float = 0.0
     """The standard error of `cost` (paired, deal by deal; 0 when exact or not measured)."""
+    alike: tuple[Card, ...] = ()
+    """For a card measured: the legal cards that play exactly like hard's, hard's among them,
+    lowest first (`bot.ai.coach.plays_alike`)."""
 
     @property
     def cost(self) -> float:
@@ -80,7 +83,8 @@ class Mistake:
     kind: Kind
     chosen: int | Card
     better: int | Card
-    """Hard's choice, never the chosen one (nor a card that plays alike)."""
+    """Hard's choice, never the chosen one (nor a card that plays alike); for a card, the
+    lowest of those that play exactly like hard's (the one a hint names first)."""
     points: float
     """The expected round points of the choice made."""
     better_points: float
@@ -88,6 +92,9 @@ class Mistake:
     """`better_points - points`: above 0, and above `SURE` standard errors."""
     error: float
     """The standard error of `cost` (0 when exact: one card each under foresight)."""
+    alike: tuple[Card, ...] = ()
+    """The other legal cards that play exactly like `better` (a review names them with it, as
+    a hint does: "🔷2 or 🔷3")."""
 
 
 def review_round(
@@ -135,11 +142,12 @@ def _costliest(found: Sequence[Decision], least: float) -> list[Mistake]:
                     item.trick,
                     item.kind,
                     item.chosen,
-                    item.hard,
+                    item.alike[0] if item.alike else item.hard,
                     mine,
                     better,
                     cost,
                     item.error,
+                    item.alike[1:],
                 )
             )
     mistakes.sort(key=lambda mistake: (-mistake.cost, mistake.round, mistake.trick or 0))
@@ -197,7 +205,9 @@ def _card_decision(
     if better == chosen or len(distinct(cards, read_view(view).unseen)) == 1:
         return Decision(number, trick, "card", chosen, chosen, None, None)
     mine, theirs, error = _paired(measure_cards(view, cards, rng, budget))
-    return Decision(number, trick, "card", chosen, better, mine, theirs, error)
+    legal = [TO_INT[card] for card in view.legal_cards]
+    alike = plays_alike(TO_INT[better], legal, read_view(view).unseen)
+    return Decision(number, trick, "card", chosen, better, mine, theirs, error, alike)
 
 
 def _paired(tallies: list[Tally], exact: bool = False) -> tuple[float, float, float]:

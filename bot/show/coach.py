@@ -44,6 +44,8 @@ class Mistake(Protocol):
     def better(self) -> int | Card: ...
     @property
     def cost(self) -> float: ...
+    @property
+    def alike(self) -> tuple[Card, ...]: ...
 
 
 def points(value: float) -> str:
@@ -79,17 +81,17 @@ def hint_message(
                 "{card}: {points} point expected this round",
                 "{card}: {points} points expected this round",
                 abs(round(hint.points)),
-            ).format(card=_cards(look, hint), points=points(hint.points))
+            ).format(card=cards_named(look, (hint.card, *hint.alike)), points=points(hint.points))
             for hint in cards
         ]
     lines.append(t("(From your view alone: what you hold and what the table shows.)"))
     return Message("\n".join(lines), to=view.player)
 
 
-def _cards(look: Look, hint: CardHint) -> str:
-    """The card a hint is for, with those that play exactly like it: `🔷2`, `🔷2 or 🔷3`,
-    `🔷2, 🔷3 or 🔷5`."""
-    shown = [look.card(card) for card in (hint.card, *hint.alike)]
+def cards_named(look: Look, cards: Sequence[Card]) -> str:
+    """Cards that play exactly alike, named together (a hint's, a review's better card):
+    `🔷2`, `🔷2 or 🔷3`, `🔷2, 🔷3 or 🔷5`."""
+    shown = [look.card(card) for card in cards]
     if len(shown) == 1:
         return shown[0]
     return look.t("{cards} or {card}", cards=", ".join(shown[:-1]), card=shown[-1])
@@ -112,7 +114,7 @@ def _line(look: Look, mistake: Mistake, rounds: bool) -> str:
             cost,
         ).format(
             chosen=look.card(Card(str(mistake.chosen))),
-            better=look.card(Card(str(mistake.better))),
+            better=cards_named(look, (Card(str(mistake.better)), *mistake.alike)),
             cost=cost,
         )
     if mistake.trick is None:
