@@ -263,7 +263,8 @@ def leave(ctx: Context, _: None) -> Result:
     humans = table.humans()
     if not humans:
         note = Message(ctx.look.t("Everybody left: the table is closed."), slot="lobby")
-        return Result(shown=[Note(note)], write=Write(table=None, ttl=LIVE_TTL))
+        shown = [Note(note), *last_game_closed(table)]
+        return Result(shown=shown, write=Write(table=None, ttl=LIVE_TTL))
     if table.host == user.id:
         table.host = humans[0]
     table.updated = ctx.now
@@ -284,6 +285,17 @@ def start(ctx: Context, _: None) -> Result:
     return result
 
 
+def last_game_closed(table: Table) -> list[Shown]:
+    """A table opened after a game (`Table.after`, by its "Play again" or a /join) closes as a
+    lobby: that game's "Play again" buttons go, from the group's end of the game and from each
+    of its people's own result (`Table.before`). A press on one would be refused: its game is
+    over, and no table it opened is left to seat anyone at."""
+    if table.after is None or table.game.phase is not Phase.LOBBY:
+        return []
+    strips = [Message("", to=pid, slot="hand", strip=True) for pid in table.before]
+    return [Note(message) for message in (Message("", slot="over", strip=True), *strips)]
+
+
 def cancel(ctx: Context, _: None) -> Result:
     table = ctx.table()
     t = ctx.look.t
@@ -299,7 +311,7 @@ def cancelled(look: Look, table: Table, note: str, gone: str | None = None) -> l
     state = table.game
     shown: list[Shown] = [Note(Message(note))]
     if state.phase is Phase.LOBBY:
-        return [*shown, Note(lobby_cancelled(look))]
+        return [*shown, Note(lobby_cancelled(look)), *last_game_closed(table)]
     view = table_view(state)
     final = table_message(look, view, seating(table), False, note)
     shown.append(Note(replace(final, buttons=())))
@@ -824,7 +836,8 @@ def timeout(ctx: Context, deadline: float) -> Result:
         table.remind = None  # the whole turn time is gone already: no reminder now
     if state.phase is Phase.LOBBY:
         note = Message(t("The table was idle too long and is closed."), slot="lobby")
-        return Result(shown=[Note(note)], write=Write(table=None, ttl=LIVE_TTL))
+        shown = [Note(note), *last_game_closed(table)]
+        return Result(shown=shown, write=Write(table=None, ttl=LIVE_TTL))
     if state.phase not in ROUND_PHASES:
         return Result()
     late = _late(table)

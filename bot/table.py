@@ -103,7 +103,8 @@ class Table:
     """The game this table was opened after (its "Play again" buttons seat people here)."""
     before: list[str] = field(default_factory=list)
     """The people who played that game: each one's own result has a "Play again" button, which
-    goes once this game starts (for those who sit it out, no hand of it takes its place)."""
+    goes once this game starts (for those who sit it out, no hand of it takes its place), or
+    once this table closes as a lobby (`bot.chat.last_game_closed`)."""
     languages: dict[str, str] = field(default_factory=dict)
     """The language of each player's app, as their platform said it when they last acted
     (a catalog's code): their private messages are shown in it."""

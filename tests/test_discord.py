@@ -726,6 +726,31 @@ async def test_a_player_who_sits_out_the_next_game_keeps_no_play_again_once_it_s
     assert dc.fake.errors == []
 
 
+async def test_a_cancelled_play_again_table_takes_the_last_games_play_again_off(
+    dc: Bot,
+) -> None:
+    """Bob presses "Play again" and cancels the new table before it starts: the channel's end
+    of the game and each player's own result in their DM lose their "Play again" (a press
+    would be refused: its game is over, and no table is left)."""
+    players = people(dc, "Ann", "Bob", "Cid")
+    dc.people = list(players)
+    await seat(dc, list(players))
+    await dc.command(players[0], "start")
+    await play_on(dc)
+    over = [m for m in dc.fake.shown(dc.channel) if OVER in m.content][-1]
+    await dc.press_label(dc.channel, players[1], over, "Play again")
+    for user in players:
+        result = next(m for m in dc.fake.shown(user.id) if "Your place" in m.content)
+        assert result.labels() == [["Play again"]]
+    await dc.command(players[1], "cancel")
+    await dc.idle()
+    assert [m.labels() for m in dc.fake.shown(dc.channel) if m.labels()] == []
+    for user in players:
+        result = next(m for m in dc.fake.shown(user.id) if "Your place" in m.content)
+        assert result.labels() == [], user.name
+    assert dc.fake.errors == []
+
+
 # --- a person seated in two channels -----------------------------------------------------------
 
 

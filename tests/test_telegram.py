@@ -348,6 +348,36 @@ async def test_a_player_who_sits_out_the_next_game_keeps_no_play_again_once_it_s
     assert tg.real_errors() == []
 
 
+async def test_a_cancelled_play_again_table_takes_the_last_games_play_again_off(
+    tg: Bot,
+) -> None:
+    """Ann presses "Play again", Bob joins, and Ann cancels the new table before it starts:
+    the last game's "Play again" goes from the group's end of the game and from every player's
+    own result (a press would be refused: its game is over, and no table is left), and the
+    group shows no button at all; /join opens the next table as ever."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    await play_on(tg)
+    over = tg.fake.last_message(GROUP)
+    await tg.press_label(GROUP, ANN, over.message_id, "Play again")
+    await tg.command(GROUP, BOB, "/join")
+    lobby = tg.lobby()
+    results = {
+        user: next(m for m in tg.fake.current_messages(user.id).values() if "Your place" in m.text)
+        for user in PLAYERS
+    }
+    await tg.command(GROUP, ANN, "/cancel")
+    await tg.idle()
+    assert "cancelled" in tg.fake.message(GROUP, lobby.message_id).text
+    assert tg.fake.message(GROUP, over.message_id).keyboard == ()
+    for user in PLAYERS:
+        assert tg.fake.message(user.id, results[user].message_id).keyboard == (), user
+    assert [m.labels for m in tg.fake.current_messages(GROUP).values() if m.keyboard] == []
+    await tg.command(GROUP, CID, "/join")
+    assert "1. Cid" in tg.lobby().text
+    assert tg.real_errors() == []
+
+
 async def test_table_and_hands_are_edited_in_place(tg: Bot) -> None:
     await seat(tg)
     await tg.command(GROUP, ANN, "/start")
