@@ -16,9 +16,11 @@ runs, so a worker that dies holding a slot frees it within HOLD_MS; and a post t
 reached the platform leaves the version as it was, so what is shown again after a crash or an
 outage (`Outcome.again`) is posted where, and only where, a slot is behind.
 
-The hash also keeps whether each slot's message has buttons (`<field>#k`): when a slot's new
-message supersedes the one before, that one loses its buttons if it may still have some
-(`SlotMap.set` says which), so no old message invites a press it would refuse. A post that only
+The hash also keeps whether each slot's message has buttons (`<field>#k`: `0` none, `1` some,
+followed by the text it is to show once left behind, if it has one: `Message.behind`): when a
+slot's new message supersedes the one before, that one loses its buttons if it may still have
+some (`SlotMap.set` says which, with that text), so no old message invites a press it would
+refuse, nor says it asks for one. A post that only
 takes a slot's buttons off, made without a version (a notice of a player who cannot be written
 to privately), says so too (`SlotMap.bared`): the slots of such notices are shared by every
 game of the chat, and a later game's notice would else take them off again, an edit of an old
@@ -118,7 +120,7 @@ return 0
 """
 """Let go of a slot; with a version (ARGV[3], ARGV[4]), the platform took that post: the slot
 shows it now (unless it shows a newer one of that game already), with buttons or not (ARGV[5],
-'1' or '0', kept in `<field>#k`)."""
+'1' (with the text it shows once left behind after it) or '0', kept in `<field>#k`)."""
 
 _ADOPT = (
     _HELD
@@ -177,9 +179,28 @@ class Held:
     shown: bool = False
     keys: bool | None = None
     """Whether the message the slot shows now has buttons (None: as before)."""
+    behind: str | None = None
+    """What that message is to show once left behind (`Message.behind`; None: its text)."""
     sent: bool = False
     """The platform took this very post already, as the slot's new message, but the store
     could not record that then (a retry of it must not send it again)."""
+
+
+@dataclass(frozen=True)
+class Superseded:
+    """The message a slot's new one replaces, which may still have buttons (take them off)."""
+
+    message: int
+    behind: str | None = None
+    """What it is to show once left behind (`Message.behind`; None: its text as it is)."""
+
+
+def _keys_flag(keys: bool | None, behind: str | None) -> str:
+    """`<field>#k` as a post leaves it: '' as before, '0' no buttons, '1' buttons (then the
+    text the message shows once left behind, if any)."""
+    if keys is None:
+        return ""
+    return f"1{behind or ''}" if keys else "0"
 
 
 @dataclass(frozen=True)
@@ -255,6 +276,7 @@ class SlotMap:
                 token,
                 version if held.shown else None,
                 held.keys if held.shown else None,
+                held.behind,
             )
 
     async def post(
@@ -266,12 +288,13 @@ class SlotMap:
         send: Callable[[], Awaitable[T]],
         already: T,
         keys: bool | None = None,
+        behind: str | None = None,
     ) -> T | None:
         """One post for `slot` in chat `where`, made by `send` while the slot is held (see
         `hold`): what `send` returned; None if the slot shows a newer version (nothing was
         posted); `already` if the platform took this very post before and only the store had
         not recorded it. A post `send` made counts as shown unless it raised; `keys` says
-        whether it has buttons."""
+        whether it has buttons, `behind` what it shows once left behind (`Message.behind`)."""
         async with self.hold(where, slot, version, again) as held:
             if held is None:
                 return None
@@ -279,6 +302,7 @@ class SlotMap:
                 already = await send()
             held.shown = True
             held.keys = keys
+            held.behind = behind
             return already
 
     async def _renewing(self, where: int, slot: str, token: str) -> None:
@@ -306,11 +330,12 @@ class SlotMap:
         token: str,
         shown: tuple[str, int] | None = None,
         keys: bool | None = None,
+        behind: str | None = None,
     ) -> None:
         """Let go of the slot; `shown`: the version the post that held it showed, with buttons
-        or not (`keys`)."""
+        or not (`keys`), and what it shows once left behind (`behind`)."""
         game, version = shown if shown is not None else ("", 0)
-        flag = "" if keys is None else str(int(keys))
+        flag = _keys_flag(keys, behind)
         await self._release(keys=[self._key(where)], args=[slot, token, game, version, flag])
 
     async def bared(self, where: int, slot: str, message_id: int) -> None:
@@ -350,7 +375,7 @@ class SlotMap:
 
     async def set(
         self, where: int, slot: str, message_id: int, version: tuple[str, int] | None = None
-    ) -> int | None:
+    ) -> Superseded | None:
         """`message_id` (showing `version`) is the slot's message now: the message it replaces
         if that one may still have buttons (take them off: nothing should invite a press it
         would refuse). If the store cannot record it, this worker remembers it (and raises):
@@ -359,7 +384,7 @@ class SlotMap:
         self._unsaved[(where, slot)] = (message_id, version)
         return await self._save(where, slot)
 
-    async def _save(self, where: int, slot: str) -> int | None:
+    async def _save(self, where: int, slot: str) -> Superseded | None:
         message_id, version = self._unsaved[(where, slot)]
         key = self._key(where)
         async with self.client.pipeline(transaction=True) as pipe:
@@ -373,7 +398,8 @@ class SlotMap:
             del self._unsaved[(where, slot)]
         if not old or int(old) == message_id or had_keys in (b"0", "0"):
             return None
-        return int(old)
+        flag = had_keys.decode() if isinstance(had_keys, bytes) else had_keys or ""
+        return Superseded(int(old), flag[1:] or None)
 
     async def adopt(self, where: int, slot: str, message_id: int) -> Adopted | None:
         """A press came from `message_id` in the chat `where`, a message of `slot` newer than

@@ -61,6 +61,11 @@ class Message:
     characters)."""
     strip: bool = False
     """Not a new text: the slot's message loses its buttons (it stays as it is otherwise)."""
+    behind: str | None = None
+    """What this slot message says once a newer message of its slot leaves it behind and it
+    loses its buttons: its text without the lines that ask for a press (a hand's wings mark,
+    its turn); None: its text as it is. A front end puts it in the edit that takes the
+    buttons off (no call of its own)."""
     round: int | None = None
     """The round a hand message shows (a front end that cannot deliver it may say so once a
     round, elsewhere)."""

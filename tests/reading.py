@@ -86,8 +86,16 @@ def check_no_stale_buttons(chat: str, shown: Iterable[tuple[str, Labels]]) -> No
         assert flat in ([], ["Play again"]), f"{chat} still offers {flat}:\n{text}"
 
 
-ASKS = ("Your turn: play a card.", "Your bid?", "choose the trump suit")
-"""What a hand message says while it asks its player to act."""
+ASKS = (
+    "Your turn: play a card.",
+    "Your bid?",
+    "choose the trump suit",
+    "🪽 Mark a card",
+    "🪽 Marked to play by itself",
+    "Press Resume",
+)
+"""What a hand message says while it asks its player to act, or to press one of its buttons
+(a wings mark, Resume)."""
 
 
 def check_no_stale_asks(chat: str, texts: Iterable[str]) -> None:

@@ -2051,6 +2051,9 @@ async def test_a_game_with_foresight_and_wings_reads_well(
     assert len(marked) >= 8
     group = tg.fake.transcript(GROUP)
     assert sum("The game is over" in event.text for event in group) == 1
+    for user in people:  # a hand left behind asks for no mark (its buttons are gone)
+        shown = tg.fake.current_messages(user.id).values()
+        reading.check_no_stale_asks(user.first_name, [m.text for m in shown])
     assert tg.fake.unanswered_presses() == []
     assert tg.fake.errors == []
     shown = [f"=== the group\n{tg.fake.format_transcript(GROUP)}"]

@@ -301,9 +301,10 @@ class DiscordFrontEnd:
             else:
                 await self._dms_closed(item, tuple(held.pop(item.user, ())))
 
-    def _superseded(self, post: Post, message_id: int) -> None:
-        """An old slot message's buttons come off once its channel has nothing newer to show."""
-        strip = strip_post(post, message_id)
+    def _superseded(self, post: Post, message_id: int, behind: str | None = None) -> None:
+        """An old slot message's buttons come off once its channel has nothing newer to show
+        (in the same edit, its text becomes `behind`, if given: `Message.behind`)."""
+        strip = strip_post(post, message_id, behind)
         self.outbox.put(strip.target, strip, key=("strip", message_id), low=True)
 
     async def _dms_closed(self, failed: Post, told: tuple[Post, ...] = ()) -> None:

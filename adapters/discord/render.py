@@ -69,6 +69,9 @@ class Post:
     else is ever pinged."""
     strip: int | None = None
     """Not a message: take the buttons off this older message (a slot's, superseded)."""
+    behind: str | None = None
+    """For a slot message, what it shows once superseded (`Message.behind`, as content); for
+    a `strip` post, that text (None: the message keeps its text)."""
     bare: bool = False
     """Not a new text: take the buttons off the slot's message (`Message.strip`)."""
     picture: Picture | None = None
@@ -196,6 +199,7 @@ def post(
         picture=message.picture,
         round=message.round,
         rebid=message.rebid,
+        behind=None if message.behind is None else content(message.behind, message.pre, named),
     )
 
 
@@ -207,9 +211,10 @@ def posts(chat: str, outcome: Outcome, links: WebLinks | None = None) -> list[Po
     return [item for item in found if item is not None]
 
 
-def strip_post(post: Post, message_id: int) -> Post:
-    """Taking the buttons off message `message_id`, where `post` is shown."""
-    return Post(game=post.game, text="", user=post.user, strip=message_id)
+def strip_post(post: Post, message_id: int, behind: str | None = None) -> Post:
+    """Taking the buttons off message `message_id`, where `post` is shown (and showing
+    `behind` there instead of its text, if given: `Message.behind`)."""
+    return Post(game=post.game, text="", user=post.user, strip=message_id, behind=behind)
 
 
 def coalesce(older: Post, newer: Post) -> Post | None:

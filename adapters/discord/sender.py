@@ -62,14 +62,15 @@ class Sender:
         slots: Slots,
         on_closed: Callable[[Post], Awaitable[None]],
         clock: Callable[[], float] = time.monotonic,
-        superseded: Callable[[Post, int], object] = lambda _post, _message: None,
+        superseded: Callable[[Post, int, str | None], object] = lambda _p, _m, _t: None,
     ) -> None:
         self.client = client
         self.slots = slots
         self.on_closed = on_closed
         self.superseded = superseded
         """Told when a slot's new message supersedes one that may still have buttons (the
-        post, the old message's id): the app queues a post that takes them off."""
+        post, the old message's id, the text it is to show once left behind if any): the app
+        queues a post that takes them off (and shows that text)."""
         self.clock = clock
         self._dms: dict[int, int] = {}
         self._closed: dict[int, float] = {}
@@ -122,7 +123,7 @@ class Sender:
     async def _deliver(self, post: Post) -> Delivery:
         where = await self._channel(post)
         if post.strip is not None:
-            return await self._strip(post, where, post.strip)
+            return await self._strip(post, where, post.strip, post.behind)
         if post.slot is None or post.version is None:
             return await self._post(post, where)
         delivery = await self.slots.post(
@@ -133,6 +134,7 @@ class Sender:
             partial(self._post, post, where),
             Delivery.SENT,
             keys=bool(post.keys),
+            behind=post.behind,
         )
         return Delivery.STALE if delivery is None else delivery
 
@@ -191,16 +193,26 @@ class Sender:
         if post.slot is not None:
             old = await self.slots.set(where, post.slot, sent.id, post.version)
             if old is not None:
-                self.superseded(post, old)
+                self.superseded(post, old.message, old.behind)
         return Delivery.SENT
 
-    async def _strip(self, post: Post, where: int, message_id: int) -> Delivery:
+    async def _strip(
+        self, post: Post, where: int, message_id: int, behind: str | None = None
+    ) -> Delivery:
+        """Message `message_id` loses its buttons; with `behind`, in the same edit, its text
+        becomes that (`Message.behind`: no line asks for a press it no longer offers)."""
         channel = self.client.get_partial_messageable(
             where,
             type=discord.ChannelType.text if post.user is None else discord.ChannelType.private,
         )
+        message = channel.get_partial_message(message_id)
         try:
-            await channel.get_partial_message(message_id).edit(view=None)
+            if behind is None:
+                await message.edit(view=None)
+            else:
+                await message.edit(
+                    content=behind, view=None, allowed_mentions=discord.AllowedMentions.none()
+                )
         except discord.NotFound:
             log.info("message %s in %s is gone", message_id, where)
             return Delivery.FAILED

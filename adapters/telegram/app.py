@@ -268,9 +268,11 @@ class TelegramFrontEnd:
     async def show_async(self, chat: str, outcome: Outcome) -> None:
         self.show(chat, outcome)
 
-    def _superseded(self, target: int, message_id: int) -> None:
-        """An old slot message's buttons come off once the chat has nothing newer to show."""
-        self.outbox.put(target, strip_post(target, message_id), key=("strip", message_id), low=True)
+    def _superseded(self, target: int, message_id: int, behind: str | None = None) -> None:
+        """An old slot message's buttons come off once the chat has nothing newer to show (in
+        the same edit, its text becomes `behind`, if given: `Message.behind`)."""
+        strip = strip_post(target, message_id, behind)
+        self.outbox.put(target, strip, key=("strip", message_id), low=True)
 
     async def _lost(self, target: int, topic: int | None) -> None:
         """A post to forum topic `topic` of group `target` was refused, the topic closed or

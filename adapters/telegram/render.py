@@ -56,6 +56,9 @@ class Post:
     """Shown again after a crash or an outage: post it only where the slot is behind."""
     strip: int | None = None
     """Not a message: take the buttons off this older message (a slot's, superseded)."""
+    behind: str | None = None
+    """For a slot message, what it shows once superseded (`Message.behind`, as HTML); for a
+    `strip` post, that text (None: the message keeps its text)."""
     bare: bool = False
     """Not a new text: take the buttons off the slot's message (`Message.strip`)."""
     picture: Picture | None = None
@@ -162,6 +165,7 @@ def post(
         bare=message.strip,
         picture=message.picture,
         thread=topic if message.to is None else None,
+        behind=None if message.behind is None else html_text(message.behind, limit=limit),
     )
 
 
@@ -189,9 +193,10 @@ def answer_post(
     return Post(target=target, html=html_text(outcome.answer), reply_to=reply_to, thread=topic)
 
 
-def strip_post(target: int, message_id: int) -> Post:
-    """Taking the buttons off message `message_id` in chat `target`."""
-    return Post(target=target, html="", strip=message_id)
+def strip_post(target: int, message_id: int, behind: str | None = None) -> Post:
+    """Taking the buttons off message `message_id` in chat `target` (and showing `behind`
+    there instead of its text, if given: `Message.behind`)."""
+    return Post(target=target, html="", strip=message_id, behind=behind)
 
 
 def coalesce(older: Post, newer: Post) -> Post | None:

@@ -122,8 +122,9 @@ async def _nothing(_chat: int, _topic: int | None) -> None:
 
 class Sender:
     """Delivers posts with `bot`, remembering slot messages in `slots`. When a slot's new
-    message supersedes one that may still have buttons, `superseded(chat, message id)` is told:
-    the app queues a post that takes them off (`Post.strip`), when the chat has time for it.
+    message supersedes one that may still have buttons, `superseded(chat, message id, text)`
+    is told: the app queues a post that takes them off (`Post.strip`), when the chat has time
+    for it, and shows the text it was to show once left behind (`Post.behind`), if any.
     A private post Telegram refuses (`refused`) is handed to `unreachable`. When a post is
     refused because its forum topic is closed or gone, `lost(chat, topic)` is awaited; because
     the bot may not post text in the group, or may not post there at all (removed from it, or
@@ -133,7 +134,7 @@ class Sender:
         self,
         bot: Bot,
         slots: Slots,
-        superseded: Callable[[int, int], object] = lambda _chat, _message: None,
+        superseded: Callable[[int, int, str | None], object] = lambda _c, _m, _t: None,
         unreachable: Callable[[Post], Awaitable[None]] = _nobody,
         lost: Callable[[int, int | None], Awaitable[None]] = _nothing,
     ) -> None:
@@ -167,7 +168,7 @@ class Sender:
 
     async def _deliver(self, post: Post) -> Delivery:
         if post.strip is not None:
-            return await self._strip(post.target, post.strip)
+            return await self._strip(post.target, post.strip, post.behind)
         if post.slot is None or post.version is None:
             return await self._post(post)
         delivery = await self.slots.post(
@@ -178,6 +179,7 @@ class Sender:
             partial(self._post, post),
             Delivery.SENT,
             keys=bool(post.keys),
+            behind=post.behind,
         )
         return Delivery.STALE if delivery is None else delivery
 
@@ -239,7 +241,7 @@ class Sender:
         if post.slot is not None:
             old = await self.slots.set(post.target, post.slot, message_id, post.version)
             if old is not None:
-                self.superseded(post.target, old)
+                self.superseded(post.target, old.message, old.behind)
         return Delivery.SENT
 
     async def _picture(self, post: Post, picture: Picture) -> Delivery:
@@ -261,11 +263,18 @@ class Sender:
         )
         return await self._sent(post, sent.message_id)
 
-    async def _strip(self, target: int, message_id: int) -> Delivery:
+    async def _strip(self, target: int, message_id: int, behind: str | None = None) -> Delivery:
+        """Message `message_id` loses its buttons; with `behind`, in the same edit, its text
+        becomes that (`Message.behind`: no line asks for a press it no longer offers)."""
         try:
-            await self.bot.edit_message_reply_markup(
-                chat_id=target, message_id=message_id, reply_markup=None
-            )
+            if behind is None:
+                await self.bot.edit_message_reply_markup(
+                    chat_id=target, message_id=message_id, reply_markup=None
+                )
+            else:
+                await self.bot.edit_message_text(
+                    behind, chat_id=target, message_id=message_id, parse_mode=ParseMode.HTML
+                )
         except BadRequest as error:  # no buttons left already, or the message is gone
             log.info("buttons of message %s in %s stay: %s", message_id, target, error)
             return Delivery.UNCHANGED

@@ -519,7 +519,10 @@ def round_end_screen(
     )
 
 
-def hand_text(look: Look, screen: HandScreen) -> str:
+def hand_text(look: Look, screen: HandScreen, live: bool = True) -> str:
+    """The hand message's text; once it is left behind (not `live`: a newer message of the
+    hand has its buttons), without the lines that ask for a press it no longer offers (a bid,
+    a card, the trump, a wings mark, Resume): the round, the cards, the trick and the bid stay."""
     t = look.t
     if screen.chooser is not None:
         head = t(
@@ -588,6 +591,8 @@ def hand_text(look: Look, screen: HandScreen) -> str:
         lines.append(t("Your hand: {cards}", cards=cards_line(screen.hand, look.theme)))
     if screen.bid is not None:
         lines.append(t("Your bid: {bid} · tricks won: {won}", bid=screen.bid, won=screen.won))
+    if not live:
+        return "\n".join(lines)
     lines += _wings_notes(look, screen) + _away_notes(look, screen)
     if screen.choose_trump:
         lines.append(t("A Wizard was turned up: you are the dealer, choose the trump suit."))
@@ -717,8 +722,10 @@ def hand_message(look: Look, screen: HandScreen, notify: bool) -> Message:
         rows.append((Button(t("💡 Hint"), now(Action.HINT, "")),))
     if screen.away:
         rows.append((Button(t("Resume"), tokens.lobby(gid, Action.RESUME)),))
+    text = hand_text(look, screen)
+    behind = hand_text(look, screen, live=False)
     return Message(
-        hand_text(look, screen),
+        text,
         to=screen.player,
         buttons=tuple(rows),
         slot="hand",
@@ -726,6 +733,7 @@ def hand_message(look: Look, screen: HandScreen, notify: bool) -> Message:
         round=screen.round,
         open_table=t("Open the table"),
         rebid=bool(_rebid_notes(look, screen)),
+        behind=None if behind == text else behind,
     )
 
 
