@@ -8,7 +8,7 @@ import redis
 import redis.asyncio as aioredis
 
 from adapters import slots as slots_module
-from adapters.slots import Adopted
+from adapters.slots import Adopted, Superseded
 from adapters.telegram.slots import Slots
 from bot.store.redis_server import RedisServer
 
@@ -26,6 +26,30 @@ async def test_a_slot_remembers_its_message_and_game(redis_client: aioredis.Redi
     # the version and hold fields are not messages
     assert await slots.game_of(GROUP, 17) == "tg:-100123"
     assert await slots.game_of(GROUP, 3) == "tg:-100123"  # an older message: the only game
+
+
+async def test_a_superseded_message_comes_with_what_it_shows_once_left_behind(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A hand posted with buttons and a text for once it is left behind: the next message of
+    the slot names it with that text (a message without such a text, none; one without
+    buttons, nothing to take off)."""
+    slots = Slots(redis_client)
+    hand = "tg:-100123:hand"
+
+    async def sent(message: int, version: int, keys: bool, behind: str | None) -> object:
+        """A new message of the slot, as a sender posts it: recorded while the slot is held,
+        its buttons (and text once left behind) said when it is let go."""
+
+        async def send() -> Superseded | None:
+            return await slots.set(GROUP, hand, message, ("g1", version))
+
+        return await slots.post(GROUP, hand, ("g1", version), False, send, None, keys, behind)
+
+    assert await sent(20, 1, True, "Your hand: 🔷2 ⭐12") is None
+    assert await sent(21, 2, True, None) == Superseded(20, "Your hand: 🔷2 ⭐12")
+    assert await sent(22, 3, False, "never shown") == Superseded(21, None)
+    assert await sent(23, 4, True, None) is None  # 22 has no buttons to take off
 
 
 async def test_an_older_version_is_dropped_and_a_new_game_starts_afresh(
