@@ -611,6 +611,85 @@ async def test_a_closed_dm_gets_its_notices_in_the_next_game_too(dc: Bot) -> Non
     assert [text for text in lines if text.split(":")[0] in edited] == []
 
 
+class Clock:
+    """A clock the test moves on by hand (the sender's, for how long a closed DM is kept)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def until_round(dc: Bot, number: int, after: int = 0) -> None:
+    """Moves until the channel shows round `number`'s table."""
+    while not any(f"Round {number} of" in m.content for m in dc.fake.shown(dc.channel)[after:]):
+        assert await move(dc)
+    await dc.idle()
+
+
+def played_out(hand: Stored | None, number: int) -> bool:
+    """Whether the hand is of a round after `number`, or shows no cards left in it."""
+    if hand is None or f"Round {number - 1} of" in hand.content:
+        return False
+    return f"Round {number} of" not in hand.content or "Your hand:" not in hand.content
+
+
+async def test_a_player_who_opens_their_dms_gets_the_next_rounds_hand_there(dc: Bot) -> None:
+    """Cid's DMs are closed: his cards are in the channel. A new round's hand tries his DMs
+    again (a minute or more after they refused one): refused while they stay closed, with the
+    round's notice as before; once he opens them, the next round's hand goes there, the last
+    notice loses its button and no other follows. One refused call a round, not one a hand."""
+    clock = Clock()
+    dc.front.sender.clock = clock
+    ann, bob, cid = players = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
+    await seat(dc, [ann, bob, cid])
+    await dc.command(ann, "start")
+    clock.now += 61
+    await until_round(dc, 2)
+    refused = [e for e in dc.fake.errors if e[1] == 50007]
+    assert len(refused) == 2  # round 1's first hand, and round 2's: still closed
+    assert not any("Round " in text for text in dc.fake.texts(cid.id))
+    while not played_out(dc.hand(cid), 2):  # he plays his round 2 in the channel
+        assert await move(dc)
+    dc.fake.closed_dms.discard(cid.id)  # then opens his DMs
+    clock.now += 61
+    await until_round(dc, 3)
+    assert any("Round 3 of 5" in text for text in dc.fake.texts(cid.id))
+    await play_on(dc)
+    assert [e for e in dc.fake.errors if e[1] == 50007] == refused
+    notices = [m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content]
+    assert len(notices) == 2  # rounds 1 and 2; none since
+    assert any("Round 5 of 5" in text for text in dc.fake.texts(cid.id))
+    for view in (dc.channel, *(p.id for p in players)):
+        shown = [(m.content, m.labels()) for m in dc.fake.shown(view)]
+        reading.check_no_stale_buttons(str(view), shown)
+    assert [e for e in dc.fake.errors if e[1] != 50007] == []
+
+
+async def test_a_player_who_opened_their_dms_gets_the_next_games_hands_there(dc: Bot) -> None:
+    """Cid opens his DMs after a game played from the channel: the channel's next game, a
+    minute later, deals his first hand to his DMs, and the channel gets no notice for him."""
+    clock = Clock()
+    dc.front.sender.clock = clock
+    ann, bob, cid = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
+    await seat(dc, [ann, bob, cid])
+    await dc.command(ann, "start")
+    await play_on(dc)
+    dc.fake.closed_dms.discard(cid.id)
+    clock.now += 61
+    over = [m for m in dc.fake.shown(dc.channel) if OVER in m.content][-1]
+    await dc.press_label(dc.channel, bob, over, "Play again")
+    for user in (ann, cid):
+        await dc.command(user, "join")
+    await dc.command(bob, "start")
+    await dc.idle()
+    assert any("Round 1 of 20" in text for text in dc.fake.texts(cid.id))
+    notices = [m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content]
+    assert len(notices) == 5  # the first game's
+    assert [e[1] for e in dc.fake.errors] == [50007]
+
+
 async def test_a_closed_dm_notice_ends_with_the_game_whoever_ends_it(
     redis_url: str, game_ids: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -176,7 +176,13 @@ class DiscordFrontEnd:
         """Each person's newest interaction in a server channel, in Redis: a plain private
         message that cannot go to their closed DMs (a coach's review) follows it up,
         ephemerally, while Discord lets it (`_follow_up`)."""
-        self.sender = Sender(self.client, self.slots, self._dms_closed, superseded=self._superseded)
+        self.sender = Sender(
+            self.client,
+            self.slots,
+            self._dms_closed,
+            on_open=self._dms_open,
+            superseded=self._superseded,
+        )
         self.links = WebLinks.of(config, service.clock)
         """The web table's addresses, for the hands' "Open the table" buttons (None: none)."""
         self.outbox: Outbox[Post] = Outbox(
@@ -288,15 +294,18 @@ class DiscordFrontEnd:
 
     async def show(self, chat: str, outcome: Outcome) -> None:
         """Queue an outcome's messages for their channels and DMs (in order; slots coalesce).
-        A DM for someone whose DMs are known to be closed is not tried: see `_dms_closed`; a
-        plain private message for them that comes with their hand asking for their attention
-        (a wings mark that could not be played) is held for that hand (`_dms_closed`)."""
+        A DM for someone whose DMs are known to be closed is not tried (but a new round's hand:
+        `Sender.skips`): see `_dms_closed`; a plain private message for them that comes with
+        their hand asking for their attention (a wings mark that could not be played) is held
+        for that hand (`_dms_closed`)."""
         items = posts(chat, outcome, self.links)
         held: dict[int, list[Post]] = {}
         for index, item in enumerate(items):
-            if item.user is None or not self.sender.dms_closed(item.user):
+            if item.user is None or not self.sender.skips(item):
                 self.outbox.put(item.target, item, key=item.slot)
-            elif item.slot is None and _asks_later(items[index + 1 :], item.user):
+            elif item.slot is None and _asks_later(
+                [later for later in items[index + 1 :] if self.sender.skips(later)], item.user
+            ):
                 held.setdefault(item.user, []).append(item)
             else:
                 await self._dms_closed(item, tuple(held.pop(item.user, ())))
@@ -345,6 +354,14 @@ class DiscordFrontEnd:
         await self._notice(failed, base, game_id)
         for item in told:
             await self._follow_up(item)
+
+    async def _dms_open(self, sent: Post) -> None:
+        """A DM went to a person whose DMs were found closed (a new round's hand tried them
+        again): the newest "Your hand" notice of the game loses its button, as at the game's
+        end; their hands are in their DMs now, and no notice follows while they stay open."""
+        if sent.user is not None:
+            game_id = sent.version[0] if sent.version is not None else None
+            await self._retire_notice(sent.game, sent.user, game_id)
 
     async def _notice(self, failed: Post, base: str, game_id: str | None) -> None:
         """The round's "Your hand" notice for the person of `failed`, a hand asking for their

@@ -6,7 +6,8 @@ the one before loses its buttons (`superseded`). A DM
 goes to the person's DM channel (opened once, then remembered). When Discord refuses a DM
 (error 50007: the person does not take DMs from server members or blocked the bot), the person
 is remembered as unreachable for a while and `on_closed` is told, which shows the hand another
-way. Only the person a post names may be pinged; `@everyone` in a name stays text.
+way; the hand of a new round tries their DMs again (`skips`), and once one goes through
+`on_open` is told. Only the person a post names may be pinged; `@everyone` in a name stays text.
 """
 
 import asyncio
@@ -15,6 +16,7 @@ import io
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -31,7 +33,20 @@ log = logging.getLogger(__name__)
 CANNOT_MESSAGE_USER = 50007
 UNKNOWN_MESSAGE = 10008
 CLOSED_FOR = 600.0
-"""Seconds a person whose DMs are closed is not tried again."""
+"""Seconds a person whose DMs are closed is not tried again (but for a new round's hand)."""
+RETRY_AFTER = 60.0
+"""Seconds after a refused DM before the hand of a new round tries the person's DMs again."""
+
+Round = tuple[str | None, int]
+"""(game id, round number) of a hand."""
+
+
+@dataclass(slots=True)
+class Closed:
+    """A person whose DMs were found closed: when, and in which round of each game channel."""
+
+    at: float
+    rounds: dict[int, Round] = field(default_factory=dict)
 
 
 class Delivery(enum.Enum):
@@ -61,42 +76,57 @@ class Sender:
         client: discord.Client,
         slots: Slots,
         on_closed: Callable[[Post], Awaitable[None]],
+        on_open: Callable[[Post], Awaitable[None]] = lambda _post: asyncio.sleep(0),
         clock: Callable[[], float] = time.monotonic,
         superseded: Callable[[Post, int, str | None], object] = lambda _p, _m, _t: None,
     ) -> None:
         self.client = client
         self.slots = slots
         self.on_closed = on_closed
+        self.on_open = on_open
+        """Told of the post that went to a person's DMs found closed before: open again."""
         self.superseded = superseded
         """Told when a slot's new message supersedes one that may still have buttons (the
         post, the old message's id, the text it is to show once left behind if any): the app
         queues a post that takes them off (and shows that text)."""
         self.clock = clock
         self._dms: dict[int, int] = {}
-        self._closed: dict[int, float] = {}
+        self._closed: dict[int, Closed] = {}
 
     def dms_closed(self, user: int) -> bool:
         """Whether the person's DMs were found closed lately."""
-        until = self._closed.get(user)
-        if until is None:
+        closed = self._closed.get(user)
+        if closed is None:
             return False
-        if until <= self.clock():
+        if closed.at + CLOSED_FOR <= self.clock():
             del self._closed[user]
             return False
         return True
 
+    def skips(self, post: Post) -> bool:
+        """Whether `post` is not tried: it is for a person whose DMs were found closed lately,
+        and it is not the first hand of a new round in its game's channel (one at least
+        `RETRY_AFTER` seconds after the last refusal), which tries them again: a player who
+        opens their DMs gets their hands there from the next round on, at the cost of one
+        refused call a round (at most one a minute) while they stay closed."""
+        if post.user is None or not self.dms_closed(post.user):
+            return False
+        closed = self._closed[post.user]
+        if post.round is None or closed.rounds.get(post.game) == _round(post):
+            return True
+        return self.clock() < closed.at + RETRY_AFTER
+
     async def __call__(self, post: Post) -> Delivery:
-        if post.user is not None and self.dms_closed(post.user):
+        if self.skips(post):
             await self.on_closed(post)
             return Delivery.CLOSED
+        retried = post.user is not None and self.dms_closed(post.user)
         try:
-            return await self._deliver(post)
+            delivery = await self._deliver(post)
         except discord.Forbidden as error:
             if post.user is not None and error.code == CANNOT_MESSAGE_USER:
                 log.info("user %s does not take DMs from the bot", post.user)
-                if len(self._closed) > 10_000:
-                    self._closed.clear()
-                self._closed[post.user] = self.clock() + CLOSED_FOR
+                self._refused(post, post.user)
                 await self.on_closed(post)
                 return Delivery.CLOSED
             log.warning("may not post to %s: %s", post.target, error)
@@ -106,6 +136,20 @@ class Sender:
                 raise
             log.warning("could not post to %s: %s", post.target, error)
             return Delivery.FAILED
+        if retried and post.user is not None and delivery in (Delivery.SENT, Delivery.EDITED):
+            log.info("user %s takes DMs from the bot again", post.user)
+            self._closed.pop(post.user, None)
+            await self.on_open(post)
+        return delivery
+
+    def _refused(self, post: Post, user: int) -> None:
+        """Remember that a DM to `user` was refused now, for `post`'s round in its channel."""
+        if len(self._closed) > 10_000:
+            self._closed.clear()
+        closed = self._closed.setdefault(user, Closed(self.clock()))
+        closed.at = self.clock()
+        if post.round is not None:
+            closed.rounds[post.game] = _round(post)
 
     async def _channel(self, post: Post) -> int:
         """The channel the post is shown in: the game's, or the person's DM channel."""
@@ -217,3 +261,9 @@ class Sender:
             log.info("message %s in %s is gone", message_id, where)
             return Delivery.FAILED
         return Delivery.EDITED
+
+
+def _round(post: Post) -> Round:
+    """The game and round of a hand's post."""
+    assert post.round is not None
+    return (post.version[0] if post.version is not None else None, post.round)
