@@ -517,6 +517,58 @@ async def test_a_dealer_asked_to_bid_again_with_closed_dms_is_told_where(dc: Bot
     assert [e[1] for e in dc.fake.errors] == [50007] * 3
 
 
+@pytest.mark.parametrize("token", ["expired", "refused"])
+async def test_a_dealer_asked_to_bid_again_long_after_acting_finds_it_in_the_notice(
+    dc: Bot, caplog: pytest.LogCaptureFixture, token: str
+) -> None:
+    """As above, but the dealer's newest interaction in the channel is too old to follow up:
+    its token gone from Redis (kept 14 minutes, Discord takes followups for 15), or kept but
+    refused by Discord. Nothing is sent for them (and nothing else is), no error is raised, one
+    line is logged; the round's notice still has its button, which shows the hand asking for
+    a new bid, and the bid made there counts."""
+    caplog.set_level(logging.INFO, "adapters.discord.app")
+    players = people(dc, "Ann", "Bob", "Cid", closed=("Ann", "Bob", "Cid"))
+    await seat(dc, players, bids="hidden", notequal="on")
+    await dc.command(players[0], "start")
+    line = next(text for text in dc.table().content.splitlines() if "(dealer)" in text)
+    deals = next(user for user in players if f" {user.name} (dealer)" in line)
+    last = [user for user in players if user is not deals]
+    remembered = keys.follow_up(chat_key(dc.channel), deals.id)
+    for user in (deals, *last):
+        if user is last[-1]:
+            webhooks = dc.fake.calls["POST /webhooks/{id}/{token}"]
+            if token == "expired":
+                await dc.client.delete(remembered)
+            else:
+                await dc.client.set(remembered, "itoken-999999999")
+        pinged = [m for m in dc.fake.shown(dc.channel) if f"<@{user.id}>" in m.content]
+        await dc.press_label(dc.channel, user, pinged[-1], "Your hand")
+        hand = dc.hand(user)
+        assert hand is not None
+        await dc.press_label(dc.channel, user, hand, "1" if user is deals else "0")
+    why = "The bids add up to the number of tricks: you must change your bid."
+    assert why.partition(":")[0] in dc.table().content  # the table says it to everyone
+    stale = dc.hand(deals)
+    assert stale is not None
+    assert why not in stale.content  # nothing came
+    tried = 0 if token == "expired" else 1  # Discord would refuse an expired token
+    assert dc.fake.calls["POST /webhooks/{id}/{token}"] == webhooks + tried
+    lost = "is dropped" if token == "expired" else "could not follow up"
+    logged = [r for r in caplog.records if lost in r.getMessage()]
+    assert len(logged) == 1
+    assert logged[0].levelno == logging.INFO
+    notice = [m for m in dc.fake.shown(dc.channel) if f"<@{deals.id}>" in m.content][-1]
+    assert notice.labels() == [["Your hand"]]
+    await dc.press_label(dc.channel, deals, notice, "Your hand")
+    told = dc.hand(deals)
+    assert told is not None
+    assert why in told.content
+    await dc.press_label(dc.channel, deals, told, "0")
+    assert why.partition(":")[0] not in dc.table().content
+    assert dc.fake.calls["POST /webhooks/{id}/{token}"] == webhooks + tried
+    assert [e[1] for e in dc.fake.errors] == [50007] * 3 + [10015] * tried
+
+
 @pytest.mark.parametrize("options", [{}, {"bids": "secret"}])
 async def test_a_4_player_game_reads_well_from_the_dms(dc: Bot, options: dict[str, str]) -> None:
     """A whole 4-player game played from the DMs alone, each turn message read as its player
