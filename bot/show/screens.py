@@ -519,10 +519,9 @@ def round_end_screen(
     )
 
 
-def hand_text(look: Look, screen: HandScreen, live: bool = True) -> str:
-    """The hand message's text; once it is left behind (not `live`: a newer message of the
-    hand has its buttons), without the lines that ask for a press it no longer offers (a bid,
-    a card, the trump, a wings mark, Resume): the round, the cards, the trick and the bid stay."""
+def _shown_lines(look: Look, screen: HandScreen) -> list[str]:
+    """The lines of a hand message that stay once it is left behind (a newer message of the
+    hand has its buttons): the round, the cards, the trick and the bid."""
     t = look.t
     if screen.chooser is not None:
         head = t(
@@ -591,9 +590,14 @@ def hand_text(look: Look, screen: HandScreen, live: bool = True) -> str:
         lines.append(t("Your hand: {cards}", cards=cards_line(screen.hand, look.theme)))
     if screen.bid is not None:
         lines.append(t("Your bid: {bid} · tricks won: {won}", bid=screen.bid, won=screen.won))
-    if not live:
-        return "\n".join(lines)
-    lines += _wings_notes(look, screen) + _away_notes(look, screen)
+    return lines
+
+
+def _asking_lines(look: Look, screen: HandScreen) -> list[str]:
+    """The lines of a hand message that ask for a press (a bid, a card, the trump, a wings
+    mark, Resume), or say whom it waits for: gone once the message is left behind."""
+    t = look.t
+    lines = _wings_notes(look, screen) + _away_notes(look, screen)
     if screen.choose_trump:
         lines.append(t("A Wizard was turned up: you are the dealer, choose the trump suit."))
     elif screen.bids:
@@ -608,7 +612,7 @@ def hand_text(look: Look, screen: HandScreen, live: bool = True) -> str:
         lines.append(t("Your turn: play a card."))
     else:
         lines += _bids_last_notes(look, screen)
-    return "\n".join(lines)
+    return lines
 
 
 def _wings_notes(look: Look, screen: HandScreen) -> list[str]:
@@ -722,8 +726,8 @@ def hand_message(look: Look, screen: HandScreen, notify: bool) -> Message:
         rows.append((Button(t("💡 Hint"), now(Action.HINT, "")),))
     if screen.away:
         rows.append((Button(t("Resume"), tokens.lobby(gid, Action.RESUME)),))
-    text = hand_text(look, screen)
-    behind = hand_text(look, screen, live=False)
+    shown, asking = _shown_lines(look, screen), _asking_lines(look, screen)
+    text = "\n".join(shown + asking)
     return Message(
         text,
         to=screen.player,
@@ -733,7 +737,7 @@ def hand_message(look: Look, screen: HandScreen, notify: bool) -> Message:
         round=screen.round,
         open_table=t("Open the table"),
         rebid=bool(_rebid_notes(look, screen)),
-        behind=None if behind == text else behind,
+        behind="\n".join(shown) if asking else None,
     )
 
 
