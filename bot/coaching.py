@@ -3,14 +3,17 @@ background, each in a worker thread (a hint at most `HINTERS` at once, reviews o
 neither holds up the event loop nor the AI seats' moves).
 
 A review, once ready, waits here until the next tick of its chat's scope hands it to the front end
-(`GameService.tick`), like the timers' outcomes. It is the one thing a worker's crash may lose: it
-is worked out again only if asked again (`/review`), and the game goes on without it.
+(`GameService.tick`), like the timers' outcomes. A round's review is said of "your last game" if
+it arrives once its game is over (always so for the last round), or a newer game began there.
+It is the one thing a worker's crash may lose: it is worked out again only if asked again
+(`/review`), and the game goes on without it.
 """
 
 import asyncio
 import logging
 import random
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from bot.ai.coach import bid_hints, card_hints
@@ -33,6 +36,19 @@ rounds' reviews are skipped) until the queue shortens."""
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True, slots=True)
+class Review:
+    """A review worked out, waiting for its chat's next tick."""
+
+    outcome: Outcome
+    """As said while its game goes on."""
+    late: Outcome
+    """As said once its game is over or a newer one began in the chat ("round 5 of your last
+    game"); a game's review says so already."""
+    game: str | None = None
+    """The game of the round reviewed (None: a finished game's review)."""
+
+
 def _seeded(*parts: object) -> random.Random:
     """A random stream of its own for one hint or review: the same question, the same figures."""
     return random.Random(":".join(map(str, parts)))
@@ -44,7 +60,7 @@ class Coach:
     def __init__(self) -> None:
         self._hinters: asyncio.Semaphore | None = None
         self._reviewer: asyncio.Semaphore | None = None
-        self._ready = Handover(KEPT)
+        self._ready: Handover[Review] = Handover(KEPT)
         self._tasks: set[asyncio.Task[None]] = set()
         self._asked: set[tuple[str, str]] = set()
         """(chat, person) of the games' reviews under way: one at a time each."""
@@ -74,15 +90,20 @@ class Coach:
             if player.id not in table.ai and number not in table.autopilot.get(player.id, ())
         ]
 
-        def work() -> list[Message]:
-            shown = []
+        game = table.game_id
+
+        def work() -> Review | None:
+            now, late = [], []
             for seat, pid in people:
                 rng = _seeded(record.get("seed"), seat)  # as the game's review: the same figures
                 mistakes = review_round(record, seat, number, rng)
                 if mistakes:
                     mine = personal(look, table.languages, pid)
-                    shown.append(round_review(mine, pid, number, mistakes))
-            return shown
+                    now.append(round_review(mine, pid, number, mistakes))
+                    late.append(round_review(mine, pid, number, mistakes, late=True))
+            if not now:
+                return None
+            return Review(Outcome(tuple(now)), Outcome(tuple(late)), game)
 
         self._background(chat, work)
 
@@ -104,10 +125,12 @@ class Coach:
             return False
         self._asked.add(asked)
 
-        def work() -> list[Message]:
+        def work() -> Review:
             try:
                 rng = _seeded(record.get("seed"), seat)
-                return [game_review(look, player, review_game(record, seat, rng, skip=skip))]
+                mistakes = review_game(record, seat, rng, skip=skip)
+                shown = Outcome((game_review(look, player, mistakes),))
+                return Review(shown, shown)
             finally:
                 self._asked.discard(asked)
 
@@ -118,7 +141,7 @@ class Coach:
         """How many chats' reviews are worked out and not yet handed over (`ready`)."""
         return len(self._ready)
 
-    def ready(self, scope: str) -> list[tuple[str, Outcome]]:
+    def ready(self, scope: str) -> list[tuple[str, Review]]:
         """The reviews of `scope`'s chats worked out since last asked (handed over once)."""
         return self._ready.take(scope)
 
@@ -127,18 +150,18 @@ class Coach:
         while self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
-    def _background(self, chat: str, work: Callable[[], list[Message]]) -> None:
+    def _background(self, chat: str, work: Callable[[], Review | None]) -> None:
         async def run() -> None:
             if self._reviewer is None:
                 self._reviewer = asyncio.Semaphore(1)
             try:
                 async with self._reviewer:
-                    messages = await asyncio.to_thread(work)
+                    review = await asyncio.to_thread(work)
             except Exception:
                 log.exception("%s: a review could not be worked out", chat)
                 return
-            if messages:
-                self._ready.add(chat, Outcome(tuple(messages)))
+            if review is not None:
+                self._ready.add(chat, review)
 
         task = asyncio.get_running_loop().create_task(run())
         self._tasks.add(task)

@@ -2,19 +2,22 @@
 left, made aside), kept for its chat until the next tick of the chat's scope hands it to the
 front end (`GameService.tick`), like the timers' outcomes."""
 
-from bot.messages import Outcome
+from typing import Generic, TypeVar
+
 from bot.store import keys
 
+T = TypeVar("T")
 
-class Handover:
-    """Outcomes waiting for their scope's next tick; beyond `most` (if given), the oldest are
-    dropped."""
+
+class Handover(Generic[T]):
+    """Outcomes (or what a tick makes them from) waiting for their scope's next tick; beyond
+    `most` (if given), the oldest are dropped."""
 
     def __init__(self, most: int | None = None) -> None:
         self._most = most
-        self._waiting: list[tuple[str, Outcome]] = []
+        self._waiting: list[tuple[str, T]] = []
 
-    def add(self, chat: str, outcome: Outcome) -> None:
+    def add(self, chat: str, outcome: T) -> None:
         self._waiting.append((chat, outcome))
         if self._most is not None:
             del self._waiting[: -self._most]
@@ -23,7 +26,7 @@ class Handover:
         """How many outcomes wait for a tick."""
         return len(self._waiting)
 
-    def take(self, scope: str) -> list[tuple[str, Outcome]]:
+    def take(self, scope: str) -> list[tuple[str, T]]:
         """The outcomes of `scope`'s chats, in the order they came (handed over once)."""
         mine = [(chat, outcome) for chat, outcome in self._waiting if keys.scope(chat) == scope]
         if mine:

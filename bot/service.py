@@ -243,7 +243,7 @@ class GameService:
         """Hints, and the reviews worked out in the background (`bot.coaching`)."""
         self._moving: dict[str, asyncio.Task[None]] = {}
         """Chats whose AI moves a timer left this worker making aside (`_transact(aside=)`)."""
-        self._moved = Handover()
+        self._moved: Handover[Outcome] = Handover()
         """What those moves show, until the next tick hands it over."""
 
     @classmethod
@@ -493,15 +493,23 @@ class GameService:
 
     async def _reviewed(self, scope: str) -> list[tuple[str, Outcome]]:
         """The coach's reviews ready for `scope`'s chats, each naming its chat for whoever sits
-        in another as well."""
+        in another as well; a round's said of the last game once its game is over (or a newer
+        one began there)."""
         ready = []
-        for chat, outcome in self.coach.ready(scope):
+        for chat, review in self.coach.ready(scope):
             try:
                 snap = self.store.known(chat) or await self.store.load(chat)
             except (*StoreErrors, NewerForm):
-                ready.append((chat, outcome))  # it names no chat, but it is not held up
+                ready.append((chat, review.outcome))  # it names no chat, but it is not held up
                 continue
-            languages = snap.table.languages if snap.table is not None else {}
+            table = snap.table
+            on = (
+                table is not None
+                and table.game_id == review.game
+                and table.game.phase is not Phase.FINISHED
+            )
+            outcome = review.outcome if on else review.late
+            languages = table.languages if table is not None else {}
             ready.append((chat, self._placed(outcome, snap.elsewhere, snap.settings, languages)))
         return ready
 

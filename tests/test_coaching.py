@@ -3,6 +3,7 @@ the player's view alone, to that player alone), the reviews of each round in the
 and `/review` of the last game."""
 
 import random
+import re
 
 import pytest
 import redis.asyncio as aioredis
@@ -206,6 +207,48 @@ async def test_rounds_are_reviewed_in_the_background_and_sent_privately(
     assert await svc.tick("chat") == [] or all(
         "📝" not in m.text for _, o in await svc.tick("chat") for m in o.messages
     )  # handed over once
+
+
+def review_heads(shown: list[tuple[str, Outcome]]) -> list[tuple[str | None, str]]:
+    """The first line of each review handed over, with whom it goes to."""
+    return [
+        (m.to, m.text.splitlines()[0])
+        for _, outcome in shown
+        for m in outcome.messages
+        if "📝" in m.text
+    ]
+
+
+async def test_a_review_that_comes_once_its_game_is_over_says_it_is_of_the_last_game(
+    redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    """Reviews handed over while their game goes on name their round alone; those that come
+    once it is over (the last round's always do), here after the chat's next game has begun,
+    say they are of the last game, so that nobody takes them for the new game's round."""
+    svc = service(redis_client, clock=clock)
+    driver = await coached(svc)
+    await driver.play_until(lambda s: s.phase is Phase.BIDDING and s.round.number == 4)
+    await svc.coach.settled()
+    on_time = review_heads(await svc.tick("chat"))
+    assert on_time, "random play makes costly decisions in three rounds"
+    for _, head in on_time:
+        assert re.fullmatch(r"📝 The coach on round [123]: what was worth more", head), head
+    first = await table_of(redis_client)
+    await driver.play_to_end()
+    await driver.lobby(["rounds=short", "coach"])  # the next game begins before they come
+    now = await table_of(redis_client)
+    assert first is not None
+    assert now is not None
+    assert now.game_id != first.game_id
+    assert now.game.phase is not Phase.FINISHED
+    await svc.coach.settled()
+    late = review_heads(await svc.tick("chat"))
+    for to, head in late:
+        assert to in {u.id for u in driver.humans}
+        assert re.fullmatch(
+            r"📝 The coach on round [45] of your last game: what was worth more", head
+        ), head
+    assert {head.split()[5] for _, head in late} == {"4", "5"}, late
 
 
 async def test_review_of_the_last_game(redis_client: aioredis.Redis, clock: Clock) -> None:

@@ -127,12 +127,22 @@ def _line(look: Look, mistake: Mistake, rounds: bool) -> str:
 
 
 def round_review(
-    look: Look, player: str, round_number: int, mistakes: Sequence[Mistake]
+    look: Look, player: str, round_number: int, mistakes: Sequence[Mistake], late: bool = False
 ) -> Message:
     """The round's decisions where the coach would have chosen otherwise (worth 5 points or
-    more), for `player` alone, in the order they were made."""
+    more), for `player` alone, in the order they were made; said of their last game if `late`
+    (it comes once that game is over)."""
     t = look.t
-    lines = [t("📝 The coach on round {round}: what was worth more", round=round_number)]
+    if late:
+        # TRANSLATORS: a round's review that comes once its game is over (the next game may
+        # have begun in the chat): "your last game" tells it from the game being played.
+        top = t(
+            "📝 The coach on round {round} of your last game: what was worth more",
+            round=round_number,
+        )
+    else:
+        top = t("📝 The coach on round {round}: what was worth more", round=round_number)
+    lines = [top]
     in_order = sorted(mistakes, key=lambda mistake: mistake.trick or 0)  # the bid, the tricks
     lines += [_line(look, mistake, rounds=False) for mistake in in_order]
     return Message("\n".join(lines), to=player)
