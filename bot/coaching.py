@@ -13,7 +13,7 @@ import asyncio
 import logging
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from bot.ai.coach import bid_hints, card_hints
@@ -47,6 +47,11 @@ class Review:
     game"); a game's review says so already."""
     game: str | None = None
     """The game of the round reviewed (None: a finished game's review)."""
+    named: frozenset[str] = frozenset()
+    """Whom the chat was named for when the round ended (seated in another chat as well then):
+    named for them still, wherever they sit once it arrives."""
+    languages: Mapping[str, str] = field(default_factory=dict)
+    """The people's languages at the table then."""
 
 
 def _seeded(*parts: object) -> random.Random:
@@ -77,9 +82,12 @@ class Coach:
             cards = await asyncio.to_thread(card_hints, view, rng)
             return hint_message(look, view, [], cards)
 
-    def review_round(self, chat: str, look: Look, table: Table, number: int) -> None:
+    def review_round(
+        self, chat: str, look: Look, table: Table, number: int, named: frozenset[str] = frozenset()
+    ) -> None:
         """Review round `number` of `table`'s game for each person at it, in the background:
-        each whose round had a costly decision gets it privately once it is worked out."""
+        each whose round had a costly decision gets it privately once it is worked out (the
+        chat named for those in `named`, as their other private messages of it are)."""
         if len(self._tasks) >= QUEUED:
             log.warning("%s: the coach is behind; round %d is not reviewed", chat, number)
             return
@@ -90,7 +98,7 @@ class Coach:
             if player.id not in table.ai and number not in table.autopilot.get(player.id, ())
         ]
 
-        game = table.game_id
+        game, languages = table.game_id, dict(table.languages)
 
         def work() -> Review | None:
             now, late = [], []
@@ -98,12 +106,12 @@ class Coach:
                 rng = _seeded(record.get("seed"), seat)  # as the game's review: the same figures
                 mistakes = review_round(record, seat, number, rng)
                 if mistakes:
-                    mine = personal(look, table.languages, pid)
+                    mine = personal(look, languages, pid)
                     now.append(round_review(mine, pid, number, mistakes))
                     late.append(round_review(mine, pid, number, mistakes, late=True))
             if not now:
                 return None
-            return Review(Outcome(tuple(now)), Outcome(tuple(late)), game)
+            return Review(Outcome(tuple(now)), Outcome(tuple(late)), game, named, languages)
 
         self._background(chat, work)
 

@@ -493,8 +493,8 @@ class GameService:
 
     async def _reviewed(self, scope: str) -> list[tuple[str, Outcome]]:
         """The coach's reviews ready for `scope`'s chats, each naming its chat for whoever sits
-        in another as well; a round's said of the last game once its game is over (or a newer
-        one began there)."""
+        in another as well (now, or when its round ended); a round's said of the last game once
+        its game is over (or a newer one began there)."""
         ready = []
         for chat, review in self.coach.ready(scope):
             try:
@@ -509,8 +509,9 @@ class GameService:
                 and table.game.phase is not Phase.FINISHED
             )
             outcome = review.outcome if on else review.late
-            languages = table.languages if table is not None else {}
-            ready.append((chat, self._placed(outcome, snap.elsewhere, snap.settings, languages)))
+            languages = {**review.languages, **(table.languages if table is not None else {})}
+            elsewhere = snap.elsewhere | review.named
+            ready.append((chat, self._placed(outcome, elsewhere, snap.settings, languages)))
         return ready
 
     async def table(self, chat: str) -> Table | None:
@@ -649,14 +650,14 @@ class GameService:
         outcome = self._notify(snap, result)
         write = result.write
         after = snap.table if write is None else write.table
-        if after is not None and after.coach:
-            outcome = await self._coached(chat, snap, after, result, outcome)
-        settings = write.settings if write is not None and write.settings else snap.settings
-        table = after or snap.table  # a cancelled game's people are those it had
         # The chat's marks as the write just made answered them (a read-only result was
         # applied to the chat as read now): no call to Redis.
         known = self.store.known(chat)
         elsewhere = known.elsewhere if known is not None else snap.elsewhere
+        if after is not None and after.coach:
+            outcome = await self._coached(chat, snap, after, result, outcome, elsewhere)
+        settings = write.settings if write is not None and write.settings else snap.settings
+        table = after or snap.table  # a cancelled game's people are those it had
         return self._placed(outcome, elsewhere, settings, table.languages if table else {})
 
     @staticmethod
@@ -742,17 +743,24 @@ class GameService:
             self._moving.pop(chat, None)
 
     async def _coached(
-        self, chat: str, snap: Snapshot, table: Table, result: Result, outcome: Outcome
+        self,
+        chat: str,
+        snap: Snapshot,
+        table: Table,
+        result: Result,
+        outcome: Outcome,
+        elsewhere: frozenset[str],
     ) -> Outcome:
         """At a coach table: the hint asked for, shown with `outcome`; and the rounds that
-        `result` ended, reviewed in the background."""
+        `result` ended, reviewed in the background (naming the chat for those seated in
+        another as well, `elsewhere`, when the round ended)."""
         settings = result.write.settings if result.write and result.write.settings else None
         look = look_of(settings or snap.settings)
         for item in result.shown:
             if isinstance(item, Moved):
                 for event in item.events:
                     if isinstance(event, RoundScored):
-                        self.coach.review_round(chat, look, table, event.round)
+                        self.coach.review_round(chat, look, table, event.round, elsewhere)
         asked = result.hint
         if asked is None:
             return outcome

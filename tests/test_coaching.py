@@ -7,7 +7,7 @@ import re
 
 import pytest
 import redis.asyncio as aioredis
-from service_helpers import ANN, BOB, CHAT, CID, Clock, Driver, payloads, service, table_of
+from service_helpers import ANN, BOB, CHAT, CID, DOT, Clock, Driver, payloads, service, table_of
 from test_ai_moves import DiesAfterSaving
 
 from bot import tokens
@@ -249,6 +249,34 @@ async def test_a_review_that_comes_once_its_game_is_over_says_it_is_of_the_last_
             r"📝 The coach on round [45] of your last game: what was worth more", head
         ), head
     assert {head.split()[5] for _, head in late} == {"4", "5"}, late
+
+
+async def test_a_review_names_its_chat_if_it_was_named_when_its_round_ended(
+    redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    """Ann sits at a lobby in another chat while a round of the Wizards' game ends; she leaves
+    that lobby before the round's review comes. It still names the Wizards, as her hand of that
+    round did: she was at two tables when it was played."""
+    svc = service(redis_client, clock=clock)
+    driver = Driver(svc, [ANN, BOB, CID], seed=11)
+    for user in (ANN, BOB, CID):
+        await driver.send(user, Request(Kind.JOIN, place="Wizards"))
+    for option in ("rounds=short", "coach"):
+        await driver.ok(ANN, Kind.OPTION, option)
+    await driver.ok(ANN, Kind.START)
+    there = Driver(svc, [ANN, DOT], chat="chat:-200")
+    for user in (ANN, DOT):
+        await there.send(user, Request(Kind.JOIN, place="Friday"))
+    await driver.play_until(lambda s: s.phase is Phase.BIDDING and s.round.number == 4)
+    await there.ok(ANN, Kind.LEAVE)
+    await svc.coach.settled()
+    svc.store.forget(CHAT)  # the tick reads the chat as it is now (unmarked: one seat left)
+    mine = [head for to, head in review_heads(await svc.tick("chat")) if to == ANN.id]
+    assert mine, "random play makes costly decisions in three rounds"
+    for head in mine:
+        assert head.startswith("💬 \u2068Wizards\u2069 · 📝 The coach on round "), head
+    moved = await driver.move()  # what comes now names no chat: she sits at one table
+    assert all("💬" not in m.text for m in moved.messages)
 
 
 async def test_review_of_the_last_game(redis_client: aioredis.Redis, clock: Clock) -> None:

@@ -543,6 +543,90 @@ async def test_a_person_in_two_groups_is_told_which_each_private_message_is_of(
     assert tg.real_errors() == []
 
 
+def texts_of(bot: Bot, chat: int) -> list[str]:
+    """What the bot posted in a group, as `Bot.group_texts` for the Wizards."""
+    return [event.text for event in bot.fake.transcript(chat) if event.kind != "user"]
+
+
+def rounds_over(bot: Bot, chat: int) -> int:
+    """The round ends a group was shown (as `reviews_posted` counts them)."""
+    return sum("is over" in text or "Final table" in text for text in texts_of(bot, chat))
+
+
+async def move_in(bot: Bot, chat: int, players: tuple[tuple[User, str], ...]) -> None:
+    """The player `chat`'s game waits for presses the first button offered: on their newest
+    hand message of that game (the one whose text starts with their `prefix` for it), or under
+    the group's table for an open bid."""
+    for user, prefix in players:
+        hands = [
+            m
+            for m in bot.fake.current_messages(user.id).values()
+            if "Round " in m.text and m.text.startswith(prefix)
+        ]
+        hand = hands[-1] if hands else None
+        if hand is None or not (has_moves(hand) or "Your bid?" in hand.text):
+            continue
+        if has_moves(hand):
+            where, message, data = user.id, hand.message_id, moves_of(hand)[0]
+        else:
+            shown = bot.fake.current_messages(chat).values()
+            table = [m for m in shown if m.text.startswith(TABLE)][-1]
+            where, message, data = chat, table.message_id, table.keyboard[0][0].callback_data
+        assert data is not None
+        answer = await bot.press(where, user, message, data)
+        assert not answer.show_alert, answer.text
+        return
+    raise AssertionError(f"nobody's turn in {chat}")
+
+
+async def test_a_person_in_two_coach_groups_is_told_which_each_review_is_of(tg: Bot) -> None:
+    """Ann sits at coach tables in two groups at once, with Bob in the Wizards and Dan in
+    Friday's: as a round ends in one and then in the other, each review she gets privately
+    names the group whose round it is, also Friday's last round's, which comes once that game
+    is over and says so. Bob and Dan, at one table each, see no group named."""
+    friday, wizards = "💬 \u2068Friday\u2069 · ", "💬 \u2068Wizards\u2069 · "
+    tg.fake.add_group(FRIDAY, "Friday", members=[ANN, DAN])
+    await seat(tg, (ANN, BOB))
+    await tg.command(GROUP, ANN, "/options coach")
+    await tg.command(GROUP, BOB, "/addbot")
+    tg.fake.start_dm(DAN)
+    for user in (ANN, DAN):
+        await tg.command(FRIDAY, user, "/join")
+    for option in ("rounds=short", "coach"):
+        await tg.command(FRIDAY, ANN, f"/options {option}")
+    await tg.command(FRIDAY, DAN, "/addbot")
+    await tg.command(FRIDAY, ANN, "/start")
+    await tg.command(GROUP, ANN, "/start")
+    games = {
+        FRIDAY: (friday, ((ANN, friday), (DAN, ""))),
+        GROUP: (wizards, ((ANN, wizards), (BOB, ""))),
+    }
+    front = tg.front
+    got: dict[int, list[str]] = {FRIDAY: [], GROUP: []}
+    played = dict.fromkeys(games, 0)
+    for chat in (FRIDAY, GROUP) * 4 + (FRIDAY,):  # rounds 1 to 4 of each, then Friday's last
+        prefix, players = games[chat]
+        played[chat] += 1
+        of = " of your last game" if played[chat] == 5 else ""
+        head = f"{prefix}📝 The coach on round {played[chat]}{of}: what was worth more\n"
+        over = rounds_over(tg, chat)
+        since = {user.id: len(tg.fake.transcript(user.id)) for user in (ANN, BOB, DAN)}
+        while rounds_over(tg, chat) == over:
+            await move_in(tg, chat, players)
+        await reviews_posted(texts_of(tg, chat), over, front.service, front.timer_interval, tg.idle)
+        mine = [e.text for e in tg.fake.transcript(ANN.id)[since[ANN.id] :] if "📝" in e.text]
+        assert all(text.startswith(head) for text in mine), (head, mine)
+        got[chat] += mine
+        for user in (BOB, DAN):
+            theirs = [e.text for e in tg.fake.transcript(user.id)[since[user.id] :]]
+            assert all(text.startswith("📝") for text in theirs if "📝" in text), theirs
+    assert got[FRIDAY], "the first button's play makes costly decisions"
+    assert got[GROUP]
+    assert " of your last game" in got[FRIDAY][-1]  # seen: round 5 had one, at this seed
+    assert any("The game is over" in text for text in texts_of(tg, FRIDAY))
+    assert tg.real_errors() == []
+
+
 # --- a hand message whose record a crash lost ---------------------------------------------------
 
 
