@@ -282,6 +282,7 @@ def start(ctx: Context, _: None) -> Result:
     gone = [pid for pid in table.before if pid not in playing]
     result.shown += [Note(Message("", to=pid, slot="hand", strip=True)) for pid in gone]
     table.before = []
+    table.started = ctx.version  # the closed lobby's version (`GameService.current`)
     return result
 
 

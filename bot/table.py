@@ -105,6 +105,10 @@ class Table:
     """The people who played that game: each one's own result has a "Play again" button, which
     goes once this game starts (for those who sit it out, no hand of it takes its place), or
     once this table closes as a lobby (`bot.chat.last_game_closed`)."""
+    started: int | None = None
+    """The stored version the game started at (the write that closed its lobby): the lobby
+    message has shown it since (`GameService.current`); None in the lobby, and in tables saved
+    before it was kept."""
     languages: dict[str, str] = field(default_factory=dict)
     """The language of each player's app, as their platform said it when they last acted
     (a catalog's code): their private messages are shown in it."""
@@ -155,6 +159,7 @@ class Table:
             | ({"where": self.where} if self.where else {})
             | ({"drop": self.dropped} if self.dropped else {})
             | ({"before": self.before} if self.before else {})
+            | ({"start": self.started} if self.started is not None else {})
         )
 
     def to_bytes(self) -> bytes:
@@ -212,6 +217,7 @@ class Table:
             where=data.get("where"),
             dropped=dict(data.get("drop", {})),
             before=list(data.get("before", [])),
+            started=data.get("start"),
         )
         if found == TABLE.current:
             table.stored = (table.game_id, len(table.game.results))
@@ -238,6 +244,7 @@ class Table:
             where=self.where,
             dropped=dict(self.dropped),
             before=list(self.before),
+            started=self.started,
             stored=self.stored,
             private=dict(self.private),
         )

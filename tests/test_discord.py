@@ -23,7 +23,7 @@ import pytest
 import reading
 import redis.asyncio as aioredis
 from fake_discord import APP_PERMISSIONS, ATTACH_FILES, SEND_MESSAGES, FakeDiscord, Person, Stored
-from service_helpers import reviews_posted
+from service_helpers import counted_ticks, reviews_posted
 
 from adapters.discord.app import DiscordFrontEnd
 from adapters.discord.ids import chat_key, user_key
@@ -1073,6 +1073,72 @@ async def test_a_restart_mid_game(dc: Bot) -> None:
     tables = [m for m in dc.fake.shown(dc.channel) if m.content.startswith("🔮 Round ")]
     final = [m for m in dc.fake.shown(dc.channel) if m.content.startswith("🏁 Final table")]
     assert (len(tables), len(final)) == (4, 1)  # one per round, edited in place across the restart
+    assert dc.fake.errors == []
+
+
+async def dies_after(bot: Bot, user: Person, kind: Kind) -> str:
+    """The worker applies `user`'s request (its write, journaled) and dies before it posts
+    anything of it; another starts on the same Redis. The dead worker's name."""
+    dead = bot.front.service
+    await dead.handle(chat_key(bot.channel), User(user_key(user.id), user.name), Request(kind))
+    await bot.restart()
+    return dead.worker
+
+
+async def taken_over(bot: Bot, dead: str) -> None:
+    """Wait until another worker took the dead one's journal over (once its heartbeat is
+    older than the lease) and posted what it showed again (the tick after has begun)."""
+    ticks = counted_ticks(bot.front.service)
+    for _ in range(1000):
+        if not await bot.client.exists(keys.journal("dc", dead)):
+            break
+        await asyncio.sleep(0.01)
+    else:
+        raise AssertionError("nobody took the dead worker's journal over")
+    taken = ticks.count
+    for _ in range(1000):
+        if ticks.count > taken:
+            break
+        await asyncio.sleep(0.01)
+    await bot.idle()
+
+
+def posts(bot: Bot) -> int:
+    """The messages sent or edited so far, in the channel and the DMs."""
+    return sum(n for route, n in bot.fake.calls.items() if "/messages" in route)
+
+
+async def test_a_start_a_crash_left_unposted_closes_the_lobby_when_shown_again(dc: Bot) -> None:
+    """The worker died after the start's write, before any post: the lobby kept its buttons
+    (each press refused, the game having started). The worker that takes its journal over
+    shows the game again, the lobby closed among it."""
+    players = people(dc, "Ann", "Bob", "Cid")
+    await seat(dc, players)
+    lobby = dc.lobby()
+    assert lobby.custom_ids()
+    await taken_over(dc, await dies_after(dc, players[0], Kind.START))
+    assert lobby.content.startswith("🔮 Wizard: the game has started.")
+    assert lobby.components == []
+    await play_on(dc)
+    assert dc.fake.errors == []
+
+
+async def test_a_start_and_a_cancel_that_were_posted_are_not_posted_again(dc: Bot) -> None:
+    """Shown again where nothing is behind, nothing is posted: the lobby shows the start
+    already (the moves since changed nothing of it), and once cancelled none of its messages
+    has buttons left."""
+    players = people(dc, "Ann", "Bob", "Cid")
+    await seat(dc, players)
+    await dc.command(players[0], "start")
+    await move(dc)
+    for command in ("cancel", None):
+        made = posts(dc)
+        dead = dc.front.service.worker
+        await dc.restart()
+        await taken_over(dc, dead)
+        assert posts(dc) == made
+        if command is not None:
+            await dc.command(players[0], command)
     assert dc.fake.errors == []
 
 

@@ -60,7 +60,20 @@ async def test_a_dead_workers_chats_are_shown_again_by_the_next(
     assert table is not None
     assert outcome.version == (table.game_id, int(await redis_client.hget(keys.game(CHAT), "v")))
     slots = [(m.to, m.slot) for m in outcome.messages]
-    assert slots == [(None, "table"), (ANN.id, "hand"), (BOB.id, "hand"), (CID.id, "hand")]
+    assert slots == [
+        (None, "lobby"),
+        (None, "table"),
+        (ANN.id, "hand"),
+        (BOB.id, "hand"),
+        (CID.id, "hand"),
+    ]
+    # The lobby as the start closed it, shown since that version: a lobby slot that shows it
+    # (its message edited by the start) is not posted again.
+    lobby = outcome.messages[0]
+    assert lobby.text.startswith("🔮 Wizard: the game has started.")
+    assert lobby.buttons == ()
+    assert lobby.since is not None
+    assert lobby.since == table.started
     first = await to_act(redis_client)
     text, buttons = hand_of(outcome, first)
     assert buttons, text  # the one to act can act
@@ -73,6 +86,32 @@ async def test_a_dead_workers_chats_are_shown_again_by_the_next(
     assert await redis_client.zscore(keys.beats(SCOPE), dead.worker) is None
     assert await redis_client.exists(keys.journal(SCOPE, dead.worker)) == 0
     assert await redis_client.zscore(keys.journal(SCOPE, restarted.worker), CHAT) is not None
+
+
+async def test_a_game_started_by_a_dead_worker_shows_since_when_its_lobby_is_closed(
+    redis_client: aioredis.Redis,
+) -> None:
+    """The lobby is closed by the write that starts the game, and stays as it was whatever
+    is played after: shown again, it says since which version it shows what it shows."""
+    clock = Clock()
+    svc = service(redis_client, clock=clock)
+    for user in (ANN, BOB, CID):
+        await svc.handle(CHAT, user, Request(Kind.JOIN))
+    opened = int(await redis_client.hget(keys.game(CHAT), "v"))
+    await svc.handle(CHAT, ANN, Request(Kind.START))
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.started == opened + 1
+    who = await to_act(redis_client)
+    person = next(u for u in (ANN, BOB, CID) if u.id == who)
+    (hand,) = [m for m in (await svc.current(CHAT)).messages if m.to == who and m.slot == "hand"]
+    moved = await svc.handle(CHAT, person, Request(Kind.BUTTON, hand.buttons[0][0].payload))
+    assert not moved.alert, moved.answer
+    outcome = await svc.current(CHAT)
+    (lobby,) = [m for m in outcome.messages if m.slot == "lobby"]
+    assert lobby.since == opened + 1
+    assert outcome.version is not None
+    assert outcome.version[1] > opened + 1
 
 
 async def test_the_taker_over_dying_too_loses_nothing(redis_client: aioredis.Redis) -> None:

@@ -23,19 +23,22 @@ import reading
 import redis.asyncio as aioredis
 from aiohttp import ClientSession, web
 from fake_telegram import Event, FakeTelegram, MessageView, RateLimits, User
-from service_helpers import Clock, Pondering, reviews_posted
+from service_helpers import Clock, Pondering, counted_ticks, reviews_posted
 from telegram import Update
 from telegram.ext import AIORateLimiter
 
 from adapters.outbox import FAST, Limits
 from adapters.slots import hand_slot
 from adapters.telegram.app import TelegramFrontEnd
-from adapters.telegram.ids import chat_key
+from adapters.telegram.ids import chat_key, user_key
 from adapters.telegram.render import Post
 from adapters.text import TITLE_LIMIT, clean
 from bot import tokens
 from bot.ai import LEVELS
+from bot.commands import Kind
 from bot.config import Config, TelegramConfig
+from bot.requests import Request
+from bot.requests import User as Asker
 from bot.service import STORE_AWAY, GameService
 from bot.show.themes import Theme, card_face
 from bot.store import Store, keys, redis_client
@@ -696,6 +699,71 @@ async def test_a_stale_press_on_a_hand_message_whose_record_was_lost_shows_the_h
     assert not has_moves(tg.fake.message(user.id, older))
     assert await tg.front.slots.get(user.id, hand_slot(chat_key(GROUP))) == newer
     await play_on(tg)  # the newest hand message is the live one, to the end
+    assert tg.real_errors() == []
+
+
+# --- a start or a cancel whose posts a crash lost -------------------------------------------
+
+
+async def dies_after(bot: Bot, user: User, kind: Kind) -> str:
+    """The worker applies `user`'s request (its write, journaled) and dies before it posts
+    anything of it; another starts on the same Redis. The dead worker's name."""
+    dead = bot.front.service
+    asker = Asker(user_key(user.id), user.first_name)
+    await dead.handle(chat_key(GROUP), asker, Request(kind))
+    await bot.restart()
+    return dead.worker
+
+
+async def taken_over(bot: Bot, dead: str) -> None:
+    """Wait until another worker took the dead one's journal over (once its heartbeat is
+    older than the lease) and posted what it showed again (the tick after has begun)."""
+    ticks = counted_ticks(bot.front.service)
+    for _ in range(1000):
+        if not await bot.client.exists(keys.journal("tg", dead)):
+            break
+        await asyncio.sleep(0.01)
+    else:
+        raise AssertionError("nobody took the dead worker's journal over")
+    taken = ticks.count
+    await until(lambda: ticks.count > taken, "the next tick")
+    await bot.idle()
+
+
+async def test_a_start_a_crash_left_unposted_closes_the_lobby_when_shown_again(tg: Bot) -> None:
+    """The worker died after the /start's write, before any post: the lobby kept its buttons
+    (each press refused, the game having started). The worker that takes its journal over
+    shows the game again, the lobby closed among it."""
+    await seat(tg)
+    lobby = tg.lobby()
+    assert lobby.keyboard
+    await taken_over(tg, await dies_after(tg, ANN, Kind.START))
+    closed = tg.fake.message(GROUP, lobby.message_id)
+    assert closed.text.startswith("🔮 Wizard: the game has started.")
+    assert closed.keyboard == ()
+    assert tg.table().keyboard or whose_turn(tg, PLAYERS) is not None
+    await play_on(tg)
+    assert tg.real_errors() == []
+
+
+async def test_a_start_and_a_cancel_that_were_posted_are_not_posted_again(tg: Bot) -> None:
+    """Shown again where nothing is behind, the group gets no call: the lobby shows the start
+    already (the moves since changed nothing of it), and once cancelled none of its messages
+    has buttons left."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    await move(tg)
+    calls = tg.fake.total_calls(chat_id=GROUP)
+    dead = tg.front.service.worker
+    await tg.restart()
+    await taken_over(tg, dead)
+    assert tg.fake.total_calls(chat_id=GROUP) == calls
+    await tg.command(GROUP, ANN, "/cancel")
+    calls = tg.fake.total_calls(chat_id=GROUP)
+    dead = tg.front.service.worker
+    await tg.restart()
+    await taken_over(tg, dead)
+    assert tg.fake.total_calls(chat_id=GROUP) == calls
     assert tg.real_errors() == []
 
 

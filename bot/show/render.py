@@ -137,14 +137,15 @@ def _of_table(look: Look, table: Table, item: Shown) -> list[Message]:
 
 
 def _current(look: Look, table: Table, view: TableView, seats: Seating) -> list[Message]:
-    """The lasting messages of the game as it is now (see `Current`); each hand says since which
-    version it shows what it shows."""
+    """The lasting messages of the game as it is now (see `Current`); each hand, and the lobby
+    once closed, says since which version it shows what it shows."""
     state = table.game
     if state.phase is Phase.LOBBY:
         return [lobby(look, view, seats)]
+    closed = _closed_lobby(look, table, view, seats)
     if state.phase is Phase.FINISHED:
-        return the_end(look, view, seats, table.languages)
-    messages = [table_message(look, view, seats, new=False)]
+        return closed + the_end(look, view, seats, table.languages)
+    messages = [*closed, table_message(look, view, seats, new=False)]
     waiting = set(waiting_seats(state))
     for seat, player in enumerate(state.players):
         if player.id in table.ai:
@@ -155,6 +156,14 @@ def _current(look: Look, table: Table, view: TableView, seats: Seating) -> list[
         mine = personal(look, table.languages, player.id)
         messages.append(replace(hand_message(mine, screen, turn), since=since))
     return messages
+
+
+def _closed_lobby(look: Look, table: Table, view: TableView, seats: Seating) -> list[Message]:
+    """The lobby as the game's start left it, without buttons, since the version it started
+    at; none for a table saved before that version was kept."""
+    if table.started is None:
+        return []
+    return [replace(lobby(look, view, seats), since=table.started)]
 
 
 def _edited_again(hands: Sequence[tuple[HandScreen, bool]], index: int) -> bool:
