@@ -63,6 +63,9 @@ class SlotPost(Protocol):
     @property
     def again(self) -> bool: ...
 
+    @property
+    def bare(self) -> bool: ...
+
 
 P = TypeVar("P", bound=SlotPost)
 
@@ -81,7 +84,11 @@ def newest(older: P, newer: P) -> P | None:
     message if either asked for one; shown again only where behind if both were. None when
     the later is a new message and the one waiting an edit: both go, in order, for a new
     message leaves the slot's message before as it is (the edit is its last state: a hand's
-    turn that is gone, say, no longer asked for)."""
+    turn that is gone, say, no longer asked for). A bare post shown again (`SlotMap.unbutton`)
+    merges with another such post only: else both go, in order, each deciding as it goes."""
+    unbuttons = (older.bare and older.again, newer.bare and newer.again)
+    if any(unbuttons):
+        return newer if all(unbuttons) else None
     old, new = older.version, newer.version
     if old is not None and new is not None and old[0] == new[0] and old[1] > new[1]:
         older, newer = newer, older

@@ -26,6 +26,10 @@ to privately), says so too (`SlotMap.bared`): the slots of such notices are shar
 game of the chat, and a later game's notice would else take them off again, an edit of an old
 game's message far up the chat.
 
+A bare post shown again (`Outcome.again`: the lobby, table or game end of a chat whose game a
+crash left cancelled) takes the buttons off only where they may be left and the slot shows no
+later version of the chat (`SlotMap.unbutton`): where nothing is left, one call to Redis.
+
 A slot's new message is recorded only after the platform took it: a crash (or the store away)
 in between leaves the map naming the message before, which the next post would edit while the
 new one, the newest in its chat, keeps buttons nobody updates. A press on such a message of a
@@ -147,9 +151,34 @@ _BARED = """
 if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then
   redis.call('HSET', KEYS[1], ARGV[1] .. '#k', '0')
 end
+if ARGV[3] then
+  local hold = redis.call('HGET', KEYS[1], ARGV[1] .. '#hold')
+  if hold and string.sub(hold, 1, string.len(ARGV[3]) + 1) == ARGV[3] .. ':' then
+    redis.call('HDEL', KEYS[1], ARGV[1] .. '#hold')
+  end
+end
 return 0
 """
-"""The slot ARGV[1]'s message, if still ARGV[2], has no buttons now."""
+"""The slot ARGV[1]'s message, if still ARGV[2], has no buttons now; with ARGV[3], the worker
+of that token lets go of the slot."""
+
+_UNBUTTON = (
+    _HELD
+    + """
+local message = redis.call('HGET', KEYS[1], ARGV[1])
+local shown = redis.call('HGET', KEYS[1], ARGV[1] .. '#v')
+if not message or not shown or redis.call('HGET', KEYS[1], ARGV[1] .. '#k') == '0' then
+  return 0
+end
+local sep = string.find(shown, ':', 1, true)
+if tonumber(string.sub(shown, sep + 1)) > tonumber(ARGV[2]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1] .. '#hold', ARGV[3] .. ':' .. (now + tonumber(ARGV[4])))
+return message
+"""
+)
+"""Hold the slot ARGV[1] to take its message's buttons off, if it may have some and shows a
+version of the chat no later than ARGV[2] (of any game): the message (held by ARGV[3] for
+ARGV[4] ms), else 0; -1 while another worker holds the slot."""
 
 HAND = "hand"
 """The slot of a person's hand: in a private chat, the only messages with buttons are its."""
@@ -226,6 +255,7 @@ class SlotMap:
         self._renew = client.register_script(_RENEW)
         self._release = client.register_script(_RELEASE)
         self._bared = client.register_script(_BARED)
+        self._unbutton = client.register_script(_UNBUTTON)
 
     async def claim(
         self, where: int, slot: str, version: tuple[str, int], again: bool = False
@@ -345,6 +375,32 @@ class SlotMap:
         slot every game of the chat shares would else take them off again when a later game's
         message supersedes it, an edit of an old game's message far up the chat."""
         await self._bared(keys=[self._key(where)], args=[slot, str(message_id)])
+
+    async def unbutton(
+        self, where: int, slot: str, version: int, strip: Callable[[int], Awaitable[T]]
+    ) -> T | None:
+        """Shown again (`Outcome.again`) as a bare post: the slot's message loses its buttons
+        (`strip(message id)`, while the slot is held: its answer) if it may still have some
+        and shows no later version of the chat than `version`, of any game (a chat's versions
+        only grow: a game begun since keeps its buttons). None if it has none, or shows a later
+        one (one call to Redis, and none to the platform); or if no post ever said what it
+        shows (one that died before it could)."""
+        if (where, slot) in self._unsaved:
+            await self._save(where, slot)
+        token = secrets.token_hex(6)
+        args: list[str | int] = [slot, version, token, HOLD_MS]
+        message_id = await self._unheld(self._unbutton, where, args)
+        if message_id == 0:
+            return None
+        renewing = asyncio.create_task(self._renewing(where, slot, token))
+        bared = ""
+        try:
+            stripped = await strip(message_id)
+            bared = str(message_id)
+            return stripped
+        finally:
+            renewing.cancel()
+            await self._bared(keys=[self._key(where)], args=[slot, bared, token])
 
     async def buttoned(self, where: int, slot: str) -> int | None:
         """The message showing `slot` in the chat `where` if it may still have buttons."""

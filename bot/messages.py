@@ -6,6 +6,10 @@ from typing import Protocol
 GROUP = None
 """`Message.to` for the group chat (or channel) where the game is played."""
 
+NO_GAME = ""
+"""The game id of `Outcome.version` for a chat with no game (what it shows again after one
+was cancelled: bare messages, `Message.strip`)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Button:
@@ -94,12 +98,14 @@ class Outcome:
     forbidden bid): a front end that cannot answer the asker alone where a move was typed (a
     Telegram group) answers in their private chat (`CommandSpec.move`)."""
     version: tuple[str, int] | None = None
-    """(game id, stored version) of the state the messages show. Several workers may deliver
-    outcomes of one game at once: a front end never lets a slot show an older version after a
-    newer one (see adapters/slots.py)."""
+    """(game id, stored version) of the state the messages show (`NO_GAME`'s id for a chat with
+    no game, shown again). Several workers may deliver outcomes of one game at once: a front end
+    never lets a slot show an older version after a newer one (see adapters/slots.py)."""
     where: str | None = None
     """Where in the chat the game's messages go (`Table.where`, opaque: a Telegram forum
     topic); None: the chat itself, or no game (then where the request was given)."""
     again: bool = False
     """The lasting messages of a game shown again (after a crash or an outage): post each only
-    where its slot shows an older version (`Message.since`, else `version`)."""
+    where its slot shows an older version (`Message.since`, else `version`); a bare message
+    (`Message.strip`) only where the slot's message may have buttons and shows no later
+    version of the chat, of any game."""

@@ -58,7 +58,7 @@ from bot.coaching import Coach
 from bot.commands import BY_KIND, MAX_ARGUMENT, Kind, of_payload
 from bot.config import Config
 from bot.handover import Handover
-from bot.messages import Outcome
+from bot.messages import NO_GAME, Outcome
 from bot.metrics import OVERDUE, Handled, Metrics
 from bot.requests import Request, User
 from bot.show.i18n import N_, Texts, error_text, texts
@@ -392,13 +392,18 @@ class GameService:
     @logs.serving
     async def current(self, chat: str) -> Outcome:
         """A game's lasting messages as they are now (the lobby, or the table and every hand, or
-        its end), to post only where a slot shows an older version (`Outcome.again`)."""
+        its end), to post only where a slot shows an older version (`Outcome.again`). With no
+        game (cancelled or closed before its posts were made), the group's lasting messages
+        lose the buttons they kept, where a slot shows no later version (`NO_GAME`'s)."""
         try:
             snap = await self.store.load(chat)
         except NewerForm:
             return Outcome()  # a newer worker's game: it shows it
         if snap.table is None:
-            return Outcome()
+            if not snap.version:
+                return Outcome()  # no game was ever written here (or it expired)
+            bare = render(look_of(snap.settings), None, [Current()])
+            return Outcome(tuple(bare), version=(NO_GAME, snap.version), again=True)
         messages = render(look_of(snap.settings), snap.table, [Current()])
         table = snap.table
         outcome = Outcome(

@@ -1123,6 +1123,31 @@ async def test_a_start_a_crash_left_unposted_closes_the_lobby_when_shown_again(d
     assert dc.fake.errors == []
 
 
+async def test_a_cancel_a_crash_left_unposted_takes_the_buttons_off(dc: Bot) -> None:
+    """The worker died after the cancel's write: with no table left, the worker that takes
+    its journal over takes the buttons off the lobby; so for a game's cancel, off the table
+    (an open bid's). A new table opened after keeps its own, even from what was read of the
+    channel before it."""
+    players = people(dc, "Ann", "Bob", "Cid")
+    await seat(dc, players)
+    lobby = dc.lobby()
+    await taken_over(dc, await dies_after(dc, players[0], Kind.CANCEL))
+    assert lobby.components == []
+    late = await dc.front.service.current(chat_key(dc.channel))  # shown again, but late
+    await seat(dc, players)
+    (opened,) = [m for m in dc.fake.shown(dc.channel) if m.custom_ids()]
+    was = looks(opened)
+    await dc.front.show(chat_key(dc.channel), late)
+    await dc.idle()
+    assert looks(opened) == was
+    await dc.command(players[0], "start")
+    for _ in range(2):
+        await move(dc)
+    await taken_over(dc, await dies_after(dc, players[0], Kind.CANCEL))
+    assert [m.labels() for m in dc.fake.shown(dc.channel) if m.components] == []
+    assert dc.fake.errors == []
+
+
 async def test_a_start_and_a_cancel_that_were_posted_are_not_posted_again(dc: Bot) -> None:
     """Shown again where nothing is behind, nothing is posted: the lobby shows the start
     already (the moves since changed nothing of it), and once cancelled none of its messages

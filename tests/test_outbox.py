@@ -136,6 +136,17 @@ async def test_a_new_message_stays_new_when_an_edit_replaces_it() -> None:
     assert coalesce(newer, older) is None  # a new message does not replace an edit: both go
 
 
+async def test_buttons_taken_off_again_go_after_what_waits_for_the_slot() -> None:
+    """A bare post shown again decides where it goes (`SlotMap.unbutton`): it neither
+    replaces what waits for its slot nor is replaced by it; of two such, the newer goes."""
+    lobby = Post(-5, "a new table", slot="tg:-5:lobby", version=("g2", 8), notify=True)
+    bare = Post(-5, "", slot="tg:-5:lobby", version=("", 7), again=True, bare=True)
+    assert coalesce(lobby, bare) is None
+    assert coalesce(bare, lobby) is None
+    later = Post(-5, "", slot="tg:-5:lobby", version=("", 9), again=True, bare=True)
+    assert coalesce(bare, later) == later
+
+
 async def test_a_waiting_edit_goes_before_a_new_message_of_its_slot() -> None:
     """A hand edited (the turn played), then a new hand message (the game's end, the next
     turn) while the edit waits: the edit still goes, so the message before does not keep a

@@ -12,7 +12,7 @@ from service_helpers import ANN, BOB, CHAT, CID, Clock, service, table_of
 
 from bot.commands import Kind
 from bot.config import Config
-from bot.messages import Outcome
+from bot.messages import NO_GAME, Outcome
 from bot.requests import Request
 from bot.service import GAP, LEASE, GameService
 from bot.store import keys, redis_client
@@ -112,6 +112,37 @@ async def test_a_game_started_by_a_dead_worker_shows_since_when_its_lobby_is_clo
     assert lobby.since == opened + 1
     assert outcome.version is not None
     assert outcome.version[1] > opened + 1
+
+
+async def test_a_lobby_cancelled_by_a_dead_worker_loses_its_buttons_again(
+    redis_client: aioredis.Redis,
+) -> None:
+    """The worker died after it cancelled the table, before the lobby lost its buttons: with
+    no game left to show, the next worker takes the buttons off the group's lasting messages,
+    where no later version of the chat shows."""
+    clock = Clock()
+    dead = service(redis_client, clock=clock)
+    await dead.tick(SCOPE)
+    for user in (ANN, BOB):
+        await dead.handle(CHAT, user, Request(Kind.JOIN))
+    await dead.handle(CHAT, ANN, Request(Kind.CANCEL))  # what it had to post dies with it
+    assert await table_of(redis_client) is None
+    clock.advance(LEASE + 1)
+    other = service(redis_client, clock=clock)
+    ((chat, outcome),) = await other.tick(SCOPE)
+    assert chat == CHAT
+    assert outcome.again
+    assert outcome.version == (NO_GAME, int(await redis_client.hget(keys.game(CHAT), "v")))
+    assert [(m.to, m.slot, m.strip, m.text) for m in outcome.messages] == [
+        (None, slot, True, "") for slot in ("lobby", "table", "over")
+    ]
+
+
+async def test_a_chat_that_never_had_a_game_shows_nothing_again(
+    redis_client: aioredis.Redis,
+) -> None:
+    svc = service(redis_client)
+    assert await svc.current(CHAT) == Outcome()
 
 
 async def test_the_taker_over_dying_too_loses_nothing(redis_client: aioredis.Redis) -> None:

@@ -95,6 +95,41 @@ async def test_a_crashed_workers_hold_runs_out(
     assert token is not None
 
 
+async def test_buttons_come_off_again_only_where_they_may_be_left(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A bare post shown again (a chat whose game is gone, at version 7) takes the buttons off
+    a slot's message only if it may have some and shows no later version of the chat, of any
+    game; the slot is held meanwhile, and the message has none after."""
+    slots = Slots(redis_client)
+    stripped: list[int] = []
+
+    async def strip(message: int) -> str:
+        stripped.append(message)
+        return "edited"
+
+    async def shown(message: int, version: tuple[str, int], keys: bool) -> None:
+        async def send() -> None:
+            await slots.set(GROUP, TABLE, message, version)
+
+        await slots.post(GROUP, TABLE, version, False, send, None, keys)
+
+    assert await slots.unbutton(GROUP, TABLE, 7, strip) is None  # no message
+    await slots.set(GROUP, TABLE, 30)
+    assert await slots.unbutton(GROUP, TABLE, 7, strip) is None  # no post said what it shows
+    await shown(31, ("g1", 5), keys=False)
+    assert await slots.unbutton(GROUP, TABLE, 7, strip) is None  # no buttons
+    assert stripped == []
+    await shown(32, ("g1", 6), keys=True)
+    assert await slots.unbutton(GROUP, TABLE, 7, strip) == "edited"
+    assert stripped == [32]
+    assert await slots.buttoned(GROUP, TABLE) is None
+    assert await slots.unbutton(GROUP, TABLE, 7, strip) is None  # once
+    await shown(33, ("g2", 8), keys=True)  # let go of: the next game posts
+    assert await slots.unbutton(GROUP, TABLE, 7, strip) is None  # a game begun since
+    assert stripped == [32]
+
+
 async def test_a_slot_shows_a_version_only_once_the_platform_took_it(
     redis_client: aioredis.Redis,
 ) -> None:

@@ -746,6 +746,53 @@ async def test_a_start_a_crash_left_unposted_closes_the_lobby_when_shown_again(t
     assert tg.real_errors() == []
 
 
+async def test_a_cancel_a_crash_left_unposted_takes_the_lobby_buttons_off(tg: Bot) -> None:
+    """The worker died after the cancel's write: with no table left, the worker that takes
+    its journal over takes the buttons off the lobby (they would all be refused). A new table
+    opened after keeps its own, even from what was read of the chat before it."""
+    await seat(tg)
+    lobby = tg.lobby()
+    await taken_over(tg, await dies_after(tg, ANN, Kind.CANCEL))
+    assert tg.fake.message(GROUP, lobby.message_id).keyboard == ()
+    late = await tg.front.service.current(chat_key(GROUP))  # shown again, but late
+    await tg.command(GROUP, BOB, "/join")
+    (opened,) = [m for m in tg.fake.current_messages(GROUP).values() if m.keyboard]
+    assert opened.message_id > lobby.message_id
+    tg.front.show(chat_key(GROUP), late)
+    await tg.idle()
+    assert tg.fake.message(GROUP, opened.message_id).keyboard == opened.keyboard
+    assert tg.real_errors() == []
+
+
+async def test_a_play_again_table_a_crash_left_started_or_cancelled_shows_no_button_of_it(
+    tg: Bot,
+) -> None:
+    """After a game, "Play again" opens the next table; the worker dies after that game's
+    /start, before any post: shown again, the lobby is closed and the last game's end loses
+    its "Play again" (a press would be refused). The same again for the game's cancel: the
+    group shows no button at all (an open bid's under the table went too)."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    await play_on(tg)
+    over = tg.fake.last_message(GROUP)
+    await tg.press_label(GROUP, ANN, over.message_id, "Play again")
+    for user in (BOB, CID):
+        await tg.command(GROUP, user, "/join")
+    (lobby,) = [m for m in tg.fake.current_messages(GROUP).values() if "Start" in str(m.labels)]
+    assert tg.fake.message(GROUP, over.message_id).keyboard
+    await taken_over(tg, await dies_after(tg, ANN, Kind.START))
+    started = tg.fake.message(GROUP, lobby.message_id)
+    assert started.text.startswith("🔮 Wizard: the game has started.")
+    assert tg.fake.message(GROUP, over.message_id).keyboard == ()
+    buttoned = [m.message_id for m in tg.fake.current_messages(GROUP).values() if m.keyboard]
+    assert buttoned in ([], [tg.table().message_id])  # an open bid's, if any
+    for _ in range(2):
+        await move(tg)
+    await taken_over(tg, await dies_after(tg, ANN, Kind.CANCEL))
+    assert [m.labels for m in tg.fake.current_messages(GROUP).values() if m.keyboard] == []
+    assert tg.real_errors() == []
+
+
 async def test_a_start_and_a_cancel_that_were_posted_are_not_posted_again(tg: Bot) -> None:
     """Shown again where nothing is behind, the group gets no call: the lobby shows the start
     already (the moves since changed nothing of it), and once cancelled none of its messages

@@ -170,6 +170,10 @@ class Sender:
             return await self._strip(post, where, post.strip, post.behind)
         if post.slot is None or post.version is None:
             return await self._post(post, where)
+        if post.bare and post.again:  # only where buttons may be left: see `SlotMap.unbutton`
+            strip = partial(self._strip, post, where)
+            stripped = await self.slots.unbutton(where, post.slot, post.version[1], strip)
+            return Delivery.STALE if stripped is None else stripped
         delivery = await self.slots.post(
             where,
             post.slot,

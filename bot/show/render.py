@@ -95,7 +95,13 @@ class Rules:
 @dataclass(frozen=True, slots=True)
 class Current:
     """What the game shows that lasts, as it is now: the lobby, or the table and every player's
-    hand, or the game's end. Shown again after a crash or an outage (`Outcome.again`)."""
+    hand, or the game's end; with no game (cancelled, closed), the group's lasting messages
+    without the buttons they may have kept. Shown again after a crash or an outage
+    (`Outcome.again`)."""
+
+
+GROUP_SLOTS = ("lobby", "table", "over")
+"""The slots of a game's lasting messages in the group."""
 
 
 Shown = Note | Lobby | Hand | Moved | GroupTable | Sheet | Rules | Current
@@ -111,6 +117,8 @@ def render(look: Look, table: Table | None, shown: list[Shown]) -> list[Message]
             messages.append(Message(rules_text(look, item.options)))
         elif table is not None:
             messages += _of_table(look, table, item)
+        elif isinstance(item, Current):
+            messages += [Message("", slot=slot, strip=True) for slot in GROUP_SLOTS]
     return messages
 
 
@@ -159,11 +167,15 @@ def _current(look: Look, table: Table, view: TableView, seats: Seating) -> list[
 
 
 def _closed_lobby(look: Look, table: Table, view: TableView, seats: Seating) -> list[Message]:
-    """The lobby as the game's start left it, without buttons, since the version it started
-    at; none for a table saved before that version was kept."""
+    """The lobby as the game's start left it, without buttons (since the version it started
+    at), and, for a game opened by the last one's "Play again", that game's end without its
+    button (a bare message); none for a table saved before the start's version was kept."""
     if table.started is None:
         return []
-    return [replace(lobby(look, view, seats), since=table.started)]
+    closed = replace(lobby(look, view, seats), since=table.started)
+    if table.after is None or view.phase not in ROUND_PHASES:
+        return [closed]
+    return [closed, Message("", slot="over", strip=True)]
 
 
 def _edited_again(hands: Sequence[tuple[HandScreen, bool]], index: int) -> bool:
