@@ -2,6 +2,7 @@
 placeholders work, every engine refusal has a sentence, and the extraction tool finds texts."""
 
 import gettext
+import random
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,8 +24,11 @@ from bot.show.i18n import (
     texts,
 )
 from bot.show.look import Look
+from bot.show.screens import table_text
+from bot.show.seating import Seating
 from bot.show.themes import DEFAULT_THEME
-from engine import Card, ErrorCode
+from engine import Card, ErrorCode, Options, Phase, step, table_view
+from engine.randomplay import new_game, random_command
 
 OWN_MODULES = ("bot/show/i18n.py", "bot/show/themes.py")
 
@@ -249,6 +253,33 @@ def test_a_name_and_what_is_said_of_it_are_joined_as_the_language_joins_them() -
 def test_the_lobbys_free_seats_are_a_plural(language: str, free: int, said: str) -> None:
     text = texts(language).ngettext("{free} seat free", "{free} seats free", free)
     assert text.format(free=free) == said
+
+
+@pytest.mark.parametrize(
+    ("language", "cards", "said"),
+    [
+        ("en", 1, "🔮 Round 1 of 20 · 1 card"),
+        ("en", 3, "🔮 Round 3 of 20 · 3 cards"),
+        ("ru", 1, "🔮 Раунд 1 из 20 · 1 карта"),
+        ("ru", 3, "🔮 Раунд 3 из 20 · 3 карты"),
+        ("ru", 5, "🔮 Раунд 5 из 20 · 5 карт"),
+        ("pl", 2, "🔮 Runda 2 z 20 · 2 karty"),
+        ("pl", 5, "🔮 Runda 5 z 20 · 5 kart"),
+        ("ro", 20, "🔮 Runda 20 din 20 · 20 de cărți"),
+        ("lv", 1, "🔮 1. raunds no 20 · 1 kārts"),
+        ("de", 4, "🔮 Runde 4 von 20 · 4 Karten"),
+    ],
+)
+def test_the_tables_head_counts_cards_in_each_languages_plural(
+    language: str, cards: int, said: str
+) -> None:
+    state = new_game(3, Options(), seed=3)
+    rng = random.Random(3)
+    while state.round.number < cards or state.phase is Phase.TRUMP:
+        step(state, random_command(state, rng))
+    seating = Seating("g1", ("Ann", "Bob", "Cid"), 0, frozenset(), "s", "r")
+    text = table_text(Look(texts(language), DEFAULT_THEME), table_view(state), seating)
+    assert text.splitlines()[0] == said, text
 
 
 @pytest.mark.parametrize("language", list(LANGUAGES))

@@ -299,6 +299,16 @@ def standings(
 # --- a whole game, round by round (wizard-bot replay) ------------------------------------------
 
 
+def round_head(t: Texts, number: int, rounds: int, cards: int) -> str:
+    """A round's heading on the table and in the record: its number and how many cards each
+    player holds (a plural: "1 карта", "3 карты", "5 карт")."""
+    return t.ngettext(
+        "🔮 Round {round} of {rounds} · {cards} card",
+        "🔮 Round {round} of {rounds} · {cards} cards",
+        cards,
+    ).format(round=number, rounds=rounds, cards=cards)
+
+
 def round_log(
     look: Look, result: RoundResult, row: ScoreRow, names: Sequence[str], rounds: int
 ) -> str:
@@ -306,15 +316,7 @@ def round_log(
     each seat scored."""
     t = look.t
     count = len(names)
-    if result.cards == 1:
-        head = t("🔮 Round {round} of {rounds} · 1 card", round=result.number, rounds=rounds)
-    else:
-        head = t(
-            "🔮 Round {round} of {rounds} · {cards} cards",
-            round=result.number,
-            rounds=rounds,
-            cards=result.cards,
-        )
+    head = round_head(t, result.number, rounds, result.cards)
     deals = t("{name} deals.", name=names[result.dealer])
     lines = [f"{head} · {deals}"]
     lines += [

@@ -12,6 +12,7 @@ from bot.show.formatters import (
     MEDALS,
     last_trick,
     plays_line,
+    round_head,
     round_result,
     said_of,
     score_line,
@@ -256,15 +257,7 @@ def status(look: Look, view: TableView, seating: Seating) -> str:
 def table_text(look: Look, view: TableView, seating: Seating, notice: str | None = None) -> str:
     t = look.t
     seated = seating.names
-    if view.cards == 1:
-        head = t("🔮 Round {round} of {rounds} · 1 card", round=view.round, rounds=view.rounds)
-    else:
-        head = t(
-            "🔮 Round {round} of {rounds} · {cards} cards",
-            round=view.round,
-            rounds=view.rounds,
-            cards=view.cards,
-        )
+    head = round_head(t, view.round, view.rounds, view.cards)
     choosing = view.phase is Phase.TRUMP
     lines = [head, trump_line(look, view.trump_card, view.trump, seated[view.dealer], choosing)]
     rules = []
