@@ -61,7 +61,7 @@ from bot.handover import Handover
 from bot.messages import NO_GAME, Outcome
 from bot.metrics import OVERDUE, Handled, Metrics
 from bot.requests import Request, User
-from bot.show.i18n import N_, Texts, error_text, texts
+from bot.show.i18n import N_, Texts, catalog_language, error_text, texts
 from bot.show.look import Look, look_of, personal
 from bot.show.places import placed
 from bot.show.render import Current, GroupTable, Lobby, Moved, Shown, render
@@ -127,6 +127,14 @@ def _an_id(text: str) -> bool:
         and text.isprintable()
         and not any(char in text for char in " {}")
     )
+
+
+def _own_language(user: User, request: Request) -> str | None:
+    """The language of a request's answer when it is not its chat's: one given in the person's
+    private chat (`Request.private`, where no /language is taken) is answered in their app's
+    language where a catalog has it, as their hands and the private /start are; None: the
+    chat's."""
+    return catalog_language(user.language) if request.private else None
 
 
 def _readable(chat: str, user: User, request: Request, update_id: str | None) -> bool:
@@ -292,7 +300,12 @@ class GameService:
         try:
             record = await self.store.record(chat) if spec is not None and spec.record else None
             outcome, result = await self._transact(
-                chat, update_id, user, partial(dispatch.apply, request=request), record=record
+                chat,
+                update_id,
+                user,
+                partial(dispatch.apply, request=request),
+                record=record,
+                language=_own_language(user, request),
             )
             if result is not None:
                 return outcome, Handled.DONE
@@ -556,7 +569,8 @@ class GameService:
         transaction of the game (nothing of the table changes)."""
         try:
             settings = await self.store.settings(chat)
-            look = look_of(settings)
+            language = _own_language(user, request)
+            look = look_of(settings if language is None else replace(settings, language=language))
             if request.kind is Kind.REVIEW:
                 return await self._review(chat, user, look), Handled.DONE
             answer = await queries.answer(self.stats, chat, user, request, look, self.clock())
@@ -626,13 +640,14 @@ class GameService:
         apply: Callable[[Context], Result],
         record: dict[str, Any] | None = None,
         aside: bool = False,
+        language: str | None = None,
     ) -> tuple[Outcome, Result | None]:
         """Load, apply, save, retried on conflict (`_save`); then the AI moves it leaves the
         game waiting for (`_robots`); then render what was saved. The outcome, and the result
         applied (None when the request was refused or already applied). `aside`: the AI moves
         and what they all show are made in a task of their own (`run_timers`); the outcome is
-        then empty."""
-        done = await self._save(chat, update_id, user, apply, record)
+        then empty. `language`: the texts' language instead of the chat's (`_own_language`)."""
+        done = await self._save(chat, update_id, user, apply, record, language)
         if isinstance(done, Outcome):
             return done, None
         snap, result, seen = done
@@ -823,6 +838,7 @@ class GameService:
         user: User,
         apply: Callable[[Context], Result],
         record: dict[str, Any] | None = None,
+        language: str | None = None,
     ) -> tuple[Snapshot, Result, dict[str, str]] | Outcome:
         """Load, apply, save; retried on conflict. The snapshot the result was written
         against (or read-only on), the result, and the players' `Table.seen` entries before it;
@@ -836,6 +852,8 @@ class GameService:
             logs.playing(snap.table.game_id if snap.table is not None else None)
             if snap.duplicate:
                 return Outcome()
+            if language is not None:
+                snap = replace(snap, settings=replace(snap.settings, language=language))
             look = look_of(snap.settings)
             now = self.clock()
             ctx = Context(

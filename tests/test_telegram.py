@@ -1502,6 +1502,28 @@ async def test_private_messages_follow_each_players_app_language(tg: Bot) -> Non
     assert tg.hand(ANN).text.startswith("Round 1 of 5")
 
 
+async def test_the_private_chats_answers_follow_the_persons_app_language(tg: Bot) -> None:
+    """/help, /rules, /stats and a game command typed in a private chat answer in the language
+    of the person's app, as the greeting of their /start there does (the group's /language is
+    not the private chat's)."""
+    uwe = User(1006, "Uwe", "uwe", language_code="de")
+    tg.fake.start_dm(uwe)
+    await tg.idle()
+    assert tg.fake.last_message(uwe.id).text.startswith("🔮 Wizard: Sag genau die Stiche an")
+    for command, said in [
+        ("/help", "/join – Platz nehmen"),
+        ("/hand", "/join – Platz nehmen"),
+        ("/rules", "📜 Wizard in Kürze"),
+        ("/stats", "Noch ist kein Spiel von dir zu Ende gegangen."),
+    ]:
+        await tg.command(uwe.id, uwe, command)
+        assert said in tg.fake.last_message(uwe.id).text, (command, tg.fake.last_message(uwe.id))
+    tg.fake.start_dm(ANN)  # an app in a language without a catalog, or none: English
+    await tg.idle()
+    await tg.command(ANN.id, ANN, "/help")
+    assert "/join – take a seat" in tg.fake.last_message(ANN.id).text
+
+
 async def test_private_chat_help_and_menus(tg: Bot) -> None:
     tg.fake.start_dm(ANN)
     await tg.idle()
