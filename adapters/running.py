@@ -60,6 +60,17 @@ def fail(message: str, status: int = EXIT_FAILED) -> int:
     return status
 
 
+def cannot_listen(what: str, listen: str, key: str, error: Exception) -> int:
+    """Say that `what` cannot listen at `listen` (a port in use, an address not of this
+    machine), naming the key and its variable and what to do: `EXIT_FAILED`."""
+    variable = "WIZARD_" + key.upper().replace(".", "_")
+    reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+    return fail(
+        f"cannot {what} at {listen}: {reason}; set {key} ({variable}) to a free host:port "
+        "of this machine, or stop what holds it"
+    )
+
+
 def run_with_redis(
     config: Config, main: Callable[[str], Awaitable[int]], quiet: Iterable[str] = ()
 ) -> int:

@@ -18,7 +18,14 @@ import functools
 import sys
 from collections.abc import Awaitable, Callable, Collection, Sequence
 
-from adapters.running import EXIT_USAGE, Shows, fail, run_with_redis, stop_on_signals
+from adapters.running import (
+    EXIT_USAGE,
+    Shows,
+    cannot_listen,
+    fail,
+    run_with_redis,
+    stop_on_signals,
+)
 from bot import Config, ConfigError, load_config, memory
 from bot.metrics import Metrics
 from bot.store import redis_client
@@ -92,10 +99,11 @@ async def serve(
             client = redis_client(redis_url, config.redis_timeout, config.redis_cluster)
             stack.push_async_callback(client.aclose)
             health = HealthServer(metrics, client, config.redis_timeout)
+            listen = config.metrics.listen
             try:
-                await health.start(config.metrics.listen)
+                await health.start(listen)
             except (ValueError, OSError) as error:
-                return fail(f"cannot serve metrics at {config.metrics.listen}: {error}")
+                return cannot_listen("serve metrics", listen, "metrics.listen", error)
             stack.push_async_callback(health.stop)
         statuses = await asyncio.gather(*(watched(run) for run in runs))
     return max(statuses, default=0)

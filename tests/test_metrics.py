@@ -7,7 +7,9 @@ front ends; `wizard-bot run`'s `serve` starts the server and stops it with the f
 
 import asyncio
 import contextlib
+import dataclasses
 import gc
+import socket
 import subprocess
 import sys
 import time
@@ -29,7 +31,7 @@ from adapters.health import HealthServer, parse_listen
 from adapters.outbox import FAST
 from adapters.serve import serve
 from adapters.telegram.app import PLATFORM
-from bot.config import Config, DiscordConfig, MetricsConfig, TelegramConfig
+from bot.config import Config, DiscordConfig, MetricsConfig, TelegramConfig, WebConfig
 from bot.memory import THRESHOLDS
 from bot.metrics import Metrics, Readiness
 from bot.store.redis_server import RedisServer, free_port
@@ -366,6 +368,54 @@ async def test_run_refuses_a_listen_address_it_cannot_use(
     assert error.startswith("wizard-bot run: cannot serve metrics at 256.0.0.1:9100: ")
     assert error.count("\n") == 1
     assert telegram.calls["getUpdates"] == 0  # no front end started
+
+
+@pytest.mark.parametrize(
+    "part",
+    [
+        "metrics",
+        # tornado's bind_sockets (PTB's webhook server) leaves the socket it failed to bind
+        # for the collector to close
+        pytest.param(
+            "webhook",
+            marks=pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
+        ),
+        "web",
+    ],
+)
+async def test_a_port_in_use_is_one_line_naming_the_setting(
+    redis_url: str, capsys: pytest.CaptureFixture[str], part: str
+) -> None:
+    # Another program holds the port the configuration names: the operator is told which
+    # setting to change, in one line, not a traceback; the bot stops.
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        listen = f"127.0.0.1:{taken.getsockname()[1]}"
+        async with FakeTelegram() as telegram:
+            tg = TelegramConfig(token=telegram.token, base_url=f"http://127.0.0.1:{telegram.port}")
+            if part == "metrics":
+                config = Config(telegram=tg, metrics=MetricsConfig(listen=listen))
+                key, what = "metrics.listen", "serve metrics"
+            elif part == "webhook":
+                tg = dataclasses.replace(
+                    tg, webhook_url="https://bot.example.org/tg", webhook_secret="s", listen=listen
+                )
+                config = Config(telegram=tg)
+                key, what = "telegram.listen", "take Telegram's webhook"
+            else:
+                config = Config(telegram=tg, web=WebConfig(listen=listen))
+                key, what = "web.listen", "serve the web table"
+            status = await asyncio.wait_for(serve(config, redis_url, asyncio.Event()), 15)
+    assert status == 1
+    error = capsys.readouterr().err
+    variable = "WIZARD_" + key.upper().replace(".", "_")
+    assert error.startswith(f"wizard-bot run: cannot {what} at {listen}: ")
+    assert error.endswith(
+        f"; set {key} ({variable}) to a free host:port of this machine, or stop what holds it\n"
+    )
+    assert "in use" in error
+    assert "Traceback" not in error
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ import sys
 from telegram.error import InvalidToken, TelegramError
 
 from adapters.relay import relaying
-from adapters.running import EXIT_FAILED, EXIT_OK, Shows, reach_redis
+from adapters.running import EXIT_FAILED, EXIT_OK, Shows, cannot_listen, reach_redis
 from adapters.telegram.app import TelegramFrontEnd
 from adapters.telegram.ids import SCOPE
 from bot import Config, GameService
@@ -47,6 +47,10 @@ async def serve(
             print(f"wizard-bot run: cannot reach Telegram: {error}", file=sys.stderr)
             await front.stop()
             return EXIT_FAILED
+        except OSError as error:  # the webhook's server cannot listen there
+            await front.stop()
+            listen = config.telegram.listen
+            return cannot_listen("take Telegram's webhook", listen, "telegram.listen", error)
         log.info("Telegram front end running as @%s", front.bot.username)
         if shows is not None:
             shows.add(SCOPE, front.show_async)

@@ -4,7 +4,7 @@ and service, serving at `web.listen` until `stop` is set."""
 import asyncio
 import logging
 
-from adapters.running import Shows, fail
+from adapters.running import Shows, cannot_listen
 from adapters.web.server import WebTable
 from bot import Config, GameService
 from bot.metrics import Metrics
@@ -33,7 +33,7 @@ async def serve(
             table = WebTable(service, config, client, deliver=shows, relay=Relay(client))
             await table.start(listen)
         except (ValueError, OSError) as error:
-            return fail(f"cannot serve the web table at {listen}: {error}")
+            return cannot_listen("serve the web table", listen, "web.listen", error)
         try:
             await stop.wait()
         finally:
