@@ -323,11 +323,12 @@ def _read_file(path: Path, named_by: str) -> dict[str, object]:
         raise ConfigError(f"{name}: invalid TOML: arrays or tables nested too deep") from None
 
 
-def _check_data_dir(data_dir: Path, source: str | None) -> None:
-    """ConfigError unless `data_dir` is a directory or nothing yet; `source` is what set it
-    (None: the default)."""
+def _check_data_dir(data_dir: Path, source: str | None, embedded: bool) -> None:
+    """ConfigError unless `data_dir` is a directory or can be made one; with `embedded` (no
+    redis_url: the embedded Redis writes there), unless this user can write in it. `source` is
+    what set it (None: the default)."""
     try:
-        problem = "is not a directory" if data_dir.exists() and not data_dir.is_dir() else ""
+        problem = _data_dir_problem(data_dir, embedded)
     except OSError as error:  # a name too long, a folder on the way that cannot be read
         problem = f"cannot be used: {error.strerror or error}"
     if not problem:
@@ -336,6 +337,26 @@ def _check_data_dir(data_dir: Path, source: str | None) -> None:
     if source is None:  # the default: say how to choose another
         raise ConfigError(f"{said} (set data_dir, or WIZARD_DATA_DIR)")
     raise ConfigError(f"{source}: {said}")
+
+
+def _data_dir_problem(data_dir: Path, embedded: bool) -> str:
+    """What stops `data_dir` from being used, or ""."""
+    user = f"this user (uid {os.getuid()})" if hasattr(os, "getuid") else "this user"
+    if data_dir.exists():
+        if not data_dir.is_dir():
+            return "is not a directory"
+        if embedded and not os.access(data_dir, os.W_OK | os.X_OK):
+            return f"cannot be written by {user}: give it to that user, or choose another"
+        return ""
+    for parent in data_dir.parents:  # the nearest that exists is where it would be made
+        if not parent.exists():
+            continue
+        if not parent.is_dir():
+            return f"cannot be made: {show(str(parent))} is not a directory"
+        if embedded and not os.access(parent, os.W_OK | os.X_OK):
+            return f"cannot be made: {user} cannot write in {show(str(parent))}"
+        return ""
+    return ""
 
 
 _AT_LINE = re.compile(r"\s*\(at line (\d+), column \d+\)|\s*\(at end of document\)")
@@ -434,7 +455,7 @@ def load_config(environ: Mapping[str, str] | None = None, path: str | None = Non
                 f"{sources.get('redis_url', 'redis_url')}: a Redis Cluster is reached over TCP "
                 f"and has database 0 only, like redis://host:7000, not {show(url)}"
             )
-    _check_data_dir(config.data_dir, sources.get("data_dir"))
+    _check_data_dir(config.data_dir, sources.get("data_dir"), config.redis_url is None)
     if web.listen and not (web.secret or telegram.token or discord.token):
         raise ConfigError(
             f"{sources.get('web.listen', 'web.listen')}: the web table signs its links with "

@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+import os
 import re
 from pathlib import Path
 
@@ -328,6 +329,35 @@ def test_a_data_dir_that_is_a_file_is_named(tmp_path: Path) -> None:
     Path(path).unlink()
     (tmp_path / "data").write_text("the default's name, taken by a file")
     assert error() == 'data_dir "data" is not a directory (set data_dir, or WIZARD_DATA_DIR)'
+
+
+def test_a_data_dir_that_cannot_be_made_is_named(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a directory")
+    assert error({"WIZARD_DATA_DIR": "file/data"}) == (
+        'WIZARD_DATA_DIR: data_dir "file/data" cannot be made: "file" is not a directory'
+    )
+    assert error({"WIZARD_DATA_DIR": "file/a/b"}) == (
+        'WIZARD_DATA_DIR: data_dir "file/a/b" cannot be made: "file" is not a directory'
+    )
+    assert load_config(environ={"WIZARD_DATA_DIR": "dir/a/b"}).data_dir == Path("dir/a/b")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes anywhere")
+def test_a_data_dir_this_user_cannot_write_is_named(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o555)
+    uid = os.getuid()
+    assert error({"WIZARD_DATA_DIR": "locked"}) == (
+        f'WIZARD_DATA_DIR: data_dir "locked" cannot be written by this user (uid {uid}): give '
+        "it to that user, or choose another"
+    )
+    assert error({"WIZARD_DATA_DIR": "locked/data"}) == (
+        f'WIZARD_DATA_DIR: data_dir "locked/data" cannot be made: this user (uid {uid}) cannot '
+        'write in "locked"'
+    )
+    # With a Redis of its own the bot writes nothing there.
+    url = {"WIZARD_REDIS_URL": "redis://127.0.0.1:7000/0"}
+    assert load_config(environ={"WIZARD_DATA_DIR": "locked", **url}).data_dir == Path("locked")
 
 
 def test_redis_settings(tmp_path: Path) -> None:
