@@ -388,6 +388,29 @@ async def test_a_target_with_keys_of_the_bot_is_refused_unless_replace(
     same(await contents(target), restored)
 
 
+async def test_a_restore_under_a_running_bot_is_refused_and_changes_nothing(
+    source: aioredis.Redis, target: aioredis.Redis
+) -> None:
+    await played(source)
+    file = await back_up(source)
+    await Restore(target).write(file)
+    restored = await contents(target)
+    await one_move(target, PLAYING)
+    now = await Backup(target).now()
+    worker = service(target, seed=3, clock=Clock(now))
+    await worker.tick("tg")  # a worker of the bot runs on the target: it beats each second
+    before = await contents(target)
+    with pytest.raises(BackupError, match=r"beat in the target Redis 0 s ago") as refused:
+        await Restore(target).write(file, replace=True)
+    assert "stop every worker (wizard-bot run), wait 10 s" in str(refused.value)
+    same(await contents(target), before)
+    # The last worker's last beat long enough ago (it stopped), the restore goes ahead: the
+    # game goes back to where the backup has it.
+    await target.zadd(keys.beats("tg"), {worker.worker: now - backups.RUNNING - 1})
+    await Restore(target).write(file, replace=True)
+    same(await contents(target), restored)
+
+
 # --- the command line -----------------------------------------------------------------------
 
 

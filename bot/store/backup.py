@@ -23,9 +23,10 @@ their chat, and no live seat out of its person's index.
 A restore reads the whole file first (the end line's counts and checksum must match, and every
 value must be one Redis takes: Unicode text, finite decimal scores, a time to live of at most
 `MAX_TTL`) and writes nothing from a file that is cut short, altered, of another format, or that
-Redis would refuse midway. Into a Redis that holds no
-key of the bot, unless `replace`: then the bot's keys there end exactly as in the backup (other
-applications' keys stay). Each hash tag is written in one script, so no chat is half-restored.
+Redis would refuse midway, nor while a worker of the bot beats in the target (it runs there).
+Into a Redis that holds no key of the bot, unless `replace`: then the bot's keys there end
+exactly as in the backup (other applications' keys stay). Each hash tag is written in one
+script, so no chat is half-restored.
 """
 
 import asyncio
@@ -524,6 +525,11 @@ def _checked(lines: Iterator[tuple[int, bytes]]) -> Plan:
 
 # --- restoring ------------------------------------------------------------------------------------
 
+RUNNING = 10.0
+"""Seconds since a worker's last heartbeat within which a restore takes the bot for running
+and refuses (a worker beats about every second)."""
+_BEATS = re.compile(rb"wiz:\{w:[^}]*\}:beats")
+
 
 class Restore:
     """Restoring a checked backup into the Redis `client` reaches."""
@@ -539,6 +545,7 @@ class Restore:
         `replace`) a target that holds keys of the bot."""
         plan = check_file(src)
         there = await self.backup.tags()
+        await self._no_worker_running(there)
         if there and not replace:
             count = sum(map(len, there.values()))
             example = min(min(names) for names in there.values()).decode(errors="replace")
@@ -595,6 +602,23 @@ class Restore:
             )
         summary.timers = len(wakes)
         return summary
+
+    async def _no_worker_running(self, there: dict[bytes, set[bytes]]) -> None:
+        """BackupError when a worker of the bot beat within `RUNNING` seconds of the server's
+        time: a restore under a running bot would replace the games it is playing, and its
+        journals and heartbeats, beneath it."""
+        beats = [name for names in there.values() for name in names if _BEATS.fullmatch(name)]
+        newest = -math.inf
+        for name in beats:
+            scores = await self.client.zrevrangebyscore(name, "+inf", "-inf", 0, 1, True)
+            newest = max([newest, *(float(pair[1]) for pair in scores)])
+        ago = await self.backup.now() - newest
+        if ago < RUNNING:
+            raise BackupError(
+                f"a worker of the bot beat in the target Redis {max(ago, 0):.0f} s ago: the bot "
+                f"is running; stop every worker (wizard-bot run), wait {RUNNING:g} s, and restore "
+                "then"
+            )
 
     def _derived(
         self,
