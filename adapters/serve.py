@@ -32,6 +32,8 @@ from bot.store import redis_client
 
 PARTS = ("telegram", "discord", "web")
 """The front ends a process may run (each when configured)."""
+SETTINGS = {"telegram": "telegram.token", "discord": "discord.token", "web": "web.listen"}
+"""The key that configures each part."""
 
 
 def run(config: Config, parts: Collection[str] = PARTS) -> int:
@@ -121,7 +123,12 @@ def main(argv: Sequence[str]) -> int:
     except ConfigError as error:
         return fail(str(error), EXIT_USAGE)
     if not any(_configured(config, part) for part in parts):
-        return fail(f"none of {', '.join(parts)} is configured", EXIT_USAGE)
+        settings = " or ".join(
+            f"{key} ({'WIZARD_' + key.upper().replace('.', '_')})"
+            for key in dict.fromkeys(SETTINGS[part] for part in parts)
+        )
+        named = "it is not" if len(parts) == 1 else "none of them is"
+        return fail(f"--only {', '.join(parts)}: {named} configured: set {settings}", EXIT_USAGE)
     return run(config, parts)
 
 

@@ -546,7 +546,15 @@ def test_run_only_runs_the_parts_named(home: Path) -> None:
     assert unknown.stderr == ("wizard-bot run: no such part: fax (parts: telegram, discord, web)\n")
     unset = wizard(home, ["run", "--only", "web"], WIZARD_TELEGRAM_TOKEN="123456:secret-token")
     assert unset.returncode == 2
-    assert unset.stderr == "wizard-bot run: none of web is configured\n"
+    assert unset.stderr == (
+        "wizard-bot run: --only web: it is not configured: set web.listen (WIZARD_WEB_LISTEN)\n"
+    )
+    neither = wizard(home, ["run", "--only", "discord", "--only", "web"])
+    assert neither.returncode == 2
+    assert neither.stderr == (
+        "wizard-bot run: --only discord, web: none of them is configured: set discord.token "
+        "(WIZARD_DISCORD_TOKEN) or web.listen (WIZARD_WEB_LISTEN)\n"
+    )
     (home / "wizard.toml").write_text("[web]\nlisten = 80\n", encoding="utf-8")
     broken = wizard(home, ["run", "--only", "web"])
     assert broken.returncode == 2
