@@ -149,7 +149,17 @@ def _secret(key: str, value: object) -> str:
         raise Invalid(f"{key} must be a string")
     if not value or any(char.isspace() for char in value):
         raise Invalid(f"{key} must be non-empty and have no spaces (check for a stray newline)")
+    if _placeholder(value):
+        raise Invalid(f"{key} is still the example's placeholder: put the real one in its place")
     return value
+
+
+def _placeholder(value: str) -> bool:
+    """Whether `value` is one of the placeholders of config.example.toml and deploy/*.env.example
+    (`replace-me`, `change-me`, a value ending in `...`, or in `…` as README's), left in by
+    mistake."""
+    lowered = value.lower()
+    return "replace-me" in lowered or "change-me" in lowered or value.endswith(("...", "…"))
 
 
 SECRET = Rule(_secret, "a secret, no spaces")

@@ -290,6 +290,41 @@ def test_secrets_are_not_echoed(tmp_path: Path) -> None:
     assert "TOPSECRET" not in message
 
 
+def test_a_placeholder_of_the_examples_left_in_is_refused(tmp_path: Path) -> None:
+    # deploy/telegram.env.example and deploy/discord.env.example copied and not edited, or a
+    # line of config.example.toml uncommented as it is: refused before any use.
+    env = {}
+    for line in (ROOT / "deploy" / "telegram.env.example").read_text().splitlines():
+        name, equals, value = line.partition("=")
+        if equals and not line.startswith("#"):
+            env[name] = value
+    assert set(env) == {"WIZARD_TELEGRAM_TOKEN", "WIZARD_TELEGRAM_WEBHOOK_SECRET"}
+    assert error({"WIZARD_TELEGRAM_TOKEN": env["WIZARD_TELEGRAM_TOKEN"]}) == (
+        "WIZARD_TELEGRAM_TOKEN: telegram.token is still the example's placeholder: put the real "
+        "one in its place"
+    )
+    secret = {"WIZARD_TELEGRAM_WEBHOOK_SECRET": env["WIZARD_TELEGRAM_WEBHOOK_SECRET"]}
+    assert error({"WIZARD_TELEGRAM_TOKEN": "123456:real", **secret}) == (
+        "WIZARD_TELEGRAM_WEBHOOK_SECRET: telegram.webhook_secret is still the example's "
+        "placeholder: put the real one in its place"
+    )
+    discord = (ROOT / "deploy" / "discord.env.example").read_text()
+    token = discord.split("WIZARD_DISCORD_TOKEN=")[1].strip()
+    assert "placeholder" in error({"WIZARD_DISCORD_TOKEN": token})
+    example = (ROOT / "config.example.toml").read_text()
+    for line in ('token = "123456789:AAE..."', 'webhook_secret = "change-me"', 'secret = "..."'):
+        assert f"# {line}\n" in example
+    toml = '[telegram]\ntoken = "123456789:AAE..."\nwebhook_secret = "change-me"\n'
+    assert "telegram.token is still the example's placeholder" in error(path=write(tmp_path, toml))
+    assert "web.secret is still" in error(path=write(tmp_path, '[web]\nsecret = "..."\n'))
+    readme = (ROOT / "README.md").read_text()
+    assert "WIZARD_TELEGRAM_TOKEN=123456:ABC-… " in readme
+    assert "placeholder" in error({"WIZARD_TELEGRAM_TOKEN": "123456:ABC-…"})
+    (tmp_path / "wizard.toml").unlink()
+    real = {"WIZARD_DISCORD_TOKEN": "MTA.Gx-y.z_w", "WIZARD_WEB_SECRET": "s3cret-key"}
+    assert load_config(environ=real).discord.token == "MTA.Gx-y.z_w"
+
+
 def test_default_file_error_names_wizard_toml(tmp_path: Path) -> None:
     write(tmp_path, "turn_timeout = 'fast'\n")
     assert error().startswith("wizard.toml: turn_timeout must be")
