@@ -8,6 +8,7 @@ import contextlib
 import difflib
 import itertools
 import json
+import logging
 import os
 import random
 import re
@@ -1720,6 +1721,69 @@ async def test_html_is_escaped_and_score_sheets_are_monospace(tg: Bot) -> None:
     assert "<b>Sly</b>" in sheet.text  # shown as typed, not as HTML
     assert (sheet.data or b"").startswith(b"\x89PNG")
     assert tg.real_errors() == []
+
+
+# --- polling: what the log says when it fails ----------------------------------------------
+
+
+async def _logged(
+    caplog: pytest.LogCaptureFixture, logger: str, text: str, seconds: float = 20
+) -> logging.LogRecord:
+    """The first record of `logger` with `text` in its message, waited for."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for record in caplog.records:
+            if record.name == logger and text in record.getMessage():
+                return record
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no record of {logger} with {text!r}: {caplog.text}")
+
+
+async def test_telegram_away_is_a_warning_line_each_try_not_a_traceback(
+    redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    fake = FakeTelegram()
+    await fake.start()
+    client = aioredis.Redis.from_url(redis_url)
+    front = _front(fake, client)
+    await front.start()
+    try:
+        await fake.stop()  # the network, or Telegram, goes away while the bot polls
+        said = await _logged(caplog, "adapters.telegram.app", "cannot get updates from Telegram")
+        assert said.levelno == logging.WARNING
+        assert said.getMessage().endswith("; trying again")
+    finally:
+        await front.stop()  # its last getUpdates fails too
+        await client.aclose()
+    last = await _logged(caplog, "telegram.ext.Updater", "one more time to mark all fetched")
+    assert last.levelno == logging.WARNING
+    assert "NetworkError" in last.getMessage()
+    assert [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR] == []
+
+
+async def test_a_second_polling_worker_is_an_error_line_saying_what_to_do(
+    redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    async with FakeTelegram() as fake:
+        client = aioredis.Redis.from_url(redis_url)
+        fronts = [_front(fake, client), _front(fake, client)]
+        for front in fronts:
+            await front.start()
+        try:
+            said = await _logged(caplog, "adapters.telegram.app", "to another process")
+        finally:
+            for front in fronts:
+                await front.stop()
+            await client.aclose()
+    assert said.levelno == logging.ERROR
+    assert "Conflict: terminated by other getUpdates request" in said.getMessage()
+    assert said.getMessage().endswith(
+        ": run one polling worker per bot token, or set telegram.webhook_url on every worker "
+        '(docs/operations.md, "Scaling out")'
+    )
+    assert [r for r in caplog.records if r.exc_info] == []
 
 
 # --- webhook ---------------------------------------------------------------------------------

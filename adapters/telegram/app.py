@@ -43,7 +43,7 @@ from telegram import (
 )
 from telegram import User as TgUser
 from telegram.constants import ChatAction
-from telegram.error import Forbidden, TelegramError
+from telegram.error import Conflict, Forbidden, NetworkError, TelegramError
 from telegram.ext import (
     AIORateLimiter,
     Application,
@@ -145,6 +145,45 @@ def default_rate_limiter() -> AIORateLimiter:
     return AIORateLimiter(max_retries=3)
 
 
+def polling_failed(error: TelegramError) -> None:
+    """A long poll that failed, said in one line (PTB tries again, waiting up to 30 s): another
+    process polling with the token is a mistake of the deployment, said with what to do; the
+    network or Telegram away is ridden over."""
+    if isinstance(error, Conflict):
+        log.error(
+            "Telegram gives this bot's updates to another process (%s): run one polling worker "
+            "per bot token, or set telegram.webhook_url on every worker "
+            '(docs/operations.md, "Scaling out")',
+            error,
+        )
+    elif isinstance(error, NetworkError):
+        log.warning(
+            "cannot get updates from Telegram (%s: %s); trying again", type(error).__name__, error
+        )
+    else:
+        log.error("cannot get updates from Telegram; trying again", exc_info=error)
+
+
+class _OneLineNetworkErrors(logging.Filter):
+    """PTB's own records of a network error (the last getUpdates on the way out, which it makes
+    whatever the network's state) as one warning line, not an error with a traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, NetworkError):
+            message = record.getMessage().partition(". ")[0]
+            record.msg = f"{message} ({type(error).__name__}: {error})"
+            record.args = None
+            record.exc_info = None
+            record.exc_text = None
+            record.levelno = logging.WARNING
+            record.levelname = logging.getLevelName(logging.WARNING)
+        return True
+
+
+logging.getLogger("telegram.ext.Updater").addFilter(_OneLineNetworkErrors())
+
+
 class TelegramFrontEnd:
     """One worker's Telegram front end for `service`; start() and stop() it in a running loop."""
 
@@ -219,7 +258,11 @@ class TelegramFrontEnd:
                 allowed_updates=ALLOWED_UPDATES,
             )
         else:
-            await updater.start_polling(timeout=self.poll_timeout, allowed_updates=ALLOWED_UPDATES)
+            await updater.start_polling(
+                timeout=self.poll_timeout,
+                allowed_updates=ALLOWED_UPDATES,
+                error_callback=polling_failed,
+            )
         self._timers = asyncio.create_task(
             timer_loop(self.service, self.show_async, SCOPE, self.timer_interval)
         )
