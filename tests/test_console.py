@@ -595,11 +595,16 @@ def test_run_with_a_telegram_token_starts_telegram(home: Path) -> None:
         home,
         ["run"],
         WIZARD_TELEGRAM_TOKEN="123456:secret-token",
-        WIZARD_TELEGRAM_BASE_URL=f"http://127.0.0.1:{free_port()}",
+        WIZARD_TELEGRAM_BASE_URL=f"http://127.0.0.1:{(port := free_port())}",
     )
     assert done.returncode == 1, done.stderr
     assert done.stdout == ""
-    assert done.stderr.startswith("wizard-bot run: cannot reach Telegram")
+    assert done.stderr.startswith(
+        f"wizard-bot run: cannot reach Telegram at http://127.0.0.1:{port} (telegram.base_url): "
+    )
+    assert done.stderr.endswith(
+        "; check this machine's network (DNS, proxy, firewall), then start again\n"
+    )
     assert "secret-token" not in done.stderr
     assert redis_processes(home / "data") == []
 

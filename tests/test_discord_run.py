@@ -101,4 +101,7 @@ async def test_a_refused_token_stops_the_run(
         config = Config(discord=DiscordConfig(token="not-the-token", base_url=fake.base_url))
         status = await asyncio.wait_for(serve(config, redis_url, asyncio.Event()), 15)
     assert status == 1
-    assert "Discord refused the token" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        "wizard-bot run: Discord refused the token (discord.token, WIZARD_DISCORD_TOKEN): copy "
+        "it again from the developer portal (Bot, Reset Token)\n"
+    )

@@ -418,6 +418,24 @@ async def test_a_port_in_use_is_one_line_naming_the_setting(
     assert "Traceback" not in error
 
 
+# PTB's Application.shutdown does nothing after a failed initialize: its HTTP connection is left
+# for the collector (the process exits at once anyway).
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+async def test_a_refused_telegram_token_says_where_to_get_it(
+    redis_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with FakeTelegram() as telegram:
+        base = f"http://127.0.0.1:{telegram.port}"
+        config = Config(telegram=TelegramConfig(token="42:not-the-token", base_url=base))
+        status = await asyncio.wait_for(serve(config, redis_url, asyncio.Event()), 15)
+    gc.collect()  # that connection, while the warning is ignored
+    assert status == 1
+    assert capsys.readouterr().err == (
+        "wizard-bot run: Telegram refused the token (telegram.token, WIZARD_TELEGRAM_TOKEN): "
+        "copy it again from @BotFather (/token)\n"
+    )
+
+
 @pytest.mark.parametrize(
     "listen", ["127.0.0.1:²", "127.0.0.1:９１００", "a b:9100", "a\x00:9100", "9100"]
 )

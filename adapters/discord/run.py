@@ -50,11 +50,20 @@ async def serve(
         try:
             await front.start()
         except discord.LoginFailure:
-            print("wizard-bot run: Discord refused the token (discord.token)", file=sys.stderr)
+            print(
+                "wizard-bot run: Discord refused the token (discord.token, WIZARD_DISCORD_TOKEN): "
+                "copy it again from the developer portal (Bot, Reset Token)",
+                file=sys.stderr,
+            )
             await front.stop()
             return EXIT_FAILED
         except (discord.HTTPException, OSError) as error:
-            print(f"wizard-bot run: cannot reach Discord: {error}", file=sys.stderr)
+            print(
+                f"wizard-bot run: cannot reach Discord at {config.discord.base_url} "
+                f"(discord.base_url): {error}; check this machine's network (DNS, proxy, "
+                "firewall), then start again",
+                file=sys.stderr,
+            )
             await front.stop()
             return EXIT_FAILED
         log.info("Discord front end running as %s", front.client.user)

@@ -40,11 +40,20 @@ async def serve(
         try:
             await front.start()
         except InvalidToken:
-            print("wizard-bot run: Telegram refused the token (telegram.token)", file=sys.stderr)
+            print(
+                "wizard-bot run: Telegram refused the token (telegram.token, "
+                "WIZARD_TELEGRAM_TOKEN): copy it again from @BotFather (/token)",
+                file=sys.stderr,
+            )
             await front.stop()
             return EXIT_FAILED
         except TelegramError as error:
-            print(f"wizard-bot run: cannot reach Telegram: {error}", file=sys.stderr)
+            print(
+                f"wizard-bot run: cannot reach Telegram at {config.telegram.base_url} "
+                f"(telegram.base_url): {error}; check this machine's network (DNS, proxy, "
+                "firewall), then start again",
+                file=sys.stderr,
+            )
             await front.stop()
             return EXIT_FAILED
         except OSError as error:  # the webhook's server cannot listen there
