@@ -84,6 +84,9 @@ def backup(config: Config, target: str) -> int:
     """`wizard-bot backup FILE`: write every key of the bot to FILE (`-`: standard output)."""
     if target != "-" and Path(target).is_dir():
         return fail("backup", f"{target} is a directory: name the backup's file in it")
+    if target != "-" and not Path(target).absolute().parent.is_dir():
+        folder = Path(target).parent
+        return fail("backup", f"{target}: there is no folder {folder}: make it, or name another")
     try:
         with _redis(config) as (url, where):
             if target == "-":

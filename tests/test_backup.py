@@ -475,6 +475,13 @@ def test_a_backup_to_a_directory_or_one_stopped_midway_leaves_no_partial_file(
     said = capsys.readouterr()
     assert said.err == f"wizard-bot backup: {folder} is a directory: name the backup's file in it\n"
     assert [path.name for path in tmp_path.iterdir()] == ["backups"]
+    missing = tmp_path / "nowhere" / "wizard.backup.gz"
+    assert main(["backup", str(missing)]) == 1
+    assert capsys.readouterr().err == (
+        f"wizard-bot backup: {missing}: there is no folder {missing.parent}: make it, or name "
+        "another\n"
+    )
+    assert [path.name for path in tmp_path.iterdir()] == ["backups"]
 
     def interrupted(command: str, *_: object) -> None:
         raise KeyboardInterrupt
