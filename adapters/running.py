@@ -9,7 +9,9 @@ import asyncio
 import contextlib
 import signal
 import sys
+import threading
 from collections.abc import Awaitable, Callable, Iterable
+from types import FrameType
 
 from bot import Config, Outcome, RedisClient, StoreErrors, logs
 from bot.store import reached, redis_client
@@ -71,24 +73,42 @@ def cannot_listen(what: str, listen: str, key: str, error: Exception) -> int:
     )
 
 
+class Stopped(Exception):
+    """SIGTERM before the event loop takes it (`stop_on_signals`): while the embedded Redis
+    starts, say; raised so that the server started is stopped on the way out."""
+
+
+def _stopped(signum: int, _frame: FrameType | None) -> None:
+    raise Stopped(signum)
+
+
 def run_with_redis(
     config: Config, main: Callable[[str], Awaitable[int]], quiet: Iterable[str] = ()
 ) -> int:
     """Set up logging (the loggers in `quiet` only from warnings on), start or reach Redis, and
-    run `main(redis_url)` in a new event loop; its exit status."""
+    run `main(redis_url)` in a new event loop; its exit status (128 + SIGTERM when stopped
+    before the loop ran)."""
     logs.setup(config, quiet)
-    with contextlib.ExitStack() as stack:
-        try:
-            url = stack.enter_context(
-                configured_redis(config.redis_url, config.data_dir, config.redis_fsync)
-            )
-        except (RedisServerError, OSError) as error:
-            return fail(f"cannot start the embedded Redis: {error}")
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _stopped) if main_thread else None
+    try:
+        with contextlib.ExitStack() as stack:
+            try:
+                url = stack.enter_context(
+                    configured_redis(config.redis_url, config.data_dir, config.redis_fsync)
+                )
+            except (RedisServerError, OSError) as error:
+                return fail(f"cannot start the embedded Redis: {error}")
 
-        async def run() -> int:
-            return await main(url)
+            async def run() -> int:
+                return await main(url)
 
-        return asyncio.run(run())
+            return asyncio.run(run())
+    except Stopped:
+        return 128 + signal.SIGTERM
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def stop_on_signals() -> asyncio.Event:

@@ -562,6 +562,51 @@ def test_run_only_runs_the_parts_named(home: Path) -> None:
     assert redis_processes(home / "data") == []
 
 
+def test_sigterm_while_the_embedded_redis_starts_stops_it_too(home: Path) -> None:
+    """`docker stop` (SIGTERM) while the bot's own Redis is starting, before the bot has
+    its own handler: the bot stops that server on its way out, leaving no process behind."""
+    tools = home / "bin"
+    tools.mkdir()
+    starting = home / "starting"
+    slow = tools / "redis-server"  # the real server, a second late: SIGTERM lands meanwhile
+    slow.write_text(f'#!/bin/sh\ntouch {starting}\nsleep 1\nexec {find_redis_server()} "$@"\n')
+    slow.chmod(0o755)
+    env = environment(
+        home,
+        PATH=f"{tools}{os.pathsep}{os.environ['PATH']}",
+        WIZARD_TELEGRAM_TOKEN="123456:secret-token",
+        WIZARD_TELEGRAM_BASE_URL=f"http://127.0.0.1:{free_port()}",
+    )
+    bot = subprocess.Popen(
+        [console_script(), "run"],
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=home,
+        env=env,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while not starting.exists():
+            assert bot.poll() is None, bot.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        bot.send_signal(signal.SIGTERM)
+        _, stderr = bot.communicate(timeout=TIMEOUT)
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+            bot.wait()
+    assert bot.returncode == 128 + signal.SIGTERM, stderr
+    deadline = time.monotonic() + 5
+    while redis_processes(home / "data") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = redis_processes(home / "data")
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == []
+
+
 def test_run_takes_the_options_of_play(home: Path) -> None:
     done = wizard(home, [*SHORT_GAME, "--seed", "5"], ["1"] * 300)
     assert done.returncode == 0, done.stderr

@@ -232,7 +232,11 @@ class RedisServer:
             self._release_dir()
             raise
         atexit.register(self.stop)
-        self._wait_ready(Path(command[0]).name)
+        try:
+            self._wait_ready(Path(command[0]).name)
+        except BaseException:  # a signal or an interrupt meanwhile: the server goes too
+            self.stop()
+            raise
         (self.dir / ADDRESS_FILE).write_text(self.url + "\n")
 
     def _wait_ready(self, name: str) -> None:
