@@ -240,7 +240,11 @@ KEYS: tuple[Key, ...] = (
         url("https"),
         "Receive updates by webhook at this public URL; unset: long polling",
     ),
-    Key("telegram.webhook_secret", WEBHOOK_SECRET, "The secret Telegram sends with each webhook"),
+    Key(
+        "telegram.webhook_secret",
+        WEBHOOK_SECRET,
+        "The secret Telegram sends with each webhook (needed with webhook_url)",
+    ),
     Key("telegram.listen", LISTEN, "Where the webhook server listens (only with webhook_url)"),
     Key("discord.token", SECRET, "The Discord bot's token; the Discord front end runs if set"),
     Key("discord.shards", SWITCH, "Whether to run with several Discord gateway shards"),
@@ -321,6 +325,12 @@ def _read_file(path: Path, named_by: str) -> dict[str, object]:
         raise ConfigError(f"{name}: invalid TOML: {str(error).partition(';')[0]}") from None
     except RecursionError:
         raise ConfigError(f"{name}: invalid TOML: arrays or tables nested too deep") from None
+
+
+def _source(sources: Mapping[str, str], name: str) -> str:
+    """What set the key `name` (a variable, or the file: a section's keys are under the
+    section there), else the key's name."""
+    return sources.get(name) or sources.get(name.partition(".")[0]) or name
 
 
 def _check_data_dir(data_dir: Path, source: str | None, embedded: bool) -> None:
@@ -456,9 +466,15 @@ def load_config(environ: Mapping[str, str] | None = None, path: str | None = Non
                 f"and has database 0 only, like redis://host:7000, not {show(url)}"
             )
     _check_data_dir(config.data_dir, sources.get("data_dir"), config.redis_url is None)
+    if telegram.webhook_url and not telegram.webhook_secret:
+        raise ConfigError(
+            f"{_source(sources, 'telegram.webhook_url')}: the webhook needs "
+            "telegram.webhook_secret (WIZARD_TELEGRAM_WEBHOOK_SECRET), or anyone who finds its "
+            "address can post updates as any player: set one (1 to 256 of A-Z a-z 0-9 _ -)"
+        )
     if web.listen and not (web.secret or telegram.token or discord.token):
         raise ConfigError(
-            f"{sources.get('web.listen', 'web.listen')}: the web table signs its links with "
+            f"{_source(sources, 'web.listen')}: the web table signs its links with "
             "web.secret, or a key derived from a bot token: set one (or WIZARD_WEB_SECRET)"
         )
     return config

@@ -514,6 +514,7 @@ GOOD: list[tuple[str, str, object]] = [
 NEEDS = {
     "WIZARD_REDIS_CLUSTER": {"WIZARD_REDIS_URL": "redis://10.0.0.5:7000"},
     "WIZARD_WEB_LISTEN": {"WIZARD_WEB_SECRET": "k3y"},
+    "WIZARD_TELEGRAM_WEBHOOK_URL": {"WIZARD_TELEGRAM_WEBHOOK_SECRET": "s3cret"},
 }
 """What a variable's good values need besides (a cluster needs a node's URL)."""
 
@@ -617,6 +618,21 @@ def test_the_web_table_needs_a_key_to_sign_its_links() -> None:
     assert signed.web == WebConfig(listen="127.0.0.1:8090", secret="k")
     token = load_config({"WIZARD_WEB_LISTEN": "127.0.0.1:8090", "WIZARD_DISCORD_TOKEN": "t"}, None)
     assert token.web == WebConfig(listen="127.0.0.1:8090")  # its key comes from the token
+
+
+def test_a_webhook_needs_its_secret(tmp_path: Path) -> None:
+    # Without one the webhook takes any POST to its address: anyone who finds it plays as
+    # anyone.
+    url = {"WIZARD_TELEGRAM_TOKEN": "123456:real", "WIZARD_TELEGRAM_WEBHOOK_URL": "https://b.org/t"}
+    assert error(url) == (
+        "WIZARD_TELEGRAM_WEBHOOK_URL: the webhook needs telegram.webhook_secret "
+        "(WIZARD_TELEGRAM_WEBHOOK_SECRET), or anyone who finds its address can post updates as "
+        "any player: set one (1 to 256 of A-Z a-z 0-9 _ -)"
+    )
+    path = write(tmp_path, '[telegram]\nwebhook_url = "https://b.org/t"\n')
+    assert error(path=path).startswith(f"{path}: the webhook needs telegram.webhook_secret")
+    config = load_config(environ={**url, "WIZARD_TELEGRAM_WEBHOOK_SECRET": "s3cret"}, path=path)
+    assert config.telegram.webhook_secret == "s3cret"
 
 
 def test_variables_are_named_after_their_keys() -> None:
