@@ -402,7 +402,10 @@ async def test_a_restore_under_a_running_bot_is_refused_and_changes_nothing(
     before = await contents(target)
     with pytest.raises(BackupError, match=r"beat in the target Redis 0 s ago") as refused:
         await Restore(target).write(file, replace=True)
-    assert "stop every worker (wizard-bot run), wait 10 s" in str(refused.value)
+    assert str(refused.value).endswith(
+        ", so the bot may be running: stop every worker (wizard-bot run), and restore 10 s "
+        "after the last one stopped"
+    )
     same(await contents(target), before)
     # The last worker's last beat long enough ago (it stopped), the restore goes ahead: the
     # game goes back to where the backup has it.

@@ -615,9 +615,9 @@ class Restore:
         ago = await self.backup.now() - newest
         if ago < RUNNING:
             raise BackupError(
-                f"a worker of the bot beat in the target Redis {max(ago, 0):.0f} s ago: the bot "
-                f"is running; stop every worker (wizard-bot run), wait {RUNNING:g} s, and restore "
-                "then"
+                f"a worker of the bot beat in the target Redis {max(ago, 0):.0f} s ago, so the "
+                "bot may be running: stop every worker (wizard-bot run), and restore "
+                f"{RUNNING:g} s after the last one stopped"
             )
 
     def _derived(
