@@ -1748,11 +1748,14 @@ async def test_telegram_away_is_a_warning_line_each_try_not_a_traceback(
     client = aioredis.Redis.from_url(redis_url)
     front = _front(fake, client)
     await front.start()
+    ready = front.service.metrics.ready
     try:
+        assert (await ready.ready())["telegram"]
         await fake.stop()  # the network, or Telegram, goes away while the bot polls
         said = await _logged(caplog, "adapters.telegram.app", "cannot get updates from Telegram")
         assert said.levelno == logging.WARNING
         assert said.getMessage().endswith("; trying again")
+        assert not (await ready.ready())["telegram"]  # /readyz: 503, not ready: telegram
     finally:
         await front.stop()  # its last getUpdates fails too
         await client.aclose()

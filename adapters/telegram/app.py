@@ -22,6 +22,8 @@ a press there that changed it ("Play again" under an older game's score sheet).
 import asyncio
 import contextlib
 import logging
+import math
+import time
 from collections.abc import Hashable
 from dataclasses import replace
 from typing import Any, cast
@@ -145,6 +147,11 @@ def default_rate_limiter() -> AIORateLimiter:
     return AIORateLimiter(max_retries=3)
 
 
+POLL_FAILED_FOR = 35.0
+"""Seconds after a failed long poll that the front end counts as not ready (`/readyz`): PTB
+tries again at most 30 s later, so a front end that cannot poll stays not ready."""
+
+
 def polling_failed(error: TelegramError) -> None:
     """A long poll that failed, said in one line (PTB tries again, waiting up to 30 s): another
     process polling with the token is a mistake of the deployment, said with what to do; the
@@ -223,6 +230,8 @@ class TelegramFrontEnd:
         self.timer_interval = timer_interval
         self.poll_timeout = poll_timeout
         self._timers: asyncio.Task[None] | None = None
+        self._poll_failed_at = -math.inf
+        """When a long poll last failed (monotonic): not ready for `POLL_FAILED_FOR` after."""
         self._register()
 
     # --- lifecycle ------------------------------------------------------------------------------
@@ -261,12 +270,19 @@ class TelegramFrontEnd:
             await updater.start_polling(
                 timeout=self.poll_timeout,
                 allowed_updates=ALLOWED_UPDATES,
-                error_callback=polling_failed,
+                error_callback=self._polling_failed,
             )
         self._timers = asyncio.create_task(
             timer_loop(self.service, self.show_async, SCOPE, self.timer_interval)
         )
-        self.service.metrics.ready.report(PLATFORM, lambda: updater.running)
+        self.service.metrics.ready.report(
+            PLATFORM,
+            lambda: updater.running and time.monotonic() - self._poll_failed_at > POLL_FAILED_FOR,
+        )
+
+    def _polling_failed(self, error: TelegramError) -> None:
+        self._poll_failed_at = time.monotonic()
+        polling_failed(error)
 
     async def stop(self) -> None:
         """Stop taking updates and timers, post what waits, disconnect."""
