@@ -7,6 +7,7 @@ all live there.
 
 import asyncio
 import contextlib
+import logging
 import signal
 import sys
 import threading
@@ -53,6 +54,27 @@ class Shows:
         show = self._by_scope.get(chat.partition(":")[0])
         if show is not None:
             await show(chat, outcome)
+
+
+class OneLine(logging.Filter):
+    """A chat library's own records of an error of `kinds` (the network or the platform away,
+    which its retries ride over) as one warning line, not an error with a traceback each try."""
+
+    def __init__(self, *kinds: type[BaseException]) -> None:
+        super().__init__()
+        self.kinds = kinds
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, self.kinds):
+            message = record.getMessage().partition(". ")[0]
+            record.msg = f"{message} ({type(error).__name__}: {error})"
+            record.args = None
+            record.exc_info = None
+            record.exc_text = None
+            record.levelno = logging.WARNING
+            record.levelname = logging.getLevelName(logging.WARNING)
+        return True
 
 
 def fail(message: str, status: int = EXIT_FAILED) -> int:

@@ -4,6 +4,7 @@ front end in one process; and a token Discord refuses."""
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import AsyncIterator
 
@@ -92,6 +93,35 @@ async def test_run_serves_telegram_and_discord_in_one_process(
         await join_through_the_gateway(fake)
         stop.set()
         assert await asyncio.wait_for(run, 20) == 0
+
+
+async def test_the_gateway_away_is_a_warning_line_each_try_not_a_traceback(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    fake = FakeDiscord()
+    await fake.__aenter__()
+    monkeypatch.setattr(discord.http.Route, "BASE", fake.base_url)
+    monkeypatch.setattr(
+        discord.gateway.DiscordWebSocket, "DEFAULT_GATEWAY", yarl.URL(fake.gateway_url)
+    )
+    stop = asyncio.Event()
+    config = Config(discord=DiscordConfig(token=fake.token, base_url=fake.base_url))
+    run = asyncio.create_task(serve(config, redis_url, stop))
+    try:
+        await fake.wait_identified()
+    finally:
+        await fake.__aexit__(None, None, None)  # the network, or Discord, goes away
+    deadline = time.monotonic() + 20
+    while not any("Attempting a reconnect" in r.getMessage() for r in caplog.records):
+        assert time.monotonic() < deadline, caplog.text
+        await asyncio.sleep(0.05)
+    stop.set()
+    assert await asyncio.wait_for(run, 20) == 0
+    said = [r for r in caplog.records if "Attempting a reconnect" in r.getMessage()]
+    assert all(r.levelno == logging.WARNING for r in said)
+    assert "Cannot connect to host" in said[0].getMessage()
+    assert [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR] == []
 
 
 async def test_a_refused_token_stops_the_run(

@@ -9,12 +9,13 @@ import asyncio
 import logging
 import sys
 
+import aiohttp
 import discord
 
 from adapters.discord.app import DiscordFrontEnd
 from adapters.discord.ids import SCOPE
 from adapters.relay import relaying
-from adapters.running import EXIT_FAILED, EXIT_OK, Shows, reach_redis
+from adapters.running import EXIT_FAILED, EXIT_OK, OneLine, Shows, reach_redis
 from bot import Config, GameService
 from bot.metrics import Metrics
 
@@ -29,6 +30,14 @@ def _no_voice(record: logging.LogRecord) -> bool:
 def quiet_voice() -> None:
     """Keep discord.py from warning that voice libraries are missing (the bot uses no voice)."""
     logging.getLogger("discord.client").addFilter(_no_voice)
+
+
+_RECONNECTS = OneLine(
+    OSError, aiohttp.ClientError, discord.GatewayNotFound, discord.ConnectionClosed
+)
+"""discord.py's "Attempting a reconnect in N s" while the gateway cannot be reached."""
+for _logger in ("discord.client", "discord.shard"):
+    logging.getLogger(_logger).addFilter(_RECONNECTS)
 
 
 async def serve(

@@ -60,6 +60,7 @@ from telegram.ext import (
 
 from adapters.flood import Windows
 from adapters.outbox import Limits, Outbox
+from adapters.running import OneLine
 from adapters.telegram import commands
 from adapters.telegram.ids import (
     SCOPE,
@@ -171,24 +172,9 @@ def polling_failed(error: TelegramError) -> None:
         log.error("cannot get updates from Telegram; trying again", exc_info=error)
 
 
-class _OneLineNetworkErrors(logging.Filter):
-    """PTB's own records of a network error (the last getUpdates on the way out, which it makes
-    whatever the network's state) as one warning line, not an error with a traceback."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        error = record.exc_info[1] if record.exc_info else None
-        if isinstance(error, NetworkError):
-            message = record.getMessage().partition(". ")[0]
-            record.msg = f"{message} ({type(error).__name__}: {error})"
-            record.args = None
-            record.exc_info = None
-            record.exc_text = None
-            record.levelno = logging.WARNING
-            record.levelname = logging.getLevelName(logging.WARNING)
-        return True
-
-
-logging.getLogger("telegram.ext.Updater").addFilter(_OneLineNetworkErrors())
+# PTB's own records of a network error (the last getUpdates on the way out, which it makes
+# whatever the network's state): one warning line, not an error with a traceback.
+logging.getLogger("telegram.ext.Updater").addFilter(OneLine(NetworkError))
 
 
 class TelegramFrontEnd:
