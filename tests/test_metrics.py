@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import dataclasses
 import gc
+import logging
 import socket
 import subprocess
 import sys
@@ -416,6 +417,44 @@ async def test_a_port_in_use_is_one_line_naming_the_setting(
     )
     assert "in use" in error
     assert "Traceback" not in error
+
+
+@pytest.mark.parametrize("webhook", [False, True])
+async def test_the_start_says_how_telegram_updates_come(
+    redis_url: str, caplog: pytest.LogCaptureFixture, webhook: bool
+) -> None:
+    # A webhook secret without a webhook URL: the operator meant a webhook, and gets polling.
+    caplog.set_level(logging.INFO)
+    listen = f"127.0.0.1:{free_port()}"
+    async with FakeTelegram() as telegram:
+        tg = TelegramConfig(
+            token=telegram.token,
+            base_url=f"http://127.0.0.1:{telegram.port}",
+            webhook_secret="s3cret",
+            webhook_url="https://bot.example.org/tg" if webhook else None,
+            listen=listen,
+        )
+        stop = asyncio.Event()
+        run = asyncio.create_task(serve(Config(telegram=tg), redis_url, stop))
+        deadline = time.monotonic() + 15
+        while "Telegram front end running" not in caplog.text:
+            assert time.monotonic() < deadline, caplog.text
+            await asyncio.sleep(0.02)
+        stop.set()
+        assert await asyncio.wait_for(run, 20) == 0
+    said = [r.getMessage() for r in caplog.records if r.name == "adapters.telegram.run"]
+    if webhook:
+        assert said == [
+            "Telegram front end running as @wizard_test_bot, taking updates by webhook at "
+            f"https://bot.example.org/tg, listening on {listen}"
+        ]
+    else:
+        assert said == [
+            "Telegram front end running as @wizard_test_bot, taking updates by long polling",
+            "telegram.webhook_secret is set but telegram.webhook_url is not: this worker takes "
+            "updates by long polling, and only one worker per bot token may; set "
+            "telegram.webhook_url (WIZARD_TELEGRAM_WEBHOOK_URL) for a webhook",
+        ]
 
 
 # PTB's Application.shutdown does nothing after a failed initialize: its HTTP connection is left

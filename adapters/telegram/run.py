@@ -60,7 +60,18 @@ async def serve(
             await front.stop()
             listen = config.telegram.listen
             return cannot_listen("take Telegram's webhook", listen, "telegram.listen", error)
-        log.info("Telegram front end running as @%s", front.bot.username)
+        settings = config.telegram
+        if settings.webhook_url:
+            how = f"by webhook at {settings.webhook_url}, listening on {settings.listen}"
+        else:
+            how = "by long polling"
+        log.info("Telegram front end running as @%s, taking updates %s", front.bot.username, how)
+        if settings.webhook_secret and not settings.webhook_url:
+            log.warning(
+                "telegram.webhook_secret is set but telegram.webhook_url is not: this worker "
+                "takes updates by long polling, and only one worker per bot token may; set "
+                "telegram.webhook_url (WIZARD_TELEGRAM_WEBHOOK_URL) for a webhook"
+            )
         if shows is not None:
             shows.add(SCOPE, front.show_async)
         try:
