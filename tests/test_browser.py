@@ -584,6 +584,80 @@ async def test_the_page_speaks_the_chats_language_and_draws_its_deck_theme(
         assert not bot.real_errors()
 
 
+OUT_OF_ITS_BOX = """() => {
+  const panel = document.querySelector("#summary");
+  const box = panel.getBoundingClientRect();
+  const out = [];
+  if (panel.scrollWidth > panel.clientWidth) out.push("the panel scrolls");
+  for (const cell of document.querySelectorAll("#summary th, #summary td")) {
+    const at = cell.getBoundingClientRect();
+    if (at.right > box.right - 2 || at.left < box.left) out.push(cell.textContent);
+  }
+  return out;
+}"""
+"""The cells of the summary panel (the round's result, the final standings) that are not
+wholly inside it, as a person on a phone would have to scroll to see them."""
+
+
+async def play_to_the_end(page: Page, bot: Bot) -> int:
+    """Make Ann's moves on the page (the other seats are AI) until the game is over; the
+    version shown then."""
+    rng = random.Random(4)
+    for _ in range(200):
+        await bot.idle()
+        version, stored, _ = await bot.front.service.snapshot(CHAT)
+        assert stored is not None
+        await caught_up(page, version)
+        if stored.game.phase is Phase.FINISHED:
+            return version
+        shown = int(await page.get_attribute("main", "data-version") or 0)
+        offered = page.locator("#ask button[data-payload], #hand button.legal[data-payload]")
+        count = await offered.count()
+        if shown == version and count:
+            await offered.nth(rng.randrange(count)).click()
+        await page.wait_for_function(
+            "v => Number(document.querySelector('main').dataset.version) > v",
+            arg=version,
+            timeout=10_000,
+        )
+    raise AssertionError("the game did not end")
+
+
+async def test_a_long_name_leaves_every_number_of_the_summary_in_sight_on_a_phone(
+    chromium: Path, redis_url: str
+) -> None:
+    """A long name on a phone: the round's result and the final standings, in German, keep
+    every column inside the panel, the name cut short with an ellipsis (its text is whole, as
+    a screen reader reads it)."""
+    ann = dataclasses.replace(
+        ANN, first_name="Annemarie-Theresa", last_name="Wolkenstein", language_code=None
+    )
+    long_name = "Annemarie-Theresa Wolkenstein"
+    async with running(redis_url) as bot, web_table(bot) as table, launch(chromium) as browser:
+        await seat(bot, (ann,))
+        await bot.command(GROUP, ann, "/language de")
+        for _ in range(2):
+            await bot.command(GROUP, ann, "/addbot")
+        await bot.command(GROUP, ann, "/start")
+        version, stored, _ = await bot.front.service.snapshot(CHAT)
+        assert stored is not None
+        page = await browser.new_page(viewport=PHONE)
+        await pin_fonts(page)
+        link = table.link(CHAT, f"tg:{ANN.id}", stored.game_id)
+        await page.goto(f"http://127.0.0.1:{table.port}/?link={link}")
+        await caught_up(page, version)
+        await use_pinned_fonts(page)
+        await play_on_the_page(page, bot, 2)
+        summary = page.locator("#summary[data-kind=round]")
+        assert long_name in await summary.inner_text()
+        assert await page.evaluate(OUT_OF_ITS_BOX) == []
+        await play_to_the_end(page, bot)
+        final = page.locator("#summary[data-kind=final]")
+        assert long_name in await final.inner_text()
+        assert await page.evaluate(OUT_OF_ITS_BOX) == []
+        assert not bot.real_errors()
+
+
 async def test_at_a_coach_table_the_page_shows_the_hint_its_player_asks_for(
     chromium: Path, redis_url: str
 ) -> None:
