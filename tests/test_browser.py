@@ -56,7 +56,7 @@ from adapters.web.server import WebTable
 from bot import GameService, weblinks
 from bot.config import Config, TelegramConfig, WebConfig
 from bot.show.formatters import MEDALS, shown_points, signed_points
-from bot.show.i18n import texts
+from bot.show.i18n import LANGUAGES, texts
 from bot.show.themes import FRENCH_RANKS, Theme, card_name
 from bot.store.relay import Relay
 from bot.table import Settings, Table
@@ -656,6 +656,50 @@ async def test_a_long_name_leaves_every_number_of_the_summary_in_sight_on_a_phon
         assert long_name in await final.inner_text()
         assert await page.evaluate(OUT_OF_ITS_BOX) == []
         assert not bot.real_errors()
+
+
+async def test_every_languages_wizard_and_jester_fit_on_the_card(
+    chromium: Path, redis_url: str
+) -> None:
+    """The name a Wizard or a Jester carries on its card, in each language, stays within the
+    card: measured in the page's font, so Russian «Волшебник» (9 letters, but wide ones) is
+    squeezed to fit, as the French deck's long joker names are."""
+    names = sorted(
+        {
+            card_name(texts(language), card, theme)
+            for language in LANGUAGES
+            for card in ("W", "J")
+            for theme in Theme
+        }
+    )
+    async with running(redis_url) as bot, web_table(bot) as table, launch(chromium) as browser:
+        await seat(bot, (ANN,))
+        version, stored, _ = await bot.front.service.snapshot(CHAT)
+        assert stored is not None
+        page = await browser.new_page(viewport=PHONE)
+        await pin_fonts(page)
+        link = table.link(CHAT, f"tg:{ANN.id}", stored.game_id)
+        await page.goto(f"http://127.0.0.1:{table.port}/?link={link}")
+        await caught_up(page, version)
+        await use_pinned_fonts(page)
+        widths = await page.evaluate(
+            """async names => {
+              const { cardSvg } = await import("./static/cards.js");
+              const box = document.createElement("div");
+              box.className = "card";
+              document.body.append(box);
+              const widths = {};
+              for (const name of names) {
+                box.innerHTML = cardSvg("W", { name });
+                widths[name] = box.querySelector("text:last-of-type").getBBox().width;
+              }
+              box.remove();
+              return widths;
+            }""",
+            names,
+        )
+        assert len(widths) == len(names)
+        assert {name: width for name, width in widths.items() if width > 53} == {}, widths
 
 
 async def test_at_a_coach_table_the_page_shows_the_hint_its_player_asks_for(

@@ -49,6 +49,19 @@ function escape(text) {
   return String(text).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 }
 
+// A Wizard's or a Jester's name, in bold 9 px, is squeezed into the card's width when it is
+// wider: measured in the page's own font, so a name of few but wide letters (Russian
+// «Волшебник») is squeezed too, and a short one is never stretched.
+const NAME_ROOM = 52;
+let measuring = null;
+
+function nameWidth(name) {
+  measuring ??= document.createElement("canvas").getContext("2d");
+  if (!measuring) return name.length > 10 ? Infinity : 0;
+  measuring.font = `700 9px ${getComputedStyle(document.documentElement).fontFamily}`;
+  return measuring.measureText(name).width;
+}
+
 function symbol(shapes, key, x, y, size) {
   return `<g transform="translate(${x} ${y}) scale(${size / 24})">${shapes[key]}</g>`;
 }
@@ -69,7 +82,7 @@ export function cardSvg(card, about = {}, theme = "colours") {
     const corner = theme === "french"
       ? `<text x="7" y="17" font-size="13" font-weight="700">${wizard ? "▲" : "▼"}</text>`
       : symbol(shapes, card, 5, 5, 13);
-    const fit = name.length > 10 ? ' textLength="52" lengthAdjust="spacingAndGlyphs"' : "";
+    const fit = nameWidth(name) > NAME_ROOM ? ` textLength="${NAME_ROOM}" lengthAdjust="spacingAndGlyphs"` : "";
     body = corner + symbol(shapes, card, 14, 26, 32)
       + `<text x="30" y="80" font-size="9" text-anchor="middle" font-weight="700"${fit}>${escape(name)}</text>`;
   } else {
