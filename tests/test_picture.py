@@ -167,6 +167,20 @@ def test_an_emoji_and_a_very_long_name(request: pytest.FixtureRequest) -> None:
     compare_golden(request, "emoji_long_name", png)
 
 
+def test_ai_seats_carry_a_drawn_robot_and_a_long_name_is_cut(
+    request: pytest.FixtureRequest,
+) -> None:
+    """Two AI seats (the chat's 🤖 before their names, drawn as a robot's head, not the dotted
+    circle of a missing glyph), one of them the winner with its name whole, and a long German
+    name cut with `…`."""
+    rows = sheet(4, 5, seed=2)
+    names = ["Bartholomäus Grünewald-Schmidt", "Jürgen", "🤖 Morgana", "🤖 Merlin"]
+    places = final_places(rows)
+    assert places[2] == 1  # the seed makes Morgana win
+    png = score_sheet_png(DE, names, rows, places)
+    compare_golden(request, "german_robots", png)
+
+
 # --- what the picture shows -------------------------------------------------------------------
 
 
@@ -266,6 +280,17 @@ def test_a_long_name_widens_its_column_up_to_a_cap() -> None:
 
     assert width("Bob") == width("Ann") < width("Barbara") < width("Bartholomew")
     assert width("Bartholomew") == width("Bartholomew Wolfeschlegelsteinhausen")  # cut
+
+
+def test_the_robot_mark_of_an_ai_seat_does_not_shorten_its_name() -> None:
+    rows = sheet(3, 3, seed=8)
+
+    def width(name: str) -> int:
+        return decode(score_sheet_png(EN, ["Ann", name, "Cid"], rows)).width
+
+    robot = picture_fonts.stack(24, bold=True).size
+    assert width("🤖 Bartholomew") == width("Bartholomew") + robot
+    assert width("🤖 Bartholomew Wolfeschlegelsteinhausen") == width("🤖 Bartholomew")  # cut
 
 
 def test_a_sheet_without_rounds_yet() -> None:

@@ -4,9 +4,10 @@ A row per round with its number and cards and, per player, a cell of two lines: 
 won/bid behind a ✔ on green (bid met) or a ✘ on red (missed) and the round's points (+/-),
 then the running total. The names are on top and the totals at the bottom. The winners'
 columns are tinted gold, with a drawn crown before the name and the final total, both bold;
-a running game (no places) marks nobody. Two-line cells keep six players legible on a phone;
-a column is as wide as the widest cell, or its player's name up to a cap (a longer name is cut
-with `…`), so the picture grows with the players and the rounds.
+a running game (no places) marks nobody. An AI seat's name is drawn after a robot's head, the
+chat's 🤖 mark (an emoji, which the shipped fonts have not). Two-line cells keep six players
+legible on a phone; a column is as wide as the widest cell, or its player's name up to a cap (a
+longer name is cut with `…`), so the picture grows with the players and the rounds.
 
 Text is drawn with the fonts shipped in `bot/show/fonts/` only, never system fonts (see
 `picture_fonts`: DejaVu Sans, then a Hangul subset; a character neither has, such as an emoji,
@@ -25,6 +26,7 @@ from PIL import Image, ImageDraw
 from bot.show.formatters import score_sheet, shown_points, signed_points
 from bot.show.i18n import Texts, texts
 from bot.show.picture_fonts import FONT_DIR, FontStack, stack
+from bot.show.seating import ROBOT
 from engine.views import ScoreRow
 
 __all__ = ["FONT_DIR", "SheetPicture", "score_sheet_png"]
@@ -163,6 +165,27 @@ def _crown_width(font: FontStack) -> int:
     return font.size + 6
 
 
+def _robot_width(font: FontStack) -> int:
+    """The room of the robot's head before an AI seat's name, with the gap after it."""
+    return font.size
+
+
+def _robot_named(name: str) -> tuple[bool, str]:
+    """Whether `name` is an AI seat's (the chat's robot mark before it), and the name without
+    the mark."""
+    if name.startswith(ROBOT):
+        return True, name.removeprefix(ROBOT).lstrip()
+    return False, name
+
+
+def _name_width(font: FontStack, name: str) -> int:
+    """The room a column gives its name: the crown and the name up to the cap, and the robot's
+    head of an AI seat beside them (it does not shorten the name)."""
+    robot, shown = _robot_named(name)
+    width = min(font.length(shown) + _crown_width(font), NAME_CAP)
+    return width + (_robot_width(font) if robot else 0)
+
+
 @dataclass(frozen=True, slots=True)
 class _Grid:
     """Where things go, in pixels: the left columns, then a column per player."""
@@ -191,11 +214,7 @@ class _Grid:
         )
         left = 2 * PAD + max(rnd + GAP + cards, _widest(ty.bold, [t("Total")]))
         inner = max(mark + won_bid + BADGE + GAP + points, total, labels)
-        crown = _crown_width(ty.winner)
-        columns = tuple(
-            2 * PAD + max(inner, min(_widest(ty.winner, [name]) + crown, NAME_CAP))
-            for name in names
-        )
+        columns = tuple(2 * PAD + max(inner, _name_width(ty.winner, name)) for name in names)
         return _Grid(left, rnd, mark, won_bid, columns)
 
     @property
@@ -225,6 +244,28 @@ def _crown(size: int) -> Image.Image:
         cx, cy = at(x, y)
         pen.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), fill=255)
     pen.rectangle((*at(0.15, 0.84), *at(0.85, 0.98)), fill=255)
+    return mask.reduce(4)
+
+
+@functools.cache
+def _robot(size: int) -> Image.Image:
+    """A robot's head `size` pixels high as an antialiased mask (drawn 4 times as large, then
+    reduced): an antenna, ears, two eyes and a mouth."""
+    big = 4 * size
+    mask = Image.new("L", (big, big))
+    pen = ImageDraw.Draw(mask)
+
+    def box(left: float, top: float, right: float, bottom: float) -> tuple[float, ...]:
+        return (left * big, top * big, right * big, bottom * big)
+
+    pen.ellipse(box(0.41, 0.0, 0.59, 0.18), fill=255)
+    pen.rectangle(box(0.46, 0.1, 0.54, 0.3), fill=255)
+    pen.rectangle(box(0.0, 0.5, 0.14, 0.78), fill=255)
+    pen.rectangle(box(0.86, 0.5, 1.0, 0.78), fill=255)
+    pen.rounded_rectangle(box(0.09, 0.28, 0.91, 1.0), radius=big * 0.16, fill=255)
+    pen.ellipse(box(0.24, 0.45, 0.42, 0.63), fill=0)
+    pen.ellipse(box(0.58, 0.45, 0.76, 0.63), fill=0)
+    pen.rectangle(box(0.3, 0.77, 0.7, 0.85), fill=0)
     return mask.reduce(4)
 
 
@@ -286,6 +327,11 @@ class _Sheet:
         self.image.paste(GOLD_EDGE, (left - 1, top - 1), edge)
         self.image.paste(GOLD, (left, top), mask)
 
+    def robot(self, x: float, baseline: float, font: FontStack) -> None:
+        """A robot's head, the AI seat's mark, standing on `baseline` at `x`."""
+        mask = _robot(int(font.size * 0.8))
+        self.image.paste(INK, (int(x), int(baseline) - mask.height + 1), mask)
+
     def heads(self) -> None:
         """The names (bold after a crown for a winner), then the column labels."""
         grid, t, ty = self.grid, self.t, self.ty
@@ -293,15 +339,24 @@ class _Sheet:
         labels = self.top + HEAD_H + LABEL_H - 9
         ty.label.draw(self.image, MARGIN + PAD + grid.rnd, labels, t("Rnd"), MUTED, "right")
         ty.label.draw(self.image, MARGIN + grid.left - PAD, labels, t("Cards"), MUTED, "right")
-        for seat, name in enumerate(self.names):
+        for seat, seated in enumerate(self.names):
             x, column = grid.x(seat), grid.columns[seat]
             room = column - 2 * PAD
+            robot, name = _robot_named(seated)
+            mark = _robot_width(ty.winner) if robot else 0
             if seat in self.winners:
                 crown = _crown_width(ty.winner)
-                shown = ty.winner.fit(name, room - crown)
-                left = x + (column - crown - ty.winner.length(shown)) / 2
+                shown = ty.winner.fit(name, room - crown - mark)
+                left = x + (column - crown - mark - ty.winner.length(shown)) / 2
                 self.crown(left, baseline, ty.winner)
-                ty.winner.draw(self.image, left + crown, baseline, shown, INK)
+                if robot:
+                    self.robot(left + crown, baseline, ty.winner)
+                ty.winner.draw(self.image, left + crown + mark, baseline, shown, INK)
+            elif robot:
+                shown = ty.name.fit(name, room - mark)
+                left = x + (column - mark - ty.name.length(shown)) / 2
+                self.robot(left, baseline, ty.name)
+                ty.name.draw(self.image, left + mark, baseline, shown, INK)
             else:
                 shown = ty.name.fit(name, room)
                 ty.name.draw(self.image, x + column / 2, baseline, shown, INK, "centre")
