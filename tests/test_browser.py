@@ -550,13 +550,13 @@ async def test_the_page_speaks_the_chats_language_and_draws_its_deck_theme(
         corners = await page.locator("#hand svg text").evaluate_all(
             "texts => texts.map(t => t.textContent)"
         )
-        assert sorted(corners) == sorted(  # 2-10 J Q K A; a joker's ▲ or ▼ and its name
+        assert sorted(corners) == sorted(  # 2-10 J Q K A; a joker's ▲ or ▼ and its role
             [FRENCH_RANKS[RANK_OF[c]] for c in hand if c not in "WJ"]
             + [
                 m
                 for c in hand
                 if c in "WJ"
-                for m in ("▲▼"[c == "J"], card_name(de, c, Theme.FRENCH))
+                for m in ("▲▼"[c == "J"], card_name(de, c, Theme.COLOURS))
             ]
         ), corners
         await shoot(page, request, "phone-german-french")

@@ -640,6 +640,9 @@ async def test_the_page_and_its_refusals_speak_the_chats_language(
     assert set(view["words"]) == set(WORDS)
     card = view["hand"][0]
     assert card["name"] == card_name(texts("de"), card["card"], Theme.FRENCH)
+    # a joker's face says its role, as the colours deck names it: "Zauberer", "Narr"
+    role = card_name(texts("de"), card["card"], Theme.COLOURS) if card["card"] in "WJ" else ""
+    assert card["role"] == role
 
     other_game = await client.get("/api/view", headers=bearer(web.link(CHAT, ANN.id, "zz9")))
     assert other_game.status == 403

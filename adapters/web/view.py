@@ -88,7 +88,9 @@ def words(language: str) -> dict[str, str]:
 
 def _face(look: Look, card: Card) -> JSON:
     """A card as the page draws it: its code, its face in the chat, its full name (for screen
-    readers) and its rank as the theme prints it (`13`; `A` in the French deck)."""
+    readers), its rank as the theme prints it (`13`; `A` in the French deck) and, for a Wizard
+    or a Jester, the role printed on its face (`Wizard`, also on the French deck's high joker,
+    whose full name `high joker (Wizard)` is too long for a card)."""
     rank = RANK_OF[card] if SUIT_OF.get(card) is not None else None
     shown = "" if rank is None else FRENCH_RANKS[rank] if look.theme is Theme.FRENCH else str(rank)
     return {
@@ -96,6 +98,7 @@ def _face(look: Look, card: Card) -> JSON:
         "face": look.card(card),
         "name": card_name(look.t, card, look.theme),
         "rank": shown,
+        "role": card_name(look.t, card, Theme.COLOURS) if rank is None else "",
     }
 
 

@@ -67,8 +67,9 @@ function symbol(shapes, key, x, y, size) {
 }
 
 /** The SVG of `card` (record notation) as `theme` draws it. `about` is the view's card:
- * `name` (its full name, read out by screen readers and printed on a Wizard or a Jester) and
- * `rank` (as the theme prints it). */
+ * `name` (its full name, read out by screen readers), `rank` (as the theme prints it) and
+ * `role` (printed on a Wizard or a Jester: `Wizard` also on the French deck's high joker; the
+ * name when there is none). */
 export function cardSvg(card, about = {}, theme = "colours") {
   const shapes = SYMBOLS[theme] || SYMBOLS.colours;
   const suit = suitOf(card);
@@ -82,9 +83,10 @@ export function cardSvg(card, about = {}, theme = "colours") {
     const corner = theme === "french"
       ? `<text x="7" y="17" font-size="13" font-weight="700">${wizard ? "▲" : "▼"}</text>`
       : symbol(shapes, card, 5, 5, 13);
-    const fit = nameWidth(name) > NAME_ROOM ? ` textLength="${NAME_ROOM}" lengthAdjust="spacingAndGlyphs"` : "";
+    const role = about.role || name;
+    const fit = nameWidth(role) > NAME_ROOM ? ` textLength="${NAME_ROOM}" lengthAdjust="spacingAndGlyphs"` : "";
     body = corner + symbol(shapes, card, 14, 26, 32)
-      + `<text x="30" y="80" font-size="9" text-anchor="middle" font-weight="700"${fit}>${escape(name)}</text>`;
+      + `<text x="30" y="80" font-size="9" text-anchor="middle" font-weight="700"${fit}>${escape(role)}</text>`;
   } else {
     colour = COLOURS[suit];
     const rank = escape(about.rank || card.slice(1));
