@@ -4,7 +4,10 @@ import dataclasses
 import json
 import os
 import re
+import shutil
+import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -377,22 +380,58 @@ def test_a_data_dir_that_cannot_be_made_is_named(tmp_path: Path) -> None:
     assert load_config(environ={"WIZARD_DATA_DIR": "dir/a/b"}).data_dir == Path("dir/a/b")
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes anywhere")
-def test_a_data_dir_this_user_cannot_write_is_named(tmp_path: Path) -> None:
-    locked = tmp_path / "locked"
-    locked.mkdir(mode=0o555)
-    uid = os.getuid()
-    assert error({"WIZARD_DATA_DIR": "locked"}) == (
+def _as_nobody(base: Path) -> dict[str, Any]:
+    """In a child process (forked: the interpreter may lie where another user cannot read
+    it), as an unprivileged user when the tests run as root (who may write anywhere), in
+    `base`: what loading the config says of data_dirs under its closed folder `locked`."""
+    reading, writing = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child reports through the pipe
+        code = 1
+        try:
+            if os.geteuid() == 0:
+                os.setgroups([])
+                os.setgid(65534)
+                os.setuid(65534)
+            os.chdir(base)
+            said = []
+            for value in ("locked", "locked/data"):
+                try:
+                    load_config({"WIZARD_DATA_DIR": value})
+                except ConfigError as error:
+                    said.append(str(error))
+            url = {"WIZARD_REDIS_URL": "redis://127.0.0.1:7000/0"}
+            kept = str(load_config({"WIZARD_DATA_DIR": "locked", **url}).data_dir)
+            os.write(writing, json.dumps({"uid": os.getuid(), "said": said, "kept": kept}).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(writing)
+    with os.fdopen(reading, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    seen: dict[str, Any] = json.loads(data)
+    return seen
+
+
+def test_a_data_dir_this_user_cannot_write_is_named() -> None:
+    base = Path(tempfile.mkdtemp())  # not tmp_path: its parent is closed to other users
+    try:
+        base.chmod(0o755)
+        (base / "locked").mkdir(mode=0o555)
+        seen = _as_nobody(base)
+    finally:
+        shutil.rmtree(base)
+    uid = seen["uid"]
+    assert uid != 0
+    assert seen["said"] == [
         f'WIZARD_DATA_DIR: data_dir "locked" cannot be written by this user (uid {uid}): give '
-        "it to that user, or choose another"
-    )
-    assert error({"WIZARD_DATA_DIR": "locked/data"}) == (
+        "it to that user, or choose another",
         f'WIZARD_DATA_DIR: data_dir "locked/data" cannot be made: this user (uid {uid}) cannot '
-        'write in "locked"'
-    )
-    # With a Redis of its own the bot writes nothing there.
-    url = {"WIZARD_REDIS_URL": "redis://127.0.0.1:7000/0"}
-    assert load_config(environ={"WIZARD_DATA_DIR": "locked", **url}).data_dir == Path("locked")
+        'write in "locked"',
+    ]
+    assert seen["kept"] == "locked"  # with a Redis of its own the bot writes nothing there
 
 
 def test_redis_settings(tmp_path: Path) -> None:
