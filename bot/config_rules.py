@@ -260,12 +260,17 @@ def _listen(key: str, value: object) -> str:
     host, colon, port = text.rpartition(":")
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
+    if colon and _host(host) and port.isascii() and port.isdigit() and not _port(port):
+        raise Invalid(
+            f'{key} must be host:port with a port from 1 to 65535 (like "127.0.0.1:8080"), '
+            f"not {show(value)}: {int(port)} is no port"
+        )
     if not (colon and _host(host) and _port(port)):
         raise Invalid(f'{key} must be host:port (like "127.0.0.1:8080"), not {show(value)}')
     return text
 
 
-LISTEN = Rule(_listen, "host:port")
+LISTEN = Rule(_listen, "host:port (port 1–65535)")
 
 
 def _switch(key: str, value: object) -> bool:

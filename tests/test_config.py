@@ -621,6 +621,18 @@ BAD: list[tuple[str, str, str]] = [
     ("WIZARD_DISCORD_SHARDS", "2", 'discord.shards must be true or false, not "2"'),
     ("WIZARD_DISCORD_BASE_URL", "nope", "discord.base_url must be a URL starting with https://"),
     ("WIZARD_METRICS_LISTEN", "localhost", "metrics.listen must be host:port"),
+    (
+        "WIZARD_METRICS_LISTEN",
+        "127.0.0.1:70000",
+        'metrics.listen must be host:port with a port from 1 to 65535 (like "127.0.0.1:8080"), '
+        'not "127.0.0.1:70000": 70000 is no port',
+    ),
+    ("WIZARD_WEB_LISTEN", "[::1]:0", "web.listen must be host:port with a port from 1 to 65535"),
+    (
+        "WIZARD_TELEGRAM_LISTEN",
+        "0.0.0.0:65536",
+        "telegram.listen must be host:port with a port from 1 to",
+    ),
     ("WIZARD_TELEGRAM_LISTEN", "127.0.0.1:²", 'telegram.listen must be host:port (like "127'),
     ("WIZARD_METRICS_LISTEN", "a b:9100", 'metrics.listen must be host:port (like "127.0.0'),
     ("WIZARD_METRICS_LISTEN", "\tlocalhost:9100", "metrics.listen must be host:port"),
