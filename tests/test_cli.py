@@ -3,6 +3,7 @@
 
 import gc
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -647,4 +648,42 @@ def test_a_config_error_names_the_command_run(
     assert status == 2
     assert err == (
         f'wizard-bot {command}: error: WIZARD_DATA_DIR: data_dir "data" is not a directory\n'
+    )
+
+
+@pytest.mark.parametrize(
+    ("command", "blocked"),
+    [
+        ("run", "redis.lock"),
+        ("backup", "redis.lock"),
+        ("play", "console.lock"),
+        ("play", "redis.lock"),
+    ],
+)
+def test_a_data_dir_that_fails_after_the_config_check_is_named(
+    command: str,
+    blocked: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A data_dir the config's check passes (a directory this user can write) where the bot
+    still cannot make its files (here a directory where one of them goes; a folder under /proc,
+    one removed meanwhile) is named, with its variable, not left as a bare OS error."""
+    data = tmp_path / "data"
+    (data / blocked).mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    for name in list(os.environ):
+        if name.startswith("WIZARD_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("WIZARD_DATA_DIR", str(data))
+    monkeypatch.setenv("WIZARD_TELEGRAM_TOKEN", "123456:a-token-of-a-test")
+    args = [str(tmp_path / "backup.gz")] if command == "backup" else []
+    status, _, err = run(capsys, command, *args)
+    assert status == 1
+    assert err.startswith(f"wizard-bot {command}: ")
+    assert err.count("\n") == 1
+    assert err.endswith(
+        f'data_dir "{data}" cannot be used: {data / blocked}: Is a directory (mend it, or set '
+        "data_dir, or WIZARD_DATA_DIR, to a directory this user can write)\n"
     )

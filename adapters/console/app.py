@@ -58,7 +58,7 @@ from bot.show.screens import options_line
 from bot.show.seating import seating
 from bot.show.themes import Theme
 from bot.store import reached, redis_client
-from bot.store.redis_server import RedisServerError, configured_redis
+from bot.store.redis_server import RedisServerError, configured_redis, unusable
 from bot.table import Table
 from bot.tokens import Action
 from engine import ROUND_PHASES, Phase, table_view
@@ -189,8 +189,12 @@ def stop_pending(loop: asyncio.AbstractEventLoop) -> None:
 def _only_table(data_dir: Path) -> Iterator[None]:
     """Hold the data directory's console lock: a second terminal table on it would play the
     same game and, with the embedded Redis, stop the first one's server."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    with (data_dir / LOCK_FILE).open("a") as lock:
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        held = (data_dir / LOCK_FILE).open("a")
+    except OSError as error:  # what the config's check could not foresee (it changed since)
+        raise OSError(unusable(data_dir, error)) from error
+    with held as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

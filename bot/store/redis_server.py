@@ -234,10 +234,10 @@ class RedisServer:
         atexit.register(self.stop)
         try:
             self._wait_ready(Path(command[0]).name)
-        except BaseException:  # a signal or an interrupt meanwhile: the server goes too
+            (self.dir / ADDRESS_FILE).write_text(self.url + "\n")
+        except BaseException:  # a signal, an interrupt, a dir gone meanwhile: the server goes too
             self.stop()
             raise
-        (self.dir / ADDRESS_FILE).write_text(self.url + "\n")
 
     def _wait_ready(self, name: str) -> None:
         process = self._process
@@ -550,15 +550,30 @@ def embedded_redis(data_dir: str | os.PathLike[str], fsync: str = "always") -> R
     is stopped by stop(), or at the latest when the interpreter exits (atexit).
     """
     directory = Path(data_dir).absolute()
-    directory.mkdir(parents=True, exist_ok=True)
-    server = RedisServer(
-        directory,
-        unixsocket=socket_path(directory),
-        appendonly=True,
-        appendfsync=cast(Fsync, fsync),  # RedisServer checks it
-    )
-    server.start()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        server = RedisServer(
+            directory,
+            unixsocket=socket_path(directory),
+            appendonly=True,
+            appendfsync=cast(Fsync, fsync),  # RedisServer checks it
+        )
+        server.start()
+    except OSError as error:  # what the config's check could not foresee (it changed since)
+        raise RedisServerError(unusable(data_dir, error)) from error
     return server
+
+
+def unusable(data_dir: str | os.PathLike[str], error: OSError) -> str:
+    """What to say when the bot cannot make or write its files in `data_dir`: the setting, its
+    variable, and the reason (with the file, when it is one inside)."""
+    reason = error.strerror or str(error)
+    if error.filename is not None and Path(error.filename) != Path(data_dir).absolute():
+        reason = f"{error.filename}: {reason}"
+    return (
+        f'data_dir "{os.fspath(data_dir)}" cannot be used: {reason} (mend it, or set data_dir, '
+        "or WIZARD_DATA_DIR, to a directory this user can write)"
+    )
 
 
 @contextlib.contextmanager
