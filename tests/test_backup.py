@@ -5,18 +5,23 @@ with one line and nothing changed; the command line, through stdout and stdin, a
 server in data_dir."""
 
 import asyncio
+import contextlib
 import gzip
 import hashlib
 import io
 import json
 import os
+import select
+import socket
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator, Collection, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 import redis.asyncio as aioredis
 import test_cluster
 from service_helpers import ANN, BOB, CID, DOT, EVE, FAY, Clock, recorded, service, table_of
@@ -403,8 +408,8 @@ async def test_a_restore_under_a_running_bot_is_refused_and_changes_nothing(
     with pytest.raises(BackupError, match=r"beat in the target Redis 0 s ago") as refused:
         await Restore(target).write(file, replace=True)
     assert str(refused.value).endswith(
-        ", so the bot may be running: stop every worker (wizard-bot run), and restore 10 s "
-        "after the last one stopped"
+        ", so the bot may be running: stop every worker (wizard-bot run) and terminal table "
+        "(wizard-bot play), and restore 10 s after the last one stopped"
     )
     same(await contents(target), before)
     # The last worker's last beat long enough ago (it stopped), the restore goes ahead: the
@@ -426,6 +431,121 @@ def configured(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, url: str | None)
         monkeypatch.setenv("WIZARD_DATA_DIR", str(tmp_path / "data"))
     else:
         monkeypatch.setenv("WIZARD_REDIS_URL", url)
+
+
+def _started(command: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "adapters.cli", *command],
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def _serving(port: int, process: subprocess.Popen[bytes]) -> None:
+    """Wait until the web worker serves at `port`."""
+    deadline = time.monotonic() + 30
+    while True:
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "the web worker does not serve"
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+            return
+        time.sleep(0.05)
+
+
+def _prompting(process: subprocess.Popen[bytes]) -> None:
+    """Wait until the terminal table asks for its first move."""
+    assert process.stdout is not None
+    deadline = time.monotonic() + 30
+    shown = b""
+    while not shown.endswith("› ".encode()):
+        assert time.monotonic() < deadline, shown.decode(errors="replace")
+        ready, _, _ = select.select([process.stdout], [], [], 1)
+        if ready:
+            chunk = os.read(process.stdout.fileno(), 65536)
+            assert chunk, process.communicate()
+            shown += chunk
+
+
+def test_a_restore_under_a_web_only_worker_or_a_terminal_table_is_refused(
+    redis_url: str,
+    target_server: RedisServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Neither runs a timer loop, so neither beat as a chat worker does: each beats in a scope
+    of its own (`web`, `console`), which a restore reads and no chat worker does; and each
+    takes its beat back when it stops, so the restore then goes ahead."""
+    asyncio.run(_play_on(redis_url))
+    file = tmp_path / "wizard.backup.gz"
+    configured(monkeypatch, tmp_path, redis_url)
+    assert main(["backup", str(file)]) == 0
+    configured(monkeypatch, tmp_path, target_server.url)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WIZARD_")}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+    env["WIZARD_REDIS_URL"] = target_server.url
+    env["WIZARD_DATA_DIR"] = str(tmp_path / "data")
+    check = redis.Redis.from_url(target_server.url)
+    try:
+        port = free_port()
+        web = _started(
+            ["run", "--only", "web"],
+            {**env, "WIZARD_WEB_LISTEN": f"127.0.0.1:{port}", "WIZARD_WEB_SECRET": "k3y"},
+            tmp_path,
+        )
+        try:
+            _serving(port, web)
+            capsys.readouterr()
+            assert main(["restore", "--replace", str(file)]) == 1
+            said = capsys.readouterr().err
+            assert said.startswith(
+                "wizard-bot restore: a web table worker of the bot beat in the target Redis 0 s "
+                "ago, so the bot may be running: stop every worker (wizard-bot run) and terminal "
+                "table (wizard-bot play), and restore 10 s after the last one stopped"
+            ), said
+            assert check.keys("*") == [keys.beats("web").encode()]  # nothing restored
+            # No chat worker takes it for one of its own (nor waits for it to beat there).
+            assert not check.exists(keys.beats("tg"))
+        finally:
+            web.terminate()
+            out, err = web.communicate(timeout=30)
+            assert web.returncode == 0, (out, err)
+        assert not check.exists(keys.beats("web"))  # it took its beat back as it stopped
+        assert main(["restore", "--replace", str(file)]) == 0
+        restored = check.dbsize()
+
+        table = _started(["play", "--players", "3", "--seed", "1"], env, tmp_path)
+        try:
+            _prompting(table)
+            # The person thinks a while at the prompt: its game was written long ago (the
+            # service names a worker in its scope's beats at its first write)...
+            beats = keys.beats("console")
+            old = time.time() - backups.RUNNING - 1
+            check.zadd(beats, dict.fromkeys(check.zrange(beats, 0, -1), old))
+            deadline = time.monotonic() + backups.RUNNING
+            while (check.zrevrange(beats, 0, 0, withscores=True) or [(b"", old)])[0][1] <= old:
+                assert time.monotonic() < deadline, "the table at its prompt does not beat"
+                time.sleep(0.05)
+            # ...and it still runs.
+            capsys.readouterr()
+            assert main(["restore", "--replace", str(file)]) == 1
+            said = capsys.readouterr().err
+            assert said.startswith(
+                "wizard-bot restore: a terminal table of the bot (wizard-bot play) beat in the "
+                "target Redis 0 s ago, so the bot may be running"
+            ), said
+            assert check.dbsize() > restored  # its game, untouched
+        finally:
+            out, err = table.communicate(b"quit\n", timeout=30)
+            assert table.returncode == 0, (out, err)
+        assert not check.zcard(keys.beats("console"))
+        assert main(["restore", "--replace", str(file)]) == 0
+        assert check.dbsize() == restored
+    finally:
+        check.close()
 
 
 async def test_the_command_line_backs_up_and_restores(

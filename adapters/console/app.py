@@ -21,6 +21,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -57,7 +58,7 @@ from bot.show.look import Look, look_of
 from bot.show.screens import options_line
 from bot.show.seating import seating
 from bot.show.themes import Theme
-from bot.store import reached, redis_client
+from bot.store import keys, presence, reached, redis_client
 from bot.store.redis_server import RedisServerError, configured_redis, unusable
 from bot.table import Table
 from bot.tokens import Action
@@ -149,7 +150,9 @@ def play(args: PlayArgs, config: Config, out: TextIO | None = None) -> int:
                 replace(config, turn_timeout=FOREVER, lobby_timeout=FOREVER, ai_grace=FOREVER),
                 rng=random.Random(args.seed),
             )
-            table = ConsoleTable(service, chat_id(config), args, waiter(loop), stream)
+            chat = chat_id(config)
+            stack.enter_context(_beating(url, config, keys.scope(chat), service.worker))
+            table = ConsoleTable(service, chat, args, waiter(loop), stream)
             return table.run()
         finally:
             stop_pending(loop)
@@ -157,6 +160,34 @@ def play(args: PlayArgs, config: Config, out: TextIO | None = None) -> int:
                 with contextlib.suppress(Exception):
                     loop.run_until_complete(client.aclose())
             loop.close()
+
+
+@contextlib.contextmanager
+def _beating(url: str, config: Config, scope: str, worker: str) -> Iterator[None]:
+    """Beat while inside (`bot.store.presence`), so that a restore into this Redis is refused
+    while the game runs: from a thread with an event loop and a client of its own, as the
+    table's loop runs only while it waits on the service, not at the prompt."""
+    loop = asyncio.new_event_loop()
+    client = redis_client(url, config.redis_timeout, config.redis_cluster)
+    with contextlib.suppress(*StoreErrors):  # the first before the game is shown
+        loop.run_until_complete(presence.beat(client, scope, worker, time.time()))
+    task = loop.create_task(presence.beating(client, scope, worker, time.time))
+
+    def run() -> None:
+        with contextlib.suppress(asyncio.CancelledError):
+            loop.run_until_complete(task)
+        with contextlib.suppress(Exception):
+            loop.run_until_complete(client.aclose())
+        loop.close()
+
+    thread = threading.Thread(target=run, name="console beats", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        with contextlib.suppress(RuntimeError):  # its loop closed already: it stopped
+            loop.call_soon_threadsafe(task.cancel)
+        thread.join(config.redis_timeout + presence.EVERY)
 
 
 def waiter(loop: asyncio.AbstractEventLoop) -> Callable[[Coroutine[Any, Any, Any]], Any]:

@@ -48,7 +48,7 @@ from adapters.web.view import player_json, seat_of, words
 from bot import Config, GameService, Kind, RedisClient, Request, StoreErrors, User, tokens
 from bot.show.i18n import DEFAULT_LANGUAGE, N_, Texts, catalog_language, texts
 from bot.show.look import look_of, personal
-from bot.store import keys
+from bot.store import keys, presence
 from bot.store.relay import Relay, Relayed
 from bot.table import Table
 from bot.tokens import Action, TokenError
@@ -246,6 +246,7 @@ class WebTable:
         self.secret = auth.link_secret(config)
         self.limit = limit or RateLimit()
         self.watcher = Watcher(client)
+        self.client = client
         self.deliver = deliver
         """The chat front ends of this process: each shows what a move from the page shows
         in its chats."""
@@ -259,6 +260,7 @@ class WebTable:
         self._runner: web.AppRunner | None = None
         self._streams: set[asyncio.Task[object]] = set()
         self._reviews: asyncio.Task[None] | None = None
+        self._beating: asyncio.Task[None] | None = None
         self.port: int | None = None
 
     def link(self, chat: str, player: str, game: str) -> str:
@@ -279,15 +281,23 @@ class WebTable:
         return app
 
     async def _startup(self, app: web.Application) -> None:
+        # Seen as running by a restore, in beats no chat worker reads (`bot.store.presence`),
+        # from before it serves.
+        worker = self.service.worker
+        with contextlib.suppress(*StoreErrors):
+            await presence.beat(self.client, presence.WEB, worker, self.clock())
+        beating = presence.beating(self.client, presence.WEB, worker, self.clock)
+        self._beating = asyncio.create_task(beating)
         if self.deliver is not None:
             self._reviews = asyncio.create_task(self._hand_reviews(self.deliver))
 
     async def _cleanup(self, app: web.Application) -> None:
-        if self._reviews is not None:
-            self._reviews.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._reviews
-            self._reviews = None
+        for task in (self._reviews, self._beating):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._reviews = self._beating = None
         await self.watcher.close()
 
     async def _hand_reviews(self, deliver: Shows) -> None:

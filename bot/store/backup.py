@@ -23,9 +23,10 @@ their chat, and no live seat out of its person's index.
 A restore reads the whole file first (the end line's counts and checksum must match, and every
 value must be one Redis takes: Unicode text, finite decimal scores, a time to live of at most
 `MAX_TTL`) and writes nothing from a file that is cut short, altered, of another format, or that
-Redis would refuse midway, nor while a worker of the bot beats in the target (it runs there).
-Into a Redis that holds no key of the bot, unless `replace`: then the bot's keys there end
-exactly as in the backup (other applications' keys stay). Each hash tag is written in one
+Redis would refuse midway, nor while a worker of the bot beats in the target (it runs there:
+a chat worker, a web table worker or a terminal table, `bot.store.presence`). Into a Redis
+that holds no key of the bot, unless `replace`: then the bot's keys there end exactly as in
+the backup (other applications' keys stay). Each hash tag is written in one
 script, so no chat is half-restored.
 """
 
@@ -44,7 +45,7 @@ from typing import IO, Any
 
 import redis.asyncio as aioredis
 
-from bot.store import keys
+from bot.store import keys, presence
 from bot.store.stats import StatsStore
 from bot.store.store import RedisClient
 from bot.table import Table
@@ -528,7 +529,12 @@ def _checked(lines: Iterator[tuple[int, bytes]]) -> Plan:
 RUNNING = 10.0
 """Seconds since a worker's last heartbeat within which a restore takes the bot for running
 and refuses (a worker beats about every second)."""
-_BEATS = re.compile(rb"wiz:\{w:[^}]*\}:beats")
+_BEATS = re.compile(rb"wiz:\{w:([^}]*)\}:beats")
+_BEATERS = {
+    presence.WEB.encode(): "a web table worker of the bot",
+    presence.CONSOLE.encode(): "a terminal table of the bot (wizard-bot play)",
+}
+"""Who beats in the beats of a scope, where it is not a chat worker."""
 
 
 class Restore:
@@ -607,17 +613,20 @@ class Restore:
         """BackupError when a worker of the bot beat within `RUNNING` seconds of the server's
         time: a restore under a running bot would replace the games it is playing, and its
         journals and heartbeats, beneath it."""
-        beats = [name for names in there.values() for name in names if _BEATS.fullmatch(name)]
-        newest = -math.inf
-        for name in beats:
-            scores = await self.client.zrevrangebyscore(name, "+inf", "-inf", 0, 1, True)
-            newest = max([newest, *(float(pair[1]) for pair in scores)])
+        newest, who = -math.inf, ""
+        for name in (name for names in there.values() for name in names):
+            if (beats := _BEATS.fullmatch(name)) is None:
+                continue
+            for pair in await self.client.zrevrangebyscore(name, "+inf", "-inf", 0, 1, True):
+                if float(pair[1]) > newest:
+                    newest = float(pair[1])
+                    who = _BEATERS.get(beats.group(1), "a worker of the bot")
         ago = await self.backup.now() - newest
         if ago < RUNNING:
             raise BackupError(
-                f"a worker of the bot beat in the target Redis {max(ago, 0):.0f} s ago, so the "
-                "bot may be running: stop every worker (wizard-bot run), and restore "
-                f"{RUNNING:g} s after the last one stopped"
+                f"{who} beat in the target Redis {max(ago, 0):.0f} s ago, so the bot may be "
+                "running: stop every worker (wizard-bot run) and terminal table (wizard-bot "
+                f"play), and restore {RUNNING:g} s after the last one stopped"
             )
 
     def _derived(

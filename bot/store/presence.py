@@ -1,0 +1,48 @@
+"""Heartbeats of the processes that run no timer loop: the web table's workers and the terminal
+table. Each beats once a second in a sorted set of its own scope (`keys.beats` of `WEB`,
+`CONSOLE`), which no timer loop reads: so `wizard-bot restore` sees them running (it refuses
+while any worker beat lately), while no chat worker takes one for a worker of its own scope
+(whose journal it would take over when its beat stops, or whose beats would hide an outage of
+the chat workers). A web-only worker's journal is still taken over as soon as it writes, as it
+never beats in the chat's scope (`bot.store.relay`).
+"""
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+
+from bot.store import keys
+from bot.store.store import RedisClient, StoreErrors
+
+WEB = "web"
+"""The scope the web table's workers beat in (no chat id starts with it)."""
+CONSOLE = "console"
+"""The scope the terminal table beats in: its chats' own (`console:…`), which no worker ticks."""
+EVERY = 1.0
+"""Seconds between beats."""
+KEEP = 600.0
+"""Seconds after which a beat is forgotten by the next one (a process killed never takes its own
+back)."""
+
+
+async def beat(client: RedisClient, of: str, worker: str, now: float) -> None:
+    """Note that `worker` runs, at `now`, in the beats of scope `of`."""
+    async with client.pipeline(transaction=False) as pipe:
+        pipe.zadd(keys.beats(of), {worker: now})
+        pipe.zremrangebyscore(keys.beats(of), "-inf", f"({now - KEEP!r}")
+        await pipe.execute()
+
+
+async def beating(
+    client: RedisClient, of: str, worker: str, clock: Callable[[], float], every: float = EVERY
+) -> None:
+    """Beat every `every` seconds until cancelled, riding over a Redis away; then take the beat
+    back, so that a restore right after a clean stop is not refused."""
+    try:
+        while True:
+            with contextlib.suppress(*StoreErrors):
+                await beat(client, of, worker, clock())
+            await asyncio.sleep(every)
+    finally:
+        with contextlib.suppress(*StoreErrors):
+            await client.zrem(keys.beats(of), worker)
