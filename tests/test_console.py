@@ -607,6 +607,61 @@ def test_sigterm_while_the_embedded_redis_starts_stops_it_too(home: Path) -> Non
     assert left == []
 
 
+def _blocked(pid: int, thread: int) -> set[int]:
+    """The signals a thread of process `pid` blocks."""
+    for line in Path(f"/proc/{pid}/task/{thread}/status").read_text().splitlines():
+        if line.startswith("SigBlk:"):
+            mask = int(line.split()[1], 16)
+            return {sig for sig in range(1, 65) if mask & (1 << (sig - 1))}
+    return set()
+
+
+def test_a_sigterm_at_the_prompt_reaches_the_table_whatever_threads_it_runs(home: Path) -> None:
+    """A stop signal is given by the kernel to any thread of the process that does not block
+    it; Python runs its handler only in the main thread, and one waiting at the prompt for a
+    line runs on only once one comes. So every other thread (the AI's, the stats', the one
+    that beats) blocks the stop signals, and a SIGTERM at the prompt stops the table at once
+    (once in four tries it waited on at its prompt)."""
+    if not Path("/proc/self/task").exists():
+        pytest.skip("needs /proc to see the threads")
+    table = subprocess.Popen(
+        [console_script(), "play", *SHORT_GAME, "--seed", "5"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=home,
+        env=environment(home),
+    )
+    try:
+        assert table.stdout is not None
+        deadline = time.monotonic() + TIMEOUT
+        shown = b""
+        while not shown.endswith("› ".encode()):
+            assert time.monotonic() < deadline, shown
+            if select.select([table.stdout], [], [], 0.1)[0]:
+                chunk = os.read(table.stdout.fileno(), 65536)
+                assert chunk, table.communicate()
+                shown += chunk
+        threads = [int(t) for t in os.listdir(f"/proc/{table.pid}/task") if int(t) != table.pid]
+        assert threads
+        for thread in threads:
+            assert {signal.SIGINT, signal.SIGTERM, signal.SIGHUP} <= _blocked(table.pid, thread)
+        table.send_signal(signal.SIGTERM)
+        _, stderr = table.communicate(timeout=TIMEOUT)
+        assert table.returncode == 128 + signal.SIGTERM, stderr
+    finally:
+        if table.poll() is None:
+            table.kill()
+            table.communicate()
+        deadline = time.monotonic() + 5
+        while redis_processes(home / "data") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = redis_processes(home / "data")
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+    assert left == []
+
+
 def test_run_takes_the_options_of_play(home: Path) -> None:
     done = wizard(home, [*SHORT_GAME, "--seed", "5"], ["1"] * 300)
     assert done.returncode == 0, done.stderr

@@ -23,6 +23,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Coroutine, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import FrameType
@@ -124,6 +125,9 @@ def play(args: PlayArgs, config: Config, out: TextIO | None = None) -> int:
             return EXIT_FAILED
         stack.enter_context(_stop_signals())
         loop = asyncio.new_event_loop()
+        # The AI's and the stats' threads: a stop signal must reach the main thread at its
+        # prompt, not one of them (it would be taken there, and the prompt would wait on).
+        loop.set_default_executor(ThreadPoolExecutor(initializer=_deaf))
         try:
             try:
                 url = stack.enter_context(
@@ -162,6 +166,18 @@ def play(args: PlayArgs, config: Config, out: TextIO | None = None) -> int:
             loop.close()
 
 
+STOPS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
+"""The signals that stop the terminal table (`_stop_signals`)."""
+
+
+def _deaf() -> None:
+    """Block the stop signals in the calling thread (one other than the main thread): the
+    kernel gives a signal sent to the process to any thread that does not block it, and
+    Python runs its handler in the main thread only once that thread runs again, which one
+    waiting at the prompt for a line does not."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
+
+
 @contextlib.contextmanager
 def _beating(url: str, config: Config, scope: str, worker: str) -> Iterator[None]:
     """Beat while inside (`bot.store.presence`), so that a restore into this Redis is refused
@@ -181,7 +197,11 @@ def _beating(url: str, config: Config, scope: str, worker: str) -> Iterator[None
         loop.close()
 
     thread = threading.Thread(target=run, name="console beats", daemon=True)
-    thread.start()
+    unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)  # the thread inherits it
+    try:
+        thread.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
     try:
         yield
     finally:
@@ -257,8 +277,7 @@ def _stop_signals() -> Iterator[None]:
     def stop(signum: int, _frame: FrameType | None) -> None:
         raise Interrupted(signum)
 
-    signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-    previous = {sig: signal.signal(sig, stop) for sig in signals}
+    previous = {sig: signal.signal(sig, stop) for sig in STOPS}
     try:
         yield
     finally:
