@@ -104,6 +104,21 @@ def _stopped(signum: int, _frame: FrameType | None) -> None:
     raise Stopped(signum)
 
 
+Handler = Callable[[int, FrameType | None], object] | int | signal.Handlers
+_STOPS = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, name)
+)
+"""The signals that stop the bot: ignored from when its event loop has closed (asyncio leaves
+SIGTERM's default action, which ends the process at once) until the embedded Redis has stopped,
+so that a second one never leaves that server running with nobody to stop it."""
+
+
+def _handler(sig: int) -> Handler:
+    """What `sig` does now (the default action where Python does not know)."""
+    found = signal.getsignal(sig)
+    return signal.SIG_DFL if found is None else found
+
+
 def run_with_redis(
     config: Config, main: Callable[[str], Awaitable[int]], quiet: Iterable[str] = ()
 ) -> int:
@@ -111,8 +126,10 @@ def run_with_redis(
     run `main(redis_url)` in a new event loop; its exit status (128 + SIGTERM when stopped
     before the loop ran)."""
     logs.setup(config, quiet)
-    main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _stopped) if main_thread else None
+    previous: dict[int, Handler] = {}
+    if threading.current_thread() is threading.main_thread():
+        previous = {sig: _handler(sig) for sig in _STOPS}
+        signal.signal(signal.SIGTERM, _stopped)
     try:
         with contextlib.ExitStack() as stack:
             try:
@@ -125,12 +142,16 @@ def run_with_redis(
             async def run() -> int:
                 return await main(url)
 
-            return asyncio.run(run())
+            try:
+                return asyncio.run(run())
+            finally:  # a stop signal now is ignored until the embedded Redis has stopped
+                for sig in previous:
+                    signal.signal(sig, signal.SIG_IGN)
     except Stopped:
         return 128 + signal.SIGTERM
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def stop_on_signals() -> asyncio.Event:

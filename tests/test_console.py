@@ -3,6 +3,7 @@ through the real console script, its embedded Redis and the game service; bad in
 after quit, Ctrl-C and kill; a golden transcript; and what typed lines mean."""
 
 import asyncio
+import contextlib
 import difflib
 import inspect
 import os
@@ -10,6 +11,7 @@ import re
 import select
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -659,6 +661,76 @@ def test_a_sigterm_at_the_prompt_reaches_the_table_whatever_threads_it_runs(home
         left = redis_processes(home / "data")
         for pid in left:
             os.kill(pid, signal.SIGKILL)
+    assert left == []
+
+
+def _pending(pid: int, sig: int) -> bool:
+    """Whether signal `sig` waits to be delivered to process `pid` (one stopped by SIGSTOP)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("ShdPnd:"):
+            return bool(int(line.split()[1], 16) & (1 << (sig - 1)))
+    return False
+
+
+def test_a_second_sigterm_while_the_embedded_redis_stops_leaves_no_server(home: Path) -> None:
+    """`docker stop` twice, or a supervisor's second SIGTERM, while the bot waits for its own
+    Redis to stop (here one frozen by SIGSTOP, so that the wait lasts): the bot waits on for
+    it, rather than dying (once its event loop closed, SIGTERM's default action was back) and
+    leaving that server running with nobody to stop it."""
+    if not Path("/proc/self/status").exists():
+        pytest.skip("needs /proc to see a signal pending")
+    port = free_port()
+    env = environment(home, WIZARD_WEB_LISTEN=f"127.0.0.1:{port}", WIZARD_WEB_SECRET="k3y")
+    bot = subprocess.Popen(
+        [console_script(), "run", "--only", "web"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=home,
+        env=env,
+    )
+    server = 0
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while True:  # serving: its Redis answered
+            assert bot.poll() is None, bot.communicate()
+            assert time.monotonic() < deadline
+            try:
+                socket.create_connection(("127.0.0.1", port), 1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        server = int((home / "data" / "redis.pid").read_text())
+        os.kill(server, signal.SIGSTOP)
+        bot.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + TIMEOUT
+        while not _pending(server, signal.SIGTERM):  # the bot is stopping its Redis
+            assert bot.poll() is None, bot.communicate()
+            assert time.monotonic() < deadline, "the bot does not stop its Redis"
+            time.sleep(0.02)
+        bot.send_signal(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            bot.wait(0.5)
+        assert bot.returncode is None, "the second SIGTERM ended the bot"
+        os.kill(server, signal.SIGCONT)  # the server goes on, and stops
+        _, stderr = bot.communicate(timeout=TIMEOUT)
+        assert bot.returncode == 0, stderr
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+            bot.wait()
+        if server:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(server, signal.SIGCONT)
+            if bot.returncode != 0:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(server, signal.SIGKILL)  # the test failed: leave nothing behind
+    deadline = time.monotonic() + 5
+    while redis_processes(home / "data") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = redis_processes(home / "data")
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
     assert left == []
 
 
