@@ -114,6 +114,18 @@ def redis_processes(data_dir: Path) -> list[int]:
     return found
 
 
+def servers_left(data_dir: Path) -> list[int]:
+    """The embedded servers still running in `data_dir` 5 s from now (at once if none is),
+    each killed so that a failed test leaves none behind."""
+    deadline = time.monotonic() + 5
+    while redis_processes(data_dir) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = redis_processes(data_dir)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    return left
+
+
 def tables(out: str) -> list[str]:
     """Each table printed, from its rule to its status line."""
     blocks = out.split(RULE + "\n")[1:]
@@ -600,13 +612,7 @@ def test_sigterm_while_the_embedded_redis_starts_stops_it_too(home: Path) -> Non
             bot.kill()
             bot.wait()
     assert bot.returncode == 128 + signal.SIGTERM, stderr
-    deadline = time.monotonic() + 5
-    while redis_processes(home / "data") and time.monotonic() < deadline:
-        time.sleep(0.05)
-    left = redis_processes(home / "data")
-    for pid in left:
-        os.kill(pid, signal.SIGKILL)
-    assert left == []
+    assert servers_left(home / "data") == []
 
 
 def _blocked(pid: int, thread: int) -> set[int]:
@@ -655,12 +661,7 @@ def test_a_sigterm_at_the_prompt_reaches_the_table_whatever_threads_it_runs(home
         if table.poll() is None:
             table.kill()
             table.communicate()
-        deadline = time.monotonic() + 5
-        while redis_processes(home / "data") and time.monotonic() < deadline:
-            time.sleep(0.05)
-        left = redis_processes(home / "data")
-        for pid in left:
-            os.kill(pid, signal.SIGKILL)
+        left = servers_left(home / "data")
     assert left == []
 
 
@@ -725,13 +726,7 @@ def test_a_second_sigterm_while_the_embedded_redis_stops_leaves_no_server(home: 
             if bot.returncode != 0:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(server, signal.SIGKILL)  # the test failed: leave nothing behind
-    deadline = time.monotonic() + 5
-    while redis_processes(home / "data") and time.monotonic() < deadline:
-        time.sleep(0.05)
-    left = redis_processes(home / "data")
-    for pid in left:
-        os.kill(pid, signal.SIGKILL)
-    assert left == []
+    assert servers_left(home / "data") == []
 
 
 def test_run_takes_the_options_of_play(home: Path) -> None:
