@@ -16,12 +16,14 @@ import fcntl
 import hashlib
 import importlib
 import inspect
+import logging
 import random
 import signal
 import socket
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -344,6 +346,13 @@ class ConsoleTable:
                 return status
             return self.loop()
         except (KeyboardInterrupt, Interrupted) as stop:
+            # A stop signal is raised wherever the main thread stands: between making a
+            # coroutine and awaiting it too (`return await method(...)`), or as the loop wraps
+            # it in a task. What it cut off is meant never to run (what was saved stays saved),
+            # so neither Python's warning of a coroutine never awaited nor asyncio's of a task
+            # destroyed pending, as they are collected, has anything to tell.
+            warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
+            logging.getLogger("asyncio").setLevel(logging.CRITICAL)
             with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
                 self.say()
                 self.say(self.t("Stopped. The game is saved: wizard-bot play resumes it."))
