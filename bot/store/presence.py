@@ -37,12 +37,24 @@ async def beating(
     client: RedisClient, of: str, worker: str, clock: Callable[[], float], every: float = EVERY
 ) -> None:
     """Beat every `every` seconds until cancelled, riding over a Redis away; then take the beat
-    back, so that a restore right after a clean stop is not refused."""
+    back, so that a restore right after a clean stop is not refused. A cancel that comes while
+    a beat is under way lets it end first: a command cut off midway can leave its connection
+    open, never to be closed."""
     try:
         while True:
-            with contextlib.suppress(*StoreErrors):
-                await beat(client, of, worker, clock())
+            under_way = asyncio.ensure_future(_beat_quietly(client, of, worker, clock()))
+            try:
+                await asyncio.shield(under_way)
+            except asyncio.CancelledError:
+                await under_way
+                raise
             await asyncio.sleep(every)
     finally:
         with contextlib.suppress(*StoreErrors):
             await client.zrem(keys.beats(of), worker)
+
+
+async def _beat_quietly(client: RedisClient, of: str, worker: str, now: float) -> None:
+    """A beat (`beat`), riding over a Redis away."""
+    with contextlib.suppress(*StoreErrors):
+        await beat(client, of, worker, now)
