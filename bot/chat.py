@@ -224,16 +224,19 @@ def join(ctx: Context, _: None) -> Result:
     table = ctx.snap.table
     user = ctx.user
     fresh = table is None or table.game.phase is Phase.FINISHED
-    if table is None or fresh:
-        after = None if table is None else table.game_id
-        before = [] if table is None else table.humans()
+    if table is None:
+        table = Table(game_id=new_game_id(), game=GameState(), host=user.id, created=ctx.now)
+    elif fresh:
+        # The table after a game keeps its options and its coach: the chat plays by its own
+        # rules until someone changes them in the lobby.
         table = Table(
             game_id=new_game_id(),
-            game=GameState(),
+            game=GameState(options=table.game.options),
             host=user.id,
             created=ctx.now,
-            after=after,
-            before=before,
+            after=table.game_id,
+            before=table.humans(),
+            coach=table.coach,
         )
     step(table.game, Join(user.id, user.name))
     speaks(table, user)

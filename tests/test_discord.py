@@ -652,8 +652,8 @@ async def test_a_closed_dm_gets_its_notices_in_the_next_game_too(dc: Bot) -> Non
     assert len(notices) == 1
     assert "your DMs are closed" in notices[0].content  # the first of a game says why
     await dc.press_label(dc.channel, cid, notices[0], "Your hand")
-    assert "Round 1 of 20" in dc.last_reply()
-    while not any("Round 3 of 20" in m.content for m in dc.fake.shown(dc.channel)):
+    assert "Round 1 of 5" in dc.last_reply()
+    while not any("Round 3 of 5" in m.content for m in dc.fake.shown(dc.channel) if m.id > over.id):
         assert await move(dc, after=over.id)
     await dc.idle()
     notices = [m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content][5:]
@@ -736,7 +736,7 @@ async def test_a_player_who_opened_their_dms_gets_the_next_games_hands_there(dc:
         await dc.command(user, "join")
     await dc.command(bob, "start")
     await dc.idle()
-    assert any("Round 1 of 20" in text for text in dc.fake.texts(cid.id))
+    assert any("Round 1 of 5" in text for text in dc.fake.texts(cid.id))
     notices = [m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content]
     assert len(notices) == 5  # the first game's
     assert [e[1] for e in dc.fake.errors] == [50007]

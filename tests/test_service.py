@@ -179,7 +179,7 @@ async def test_saved_settings_name_the_deck_as_its_language_does(
 async def test_play_again_starts_a_new_game_with_a_new_id(redis_client: aioredis.Redis) -> None:
     svc = service(redis_client, seed=5)
     driver = Driver(svc, [ANN], seed=5)
-    await driver.lobby(["rounds=short"], ai=2)
+    await driver.lobby(["rounds=short", "wings", "coach"], ai=2)
     first = await game_of(redis_client)
     old = await table_of(redis_client)
     assert old is not None
@@ -194,6 +194,11 @@ async def test_play_again_starts_a_new_game_with_a_new_id(redis_client: aioredis
     assert new.game_id != old.game_id
     assert new.host == BOB.id
     assert [p.id for p in new.game.players] == [BOB.id]
+    # The chat plays again by the rules it chose (the AI seats are not taken along).
+    assert new.game.options == first.options
+    assert new.game.options.wings
+    assert new.coach
+    assert "Options: open bids, 5 rounds, wings, coach" in outcome.messages[0].text
     # The finished game's record stays available while the next one is set up.
     assert (await svc.store.record(CHAT)) is not None
 
