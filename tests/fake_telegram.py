@@ -52,7 +52,13 @@ What it models, as the real service does (the quirks a bot must get right):
 - a bot muted in a group (`restrict_bot`: a my_chat_member update to "restricted" with
   `can_send_messages` false), or in one whose default permissions mute every member
   (`mute_members`: no update, the bot unless an admin), is refused new messages there with 400
-  "Bad Request: not enough rights to send text messages to the chat" (photos, documents alike);
+  "Bad Request: not enough rights to send text messages to the chat" ("... to send photos ...",
+  "... to send documents ..." for a photo or a document);
+- a group that allows text but no files: its default permissions (`forbid_files`: no update,
+  the bot unless an admin) or the bot's own (`restrict_bot_files`: a my_chat_member update to
+  "restricted" with `can_send_messages` true, `can_send_photos` and `can_send_documents` false)
+  refuse a photo with 400 "Bad Request: not enough rights to send photos to the chat" and a
+  document with "... to send documents to the chat";
 - with `rate_limits` on: about 20 messages a minute per group, about one a second per private
   chat, 30 a second overall (sends and edits count) -> 429 "Too Many Requests: retry after N"
   with `parameters.retry_after`.
@@ -162,7 +168,8 @@ RESTRICTED_RIGHTS = (
     "can_invite_users", "can_pin_messages", "can_manage_topics", "can_edit_tag",
     "can_react_to_messages",
 )  # fmt: skip
-"""The rights in a restricted member's ChatMember (`restrict_bot`: all off, or all on)."""
+"""The rights in a restricted member's ChatMember (`restrict_bot`: all off, or all on;
+`restrict_bot_files`: photos and documents off)."""
 MAX_TEXT = 4096
 MAX_CAPTION = 1024
 MAX_CALLBACK_ANSWER = 200
@@ -823,6 +830,8 @@ class _Chat:
     bot_removed: bool = False
     bot_muted: bool = False  # restricted: it may not send messages
     members_muted: bool = False  # default permissions: no member but an admin may send
+    bot_no_files: bool = False  # restricted: it may send text, but no photos or documents
+    members_no_files: bool = False  # default permissions: no photos or documents (but admins)
     pinned: list[int] = field(default_factory=list)
     migrated_to: int | None = None  # the supergroup this group became
     forum: bool = False  # a supergroup with topics
@@ -1233,6 +1242,21 @@ class FakeTelegram:
         unless it is an admin, is refused its new messages there; Telegram tells it nothing
         (its own membership did not change)."""
         self._chat(chat_id).members_muted = muted
+
+    def forbid_files(self, chat_id: int, forbidden: bool = True) -> None:
+        """The group's default permissions let no member send photos or documents, text still
+        allowed (or they do again): the bot, unless an admin, is refused its photos and
+        documents there; Telegram tells it nothing."""
+        self._chat(chat_id).members_no_files = forbidden
+
+    def restrict_bot_files(self, chat_id: int, user: User, *, forbidden: bool = True) -> JSON:
+        """`user` lets the bot send text but no photos or documents in the group (or lifts it),
+        and Telegram tells the bot in a my_chat_member update (member -> restricted with
+        `can_send_photos` and `can_send_documents` false; or back)."""
+        chat = self._chat(chat_id)
+        was = self._member_json(chat, self.bot_id)
+        chat.bot_no_files = forbidden
+        return self.inject(self._bot_membership(chat, user, was))
 
     def restrict_bot(self, chat_id: int, user: User, *, muted: bool = True) -> JSON:
         """`user` mutes the bot in the group (or lifts it), and Telegram tells the bot in a
@@ -1743,7 +1767,7 @@ class FakeTelegram:
         if status is None:
             if user_id == self.bot_id:
                 status = "administrator" if chat.bot_admin else "member"
-                if chat.bot_muted:
+                if chat.bot_muted or chat.bot_no_files:
                     status = "restricted"
                 if chat.bot_removed:
                     status = "kicked" if chat.type == "supergroup" else "left"
@@ -1777,6 +1801,8 @@ class FakeTelegram:
             allowed = not chat.bot_muted
             data.update(is_member=True, until_date=0)
             data.update(dict.fromkeys(RESTRICTED_RIGHTS, allowed))
+            if chat.bot_no_files:
+                data.update(can_send_photos=False, can_send_documents=False)
         elif status == "kicked":
             data["until_date"] = 0
         return data
@@ -2098,6 +2124,12 @@ class FakeTelegram:
         if chat.bot_muted or (chat.members_muted and not chat.bot_admin):
             raise bad_request(f"not enough rights to send {what} to the chat")
 
+    def _files_allowed(self, chat: _Chat, what: str) -> None:
+        """A photo or document of the bot is refused where files are not allowed (to the bot,
+        or to every member), text perhaps still allowed."""
+        if chat.bot_no_files or (chat.members_no_files and not chat.bot_admin):
+            raise bad_request(f"not enough rights to send {what} to the chat")
+
     def _thread(self, chat: _Chat, params: _Params) -> int | None:
         """The forum topic a new message of the bot goes to (`message_thread_id`; None:
         General), refused when it is closed or not one of the chat's."""
@@ -2385,6 +2417,7 @@ async def _send_file(fake: FakeTelegram, p: _Params, upload: UploadedFile, photo
     markup = fake._markup(p, chat)
     reply_to = fake._reply_target(chat, p)
     fake._unmuted(chat, "photos" if photo else "documents")
+    fake._files_allowed(chat, "photos" if photo else "documents")
     thread = fake._thread(chat, p)
     fake._spend("sendPhoto" if photo else "sendDocument", chat)
     fake._files[upload.file_id] = upload
