@@ -947,6 +947,101 @@ async def test_a_game_whose_group_mutes_every_member_ends_at_its_first_refused_p
     assert "1. Ann" in tg.lobby().text
 
 
+NO_PHOTOS = "Bad Request: not enough rights to send photos to the chat"
+SHEET_TEXT = "Score sheet (w/b: tricks won/bid)"
+
+
+def refusals(bot: Bot) -> list[str]:
+    """What the fake refused the bot in the group, in order."""
+    return [e.description for e in bot.fake.errors if e.chat_id == GROUP]
+
+
+async def scores_shown(bot: Bot) -> Event:
+    """Bob asks for the score sheet in the group: what the bot posted for it."""
+    await bot.command(GROUP, BOB, "/scores")
+    sheet = bot.fake.transcript(GROUP)[-1]
+    assert sheet.text.startswith("Score sheet after round "), sheet.text
+    return sheet
+
+
+async def test_a_group_that_takes_no_pictures_gets_the_score_sheets_as_text(tg: Bot) -> None:
+    """The group's default permissions allow text but no photos, which Telegram tells the bot
+    nothing of: the score sheet after a round (/scores) and at the game's end comes as text in
+    the same place, standings and all, and the game goes on to its end. Refused once, the
+    game's later pictures go as text at once; the next game tries a picture again."""
+    await seat(tg)
+    tg.fake.forbid_files(GROUP)
+    await tg.command(GROUP, ANN, "/start")
+    while rounds_over(tg, GROUP) < 1:
+        await move(tg)
+    sheet = await scores_shown(tg)
+    assert sheet.kind == "message"
+    assert sheet.text.startswith("Score sheet after round 1 of 5\n")
+    assert SHEET_TEXT in sheet.text
+    assert all(name in sheet.text.partition(SHEET_TEXT)[2] for name in ("Ann", "Bob", "Cid"))
+    assert refusals(tg) == [NO_PHOTOS]
+    await play_on(tg)
+    over = tg.fake.last_message(GROUP)
+    assert over.text.startswith("🏁 The game is over.")
+    assert SHEET_TEXT in over.text
+    assert over.file_name is None
+    assert over.labels == [["Play again"]]
+    assert refusals(tg) == [NO_PHOTOS]  # the game's end went as text at once
+    assert not any(event.kind == "photo" for event in tg.fake.transcript(GROUP))
+    for user in PLAYERS:
+        assert "Your place" in tg.fake.last_message(user.id).text
+    tg.fake.forbid_files(GROUP, forbidden=False)  # photos allowed again: no update says so
+    for user in PLAYERS:
+        await tg.command(GROUP, user, "/join")
+    await tg.command(GROUP, ANN, "/start")
+    ended = rounds_over(tg, GROUP)
+    while rounds_over(tg, GROUP) == ended:
+        await move(tg)
+    assert (await scores_shown(tg)).kind == "photo"
+    assert refusals(tg) == [NO_PHOTOS]
+
+
+async def test_a_bot_allowed_pictures_again_by_an_update_sends_them_at_once(tg: Bot) -> None:
+    """An admin lets the bot send text but no photos (a my_chat_member update: restricted,
+    `can_send_messages` true): the game goes on, its score sheet as text. Photos allowed
+    again (another update), the same game's next score sheet is a picture."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    tg.fake.restrict_bot_files(GROUP, DAN)
+    await tg.idle()
+    while rounds_over(tg, GROUP) < 1:
+        await move(tg)
+    assert (await scores_shown(tg)).kind == "message"
+    assert (await scores_shown(tg)).kind == "message"
+    assert refusals(tg) == [NO_PHOTOS]  # the second went as text at once
+    tg.fake.restrict_bot_files(GROUP, DAN, forbidden=False)
+    await tg.idle()
+    assert (await scores_shown(tg)).kind == "photo"
+    await move(tg)  # the game went on throughout
+    assert await tg.front.service.table(chat_key(GROUP)) is not None
+
+
+async def test_a_group_that_takes_no_text_either_ends_the_game_as_before(tg: Bot) -> None:
+    """Muted by the group's default permissions in the last round, the bot is refused the
+    game's end as a picture and then as text: the game is over already, so the refusal ends
+    nothing more; each player still gets their own result privately."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    while rounds_over(tg, GROUP) < 4:
+        await move(tg)
+    tg.fake.mute_members(GROUP)
+    game = chat_key(GROUP)
+    while (table := await tg.front.service.table(game)) is not None:  # None: ended unseen
+        if table.game.phase is Phase.FINISHED:
+            break
+        await move(tg)
+    assert table is not None, "the game did not end as played"
+    texts = "Bad Request: not enough rights to send text messages to the chat"
+    assert refusals(tg) == [NO_PHOTOS, texts]
+    for user in PLAYERS:
+        assert "Your place" in tg.fake.last_message(user.id).text
+
+
 async def in_a_topic(tg: Bot) -> tuple[int, int]:
     """A game of hidden bids started in the forum topic "Wizard", a move made: the topics."""
     topic, chatter = forum(tg.fake)

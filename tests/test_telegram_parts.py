@@ -4,11 +4,13 @@ import asyncio
 
 import pytest
 from telegram import Update
+from telegram.error import BadRequest, Forbidden, TelegramError
 
 from adapters.telegram import commands
 from adapters.telegram.ids import AdminCache, chat_key, display_name, is_group, telegram_id
 from adapters.telegram.order import ChatOrder
 from adapters.telegram.render import MAX_TEXT, Key, answer_post, html_text, post, posts
+from adapters.telegram.sender import muted, pictures_refused
 from bot.commands import Kind
 from bot.messages import Button, Message, Outcome
 from bot.requests import Request
@@ -214,3 +216,33 @@ async def test_chat_order_keeps_a_chats_updates_in_order_and_runs_chats_at_once(
     release.set()
     await asyncio.gather(*tasks)
     assert done == [9, 0, 1, 2, 3, 4]  # one chat's updates in the order they came
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        BadRequest("Bad Request: not enough rights to send photos to the chat"),
+        BadRequest("Bad Request: CHAT_SEND_PHOTOS_FORBIDDEN"),
+        Forbidden("Forbidden: CHAT_SEND_MEDIA_FORBIDDEN"),
+    ],
+)
+def test_a_photo_refused_for_what_it_is_is_told_apart(error: TelegramError) -> None:
+    """A group whose permissions allow no photos: the picture goes as text (even for a 403,
+    which is caught before it could be taken for the bot's removal)."""
+    assert pictures_refused(error)
+    assert not muted(error, -100123)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        BadRequest("Bad Request: not enough rights to send text messages to the chat"),
+        BadRequest("Bad Request: not enough rights to send documents to the chat"),
+        Forbidden("Forbidden: bot was kicked from the group chat"),
+        BadRequest("Bad Request: PHOTO_INVALID_DIMENSIONS"),
+    ],
+)
+def test_other_refusals_are_no_photo_refusal(error: TelegramError) -> None:
+    """No text at all, the bot removed, a document (no text form), a picture Telegram cannot
+    take: handled as before (raised to `Sender.__call__`)."""
+    assert not pictures_refused(error)

@@ -63,6 +63,9 @@ class Post:
     """Not a new text: take the buttons off the slot's message (`Message.strip`)."""
     picture: Picture | None = None
     """A picture sent with the text as its caption."""
+    game_id: str | None = None
+    """For a picture, the game whose state it shows (`Outcome.version`'s id): a group that
+    refused the bot's pictures gets the next game's tried again (see `Sender.no_pictures`)."""
     thread: int | None = None
     """The forum topic a new message goes to (None: the chat itself, or General); an edit
     stays where its message is."""
@@ -164,6 +167,7 @@ def post(
         again=again,
         bare=message.strip,
         picture=message.picture,
+        game_id=None if message.picture is None or version is None else version[0],
         thread=topic if message.to is None else None,
         behind=None if message.behind is None else html_text(message.behind, limit=limit),
     )

@@ -9,7 +9,8 @@ person blocked the bot, or never opened it; or 400 "chat not found") is told to 
 A new message refused because its forum topic is closed or deleted (`topic_gone`), or because
 the bot may not send text to the group at all (`muted`: its default permissions mute every
 member, which Telegram tells the bot nothing of), is told to the app (`lost`): its game may be
-unseen.
+unseen. A picture the group's permissions refuse (no photos) goes as its text form instead, in
+the same place; the rest of that game's pictures there go as text at once (`no_pictures`).
 """
 
 import asyncio
@@ -116,6 +117,27 @@ def muted(error: TelegramError, target: int) -> bool:
     return target < 0 and isinstance(error, BadRequest) and any(r in said for r in MUTED)
 
 
+NO_PICTURES = (
+    "not enough rights to send photos",
+    "chat_send_photos_forbidden",
+    "chat_send_media_forbidden",
+)
+"""How Telegram refuses a photo to a group whose permissions (every member's, or the bot's own)
+allow text but no photos: 400 "not enough rights to send photos to the chat", the Bot API's
+own check; "CHAT_SEND_PHOTOS_FORBIDDEN" or "CHAT_SEND_MEDIA_FORBIDDEN" passed on from Telegram's
+servers when the Bot API's view of the rights was out of date."""
+
+REMEMBERED = 10_000
+"""How many groups that refused a picture a sender remembers (the oldest is forgotten first)."""
+
+
+def pictures_refused(error: TelegramError) -> bool:
+    """Whether `error` refuses a photo for what it is, text perhaps still allowed. Matched by
+    its words whatever its status: a 403 must not be taken for the bot's removal (`refused`)."""
+    said = error.message.lower()
+    return isinstance(error, (BadRequest, Forbidden)) and any(r in said for r in NO_PICTURES)
+
+
 async def _nothing(_chat: int, _topic: int | None) -> None:
     return None
 
@@ -128,7 +150,8 @@ class Sender:
     A private post Telegram refuses (`refused`) is handed to `unreachable`. When a post is
     refused because its forum topic is closed or gone, `lost(chat, topic)` is awaited; because
     the bot may not post text in the group, or may not post there at all (removed from it, or
-    the group deleted, with no update that said so), `lost(chat, None)`."""
+    the group deleted, with no update that said so), `lost(chat, None)`. A picture refused
+    for what it is (`pictures_refused`) is sent as its text form instead."""
 
     def __init__(
         self,
@@ -143,6 +166,15 @@ class Sender:
         self.superseded = superseded
         self.unreachable = unreachable
         self.lost = lost
+        self.no_pictures: dict[int, str | None] = {}
+        """Groups that refused a picture, each with the game it was refused in
+        (`Post.game_id`): that game's later pictures there go as text, with no call refused
+        first. Kept in memory: no Redis call, and a worker started anew tries once more."""
+
+    def pictures_again(self, chat: int) -> None:
+        """The bot's rights in group `chat` changed (a my_chat_member update): its next
+        picture there is tried as a picture."""
+        self.no_pictures.pop(chat, None)
 
     async def __call__(self, post: Post) -> Delivery:
         """Deliver one post. A network failure (Telegram could not be reached, or did not
@@ -250,22 +282,39 @@ class Sender:
 
     async def _picture(self, post: Post, picture: Picture) -> Delivery:
         """A picture with the post's text as its caption (a new message, even for a slot);
-        the picture's text form instead if it cannot be drawn."""
+        the picture's text form instead if it cannot be drawn, or the group takes no pictures
+        from the bot (its permissions allow no photos: `pictures_refused`)."""
+        if post.target in self.no_pictures and self.no_pictures[post.target] == post.game_id:
+            return await self._as_text(post, picture)
         try:
             data = await asyncio.to_thread(picture.png)
         except Exception:
             log.exception("could not draw %s", picture.name)
-            text = html_text(picture.text(), pre=True)
-            return await self._post(replace(post, html=f"{post.html}\n\n{text}", picture=None))
-        sent = await self.bot.send_photo(
-            post.target,
-            InputFile(data, filename=picture.name),
-            caption=post.html,
-            parse_mode=ParseMode.HTML,
-            reply_markup=markup(post.keys),
-            message_thread_id=post.thread,
-        )
+            return await self._as_text(post, picture)
+        try:
+            sent = await self.bot.send_photo(
+                post.target,
+                InputFile(data, filename=picture.name),
+                caption=post.html,
+                parse_mode=ParseMode.HTML,
+                reply_markup=markup(post.keys),
+                message_thread_id=post.thread,
+            )
+        except TelegramError as error:
+            if not pictures_refused(error):
+                raise
+            log.info("chat %s takes no pictures from the bot, sent as text: %s", post.target, error)
+            self.no_pictures.pop(post.target, None)
+            if len(self.no_pictures) >= REMEMBERED:
+                del self.no_pictures[next(iter(self.no_pictures))]
+            self.no_pictures[post.target] = post.game_id
+            return await self._as_text(post, picture)
         return await self._sent(post, sent.message_id)
+
+    async def _as_text(self, post: Post, picture: Picture) -> Delivery:
+        """The post with the picture's text form below its text, as a message of its own."""
+        text = html_text(picture.text(), pre=True)
+        return await self._post(replace(post, html=f"{post.html}\n\n{text}", picture=None))
 
     async def _strip(self, target: int, message_id: int, behind: str | None = None) -> Delivery:
         """Message `message_id` loses its buttons; with `behind`, in the same edit, its text
