@@ -445,3 +445,37 @@ def test_score_sheet_labels_stay_short(language: str) -> None:
     t = texts(language)
     for label, widest in SCORE_SHEET_LABELS.items():
         assert 0 < len(t(label)) <= widest, (language, label, t(label))
+
+
+CONTEXT_SAMPLE = """\
+def screen(t):
+    name = t("notequal")
+    word = t.pgettext("option button", "notequal")
+    marked = NC_("option button", "wings")
+    return name, word, marked
+"""
+
+
+def test_a_text_in_a_context_is_its_own_entry(tmp_path: Path) -> None:
+    """The same English words marked with a context (`NC_`, `t.pgettext`) are a text of their
+    own: a catalog that has them only without it lacks them, and each is translated apart."""
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "bot" / "screen.py").write_text(CONTEXT_SAMPLE, encoding="utf-8")
+    template = i18n.extract_messages(tmp_path)
+    assert [(message.context, message.id) for message in template if message.id] == [
+        (None, "notequal"),
+        ("option button", "notequal"),
+        ("option button", "wings"),
+    ]
+    catalog = Catalog(locale="de", fuzzy=False)
+    catalog.add("notequal", "Ansagen ≠ Stiche")
+    catalog.add("wings", "Flügel")
+    assert i18n.missing_messages(template, catalog) == ["notequal", "wings"]
+    catalog.add("notequal", "Summe ≠ Stiche", context="option button")
+    catalog.add("wings", "Flügel", context="option button")
+    assert i18n.missing_messages(template, catalog) == []
+    t = Texts("de", compile_catalog(catalog))
+    assert t("notequal") == "Ansagen ≠ Stiche"
+    assert t.pgettext("option button", "notequal") == "Summe ≠ Stiche"
+    assert t.pgettext("option button", "dmmixed") == "dmmixed"  # none: the English words
+    assert texts("en").pgettext("option button", "notequal") == "notequal"

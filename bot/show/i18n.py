@@ -13,11 +13,15 @@ In code, a `Texts` for the reader's language is conventionally named `t`:
 
 A text that is defined in one place and translated in another is marked with `N_("...")` (or
 `N_plural(singular, plural)`), which returns it unchanged but lets the extractor find it.
+The same English words that need another translation in one place (an option's short word on
+its button beside its name) get a context: `NC_("option button", "notequal")` marks it, and
+`t.pgettext("option button", "notequal")` translates it (a catalog's `msgctxt`).
 
 After adding or changing texts, run `python -m bot.show.i18n extract`: it extracts every marked
-text from `bot/` and `adapters/` (keywords `_`, `gettext`, `ngettext`, `t`, `N_`, `N_plural`; a
-comment starting `TRANSLATORS:` just above a text is passed on to translators), rewrites
-`messages.pot` and merges it into each `.po`; then fill in the new empty `msgstr` lines.
+text from `bot/` and `adapters/` (keywords `_`, `gettext`, `ngettext`, `pgettext`, `t`, `N_`,
+`NC_`, `N_plural`; a comment starting `TRANSLATORS:` just above a text is passed on to
+translators), rewrites `messages.pot` and merges it into each `.po`; then fill in the new empty
+`msgstr` lines.
 `python -m bot.show.i18n check` lists texts the code uses that a catalog lacks or leaves
 untranslated.
 A text without a translation is shown in English, the msgid itself.
@@ -67,13 +71,15 @@ PROJECT_ROOT = LOCALE_DIR.parents[2]
 SOURCE_DIRS = ("bot", "adapters")
 """The folders under the project root whose Python files are searched for texts."""
 
-KEYWORDS: dict[str, tuple[int, ...] | None] = {
+KEYWORDS: dict[str, tuple[int | tuple[int, str], ...] | None] = {
     "_": None,
     "gettext": None,
     "ngettext": (1, 2),
     "t": None,
     "N_": None,
     "N_plural": (1, 2),
+    "pgettext": ((1, "c"), 2),
+    "NC_": ((1, "c"), 2),
 }
 """The functions whose string arguments are texts to translate (Babel keyword specs)."""
 
@@ -82,6 +88,12 @@ COMMENT_TAGS = ("TRANSLATORS:",)
 
 def N_(message: str) -> str:
     """Mark `message` for the catalogs without translating it (translate it later with `t`)."""
+    return message
+
+
+def NC_(context: str, message: str) -> str:
+    """Mark `message`, in `context`, for the catalogs without translating it (translate it later
+    with `t.pgettext(context, message)`)."""
     return message
 
 
@@ -117,6 +129,17 @@ class Texts:
             text = self._translations.gettext(message)
             if len(self._known) < KNOWN_CAP:
                 self._known[message] = text
+        return text
+
+    def pgettext(self, context: str, message: str) -> str:
+        """`message` as translated in `context` (a catalog's `msgctxt`); the message itself
+        where the catalog has no translation in that context."""
+        key = f"{context}\x04{message}"
+        text = self._known.get(key)
+        if text is None:
+            text = self._translations.pgettext(context, message)
+            if len(self._known) < KNOWN_CAP:
+                self._known[key] = text
         return text
 
     def ngettext(self, singular: str, plural: str, n: int) -> str:
@@ -415,8 +438,13 @@ def _msgid(message: "Message") -> str:
 
 def missing_messages(template: "Catalog", catalog: "Catalog") -> list[str]:
     """The msgids of `template` (texts used in code) that `catalog` lacks (plurals by their
-    singular), in template order."""
-    return [_msgid(message) for message in template if message.id and message.id not in catalog]
+    singular; a text with a context lacks when the catalog has it in no such context), in
+    template order."""
+    return [
+        _msgid(message)
+        for message in template
+        if message.id and catalog.get(message.id, message.context) is None
+    ]
 
 
 def untranslated_messages(catalog: "Catalog", msgids: Iterable[str] | None = None) -> list[str]:
