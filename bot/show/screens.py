@@ -23,8 +23,17 @@ from bot.show.formatters import (
     trick_plays,
     trump_line,
 )
-from bot.show.i18n import N_, error_text
+from bot.show.i18n import error_text
 from bot.show.look import Look, personal
+from bot.show.option_words import (
+    BID_MODES,
+    BID_NAMES,
+    FLAGS,
+    FORESIGHT,
+    NOTEQUAL,
+    ROUND_NAMES,
+    ROUND_PLANS,
+)
 from bot.show.picture import SheetPicture
 from bot.show.seating import AWAY, Seating
 from bot.show.themes import cards_line
@@ -55,16 +64,6 @@ BID_ROW = 6
 Rows = tuple[tuple[Button, ...], ...]
 
 
-BID_MODES = {BidMode.OPEN: N_("open"), BidMode.HIDDEN: N_("hidden"), BidMode.SECRET: N_("secret")}
-"""Each bid mode's word on the host's option button (`Bids: hidden`)."""
-ROUND_PLANS = {
-    RoundsPlan.STANDARD: N_("standard"),
-    RoundsPlan.SHORT: N_("short"),
-    RoundsPlan.TOURNAMENT: N_("tournament"),
-}
-"""Each rounds plan's word on the host's option button (`Rounds: short`)."""
-
-
 def _rows(buttons: list[Button], size: int) -> list[tuple[Button, ...]]:
     return [tuple(buttons[i : i + size]) for i in range(0, len(buttons), size)]
 
@@ -75,27 +74,8 @@ def _rows(buttons: list[Button], size: int) -> list[tuple[Button, ...]]:
 def options_line(look: Look, options: Options, coach: bool = False) -> str:
     """The options as a line of words (with the table's coach option, when on)."""
     t = look.t
-    parts = []
-    bids = {
-        BidMode.OPEN: t("open bids"),
-        BidMode.HIDDEN: t("hidden bids"),
-        BidMode.SECRET: t("secret bids"),
-    }
-    parts.append(bids[options.bids])
-    rounds = {
-        RoundsPlan.STANDARD: t("all rounds"),
-        RoundsPlan.SHORT: t("5 rounds"),
-        RoundsPlan.TOURNAMENT: t("tournament rounds"),
-    }
-    parts.append(rounds[options.rounds])
-    if options.notequal_on:
-        parts.append(t("notequal"))
-    if options.dmmixed:
-        parts.append(t("dmmixed"))
-    if options.foresight:
-        parts.append(t("foresight"))
-    if options.wings:
-        parts.append(t("wings"))
+    parts = [t(BID_NAMES[options.bids]), t(ROUND_NAMES[options.rounds])]
+    parts += [t(flag.name) for flag in FLAGS if flag.on(options)]
     if coach:
         parts.append(t("coach"))
     return ", ".join(parts)
@@ -210,22 +190,19 @@ def option_buttons(
     return [
         (
             Button(
+                # TRANSLATORS: a lobby button half a row wide: at most 18 letters wide with
+                # the longest {mode}, a Hangul syllable counting two.
                 t("Bids: {mode}", mode=t(BID_MODES[options.bids])),
                 tokens.lobby(gid, Action.OPTION, f"bids={bids_next[options.bids]}"),
             ),
             Button(
+                # TRANSLATORS: a lobby button half a row wide: at most 18 letters wide with
+                # the longest {plan}, a Hangul syllable counting two.
                 t("Rounds: {plan}", plan=t(ROUND_PLANS[options.rounds])),
                 tokens.lobby(gid, Action.OPTION, f"rounds={rounds_next[options.rounds]}"),
             ),
         ),
-        (
-            flag("notequal", t("notequal"), options.notequal_on),
-            flag("dmmixed", t("dmmixed"), options.dmmixed),
-        ),
-        (
-            flag("foresight", t("foresight"), options.foresight),
-            flag("wings", t("wings"), options.wings),
-        ),
+        *_rows([flag(f.key, f.button_word(t), f.on(options)) for f in FLAGS], 2),
         (flag(COACH, t("coach: hints and reviews"), coach),),
     ]
 
@@ -262,11 +239,11 @@ def table_text(look: Look, view: TableView, seating: Seating, notice: str | None
     lines = [head, trump_line(look, view.trump_card, view.trump, seated[view.dealer], choosing)]
     rules = []
     if view.bid_mode is not BidMode.OPEN:
-        rules.append(t("hidden bids") if view.bid_mode is BidMode.HIDDEN else t("secret bids"))
+        rules.append(t(BID_NAMES[view.bid_mode]))
     if view.notequal:
-        rules.append(t("notequal"))
+        rules.append(t(NOTEQUAL.name))
     if view.foresight:
-        rules.append(t("foresight"))
+        rules.append(t(FORESIGHT.name))
     if rules:
         lines.append(" · ".join(rules))
     lines.append("")

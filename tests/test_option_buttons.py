@@ -1,0 +1,98 @@
+"""The lobby's option buttons fit a narrow phone: every label of a two-per-row button, in every
+language and on both platforms' layouts, is at most `HALF_ROW` columns wide (docs/players.md,
+"Option buttons fit a phone")."""
+
+import itertools
+import unicodedata
+
+import pytest
+
+from adapters.discord.render import rows as discord_rows
+from adapters.telegram.render import keys as telegram_keys
+from bot.messages import Message
+from bot.show import i18n
+from bot.show.i18n import DEFAULT_LANGUAGE, LANGUAGES, texts
+from bot.show.look import Look
+from bot.show.option_words import BUTTON, FLAGS
+from bot.show.screens import lobby, options_line
+from bot.show.seating import Seating
+from bot.show.themes import DEFAULT_THEME
+from engine import BidMode, GameState, Join, Options, RoundsPlan, step, table_view
+
+HALF_ROW = 18
+"""Columns a half-width button shows whole on a 360 dp phone: Telegram draws button text at
+15 dp in a medium weight, letters of running words about 6.5 dp wide, and a half row of a group
+message's keyboard leaves about 115 dp for the text (docs/players.md)."""
+
+CHANNEL = 42
+
+
+def columns(label: str) -> int:
+    """How wide `label` is drawn, in letters: an emoji or a wide (CJK, Hangul) character as
+    two, any other as one."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in label)
+
+
+def every_options() -> list[tuple[Options, bool]]:
+    """Each combination of the table options, with the coach option off and on."""
+    return [
+        (Options(notequal, bids, rounds, dmmixed, foresight, wings), coach)
+        for bids, rounds in itertools.product(BidMode, RoundsPlan)
+        for notequal, dmmixed, foresight, wings, coach in itertools.product((False, True), repeat=5)
+    ]
+
+
+def host_lobby(language: str, options: Options, coach: bool) -> Message:
+    """The lobby of three as its host sees it with the option buttons shown."""
+    state = GameState(options=options)
+    for seat, name in enumerate(("Ann", "Bob", "Cid")):
+        step(state, Join(player=f"p{seat}", name=name))
+    seating = Seating("g1", ("Ann", "Bob", "Cid"), 0, frozenset(), "s", "r", coach=coach)
+    look = Look(texts(language), DEFAULT_THEME)
+    return lobby(look, table_view(state), seating, show_options=True)
+
+
+def half_row_labels(message: Message) -> set[str]:
+    """The labels of the buttons that share a row with one other, as each platform lays the
+    message's buttons out."""
+    laid_out = [[key.label for key in row] for row in telegram_keys(message) if len(row) == 2] + [
+        [key.label for key in row] for row in discord_rows(CHANNEL, message) if len(row) == 2
+    ]
+    return {label for row in laid_out for label in row}
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+def test_every_half_row_option_button_fits_a_phone(language: str) -> None:
+    labels: set[str] = set()
+    for options, coach in every_options():
+        labels |= half_row_labels(host_lobby(language, options, coach))
+    assert len(labels) >= 10  # both states of every toggle, every bid mode and rounds plan
+    too_wide = sorted((label for label in labels if columns(label) > HALF_ROW), key=columns)
+    assert not too_wide, [(label, columns(label)) for label in too_wide]
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+def test_the_options_line_keeps_the_options_full_names(language: str) -> None:
+    """A short button word is for the button alone: the lobby's `Options:` line, the table's
+    rules and /rules still name each option in full."""
+    t = texts(language)
+    look = Look(t, DEFAULT_THEME)
+    options = Options(True, BidMode.HIDDEN, RoundsPlan.TOURNAMENT, True, True, True)
+    line = options_line(look, options, coach=True)
+    for name in ("hidden bids", "tournament rounds", "notequal", "dmmixed", "foresight", "wings"):
+        assert t(name) in line.split(", ")
+    text = host_lobby(language, options, True).text
+    assert line in text
+
+
+@pytest.mark.parametrize("language", [code for code in LANGUAGES if code != DEFAULT_LANGUAGE])
+def test_each_options_button_word_is_its_catalogs(language: str) -> None:
+    """The button words are looked up in the context they are marked with: each is the
+    catalog's `msgctxt "option button"` entry, not the English words."""
+    catalog = i18n.read_catalog(language)
+    t = texts(language)
+    for flag in FLAGS:
+        entry = catalog.get(flag.button, BUTTON)
+        assert entry is not None, flag.key
+        assert entry.string, flag.key
+        assert flag.button_word(t) == entry.string
