@@ -26,6 +26,12 @@ to privately), says so too (`SlotMap.bared`): the slots of such notices are shar
 game of the chat, and a later game's notice would else take them off again, an edit of an old
 game's message far up the chat.
 
+A private chat that refused a post (Discord: a person whose DMs are closed to the bot) is
+marked at that slot (`<field>#closed`, `SlotMap.refused`): the release of the next post for the
+slot that goes through takes the mark off and says it was there, so whichever worker makes that
+post knows the person can be written to again (and what was shown instead can be tidied up),
+without a call of its own: a slot never refused has no mark, and its release answers 0.
+
 A bare post shown again (`Outcome.again`: the lobby, table or game end of a chat whose game a
 crash left cancelled) takes the buttons off only where they may be left and the slot shows no
 later version of the chat (`SlotMap.unbutton`): where nothing is left, one call to Redis.
@@ -119,12 +125,15 @@ if ARGV[3] ~= '' then
   end
   if newer then redis.call('HSET', KEYS[1], ARGV[1] .. '#v', ARGV[3] .. ':' .. ARGV[4]) end
   if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], ARGV[1] .. '#k', ARGV[5]) end
+  return redis.call('HDEL', KEYS[1], ARGV[1] .. '#closed')
 end
 return 0
 """
 """Let go of a slot; with a version (ARGV[3], ARGV[4]), the platform took that post: the slot
 shows it now (unless it shows a newer one of that game already), with buttons or not (ARGV[5],
-'1' (with the text it shows once left behind after it) or '0', kept in `<field>#k`)."""
+'1' (with the text it shows once left behind after it) or '0', kept in `<field>#k`), and the
+answer is 1 if the chat had refused a post for the slot (`<field>#closed`, which goes), else
+0."""
 
 _ADOPT = (
     _HELD
@@ -213,6 +222,9 @@ class Held:
     sent: bool = False
     """The platform took this very post already, as the slot's new message, but the store
     could not record that then (a retry of it must not send it again)."""
+    reopened: bool = False
+    """The platform took the post, and the chat had refused one for the slot before
+    (`SlotMap.refused`): set once the slot is released."""
 
 
 @dataclass(frozen=True)
@@ -300,7 +312,7 @@ class SlotMap:
             yield held
         finally:
             renewing.cancel()
-            await self.release(
+            held.reopened = await self.release(
                 where,
                 slot,
                 token,
@@ -319,12 +331,15 @@ class SlotMap:
         already: T,
         keys: bool | None = None,
         behind: str | None = None,
+        reopened: Callable[[], object] = lambda: None,
     ) -> T | None:
         """One post for `slot` in chat `where`, made by `send` while the slot is held (see
         `hold`): what `send` returned; None if the slot shows a newer version (nothing was
         posted); `already` if the platform took this very post before and only the store had
         not recorded it. A post `send` made counts as shown unless it raised; `keys` says
-        whether it has buttons, `behind` what it shows once left behind (`Message.behind`)."""
+        whether it has buttons, `behind` what it shows once left behind (`Message.behind`).
+        `reopened` is called if the chat had refused a post for the slot (`refused`): this
+        one went through, and the mark is gone."""
         async with self.hold(where, slot, version, again) as held:
             if held is None:
                 return None
@@ -333,7 +348,9 @@ class SlotMap:
             held.shown = True
             held.keys = keys
             held.behind = behind
-            return already
+        if held.reopened:
+            reopened()
+        return already
 
     async def _renewing(self, where: int, slot: str, token: str) -> None:
         while True:
@@ -361,12 +378,25 @@ class SlotMap:
         shown: tuple[str, int] | None = None,
         keys: bool | None = None,
         behind: str | None = None,
-    ) -> None:
+    ) -> bool:
         """Let go of the slot; `shown`: the version the post that held it showed, with buttons
-        or not (`keys`), and what it shows once left behind (`behind`)."""
+        or not (`keys`), and what it shows once left behind (`behind`). True if that post
+        went where one for the slot was refused before (`refused`): the mark is gone."""
         game, version = shown if shown is not None else ("", 0)
         flag = _keys_flag(keys, behind)
-        await self._release(keys=[self._key(where)], args=[slot, token, game, version, flag])
+        args: list[str | int] = [slot, token, game, version, flag]
+        return int(await self._release(keys=[self._key(where)], args=args)) == 1
+
+    async def refused(self, where: int, slot: str) -> None:
+        """The private chat `where` refused a post for `slot` (the person's messages are
+        closed to the bot): the next post for the slot that goes through says so (`post`'s
+        `reopened`), on whichever worker makes it, at no cost of its own (the release it
+        makes anyway answers it)."""
+        key = self._key(where)
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.hset(key, f"{slot}#closed", "1")
+            pipe.expire(key, TTL)
+            await pipe.execute()
 
     async def bared(self, where: int, slot: str, message_id: int) -> None:
         """The slot's message `message_id` had its buttons taken off (a bare post, made

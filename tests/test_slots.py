@@ -9,7 +9,9 @@ import redis.asyncio as aioredis
 
 from adapters import slots as slots_module
 from adapters.slots import Adopted, Superseded
+from adapters.telegram.ids import chat_key
 from adapters.telegram.slots import Slots
+from bot.store import keys
 from bot.store.redis_server import RedisServer
 
 GROUP = -100123
@@ -151,6 +153,36 @@ async def test_a_slot_shows_a_version_only_once_the_platform_took_it(
         assert held is None
     async with slots.hold(GROUP, TABLE, ("g1", 4)) as held:
         assert held is not None  # asked for anew (/hand): shown
+
+
+async def test_a_refused_slot_tells_the_post_that_goes_through_once(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A private chat refused a post for a slot: the next post for it that goes through, made
+    by any worker, is told (by the release it makes anyway) and the mark goes; a post that
+    failed leaves it, and a slot never refused tells nothing."""
+    dm, hand = 555, "tg:-100123:hand"
+    told: list[str] = []
+
+    async def send() -> str:
+        return "sent"
+
+    def failing() -> str:
+        raise RuntimeError("refused again")
+
+    await Slots(redis_client).refused(dm, hand)
+    assert 0 < await redis_client.ttl(keys.telegram(chat_key(dm))) <= slots_module.TTL
+    other = Slots(redis_client)  # another worker: it never saw the refusal
+    with pytest.raises(RuntimeError):
+        await other.post(dm, hand, ("g1", 1), False, failing, "", reopened=lambda: told.append("1"))
+    assert told == []
+    answer = await other.post(
+        dm, hand, ("g1", 2), False, send, "", reopened=lambda: told.append("2")
+    )
+    assert (answer, told) == ("sent", ["2"])
+    await other.post(dm, hand, ("g1", 3), False, send, "", reopened=lambda: told.append("3"))
+    await other.post(dm, TABLE, ("g1", 3), False, send, "", reopened=lambda: told.append("t"))
+    assert told == ["2"]
 
 
 async def test_a_hold_is_renewed_while_its_post_runs(
