@@ -13,6 +13,7 @@ import logging
 import os
 import random
 import re
+from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,7 @@ from service_helpers import counted_ticks, reviews_posted
 
 from adapters.discord.app import DiscordFrontEnd
 from adapters.discord.ids import chat_key, user_key
+from adapters.discord.slots import Slots
 from adapters.outbox import FAST, Limits
 from adapters.slots import hand_slot
 from bot import Kind, Message, Outcome, Request, User, tokens
@@ -740,6 +742,80 @@ async def test_a_player_who_opened_their_dms_gets_the_next_games_hands_there(dc:
     notices = [m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content]
     assert len(notices) == 5  # the first game's
     assert [e[1] for e in dc.fake.errors] == [50007]
+
+
+class CountedRedis(aioredis.Redis):
+    """A Redis client that counts the calls made with it (a pipeline is one)."""
+
+    calls: Counter[str]
+
+    async def execute_command(self, *args: Any, **options: Any) -> Any:
+        self.calls[str(args[0])] += 1
+        return await super().execute_command(*args, **options)
+
+    def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> Any:
+        self.calls["pipeline"] += 1
+        return super().pipeline(transaction, shard_hint)
+
+
+async def test_a_worker_that_never_saw_the_dms_closed_takes_the_notices_button_off(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Worker A finds Cid's DMs closed and posts his notices; Cid opens his DMs, and worker B,
+    started since (it never saw them closed), deals the next round: its hand goes to his DMs,
+    and the newest notice loses its button, known from the slot map (B's memory knows of no
+    notice). From then on his hands cost B what they cost when his DMs were always open (the
+    same game played again so): the same Discord calls and the same slot-map calls to Redis."""
+    opened = await a_worker_started_mid_game(redis_url, monkeypatch, closed=True)
+    always = await a_worker_started_mid_game(redis_url, monkeypatch, closed=False)
+    assert opened == always
+
+
+async def a_worker_started_mid_game(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch, *, closed: bool
+) -> tuple[Counter[str], Counter[str]]:
+    """A game whose rounds 1 and 2 worker A serves (Cid's DMs `closed` or open), then worker B,
+    started then: what round 3 and the deal of round 4 cost B in Discord calls and slot-map
+    calls to Redis."""
+    counter = itertools.count(1)
+    monkeypatch.setattr("bot.chat.new_game_id", lambda: f"g{next(counter)}")
+    flush = aioredis.Redis.from_url(redis_url)
+    await flush.flushall()
+    await flush.aclose()
+    async with running(redis_url, monkeypatch) as dc:
+        ann, bob, cid = players = people(dc, "Ann", "Bob", "Cid", closed=("Cid",) if closed else ())
+        await seat(dc, [ann, bob, cid])
+        await dc.command(ann, "start")
+        while not played_out(dc.hand(cid), 2):  # round 2 on worker A, Cid's last card too
+            assert await move(dc)
+        await dc.idle()
+        assert "Round 2 of 5" in dc.table().content
+        if closed:
+            assert [e[1] for e in dc.fake.errors] == [50007]  # A's: not tried again
+            assert not any("Round " in text for text in dc.fake.texts(cid.id))
+            notices = [m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content]
+            assert [bool(m.components) for m in notices] == [False, True]
+            dc.fake.closed_dms.discard(cid.id)  # Cid opens his DMs
+        other = _front(dc.fake, dc.client)
+        counted = CountedRedis.from_url(redis_url)
+        counted.calls = Counter()
+        other.slots = other.sender.slots = Slots(counted)
+        await other.start(connect=False)
+        try:
+            for person in players:  # everyone's interactions go to worker B from now on
+                dc.worker_of[person.id] = other
+            await until_round(dc, 3)
+            assert any("Round 3 of 5" in text for text in dc.fake.texts(cid.id))
+            notices = [m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content]
+            assert [bool(m.components) for m in notices] == ([False, False] if closed else [])
+            calls, slot_calls = Counter(dc.fake.calls), Counter(counted.calls)
+            await until_round(dc, 4)  # a further round, and its hand in Cid's DMs
+            assert any("Round 4 of 5" in text for text in dc.fake.texts(cid.id))
+        finally:
+            await other.stop()
+            await counted.aclose()
+        assert [e[1] for e in dc.fake.errors] == ([50007] if closed else [])
+        return dc.fake.calls - calls, counted.calls - slot_calls
 
 
 async def test_a_closed_dm_notice_ends_with_the_game_whoever_ends_it(

@@ -356,9 +356,10 @@ class DiscordFrontEnd:
             await self._follow_up(item)
 
     async def _dms_open(self, sent: Post) -> None:
-        """A DM went to a person whose DMs were found closed (a new round's hand tried them
-        again): the newest "Your hand" notice of the game loses its button, as at the game's
-        end; their hands are in their DMs now, and no notice follows while they stay open."""
+        """A hand went to a person whose DMs were found closed, by this worker or another (the
+        slot map's mark: `SlotMap.refused`): the newest "Your hand" notice of the game loses
+        its button, as at the game's end; their hands are in their DMs now, and no notice
+        follows while they stay open."""
         if sent.user is not None:
             game_id = sent.version[0] if sent.version is not None else None
             await self._retire_notice(sent.game, sent.user, game_id)

@@ -5,9 +5,12 @@ edit fails (the message was deleted): then it is sent anew and becomes the slot'
 the one before loses its buttons (`superseded`). A DM
 goes to the person's DM channel (opened once, then remembered). When Discord refuses a DM
 (error 50007: the person does not take DMs from server members or blocked the bot), the person
-is remembered as unreachable for a while and `on_closed` is told, which shows the hand another
-way; the hand of a new round tries their DMs again (`skips`), and once one goes through
-`on_open` is told. Only the person a post names may be pinged; `@everyone` in a name stays text.
+is remembered as unreachable for a while, the refusal is marked in the slot map (at the hand's
+slot of their DM channel: `SlotMap.refused`), and `on_closed` is told, which shows the hand
+another way; the hand of a new round tries their DMs again (`skips`), and once one goes through
+`on_open` is told, by whichever worker posted it: the release of the hand's slot, made anyway,
+says the mark was there. Only the person a post names may be pinged; `@everyone` in a name
+stays text.
 """
 
 import asyncio
@@ -24,8 +27,10 @@ import aiohttp
 import discord
 
 from adapters.discord.buttons import view
+from adapters.discord.ids import chat_key
 from adapters.discord.render import MAX_CONTENT, Post, content
 from adapters.discord.slots import Slots
+from adapters.slots import hand_slot
 from bot import StoreErrors
 
 log = logging.getLogger(__name__)
@@ -84,7 +89,8 @@ class Sender:
         self.slots = slots
         self.on_closed = on_closed
         self.on_open = on_open
-        """Told of the post that went to a person's DMs found closed before: open again."""
+        """Told of the hand that went to a person's DMs found closed before (by any worker:
+        the mark in the slot map, `SlotMap.refused`): open again."""
         self.superseded = superseded
         """Told when a slot's new message supersedes one that may still have buttons (the
         post, the old message's id, the text it is to show once left behind if any): the app
@@ -121,11 +127,15 @@ class Sender:
             await self.on_closed(post)
             return Delivery.CLOSED
         retried = post.user is not None and self.dms_closed(post.user)
+        reopened: list[bool] = []
         try:
-            delivery = await self._deliver(post)
+            delivery = await self._deliver(post, lambda: reopened.append(True))
         except discord.Forbidden as error:
             if post.user is not None and error.code == CANNOT_MESSAGE_USER:
                 log.info("user %s does not take DMs from the bot", post.user)
+                where = self._dms.get(post.user)
+                if where is not None:  # for every worker to know (before this one: a retry)
+                    await self.slots.refused(where, hand_slot(chat_key(post.game)))
                 self._refused(post, post.user)
                 await self.on_closed(post)
                 return Delivery.CLOSED
@@ -136,9 +146,12 @@ class Sender:
                 raise
             log.warning("could not post to %s: %s", post.target, error)
             return Delivery.FAILED
-        if retried and post.user is not None and delivery in (Delivery.SENT, Delivery.EDITED):
-            log.info("user %s takes DMs from the bot again", post.user)
+        if post.user is None or delivery not in (Delivery.SENT, Delivery.EDITED):
+            return delivery
+        if retried:
             self._closed.pop(post.user, None)
+        if reopened:  # the slot map knew of a refusal, whichever worker had it
+            log.info("user %s takes DMs from the bot again", post.user)
             await self.on_open(post)
         return delivery
 
@@ -164,7 +177,9 @@ class Sender:
             self._dms[post.user] = known
         return known
 
-    async def _deliver(self, post: Post) -> Delivery:
+    async def _deliver(self, post: Post, reopened: Callable[[], object]) -> Delivery:
+        """Make the post; `reopened` is called if it is a slot's post that went to a DM
+        channel where one for that slot was refused before (`SlotMap.refused`)."""
         where = await self._channel(post)
         if post.strip is not None:
             return await self._strip(post, where, post.strip, post.behind)
@@ -183,6 +198,7 @@ class Sender:
             Delivery.SENT,
             keys=bool(post.keys),
             behind=post.behind,
+            reopened=reopened,
         )
         return Delivery.STALE if delivery is None else delivery
 
