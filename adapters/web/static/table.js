@@ -173,6 +173,15 @@ function drawSeats(v) {
   }
 }
 
+/** Who played a card, under it: the name (cut short with an ellipsis where it is wider than the
+ * card, whole in its text and tooltip) and, for the card taking the trick, a star. */
+function who(name, winning) {
+  const node = element("span", { class: "who" });
+  node.append(element("span", { class: "name", title: name }, name));
+  if (winning) node.append(element("span", { class: "star" }, "\u00a0★"));
+  return node;
+}
+
 function drawMiddle(v) {
   const trump = $("trump");
   trump.replaceChildren();
@@ -183,8 +192,7 @@ function drawMiddle(v) {
   for (const play of v.trick.plays) {
     const winning = play.seat === v.trick.winning;
     const spot = element("div", { class: `play${winning ? " winning" : ""}`, "data-seat": play.seat });
-    spot.append(cardNode(play.card, play));
-    spot.append(element("span", {}, `${v.seats[play.seat].name}${winning ? " ★" : ""}`));
+    spot.append(cardNode(play.card, play), who(v.seats[play.seat].name, winning));
     trick.append(spot);
   }
   const last = $("last").querySelector(".plays");
@@ -192,8 +200,7 @@ function drawMiddle(v) {
   if (v.last_trick) {
     for (const play of v.last_trick.plays) {
       const spot = element("div", { class: `play${play.seat === v.last_trick.winner ? " winning" : ""}` });
-      spot.append(cardNode(play.card, play, { classes: "small" }));
-      spot.append(element("span", {}, v.seats[play.seat].name + (play.seat === v.last_trick.winner ? " ★" : "")));
+      spot.append(cardNode(play.card, play, { classes: "small" }), who(v.seats[play.seat].name, play.seat === v.last_trick.winner));
       last.append(spot);
     }
   }

@@ -1,0 +1,150 @@
+"""Long names on a narrow phone, in a real browser (headless Chromium, `tests/browser.py`): six
+players with long names at the web table, measured at 360 px, 390 px and a desktop width in
+every language the chat speaks. A trick's cards stay on as few rows as the cards need: four
+cards of the current trick on one row beside the trump, the six of the last trick on one row,
+each name cut short with an ellipsis under its card (whole in its text and tooltip), the
+winner's star in sight.
+
+The games are set up by the service's driver, played in English (its checks read English), and
+the chat's language is set before each page is opened.
+"""
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis.asyncio as aioredis
+from browser import chromium, pin_fonts, use_pinned_fonts
+from playwright.async_api import Browser, Page, ViewportSize
+from service_helpers import Driver, service
+from test_browser import DESKTOP, PHONE, caught_up
+from test_browser_asks import pages
+from test_web import CONFIG
+
+from adapters.web.server import WebTable
+from bot.commands import Kind
+from bot.requests import User
+from bot.show.i18n import LANGUAGES
+from engine import GameState, Phase
+
+__all__ = ["chromium"]  # the fixture
+
+NAMES = (
+    "Bartholomäus Wolkenstein",
+    "Maximiliane Oberhausen",
+    "Konstantin Papadopoulos",
+    "Alexandrina Vasquez-Ruiz",
+    "Wilhelmina Ostrowska",
+    "Friedrich Habsburger",
+)
+PEOPLE = [User(f"tg:{number}", name) for number, name in enumerate(NAMES, start=1)]
+WIDE_PHONE: ViewportSize = {"width": 390, "height": 844}
+
+
+async def long_named_table(
+    redis_client: aioredis.Redis, done: Callable[[GameState], bool]
+) -> Driver:
+    """Six people with long names at a table on the short plan, played until `done(state)`."""
+    driver = Driver(service(redis_client, seed=3, config=CONFIG), PEOPLE, wings_rate=0)
+    await driver.lobby(["rounds=short"])
+    await driver.play_until(done)
+    return driver
+
+
+async def opened(
+    browser: Browser,
+    web: WebTable,
+    address: str,
+    driver: Driver,
+    language: str,
+    viewport: ViewportSize,
+) -> Page:
+    """The first player's page at `driver`'s table, the chat set to `language`, at `viewport`,
+    in the project's own fonts."""
+    await driver.ok(PEOPLE[0], Kind.LANGUAGE, language)
+    version, stored, _ = await driver.svc.snapshot(driver.chat)
+    assert stored is not None
+    page = await browser.new_page(viewport=viewport)
+    await pin_fonts(page)
+    await page.goto(f"{address}?link={web.link(driver.chat, PEOPLE[0].id, stored.game_id)}")
+    await caught_up(page, version)
+    await use_pinned_fonts(page)
+    assert await page.get_attribute("html", "lang") == language
+    return page
+
+
+PLAYS = """selector => [...document.querySelectorAll(selector)].map(play => {
+  const name = play.querySelector(".name") ?? play.lastElementChild;
+  const star = play.querySelector(".star");
+  const at = play.getBoundingClientRect();
+  return {
+    top: Math.round(at.top),
+    width: Math.round(at.width),
+    card: Math.round(play.querySelector(".card").getBoundingClientRect().width),
+    name: name.textContent,
+    title: name.title,
+    cut: name.scrollWidth > name.clientWidth,
+    star: star === null ? null : star.getBoundingClientRect().right <= at.right + 0.5,
+  };
+})"""
+"""Each played card of `selector`: where its row is, its width and its card's, its name (the
+text, the tooltip, whether it is cut short) and whether its star (if any) is within it."""
+
+
+def check_plays(plays: list[dict[str, Any]], count: int, cut: bool | None) -> None:
+    """`count` played cards on one row, each name whole in its text and tooltip (every one cut
+    short on the screen if `cut`, none if not `cut`), and the winner's star in sight."""
+    assert len(plays) == count, plays
+    assert len({play["top"] for play in plays}) == 1, plays
+    for play in plays:
+        assert play["name"] in NAMES, play
+        assert play["title"] == play["name"], play
+        assert cut is None or play["cut"] is cut, play
+    assert [play["star"] for play in plays if play["star"] is not None] == [True], plays
+
+
+def four_played(state: GameState) -> bool:
+    """Four cards of a trick on the table, and the trick before of all six (round 3 on)."""
+    rnd = state.round
+    return (
+        state.phase is Phase.PLAYING
+        and rnd is not None
+        and len(state.results) >= 2
+        and len(rnd.trick) == 4
+    )
+
+
+@pytest.mark.parametrize("viewport", [PHONE, WIDE_PHONE], ids=["360px", "390px"])
+async def test_long_names_keep_a_tricks_cards_on_one_row_on_a_phone(
+    chromium: Path, redis_client: aioredis.Redis, viewport: ViewportSize
+) -> None:
+    """Four cards of a trick and the six of the last trick, each on one row on a phone in every
+    language (the trump's line beside them differs), their long names cut short."""
+    driver = await long_named_table(redis_client, four_played)
+    async with pages(driver, chromium) as (web, address, browser):
+        for language in LANGUAGES:
+            page = await opened(browser, web, address, driver, language, viewport)
+            trick = await page.evaluate(PLAYS, "#trick .play")
+            check_plays(trick, 4, cut=True)
+            await page.click("#last > summary")
+            check_plays(await page.evaluate(PLAYS, "#last .play"), 6, cut=True)
+            assert await page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+            await page.close()
+
+
+async def test_on_a_desktop_a_tricks_names_have_more_room_than_their_cards(
+    chromium: Path, redis_client: aioredis.Redis
+) -> None:
+    """At a desktop width a trick's cards are on one row too, and a name has room beyond its
+    card's width (the whole name where it fits)."""
+    driver = await long_named_table(redis_client, four_played)
+    async with pages(driver, chromium) as (web, address, browser):
+        page = await opened(browser, web, address, driver, "en", DESKTOP)
+        trick = await page.evaluate(PLAYS, "#trick .play")
+        check_plays(trick, 4, cut=None)
+        assert all(play["width"] > play["card"] + 40 for play in trick), trick
+        await page.click("#last > summary")
+        last = await page.evaluate(PLAYS, "#last .play")
+        check_plays(last, 6, cut=None)
+        assert not all(play["cut"] for play in last), last  # "Wilhelmina Ostrowska" is whole
