@@ -1,9 +1,13 @@
 """Long names on a narrow phone, in a real browser (headless Chromium, `tests/browser.py`): six
 players with long names at the web table, measured at 360 px, 390 px and a desktop width in
-every language the chat speaks. A trick's cards stay on as few rows as the cards need: four
-cards of the current trick on one row beside the trump, the six of the last trick on one row,
-each name cut short with an ellipsis under its card (whole in its text and tooltip), the
-winner's star in sight.
+every language the chat speaks.
+
+- A trick's cards stay on as few rows as the cards need: four cards of the current trick on one
+  row beside the trump, the six of the last trick on one row, each name cut short with an
+  ellipsis under its card (whole in its text and tooltip), the winner's star in sight.
+- The final standings leave a long name its room: the number columns' headings wrap between
+  their words on a phone ("Spełnione deklaracje", "Previsioni azzeccate", "Izpildīti
+  solījumi"), so the name cell is wide, and every column stays inside the panel.
 
 The games are set up by the service's driver, played in English (its checks read English), and
 the chat's language is set before each page is opened.
@@ -18,7 +22,7 @@ import redis.asyncio as aioredis
 from browser import chromium, pin_fonts, use_pinned_fonts
 from playwright.async_api import Browser, Page, ViewportSize
 from service_helpers import Driver, service
-from test_browser import DESKTOP, PHONE, caught_up
+from test_browser import DESKTOP, OUT_OF_ITS_BOX, PHONE, caught_up
 from test_browser_asks import pages
 from test_web import CONFIG
 
@@ -40,6 +44,11 @@ NAMES = (
 )
 PEOPLE = [User(f"tg:{number}", name) for number, name in enumerate(NAMES, start=1)]
 WIDE_PHONE: ViewportSize = {"width": 390, "height": 844}
+
+NAME_ROOM = {360: 175, 390: 205, DESKTOP["width"]: 300}
+"""The least width (px) of a name cell of the final standings, in every language: at 360 px
+the Polish, Latvian and Italian headings on one line left it 133 to 164 px (a long name showed
+as "Bartholomäus …"); wrapped, the narrowest (Russian) leaves 180."""
 
 
 async def long_named_table(
@@ -148,3 +157,45 @@ async def test_on_a_desktop_a_tricks_names_have_more_room_than_their_cards(
         last = await page.evaluate(PLAYS, "#last .play")
         check_plays(last, 6, cut=None)
         assert not all(play["cut"] for play in last), last  # "Wilhelmina Ostrowska" is whole
+
+
+NAME_CELLS = """() => [...document.querySelectorAll("#summary[data-kind=final] td:nth-child(2)")]
+  .map(cell => ({ name: cell.textContent, title: cell.title,
+                  width: Math.round(cell.getBoundingClientRect().width) }))"""
+
+HEADINGS = """() => [...document.querySelectorAll("#summary[data-kind=final] th")]
+  .map(cell => Math.round(cell.getBoundingClientRect().height))"""
+
+
+async def test_the_final_standings_leave_a_long_name_its_room_in_every_language(
+    chromium: Path, redis_client: aioredis.Redis
+) -> None:
+    """The final standings at 360 px, 390 px and a desktop width, in every language: each
+    name cell is at least NAME_ROOM wide (its name whole in its text and tooltip) and every
+    column is inside the panel; on a desktop the headings keep to one line."""
+    driver = await long_named_table(redis_client, lambda state: state.phase is Phase.FINISHED)
+    narrow: list[tuple[str, int, int]] = []
+    outside: list[tuple[str, int]] = []
+    untitled: list[tuple[str, int]] = []
+    tall: list[tuple[str, int]] = []
+    async with pages(driver, chromium) as (web, address, browser):
+        for language in LANGUAGES:
+            for viewport in (PHONE, WIDE_PHONE, DESKTOP):
+                page = await opened(browser, web, address, driver, language, viewport)
+                at = (language, viewport["width"])
+                cells = await page.evaluate(NAME_CELLS)
+                assert sorted(cell["name"] for cell in cells) == sorted(NAMES)
+                least = min(cell["width"] for cell in cells)
+                if least < NAME_ROOM[viewport["width"]]:
+                    narrow.append((*at, least))
+                if await page.evaluate(OUT_OF_ITS_BOX):
+                    outside.append(at)
+                if any(cell["title"] != cell["name"] for cell in cells):
+                    untitled.append(at)
+                if viewport is DESKTOP and max(await page.evaluate(HEADINGS)) >= 20:
+                    tall.append(at)  # a heading on two lines where there is room for one
+                await page.close()
+    assert narrow == []
+    assert outside == []
+    assert untitled == []
+    assert tall == []

@@ -243,7 +243,10 @@ function table(heads, rows) {
   node.append(head);
   for (const cells of rows) {
     const line = element("tr");
-    for (const cell of cells) line.append(element("td", {}, String(cell)));
+    // the name (the second cell) whole in its tooltip, where it may be cut short
+    cells.forEach((cell, index) => {
+      line.append(element("td", { title: index === 1 ? String(cell) : null }, String(cell)));
+    });
     node.append(line);
   }
   return node;
