@@ -16,6 +16,7 @@ import shutil
 import subprocess
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from tempfile import mkdtemp
 
 import pytest
 from PIL import Image, ImageChops
@@ -172,8 +173,8 @@ def compare_golden(request: pytest.FixtureRequest, path: Path, png: bytes) -> No
         if share > SHARE_TOLERANCE:
             problem = f"differs in {share:.2%} of its pixels (at most {SHARE_TOLERANCE:.1%})"
     if problem is not None:
-        cache = request.config.cache
-        seen = cache.mkdir("browser") if cache is not None else path.parent
+        cache = getattr(request.config, "cache", None)  # none under -p no:cacheprovider
+        seen = cache.mkdir("browser") if cache is not None else Path(mkdtemp(prefix="golden-"))
         (seen / path.name).write_bytes(png)
         pytest.fail(
             f"{path.name} {problem}; the new one is {seen / path.name} "
