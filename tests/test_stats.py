@@ -225,6 +225,27 @@ def test_the_board_orders_by_the_conservative_rating() -> None:
     assert f"fewer than {PROVISIONAL} games" in text
 
 
+def test_a_30_day_board_like_the_first_is_not_shown_twice() -> None:
+    """Where every game is of the last 30 days, both boards are the same: /top shows it once,
+    and says so, rather than one board twice to scroll through. One that differs is shown."""
+    players = {
+        "tg:1": Standing("Ann", games=6, wins=3, mu=30.0, sigma=2.0),
+        "tg:2": Standing("Bob", games=2, wins=0, mu=24.0, sigma=6.0),
+    }
+    text = board_text(T, board(players), board(players), namesakes(players))
+    assert text.count("\u2068Ann\u2069") == 1
+    assert text.split("\n\n")[1:] == [
+        "Last 30 days: the same as above.",
+        f"? provisional: fewer than {PROVISIONAL} games",
+    ]
+    assert "Last 30 days\n" not in text
+    month = {"tg:2": Standing("Bob", games=1, wins=1, mu=27.0, sigma=7.0)}
+    other = board_text(T, board(players), board(month), namesakes(players))
+    assert other.split("\n\n")[1].splitlines()[0] == "Last 30 days"
+    assert other.count("\u2068Bob\u2069") == 2
+    assert "the same as above" not in other
+
+
 def test_find_is_case_insensitive_and_prefers_the_name_as_written() -> None:
     players = {
         "tg:1": Standing("Ann", games=1, last=NOW),

@@ -133,11 +133,18 @@ def board_text(
     numbers: Mapping[str, int],
 ) -> str:
     """/top: the chat's leaderboard of all time and of the last 30 days, by rating; people
-    called alike numbered on both as `numbers` says (`bot.stats.namesakes` of all time)."""
+    called alike numbered on both as `numbers` says (`bot.stats.namesakes` of all time). A
+    30-day board that shows just what the first does (every game here is of the last 30 days)
+    is not shown twice: a line says so."""
     lines = [t("🏆 Best players here, by rating")]
-    lines += _table(t, all_time, numbers)
-    lines += ["", t("Last 30 days")]
-    lines += _table(t, month, numbers) if month else [t("Nobody played in the last 30 days.")]
+    table = _table(t, all_time, numbers)
+    lines += table
+    if not month:
+        lines += ["", t("Last 30 days"), t("Nobody played in the last 30 days.")]
+    elif _table(t, month, numbers) == table:  # every game here is of the last 30 days
+        lines += ["", t("Last 30 days: the same as above.")]
+    else:
+        lines += ["", t("Last 30 days"), *_table(t, month, numbers)]
     if any(standing.provisional for _, standing in [*all_time, *month]):
         lines += ["", t("? provisional: fewer than {n} games", n=PROVISIONAL)]
     return "\n".join(lines)
