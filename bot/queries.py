@@ -80,7 +80,8 @@ async def stats(
 ) -> Outcome:
     """/stats in a group: the asker's, the picked person's (`whom`, by their id, before any
     name), or the named player's, in this chat only. A name that several people here go by gets
-    them told apart, to pick one (`Ann (2)`), for the asker."""
+    them told apart, to pick one (`Ann (2)`), for the asker. The block says where they stand
+    on the group's board (`Rank 3 of 7`: /top's order, past its eight rows too)."""
     done = await store.fold(chat)
     numbers = namesakes(done.players)
     if whom is not None and whom.id != user.id:
@@ -104,7 +105,10 @@ async def stats(
         if player not in done.players:
             return _say(t("No game of yours has finished here yet."), private=False, alert=True)
     standing = done.players[player]
-    text = stats_text(t, shown(player_name(t, player, standing), numbers.get(player, 1)), standing)
+    ranked = [p for p, _ in board(done.players, limit=len(done.players))]
+    rank = (ranked.index(player) + 1, len(ranked)) if player in ranked else None
+    name = shown(player_name(t, player, standing), numbers.get(player, 1))
+    text = stats_text(t, name, standing, rank=rank)
     return Outcome(messages=(Message(text, pre=True),))
 
 

@@ -509,6 +509,28 @@ async def test_stats_and_top_after_whole_games(redis_client: aioredis.Redis) -> 
     assert row_of(later, "Ann")[2] == row_of(top, "Ann")[2]
 
 
+async def test_stats_say_where_one_stands_on_the_groups_board(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A player's /stats in a group says their place on its board by rating, as /top orders
+    it, of how many: the rating alone does not tell a player how they stand. Privately, over
+    several chats (each with its own board), there is no rank."""
+    svc = service(redis_client, seed=3, clock=Clock(NOW))
+    await play(svc, GROUP, [ANN, BOB, CID], seed=1, ai=1)
+    await play(svc, GROUP, [BOB, CID, DOT], seed=2)
+    top = text_of(await ask(svc, GROUP, ANN, Kind.TOP)).split("\n\n")[0].splitlines()[2:]
+    rows = [line.split("\u2068")[1].split("\u2069")[0] for line in top]
+    assert len(rows) == 5  # Ann, Bob, Cid, Dot and the AI's level
+    for place, who in enumerate(rows, start=1):
+        asker = next((u for u in (ANN, BOB, CID, DOT) if u.name == who), ANN)
+        named = "" if who == asker.name else who.split("(")[1].rstrip(")")  # AI (level)
+        text = text_of(await ask(svc, GROUP, asker, Kind.STATS, named))
+        assert text.splitlines()[-1].split() == ["Rank", str(place), "of", "5"], text
+        assert len(text.splitlines()) <= 8
+    private = text_of(await ask(svc, ANN.id, ANN, Kind.STATS))
+    assert "Rank" not in private
+
+
 async def test_cross_chat_stats_are_shown_to_their_owner_only_privately(
     redis_client: aioredis.Redis,
 ) -> None:

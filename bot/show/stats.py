@@ -51,10 +51,16 @@ def _rating(t: Texts, standing: Standing) -> str:
 
 
 def stats_text(
-    t: Texts, name: str, standing: Standing, ratings: Sequence[Standing] = (), chats: int = 0
+    t: Texts,
+    name: str,
+    standing: Standing,
+    ratings: Sequence[Standing] = (),
+    chats: int = 0,
+    rank: tuple[int, int] | None = None,
 ) -> str:
     """A player's stats block. `ratings`: their standing in each of their `chats` (their
-    private /stats across chats; a rating is a chat's own, so each chat's is listed)."""
+    private /stats across chats; a rating is a chat's own, so each chat's is listed). `rank`:
+    their row on the chat's board (`bot.stats.board`) and how many rows it has in all."""
     if chats:
         head = t.ngettext("📊 {name}, in {n} chat", "📊 {name}, in {n} chats", chats)
         lines = [head.format(name=name, n=chats)]
@@ -84,6 +90,9 @@ def stats_text(
             rows.append((t("Rating") if number == 0 else "", f"{chat.rating} ({games})"))
     else:
         rows.append((t("Rating"), _rating(t, standing)))
+    if rank is not None:
+        # TRANSLATORS: a player's place on the group's board by rating (/top): "3 of 7".
+        rows.append((t("Rank"), t("{rank} of {n}", rank=rank[0], n=rank[1])))
     width = max(text_width(label) for label, _ in rows) + 2
     lines += [pad(label, width) + value for label, value in rows]
     return "\n".join(lines)
