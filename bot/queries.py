@@ -27,8 +27,9 @@ from bot.show.stats import (
     namesakes_text,
     player_name,
     stats_text,
+    suggested_text,
 )
-from bot.stats import board, find, namesakes, total
+from bot.stats import board, find, namesakes, near, total
 from bot.store.stats import StatsStore
 
 NAME_SHOWN = 32
@@ -80,7 +81,8 @@ async def stats(
 ) -> Outcome:
     """/stats in a group: the asker's, the picked person's (`whom`, by their id, before any
     name), or the named player's, in this chat only. A name that several people here go by gets
-    them told apart, to pick one (`Ann (2)`), for the asker. The block says where they stand
+    them told apart, to pick one (`Ann (2)`), for the asker; one that matches nobody gets the
+    players it may mean (`Bob` for Bob Brown), to pick from. The block says where they stand
     on the group's board (`Rank 3 of 7`: /top's order, past its eight rows too)."""
     done = await store.fold(chat)
     numbers = namesakes(done.players)
@@ -95,6 +97,9 @@ async def stats(
             text = t("Nobody called {name} has played here.", name=fit(name, NAME_SHOWN))
             if name.startswith("@"):  # a username: the platforms do not say whose it is
                 text += " " + t("Players are known by the name they play under, not by @username.")
+            elif nearby := near(done.players, name):  # `Bob` for Bob Brown
+                matches = [(p, done.players[p], numbers.get(p, 1)) for p in nearby]
+                text += "\n" + suggested_text(t, matches)
             return _say(text, private=False, alert=True)
         if len(found) > 1:
             matches = [(p, done.players[p], numbers[p]) for p in found]

@@ -10,7 +10,8 @@ it holds (`Fold.cursor`), so it can be carried forward with the games after it (
 
 `board` orders a leaderboard by the conservative rating (`Standing.ordinal`: mu - 3 sigma),
 `recent` picks the games of the last `WINDOW` seconds, `namesakes` numbers people called alike
-(by their first game here), `find` looks a player up by name, and `anonymised` rewrites a summary
+(by their first game here), `find` looks a player up by name (`near`: whom a name that
+matches nobody may have meant), and `anonymised` rewrites a summary
 without one player (for /forgetme). docs/stats.md describes the model, the data kept and what a
 fold costs.
 """
@@ -411,6 +412,28 @@ def find(players: Mapping[str, Standing], name: str) -> list[str]:
             found[player] = names
     written = [player for player, names in found.items() if _normal(name) in names]
     return written or list(found)
+
+
+SUGGESTED = 3
+"""Players a name that matches nobody suggests at most (`near`)."""
+
+
+def near(players: Mapping[str, Standing], name: str, limit: int = SUGGESTED) -> list[str]:
+    """The players a `name` that `find` matched to nobody may have meant: those with a word of
+    their name that starts with it, compared as `find` does (`bob` for Bob Brown, `max` for
+    Maximilian), in the order of `namesakes`; at most `limit`. A name that already means
+    someone gets none."""
+    wanted = folded_name(name)
+    if not wanted or find(players, name):
+        return []
+    found = []
+    for player, standing in players.items():
+        if forgotten(player) or not standing.games:
+            continue
+        called = folded_name(standing.name)
+        if called.startswith(wanted) or any(w.startswith(wanted) for w in called.split()):
+            found.append(player)
+    return found[:limit]
 
 
 def anonymised(entry: Mapping[str, Any], player: str, alias: str) -> dict[str, Any] | None:

@@ -531,6 +531,41 @@ async def test_stats_say_where_one_stands_on_the_groups_board(
     assert "Rank" not in private
 
 
+async def test_a_name_that_matches_nobody_suggests_whom_it_may_mean(
+    redis_client: aioredis.Redis,
+) -> None:
+    """Telegram names people by first and last name: `/stats bob` for Bob Brown found nobody,
+    and said only that. A name that matches nobody now lists, for the asker alone, the
+    players here with a word of their name starting with it, as /stats takes them; one that
+    starts nobody's name, and an @username, get no list."""
+    svc = service(redis_client, seed=3, clock=Clock(NOW))
+    brown, bobby = User("tg:21", "Bob Brown"), User("tg:22", "Robert Bobby")
+    await play(svc, GROUP, [ANN, brown, bobby], seed=1, ai=1)
+    await play(svc, OTHER, [ANN, BOB, CID], seed=2)  # another group's Bob: not suggested here
+    level = next(iter((await summaries(redis_client, GROUP))[0]["ai"].values()))
+    stored = await everything(redis_client)
+    outcome = await ask(svc, GROUP, ANN, Kind.STATS, "bob")
+    assert outcome.messages == ()
+    assert outcome.answer == (
+        "Nobody called bob has played here.\nDid you mean:\n/stats Bob Brown\n/stats Robert Bobby"
+    )
+    outcome = await ask(svc, GROUP, ANN, Kind.STATS, level[:3].upper())
+    assert (
+        outcome.answer
+        == f"Nobody called {level[:3].upper()} has played here.\nDid you mean:\n/stats {level}"
+    )
+    assert (await ask(svc, GROUP, ANN, Kind.STATS, "Zed")).answer == (
+        "Nobody called Zed has played here."
+    )
+    assert (await ask(svc, GROUP, ANN, Kind.STATS, "rown")).answer == (
+        "Nobody called rown has played here."
+    )
+    assert "Did you mean" not in (await ask(svc, GROUP, ANN, Kind.STATS, "@bob")).answer
+    assert await everything(redis_client) == stored
+    picked = text_of(await ask(svc, GROUP, ANN, Kind.STATS, "Bob Brown"))
+    assert picked.splitlines()[0] == "📊 Bob Brown"
+
+
 async def test_cross_chat_stats_are_shown_to_their_owner_only_privately(
     redis_client: aioredis.Redis,
 ) -> None:

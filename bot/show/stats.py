@@ -175,6 +175,17 @@ def namesakes_text(t: Texts, name: str, matches: Sequence[tuple[str, Standing, i
     return "\n".join(lines)
 
 
+def suggested_text(t: Texts, matches: Sequence[tuple[str, Standing, int]]) -> str:
+    """What /stats of a name that matches nobody suggests (`bot.stats.near`): each of
+    `matches` (player, standing, number among people called alike) as /stats takes them."""
+    lines = [t("Did you mean:")]
+    for player, standing, number in matches:
+        level = level_of(player)
+        name = level if level is not None else shown(standing.name, number)
+        lines.append(f"/stats {name}")
+    return "\n".join(lines)
+
+
 def confirms(word: str) -> bool:
     """Whether `word` is the word that confirms /forgetme, in any of the languages."""
     said = word.strip().casefold()
