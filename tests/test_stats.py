@@ -22,6 +22,7 @@ from bot.show.stats import BOARD_HEADS, board_text, confirms, stats_text
 from bot.stats import (
     MODEL,
     PROVISIONAL,
+    RATING_BASE,
     WINDOW,
     Fold,
     Standing,
@@ -222,7 +223,13 @@ def test_the_board_orders_by_the_conservative_rating() -> None:
     assert board(players, limit=1) == board(players)[:1]
     text = board_text(T, board(players), [], namesakes(players))
     assert "Nobody played in the last 30 days." in text
-    assert f"fewer than {PROVISIONAL} games" in text
+    assert text.split("\n\n")[-1] == (
+        f"New players start at {RATING_BASE}.\n? provisional: fewer than {PROVISIONAL} games"
+    )
+    sure = {"tg:1": players["tg:1"], "tg:3": players["tg:3"]}  # no rating marked `?`
+    assert board_text(T, board(sure), [], namesakes(sure)).split("\n\n")[-1] == (
+        f"New players start at {RATING_BASE}."
+    )
 
 
 def test_a_30_day_board_like_the_first_is_not_shown_twice() -> None:
@@ -234,10 +241,7 @@ def test_a_30_day_board_like_the_first_is_not_shown_twice() -> None:
     }
     text = board_text(T, board(players), board(players), namesakes(players))
     assert text.count("\u2068Ann\u2069") == 1
-    assert text.split("\n\n")[1:] == [
-        "Last 30 days: the same as above.",
-        f"? provisional: fewer than {PROVISIONAL} games",
-    ]
+    assert text.split("\n\n")[1] == "Last 30 days: the same as above."
     assert "Last 30 days\n" not in text
     month = {"tg:2": Standing("Bob", games=1, wins=1, mu=27.0, sigma=7.0)}
     other = board_text(T, board(players), board(month), namesakes(players))

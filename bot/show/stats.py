@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from bot.namesakes import numbered, shown
 from bot.show.formatters import fit, isolated, pad, shown_points, text_width
 from bot.show.i18n import LANGUAGES, N_, Texts, texts
-from bot.stats import PROVISIONAL, UNKNOWN_LEVEL, Standing, level_of
+from bot.stats import PROVISIONAL, RATING_BASE, UNKNOWN_LEVEL, Standing, level_of
 
 NAME_WIDTH = 12
 """Columns of a name on a leaderboard at most (a longer one is cut)."""
@@ -144,7 +144,8 @@ def board_text(
     """/top: the chat's leaderboard of all time and of the last 30 days, by rating; people
     called alike numbered on both as `numbers` says (`bot.stats.namesakes` of all time). A
     30-day board that shows just what the first does (every game here is of the last 30 days)
-    is not shown twice: a line says so."""
+    is not shown twice: a line says so. Under them, what a rating starts from (a number alone
+    says little), and what `?` means if a rating is marked so."""
     lines = [t("🏆 Best players here, by rating")]
     table = _table(t, all_time, numbers)
     lines += table
@@ -154,8 +155,10 @@ def board_text(
         lines += ["", t("Last 30 days: the same as above.")]
     else:
         lines += ["", t("Last 30 days"), *_table(t, month, numbers)]
+    # TRANSLATORS: under /top: what a rating is measured from (the rating of a new player).
+    lines += ["", t("New players start at {rating}.", rating=RATING_BASE)]
     if any(standing.provisional for _, standing in [*all_time, *month]):
-        lines += ["", t("? provisional: fewer than {n} games", n=PROVISIONAL)]
+        lines.append(t("? provisional: fewer than {n} games", n=PROVISIONAL))
     return "\n".join(lines)
 
 
