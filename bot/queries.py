@@ -12,6 +12,8 @@ What they say goes into the chat as a message; a refusal, and /forgetme's answer
 the asker alone (in a private chat everything is a message: it is theirs alone anyway).
 """
 
+from collections.abc import Awaitable, Callable
+
 from bot.commands import BY_KIND, BadArgument, Kind
 from bot.messages import Message, Outcome
 from bot.namesakes import shown
@@ -43,10 +45,22 @@ def _say(text: str, private: bool, alert: bool = False) -> Outcome:
     return Outcome(answer=text, alert=alert)
 
 
+async def no_title(chat: str) -> str:
+    """A chat's name unknown (`answer`'s default)."""
+    return ""
+
+
 async def answer(
-    store: StatsStore, chat: str, user: User, request: Request, look: Look, now: float
+    store: StatsStore,
+    chat: str,
+    user: User,
+    request: Request,
+    look: Look,
+    now: float,
+    title: Callable[[str], Awaitable[str]] = no_title,
 ) -> Outcome:
-    """What a stats command from `user` in `chat` shows (in the chat's `look`)."""
+    """What a stats command from `user` in `chat` shows (in the chat's `look`; `title`: a
+    chat's name, as its settings keep it, for the private /stats across chats)."""
     t = look.t
     spec = BY_KIND[request.kind]
     try:
@@ -58,7 +72,7 @@ async def answer(
             return _say(no_bot_stats(t, request.whom.name), request.private, alert=True)
         if request.private:
             other = request.whom is not None and request.whom.id != user.id
-            return await mine(store, user, str(arg or ""), t, other)
+            return await mine(store, user, str(arg or ""), t, other, title)
         return await stats(store, chat, user, str(arg or ""), t, request.whom)
     if request.kind is Kind.TOP:
         return await top(store, chat, t, now, request.private)
@@ -117,19 +131,28 @@ async def stats(
     return Outcome(messages=(Message(text, pre=True),))
 
 
-async def mine(store: StatsStore, user: User, name: str, t: Texts, other: bool = False) -> Outcome:
-    """/stats in a private chat: the asker's own, added up over every chat they played in
+async def mine(
+    store: StatsStore,
+    user: User,
+    name: str,
+    t: Texts,
+    other: bool = False,
+    title: Callable[[str], Awaitable[str]] = no_title,
+) -> Outcome:
+    """/stats in a private chat: the asker's own, added up over every chat they played in, each
+    chat's rating under the chat's name (`title`: the chats are theirs, so are their names)
     (`other`: someone else was picked, which is refused as a name is)."""
     if name or other:
         return _say(t("Here, /stats shows your own stats only."), private=True)
-    standings = []
+    ratings = []
     for chat in await store.chats(user.id):
         standing = (await store.fold(chat)).players.get(user.id)
         if standing is not None and standing.games:
-            standings.append(standing)
-    if not standings:
+            ratings.append((await title(chat), standing))
+    if not ratings:
         return _say(t("No game of yours has finished yet."), private=True)
-    text = stats_text(t, user.name, total(standings), standings, chats=len(standings))
+    standings = [standing for _, standing in ratings]
+    text = stats_text(t, user.name, total(standings), ratings, chats=len(ratings))
     return Outcome(messages=(Message(text, pre=True),))
 
 

@@ -563,6 +563,10 @@ class GameService:
 
     # --- the stats ------------------------------------------------------------------------
 
+    async def _title(self, chat: str) -> str:
+        """The chat's name as its settings keep it ("" if never told)."""
+        return (await self.store.settings(chat)).title
+
     @logs.serving
     async def _query(self, chat: str, user: User, request: Request) -> tuple[Outcome, Handled]:
         """A stats command (`bot.queries`): it reads the chat's settings and stats, and takes no
@@ -573,7 +577,9 @@ class GameService:
             look = look_of(settings if language is None else replace(settings, language=language))
             if request.kind is Kind.REVIEW:
                 return await self._review(chat, user, look), Handled.DONE
-            answer = await queries.answer(self.stats, chat, user, request, look, self.clock())
+            answer = await queries.answer(
+                self.stats, chat, user, request, look, self.clock(), self._title
+            )
             return answer, Handled.DONE
         except StoreErrors:
             away = await self.apology(chat, store_away=True)

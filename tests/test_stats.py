@@ -608,6 +608,43 @@ async def test_cross_chat_stats_are_shown_to_their_owner_only_privately(
     assert "in 2 chats" not in text_of(await ask(svc, OTHER, ANN, Kind.STATS))
 
 
+async def test_a_private_stats_names_the_chat_of_each_rating(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A rating is a chat's own, and a player's private /stats lists one a chat: it listed
+    "1062 (1 game)" and "991 (3 games)" with no word of which group each was. Each is now under
+    its chat's name as the platform last showed it (cut to 12 columns, isolated
+    bidirectionally; a dash for a chat whose name was never told), most games first."""
+    svc = service(redis_client, seed=5, clock=Clock(NOW))
+    third = "tg:-300"
+    for chat, title in ((GROUP, "Wizards"), (OTHER, "Friday Wizard at Ann's place")):
+        await svc.handle(chat, ANN, Request(Kind.LANGUAGE, "en", place=title))
+    await play(svc, GROUP, [ANN, BOB, CID], seed=3)
+    await play(svc, GROUP, [ANN, BOB, CID], seed=5)
+    await play(svc, OTHER, [ANN, DOT, EVE], seed=4)
+    await play(svc, third, [ANN, DOT, EVE], seed=6)
+    fold = Fold.from_json(await redis_client.hget(keys.stats(GROUP), "s"))
+    text = text_of(await ask(svc, ANN.id, ANN, Kind.STATS))
+    lines = text.splitlines()
+    assert lines[0] == "📊 Ann, in 3 chats"
+    assert lines[-4] == "Rating"
+    rating = fold.players[ANN.id].rating
+    assert lines[-3].split() == ["\u2068Wizards\u2069", str(rating), "(2", "games)"]
+    assert lines[-2].startswith(" \u2068Friday Wiza…\u2069 ")
+    assert lines[-2].endswith(" (1 game)")
+    assert lines[-1].startswith(" – ")
+    # the ratings stand in the column of the other numbers
+    column = {text_width(line[: line.index(line.split()[-1])]) for line in lines[1:2]}
+    for line in lines[-3:]:
+        column.add(text_width(line[: line.index(line.split()[-3])]))
+    assert len(column) == 1, text
+    assert max(text_width(line) for line in lines) <= 34
+    # a group's /stats names no other chat
+    here = text_of(await ask(svc, GROUP, ANN, Kind.STATS))
+    assert "Friday" not in here
+    assert "Wizards" not in here
+
+
 async def test_forgetme_asks_then_forgets_everywhere_and_keeps_the_others(
     redis_client: aioredis.Redis,
 ) -> None:

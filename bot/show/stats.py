@@ -13,6 +13,8 @@ from bot.stats import PROVISIONAL, RATING_BASE, UNKNOWN_LEVEL, Standing, level_o
 
 NAME_WIDTH = 12
 """Columns of a name on a leaderboard at most (a longer one is cut)."""
+CHAT_WIDTH = 12
+"""Columns of a chat's name in a player's private /stats at most (a longer one is cut)."""
 RATINGS_SHOWN = 3
 """Chats whose rating a player's private /stats lists at most."""
 YES = N_("yes")
@@ -54,13 +56,14 @@ def stats_text(
     t: Texts,
     name: str,
     standing: Standing,
-    ratings: Sequence[Standing] = (),
+    ratings: Sequence[tuple[str, Standing]] = (),
     chats: int = 0,
     rank: tuple[int, int] | None = None,
 ) -> str:
-    """A player's stats block. `ratings`: their standing in each of their `chats` (their
-    private /stats across chats; a rating is a chat's own, so each chat's is listed). `rank`:
-    their row on the chat's board (`bot.stats.board`) and how many rows it has in all."""
+    """A player's stats block. `ratings`: their standing in each of their `chats`, with the
+    chat's name ("" if not known) (their private /stats across chats; a rating is a chat's
+    own, so each chat's is listed, under its name). `rank`: their row on the chat's board
+    (`bot.stats.board`) and how many rows it has in all."""
     if chats:
         head = t.ngettext("📊 {name}, in {n} chat", "📊 {name}, in {n} chats", chats)
         lines = [head.format(name=name, n=chats)]
@@ -84,17 +87,19 @@ def stats_text(
     if standing.best is not None:
         rows.append((t("Best game"), shown_points(standing.best)))
     if ratings:
-        shown = sorted(ratings, key=lambda s: (-s.games, -s.last))[:RATINGS_SHOWN]
-        for number, chat in enumerate(shown):
+        rows.append((t("Rating"), ""))
+        shown = sorted(ratings, key=lambda r: (-r[1].games, -r[1].last))[:RATINGS_SHOWN]
+        for title, chat in shown:
             games = t.ngettext("{n} game", "{n} games", chat.games).format(n=chat.games)
-            rows.append((t("Rating") if number == 0 else "", f"{chat.rating} ({games})"))
+            place = " " + (isolated(fit(title, CHAT_WIDTH)) if title else "–")
+            rows.append((place, f"{chat.rating} ({games})"))
     else:
         rows.append((t("Rating"), _rating(t, standing)))
     if rank is not None:
         # TRANSLATORS: a player's place on the group's board by rating (/top): "3 of 7".
         rows.append((t("Rank"), t("{rank} of {n}", rank=rank[0], n=rank[1])))
     width = max(text_width(label) for label, _ in rows) + 2
-    lines += [pad(label, width) + value for label, value in rows]
+    lines += [(pad(label, width) + value).rstrip() for label, value in rows]
     return "\n".join(lines)
 
 
