@@ -36,7 +36,7 @@ from bot.show.screens import (
     round_end_screen,
     table_message,
 )
-from bot.show.seating import Seating, seating
+from bot.show.seating import ROBOT, Seating, seating
 from bot.show.themes import Theme, theme_name
 from bot.store import Snapshot, Write
 from bot.table import COACH, Settings, Table, new_game_id
@@ -352,6 +352,37 @@ def add_ai(ctx: Context, level: str) -> Result:
     player = f"ai:{number}"
     step(table.game, Join(player, name))
     table.ai[player] = level
+    table.updated = ctx.now
+    set_deadline(ctx, table)
+    return Result(shown=[Lobby()], write=Write(table=table, ttl=LIVE_TTL))
+
+
+def remove_ai(ctx: Context, which: str | int) -> Result:
+    """Take an AI seat off the lobby: the one a lobby button names (`which`, the number of its
+    player `ai:<number>`), the one named (typed, `Merlin`), or else the last one added."""
+    table = ctx.table()
+    state = table.game
+    t = ctx.look.t
+    if state.phase is not Phase.LOBBY:
+        step(state, Leave(ctx.user.id))  # refused, as any change of seats, after the start
+    robots = [player for player in state.players if player.id in table.ai]
+    if isinstance(which, int):
+        player = next((p for p in robots if p.id == f"ai:{which}"), None)
+        if player is None:  # taken off since the lobby showed it
+            raise Refused(t("This button is out of date."), Refusal.STALE_BUTTON)
+    elif not robots:
+        raise Refused(t("There is no AI player to remove."))
+    elif which:
+        name = which.removeprefix(ROBOT).strip().casefold()
+        player = next((p for p in robots if p.name.casefold() == name), None)
+        if player is None:
+            raise Refused(
+                t("No AI player here is called {name}.", name=which), Refusal.BAD_ARGUMENT
+            )
+    else:
+        player = robots[-1]  # seats are taken in order: the last AI seat is the last added
+    step(state, Leave(player.id))
+    del table.ai[player.id]
     table.updated = ctx.now
     set_deadline(ctx, table)
     return Result(shown=[Lobby()], write=Write(table=table, ttl=LIVE_TTL))
@@ -901,6 +932,7 @@ HANDLERS: dict[Kind, Handler] = {
     Kind.JOIN: join,
     Kind.LEAVE: leave,
     Kind.ADD_AI: add_ai,
+    Kind.REMOVE_AI: remove_ai,
     Kind.OPTION: option,
     Kind.START: start,
     Kind.BID: bid,

@@ -30,6 +30,7 @@ class Kind(StrEnum):
     JOIN = "join"
     LEAVE = "leave"
     ADD_AI = "addbot"
+    REMOVE_AI = "removebot"
     OPTION = "options"
     START = "start"
     BID = "bid"
@@ -110,6 +111,16 @@ def _level(text: str, _theme: Theme) -> str:
 
 def _level_button(arg: str) -> str:
     return _level(arg, Theme.COLOURS)
+
+
+_AI_NUMBER = re.compile(r"[1-9][0-9]?")
+
+
+def _ai_number(arg: str) -> int:
+    """The number of the AI seat a lobby button takes off (its player is `ai:<number>`)."""
+    if not _AI_NUMBER.fullmatch(arg):
+        raise ValueError("not an AI seat's number")
+    return int(arg)
 
 
 def _language(text: str, _theme: Theme) -> str:
@@ -263,6 +274,14 @@ COMMANDS: tuple[CommandSpec, ...] = (
         N_("add an AI player"),
         Action.ADD_AI,
         Arg(_level, _level_button, "level", N_("The AI's level: easy, normal or hard")),
+        who=Who.SEATED,
+    ),
+    CommandSpec(
+        Kind.REMOVE_AI,
+        "removebot",
+        N_("remove an AI player: the last added, or /removebot Merlin"),
+        Action.REMOVE_AI,
+        Arg(_words, _ai_number, "name", N_("The AI player's name (else the last one added)")),
         who=Who.SEATED,
     ),
     CommandSpec(

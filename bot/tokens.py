@@ -22,6 +22,7 @@ class Action(StrEnum):
     START = "s"
     CANCEL = "x"
     ADD_AI = "a"
+    REMOVE_AI = "d"
     OPTION = "o"
     BID = "b"
     PLAY = "p"

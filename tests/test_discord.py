@@ -1109,6 +1109,41 @@ async def test_a_finished_games_buttons_are_refused(dc: Bot) -> None:
     assert "no game here" in dc.last_reply()
 
 
+async def test_an_ai_seat_is_taken_off_the_lobby_by_slash_command_or_button(dc: Bot) -> None:
+    """Ann adds two AI seats; Bob takes the last one off with /removebot, then Merlin with the
+    lobby's button, on a row of its own only while an AI seat is seated. A name that is no AI
+    seat, and /removebot with none left, are told to the asker alone and change nothing."""
+    ann, bob, dan = people(dc, "Ann", "Bob", "Dan")
+    for user in (ann, bob):
+        await dc.command(user, "join")
+    assert dc.lobby().labels() == [["Join", "Leave", "Start"], ["Add AI", "Options", "Cancel"]]
+    await dc.command(ann, "addbot")
+    await dc.command(ann, "addbot", level="hard")
+    assert dc.lobby().labels()[2:] == [["Remove 🤖 Morgana"]]
+    await dc.command(bob, "removebot")
+    lobby = dc.lobby()
+    assert "Morgana" not in lobby.content
+    assert "🤖 Merlin" in lobby.content
+    assert lobby.labels()[2:] == [["Remove 🤖 Merlin"]]
+    before = lobby.content
+    await dc.command(bob, "removebot", name="Ann")
+    assert "No AI player here is called Ann." in dc.last_reply()
+    assert "(only Bob sees)" in dc.last_reply()
+    await dc.press_label(dc.channel, dan, lobby, "Remove 🤖 Merlin")  # not seated
+    assert "You are not playing at this table." in dc.last_reply()
+    assert dc.lobby().content == before
+    await dc.press_label(dc.channel, bob, lobby, "Remove 🤖 Merlin")
+    lobby = dc.lobby()
+    assert "🤖" not in lobby.content
+    assert lobby.labels() == [["Join", "Leave", "Start"], ["Add AI", "Options", "Cancel"]]
+    await dc.command(ann, "removebot")
+    assert "There is no AI player to remove." in dc.last_reply()
+    await dc.command(ann, "addbot")
+    await dc.command(ann, "removebot", name="merlin")
+    assert "🤖" not in dc.lobby().content
+    assert dc.fake.errors == []
+
+
 async def test_admins_may_cancel_and_others_not(dc: Bot) -> None:
     ann, bob = people(dc, "Ann", "Bob")
     boss = dc.fake.add_user("Boss", admin=True)
@@ -1426,6 +1461,9 @@ async def test_commands_are_synced_with_translations(dc: Bot) -> None:
     level = synced["addbot"]["options"][0]
     assert level["name"] == "level"
     assert level["description_localizations"]["de"].startswith("Stärke")
+    (name,) = synced["removebot"]["options"]
+    assert (name["name"], name["required"]) == ("name", False)
+    assert name["description_localizations"]["de"].startswith("Der Name des KI-Spielers")
     # Not the names: each client offers the English ones, which the texts name
     assert [c["name"] for c in synced.values() if c["name_localizations"]] == []
     locales = {"de", "es-ES", "es-419", "fr", "it", "ko", "nl", "pl", "pt-BR", "ro", "ru"}

@@ -1630,6 +1630,8 @@ async def test_private_chat_help_and_menus(tg: Bot) -> None:
     group_de = menus[("all_group_chats", "de")]
     assert {c["command"] for c in group_de} >= {"join", "bid", "play", "start", "cancel"}
     assert any(c["description"].startswith("Platz nehmen") for c in group_de)
+    removebot = next(c for c in group_de if c["command"] == "removebot")
+    assert removebot["description"].startswith("einen KI-Spieler entfernen")
     private = [c["command"] for c in menus[("all_private_chats", "")]]
     assert private == ["rules", "stats", "forgetme", "help"]
     assert {language for _, language in menus} >= {"ko", "lv", "ru", "pt"}  # every catalog's
@@ -1644,6 +1646,41 @@ async def test_cancel_by_an_admin_and_refusals_as_replies(tg: Bot) -> None:
     tg.fake.set_admin(GROUP, CID)  # seated, not the host: an admin
     await tg.command(GROUP, CID, "/cancel")
     assert tg.fake.last_message(GROUP).text == "Cid cancelled the game."
+
+
+async def test_an_ai_seat_is_taken_off_the_lobby_typed_or_pressed(tg: Bot) -> None:
+    """Ann adds two AI seats; Bob takes the last one off with /removebot, then Merlin with the
+    lobby's button, shown on a row of its own only while an AI seat is seated. A name that is
+    no AI seat, and a /removebot with none left, are refused as replies and change nothing."""
+    await seat(tg, (ANN, BOB), short=False)
+    lobby = tg.lobby()
+    assert lobby.labels == [["Join", "Leave", "Start"], ["Add AI", "Options", "Cancel"]]
+    await tg.command(GROUP, ANN, "/addbot")
+    await tg.command(GROUP, ANN, "/addbot hard")
+    assert tg.lobby().labels[2:] == [["Remove 🤖 Morgana"]]
+    await tg.command(GROUP, BOB, "/removebot@wizard_test_bot")
+    lobby = tg.lobby()
+    assert "Morgana" not in lobby.text
+    assert "🤖 Merlin" in lobby.text
+    assert lobby.labels[2:] == [["Remove 🤖 Merlin"]]
+    await tg.command(GROUP, BOB, "/removebot Bob")
+    reply = tg.fake.last_message(GROUP)
+    assert reply.reply_to is not None
+    assert reply.text == "No AI player here is called Bob."
+    assert tg.lobby().text == lobby.text
+    answer = await tg.press_label(GROUP, BOB, lobby.message_id, "Remove 🤖 Merlin")
+    assert not answer.show_alert, answer.text
+    lobby = tg.lobby()
+    assert "🤖" not in lobby.text
+    assert lobby.labels == [["Join", "Leave", "Start"], ["Add AI", "Options", "Cancel"]]
+    await tg.command(GROUP, ANN, "/removebot")
+    assert tg.fake.last_message(GROUP).text == "There is no AI player to remove."
+    assert tg.lobby().text == lobby.text
+    await tg.command(GROUP, ANN, "/addbot")
+    await tg.command(GROUP, ANN, "/removebot merlin")
+    assert "🤖" not in tg.lobby().text
+    assert tg.fake.unanswered_presses() == []
+    assert tg.real_errors() == []
 
 
 def _dealer_line(table: str) -> str:

@@ -151,6 +151,12 @@ def lobby(look: Look, view: TableView, seating: Seating, show_options: bool = Fa
     ]
     if show_options:
         rows = [*option_buttons(look, view.options, gid, seating.coach), rows[0]]
+    elif seating.last_robot is not None:  # a row of its own, while an AI seat is seated
+        seat, number = seating.last_robot
+        # TRANSLATORS: a lobby button a whole row wide that takes an AI player off the table;
+        # {name} is the AI player's name as seated, e.g. "🤖 Merlin".
+        label = t("Remove {name}", name=seating.names[seat])
+        rows.append((Button(label, tokens.lobby(gid, Action.REMOVE_AI, number)),))
     return Message("\n".join(lines), buttons=tuple(rows), slot="lobby")
 
 

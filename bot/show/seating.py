@@ -32,12 +32,16 @@ class Seating:
     """The AI seats."""
     coach: bool = False
     """The table's coach option is on: hints are offered (`Table.coach`)."""
+    last_robot: tuple[int, str] | None = None
+    """The AI seat added last (the last in seat order) and the number of its player
+    (`ai:<number>`), which the lobby's button that takes it off carries; None: no AI seat."""
 
 
 def seating(table: Table) -> Seating:
     """The seating of a chat's table."""
     state = table.game
     players = state.players
+    robots = [(seat, p.id) for seat, p in enumerate(players) if p.id in table.ai]
     return Seating(
         game=table.game_id,
         names=apart(f"{ROBOT} {p.name}" if p.id in table.ai else p.name for p in players),
@@ -45,6 +49,7 @@ def seating(table: Table) -> Seating:
         away=frozenset(seat for seat, p in enumerate(players) if p.id in table.away),
         stamp=tokens.stamp(state),
         round_stamp=tokens.round_stamp(state),
-        robots=frozenset(seat for seat, p in enumerate(players) if p.id in table.ai),
+        robots=frozenset(seat for seat, _ in robots),
         coach=table.coach,
+        last_robot=(robots[-1][0], robots[-1][1].removeprefix("ai:")) if robots else None,
     )
