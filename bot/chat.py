@@ -68,7 +68,7 @@ from engine import (
     waiting_seats,
 )
 from engine.events import CardPlayed, RoundScored, WingsDropped
-from engine.options import MAX_PLAYERS, BidMode, parse_option
+from engine.options import MAX_PLAYERS, BidMode, Options, parse_option
 
 LIVE_TTL = 30 * 24 * 3600
 """A game nobody touches for this long expires."""
@@ -220,25 +220,34 @@ def _save_settings(ctx: Context, settings: Settings) -> Result:
 # --- the lobby ------------------------------------------------------------------------------------
 
 
-def join(ctx: Context, _: None) -> Result:
+def join(ctx: Context, _: None, again: bool = False) -> Result:
+    """Sit down at the lobby, or open one. `again` (the last game's "Play again") opens the
+    same table again: its options, its coach and its AI seats; /join after a game, a new one."""
     table = ctx.snap.table
     user = ctx.user
     fresh = table is None or table.game.phase is Phase.FINISHED
+    robots: list[tuple[str, str, str]] = []  # the AI seats a table after a game keeps
     if table is None:
         table = Table(game_id=new_game_id(), game=GameState(), host=user.id, created=ctx.now)
     elif fresh:
-        # The table after a game keeps its options and its coach: the chat plays by its own
-        # rules until someone changes them in the lobby.
+        # Play again opens the same table again (each AI seat may come off with /removebot;
+        # the people sit down by pressing).
+        last = table
+        if again:
+            robots = [(p.id, p.name, last.ai[p.id]) for p in last.game.players if p.id in last.ai]
         table = Table(
             game_id=new_game_id(),
-            game=GameState(options=table.game.options),
+            game=GameState(options=last.game.options if again else Options()),
             host=user.id,
             created=ctx.now,
-            after=table.game_id,
-            before=table.humans(),
-            coach=table.coach,
+            after=last.game_id,
+            before=last.humans(),
+            coach=last.coach and again,
         )
     step(table.game, Join(user.id, user.name))
+    for player, name, level in robots:
+        step(table.game, Join(player, name))
+        table.ai[player] = level
     speaks(table, user)
     table.updated = ctx.now
     set_deadline(ctx, table)
@@ -256,7 +265,7 @@ def again(ctx: Context, _: None) -> Result:
     opened with this button."""
     if ctx.table().game.phase not in (Phase.FINISHED, Phase.LOBBY):
         raise Refused(ctx.look.t("This button is out of date."), Refusal.STALE_BUTTON)
-    return join(ctx, None)
+    return join(ctx, None, again=True)
 
 
 def leave(ctx: Context, _: None) -> Result:

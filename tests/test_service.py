@@ -193,14 +193,33 @@ async def test_play_again_starts_a_new_game_with_a_new_id(redis_client: aioredis
     assert new is not None
     assert new.game_id != old.game_id
     assert new.host == BOB.id
-    assert [p.id for p in new.game.players] == [BOB.id]
-    # The chat plays again by the rules it chose (the AI seats are not taken along).
+    # The same table again: the AI seats sit down with the first to press, by their names
+    # and levels; the chat plays by the rules it chose.
+    assert [p.id for p in new.game.players] == [BOB.id, "ai:1", "ai:2"]
+    robots = [p.name for p in first.players if p.id.startswith("ai:")]
+    assert [p.name for p in new.game.players][1:] == robots == ["Merlin", "Morgana"]
+    assert new.ai == old.ai
     assert new.game.options == first.options
     assert new.game.options.wings
     assert new.coach
     assert "Options: open bids, 5 rounds, wings, coach" in outcome.messages[0].text
     # The finished game's record stays available while the next one is set up.
     assert (await svc.store.record(CHAT)) is not None
+
+
+async def test_a_join_after_a_game_opens_a_new_table(redis_client: aioredis.Redis) -> None:
+    """/join after a game, unlike its "Play again", opens a table with the defaults."""
+    driver = Driver(service(redis_client, seed=5), [ANN], seed=5)
+    await driver.lobby(["rounds=short", "wings", "coach"], ai=2)
+    await driver.play_to_end()
+    outcome = await driver.ok(BOB, Kind.JOIN)
+    new = await table_of(redis_client)
+    assert new is not None
+    assert [p.id for p in new.game.players] == [BOB.id]
+    assert new.game.options == Options()
+    assert not new.coach
+    assert new.after is not None  # the last game's Play again still closes with it
+    assert "Options: open bids, all rounds" in outcome.messages[0].text
 
 
 async def test_other_chats_are_served_while_an_ai_thinks(

@@ -771,7 +771,8 @@ async def test_play_again_on_a_links_page_answers_a_fresh_link_for_the_new_table
     assert new_gid != gid
     assert again["link"] == web.link(CHAT, ANN.id, new_gid)
     assert again["view"]["phase"] == "lobby"
-    assert [p["name"] for p in again["view"]["lobby"]["players"]] == ["Ann"]
+    robots = ["🤖 Merlin", "🤖 Morgana"]  # the same table again, its AI seats too
+    assert [p["name"] for p in again["view"]["lobby"]["players"]] == ["Ann", *robots]
     name, _, gone = await next_event(stream)
     assert (name, gone["link"]) == ("gone", again["link"])
     stream.close()
