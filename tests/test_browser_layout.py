@@ -5,6 +5,10 @@ every language the chat speaks.
 - A trick's cards stay on as few rows as the cards need: four cards of the current trick on one
   row beside the trump, the six of the last trick on one row, each name cut short with an
   ellipsis under its card (whole in its text and tooltip), the winner's star in sight.
+- The seats at the top take no more rows with long names than with short ones: a seat is as
+  wide as its numbers and marks, and grows into what its row leaves, its name cut short with an
+  ellipsis (whole in its text and tooltip); its numbers and its marks (the turn's ▶, the AI's
+  🤖, the dealer's word, the away 💤) are never cut.
 - The final standings leave a long name its room: the number columns' headings wrap between
   their words on a phone ("Spełnione deklaracje", "Previsioni azzeccate", "Izpildīti
   solījumi"), so the name cell is wide, and every column stays inside the panel.
@@ -13,6 +17,7 @@ The games are set up by the service's driver, played in English (its checks read
 the chat's language is set before each page is opened.
 """
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,7 +34,7 @@ from test_web import CONFIG
 from adapters.web.server import WebTable
 from bot.commands import Kind
 from bot.requests import User
-from bot.show.i18n import LANGUAGES
+from bot.show.i18n import LANGUAGES, texts
 from engine import GameState, Phase
 
 __all__ = ["chromium"]  # the fixture
@@ -199,3 +204,115 @@ async def test_the_final_standings_leave_a_long_name_its_room_in_every_language(
     assert outside == []
     assert untitled == []
     assert tall == []
+
+
+ROBOT_NAME = "Taliesin ap Gwyddno Garanhir"
+SEATED = (*NAMES[:5], f"🤖 {ROBOT_NAME}")
+"""The seat names of a table of five people and an AI seat, all with long names."""
+
+SEATS = """() => [...document.querySelectorAll("#seats .seat")].map(seat => {
+  const at = seat.getBoundingClientRect();
+  const inside = node => {
+    const box = node.getBoundingClientRect();
+    return box.left >= at.left && box.right <= at.right;
+  };
+  const name = seat.querySelector(".name");
+  const text = name.querySelector("span") ?? name;
+  const who = seat.querySelector(".who") ?? name;
+  const standing = seat.querySelector(".standing");
+  return {
+    top: Math.round(at.top),
+    title: name.title,
+    text: who.textContent.replaceAll("\\u00a0", " "),
+    cut: text.scrollWidth > text.clientWidth,
+    room: text.clientWidth,
+    marks: who.scrollWidth <= who.clientWidth && inside(who)
+      && [...seat.querySelectorAll(".mark")].every(inside),
+    numbers: standing.scrollWidth <= standing.clientWidth && inside(standing),
+  };
+})"""
+"""Each seat: where its row is, its name's tooltip, the text of its name line, whether the name
+is cut short on the screen and the room it has, whether the name line's marks and the numbers
+are wholly within the seat."""
+
+SHORTEN = """() => { for (const name of document.querySelectorAll("#seats .name")) {
+  const text = name.querySelector("span") ?? name;
+  text.textContent = text.textContent.slice(0, 3);
+  if (name.dataset.name) name.dataset.name = text.textContent;
+} }"""
+"""Every seat's name cut to its first three letters, as a table of short names."""
+
+EVERY_MARK = """() => {
+  const seat = document.querySelector("#seats .seat.dealer");
+  const added = ["to-act", "away"].filter(mark => !seat.classList.contains(mark));
+  seat.classList.add(...added);
+  return added;
+}"""
+"""The dealer's seat marked as to act and away too (the marks it had not): every mark at once."""
+
+NO_MORE_MARKS = (
+    """added => document.querySelector("#seats .seat.dealer").classList.remove(...added)"""
+)
+
+NAME_FLOOR = 55
+"""The least room (px) of a name cut short in a seat: 4em of 14 px, less a pixel's rounding."""
+
+ROWS = """() => new Set([...document.querySelectorAll("#seats .seat")]
+  .map(seat => Math.round(seat.getBoundingClientRect().top))).size"""
+
+
+async def long_named_table_with_an_ai_seat(redis_client: aioredis.Redis) -> Driver:
+    """Five people with long names and an AI seat with a long name, in round 3's play."""
+    config = dataclasses.replace(CONFIG, ai_names=(ROBOT_NAME,))
+    driver = Driver(service(redis_client, seed=3, config=config), PEOPLE[:5], wings_rate=0)
+    await driver.lobby(["rounds=short"], ai=1)
+    await driver.play_until(lambda state: state.phase is Phase.PLAYING and len(state.results) >= 2)
+    return driver
+
+
+async def test_long_names_take_the_seats_no_more_rows_than_short_ones(
+    chromium: Path, redis_client: aioredis.Redis
+) -> None:
+    """The seats at 360 px, 390 px and a desktop width, in every language: they take no more
+    rows than the same seats with names of three letters; each name is whole in its text and
+    tooltip, and a name cut short keeps at least NAME_FLOOR px; on a phone some names are cut.
+    Each seat's numbers and marks are wholly in sight, the dealer's seat also marked as to act
+    and away (every mark at once, as a player on autopilot dealing)."""
+    driver = await long_named_table_with_an_ai_seat(redis_client)
+    more_rows: list[tuple[str, int, int, int]] = []
+    hidden: list[tuple[str, int, str]] = []
+    squeezed: list[tuple[str, int, str, int]] = []
+    untitled: list[tuple[str, int]] = []
+    uncut: list[tuple[str, int]] = []
+    async with pages(driver, chromium) as (web, address, browser):
+        for language in LANGUAGES:
+            dealer = texts(language)("dealer")
+            lines = {*SEATED, *(f"{name} ({dealer})" for name in SEATED)}
+            for viewport in (PHONE, WIDE_PHONE, DESKTOP):
+                page = await opened(browser, web, address, driver, language, viewport)
+                at = (language, viewport["width"])
+                seats = await page.evaluate(SEATS)
+                if sorted(seat["title"] for seat in seats) != sorted(SEATED):
+                    untitled.append(at)
+                if viewport is not DESKTOP and not any(seat["cut"] for seat in seats):
+                    uncut.append(at)  # the long names are all whole: the test proves nothing
+                rows = await page.evaluate(ROWS)
+                added = await page.evaluate(EVERY_MARK)
+                for seat in seats + await page.evaluate(SEATS):
+                    assert seat["text"] in lines, (at, seat)  # the name line's text is whole
+                    if not seat["numbers"] or not seat["marks"]:
+                        hidden.append((*at, seat["text"]))
+                    if seat["cut"] and seat["room"] < NAME_FLOOR:
+                        squeezed.append((*at, seat["text"], seat["room"]))
+                assert await page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+                await page.evaluate(NO_MORE_MARKS, added)
+                await page.evaluate(SHORTEN)
+                short = await page.evaluate(ROWS)
+                if rows > short:
+                    more_rows.append((*at, rows, short))
+                await page.close()
+    assert more_rows == []
+    assert hidden == []
+    assert squeezed == []
+    assert untitled == []
+    assert uncut == []

@@ -3,6 +3,7 @@
 // clickable element carries it as data-payload (a browser test clicks by that).
 import { backSvg, cardSvg } from "./cards.js";
 
+const ROBOT = "🤖"; // an AI seat's mark before its name (bot/show/seating.py)
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const hash = new URLSearchParams(location.hash.slice(1));
@@ -154,6 +155,23 @@ function cardNode(card, about, { payload = null, tag = "div", classes = "" } = {
   return node;
 }
 
+/** A seat's name line: the name, cut short with an ellipsis where the seat has no room for it
+ * (whole in its text and tooltip), and its marks, never cut: the AI's 🤖, the dealer's word (the
+ * turn's ▶ and the away 💤 are the stylesheet's). */
+function seatName(seat) {
+  const node = element("span", { class: "who" });
+  let name = seat.name;
+  if (seat.robot && name.startsWith(`${ROBOT} `)) {
+    node.append(element("span", { class: "mark" }, `${ROBOT}\u00a0`));
+    name = name.slice(ROBOT.length + 1);
+  }
+  const text = element("span", { class: "name", title: seat.name, "data-name": name });
+  text.append(element("span", {}, name));
+  node.append(text);
+  if (seat.dealer) node.append(element("span", { class: "mark" }, `\u00a0(${w("dealer")})`));
+  return node;
+}
+
 function drawSeats(v) {
   const seats = $("seats");
   seats.replaceChildren();
@@ -165,7 +183,7 @@ function drawSeats(v) {
         seat.away && "away", v.trick.winning === seat.seat && "winning"].filter(Boolean).join(" "),
       "data-seat": seat.seat,
     });
-    node.append(element("span", { class: "name" }, seat.name + (seat.dealer ? ` (${w("dealer")})` : "")));
+    node.append(seatName(seat));
     node.append(element("span", { class: "standing", title: w("standing") }, seat.standing));
     const other = v.others.find((o) => o.seat === seat.seat);
     if (other) node.append(cardNode(other.card, other, { classes: "small" }));
