@@ -4,7 +4,8 @@ every language the chat speaks.
 
 - A trick's cards stay on as few rows as the cards need: four cards of the current trick on one
   row beside the trump, the six of the last trick on one row, each name cut short with an
-  ellipsis under its card (whole in its text and tooltip), the winner's star in sight.
+  ellipsis under its card (whole in its text and tooltip), the winner's star in sight. Names
+  with no space to wrap at (64 letters, CJK letters, emoji) keep the trick on the screen.
 - The seats at the top take no more rows with long names than with short ones: a seat is as
   wide as its numbers and marks, and grows into what its row leaves, its name cut short with an
   ellipsis (whole in its text and tooltip); its numbers and its marks (the turn's ▶, the AI's
@@ -162,6 +163,51 @@ async def test_on_a_desktop_a_tricks_names_have_more_room_than_their_cards(
         last = await page.evaluate(PLAYS, "#last .play")
         check_plays(last, 6, cut=None)
         assert not all(play["cut"] for play in last), last  # "Wilhelmina Ostrowska" is whole
+
+
+UNBROKEN = (
+    "王小明的非常长的名字和更多的字符在这里",
+    "😀😃😄😁😆😅🤣😂🙂🙃😉😊😇🥰😍🤩",
+    "A" * 64,
+    "Ölçü Şahin-Çelik Yılmazoğlu",
+    "Jo",
+    "Bartholomäus von Wolkenstein-Trostburg",
+)
+"""Names with no space to wrap at (wide CJK letters, emoji, 64 letters: as long as a Telegram
+name may be), a long one with spaces, and a short one."""
+
+NAME_ROOM_UNDER_A_CARD = {360: 120, 390: 120, DESKTOP["width"]: 150}
+"""The stylesheet's --name-room: the most a name under a played card may take."""
+
+
+@pytest.mark.parametrize(
+    "viewport", [PHONE, WIDE_PHONE, DESKTOP], ids=["360px", "390px", "desktop"]
+)
+async def test_names_without_a_space_keep_a_trick_on_the_screen(
+    chromium: Path, redis_client: aioredis.Redis, viewport: ViewportSize
+) -> None:
+    """Four cards of a trick played by people with names of no space (UNBROKEN): on one row
+    beside the trump, on the screen (the page does not scroll sideways); each card's width is
+    no more than its name's room and the star, each name whole in its text and tooltip."""
+    people = [User(person.id, name) for person, name in zip(PEOPLE, UNBROKEN, strict=True)]
+    driver = Driver(service(redis_client, seed=3, config=CONFIG), people, wings_rate=0)
+    await driver.lobby(["rounds=short"])
+    await driver.play_until(four_played)
+    async with pages(driver, chromium) as (web, address, browser):
+        page = await opened(browser, web, address, driver, "en", viewport)
+        plays = await page.evaluate(PLAYS, "#trick .play")
+        assert len(plays) == 4, plays
+        assert len({play["top"] for play in plays}) == 1, plays
+        room = NAME_ROOM_UNDER_A_CARD[viewport["width"]] + 20  # and the star
+        for play in plays:
+            assert play["name"] in UNBROKEN, play
+            assert play["title"] == play["name"], play
+            assert play["width"] <= room, play
+        assert [play["star"] for play in plays if play["star"] is not None] == [True], plays
+        assert await page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+        assert await page.evaluate(
+            "document.querySelector('#trump').getBoundingClientRect().left >= 0"
+        )
 
 
 NAME_CELLS = """() => [...document.querySelectorAll("#summary[data-kind=final] td:nth-child(2)")]
