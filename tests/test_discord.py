@@ -37,6 +37,7 @@ from bot.service import GameService
 from bot.store import Store, keys
 from bot.table import Settings
 from bot.tokens import Action
+from engine import Phase
 
 GOLDEN = Path(__file__).parent / "golden" / "discord"
 OVER = "The game is over"
@@ -1868,6 +1869,53 @@ async def test_a_dm_press_is_taken_when_the_client_does_not_know_the_games_chann
     await dc.press(user.id, user, hand, hand.custom_ids()[0])
     assert await dc.client.hget(keys.game(chat), "v") != version
     assert "may not post" not in dc.last_reply(user.id)
+
+
+SHEET_TEXT = "Score sheet (w/b: tricks won/bid)"
+
+
+async def last_round_without(dc: Bot, permissions: int) -> None:
+    """Ann, Bob and Cid play to the last round, where an admin takes `permissions` from the
+    bot in the channel (this worker's cache does not know: its gateway has not described the
+    guild), and on, in their DMs, until the game is over whatever the channel shows."""
+    ann, *_others = players = people(dc, "Ann", "Bob", "Cid")
+    await seat(dc, players)
+    await dc.command(ann, "start")
+    while not any("Round 5 of 5" in text for text in dc.channel_texts()):
+        assert await move(dc)
+    dc.fake.app_permissions &= ~permissions
+    chat = chat_key(dc.channel)
+    for _ in range(100):
+        table = await dc.front.service.table(chat)
+        assert table is not None
+        if table.game.phase is Phase.FINISHED:
+            break
+        await move(dc)
+    await dc.idle()
+
+
+async def test_a_games_end_refused_its_picture_goes_with_the_sheet_as_text(dc: Bot) -> None:
+    """An admin takes Attach Files from the bot in the last round, and this worker's cache does
+    not know (its gateway has not described the guild): the game's end with the score sheet's
+    picture is refused (error 50013), and is sent again once, in the same message, with the
+    sheet as text: the standings and "Play again" still show."""
+    await last_round_without(dc, ATTACH_FILES)
+    over = [m for m in dc.fake.shown(dc.channel) if OVER in m.content]
+    assert len(over) == 1
+    assert over[0].attachments == []
+    assert SHEET_TEXT in over[0].content
+    assert all(name in over[0].content.partition(SHEET_TEXT)[2] for name in ("Ann", "Bob", "Cid"))
+    assert over[0].labels() == [["Play again"]]
+    assert [error[1] for error in dc.fake.errors] == [50013]
+
+
+async def test_a_channel_that_refuses_text_too_still_loses_the_games_end(dc: Bot) -> None:
+    """Send Messages taken as well, the text form is refused too: nothing more is tried (one
+    refusal with the picture, one without, after the round's own refused posts), and
+    nothing of the game's end is shown."""
+    await last_round_without(dc, ATTACH_FILES | SEND_MESSAGES)
+    assert not any(OVER in m.content for m in dc.fake.shown(dc.channel))
+    assert {error[1] for error in dc.fake.errors} == {50013}
 
 
 @pytest.mark.parametrize("workers", [1, 2])

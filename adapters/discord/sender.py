@@ -10,7 +10,10 @@ slot of their DM channel: `SlotMap.refused`), and `on_closed` is told, which sho
 another way; the hand of a new round tries their DMs again (`skips`), and once one goes through
 `on_open` is told, by whichever worker posted it: the release of the hand's slot, made anyway,
 says the mark was there. Only the person a post names may be pinged; `@everyone` in a name
-stays text.
+stays text. A picture refused for want of permissions (50013: Attach Files taken while the
+client's cache did not know, so nothing refused the press before) is sent again once without
+it, its text form below the post's text in the same message; a channel that takes no text
+either refuses that too, and the post fails as before.
 """
 
 import asyncio
@@ -32,10 +35,12 @@ from adapters.discord.render import MAX_CONTENT, Post, content
 from adapters.discord.slots import Slots
 from adapters.slots import hand_slot
 from bot import StoreErrors
+from bot.messages import Picture
 
 log = logging.getLogger(__name__)
 
 CANNOT_MESSAGE_USER = 50007
+MISSING_PERMISSIONS = 50013
 UNKNOWN_MESSAGE = 10008
 CLOSED_FOR = 600.0
 """Seconds a person whose DMs are closed is not tried again (but for a new round's hand)."""
@@ -234,7 +239,7 @@ class Sender:
                 files.append(discord.File(io.BytesIO(png), filename=post.picture.name))
             except Exception:
                 log.exception("could not draw %s", post.picture.name)
-                text = f"{text}\n{content(post.picture.text(), pre=True)}"[:MAX_CONTENT]
+                text = _with_text(text, post.picture)
         message_id = None  # the slot's message, when this post edits it
         if post.slot is not None and not post.notify:
             message_id = await self.slots.get(where, post.slot)
@@ -253,7 +258,15 @@ class Sender:
             extra["files"] = files
         if buttons is not None:
             extra["view"] = buttons
-        sent = await channel.send(text, allowed_mentions=mentions, **extra)
+        try:
+            sent = await channel.send(text, allowed_mentions=mentions, **extra)
+        except discord.Forbidden as error:
+            if post.picture is None or not files or error.code != MISSING_PERMISSIONS:
+                raise
+            log.info("channel %s takes no files from the bot, sent as text: %s", where, error)
+            del extra["files"]
+            text = _with_text(text, post.picture)
+            sent = await channel.send(text, allowed_mentions=mentions, **extra)
         if post.slot is not None:
             old = await self.slots.set(where, post.slot, sent.id, post.version)
             if old is not None:
@@ -281,6 +294,11 @@ class Sender:
             log.info("message %s in %s is gone", message_id, where)
             return Delivery.FAILED
         return Delivery.EDITED
+
+
+def _with_text(text: str, picture: Picture) -> str:
+    """A post's text with its picture's text form below it (sent instead of the picture)."""
+    return f"{text}\n{content(picture.text(), pre=True)}"[:MAX_CONTENT]
 
 
 def _round(post: Post) -> Round:
