@@ -1021,6 +1021,63 @@ async def test_a_bot_allowed_pictures_again_by_an_update_sends_them_at_once(tg: 
     assert await tg.front.service.table(chat_key(GROUP)) is not None
 
 
+NO_DOCUMENTS = "Bad Request: not enough rights to send documents to the chat"
+
+
+async def record_asked(bot: Bot, user: User) -> tuple[int, MessageView]:
+    """`user` types /record in the group: their command's message, and the group's last
+    message after it."""
+    await bot.command(GROUP, user, "/record")
+    typed = [e for e in bot.fake.transcript(GROUP) if e.kind == "user" and e.user_id == user.id]
+    assert typed[-1].text == "/record"
+    assert typed[-1].message_id is not None
+    return typed[-1].message_id, bot.fake.last_message(GROUP)
+
+
+async def test_a_record_the_group_refuses_goes_to_the_askers_private_chat(tg: Bot) -> None:
+    """The group's permissions allow text but no files, which Telegram tells the bot nothing
+    of: the record of the last game (/record) is refused there. Ann, whose private chat with
+    the bot is open, gets it there, and the group is told so in reply to her command; Dan,
+    who never opened it, is told in reply that the group takes no files from the bot, what an
+    admin can do, and a button that opens the private chat, where it comes once he asks again.
+    Nothing else changes: no file is shown in the group."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    await play_on(tg)
+    tg.fake.forbid_files(GROUP)
+    typed, notice = await record_asked(tg, ANN)
+    assert notice.text == (
+        "This group does not let me send files, so I sent you the record in our private chat."
+    )
+    assert notice.reply_to == typed
+    assert notice.keyboard == ()
+    sent = tg.fake.last_message(ANN.id)
+    assert sent.file_name == "wizard-game.json"
+    assert sent.text == "The record of the last game."
+    assert b'"wizard-record/1"' in tg.fake.document(ANN.id, sent.message_id).data
+    typed, notice = await record_asked(tg, DAN)
+    assert notice.text == (
+        "This group does not let me send files, so I cannot send the record here. An admin "
+        "can allow files for me in the group's permissions. Or open a private chat with me "
+        "and ask again: I will send it there."
+    )
+    assert notice.reply_to == typed
+    assert notice.labels == [["Open the private chat"]]
+    assert notice.keyboard[0][0].url == f"https://t.me/{tg.front.bot.username}"
+    assert tg.fake.transcript(DAN.id) == []
+    assert refusals(tg) == [NO_DOCUMENTS, NO_DOCUMENTS]
+    assert not any(e.kind == "document" for e in tg.fake.transcript(GROUP))
+    tg.fake.start_dm(DAN)
+    await tg.idle()
+    typed, notice = await record_asked(tg, DAN)
+    assert notice.reply_to == typed
+    assert "I sent you the record in our private chat" in notice.text
+    assert tg.fake.last_message(DAN.id).file_name == "wizard-game.json"
+    tg.fake.forbid_files(GROUP, forbidden=False)  # files allowed again: the group gets it
+    await tg.command(GROUP, BOB, "/record")
+    assert tg.fake.last_message(GROUP).file_name == "wizard-game.json"
+
+
 async def test_a_group_that_takes_no_text_either_ends_the_game_as_before(tg: Bot) -> None:
     """Muted by the group's default permissions in the last round, the bot is refused the
     game's end as a picture and then as text: the game is over already, so the refusal ends

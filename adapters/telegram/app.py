@@ -200,7 +200,9 @@ class TelegramFrontEnd:
         self.bot = self.application.bot
         self.client = client
         self.slots = Slots(client)
-        self.sender = Sender(self.bot, self.slots, self._superseded, self._unreachable, self._lost)
+        self.sender = Sender(
+            self.bot, self.slots, self._superseded, self._unreachable, self._lost, self._no_files
+        )
         self.outbox: Outbox[Post] = Outbox(
             self.sender,
             limits,
@@ -304,10 +306,17 @@ class TelegramFrontEnd:
 
     # --- showing outcomes -----------------------------------------------------------------------
 
-    def show(self, chat: str, outcome: Outcome, here: str | None = None) -> None:
+    def show(
+        self,
+        chat: str,
+        outcome: Outcome,
+        here: str | None = None,
+        asker: tuple[int, int] | None = None,
+    ) -> None:
         """Queue an outcome's messages for their chats (in order; slots coalesce); `here`: the
-        forum topic of the request, for group messages of no game."""
-        for post in posts(chat, outcome, self.links, here):
+        forum topic of the request, for group messages of no game; `asker`: (person, message)
+        of a command typed in a group (a file it asked for may go to them: `Post.asker`)."""
+        for post in posts(chat, outcome, self.links, here, asker):
             self.outbox.put(post.target, post, key=post.slot)
 
     async def show_async(self, chat: str, outcome: Outcome) -> None:
@@ -329,6 +338,31 @@ class TelegramFrontEnd:
         with about(game):
             where = None if topic is None else str(topic)
             self.show(game, await self.service.unseen(game, where))
+
+    async def _no_files(self, post: Post, privately: bool) -> None:
+        """Group `post.target` refused a file (the record) that `post.asker` asked for: they
+        are told, in reply to their command, that it went to their private chat (`privately`),
+        or else that the group takes no files from the bot, with what would let it come: an
+        admin allowing files, or their private chat opened (a button) and the command asked
+        again, which then sends it there."""
+        t = await self._texts(chat_key(post.target))
+        if privately:
+            text = t(
+                "This group does not let me send files, so I sent you the record in our "
+                "private chat."
+            )
+            rows: tuple[tuple[Key, ...], ...] = ()
+        else:
+            text = t(
+                "This group does not let me send files, so I cannot send the record here. An "
+                "admin can allow files for me in the group's permissions. Or open a private "
+                "chat with me and ask again: I will send it there."
+            )
+            rows = ((Key(self._open_private(t), url=f"https://t.me/{self.bot.username}"),),)
+        notice = Post(
+            post.target, html_text(text), keys=rows, reply_to=post.reply_to, thread=post.thread
+        )
+        self.outbox.put(post.target, notice)
 
     def reply(
         self, target: int, outcome: Outcome, reply_to: int | None, here: str | None = None
@@ -378,7 +412,7 @@ class TelegramFrontEnd:
                 person.id, person.first_name, person.last_name, admin, person.language_code
             )
             outcome = await self.service.handle(game, user, request, str(update.update_id))
-            self.show(game, outcome, here)
+            self.show(game, outcome, here, (person.id, message.id))
             await self._point(chat, outcome, here, message.id)
             if spec.seats:
                 await self._greet(chat, person, outcome)

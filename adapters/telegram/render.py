@@ -12,7 +12,7 @@ and a hand is always in one.
 """
 
 import html
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from adapters.outbox import newest, slot_version
 from adapters.telegram.ids import telegram_id
@@ -49,7 +49,11 @@ class Post:
     """Send a new message even if the slot has one (it notifies; later edits go to it)."""
     attachment: tuple[str, bytes] | None = None
     reply_to: int | None = None
-    """The message this one answers (a refusal of a command)."""
+    """The message this one answers (a refusal of a command); for a file (`attachment`), the
+    command that asked for it, which a word that it went elsewhere answers."""
+    asker: int | None = None
+    """For a file asked for in a group (/record), who asked: it goes to their private chat if
+    the group takes no files from the bot (see `Sender.no_files`)."""
     version: tuple[str, int] | None = None
     """(game id, version) of the state a slot post shows (`Outcome.version`)."""
     again: bool = False
@@ -174,16 +178,28 @@ def post(
 
 
 def posts(
-    chat: str, outcome: Outcome, links: WebLinks | None = None, here: str | None = None
+    chat: str,
+    outcome: Outcome,
+    links: WebLinks | None = None,
+    here: str | None = None,
+    asker: tuple[int, int] | None = None,
 ) -> list[Post]:
     """The posts of an outcome, in order (its answer is not among them: see `answer_post`):
-    a game's group messages in its topic, others in `here` (where the request was given)."""
+    a game's group messages in its topic, others in `here` (where the request was given).
+    `asker`: (person, their command's message) of a command typed in a group, for the files
+    it is answered with (`Post.asker`)."""
     topic = thread(outcome.where if outcome.version is not None else here)
     found = (
         post(chat, message, outcome.version, outcome.again, links, topic)
         for message in outcome.messages
     )
-    return [item for item in found if item is not None]
+    return [
+        replace(item, asker=asker[0], reply_to=asker[1])
+        if asker is not None and item.attachment is not None and item.target < 0
+        else item
+        for item in found
+        if item is not None
+    ]
 
 
 def answer_post(

@@ -11,6 +11,8 @@ the bot may not send text to the group at all (`muted`: its default permissions 
 member, which Telegram tells the bot nothing of), is told to the app (`lost`): its game may be
 unseen. A picture the group's permissions refuse (no photos) goes as its text form instead, in
 the same place; the rest of that game's pictures there go as text at once (`no_pictures`).
+A file the group refuses (the record asked for with /record) goes to the asker's private chat
+instead, and the group is told where it went, or, that chat not open, what would let it come.
 """
 
 import asyncio
@@ -127,6 +129,15 @@ allow text but no photos: 400 "not enough rights to send photos to the chat", th
 own check; "CHAT_SEND_PHOTOS_FORBIDDEN" or "CHAT_SEND_MEDIA_FORBIDDEN" passed on from Telegram's
 servers when the Bot API's view of the rights was out of date."""
 
+NO_FILES = (
+    "not enough rights to send documents",
+    "chat_send_docs_forbidden",
+    "chat_send_media_forbidden",
+)
+"""How Telegram refuses a document to a group whose permissions allow the bot no files: 400
+"not enough rights to send documents to the chat" (the Bot API's own check), or the refusal
+of Telegram's servers passed on ("CHAT_SEND_DOCS_FORBIDDEN", "CHAT_SEND_MEDIA_FORBIDDEN")."""
+
 REMEMBERED = 10_000
 """How many groups that refused a picture a sender remembers (the oldest is forgotten first)."""
 
@@ -138,7 +149,17 @@ def pictures_refused(error: TelegramError) -> bool:
     return isinstance(error, (BadRequest, Forbidden)) and any(r in said for r in NO_PICTURES)
 
 
+def files_refused(error: TelegramError) -> bool:
+    """Whether `error` refuses a document for what it is (as `pictures_refused` a photo)."""
+    said = error.message.lower()
+    return isinstance(error, (BadRequest, Forbidden)) and any(r in said for r in NO_FILES)
+
+
 async def _nothing(_chat: int, _topic: int | None) -> None:
+    return None
+
+
+async def _unsaid(_post: Post, _privately: bool) -> None:
     return None
 
 
@@ -151,7 +172,10 @@ class Sender:
     refused because its forum topic is closed or gone, `lost(chat, topic)` is awaited; because
     the bot may not post text in the group, or may not post there at all (removed from it, or
     the group deleted, with no update that said so), `lost(chat, None)`. A picture refused
-    for what it is (`pictures_refused`) is sent as its text form instead."""
+    for what it is (`pictures_refused`) is sent as its text form instead. A file refused
+    for what it is (`files_refused`: a record, which has no text form short enough) goes to
+    the private chat of the person who asked for it (`Post.asker`), and `no_files(post,
+    privately)` is awaited, with whether it went there: the app tells the group."""
 
     def __init__(
         self,
@@ -160,12 +184,14 @@ class Sender:
         superseded: Callable[[int, int, str | None], object] = lambda _c, _m, _t: None,
         unreachable: Callable[[Post], Awaitable[None]] = _nobody,
         lost: Callable[[int, int | None], Awaitable[None]] = _nothing,
+        no_files: Callable[[Post, bool], Awaitable[None]] = _unsaid,
     ) -> None:
         self.bot = bot
         self.slots = slots
         self.superseded = superseded
         self.unreachable = unreachable
         self.lost = lost
+        self.no_files = no_files
         self.no_pictures: dict[int, str | None] = {}
         """Groups that refused a picture, each with the game it was refused in
         (`Post.game_id`): that game's later pictures there go as text, with no call refused
@@ -232,15 +258,7 @@ class Sender:
         if post.picture is not None:
             return await self._picture(post, post.picture)
         if post.attachment is not None:
-            name, data = post.attachment
-            await self.bot.send_document(
-                post.target,
-                InputFile(data, filename=name),
-                caption=post.html,
-                parse_mode=ParseMode.HTML,
-                message_thread_id=post.thread,
-            )
-            return Delivery.SENT
+            return await self._document(post, post.attachment)
         if post.slot is not None and not post.notify:
             message_id = await self.slots.get(post.target, post.slot)
             if message_id is not None:
@@ -310,6 +328,41 @@ class Sender:
             self.no_pictures[post.target] = post.game_id
             return await self._as_text(post, picture)
         return await self._sent(post, sent.message_id)
+
+    async def _document(self, post: Post, attachment: tuple[str, bytes]) -> Delivery:
+        """A file with the post's text as its caption; if the group takes no files from the
+        bot (`files_refused`), in the private chat of who asked for it, when there is one
+        (`Post.asker`) and it is open, and the group is told (`no_files`)."""
+        name, data = attachment
+        try:
+            await self.bot.send_document(
+                post.target,
+                InputFile(data, filename=name),
+                caption=post.html,
+                parse_mode=ParseMode.HTML,
+                message_thread_id=post.thread,
+            )
+        except TelegramError as error:
+            if post.asker is None or not files_refused(error):
+                raise
+            log.info("chat %s takes no files from the bot: %s", post.target, error)
+        else:
+            return Delivery.SENT
+        try:
+            await self.bot.send_document(
+                post.asker,
+                InputFile(data, filename=name),
+                caption=post.html,
+                parse_mode=ParseMode.HTML,
+            )
+        except TelegramError as error:
+            if retryable(error):
+                raise
+            log.info("could not send %s to %s privately: %s", name, post.asker, error)
+            await self.no_files(post, False)
+            return Delivery.FAILED
+        await self.no_files(post, True)
+        return Delivery.SENT
 
     async def _as_text(self, post: Post, picture: Picture) -> Delivery:
         """The post with the picture's text form below its text, as a message of its own."""
