@@ -276,7 +276,7 @@ def leave(ctx: Context, _: None) -> Result:
     if not humans:
         note = Message(ctx.look.t("Everybody left: the table is closed."), slot="lobby")
         shown = [Note(note), *last_game_closed(table)]
-        return Result(shown=shown, write=Write(table=None, ttl=LIVE_TTL))
+        return Result(shown=shown, write=closing(shown))
     if table.host == user.id:
         table.host = humans[0]
     table.updated = ctx.now
@@ -315,7 +315,17 @@ def cancel(ctx: Context, _: None) -> Result:
     if table.game.phase is Phase.FINISHED:
         raise Refused(t("The game is already over."))
     note = t("{name} cancelled the game.", name=ctx.user.name)
-    return Result(shown=cancelled(ctx.look, table, note), write=Write(table=None, ttl=LIVE_TTL))
+    shown = cancelled(ctx.look, table, note)
+    return Result(shown=shown, write=closing(shown))
+
+
+def closing(shown: list[Shown]) -> Write:
+    """The write that deletes the table, whose posts are `shown`: it notes the people whose
+    private messages those change (`Write.closed`), for a worker that shows the chat again
+    after a crash lost the posts (`GameService.current`)."""
+    private = (item.message for item in shown if isinstance(item, Note))
+    people = [message.to for message in private if message.to is not None]
+    return Write(table=None, ttl=LIVE_TTL, closed=tuple(dict.fromkeys(people)))
 
 
 def cancelled(look: Look, table: Table, note: str, gone: str | None = None) -> list[Shown]:
@@ -347,7 +357,7 @@ def unseen(ctx: Context, only: str | None = None) -> Result:
     shown: list[Shown] = []
     if table.game.phase is not Phase.LOBBY:
         shown = [Note(Message(gone, to=pid, slot="hand")) for pid in table.humans()]
-    return Result(shown=shown, write=Write(table=None, ttl=LIVE_TTL))
+    return Result(shown=shown, write=closing(shown))
 
 
 def add_ai(ctx: Context, level: str) -> Result:
@@ -881,7 +891,7 @@ def timeout(ctx: Context, deadline: float) -> Result:
     if state.phase is Phase.LOBBY:
         note = Message(t("The table was idle too long and is closed."), slot="lobby")
         shown = [Note(note), *last_game_closed(table)]
-        return Result(shown=shown, write=Write(table=None, ttl=LIVE_TTL))
+        return Result(shown=shown, write=closing(shown))
     if state.phase not in ROUND_PHASES:
         return Result()
     late = _late(table)
@@ -890,7 +900,7 @@ def timeout(ctx: Context, deadline: float) -> Result:
     if not present:
         gone = t("Nobody is playing any more: the game is abandoned.")
         shown = cancelled(ctx.look, table, gone, gone)
-        return Result(shown=shown, write=Write(table=None, ttl=LIVE_TTL))
+        return Result(shown=shown, write=closing(shown))
     names = seating(table).names
     who = ", ".join(names[state.seat_of(pid) or 0] for pid in late)
     notice = t("⏰ {names} ran out of time: the AI plays for them until they are back.", names=who)

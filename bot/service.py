@@ -407,7 +407,8 @@ class GameService:
         """A game's lasting messages as they are now (the lobby, or the table and every hand, or
         its end), to post only where a slot shows an older version (`Outcome.again`). With no
         game (cancelled or closed before its posts were made), the group's lasting messages
-        lose the buttons they kept, where a slot shows no later version (`NO_GAME`'s)."""
+        lose the buttons they kept, where a slot shows no later version (`NO_GAME`'s), and so
+        the private hand messages of the people the closing write noted (`Snapshot.closed`)."""
         try:
             snap = await self.store.load(chat)
         except NewerForm:
@@ -415,7 +416,7 @@ class GameService:
         if snap.table is None:
             if not snap.version:
                 return Outcome()  # no game was ever written here (or it expired)
-            bare = render(look_of(snap.settings), None, [Current()])
+            bare = render(look_of(snap.settings), None, [Current(snap.closed)])
             return Outcome(tuple(bare), version=(NO_GAME, snap.version), again=True)
         messages = render(look_of(snap.settings), snap.table, [Current()])
         table = snap.table

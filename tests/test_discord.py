@@ -1260,6 +1260,58 @@ async def test_a_cancel_a_crash_left_unposted_takes_the_buttons_off(dc: Bot) -> 
     assert dc.fake.errors == []
 
 
+def dm_buttons(bot: Bot, players: list[Person]) -> dict[int, list[int]]:
+    """The messages with buttons to press (not links) in each player's DM, by user id."""
+    found = {user.id: [m.id for m in bot.fake.shown(user.id) if m.custom_ids()] for user in players}
+    return {user: ids for user, ids in found.items() if ids}
+
+
+async def test_a_game_cancel_a_crash_left_unposted_takes_the_hands_buttons_off(dc: Bot) -> None:
+    """The worker died after a running game's cancel was written, before any post: the hands
+    in the players' DMs kept their buttons (each press refused). The cancel noted who sat at
+    the table beside the channel's version, so the worker that takes its journal over takes
+    their buttons off too (the channel as before: no button left)."""
+    players = people(dc, "Ann", "Bob", "Cid")
+    await seat(dc, players)
+    await dc.command(players[0], "start")
+    for _ in range(20):
+        if dm_buttons(dc, players):
+            break
+        await move(dc)
+    buttoned = dm_buttons(dc, players)
+    assert buttoned
+    hands = [
+        m for user in players for m in dc.fake.shown(user.id) if m.id in buttoned.get(user.id, [])
+    ]
+    texts = [m.content for m in hands]
+    await taken_over(dc, await dies_after(dc, players[0], Kind.CANCEL))
+    assert dm_buttons(dc, players) == {}
+    assert [m.content for m in hands] == texts  # only the buttons went
+    assert [m.labels() for m in dc.fake.shown(dc.channel) if m.components] == []
+    assert dc.fake.errors == []
+
+
+async def test_a_play_again_lobby_cancel_a_crash_left_unposted_takes_every_play_again_off(
+    dc: Bot,
+) -> None:
+    """A table opened by "Play again" is cancelled and the worker dies before any post: the
+    worker that takes its journal over takes "Play again" off the channel's end of the last
+    game and off each of its players' own result in their DM."""
+    players = people(dc, "Ann", "Bob", "Cid")
+    dc.people = list(players)
+    await seat(dc, list(players))
+    await dc.command(players[0], "start")
+    await play_on(dc)
+    over = [m for m in dc.fake.shown(dc.channel) if OVER in m.content][-1]
+    await dc.press_label(dc.channel, players[1], over, "Play again")
+    results = [next(m for m in dc.fake.shown(u.id) if "Your place" in m.content) for u in players]
+    assert all(result.labels() == [["Play again"]] for result in results)
+    await taken_over(dc, await dies_after(dc, players[1], Kind.CANCEL))
+    assert [m.labels() for m in dc.fake.shown(dc.channel) if m.labels()] == []
+    assert [result.labels() for result in results] == [[], [], []]
+    assert dc.fake.errors == []
+
+
 async def test_a_start_and_a_cancel_that_were_posted_are_not_posted_again(dc: Bot) -> None:
     """Shown again where nothing is behind, nothing is posted: the lobby shows the start
     already (the moves since changed nothing of it), and once cancelled none of its messages

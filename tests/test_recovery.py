@@ -138,6 +138,48 @@ async def test_a_lobby_cancelled_by_a_dead_worker_loses_its_buttons_again(
     ]
 
 
+async def test_a_game_cancelled_by_a_dead_worker_takes_its_hands_buttons_off_again(
+    redis_client: aioredis.Redis,
+) -> None:
+    """The worker died after it cancelled a game in play, before the hands lost their
+    buttons: the cancel noted who sat at the table beside the chat's version, so the next
+    worker takes the buttons off each player's hand message too; the note goes with the
+    chat's next write."""
+    clock = Clock()
+    dead = service(redis_client, clock=clock)
+    await dead.tick(SCOPE)
+    await started(dead)
+    await dead.handle(CHAT, ANN, Request(Kind.CANCEL))  # what it had to post dies with it
+    clock.advance(LEASE + 1)
+    other = service(redis_client, clock=clock)
+    ((chat, outcome),) = await other.tick(SCOPE)
+    assert chat == CHAT
+    assert outcome.version == (NO_GAME, int(await redis_client.hget(keys.game(CHAT), "v")))
+    assert [(m.to, m.slot, m.strip, m.text) for m in outcome.messages] == [
+        *((None, slot, True, "") for slot in ("lobby", "table", "over")),
+        *((person.id, "hand", True, "") for person in (ANN, BOB, CID)),
+    ]
+    await other.handle(CHAT, BOB, Request(Kind.JOIN))
+    assert await redis_client.hget(keys.game(CHAT), "c") is None
+
+
+async def test_a_note_of_a_cancel_an_older_worker_wrote_past_is_not_read(
+    redis_client: aioredis.Redis,
+) -> None:
+    """An older worker neither reads nor deletes the note of a cancelled game: a write of its
+    own after it (the chat's version moved on) leaves the note, which names a version that is
+    no longer the chat's, and nobody's hand is shown again from it."""
+    svc = service(redis_client)
+    await started(svc)
+    await svc.handle(CHAT, ANN, Request(Kind.CANCEL))
+    assert (await svc.current(CHAT)).messages[3:]  # the hands, while the cancel is the last
+    await redis_client.hincrby(keys.game(CHAT), "v", 1)  # an older worker's write
+    outcome = await svc.current(CHAT)
+    assert [(m.to, m.slot) for m in outcome.messages] == [
+        (None, slot) for slot in ("lobby", "table", "over")
+    ]
+
+
 async def test_a_chat_that_never_had_a_game_shows_nothing_again(
     redis_client: aioredis.Redis,
 ) -> None:

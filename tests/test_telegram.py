@@ -794,6 +794,66 @@ async def test_a_play_again_table_a_crash_left_started_or_cancelled_shows_no_but
     assert tg.real_errors() == []
 
 
+def private_buttons(bot: Bot) -> dict[int, list[int]]:
+    """The messages with buttons to press (not links) in each player's private chat."""
+    found = {
+        u.id: [
+            m.message_id
+            for m in bot.fake.current_messages(u.id).values()
+            if any(key.callback_data for row in m.keyboard for key in row)
+        ]
+        for u in PLAYERS
+    }
+    return {user: ids for user, ids in found.items() if ids}
+
+
+async def test_a_game_cancel_a_crash_left_unposted_takes_the_hands_buttons_off(tg: Bot) -> None:
+    """The worker died after a running game's /cancel was written, before any post: the
+    hands in the players' private chats kept their buttons (each press refused). The cancel
+    noted who sat at the table beside the chat's version, so the worker that takes its
+    journal over takes their buttons off too (the group as before: no button left)."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    for _ in range(20):
+        if private_buttons(tg):
+            break
+        await move(tg)
+    buttoned = private_buttons(tg)
+    assert buttoned
+    texts = {(u, m): tg.fake.message(u, m).text for u, ids in buttoned.items() for m in ids}
+    await taken_over(tg, await dies_after(tg, ANN, Kind.CANCEL))
+    assert private_buttons(tg) == {}
+    for (user, message), text in texts.items():
+        assert tg.fake.message(user, message).text == text  # only the buttons went
+    assert [m.labels for m in tg.fake.current_messages(GROUP).values() if m.keyboard] == []
+    assert tg.real_errors() == []
+
+
+async def test_a_play_again_lobby_cancel_a_crash_left_unposted_takes_every_play_again_off(
+    tg: Bot,
+) -> None:
+    """A table opened by "Play again" is cancelled and the worker dies before any post: the
+    worker that takes its journal over takes "Play again" off the group's end of the last
+    game and off each of its players' own result in their private chat."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    await play_on(tg)
+    over = tg.fake.last_message(GROUP)
+    await tg.press_label(GROUP, ANN, over.message_id, "Play again")
+    await tg.command(GROUP, BOB, "/join")
+    results = {
+        user: next(m for m in tg.fake.current_messages(user.id).values() if "Your place" in m.text)
+        for user in PLAYERS
+    }
+    assert all(result.keyboard for result in results.values())
+    await taken_over(tg, await dies_after(tg, ANN, Kind.CANCEL))
+    assert tg.fake.message(GROUP, over.message_id).keyboard == ()
+    for user in PLAYERS:
+        assert tg.fake.message(user.id, results[user].message_id).keyboard == (), user
+    assert [m.labels for m in tg.fake.current_messages(GROUP).values() if m.keyboard] == []
+    assert tg.real_errors() == []
+
+
 async def test_a_start_and_a_cancel_that_were_posted_are_not_posted_again(tg: Bot) -> None:
     """Shown again where nothing is behind, the group gets no call: the lobby shows the start
     already (the moves since changed nothing of it), and once cancelled none of its messages
@@ -807,11 +867,12 @@ async def test_a_start_and_a_cancel_that_were_posted_are_not_posted_again(tg: Bo
     await taken_over(tg, dead)
     assert tg.fake.total_calls(chat_id=GROUP) == calls
     await tg.command(GROUP, ANN, "/cancel")
-    calls = tg.fake.total_calls(chat_id=GROUP)
+    chats = (GROUP, *(user.id for user in PLAYERS))  # the hands lost their buttons already
+    calls = [tg.fake.total_calls(chat_id=chat) for chat in chats]
     dead = tg.front.service.worker
     await tg.restart()
     await taken_over(tg, dead)
-    assert tg.fake.total_calls(chat_id=GROUP) == calls
+    assert [tg.fake.total_calls(chat_id=chat) for chat in chats] == calls
     assert tg.real_errors() == []
 
 

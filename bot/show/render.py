@@ -96,8 +96,11 @@ class Rules:
 class Current:
     """What the game shows that lasts, as it is now: the lobby, or the table and every player's
     hand, or the game's end; with no game (cancelled, closed), the group's lasting messages
-    without the buttons they may have kept. Shown again after a crash or an outage
-    (`Outcome.again`)."""
+    without the buttons they may have kept, and so the private hand messages of the people
+    the closing write named (`closed`, `Snapshot.closed`). Shown again after a crash or an
+    outage (`Outcome.again`)."""
+
+    closed: tuple[str, ...] = ()
 
 
 GROUP_SLOTS = ("lobby", "table", "over")
@@ -119,6 +122,7 @@ def render(look: Look, table: Table | None, shown: list[Shown]) -> list[Message]
             messages += _of_table(look, table, item)
         elif isinstance(item, Current):
             messages += [Message("", slot=slot, strip=True) for slot in GROUP_SLOTS]
+            messages += [Message("", to=pid, slot="hand", strip=True) for pid in item.closed]
     return messages
 
 

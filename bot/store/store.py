@@ -84,9 +84,11 @@ if ARGV[2] ~= '' then
   end
 end
 if ARGV[3] == '' then
-  redis.call('HDEL', KEYS[1], 't', 'r')
+  redis.call('HDEL', KEYS[1], 't', 'r', 'c')
   redis.call('HSET', KEYS[1], 'v', v + 1)
+  if ARGV[12] ~= '' then redis.call('HSET', KEYS[1], 'c', (v + 1) .. ' ' .. ARGV[12]) end
 else
+  redis.call('HDEL', KEYS[1], 'c')
   redis.call('HSET', KEYS[1], 'v', v + 1, 't', ARGV[3])
   if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'r', ARGV[10]) end
 end
@@ -98,8 +100,8 @@ if ARGV[6] ~= '' then
 end
 if ARGV[8] ~= '' then redis.call('SET', KEYS[5], ARGV[8], 'EX', tonumber(ARGV[9])) end
 if KEYS[6] then
-  redis.call('ZADD', KEYS[6], tonumber(ARGV[12]), ARGV[13])
-  redis.call('EXPIRE', KEYS[6], tonumber(ARGV[14]))
+  redis.call('ZADD', KEYS[6], tonumber(ARGV[13]), ARGV[14])
+  redis.call('EXPIRE', KEYS[6], tonumber(ARGV[15]))
 end
 redis.call('PUBLISH', string.sub(KEYS[1], 1, -5) .. 'ver', v + 1)
 return {1, now[1], now[2], redis.call('HGET', KEYS[1], 'e') or ''}
@@ -109,21 +111,23 @@ the note in the writing worker's journal (KEYS[6]; on a Cluster it is another sl
 service writes it just before); a write publishes the new version on `keys.versions(chat)`
 (named from KEYS[1], `wiz:{chat}:game` → `wiz:{chat}:ver`). ARGV[11] is the latest time
 (Redis's clock) it may still be run at: a write whose caller gave up waiting for its answer
-must not be applied later. Answers an outcome and the server's time (`TIME`): 1 written, -1 the
+must not be applied later. A write that deletes the table notes with its version the people
+whose private messages its posts change (ARGV[12], `Write.closed`: field `c`, which any other
+write deletes). Answers an outcome and the server's time (`TIME`): 1 written, -1 the
 update was applied already, -2 too late, 0 a conflict, followed by the chat as it is now, as
 `_LOAD` reads it: version, table, finished rounds, settings, and its marks (`_MARK`); once
 written, followed by its marks."""
 
 
 _LOAD = """
-local game = redis.call('HMGET', KEYS[1], 'v', 't', 'r', 'e')
+local game = redis.call('HMGET', KEYS[1], 'v', 't', 'r', 'e', 'c')
 local seen = redis.call('EXISTS', KEYS[3])
 local now = redis.call('TIME')
 return {game[1] or '', game[2] or '', game[3] or '', redis.call('GET', KEYS[2]) or '', seen,
-  now[1], now[2], game[4] or ''}
+  now[1], now[2], game[4] or '', game[5] or ''}
 """
 """One round trip: version, table, finished rounds, settings, whether the update was seen, the
-server's time, and the chat's marks (`_MARK`)."""
+server's time, the chat's marks (`_MARK`), and the note of a table deleted (`_CAS`, `c`)."""
 
 _MARK = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
@@ -233,6 +237,9 @@ class Snapshot:
     elsewhere: frozenset[str] = frozenset()
     """The people marked in the chat as having a live seat in another chat as well (`_MARK`),
     as the last read or write answered."""
+    closed: tuple[str, ...] = ()
+    """With no table, as `load` read it: the people whose private messages the write that
+    deleted it changed (`Write.closed`), if that write is the chat's last."""
 
 
 @dataclass(slots=True)
@@ -253,6 +260,13 @@ class _Known:
 def _marks(value: object) -> frozenset[str]:
     """A chat's marks as Redis answered them (`_MARK`)."""
     return frozenset(_text(value).split()) if value else frozenset()
+
+
+def _closed(note: object, version: int) -> tuple[str, ...]:
+    """The people a chat's note of a deleted table names (`_CAS`, field `c`: its version, then
+    their ids), if it was written at `version` (an older worker's later write leaves it)."""
+    at, *people = _text(note).split() if note else ("",)
+    return tuple(people) if at == str(version) else ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,6 +293,11 @@ class Write:
     settings: Settings | None = None
     result: dict[str, Any] | None = None
     record: dict[str, Any] | None = None
+    closed: tuple[str, ...] = ()
+    """With no table: the people whose private messages the posts of this write change (the
+    hands of a cancelled game, the last game's own results of a closed "Play again" lobby),
+    noted beside the chat's version until its next write (`Snapshot.closed`), for a worker
+    that shows the chat again after a crash to take their buttons off."""
 
 
 TRUST = 60.0
@@ -332,7 +351,7 @@ class Store:
 
     @timed("load")
     async def load(self, chat: str, update_id: str | None = None) -> Snapshot:
-        version, blob, results, settings, seen, *now, marks = await self._load(
+        version, blob, results, settings, seen, *now, marks, note = await self._load(
             keys=[keys.game(chat), keys.settings(chat), keys.update(chat, update_id or "-")]
         )
         self._timed(now)
@@ -343,6 +362,7 @@ class Store:
             settings=known.settings,
             duplicate=bool(update_id is not None and seen),
             elsewhere=known.elsewhere,
+            closed=_closed(note, known.version) if known.table is None else (),
         )
 
     def known(self, chat: str) -> Snapshot | None:
@@ -431,6 +451,7 @@ class Store:
             RECORD_TTL,
             results,
             "",  # the latest time it may run at, set below, just before it is sent
+            " ".join(write.closed) if table is None else "",
         ]
         names = [
             keys.game(chat),
