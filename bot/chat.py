@@ -290,10 +290,11 @@ def start(ctx: Context, _: None) -> Result:
     result = after_move(ctx, table, events, notice=None)
     # The last game's own results of those who sit this one out keep their "Play again", which
     # would be refused now: it goes (the players' go to their first hand, in the same slot).
+    # They stay named, for a worker that shows the game again after a crash lost this post.
     playing = {player.id for player in table.game.players}
     gone = [pid for pid in table.before if pid not in playing]
     result.shown += [Note(Message("", to=pid, slot="hand", strip=True)) for pid in gone]
-    table.before = []
+    table.before = gone
     table.started = ctx.version  # the closed lobby's version (`GameService.current`)
     return result
 

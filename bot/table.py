@@ -104,7 +104,8 @@ class Table:
     before: list[str] = field(default_factory=list)
     """The people who played that game: each one's own result has a "Play again" button, which
     goes once this game starts (for those who sit it out, no hand of it takes its place), or
-    once this table closes as a lobby (`bot.chat.last_game_closed`)."""
+    once this table closes as a lobby (`bot.chat.last_game_closed`). Once it started, those who
+    sit it out: shown again, their result loses the button (`GameService.current`)."""
     started: int | None = None
     """The stored version the game started at (the write that closed its lobby): the lobby
     message has shown it since (`GameService.current`); None in the lobby, and in tables saved

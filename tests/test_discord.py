@@ -1312,6 +1312,29 @@ async def test_a_play_again_lobby_cancel_a_crash_left_unposted_takes_every_play_
     assert dc.fake.errors == []
 
 
+async def test_a_play_again_start_a_crash_left_unposted_takes_the_play_again_off_who_sits_out(
+    dc: Bot,
+) -> None:
+    """Cid plays a game and not the next, which the worker dies starting, before any post: the
+    worker that takes its journal over takes "Play again" off Cid's own result in his DM."""
+    ann, bob, cid, dan = people(dc, "Ann", "Bob", "Cid", "Dan")
+    dc.people = [ann, bob, cid]
+    await seat(dc, [ann, bob, cid])
+    await dc.command(ann, "start")
+    await play_on(dc)
+    over = [m for m in dc.fake.shown(dc.channel) if OVER in m.content][-1]
+    await dc.press_label(dc.channel, bob, over, "Play again")
+    await dc.command(dan, "join")
+    await dc.command(ann, "join")
+    result = next(m for m in dc.fake.shown(cid.id) if "Your place" in m.content)
+    assert result.labels() == [["Play again"]]
+    await taken_over(dc, await dies_after(dc, bob, Kind.START))
+    assert result.labels() == []
+    dc.people = [ann, bob, dan]
+    await play_on(dc)
+    assert dc.fake.errors == []
+
+
 async def test_a_start_and_a_cancel_that_were_posted_are_not_posted_again(dc: Bot) -> None:
     """Shown again where nothing is behind, nothing is posted: the lobby shows the start
     already (the moves since changed nothing of it), and once cancelled none of its messages

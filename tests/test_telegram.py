@@ -349,6 +349,11 @@ async def test_a_player_who_sits_out_the_next_game_keeps_no_play_again_once_it_s
     for _ in range(6):
         await move(tg, (ANN, BOB, DAN))
     assert len(tg.fake.transcript(CID.id)) == seen  # nothing of the game for him
+    calls = tg.fake.total_calls(chat_id=CID.id)
+    dead = tg.front.service.worker
+    await tg.restart()
+    await taken_over(tg, dead)  # shown again: his result has no button left to take off
+    assert tg.fake.total_calls(chat_id=CID.id) == calls
     assert tg.real_errors() == []
 
 
@@ -851,6 +856,32 @@ async def test_a_play_again_lobby_cancel_a_crash_left_unposted_takes_every_play_
     for user in PLAYERS:
         assert tg.fake.message(user.id, results[user].message_id).keyboard == (), user
     assert [m.labels for m in tg.fake.current_messages(GROUP).values() if m.keyboard] == []
+    assert tg.real_errors() == []
+
+
+async def test_a_play_again_start_a_crash_left_unposted_takes_the_play_again_off_who_sits_out(
+    tg: Bot,
+) -> None:
+    """Cid plays a game and not the next, which the worker dies starting, before any post: the
+    worker that takes its journal over takes "Play again" off Cid's own result of the last game
+    (the players' results give way to their first hand), and the game goes on."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    await play_on(tg)
+    over = tg.fake.last_message(GROUP)
+    await tg.press_label(GROUP, ANN, over.message_id, "Play again")
+    result = next(m for m in tg.fake.current_messages(CID.id).values() if "Your place" in m.text)
+    for user in (BOB, DAN):
+        tg.fake.start_dm(user)
+        await tg.idle()
+        await tg.command(GROUP, user, "/join")
+    assert tg.fake.message(CID.id, result.message_id).labels == [["Play again"]]
+    await taken_over(tg, await dies_after(tg, ANN, Kind.START))
+    assert tg.fake.message(CID.id, result.message_id).keyboard == ()
+    assert tg.fake.message(GROUP, over.message_id).keyboard == ()
+    seen = len(tg.fake.transcript(CID.id))
+    await play_on(tg, (ANN, BOB, DAN))
+    assert len(tg.fake.transcript(CID.id)) == seen  # nothing of the game for him
     assert tg.real_errors() == []
 
 

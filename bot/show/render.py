@@ -173,13 +173,15 @@ def _current(look: Look, table: Table, view: TableView, seats: Seating) -> list[
 def _closed_lobby(look: Look, table: Table, view: TableView, seats: Seating) -> list[Message]:
     """The lobby as the game's start left it, without buttons (since the version it started
     at), and, for a game opened by the last one's "Play again", that game's end without its
-    button (a bare message); none for a table saved before the start's version was kept."""
+    button (a bare message), and so the own result of each of its players who sit this one out
+    (`Table.before`); none for a table saved before the start's version was kept."""
     if table.started is None:
         return []
     closed = replace(lobby(look, view, seats), since=table.started)
     if table.after is None or view.phase not in ROUND_PHASES:
         return [closed]
-    return [closed, Message("", slot="over", strip=True)]
+    gone = [Message("", to=pid, slot="hand", strip=True) for pid in table.before]
+    return [closed, Message("", slot="over", strip=True), *gone]
 
 
 def _edited_again(hands: Sequence[tuple[HandScreen, bool]], index: int) -> bool:
