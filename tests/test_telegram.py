@@ -303,6 +303,19 @@ async def test_a_whole_game_in_a_group(tg: Bot) -> None:
     assert b'"wizard-record/1"' in tg.fake.document(GROUP, document.message_id).data
 
 
+async def test_the_first_round_summary_says_how_the_points_are_counted(tg: Bot) -> None:
+    """A newcomer reads "❌ Ann: 1/0 -10 → -10" after their first round: the first summary
+    says what the numbers are and how a round scores; the later ones are not made longer."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    await play_on(tg)
+    key = "Tricks won/bid, points, total. Bid met: 20 + 10 a trick; missed: −10 a trick off."
+    summaries = [text for text in tg.group_texts() if re.match(r"Round \d is over", text)]
+    assert summaries[0].startswith("Round 1 is over.")
+    assert summaries[0].endswith("\n" + key)
+    assert all(key not in text for text in summaries[1:])
+
+
 async def test_a_new_table_after_a_game_is_a_new_message(tg: Bot) -> None:
     """ "Play again" opens the next table at the foot of the group, not in the last one's lobby
     message above the whole game before."""

@@ -721,6 +721,7 @@ def hand_message(look: Look, screen: HandScreen, notify: bool) -> Message:
 
 
 def round_summary(look: Look, row: ScoreRow, seating: Seating) -> Message:
+    """A round's end: its last trick and each seat's result (the first round's with a key)."""
     t = look.t
     seated = seating.names
     lines = [t("Round {round} is over.", round=row.round)]
@@ -728,6 +729,12 @@ def round_summary(look: Look, row: ScoreRow, seating: Seating) -> Message:
         lines.append(last_trick(look, row.last_trick, seated))
     lines.append("")
     lines += [score_line(t, name, row, seat) for seat, name in enumerate(seated)]
+    if row.round == 1:  # the first summary a newcomer reads says how to read it
+        # TRANSLATORS: a key under the first round's results ("✅ Ann: 1/1 +30 → 30"): the
+        # tricks won/bid, the points of the round, then the total.
+        lines.append(
+            t("Tricks won/bid, points, total. Bid met: 20 + 10 a trick; missed: −10 a trick off.")
+        )
     return Message("\n".join(lines))
 
 
