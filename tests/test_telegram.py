@@ -316,6 +316,18 @@ async def test_the_first_round_summary_says_how_the_points_are_counted(tg: Bot) 
     assert all(key not in text for text in summaries[1:])
 
 
+async def test_the_bid_question_says_what_a_bid_is(tg: Bot) -> None:
+    """A newcomer asked "Your bid? (0 to 1)" cannot tell what the numbers count: the question
+    says that a bid is the number of tricks they will take."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    turn = whose_turn(tg, PLAYERS)
+    assert turn is not None
+    _, hand = turn
+    assert hand.text.endswith("\nYour bid? How many tricks will you take (0 to 1)?")
+    assert hand.labels == [["0", "1"]]
+
+
 async def test_a_new_table_after_a_game_is_a_new_message(tg: Bot) -> None:
     """ "Play again" opens the next table at the foot of the group, not in the last one's lobby
     message above the whole game before."""

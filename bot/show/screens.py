@@ -582,7 +582,11 @@ def _asking_lines(look: Look, screen: HandScreen) -> list[str]:
             lines.append(t("Your bid? (only {bid} is allowed)", bid=screen.bids[0]))
         else:
             low, high = screen.bids[0], screen.bids[-1]
-            lines.append(t("Your bid? ({low} to {high})", low=low, high=high))
+            # TRANSLATORS: the question under a player's hand when they are to bid; the
+            # buttons below it are the numbers {low} to {high}.
+            lines.append(
+                t("Your bid? How many tricks will you take ({low} to {high})?", low=low, high=high)
+            )
         lines += _notequal_notes(look, screen)
     elif screen.cards or screen.unseen:
         lines.append(t("Your turn: play a card."))
