@@ -966,6 +966,19 @@ async def test_a_group_the_bot_is_added_to_is_welcomed_with_the_help(tg: Bot) ->
     assert len([m for m in tg.fake.current_messages(-100777).values() if m.from_bot]) == 1
 
 
+async def test_the_rules_teach_a_newcomer_the_game_in_a_phone_screen(tg: Bot) -> None:
+    """/rules spoke of tricks without saying what one is, and never said who wins: a newcomer
+    could not learn the game from it. It says both, and stays a phone screen long."""
+    await tg.command(GROUP, DAN, "/rules")
+    rules = tg.group_texts()[-1].splitlines()
+    assert rules[0] == "📜 Wizard in short"
+    trick = "A trick: each player plays one card in turn; its winner leads the next one."
+    assert rules.index(trick) == rules.index("Everyone bids how many tricks they will take.") + 1
+    assert rules[-1] == "After the last round, the most points wins."
+    assert len(rules) <= 10
+    assert all(len(line) <= 90 for line in rules)
+
+
 UNSEEN = "The game is over: I can no longer post in its chat (I was removed, or it is gone)."
 
 

@@ -816,6 +816,7 @@ def sheet(look: Look, view: TableView, seating: Seating) -> Message:
 
 
 def rules_text(look: Look, options: Options | None) -> str:
+    """The rules in a few lines, enough to learn the game from (with a table's options)."""
     t = look.t
     lines = [
         t("📜 Wizard in short"),
@@ -823,9 +824,11 @@ def rules_text(look: Look, options: Options | None) -> str:
         t("Round r deals r cards; the next card turned up sets trump."),
         t("A Jester turned up: no trump. A Wizard: the dealer chooses the trump suit."),
         t("Everyone bids how many tricks they will take."),
+        t("A trick: each player plays one card in turn; its winner leads the next one."),
         t("Follow the lead suit if you can; a Wizard or a Jester may always be played."),
         t("The first Wizard wins a trick, else the highest trump, else the highest lead card."),
         t("Bid met: 20 points + 10 per trick. Missed: −10 per trick too many or too few."),
+        t("After the last round, the most points wins."),
     ]
     if options is not None:
         lines += ["", t("This table: {options}", options=options_line(look, options))]
