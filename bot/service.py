@@ -882,7 +882,9 @@ class GameService:
                     read = True
                     continue
                 self.metrics.refused(error.code)
-                return Outcome(answer=error_text(look.t, error.code), alert=True, ruled=True)
+                phase = snap.table.game.phase if snap.table is not None else None
+                answer = error_text(look.t, error.code, phase)
+                return Outcome(answer=answer, alert=True, ruled=True)
             write = result.write
             if write is None and snap.known:
                 read = True  # what it shows must be the chat as it is now

@@ -68,9 +68,9 @@ NAMES = ("Ann", "Bob", "Cid", "Dot", "Eve", "Fay")
 ANN, BOB, CID, DOT, EVE, FAY = (User(f"tg:{n}", name) for n, name in enumerate(NAMES, start=1))
 
 
-def refusal(code: ErrorCode) -> str:
-    """The answer a refused request with `code` gets (English)."""
-    return error_text(T, code)
+def refusal(code: ErrorCode, phase: Phase | None = None) -> str:
+    """The answer a refused request with `code` gets (English), at a table in `phase`."""
+    return error_text(T, code, phase)
 
 
 class Clock:

@@ -408,7 +408,9 @@ async def test_forged_payloads_change_nothing(redis_client: aioredis.Redis) -> N
     legal = driver.choices()[0][1]
     await rejected(driver, idle, legal, refusal(ErrorCode.NOT_YOUR_TURN))
     await rejected(driver, actor, f"{gid}.{stamp}.pR99")
-    await rejected(driver, actor, f"{gid}.{stamp}.b1", refusal(ErrorCode.WRONG_PHASE))
+    bid_late = refusal(ErrorCode.WRONG_PHASE, Phase.PLAYING)
+    assert bid_late == "Not now: the bids are in, and the cards are being played."
+    await rejected(driver, actor, f"{gid}.{stamp}.b1", bid_late)
     await rejected(driver, actor, f"{gid}.{stamp}.tX")
     await rejected(driver, BOB, f"{gid}.L.obids=open", "Only the host may change the options.")
     await rejected(driver, ANN, f"{gid}.L.obids=open", refusal(ErrorCode.GAME_STARTED))

@@ -328,6 +328,29 @@ async def test_the_bid_question_says_what_a_bid_is(tg: Bot) -> None:
     assert hand.labels == [["0", "1"]]
 
 
+async def test_a_move_at_the_wrong_time_says_what_the_table_is_doing(tg: Bot) -> None:
+    """A newcomer who bids before the start, or plays a card while the others bid, was told
+    "You can't do that right now." and no more. The reason (in their private chat, as every
+    refused move's) now says what the table is doing, and the move changes nothing."""
+    await seat(tg)
+    await tg.command(GROUP, BOB, "/bid 1")
+    assert tg.fake.last_message(BOB.id).text == "The game has not started yet."
+    await tg.command(GROUP, ANN, "/start")
+    turn = whose_turn(tg, PLAYERS)
+    assert turn is not None
+    table = tg.table().text
+    await tg.command(GROUP, turn[0], "/play 🔷1")
+    assert tg.fake.last_message(turn[0].id).text == (
+        "Not now: it is time to bid; the cards are played once everyone has bid."
+    )
+    assert tg.table().text == table
+    for _ in PLAYERS:  # every bid is in: the cards are played
+        await move(tg)
+    await tg.command(GROUP, CID, "/bid 0")
+    expected = "Not now: the bids are in, and the cards are being played."
+    assert tg.fake.last_message(CID.id).text == expected
+
+
 async def test_a_new_table_after_a_game_is_a_new_message(tg: Bot) -> None:
     """ "Play again" opens the next table at the foot of the group, not in the last one's lobby
     message above the whole game before."""

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.errors import ErrorCode
+from engine.state import Phase
 
 if TYPE_CHECKING:  # Babel loads when a catalog is first read, not with this module
     from babel.messages.catalog import Catalog, Message
@@ -253,9 +254,21 @@ ERROR_MESSAGES: dict[ErrorCode, str] = {
 
 UNKNOWN_ERROR = N_("That is not possible right now.")
 
+PHASE_REFUSALS: dict[Phase, str] = {
+    Phase.LOBBY: N_("The game has not started yet."),
+    Phase.TRUMP: N_("Not now: the dealer is choosing the trump suit."),
+    Phase.BIDDING: N_("Not now: it is time to bid; the cards are played once everyone has bid."),
+    Phase.PLAYING: N_("Not now: the bids are in, and the cards are being played."),
+}
+"""A move the table is not at, said by what the table is doing (rather than "You can't do that
+right now.", which leaves a newcomer who plays a card while bidding wondering why)."""
 
-def error_text(t: Texts, code: ErrorCode | str) -> str:
-    """The refusal `code` as a sentence in the language of `t`."""
+
+def error_text(t: Texts, code: ErrorCode | str, phase: Phase | None = None) -> str:
+    """The refusal `code` as a sentence in the language of `t`; a move out of turn for the
+    round (`WRONG_PHASE`) says what the table is doing, given its `phase`."""
+    if code == ErrorCode.WRONG_PHASE and phase in PHASE_REFUSALS:
+        return t.gettext(PHASE_REFUSALS[phase])
     try:
         message = ERROR_MESSAGES[ErrorCode(code)]
     except (KeyError, ValueError):
