@@ -351,6 +351,24 @@ async def test_a_move_at_the_wrong_time_says_what_the_table_is_doing(tg: Bot) ->
     assert tg.fake.last_message(CID.id).text == expected
 
 
+async def test_a_start_with_too_few_players_points_at_the_ai(tg: Bot) -> None:
+    """Two friends trying the game were told only that 3 players are needed: nothing said an
+    AI player can take the third seat. The refusal says how to add one (/addbot works whether
+    the lobby shows its "Add AI" button or the host's option buttons)."""
+    await seat(tg, (ANN, BOB))
+    await tg.command(GROUP, ANN, "/start")
+    too_few = (
+        "At least 3 players are needed to start: invite more, or add an AI player with /addbot."
+    )
+    assert tg.fake.last_message(GROUP).text == too_few
+    answer = await tg.press_label(GROUP, BOB, tg.lobby().message_id, "Start")
+    assert answer.show_alert
+    assert answer.text == too_few
+    await tg.command(GROUP, BOB, "/addbot")
+    await tg.command(GROUP, ANN, "/start")
+    assert tg.table().text.startswith("🔮 Round 1 of 5")
+
+
 async def test_a_new_table_after_a_game_is_a_new_message(tg: Bot) -> None:
     """ "Play again" opens the next table at the foot of the group, not in the last one's lobby
     message above the whole game before."""

@@ -230,7 +230,9 @@ ERROR_MESSAGES: dict[ErrorCode, str] = {
     ErrorCode.UNKNOWN_PLAYER: N_("You are not playing at this table."),
     ErrorCode.ALREADY_JOINED: N_("You have already joined."),
     ErrorCode.GAME_FULL: N_("The table is full."),
-    ErrorCode.TOO_FEW_PLAYERS: N_("At least 3 players are needed to start."),
+    ErrorCode.TOO_FEW_PLAYERS: N_(
+        "At least 3 players are needed to start: invite more, or add an AI player with /addbot."
+    ),
     ErrorCode.GAME_STARTED: N_("The game has already started."),
     ErrorCode.GAME_OVER: N_("The game is over."),
     ErrorCode.WRONG_PHASE: N_("You can't do that right now."),
