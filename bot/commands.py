@@ -452,8 +452,13 @@ def help_line(t: Texts, command: CommandSpec) -> str:
 
 
 def help_text(t: Texts) -> str:
-    """What the commands do: the answer to /help."""
-    lines = [t("🔮 Wizard: bid exactly the tricks you will take."), ""]
+    """What the commands do: the answer to /help (and the group's welcome), after how a game
+    begins, for a newcomer."""
+    lines = [
+        t("🔮 Wizard: bid exactly the tricks you will take."),
+        t("To play, everyone sends /join; then someone sends /start. New to Wizard? See /rules."),
+        "",
+    ]
     for command in COMMANDS:
         if command.about and command.helped:
             lines.append(help_line(t, command))

@@ -1020,6 +1020,22 @@ async def test_the_rules_teach_a_newcomer_the_game_in_a_phone_screen(tg: Bot) ->
     assert all(len(line) <= 90 for line in rules)
 
 
+async def test_the_welcome_says_how_to_begin_before_the_list_of_commands(tg: Bot) -> None:
+    """Added to a group, the bot posted its list of 19 commands, and a newcomer had to find in
+    it which two begin a game. Its second line says so, and where the game is explained."""
+    tg.fake.add_bot_to_group(-100777, DAN, "Card night")
+    await tg.idle()
+    (welcome,) = [m for m in tg.fake.current_messages(-100777).values() if m.from_bot]
+    lines = welcome.text.splitlines()
+    begin = "To play, everyone sends /join; then someone sends /start. New to Wizard? See /rules."
+    assert lines[:3] == ["🔮 Wizard: bid exactly the tricks you will take.", begin, ""]
+    await tg.command(GROUP, DAN, "/help")  # the same help, in the group and in private
+    assert tg.group_texts()[-1] == welcome.text
+    tg.fake.start_dm(DAN)
+    await tg.command(DAN.id, DAN, "/help")
+    assert tg.fake.last_message(DAN.id).text == welcome.text
+
+
 UNSEEN = "The game is over: I can no longer post in its chat (I was removed, or it is gone)."
 
 
