@@ -1036,6 +1036,29 @@ async def test_the_welcome_says_how_to_begin_before_the_list_of_commands(tg: Bot
     assert tg.fake.last_message(DAN.id).text == welcome.text
 
 
+async def test_a_mistyped_command_gets_the_one_it_was_meant_to_be(tg: Bot) -> None:
+    """A newcomer who typed /jion got no answer at all, and could not tell a typo from a bot
+    that does not work. A command one slip away from one of ours gets "Did you mean /join?"
+    and changes nothing; other commands (another bot's) are left alone, as are ours addressed
+    to another bot."""
+    tg.fake.set_bot_admin(GROUP)  # it sees every message, other bots' commands too
+    tg.fake.start_dm(ANN)
+    await tg.command(GROUP, ANN, "/jion")
+    typed, answer = tg.fake.transcript(GROUP)[-2:]
+    assert (typed.kind, typed.text, answer.kind) == ("user", "/jion", "message")
+    assert answer.text == "Did you mean /join?"
+    assert answer.reply_to == typed.message_id
+    assert await tg.front.service.table(chat_key(GROUP)) is None  # nobody is seated
+    await tg.command(GROUP, ANN, f"/strat@{tg.fake.bot_username}")
+    assert tg.group_texts()[-1] == "Did you mean /start?"
+    shown = len(tg.group_texts())
+    for other in ("/foo", "/ban Bob", "/stars", "/jion@other_bot", "/ok"):
+        await tg.command(GROUP, ANN, other)
+    assert len(tg.group_texts()) == shown
+    await tg.command(GROUP, ANN, "/join")  # the real one still works
+    assert "1. Ann" in tg.lobby().text
+
+
 UNSEEN = "The game is over: I can no longer post in its chat (I was removed, or it is gone)."
 
 

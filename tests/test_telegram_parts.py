@@ -246,3 +246,30 @@ def test_other_refusals_are_no_photo_refusal(error: TelegramError) -> None:
     """No text at all, the bot removed, a document (no text form), a picture Telegram cannot
     take: handled as before (raised to `Sender.__call__`)."""
     assert not pictures_refused(error)
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("jion", "join"),  # two letters swapped
+        ("strat", "start"),
+        ("hepl", "help"),
+        ("joi", "join"),  # a letter missing
+        ("jjoin", "join"),  # one too many
+        ("scpres", "scores"),  # one wrong
+        ("tops", "top"),
+        ("join", None),  # ours already
+        ("stat", None),  # start or stats: no guess
+        ("stars", None),
+        ("ban", None),  # another bot's, most likely
+        ("ok", None),  # too short to tell
+    ],
+)
+def test_a_command_one_slip_from_ours_is_taken_for_it(typed: str, meant: str | None) -> None:
+    assert commands.near_command(typed) == meant
+
+
+def test_the_bot_a_command_is_addressed_to() -> None:
+    assert commands.addressee("/jion@Wizard_Bot 2") == "wizard_bot"
+    assert commands.addressee("/jion 2") == ""
+    assert commands.addressee("hello") == ""

@@ -230,6 +230,7 @@ class TelegramFrontEnd:
         private = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
         app.add_handler(CommandHandler(list(commands.GROUP_COMMANDS), self.on_group, groups))
         app.add_handler(MessageHandler(filters.COMMAND & private, self.on_private))
+        app.add_handler(MessageHandler(filters.COMMAND & groups, self.on_other_command))
         app.add_handler(CallbackQueryHandler(self.on_button))
         app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, self.on_migrate))
         app.add_handler(ChatMemberHandler(self.on_member, ChatMemberHandler.MY_CHAT_MEMBER))
@@ -420,6 +421,24 @@ class TelegramFrontEnd:
                 self.reply(person.id, outcome, None)
             else:
                 self.reply(chat.id, outcome, message.id, here)
+
+    async def on_other_command(self, update: Update, context: Context) -> None:
+        """A command in a group that is none of ours (those go to `on_group`): a slip of the
+        finger on one of ours (`/jion`) gets "Did you mean /join?"; anything else, most likely
+        another bot's, is left alone."""
+        message, chat = update.effective_message, update.effective_chat
+        if message is None or chat is None:
+            return
+        to = commands.addressee(message.text)
+        if to and to != (self.bot.username or "").lower():
+            return
+        near = commands.near_command(commands.command_name(message.text))
+        if near is None:
+            return
+        t = await self._texts(chat_key(chat.id))
+        text = t("Did you mean /{command}?", command=near)
+        post = Post(chat.id, html_text(text), reply_to=message.id, thread=thread(_where(message)))
+        self.outbox.put(chat.id, post)
 
     async def on_private(self, update: Update, context: Context) -> None:
         """A command in a private chat: /start join-<group> finishes a join; the commands that

@@ -31,6 +31,39 @@ def command_name(text: str | None) -> str:
     return text.split(maxsplit=1)[0][1:].partition("@")[0].lower()
 
 
+def addressee(text: str | None) -> str:
+    """The bot a command names after `@` (`/jion@WizardBot` → `wizardbot`; "" if none)."""
+    if not text or not text.startswith("/"):
+        return ""
+    return text.split(maxsplit=1)[0].partition("@")[2].lower()
+
+
+def near_command(name: str) -> str | None:
+    """The one group command that `name` is a typo of (a letter wrong, missing, extra, or two
+    swapped: `jion`, `strat`, `hepl`), or None: too short to tell, ours already, or no single
+    command that close (another bot's, most likely)."""
+    if len(name) < 3 or name in GROUP_COMMANDS:
+        return None
+    near = [known for known in GROUP_COMMANDS if _one_slip(name, known)]
+    return near[0] if len(near) == 1 else None
+
+
+def _one_slip(typed: str, known: str) -> bool:
+    """Whether `typed` is `known` with one slip of the finger."""
+    if abs(len(typed) - len(known)) > 1:
+        return False
+    if len(typed) == len(known):
+        wrong = [i for i, (a, b) in enumerate(zip(typed, known, strict=True)) if a != b]
+        if len(wrong) == 1:
+            return True
+        if len(wrong) != 2 or wrong[1] != wrong[0] + 1:
+            return False
+        i, j = wrong
+        return typed[i] == known[j] and typed[j] == known[i]
+    short, long = sorted((typed, known), key=len)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
 def group_request(name: str, args: list[str]) -> Request | None:
     """The request a group command stands for, or None for a command that is not ours (typed
     where the whole group reads it: `Request.aloud`)."""
