@@ -16,7 +16,9 @@ Labels = Sequence[Sequence[str]]
 
 _FACE_OF_SUIT = {face: suit for suit, face in SUIT_FACES[Theme.COLOURS].items()}
 _FOLLOW = re.compile(r"follow (\S+) \w+ if you can\.")
-_BID = re.compile(r"Your bid\? \((?:(\d+) to (\d+)|only (\d+) is allowed)\)")
+_BID = re.compile(
+    r"Your bid\? (?:How many tricks will you take \((\d+) to (\d+)\)\?|\(only (\d+) is allowed\))"
+)
 
 
 def cards_of(text: str) -> list[Card]:
