@@ -255,7 +255,10 @@ def join(ctx: Context, _: None, again: bool = False) -> Result:
         # A new table is a new message at the foot of the chat, not the last one's lobby
         # (somewhere above the whole game before) edited.
         shown=[Lobby(new=fresh)],
-        answer=ctx.look.t("You joined the table."),
+        # A newcomer learns at once where their cards will be (not in the chat's table).
+        answer=ctx.look.t(
+            "You joined the table. Your cards will come to you privately once the game starts."
+        ),
         write=Write(table=table, ttl=LIVE_TTL),
     )
 

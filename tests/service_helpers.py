@@ -68,6 +68,10 @@ NAMES = ("Ann", "Bob", "Cid", "Dot", "Eve", "Fay")
 ANN, BOB, CID, DOT, EVE, FAY = (User(f"tg:{n}", name) for n, name in enumerate(NAMES, start=1))
 
 
+JOINED = "You joined the table. Your cards will come to you privately once the game starts."
+"""The answer to a join (English)."""
+
+
 def refusal(code: ErrorCode, phase: Phase | None = None) -> str:
     """The answer a refused request with `code` gets (English), at a table in `phase`."""
     return error_text(T, code, phase)

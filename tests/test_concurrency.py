@@ -13,6 +13,7 @@ from collections import Counter
 import redis.asyncio as aioredis
 from service_helpers import (
     CHAT,
+    JOINED,
     Driver,
     check_outcome,
     game_of,
@@ -66,7 +67,7 @@ async def test_fifty_people_join_at_once(redis_client: aioredis.Redis) -> None:
     refused = [outcome for outcome in outcomes if outcome.alert]
     assert len(seated) == 6
     assert len(refused) == 44
-    assert {o.answer for o in outcomes if not o.alert} == {"You joined the table."}
+    assert {o.answer for o in outcomes if not o.alert} == {JOINED}
     assert {o.answer for o in refused} == {refusal(ErrorCode.GAME_FULL)}
     table = await table_of(redis_client)
     assert table is not None

@@ -1477,7 +1477,8 @@ async def test_a_slow_answer_is_deferred_within_three_seconds(dc: Bot) -> None:
     await dc.command(ann, "join")
     replies = dc.fake.transcripts[dc.channel][-2].replies
     assert replies[0] == "#e2 (ephemeral) (thinking…)"
-    assert replies[1:] == ["#e2 (only Ann sees) edited: You joined the table."]
+    joined = "You joined the table. Your cards will come to you privately once the game starts."
+    assert replies[1:] == [f"#e2 (only Ann sees) edited: {joined}"]
     # a press: deferred silently, the message changes as usual
     await dc.press_label(dc.channel, ann, dc.lobby(), "Leave")
     assert dc.fake.interactions[max(dc.fake.interactions)].kind == 6

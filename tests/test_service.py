@@ -16,6 +16,7 @@ from service_helpers import (
     DOT,
     EVE,
     FAY,
+    JOINED,
     Clock,
     Driver,
     Pondering,
@@ -188,7 +189,7 @@ async def test_play_again_starts_a_new_game_with_a_new_id(redis_client: aioredis
     (again,) = payloads(driver.outcomes[-1].messages[-1])
     outcome = await driver.press(BOB, again)
     assert not outcome.alert
-    assert outcome.answer == "You joined the table."
+    assert outcome.answer == JOINED
     new = await table_of(redis_client)
     assert new is not None
     assert new.game_id != old.game_id
