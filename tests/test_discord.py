@@ -912,11 +912,9 @@ async def test_a_new_table_after_a_game_is_a_new_message(dc: Bot) -> None:
     assert first.content != lobby.content  # the first lobby says its game started
 
 
-async def test_a_player_who_sits_out_the_next_game_keeps_no_play_again_once_it_starts(
-    dc: Bot,
-) -> None:
-    """Cid's own result in his DM keeps its "Play again" while the next table waits for
-    players, and loses it when that game, which he sits out, starts."""
+async def a_next_table_cid_sits_out(dc: Bot) -> tuple[list[Person], Stored]:
+    """Ann, Bob and Cid play a game; Bob's "Play again" opens the next table, where Dan and Ann
+    sit down and Cid does not: Ann, Bob, Cid, Dan and Cid's own result (still with its button)."""
     ann, bob, cid, dan = people(dc, "Ann", "Bob", "Cid", "Dan")
     dc.people = [ann, bob, cid]
     await seat(dc, [ann, bob, cid])
@@ -928,6 +926,15 @@ async def test_a_player_who_sits_out_the_next_game_keeps_no_play_again_once_it_s
     await dc.command(ann, "join")
     result = next(m for m in dc.fake.shown(cid.id) if "Your place" in m.content)
     assert result.labels() == [["Play again"]]
+    return [ann, bob, cid, dan], result
+
+
+async def test_a_player_who_sits_out_the_next_game_keeps_no_play_again_once_it_starts(
+    dc: Bot,
+) -> None:
+    """Cid's own result in his DM keeps its "Play again" while the next table waits for
+    players, and loses it when that game, which he sits out, starts."""
+    (_, bob, cid, _), _ = await a_next_table_cid_sits_out(dc)
     await dc.command(bob, "start")
     result = next(m for m in dc.fake.shown(cid.id) if "Your place" in m.content)
     assert result.labels() == []
@@ -1317,17 +1324,7 @@ async def test_a_play_again_start_a_crash_left_unposted_takes_the_play_again_off
 ) -> None:
     """Cid plays a game and not the next, which the worker dies starting, before any post: the
     worker that takes its journal over takes "Play again" off Cid's own result in his DM."""
-    ann, bob, cid, dan = people(dc, "Ann", "Bob", "Cid", "Dan")
-    dc.people = [ann, bob, cid]
-    await seat(dc, [ann, bob, cid])
-    await dc.command(ann, "start")
-    await play_on(dc)
-    over = [m for m in dc.fake.shown(dc.channel) if OVER in m.content][-1]
-    await dc.press_label(dc.channel, bob, over, "Play again")
-    await dc.command(dan, "join")
-    await dc.command(ann, "join")
-    result = next(m for m in dc.fake.shown(cid.id) if "Your place" in m.content)
-    assert result.labels() == [["Play again"]]
+    (ann, bob, _, dan), result = await a_next_table_cid_sits_out(dc)
     await taken_over(dc, await dies_after(dc, bob, Kind.START))
     assert result.labels() == []
     dc.people = [ann, bob, dan]

@@ -423,6 +423,22 @@ async def test_a_player_who_sits_out_the_next_game_keeps_no_play_again_once_it_s
     assert tg.real_errors() == []
 
 
+async def a_play_again_table_bob_joined(tg: Bot) -> tuple[MessageView, dict[User, MessageView]]:
+    """A game played to its end, Ann's "Play again" and Bob's /join: the group's end of the game
+    and each player's own result (both still with "Play again")."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    await play_on(tg)
+    over = tg.fake.last_message(GROUP)
+    await tg.press_label(GROUP, ANN, over.message_id, "Play again")
+    await tg.command(GROUP, BOB, "/join")
+    results = {
+        user: next(m for m in tg.fake.current_messages(user.id).values() if "Your place" in m.text)
+        for user in PLAYERS
+    }
+    return over, results
+
+
 async def test_a_cancelled_play_again_table_takes_the_last_games_play_again_off(
     tg: Bot,
 ) -> None:
@@ -430,17 +446,8 @@ async def test_a_cancelled_play_again_table_takes_the_last_games_play_again_off(
     the last game's "Play again" goes from the group's end of the game and from every player's
     own result (a press would be refused: its game is over, and no table is left), and the
     group shows no button at all; /join opens the next table as ever."""
-    await seat(tg)
-    await tg.command(GROUP, ANN, "/start")
-    await play_on(tg)
-    over = tg.fake.last_message(GROUP)
-    await tg.press_label(GROUP, ANN, over.message_id, "Play again")
-    await tg.command(GROUP, BOB, "/join")
+    over, results = await a_play_again_table_bob_joined(tg)
     lobby = tg.lobby()
-    results = {
-        user: next(m for m in tg.fake.current_messages(user.id).values() if "Your place" in m.text)
-        for user in PLAYERS
-    }
     await tg.command(GROUP, ANN, "/cancel")
     await tg.idle()
     assert "cancelled" in tg.fake.message(GROUP, lobby.message_id).text
@@ -906,16 +913,7 @@ async def test_a_play_again_lobby_cancel_a_crash_left_unposted_takes_every_play_
     """A table opened by "Play again" is cancelled and the worker dies before any post: the
     worker that takes its journal over takes "Play again" off the group's end of the last
     game and off each of its players' own result in their private chat."""
-    await seat(tg)
-    await tg.command(GROUP, ANN, "/start")
-    await play_on(tg)
-    over = tg.fake.last_message(GROUP)
-    await tg.press_label(GROUP, ANN, over.message_id, "Play again")
-    await tg.command(GROUP, BOB, "/join")
-    results = {
-        user: next(m for m in tg.fake.current_messages(user.id).values() if "Your place" in m.text)
-        for user in PLAYERS
-    }
+    over, results = await a_play_again_table_bob_joined(tg)
     assert all(result.keyboard for result in results.values())
     await taken_over(tg, await dies_after(tg, ANN, Kind.CANCEL))
     assert tg.fake.message(GROUP, over.message_id).keyboard == ()
