@@ -912,6 +912,18 @@ async def test_a_new_table_after_a_game_is_a_new_message(dc: Bot) -> None:
     assert first.content != lobby.content  # the first lobby says its game started
 
 
+async def a_play_again_table(dc: Bot) -> list[Person]:
+    """Ann, Bob and Cid play a game to its end and Bob presses "Play again": the three."""
+    players = people(dc, "Ann", "Bob", "Cid")
+    dc.people = list(players)
+    await seat(dc, list(players))
+    await dc.command(players[0], "start")
+    await play_on(dc)
+    over = [m for m in dc.fake.shown(dc.channel) if OVER in m.content][-1]
+    await dc.press_label(dc.channel, players[1], over, "Play again")
+    return list(players)
+
+
 async def a_next_table_cid_sits_out(dc: Bot) -> tuple[list[Person], Stored]:
     """Ann, Bob and Cid play a game; Bob's "Play again" opens the next table, where Dan and Ann
     sit down and Cid does not: Ann, Bob, Cid, Dan and Cid's own result (still with its button)."""
@@ -947,13 +959,7 @@ async def test_a_cancelled_play_again_table_takes_the_last_games_play_again_off(
     """Bob presses "Play again" and cancels the new table before it starts: the channel's end
     of the game and each player's own result in their DM lose their "Play again" (a press
     would be refused: its game is over, and no table is left)."""
-    players = people(dc, "Ann", "Bob", "Cid")
-    dc.people = list(players)
-    await seat(dc, list(players))
-    await dc.command(players[0], "start")
-    await play_on(dc)
-    over = [m for m in dc.fake.shown(dc.channel) if OVER in m.content][-1]
-    await dc.press_label(dc.channel, players[1], over, "Play again")
+    players = await a_play_again_table(dc)
     for user in players:
         result = next(m for m in dc.fake.shown(user.id) if "Your place" in m.content)
         assert result.labels() == [["Play again"]]
@@ -1304,13 +1310,7 @@ async def test_a_play_again_lobby_cancel_a_crash_left_unposted_takes_every_play_
     """A table opened by "Play again" is cancelled and the worker dies before any post: the
     worker that takes its journal over takes "Play again" off the channel's end of the last
     game and off each of its players' own result in their DM."""
-    players = people(dc, "Ann", "Bob", "Cid")
-    dc.people = list(players)
-    await seat(dc, list(players))
-    await dc.command(players[0], "start")
-    await play_on(dc)
-    over = [m for m in dc.fake.shown(dc.channel) if OVER in m.content][-1]
-    await dc.press_label(dc.channel, players[1], over, "Play again")
+    players = await a_play_again_table(dc)
     results = [next(m for m in dc.fake.shown(u.id) if "Your place" in m.content) for u in players]
     assert all(result.labels() == [["Play again"]] for result in results)
     await taken_over(dc, await dies_after(dc, players[1], Kind.CANCEL))
