@@ -192,7 +192,11 @@ def record(ctx: Context, _: None) -> Result:
     if ctx.record is None:
         raise Refused(t("No game has finished in this chat yet."))
     data = json.dumps(ctx.record, indent=1).encode()
-    note = Message(t("The record of the last game."), attachment=("wizard-game.json", data))
+    # Its players name the game wherever the file lands (a group that takes no files sends it
+    # to the asker's private chat, beside those of other chats).
+    players = ", ".join(str(name) for name in ctx.record.get("players", ()))
+    text = t("The record of the last game: {players}.", players=players)
+    note = Message(text, attachment=("wizard-game.json", data))
     return Result(shown=[Note(note)])
 
 

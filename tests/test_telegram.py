@@ -1261,7 +1261,7 @@ async def test_a_record_the_group_refuses_goes_to_the_askers_private_chat(tg: Bo
     assert notice.keyboard == ()
     sent = tg.fake.last_message(ANN.id)
     assert sent.file_name == "wizard-game.json"
-    assert sent.text == "The record of the last game."
+    assert sent.text == "The record of the last game: Ann, Bob Brown, Cid."  # which game
     assert b'"wizard-record/1"' in tg.fake.document(ANN.id, sent.message_id).data
     typed, notice = await record_asked(tg, DAN)
     assert notice.text == (
