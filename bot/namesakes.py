@@ -10,9 +10,15 @@ def numbered(name: str, number: int) -> str:
     return f"{name} ({number})"
 
 
+def suffix(number: int) -> str:
+    """What the `number`-th person called alike has after their name: ` (2)`, nothing for the
+    first (`shown(name, number) == name + suffix(number)`)."""
+    return "" if number == 1 else numbered("", number)
+
+
 def shown(name: str, number: int) -> str:
     """`name` as the `number`-th person called so is shown: the first as they are called."""
-    return name if number == 1 else numbered(name, number)
+    return name + suffix(number)
 
 
 def numbers(names: Iterable[str]) -> tuple[int, ...]:

@@ -33,7 +33,7 @@ from adapters.web.view import WORDS
 from bot import GameService, tokens, weblinks
 from bot.commands import Kind
 from bot.config import Config, TelegramConfig, WebConfig
-from bot.requests import Request
+from bot.requests import Request, User
 from bot.show.i18n import texts
 from bot.show.themes import Theme, card_name
 from bot.store import keys
@@ -986,3 +986,23 @@ async def test_the_page_says_when_a_wings_mark_could_not_be_played(
                     break
         else:
             raise AssertionError("no mark was dropped")
+
+
+async def test_a_namesakes_number_comes_apart_from_the_name_and_a_name_of_its_own_keeps_it(
+    redis_client: aioredis.Redis,
+) -> None:
+    """Two people called Ann, and one called `Ann (2)` themselves: the view's seat names are
+    `Ann (2)`, `Ann` and `Ann (3)` (bot.namesakes), and only the third carries its number apart
+    (`namesake`), the part of its name the page never cuts; the `(2)` of a name of its own is
+    its name's, cut with it."""
+    people = [User("tg:1", "Ann (2)"), User("tg:2", "Ann"), User("tg:3", "Ann")]
+    driver = Driver(service(redis_client, seed=3, config=CONFIG), people, chat=CHAT, seed=1)
+    await driver.lobby(["rounds=short"])
+    async with web_client(driver, Clock(NOW)) as (web, client):
+        link = bearer(web.link(CHAT, "tg:1", await game_id(driver)))
+        seats = (await page_view(client, link))["seats"]
+    assert [(seat["name"], seat["namesake"]) for seat in seats] == [
+        ("Ann (2)", ""),
+        ("Ann", ""),
+        ("Ann (3)", " (3)"),
+    ]

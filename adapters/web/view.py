@@ -10,6 +10,7 @@ import functools
 from typing import Any
 
 from bot import tokens
+from bot.namesakes import suffix
 from bot.show.formatters import MEDALS, shown_points, standings
 from bot.show.i18n import N_, texts
 from bot.show.look import Look, look_of, personal
@@ -266,6 +267,8 @@ def player_json(table: Table, settings: Settings, player: str, version: int, now
             {
                 "seat": s.seat,
                 "name": seats.names[s.seat],
+                # what tells the name from a namesake's, at its end: the page never cuts it
+                "namesake": suffix(seats.numbers[s.seat]) if seats.numbers else "",
                 "total": s.total,
                 "projected": s.projected,
                 "won": s.won,

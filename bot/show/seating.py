@@ -4,7 +4,7 @@ table that screens need beside the engine's views."""
 from dataclasses import dataclass
 
 from bot import tokens
-from bot.namesakes import apart
+from bot.namesakes import numbers, shown
 from bot.table import Table
 
 ROBOT = "🤖"
@@ -32,6 +32,9 @@ class Seating:
     """The AI seats."""
     coach: bool = False
     """The table's coach option is on: hints are offered (`Table.coach`)."""
+    numbers: tuple[int, ...] = ()
+    """Each seat's number among the people called alike (`bot.namesakes.numbers`): 1 for a name
+    shown as it is, 2 for the name shown as `Ann (2)` in `names`; empty: nobody numbered."""
     last_robot: tuple[int, str] | None = None
     """The AI seat added last (the last in seat order) and the number of its player
     (`ai:<number>`), which the lobby's button that takes it off carries; None: no AI seat."""
@@ -42,9 +45,12 @@ def seating(table: Table) -> Seating:
     state = table.game
     players = state.players
     robots = [(seat, p.id) for seat, p in enumerate(players) if p.id in table.ai]
+    called = tuple(f"{ROBOT} {p.name}" if p.id in table.ai else p.name for p in players)
+    counted = numbers(called)
     return Seating(
         game=table.game_id,
-        names=apart(f"{ROBOT} {p.name}" if p.id in table.ai else p.name for p in players),
+        names=tuple(map(shown, called, counted)),
+        numbers=counted,
         host=next((seat for seat, p in enumerate(players) if p.id == table.host), None),
         away=frozenset(seat for seat, p in enumerate(players) if p.id in table.away),
         stamp=tokens.stamp(state),
