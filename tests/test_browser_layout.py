@@ -13,6 +13,9 @@ every language the chat speaks.
 - The final standings leave a long name its room: the number columns' headings wrap between
   their words on a phone ("Spełnione deklaracje", "Previsioni azzeccate", "Izpildīti
   solījumi"), so the name cell is wide, and every column stays inside the panel.
+- Two people with the same long name are told apart on a phone: the second one's ` (2)` stays
+  in sight beside the name cut short, in the seats, under the trick's cards and in the final
+  standings.
 
 The games are set up by the service's driver, played in English (its checks read English), and
 the chat's language is set before each page is opened.
@@ -362,3 +365,75 @@ async def test_long_names_take_the_seats_no_more_rows_than_short_ones(
     assert squeezed == []
     assert untitled == []
     assert uncut == []
+
+
+NAMESAKE = "Bartholomäus von Wolkensteiner"
+NAMESAKES = (NAMESAKE, NAMESAKE, *NAMES[1:5])
+"""Six people, the first two called alike: the second is shown as `NAMESAKE (2)`, too long for
+the name cell of the final standings at 360 px too (a name as it comes in is at most 32
+characters: `adapters/text.py`)."""
+
+SECOND = f"{NAMESAKE} (2)"
+
+SUFFIX = """selector => [...document.querySelectorAll(selector)]
+  .filter(node => node.textContent.includes("(2)"))
+  .map(node => {
+    const walk = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+    let text = walk.nextNode();
+    while (text !== null && !text.data.includes("(2)")) text = walk.nextNode();
+    const range = document.createRange();
+    const at = text.data.lastIndexOf("(2)");
+    range.setStart(text, at);
+    range.setEnd(text, at + 3);
+    const box = range.getBoundingClientRect();
+    const inside = element => {
+      const room = element.getBoundingClientRect();
+      return box.left >= room.left - 0.5 && box.right <= room.right + 0.5;
+    };
+    const clips = [];
+    for (let element = text.parentElement; element !== node.parentElement;
+         element = element.parentElement) {
+      if (getComputedStyle(element).overflowX !== "visible") clips.push(element);
+    }
+    const names = [node, ...node.querySelectorAll(".name > span, .name")];
+    return {
+      text: node.textContent.replaceAll("\\u00a0", " "),
+      seen: inside(node) && clips.every(inside),
+      cut: names.some(name => name.scrollWidth > name.clientWidth),
+    };
+  })"""
+"""Each of `selector`'s nodes whose text has a `(2)`: its text, whether that `(2)` is wholly
+inside the node and every box between them that clips what overflows it (a `(2)` cut away
+with an ellipsis is outside its name's box), and whether the name beside it is cut short."""
+
+
+def check_suffix(found: list[dict[str, Any]], where: str) -> None:
+    """The second namesake's name line is there, the name cut short, its ` (2)` in sight."""
+    assert found, where
+    for node in found:
+        assert SECOND in node["text"], (where, node)
+        assert node["cut"], (where, node)  # a name not cut would prove nothing
+        assert node["seen"], (where, node)
+
+
+async def test_a_namesakes_number_stays_in_sight_on_a_phone(
+    chromium: Path, redis_client: aioredis.Redis
+) -> None:
+    """Two people with the same long name at 360 px: the second one's ` (2)` stays in sight
+    beside the name cut short, in the seats, under the trick's cards (the last trick's too) and
+    in the final standings, so the two are told apart where there are no tooltips."""
+    people = [User(person.id, name) for person, name in zip(PEOPLE, NAMESAKES, strict=True)]
+    driver = Driver(service(redis_client, seed=3, config=CONFIG), people, wings_rate=0)
+    await driver.lobby(["rounds=short"])
+    await driver.play_until(four_played)
+    async with pages(driver, chromium) as (web, address, browser):
+        page = await opened(browser, web, address, driver, "en", PHONE)
+        await page.click("#last > summary")
+        check_suffix(await page.evaluate(SUFFIX, "#seats .seat .who"), "seats")
+        check_suffix(await page.evaluate(SUFFIX, "#trick .play .who, #last .play .who"), "trick")
+        await page.close()
+        await driver.play_until(lambda state: state.phase is Phase.FINISHED)
+        page = await opened(browser, web, address, driver, "en", PHONE)
+        standings = "#summary[data-kind=final] td:nth-child(2)"
+        check_suffix(await page.evaluate(SUFFIX, standings), "standings")
+        await page.close()

@@ -155,19 +155,33 @@ function cardNode(card, about, { payload = null, tag = "div", classes = "" } = {
   return node;
 }
 
+/** A seat's name in two: the name, which may be cut short, and what tells it from a namesake's
+ * at its end (" (2)", the view's `namesake`), which never is; a name of someone called "Ann (2)"
+ * themselves has no `namesake` and stays whole. */
+function nameParts(seat) {
+  const tail = seat.namesake ?? "";
+  if (!tail || !seat.name.endsWith(tail)) return [seat.name, ""];
+  return [seat.name.slice(0, -tail.length), tail.replace(/^ /, "\u00a0")];
+}
+
+/** The namesake's number beside a name, never cut (nothing for a name nobody else has). */
+function namesake(tail, classes = "namesake") {
+  return tail ? [element("span", { class: classes }, tail)] : [];
+}
+
 /** A seat's name line: the name, cut short with an ellipsis where the seat has no room for it
- * (whole in its text and tooltip), and its marks, never cut: the AI's 🤖, the dealer's word (the
- * turn's ▶ and the away 💤 are the stylesheet's). */
+ * (whole in its text and tooltip), and its marks, never cut: the AI's 🤖, a namesake's number,
+ * the dealer's word (the turn's ▶ and the away 💤 are the stylesheet's). */
 function seatName(seat) {
   const node = element("span", { class: "who" });
-  let name = seat.name;
+  let [name, tail] = nameParts(seat);
   if (seat.robot && name.startsWith(`${ROBOT} `)) {
     node.append(element("span", { class: "mark" }, `${ROBOT}\u00a0`));
     name = name.slice(ROBOT.length + 1);
   }
   const text = element("span", { class: "name", title: seat.name, "data-name": name });
   text.append(element("span", {}, name));
-  node.append(text);
+  node.append(text, ...namesake(tail, "mark namesake"));
   if (seat.dealer) node.append(element("span", { class: "mark" }, `\u00a0(${w("dealer")})`));
   return node;
 }
@@ -192,10 +206,12 @@ function drawSeats(v) {
 }
 
 /** Who played a card, under it: the name (cut short with an ellipsis where it is wider than the
- * card, whole in its text and tooltip) and, for the card taking the trick, a star. */
-function who(name, winning) {
+ * card, whole in its text and tooltip), a namesake's number and, for the card taking the trick,
+ * a star. */
+function who(seat, winning) {
   const node = element("span", { class: "who" });
-  node.append(element("span", { class: "name", title: name }, name));
+  const [name, tail] = nameParts(seat);
+  node.append(element("span", { class: "name", title: seat.name }, name), ...namesake(tail));
   if (winning) node.append(element("span", { class: "star" }, "\u00a0★"));
   return node;
 }
@@ -210,7 +226,7 @@ function drawMiddle(v) {
   for (const play of v.trick.plays) {
     const winning = play.seat === v.trick.winning;
     const spot = element("div", { class: `play${winning ? " winning" : ""}`, "data-seat": play.seat });
-    spot.append(cardNode(play.card, play), who(v.seats[play.seat].name, winning));
+    spot.append(cardNode(play.card, play), who(v.seats[play.seat], winning));
     trick.append(spot);
   }
   const last = $("last").querySelector(".plays");
@@ -218,7 +234,7 @@ function drawMiddle(v) {
   if (v.last_trick) {
     for (const play of v.last_trick.plays) {
       const spot = element("div", { class: `play${play.seat === v.last_trick.winner ? " winning" : ""}` });
-      spot.append(cardNode(play.card, play, { classes: "small" }), who(v.seats[play.seat].name, play.seat === v.last_trick.winner));
+      spot.append(cardNode(play.card, play, { classes: "small" }), who(v.seats[play.seat], play.seat === v.last_trick.winner));
       last.append(spot);
     }
   }
@@ -261,9 +277,17 @@ function table(heads, rows) {
   node.append(head);
   for (const cells of rows) {
     const line = element("tr");
-    // the name (the second cell) whole in its tooltip, where it may be cut short
+    // the name (the second cell, a seat) whole in its tooltip, where it may be cut short
     cells.forEach((cell, index) => {
-      line.append(element("td", { title: index === 1 ? String(cell) : null }, String(cell)));
+      if (index !== 1) line.append(element("td", {}, String(cell)));
+      else {
+        const [name, tail] = nameParts(cell);
+        const td = element("td", { title: cell.name });
+        const text = element("span", { class: "who" });
+        text.append(element("span", { class: "name" }, name), ...namesake(tail));
+        td.append(text);
+        line.append(td);
+      }
     });
     node.append(line);
   }
@@ -286,7 +310,7 @@ function drawSummary(v) {
     kind = "final";
     summary.append(element("h2", {}, v.final.title), element("h3", {}, w("standings")));
     summary.append(table(["", "", w("total"), w("bids_met")], v.final.rows.map((r) => [
-      r.medal, r.name, points(r.total), `${r.bids_met}/${v.final.rounds}`])));
+      r.medal, v.seats[r.seat], points(r.total), `${r.bids_met}/${v.final.rounds}`])));
     summary.append(element("p", { class: "winners" }, v.final.winners));
   } else if (round) {
     kind = "round";
@@ -299,7 +323,7 @@ function drawSummary(v) {
     });
     summary.append(close, element("h2", {}, v.round_end.title));
     summary.append(table(["", "", w("bid"), w("tricks"), w("points"), w("total")], v.round_end.rows.map((r) => [
-      r.made ? "✅" : "❌", r.name, r.bid, r.won, pointsWon(r.points), points(r.total)])));
+      r.made ? "✅" : "❌", v.seats[r.seat], r.bid, r.won, pointsWon(r.points), points(r.total)])));
   } else if (v.lobby) {
     kind = "lobby";
     summary.append(element("h2", {}, v.lobby.title));
