@@ -11,6 +11,7 @@ import re
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -58,6 +59,20 @@ ROUND_PHASES = (Phase.TRUMP, Phase.BIDDING, Phase.PLAYING)
 MOVES = "tbp"
 """Button actions that answer the decision the game waits for: trump, bid, play."""
 T = texts("en")
+
+
+class CountedRedis(aioredis.Redis):
+    """A Redis client that counts the calls made with it (a pipeline is one)."""
+
+    calls: Counter[str]
+
+    async def execute_command(self, *args: Any, **options: Any) -> Any:
+        self.calls[str(args[0])] += 1
+        return await super().execute_command(*args, **options)
+
+    def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> Any:
+        self.calls["pipeline"] += 1
+        return super().pipeline(transaction, shard_hint)
 
 
 def human(number: int) -> User:

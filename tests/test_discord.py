@@ -24,7 +24,7 @@ import pytest
 import reading
 import redis.asyncio as aioredis
 from fake_discord import APP_PERMISSIONS, ATTACH_FILES, SEND_MESSAGES, FakeDiscord, Person, Stored
-from service_helpers import counted_ticks, reviews_posted
+from service_helpers import CountedRedis, counted_ticks, reviews_posted
 
 from adapters.discord.app import DiscordFrontEnd
 from adapters.discord.ids import chat_key, user_key
@@ -743,20 +743,6 @@ async def test_a_player_who_opened_their_dms_gets_the_next_games_hands_there(dc:
     notices = [m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content]
     assert len(notices) == 5  # the first game's
     assert [e[1] for e in dc.fake.errors] == [50007]
-
-
-class CountedRedis(aioredis.Redis):
-    """A Redis client that counts the calls made with it (a pipeline is one)."""
-
-    calls: Counter[str]
-
-    async def execute_command(self, *args: Any, **options: Any) -> Any:
-        self.calls[str(args[0])] += 1
-        return await super().execute_command(*args, **options)
-
-    def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> Any:
-        self.calls["pipeline"] += 1
-        return super().pipeline(transaction, shard_hint)
 
 
 async def test_a_worker_that_never_saw_the_dms_closed_takes_the_notices_button_off(
