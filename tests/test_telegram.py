@@ -14,6 +14,7 @@ import random
 import re
 import signal
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,7 @@ import reading
 import redis.asyncio as aioredis
 from aiohttp import ClientSession, web
 from fake_telegram import Event, FakeTelegram, MessageView, RateLimits, User
-from service_helpers import Clock, Pondering, counted_ticks, reviews_posted
+from service_helpers import Clock, CountedRedis, Pondering, counted_ticks, reviews_posted
 from telegram import Update
 from telegram.ext import AIORateLimiter
 
@@ -33,6 +34,7 @@ from adapters.slots import hand_slot
 from adapters.telegram.app import TelegramFrontEnd
 from adapters.telegram.ids import chat_key, user_key
 from adapters.telegram.render import Post
+from adapters.telegram.slots import Slots
 from adapters.text import TITLE_LIMIT, clean
 from bot import tokens
 from bot.ai import LEVELS
@@ -1535,6 +1537,81 @@ async def test_a_join_without_a_private_chat_gets_a_deep_link(tg: Bot) -> None:
     assert answer.show_alert
     assert "private chat" in answer.text
     assert "Cid" not in tg.lobby().text
+
+
+def open_first_notices(bot: Bot, name: str) -> list[MessageView]:
+    """The group's notices that `name` must open a private chat with the bot to sit down,
+    oldest first."""
+    said = f"{name}: To sit down, first open a private chat"
+    return [m for m in bot.fake.current_messages(GROUP).values() if m.text.startswith(said)]
+
+
+async def test_a_newcomer_s_repeated_joins_leave_one_live_notice(tg: Bot) -> None:
+    """Dan, who never opened the bot's private chat, types /join, presses the lobby's Join,
+    and types /join again. The press posts nothing (its alert says what to do, the notice
+    with the button is there already); the second /join is answered with a new notice, and
+    the one before loses its button: one live button for him. Eve's notice is her own."""
+    await seat(tg, (ANN, BOB))
+    await tg.command(GROUP, DAN, "/join")
+    (first,) = open_first_notices(tg, "Dan")
+    assert first.labels == [["Open the private chat"]]
+    shown = len(tg.fake.current_messages(GROUP))
+    answer = await tg.press_label(GROUP, DAN, tg.lobby().message_id, "Join")
+    assert answer.show_alert
+    assert "open a private chat" in answer.text
+    assert len(tg.fake.current_messages(GROUP)) == shown  # nothing new in the group
+    await tg.command(GROUP, EVE, "/join")
+    await tg.command(GROUP, DAN, "/join")
+    notices = open_first_notices(tg, "Dan")
+    assert notices[0].message_id == first.message_id
+    assert [m.labels for m in notices] == [[], [["Open the private chat"]]]
+    assert open_first_notices(tg, "Eve")[0].labels == [["Open the private chat"]]
+    assert "Dan" not in tg.lobby().text
+
+
+async def test_a_newcomer_s_notice_loses_its_button_once_he_sits_down(tg: Bot) -> None:
+    """Dan's /join, twice, and his press of Join leave one notice with a live button; once he
+    sits down through its link (/start join-<group> in his private chat), it has none."""
+    await seat(tg, (ANN, BOB))
+    await tg.command(GROUP, DAN, "/join")
+    await tg.command(GROUP, DAN, "/join")
+    answer = await tg.press_label(GROUP, DAN, tg.lobby().message_id, "Join")
+    assert answer.show_alert
+    (live,) = [m for m in open_first_notices(tg, "Dan") if m.keyboard]
+    url = live.keyboard[0][0].url
+    assert url is not None
+    tg.fake.start_dm(DAN, url.partition("?start=")[2])
+    await tg.idle()
+    assert "Dan" in tg.lobby().text
+    assert [m.keyboard for m in open_first_notices(tg, "Dan")] == [(), ()]
+
+
+async def test_a_join_with_the_private_chat_open_costs_what_it_did(tg: Bot, redis_url: str) -> None:
+    """Eve (her private chat open) types /join, and Cid presses Join: the notice of a closed
+    chat costs them nothing, neither a Telegram call nor a call to Redis of the group's slot
+    map beyond the lobby's."""
+    await seat(tg, (ANN, BOB))
+    for user in (CID, EVE):
+        tg.fake.start_dm(user)
+    await tg.idle()
+    counted = CountedRedis.from_url(redis_url)
+    counted.calls = Counter()
+    tg.front.slots = tg.front.sender.slots = Slots(counted)
+    before = Counter(tg.fake.calls)
+    await tg.command(GROUP, EVE, "/join")
+    answer = await tg.press_label(GROUP, CID, tg.lobby().message_id, "Join")
+    assert not answer.show_alert
+    assert "Cid" in tg.lobby().text
+    assert "Eve" in tg.lobby().text
+    telegram_calls = Counter(tg.fake.calls) - before
+    del telegram_calls["getUpdates"]
+    # Each: the chat action, the lobby edited, the hello in the private chat (the press
+    # answered); of the slot map, the lobby's calls alone, as before the notice had a slot.
+    assert telegram_calls == Counter(
+        sendChatAction=2, editMessageText=2, sendMessage=2, answerCallbackQuery=1
+    )
+    await counted.aclose()
+    assert counted.calls == Counter(EVALSHA=4, HGET=2)  # the lobby edited twice
 
 
 UNREACHED = "Bob Brown: I cannot write to you privately, where your cards are shown: "

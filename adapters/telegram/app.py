@@ -121,6 +121,10 @@ MEMBER_STATUSES = frozenset({"creator", "administrator", "member", "restricted"}
 UNREACHED_SLOT = "unreached:"
 """The group slot of the notice that a player cannot be reached privately (`<slot><user id>`):
 its button comes off when they are back."""
+OPEN_SLOT = "open:"
+"""The group slot of the notice that a person must open a private chat with the bot to sit down
+(`<slot><user id>`): one with a live button per person and game chat; it loses the button when
+a newer one supersedes it, or once they have come through its link."""
 UNREACHED_FOR = 30 * 86400
 """Seconds the mark that a game told its group of an unreachable player is kept."""
 UNBLOCKED_FOR = 10
@@ -406,7 +410,7 @@ class TelegramFrontEnd:
         request = replace(request, place=_title(chat), where=here, whom=whom)
         game = chat_key(chat.id)
         with about(game):
-            if spec.seats and not await self._reachable(chat, person, message.id, here):
+            if spec.seats and not await self._reachable(chat, person, here, message.id):
                 return
             admin = spec.who is Who.HOST and await self.admins.is_admin(chat.id, person.id)
             user = make_user(
@@ -497,7 +501,9 @@ class TelegramFrontEnd:
         """`/start join-<group>[_<topic>]`: a seat at the group's table (one it opens is played
         in that topic), for a member of the group. The join keeps the group's title, as a join
         in the group does (`Request.place`): the update is of the private chat and does not say
-        it, so Telegram is asked (`_group_title`)."""
+        it, so Telegram is asked (`_group_title`). Their notice in the group loses its button
+        (`_opened`): the private chat it was to open is open, seated or not (a join refused, a
+        full table say, can be asked again in the group)."""
         game = chat_key(group)
         with about(game):
             t = await self._texts(game)
@@ -512,6 +518,7 @@ class TelegramFrontEnd:
             request = Request(Kind.JOIN, place=place, where=where)
             outcome = await self.service.handle(game, user, request, str(update.update_id))
             self.show(game, outcome)
+            await self._opened(group, game, person.id)
             if outcome.answer and not outcome.alert:
                 text = t(
                     "✅ You have a seat at the table. Your cards will come here, with buttons to "
@@ -540,7 +547,7 @@ class TelegramFrontEnd:
             spec = of_payload(data)
             joins = spec is not None and spec.seats and is_group(where.id)
             here = _where(query.message) if is_group(where.id) else None
-            if joins and not await self._reachable(where, person, None, here):
+            if joins and not await self._reachable(where, person, here):
                 t = await self._texts(game)
                 await query.answer(_cut(self._open_first(t)), show_alert=True)
                 return
@@ -686,12 +693,15 @@ class TelegramFrontEnd:
         return [game for game in seated if is_group(telegram_id(game) or 0)]
 
     async def _reachable(
-        self, group: Chat, person: TgUser, reply_to: int | None, here: str | None
+        self, group: Chat, person: TgUser, here: str | None, typed: int | None = None
     ) -> bool:
         """Whether the person can be written to privately (asked with a chat action, which
         leaves nothing in their chat: the hello follows only once they are seated, `_greet`).
         If Telegram refuses (they never opened the chat, or blocked the bot), the group gets a
-        deep link instead. Another error does not keep them from their seat."""
+        deep link instead, in a notice of their own slot (`OPEN_SLOT`): a command (`typed`,
+        its message) gets a new one in reply, and the one before loses its button; a press
+        whose person has a notice with a live button already gets its alert alone (one Redis
+        call, on this path only). Another error does not keep them from their seat."""
         try:
             await self.bot.send_chat_action(person.id, ChatAction.TYPING)
         except Forbidden:
@@ -701,18 +711,31 @@ class TelegramFrontEnd:
             return True
         else:
             return True
-        t = await self._texts(chat_key(group.id))
+        game = chat_key(group.id)
+        slot = f"{game}:{OPEN_SLOT}{person.id}"
+        if typed is None and await self.slots.buttoned(group.id, slot) is not None:
+            return False  # pressed: the alert says it, and the notice is there already
+        t = await self._texts(game)
         name = make_user(person.id, person.first_name, person.last_name, False).name
         link = commands.deep_link(self.bot.username, group.id, thread(here))
         post = Post(
             group.id,
             html_text(said_of(t, name, self._open_first(t))),
             keys=((Key(self._open_private(t), url=link),),),
-            reply_to=reply_to,
+            reply_to=typed,
             thread=thread(here),
+            slot=slot,
+            notify=True,  # a new message, next to what asked for it; the last loses its button
         )
-        self.outbox.put(group.id, post)
+        self.outbox.put(group.id, post, key=slot)
         return False
+
+    async def _opened(self, group: int, game: str, person: int) -> None:
+        """The person came through the link of their notice (`_reachable`): their private chat
+        is open, so its button is of no more use and comes off (if it is still there)."""
+        slot = f"{game}:{OPEN_SLOT}{person}"
+        if await self.slots.buttoned(group, slot) is not None:
+            self.outbox.put(group, Post(group, "", slot=slot, bare=True), key=slot)
 
     async def _unreachable(self, failed: Post) -> None:
         """Telegram refused a game's private message to its player (they blocked the bot, or
