@@ -22,7 +22,7 @@ the chat's language is set before each page is opened.
 """
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -61,10 +61,16 @@ as "Bartholomäus …"); wrapped, the narrowest (Russian) leaves 180."""
 
 
 async def long_named_table(
-    redis_client: aioredis.Redis, done: Callable[[GameState], bool]
+    redis_client: aioredis.Redis,
+    done: Callable[[GameState], bool],
+    names: Sequence[str] | None = None,
 ) -> Driver:
-    """Six people with long names at a table on the short plan, played until `done(state)`."""
-    driver = Driver(service(redis_client, seed=3, config=CONFIG), PEOPLE, wings_rate=0)
+    """Six people with long names (or with `names`) at a table on the short plan, played until
+    `done(state)`."""
+    people = (
+        PEOPLE if names is None else [User(p.id, n) for p, n in zip(PEOPLE, names, strict=True)]
+    )
+    driver = Driver(service(redis_client, seed=3, config=CONFIG), people, wings_rate=0)
     await driver.lobby(["rounds=short"])
     await driver.play_until(done)
     return driver
@@ -192,10 +198,7 @@ async def test_names_without_a_space_keep_a_trick_on_the_screen(
     """Four cards of a trick played by people with names of no space (UNBROKEN): on one row
     beside the trump, on the screen (the page does not scroll sideways); each card's width is
     no more than its name's room and the star, each name whole in its text and tooltip."""
-    people = [User(person.id, name) for person, name in zip(PEOPLE, UNBROKEN, strict=True)]
-    driver = Driver(service(redis_client, seed=3, config=CONFIG), people, wings_rate=0)
-    await driver.lobby(["rounds=short"])
-    await driver.play_until(four_played)
+    driver = await long_named_table(redis_client, four_played, UNBROKEN)
     async with pages(driver, chromium) as (web, address, browser):
         page = await opened(browser, web, address, driver, "en", viewport)
         plays = await page.evaluate(PLAYS, "#trick .play")
@@ -422,10 +425,7 @@ async def test_a_namesakes_number_stays_in_sight_on_a_phone(
     """Two people with the same long name at 360 px: the second one's ` (2)` stays in sight
     beside the name cut short, in the seats, under the trick's cards (the last trick's too) and
     in the final standings, so the two are told apart where there are no tooltips."""
-    people = [User(person.id, name) for person, name in zip(PEOPLE, NAMESAKES, strict=True)]
-    driver = Driver(service(redis_client, seed=3, config=CONFIG), people, wings_rate=0)
-    await driver.lobby(["rounds=short"])
-    await driver.play_until(four_played)
+    driver = await long_named_table(redis_client, four_played, NAMESAKES)
     async with pages(driver, chromium) as (web, address, browser):
         page = await opened(browser, web, address, driver, "en", PHONE)
         await page.click("#last > summary")
