@@ -24,18 +24,22 @@ _JOIN_PAYLOAD = re.compile(r"join-(-[0-9]{1,20})(?:_([0-9]{1,12}))?")
 After `_`, the forum topic the join was asked in."""
 
 
+def _command(text: str | None) -> tuple[str, str]:
+    """A message text's command and the bot it names after `@`, lower case ("" for none)."""
+    if not text or not text.startswith("/"):
+        return "", ""
+    name, _, bot = text.split(maxsplit=1)[0][1:].partition("@")
+    return name.lower(), bot.lower()
+
+
 def command_name(text: str | None) -> str:
     """The command of a message text: `/Bid@WizardBot 2` → `bid` ("" if none)."""
-    if not text or not text.startswith("/"):
-        return ""
-    return text.split(maxsplit=1)[0][1:].partition("@")[0].lower()
+    return _command(text)[0]
 
 
 def addressee(text: str | None) -> str:
     """The bot a command names after `@` (`/jion@WizardBot` → `wizardbot`; "" if none)."""
-    if not text or not text.startswith("/"):
-        return ""
-    return text.split(maxsplit=1)[0].partition("@")[2].lower()
+    return _command(text)[1]
 
 
 def near_command(name: str) -> str | None:

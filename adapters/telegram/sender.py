@@ -142,17 +142,22 @@ REMEMBERED = 10_000
 """How many groups that refused a picture a sender remembers (the oldest is forgotten first)."""
 
 
-def pictures_refused(error: TelegramError) -> bool:
-    """Whether `error` refuses a photo for what it is, text perhaps still allowed. Matched by
-    its words whatever its status: a 403 must not be taken for the bot's removal (`refused`)."""
+def _refused_for(error: TelegramError, words: tuple[str, ...]) -> bool:
+    """Whether `error` refuses a post for what it holds (one of `words`), text perhaps still
+    allowed. Matched by its words whatever its status: a 403 must not be taken for the bot's
+    removal (`refused`)."""
     said = error.message.lower()
-    return isinstance(error, (BadRequest, Forbidden)) and any(r in said for r in NO_PICTURES)
+    return isinstance(error, (BadRequest, Forbidden)) and any(r in said for r in words)
+
+
+def pictures_refused(error: TelegramError) -> bool:
+    """Whether `error` refuses a photo for what it is (`NO_PICTURES`)."""
+    return _refused_for(error, NO_PICTURES)
 
 
 def files_refused(error: TelegramError) -> bool:
-    """Whether `error` refuses a document for what it is (as `pictures_refused` a photo)."""
-    said = error.message.lower()
-    return isinstance(error, (BadRequest, Forbidden)) and any(r in said for r in NO_FILES)
+    """Whether `error` refuses a document for what it is (`NO_FILES`)."""
+    return _refused_for(error, NO_FILES)
 
 
 async def _nothing(_chat: int, _topic: int | None) -> None:
@@ -334,14 +339,18 @@ class Sender:
         bot (`files_refused`), in the private chat of who asked for it, when there is one
         (`Post.asker`) and it is open, and the group is told (`no_files`)."""
         name, data = attachment
-        try:
+
+        async def send(chat: int, thread: int | None) -> None:
             await self.bot.send_document(
-                post.target,
+                chat,
                 InputFile(data, filename=name),
                 caption=post.html,
                 parse_mode=ParseMode.HTML,
-                message_thread_id=post.thread,
+                message_thread_id=thread,
             )
+
+        try:
+            await send(post.target, post.thread)
         except TelegramError as error:
             if post.asker is None or not files_refused(error):
                 raise
@@ -349,12 +358,7 @@ class Sender:
         else:
             return Delivery.SENT
         try:
-            await self.bot.send_document(
-                post.asker,
-                InputFile(data, filename=name),
-                caption=post.html,
-                parse_mode=ParseMode.HTML,
-            )
+            await send(post.asker, None)
         except TelegramError as error:
             if retryable(error):
                 raise
