@@ -535,6 +535,26 @@ async def test_stats_say_where_one_stands_on_the_groups_board(
     assert "Rank" not in private
 
 
+async def test_the_rank_line_does_not_count_an_ai_level_as_a_person(
+    redis_client: aioredis.Redis,
+) -> None:
+    """The board a rank is counted on holds AI levels beside people. Korean said "5명 중
+    3위", 명 being the counter for people, of a board where one of the five is an AI level:
+    the line now counts entries, whoever they are."""
+    svc = service(redis_client, seed=3, clock=Clock(NOW))
+    await play(svc, GROUP, [ANN, BOB, CID], seed=1, ai=1)
+    await play(svc, GROUP, [BOB, CID, DOT], seed=2)
+    await svc.handle(GROUP, ANN, Request(Kind.LANGUAGE, "ko"))
+    level = next(iter((await summaries(redis_client, GROUP))[-1]["ai"].values()))
+    for asker, named in ((ANN, ""), (ANN, level)):
+        text = text_of(await ask(svc, GROUP, asker, Kind.STATS, named))
+        label, value = text.splitlines()[-1].split(maxsplit=1)
+        assert label == "순위", text
+        assert "명" not in value, text
+        rank = int(value.split("위")[0])
+        assert value == f"{rank}위 (전체 5)", text
+
+
 async def test_a_name_that_matches_nobody_suggests_whom_it_may_mean(
     redis_client: aioredis.Redis,
 ) -> None:

@@ -96,7 +96,8 @@ def stats_text(
     else:
         rows.append((t("Rating"), _rating(t, standing)))
     if rank is not None:
-        # TRANSLATORS: a player's place on the group's board by rating (/top): "3 of 7".
+        # TRANSLATORS: a player's place on the group's board by rating (/top): "3 of 7". The
+        # board holds AI levels beside people: no word or counter for people alone.
         rows.append((t("Rank"), t("{rank} of {n}", rank=rank[0], n=rank[1])))
     width = max(text_width(label) for label, _ in rows) + 2
     lines += [(pad(label, width) + value).rstrip() for label, value in rows]
