@@ -1,6 +1,7 @@
 """The lobby's option buttons fit a narrow phone: every label of a two-per-row button, in every
-language and on both platforms' layouts, is at most `HALF_ROW` columns wide (docs/players.md,
-"Option buttons fit a phone")."""
+language and on both platforms' layouts, is at most `HALF_ROW` columns wide, and every label of
+a button a row wide (the coach's toggle) at most `FULL_ROW` (docs/players.md, "Option buttons
+fit a phone")."""
 
 import itertools
 import unicodedata
@@ -13,7 +14,7 @@ from bot.messages import Message
 from bot.show import i18n
 from bot.show.i18n import DEFAULT_LANGUAGE, LANGUAGES, texts
 from bot.show.look import Look
-from bot.show.option_words import BUTTON, FLAGS
+from bot.show.option_words import BUTTON, COACH_BUTTON, FLAGS
 from bot.show.screens import lobby, options_line
 from bot.show.seating import Seating
 from bot.show.themes import DEFAULT_THEME
@@ -23,6 +24,16 @@ HALF_ROW = 18
 """Columns a half-width button shows whole on a 360 dp phone: Telegram draws button text at
 15 dp in a medium weight, letters of running words about 6.5 dp wide, and a half row of a group
 message's keyboard leaves about 115 dp for the text (docs/players.md)."""
+
+FULL_ROW = 30
+"""Columns a button a row wide shows whole on a 360 dp phone. By `HALF_ROW`'s measure a full
+row, the two halves with the gap between them and one button's padding less (about 245 dp of
+text), would hold some 37 letters; but 6.5 dp is the mean of lower-case running words, and a
+label a row wide is a phrase of them in every script, whose capitals, Cyrillic (ж, ш, ы) and
+accented letters run wider. So we hold it to 30, the number of narrow letters a full-row button
+of Telegram is taken to show on a 360 px phone: an estimate from the app's layout like
+`HALF_ROW`, not a measurement on a device; the ✅ before it counts two. The coach's toggle at
+33 (Italian, Polish: `allenatore: consigli e analisi`) was cut there."""
 
 CHANNEL = 42
 
@@ -71,6 +82,25 @@ def test_every_half_row_option_button_fits_a_phone(language: str) -> None:
     assert not too_wide, [(label, columns(label)) for label in too_wide]
 
 
+def full_row_labels(message: Message) -> set[str]:
+    """The labels of the buttons that have a row to themselves, as each platform lays the
+    message's buttons out."""
+    laid_out = [[key.label for key in row] for row in telegram_keys(message) if len(row) == 1] + [
+        [key.label for key in row] for row in discord_rows(CHANNEL, message) if len(row) == 1
+    ]
+    return {label for row in laid_out for label in row}
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+def test_every_full_row_option_button_fits_a_phone(language: str) -> None:
+    labels: set[str] = set()
+    for coach in (False, True):
+        labels |= full_row_labels(host_lobby(language, Options(), coach))
+    assert len(labels) == 2  # the coach's toggle, off and on
+    too_wide = sorted((label for label in labels if columns(label) > FULL_ROW), key=columns)
+    assert not too_wide, [(label, columns(label)) for label in too_wide]
+
+
 @pytest.mark.parametrize("language", list(LANGUAGES))
 def test_the_options_line_keeps_the_options_full_names(language: str) -> None:
     """A short button word is for the button alone: the lobby's `Options:` line, the table's
@@ -96,3 +126,7 @@ def test_each_options_button_word_is_its_catalogs(language: str) -> None:
         assert entry is not None, flag.key
         assert entry.string, flag.key
         assert flag.button_word(t) == entry.string
+    coach = catalog.get(COACH_BUTTON, BUTTON)
+    assert coach is not None
+    assert coach.string
+    assert t.pgettext(BUTTON, COACH_BUTTON) == coach.string

@@ -86,3 +86,9 @@ WINGS = Flag(
 )
 FLAGS = (NOTEQUAL, DMMIXED, FORESIGHT, WINGS)
 """The options that are on or off, in the order they are listed and their buttons laid out."""
+
+# TRANSLATORS: the coach option's words on its lobby button, a row of its own: at most 27
+# letters wide, a Hangul syllable counting two (the option is "coach" on the lobby's line).
+COACH_BUTTON = NC_("option button", "coach: hints and reviews")
+"""The table's coach option's words on its button, a row wide (translated in the context
+`BUTTON`, so that a language may say it shorter there than elsewhere)."""

@@ -28,6 +28,8 @@ from bot.show.look import Look, personal
 from bot.show.option_words import (
     BID_MODES,
     BID_NAMES,
+    BUTTON,
+    COACH_BUTTON,
     FLAGS,
     FORESIGHT,
     NOTEQUAL,
@@ -209,7 +211,7 @@ def option_buttons(
             ),
         ),
         *_rows([flag(f.key, f.button_word(t), f.on(options)) for f in FLAGS], 2),
-        (flag(COACH, t("coach: hints and reviews"), coach),),
+        (flag(COACH, t.pgettext(BUTTON, COACH_BUTTON), coach),),
     ]
 
 
