@@ -389,6 +389,10 @@ SUFFIX = """selector => [...document.querySelectorAll(selector)]
     range.setStart(text, at);
     range.setEnd(text, at + 3);
     const box = range.getBoundingClientRect();
+    const space = document.createRange(); // the space before the number, drawn
+    space.setStart(text, Math.max(0, at - 1));
+    space.setEnd(text, at);
+    const gap = text.data[at - 1] === " " ? space.getBoundingClientRect().width : 0;
     const inside = element => {
       const room = element.getBoundingClientRect();
       return box.left >= room.left - 0.5 && box.right <= room.right + 0.5;
@@ -399,24 +403,33 @@ SUFFIX = """selector => [...document.querySelectorAll(selector)]
       if (getComputedStyle(element).overflowX !== "visible") clips.push(element);
     }
     const names = [node, ...node.querySelectorAll(".name > span, .name")];
+    const titled = node.title ? node : node.querySelector("[title]");
     return {
       text: node.textContent.replaceAll("\\u00a0", " "),
       seen: inside(node) && clips.every(inside),
       cut: names.some(name => name.scrollWidth > name.clientWidth),
+      shown: [...node.querySelectorAll(".name, .namesake")].map(part => part.textContent).join(""),
+      title: titled === null ? null : titled.title,
+      gap: Math.round(gap),
     };
   })"""
 """Each of `selector`'s nodes whose text has a `(2)`: its text, whether that `(2)` is wholly
 inside the node and every box between them that clips what overflows it (a `(2)` cut away
-with an ellipsis is outside its name's box), and whether the name beside it is cut short."""
+with an ellipsis is outside its name's box), whether the name beside it is cut short, the
+name as it is shown (the name and its number, character for character), its tooltip and how
+wide the space before the number is drawn (px; 0 for no space there)."""
 
 
 def check_suffix(found: list[dict[str, Any]], where: str) -> None:
-    """The second namesake's name line is there, the name cut short, its ` (2)` in sight."""
+    """The second namesake's name line is there, the name cut short, its ` (2)` in sight, and
+    its tooltip reads as the name does, to the space before the number."""
     assert found, where
     for node in found:
         assert SECOND in node["text"], (where, node)
         assert node["cut"], (where, node)  # a name not cut would prove nothing
         assert node["seen"], (where, node)
+        assert node["shown"] == node["title"] == SECOND, (where, node)
+        assert node["gap"] >= 2, (where, node)  # the space is drawn, not dropped
 
 
 async def test_a_namesakes_number_stays_in_sight_on_a_phone(
@@ -424,7 +437,9 @@ async def test_a_namesakes_number_stays_in_sight_on_a_phone(
 ) -> None:
     """Two people with the same long name at 360 px: the second one's ` (2)` stays in sight
     beside the name cut short, in the seats, under the trick's cards (the last trick's too) and
-    in the final standings, so the two are told apart where there are no tooltips."""
+    in the final standings, so the two are told apart where there are no tooltips; and the
+    name shown reads as its tooltip does, a plain space before the number (the page drew a
+    no-break space there, which the tooltip lacked), the space drawn."""
     driver = await long_named_table(redis_client, four_played, NAMESAKES)
     async with pages(driver, chromium) as (web, address, browser):
         page = await opened(browser, web, address, driver, "en", PHONE)

@@ -157,11 +157,13 @@ function cardNode(card, about, { payload = null, tag = "div", classes = "" } = {
 
 /** A seat's name in two: the name, which may be cut short, and what tells it from a namesake's
  * at its end (" (2)", the view's `namesake`), which never is; a name of someone called "Ann (2)"
- * themselves has no `namesake` and stays whole. */
+ * themselves has no `namesake` and stays whole. The two read together as the name does, to its
+ * plain space (the stylesheet keeps it), so the name on the screen and its tooltip are the same
+ * "Ann (2)". */
 function nameParts(seat) {
   const tail = seat.namesake ?? "";
   if (!tail || !seat.name.endsWith(tail)) return [seat.name, ""];
-  return [seat.name.slice(0, -tail.length), tail.replace(/^ /, "\u00a0")];
+  return [seat.name.slice(0, -tail.length), tail];
 }
 
 /** The namesake's number beside a name, never cut (nothing for a name nobody else has). */
