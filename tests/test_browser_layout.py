@@ -15,7 +15,9 @@ every language the chat speaks.
   solījumi"), so the name cell is wide, and every column stays inside the panel.
 - Two people with the same long name are told apart on a phone: the second one's ` (2)` stays
   in sight beside the name cut short, in the seats, under the trick's cards and in the final
-  standings.
+  standings, and the name shown reads as its tooltip does.
+- The lobby's list and the score pad's headings cut a long name short too, the namesake's
+  ` (2)` in sight: the list stays inside its panel, a pad column no wider than its numbers.
 
 The games are set up by the service's driver, played in English (its checks read English), and
 the chat's language is set before each page is opened.
@@ -420,15 +422,15 @@ name as it is shown (the name and its number, character for character), its tool
 wide the space before the number is drawn (px; 0 for no space there)."""
 
 
-def check_suffix(found: list[dict[str, Any]], where: str) -> None:
-    """The second namesake's name line is there, the name cut short, its ` (2)` in sight, and
-    its tooltip reads as the name does, to the space before the number."""
+def check_suffix(found: list[dict[str, Any]], where: str, second: str = SECOND) -> None:
+    """The second namesake's name line (`second`) is there, the name cut short, its ` (2)` in
+    sight, and its tooltip reads as the name does, to the space before the number."""
     assert found, where
     for node in found:
-        assert SECOND in node["text"], (where, node)
+        assert second in node["text"], (where, node)
         assert node["cut"], (where, node)  # a name not cut would prove nothing
         assert node["seen"], (where, node)
-        assert node["shown"] == node["title"] == SECOND, (where, node)
+        assert node["shown"] == node["title"] == second, (where, node)
         assert node["gap"] >= 2, (where, node)  # the space is drawn, not dropped
 
 
@@ -451,4 +453,104 @@ async def test_a_namesakes_number_stays_in_sight_on_a_phone(
         page = await opened(browser, web, address, driver, "en", PHONE)
         standings = "#summary[data-kind=final] td:nth-child(2)"
         check_suffix(await page.evaluate(SUFFIX, standings), "standings")
+        await page.close()
+
+
+LOBBY = """() => {
+  const panel = document.querySelector("#summary[data-kind=lobby]");
+  const box = panel.getBoundingClientRect();
+  return [...panel.querySelectorAll("li")].map(line => ({
+    title: line.title,
+    shown: [...line.querySelectorAll(".name, .namesake")].map(part => part.textContent).join(""),
+    inside: line.getBoundingClientRect().right <= box.right + 0.5,
+  }));
+}"""
+"""Each player of the lobby's list: its tooltip, its name as shown (the name and its number)
+and whether its line is inside the panel."""
+
+SHOUTED = "MAXIMILIANOBERHAUSENWOLKENSTEIN"
+"""A name in capitals with no space to wrap at, wider than the lobby's list at 360 px."""
+LOBBY_NAMES = (SHOUTED, SHOUTED, *NAMES[1:5])
+"""Six people, the first two called alike, by a name with no space to wrap at."""
+
+CROWN_IN_SIGHT = """() => {
+  const line = document.querySelector("#summary li");
+  const crown = [...line.querySelectorAll("span")].find(span => span.textContent === " 👑");
+  return crown !== undefined
+    && crown.getBoundingClientRect().right <= line.getBoundingClientRect().right + 0.5;
+}"""
+"""Whether the host's crown is on the lobby's first line, within it."""
+
+PANEL_SCROLLS = """() => {
+  const panel = document.querySelector("#summary");
+  return panel.scrollWidth > panel.clientWidth;
+}"""
+
+
+async def test_the_lobby_list_cuts_a_long_name_short_on_a_phone(
+    chromium: Path, redis_client: aioredis.Redis
+) -> None:
+    """Six people with long names in a lobby, at 360 px: the list of who has joined showed each
+    name whole, so a name with no space to wrap at widened the list past its panel (which
+    scrolled), and a long name wrapped onto two lines. Each name is now cut short with an
+    ellipsis on its line, whole in its tooltip, and the second namesake's ` (2)` stays in sight
+    beside it, the host's crown too; nothing is wider than the screen."""
+    people = [User(p.id, n) for p, n in zip(PEOPLE, LOBBY_NAMES, strict=True)]
+    driver = Driver(service(redis_client, seed=3, config=CONFIG), people, wings_rate=0)
+    await driver.lobby(["rounds=short"], start=False)
+    async with pages(driver, chromium) as (web, address, browser):
+        page = await opened(browser, web, address, driver, "en", PHONE)
+        lines = await page.evaluate(SUFFIX, "#summary[data-kind=lobby] li")
+        check_suffix(lines, "lobby", f"{SHOUTED} (2)")
+        players = await page.evaluate(LOBBY)
+        assert sorted(player["title"] for player in players) == sorted(
+            [SHOUTED, f"{SHOUTED} (2)", *LOBBY_NAMES[2:]]
+        )
+        assert all(player["shown"] == player["title"] for player in players), players
+        assert all(player["inside"] for player in players), players
+        assert not await page.evaluate(PANEL_SCROLLS)
+        assert await page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+        assert await page.evaluate(CROWN_IN_SIGHT)
+        await page.close()
+
+
+SHEET = """() => {
+  const rows = [...document.querySelector("#sheet .pad table").rows];
+  return [...rows[0].cells].slice(1).map((head, index) => {
+    const widest = Math.max(...rows.slice(1).map(row => {
+      const range = document.createRange();
+      range.selectNodeContents(row.cells[index + 1]);
+      return range.getBoundingClientRect().width;
+    }));
+    const padding = parseFloat(getComputedStyle(head).paddingLeft)
+      + parseFloat(getComputedStyle(head).paddingRight);
+    return {
+      title: head.title,
+      shown: [...head.querySelectorAll(".name, .namesake")].map(part => part.textContent).join(""),
+      width: head.getBoundingClientRect().width,
+      numbers: widest + padding,
+    };
+  });
+}"""
+"""Each seat's heading of the score pad: its tooltip, its name as shown, its column's width and
+the width its numbers need (the widest cell's text and the padding)."""
+
+
+async def test_the_score_pads_headings_do_not_widen_its_columns_on_a_phone(
+    chromium: Path, redis_client: aioredis.Redis
+) -> None:
+    """The score pad at 360 px with six long names, two of them alike: each heading showed the
+    whole name, so a column was as wide as its name, not its numbers, and the pad scrolled the
+    further for it. Each column is now as wide as its numbers, the name cut short with an
+    ellipsis, whole in its tooltip, the second namesake's ` (2)` in sight."""
+    driver = await long_named_table(redis_client, four_played, NAMESAKES)
+    async with pages(driver, chromium) as (web, address, browser):
+        page = await opened(browser, web, address, driver, "en", PHONE)
+        await page.click("#sheet > summary")
+        check_suffix(await page.evaluate(SUFFIX, "#sheet th"), "score pad")
+        heads = await page.evaluate(SHEET)
+        assert sorted(head["title"] for head in heads) == sorted([NAMESAKE, *NAMESAKES[2:], SECOND])
+        assert all(head["shown"] == head["title"] for head in heads), heads
+        assert all(head["width"] <= head["numbers"] + 1 for head in heads), heads
+        assert await page.evaluate("document.documentElement.scrollWidth <= innerWidth")
         await page.close()

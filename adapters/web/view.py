@@ -171,14 +171,19 @@ def _final(look: Look, tv: TableView, names: tuple[str, ...]) -> JSON | None:
 
 
 def _lobby(look: Look, tv: TableView, seats: Seating) -> JSON | None:
-    """A lobby as everybody in the chat sees it: who has joined (the host first marked) and
-    the options."""
+    """A lobby as everybody in the chat sees it: who has joined (the host first marked, each
+    namesake's number apart as the seats carry it) and the options."""
     if tv.phase is not Phase.LOBBY:
         return None
     return {
         "title": look.t("Waiting for players…"),
         "players": [
-            {"name": name, "host": seat == seats.host, "robot": seat in seats.robots}
+            {
+                "name": name,
+                "namesake": suffix(seats.numbers[seat]) if seats.numbers else "",
+                "host": seat == seats.host,
+                "robot": seat in seats.robots,
+            }
             for seat, name in enumerate(seats.names)
         ],
         "options": look.t("Options: {options}", options=options_line(look, tv.options)),

@@ -330,7 +330,17 @@ function drawSummary(v) {
     kind = "lobby";
     summary.append(element("h2", {}, v.lobby.title));
     const list = element("ol");
-    for (const player of v.lobby.players) list.append(element("li", {}, player.name + (player.host ? " 👑" : "")));
+    // each name on its line, cut short where it is too long (whole in its tooltip), a
+    // namesake's number and the host's crown beside it
+    for (const player of v.lobby.players) {
+      const [name, tail] = nameParts(player);
+      const line = element("span", { class: "who" });
+      line.append(element("span", { class: "name" }, name), ...namesake(tail));
+      if (player.host) line.append(element("span", { class: "mark" }, " 👑"));
+      const item = element("li", { title: player.name });
+      item.append(line);
+      list.append(item);
+    }
     summary.append(list, element("p", {}, v.lobby.options));
   }
   summary.hidden = !kind;
@@ -359,7 +369,16 @@ function drawSheet(v) {
   const table = element("table");
   const head = element("tr");
   head.append(element("th", {}, w("sheet_round")));
-  for (const seat of v.seats) head.append(element("th", {}, seat.name));
+  // each seat's name, cut short to its column's numbers (whole in its tooltip), a namesake's
+  // number beside it
+  for (const seat of v.seats) {
+    const [name, tail] = nameParts(seat);
+    const line = element("span", { class: "who" });
+    line.append(element("span", { class: "name" }, name), ...namesake(tail));
+    const cell = element("th", { title: seat.name });
+    cell.append(line);
+    head.append(cell);
+  }
   table.append(head);
   for (const row of v.sheet) {
     const line = element("tr");
