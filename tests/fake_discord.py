@@ -18,6 +18,9 @@ What it models, as Discord does:
 - channel messages (create, edit) with content ≤ 2000 characters and components checked (≤ 5
   action rows of ≤ 5 buttons, custom ids 1-100 characters and unique, labels ≤ 80; a link
   button, style 5, has an http(s) url of ≤ 512 characters and no custom id, no other a url);
+- threads: a channel may be archived (`archive`), as Discord does after a thread's inactivity;
+  there a message cannot be edited (400, code 50083), a new message unarchives it unless it is
+  locked, and PATCH /channels/{id} with `archived: false` unarchives it (a locked one: 403);
 - DMs: POST /users/@me/channels opens a DM channel; a message to a person whose DMs are closed
   is refused with 403, code 50007;
 - interactions: each is answered once (a second answer: 400, code 40060) within 3 seconds
@@ -209,6 +212,10 @@ class FakeDiscord:
         its posts there."""
         self.dm_of: dict[int, int] = {}
         """Person → their DM channel."""
+        self.archived: set[int] = set()
+        """Channels (threads) archived: their messages cannot be edited."""
+        self.locked: set[int] = set()
+        """Archived threads a moderator locked: only a moderator may unarchive them."""
         self.messages: dict[int, Stored] = {}
         self.interactions: dict[int, _Interaction] = {}
         self._by_token: dict[str, _Interaction] = {}
@@ -549,6 +556,30 @@ class FakeDiscord:
         parent = str(self.channel)
         return {"id": str(thread), "guild_id": str(self.guild), "parent_id": parent, "type": 11}
 
+    def archive(self, thread: int, *, locked: bool = False) -> JSON:
+        """Discord archives the thread `thread` (after its inactivity, or a moderator does,
+        `locked` or not): the THREAD_UPDATE payload the gateway sends."""
+        self.archived.add(thread)
+        if locked:
+            self.locked.add(thread)
+        return self._thread_json(thread)
+
+    def _thread_json(self, thread: int) -> JSON:
+        metadata = {
+            "archived": thread in self.archived,
+            "locked": thread in self.locked,
+            "auto_archive_duration": 60,
+            "archive_timestamp": "2026-12-06T00:00:00+00:00",
+        }
+        return {
+            "id": str(thread),
+            "type": 11,
+            "guild_id": str(self.guild),
+            "parent_id": str(self.channel),
+            "name": self.channels.get(thread, "thread"),
+            "thread_metadata": metadata,
+        }
+
     def guild_delete(self) -> JSON:
         """The bot is removed from the guild: the GUILD_DELETE payload the gateway sends
         (not `unavailable`: an outage is no removal). Its channels are gone to the bot."""
@@ -692,6 +723,8 @@ class FakeDiscord:
             user = int(body["recipient_id"])
             recipients = [self.people[user].to_json()]
             return {"id": str(self._dm_channel(user)), "type": 1, "recipients": recipients}
+        if method == "PATCH" and parts[0] == "channels" and len(parts) == 2:
+            return self._edit_channel(int(parts[1]), body)
         if parts[0] == "channels" and len(parts) >= 3 and parts[2] == "messages":
             channel = int(parts[1])
             self._spend(channel, headers)
@@ -832,14 +865,28 @@ class FakeDiscord:
         needed = SEND_MESSAGES | (ATTACH_FILES if files else 0)
         if view in self.channels and self.app_permissions & needed != needed:
             raise ApiError(403, 50013, "Missing Permissions")
+        if view in self.archived and view in self.locked:
+            raise ApiError(400, 50083, "Thread is archived")
+        self.archived.discard(view)  # a new message unarchives a thread
         message = self._store(channel, body, files)
         self.transcripts[view].append(Line(self._describe(message)))
         return message
+
+    def _edit_channel(self, channel: int, body: JSON) -> JSON:
+        """PATCH /channels/{id}: only a thread's unarchiving is modelled."""
+        if channel not in self.channels or set(body) != {"archived"} or body["archived"]:
+            raise ApiError(400, 50035, "Invalid Form Body")
+        if channel in self.locked:
+            raise ApiError(403, 50013, "Missing Permissions")
+        self.archived.discard(channel)
+        return self._thread_json(channel)
 
     def _edit(self, channel: int, message_id: int, body: JSON) -> Stored:
         message = self.messages.get(message_id)
         if message is None or message.channel != channel:
             raise ApiError(404, 10008, "Unknown Message")
+        if channel in self.archived:
+            raise ApiError(400, 50083, "Thread is archived")
         if "content" in body:
             message.content = self._check(body)[0]
         if "components" in body:

@@ -1912,6 +1912,34 @@ async def test_a_game_whose_channel_is_gone_ends_and_its_players_are_told(
     assert not any(error[1] == 10003 for error in dc.fake.errors)  # nothing posted to it
 
 
+@pytest.mark.parametrize("locked", [False, True])
+async def test_a_game_in_a_thread_that_discord_archives_goes_on(dc: Bot, locked: bool) -> None:
+    """A game played in a thread: mid-game the thread is archived (Discord does it after the
+    thread's inactivity, as short as an hour; a moderator may too, and lock it). Discord lets
+    nobody edit a message in an archived thread (error 50083), so the table froze there while
+    the game went on in the DMs. The bot unarchives the thread, which it may do where it
+    posts, and edits again: the table shows the move. A thread locked by a moderator stays
+    archived (only a moderator may open it), and the game goes on in the DMs as before."""
+    ann, *_others = players = people(dc, "Ann", "Bob", "Cid")
+    await seat(dc, players)
+    await dc.command(ann, "start")
+    assert await move(dc)
+    table = next(m for m in dc.fake.shown(dc.channel) if "Round 1 of 5" in m.content)
+    before = table.content
+    the_gateway_says(dc, "THREAD_UPDATE", dc.fake.archive(dc.channel, locked=locked))
+    assert await move(dc)
+    await dc.idle()
+    codes = [error[1] for error in dc.fake.errors]
+    if locked:
+        assert dc.channel in dc.fake.archived
+        assert table.content == before
+        assert codes == [50083, 50013]  # the edit refused, then the unarchiving
+        return
+    assert dc.channel not in dc.fake.archived
+    assert table.content != before
+    assert codes == [50083]  # one refused edit, then the thread is opened and the edit made
+
+
 async def test_a_dm_press_is_taken_when_the_client_does_not_know_the_games_channel(
     dc: Bot,
 ) -> None:

@@ -13,7 +13,9 @@ says the mark was there. Only the person a post names may be pinged; `@everyone`
 stays text. A picture refused for want of permissions (50013: Attach Files taken while the
 client's cache did not know, so nothing refused the press before) is sent again once without
 it, its text form below the post's text in the same message; a channel that takes no text
-either refuses that too, and the post fails as before.
+either refuses that too, and the post fails as before. In a thread Discord archived (after its
+inactivity, as short as an hour) no message may be edited (error 50083): the bot unarchives the
+thread, as any member may unless a moderator locked it, and edits again, once.
 """
 
 import asyncio
@@ -42,6 +44,7 @@ log = logging.getLogger(__name__)
 CANNOT_MESSAGE_USER = 50007
 MISSING_PERMISSIONS = 50013
 UNKNOWN_MESSAGE = 10008
+THREAD_ARCHIVED = 50083
 CLOSED_FOR = 600.0
 """Seconds a person whose DMs are closed is not tried again (but for a new round's hand)."""
 RETRY_AFTER = 60.0
@@ -245,8 +248,12 @@ class Sender:
             message_id = await self.slots.get(where, post.slot)
         if message_id is not None and not post.notify and post.picture is None:
             try:
-                await channel.get_partial_message(message_id).edit(
-                    content=post.text, view=view(post.keys), allowed_mentions=mentions
+                await self._edit(
+                    where,
+                    channel.get_partial_message(message_id),
+                    content=post.text,
+                    view=view(post.keys),
+                    allowed_mentions=mentions,
                 )
                 return Delivery.EDITED
             except discord.NotFound:
@@ -285,15 +292,36 @@ class Sender:
         message = channel.get_partial_message(message_id)
         try:
             if behind is None:
-                await message.edit(view=None)
+                await self._edit(where, message, view=None)
             else:
-                await message.edit(
-                    content=behind, view=None, allowed_mentions=discord.AllowedMentions.none()
+                await self._edit(
+                    where,
+                    message,
+                    content=behind,
+                    view=None,
+                    allowed_mentions=discord.AllowedMentions.none(),
                 )
         except discord.NotFound:
             log.info("message %s in %s is gone", message_id, where)
             return Delivery.FAILED
         return Delivery.EDITED
+
+    async def _edit(self, where: int, message: discord.PartialMessage, **fields: Any) -> None:
+        """Edit `message` with `fields`. In a thread Discord archived (error 50083) the thread
+        is unarchived first and the edit made again, once; a thread a moderator locked stays
+        archived, and the edit fails with its first error."""
+        try:
+            await message.edit(**fields)
+        except discord.HTTPException as error:
+            if error.code != THREAD_ARCHIVED:
+                raise
+            log.info("thread %s is archived: opening it to edit message %s", where, message.id)
+            try:
+                await self.client.http.edit_channel(where, archived=False)
+            except discord.HTTPException as refused:
+                log.warning("may not unarchive thread %s (locked?): %s", where, refused)
+                raise error from refused
+            await message.edit(**fields)
 
 
 def _with_text(text: str, picture: Picture) -> str:
