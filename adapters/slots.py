@@ -258,9 +258,10 @@ class SlotMap:
     def __init__(self, client: RedisClient, key: Callable[[int], str]) -> None:
         self.client = client
         self._key = key
-        self._unsaved: dict[tuple[int, str], tuple[int, tuple[str, int] | None]] = {}
+        self._unsaved: dict[tuple[int, str], tuple[int, tuple[str, int] | None, str | None]] = {}
         """Slot messages sent while the store was away, not yet recorded there: (chat where it
-        is shown, slot) → (the message, the version it shows). They count as the slot's message
+        is shown, slot) → (the message, the version it shows, what it shows once left behind).
+        They count as the slot's message
         until recorded, which the next post for the slot does first."""
         self._claim = client.register_script(_CLAIM)
         self._adopt = client.register_script(_ADOPT)
@@ -460,27 +461,38 @@ class SlotMap:
         return game, int(version)
 
     async def set(
-        self, where: int, slot: str, message_id: int, version: tuple[str, int] | None = None
+        self,
+        where: int,
+        slot: str,
+        message_id: int,
+        version: tuple[str, int] | None = None,
+        behind: str | None = None,
     ) -> Superseded | None:
         """`message_id` (showing `version`) is the slot's message now: the message it replaces
         if that one may still have buttons (take them off: nothing should invite a press it
-        would refuse). If the store cannot record it, this worker remembers it (and raises):
-        the slot's next post records it first, and a retry of the post that sent it does not
-        send it again."""
-        self._unsaved[(where, slot)] = (message_id, version)
+        would refuse). `behind`: for a message with buttons posted without a version (no
+        release says what it has), the text it is to show once superseded, kept with its mark
+        of buttons (`<field>#k`). If the store cannot record it, this worker remembers it (and
+        raises): the slot's next post records it first, and a retry of the post that sent it
+        does not send it again."""
+        self._unsaved[(where, slot)] = (message_id, version, behind)
         return await self._save(where, slot)
 
     async def _save(self, where: int, slot: str) -> Superseded | None:
-        message_id, version = self._unsaved[(where, slot)]
+        saving = self._unsaved[(where, slot)]
+        message_id, _version, behind = saving
         key = self._key(where)
         async with self.client.pipeline(transaction=True) as pipe:
             pipe.hget(key, slot)
             pipe.hget(key, f"{slot}#k")
             pipe.hset(key, slot, str(message_id))
-            pipe.hdel(key, f"{slot}#k")  # the new message's: said when its post is released
+            if behind is None:  # the new message's: said when its post is released
+                pipe.hdel(key, f"{slot}#k")
+            else:
+                pipe.hset(key, f"{slot}#k", _keys_flag(True, behind))
             pipe.expire(key, TTL)
             old, had_keys, *_ = await pipe.execute()
-        if self._unsaved.get((where, slot)) == (message_id, version):
+        if self._unsaved.get((where, slot)) == saving:
             del self._unsaved[(where, slot)]
         if not old or int(old) == message_id or had_keys in (b"0", "0"):
             return None

@@ -1583,7 +1583,41 @@ async def test_a_newcomer_s_notice_loses_its_button_once_he_sits_down(tg: Bot) -
     tg.fake.start_dm(DAN, url.partition("?start=")[2])
     await tg.idle()
     assert "Dan" in tg.lobby().text
-    assert [m.keyboard for m in open_first_notices(tg, "Dan")] == [(), ()]
+    assert [m.keyboard for m in notices_of(tg, "Dan")] == [(), ()]
+
+
+def notices_of(bot: Bot, name: str) -> list[MessageView]:
+    """The group's messages about `name`'s private chat (`open_first_notices`, and what they
+    show once they have lost their button), oldest first."""
+    return [m for m in bot.fake.current_messages(GROUP).values() if m.text.startswith(name)]
+
+
+async def test_a_notice_that_lost_its_button_points_at_none(tg: Bot) -> None:
+    """Dan's first notice, superseded by his second /join, loses its button and says what is
+    still true without it; the second, once he sits down through its link, says that the
+    private chat is open and he has a seat. Neither says "press the button below" any more,
+    and each is changed in one edit, as its button was taken off before."""
+    await seat(tg, (ANN, BOB))
+    await tg.command(GROUP, DAN, "/join")
+    edits = ("editMessageText", "editMessageReplyMarkup")
+    before = Counter(tg.fake.calls)
+    await tg.command(GROUP, DAN, "/join")
+    assert sum((Counter(tg.fake.calls) - before)[m] for m in edits) == 1
+    first, second = notices_of(tg, "Dan")
+    assert first.keyboard == ()
+    assert first.text == (
+        "Dan: To sit down, first open a private chat with me, where your cards will be shown."
+    )
+    url = second.keyboard[0][0].url
+    assert url is not None
+    before = Counter(tg.fake.calls)
+    tg.fake.start_dm(DAN, url.partition("?start=")[2])
+    await tg.idle()
+    assert "Dan" in tg.lobby().text
+    assert sum((Counter(tg.fake.calls) - before)[m] for m in edits) == 2  # the lobby, the notice
+    now = tg.fake.message(GROUP, second.message_id)
+    assert now.keyboard == ()
+    assert now.text == "Dan: Our private chat is open, and you have a seat at the table."
 
 
 async def test_a_join_with_the_private_chat_open_costs_what_it_did(tg: Bot, redis_url: str) -> None:

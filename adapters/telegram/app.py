@@ -518,8 +518,9 @@ class TelegramFrontEnd:
             request = Request(Kind.JOIN, place=place, where=where)
             outcome = await self.service.handle(game, user, request, str(update.update_id))
             self.show(game, outcome)
-            await self._opened(group, game, person.id)
-            if outcome.answer and not outcome.alert:
+            seated = bool(outcome.answer) and not outcome.alert
+            await self._opened(group, game, person, seated)
+            if seated:
                 text = t(
                     "✅ You have a seat at the table. Your cards will come here, with buttons to "
                     "bid and play, once someone sends /start in the group."
@@ -726,16 +727,27 @@ class TelegramFrontEnd:
             thread=thread(here),
             slot=slot,
             notify=True,  # a new message, next to what asked for it; the last loses its button
+            behind=html_text(said_of(t, name, self._open_first(t, button=False))),
         )
         self.outbox.put(group.id, post, key=slot)
         return False
 
-    async def _opened(self, group: int, game: str, person: int) -> None:
+    async def _opened(self, group: int, game: str, person: TgUser, seated: bool) -> None:
         """The person came through the link of their notice (`_reachable`): their private chat
-        is open, so its button is of no more use and comes off (if it is still there)."""
-        slot = f"{game}:{OPEN_SLOT}{person}"
-        if await self.slots.buttoned(group, slot) is not None:
-            self.outbox.put(group, Post(group, "", slot=slot, bare=True), key=slot)
+        is open, so its button is of no more use and comes off (if it is still there), and in
+        the same edit the notice says so, and whether they have a seat now (`seated`), not
+        "press the button below"."""
+        slot = f"{game}:{OPEN_SLOT}{person.id}"
+        if await self.slots.buttoned(group, slot) is None:
+            return
+        t = await self._texts(game)
+        name = make_user(person.id, person.first_name, person.last_name, False).name
+        if seated:
+            text = t("Our private chat is open, and you have a seat at the table.")
+        else:
+            text = t("Our private chat is open: send /join to sit down.")
+        behind = html_text(said_of(t, name, text))
+        self.outbox.put(group, Post(group, "", slot=slot, bare=True, behind=behind), key=slot)
 
     async def _unreachable(self, failed: Post) -> None:
         """Telegram refused a game's private message to its player (they blocked the bot, or
@@ -809,7 +821,14 @@ class TelegramFrontEnd:
         self.outbox.put(person.id, Post(person.id, html_text(hello)))
 
     @staticmethod
-    def _open_first(t: Texts) -> str:
+    def _open_first(t: Texts, button: bool = True) -> str:
+        """What a person who never opened a private chat with the bot is told to do to sit
+        down; without `button`, as their notice says it once a newer one superseded it and its
+        button is gone."""
+        if not button:
+            return t(
+                "To sit down, first open a private chat with me, where your cards will be shown."
+            )
         return t(
             "To sit down, first open a private chat with me, where your cards will be shown: "
             "press the button below, then Start."

@@ -257,7 +257,7 @@ class Sender:
             message_id = await self.slots.get(post.target, post.slot)
             if message_id is None:
                 return Delivery.UNCHANGED
-            stripped = await self._strip(post.target, message_id)
+            stripped = await self._strip(post.target, message_id, post.behind)
             await self.slots.bared(post.target, post.slot, message_id)
             return stripped
         if post.picture is not None:
@@ -298,7 +298,9 @@ class Sender:
         """The post went as message `message_id`: for a slot, its new message (the one before
         loses its buttons)."""
         if post.slot is not None:
-            old = await self.slots.set(post.target, post.slot, message_id, post.version)
+            # A post of no version has no release to say what it shows once left behind.
+            behind = post.behind if post.version is None and post.keys else None
+            old = await self.slots.set(post.target, post.slot, message_id, post.version, behind)
             if old is not None:
                 self.superseded(post.target, old.message, old.behind)
         return Delivery.SENT
