@@ -1620,6 +1620,29 @@ async def test_a_notice_that_lost_its_button_points_at_none(tg: Bot) -> None:
     assert now.text == "Dan: Our private chat is open, and you have a seat at the table."
 
 
+async def test_a_plain_start_takes_the_button_off_each_of_a_newcomer_s_notices(tg: Bot) -> None:
+    """Dan types /join in two groups before he ever opened the bot's private chat, then opens
+    it with a plain /start (typed in the bot's chat, not through a notice's link): the notice
+    in each group loses its button and says his chat is open and how to sit down; he has no
+    seat yet, and his /join seats him now."""
+    await seat(tg, (ANN, BOB))
+    tg.fake.add_group(FRIDAY, FRIDAY_TITLE, members=[ANN, DAN])
+    await tg.command(GROUP, DAN, "/join")
+    await tg.command(FRIDAY, DAN, "/join")
+    (here,) = open_first_notices(tg, "Dan")
+    (there,) = [m for m in tg.fake.current_messages(FRIDAY).values() if m.text.startswith("Dan")]
+    assert here.labels == there.labels == [["Open the private chat"]]
+    tg.fake.start_dm(DAN)
+    await tg.idle()
+    for chat, notice in ((GROUP, here), (FRIDAY, there)):
+        now = tg.fake.message(chat, notice.message_id)
+        assert now.keyboard == ()
+        assert now.text == "Dan: Our private chat is open: send /join to sit down."
+    assert "Dan" not in tg.lobby().text
+    await tg.command(GROUP, DAN, "/join")
+    assert "Dan" in tg.lobby().text
+
+
 async def test_a_join_with_the_private_chat_open_costs_what_it_did(tg: Bot, redis_url: str) -> None:
     """Eve (her private chat open) types /join, and Cid presses Join: the notice of a closed
     chat costs them nothing, neither a Telegram call nor a call to Redis of the group's slot

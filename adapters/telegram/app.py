@@ -125,6 +125,9 @@ OPEN_SLOT = "open:"
 """The group slot of the notice that a person must open a private chat with the bot to sit down
 (`<slot><user id>`): one with a live button per person and game chat; it loses the button when
 a newer one supersedes it, or once they have come through its link."""
+OPENING_FOR = 30 * 86400
+"""Seconds a person's index of the groups with a notice of theirs to open the private chat is
+kept after the last (`keys.opening`), as long as the slot map that names those notices."""
 UNREACHED_FOR = 30 * 86400
 """Seconds the mark that a game told its group of an unreachable player is kept."""
 UNBLOCKED_FOR = 10
@@ -472,10 +475,12 @@ class TelegramFrontEnd:
         """A private /start: how to play, with a button that adds the bot to a group; then,
         for a game this person sits at, their hand and turn as it is now (`_hands`), unless
         they were sent it a moment ago as they unblocked the bot: Telegram's Restart button in
-        a blocked chat unblocks it and sends /start, and the hand would come twice."""
+        a blocked chat unblocks it and sends /start, and the hand would come twice. The chat is
+        open now: a group's notice that asked them to open it loses its button (`_opened`)."""
         t = texts(resolve_language(person.language_code))
         add = Key(t("Add me to a group"), url=f"https://t.me/{self.bot.username}?startgroup=play")
         self.outbox.put(person.id, Post(person.id, html_text(welcome_text(t)), keys=((add,),)))
+        await self._opened(person)
         if not await self.client.delete(keys.unblocked(user.id)):  # not sent a moment ago
             await self._hands(update, person.id, user)
 
@@ -510,6 +515,7 @@ class TelegramFrontEnd:
             if await self._member_status(group, person.id) not in MEMBER_STATUSES:
                 text = t("You can only join a table in a group you belong to.")
                 self.outbox.put(person.id, Post(person.id, html_text(text)))
+                await self._opened(person)
                 return
             user = make_user(
                 person.id, person.first_name, person.last_name, False, person.language_code
@@ -519,7 +525,7 @@ class TelegramFrontEnd:
             outcome = await self.service.handle(game, user, request, str(update.update_id))
             self.show(game, outcome)
             seated = bool(outcome.answer) and not outcome.alert
-            await self._opened(group, game, person, seated)
+            await self._opened(person, group, seated)
             if seated:
                 text = t(
                     "✅ You have a seat at the table. Your cards will come here, with buttons to "
@@ -729,25 +735,42 @@ class TelegramFrontEnd:
             notify=True,  # a new message, next to what asked for it; the last loses its button
             behind=html_text(said_of(t, name, self._open_first(t, button=False))),
         )
+        index = keys.opening(user_key(person.id))
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.sadd(index, str(group.id))
+            pipe.expire(index, OPENING_FOR)
+            await pipe.execute()
         self.outbox.put(group.id, post, key=slot)
         return False
 
-    async def _opened(self, group: int, game: str, person: TgUser, seated: bool) -> None:
-        """The person came through the link of their notice (`_reachable`): their private chat
-        is open, so its button is of no more use and comes off (if it is still there), and in
-        the same edit the notice says so, and whether they have a seat now (`seated`), not
-        "press the button below"."""
-        slot = f"{game}:{OPEN_SLOT}{person.id}"
-        if await self.slots.buttoned(group, slot) is None:
-            return
-        t = await self._texts(game)
+    async def _opened(
+        self, person: TgUser, linked: int | None = None, seated: bool = False
+    ) -> None:
+        """The person's private chat is open: they sent /start there, through the link of a
+        notice of group `linked` (which `seated` them, or not) or typed. Each group's notice
+        that asked them to open it (`_reachable`: the groups are in `keys.opening`) loses its
+        button, if it is still there, and in the same edit says that the chat is open, and
+        whether they have a seat, not "press the button below". One Redis read when there is
+        none; the group's own moves cost nothing of it."""
+        index = keys.opening(user_key(person.id))
+        noted = {int(group) for group in await self.client.smembers(index)}
         name = make_user(person.id, person.first_name, person.last_name, False).name
-        if seated:
-            text = t("Our private chat is open, and you have a seat at the table.")
-        else:
-            text = t("Our private chat is open: send /join to sit down.")
-        behind = html_text(said_of(t, name, text))
-        self.outbox.put(group, Post(group, "", slot=slot, bare=True, behind=behind), key=slot)
+        for group in sorted(noted | ({linked} if linked is not None else set())):
+            game = chat_key(group)
+            slot = f"{game}:{OPEN_SLOT}{person.id}"
+            with about(game):
+                if await self.slots.buttoned(group, slot) is None:
+                    continue
+                t = await self._texts(game)
+                if seated and group == linked:
+                    text = t("Our private chat is open, and you have a seat at the table.")
+                else:
+                    text = t("Our private chat is open: send /join to sit down.")
+                behind = html_text(said_of(t, name, text))
+                post = Post(group, "", slot=slot, bare=True, behind=behind)
+                self.outbox.put(group, post, key=slot)
+        if noted:
+            await self.client.srem(index, *(str(group) for group in noted))
 
     async def _unreachable(self, failed: Post) -> None:
         """Telegram refused a game's private message to its player (they blocked the bot, or

@@ -92,6 +92,14 @@ def unblocked(player: str) -> str:
     return f"wiz:{{p:{player}}}:tg:unblocked"
 
 
+def opening(player: str) -> str:
+    """Set of the Telegram groups (their ids) where `player` was told, in a notice with a link
+    (the group slot `open:<user id>`), to open a private chat with the bot to sit down; kept
+    30 days after the last. Their private /start, through a link or not, takes the buttons off
+    those notices; written only when a notice is posted."""
+    return f"wiz:{{p:{player}}}:tg:open"
+
+
 def discord(chat: str) -> str:
     """Hash of the Discord front end for the channel where messages live (a game channel, or a
     player's DM channel): field `<game chat>:<slot>` → the id of the last message sent for that
