@@ -36,7 +36,8 @@ What it models, as the real service does (the quirks a bot must get right):
 - a text mention (`send_text(mentions=...)`: a person without a username, picked in a client) is
   a `text_mention` entity carrying their User; a message sent in a chat's name
   (`send_as_chat`: an anonymous admin's, a linked channel's post) comes from a stand-in bot
-  (@GroupAnonymousBot, @Channel_Bot) with `sender_chat`;
+  (@GroupAnonymousBot, @Channel_Bot) with `sender_chat`, and reaches the bot if it is a
+  command for it;
 - forum supergroups (`add_group(forum=True)`, `add_topic`): a message in a topic has
   `message_thread_id` and `is_topic_message`, and one that replies to nothing is sent as a reply to
   the topic's first message (its `forum_topic_created` service message); a bot's message goes to the
@@ -1405,7 +1406,8 @@ class FakeTelegram:
         """A group's message sent in a chat's name, not a person's: an anonymous admin's (from
         the stand-in bot @GroupAnonymousBot, `sender_chat` the group) or, with `channel`, a post
         of the group's linked channel forwarded into it (from @Channel_Bot, `sender_chat` the
-        channel, `is_automatic_forward`). The bot is not told of it (privacy mode); its id."""
+        channel, `is_automatic_forward`). The bot is told of it only if it is a command for it
+        (privacy mode), as of a person's; its id."""
         chat = self._chat(chat_id)
         if channel is None:
             sender, sender_chat = ANONYMOUS_ADMIN, chat.to_json()
@@ -1417,9 +1419,15 @@ class FakeTelegram:
         message.service = {"sender_chat": sender_chat}
         if channel is not None:
             message.service["is_automatic_forward"] = True
+        command = re.match(r"/[A-Za-z0-9_]+(@[A-Za-z0-9_]+)?", text)
+        if command:
+            length = utf16_len(command.group(0))
+            message.entities = [{"offset": 0, "length": length, "type": "bot_command"}]
         chat.transcript.append(
             Event("user", chat_id, message.message_id, text, user_id=sender["id"], at=self.clock())
         )
+        if command and self._bot_sees(chat, message, command):
+            self._enqueue(self._update({"message": self._message_json(message)}))
         return message.message_id
 
     def start_dm(self, user: User, payload: str | None = None) -> JSON:

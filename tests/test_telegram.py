@@ -1288,6 +1288,37 @@ async def test_a_record_the_group_refuses_goes_to_the_askers_private_chat(tg: Bo
     assert tg.fake.last_message(GROUP).file_name == "wizard-game.json"
 
 
+RECORD_IN_A_CHAT_S_NAME = (
+    "This group does not let me send files, so I cannot send the record here. An admin can "
+    "allow files for me in the group's permissions. Or send /record as yourself, not "
+    "anonymously or as a channel, and I will send it to you privately."
+)
+
+
+async def test_a_record_asked_in_a_chat_s_name_says_to_ask_as_oneself(tg: Bot) -> None:
+    """/record sent by an anonymous admin (from the stand-in @GroupAnonymousBot, `sender_chat`
+    the group) and in a channel's name, in a group that takes no files: no person's private
+    chat can take the record, so the reply says what can be done (an admin allows files, or
+    they ask as themselves), with no button to open a private chat, and nothing is sent to
+    the stand-in. With files allowed, the group gets the record, as before."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    await play_on(tg)
+    tg.fake.forbid_files(GROUP)
+    for channel in (None, -1009876):
+        typed = tg.fake.send_as_chat(GROUP, "/record", channel=channel)
+        await tg.idle()
+        notice = tg.fake.last_message(GROUP)
+        assert notice.reply_to == typed
+        assert notice.text == RECORD_IN_A_CHAT_S_NAME
+        assert notice.keyboard == ()
+    assert [e.description for e in tg.fake.errors] == [NO_DOCUMENTS, NO_DOCUMENTS]
+    tg.fake.forbid_files(GROUP, forbidden=False)
+    tg.fake.send_as_chat(GROUP, "/record")
+    await tg.idle()
+    assert tg.fake.last_message(GROUP).file_name == "wizard-game.json"
+
+
 async def test_a_group_that_takes_no_text_either_ends_the_game_as_before(tg: Bot) -> None:
     """Muted by the group's default permissions in the last round, the bot is refused the
     game's end as a picture and then as text: the game is over already, so the refusal ends

@@ -323,7 +323,9 @@ class TelegramFrontEnd:
     ) -> None:
         """Queue an outcome's messages for their chats (in order; slots coalesce); `here`: the
         forum topic of the request, for group messages of no game; `asker`: (person, message)
-        of a command typed in a group (a file it asked for may go to them: `Post.asker`)."""
+        of a command typed in a group (a file it asked for may go to them: `Post.asker`; the
+        chat in whose name it was sent, in place of the person, for an anonymous admin's or a
+        channel's)."""
         for post in posts(chat, outcome, self.links, here, asker):
             self.outbox.put(post.target, post, key=post.slot)
 
@@ -352,14 +354,22 @@ class TelegramFrontEnd:
         are told, in reply to their command, that it went to their private chat (`privately`),
         or else that the group takes no files from the bot, with what would let it come: an
         admin allowing files, or their private chat opened (a button) and the command asked
-        again, which then sends it there."""
+        again, which then sends it there. Asked in a chat's name (`post.asker` a chat: an
+        anonymous admin, a channel), no private chat can take it: the command asked again as
+        themselves."""
         t = await self._texts(chat_key(post.target))
-        if privately:
+        rows: tuple[tuple[Key, ...], ...] = ()
+        if post.asker is not None and post.asker < 0:
+            text = t(
+                "This group does not let me send files, so I cannot send the record here. An "
+                "admin can allow files for me in the group's permissions. Or send /record as "
+                "yourself, not anonymously or as a channel, and I will send it to you privately."
+            )
+        elif privately:
             text = t(
                 "This group does not let me send files, so I sent you the record in our "
                 "private chat."
             )
-            rows: tuple[tuple[Key, ...], ...] = ()
         else:
             text = t(
                 "This group does not let me send files, so I cannot send the record here. An "
@@ -420,7 +430,10 @@ class TelegramFrontEnd:
                 person.id, person.first_name, person.last_name, admin, person.language_code
             )
             outcome = await self.service.handle(game, user, request, str(update.update_id))
-            self.show(game, outcome, here, (person.id, message.id))
+            # Sent in a chat's name (an anonymous admin's, a channel's: `_pointed`), the command
+            # has no person behind it to send a file to privately: the chat stands as the asker.
+            sender = message.sender_chat.id if message.sender_chat is not None else person.id
+            self.show(game, outcome, here, (sender, message.id))
             await self._point(chat, outcome, here, message.id)
             if spec.seats:
                 await self._greet(chat, person, outcome)

@@ -53,7 +53,9 @@ class Post:
     command that asked for it, which a word that it went elsewhere answers."""
     asker: int | None = None
     """For a file asked for in a group (/record), who asked: it goes to their private chat if
-    the group takes no files from the bot (see `Sender.no_files`)."""
+    the group takes no files from the bot (see `Sender.no_files`). A chat's id (negative) when
+    the command was sent in a chat's name (an anonymous admin's, a channel's): no private chat
+    to send it to."""
     version: tuple[str, int] | None = None
     """(game id, version) of the state a slot post shows (`Outcome.version`)."""
     again: bool = False

@@ -339,7 +339,8 @@ class Sender:
     async def _document(self, post: Post, attachment: tuple[str, bytes]) -> Delivery:
         """A file with the post's text as its caption; if the group takes no files from the
         bot (`files_refused`), in the private chat of who asked for it, when there is one
-        (`Post.asker`) and it is open, and the group is told (`no_files`)."""
+        (`Post.asker`: a person, not a chat in whose name it was asked) and it is open, and the
+        group is told (`no_files`)."""
         name, data = attachment
 
         async def send(chat: int, thread: int | None) -> None:
@@ -359,6 +360,9 @@ class Sender:
             log.info("chat %s takes no files from the bot: %s", post.target, error)
         else:
             return Delivery.SENT
+        if post.asker < 0:  # asked in a chat's name: nobody's private chat to send it to
+            await self.no_files(post, False)
+            return Delivery.FAILED
         try:
             await send(post.asker, None)
         except TelegramError as error:
