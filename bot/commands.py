@@ -251,6 +251,19 @@ class CommandSpec:
     """A move of the game: the rules' refusal of it may tell of the asker's hand or of bids not
     yet shown (`Outcome.ruled`); typed where everyone reads it, a move the table keeps secret is
     refused (`Request.aloud`)."""
+    personal: bool = False
+    """It acts for, or tells of, the one who gives it (their seat, their review, their stats,
+    their data), besides every command that seats them or is for the seated or the host: see
+    `for_its_giver`."""
+
+    def for_its_giver(self, arg: str, pointed: bool) -> bool:
+        """Whether, given with `arg` (and pointing at someone, `pointed`), it acts for or tells
+        of the one who gives it: a message sent in a chat's name (a Telegram anonymous admin's,
+        a channel's) has nobody behind it to do so. One that names or points at someone
+        (`pick`) is about them."""
+        if self.pick is not None and (arg or pointed):
+            return False
+        return self.seats or self.who is not Who.ANYONE or self.personal
 
     @property
     def typed(self) -> bool:
@@ -267,7 +280,13 @@ COMMANDS: tuple[CommandSpec, ...] = (
         table=False,
         seats=True,
     ),
-    CommandSpec(Kind.LEAVE, "leave", N_("give up your seat before the start"), Action.LEAVE),
+    CommandSpec(
+        Kind.LEAVE,
+        "leave",
+        N_("give up your seat before the start"),
+        Action.LEAVE,
+        personal=True,
+    ),
     CommandSpec(
         Kind.ADD_AI,
         "addbot",
@@ -330,6 +349,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         N_("your costliest decisions of the last game, privately"),
         table=False,
         query=True,
+        personal=True,
     ),
     CommandSpec(Kind.SCORES, "scores", N_("the score sheet"), Action.SCORES, public=True),
     CommandSpec(Kind.RULES, "rules", N_("the rules"), table=False, public=True, anywhere=True),
@@ -357,6 +377,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         public=True,
         anywhere=True,
         query=True,
+        personal=True,
     ),
     CommandSpec(
         Kind.TOP,
@@ -374,6 +395,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         table=False,
         anywhere=True,
         query=True,
+        personal=True,
     ),
     CommandSpec(
         Kind.LANGUAGE,

@@ -1319,6 +1319,46 @@ async def test_a_record_asked_in_a_chat_s_name_says_to_ask_as_oneself(tg: Bot) -
     assert tg.fake.last_message(GROUP).file_name == "wizard-game.json"
 
 
+AS_THE_GROUP = (
+    "You are writing anonymously, as the group, so I cannot tell who you are. Send {command} "
+    "as yourself (turn off “Remain anonymous” for a moment)."
+)
+AS_A_CHANNEL = (
+    "You are writing as {chat}, so I cannot tell who you are. Send {command} as yourself."
+)
+
+
+async def test_a_command_for_a_person_sent_in_a_chat_s_name_says_who_is_asked(tg: Bot) -> None:
+    """An anonymous admin (from the stand-in @GroupAnonymousBot, `sender_chat` the group) or a
+    linked channel's post sends commands that act for the one who gives them: a seat, the
+    host's options and cancel, a start, their own stats, their data. Nobody is behind such a
+    message, so each is answered in reply with what to do, and nothing changes: no seat for
+    "Group", no "open a private chat" notice for the stand-in, the game as it was. Commands
+    that are nobody's (/rules, /stats of someone named, /top) work as before."""
+    await seat(tg)
+    game = chat_key(GROUP)
+    before = await tg.front.service.table(game)
+    assert before is not None
+    errors = len(tg.fake.errors)
+    personal = ("/join", "/leave", "/start", "/options notequal", "/cancel", "/stats", "/forgetme")
+    for command in personal:
+        for channel in (None, -1009876):
+            typed = tg.fake.send_as_chat(GROUP, command, channel=channel)
+            await tg.idle()
+            answer = tg.fake.last_message(GROUP)
+            assert answer.reply_to == typed
+            name = command.split()[0]
+            said = AS_THE_GROUP if channel is None else AS_A_CHANNEL
+            assert answer.text == said.format(chat=f"Channel {abs(channel or 0)}", command=name)
+            assert answer.keyboard == ()
+    after = await tg.front.service.table(game)
+    assert after == before
+    assert len(tg.fake.errors) == errors  # nothing tried privately with the stand-in
+    tg.fake.send_as_chat(GROUP, "/rules")
+    await tg.idle()
+    assert tg.fake.last_message(GROUP).text.startswith("📜 Wizard in short")
+
+
 async def test_a_group_that_takes_no_text_either_ends_the_game_as_before(tg: Bot) -> None:
     """Muted by the group's default permissions in the last round, the bot is refused the
     game's end as a picture and then as text: the game is over already, so the refusal ends

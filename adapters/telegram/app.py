@@ -423,6 +423,10 @@ class TelegramFrontEnd:
         request = replace(request, place=_title(chat), where=here, whom=whom)
         game = chat_key(chat.id)
         with about(game):
+            sent_as = message.sender_chat
+            if sent_as is not None and spec.for_its_giver(request.arg, whom is not None):
+                await self._nobody_behind(chat, sent_as, message, here)
+                return
             if spec.seats and not await self._reachable(chat, person, here, message.id):
                 return
             admin = spec.who is Who.HOST and await self.admins.is_admin(chat.id, person.id)
@@ -441,6 +445,31 @@ class TelegramFrontEnd:
                 self.reply(person.id, outcome, None)
             else:
                 self.reply(chat.id, outcome, message.id, here)
+
+    async def _nobody_behind(
+        self, chat: Chat, sent_as: Chat, message: Message, here: str | None
+    ) -> None:
+        """A command that acts for the one who gives it, sent in a chat's name (an anonymous
+        admin's, from the stand-in @GroupAnonymousBot; a channel's): nobody is behind it to
+        seat, to take for the host, or to tell of their stats. The reply says so and what to
+        do; nothing else is done (no seat for the stand-in, no notice asking it to open a
+        private chat)."""
+        t = await self._texts(chat_key(chat.id))
+        command = "/" + commands.command_name(message.text)
+        if sent_as.id == chat.id:
+            text = t(
+                "You are writing anonymously, as the group, so I cannot tell who you are. "
+                "Send {command} as yourself (turn off “Remain anonymous” for a moment).",
+                command=command,
+            )
+        else:
+            text = t(
+                "You are writing as {chat}, so I cannot tell who you are. "
+                "Send {command} as yourself.",
+                chat=sent_as.title or sent_as.username or "a channel",
+                command=command,
+            )
+        self.reply(chat.id, Outcome(answer=text, alert=True), message.id, here)
 
     async def on_other_command(self, update: Update, context: Context) -> None:
         """A command in a group that is none of ours (those go to `on_group`): a slip of the
