@@ -677,6 +677,8 @@ async def test_forgetme_asks_then_forgets_everywhere_and_keeps_the_others(
         chat: Fold.from_json(await redis_client.hget(keys.stats(chat), "s"))
         for chat in (GROUP, OTHER)
     }
+    # the Telegram groups where she was asked to open a private chat (`keys.opening`)
+    await redis_client.sadd(keys.opening(ANN.id), "-100123")
     stored = await everything(redis_client)
 
     asked = await ask(svc, GROUP, ANN, Kind.FORGET)
@@ -702,6 +704,7 @@ async def test_forgetme_asks_then_forgets_everywhere_and_keeps_the_others(
         people = {p: s for p, s in again.players.items() if not p.startswith("x:")}
         assert Fold(people).to_json() == Fold(after.players).to_json()
     assert not await redis_client.exists(keys.played(ANN.id))
+    assert not await redis_client.exists(keys.opening(ANN.id))
     assert not await redis_client.hexists(keys.stats(OTHER), "m")  # made again without her
     assert await StatsStore(redis_client).chats(DOT.id) == [OTHER]
 

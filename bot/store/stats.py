@@ -216,12 +216,14 @@ class StatsStore:
     async def forget(self, player: str, also: Iterable[str] = ()) -> int:
         """Forget `player` in every chat of their index (and in `also`): their standing leaves
         each chat's fold, and an alias of that chat's replaces them in its kept summaries. Then
-        the index goes. The chats where there was something to forget."""
+        the index goes, and so does the set of Telegram groups where they were asked to open
+        a private chat (`keys.opening`: same hash tag). The chats where there was something
+        to forget."""
         chats = sorted(set(await self.chats(player)) | set(also))
         forgot = 0
         for chat in chats:
             forgot += await self._forget_in(chat, player)
-        await self.client.delete(keys.played(player))
+        await self.client.delete(keys.played(player), keys.opening(player))
         return forgot
 
     async def _forget_in(self, chat: str, player: str) -> bool:
