@@ -28,16 +28,20 @@ from service_helpers import CountedRedis, counted_ticks, reviews_posted
 
 from adapters.discord.app import DiscordFrontEnd
 from adapters.discord.ids import chat_key, user_key
+from adapters.discord.render import MAX_CONTENT, content
 from adapters.discord.slots import Slots
 from adapters.outbox import FAST, Limits
 from adapters.slots import hand_slot
-from bot import Kind, Message, Outcome, Request, User, tokens
+from bot import Button, Kind, Message, Outcome, Request, User, tokens
 from bot.config import Config, DiscordConfig
 from bot.service import GameService
+from bot.show.i18n import texts
+from bot.show.picture import SheetPicture
 from bot.store import Store, keys
 from bot.table import Settings
 from bot.tokens import Action
 from engine import Phase
+from engine.views import ScoreRow
 
 GOLDEN = Path(__file__).parent / "golden" / "discord"
 OVER = "The game is over"
@@ -2003,6 +2007,53 @@ async def test_a_channel_that_refuses_text_too_still_loses_the_games_end(dc: Bot
     await last_round_without(dc, ATTACH_FILES | SEND_MESSAGES)
     assert not any(OVER in m.content for m in dc.fake.shown(dc.channel))
     assert {error[1] for error in dc.fake.errors} == {50013}
+
+
+def long_games_end(version: tuple[str, int]) -> tuple[Outcome, list[str]]:
+    """The end of a 6-player game at a Korean table (its 10 rounds' score sheet as the
+    picture: the widest of the languages) whose six players, with 32-character names of
+    markdown characters (each one escaped), share first place: the longest the end gets. The
+    outcome, and the names."""
+    t = texts("ko")
+    names = [f"{letter}{'_*' * 15}{letter}" for letter in "ABCDEF"]
+    rng = random.Random(6)
+    rows, totals = [], [0] * 6
+    for number in range(1, 11):
+        bids = tuple(rng.randint(0, number) for _ in names)
+        won = tuple(rng.randint(0, number) for _ in names)
+        met = zip(bids, won, strict=True)
+        points = tuple(20 + 10 * b if b == w else -10 * abs(b - w) for b, w in met)
+        totals = [total + point for total, point in zip(totals, points, strict=True)]
+        rows.append(ScoreRow(number, number, bids, won, points, tuple(totals)))
+    lines = [t("🏁 The game is over."), "", *(f"🥇 {name}: 120" for name in names), ""]
+    lines.append(t("{names} share first place!", names=", ".join(names)))
+    again = Button(t("Play again"), tokens.lobby(version[0], Action.AGAIN))
+    picture = SheetPicture("ko", tuple(names), tuple(rows), (1,) * 6)
+    over = Message("\n".join(lines), buttons=((again,),), slot="over", notify=True, picture=picture)
+    return Outcome(messages=(over,), version=version), names
+
+
+async def test_a_long_games_end_refused_its_picture_shows_the_whole_sheet(dc: Bot) -> None:
+    """The end of a 6-player game whose picture the channel refuses (Attach Files taken, this
+    worker's cache does not know) is longer as text than a Discord message takes: the whole
+    sheet is shown, in a code block of its own first, then the standings with "Play again",
+    at the foot of the channel where players look. Nothing is cut."""
+    outcome, names = long_games_end(("g9", 3))
+    sheet = outcome.messages[0].picture
+    assert sheet is not None
+    assert len(content(outcome.messages[0].text)) + len(sheet.text()) > MAX_CONTENT
+    dc.fake.app_permissions &= ~ATTACH_FILES
+    await dc.front.show(chat_key(dc.channel), outcome)
+    await dc.idle()
+    shown = dc.fake.shown(dc.channel)
+    assert len(shown) == 2
+    assert shown[0].content == f"```\n{sheet.text()}\n```"
+    assert shown[0].labels() == []
+    t = texts("ko")
+    assert shown[1].content.startswith(t("🏁 The game is over."))
+    assert all(discord.utils.escape_markdown(name) in shown[1].content for name in names)
+    assert shown[1].labels() == [[t("Play again")]]
+    assert [error[1] for error in dc.fake.errors] == [50013]
 
 
 @pytest.mark.parametrize("workers", [1, 2])

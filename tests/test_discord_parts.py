@@ -21,6 +21,7 @@ from adapters.discord.render import (
     hand_id,
     post,
     posts,
+    pre_blocks,
     rows,
 )
 from bot.messages import Button, Message, Outcome
@@ -157,3 +158,15 @@ def test_the_permissions_a_table_needs_in_a_channel_and_in_a_thread() -> None:
     assert missing_permissions(silenced, thread=True) == ["Send Messages in Threads"]
     no_files = discord.Permissions(view_channel=True, send_messages=True)
     assert missing_permissions(no_files, thread=False) == ["Attach Files"]
+
+
+def test_text_in_columns_too_long_for_a_message_is_split_between_lines() -> None:
+    """Each block is a whole code block within Discord's limit, no line is split, and the
+    blocks hold the text as it was, in order; text that fits is one block."""
+    lines = [f"{number:>3} " + "x" * 76 for number in range(60)]  # 80 characters a line
+    blocks = pre_blocks("\n".join(lines))
+    assert len(blocks) == 3
+    assert all(len(block) <= MAX_CONTENT for block in blocks)
+    assert all(block.startswith("```\n") and block.endswith("\n```") for block in blocks)
+    assert "\n".join(block[4:-4] for block in blocks) == "\n".join(lines)
+    assert pre_blocks("a\nb") == ["```\na\nb\n```"]

@@ -109,6 +109,22 @@ def escape(text: str) -> str:
     return escape_markdown(text).replace("<", "\\<")
 
 
+def pre_blocks(text: str) -> list[str]:
+    """A text laid out in columns as code blocks of at most MAX_CONTENT characters each, as
+    few as it takes, split between lines (a line too long for one alone is cut)."""
+    room = MAX_CONTENT - 8  # the fences: "```\n" and "\n```"
+    blocks: list[list[str]] = [[]]
+    size = -1
+    for whole in text.replace("```", "'''").split("\n"):
+        line = whole[:room]
+        if blocks[-1] and size + 1 + len(line) > room:
+            blocks.append([])
+            size = -1
+        blocks[-1].append(line)
+        size += 1 + len(line)
+    return ["```\n" + "\n".join(lines) + "\n```" for lines in blocks]
+
+
 def content(text: str, pre: bool = False, mentions: Mapping[str, int] | None = None) -> str:
     """A text as Discord shows it: escaped (`escape`), or a code block when laid out in
     columns; cut to MAX_CONTENT characters. The first occurrence of each name in `mentions`

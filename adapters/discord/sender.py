@@ -12,10 +12,11 @@ another way; the hand of a new round tries their DMs again (`skips`), and once o
 says the mark was there. Only the person a post names may be pinged; `@everyone` in a name
 stays text. A picture refused for want of permissions (50013: Attach Files taken while the
 client's cache did not know, so nothing refused the press before) is sent again once without
-it, its text form below the post's text in the same message; a channel that takes no text
-either refuses that too, and the post fails as before. In a thread Discord archived (after its
-inactivity, as short as an hour) no message may be edited (error 50083): the bot unarchives the
-thread, as any member may unless a moderator locked it, and edits again, once.
+it, its text form below the post's text in the same message (or, too long for one, before it
+in messages of their own: `_with_text`); a channel that takes no text either refuses that too,
+and the post fails as before. In a thread Discord archived (after its inactivity, as short as
+an hour) no message may be edited (error 50083): the bot unarchives the thread, as any member
+may unless a moderator locked it, and edits again, once.
 """
 
 import asyncio
@@ -33,7 +34,7 @@ import discord
 
 from adapters.discord.buttons import view
 from adapters.discord.ids import chat_key
-from adapters.discord.render import MAX_CONTENT, Post, content
+from adapters.discord.render import MAX_CONTENT, Post, content, pre_blocks
 from adapters.discord.slots import Slots
 from adapters.slots import hand_slot
 from bot import StoreErrors
@@ -236,13 +237,14 @@ class Sender:
             return Delivery.SENT
         files: list[discord.File] = []
         text = post.text
+        first: list[str] = []  # the picture's text form, when it goes before the post's text
         if post.picture is not None:
             try:
                 png = await asyncio.to_thread(post.picture.png)
                 files.append(discord.File(io.BytesIO(png), filename=post.picture.name))
             except Exception:
                 log.exception("could not draw %s", post.picture.name)
-                text = _with_text(text, post.picture)
+                *first, text = _with_text(text, post.picture)
         message_id = None  # the slot's message, when this post edits it
         if post.slot is not None and not post.notify:
             message_id = await self.slots.get(where, post.slot)
@@ -266,19 +268,33 @@ class Sender:
         if buttons is not None:
             extra["view"] = buttons
         try:
-            sent = await channel.send(text, allowed_mentions=mentions, **extra)
+            sent = await self._send(channel, first, text, mentions, extra)
         except discord.Forbidden as error:
             if post.picture is None or not files or error.code != MISSING_PERMISSIONS:
                 raise
             log.info("channel %s takes no files from the bot, sent as text: %s", where, error)
             del extra["files"]
-            text = _with_text(text, post.picture)
-            sent = await channel.send(text, allowed_mentions=mentions, **extra)
+            *first, text = _with_text(text, post.picture)
+            sent = await self._send(channel, first, text, mentions, extra)
         if post.slot is not None:
             old = await self.slots.set(where, post.slot, sent.id, post.version)
             if old is not None:
                 self.superseded(post, old.message, old.behind)
         return Delivery.SENT
+
+    async def _send(
+        self,
+        channel: discord.PartialMessageable,
+        first: list[str],
+        text: str,
+        mentions: discord.AllowedMentions,
+        extra: dict[str, Any],
+    ) -> discord.Message:
+        """Send the texts `first` (a picture's text form: no pings, no buttons), then the
+        post's own message, `text` with `extra` (its buttons, its files)."""
+        for block in first:
+            await channel.send(block, allowed_mentions=discord.AllowedMentions.none())
+        return await channel.send(text, allowed_mentions=mentions, **extra)
 
     async def _strip(
         self, post: Post, where: int, message_id: int, behind: str | None = None
@@ -324,9 +340,18 @@ class Sender:
             await message.edit(**fields)
 
 
-def _with_text(text: str, picture: Picture) -> str:
-    """A post's text with its picture's text form below it (sent instead of the picture)."""
-    return f"{text}\n{content(picture.text(), pre=True)}"[:MAX_CONTENT]
+def _with_text(text: str, picture: Picture) -> list[str]:
+    """The messages of a post's text with its picture's text form (sent instead of the
+    picture), the post's own last: one, the picture's text in a code block below the post's,
+    when both fit in a message; else the picture's text first, in as few code blocks as it
+    takes (split between lines), then the post's text on its own, at the foot of the channel,
+    where its buttons are (a game's end: the standings and "Play again" are what players look
+    at, not below a wall of figures)."""
+    sheet = picture.text()
+    whole = f"{text}\n{content(sheet, pre=True)}"
+    if len(whole) <= MAX_CONTENT and len(sheet) <= MAX_CONTENT - 9:
+        return [whole]
+    return [*pre_blocks(sheet), text]
 
 
 def _round(post: Post) -> Round:
