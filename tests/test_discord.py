@@ -2009,6 +2009,42 @@ async def test_a_channel_that_refuses_text_too_still_loses_the_games_end(dc: Bot
     assert {error[1] for error in dc.fake.errors} == {50013}
 
 
+async def test_a_games_end_the_client_knows_takes_no_files_goes_as_text_at_once(
+    redis_url: str, game_ids: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The gateway has described the guild, and tells the client when an admin takes Attach
+    Files from the bot before the last card of the game: the card's player cannot press it
+    (refused, as it says why), the turn timeout plays it, and the game's end goes as text at
+    once: Discord is not asked to take the picture first (it refused it with 50013 before,
+    in every game that ended so)."""
+    async with running(redis_url, monkeypatch, turn_timeout=3) as dc:
+        ann, *_others = players = people(dc, "Ann", "Bob", "Cid")
+        the_gateway_says(dc, "GUILD_CREATE", dc.fake.guild_create())
+        await seat(dc, players)
+        await dc.command(ann, "start")
+        chat = chat_key(dc.channel)
+        while True:
+            table = await dc.front.service.table(chat)
+            assert table is not None
+            now = table.game.round
+            if now is not None and now.number == 5 and sum(map(len, now.hands)) == 1:
+                break
+            assert await move(dc)
+        dc.fake.app_permissions &= ~ATTACH_FILES
+        the_gateway_says(dc, "CHANNEL_UPDATE", dc.fake.channel_update())
+        for _ in range(100):
+            if any(OVER in text for text in dc.channel_texts()):
+                break
+            await asyncio.sleep(0.1)
+        await dc.idle()
+        over = [m for m in dc.fake.shown(dc.channel) if OVER in m.content]
+        assert len(over) == 1
+        assert over[0].attachments == []
+        assert SHEET_TEXT in over[0].content
+        assert over[0].labels() == [["Play again"]]
+        assert dc.fake.errors == []
+
+
 def long_games_end(version: tuple[str, int]) -> tuple[Outcome, list[str]]:
     """The end of a 6-player game at a Korean table (its 10 rounds' score sheet as the
     picture: the widest of the languages) whose six players, with 32-character names of

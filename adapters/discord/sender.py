@@ -10,8 +10,10 @@ slot of their DM channel: `SlotMap.refused`), and `on_closed` is told, which sho
 another way; the hand of a new round tries their DMs again (`skips`), and once one goes through
 `on_open` is told, by whichever worker posted it: the release of the hand's slot, made anyway,
 says the mark was there. Only the person a post names may be pinged; `@everyone` in a name
-stays text. A picture refused for want of permissions (50013: Attach Files taken while the
-client's cache did not know, so nothing refused the press before) is sent again once without
+stays text. A picture for a channel where the client's cache knows the bot may not attach
+files goes as its text form at once (`_takes_files`). A picture refused for want of permissions
+(50013: Attach Files taken while the client's cache did not know, so nothing refused the press
+before) is sent again once without
 it, its text form below the post's text in the same message (or, too long for one, before it
 in messages of their own: `_with_text`); a channel that takes no text either refuses that too,
 and the post fails as before. In a thread Discord archived (after its inactivity, as short as
@@ -33,7 +35,7 @@ import aiohttp
 import discord
 
 from adapters.discord.buttons import view
-from adapters.discord.ids import chat_key
+from adapters.discord.ids import cached_permissions, chat_key
 from adapters.discord.render import MAX_CONTENT, Post, content, pre_blocks
 from adapters.discord.slots import Slots
 from adapters.slots import hand_slot
@@ -238,7 +240,10 @@ class Sender:
         files: list[discord.File] = []
         text = post.text
         first: list[str] = []  # the picture's text form, when it goes before the post's text
-        if post.picture is not None:
+        if post.picture is not None and not self._takes_files(post, where):
+            log.info("channel %s takes no files from the bot, sent as text", where)
+            *first, text = _with_text(text, post.picture)
+        elif post.picture is not None:
             try:
                 png = await asyncio.to_thread(post.picture.png)
                 files.append(discord.File(io.BytesIO(png), filename=post.picture.name))
@@ -281,6 +286,16 @@ class Sender:
             if old is not None:
                 self.superseded(post, old.message, old.behind)
         return Delivery.SENT
+
+    def _takes_files(self, post: Post, where: int) -> bool:
+        """Whether a picture is tried in `where`: not in a server channel where the client's
+        cache knows the bot may not attach files (the gateway keeps it: the guild, its roles,
+        the channel's overwrites, as they change), which would refuse it (50013) only for the
+        text form to follow. Where the cache does not know, it is tried."""
+        if post.user is not None:
+            return True
+        cached = cached_permissions(self.client, where)
+        return cached is None or cached[0].attach_files
 
     async def _send(
         self,
