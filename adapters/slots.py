@@ -399,6 +399,11 @@ class SlotMap:
             pipe.expire(key, TTL)
             await pipe.execute()
 
+    async def unrefused(self, where: int, slot: str) -> None:
+        """The mark of a refusal at `slot` in the private chat `where` (`refused`) goes: what
+        was shown instead is tidied up already (the game is over)."""
+        await self.client.hdel(self._key(where), f"{slot}#closed")
+
     async def bared(self, where: int, slot: str, message_id: int) -> None:
         """The slot's message `message_id` had its buttons taken off (a bare post, made
         without a version: a closed-DM player's notice of the round before, or the last

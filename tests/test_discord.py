@@ -809,6 +809,74 @@ async def a_worker_started_mid_game(
         return dc.fake.calls - calls, counted.calls - slot_calls
 
 
+async def test_a_game_that_ended_with_the_dms_closed_leaves_no_mark_behind(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cid's DMs are closed for a whole game, served by worker A: its end takes the refusal's
+    mark out of the slot map (his notices lost their buttons with it: nothing is left for the
+    mark to tidy). He opens his DMs, and the next game in the channel, served by worker B,
+    costs B the same slot-map calls to Redis as when his DMs were always open (B does not go
+    looking for a notice to take a button off: 20 calls before), and the same Discord calls
+    but one: his DM result of the first game, which only then was there, loses "Play
+    again"."""
+    opened = await the_next_game(redis_url, monkeypatch, closed=True)
+    always = await the_next_game(redis_url, monkeypatch, closed=False)
+    assert opened[1] == always[1]
+    strip = Counter({"PATCH /channels/{id}/messages/{id}": 1})  # Play again off his DM result
+    assert opened[0] + strip == always[0]
+
+
+async def the_next_game(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch, *, closed: bool
+) -> tuple[Counter[str], Counter[str]]:
+    """A game worker A serves (Cid's DMs `closed` or open), to its end; then worker B, started
+    then, serves the next game in the channel: what its first round costs B in Discord calls
+    and slot-map calls to Redis."""
+    counter = itertools.count(1)
+    monkeypatch.setattr("bot.chat.new_game_id", lambda: f"g{next(counter)}")
+    flush = aioredis.Redis.from_url(redis_url)
+    await flush.flushall()
+    await flush.aclose()
+    async with running(redis_url, monkeypatch) as dc:
+        shut = ("Cid",) if closed else ()
+        ann, _bob, cid = players = people(dc, "Ann", "Bob", "Cid", closed=shut)
+        await seat(dc, players)
+        await dc.command(ann, "start")
+        await play_on(dc)
+        await dc.idle()
+        dm = keys.discord(chat_key(dc.fake.dm_of[cid.id]))
+        assert not any(field.endswith(b"#closed") for field in await dc.client.hkeys(dm))
+        if closed:
+            assert [e[1] for e in dc.fake.errors] == [50007]
+            notices = [m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content]
+            assert notices
+            assert not any(m.components for m in notices)
+            dc.fake.closed_dms.discard(cid.id)  # Cid opens his DMs
+        other = _front(dc.fake, dc.client)
+        counted = CountedRedis.from_url(redis_url)
+        counted.calls = Counter()
+        other.slots = other.sender.slots = Slots(counted)
+        await other.start(connect=False)
+        try:
+            for person in players:  # everyone's interactions go to worker B from now on
+                dc.worker_of[person.id] = other
+            for person in players:
+                await dc.command(person, "join")
+            await dc.command(ann, "options", setting="rounds=short")
+            calls, slot_calls = Counter(dc.fake.calls), Counter(counted.calls)
+            await dc.command(ann, "start")
+            after = max(m.id for m in dc.fake.shown(dc.channel))
+            while not played_out(dc.hand(cid), 1):
+                assert await move(dc, after)
+            await dc.idle()
+            assert any("Round 1 of 5" in text for text in dc.fake.texts(cid.id)[-3:])
+        finally:
+            await other.stop()
+            await counted.aclose()
+        assert [e[1] for e in dc.fake.errors] == ([50007] if closed else [])
+        return dc.fake.calls - calls, counted.calls - slot_calls
+
+
 async def test_a_closed_dm_notice_ends_with_the_game_whoever_ends_it(
     redis_url: str, game_ids: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -340,7 +340,7 @@ class DiscordFrontEnd:
             if failed.slot is None:
                 await self._follow_up(failed)
             elif failed.slot.endswith(":hand"):
-                await self._retire_notice(failed.game, failed.user, game_id)
+                await self._game_over_for(failed.game, failed.user, game_id)
             return
         if not failed.notify:
             return
@@ -429,6 +429,21 @@ class DiscordFrontEnd:
             return await self.slots.get(game, slot) is not None
         shown = await self.slots.shown(game, slot)
         return shown is not None and shown[0] == game_id
+
+    async def _game_over_for(self, game: int, person: int, game_id: str | None) -> None:
+        """The game `game_id` in channel `game` is over for `person`, whose DMs are closed:
+        their last notice loses its button, and the refusal's mark goes (`_forget_refusal`)."""
+        await self._retire_notice(game, person, game_id)
+        await self._forget_refusal(game, person)
+
+    async def _forget_refusal(self, game: int, person: int) -> None:
+        """The refusal's mark in the slot map goes (`Sender.forget_refusal`): the game is over
+        for `person` and their notice's button is off, nothing is left for it to tidy, and a
+        later game's first hand in their DMs, once open, would else go looking for a notice."""
+        try:
+            await self.sender.forget_refusal(game, person)
+        except StoreErrors as error:  # the mark stays: it costs a search later, no more
+            log.info("could not clear the closed DMs of %s: %s", person, error)
 
     async def _retire_notice(self, game: int, person: int, game_id: str | None) -> None:
         """Take the button off the newest round's "Your hand" notice of `person` in the game's
@@ -759,10 +774,14 @@ class DiscordFrontEnd:
                 rest.append(message)
         game = discord_id(chat)
         over = any(item.slot == "hand" and item.round is None for item in reply.private)
+        ended = None  # (channel, person): their game is over, as in `_dms_closed`
         if closed and over and game is not None and person is not None:
-            ended = outcome.version[0] if outcome.version is not None else None
-            await self._retire_notice(game, person, ended)  # their game is over: `_dms_closed`
+            ended = (game, person)
+            game_id = outcome.version[0] if outcome.version is not None else None
+            await self._retire_notice(game, person, game_id)
         await self.show(chat, replace(outcome, messages=tuple(rest), answer=None))
+        if ended is not None:  # once the end is queued: the notice's edit waits behind it
+            await self._forget_refusal(*ended)
         return reply
 
     async def _as_now(self, interaction: Interaction, chat: str, actor: str, reply: Reply) -> None:

@@ -2,23 +2,24 @@
 
 A slot post edits the slot's last message unless it asks to notify, there is none yet, or the
 edit fails (the message was deleted): then it is sent anew and becomes the slot's message, and
-the one before loses its buttons (`superseded`). A DM
-goes to the person's DM channel (opened once, then remembered). When Discord refuses a DM
-(error 50007: the person does not take DMs from server members or blocked the bot), the person
-is remembered as unreachable for a while, the refusal is marked in the slot map (at the hand's
-slot of their DM channel: `SlotMap.refused`), and `on_closed` is told, which shows the hand
-another way; the hand of a new round tries their DMs again (`skips`), and once one goes through
-`on_open` is told, by whichever worker posted it: the release of the hand's slot, made anyway,
-says the mark was there. Only the person a post names may be pinged; `@everyone` in a name
-stays text. A picture for a channel where the client's cache knows the bot may not attach
-files goes as its text form at once (`_takes_files`). A picture refused for want of permissions
-(50013: Attach Files taken while the client's cache did not know, so nothing refused the press
-before) is sent again once without
-it, its text form below the post's text in the same message (or, too long for one, before it
-in messages of their own: `_with_text`); a channel that takes no text either refuses that too,
-and the post fails as before. In a thread Discord archived (after its inactivity, as short as
-an hour) no message may be edited (error 50083): the bot unarchives the thread, as any member
-may unless a moderator locked it, and edits again, once.
+the one before loses its buttons (`superseded`). A DM goes to the person's DM channel (opened
+once, then remembered). When Discord refuses a DM (error 50007: the person does not take DMs
+from server members or blocked the bot), the person is remembered as unreachable for a while,
+the refusal is marked in the slot map (at the hand's slot of their DM channel:
+`SlotMap.refused`), and `on_closed` is told, which shows the hand another way; the hand of a
+new round tries their DMs again (`skips`), and once one goes through `on_open` is told, by
+whichever worker posted it: the release of the hand's slot, made anyway, says the mark was
+there. A game's end (a hand that shows no round) marks nothing, and the app takes the mark off
+(`forget_refusal`) as it takes the notice's button off. Only the person a post names may be
+pinged; `@everyone` in a name stays text. A picture for a channel where the client's cache
+knows the bot may not attach files goes as its text form at once (`_takes_files`). A picture
+refused for want of permissions (50013: Attach Files taken while the client's cache did not
+know, so nothing refused the press before) is sent again once without it, its text form below
+the post's text in the same message (or, too long for one, before it in messages of their
+own: `_with_text`); a channel that takes no text either refuses that too, and the post fails
+as before. In a thread Discord archived (after its inactivity, as short as an hour) no message
+may be edited (error 50083): the bot unarchives the thread, as any member may unless a
+moderator locked it, and edits again, once.
 """
 
 import asyncio
@@ -145,7 +146,7 @@ class Sender:
             if post.user is not None and error.code == CANNOT_MESSAGE_USER:
                 log.info("user %s does not take DMs from the bot", post.user)
                 where = self._dms.get(post.user)
-                if where is not None:  # for every worker to know (before this one: a retry)
+                if where is not None and not _over(post):  # for every worker to know
                     await self.slots.refused(where, hand_slot(chat_key(post.game)))
                 self._refused(post, post.user)
                 await self.on_closed(post)
@@ -165,6 +166,15 @@ class Sender:
             log.info("user %s takes DMs from the bot again", post.user)
             await self.on_open(post)
         return delivery
+
+    async def forget_refusal(self, game: int, user: int) -> None:
+        """The game in channel `game` is over for `user`, whose DMs were closed, and what was
+        shown instead is tidied up: the mark of the refusal in the slot map goes, so that a
+        later game's hand in their DMs, once open, does not look for anything to tidy (one
+        call, where this worker knows their DM channel; else the mark stays, as harmless)."""
+        where = self._dms.get(user)
+        if where is not None:
+            await self.slots.unrefused(where, hand_slot(chat_key(game)))
 
     def _refused(self, post: Post, user: int) -> None:
         """Remember that a DM to `user` was refused now, for `post`'s round in its channel."""
@@ -367,6 +377,12 @@ def _with_text(text: str, picture: Picture) -> list[str]:
     if len(whole) <= MAX_CONTENT and len(sheet) <= MAX_CONTENT - 9:
         return [whole]
     return [*pre_blocks(sheet), text]
+
+
+def _over(post: Post) -> bool:
+    """Whether `post` is a person's hand once their game is over (it shows no round: their
+    result, or why the game ended)."""
+    return post.user is not None and post.round is None and (post.slot or "").endswith(":hand")
 
 
 def _round(post: Post) -> Round:
