@@ -877,6 +877,75 @@ async def the_next_game(
         return dc.fake.calls - calls, counted.calls - slot_calls
 
 
+async def test_a_notice_posted_after_the_hand_reached_the_dms_loses_its_button(
+    dc: Bot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cid's DMs are closed. Worker A serves round 2 to Cid's turn, and its notice for him
+    waits in A's queue for the channel (Discord is slow to take it); meanwhile Cid opens his
+    DMs, and worker B, which takes the next presses, sends his round 2 hand there: B finds no
+    round 2 notice to take a button off yet. When A's notice is posted at last, its button
+    comes off: the hand it stands for is in his DMs. (Before, it kept it, stale.)"""
+    ann, _bob, cid = players = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
+    await seat(dc, players)
+    await dc.command(ann, "start")
+    chat = chat_key(dc.channel)
+    first, second = dc.front, _front(dc.fake, dc.client)
+    await second.start(connect=False)
+    gate, held = asyncio.Event(), asyncio.Event()
+    deliver = first.outbox._deliver
+
+    async def slow(item: Any) -> Any:
+        if item.user is None and (item.slot or "").endswith(":r2") and not item.bare:
+            held.set()
+            await gate.wait()
+        return await deliver(item)
+
+    async def quiet() -> None:  # as `Bot.idle`, but for A's queue for the channel once held
+        for _ in range(5000):
+            await asyncio.sleep(0.002)
+            if first.busy or second.busy:
+                continue
+            await second.outbox.flush()
+            waiting = [
+                queue.task
+                for target, queue in first.outbox._queues.items()
+                if queue.task is not None and not queue.task.done()
+                if not (held.is_set() and target == f"c{dc.channel}")
+            ]
+            if waiting:
+                await asyncio.wait(waiting, timeout=0.05)
+            elif not dc.fake.busy():
+                return
+        raise AssertionError("the bot did not go quiet")
+
+    monkeypatch.setattr(first.outbox, "_deliver", slow)
+    idle = dc.idle
+    monkeypatch.setattr(dc, "idle", quiet)
+    try:
+        while not held.is_set():  # round 1's last card, and round 2 on A to Cid's turn
+            assert await move(dc)
+        dc.fake.closed_dms.discard(cid.id)  # Cid opens his DMs
+        for person in players:  # their presses go to worker B from now on
+            dc.worker_of[person.id] = second
+        while not any("Round 2 of 5" in text for text in dc.fake.texts(cid.id)):
+            table = await second.service.table(chat)
+            assert table is not None
+            assert table.game.round is not None
+            if table.game.players[table.game.round.turn].id == user_key(cid.id):
+                await dc.press(dc.channel, cid, dc.table(), dc.table().custom_ids()[0])
+            else:
+                assert await move(dc)
+        gate.set()
+        monkeypatch.setattr(dc, "idle", idle)
+        await dc.idle()
+    finally:
+        gate.set()
+        await second.stop()
+    notices = [m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content]
+    assert len(notices) == 2  # rounds 1 and 2
+    assert [m.labels() for m in notices] == [[], []]
+
+
 async def test_a_closed_dm_notice_ends_with_the_game_whoever_ends_it(
     redis_url: str, game_ids: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -392,6 +392,7 @@ class DiscordFrontEnd:
             notify=True,
             mentions=(failed.user,),
             version=failed.version,
+            stands_for=failed.user,
         )
         self.outbox.put(notice.target, notice, key=notice.slot)
         if len(self.notices) > 10_000:  # games this worker never saw end: the slots know them

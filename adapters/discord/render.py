@@ -80,6 +80,8 @@ class Post:
     """The round a hand shows (`Message.round`)."""
     rebid: bool = False
     """A hand asking its player to bid again (`Message.rebid`)."""
+    stands_for: int | None = None
+    """A "Your hand" notice: the person whose hand, refused by their DMs, it stands for."""
 
     @property
     def target(self) -> str:

@@ -28,7 +28,7 @@ import io
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -158,6 +158,8 @@ class Sender:
                 raise
             log.warning("could not post to %s: %s", post.target, error)
             return Delivery.FAILED
+        if post.stands_for is not None and delivery is Delivery.SENT:
+            await self._stood_for(post, post.stands_for)
         if post.user is None or delivery not in (Delivery.SENT, Delivery.EDITED):
             return delivery
         if retried:
@@ -175,6 +177,25 @@ class Sender:
         where = self._dms.get(user)
         if where is not None:
             await self.slots.unrefused(where, hand_slot(chat_key(game)))
+
+    async def _stood_for(self, notice: Post, user: int) -> None:
+        """A "Your hand" notice was posted for `user`: if their DMs show a hand as new as the
+        one it stands for already (another worker's went through while the notice waited in
+        this one's queue, and found no notice to take the button off then), `on_open` is told
+        now, and the notice loses its button. One Redis read a notice; none for a player whose
+        DMs were never refused."""
+        where = self._dms.get(user)
+        if where is None or notice.version is None:
+            return
+        try:
+            shown = await self.slots.shown(where, hand_slot(chat_key(notice.game)))
+        except StoreErrors as error:  # the notice is posted: it is not tried again for this
+            log.info("could not read the DM hand of %s: %s", user, error)
+            return
+        game, version = notice.version
+        if shown is not None and shown[0] == game and shown[1] >= version:
+            log.info("user %s got their hand by DM before its notice was posted", user)
+            await self.on_open(replace(notice, user=user))
 
     def _refused(self, post: Post, user: int) -> None:
         """Remember that a DM to `user` was refused now, for `post`'s round in its channel."""
@@ -374,7 +395,7 @@ def _with_text(text: str, picture: Picture) -> list[str]:
     at, not below a wall of figures)."""
     sheet = picture.text()
     whole = f"{text}\n{content(sheet, pre=True)}"
-    if len(whole) <= MAX_CONTENT and len(sheet) <= MAX_CONTENT - 9:
+    if len(whole) <= MAX_CONTENT and len(sheet) <= MAX_CONTENT - 9:  # `content` cuts there
         return [whole]
     return [*pre_blocks(sheet), text]
 
