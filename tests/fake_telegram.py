@@ -263,7 +263,8 @@ class Event:
     - "edit": the bot changed `message_id`: `text` and `keyboard` are what it shows now;
     - "delete": `message_id` was deleted;
     - "answer": the bot answered a button press by `user_id` with `text` (a toast, or a modal
-      alert when `show_alert`), seen by that person alone; empty `text` shows nothing;
+      alert when `show_alert`), seen by that person alone; empty `text` shows nothing; with
+      `url` (only a link to the bot with a /start parameter), their client opens it;
     - "pin": `message_id` was pinned (or unpinned: `text` is "unpin").
     """
 
@@ -282,6 +283,8 @@ class Event:
     at: float = 0.0
     thread: int | None = None
     """The forum topic it happened in (None: a chat without topics, or General)."""
+    url: str | None = None
+    """An answer's link, which the person's client opens."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -1605,6 +1608,8 @@ class FakeTelegram:
             elif e.kind == "answer":
                 style = "alert" if e.show_alert else "toast"
                 lines.append(f"  ({style} to {who}: {e.text})" if e.text else f"  (ack {who})")
+                if e.url:
+                    lines.append(f"  (opens for {who}: {e.url})")
             else:
                 lines.append(f"#{e.message_id} {'unpinned' if e.text == 'unpin' else 'pinned'}")
         return "\n".join(lines)
@@ -2547,6 +2552,12 @@ async def _answer_callback_query(fake: FakeTelegram, p: _Params) -> Any:
     text = p.string("text") or ""
     if utf16_len(text) > MAX_CALLBACK_ANSWER:
         raise bad_request("MESSAGE_TOO_LONG")
+    url = p.string("url")
+    # Without a game, only a link to the bot itself with a /start parameter may be opened.
+    if url is not None and not re.fullmatch(
+        rf"https://t\.me/{re.escape(fake.bot_username)}\?start=[A-Za-z0-9_-]{{1,64}}", url
+    ):
+        raise bad_request("URL_INVALID")
     event = Event(
         "answer",
         query.chat_id,
@@ -2556,6 +2567,7 @@ async def _answer_callback_query(fake: FakeTelegram, p: _Params) -> Any:
         show_alert=p.flag("show_alert"),
         callback_data=query.data,
         at=fake.clock(),
+        url=url,
     )
     query.answered = event
     fake._record(fake._chats[query.chat_id], event)

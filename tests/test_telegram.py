@@ -1602,12 +1602,16 @@ async def test_a_join_without_a_private_chat_gets_a_deep_link(tg: Bot) -> None:
     await tg.idle()
     assert "Dan" in tg.lobby().text
     assert tg.fake.last_message(DAN.id).text.startswith("✅ You have a seat at the table.")
-    # The join button under the lobby works the same way for someone without a private chat.
+    # The lobby's Join button, pressed by someone without a private chat, opens that chat
+    # itself (the press's answer is the link), at its Start button, which seats them.
     lobby = tg.lobby()
     answer = await tg.press_label(GROUP, CID, lobby.message_id, "Join")
-    assert answer.show_alert
-    assert "private chat" in answer.text
+    assert answer.url == f"https://t.me/wizard_test_bot?start=join-{GROUP}"
+    assert answer.text == "To sit down, press Start in our private chat, which opens now."
     assert "Cid" not in tg.lobby().text
+    tg.fake.start_dm(CID, answer.url.partition("?start=")[2])
+    await tg.idle()
+    assert "Cid" in tg.lobby().text
 
 
 def open_first_notices(bot: Bot, name: str) -> list[MessageView]:
@@ -1619,8 +1623,8 @@ def open_first_notices(bot: Bot, name: str) -> list[MessageView]:
 
 async def test_a_newcomer_s_repeated_joins_leave_one_live_notice(tg: Bot) -> None:
     """Dan, who never opened the bot's private chat, types /join, presses the lobby's Join,
-    and types /join again. The press posts nothing (its alert says what to do, the notice
-    with the button is there already); the second /join is answered with a new notice, and
+    and types /join again. The press posts nothing (its answer opens the private chat, the
+    notice with the button is there already); the second /join is answered with a new notice, and
     the one before loses its button: one live button for him. Eve's notice is her own."""
     await seat(tg, (ANN, BOB))
     await tg.command(GROUP, DAN, "/join")
@@ -1628,8 +1632,7 @@ async def test_a_newcomer_s_repeated_joins_leave_one_live_notice(tg: Bot) -> Non
     assert first.labels == [["Open the private chat"]]
     shown = len(tg.fake.current_messages(GROUP))
     answer = await tg.press_label(GROUP, DAN, tg.lobby().message_id, "Join")
-    assert answer.show_alert
-    assert "open a private chat" in answer.text
+    assert answer.url is not None  # it opens his private chat with the bot
     assert len(tg.fake.current_messages(GROUP)) == shown  # nothing new in the group
     await tg.command(GROUP, EVE, "/join")
     await tg.command(GROUP, DAN, "/join")
@@ -1647,7 +1650,7 @@ async def test_a_newcomer_s_notice_loses_its_button_once_he_sits_down(tg: Bot) -
     await tg.command(GROUP, DAN, "/join")
     await tg.command(GROUP, DAN, "/join")
     answer = await tg.press_label(GROUP, DAN, tg.lobby().message_id, "Join")
-    assert answer.show_alert
+    assert answer.url is not None
     (live,) = [m for m in open_first_notices(tg, "Dan") if m.keyboard]
     url = live.keyboard[0][0].url
     assert url is not None

@@ -597,8 +597,13 @@ class TelegramFrontEnd:
             joins = spec is not None and spec.seats and is_group(where.id)
             here = _where(query.message) if is_group(where.id) else None
             if joins and not await self._reachable(where, person, here):
+                # The answer opens the private chat itself, at its Start button, whose /start
+                # seats them (the link of the group's notice, which stays for a client that
+                # does not follow it).
                 t = await self._texts(game)
-                await query.answer(_cut(self._open_first(t)), show_alert=True)
+                link = commands.deep_link(self.bot.username, where.id, thread(here))
+                opening = t("To sit down, press Start in our private chat, which opens now.")
+                await query.answer(_cut(opening), url=link)
                 return
             admin = (
                 spec is not None
