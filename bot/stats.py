@@ -6,7 +6,9 @@ bids met and AI levels were kept lack them), and `Fold.add` folds games, oldest 
 `Fold`: for each player their games, wins, points, best game and bids met, and an OpenSkill
 Plackett-Luce rating updated from the game's places (ties allowed). An AI seat is rated as its
 level (`ai:hard`), one identity for every seat of that level. The fold also names the newest game
-it holds (`Fold.cursor`), so it can be carried forward with the games after it (`unfolded`).
+it holds (`Fold.cursor`), so it can be carried forward with the games after it (`unfolded`);
+`fold_noting` folds the same way and notes how one game moved its seats' ratings (`Rerated`),
+for the game's end to say.
 
 `board` orders a leaderboard by the conservative rating (`Standing.ordinal`: mu - 3 sigma),
 `recent` picks the games of the last `WINDOW` seconds, `namesakes` numbers people called alike
@@ -344,6 +346,44 @@ def fold(games: Iterable[Game], into: Fold | None = None) -> Fold:
     for game in games:
         done.add(game)
     return done
+
+
+@dataclass(frozen=True, slots=True)
+class Rerated:
+    """How one game moved a seat's rating: its rating identity's rating shown after the game
+    (`Standing.rating`), the change from the one shown before it, and whether it is still
+    provisional (`Standing.provisional`)."""
+
+    player: str
+    """The seat's rating identity: a person's id, or an AI level's (`ai:hard`)."""
+    rating: int
+    change: int
+    provisional: bool
+
+
+def fold_noting(
+    games: Iterable[Game], into: Fold | None, key: str
+) -> tuple[Fold, tuple[Rerated, ...]]:
+    """`games` (oldest first) folded into `into`, as `fold` does; and how the game named `key`
+    moved each of its seats' ratings, in seat order (two seats of one AI level both show the
+    level's). Empty when that game is not among `games` (folded before, or not kept)."""
+    done = Fold() if into is None else into
+    moved: tuple[Rerated, ...] = ()
+    for game in games:
+        if game.key != key:
+            done.add(game)
+            continue
+        before = {
+            seat.player: done.players.get(seat.player, Standing(seat.name)).rating
+            for seat in game.seats
+        }
+        done.add(game)
+        after = [done.players[seat.player] for seat in game.seats]
+        moved = tuple(
+            Rerated(seat.player, s.rating, s.rating - before[seat.player], s.provisional)
+            for seat, s in zip(game.seats, after, strict=True)
+        )
+    return done, moved
 
 
 def unfolded(games: Sequence[Game], cursor: str) -> tuple[list[Game], bool]:

@@ -30,6 +30,8 @@ from bot.stats import (
     board,
     find,
     fold,
+    fold_noting,
+    key_of,
     namesakes,
     read_game,
     read_games,
@@ -192,6 +194,49 @@ def test_a_fold_carried_forward_is_the_fold_of_everything() -> None:
     assert Fold.from_json(part.to_json()) == Fold.from_json(whole.to_json())
     assert unfolded(kept, whole.cursor) == ([], True)
     assert unfolded(kept, "") == (kept[::-1], False)
+
+
+def test_a_fold_notes_how_the_game_just_ended_moved_each_seats_rating() -> None:
+    """A first game of three, worked out from the model: every rating starts at 1000 (mu 25,
+    sigma 25/3: 25 - 3 x 25/3 = 0). The winner ends at mu 27.869, sigma 8.205: 1000 + 40 x
+    (27.869 - 24.616) = 1130.1, so 1130 (+130). The second ends at mu 25.717, sigma 8.058:
+    1000 + 40 x (25.717 - 24.175) = 1061.7, so 1062 (+62): second place gains too, for sigma
+    shrank more than mu fell. The third: mu 21.414, sigma 8.058: 889.6, so 890 (-110)."""
+    players = ["tg:1", "tg:2", "tg:3"]
+    first = summary(players, [120, 80, 40], finished=NOW, game="g1")
+    done, moved = fold_noting(read_games([first]), None, key_of(first))
+    assert [(r.player, r.rating, r.change, r.provisional) for r in moved] == [
+        ("tg:1", 1130, 130, True),
+        ("tg:2", 1062, 62, True),
+        ("tg:3", 890, -110, True),
+    ]
+    assert [done.players[p].rating for p in players] == [1130, 1062, 890]
+    # a game after others: the change is the rating shown after it minus the one before
+    entries = [
+        summary([*players, "tg:4"], [n * 7 % 50, 30, n * 13 % 40, 20], finished=NOW + n)
+        for n in range(1, 5)
+    ]
+    before = folded(first, *entries[:-1])
+    after, moved = fold_noting(read_games(entries[-2:]), folded(first, *entries[:-2]), "nope")
+    assert moved == ()  # the game named is not among those folded: nothing noted
+    after, moved = fold_noting(
+        read_games(entries[-2:]), folded(first, *entries[:-2]), key_of(entries[-1])
+    )
+    assert after.to_json() == folded(first, *entries).to_json()
+    for seat in moved:
+        rating = after.players[seat.player].rating
+        old = before.players[seat.player].rating if seat.player in before.players else RATING_BASE
+        assert (seat.rating, seat.change) == (rating, rating - old)
+        assert seat.provisional == (after.players[seat.player].games < PROVISIONAL)
+    assert [seat.provisional for seat in moved] == [False, False, False, True]  # 5, 5, 5, 4 games
+    # two seats of one AI level both show the level's one rating
+    robots = summary(
+        ["tg:1", "ai:1", "ai:2"], [10, 90, 30], ai={"ai:1": "hard", "ai:2": "hard"}, game="r"
+    )
+    _, moved = fold_noting(read_games([robots]), None, key_of(robots))
+    assert [r.player for r in moved] == ["tg:1", "ai:hard", "ai:hard"]
+    assert moved[1] == moved[2]
+    assert moved[0].change < 0 < moved[1].change
 
 
 def test_the_window_is_the_last_30_days() -> None:
@@ -765,6 +810,41 @@ async def test_a_crash_between_a_games_end_and_its_fold_loses_nothing(
     # reading again folds nothing twice
     await ask(fresh, GROUP, ANN, Kind.TOP)
     assert Fold.from_json(await redis_client.hget(keys.stats(GROUP), "s")).games == 2
+
+
+async def test_the_fold_after_a_game_says_how_it_moved_the_ratings_once(
+    redis_client: aioredis.Redis,
+) -> None:
+    """The worker that folds a game says how it moved each seat's rating; a game folded
+    already (by another worker, or a /top asked first) says nothing."""
+    stats = StatsStore(redis_client)
+    players = ["tg:1", "tg:2", "tg:3"]
+    first = summary(players, [120, 80, 40], finished=NOW, game="g1")
+    await redis_client.lpush(keys.results(GROUP), json.dumps(first))
+    moved = await stats.fold_game(GROUP, key_of(first))
+    assert [(r.rating, r.change) for r in moved] == [(1130, 130), (1062, 62), (890, -110)]
+    assert await stats.fold_game(GROUP, key_of(first)) == ()  # folded already
+    second = summary(players, [10, 80, 40], finished=NOW + 60, game="g2")
+    await redis_client.lpush(keys.results(GROUP), json.dumps(second))
+    await stats.fold(GROUP)  # another worker got there first
+    assert await stats.fold_game(GROUP, key_of(second)) == ()
+    third = summary(players, [10, 20, 40], finished=NOW + 120, game="g3")
+    await redis_client.lpush(keys.results(GROUP), json.dumps(third))
+    before = await stats.fold(GROUP)
+    before = Fold.from_json(before.to_json())
+    await redis_client.lpush(
+        keys.results(GROUP), json.dumps(summary(players, [1, 2, 3], finished=NOW + 180))
+    )
+    fourth = summary(players, [50, 20, 40], finished=NOW + 240, game="g4")
+    await redis_client.lpush(keys.results(GROUP), json.dumps(fourth))
+    # two games unfolded (a fold failed after the one before): the last one's change is its own
+    moved = await stats.fold_game(GROUP, key_of(fourth))
+    stored = Fold.from_json(await redis_client.hget(keys.stats(GROUP), "s"))
+    assert stored.games == 5
+    middle = fold(read_games([summary(players, [1, 2, 3], finished=NOW + 180)]), before)
+    for seat in moved:
+        rating = stored.players[seat.player].rating
+        assert (seat.rating, seat.change) == (rating, rating - middle.players[seat.player].rating)
 
 
 async def test_all_time_goes_on_past_the_games_kept(redis_client: aioredis.Redis) -> None:

@@ -26,8 +26,10 @@ from bot.stats import (
     WINDOW,
     Fold,
     Game,
+    Rerated,
     anonymised,
     fold,
+    fold_noting,
     person,
     read_game,
     unfolded,
@@ -121,25 +123,35 @@ class StatsStore:
     async def fold(self, chat: str) -> Fold:
         """The chat's fold with every game it kept (written back, unless another worker wrote
         it first; then it is read again)."""
+        return (await self._fold(chat, ""))[0]
+
+    async def fold_game(self, chat: str, key: str) -> tuple[Rerated, ...]:
+        """Fold the chat's stats (as `fold`) right after the game named `key` ended, and how
+        that game moved its seats' ratings (`bot.stats.fold_noting`): only if this call folded
+        it and wrote the fold; empty if it was folded before (by another worker) or the write
+        kept losing to others'. The numbers are those the stored fold then shows."""
+        return (await self._fold(chat, key))[1]
+
+    async def _fold(self, chat: str, key: str) -> tuple[Fold, tuple[Rerated, ...]]:
         done = Fold()
         for _attempt in range(ATTEMPTS):
             version, blob = await self.client.hmget(keys.stats(chat), ["v", "s"])
             done = Fold.from_json(blob)
             pending = await self._unfolded(chat, done.cursor)
             if not pending:
-                return done
+                return done, ()
             await self.enlist(
                 {seat.player for game in pending for seat in game.seats if person(seat.player)},
                 chat,
             )
             if len(pending) > IN_THREAD:
-                done = await asyncio.to_thread(fold, pending, done)
+                done, moved = await asyncio.to_thread(fold_noting, pending, done, key)
             else:
-                done = fold(pending, done)
+                done, moved = fold_noting(pending, done, key)
             stored = int(version or 0)
             if await self._write(keys=[keys.stats(chat)], args=[stored, done.to_json()]):
-                return done
-        return done
+                return done, moved
+        return done, ()
 
     async def recent(self, chat: str, since: float) -> list[Game]:
         """The chat's kept games that ended at `since` or later, oldest first."""
