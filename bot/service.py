@@ -66,7 +66,7 @@ from bot.show.look import Look, look_of, personal
 from bot.show.places import placed
 from bot.show.render import Current, GroupTable, Lobby, Moved, Shown, render
 from bot.show.screens import HandScreen, has_choice
-from bot.stats import people
+from bot.stats import Rerated, key_of, people
 from bot.store import RedisClient, Snapshot, Store, StoreErrors, keys
 from bot.store.seats import SeatIndex
 from bot.store.stats import StatsStore
@@ -203,6 +203,7 @@ def _merged(first: Result, then: list[Result], seen: dict[str, str]) -> Result:
         hands=tuple(shown_hands),
         view=moves[-1].view,
         seating=moves[-1].seating,
+        ratings=next((move.ratings for move in reversed(moves) if move.ratings), ()),
     )
     shown = [item for item in first.shown if not isinstance(item, Moved)] + [moved]
     return Result(shown, first.answer, last, first.mend, first.reindex, first.hint)
@@ -628,13 +629,16 @@ class GameService:
             self._broken.add(chat)
             log.exception("%s: its timer could not be fired; the other chats' timers go on", chat)
 
-    async def _fold(self, chat: str) -> None:
-        """Carry the chat's stats forward to the game that just ended. If this fails (or the
-        worker dies first), nothing is lost: the next read of the stats folds what is missing."""
+    async def _fold(self, chat: str, key: str) -> tuple[Rerated, ...]:
+        """Carry the chat's stats forward to the game that just ended (named `key`), and how it
+        moved each seat's rating if this fold folded it (`StatsStore.fold_game`); empty if
+        another worker folded it first, or the fold failed. If it fails (or the worker dies
+        first), nothing is lost: the next read of the stats folds what is missing."""
         try:
-            await self.stats.fold(chat)
+            return await self.stats.fold_game(chat, key)
         except Exception:
             log.warning("could not fold the stats of %s", chat, exc_info=True)
+            return ()
 
     # --- the transaction ------------------------------------------------------------------
 
@@ -921,7 +925,12 @@ class GameService:
                 if sat or seated - now_seated:
                     await self._mark(chat, sat, seated - now_seated)
             if write is not None and write.result is not None:
-                await self._fold(chat)
+                moved = await self._fold(chat, key_of(write.result))
+                if moved:  # the game's end says how it moved each seat's rating
+                    result.shown = [
+                        replace(item, ratings=moved) if isinstance(item, Moved) else item
+                        for item in result.shown
+                    ]
             log.debug("applied for %s, version %d", user.id, snap.version + (write is not None))
             return snap, result, seen
         self.metrics.refused(Refusal.BUSY)

@@ -5,12 +5,13 @@ to their owner privately, /forgetme forgets everywhere and keeps the others' sta
 between a game's end and its fold loses nothing, and bad input changes nothing."""
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
 from conftest import modules_loaded
-from service_helpers import ANN, BOB, CID, DOT, EVE, Clock, Driver, service
+from service_helpers import ANN, BOB, CID, DOT, EVE, Clock, Driver, service, table_of
 
 from bot.commands import BY_KIND, Kind, help_text
 from bot.messages import Outcome
@@ -18,13 +19,18 @@ from bot.requests import Request, User
 from bot.service import GameService
 from bot.show.formatters import text_width
 from bot.show.i18n import texts
+from bot.show.look import Look
+from bot.show.screens import ROOM, game_over
+from bot.show.seating import seating
 from bot.show.stats import BOARD_HEADS, board_text, confirms, stats_text
+from bot.show.themes import Theme
 from bot.stats import (
     MODEL,
     PROVISIONAL,
     RATING_BASE,
     WINDOW,
     Fold,
+    Rerated,
     Standing,
     anonymised,
     board,
@@ -40,12 +46,14 @@ from bot.stats import (
 )
 from bot.store import keys
 from bot.store.stats import StatsStore
+from engine import table_view
 
 NOW = 1_700_000_000.0
 DAY = 24 * 3600.0
 GROUP = "tg:-100"
 OTHER = "tg:-200"
 T = texts("en")
+LOOK = Look(T, Theme.COLOURS)
 
 
 def summary(
@@ -787,8 +795,9 @@ async def test_a_crash_between_a_games_end_and_its_fold_loses_nothing(
     svc = service(redis_client, seed=9, clock=Clock(NOW))
     await play(svc, GROUP, [ANN, BOB, CID], seed=8)
 
-    async def died(chat: str) -> None:
+    async def died(chat: str, key: str) -> tuple[Rerated, ...]:
         """The worker dies right after writing the game's end, before folding its stats."""
+        return ()
 
     monkeypatch.setattr(svc, "_fold", died)
     await play(svc, GROUP, [ANN, BOB, DOT], seed=9)
@@ -845,6 +854,139 @@ async def test_the_fold_after_a_game_says_how_it_moved_the_ratings_once(
     for seat in moved:
         rating = stored.players[seat.player].rating
         assert (seat.rating, seat.change) == (rating, rating - middle.players[seat.player].rating)
+
+
+def rating_in(text: str) -> tuple[int, bool]:
+    """The rating of a /stats block, and whether it is provisional."""
+    line = next(line for line in text.splitlines() if line.startswith("Rating"))
+    return int(line.split()[1]), line.endswith("(provisional)")
+
+
+def signed(change: int) -> str:
+    return f"+{change}" if change > 0 else f"\u2212{-change}" if change < 0 else "\u00b10"
+
+
+async def test_a_games_end_says_how_it_moved_each_rating_as_stats_then_shows(
+    redis_client: aioredis.Redis,
+) -> None:
+    """The group's end of a game gains each seat's rating after it and its change, by place;
+    each person's own result their own. The numbers are /stats's: after the game, and after
+    minus before (1000 before a first game, the rating of a new player)."""
+    svc = service(redis_client, seed=3, clock=Clock(NOW))
+    people = [ANN, BOB, CID]
+    rated: dict[str, tuple[int, bool]] = {}
+    for game, seed in enumerate((1, 2)):
+        driver = Players(svc, people, chat=GROUP, seed=seed)
+        await driver.lobby(["rounds=short"], ai=1)
+        await driver.play_to_end()
+        entry = (await summaries(redis_client, GROUP))[0]
+        level = next(iter(entry["ai"].values()))
+        names = {p.id: p.name for p in people} | {f"ai:{level}": f"AI ({level})"}
+        before = dict(rated) or dict.fromkeys(names, (RATING_BASE, True))
+        for player, name in names.items():
+            asked = level if player.startswith("ai:") else name
+            rated[player] = rating_in(text_of(await ask(svc, GROUP, CID, Kind.STATS, asked)))
+        order = sorted(range(4), key=lambda seat: (entry["places"][seat], seat))
+        ids = [entry["players"][seat] for seat in order]
+        ids = [f"ai:{entry['ai'][pid]}" if pid in entry["ai"] else pid for pid in ids]
+        shown = [
+            f"{names[pid]} {rated[pid][0]}{'?' if rated[pid][1] else ''} "
+            f"({signed(rated[pid][0] - before[pid][0])})"
+            for pid in ids
+        ]
+        over = driver.screens.group("over")
+        assert over is not None
+        assert over.text.splitlines()[-3:] == [
+            "",
+            "Ratings here: " + " · ".join(shown),
+            "? provisional: fewer than 5 games",
+        ], over.text
+        if game == 0:  # a first game: from 1000 each, to the fold of that one game
+            first = folded(entry).players
+            assert [rated[pid][0] for pid in ids] == [first[pid].rating for pid in ids]
+        for person in people:
+            mine = driver.screens.hand(person)
+            assert mine is not None
+            rating = rated[person.id][0]
+            change = signed(rating - before[person.id][0])
+            assert mine.text.splitlines()[-1] == (
+                f"Your rating here: {rating} ({change}), provisional"
+            ), mine.text
+
+
+async def test_a_game_folded_by_another_worker_or_not_at_all_ends_without_ratings(
+    redis_client: aioredis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game's end says how it moved the ratings only if this worker's fold folded it: if
+    another worker folded it first (its /top, say), or the fold failed, the end is shown as
+    before, without the line; nothing is lost, and nothing is folded twice."""
+    svc = service(redis_client, seed=3, clock=Clock(NOW))
+    other = service(redis_client, seed=4, clock=Clock(NOW))
+    fold_game = svc.stats.fold_game
+
+    async def beaten(chat: str, key: str) -> tuple[Rerated, ...]:
+        await other.stats.fold(chat)  # another worker gets there first
+        return await fold_game(chat, key)
+
+    async def broken(chat: str, key: str) -> tuple[Rerated, ...]:
+        raise ConnectionError("Redis went away")
+
+    for stand_in, seed in [(beaten, 1), (broken, 2)]:
+        monkeypatch.setattr(svc.stats, "fold_game", stand_in)
+        driver = Players(svc, [ANN, BOB, CID], chat=GROUP, seed=seed)
+        await driver.lobby(["rounds=short"])
+        await driver.play_to_end()
+        over = driver.screens.group("over")
+        assert over is not None
+        assert over.text.splitlines()[-1].endswith(("wins!", "share first place!")), over.text
+        assert "Ratings" not in over.text
+        for person in (ANN, BOB, CID):
+            mine = driver.screens.hand(person)
+            assert mine is not None
+            assert mine.text.splitlines()[0].startswith(("🥇", "🥈", "🥉"))
+            assert "rating" not in mine.text, mine.text
+        stored = Fold.from_json(await redis_client.hget(keys.stats(GROUP), "s"))
+        assert stored.games == 1  # folded once (the second game: not yet)
+    await ask(svc, GROUP, ANN, Kind.TOP)  # the next read folds what is missing
+    assert Fold.from_json(await redis_client.hget(keys.stats(GROUP), "s")).games == 2
+
+
+async def test_ratings_show_at_the_end_only_if_they_fit_a_caption(
+    redis_client: aioredis.Redis,
+) -> None:
+    """The line names people cut to 12 columns (a number that tells people called alike apart
+    stays), and is left out of an end that would not fit a Telegram photo's caption with it."""
+    svc = service(redis_client, seed=3, clock=Clock(NOW))
+    await play(svc, GROUP, [ANN, BOB, CID], seed=1)
+    table = await table_of(redis_client, GROUP)
+    assert table is not None
+    view, seats = table_view(table.game), seating(table)
+    ratings = tuple(
+        Rerated(seat.player, 1000 + 10 * number, 10 * number, number > 1)
+        for number, seat in enumerate(view.seats)
+    )
+    order = sorted(range(3), key=lambda seat: (view.places[seat], seat))
+    long = replace(
+        seats,
+        names=("Maximilian von Wizardhausen", "Ann", "Ann (2)"),
+        numbers=(1, 1, 2),
+    )
+    text = game_over(LOOK, view, long, ratings).text
+    assert text.splitlines()[-2] == "Ratings here: " + " · ".join(
+        [
+            ["Maximilian …", "Ann", "Ann (2)"][seat]
+            + " "
+            + ["1000 (±0)", "1010 (+10)", "1020? (+20)"][seat]
+            for seat in order
+        ]
+    )
+    assert text.splitlines()[-1] == "? provisional: fewer than 5 games"
+    assert len(text) <= ROOM
+    # names so long that the standings just fit (as six seats of Telegram's longest names do)
+    huge = replace(seats, names=tuple(f"{'x' * 229}{seat}" for seat in range(3)))
+    plain = game_over(LOOK, view, huge).text
+    assert len(plain) <= ROOM < len(plain) + 100  # standings that fit, but not with the line
+    assert game_over(LOOK, view, huge, ratings).text == plain
 
 
 async def test_all_time_goes_on_past_the_games_kept(redis_client: aioredis.Redis) -> None:

@@ -20,6 +20,7 @@ from bot.show.screens import (
     the_end,
 )
 from bot.show.seating import Seating, seating
+from bot.stats import Rerated
 from bot.table import Table, seen_since
 from engine import (
     ROUND_PHASES,
@@ -71,6 +72,9 @@ class Moved:
     view: TableView
     seating: Seating
     """The table as saved, seen by all (made once for the hands' screens, used again here)."""
+    ratings: tuple[Rerated, ...] = ()
+    """At a game's end: how it moved each seat's rating (`bot.stats.fold_noting`), when the
+    service's fold right after it folded it; empty otherwise (not said)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,7 +225,7 @@ def _moved(look: Look, item: Moved, languages: Mapping[str, str]) -> list[Messag
         if not _edited_again(item.hands, index)
     ]
     if view.phase is Phase.FINISHED:  # the hands as the game ended, then each one's result
-        messages += hands + the_end(look, view, seats, languages)
+        messages += hands + the_end(look, view, seats, languages, item.ratings)
     elif view.phase in ROUND_PHASES:
         if not _marked_only(item):
             messages.append(table_message(look, view, seats, new_round, item.notice))

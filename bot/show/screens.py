@@ -3,7 +3,7 @@ round summaries, the end of a game. Every builder takes a `Look`, a view and the
 reads the game's state or asks a rule. Platform-neutral text and buttons, every word translated.
 """
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bot import tokens
@@ -38,7 +38,9 @@ from bot.show.option_words import (
 )
 from bot.show.picture import SheetPicture
 from bot.show.seating import AWAY, Seating
+from bot.show.stats import own_rating, ratings_lines
 from bot.show.themes import cards_line
+from bot.stats import Rerated
 from bot.table import COACH
 from bot.tokens import Action
 from engine import (
@@ -750,39 +752,73 @@ def sheet_picture(look: Look, view: TableView, seating: Seating) -> SheetPicture
     return SheetPicture(look.t.language, tuple(seating.names), tuple(view.sheet), places)
 
 
-def game_over(look: Look, view: TableView, seating: Seating) -> Message:
-    """The group's end of the game: the standings, with the score sheet as a picture."""
+ROOM = 1024
+"""Characters a game's end in the group may take with its ratings line: a Telegram photo's
+caption holds 1,024 (a Discord message 2,000). Standings too long for the line with them are
+shown without it, rather than cut."""
+
+
+def game_over(
+    look: Look, view: TableView, seating: Seating, ratings: Sequence[Rerated] = ()
+) -> Message:
+    """The group's end of the game: the standings, with the score sheet as a picture; and,
+    if `ratings` (how the game moved each seat's rating, when this worker folded it), each
+    seat's rating after it, if that fits (`ROOM`)."""
     t = look.t
     totals = [seat.total for seat in view.seats]
     lines = [t("🏁 The game is over."), "", *standings(look, seating.names, totals, view.places)]
+    text = "\n".join(lines)
+    if ratings:
+        said = ratings_lines(t, seating.names, seating.numbers, view.places, ratings)
+        rated = "\n".join([text, "", *said])
+        text = rated if len(rated) <= ROOM else text
     buttons = ((Button(t("Play again"), tokens.lobby(seating.game, Action.AGAIN)),),)
     picture = sheet_picture(look, view, seating) if view.sheet else None
     # A slot of its own, always a new message: shown again after a crash if it was lost.
-    return Message("\n".join(lines), buttons=buttons, slot="over", notify=True, picture=picture)
+    return Message(text, buttons=buttons, slot="over", notify=True, picture=picture)
 
 
 def the_end(
-    look: Look, view: TableView, seating: Seating, languages: Mapping[str, str]
+    look: Look,
+    view: TableView,
+    seating: Seating,
+    languages: Mapping[str, str],
+    ratings: Sequence[Rerated] = (),
 ) -> list[Message]:
     """What a finished game shows: the final table, the group's standings with the score
-    sheet, and each person's own result."""
-    final = [table_message(look, view, seating, new=False), game_over(look, view, seating)]
-    return final + player_results(look, view, seating, languages)
+    sheet, and each person's own result; with how the game moved each seat's rating when
+    `ratings` says (one per seat; empty: not said)."""
+    ratings = ratings if len(ratings) == len(view.seats) else ()
+    final = [table_message(look, view, seating, new=False), game_over(look, view, seating, ratings)]
+    return final + player_results(look, view, seating, languages, ratings)
 
 
 def player_results(
-    look: Look, view: TableView, seating: Seating, languages: Mapping[str, str]
+    look: Look,
+    view: TableView,
+    seating: Seating,
+    languages: Mapping[str, str],
+    ratings: Sequence[Rerated] = (),
 ) -> list[Message]:
     """Each person's own end of the game (not the AI seats'), in their language."""
     return [
-        player_result(personal(look, languages, view.seats[seat].player), view, seating, seat)
+        player_result(
+            personal(look, languages, view.seats[seat].player),
+            view,
+            seating,
+            seat,
+            ratings[seat] if ratings else None,
+        )
         for seat in range(len(view.seats))
         if seat not in seating.robots
     ]
 
 
-def player_result(look: Look, view: TableView, seating: Seating, seat: int) -> Message:
-    """A player's own end of the game, in their private chat: place, points, bids met."""
+def player_result(
+    look: Look, view: TableView, seating: Seating, seat: int, rating: Rerated | None = None
+) -> Message:
+    """A player's own end of the game, in their private chat: place, points, bids met; and
+    their rating here after the game, if `rating` says."""
     t = look.t
     place, players = view.places[seat], len(view.seats)
     made = bids_met(view.sheet, seat)
@@ -799,6 +835,8 @@ def player_result(look: Look, view: TableView, seating: Seating, seat: int) -> M
     winners = [seating.names[s] for s in range(players) if view.places[s] == 1 and s != seat]
     if winners and place != 1:
         lines.append(t("Winner: {names}", names=", ".join(winners)))
+    if rating is not None:
+        lines.append(own_rating(t, rating))
     buttons = ((Button(t("Play again"), tokens.lobby(seating.game, Action.AGAIN)),),)
     return Message(
         "\n".join(lines), to=view.seats[seat].player, buttons=buttons, slot="hand", notify=True

@@ -6,10 +6,10 @@ The numbers come from `bot.stats` (a `Standing` per player); nothing here reads 
 
 from collections.abc import Mapping, Sequence
 
-from bot.namesakes import numbered, shown
-from bot.show.formatters import fit, isolated, pad, shown_points, text_width
+from bot.namesakes import numbered, shown, suffix
+from bot.show.formatters import fit, isolated, pad, shown_points, signed_points, text_width
 from bot.show.i18n import LANGUAGES, N_, Texts, texts
-from bot.stats import PROVISIONAL, RATING_BASE, UNKNOWN_LEVEL, Standing, level_of
+from bot.stats import PROVISIONAL, RATING_BASE, UNKNOWN_LEVEL, Rerated, Standing, level_of
 
 NAME_WIDTH = 12
 """Columns of a name on a leaderboard at most (a longer one is cut)."""
@@ -35,8 +35,11 @@ BOARD_HEADS = (
 def player_name(t: Texts, player: str, standing: Standing) -> str:
     """A player's name as shown: as seated, or an AI level's (`AI (hard)`)."""
     level = level_of(player)
-    if level is None:
-        return standing.name
+    return standing.name if level is None else level_name(t, level)
+
+
+def level_name(t: Texts, level: str) -> str:
+    """An AI level's name as the boards show it (`AI (hard)`)."""
     if level == UNKNOWN_LEVEL:
         return t("AI")
     return t("AI ({level})", level=level)
@@ -221,3 +224,70 @@ def forgotten_text(t: Texts, chats: int) -> str:
         chats,
     )
     return text.format(n=chats)
+
+
+# --- a game's end ---------------------------------------------------------------------------
+
+
+def rerated(moved: Rerated) -> str:
+    """A rating after a game and its change, as the boards mark it: `1031 (+31)`, `985? (-15)`
+    (`?`: provisional), `1000 (±0)`."""
+    return f"{moved.rating}{'?' if moved.provisional else ''} ({_change(moved)})"
+
+
+def _change(moved: Rerated) -> str:
+    """How far a game moved a rating: `+31`, `-15` (with the minus sign), `±0`."""
+    return "±0" if moved.change == 0 else signed_points(moved.change)
+
+
+def ratings_lines(
+    t: Texts,
+    names: Sequence[str],
+    numbers: Sequence[int],
+    places: Sequence[int],
+    ratings: Sequence[Rerated],
+) -> list[str]:
+    """A game's end in the group: each seat's rating after the game and its change, best
+    place first (as the standings), on one line: `Ratings here: Cid 1031 (+31) · Ann 985
+    (-15)`. A person by the name the table showed (`names`, numbered among people called alike
+    as `numbers` says), cut to `NAME_WIDTH` columns but for that number; an AI seat as its
+    level (`AI (hard)`), once however many seats the level had. Under it, what `?` means if a
+    rating is marked so."""
+    order = sorted(range(len(ratings)), key=lambda seat: (places[seat], seat))
+    items, seen = [], set()
+    for seat in order:
+        moved = ratings[seat]
+        if moved.player in seen:
+            continue
+        seen.add(moved.player)
+        level = level_of(moved.player)
+        if level is None:
+            end = suffix(numbers[seat] if numbers else 1)
+            called = names[seat].removesuffix(end) if end else names[seat]
+            name = fit(called, NAME_WIDTH - text_width(end)) + end
+        else:
+            name = level_name(t, level)
+        items.append(f"{name} {rerated(moved)}")
+    # TRANSLATORS: at a game's end, under the standings: each player's rating in this chat
+    # after the game, and how much the game moved it ("Ann 1031 (+31) · Bob 985 (-15)").
+    lines = [t("Ratings here: {ratings}", ratings=" · ".join(items))]
+    if any(moved.provisional for moved in ratings):
+        lines.append(t("? provisional: fewer than {n} games", n=PROVISIONAL))
+    return lines
+
+
+def own_rating(t: Texts, moved: Rerated) -> str:
+    """A person's own result at a game's end: their rating in the chat after it, and its
+    change (`Your rating here: 1031 (+31)`), said to be provisional if it is."""
+    change = _change(moved)
+    if moved.provisional:
+        # TRANSLATORS: a player's own result at a game's end: their rating in the group after
+        # the game, and how much the game moved it; "provisional": fewer than 5 games so far.
+        return t(
+            "Your rating here: {rating} ({change}), provisional",
+            rating=moved.rating,
+            change=change,
+        )
+    # TRANSLATORS: a player's own result at a game's end: their rating in the group after the
+    # game, and how much the game moved it.
+    return t("Your rating here: {rating} ({change})", rating=moved.rating, change=change)
