@@ -18,6 +18,7 @@ without one player (for /forgetme). docs/stats.md describes the model, the data 
 fold costs.
 """
 
+import itertools
 import json
 import math
 import unicodedata
@@ -307,21 +308,26 @@ class Fold:
     def _rate(self, game: Game) -> None:
         """Update the ratings of a game's players from its places. Every seat is a team of one;
         an identity with several seats (two `hard` AI seats) plays each from its rating before
-        the game, and moves by the mean of their updates."""
-        teams = [
-            [MODEL.create_rating([self.players[s.player].mu, self.players[s.player].sigma])]
-            for s in game.seats
-        ]
-        rated: list[list[PlackettLuceRating]] = MODEL.rate(
-            teams, ranks=[float(seat.place) for seat in game.seats]
-        )
-        moved: dict[str, list[PlackettLuceRating]] = {}
-        for seat, team in zip(game.seats, rated, strict=True):
-            moved.setdefault(seat.player, []).append(team[0])
+        the game, and moves by the mean of their updates. A tie is rated as the mean of every
+        way of breaking it (`tie_orders`): OpenSkill's Plackett-Luce, given tied ranks, rates
+        the tied players below the one they beat (1st, 2nd, 2nd, 4th, 5th of five newcomers:
+        1112, 1018, 1018, 1026, 893)."""
+        before = [(self.players[s.player].mu, self.players[s.player].sigma) for s in game.seats]
+        orders = tie_orders([seat.place for seat in game.seats])
+        sums = [[0.0, 0.0] for _ in game.seats]
+        for ranks in orders:
+            teams = [[MODEL.create_rating([mu, sigma])] for mu, sigma in before]
+            rated: list[list[PlackettLuceRating]] = MODEL.rate(teams, ranks=ranks)
+            for total, team in zip(sums, rated, strict=True):
+                total[0] += team[0].mu
+                total[1] += team[0].sigma
+        moved: dict[str, list[tuple[float, float]]] = {}
+        for seat, (mu, sigma) in zip(game.seats, sums, strict=True):
+            moved.setdefault(seat.player, []).append((mu / len(orders), sigma / len(orders)))
         for player, ratings in moved.items():
             standing = self.players[player]
-            standing.mu = math.fsum(r.mu for r in ratings) / len(ratings)
-            standing.sigma = math.fsum(r.sigma for r in ratings) / len(ratings)
+            standing.mu = math.fsum(mu for mu, _ in ratings) / len(ratings)
+            standing.sigma = math.fsum(sigma for _, sigma in ratings) / len(ratings)
 
     def to_json(self) -> str:
         """The fold as stored, in the current form (`bot.upgrades.STATS`)."""
@@ -338,6 +344,23 @@ class Fold:
         data, _ = STATS.upgrade(json.loads(text))
         players = {str(p): Standing.from_dict(s) for p, s in data.get("p", {}).items()}
         return cls(players, str(data.get("c", "")), int(data.get("g", 0)))
+
+
+def tie_orders(places: Sequence[int]) -> list[list[float]]:
+    """The ranks (1 to n) of each way to break the ties of `places` (a seat's place, equal for
+    a tie): every order of each group of tied seats, groups by place. A game without a tie has
+    one; a six-way tie, the most a table holds, 720."""
+    groups: dict[int, list[int]] = {}
+    for seat, place in enumerate(places):
+        groups.setdefault(place, []).append(seat)
+    tied = [groups[place] for place in sorted(groups)]
+    orders: list[list[float]] = []
+    for broken in itertools.product(*(itertools.permutations(group) for group in tied)):
+        ranks = [0.0] * len(places)
+        for rank, seat in enumerate(itertools.chain.from_iterable(broken), start=1):
+            ranks[seat] = float(rank)
+        orders.append(ranks)
+    return orders
 
 
 def fold(games: Iterable[Game], into: Fold | None = None) -> Fold:

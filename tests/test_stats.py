@@ -129,6 +129,27 @@ def test_ties_share_a_place_and_a_shared_first_is_a_win_for_each() -> None:
     assert tied.mu > MODEL.mu > done.players["tg:3"].mu
 
 
+def test_a_tie_is_rated_between_the_places_it_spans() -> None:
+    """Five newcomers end 1st, 2nd and 2nd (equal totals), 4th, 5th. OpenSkill's Plackett-Luce
+    with ranks [1, 2, 2, 4, 5] rates the two tied players below the one they beat (conservative
+    ratings 1112, 1018, 1018, 1026, 893: a known fault of its tie handling). A tie is rated as
+    the mean of both ways of breaking it, 2nd/3rd and 3rd/2nd: each tied player between what
+    2nd and 3rd alone would get (1084 and 1047, from ranks 1 to 5), above 4th (989)."""
+    done = folded(summary(["tg:1", "tg:2", "tg:3", "tg:4", "tg:5"], [150, 90, 90, 40, -30]))
+    shown = {p: s.rating for p, s in done.players.items()}
+    assert shown["tg:2"] == shown["tg:3"]
+    assert shown["tg:1"] > shown["tg:2"] > shown["tg:4"] > shown["tg:5"]
+    ranked = folded(summary(["tg:1", "tg:2", "tg:3", "tg:4", "tg:5"], [150, 90, 80, 40, -30]))
+    alone = {p: s.rating for p, s in ranked.players.items()}
+    assert alone["tg:3"] < shown["tg:2"] < alone["tg:2"]
+    assert shown["tg:4"] == alone["tg:4"]
+    # a three-way tie for first: equal, and above the one they beat
+    three = folded(summary(["tg:1", "tg:2", "tg:3", "tg:4"], [70, 70, 70, 10]))
+    firsts = {three.players[p].rating for p in ("tg:1", "tg:2", "tg:3")}
+    assert len(firsts) == 1
+    assert firsts.pop() > three.players["tg:4"].rating
+
+
 def test_each_ai_level_is_one_rating_of_its_own() -> None:
     entry = summary(
         ["tg:1", "ai:1", "ai:2", "ai:3"],
