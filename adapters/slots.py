@@ -53,6 +53,7 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from bot import Outcome, RedisClient, StoreErrors
+from bot.messages import OPTIONS
 
 log = logging.getLogger(__name__)
 
@@ -141,6 +142,7 @@ _ADOPT = (
 local old = redis.call('HGET', KEYS[1], ARGV[1])
 local new = ARGV[2]
 if old and (#old > #new or (#old == #new and old >= new)) then return 0 end
+if ARGV[5] ~= '' and redis.call('HGET', KEYS[1], ARGV[5]) == new then return 0 end
 local keys = redis.call('HGET', KEYS[1], ARGV[1] .. '#k')
 redis.call('HSET', KEYS[1], ARGV[1], new)
 redis.call('HDEL', KEYS[1], ARGV[1] .. '#v')
@@ -150,7 +152,8 @@ if old and keys ~= '0' then return old end
 return -2
 """
 )
-"""Make message ARGV[2] the slot ARGV[1]'s, unless it names that one or a newer one already (0):
+"""Make message ARGV[2] the slot ARGV[1]'s, unless it names that one or a newer one already, or
+the message is slot ARGV[5]'s (a host's option toggles beside their hands: 0):
 showing no known version (the next post for the slot goes, again or not), with buttons. -1
 while a worker holds the slot; else the message it replaces if that may have buttons (its id
 as a string: a Discord id is beyond a Lua number's precision, and so compared as digits), or
@@ -504,18 +507,21 @@ class SlotMap:
         flag = had_keys.decode() if isinstance(had_keys, bytes) else had_keys or ""
         return Superseded(int(old), flag[1:] or None)
 
-    async def adopt(self, where: int, slot: str, message_id: int) -> Adopted | None:
+    async def adopt(
+        self, where: int, slot: str, message_id: int, besides: str = ""
+    ) -> Adopted | None:
         """A press came from `message_id` in the chat `where`, a message of `slot` newer than
         the one the map names: a crash (or the store away) lost the record of it as the slot's
         new message. It is the slot's message again, showing no known version (the slot's next
         post goes, even one shown only where behind), with buttons. None if the map names it
-        or a newer one already (nothing to do). Waits while a worker posts for the slot."""
+        or a newer one already, or names it the message of the slot `besides` (nothing to do).
+        Waits while a worker posts for the slot."""
         unsaved = self._unsaved.get((where, slot))
         if unsaved is not None:
             if unsaved[0] >= message_id:
                 return None
             del self._unsaved[(where, slot)]  # older than the press: not to be recorded
-        adopted = await self._unheld(self._adopt, where, [slot, message_id, TTL, ""])
+        adopted = await self._unheld(self._adopt, where, [slot, message_id, TTL, "", besides])
         if adopted == 0:
             return None
         return Adopted(None if adopted == -2 else adopted)
@@ -529,11 +535,13 @@ class SlotMap:
         current: Callable[[str], Awaitable[Outcome]],
     ) -> tuple[Adopted, Outcome] | None:
         """A press in the private chat `where` came from `message_id`: if it is a hand message
-        of `game` newer than the one the map names, `adopt` it, and the player's hand as it is
-        now (from `current`: `GameService.current`) to show in it (`hand_again`). None if there
-        is nothing to adopt, or the store is away (the next press tries again)."""
+        of `game` newer than the one the map names (not its lobby's option toggles, newer than
+        any hand), `adopt` it, and the player's hand as it is now (from `current`:
+        `GameService.current`) to show in it (`hand_again`). None if there is nothing to adopt,
+        or the store is away (the next press tries again)."""
         try:
-            adopted = await self.adopt(where, hand_slot(game), message_id)
+            besides = f"{game}:{OPTIONS}"  # a host's toggles are newer than any hand
+            adopted = await self.adopt(where, hand_slot(game), message_id, besides)
             if adopted is None:
                 return None
             now = await current(game)

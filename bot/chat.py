@@ -138,6 +138,10 @@ class Context:
     outages: tuple[tuple[float, float], ...] = ()
     """Recent spans in which the bot (or its Redis) was down: turn clocks stand still in them."""
     metrics: Metrics | None = None
+    aside: bool = False
+    """The request was given in the asker's private chat (`Request.aside`)."""
+    typed: bool = False
+    """It was typed, not pressed (set with `aside`: its answer there is a new message)."""
     """What the AI moves' times are counted in."""
 
     @property
@@ -416,10 +420,14 @@ def remove_ai(ctx: Context, which: str | int) -> Result:
 
 
 def option(ctx: Context, text: str) -> Result:
-    """Show the host's option toggles, or set one option (`name=value`, or `name` to toggle)."""
+    """Show the host's option toggles, or set one option (`name=value`, or `name` to toggle).
+    Asked in the host's private chat (`Context.aside`), the toggles are shown there, and the
+    group's lobby shows the change without them."""
     table = ctx.table()
     if not text:
-        return Result(shown=[Lobby(options=True)])
+        return Result(shown=[Lobby(host=ctx.user.id, new=True) if ctx.aside else Lobby(True)])
+    mine = Lobby(host=ctx.user.id, new=ctx.typed)
+    shown: list[Shown] = [Lobby(), mine] if ctx.aside else [Lobby(options=True)]
     name, sep, value = text.partition("=")
     if name.strip().lower() == COACH:
         on = {"": True, "on": True, "off": False}.get(value.strip().lower() if sep else "")
@@ -429,12 +437,12 @@ def option(ctx: Context, text: str) -> Result:
         table.coach = on
         table.updated = ctx.now
         set_deadline(ctx, table)
-        return Result(shown=[Lobby(options=True)], write=Write(table=table, ttl=LIVE_TTL))
+        return Result(shown=shown, write=Write(table=table, ttl=LIVE_TTL))
     options = parse_option(table.game.options, text)
     step(table.game, SetOptions(options))
     table.updated = ctx.now
     set_deadline(ctx, table)
-    return Result(shown=[Lobby(options=True)], write=Write(table=table, ttl=LIVE_TTL))
+    return Result(shown=shown, write=Write(table=table, ttl=LIVE_TTL))
 
 
 def resume(ctx: Context, _: None) -> Result:

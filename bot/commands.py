@@ -236,6 +236,9 @@ class CommandSpec:
     """Its answer is for everyone in the chat (the rules, the scores), not only the asker."""
     anywhere: bool = False
     """It works in a private chat too, not only where a game is played."""
+    hosted: bool = False
+    """In a private chat it acts on each lobby the person hosts (`GameService.for_host`),
+    shown there, rather than on the private chat itself."""
     helped: bool = True
     """Listed in the help text (the menus list every command that has an `about`)."""
     slash: bool = True
@@ -310,6 +313,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
         Action.OPTION,
         Arg(_words, _word, "setting", N_("An option to set, e.g. rounds=short")),
         who=Who.HOST,
+        anywhere=True,
+        hosted=True,
         denied=N_("Only the host may change the options."),
     ),
     CommandSpec(Kind.START, "start", N_("start the game"), Action.START, who=Who.SEATED),

@@ -6,6 +6,10 @@ from typing import Protocol
 GROUP = None
 """`Message.to` for the group chat (or channel) where the game is played."""
 
+OPTIONS = "options"
+"""The slot of a lobby's option toggles shown to its host in their private chat (`/options`
+there): the group's own lobby message is the slot "lobby"."""
+
 NO_GAME = ""
 """The game id of `Outcome.version` for a chat with no game (what it shows again after one
 was cancelled: bare messages, `Message.strip`)."""

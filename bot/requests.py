@@ -42,6 +42,11 @@ class Request:
     """Where in the chat it was given, in the front end's own words, opaque to the service (a
     Telegram forum topic; None: the chat itself): a request that opens a table keeps it there
     (`Table.where`), and the outcomes of that game carry it back (`Outcome.where`)."""
+    aside: bool = False
+    """Given in the person's private chat about the game of another chat, whose request it is
+    (a press on a private message of that game; a host's /options there, `CommandSpec.hosted`):
+    what is for the asker alone is shown in their private chat, and the chat's own messages
+    as always."""
     whom: User | None = None
     """The person it points at, as the platform picked them rather than by a name typed (a
     Telegram command sent in reply to their message or mentioning them, Discord's `player`

@@ -58,7 +58,7 @@ from bot.coaching import Coach
 from bot.commands import BY_KIND, MAX_ARGUMENT, Kind, of_payload
 from bot.config import Config
 from bot.handover import Handover
-from bot.messages import NO_GAME, Outcome
+from bot.messages import NO_GAME, OPTIONS, Message, Outcome
 from bot.metrics import OVERDUE, Handled, Metrics
 from bot.requests import Request, User
 from bot.show.i18n import N_, Texts, catalog_language, error_text, texts
@@ -545,6 +545,45 @@ class GameService:
         chats = await self.seats.of(person)
         return await self._seated_at(person, chats, len(chats))
 
+    async def hosted(self, person: str) -> list[str]:
+        """The chats whose lobby (a table not started) `person` hosts now, among their live
+        seats (`seated`)."""
+        lobbies = []
+        for chat in await self.seated(person):
+            table = (self.store.known(chat) or await self.store.load(chat)).table
+            if table is not None and table.host == person and table.game.phase is Phase.LOBBY:
+                lobbies.append(chat)
+        return lobbies
+
+    @logs.serving
+    async def for_host(
+        self, chat: str, user: User, request: Request, update_id: str | None = None
+    ) -> list[tuple[str, Outcome]]:
+        """A host's command given in their private chat `chat` (`CommandSpec.hosted`: /options):
+        applied to each lobby they host (`hosted`) as if given there, what it shows them going
+        to their private chat (`Request.aside`); the chat each outcome is of, in the order of
+        the chats. A typed setting (`/options notequal`) is applied when they host one lobby;
+        hosting two, each shows its toggles. Hosting none: what they are told, in `chat`."""
+        try:
+            lobbies = await self.hosted(user.id)
+        except StoreErrors:
+            answer = await self.apology(chat, store_away=True)
+            return [(chat, Outcome(answer=answer, alert=True))]
+        if not lobbies:
+            t = texts(catalog_language(user.language) or self.config.language)
+            text = t(
+                "Only the host of a table that has not started can set its options. The first "
+                "to /join opens a table and hosts it."
+            )
+            return [(chat, Outcome(messages=(Message(text),)))]
+        arg = request.arg if len(lobbies) == 1 else ""
+        aside = Request(request.kind, arg, aside=True)
+        done = []
+        for lobby in lobbies:
+            update = None if update_id is None else f"{update_id}:{lobby}"
+            done.append((lobby, await self.handle(lobby, user, aside, update)))
+        return done
+
     async def snapshot(self, chat: str) -> tuple[int, Table | None, Settings]:
         """A chat's version (every write bumps it), table (a copy to read) and settings, in one
         read: what a live view of the table (the web table) is drawn from."""
@@ -700,15 +739,20 @@ class GameService:
     ) -> Outcome:
         """`outcome`, whose private messages name the chat (its `Settings.title`) for each
         person marked in it as having a live seat in another chat as well (`elsewhere`,
-        `Snapshot.elsewhere`)."""
-        if not elsewhere or not settings.title:
+        `Snapshot.elsewhere`), and a host's option toggles in their private chat always (slot
+        `OPTIONS`: they may host lobbies in two chats)."""
+        if not settings.title:
             return outcome
-        if not any(message.to in elsewhere for message in outcome.messages):
+
+        def named(message: Message) -> bool:  # a host's toggles say whose lobby, always
+            return message.to is not None and (message.to in elsewhere or message.slot == OPTIONS)
+
+        if not any(named(message) for message in outcome.messages):
             return outcome
         look = look_of(settings)
         messages = tuple(
             placed(personal(look, languages, message.to), message, settings.title)
-            if message.to in elsewhere
+            if named(message)
             else message
             for message in outcome.messages
         )

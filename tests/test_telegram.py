@@ -2106,7 +2106,7 @@ async def test_private_chat_help_and_menus(tg: Bot) -> None:
     removebot = next(c for c in group_de if c["command"] == "removebot")
     assert removebot["description"].startswith("einen KI-Spieler entfernen")
     private = [c["command"] for c in menus[("all_private_chats", "")]]
-    assert private == ["rules", "stats", "forgetme", "help"]
+    assert private == ["options", "rules", "stats", "forgetme", "help"]
     assert {language for _, language in menus} >= {"ko", "lv", "ru", "pt"}  # every catalog's
 
 

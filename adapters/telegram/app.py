@@ -509,6 +509,14 @@ class TelegramFrontEnd:
             await self._welcome(update, person, user)
             return
         request = commands.private_request(name, args)
+        if BY_KIND[request.kind].hosted:  # /options: the lobbies they host, shown here
+            for game, outcome in await self.service.for_host(
+                here, user, request, str(update.update_id)
+            ):
+                with about(game):
+                    self.show(game, outcome)
+                    self.reply(person.id, outcome, None)
+            return
         with about(here):
             outcome = await self.service.handle(here, user, request, str(update.update_id))
             self.show(here, outcome)
@@ -615,7 +623,8 @@ class TelegramFrontEnd:
                 person.id, person.first_name, person.last_name, admin, person.language_code
             )
             place = _title(where) if is_group(where.id) else None
-            request = Request(Kind.BUTTON, data, place=place, where=here)
+            aside = not is_group(where.id)
+            request = Request(Kind.BUTTON, data, place=place, where=here, aside=aside)
             outcome = await self.service.handle(game, user, request, str(update.update_id))
             # The answer first: it stops the button's spinner, and the person's chat then shows
             # the press answered before what it changed (in that order, every time).

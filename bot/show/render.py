@@ -44,10 +44,12 @@ class Note:
 
 @dataclass(frozen=True, slots=True)
 class Lobby:
-    """The lobby, with the host's option toggles when `options` (`new`: as a new message)."""
+    """The lobby, with the host's option toggles when `options` (`new`: as a new message);
+    with `host`, their own toggles in their private chat instead (`screens.lobby`)."""
 
     options: bool = False
     new: bool = False
+    host: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +139,11 @@ def _of_table(look: Look, table: Table, item: Shown) -> list[Message]:
     view = table_view(state)
     seats = seating(table)
     if isinstance(item, Lobby):
-        message = lobby(look, view, seats, item.options)
+        if item.host is not None:
+            mine = personal(look, table.languages, item.host)
+            message = lobby(mine, view, seats, host=item.host)
+        else:
+            message = lobby(look, view, seats, item.options)
         return [replace(message, notify=True) if item.new else message]
     if isinstance(item, Hand):
         screen = hand_screen(player_view(state, item.seat, view), seats)

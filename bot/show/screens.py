@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bot import tokens
-from bot.messages import Button, Message
+from bot.messages import OPTIONS, Button, Message
 from bot.show.formatters import (
     MEDALS,
     last_trick,
@@ -116,16 +116,23 @@ def option_notes(look: Look, options: Options) -> list[str]:
     return lines
 
 
-def lobby(look: Look, view: TableView, seating: Seating, show_options: bool = False) -> Message:
+def lobby(
+    look: Look,
+    view: TableView,
+    seating: Seating,
+    show_options: bool = False,
+    host: str | None = None,
+) -> Message:
     """The lobby: who sits where, the options, and its buttons (with the host's option toggles
-    when `show_options`)."""
+    when `show_options`). With `host`, their own copy in their private chat: the same lines,
+    and the option toggles alone (slot `OPTIONS`)."""
     t = look.t
     if view.phase is not Phase.LOBBY:
         return _lobby_closed(look, view, seating)
     lines = [t("🔮 Wizard: a new table"), ""]
     for seat, name in enumerate(seating.names):
-        host = " 👑" if seat == seating.host else ""
-        lines.append(f"{seat + 1}. {name}{host}")
+        crown = " 👑" if seat == seating.host else ""
+        lines.append(f"{seat + 1}. {name}{crown}")
     seated = len(seating.names)
     free = MAX_PLAYERS - seated
     if free:
@@ -153,6 +160,9 @@ def lobby(look: Look, view: TableView, seating: Seating, show_options: bool = Fa
             Button(t("Cancel"), tokens.lobby(gid, Action.CANCEL)),
         ),
     ]
+    if host is not None:
+        toggles = option_buttons(look, view.options, gid, seating.coach)
+        return Message("\n".join(lines), to=host, buttons=tuple(toggles), slot=OPTIONS)
     if show_options:
         rows = [*option_buttons(look, view.options, gid, seating.coach), rows[0]]
     elif seating.last_robot is not None:  # a row of its own, while an AI seat is seated

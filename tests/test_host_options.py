@@ -1,0 +1,121 @@
+"""The host sets the table's options from their private chat: `/options` there shows the toggles
+of each lobby they host, and a press there changes the option in that chat's lobby as a press in
+the group does. Telegram through the fake Bot API server (`tests/test_telegram.py`), each chat
+read as its person reads it."""
+
+from fake_telegram import MessageView, User
+from test_telegram import ANN, BOB, DAN, FRIDAY, GROUP, PLAYERS, Bot, game_ids, seat, tg
+
+__all__ = ["game_ids", "tg"]  # the fixtures these tests use
+
+WIZARDS = "💬 \u2068Wizards\u2069 · "
+"""How a private message names the group "Wizards"."""
+NOBODY_HOSTS = (
+    "Only the host of a table that has not started can set its options. The first to /join "
+    "opens a table and hosts it."
+)
+
+
+def toggles(bot: Bot, user: User) -> list[MessageView]:
+    """The lobbies' option toggles the person's private chat shows now, oldest first."""
+    shown = bot.fake.current_messages(user.id).values()
+    return [m for m in shown if "a new table" in m.text and m.keyboard]
+
+
+async def press(bot: Bot, user: User, message: MessageView, label: str) -> str | None:
+    """`user` presses `label` under `message` in their private chat: the refusal, if any."""
+    answer = await bot.press_label(user.id, user, message.message_id, label)
+    return answer.text if answer.show_alert else None
+
+
+async def test_the_host_sets_the_options_from_the_private_chat_and_the_game_has_them(
+    tg: Bot,
+) -> None:
+    """Ann hosts the Wizards' lobby. In her private chat /options shows its toggles, the group
+    named; each press changes the option in the group's lobby (its message edited in place,
+    without toggles) and in her toggles (edited in place). The game starts with them."""
+    await seat(tg, short=False)
+    lobby = tg.lobby()
+    await tg.command(ANN.id, ANN, "/options")
+    [mine] = toggles(tg, ANN)
+    assert mine.text.startswith(WIZARDS + "🔮 Wizard: a new table"), mine.text
+    assert mine.labels[0] == ["Bids: open", "Rounds: standard"], mine.labels
+    assert ["Join", "Leave", "Start"] not in mine.labels  # the toggles alone
+    assert tg.lobby().labels == lobby.labels  # the group's lobby is as it was
+    assert await press(tg, ANN, mine, "Rounds: standard") is None
+    assert await press(tg, ANN, toggles(tg, ANN)[0], "⬜ notequal") is None
+    [mine] = toggles(tg, ANN)
+    assert mine.message_id == toggles(tg, ANN)[0].message_id
+    assert mine.labels[:2] == [["Bids: open", "Rounds: short"], ["✅ notequal", "⬜ dmmixed"]]
+    group = tg.lobby()
+    assert group.message_id == lobby.message_id  # edited in place
+    assert "Options: open bids, 5 rounds, notequal" in group.text, group.text
+    assert group.labels == lobby.labels, group.labels  # no toggles in the group
+    await tg.command(ANN.id, ANN, "/options")  # typed again: a new message
+    [again] = toggles(tg, ANN)
+    assert again.message_id > mine.message_id
+    assert tg.fake.current_messages(ANN.id)[mine.message_id].keyboard == ()
+    await tg.command(GROUP, BOB, "/start")
+    assert tg.table().text.startswith("🔮 Round 1 of 5"), tg.table().text
+    closed = tg.fake.current_messages(GROUP)[lobby.message_id].text
+    assert "the game has started" in closed, closed
+    assert "notequal" in closed, closed
+    # Her toggles are out of date now: a press is refused, and changes nothing.
+    refused = await press(tg, ANN, again, "⬜ dmmixed")
+    assert refused == "The game has already started.", refused
+    assert "dmmixed" not in tg.fake.current_messages(GROUP)[lobby.message_id].text
+    assert tg.real_errors() == []
+
+
+async def test_one_who_hosts_nothing_is_told_who_may(tg: Bot) -> None:
+    """Bob sits at Ann's lobby; Dan sits nowhere: /options in their private chats says who may
+    set options, and shows no toggles."""
+    await seat(tg)
+    tg.fake.start_dm(DAN)
+    for user in (BOB, DAN):
+        await tg.command(user.id, user, "/options")
+        assert tg.fake.last_message(user.id).text == NOBODY_HOSTS
+        assert toggles(tg, user) == []
+
+
+async def test_a_press_on_toggles_of_a_host_no_more_or_a_table_gone_is_refused(tg: Bot) -> None:
+    """Ann's private toggles, once she is no longer host (she left: Bob hosts now), are refused
+    with why, and so once the lobby is cancelled, and a forged press; nothing changes."""
+    await seat(tg)
+    await tg.command(ANN.id, ANN, "/options")
+    [mine] = toggles(tg, ANN)
+    await tg.command(GROUP, ANN, "/leave")
+    before = tg.lobby().text
+    refused = await press(tg, ANN, mine, "⬜ wings")
+    assert refused == "Only the host may change the options.", refused
+    assert tg.lobby().text == before
+    answer = await tg.press(ANN.id, ANN, mine.message_id, "forged", stale=True)
+    assert answer.show_alert, answer.text
+    assert answer.text == "This button is not one of ours."
+    await tg.command(GROUP, BOB, "/options")  # the new host's toggles, in the group
+    await tg.command(BOB.id, BOB, "/options")
+    [bobs] = toggles(tg, BOB)
+    await tg.command(GROUP, BOB, "/cancel")
+    refused = await press(tg, BOB, bobs, "⬜ wings")
+    assert refused == "This button belongs to a game that is over.", refused
+    assert tg.real_errors() == []
+
+
+async def test_a_host_of_two_lobbies_gets_the_toggles_of_each_named(tg: Bot) -> None:
+    """Ann hosts lobbies in two groups: /options in her private chat shows two sets of toggles,
+    each naming its group; a press changes that group's lobby only."""
+    tg.fake.add_group(FRIDAY, "Friday", members=[ANN, BOB])
+    await seat(tg)
+    await tg.command(FRIDAY, ANN, "/join")
+    await tg.command(ANN.id, ANN, "/options rounds=tournament")  # two: which? none is set
+    wizards, friday = toggles(tg, ANN)
+    assert wizards.text.startswith(WIZARDS), wizards.text
+    assert friday.text.startswith("💬 \u2068Friday\u2069 · "), friday.text
+    assert await press(tg, ANN, friday, "⬜ wings") is None
+    shown = tg.fake.current_messages(FRIDAY).values()
+    friday_lobby = next(m for m in shown if "new table" in m.text)
+    assert "wings" in friday_lobby.text, friday_lobby.text
+    assert "wings" not in tg.lobby().text
+    assert "tournament" not in tg.lobby().text + friday_lobby.text
+    for user in PLAYERS:
+        assert tg.fake.last_message(user.id).text != NOBODY_HOSTS
