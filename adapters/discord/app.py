@@ -19,7 +19,7 @@ import logging
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import aiohttp
 import discord
@@ -77,12 +77,15 @@ from bot import (
     WebLinks,
     caused_by_store,
 )
+from bot.commands import BY_KIND
 from bot.logs import about, after, playing
 from bot.show.i18n import Texts
 from bot.timers import stop_timer_loop, timer_loop
 from engine.options import DECK_SIZE, MIN_PLAYERS
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 Interaction = discord.Interaction[Any]
 
@@ -505,6 +508,9 @@ class DiscordFrontEnd:
                         interaction, content(await self._no_mention(chat)), ephemeral=True
                     )
                     return
+                if request.private and BY_KIND[kind].hosted:
+                    await self._hosted(interaction, chat, user, request)
+                    return
                 if not await self._may_post(interaction, chat, kind):
                     return
                 outcome = await self._handle(interaction, chat, user, request, public=public)
@@ -514,6 +520,24 @@ class DiscordFrontEnd:
                 await self._respond(interaction, chat, reply, command=True)
             finally:
                 self.busy -= 1
+
+    async def _hosted(
+        self, interaction: Interaction, chat: str, user: User, request: Request
+    ) -> None:
+        """A host's command in their DM `chat` (/options): the toggles of each lobby they host
+        come as DMs of its channel's game (`GameService.for_host`), and the command is answered
+        "Done", or with a refusal; one who hosts none is answered why."""
+        serve = self.service.for_host(chat, user, request, str(interaction.id))
+        done = await self._in_time(interaction, asyncio.ensure_future(serve), public=False)
+        reply = Reply()
+        for game, outcome in done:
+            if game == chat:  # they host no lobby: what they are told
+                reply.public = next(iter(outcome.messages), None)
+            else:
+                await self.show(game, replace(outcome, answer=None))
+            if outcome.alert and reply.answer is None:
+                reply.answer, reply.alert = outcome.answer, True
+        await self._respond(interaction, chat, reply, command=True)
 
     async def _no_mention(self, chat: str) -> str:
         """The answer to a person's text holding a mention that picks nobody alone."""
@@ -528,7 +552,8 @@ class DiscordFrontEnd:
     async def on_button(self, interaction: Interaction, channel: int, payload: str) -> None:
         """A press on a game button. In a server the game is the channel's; in a DM, the channel
         named in the custom id (the service refuses it unless the presser plays there)."""
-        await self._press(interaction, channel, Request(Kind.BUTTON, payload))
+        aside = interaction.guild_id is None  # a DM's button: for the DM, what is the presser's
+        await self._press(interaction, channel, Request(Kind.BUTTON, payload, aside=aside))
 
     async def on_hand(self, interaction: Interaction, channel: int) -> None:
         """A press on "Your hand": the presser's own hand, ephemerally."""
@@ -702,9 +727,18 @@ class DiscordFrontEnd:
         """The service's outcome; the interaction is deferred first if it takes long: a press
         silently, a command with a "thinking" placeholder (public if `public`), which its
         answer replaces (see `_say`)."""
-        task: asyncio.Task[Outcome] = asyncio.ensure_future(
-            self._serve(interaction, chat, user, request)
-        )
+        task = asyncio.ensure_future(self._serve(interaction, chat, user, request))
+        outcome = await self._in_time(interaction, task, public=public)
+        if outcome.version is not None:  # the service read the game in a task of its own
+            playing(outcome.version[0])
+        return outcome
+
+    async def _in_time(
+        self, interaction: Interaction, task: asyncio.Future[T], *, public: bool | None
+    ) -> T:
+        """What `task` gives; the interaction is deferred first if it takes long: a press
+        silently, a command with a "thinking" placeholder (public if `public`), which its
+        answer replaces (see `_say`)."""
         done, _ = await asyncio.wait({task}, timeout=self.defer_after)
         if not done:
             with contextlib.suppress(discord.HTTPException):
@@ -713,10 +747,7 @@ class DiscordFrontEnd:
                 else:
                     await interaction.response.defer(ephemeral=not public, thinking=True)
                     interaction.extras[PLACEHOLDER] = public
-        outcome = await task
-        if outcome.version is not None:  # the service read the game in a task of its own
-            playing(outcome.version[0])
-        return outcome
+        return await task
 
     async def _serve(
         self, interaction: Interaction, chat: str, user: User, request: Request

@@ -1,0 +1,97 @@
+"""The host sets the table's options from their DMs on Discord: `/options` there shows the toggles
+of each lobby they host, and a press there changes the option in that channel's lobby as a press
+in the channel does. Through the fake Discord of `tests/test_discord.py`, each view read as its
+person reads it."""
+
+from fake_discord import Person, Stored
+from test_discord import Bot, dc, game_ids, people
+
+__all__ = ["dc", "game_ids"]  # the fixtures these tests use
+
+WIZARDS = "💬 \u2068#wizards\u2069 · "
+"""How a DM names the channel #wizards."""
+NOBODY_HOSTS = (
+    "Only the host of a table that has not started can set its options. The first to /join "
+    "opens a table and hosts it."
+)
+
+
+def toggles(bot: Bot, user: Person) -> list[Stored]:
+    """The lobbies' option toggles the person's DMs show now, oldest first."""
+    shown = bot.fake.shown(user.id)
+    return [m for m in shown if "a new table" in m.content and m.components]
+
+
+async def test_the_host_sets_the_options_from_the_dms_and_the_game_has_them(dc: Bot) -> None:
+    """Ann hosts the #wizards lobby. In her DMs /options shows its toggles, the channel named;
+    each press changes the option in the channel's lobby (edited in place, without toggles)
+    and in her toggles (edited in place). The game starts with them; her toggles, pressed
+    then, are refused and change nothing."""
+    ann, bob, cid = people(dc, "Ann", "Bob", "Cid")
+    for user in (ann, bob, cid):
+        await dc.command(user, "join")
+    lobby = dc.lobby()
+    await dc.command(ann, "options", view=ann.id)
+    [mine] = toggles(dc, ann)
+    assert mine.content.startswith(WIZARDS + "🔮 Wizard: a new table"), mine.content
+    assert mine.labels()[0] == ["Bids: open", "Rounds: standard"], mine.labels()
+    assert ["Join", "Leave", "Start"] not in mine.labels()  # the toggles alone
+    await dc.press_label(ann.id, ann, mine, "Rounds: standard")
+    await dc.press_label(ann.id, ann, toggles(dc, ann)[0], "⬜ notequal")
+    [now] = toggles(dc, ann)
+    assert now.id == mine.id  # edited in place
+    assert now.labels()[:2] == [["Bids: open", "Rounds: short"], ["✅ notequal", "⬜ dmmixed"]]
+    group = dc.lobby()
+    assert group.id == lobby.id
+    assert "Options: open bids, 5 rounds, notequal" in group.content, group.content
+    assert group.labels() == lobby.labels(), group.labels()  # no toggles in the channel
+    await dc.command(bob, "start")
+    assert dc.table().content.startswith("🔮 Round 1 of 5"), dc.table().content
+    before = [m.content for m in dc.fake.shown(dc.channel)]
+    await dc.press_label(ann.id, ann, now, "⬜ dmmixed")
+    assert "The game has already started." in dc.last_reply(ann.id), dc.last_reply(ann.id)
+    assert [m.content for m in dc.fake.shown(dc.channel)] == before
+    assert dc.fake.errors == []
+
+
+async def test_options_may_be_typed_in_the_dms_and_the_command_is_offered_there(dc: Bot) -> None:
+    """/options is offered in DMs as /stats is; one who hosts nothing is told who may; the
+    host's typed setting applies to the one lobby they host."""
+    ann, bob, cid = people(dc, "Ann", "Bob", "Cid")
+    synced = {command["name"]: command for command in dc.fake.commands}
+
+    def where(name: str) -> dict[str, object]:
+        return {k: v for k, v in synced[name].items() if k in ("dm_permission", "contexts")}
+
+    assert where("options") == where("stats"), (where("options"), where("join"))
+    for user in (ann, bob):
+        await dc.command(user, "join")
+    for user in (bob, cid):
+        await dc.command(user, "options", view=user.id)
+        assert NOBODY_HOSTS in dc.fake.texts(user.id)[-1], dc.fake.texts(user.id)
+        assert toggles(dc, user) == []
+    await dc.command(ann, "options", view=ann.id, setting="wings")
+    assert "wings" in dc.lobby().content, dc.lobby().content
+    [mine] = toggles(dc, ann)
+    assert ["⬜ foresight", "✅ wings"] in mine.labels(), mine.labels()
+
+
+async def test_a_press_on_toggles_of_a_host_no_more_or_a_table_gone_is_refused(dc: Bot) -> None:
+    """Ann's toggles in her DMs, once she left the lobby (Bob hosts it now), are refused with
+    why, and Bob's once the lobby is cancelled; nothing changes."""
+    ann, bob, cid = people(dc, "Ann", "Bob", "Cid")
+    for user in (ann, bob, cid):
+        await dc.command(user, "join")
+    await dc.command(ann, "options", view=ann.id)
+    [mine] = toggles(dc, ann)
+    await dc.command(ann, "leave")
+    before = dc.lobby().content
+    await dc.press_label(ann.id, ann, mine, "⬜ wings")
+    assert "Only the host may change the options." in dc.last_reply(ann.id)
+    assert dc.lobby().content == before
+    await dc.command(bob, "options", view=bob.id)
+    [bobs] = toggles(dc, bob)
+    await dc.command(bob, "cancel")
+    await dc.press_label(bob.id, bob, bobs, "⬜ wings")
+    assert "This button belongs to a game that is over." in dc.last_reply(bob.id)
+    assert dc.fake.errors == []
