@@ -22,7 +22,7 @@ import orjson
 from bot.ai import get_ai
 from bot.commands import WHICH_CARD, Kind, help_text
 from bot.config import Config
-from bot.messages import Message
+from bot.messages import OPTIONS, Message
 from bot.metrics import Metrics
 from bot.requests import User
 from bot.show.i18n import LANGUAGES, Texts, catalog_language
@@ -286,13 +286,15 @@ def leave(ctx: Context, _: None) -> Result:
     humans = table.humans()
     if not humans:
         note = Message(ctx.look.t("Everybody left: the table is closed."), slot="lobby")
-        shown = [Note(note), *last_game_closed(table)]
+        shown = [Note(note), *last_game_closed(table), *toggles_closed(table.host)]
         return Result(shown=shown, write=closing(shown))
+    shown = [Lobby()]
     if table.host == user.id:
         table.host = humans[0]
+        shown += toggles_closed(user.id)
     table.updated = ctx.now
     set_deadline(ctx, table)
-    return Result(shown=[Lobby()], write=Write(table=table, ttl=LIVE_TTL))
+    return Result(shown=shown, write=Write(table=table, ttl=LIVE_TTL))
 
 
 def start(ctx: Context, _: None) -> Result:
@@ -305,9 +307,16 @@ def start(ctx: Context, _: None) -> Result:
     playing = {player.id for player in table.game.players}
     gone = [pid for pid in table.before if pid not in playing]
     result.shown += [Note(Message("", to=pid, slot="hand", strip=True)) for pid in gone]
+    result.shown += toggles_closed(table.host)
     table.before = gone
     table.started = ctx.version  # the closed lobby's version (`GameService.current`)
     return result
+
+
+def toggles_closed(host: str | None) -> list[Shown]:
+    """The lobby's option toggles in its host's private chat (`/options` there) lose their
+    buttons: the lobby started or closed, or they host it no more. A press would be refused."""
+    return [] if host is None else [Note(Message("", to=host, slot=OPTIONS, strip=True))]
 
 
 def last_game_closed(table: Table) -> list[Shown]:
@@ -336,7 +345,8 @@ def closing(shown: list[Shown]) -> Write:
     private messages those change (`Write.closed`), for a worker that shows the chat again
     after a crash lost the posts (`GameService.current`)."""
     private = (item.message for item in shown if isinstance(item, Note))
-    people = [message.to for message in private if message.to is not None]
+    # (a host's toggles are not shown again after a crash: a press on them is refused anyway)
+    people = [m.to for m in private if m.to is not None and m.slot != OPTIONS]
     return Write(table=None, ttl=LIVE_TTL, closed=tuple(dict.fromkeys(people)))
 
 
@@ -346,7 +356,8 @@ def cancelled(look: Look, table: Table, note: str, gone: str | None = None) -> l
     state = table.game
     shown: list[Shown] = [Note(Message(note))]
     if state.phase is Phase.LOBBY:
-        return [*shown, Note(lobby_cancelled(look)), *last_game_closed(table)]
+        closed = [Note(lobby_cancelled(look)), *last_game_closed(table)]
+        return [*shown, *closed, *toggles_closed(table.host)]
     view = table_view(state)
     final = table_message(look, view, seating(table), False, note)
     shown.append(Note(replace(final, buttons=())))
@@ -906,7 +917,7 @@ def timeout(ctx: Context, deadline: float) -> Result:
         table.remind = None  # the whole turn time is gone already: no reminder now
     if state.phase is Phase.LOBBY:
         note = Message(t("The table was idle too long and is closed."), slot="lobby")
-        shown = [Note(note), *last_game_closed(table)]
+        shown = [Note(note), *last_game_closed(table), *toggles_closed(table.host)]
         return Result(shown=shown, write=closing(shown))
     if state.phase not in ROUND_PHASES:
         return Result()

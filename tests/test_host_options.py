@@ -28,6 +28,15 @@ async def press(bot: Bot, user: User, message: MessageView, label: str) -> str |
     return answer.text if answer.show_alert else None
 
 
+async def stale(bot: Bot, user: User, message: MessageView, label: str) -> str | None:
+    """`user` presses `label` under `message` as it was (their client had not seen it lose its
+    buttons): the refusal, if any."""
+    data = next(b.callback_data for row in message.keyboard for b in row if b.text == label)
+    assert data is not None
+    answer = await bot.press(user.id, user, message.message_id, data, stale=True)
+    return answer.text if answer.show_alert else None
+
+
 async def test_the_host_sets_the_options_from_the_private_chat_and_the_game_has_them(
     tg: Bot,
 ) -> None:
@@ -60,8 +69,10 @@ async def test_the_host_sets_the_options_from_the_private_chat_and_the_game_has_
     closed = tg.fake.current_messages(GROUP)[lobby.message_id].text
     assert "the game has started" in closed, closed
     assert "notequal" in closed, closed
-    # Her toggles are out of date now: a press is refused, and changes nothing.
-    refused = await press(tg, ANN, again, "⬜ dmmixed")
+    # Her toggles are out of date now: they lost their buttons, and a press that comes anyway
+    # (an old client) is refused, and changes nothing.
+    assert tg.fake.current_messages(ANN.id)[again.message_id].keyboard == ()
+    refused = await stale(tg, ANN, again, "⬜ dmmixed")
     assert refused == "The game has already started.", refused
     assert "dmmixed" not in tg.fake.current_messages(GROUP)[lobby.message_id].text
     assert tg.real_errors() == []
@@ -79,14 +90,16 @@ async def test_one_who_hosts_nothing_is_told_who_may(tg: Bot) -> None:
 
 
 async def test_a_press_on_toggles_of_a_host_no_more_or_a_table_gone_is_refused(tg: Bot) -> None:
-    """Ann's private toggles, once she is no longer host (she left: Bob hosts now), are refused
-    with why, and so once the lobby is cancelled, and a forged press; nothing changes."""
+    """Ann's private toggles, once she is no longer host (she left: Bob hosts now), lose their
+    buttons; a press that comes anyway is refused with why, and so once the lobby is cancelled,
+    and a forged press; nothing changes."""
     await seat(tg)
     await tg.command(ANN.id, ANN, "/options")
     [mine] = toggles(tg, ANN)
     await tg.command(GROUP, ANN, "/leave")
+    assert tg.fake.current_messages(ANN.id)[mine.message_id].keyboard == ()
     before = tg.lobby().text
-    refused = await press(tg, ANN, mine, "⬜ wings")
+    refused = await stale(tg, ANN, mine, "⬜ wings")
     assert refused == "Only the host may change the options.", refused
     assert tg.lobby().text == before
     answer = await tg.press(ANN.id, ANN, mine.message_id, "forged", stale=True)
@@ -96,7 +109,8 @@ async def test_a_press_on_toggles_of_a_host_no_more_or_a_table_gone_is_refused(t
     await tg.command(BOB.id, BOB, "/options")
     [bobs] = toggles(tg, BOB)
     await tg.command(GROUP, BOB, "/cancel")
-    refused = await press(tg, BOB, bobs, "⬜ wings")
+    assert tg.fake.current_messages(BOB.id)[bobs.message_id].keyboard == ()
+    refused = await stale(tg, BOB, bobs, "⬜ wings")
     assert refused == "This button belongs to a game that is over.", refused
     assert tg.real_errors() == []
 

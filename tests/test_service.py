@@ -613,9 +613,11 @@ async def test_an_idle_lobby_closes(redis_client: aioredis.Redis, clock: Clock) 
     clock.now = opened + config.lobby_timeout + 1
     ((chat, outcome),) = await svc.run_timers("chat")
     assert chat == CHAT
-    (message,) = outcome.messages
+    message, toggles = outcome.messages
     assert message.text == "The table was idle too long and is closed."
     assert message.slot == "lobby"
+    # the host's toggles in their private chat, if they asked for them there, lose their buttons
+    assert (toggles.to, toggles.slot, toggles.strip) == (ANN.id, "options", True)
     assert await table_of(redis_client) is None
     await rejected(driver, ANN, join, OVER)
     assert await svc.run_timers("chat") == []
@@ -991,7 +993,8 @@ async def test_a_person_s_live_seats_are_indexed_as_they_sit_down_and_rise(
 
 
 def private_texts(outcome: Outcome, user: User) -> list[str]:
-    return [message.text for message in outcome.messages if message.to == user.id]
+    """The texts of the person's private messages (not those that only take buttons off)."""
+    return [m.text for m in outcome.messages if m.to == user.id and not m.strip]
 
 
 async def test_private_messages_name_their_chat_for_a_person_seated_in_another(
