@@ -59,6 +59,11 @@ ROUND_PHASES = (Phase.TRUMP, Phase.BIDDING, Phase.PLAYING)
 MOVES = "tbp"
 """Button actions that answer the decision the game waits for: trump, bid, play."""
 T = texts("en")
+NOBODY_HOSTS = (
+    "Only the host of a table that has not started can set its options. The first to /join "
+    "opens a table and hosts it."
+)
+"""A private /options from someone who hosts no lobby (both platforms' tests)."""
 
 
 class CountedRedis(aioredis.Redis):

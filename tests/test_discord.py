@@ -762,18 +762,44 @@ async def test_a_worker_that_never_saw_the_dms_closed_takes_the_notices_button_o
     assert opened == always
 
 
-async def a_worker_started_mid_game(
-    redis_url: str, monkeypatch: pytest.MonkeyPatch, *, closed: bool
-) -> tuple[Counter[str], Counter[str]]:
-    """A game whose rounds 1 and 2 worker A serves (Cid's DMs `closed` or open), then worker B,
-    started then: what round 3 and the deal of round 4 cost B in Discord calls and slot-map
-    calls to Redis."""
+@contextlib.asynccontextmanager
+async def afresh(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Bot]:
+    """A worker on an emptied Redis, its game ids g1, g2, ... (two of these in one test
+    compare what the same games cost)."""
     counter = itertools.count(1)
     monkeypatch.setattr("bot.chat.new_game_id", lambda: f"g{next(counter)}")
     flush = aioredis.Redis.from_url(redis_url)
     await flush.flushall()
     await flush.aclose()
     async with running(redis_url, monkeypatch) as dc:
+        yield dc
+
+
+@contextlib.asynccontextmanager
+async def worker_b(dc: Bot, redis_url: str, players: list[Person]) -> AsyncIterator[CountedRedis]:
+    """Worker B, started now beside `dc`'s worker, whose slot map counts its calls to Redis
+    (the `CountedRedis` yielded): the players' interactions go to it from now on."""
+    other = _front(dc.fake, dc.client)
+    counted = CountedRedis.from_url(redis_url)
+    counted.calls = Counter()
+    other.slots = other.sender.slots = Slots(counted)
+    await other.start(connect=False)
+    try:
+        for person in players:
+            dc.worker_of[person.id] = other
+        yield counted
+    finally:
+        await other.stop()
+        await counted.aclose()
+
+
+async def a_worker_started_mid_game(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch, *, closed: bool
+) -> tuple[Counter[str], Counter[str]]:
+    """A game whose rounds 1 and 2 worker A serves (Cid's DMs `closed` or open), then worker B,
+    started then: what round 3 and the deal of round 4 cost B in Discord calls and slot-map
+    calls to Redis."""
+    async with afresh(redis_url, monkeypatch) as dc:
         ann, bob, cid = players = people(dc, "Ann", "Bob", "Cid", closed=("Cid",) if closed else ())
         await seat(dc, [ann, bob, cid])
         await dc.command(ann, "start")
@@ -787,14 +813,7 @@ async def a_worker_started_mid_game(
             notices = [m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content]
             assert [bool(m.components) for m in notices] == [False, True]
             dc.fake.closed_dms.discard(cid.id)  # Cid opens his DMs
-        other = _front(dc.fake, dc.client)
-        counted = CountedRedis.from_url(redis_url)
-        counted.calls = Counter()
-        other.slots = other.sender.slots = Slots(counted)
-        await other.start(connect=False)
-        try:
-            for person in players:  # everyone's interactions go to worker B from now on
-                dc.worker_of[person.id] = other
+        async with worker_b(dc, redis_url, players) as counted:
             await until_round(dc, 3)
             assert any("Round 3 of 5" in text for text in dc.fake.texts(cid.id))
             notices = [m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content]
@@ -802,9 +821,6 @@ async def a_worker_started_mid_game(
             calls, slot_calls = Counter(dc.fake.calls), Counter(counted.calls)
             await until_round(dc, 4)  # a further round, and its hand in Cid's DMs
             assert any("Round 4 of 5" in text for text in dc.fake.texts(cid.id))
-        finally:
-            await other.stop()
-            await counted.aclose()
         assert [e[1] for e in dc.fake.errors] == ([50007] if closed else [])
         return dc.fake.calls - calls, counted.calls - slot_calls
 
@@ -832,12 +848,7 @@ async def the_next_game(
     """A game worker A serves (Cid's DMs `closed` or open), to its end; then worker B, started
     then, serves the next game in the channel: what its first round costs B in Discord calls
     and slot-map calls to Redis."""
-    counter = itertools.count(1)
-    monkeypatch.setattr("bot.chat.new_game_id", lambda: f"g{next(counter)}")
-    flush = aioredis.Redis.from_url(redis_url)
-    await flush.flushall()
-    await flush.aclose()
-    async with running(redis_url, monkeypatch) as dc:
+    async with afresh(redis_url, monkeypatch) as dc:
         shut = ("Cid",) if closed else ()
         ann, _bob, cid = players = people(dc, "Ann", "Bob", "Cid", closed=shut)
         await seat(dc, players)
@@ -852,14 +863,7 @@ async def the_next_game(
             assert notices
             assert not any(m.components for m in notices)
             dc.fake.closed_dms.discard(cid.id)  # Cid opens his DMs
-        other = _front(dc.fake, dc.client)
-        counted = CountedRedis.from_url(redis_url)
-        counted.calls = Counter()
-        other.slots = other.sender.slots = Slots(counted)
-        await other.start(connect=False)
-        try:
-            for person in players:  # everyone's interactions go to worker B from now on
-                dc.worker_of[person.id] = other
+        async with worker_b(dc, redis_url, players) as counted:
             for person in players:
                 await dc.command(person, "join")
             await dc.command(ann, "options", setting="rounds=short")
@@ -870,9 +874,6 @@ async def the_next_game(
                 assert await move(dc, after)
             await dc.idle()
             assert any("Round 1 of 5" in text for text in dc.fake.texts(cid.id)[-3:])
-        finally:
-            await other.stop()
-            await counted.aclose()
         assert [e[1] for e in dc.fake.errors] == ([50007] if closed else [])
         return dc.fake.calls - calls, counted.calls - slot_calls
 

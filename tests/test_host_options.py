@@ -4,16 +4,13 @@ the group does. Telegram through the fake Bot API server (`tests/test_telegram.p
 read as its person reads it."""
 
 from fake_telegram import MessageView, User
+from service_helpers import NOBODY_HOSTS
 from test_telegram import ANN, BOB, DAN, FRIDAY, GROUP, PLAYERS, Bot, game_ids, seat, tg
 
 __all__ = ["game_ids", "tg"]  # the fixtures these tests use
 
 WIZARDS = "💬 \u2068Wizards\u2069 · "
 """How a private message names the group "Wizards"."""
-NOBODY_HOSTS = (
-    "Only the host of a table that has not started can set its options. The first to /join "
-    "opens a table and hosts it."
-)
 
 
 def toggles(bot: Bot, user: User) -> list[MessageView]:

@@ -4,16 +4,13 @@ in the channel does. Through the fake Discord of `tests/test_discord.py`, each v
 person reads it."""
 
 from fake_discord import Person, Stored
+from service_helpers import NOBODY_HOSTS
 from test_discord import Bot, dc, game_ids, people
 
 __all__ = ["dc", "game_ids"]  # the fixtures these tests use
 
 WIZARDS = "💬 \u2068#wizards\u2069 · "
 """How a DM names the channel #wizards."""
-NOBODY_HOSTS = (
-    "Only the host of a table that has not started can set its options. The first to /join "
-    "opens a table and hosts it."
-)
 
 
 def toggles(bot: Bot, user: Person) -> list[Stored]:

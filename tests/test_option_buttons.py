@@ -63,39 +63,29 @@ def host_lobby(language: str, options: Options, coach: bool) -> Message:
     return lobby(look, table_view(state), seating, show_options=True)
 
 
-def half_row_labels(message: Message) -> set[str]:
-    """The labels of the buttons that share a row with one other, as each platform lays the
-    message's buttons out."""
-    laid_out = [[key.label for key in row] for row in telegram_keys(message) if len(row) == 2] + [
-        [key.label for key in row] for row in discord_rows(CHANNEL, message) if len(row) == 2
-    ]
-    return {label for row in laid_out for label in row}
+def row_labels(message: Message, size: int) -> set[str]:
+    """The labels of the buttons in rows of `size` buttons (2: a half row each; 1: a row of
+    its own), as each platform lays the message's buttons out."""
+    laid_out = [[key.label for key in row] for row in telegram_keys(message) if len(row) == size]
+    laid_out += [[key.label for key in row] for row in discord_rows(CHANNEL, message)]
+    return {label for row in laid_out if len(row) == size for label in row}
 
 
 @pytest.mark.parametrize("language", list(LANGUAGES))
 def test_every_half_row_option_button_fits_a_phone(language: str) -> None:
     labels: set[str] = set()
     for options, coach in every_options():
-        labels |= half_row_labels(host_lobby(language, options, coach))
+        labels |= row_labels(host_lobby(language, options, coach), 2)
     assert len(labels) >= 10  # both states of every toggle, every bid mode and rounds plan
     too_wide = sorted((label for label in labels if columns(label) > HALF_ROW), key=columns)
     assert not too_wide, [(label, columns(label)) for label in too_wide]
-
-
-def full_row_labels(message: Message) -> set[str]:
-    """The labels of the buttons that have a row to themselves, as each platform lays the
-    message's buttons out."""
-    laid_out = [[key.label for key in row] for row in telegram_keys(message) if len(row) == 1] + [
-        [key.label for key in row] for row in discord_rows(CHANNEL, message) if len(row) == 1
-    ]
-    return {label for row in laid_out for label in row}
 
 
 @pytest.mark.parametrize("language", list(LANGUAGES))
 def test_every_full_row_option_button_fits_a_phone(language: str) -> None:
     labels: set[str] = set()
     for coach in (False, True):
-        labels |= full_row_labels(host_lobby(language, Options(), coach))
+        labels |= row_labels(host_lobby(language, Options(), coach), 1)
     assert len(labels) == 2  # the coach's toggle, off and on
     too_wide = sorted((label for label in labels if columns(label) > FULL_ROW), key=columns)
     assert not too_wide, [(label, columns(label)) for label in too_wide]
