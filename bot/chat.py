@@ -32,6 +32,7 @@ from bot.show.screens import (
     HandScreen,
     hand_screen,
     has_choice,
+    lobby,
     lobby_cancelled,
     round_end_screen,
     table_message,
@@ -286,12 +287,13 @@ def leave(ctx: Context, _: None) -> Result:
     humans = table.humans()
     if not humans:
         note = Message(ctx.look.t("Everybody left: the table is closed."), slot="lobby")
-        shown = [Note(note), *last_game_closed(table), *toggles_closed(table.host)]
+        shown = [Note(note), *last_game_closed(table), *toggles_closed(table.host, note.text)]
         return Result(shown=shown, write=closing(shown))
     shown = [Lobby()]
     if table.host == user.id:
         table.host = humans[0]
-        shown += toggles_closed(user.id)
+        left = ctx.look.t("You left this table, so you no longer host it.")
+        shown += toggles_closed(user.id, left)
     table.updated = ctx.now
     set_deadline(ctx, table)
     return Result(shown=shown, write=Write(table=table, ttl=LIVE_TTL))
@@ -307,16 +309,21 @@ def start(ctx: Context, _: None) -> Result:
     playing = {player.id for player in table.game.players}
     gone = [pid for pid in table.before if pid not in playing]
     result.shown += [Note(Message("", to=pid, slot="hand", strip=True)) for pid in gone]
-    result.shown += toggles_closed(table.host)
+    started = lobby(ctx.look, table_view(table.game), seating(table))  # as the group's is now
+    result.shown += toggles_closed(table.host, started.text)
     table.before = gone
     table.started = ctx.version  # the closed lobby's version (`GameService.current`)
     return result
 
 
-def toggles_closed(host: str | None) -> list[Shown]:
+def toggles_closed(host: str | None, text: str) -> list[Shown]:
     """The lobby's option toggles in its host's private chat (`/options` there) lose their
-    buttons: the lobby started or closed, or they host it no more. A press would be refused."""
-    return [] if host is None else [Note(Message("", to=host, slot=OPTIONS, strip=True))]
+    buttons and say `text` instead, what became of the lobby: it started (the options it
+    started with) or closed, or they host it no more. A press would be refused. Only where
+    they have them (a bare post: nothing is sent to a host who never asked for them)."""
+    if host is None:
+        return []
+    return [Note(Message("", to=host, slot=OPTIONS, strip=True, behind=text))]
 
 
 def last_game_closed(table: Table) -> list[Shown]:
@@ -356,8 +363,9 @@ def cancelled(look: Look, table: Table, note: str, gone: str | None = None) -> l
     state = table.game
     shown: list[Shown] = [Note(Message(note))]
     if state.phase is Phase.LOBBY:
-        closed = [Note(lobby_cancelled(look)), *last_game_closed(table)]
-        return [*shown, *closed, *toggles_closed(table.host)]
+        was = lobby_cancelled(look)
+        closed = [Note(was), *last_game_closed(table)]
+        return [*shown, *closed, *toggles_closed(table.host, was.text)]
     view = table_view(state)
     final = table_message(look, view, seating(table), False, note)
     shown.append(Note(replace(final, buttons=())))
@@ -917,7 +925,7 @@ def timeout(ctx: Context, deadline: float) -> Result:
         table.remind = None  # the whole turn time is gone already: no reminder now
     if state.phase is Phase.LOBBY:
         note = Message(t("The table was idle too long and is closed."), slot="lobby")
-        shown = [Note(note), *last_game_closed(table), *toggles_closed(table.host)]
+        shown = [Note(note), *last_game_closed(table), *toggles_closed(table.host, note.text)]
         return Result(shown=shown, write=closing(shown))
     if state.phase not in ROUND_PHASES:
         return Result()

@@ -47,6 +47,8 @@ async def test_the_host_sets_the_options_from_the_private_chat_and_the_game_has_
     assert mine.text.startswith(WIZARDS + "🔮 Wizard: a new table"), mine.text
     assert mine.labels[0] == ["Bids: open", "Rounds: standard"], mine.labels
     assert ["Join", "Leave", "Start"] not in mine.labels  # the toggles alone
+    # /start starts nothing in a private chat: the line says where it is sent
+    assert mine.text.endswith("Ready: any seated player may send /start in its chat."), mine.text
     assert tg.lobby().labels == lobby.labels  # the group's lobby is as it was
     assert await press(tg, ANN, mine, "Rounds: standard") is None
     assert await press(tg, ANN, toggles(tg, ANN)[0], "⬜ notequal") is None
@@ -69,6 +71,9 @@ async def test_the_host_sets_the_options_from_the_private_chat_and_the_game_has_
     # Her toggles are out of date now: they lost their buttons, and a press that comes anyway
     # (an old client) is refused, and changes nothing.
     assert tg.fake.current_messages(ANN.id)[again.message_id].keyboard == ()
+    # and they say what the group's lobby says now: the game started, with those options
+    said = tg.fake.current_messages(ANN.id)[again.message_id].text
+    assert said == WIZARDS + closed, said
     refused = await stale(tg, ANN, again, "⬜ dmmixed")
     assert refused == "The game has already started.", refused
     assert "dmmixed" not in tg.fake.current_messages(GROUP)[lobby.message_id].text
@@ -95,6 +100,8 @@ async def test_a_press_on_toggles_of_a_host_no_more_or_a_table_gone_is_refused(t
     [mine] = toggles(tg, ANN)
     await tg.command(GROUP, ANN, "/leave")
     assert tg.fake.current_messages(ANN.id)[mine.message_id].keyboard == ()
+    said = tg.fake.current_messages(ANN.id)[mine.message_id].text
+    assert said == WIZARDS + "You left this table, so you no longer host it.", said
     before = tg.lobby().text
     refused = await stale(tg, ANN, mine, "⬜ wings")
     assert refused == "Only the host may change the options.", refused
@@ -107,6 +114,8 @@ async def test_a_press_on_toggles_of_a_host_no_more_or_a_table_gone_is_refused(t
     [bobs] = toggles(tg, BOB)
     await tg.command(GROUP, BOB, "/cancel")
     assert tg.fake.current_messages(BOB.id)[bobs.message_id].keyboard == ()
+    said = tg.fake.current_messages(BOB.id)[bobs.message_id].text
+    assert said == WIZARDS + "🔮 Wizard: this table was cancelled.", said
     refused = await stale(tg, BOB, bobs, "⬜ wings")
     assert refused == "This button belongs to a game that is over.", refused
     assert tg.real_errors() == []

@@ -33,6 +33,7 @@ async def test_the_host_sets_the_options_from_the_dms_and_the_game_has_them(dc: 
     assert mine.content.startswith(WIZARDS + "🔮 Wizard: a new table"), mine.content
     assert mine.labels()[0] == ["Bids: open", "Rounds: standard"], mine.labels()
     assert ["Join", "Leave", "Start"] not in mine.labels()  # the toggles alone
+    assert mine.content.endswith("Ready: any seated player may send /start in its chat.")
     await dc.press_label(ann.id, ann, mine, "Rounds: standard")
     await dc.press_label(ann.id, ann, toggles(dc, ann)[0], "⬜ notequal")
     [now] = toggles(dc, ann)
@@ -46,6 +47,11 @@ async def test_the_host_sets_the_options_from_the_dms_and_the_game_has_them(dc: 
     await dc.command(bob, "start")
     assert dc.table().content.startswith("🔮 Round 1 of 5"), dc.table().content
     assert toggles(dc, ann) == []  # they lost their buttons at the start
+    # and say what the channel's lobby says now: the game started, with those options
+    [said] = [m for m in dc.fake.shown(ann.id) if m.id == mine.id]
+    [closed] = [m for m in dc.fake.shown(dc.channel) if m.id == lobby.id]
+    assert said.content == WIZARDS + closed.content, said.content
+    assert "the game has started" in said.content, said.content
     before = [m.content for m in dc.fake.shown(dc.channel)]
     await dc.press(ann.id, ann, now, dmmixed)  # an old client's press
     # Discord sends a press with the message as it is now: its button is not on it any more

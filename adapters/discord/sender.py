@@ -260,7 +260,7 @@ class Sender:
             message_id = await self.slots.get(where, post.slot)
             if message_id is None:
                 return Delivery.FAILED
-            stripped = await self._strip(post, where, message_id)
+            stripped = await self._strip(post, where, message_id, post.behind)
             await self.slots.bared(where, post.slot, message_id)
             return stripped
         if post.attachment is not None:

@@ -21,9 +21,14 @@ def place_name(title: str) -> str:
 
 def placed(look: Look, message: Message, title: str) -> Message:
     """`message` (a private one, in its reader's `look`) naming the chat `title` first."""
-    if not message.text or message.strip:
-        return message
-    # TRANSLATORS: a private message of a player seated in two chats at once names the chat
-    # (a group's title) it is of before its first line, `text`.
-    text = look.t("💬 {chat} · {text}", chat=place_name(title), text=message.text)
-    return replace(message, text=text)
+    chat = place_name(title)
+
+    def named(text: str) -> str:
+        # TRANSLATORS: a private message of a player seated in two chats at once names the
+        # chat (a group's title) it is of before its first line, `text`.
+        return look.t("💬 {chat} · {text}", chat=chat, text=text)
+
+    behind = named(message.behind) if message.behind else message.behind
+    if not message.text or message.strip:  # a bare post: only what it shows instead, if any
+        return replace(message, behind=behind) if behind != message.behind else message
+    return replace(message, text=named(message.text), behind=behind)

@@ -140,13 +140,18 @@ def lobby(
     options = options_line(look, view.options, seating.coach)
     lines += ["", t("Options: {options}", options=options), *option_notes(look, view.options)]
     if seated < MIN_PLAYERS:
-        lines.append(
-            t("{n} to {m} players; the game starts with /start.", n=MIN_PLAYERS, m=MAX_PLAYERS)
+        few = (
+            t("{n} to {m} players; the game starts with /start.")
+            if host is None  # the host's own copy is in their private chat, where /start is not
+            else t("{n} to {m} players; the game starts with /start in its chat.")
         )
+        lines.append(few.format(n=MIN_PLAYERS, m=MAX_PLAYERS))
     elif view.options.rounds is RoundsPlan.TOURNAMENT and seated not in TOURNAMENT_HANDS:
         lines.append(error_text(t, ErrorCode.OPTION_UNAVAILABLE))  # a /start would be refused
-    else:
+    elif host is None:
         lines.append(t("Ready: any seated player may /start."))
+    else:
+        lines.append(t("Ready: any seated player may send /start in its chat."))
     gid = seating.game
     rows: list[tuple[Button, ...]] = [
         (
