@@ -22,7 +22,7 @@ from bot import tokens
 from bot.ai.normal import NormalAI
 from bot.commands import Kind
 from bot.config import Config
-from bot.messages import Message, Outcome
+from bot.messages import OPTIONS, Message, Outcome
 from bot.requests import Request, User
 from bot.service import GameService
 from bot.show.i18n import error_text, texts
@@ -280,10 +280,15 @@ def check_group(message: Message, table: Table, theme: Theme) -> None:
 
 
 def check_private(message: Message, table: Table, theme: Theme) -> None:
-    """A DM goes to a seated person and shows their own hand, bid and moves, nobody else's."""
+    """A DM goes to a seated person and shows their own hand, bid and moves, nobody else's;
+    or it takes the buttons off a host's private option toggles (slot `OPTIONS`), which stay
+    theirs once they have left the table (they say so, and offer nothing)."""
     state = table.game
     to = message.to
     assert to is not None
+    if message.slot == OPTIONS and message.strip:
+        assert not message.buttons, message
+        return
     seat = state.seat_of(to)
     assert seat is not None, f"a DM to {to}, who is not seated"
     assert to not in table.ai
