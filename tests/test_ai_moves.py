@@ -249,24 +249,54 @@ async def test_a_read_makes_the_ai_moves_a_dead_worker_left(
     assert "Your" in hand[-1].text
 
 
+HELD = 30.0
+"""How long a held AI decision waits at most for a request of another chat to be served."""
+
+
 class Timed(GameService):
-    """A worker that notes when each AI decision it makes starts and ends."""
+    """A worker that notes when each AI decision it makes starts and ends. While one is under
+    way, `deciding` holds its start and an event the test sets once a request of another chat,
+    begun after that start, has been served (`Held` waits for it)."""
 
     spans: list[tuple[float, float]]
+    deciding: tuple[float, threading.Event] | None = None
 
     async def _think(self, level: str, view: PlayerView) -> Command:
         started = time.perf_counter()
+        self.deciding = (started, threading.Event())
         try:
             return await super()._think(level, view)
         finally:
             self.spans.append((started, time.perf_counter()))
+            self.deciding = None
+
+
+class Held:
+    """An AI level whose decision, made in the worker's thread, ends only once the worker's
+    current decision is marked served (or HELD seconds pass): one that takes as long as the
+    machine makes another chat's request take, whatever its speed."""
+
+    def __init__(self, level: str, worker: Timed) -> None:
+        self.ai = get_ai(level)
+        self.worker = worker
+
+    def decide(self, view: PlayerView, rng: random.Random) -> Command:
+        command = self.ai.decide(view, rng)
+        deciding = self.worker.deciding
+        if deciding is not None:
+            deciding[1].wait(HELD)
+        return command
 
 
 async def test_no_chat_waits_for_another_chats_ai(
-    redis_client: aioredis.Redis, clock: Clock
+    redis_client: aioredis.Redis, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """While one chat's `hard` seats decide, another chat's requests are served: one of its
-    requests begins and ends within a single AI decision."""
+    requests begins and ends within a single AI decision. Each decision is held open, in its
+    worker thread, until a request begun during it is served: on a busy machine a request
+    (its Redis round trips each waiting for the AI's thread to give up the GIL) took up to
+    280 ms, a `hard` decision as little as 110 ms. Were the decision made on the event loop,
+    or did the request wait for it, none would be served within it."""
     svc = Timed(service(redis_client, clock=clock).store, Config(), clock, random.Random(6))
     svc.spans = []
     thinking = Driver(svc, [ANN], chat="chat:-1", seed=6)
@@ -285,20 +315,22 @@ async def test_no_chat_waits_for_another_chats_ai(
     await redis_client.hset(keys.game("chat:-1"), mapping={"t": table.to_bytes()})
     svc.store.forget("chat:-1")
     svc.spans.clear()
+    monkeypatch.setattr(bot.chat, "get_ai", lambda level: Held(level, svc))
     (user, payload), *_ = thinking.choices()
     served: list[tuple[float, float]] = []
-
-    async def serve() -> None:
-        for number in range(200):
-            started = time.perf_counter()
-            outcome = await svc.handle(f"chat:-{number + 10}", BOB, Request(Kind.JOIN))
-            assert not outcome.alert
-            served.append((started, time.perf_counter()))
-            if len(svc.spans) == 3:
-                return
-            await asyncio.sleep(0.005)
-
-    await asyncio.gather(svc.handle("chat:-1", user, Request(Kind.BUTTON, payload)), serve())
+    moves = asyncio.ensure_future(svc.handle("chat:-1", user, Request(Kind.BUTTON, payload)))
+    number = 10
+    while not moves.done():  # each decision is held HELD seconds at most
+        started = time.perf_counter()
+        outcome = await svc.handle(f"chat:-{number}", BOB, Request(Kind.JOIN))
+        assert not outcome.alert
+        served.append((started, time.perf_counter()))
+        deciding = svc.deciding
+        if deciding is not None and deciding[0] <= started:
+            deciding[1].set()  # this decision may end now
+        number += 1
+        await asyncio.sleep(0.005)
+    await moves
     assert len(svc.spans) >= 3  # the three AI seats follow Ann; the winner may lead on
     assert any(
         start <= begun and ended <= end for start, end in svc.spans for begun, ended in served
