@@ -45,9 +45,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         print(f"{PROG} {args.command}: error: {error}", file=sys.stderr)
         return USAGE_ERROR
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:  # Ctrl-C, or the terminal table's Interrupted (a signal)
         print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+        return 128 + getattr(stop, "signum", 2)  # 2: SIGINT
     except BrokenPipeError:  # e.g. `wizard-bot replay FILE | head`: stop quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

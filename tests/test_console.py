@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import difflib
 import inspect
+import logging
 import os
 import re
 import select
@@ -15,13 +16,14 @@ import socket
 import subprocess
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
 import redis
 
-from adapters.console.app import Interrupted, chat_id, stop_pending, waiter
+from adapters.console.app import Interrupted, _stop_signals, chat_id, stop_pending, waiter
 from adapters.console.reader import (
     Ask,
     Choices,
@@ -461,6 +463,46 @@ def test_what_a_stop_cut_off_ends_quietly() -> None:
         assert moves[0].cancelled()
         assert not asyncio.all_tasks(loop)
     finally:
+        loop.close()
+
+
+def test_a_stop_that_drops_a_coroutine_not_yet_awaited_is_quiet() -> None:
+    """A stop signal taken between making a coroutine and awaiting it (`await f()`,
+    `wait(service.handle(...))`): the coroutine is dropped as the stop unwinds, before any
+    `except` runs, so its warning must already be off when the signal is taken."""
+
+    async def work() -> None:
+        pass
+
+    def use(*_: object) -> None:
+        pass
+
+    asyncio_log = logging.getLogger("asyncio")
+    level = asyncio_log.level
+    try:
+        with warnings.catch_warnings(), pytest.raises(Interrupted), _stop_signals():
+            # the handler runs inside raise_signal, with work() made and not yet passed on
+            use(work(), signal.raise_signal(signal.SIGINT))
+    finally:
+        asyncio_log.setLevel(level)  # a stop quiets it for the rest of the process
+
+
+def test_a_stop_taken_in_the_event_loops_own_code_stops_the_loop() -> None:
+    """A stop signal taken while the loop runs one of its callbacks (a transport's read or
+    write, a future's completion) ends the loop: it is not taken for that callback's failure,
+    logged, and run past (the game then went on to the prompt and ended with 0)."""
+    loop = asyncio.new_event_loop()
+
+    def stop() -> None:
+        raise Interrupted(signal.SIGINT)  # as the handler does, wherever the main thread is
+
+    try:
+        loop.call_soon(stop)
+        slept = asyncio.sleep(0.05)
+        with pytest.raises(Interrupted):
+            waiter(loop)(slept)
+    finally:
+        stop_pending(loop)
         loop.close()
 
 

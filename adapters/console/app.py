@@ -100,8 +100,13 @@ class PlayArgs:
     """The subcommand that was run (`run` starts the terminal table too): messages name it."""
 
 
-class Interrupted(Exception):
-    """The process was asked to stop (SIGTERM, SIGHUP): save nothing more, clean up, exit."""
+class Interrupted(KeyboardInterrupt):
+    """The process was asked to stop (SIGINT, SIGTERM, SIGHUP): save nothing more, clean up,
+    exit. A KeyboardInterrupt, as the signal's handler raises it wherever the main thread
+    stands, in the event loop's own code too: asyncio lets only that and SystemExit out of a
+    callback or a transport's read or write (it takes any other exception there for that
+    callback's or connection's failure, logs it and runs on), and no `except Exception` takes
+    it."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
@@ -277,6 +282,7 @@ def _stop_signals() -> Iterator[None]:
         return
 
     def stop(signum: int, _frame: FrameType | None) -> None:
+        _cut_off_quietly()
         raise Interrupted(signum)
 
     previous = {sig: signal.signal(sig, stop) for sig in STOPS}
@@ -285,6 +291,18 @@ def _stop_signals() -> Iterator[None]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def _cut_off_quietly() -> None:
+    """Say nothing of what a stop cuts off. A stop signal is raised wherever the main thread
+    stands: between making a coroutine and awaiting it too (`return await method(...)`,
+    `wait(service.handle(...))`), or as the loop wraps it in a task. What it cut off is meant
+    never to run (what was saved stays saved), so neither Python's warning of a coroutine never
+    awaited nor asyncio's of a task destroyed pending has anything to tell. Called before the
+    stop is raised: a coroutine held only on the stack of the code it cut off is collected, and
+    warns, as the stop unwinds that code, before any `except` that catches it runs."""
+    warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
 
 
 class ConsoleTable:
@@ -345,14 +363,8 @@ class ConsoleTable:
             if status is not None:
                 return status
             return self.loop()
-        except (KeyboardInterrupt, Interrupted) as stop:
-            # A stop signal is raised wherever the main thread stands: between making a
-            # coroutine and awaiting it too (`return await method(...)`), or as the loop wraps
-            # it in a task. What it cut off is meant never to run (what was saved stays saved),
-            # so neither Python's warning of a coroutine never awaited nor asyncio's of a task
-            # destroyed pending, as they are collected, has anything to tell.
-            warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
-            logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+        except KeyboardInterrupt as stop:  # Interrupted too
+            _cut_off_quietly()  # done already by a stop signal of ours (`_stop_signals`)
             with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
                 self.say()
                 self.say(self.t("Stopped. The game is saved: wizard-bot play resumes it."))
