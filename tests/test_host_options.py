@@ -91,6 +91,14 @@ async def test_one_who_hosts_nothing_is_told_who_may(tg: Bot) -> None:
         assert toggles(tg, user) == []
 
 
+async def closed(bot: Bot, user: User, message: MessageView, says: str) -> None:
+    """`user`'s toggles `message` have lost their buttons and say `says` instead, their
+    lobby's group named."""
+    now = bot.fake.current_messages(user.id)[message.message_id]
+    assert now.keyboard == ()
+    assert now.text == WIZARDS + says, now.text
+
+
 async def test_a_press_on_toggles_of_a_host_no_more_or_a_table_gone_is_refused(tg: Bot) -> None:
     """Ann's private toggles, once she is no longer host (she left: Bob hosts now), lose their
     buttons; a press that comes anyway is refused with why, and so once the lobby is cancelled,
@@ -99,12 +107,9 @@ async def test_a_press_on_toggles_of_a_host_no_more_or_a_table_gone_is_refused(t
     await tg.command(ANN.id, ANN, "/options")
     [mine] = toggles(tg, ANN)
     await tg.command(GROUP, ANN, "/leave")
-    assert tg.fake.current_messages(ANN.id)[mine.message_id].keyboard == ()
-    said = tg.fake.current_messages(ANN.id)[mine.message_id].text
-    assert said == WIZARDS + "You left this table, so you no longer host it.", said
     before = tg.lobby().text
-    refused = await stale(tg, ANN, mine, "⬜ wings")
-    assert refused == "Only the host may change the options.", refused
+    await closed(tg, ANN, mine, "You left this table, so you no longer host it.")
+    assert await stale(tg, ANN, mine, "⬜ wings") == "Only the host may change the options."
     assert tg.lobby().text == before
     answer = await tg.press(ANN.id, ANN, mine.message_id, "forged", stale=True)
     assert answer.show_alert, answer.text
@@ -113,9 +118,7 @@ async def test_a_press_on_toggles_of_a_host_no_more_or_a_table_gone_is_refused(t
     await tg.command(BOB.id, BOB, "/options")
     [bobs] = toggles(tg, BOB)
     await tg.command(GROUP, BOB, "/cancel")
-    assert tg.fake.current_messages(BOB.id)[bobs.message_id].keyboard == ()
-    said = tg.fake.current_messages(BOB.id)[bobs.message_id].text
-    assert said == WIZARDS + "🔮 Wizard: this table was cancelled.", said
+    await closed(tg, BOB, bobs, "🔮 Wizard: this table was cancelled.")
     refused = await stale(tg, BOB, bobs, "⬜ wings")
     assert refused == "This button belongs to a game that is over.", refused
     assert tg.real_errors() == []
