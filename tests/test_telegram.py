@@ -1746,6 +1746,15 @@ async def test_a_join_with_the_private_chat_open_costs_what_it_did(tg: Bot, redi
 
 
 UNREACHED = "Bob Brown: I cannot write to you privately, where your cards are shown: "
+REACHED = "Bob Brown: I can write to you privately again: your cards are there."
+"""What a notice of `UNREACHED` says once Bob is back in his private chat (its button gone)."""
+
+
+def unreached_notices(bot: Bot) -> list[MessageView]:
+    """The group's notices that Bob cannot be reached privately, oldest first (those he has
+    come back from say so: `REACHED`)."""
+    shown = bot.fake.current_messages(GROUP).values()
+    return [m for m in shown if UNREACHED in m.text or m.text == REACHED]
 
 
 async def bid_in_the_group(bot: Bot) -> None:
@@ -1777,7 +1786,7 @@ async def test_a_player_the_bot_cannot_reach_privately_is_told_in_the_group_once
     failed = [e for e in tg.fake.errors if e.chat_id == BOB.id]
     assert len(failed) > 1
     assert {e.description for e in failed} == {"Forbidden: bot was blocked by the user"}
-    notices = [m for m in tg.fake.current_messages(GROUP).values() if UNREACHED in m.text]
+    notices = unreached_notices(tg)
     assert len(notices) == 1, tg.group_texts()
     notice = notices[0]
     assert notice.text == UNREACHED + "press the button below, then Start."
@@ -1790,10 +1799,9 @@ async def test_a_player_the_bot_cannot_reach_privately_is_told_in_the_group_once
     await tg.idle()
     assert "Your hand:" in tg.hand(BOB).text
     assert tg.fake.message(GROUP, notice.message_id).keyboard == ()  # nothing left to open
+    assert tg.fake.message(GROUP, notice.message_id).text == REACHED  # and no longer untrue
     await move(tg)
-    assert [m for m in tg.fake.current_messages(GROUP).values() if UNREACHED in m.text] == [
-        tg.fake.message(GROUP, notice.message_id)
-    ]
+    assert unreached_notices(tg) == [tg.fake.message(GROUP, notice.message_id)]
 
 
 async def test_a_player_who_blocks_the_bot_again_is_named_again(tg: Bot) -> None:
@@ -1806,7 +1814,7 @@ async def test_a_player_who_blocks_the_bot_again_is_named_again(tg: Bot) -> None
     tg.fake.block(BOB)
     for _ in range(2):  # Cid and Ann bid: Bob's hand, his turn next, fails
         await bid_in_the_group(tg)
-    first = next(m for m in tg.fake.current_messages(GROUP).values() if UNREACHED in m.text)
+    first = unreached_notices(tg)[0]
     tg.fake.start_dm(BOB, "cards")
     await tg.idle()
     assert tg.fake.message(GROUP, first.message_id).keyboard == ()
@@ -1815,7 +1823,7 @@ async def test_a_player_who_blocks_the_bot_again_is_named_again(tg: Bot) -> None
     await bid_in_the_group(tg)  # Bob bids under the group's table: his hand fails
     await tg.command(GROUP, BOB, "/hand")  # and so does the hand he asks for
     assert len([e for e in tg.fake.errors[failed:] if e.chat_id == BOB.id]) > 1
-    notices = [m for m in tg.fake.current_messages(GROUP).values() if UNREACHED in m.text]
+    notices = unreached_notices(tg)
     assert len(notices) == 2, tg.group_texts()
     assert notices[0].message_id == first.message_id
     again = notices[1]
@@ -1839,7 +1847,7 @@ async def test_a_player_the_bot_cannot_reach_in_a_later_game_is_named_in_a_new_m
     tg.fake.block(BOB)
     for _ in range(2):  # Cid and Ann bid: Bob's hand, his turn next, fails
         await bid_in_the_group(tg)
-    first = next(m for m in tg.fake.current_messages(GROUP).values() if UNREACHED in m.text)
+    first = unreached_notices(tg)[0]
     tg.fake.start_dm(BOB, "cards")
     await tg.idle()
     await tg.command(GROUP, ANN, "/cancel")
@@ -1847,7 +1855,7 @@ async def test_a_player_the_bot_cannot_reach_in_a_later_game_is_named_in_a_new_m
     await seat(tg)
     tg.fake.block(BOB)
     await tg.command(GROUP, ANN, "/start")  # his first hand fails
-    notices = [m for m in tg.fake.current_messages(GROUP).values() if UNREACHED in m.text]
+    notices = unreached_notices(tg)
     assert len(notices) == 2, tg.group_texts()
     assert notices[0].message_id == first.message_id
     assert tg.fake.message(GROUP, first.message_id).keyboard == ()
@@ -1868,7 +1876,7 @@ async def test_a_player_who_blocked_the_bot_before_his_first_hand_gets_it_on_sta
     tg.fake.block(BOB)
     await tg.command(GROUP, ANN, "/start")
     assert not [m for m in tg.fake.current_messages(BOB.id).values() if "Round " in m.text]
-    notice = next(m for m in tg.fake.current_messages(GROUP).values() if UNREACHED in m.text)
+    notice = unreached_notices(tg)[0]
     assert notice.labels == [["Open the private chat"]]
     tg.fake.start_dm(BOB, "cards")
     await tg.idle()
@@ -1876,11 +1884,6 @@ async def test_a_player_who_blocked_the_bot_before_his_first_hand_gets_it_on_sta
     assert tg.fake.message(GROUP, notice.message_id).keyboard == ()
     await play_on(tg)  # the hand he was sent is the one his moves are made with
     assert tg.real_errors() == [e for e in tg.fake.errors if e.chat_id == BOB.id]
-
-
-def unreached_notices(bot: Bot) -> list[MessageView]:
-    """The group's notices that Bob cannot be reached privately, oldest first."""
-    return [m for m in bot.fake.current_messages(GROUP).values() if UNREACHED in m.text]
 
 
 async def test_a_player_who_unblocks_the_bot_without_start_is_back(tg: Bot) -> None:

@@ -876,17 +876,26 @@ class TelegramFrontEnd:
 
     async def _reached(self, game: str, person: int) -> None:
         """A player is back in their private chat: the group's notice that they could not be
-        reached (`_unreached`), if there is one, loses its button, and the game's mark that
-        the group was told goes: if they block the bot again, the group is told again."""
+        reached (`_unreached`), if there is one, loses its button and, in the same edit, says
+        they are back (not "I cannot write to you", untrue now), and the game's mark that the
+        group was told goes: if they block the bot again, the group is told again."""
         group = telegram_id(game)
         if group is None:
             return
         table = await self.service.table(game)
+        name = None
         if table is not None:
             await self.client.delete(keys.unreached(game, table.game_id, person))
+            name = next((p.name for p in table.game.players if p.id == user_key(person)), None)
         slot = f"{game}:{UNREACHED_SLOT}{person}"
         if await self.slots.buttoned(group, slot) is not None:
-            self.outbox.put(group, Post(group, "", slot=slot, bare=True), key=slot)
+            behind = None  # the game is gone: the notice keeps its words, as before
+            if name is not None:
+                t = await self._texts(game)
+                back = t("I can write to you privately again: your cards are there.")
+                behind = html_text(said_of(t, name, back))
+            post = Post(group, "", slot=slot, bare=True, behind=behind)
+            self.outbox.put(group, post, key=slot)
 
     async def _greet(self, group: Chat, person: TgUser, outcome: Outcome) -> None:
         """A person who just sat down is told privately where their cards will come."""
