@@ -365,10 +365,7 @@ def tie_orders(places: Sequence[int]) -> list[list[float]]:
 
 def fold(games: Iterable[Game], into: Fold | None = None) -> Fold:
     """`games` (oldest first) folded into `into` (a new fold by default)."""
-    done = Fold() if into is None else into
-    for game in games:
-        done.add(game)
-    return done
+    return fold_noting(games, into, "")[0]  # no game's key is empty: nothing noted
 
 
 @dataclass(frozen=True, slots=True)

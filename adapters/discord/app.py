@@ -58,7 +58,7 @@ from adapters.discord.render import (
     posts,
     strip_post,
 )
-from adapters.discord.sender import Delivery, Sender, retryable
+from adapters.discord.sender import Delivery, Sender, is_hand, retryable
 from adapters.discord.slots import Slots
 from adapters.discord.watch import connected, counting_trace
 from adapters.flood import Windows
@@ -342,7 +342,7 @@ class DiscordFrontEnd:
         if failed.round is None:
             if failed.slot is None:
                 await self._follow_up(failed)
-            elif failed.slot.endswith(":hand"):
+            elif is_hand(failed):
                 await self._game_over_for(failed.game, failed.user, game_id)
             return
         if not failed.notify:

@@ -400,10 +400,16 @@ def _with_text(text: str, picture: Picture) -> list[str]:
     return [*pre_blocks(sheet), text]
 
 
+def is_hand(post: Post) -> bool:
+    """Whether `post` is of its game's hand slot (`hand_slot`): a person's hand, or what their
+    hand message shows once the game is over."""
+    return post.slot == hand_slot(chat_key(post.game))
+
+
 def _over(post: Post) -> bool:
     """Whether `post` is a person's hand once their game is over (it shows no round: their
     result, or why the game ended)."""
-    return post.user is not None and post.round is None and (post.slot or "").endswith(":hand")
+    return post.user is not None and post.round is None and is_hand(post)
 
 
 def _round(post: Post) -> Round:
