@@ -2314,3 +2314,59 @@ async def test_a_private_message_never_fills_in_an_answer_still_thinking(dc: Bot
     assert rules.replies[1].startswith("#2 edited: ")
     assert "For Cid alone" not in "".join(rules.replies)
     assert joined.replies[-1] == "#e2 (only Cid sees) bot: 📝 For Cid alone"
+
+
+def the_sheet_cannot_be_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Drawing a score sheet's picture fails as it does when its font is missing (Pillow's
+    `OSError: cannot open resource`)."""
+
+    def missing_font(_picture: SheetPicture) -> bytes:
+        raise OSError("cannot open resource")
+
+    monkeypatch.setattr("bot.show.picture._drawn", missing_font)
+
+
+async def test_scores_whose_picture_cannot_be_drawn_shows_the_sheet_as_text(
+    dc: Bot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Mid-game, /scores whose picture cannot be drawn (a font missing, a Pillow error): the
+    answer is the sheet as text below the standings, as the game's end shows it when a
+    channel takes no files, not an apology."""
+    ann, *_others = players = people(dc, "Ann", "Bob", "Cid")
+    await seat(dc, players)
+    await dc.command(ann, "start")
+    while not any("Round 2 of 5" in text for text in dc.channel_texts()):
+        assert await move(dc)
+    the_sheet_cannot_be_drawn(monkeypatch)
+    await dc.command(ann, "scores")
+    replies = dc.fake.transcripts[dc.channel][-1].replies
+    assert len(replies) == 1
+    assert "Sorry" not in replies[0]
+    head, _, sheet = replies[0].partition(SHEET_TEXT)
+    assert "Score sheet after round 1 of 5" in head
+    assert all(name in sheet for name in ("Ann", "Bob", "Cid"))
+    assert "(only" not in replies[0]  # in public, as the picture would have been
+
+
+async def test_long_scores_whose_picture_cannot_be_drawn_shows_the_whole_sheet(
+    dc: Bot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/scores of a long game whose picture cannot be drawn, its sheet as text longer than a
+    message: the whole sheet in code blocks (the answer, then followups), the standings last."""
+    outcome, names = long_games_end(("g9", 3))
+    sheet = outcome.messages[0].picture
+    assert sheet is not None
+    standings = Message(outcome.messages[0].text, picture=sheet)  # the longest standings
+
+    async def scores(*_args: object, **_kwargs: object) -> Outcome:
+        return Outcome(messages=(standings,))
+
+    ann = people(dc, "Ann")[0]
+    the_sheet_cannot_be_drawn(monkeypatch)
+    monkeypatch.setattr(dc.front.service, "handle", scores)
+    await dc.command(ann, "scores")
+    replies = dc.fake.transcripts[dc.channel][-1].replies
+    assert len(replies) == 2
+    assert replies[0].replace("\n    ", "\n") == f"#1 bot: ```\n{sheet.text()}\n```"
+    assert "```" not in replies[1]
+    assert all(discord.utils.escape_markdown(name) in replies[1] for name in names)

@@ -57,8 +57,9 @@ from adapters.discord.render import (
     post,
     posts,
     strip_post,
+    with_text,
 )
-from adapters.discord.sender import Delivery, Sender, is_hand, retryable
+from adapters.discord.sender import Delivery, Sender, drawn, is_hand, retryable
 from adapters.discord.slots import Slots
 from adapters.discord.watch import connected, counting_trace
 from adapters.flood import Windows
@@ -866,14 +867,11 @@ class DiscordFrontEnd:
         elif reply.public is not None:
             shown = post(chat, reply.public)
             assert shown is not None
-            file = None
-            if shown.attachment is not None:
-                file = discord.File(io.BytesIO(shown.attachment[1]), filename=shown.attachment[0])
-            elif shown.picture is not None:
-                png = await asyncio.to_thread(shown.picture.png)
-                file = discord.File(io.BytesIO(png), filename=shown.picture.name)
+            file, first, text = await _public(shown)
+            for block in first:
+                await self._say(interaction, block, ephemeral=False)
             await self._say(
-                interaction, shown.text, view=buttons.view(shown.keys), file=file, ephemeral=False
+                interaction, text, view=buttons.view(shown.keys), file=file, ephemeral=False
             )
             said = True
         if reply.answer and (not said or reply.alert):
@@ -925,6 +923,24 @@ class DiscordFrontEnd:
         else:
             sent = interaction.response.send_message(text, ephemeral=ephemeral, **extra)
         await sent
+
+
+async def _public(shown: Post) -> tuple[discord.File | None, list[str], str]:
+    """A command's public answer (the rules, the scores...) as it is sent: its file, the
+    messages that go before it and its own text. A picture that cannot be drawn (a font
+    missing, a Pillow error) is its text form instead, as a game's end shows it where the
+    channel takes no files (`with_text`): below the text, or, too long for one message, in
+    messages of their own before it."""
+    if shown.attachment is not None:
+        name, data = shown.attachment
+        return discord.File(io.BytesIO(data), filename=name), [], shown.text
+    if shown.picture is None:
+        return None, [], shown.text
+    file = await drawn(shown.picture)
+    if file is not None:
+        return file, [], shown.text
+    *first, text = with_text(shown.text, shown.picture)
+    return None, first, text
 
 
 def _person(person: discord.abc.User) -> User:

@@ -154,6 +154,20 @@ def content(text: str, pre: bool = False, mentions: Mapping[str, int] | None = N
     return escaped
 
 
+def with_text(text: str, picture: Picture) -> list[str]:
+    """The messages of a post's text with its picture's text form (sent instead of the
+    picture), the post's own last: one, the picture's text in a code block below the post's,
+    when both fit in a message; else the picture's text first, in as few code blocks as it
+    takes (split between lines), then the post's text on its own, at the foot of the channel,
+    where its buttons are (a game's end: the standings and "Play again" are what players look
+    at, not below a wall of figures)."""
+    sheet = picture.text()
+    whole = f"{text}\n{content(sheet, pre=True)}"
+    if len(whole) <= MAX_CONTENT and len(sheet) <= MAX_CONTENT - 9:  # `content` cuts there
+        return [whole]
+    return [*pre_blocks(sheet), text]
+
+
 def table_key(
     chat: str, message: Message, version: tuple[str, int] | None, links: WebLinks | None
 ) -> Key | None:

@@ -16,7 +16,7 @@ knows the bot may not attach files goes as its text form at once (`_takes_files`
 refused for want of permissions (50013: Attach Files taken while the client's cache did not
 know, so nothing refused the press before) is sent again once without it, its text form below
 the post's text in the same message (or, too long for one, before it in messages of their
-own: `_with_text`); a channel that takes no text either refuses that too, and the post fails
+own: `with_text`); a channel that takes no text either refuses that too, and the post fails
 as before. In a thread Discord archived (after its inactivity, as short as an hour) no message
 may be edited (error 50083): the bot unarchives the thread, as any member may unless a
 moderator locked it, and edits again, once.
@@ -37,7 +37,7 @@ import discord
 
 from adapters.discord.buttons import view
 from adapters.discord.ids import cached_permissions, chat_key
-from adapters.discord.render import MAX_CONTENT, Post, content, pre_blocks
+from adapters.discord.render import Post, with_text
 from adapters.discord.slots import Slots
 from adapters.slots import hand_slot
 from bot import StoreErrors
@@ -273,14 +273,13 @@ class Sender:
         first: list[str] = []  # the picture's text form, when it goes before the post's text
         if post.picture is not None and not self._takes_files(post, where):
             log.info("channel %s takes no files from the bot, sent as text", where)
-            *first, text = _with_text(text, post.picture)
+            *first, text = with_text(text, post.picture)
         elif post.picture is not None:
-            try:
-                png = await asyncio.to_thread(post.picture.png)
-                files.append(discord.File(io.BytesIO(png), filename=post.picture.name))
-            except Exception:
-                log.exception("could not draw %s", post.picture.name)
-                *first, text = _with_text(text, post.picture)
+            picture = await drawn(post.picture)
+            if picture is not None:
+                files.append(picture)
+            else:
+                *first, text = with_text(text, post.picture)
         message_id = None  # the slot's message, when this post edits it
         if post.slot is not None and not post.notify:
             message_id = await self.slots.get(where, post.slot)
@@ -310,7 +309,7 @@ class Sender:
                 raise
             log.info("channel %s takes no files from the bot, sent as text: %s", where, error)
             del extra["files"]
-            *first, text = _with_text(text, post.picture)
+            *first, text = with_text(text, post.picture)
             sent = await self._send(channel, first, text, mentions, extra)
         if post.slot is not None:
             old = await self.slots.set(where, post.slot, sent.id, post.version)
@@ -386,18 +385,15 @@ class Sender:
             await message.edit(**fields)
 
 
-def _with_text(text: str, picture: Picture) -> list[str]:
-    """The messages of a post's text with its picture's text form (sent instead of the
-    picture), the post's own last: one, the picture's text in a code block below the post's,
-    when both fit in a message; else the picture's text first, in as few code blocks as it
-    takes (split between lines), then the post's text on its own, at the foot of the channel,
-    where its buttons are (a game's end: the standings and "Play again" are what players look
-    at, not below a wall of figures)."""
-    sheet = picture.text()
-    whole = f"{text}\n{content(sheet, pre=True)}"
-    if len(whole) <= MAX_CONTENT and len(sheet) <= MAX_CONTENT - 9:  # `content` cuts there
-        return [whole]
-    return [*pre_blocks(sheet), text]
+async def drawn(picture: Picture) -> discord.File | None:
+    """`picture` drawn as a file to send; None, logged, if it cannot be (a font missing, a
+    Pillow error): its text form goes instead."""
+    try:
+        png = await asyncio.to_thread(picture.png)
+    except Exception:
+        log.exception("could not draw %s", picture.name)
+        return None
+    return discord.File(io.BytesIO(png), filename=picture.name)
 
 
 def is_hand(post: Post) -> bool:
