@@ -13,6 +13,10 @@ With `windows` (`adapters.flood`), each chat's window is kept in Redis as well, 
 worker and across restarts: a post goes when both this worker's pace and the shared window
 allow it.
 
+A post may take several messages (a score sheet as text, too long for one): its delivery makes
+one and says what is left (`Rest`), which goes next, at the chat's pace: each message counts in
+the budget and the window, and a post tried again makes only what is left.
+
 Generic over the item and the deliver function, with an injectable clock and sleep, so it is
 tested without a server.
 """
@@ -49,6 +53,15 @@ class SharedWindows(Protocol):
     ) -> tuple[float, str | None]: ...
 
     async def answered(self, chat: str, ticket: str, more: bool) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Rest(Generic[T]):
+    """What a delivery returns when it made one message of its item and `item` is what is left
+    of it: that goes next, first in its queue, as a post of its own (counted, paced, and tried
+    again alone), merged with no newer post of its slot."""
+
+    item: T
 
 
 class SlotPost(Protocol):
@@ -204,7 +217,8 @@ class _Queue(Generic[T]):
 
 class Outbox(Generic[T]):
     """Queues per target chat; `deliver` is called with each item in turn, at the target's
-    pace. `put` returns a future of what `deliver` returned (None if it raised). A post whose
+    pace (again with what is left, when it returns a `Rest`). `put` returns a future of what
+    `deliver` returned last (None if it raised). A post whose
     `deliver` raised what `retry` accepts (the platform or the store away for a while) is tried
     again, first in its queue, with back-off.
     `is_group(target)` tells a group chat from a private one (default: Telegram's negative ids
@@ -332,6 +346,12 @@ class Outbox(Generic[T]):
             # Counted when the platform has answered: the post reached it by then, however long
             # the way there took (a slow network, or a retry after the overall limit's 429).
             queue.budget.take(self._clock())
+            if isinstance(result, Rest):
+                entry.item, entry.key, entry.tries = result.item, None, 0
+                (queue.later.append if entry.low else queue.entries.appendleft)(entry)
+                if ticket is not None and self._windows is not None:
+                    await self._windows.answered(self._chat_of(target), ticket, True)
+                continue
             if self._posting is not None:
                 done = getattr(result, "value", FAILED_POST)  # a delivery (an enum), or failed
                 self._posting.posted(str(done), self._clock() - entry.since)

@@ -23,6 +23,8 @@ What it models, as Discord does:
   locked, and PATCH /channels/{id} with `archived: false` unarchives it (a locked one: 403);
 - DMs: POST /users/@me/channels opens a DM channel; a message to a person whose DMs are closed
   is refused with 403, code 50007;
+- a server failing: a message whose body a test's predicate in `failing` accepts is answered
+  503 (code 0), once, as Discord answers when it fails on its side;
 - interactions: each is answered once (a second answer: 400, code 40060) within 3 seconds
   (later: 404, code 10062, counted in `late`); responses 4 (a message, ephemeral with flag 64),
   5 (deferred, "thinking"), 6 (deferred update) and 7 (update the pressed message); followups,
@@ -53,6 +55,7 @@ import re
 import socket
 import time
 from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Self
@@ -216,6 +219,9 @@ class FakeDiscord:
         """Channels (threads) archived: their messages cannot be edited."""
         self.locked: set[int] = set()
         """Archived threads a moderator locked: only a moderator may unarchive them."""
+        self.failing: list[Callable[[JSON], bool]] = []
+        """Predicates on a message's body: the next message posted that one accepts is answered
+        503 (Discord failing on its side), and the predicate dropped."""
         self.messages: dict[int, Stored] = {}
         self.interactions: dict[int, _Interaction] = {}
         self._by_token: dict[str, _Interaction] = {}
@@ -860,6 +866,10 @@ class FakeDiscord:
 
     def _post(self, channel: int, body: JSON, files: dict[str, bytes]) -> Stored:
         view = self._view_of(channel)
+        for failing in self.failing:
+            if failing(body):
+                self.failing.remove(failing)
+                raise ApiError(503, 0, "503: Service Unavailable")
         if view not in self.channels and view in self.closed_dms:
             raise ApiError(403, 50007, "Cannot send messages to this user")
         needed = SEND_MESSAGES | (ATTACH_FILES if files else 0)

@@ -2230,6 +2230,40 @@ async def test_a_long_games_end_refused_its_picture_shows_the_whole_sheet(dc: Bo
     assert [error[1] for error in dc.fake.errors] == [50013]
 
 
+async def test_a_long_games_end_tried_again_sends_only_what_is_left(dc: Bot) -> None:
+    """The end of a long game whose picture the channel refuses goes as text in two messages
+    (the sheet, then the standings with "Play again"). Discord fails on its side (503) when
+    the standings are sent: they are sent again, and only they are: the sheet shows once."""
+    outcome, _names = long_games_end(("g9", 3))
+    dc.fake.app_permissions &= ~ATTACH_FILES
+
+    def the_standings_as_text(body: dict[str, Any]) -> bool:
+        return bool(body.get("components")) and not body.get("attachments")
+
+    dc.fake.failing.append(the_standings_as_text)
+    await dc.front.show(chat_key(dc.channel), outcome)
+    await dc.idle()
+    assert not dc.fake.failing  # it did fail once
+    shown = dc.fake.shown(dc.channel)
+    assert [message.labels() for message in shown] == [[], [[texts("ko")("Play again")]]]
+    assert shown[0].content.startswith("```")
+    assert [error[1] for error in dc.fake.errors] == [50013, 0]
+
+
+async def test_each_message_of_a_long_games_end_counts_in_the_channels_pace(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The end of a long game sent as text in two messages: the channel's flood window,
+    shared by the workers, counts both (Discord counts each), not one post."""
+    async with running(redis_url, monkeypatch, limits=Limits()) as dc:
+        outcome, _names = long_games_end(("g9", 3))
+        dc.fake.app_permissions &= ~ATTACH_FILES
+        await dc.front.show(chat_key(dc.channel), outcome)
+        await dc.idle()
+        assert len(dc.fake.shown(dc.channel)) == 2
+        assert await dc.client.zcard(keys.posts(f"dc:c{dc.channel}")) == 2
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 async def test_a_coachs_reviews_reach_a_player_whose_dms_are_closed(
     dc: Bot, caplog: pytest.LogCaptureFixture, workers: int

@@ -5,7 +5,7 @@ import itertools
 
 import pytest
 
-from adapters.outbox import FAST, Budget, Limits, Outbox
+from adapters.outbox import FAST, Budget, Limits, Outbox, Rest
 from adapters.telegram.render import Post, coalesce
 
 
@@ -79,6 +79,31 @@ async def test_posts_go_in_order_at_the_groups_pace() -> None:
     gaps = [b[0] - a[0] for a, b in itertools.pairwise(made)]
     assert all(gap >= 5.0 - 1e-9 for gap in gaps)
     assert [future.result() for future in futures] == ["ok"] * 4
+
+
+async def test_a_post_of_several_messages_is_paced_message_by_message() -> None:
+    """A post whose delivery makes one message and leaves the rest (`Rest`): each message
+    waits for the chat's pace as a post does, the rest goes before the posts behind it, and
+    the post's future has what its last message returned."""
+    time = FakeTime()
+    made: list[tuple[float, str]] = []
+
+    async def deliver(post: Post) -> object:
+        made.append((time.now, post.html))
+        head, _, rest = post.html.partition("+")
+        return Rest(Post(post.target, rest)) if rest else f"ok {head}"
+
+    outbox: Outbox[Post] = Outbox(
+        deliver, Limits(group_count=2, group_period=10.0, group_burst=1), coalesce, time.clock,
+        time.sleep,
+    )  # fmt: skip
+    first = outbox.put(-5, Post(-5, "a+b+c"), key="slot")
+    second = outbox.put(-5, Post(-5, "d"), key="slot2")
+    await outbox.flush()
+    assert [text for _, text in made] == ["a+b+c", "b+c", "c", "d"]
+    gaps = [b[0] - a[0] for a, b in itertools.pairwise(made)]
+    assert all(gap >= 5.0 - 1e-9 for gap in gaps)
+    assert (first.result(), second.result()) == ("ok c", "ok d")
 
 
 async def test_a_slow_post_is_counted_when_it_arrives() -> None:

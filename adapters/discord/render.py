@@ -76,6 +76,9 @@ class Post:
     """Not a new text: take the buttons off the slot's message (`Message.strip`)."""
     picture: Picture | None = None
     """A picture attached to the message (shown in it)."""
+    before: tuple[str, ...] = ()
+    """Messages of their own that go first, one at a time (a picture's text form too long to
+    share the message: `with_text`), no one pinged, no buttons."""
     round: int | None = None
     """The round a hand shows (`Message.round`)."""
     rebid: bool = False

@@ -17,7 +17,9 @@ refused for want of permissions (50013: Attach Files taken while the client's ca
 know, so nothing refused the press before) is sent again once without it, its text form below
 the post's text in the same message (or, too long for one, before it in messages of their
 own: `with_text`); a channel that takes no text either refuses that too, and the post fails
-as before. In a thread Discord archived (after its inactivity, as short as an hour) no message
+as before. Those messages of their own go one outbox turn each (`Post.before`, `Rest`): each
+counts in the channel's pace, and a post tried again after a failure sends only what it had
+not. In a thread Discord archived (after its inactivity, as short as an hour) no message
 may be edited (error 50083): the bot unarchives the thread, as any member may unless a
 moderator locked it, and edits again, once.
 """
@@ -39,6 +41,7 @@ from adapters.discord.buttons import view
 from adapters.discord.ids import cached_permissions, chat_key
 from adapters.discord.render import Post, with_text
 from adapters.discord.slots import Slots
+from adapters.outbox import Rest
 from adapters.slots import hand_slot
 from bot import StoreErrors
 from bot.messages import Picture
@@ -134,7 +137,7 @@ class Sender:
             return True
         return self.clock() < closed.at + RETRY_AFTER
 
-    async def __call__(self, post: Post) -> Delivery:
+    async def __call__(self, post: Post) -> Delivery | Rest[Post]:
         if self.skips(post):
             await self.on_closed(post)
             return Delivery.CLOSED
@@ -219,14 +222,49 @@ class Sender:
             self._dms[post.user] = known
         return known
 
-    async def _deliver(self, post: Post, reopened: Callable[[], object]) -> Delivery:
+    async def _deliver(self, post: Post, reopened: Callable[[], object]) -> Delivery | Rest[Post]:
         """Make the post; `reopened` is called if it is a slot's post that went to a DM
-        channel where one for that slot was refused before (`SlotMap.refused`)."""
+        channel where one for that slot was refused before (`SlotMap.refused`). A picture the
+        channel takes no files for (as the client's cache knows, or as it refuses: 50013), or
+        that cannot be drawn, is sent as its text form (`as_text`), its messages one at a time
+        (`Rest`)."""
         where = await self._channel(post)
+        if post.before:
+            block, *rest = post.before
+            await self._messageable(post, where).send(
+                block, allowed_mentions=discord.AllowedMentions.none()
+            )
+            return Rest(replace(post, before=tuple(rest)))
+        if post.picture is None:
+            return await self._made(post, where, reopened)
+        file = None
+        if not self._takes_files(post, where):
+            log.info("channel %s takes no files from the bot, sent as text", where)
+        else:
+            file = await drawn(post.picture)
+        if file is None:
+            return await self._deliver(as_text(post), reopened)
+        try:
+            return await self._made(post, where, reopened, file)
+        except discord.Forbidden as error:
+            if error.code != MISSING_PERMISSIONS:
+                raise
+            log.info("channel %s takes no files from the bot, sent as text: %s", where, error)
+            return await self._deliver(as_text(post), reopened)
+
+    async def _made(
+        self,
+        post: Post,
+        where: int,
+        reopened: Callable[[], object],
+        file: discord.File | None = None,
+    ) -> Delivery:
+        """Make the post in `where` (with its picture as `file`), holding its slot if it has
+        one: see `_deliver`."""
         if post.strip is not None:
             return await self._strip(post, where, post.strip, post.behind)
         if post.slot is None or post.version is None:
-            return await self._post(post, where)
+            return await self._post(post, where, file)
         if post.bare and post.again:  # only where buttons may be left: see `SlotMap.unbutton`
             strip = partial(self._strip, post, where)
             stripped = await self.slots.unbutton(where, post.slot, post.version[1], strip)
@@ -236,7 +274,7 @@ class Sender:
             post.slot,
             post.version,
             post.again,
-            partial(self._post, post, where),
+            partial(self._post, post, where, file),
             Delivery.SENT,
             keys=bool(post.keys),
             behind=post.behind,
@@ -244,11 +282,15 @@ class Sender:
         )
         return Delivery.STALE if delivery is None else delivery
 
-    async def _post(self, post: Post, where: int) -> Delivery:
-        channel = self.client.get_partial_messageable(
+    def _messageable(self, post: Post, where: int) -> discord.PartialMessageable:
+        """The channel (or DM channel) `where` that `post` is shown in."""
+        return self.client.get_partial_messageable(
             where,
             type=discord.ChannelType.text if post.user is None else discord.ChannelType.private,
         )
+
+    async def _post(self, post: Post, where: int, file: discord.File | None = None) -> Delivery:
+        channel = self._messageable(post, where)
         mentions = (
             discord.AllowedMentions(users=[discord.Object(user) for user in post.mentions])
             if post.mentions
@@ -265,21 +307,9 @@ class Sender:
             return stripped
         if post.attachment is not None:
             name, data = post.attachment
-            file = discord.File(io.BytesIO(data), filename=name)
-            await channel.send(post.text, file=file, allowed_mentions=mentions)
+            attached = discord.File(io.BytesIO(data), filename=name)
+            await channel.send(post.text, file=attached, allowed_mentions=mentions)
             return Delivery.SENT
-        files: list[discord.File] = []
-        text = post.text
-        first: list[str] = []  # the picture's text form, when it goes before the post's text
-        if post.picture is not None and not self._takes_files(post, where):
-            log.info("channel %s takes no files from the bot, sent as text", where)
-            *first, text = with_text(text, post.picture)
-        elif post.picture is not None:
-            picture = await drawn(post.picture)
-            if picture is not None:
-                files.append(picture)
-            else:
-                *first, text = with_text(text, post.picture)
         message_id = None  # the slot's message, when this post edits it
         if post.slot is not None and not post.notify:
             message_id = await self.slots.get(where, post.slot)
@@ -298,19 +328,11 @@ class Sender:
                 message_id = None
         buttons = view(post.keys)
         extra: dict[str, Any] = {}
-        if files:
-            extra["files"] = files
+        if file is not None:
+            extra["file"] = file
         if buttons is not None:
             extra["view"] = buttons
-        try:
-            sent = await self._send(channel, first, text, mentions, extra)
-        except discord.Forbidden as error:
-            if post.picture is None or not files or error.code != MISSING_PERMISSIONS:
-                raise
-            log.info("channel %s takes no files from the bot, sent as text: %s", where, error)
-            del extra["files"]
-            *first, text = with_text(text, post.picture)
-            sent = await self._send(channel, first, text, mentions, extra)
+        sent = await channel.send(post.text, allowed_mentions=mentions, **extra)
         if post.slot is not None:
             old = await self.slots.set(where, post.slot, sent.id, post.version)
             if old is not None:
@@ -327,30 +349,12 @@ class Sender:
         cached = cached_permissions(self.client, where)
         return cached is None or cached[0].attach_files
 
-    async def _send(
-        self,
-        channel: discord.PartialMessageable,
-        first: list[str],
-        text: str,
-        mentions: discord.AllowedMentions,
-        extra: dict[str, Any],
-    ) -> discord.Message:
-        """Send the texts `first` (a picture's text form: no pings, no buttons), then the
-        post's own message, `text` with `extra` (its buttons, its files)."""
-        for block in first:
-            await channel.send(block, allowed_mentions=discord.AllowedMentions.none())
-        return await channel.send(text, allowed_mentions=mentions, **extra)
-
     async def _strip(
         self, post: Post, where: int, message_id: int, behind: str | None = None
     ) -> Delivery:
         """Message `message_id` loses its buttons; with `behind`, in the same edit, its text
         becomes that (`Message.behind`: no line asks for a press it no longer offers)."""
-        channel = self.client.get_partial_messageable(
-            where,
-            type=discord.ChannelType.text if post.user is None else discord.ChannelType.private,
-        )
-        message = channel.get_partial_message(message_id)
+        message = self._messageable(post, where).get_partial_message(message_id)
         try:
             if behind is None:
                 await self._edit(where, message, view=None)
@@ -383,6 +387,15 @@ class Sender:
                 log.warning("may not unarchive thread %s (locked?): %s", where, refused)
                 raise error from refused
             await message.edit(**fields)
+
+
+def as_text(post: Post) -> Post:
+    """`post` with its picture's text form instead of the picture (`with_text`): below its
+    text, or in messages of their own before it (`Post.before`). A new message, as a picture's
+    always is."""
+    assert post.picture is not None
+    *first, text = with_text(post.text, post.picture)
+    return replace(post, text=text, picture=None, before=tuple(first), notify=True)
 
 
 async def drawn(picture: Picture) -> discord.File | None:
