@@ -21,6 +21,8 @@ What it models, as Discord does:
 - threads: a channel may be archived (`archive`), as Discord does after a thread's inactivity;
   there a message cannot be edited (400, code 50083), a new message unarchives it unless it is
   locked, and PATCH /channels/{id} with `archived: false` unarchives it (a locked one: 403);
+  a thread of the guild's channel (`add_thread`) sends its interactions as a thread's (type
+  11, with its `thread_metadata`: archived, locked), and a press there leaves it as it is;
 - DMs: POST /users/@me/channels opens a DM channel; a message to a person whose DMs are closed
   is refused with 403, code 50007;
 - a server failing: a message whose body a test's predicate in `failing` accepts is answered
@@ -219,6 +221,9 @@ class FakeDiscord:
         """Channels (threads) archived: their messages cannot be edited."""
         self.locked: set[int] = set()
         """Archived threads a moderator locked: only a moderator may unarchive them."""
+        self.threads: set[int] = set()
+        """The threads of the guild's channel (`add_thread`): channels whose interactions
+        say they are threads."""
         self.failing: list[Callable[[JSON], bool]] = []
         """Predicates on a message's body: the next message posted that one accepts is answered
         503 (Discord failing on its side), and the predicate dropped."""
@@ -336,6 +341,12 @@ class FakeDiscord:
         self.channels[channel] = name
         self.transcripts[channel] = []
         return channel
+
+    def add_thread(self, name: str) -> int:
+        """A public thread of the guild's channel, named `name`: its id."""
+        thread = self.add_channel(name)
+        self.threads.add(thread)
+        return thread
 
     def add_user(
         self,
@@ -471,6 +482,8 @@ class FakeDiscord:
                 "parent_id": None,
                 "permissions": str(perms),
             }
+            if channel in self.threads:
+                payload["channel"] = {**self._thread_json(channel), "permissions": str(perms)}
             payload["member"] = {
                 "user": user.to_json(),
                 **_member(perms),
@@ -582,7 +595,10 @@ class FakeDiscord:
             "type": 11,
             "guild_id": str(self.guild),
             "parent_id": str(self.channel),
+            "owner_id": str(next(iter(self.people), self.app_id)),
             "name": self.channels.get(thread, "thread"),
+            "message_count": 0,
+            "member_count": len(self.people),
             "thread_metadata": metadata,
         }
 

@@ -2082,6 +2082,47 @@ async def test_a_game_in_a_thread_that_discord_archives_goes_on(dc: Bot, locked:
     assert codes == [50083]  # one refused edit, then the thread is opened and the edit made
 
 
+async def a_game_in_a_thread(dc: Bot, **options: str) -> tuple[int, list[Person]]:
+    """Ann, Bob and Cid start a 5-round game in a thread of the channel (whose guild the
+    gateway has described): the thread, and the players."""
+    the_gateway_says(dc, "GUILD_CREATE", dc.fake.guild_create())
+    thread = dc.fake.add_thread("wizards-night")
+    ann, *_others = players = people(dc, "Ann", "Bob", "Cid")
+    for user in players:
+        await dc.command(user, "join", view=thread)
+    for name, value in {"rounds": "short", **options}.items():
+        await dc.command(ann, "options", view=thread, setting=f"{name}={value}")
+    await dc.command(ann, "start", view=thread)
+    return thread, players
+
+
+def shown_text(message: Stored | None) -> str:
+    return "" if message is None else message.content
+
+
+def table_in(dc: Bot, thread: int) -> Stored:
+    return [m for m in dc.fake.shown(thread) if m.content.startswith("🔮 Round ")][-1]
+
+
+async def test_a_press_in_an_archived_thread_is_handled(dc: Bot) -> None:
+    """A game in a thread, with open bids (their buttons under the table). Discord archives
+    the thread (its inactivity), and a player presses their bid under the table there: the
+    interaction comes from the archived thread. The bid is taken, the thread unarchived and
+    the table shows the bid, at the cost of one refused edit."""
+    thread, players = await a_game_in_a_thread(dc, bids="open")
+    bidder = next(user for user in players if "Your bid?" in shown_text(dc.hand(user)))
+    table = table_in(dc, thread)
+    before = table.content
+    version = await dc.client.hget(keys.game(chat_key(thread)), "v")
+    the_gateway_says(dc, "THREAD_UPDATE", dc.fake.archive(thread))
+    await dc.press(thread, bidder, table, table.custom_ids()[0])
+    assert "only" not in dc.last_reply(thread)  # no refusal, no apology
+    assert await dc.client.hget(keys.game(chat_key(thread)), "v") != version
+    assert thread not in dc.fake.archived
+    assert table.content != before
+    assert [error[1] for error in dc.fake.errors] == [50083]
+
+
 async def test_a_dm_press_is_taken_when_the_client_does_not_know_the_games_channel(
     dc: Bot,
 ) -> None:
