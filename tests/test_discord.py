@@ -2123,6 +2123,39 @@ async def test_a_press_in_an_archived_thread_is_handled(dc: Bot) -> None:
     assert [error[1] for error in dc.fake.errors] == [50083]
 
 
+LOCKED = "was locked by a moderator"
+
+
+async def test_the_players_of_a_game_whose_thread_is_locked_are_told_once_in_their_dms(
+    dc: Bot,
+) -> None:
+    """A moderator locks the thread of a game going on (archived and locked: only a moderator
+    may open it). The table there can no longer be edited, and the game goes on in the DMs:
+    each player is told so in their DM, once in the game however many moves follow (the
+    notice names the thread). Once a moderator opens the thread, the table shows again."""
+    thread, players = await a_game_in_a_thread(dc)
+    assert await move(dc)
+    table = table_in(dc, thread)
+    the_gateway_says(dc, "THREAD_UPDATE", dc.fake.archive(thread, locked=True))
+    for _ in range(4):
+        assert await move(dc)
+    frozen = table.content
+    for user in players:
+        told = [m for m in dc.fake.shown(user.id) if LOCKED in m.content]
+        assert len(told) == 1
+        assert f"<#{thread}>" in told[0].content
+        assert told[0].labels() == []
+    assert not any(LOCKED in m.content for m in dc.fake.shown(thread))
+    assert table_in(dc, thread).content == frozen
+    refused = len(dc.fake.errors)
+    dc.fake.locked.discard(thread)
+    dc.fake.archived.discard(thread)
+    assert await move(dc)  # the round's last card
+    assert "Round 2 of 5" in table_in(dc, thread).content
+    assert len(dc.fake.errors) == refused
+    assert all(len([m for m in dc.fake.shown(u.id) if LOCKED in m.content]) == 1 for u in players)
+
+
 async def test_a_dm_press_is_taken_when_the_client_does_not_know_the_games_channel(
     dc: Bot,
 ) -> None:

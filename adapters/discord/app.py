@@ -82,6 +82,7 @@ from bot.commands import BY_KIND
 from bot.logs import about, after, playing
 from bot.show.i18n import Texts
 from bot.timers import stop_timer_loop, timer_loop
+from engine import ROUND_PHASES
 from engine.options import DECK_SIZE, MIN_PLAYERS
 
 log = logging.getLogger(__name__)
@@ -186,6 +187,7 @@ class DiscordFrontEnd:
             self._dms_closed,
             on_open=self._dms_open,
             superseded=self._superseded,
+            on_locked=self._thread_locked,
         )
         self.links = WebLinks.of(config, service.clock)
         """The web table's addresses, for the hands' "Open the table" buttons (None: none)."""
@@ -302,7 +304,10 @@ class DiscordFrontEnd:
         `Sender.skips`): see `_dms_closed`; a plain private message for them that comes with
         their hand asking for their attention (a wings mark that could not be played) is held
         for that hand (`_dms_closed`)."""
-        items = posts(chat, outcome, self.links)
+        await self._queue(posts(chat, outcome, self.links))
+
+    async def _queue(self, items: list[Post]) -> None:
+        """Queue posts for their channels and DMs, in order, as `show` does."""
         held: dict[int, list[Post]] = {}
         for index, item in enumerate(items):
             if item.user is None or not self.sender.skips(item):
@@ -313,6 +318,34 @@ class DiscordFrontEnd:
                 held.setdefault(item.user, []).append(item)
             else:
                 await self._dms_closed(item, tuple(held.pop(item.user, ())))
+
+    async def _thread_locked(self, failed: Post) -> None:
+        """A post to the game's thread was refused: the thread is archived, and a moderator
+        locked it (only a moderator may open it again), so its table stays as it is while the
+        game goes on in the DMs, whose hands show each trick. Each player of a game going on
+        there is told so in their DM, once a game (noted in the thread's slot map, for every
+        worker); once a moderator opens the thread, the table's next post shows it again."""
+        chat = chat_key(failed.game)
+        try:
+            table = await self.service.table(chat)
+            if table is None or table.game.phase not in ROUND_PHASES:
+                return
+            if not await self.slots.first_locked(failed.game, table.game_id):
+                return
+            t = await self._texts(chat)
+        except StoreErrors as error:
+            log.warning("could not tell the players of %s it is locked: %s", chat, error)
+            return
+        # TRANSLATORS: in a player's DM. {thread}: the game's thread on Discord, shown by
+        # Discord as its name (#wizards-night).
+        said = t(
+            "🔒 {thread}, this game's thread, was locked by a moderator, so I can no longer "
+            "show the table there. The game goes on here, in your DMs: your hand shows each "
+            "trick. Once a moderator opens the thread, the table shows there again."
+        )
+        text = content(said).format(thread=f"<#{failed.game}>")
+        people = [discord_id(player.id) for player in table.game.players]
+        await self._queue([Post(failed.game, text, user=p) for p in people if p is not None])
 
     def _superseded(self, post: Post, message_id: int, behind: str | None = None) -> None:
         """An old slot message's buttons come off once its channel has nothing newer to show

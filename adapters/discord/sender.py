@@ -21,7 +21,8 @@ as before. Those messages of their own go one outbox turn each (`Post.before`, `
 counts in the channel's pace, and a post tried again after a failure sends only what it had
 not. In a thread Discord archived (after its inactivity, as short as an hour) no message
 may be edited (error 50083): the bot unarchives the thread, as any member may unless a
-moderator locked it, and edits again, once.
+moderator locked it, and edits again, once; a post refused so in a thread that stays archived
+(locked) is told to `on_locked`.
 """
 
 import asyncio
@@ -99,6 +100,7 @@ class Sender:
         on_open: Callable[[Post], Awaitable[None]] = lambda _post: asyncio.sleep(0),
         clock: Callable[[], float] = time.monotonic,
         superseded: Callable[[Post, int, str | None], object] = lambda _p, _m, _t: None,
+        on_locked: Callable[[Post], Awaitable[None]] = lambda _post: asyncio.sleep(0),
     ) -> None:
         self.client = client
         self.slots = slots
@@ -110,6 +112,9 @@ class Sender:
         """Told when a slot's new message supersedes one that may still have buttons (the
         post, the old message's id, the text it is to show once left behind if any): the app
         queues a post that takes them off (and shows that text)."""
+        self.on_locked = on_locked
+        """Told of a channel post refused because its thread is archived and stays so (a
+        moderator locked it: error 50083 after the bot's unarchiving was refused)."""
         self.clock = clock
         self._dms: dict[int, int] = {}
         self._closed: dict[int, Closed] = {}
@@ -160,6 +165,8 @@ class Sender:
             if retryable(error):
                 raise
             log.warning("could not post to %s: %s", post.target, error)
+            if error.code == THREAD_ARCHIVED and post.user is None:
+                await self.on_locked(post)
             return Delivery.FAILED
         if post.stands_for is not None and delivery is Delivery.SENT:
             await self._stood_for(post, post.stands_for)
