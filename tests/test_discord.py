@@ -15,7 +15,7 @@ import random
 import re
 from collections import Counter
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -2322,6 +2322,32 @@ async def test_a_long_games_end_tried_again_sends_only_what_is_left(dc: Bot) -> 
     assert [message.labels() for message in shown] == [[], [[texts("ko")("Play again")]]]
     assert shown[0].content.startswith("```")
     assert [error[1] for error in dc.fake.errors] == [50013, 0]
+
+
+@pytest.mark.parametrize("why", ["known to take no files", "cannot be drawn"])
+async def test_a_long_games_end_shown_again_where_it_shows_sends_nothing(
+    dc: Bot, monkeypatch: pytest.MonkeyPatch, why: str
+) -> None:
+    """The end of a long game sent as text in two messages at once (the client's cache knows
+    the channel takes no files from the bot, or its picture cannot be drawn), then shown again
+    (after a crash or an outage, where a slot is behind): its slot shows it already, so
+    nothing is sent, not even the sheet that goes before the standings; nor is an older
+    version's sheet sent."""
+    outcome, _names = long_games_end(("g9", 3))
+    if why == "cannot be drawn":
+        the_sheet_cannot_be_drawn(monkeypatch)
+    else:
+        dc.fake.app_permissions &= ~ATTACH_FILES
+        the_gateway_says(dc, "GUILD_CREATE", dc.fake.guild_create())
+    chat = chat_key(dc.channel)
+    await dc.front.show(chat, outcome)
+    await dc.idle()
+    assert len(dc.fake.shown(dc.channel)) == 2
+    await dc.front.show(chat, replace(outcome, again=True))
+    await dc.idle()
+    await dc.front.show(chat, replace(outcome, version=("g9", 2)))
+    await dc.idle()
+    assert len(dc.fake.shown(dc.channel)) == 2
 
 
 async def test_each_message_of_a_long_games_end_counts_in_the_channels_pace(

@@ -237,11 +237,7 @@ class Sender:
         (`Rest`)."""
         where = await self._channel(post)
         if post.before:
-            block, *rest = post.before
-            await self._messageable(post, where).send(
-                block, allowed_mentions=discord.AllowedMentions.none()
-            )
-            return Rest(replace(post, before=tuple(rest)))
+            return await self._before(post, where)
         if post.picture is None:
             return await self._made(post, where, reopened)
         file = None
@@ -258,6 +254,27 @@ class Sender:
                 raise
             log.info("channel %s takes no files from the bot, sent as text: %s", where, error)
             return await self._deliver(as_text(post), reopened)
+
+    async def _before(self, post: Post, where: int) -> Delivery | Rest[Post]:
+        """Send the first of the messages that go before the post's own (`Post.before`); what
+        is left goes next (`Rest`). A slot's post sends it while the slot is held, and only if
+        the post is still to be made: not where the slot shows a newer version, nor, shown
+        again, where it shows this one (then nothing is sent: STALE); were the post itself
+        taken already (its record left unsaved), no message before it is sent again."""
+        block, *rest = post.before
+        left = Rest(replace(post, before=tuple(rest)))
+        channel = self._messageable(post, where)
+        none = discord.AllowedMentions.none()
+        if post.slot is None or post.version is None:
+            await channel.send(block, allowed_mentions=none)
+            return left
+        async with self.slots.hold(where, post.slot, post.version, post.again) as held:
+            if held is None:
+                return Delivery.STALE
+            if held.sent:
+                return Rest(replace(post, before=()))
+            await channel.send(block, allowed_mentions=none)
+        return left
 
     async def _made(
         self,
