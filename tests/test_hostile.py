@@ -74,6 +74,9 @@ def test_a_name_cut_to_its_length_keeps_whole_emoji() -> None:
     assert fit("🇩🇪🇫🇷🇮🇹🇪🇸🇬🇧🇺🇸🇯🇵", 12) == "🇩🇪🇫🇷🇮🇹🇪🇸🇬🇧…"
     assert fit(family * 3, 5) == "👨\u200d👩…"  # a joiner takes no column; none dangles
     assert fit(family * 3, 4) == "👨…"  # not 👨 and a joiner with nothing after it
+    # nor a space before the ellipsis
+    assert fit("Bob Brown", 5) == "Bob…"
+    assert fit("Bob  🇩🇪🇫🇷", 6) == "Bob…"
 
 
 @pytest.mark.parametrize("blank", ["\u3164", "\u2800\u2800", "\u200d", "\u3164 \u200d", "\u0301"])

@@ -374,6 +374,15 @@ def test_people_called_alike_are_numbered_by_their_first_game_here() -> None:
     cells = board_text(T, board(long), [], namesakes(long)).splitlines()[2:4]
     assert cells[0].startswith("1 \u2068Maximiliane\u2069  ")
     assert cells[1].startswith("2 \u2068Maximil…\u2069 (2) ")  # 12 columns, as the other
+    # a name cut just after a space ends without it: "Maximi…", not "Maximi …"
+    spaced = {
+        "tg:1": Standing("Maximilian von W", games=1),
+        "tg:2": Standing("Maximi Xyz", games=1),
+        "tg:3": Standing("Maximi Xyz", games=1),
+    }
+    cells = board_text(T, board(spaced), [], namesakes(spaced)).splitlines()[2:5]
+    assert "\u2068Maximilian…\u2069 " in "".join(cells)
+    assert "\u2068Maximi…\u2069 (2) " in "".join(cells)
 
 
 def test_someone_called_like_a_numbered_namesake_is_told_apart() -> None:
@@ -995,7 +1004,7 @@ async def test_ratings_show_at_the_end_only_if_they_fit_a_caption(
     text = game_over(LOOK, view, long, ratings).text
     assert text.splitlines()[-2] == "Ratings here: " + " · ".join(
         [
-            ["Maximilian …", "Ann", "Ann (2)"][seat]
+            ["Maximilian…", "Ann", "Ann (2)"][seat]
             + " "
             + ["1000 (±0)", "1010 (+10)", "1020? (+20)"][seat]
             for seat in order

@@ -585,7 +585,7 @@ async def test_a_person_in_two_groups_is_told_which_each_private_message_is_of(
     """Ann sits in two groups at once: each private message of either game names its group
     first (the title made safe and cut short), and only while she has a live seat in the other
     one; the people seated in one group only see no group named."""
-    friday = "💬 \u2068Friday Wizard at Ann's …\u2069 · "
+    friday = "💬 \u2068Friday Wizard at Ann's…\u2069 · "
     wizards = "💬 \u2068Wizards\u2069 · "
     tg.fake.add_group(FRIDAY, FRIDAY_TITLE, members=[ANN, DAN])
     await seat(tg)  # Ann, Bob and Cid at the Wizards' lobby

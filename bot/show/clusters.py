@@ -1,5 +1,8 @@
 """Where text may be cut without splitting what shows as one character: an emoji sequence joined
-by zero-width joiners (👨‍👩‍👧), and a flag, which is two regional indicators (🇩🇪)."""
+by zero-width joiners (👨‍👩‍👧), and a flag, which is two regional indicators (🇩🇪); and text cut
+to a width with `…` (`shortened`: in columns for the chat screens, in pixels for the pictures)."""
+
+from collections.abc import Callable
 
 JOINERS = frozenset("\u200c\u200d")
 """Zero-width non-joiner and joiner: invisible, but part of emoji (👨‍👩‍👧) and of some scripts."""
@@ -13,3 +16,23 @@ def whole(cut: str) -> str:
     cut = cut.rstrip("".join(JOINERS))
     indicators = len(cut) - len(cut.rstrip(REGIONAL_INDICATORS))
     return cut[:-1] if indicators % 2 else cut
+
+
+ELLIPSIS = "…"
+
+
+def shortened(text: str, width: float, measure: Callable[[str], float]) -> str:
+    """`text` cut to at most `width` as `measure` measures it (columns, pixels), ending with `…`
+    when cut: the longest start of it that fits with the ellipsis, without half an emoji
+    (`whole`) or a space before the ellipsis (`Bob…`, not `Bob …`)."""
+    if measure(text) <= width:
+        return text
+    room = width - measure(ELLIPSIS)
+    low, high = 0, len(text)
+    while low < high:  # a longer start is never narrower: the longest that fits
+        middle = (low + high + 1) // 2
+        if measure(whole(text[:middle]).rstrip()) <= room:
+            low = middle
+        else:
+            high = middle - 1
+    return whole(text[:low]).rstrip() + ELLIPSIS

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.namesakes import apart
-from bot.show.clusters import whole
+from bot.show.clusters import shortened
 from bot.show.i18n import N_, Texts
 from bot.show.look import Look
 from bot.show.themes import cards_line
@@ -51,15 +51,8 @@ def text_width(text: str) -> int:
 
 
 def fit(text: str, width: int) -> str:
-    """`text` cut to at most `width` columns, ending with `…` when cut."""
-    if text_width(text) <= width:
-        return text
-    out = ""
-    for char in text:
-        if text_width(out + char) > width - 1:
-            break
-        out += char
-    return whole(out) + "…"
+    """`text` cut to at most `width` columns, ending with `…` when cut (`shortened`)."""
+    return shortened(text, width, text_width)
 
 
 def isolated(name: str) -> str:

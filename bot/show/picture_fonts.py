@@ -22,6 +22,8 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
+from bot.show.clusters import shortened
+
 FONT_DIR = Path(__file__).resolve().parent / "fonts"
 """Where the shipped fonts and their licence texts are."""
 
@@ -31,8 +33,6 @@ BOLD = ("DejaVuSans-Bold.ttf", "SheetHangul-Bold.ttf")
 
 PLACEHOLDER = "\u25cc"
 """Drawn in place of characters that no shipped font has (◌ DOTTED CIRCLE)."""
-
-ELLIPSIS = "…"
 
 CACHE_LIMIT = 4096
 """How many texts a font stack keeps laid out and rendered (then it starts afresh)."""
@@ -170,18 +170,7 @@ class FontStack:
 
     def fit(self, text: str, width: float) -> str:
         """`text` (cleaned) cut to at most `width` pixels, ending with `…` when cut."""
-        text = clean(text)
-        if self.length(text) <= width:
-            return text
-        room = width - self.length(ELLIPSIS)
-        low, high = 0, len(text)
-        while low < high:  # the longest prefix that fits with the ellipsis
-            middle = (low + high + 1) // 2
-            if self.length(text[:middle].rstrip()) <= room:
-                low = middle
-            else:
-                high = middle - 1
-        return text[:low].rstrip() + ELLIPSIS
+        return shortened(clean(text), width, self.length)
 
     def draw(
         self,
