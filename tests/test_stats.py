@@ -22,7 +22,7 @@ from bot.show.i18n import texts
 from bot.show.look import Look
 from bot.show.screens import ROOM, game_over
 from bot.show.seating import seating
-from bot.show.stats import BOARD_HEADS, board_text, confirms, stats_text
+from bot.show.stats import BOARD_HEADS, board_text, confirms, ratings_lines, stats_text
 from bot.show.themes import Theme
 from bot.stats import (
     MODEL,
@@ -979,6 +979,26 @@ async def test_a_game_folded_by_another_worker_or_not_at_all_ends_without_rating
         assert stored.games == 1  # folded once (the second game: not yet)
     await ask(svc, GROUP, ANN, Kind.TOP)  # the next read folds what is missing
     assert Fold.from_json(await redis_client.hget(keys.stats(GROUP), "s")).games == 2
+
+
+def test_two_ai_seats_of_one_level_show_its_one_rating_once_saying_so() -> None:
+    """Two seats of one AI level share its rating: the line shows the level once, at its
+    better seat's place, counted (`2`, a times sign, `AI (hard)`), so that no seat seems left
+    out; one seat of a level is named plainly."""
+    hard = Rerated("ai:hard", 1050, 20, True)
+    ratings = [
+        Rerated("tg:1", 1130, 130, True),
+        hard,
+        Rerated("ai:easy", 960, -40, True),
+        Rerated("tg:2", 890, -110, True),
+        hard,
+    ]
+    names = ["Ann", "🤖 Merlin", "🤖 Puck", "Bob", "🤖 Oz"]
+    lines = ratings_lines(T, names, [1] * 5, [1, 2, 4, 5, 3], ratings)
+    assert lines[0] == (
+        "Ratings here: Ann 1130? (+130) · 2× AI (hard) 1050? (+20) · AI (easy) 960? (\u221240)"
+        " · Bob 890? (\u2212110)"
+    )
 
 
 async def test_ratings_show_at_the_end_only_if_they_fit_a_caption(

@@ -4,6 +4,7 @@ for a monospace block (`Message.pre`) narrow enough for a phone, and the texts o
 The numbers come from `bot.stats` (a `Standing` per player); nothing here reads storage.
 """
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from bot.namesakes import numbered, shown, suffix
@@ -251,9 +252,11 @@ def ratings_lines(
     place first (as the standings), on one line: `Ratings here: Cid 1031 (+31) · Ann 985
     (-15)`. A person by the name the table showed (`names`, numbered among people called alike
     as `numbers` says), cut to `NAME_WIDTH` columns but for that number; an AI seat as its
-    level (`AI (hard)`), once however many seats the level had. Under it, what `?` means if a
-    rating is marked so."""
+    level (`AI (hard)`), once at its best seat's place, counted with a times sign if it had
+    several seats (they share the level's one rating). Under it, what `?` means if a rating is
+    marked so."""
     order = sorted(range(len(ratings)), key=lambda seat: (places[seat], seat))
+    seats = Counter(moved.player for moved in ratings)
     items, seen = [], set()
     for seat in order:
         moved = ratings[seat]
@@ -265,6 +268,11 @@ def ratings_lines(
             end = suffix(numbers[seat] if numbers else 1)
             called = names[seat].removesuffix(end) if end else names[seat]
             name = fit(called, NAME_WIDTH - text_width(end)) + end
+        elif seats[moved.player] > 1:
+            # TRANSLATORS: at a game's end, in the ratings line: an AI level that had {n} seats
+            # in the game, all sharing the level's one rating: "2", a multiplication sign, then
+            # the level ("AI (hard)").
+            name = t("{n}× {name}", n=seats[moved.player], name=level_name(t, level))
         else:
             name = level_name(t, level)
         items.append(f"{name} {rerated(moved)}")
