@@ -66,7 +66,7 @@ from bot.show.look import Look, look_of, personal
 from bot.show.places import placed
 from bot.show.render import Current, GroupTable, Lobby, Moved, Shown, render
 from bot.show.screens import HandScreen, has_choice
-from bot.stats import Rerated, key_of, people
+from bot.stats import Rerated, game_of, people
 from bot.store import RedisClient, Snapshot, Store, StoreErrors, keys
 from bot.store.seats import SeatIndex
 from bot.store.stats import StatsStore
@@ -406,10 +406,11 @@ class GameService:
     @logs.serving
     async def current(self, chat: str) -> Outcome:
         """A game's lasting messages as they are now (the lobby, or the table and every hand, or
-        its end), to post only where a slot shows an older version (`Outcome.again`). With no
-        game (cancelled or closed before its posts were made), the group's lasting messages
-        lose the buttons they kept, where a slot shows no later version (`NO_GAME`'s), and so
-        the private hand messages of the people the closing write noted (`Snapshot.closed`)."""
+        its end, with how it moved the ratings as its first showing says: `_fold`), to post
+        only where a slot shows an older version (`Outcome.again`). With no game (cancelled or
+        closed before its posts were made), the group's lasting messages lose the buttons they
+        kept, where a slot shows no later version (`NO_GAME`'s), and so the private hand
+        messages of the people the closing write noted (`Snapshot.closed`)."""
         try:
             snap = await self.store.load(chat)
         except NewerForm:
@@ -419,8 +420,11 @@ class GameService:
                 return Outcome()  # no game was ever written here (or it expired)
             bare = render(look_of(snap.settings), None, [Current(snap.closed)])
             return Outcome(tuple(bare), version=(NO_GAME, snap.version), again=True)
-        messages = render(look_of(snap.settings), snap.table, [Current()])
         table = snap.table
+        ratings: tuple[Rerated, ...] = ()  # a game's end says how it moved the ratings
+        if table.game.phase is Phase.FINISHED:
+            ratings = await self._fold(chat, table.game_id)
+        messages = render(look_of(snap.settings), table, [Current(ratings=ratings)])
         outcome = Outcome(
             tuple(messages), version=(table.game_id, snap.version), where=table.where, again=True
         )
@@ -668,13 +672,13 @@ class GameService:
             self._broken.add(chat)
             log.exception("%s: its timer could not be fired; the other chats' timers go on", chat)
 
-    async def _fold(self, chat: str, key: str) -> tuple[Rerated, ...]:
-        """Carry the chat's stats forward to the game that just ended (named `key`), and how it
-        moved each seat's rating if this fold folded it (`StatsStore.fold_game`); empty if
-        another worker folded it first, or the fold failed. If it fails (or the worker dies
+    async def _fold(self, chat: str, game: str) -> tuple[Rerated, ...]:
+        """Carry the chat's stats forward to the game `game` (its id), which has ended, and
+        how it moved each seat's rating, as the fold that folded it noted
+        (`StatsStore.fold_game`); empty if the fold failed. If it fails (or the worker dies
         first), nothing is lost: the next read of the stats folds what is missing."""
         try:
-            return await self.stats.fold_game(chat, key)
+            return await self.stats.fold_game(chat, game)
         except Exception:
             log.warning("could not fold the stats of %s", chat, exc_info=True)
             return ()
@@ -969,7 +973,7 @@ class GameService:
                 if sat or seated - now_seated:
                     await self._mark(chat, sat, seated - now_seated)
             if write is not None and write.result is not None:
-                moved = await self._fold(chat, key_of(write.result))
+                moved = await self._fold(chat, game_of(write.result))
                 if moved:  # the game's end says how it moved each seat's rating
                     result.shown = [
                         replace(item, ratings=moved) if isinstance(item, Moved) else item

@@ -7,8 +7,8 @@ bids met and AI levels were kept lack them), and `Fold.add` folds games, oldest 
 Plackett-Luce rating updated from the game's places (ties allowed). An AI seat is rated as its
 level (`ai:hard`), one identity for every seat of that level. The fold also names the newest game
 it holds (`Fold.cursor`), so it can be carried forward with the games after it (`unfolded`);
-`fold_noting` folds the same way and notes how one game moved its seats' ratings (`Rerated`),
-for the game's end to say.
+`fold_noting` folds the same way and notes how the newest game folded moved its seats' ratings
+(`Noted`), kept with the fold for the game's end to say.
 
 `board` orders a leaderboard by the conservative rating (`Standing.ordinal`: mu - 3 sigma),
 `recent` picks the games of the last `WINDOW` seconds, `namesakes` numbers people called alike
@@ -95,6 +95,8 @@ class Game:
     """What names it among the chat's games (`unfolded`): its end time and its id."""
     finished: float
     seats: tuple[Seat, ...]
+    game: str = ""
+    """Its id (the table's `game_id`; "" for a summary that did not keep it)."""
 
 
 def _is_int(value: object) -> bool:
@@ -116,7 +118,12 @@ def places_of(totals: Sequence[int]) -> list[int]:
 def key_of(entry: Mapping[str, Any]) -> str:
     """What names a summary among its chat's: its end time and its game's id (rewriting a
     summary for /forgetme keeps both)."""
-    return f"{entry.get('finished')!r}/{entry.get('game', '')}"
+    return f"{entry.get('finished')!r}/{game_of(entry)}"
+
+
+def game_of(entry: Mapping[str, Any]) -> str:
+    """The id of a summary's game ("" for a summary that did not keep it)."""
+    return str(entry.get("game", ""))
 
 
 def read_game(entry: object) -> Game | None:
@@ -162,7 +169,7 @@ def read_game(entry: object) -> Game | None:
             )
         )
     when = float(finished) if isinstance(finished, int | float) else 0.0
-    return Game(key_of(entry), when, tuple(seats))
+    return Game(key_of(entry), when, tuple(seats), game_of(entry))
 
 
 def people(entry: object) -> list[str]:
@@ -365,7 +372,10 @@ def tie_orders(places: Sequence[int]) -> list[list[float]]:
 
 def fold(games: Iterable[Game], into: Fold | None = None) -> Fold:
     """`games` (oldest first) folded into `into` (a new fold by default)."""
-    return fold_noting(games, into, "")[0]  # no game's key is empty: nothing noted
+    done = Fold() if into is None else into
+    for game in games:
+        done.add(game)
+    return done
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,29 +391,59 @@ class Rerated:
     provisional: bool
 
 
-def fold_noting(
-    games: Iterable[Game], into: Fold | None, key: str
-) -> tuple[Fold, tuple[Rerated, ...]]:
-    """`games` (oldest first) folded into `into`, as `fold` does; and how the game named `key`
-    moved each of its seats' ratings, in seat order (two seats of one AI level both show the
-    level's). Empty when that game is not among `games` (folded before, or not kept)."""
-    done = Fold() if into is None else into
-    moved: tuple[Rerated, ...] = ()
-    for game in games:
-        if game.key != key:
-            done.add(game)
-            continue
-        before = {
-            seat.player: done.players.get(seat.player, Standing(seat.name)).rating
-            for seat in game.seats
-        }
-        done.add(game)
-        after = [done.players[seat.player] for seat in game.seats]
-        moved = tuple(
-            Rerated(seat.player, s.rating, s.rating - before[seat.player], s.provisional)
-            for seat, s in zip(game.seats, after, strict=True)
-        )
-    return done, moved
+@dataclass(frozen=True, slots=True)
+class Noted:
+    """How the newest game a fold folded moved its seats' ratings (`fold_noting`): kept with
+    the fold, so that the game's end, shown by whichever worker (again after a crash too),
+    says it."""
+
+    game: str
+    """The game's id (`Game.game`; "" for a summary that did not keep it: matches none)."""
+    ratings: tuple[Rerated, ...]
+    """One per seat, in seat order (two seats of one AI level both show the level's)."""
+
+    def of(self, game: str) -> tuple[Rerated, ...]:
+        """The ratings if they are of the game `game`, else none."""
+        return self.ratings if game and game == self.game else ()
+
+    def to_json(self) -> str:
+        moved = [[r.player, r.rating, r.change, r.provisional] for r in self.ratings]
+        return json.dumps({"g": self.game, "r": moved})
+
+    @classmethod
+    def from_json(cls, text: str | bytes | None) -> "Noted":
+        """The note stored as `text`; one of no game if there is none, or it cannot be read
+        (then no game's end says how it moved the ratings)."""
+        if not text:
+            return cls("", ())
+        try:
+            data = json.loads(text)
+            return cls(
+                str(data["g"]),
+                tuple(Rerated(str(p), int(r), int(c), bool(v)) for p, r, c, v in data["r"]),
+            )
+        except (ValueError, TypeError, KeyError):
+            return cls("", ())
+
+
+def fold_noting(games: Sequence[Game], into: Fold | None) -> tuple[Fold, Noted]:
+    """`games` (oldest first) folded into `into`, as `fold` does; and how the newest of them
+    (the last) moved each of its seats' ratings (a note of no game if there is none)."""
+    if not games:
+        return fold(games, into), Noted("", ())
+    done = fold(games[:-1], into)
+    game = games[-1]
+    before = {
+        seat.player: done.players.get(seat.player, Standing(seat.name)).rating
+        for seat in game.seats
+    }
+    done.add(game)
+    after = [done.players[seat.player] for seat in game.seats]
+    moved = tuple(
+        Rerated(seat.player, s.rating, s.rating - before[seat.player], s.provisional)
+        for seat, s in zip(game.seats, after, strict=True)
+    )
+    return done, Noted(game.game, moved)
 
 
 def unfolded(games: Sequence[Game], cursor: str) -> tuple[list[Game], bool]:

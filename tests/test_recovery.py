@@ -8,13 +8,14 @@ import time
 
 import pytest
 import redis.asyncio as aioredis
-from service_helpers import ANN, BOB, CHAT, CID, Clock, service, table_of
+from service_helpers import ANN, BOB, CHAT, CID, Clock, Driver, service, table_of
 
 from bot.commands import Kind
 from bot.config import Config
 from bot.messages import NO_GAME, Outcome
 from bot.requests import Request
 from bot.service import GAP, LEASE, GameService
+from bot.stats import Rerated
 from bot.store import keys, redis_client
 from bot.store.redis_server import RedisServer
 from engine import waiting_seats
@@ -86,6 +87,47 @@ async def test_a_dead_workers_chats_are_shown_again_by_the_next(
     assert await redis_client.zscore(keys.beats(SCOPE), dead.worker) is None
     assert await redis_client.exists(keys.journal(SCOPE, dead.worker)) == 0
     assert await redis_client.zscore(keys.journal(SCOPE, restarted.worker), CHAT) is not None
+
+
+async def test_a_games_end_shown_again_after_a_crash_says_how_it_moved_the_ratings(
+    redis_client: aioredis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker dies between a game's last write and its posts, after folding the stats or
+    before: the next shows the game's end again as the first showing says it, the ratings line
+    in the group and each person's own rating, folding the game if it was not (once)."""
+    ends = []
+    for chat, fold_first in (("chat:-1", True), ("chat:-2", False)):
+        clock = Clock()
+        dead = service(redis_client, seed=5, clock=clock)
+        await dead.tick(SCOPE)
+        if not fold_first:
+
+            async def died(chat: str, game: str) -> tuple[Rerated, ...]:
+                return ()  # the worker dies right after the game's end is written
+
+            monkeypatch.setattr(dead, "_fold", died)
+        driver = Driver(dead, [ANN, BOB, CID], chat=chat, seed=5)
+        await driver.lobby(["rounds=short"])
+        await driver.play_to_end()  # what the last move shows dies with the worker
+        folds = int(await redis_client.hget(keys.stats(chat), "v") or 0)
+        assert folds == (1 if fold_first else 0)
+        clock.advance(LEASE + 1)
+        restarted = service(redis_client, seed=6, clock=clock)
+        ((again, outcome),) = await restarted.tick(SCOPE)
+        assert again == chat
+        assert outcome.again
+        shown = {(m.to, m.slot): m.text for m in outcome.messages if m.slot in ("over", "hand")}
+        ends.append(shown)
+        assert int(await redis_client.hget(keys.stats(chat), "v") or 0) == 1  # folded once
+        if fold_first:  # as the dead worker would have shown it
+            first = {(m.to, m.slot): m.text for m in driver.screens.latest.values()}
+            assert {key: first[key] for key in shown} == shown
+    assert ends[0] == ends[1]  # the same game (the same seeds) in another chat
+    over = ends[0][(None, "over")].splitlines()
+    assert over[-2].startswith("Ratings here: "), over
+    assert over[-1] == "? provisional: fewer than 5 games"
+    for user in (ANN, BOB, CID):
+        assert ends[0][(user.id, "hand")].splitlines()[-1].startswith("Your rating here: ")
 
 
 async def test_a_game_started_by_a_dead_worker_shows_since_when_its_lobby_is_closed(

@@ -30,6 +30,7 @@ from bot.stats import (
     RATING_BASE,
     WINDOW,
     Fold,
+    Noted,
     Rerated,
     Standing,
     anonymised,
@@ -37,7 +38,6 @@ from bot.stats import (
     find,
     fold,
     fold_noting,
-    key_of,
     namesakes,
     read_game,
     read_games,
@@ -233,7 +233,13 @@ def test_a_fold_notes_how_the_game_just_ended_moved_each_seats_rating() -> None:
     shrank more than mu fell. The third: mu 21.414, sigma 8.058: 889.6, so 890 (-110)."""
     players = ["tg:1", "tg:2", "tg:3"]
     first = summary(players, [120, 80, 40], finished=NOW, game="g1")
-    done, moved = fold_noting(read_games([first]), None, key_of(first))
+    done, noted = fold_noting(read_games([first]), None)
+    assert noted.game == "g1"
+    assert Noted.from_json(noted.to_json()) == noted  # as kept with the fold
+    assert Noted.from_json(None) == Noted.from_json(b'{"g": 1}') == Noted("", ())
+    assert noted.of("g1") == noted.ratings
+    assert noted.of("g2") == noted.of("") == ()
+    moved = noted.ratings
     assert [(r.player, r.rating, r.change, r.provisional) for r in moved] == [
         ("tg:1", 1130, 130, True),
         ("tg:2", 1062, 62, True),
@@ -246,11 +252,9 @@ def test_a_fold_notes_how_the_game_just_ended_moved_each_seats_rating() -> None:
         for n in range(1, 5)
     ]
     before = folded(first, *entries[:-1])
-    after, moved = fold_noting(read_games(entries[-2:]), folded(first, *entries[:-2]), "nope")
-    assert moved == ()  # the game named is not among those folded: nothing noted
-    after, moved = fold_noting(
-        read_games(entries[-2:]), folded(first, *entries[:-2]), key_of(entries[-1])
-    )
+    assert fold_noting([], folded(first)) == (folded(first), Noted("", ()))  # nothing noted
+    after, noted = fold_noting(read_games(entries[-2:]), folded(first, *entries[:-2]))
+    moved = noted.ratings  # of the newest game folded
     assert after.to_json() == folded(first, *entries).to_json()
     for seat in moved:
         rating = after.players[seat.player].rating
@@ -262,7 +266,8 @@ def test_a_fold_notes_how_the_game_just_ended_moved_each_seats_rating() -> None:
     robots = summary(
         ["tg:1", "ai:1", "ai:2"], [10, 90, 30], ai={"ai:1": "hard", "ai:2": "hard"}, game="r"
     )
-    _, moved = fold_noting(read_games([robots]), None, key_of(robots))
+    _, noted = fold_noting(read_games([robots]), None)
+    moved = noted.ratings
     assert [r.player for r in moved] == ["tg:1", "ai:hard", "ai:hard"]
     assert moved[1] == moved[2]
     assert moved[0].change < 0 < moved[1].change
@@ -825,7 +830,7 @@ async def test_a_crash_between_a_games_end_and_its_fold_loses_nothing(
     svc = service(redis_client, seed=9, clock=Clock(NOW))
     await play(svc, GROUP, [ANN, BOB, CID], seed=8)
 
-    async def died(chat: str, key: str) -> tuple[Rerated, ...]:
+    async def died(chat: str, game: str) -> tuple[Rerated, ...]:
         """The worker dies right after writing the game's end, before folding its stats."""
         return ()
 
@@ -851,22 +856,27 @@ async def test_a_crash_between_a_games_end_and_its_fold_loses_nothing(
     assert Fold.from_json(await redis_client.hget(keys.stats(GROUP), "s")).games == 2
 
 
-async def test_the_fold_after_a_game_says_how_it_moved_the_ratings_once(
+async def test_the_fold_after_a_game_keeps_how_it_moved_the_ratings_for_any_worker(
     redis_client: aioredis.Redis,
 ) -> None:
-    """The worker that folds a game says how it moved each seat's rating; a game folded
-    already (by another worker, or a /top asked first) says nothing."""
+    """The fold that folds a game notes how it moved each seat's rating, kept with the fold:
+    the game's end says it whichever worker folded it (another's /top first, say), as often
+    as it is shown, until a newer game is folded; the fold is made once."""
     stats = StatsStore(redis_client)
     players = ["tg:1", "tg:2", "tg:3"]
     first = summary(players, [120, 80, 40], finished=NOW, game="g1")
     await redis_client.lpush(keys.results(GROUP), json.dumps(first))
-    moved = await stats.fold_game(GROUP, key_of(first))
+    moved = await stats.fold_game(GROUP, "g1")
     assert [(r.rating, r.change) for r in moved] == [(1130, 130), (1062, 62), (890, -110)]
-    assert await stats.fold_game(GROUP, key_of(first)) == ()  # folded already
+    version = await redis_client.hget(keys.stats(GROUP), "v")
+    assert await stats.fold_game(GROUP, "g1") == moved  # kept: shown again, the same
+    assert await redis_client.hget(keys.stats(GROUP), "v") == version  # and not folded again
     second = summary(players, [10, 80, 40], finished=NOW + 60, game="g2")
     await redis_client.lpush(keys.results(GROUP), json.dumps(second))
     await stats.fold(GROUP)  # another worker got there first
-    assert await stats.fold_game(GROUP, key_of(second)) == ()
+    noted = fold_noting(read_games([second]), folded(first))[1]
+    assert await stats.fold_game(GROUP, "g2") == noted.ratings != ()
+    assert await stats.fold_game(GROUP, "g1") == ()  # no longer the newest game folded
     third = summary(players, [10, 20, 40], finished=NOW + 120, game="g3")
     await redis_client.lpush(keys.results(GROUP), json.dumps(third))
     before = await stats.fold(GROUP)
@@ -877,13 +887,18 @@ async def test_the_fold_after_a_game_says_how_it_moved_the_ratings_once(
     fourth = summary(players, [50, 20, 40], finished=NOW + 240, game="g4")
     await redis_client.lpush(keys.results(GROUP), json.dumps(fourth))
     # two games unfolded (a fold failed after the one before): the last one's change is its own
-    moved = await stats.fold_game(GROUP, key_of(fourth))
+    moved = await stats.fold_game(GROUP, "g4")
     stored = Fold.from_json(await redis_client.hget(keys.stats(GROUP), "s"))
     assert stored.games == 5
     middle = fold(read_games([summary(players, [1, 2, 3], finished=NOW + 180)]), before)
+    assert len(moved) == 3
     for seat in moved:
         rating = stored.players[seat.player].rating
         assert (seat.rating, seat.change) == (rating, rating - middle.players[seat.player].rating)
+    # forgetting someone forgets the note too (it names them)
+    assert await stats.forget("tg:2") == 1
+    assert await stats.fold_game(GROUP, "g4") == ()
+    assert await redis_client.hget(keys.stats(GROUP), "e") is None
 
 
 def rating_in(text: str) -> tuple[int, bool]:
@@ -944,37 +959,38 @@ async def test_a_games_end_says_how_it_moved_each_rating_as_stats_then_shows(
             ), mine.text
 
 
-async def test_a_game_folded_by_another_worker_or_not_at_all_ends_without_ratings(
+async def test_a_game_folded_by_another_worker_ends_with_ratings_one_not_folded_without(
     redis_client: aioredis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A game's end says how it moved the ratings only if this worker's fold folded it: if
-    another worker folded it first (its /top, say), or the fold failed, the end is shown as
-    before, without the line; nothing is lost, and nothing is folded twice."""
+    """A game's end says how it moved the ratings as the fold that folded it noted them: if
+    another worker folded it first (its /top, say), the end says it all the same; if the fold
+    failed, the end is shown without the line. Nothing is lost, nothing folded twice."""
     svc = service(redis_client, seed=3, clock=Clock(NOW))
     other = service(redis_client, seed=4, clock=Clock(NOW))
     fold_game = svc.stats.fold_game
 
-    async def beaten(chat: str, key: str) -> tuple[Rerated, ...]:
+    async def beaten(chat: str, game: str) -> tuple[Rerated, ...]:
         await other.stats.fold(chat)  # another worker gets there first
-        return await fold_game(chat, key)
+        return await fold_game(chat, game)
 
-    async def broken(chat: str, key: str) -> tuple[Rerated, ...]:
+    async def broken(chat: str, game: str) -> tuple[Rerated, ...]:
         raise ConnectionError("Redis went away")
 
-    for stand_in, seed in [(beaten, 1), (broken, 2)]:
+    for stand_in, seed, rated in [(beaten, 1, True), (broken, 2, False)]:
         monkeypatch.setattr(svc.stats, "fold_game", stand_in)
         driver = Players(svc, [ANN, BOB, CID], chat=GROUP, seed=seed)
         await driver.lobby(["rounds=short"])
         await driver.play_to_end()
         over = driver.screens.group("over")
         assert over is not None
-        assert over.text.splitlines()[-1].endswith(("wins!", "share first place!")), over.text
-        assert "Ratings" not in over.text
+        lines = over.text.splitlines()
+        assert lines[-1].endswith(("wins!", "share first place!")) != rated, over.text
+        assert ("Ratings here: " in over.text) == rated
         for person in (ANN, BOB, CID):
             mine = driver.screens.hand(person)
             assert mine is not None
             assert mine.text.splitlines()[0].startswith(("🥇", "🥈", "🥉"))
-            assert "rating" not in mine.text, mine.text
+            assert ("Your rating here: " in mine.text) == rated, mine.text
         stored = Fold.from_json(await redis_client.hget(keys.stats(GROUP), "s"))
         assert stored.games == 1  # folded once (the second game: not yet)
     await ask(svc, GROUP, ANN, Kind.TOP)  # the next read folds what is missing

@@ -75,8 +75,8 @@ class Moved:
     seating: Seating
     """The table as saved, seen by all (made once for the hands' screens, used again here)."""
     ratings: tuple[Rerated, ...] = ()
-    """At a game's end: how it moved each seat's rating (`bot.stats.fold_noting`), when the
-    service's fold right after it folded it; empty otherwise (not said)."""
+    """At a game's end: how it moved each seat's rating, as the fold that folded it noted
+    (`bot.stats.Noted`); empty if that is not known (not said)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +107,8 @@ class Current:
     outage (`Outcome.again`)."""
 
     closed: tuple[str, ...] = ()
+    ratings: tuple[Rerated, ...] = ()
+    """A finished game's: how it moved each seat's rating (as `Moved.ratings`)."""
 
 
 GROUP_SLOTS = ("lobby", "table", "over")
@@ -154,19 +156,22 @@ def _of_table(look: Look, table: Table, item: Shown) -> list[Message]:
     if isinstance(item, Sheet):
         return [sheet(look, view, seats)]
     if isinstance(item, Current):
-        return _current(look, table, view, seats)
+        return _current(look, table, view, seats, item.ratings)
     return []
 
 
-def _current(look: Look, table: Table, view: TableView, seats: Seating) -> list[Message]:
-    """The lasting messages of the game as it is now (see `Current`); each hand, and the lobby
-    once closed, says since which version it shows what it shows."""
+def _current(
+    look: Look, table: Table, view: TableView, seats: Seating, ratings: tuple[Rerated, ...]
+) -> list[Message]:
+    """The lasting messages of the game as it is now (see `Current`; `ratings`: how a finished
+    game moved them); each hand, and the lobby once closed, says since which version it shows
+    what it shows."""
     state = table.game
     if state.phase is Phase.LOBBY:
         return [lobby(look, view, seats)]
     closed = _closed_lobby(look, table, view, seats)
     if state.phase is Phase.FINISHED:
-        return closed + the_end(look, view, seats, table.languages)
+        return closed + the_end(look, view, seats, table.languages, ratings)
     messages = [*closed, table_message(look, view, seats, new=False)]
     waiting = set(waiting_seats(state))
     for seat, player in enumerate(state.players):

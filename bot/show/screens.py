@@ -777,7 +777,7 @@ def game_over(
     look: Look, view: TableView, seating: Seating, ratings: Sequence[Rerated] = ()
 ) -> Message:
     """The group's end of the game: the standings, with the score sheet as a picture; and,
-    if `ratings` (how the game moved each seat's rating, when this worker folded it), each
+    if `ratings` (how the game moved each seat's rating, when that is known), each
     seat's rating after it, if that fits (`ROOM`)."""
     t = look.t
     totals = [seat.total for seat in view.seats]

@@ -3,7 +3,8 @@
 The game summaries are the truth: the compare-and-set that writes a game's end pushes its summary
 to the chat's `results` list (`Store.save`). The fold (`keys.stats`, in the chat's slot) is
 derived from them and carried forward lazily: `fold` reads it, folds the summaries pushed since
-its newest game and writes it back if nobody wrote it meanwhile (its version `v`). A crash
+its newest game and writes it back if nobody wrote it meanwhile (its version `v`), with a note of
+how the newest game folded moved the ratings (`e`: what that game's end says, `fold_game`). A crash
 between a game's end and the fold loses nothing: the next `fold` finds the game unfolded. The
 fold goes on past the summaries kept (the last `RESULTS_KEPT`), so "all time" counts every game
 since the chat's first fold.
@@ -26,6 +27,7 @@ from bot.stats import (
     WINDOW,
     Fold,
     Game,
+    Noted,
     Rerated,
     anonymised,
     fold,
@@ -51,10 +53,11 @@ log = logging.getLogger(__name__)
 
 _WRITE = """
 if tonumber(redis.call('HGET', KEYS[1], 'v') or '0') ~= tonumber(ARGV[1]) then return 0 end
-redis.call('HSET', KEYS[1], 'v', tonumber(ARGV[1]) + 1, 's', ARGV[2])
+redis.call('HSET', KEYS[1], 'v', tonumber(ARGV[1]) + 1, 's', ARGV[2], 'e', ARGV[3])
 return 1
 """
-"""Write a chat's fold if its version is still the one read."""
+"""Write a chat's fold, and the note of how its newest game moved the ratings, if its version
+is still the one read."""
 
 _KEEP = """
 if tonumber(redis.call('HGET', KEYS[1], 'v') or '0') ~= tonumber(ARGV[1]) then return 0 end
@@ -72,15 +75,15 @@ for i = 3, #ARGV, 3 do
 end
 for i = 3, #ARGV, 3 do redis.call('LSET', KEYS[1], tonumber(ARGV[i]), ARGV[i + 2]) end
 redis.call('HSET', KEYS[2], 'v', v + 1)
-redis.call('HDEL', KEYS[2], 'm')
+redis.call('HDEL', KEYS[2], 'm', 'e')
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[2], 's', ARGV[2]) end
 return 1
 """
 """Forget a player in one chat (KEYS: its results and its fold): rewrite the summaries that name
 them (triples of index, summary as read, summary rewritten) and the fold without them, if
-neither changed since they were read; the recent board's fold goes. The version is bumped
-either way, so a fold that read the summaries before they were rewritten does not write back
-what it folded from them."""
+neither changed since they were read; the recent board's fold goes, and so does the note of
+the newest game's ratings (it names them). The version is bumped either way, so a fold that
+read the summaries before they were rewritten does not write back what it folded from them."""
 
 
 def _summary(raw: object) -> object:
@@ -125,32 +128,33 @@ class StatsStore:
         it first; then it is read again)."""
         return (await self._fold(chat, ""))[0]
 
-    async def fold_game(self, chat: str, key: str) -> tuple[Rerated, ...]:
-        """Fold the chat's stats (as `fold`) right after the game named `key` ended, and how
-        that game moved its seats' ratings (`bot.stats.fold_noting`): only if this call folded
-        it and wrote the fold; empty if it was folded before (by another worker) or the write
-        kept losing to others'. The numbers are those the stored fold then shows."""
-        return (await self._fold(chat, key))[1]
+    async def fold_game(self, chat: str, game: str) -> tuple[Rerated, ...]:
+        """Fold the chat's stats (as `fold`) once the game `game` (its id) has ended, and how
+        that game moved its seats' ratings, as the fold that folded it noted them
+        (`bot.stats.Noted`, kept with the fold), whichever worker's it was: empty if a newer
+        game was folded since, a /forgetme wrote the fold since, or this fold's write kept
+        losing to others'. The numbers are those the stored fold then shows."""
+        return (await self._fold(chat, game))[1]
 
-    async def _fold(self, chat: str, key: str) -> tuple[Fold, tuple[Rerated, ...]]:
+    async def _fold(self, chat: str, game: str) -> tuple[Fold, tuple[Rerated, ...]]:
         done = Fold()
         for _attempt in range(ATTEMPTS):
-            version, blob = await self.client.hmget(keys.stats(chat), ["v", "s"])
+            version, blob, kept = await self.client.hmget(keys.stats(chat), ["v", "s", "e"])
             done = Fold.from_json(blob)
             pending = await self._unfolded(chat, done.cursor)
             if not pending:
-                return done, ()
+                return done, Noted.from_json(kept).of(game)
             await self.enlist(
-                {seat.player for game in pending for seat in game.seats if person(seat.player)},
+                {seat.player for ended in pending for seat in ended.seats if person(seat.player)},
                 chat,
             )
             if len(pending) > IN_THREAD:
-                done, moved = await asyncio.to_thread(fold_noting, pending, done, key)
+                done, noted = await asyncio.to_thread(fold_noting, pending, done)
             else:
-                done, moved = fold_noting(pending, done, key)
-            stored = int(version or 0)
-            if await self._write(keys=[keys.stats(chat)], args=[stored, done.to_json()]):
-                return done, moved
+                done, noted = fold_noting(pending, done)
+            args: list[int | str] = [int(version or 0), done.to_json(), noted.to_json()]
+            if await self._write(keys=[keys.stats(chat)], args=args):
+                return done, noted.of(game)
         return done, ()
 
     async def recent(self, chat: str, since: float) -> list[Game]:
