@@ -372,6 +372,43 @@ async def test_long_names_take_the_seats_no_more_rows_than_short_ones(
     assert uncut == []
 
 
+ROBOT_LINE = """() => [...document.querySelectorAll("#seats .seat")]
+  .filter(seat => seat.querySelector(".name").title.startsWith("🤖"))
+  .map(seat => {
+    const name = seat.querySelector(".name");
+    const mark = [...seat.querySelectorAll(".who .mark")]
+      .find(node => node.textContent.startsWith("🤖"));
+    const robot = document.createRange(); // the 🤖 alone, drawn
+    robot.setStart(mark.firstChild, 0);
+    robot.setEnd(mark.firstChild, "🤖".length);
+    const shown = name.querySelector("span") ?? name;
+    return {
+      title: name.title,
+      shown: mark.textContent + name.textContent,
+      gap: Math.round(shown.getBoundingClientRect().left - robot.getBoundingClientRect().right),
+    };
+  })"""
+"""Each AI seat's name as shown (its 🤖 mark and its name, character for character), its tooltip,
+and how wide the space between the 🤖 and the name is drawn (px)."""
+
+
+async def test_an_ai_seats_name_reads_as_its_tooltip(
+    chromium: Path, redis_client: aioredis.Redis
+) -> None:
+    """An AI seat's name in the seats: its 🤖 and the name after it read as its tooltip does,
+    a plain space between them, drawn (the page put a no-break space there, which the tooltip,
+    the view's `name`, lacked)."""
+    driver = await long_named_table_with_an_ai_seat(redis_client)
+    async with pages(driver, chromium) as (web, address, browser):
+        for viewport in (PHONE, DESKTOP):
+            page = await opened(browser, web, address, driver, "en", viewport)
+            robots = await page.evaluate(ROBOT_LINE)
+            assert [robot["title"] for robot in robots] == [f"🤖 {ROBOT_NAME}"], robots
+            assert all(robot["shown"] == robot["title"] for robot in robots), robots
+            assert all(robot["gap"] >= 2 for robot in robots), robots  # the space is drawn
+            await page.close()
+
+
 NAMESAKE = "Bartholomäus von Wolkensteiner"
 NAMESAKES = (NAMESAKE, NAMESAKE, *NAMES[1:5])
 """Six people, the first two called alike: the second is shown as `NAMESAKE (2)`, too long for
@@ -554,3 +591,4 @@ async def test_the_score_pads_headings_do_not_widen_its_columns_on_a_phone(
         assert all(head["width"] <= head["numbers"] + 1 for head in heads), heads
         assert await page.evaluate("document.documentElement.scrollWidth <= innerWidth")
         await page.close()
+

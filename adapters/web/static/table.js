@@ -173,13 +173,15 @@ function namesake(tail, classes = "namesake") {
 
 /** A seat's name line: the name, cut short with an ellipsis where the seat has no room for it
  * (whole in its text and tooltip), and its marks, never cut: the AI's 🤖, a namesake's number,
- * the dealer's word (the turn's ▶ and the away 💤 are the stylesheet's). */
+ * the dealer's word (the turn's ▶ and the away 💤 are the stylesheet's). The 🤖 and its space
+ * are the name's own first characters, so the name line reads as its tooltip does. */
 function seatName(seat) {
   const node = element("span", { class: "who" });
   let [name, tail] = nameParts(seat);
-  if (seat.robot && name.startsWith(`${ROBOT} `)) {
-    node.append(element("span", { class: "mark" }, `${ROBOT}\u00a0`));
-    name = name.slice(ROBOT.length + 1);
+  const robot = `${ROBOT} `;
+  if (seat.robot && name.startsWith(robot)) {
+    node.append(element("span", { class: "mark robot" }, robot));
+    name = name.slice(robot.length);
   }
   const text = element("span", { class: "name", title: seat.name, "data-name": name });
   text.append(element("span", {}, name));
