@@ -17,7 +17,9 @@ every language the chat speaks.
   in sight beside the name cut short, in the seats, under the trick's cards and in the final
   standings, and the name shown reads as its tooltip does.
 - The lobby's list and the score pad's headings cut a long name short too, the namesake's
-  ` (2)` in sight: the list stays inside its panel, a pad column no wider than its numbers.
+  ` (2)` in sight: the list stays inside its panel, a pad column no wider than its numbers. On
+  a desktop the pad's headings wrap a name between its words: six names of 32 characters show
+  whole.
 
 The games are set up by the service's driver, played in English (its checks read English), and
 the chat's language is set before each page is opened.
@@ -592,3 +594,50 @@ async def test_the_score_pads_headings_do_not_widen_its_columns_on_a_phone(
         assert await page.evaluate("document.documentElement.scrollWidth <= innerWidth")
         await page.close()
 
+
+LONGEST = (
+    "Bartholomäus von Wolkensteinerei",
+    "Maximiliane Oberhausen-Schmidtke",
+    "Konstantin Papadopoulos-Andreous",
+    "Alexandrina Vasquez-Ruiz de Leon",
+    "Friedrich v. Habsburg-Lothringen",
+    "MAXIMILIANOBERHAUSENWOLKENSTEINS",
+)
+"""Six names as long as a name may be (32 characters, `adapters/text.py`), the last with no space
+to wrap at."""
+
+HEADS = """() => [...document.querySelectorAll("#sheet .pad th[title]")].map(head => {
+  const name = head.querySelector(".name");
+  const style = getComputedStyle(name);
+  return {
+    title: head.title,
+    shown: [...head.querySelectorAll(".name, .namesake")].map(part => part.textContent).join(""),
+    cut: name.scrollWidth > name.clientWidth + 0.5 || name.scrollHeight > name.clientHeight + 0.5,
+    ellipsis: style.textOverflow === "ellipsis" && style.overflowX === "hidden",
+  };
+})"""
+"""Each seat's heading of the score pad: its tooltip, its name as shown, whether the name is cut
+(wider or taller than its box) and whether a cut would end in an ellipsis."""
+
+
+async def test_the_score_pad_gives_six_long_names_room_on_a_desktop(
+    chromium: Path, redis_client: aioredis.Redis
+) -> None:
+    """The score pad at a desktop width with six names of 32 characters: each heading was one
+    line, a sixth of the pad, so every name was cut to half of itself ("Konstantin P…"). A name
+    now wraps between its words there and shows whole; one with no space to wrap at is cut
+    short with an ellipsis, whole in its tooltip; the pad does not scroll sideways."""
+    driver = await long_named_table(redis_client, four_played, LONGEST)
+    async with pages(driver, chromium) as (web, address, browser):
+        page = await opened(browser, web, address, driver, "en", DESKTOP)
+        await page.click("#sheet > summary")
+        heads = await page.evaluate(HEADS)
+        assert sorted(head["title"] for head in heads) == sorted(LONGEST), heads
+        assert all(head["shown"] == head["title"] for head in heads), heads
+        assert all(head["ellipsis"] for head in heads), heads
+        cut = [head["title"] for head in heads if head["cut"]]
+        assert cut == [LONGEST[-1]], heads
+        assert not await page.evaluate(
+            "(pad => pad.scrollWidth > pad.clientWidth)(document.querySelector('#sheet .pad'))"
+        )
+        await page.close()
