@@ -119,12 +119,12 @@ MAX_ANSWER = 200
 """Telegram's limit for a callback answer's text."""
 MEMBER_STATUSES = frozenset({"creator", "administrator", "member", "restricted"})
 UNREACHED_SLOT = "unreached:"
-"""The group slot of the notice that a player cannot be reached privately (`<slot><user id>`):
-its button comes off when they are back."""
+"""The group slot of the notice that a player cannot be reached privately (`<slot><user id>`,
+`unreached_slot`): its button comes off when they are back."""
 OPEN_SLOT = "open:"
 """The group slot of the notice that a person must open a private chat with the bot to sit down
-(`<slot><user id>`): one with a live button per person and game chat; it loses the button when
-a newer one supersedes it, or once they have come through its link."""
+(`<slot><user id>`, `open_slot`): one with a live button per person and game chat; it loses the
+button when a newer one supersedes it, or once they have opened the chat."""
 OPENING_FOR = 30 * 86400
 """Seconds a person's index of the groups with a notice of theirs to open the private chat is
 kept after the last (`keys.opening`), as long as the slot map that names those notices."""
@@ -132,6 +132,25 @@ UNREACHED_FOR = 30 * 86400
 """Seconds the mark that a game told its group of an unreachable player is kept."""
 UNBLOCKED_FOR = 10
 """Seconds a /start after an unblocking is taken as the Restart button's (`keys.unblocked`)."""
+
+
+def open_slot(game: str, person: int) -> str:
+    """The slot map field of `person`'s notice in the group of `game` that they must open a
+    private chat with the bot to sit down (`OPEN_SLOT`)."""
+    return f"{game}:{OPEN_SLOT}{person}"
+
+
+def unreached_slot(game: str, person: int) -> str:
+    """The slot map field of the notice in the group of `game` that its player `person` cannot
+    be reached privately (`UNREACHED_SLOT`)."""
+    return f"{game}:{UNREACHED_SLOT}{person}"
+
+
+def button_off(group: int, slot: str, said: str | None) -> Post:
+    """The notice of `slot` in `group` loses its button and, in the same edit, says `said`
+    (what is true once its button is gone, of the person it names) instead; None: its text
+    stays."""
+    return Post(group, "", slot=slot, bare=True, behind=None if said is None else html_text(said))
 
 
 def build_application(config: Config, rate_limiter: BaseRateLimiter[Any] | None) -> TgApp:
@@ -775,7 +794,7 @@ class TelegramFrontEnd:
         else:
             return True
         game = chat_key(group.id)
-        slot = f"{game}:{OPEN_SLOT}{person.id}"
+        slot = open_slot(game, person.id)
         if typed is None and await self.slots.buttoned(group.id, slot) is not None:
             return False  # pressed: the alert says it, and the notice is there already
         t = await self._texts(game)
@@ -813,7 +832,7 @@ class TelegramFrontEnd:
         name = make_user(person.id, person.first_name, person.last_name, False).name
         for group in sorted(noted | ({linked} if linked is not None else set())):
             game = chat_key(group)
-            slot = f"{game}:{OPEN_SLOT}{person.id}"
+            slot = open_slot(game, person.id)
             with about(game):
                 if await self.slots.buttoned(group, slot) is None:
                     continue
@@ -822,9 +841,7 @@ class TelegramFrontEnd:
                     text = t("Our private chat is open, and you have a seat at the table.")
                 else:
                     text = t("Our private chat is open: send /join to sit down.")
-                behind = html_text(said_of(t, name, text))
-                post = Post(group, "", slot=slot, bare=True, behind=behind)
-                self.outbox.put(group, post, key=slot)
+                self.outbox.put(group, button_off(group, slot, said_of(t, name, text)), key=slot)
         if noted:
             await self.client.srem(index, *(str(group) for group in noted))
 
@@ -868,7 +885,7 @@ class TelegramFrontEnd:
             group,
             html_text(said_of(t, name, text), mentions=((player, name),)),
             keys=((Key(self._open_private(t), url=link),),),
-            slot=f"{game}:{UNREACHED_SLOT}{person}",
+            slot=unreached_slot(game, person),
             notify=True,  # a new message (a mention in an edit notifies nobody)
             thread=thread(table.where),
         )
@@ -887,15 +904,14 @@ class TelegramFrontEnd:
         if table is not None:
             await self.client.delete(keys.unreached(game, table.game_id, person))
             name = next((p.name for p in table.game.players if p.id == user_key(person)), None)
-        slot = f"{game}:{UNREACHED_SLOT}{person}"
+        slot = unreached_slot(game, person)
         if await self.slots.buttoned(group, slot) is not None:
-            behind = None  # the game is gone: the notice keeps its words, as before
+            said = None  # the game is gone: the notice keeps its words, as before
             if name is not None:
                 t = await self._texts(game)
                 back = t("I can write to you privately again: your cards are there.")
-                behind = html_text(said_of(t, name, back))
-            post = Post(group, "", slot=slot, bare=True, behind=behind)
-            self.outbox.put(group, post, key=slot)
+                said = said_of(t, name, back)
+            self.outbox.put(group, button_off(group, slot, said), key=slot)
 
     async def _greet(self, group: Chat, person: TgUser, outcome: Outcome) -> None:
         """A person who just sat down is told privately where their cards will come."""
