@@ -997,6 +997,8 @@ class FakeTelegram:
         self.latency: Callable[[str, int | None], float] | None = None
         """Seconds a call (method, chat id) takes before it is applied, as a slow network may
         make it; None: at once. Calls then overtake each other as they do in reality."""
+        self._stalls: dict[int, list[str]] = {}
+        self._unstalled = asyncio.Event()
 
         self.calls: Counter[str] = Counter()
         """Every Bot API call by method name (getUpdates included)."""
@@ -1284,6 +1286,21 @@ class FakeTelegram:
                 "new_chat_member": self._member_json(chat, self.bot_id, status),
             }
         }
+
+    def stall(self, chat_id: int) -> list[str]:
+        """Telegram is slow to answer for chat `chat_id`: each call for it is read and then
+        waits, not yet applied, until `unstall`. The methods of the calls held, in the order
+        they came (a list the fake adds to), show what the bot has on its way."""
+        held: list[str] = []
+        self._stalls[chat_id] = held
+        return held
+
+    def unstall(self, chat_id: int) -> None:
+        """The calls held for chat `chat_id` (`stall`) are applied, in the order they came
+        (as near as the event loop goes), and later ones at once."""
+        del self._stalls[chat_id]
+        self._unstalled.set()
+        self._unstalled = asyncio.Event()
 
     def block(self, user: User, blocked: bool = True, *, tell: bool = False) -> JSON | None:
         """The person blocks the bot (it can no longer write to them), or unblocks it in their
@@ -1959,6 +1976,11 @@ class FakeTelegram:
                 raise ApiError(404, "Not Found")
             if self.latency is not None and not polling:
                 await asyncio.sleep(self.latency(method, chat_id))
+            held = None if chat_id is None else self._stalls.get(chat_id)
+            if held is not None:
+                held.append(method)
+                while chat_id in self._stalls:
+                    await self._unstalled.wait()
             outcome = await handler(self, params)
             body: JSON = {"ok": True, "result": outcome}
             if isinstance(outcome, _Described):

@@ -31,7 +31,7 @@ from telegram.ext import AIORateLimiter
 
 from adapters.outbox import FAST, Limits
 from adapters.slots import hand_slot
-from adapters.telegram.app import TelegramFrontEnd
+from adapters.telegram.app import TelegramFrontEnd, open_slot
 from adapters.telegram.ids import chat_key, user_key
 from adapters.telegram.render import Post
 from adapters.telegram.slots import Slots
@@ -1715,6 +1715,53 @@ async def test_a_plain_start_takes_the_button_off_each_of_a_newcomer_s_notices(t
     assert "Dan" not in tg.lobby().text
     await tg.command(GROUP, DAN, "/join")
     assert "Dan" in tg.lobby().text
+
+
+async def handled(bot: Bot) -> None:
+    """Wait until the bot fetched and handled every update (what it posts may still be on its
+    way: see `Bot.idle` for all of it)."""
+    await until(lambda: not bot.fake.pending_updates, "every update fetched")
+    await asyncio.wait_for(bot.front.application.update_queue.join(), 30)
+
+
+async def test_a_notice_still_on_its_way_when_the_chat_is_opened_comes_without_a_button(
+    tg: Bot,
+) -> None:
+    """Eve and Dan, who never opened the bot's private chat, type /join while Telegram is slow
+    to answer in the group: Eve's notice is on its way (sent, not yet answered), Dan's waits
+    in the group's queue behind it. Both open the private chat with a plain /start before
+    Telegram answers. Neither notice has a button once it is there, and each says that the
+    chat is open (they kept the button: the /start found no notice yet to take it off)."""
+    await seat(tg, (ANN, BOB))
+    held = tg.fake.stall(GROUP)
+    tg.fake.send_command(GROUP, EVE, "/join")
+    await until(lambda: held == ["sendMessage"], "Eve's notice on its way")
+    tg.fake.send_command(GROUP, DAN, "/join")
+    dan = open_slot(chat_key(GROUP), DAN.id)
+    await until(
+        lambda: any(post.slot == dan for post in tg.front.outbox.waiting(GROUP)),
+        "Dan's notice waiting",
+    )
+    for user in (EVE, DAN):
+        tg.fake.start_dm(user)
+    await handled(tg)
+    assert held == ["sendMessage"]  # both /start handled, and Eve's notice not yet answered
+    tg.fake.unstall(GROUP)
+    await tg.idle()
+    for name in ("Eve", "Dan"):
+        (notice,) = notices_of(tg, name)
+        assert notice.keyboard == (), name
+        assert notice.text == f"{name}: Our private chat is open: send /join to sit down."
+        shown = [e for e in tg.fake.transcript(GROUP) if e.message_id == notice.message_id]
+        sent = [(e.kind, e.keyboard == ()) for e in shown if e.kind in ("message", "edit")]
+        # Eve's went with its button, which came off after; Dan's went without one.
+        assert sent == (
+            [("message", False), ("edit", True)] if name == "Eve" else [("message", True)]
+        )
+    assert "Eve" not in tg.lobby().text
+    await tg.command(GROUP, EVE, "/join")
+    assert "Eve" in tg.lobby().text
+    assert [e for e in tg.fake.errors if e.chat_id == GROUP] == []
 
 
 async def test_a_join_with_the_private_chat_open_costs_what_it_did(tg: Bot, redis_url: str) -> None:

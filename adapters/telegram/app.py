@@ -230,7 +230,7 @@ class TelegramFrontEnd:
             self.bot, self.slots, self._superseded, self._unreachable, self._lost, self._no_files
         )
         self.outbox: Outbox[Post] = Outbox(
-            self.sender,
+            self._deliver,
             limits,
             coalesce,
             windows=Windows(client),
@@ -798,17 +798,18 @@ class TelegramFrontEnd:
         if typed is None and await self.slots.buttoned(group.id, slot) is not None:
             return False  # pressed: the alert says it, and the notice is there already
         t = await self._texts(game)
-        name = make_user(person.id, person.first_name, person.last_name, False).name
+        user = make_user(person.id, person.first_name, person.last_name, False)
         link = commands.deep_link(self.bot.username, group.id, thread(here))
         post = Post(
             group.id,
-            html_text(said_of(t, name, self._open_first(t))),
+            html_text(said_of(t, user.name, self._open_first(t))),
             keys=((Key(self._open_private(t), url=link),),),
             reply_to=typed,
             thread=thread(here),
             slot=slot,
             notify=True,  # a new message, next to what asked for it; the last loses its button
-            behind=html_text(said_of(t, name, self._open_first(t, button=False))),
+            behind=html_text(said_of(t, user.name, self._open_first(t, button=False))),
+            opens=user,
         )
         index = keys.opening(user_key(person.id))
         async with self.client.pipeline(transaction=True) as pipe:
@@ -825,25 +826,56 @@ class TelegramFrontEnd:
         notice of group `linked` (which `seated` them, or not) or typed. Each group's notice
         that asked them to open it (`_reachable`: the groups are in `keys.opening`) loses its
         button, if it is still there, and in the same edit says that the chat is open, and
-        whether they have a seat, not "press the button below". One Redis read when there is
-        none; the group's own moves cost nothing of it."""
+        whether they have a seat, not "press the button below". One Redis call when there is
+        none; the group's own moves cost nothing of it. The index goes before the notices are
+        looked at: one still on its way finds its group gone from it (`_deliver`) or is found
+        here, whichever comes second."""
         index = keys.opening(user_key(person.id))
-        noted = {int(group) for group in await self.client.smembers(index)}
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.smembers(index)
+            pipe.delete(index)
+            noted, _ = await pipe.execute()
         name = make_user(person.id, person.first_name, person.last_name, False).name
-        for group in sorted(noted | ({linked} if linked is not None else set())):
+        for group in sorted({int(group) for group in noted} | ({linked} if linked else set())):
             game = chat_key(group)
             slot = open_slot(game, person.id)
             with about(game):
                 if await self.slots.buttoned(group, slot) is None:
                     continue
                 t = await self._texts(game)
-                if seated and group == linked:
-                    text = t("Our private chat is open, and you have a seat at the table.")
-                else:
-                    text = t("Our private chat is open: send /join to sit down.")
-                self.outbox.put(group, button_off(group, slot, said_of(t, name, text)), key=slot)
-        if noted:
-            await self.client.srem(index, *(str(group) for group in noted))
+                said = said_of(t, name, self._open_now(t, seated and group == linked))
+                self.outbox.put(group, button_off(group, slot, said), key=slot)
+
+    async def _deliver(self, post: Post) -> Delivery:
+        """One post (`Sender`). A notice asking a person to open a private chat with the bot
+        (`Post.opens`) that they opened while it waited in the group's queue (their /start
+        took the group out of their index, `_opened`, and found no message yet to take the
+        button off) goes as it reads once they have: no button, and whether they have a seat
+        there or how to take one. One that went as they opened it loses its button after it.
+        Two Redis reads a notice, on this path only."""
+        person = post.opens
+        if person is None:
+            return await self.sender(post)
+        index = keys.opening(person.id)
+        if not await self.client.sismember(index, str(post.target)):
+            said = await self._now_open(post.target, person)
+            return await self.sender(replace(post, html=html_text(said), keys=(), behind=None))
+        delivery = await self.sender(post)
+        if delivery is not Delivery.SENT or post.slot is None:
+            return delivery
+        if not await self.client.sismember(index, str(post.target)):  # opened as it went
+            said = await self._now_open(post.target, person)
+            self.outbox.put(post.target, button_off(post.target, post.slot, said), key=post.slot)
+        return delivery
+
+    async def _now_open(self, group: int, person: User) -> str:
+        """What a notice of `person`'s in `group` asking them to open a private chat with the
+        bot says once they have: whether they have a seat at its table, or how to take one."""
+        game = chat_key(group)
+        t = await self._texts(game)
+        return said_of(
+            t, person.name, self._open_now(t, game in await self.service.seated(person.id))
+        )
 
     async def _unreachable(self, failed: Post) -> None:
         """Telegram refused a game's private message to its player (they blocked the bot, or
@@ -937,6 +969,14 @@ class TelegramFrontEnd:
             "To sit down, first open a private chat with me, where your cards will be shown: "
             "press the button below, then Start."
         )
+
+    @staticmethod
+    def _open_now(t: Texts, seated: bool) -> str:
+        """What a notice asking a person to open a private chat with the bot says once they
+        have (its button gone): that they have a seat, or how to take one."""
+        if seated:
+            return t("Our private chat is open, and you have a seat at the table.")
+        return t("Our private chat is open: send /join to sit down.")
 
     @staticmethod
     def _open_private(t: Texts) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from adapters.outbox import newest, slot_version
 from adapters.telegram.ids import telegram_id
-from bot import Message, Outcome, WebLinks
+from bot import Message, Outcome, User, WebLinks
 from bot.messages import Picture
 
 MAX_TEXT = 4096
@@ -75,6 +75,10 @@ class Post:
     thread: int | None = None
     """The forum topic a new message goes to (None: the chat itself, or General); an edit
     stays where its message is."""
+    opens: User | None = None
+    """For a notice asking a person to open a private chat with the bot, that person: if they
+    have opened it by the time the notice goes, it goes as it reads once they have (see
+    `TelegramFrontEnd._deliver`)."""
 
     @property
     def game(self) -> str | None:

@@ -301,6 +301,8 @@ class Sender:
             # A post of no version has no release to say what it shows once left behind.
             behind = post.behind if post.version is None and post.keys else None
             old = await self.slots.set(post.target, post.slot, message_id, post.version, behind)
+            if post.version is None and not post.keys:  # nor that it has no buttons
+                await self.slots.bared(post.target, post.slot, message_id)
             if old is not None:
                 self.superseded(post.target, old.message, old.behind)
         return Delivery.SENT
