@@ -1287,6 +1287,15 @@ class FakeTelegram:
             }
         }
 
+    def delete_message(self, chat_id: int, message_id: int) -> None:
+        """An admin deletes a message of the bot's in a group: Telegram tells the bot nothing;
+        an edit of it is refused after ("message to edit not found")."""
+        chat = self._chats[chat_id]
+        message = chat.messages[message_id]
+        assert not message.deleted, "deleted already"
+        message.deleted = True
+        chat.transcript.append(Event("delete", chat.id, message_id, at=self.clock()))
+
     def stall(self, chat_id: int) -> list[str]:
         """Telegram is slow to answer for chat `chat_id`: each call for it is read and then
         waits, not yet applied, until `unstall`. The methods of the calls held, in the order

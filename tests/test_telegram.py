@@ -1717,6 +1717,42 @@ async def test_a_plain_start_takes_the_button_off_each_of_a_newcomer_s_notices(t
     assert "Dan" in tg.lobby().text
 
 
+async def test_a_notice_an_admin_deleted_is_posted_again(tg: Bot) -> None:
+    """An admin deletes Dan's notice (Telegram tells the bot nothing of it). His press of Join,
+    his private chat still closed, finds it gone, by an edit that changes nothing where it is
+    there, and posts it anew: for a client that does not follow the press's link, and for the
+    others to see why he has no seat (nothing was posted: the notice counted as there). A
+    press that finds it there posts nothing; a typed /join posts a new one in reply, as it
+    did."""
+    await seat(tg, (ANN, BOB))
+    await tg.command(GROUP, DAN, "/join")
+    (first,) = notices_of(tg, "Dan")
+    tg.fake.delete_message(GROUP, first.message_id)
+    answer = await tg.press_label(GROUP, DAN, tg.lobby().message_id, "Join")
+    assert answer.url is not None
+    (again,) = notices_of(tg, "Dan")
+    assert again.message_id > first.message_id
+    assert again.text.startswith("Dan: To sit down, first open a private chat")
+    assert again.labels == [["Open the private chat"]]
+    await tg.press_label(GROUP, DAN, tg.lobby().message_id, "Join")
+    assert notices_of(tg, "Dan") == [again]
+    tg.fake.delete_message(GROUP, again.message_id)
+    await tg.command(GROUP, DAN, "/join")
+    (third,) = notices_of(tg, "Dan")
+    assert third.labels == [["Open the private chat"]]
+    edits = [
+        e for e in tg.fake.errors if e.chat_id == GROUP and "not modified" not in e.description
+    ]
+    # The press's edit that found the first gone, and the edit that took the button off the
+    # second once the /join superseded it, gone too, which the bot cannot know; none for the
+    # first after the press sent the second.
+    gone = ("editMessageText", "Bad Request: message to edit not found")
+    assert [(e.method, e.description) for e in edits] == [gone, gone]
+    tg.fake.start_dm(DAN)
+    await tg.idle()
+    assert tg.fake.message(GROUP, third.message_id).keyboard == ()
+
+
 async def handled(bot: Bot) -> None:
     """Wait until the bot fetched and handled every update (what it posts may still be on its
     way: see `Bot.idle` for all of it)."""

@@ -782,8 +782,10 @@ class TelegramFrontEnd:
         If Telegram refuses (they never opened the chat, or blocked the bot), the group gets a
         deep link instead, in a notice of their own slot (`OPEN_SLOT`): a command (`typed`,
         its message) gets a new one in reply, and the one before loses its button; a press
-        whose person has a notice with a live button already gets its alert alone (one Redis
-        call, on this path only). Another error does not keep them from their seat."""
+        whose person has a notice with a live button already has it edited to what it says
+        (which changes nothing, "message is not modified") and posted anew only if that finds
+        it gone (an admin deleted it: Telegram tells the bot nothing of that). Another error
+        does not keep them from their seat."""
         try:
             await self.bot.send_chat_action(person.id, ChatAction.TYPING)
         except Forbidden:
@@ -795,8 +797,7 @@ class TelegramFrontEnd:
             return True
         game = chat_key(group.id)
         slot = open_slot(game, person.id)
-        if typed is None and await self.slots.buttoned(group.id, slot) is not None:
-            return False  # pressed: the alert says it, and the notice is there already
+        there = typed is None and await self.slots.buttoned(group.id, slot) is not None
         t = await self._texts(game)
         user = make_user(person.id, person.first_name, person.last_name, False)
         link = commands.deep_link(self.bot.username, group.id, thread(here))
@@ -807,7 +808,7 @@ class TelegramFrontEnd:
             reply_to=typed,
             thread=thread(here),
             slot=slot,
-            notify=True,  # a new message, next to what asked for it; the last loses its button
+            notify=not there,  # a new message, next to what asked; the last loses its button
             behind=html_text(said_of(t, user.name, self._open_first(t, button=False))),
             opens=user,
         )

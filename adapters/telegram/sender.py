@@ -2,10 +2,11 @@
 
 A slot post edits the slot's last message unless it asks to notify, there is none yet, or the
 edit fails (the message was deleted, is too old...): then it is sent anew and becomes the slot's
-message. An edit that changes nothing ("message is not modified") is no error. Texts are HTML;
-attachments go as documents with the text as caption. A slot shows a post's version once
-Telegram has taken the post (see `adapters.slots`). A private chat Telegram refuses (403: the
-person blocked the bot, or never opened it; or 400 "chat not found") is told to `unreachable`.
+message (one deleted is not edited again to take its buttons off). An edit that changes
+nothing ("message is not modified") is no error. Texts are HTML; attachments go as documents
+with the text as caption. A slot shows a post's version once Telegram has taken the post (see
+`adapters.slots`). A private chat Telegram refuses (403: the person blocked the bot, or never
+opened it; or 400 "chat not found") is told to `unreachable`.
 A new message refused because its forum topic is closed or deleted (`topic_gone`), or because
 the bot may not send text to the group at all (`muted`: its default permissions mute every
 member, which Telegram tells the bot nothing of), is told to the app (`lost`): its game may be
@@ -79,6 +80,12 @@ def retryable(error: BaseException) -> bool:
 
 def not_modified(error: BadRequest) -> bool:
     return "not modified" in error.message.lower()
+
+
+def gone(error: BadRequest) -> bool:
+    """Whether an edit was refused because its message is gone (deleted, by an admin say:
+    Telegram tells a bot nothing of that)."""
+    return "message to edit not found" in error.message.lower()
 
 
 def refused(error: TelegramError, target: int) -> bool:
@@ -280,6 +287,8 @@ class Sender:
                     if not_modified(error):
                         return Delivery.UNCHANGED
                     log.info("cannot edit message %s in %s: %s", message_id, post.target, error)
+                    if gone(error):  # no buttons of it to take off once the new one is sent
+                        await self.slots.bared(post.target, post.slot, message_id)
         sent = await self.bot.send_message(
             post.target,
             post.html,
