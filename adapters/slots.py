@@ -557,6 +557,13 @@ class SlotMap:
         fields = await self.client.hkeys(self._key(where))
         return sorted({game for field in fields if (game := _game_of_field(field)) is not None})
 
+    async def named(self, where: int, prefix: str) -> list[str]:
+        """The slots of the chat `where` whose field starts with `prefix` (`<game chat>:<slot
+        name>`), in no particular order; not their versions, holds or marks."""
+        fields = await self.client.hkeys(self._key(where))
+        names = (field.decode() if isinstance(field, bytes) else str(field) for field in fields)
+        return [name for name in names if name.startswith(prefix) and "#" not in name]
+
     async def game_of(self, where: int, message_id: int) -> str | None:
         """The game chat whose slot message in `where` is `message_id`; if it is none's (an
         older message), the only game there, if there is just one."""

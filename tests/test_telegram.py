@@ -1753,6 +1753,46 @@ async def test_a_notice_an_admin_deleted_is_posted_again(tg: Bot) -> None:
     assert tg.fake.message(GROUP, third.message_id).keyboard == ()
 
 
+async def test_a_newcomer_s_notice_moves_with_a_group_that_becomes_a_supergroup(tg: Bot) -> None:
+    """Dan, who never opened the bot's private chat, types /join, and the group becomes a
+    supergroup before he opens it: the old group takes no more calls, so the notice there
+    cannot lose its button. The supergroup gets his notice anew, with a link to its table,
+    and his plain /start takes its button off, with no call to the old group (before, the
+    /start edited the old group's notice, refused, and the supergroup had none). Eve, who
+    follows the link of her notice in the old group, sits down in the supergroup (she was
+    told she could only join a table in a group she belongs to)."""
+    await tg.command(GROUP, EVE, "/join")
+    (eve,) = notices_of(tg, "Eve")
+    await tg.command(GROUP, DAN, "/join")
+    (old,) = notices_of(tg, "Dan")
+    supergroup = -1009876
+    tg.fake.migrate_group(GROUP, supergroup, by=ANN)
+    await tg.idle()
+    shown = [m for m in tg.fake.current_messages(supergroup).values() if m.from_bot]
+    assert [m.text for m in shown] == [eve.text, old.text]
+    notice = shown[1]
+    url = notice.keyboard[0][0].url
+    assert url == f"https://t.me/wizard_test_bot?start=join-{supergroup}"
+    tg.fake.start_dm(DAN)
+    await tg.idle()
+    now = tg.fake.message(supergroup, notice.message_id)
+    assert now.keyboard == ()
+    assert now.text == "Dan: Our private chat is open: send /join to sit down."
+    assert [e for e in tg.fake.errors if e.chat_id in (GROUP, supergroup)] == []
+    await tg.command(supergroup, DAN, "/join")
+    link = eve.keyboard[0][0].url
+    assert link == f"https://t.me/wizard_test_bot?start=join-{GROUP}"
+    tg.fake.start_dm(EVE, link.partition("?start=")[2])
+    await tg.idle()
+    assert tg.fake.last_message(EVE.id).text.startswith("✅ You have a seat at the table.")
+    shown_now = tg.fake.current_messages(supergroup).values()
+    lobby = next(m for m in shown_now if "a new table" in m.text)
+    assert "Dan" in lobby.text
+    assert "Eve" in lobby.text
+    now = tg.fake.message(supergroup, shown[0].message_id)
+    assert now.text == "Eve: Our private chat is open, and you have a seat at the table."
+
+
 async def handled(bot: Bot) -> None:
     """Wait until the bot fetched and handled every update (what it posts may still be on its
     way: see `Bot.idle` for all of it)."""

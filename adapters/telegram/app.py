@@ -45,7 +45,7 @@ from telegram import (
 )
 from telegram import User as TgUser
 from telegram.constants import ChatAction
-from telegram.error import Conflict, Forbidden, NetworkError, TelegramError
+from telegram.error import ChatMigrated, Conflict, Forbidden, NetworkError, TelegramError
 from telegram.ext import (
     AIORateLimiter,
     Application,
@@ -134,10 +134,11 @@ UNBLOCKED_FOR = 10
 """Seconds a /start after an unblocking is taken as the Restart button's (`keys.unblocked`)."""
 
 
-def open_slot(game: str, person: int) -> str:
+def open_slot(game: str, person: int | None) -> str:
     """The slot map field of `person`'s notice in the group of `game` that they must open a
-    private chat with the bot to sit down (`OPEN_SLOT`)."""
-    return f"{game}:{OPEN_SLOT}{person}"
+    private chat with the bot to sit down (`OPEN_SLOT`); None: what each such field begins
+    with."""
+    return f"{game}:{OPEN_SLOT}{'' if person is None else person}"
 
 
 def unreached_slot(game: str, person: int) -> str:
@@ -577,11 +578,21 @@ class TelegramFrontEnd:
         in the group does (`Request.place`): the update is of the private chat and does not say
         it, so Telegram is asked (`_group_title`). Their notice in the group loses its button
         (`_opened`): the private chat it was to open is open, seated or not (a join refused, a
-        full table say, can be asked again in the group)."""
+        full table say, can be asked again in the group). The link of a group that has become
+        a supergroup since (a notice left in the old group, `_notices_moved`) leads to the
+        supergroup: Telegram names it when asked of the old one."""
+        try:
+            status = str((await self.bot.get_chat_member(group, person.id)).status)
+        except ChatMigrated as moved:
+            group = moved.new_chat_id
+            status = await self._member_status(group, person.id)
+        except TelegramError as error:
+            log.info("getChatMember %s %s failed: %s", group, person.id, error)
+            status = ""
         game = chat_key(group)
         with about(game):
             t = await self._texts(game)
-            if await self._member_status(group, person.id) not in MEMBER_STATUSES:
+            if status not in MEMBER_STATUSES:
                 text = t("You can only join a table in a group you belong to.")
                 self.outbox.put(person.id, Post(person.id, html_text(text)))
                 await self._opened(person)
@@ -724,7 +735,8 @@ class TelegramFrontEnd:
     async def on_migrate(self, update: Update, context: Context) -> None:
         """A group became a supergroup, with a new id (Telegram tells the old group and the new
         one): its game moves to the new id, the players' private hand messages follow it, and
-        the supergroup shows the lobby or table anew (the old messages stay behind)."""
+        the supergroup shows the lobby or table anew (the old messages stay behind), and the
+        notices of people yet to open a private chat with the bot (`_notices_moved`)."""
         message = update.effective_message
         if message is None:
             return
@@ -736,6 +748,7 @@ class TelegramFrontEnd:
             return
         before, after = chat_key(old), chat_key(new)
         with about(after):
+            await self._notices_moved(old, new)
             players = await self.service.move_chat(before, after)
             if players is None:
                 return  # nothing to move, or moved already (both messages arrive)
@@ -795,14 +808,26 @@ class TelegramFrontEnd:
             return True
         else:
             return True
-        game = chat_key(group.id)
-        slot = open_slot(game, person.id)
+        slot = open_slot(chat_key(group.id), person.id)
         there = typed is None and await self.slots.buttoned(group.id, slot) is not None
+        await self._ask_to_open(group.id, person, here, typed, there)
+        return False
+
+    async def _ask_to_open(
+        self, group: int, person: TgUser, here: str | None, typed: int | None, there: bool
+    ) -> None:
+        """The notice in `group` (in its forum topic `here`, in reply to `typed`) that the
+        person must open a private chat with the bot to sit down, with the deep link that
+        opens it: a new message, or, `there` (the slot's message may still have its button),
+        an edit of the one before (`_reachable`). The group is noted in their index
+        (`keys.opening`)."""
+        game = chat_key(group)
+        slot = open_slot(game, person.id)
         t = await self._texts(game)
         user = make_user(person.id, person.first_name, person.last_name, False)
-        link = commands.deep_link(self.bot.username, group.id, thread(here))
+        link = commands.deep_link(self.bot.username, group, thread(here))
         post = Post(
-            group.id,
+            group,
             html_text(said_of(t, user.name, self._open_first(t))),
             keys=((Key(self._open_private(t), url=link),),),
             reply_to=typed,
@@ -814,11 +839,34 @@ class TelegramFrontEnd:
         )
         index = keys.opening(user_key(person.id))
         async with self.client.pipeline(transaction=True) as pipe:
-            pipe.sadd(index, str(group.id))
+            pipe.sadd(index, str(group))
             pipe.expire(index, OPENING_FOR)
             await pipe.execute()
-        self.outbox.put(group.id, post, key=slot)
-        return False
+        self.outbox.put(group, post, key=slot)
+
+    async def _notices_moved(self, old: int, new: int) -> None:
+        """Group `old` became the supergroup `new`, and the old group takes no more calls: a
+        notice there asking someone to open a private chat with the bot can never lose its
+        button. Each one that still has it, of a person whose index still names the old group,
+        is shown anew in the supergroup, with a link to its table (the index names the
+        supergroup then), so their /start takes the button off that one, with no call to the
+        old group. Both of Telegram's messages of the move come here; the index's SREM lets
+        one of them post each notice."""
+        prefix = open_slot(chat_key(old), None)
+        live = []
+        for slot in await self.slots.named(old, prefix):
+            message = await self.slots.buttoned(old, slot)
+            if message is not None:
+                live.append((message, int(slot.removeprefix(prefix))))
+        for _, person in sorted(live):  # in the order they were posted
+            if not await self.client.srem(keys.opening(user_key(person)), str(old)):
+                continue  # opened since, or shown anew by the other message of the move
+            try:
+                member = await self.bot.get_chat_member(new, person)
+            except TelegramError as error:
+                log.info("getChatMember %s %s failed: %s", new, person, error)
+                continue
+            await self._ask_to_open(new, member.user, None, None, False)
 
     async def _opened(
         self, person: TgUser, linked: int | None = None, seated: bool = False
