@@ -997,7 +997,7 @@ class FakeTelegram:
         self.latency: Callable[[str, int | None], float] | None = None
         """Seconds a call (method, chat id) takes before it is applied, as a slow network may
         make it; None: at once. Calls then overtake each other as they do in reality."""
-        self._stalls: dict[int, list[str]] = {}
+        self._stalls: dict[int, tuple[list[str], bool]] = {}
         self._unstalled = asyncio.Event()
 
         self.calls: Counter[str] = Counter()
@@ -1296,13 +1296,25 @@ class FakeTelegram:
         message.deleted = True
         chat.transcript.append(Event("delete", chat.id, message_id, at=self.clock()))
 
-    def stall(self, chat_id: int) -> list[str]:
+    def stall(self, chat_id: int, applied: bool = False) -> list[str]:
         """Telegram is slow to answer for chat `chat_id`: each call for it is read and then
-        waits, not yet applied, until `unstall`. The methods of the calls held, in the order
-        they came (a list the fake adds to), show what the bot has on its way."""
+        waits, not yet applied, until `unstall`; with `applied`, it is applied at once (its
+        answer, or its refusal, decided then) and the answer waits. The methods of the calls
+        held, in the order they came (a list the fake adds to), show what the bot has on its
+        way."""
         held: list[str] = []
-        self._stalls[chat_id] = held
+        self._stalls[chat_id] = (held, applied)
         return held
+
+    async def _held(self, chat_id: int | None, method: str, applied: bool) -> None:
+        """A call for a chat `stall`ed (before it is applied, or, `applied`, after) waits until
+        `unstall`."""
+        stall = None if chat_id is None else self._stalls.get(chat_id)
+        if stall is None or stall[1] is not applied:
+            return
+        stall[0].append(method)
+        while chat_id in self._stalls:
+            await self._unstalled.wait()
 
     def unstall(self, chat_id: int) -> None:
         """The calls held for chat `chat_id` (`stall`) are applied, in the order they came
@@ -1985,12 +1997,13 @@ class FakeTelegram:
                 raise ApiError(404, "Not Found")
             if self.latency is not None and not polling:
                 await asyncio.sleep(self.latency(method, chat_id))
-            held = None if chat_id is None else self._stalls.get(chat_id)
-            if held is not None:
-                held.append(method)
-                while chat_id in self._stalls:
-                    await self._unstalled.wait()
-            outcome = await handler(self, params)
+            if not polling:
+                await self._held(chat_id, method, applied=False)
+            try:
+                outcome = await handler(self, params)
+            finally:
+                if not polling:
+                    await self._held(chat_id, method, applied=True)
             body: JSON = {"ok": True, "result": outcome}
             if isinstance(outcome, _Described):
                 body = {"ok": True, "result": outcome.result, "description": outcome.text}

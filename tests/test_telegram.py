@@ -1959,6 +1959,31 @@ async def test_a_player_who_blocks_the_bot_again_is_named_again(tg: Bot) -> None
     assert tg.fake.message(GROUP, again.message_id).keyboard == ()
 
 
+async def test_a_refusal_that_comes_back_after_the_player_leaves_no_mark(tg: Bot) -> None:
+    """Bob blocks the bot (Telegram has not told the bot yet), and a message of his is refused,
+    but the refusal comes back only after he has pressed Restart (unblocked, and /start): it
+    found the mark that the group was told gone, set it again, and the group was told that he
+    cannot be reached, untrue by then; and the mark, left set, kept the group from being told
+    when he blocked the bot for real later. A refusal now makes sure he still cannot be
+    reached (a chat action) before the group is told, and takes the mark off if he can."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    tg.fake.block(BOB)
+    held = tg.fake.stall(BOB.id, applied=True)
+    tg.fake.send_command(GROUP, BOB, "/hand")
+    await until(lambda: held == ["sendMessage"], "Bob's hand refused, the answer on its way")
+    tg.fake.start_dm(BOB, "cards")  # Restart: unblocked, then /start
+    await handled(tg)
+    tg.fake.unstall(BOB.id)
+    await tg.idle()
+    assert "Your hand:" in tg.hand(BOB).text
+    assert unreached_notices(tg) == [], tg.group_texts()
+    tg.fake.block(BOB, tell=True)  # for real, and Telegram says so
+    await tg.idle()
+    (notice,) = unreached_notices(tg)
+    assert notice.text == UNREACHED + "press the button below, then Start."
+
+
 async def test_a_player_the_bot_cannot_reach_in_a_later_game_is_named_in_a_new_message(
     tg: Bot,
 ) -> None:

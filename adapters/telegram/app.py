@@ -799,19 +799,25 @@ class TelegramFrontEnd:
         (which changes nothing, "message is not modified") and posted anew only if that finds
         it gone (an admin deleted it: Telegram tells the bot nothing of that). Another error
         does not keep them from their seat."""
-        try:
-            await self.bot.send_chat_action(person.id, ChatAction.TYPING)
-        except Forbidden:
-            pass
-        except TelegramError as error:
-            log.info("sendChatAction to %s failed: %s", person.id, error)
-            return True
-        else:
+        if await self._writes(person.id) is not False:
             return True
         slot = open_slot(chat_key(group.id), person.id)
         there = typed is None and await self.slots.buttoned(group.id, slot) is not None
         await self._ask_to_open(group.id, person, here, typed, there)
         return False
+
+    async def _writes(self, person: int) -> bool | None:
+        """Whether Telegram lets the bot write to `person` privately now, asked with a chat
+        action (which leaves nothing in their chat): False if it refuses (they never opened
+        the chat, or blocked the bot), None if the call fails otherwise."""
+        try:
+            await self.bot.send_chat_action(person, ChatAction.TYPING)
+        except Forbidden:
+            return False
+        except TelegramError as error:
+            log.info("sendChatAction to %s failed: %s", person, error)
+            return None
+        return True
 
     async def _ask_to_open(
         self, group: int, person: TgUser, here: str | None, typed: int | None, there: bool
@@ -942,7 +948,12 @@ class TelegramFrontEnd:
         shared by the workers (`keys.unreached`) makes later failures say nothing, until they
         are back (/start, or unblocking the bot) and the mark comes off (`_reached`): once per
         time they block the bot, not once per game. `game_id`: the game a refused message was
-        of (a message of an older game tells nothing)."""
+        of (a message of an older game tells nothing). A refusal may come back after they are
+        back (its answer slow, or its handling): it would tell the group something untrue, and
+        set the mark again, which would then keep the group from being told when they block
+        the bot for real. So, the mark set, a refusal is checked with a chat action (one call,
+        once per time they block the bot): if Telegram takes it, the mark goes and nothing is
+        said. A block (Telegram's update) is told as it comes."""
         group = telegram_id(game)
         if group is None or not is_group(group):
             return
@@ -955,6 +966,9 @@ class TelegramFrontEnd:
             return
         mark = keys.unreached(game, table.game_id, person)
         if not await self.client.set(mark, b"1", nx=True, ex=UNREACHED_FOR):
+            return
+        if game_id is not None and await self._writes(person):  # back since it was refused
+            await self.client.delete(mark)
             return
         t = await self._texts(game)
         text = t(
