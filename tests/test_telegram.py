@@ -1760,7 +1760,9 @@ async def test_a_newcomer_s_notice_moves_with_a_group_that_becomes_a_supergroup(
     and his plain /start takes its button off, with no call to the old group (before, the
     /start edited the old group's notice, refused, and the supergroup had none). Eve, who
     follows the link of her notice in the old group, sits down in the supergroup (she was
-    told she could only join a table in a group she belongs to)."""
+    told she could only join a table in a group she belongs to). The group's language goes
+    with it."""
+    await tg.command(GROUP, ANN, "/language de")
     await tg.command(GROUP, EVE, "/join")
     (eve,) = notices_of(tg, "Eve")
     await tg.command(GROUP, DAN, "/join")
@@ -1777,20 +1779,20 @@ async def test_a_newcomer_s_notice_moves_with_a_group_that_becomes_a_supergroup(
     await tg.idle()
     now = tg.fake.message(supergroup, notice.message_id)
     assert now.keyboard == ()
-    assert now.text == "Dan: Our private chat is open: send /join to sit down."
+    open_now = "Unser privater Chat ist offen"
+    assert now.text == f"Dan: {open_now}: Sende /join, um dich an den Tisch zu setzen."
     assert [e for e in tg.fake.errors if e.chat_id in (GROUP, supergroup)] == []
     await tg.command(supergroup, DAN, "/join")
     link = eve.keyboard[0][0].url
     assert link == f"https://t.me/wizard_test_bot?start=join-{GROUP}"
     tg.fake.start_dm(EVE, link.partition("?start=")[2])
     await tg.idle()
-    assert tg.fake.last_message(EVE.id).text.startswith("✅ You have a seat at the table.")
-    shown_now = tg.fake.current_messages(supergroup).values()
-    lobby = next(m for m in shown_now if "a new table" in m.text)
+    assert tg.fake.last_message(EVE.id).text.startswith("✅ Du hast einen Platz am Tisch.")
+    lobby = next(m for m in tg.fake.current_messages(supergroup).values() if "👑" in m.text)
     assert "Dan" in lobby.text
     assert "Eve" in lobby.text
     now = tg.fake.message(supergroup, shown[0].message_id)
-    assert now.text == "Eve: Our private chat is open, and you have a seat at the table."
+    assert now.text == f"Eve: {open_now}, und du hast einen Platz am Tisch."
 
 
 async def handled(bot: Bot) -> None:

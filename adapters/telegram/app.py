@@ -748,8 +748,8 @@ class TelegramFrontEnd:
             return
         before, after = chat_key(old), chat_key(new)
         with about(after):
-            await self._notices_moved(old, new)
             players = await self.service.move_chat(before, after)
+            await self._notices_moved(old, new)  # in the group's language, moved with it
             if players is None:
                 return  # nothing to move, or moved already (both messages arrive)
             for player in players:
