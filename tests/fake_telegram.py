@@ -1673,6 +1673,12 @@ class FakeTelegram:
         """Updates queued that the bot has not fetched yet."""
         return sum(1 for u in self._updates if u["update_id"] > self._delivered_upto)
 
+    @property
+    def unconfirmed_updates(self) -> int:
+        """Updates the bot has not confirmed yet: a long-polling bot confirms those it fetched
+        by asking for the next ones, once it has taken them in (PTB: into its update queue)."""
+        return len(self._updates)
+
     async def wait_idle(self, timeout: float = 10.0, quiet: float | None = None) -> None:
         """Wait until the bot has fetched every update and the server has seen no request for
         `quiet` seconds (default `self.quiet`); TimeoutError after `timeout` seconds."""

@@ -1796,9 +1796,9 @@ async def test_a_newcomer_s_notice_moves_with_a_group_that_becomes_a_supergroup(
 
 
 async def handled(bot: Bot) -> None:
-    """Wait until the bot fetched and handled every update (what it posts may still be on its
+    """Wait until the bot took in and handled every update (what it posts may still be on its
     way: see `Bot.idle` for all of it)."""
-    await until(lambda: not bot.fake.pending_updates, "every update fetched")
+    await until(lambda: not bot.fake.unconfirmed_updates, "every update taken in")
     await asyncio.wait_for(bot.front.application.update_queue.join(), 30)
 
 
