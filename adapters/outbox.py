@@ -79,6 +79,9 @@ class SlotPost(Protocol):
     @property
     def bare(self) -> bool: ...
 
+    @property
+    def only_edit(self) -> bool: ...
+
 
 P = TypeVar("P", bound=SlotPost)
 
@@ -94,7 +97,8 @@ def slot_version(message: Message, version: tuple[str, int] | None) -> tuple[str
 def newest(older: P, newer: P) -> P | None:
     """Of two posts for one slot, the one to send: the newer by the game's version when both
     have one (outcomes handled at once may be queued out of order), else the later; a new
-    message if either asked for one; shown again only where behind if both were. None when
+    message if either asked for one (then not an edit only, `Message.only_edit`, even if the
+    newer is); shown again only where behind if both were. None when
     the later is a new message and the one waiting an edit: both go, in order, for a new
     message leaves the slot's message before as it is (the edit is its last state: a hand's
     turn that is gone, say, no longer asked for). A bare post shown again (`SlotMap.unbutton`)
@@ -108,7 +112,7 @@ def newest(older: P, newer: P) -> P | None:
     elif newer.notify and not older.notify:
         return None
     if older.notify and not newer.notify:
-        newer = replace(newer, notify=True)  # type: ignore[type-var]
+        newer = replace(newer, notify=True, only_edit=False)  # type: ignore[type-var]
     if newer.again and not older.again:
         newer = replace(newer, again=False)  # type: ignore[type-var]
     return newer

@@ -26,6 +26,11 @@ to privately), says so too (`SlotMap.bared`): the slots of such notices are shar
 game of the chat, and a later game's notice would else take them off again, an edit of an old
 game's message far up the chat.
 
+A post that may only edit (`Message.only_edit`: a host's private option toggles following
+their lobby) is claimed only where the slot has a message that may still have buttons: the
+claim skips it otherwise, so nothing is sent to a host who never asked for their toggles, or
+whose toggles closed, and no platform call is made.
+
 A private chat that refused a post (Discord: a person whose DMs are closed to the bot) is
 marked at that slot (`<field>#closed`, `SlotMap.refused`): the release of the next post for the
 slot that goes through takes the mark off and says it was there, so whichever worker makes that
@@ -93,6 +98,10 @@ if shown then
     return 0
   end
 end
+if ARGV[8] == '1' and (not redis.call('HGET', KEYS[1], ARGV[1])
+    or redis.call('HGET', KEYS[1], ARGV[1] .. '#k') == '0') then
+  return 0
+end
 redis.call('HSET', KEYS[1], ARGV[1] .. '#hold', ARGV[4] .. ':' .. (now + tonumber(ARGV[5])))
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[6]))
 return 1
@@ -100,7 +109,8 @@ return 1
 )
 """Claim a slot to post version ARGV[3] of game ARGV[2]: -1 while another worker holds it,
 0 if it shows a newer version of that game already (or that version, when ARGV[7] is 1: shown
-again only where behind), else 1 (held by ARGV[4] for ARGV[5] ms)."""
+again only where behind), or, when ARGV[8] is 1 (`Message.only_edit`), if it has no message
+or one without buttons; else 1 (held by ARGV[4] for ARGV[5] ms)."""
 
 _RENEW = """
 local hold = redis.call('HGET', KEYS[1], ARGV[1] .. '#hold')
@@ -274,14 +284,24 @@ class SlotMap:
         self._unbutton = client.register_script(_UNBUTTON)
 
     async def claim(
-        self, where: int, slot: str, version: tuple[str, int], again: bool = False
+        self,
+        where: int,
+        slot: str,
+        version: tuple[str, int],
+        again: bool = False,
+        only_edit: bool = False,
     ) -> str | None:
         """Hold `slot` in chat `where` to show `version` of its game: a token to `release`
         afterwards, or None if the slot already shows a newer version (or, `again`, this one:
-        skip the post). While another worker holds it, wait: posts for one slot go one at a
-        time, and never backwards. (A hold outlives a crashed worker by at most HOLD_MS.)"""
+        skip the post), or, `only_edit`, has no message that may still have buttons (nothing
+        to edit: `Message.only_edit`). While another worker holds it, wait: posts for one slot
+        go one at a time, and never backwards. (A hold outlives a crashed worker by at most
+        HOLD_MS.)"""
+        if only_edit and (where, slot) in self._unsaved:
+            await self._save(where, slot)  # its message, sent while the store was away
         token = secrets.token_hex(6)
-        args: list[str | int] = [slot, *version, token, HOLD_MS, TTL, "1" if again else "0"]
+        flags = ["1" if again else "0", "1" if only_edit else "0"]
+        args: list[str | int] = [slot, *version, token, HOLD_MS, TTL, *flags]
         claimed = await self._unheld(self._claim, where, args)
         return token if claimed == 1 else None
 
@@ -298,12 +318,17 @@ class SlotMap:
 
     @contextlib.asynccontextmanager
     async def hold(
-        self, where: int, slot: str, version: tuple[str, int], again: bool = False
+        self,
+        where: int,
+        slot: str,
+        version: tuple[str, int],
+        again: bool = False,
+        only_edit: bool = False,
     ) -> AsyncIterator[Held | None]:
         """`claim` the slot for one post, renewed while it runs: None if the slot shows a newer
-        version (skip the post); else released at the end, as showing `version` if the sender
-        set `shown` (the platform took the post)."""
-        token = await self.claim(where, slot, version, again)
+        version, or has nothing to edit (skip the post); else released at the end, as showing
+        `version` if the sender set `shown` (the platform took the post)."""
+        token = await self.claim(where, slot, version, again, only_edit)
         if token is None:
             yield None
             return
@@ -336,15 +361,17 @@ class SlotMap:
         keys: bool | None = None,
         behind: str | None = None,
         reopened: Callable[[], object] = lambda: None,
+        only_edit: bool = False,
     ) -> T | None:
         """One post for `slot` in chat `where`, made by `send` while the slot is held (see
         `hold`): what `send` returned; None if the slot shows a newer version (nothing was
-        posted); `already` if the platform took this very post before and only the store had
-        not recorded it. A post `send` made counts as shown unless it raised; `keys` says
-        whether it has buttons, `behind` what it shows once left behind (`Message.behind`).
+        posted), or, `only_edit`, has no message that may still have buttons to edit;
+        `already` if the platform took this very post before and only the store had not
+        recorded it. A post `send` made counts as shown unless it raised; `keys` says whether
+        it has buttons, `behind` what it shows once left behind (`Message.behind`).
         `reopened` is called if the chat had refused a post for the slot (`refused`): this
         one went through, and the mark is gone."""
-        async with self.hold(where, slot, version, again) as held:
+        async with self.hold(where, slot, version, again, only_edit) as held:
             if held is None:
                 return None
             if not held.sent:

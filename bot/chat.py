@@ -263,7 +263,7 @@ def join(ctx: Context, _: None, again: bool = False) -> Result:
     return Result(
         # A new table is a new message at the foot of the chat, not the last one's lobby
         # (somewhere above the whole game before) edited.
-        shown=[Lobby(new=fresh)],
+        shown=[Lobby(new=True)] if fresh else lobby_changed(),
         # A newcomer learns at once where their cards will be (not in the chat's table).
         answer=ctx.look.t(
             "You joined the table. Your cards will come to you privately once the game starts."
@@ -289,7 +289,7 @@ def leave(ctx: Context, _: None) -> Result:
         note = Message(ctx.look.t("Everybody left: the table is closed."), slot="lobby")
         shown = [Note(note), *last_game_closed(table), *toggles_closed(table.host, note.text)]
         return Result(shown=shown, write=closing(shown))
-    shown = [Lobby()]
+    shown = lobby_changed()  # the next host's toggles, if they have any: edited, none sent
     if table.host == user.id:
         table.host = humans[0]
         left = ctx.look.t("You left this table, so you no longer host it.")
@@ -314,6 +314,14 @@ def start(ctx: Context, _: None) -> Result:
     table.before = gone
     table.started = ctx.version  # the closed lobby's version (`GameService.current`)
     return result
+
+
+def lobby_changed(options: bool = False) -> list[Shown]:
+    """What a change of the lobby shows: the group's lobby (with the host's option toggles
+    when `options`: they set one there), and the host's own toggles in their private chat
+    edited to match, only where they have them (`Lobby.only_edit`: a host who never asked for
+    them there is sent nothing)."""
+    return [Lobby(options=options), Lobby(only_edit=True)]
 
 
 def toggles_closed(host: str | None, text: str) -> list[Shown]:
@@ -404,7 +412,7 @@ def add_ai(ctx: Context, level: str) -> Result:
     table.ai[player] = level
     table.updated = ctx.now
     set_deadline(ctx, table)
-    return Result(shown=[Lobby()], write=Write(table=table, ttl=LIVE_TTL))
+    return Result(shown=lobby_changed(), write=Write(table=table, ttl=LIVE_TTL))
 
 
 def remove_ai(ctx: Context, which: str | int) -> Result:
@@ -435,7 +443,7 @@ def remove_ai(ctx: Context, which: str | int) -> Result:
     del table.ai[player.id]
     table.updated = ctx.now
     set_deadline(ctx, table)
-    return Result(shown=[Lobby()], write=Write(table=table, ttl=LIVE_TTL))
+    return Result(shown=lobby_changed(), write=Write(table=table, ttl=LIVE_TTL))
 
 
 def option(ctx: Context, text: str) -> Result:
@@ -445,8 +453,10 @@ def option(ctx: Context, text: str) -> Result:
     table = ctx.table()
     if not text:
         return Result(shown=[Lobby(host=ctx.user.id, new=True) if ctx.aside else Lobby(True)])
-    mine = Lobby(host=ctx.user.id, new=ctx.typed)
-    shown: list[Shown] = [Lobby(), mine] if ctx.aside else [Lobby(options=True)]
+    shown = lobby_changed(options=True)
+    if ctx.aside:  # the toggles pressed (or asked for) are the asker's: edited (or new)
+        mine = Lobby(host=ctx.user.id, new=ctx.typed)
+        shown = [Lobby(), mine] if ctx.user.id == table.host else [*lobby_changed(), mine]
     name, sep, value = text.partition("=")
     if name.strip().lower() == COACH:
         on = {"": True, "on": True, "off": False}.get(value.strip().lower() if sep else "")

@@ -74,6 +74,11 @@ class Message:
     loses its buttons: its text without the lines that ask for a press (a hand's wings mark,
     its turn); None: its text as it is. A front end puts it in the edit that takes the
     buttons off (no call of its own)."""
+    only_edit: bool = False
+    """Only an edit of the slot's message, where there is one that may still have buttons:
+    never a new message (a lobby's change shown in its host's private toggles, which they may
+    never have asked for, or have seen closed: `Lobby.only_edit`). A new message asked for as
+    well (`notify`) wins."""
     round: int | None = None
     """The round a hand message shows (a front end that cannot deliver it may say so once a
     round, elsewhere)."""

@@ -3,9 +3,21 @@ of each lobby they host, and a press there changes the option in that chat's lob
 the group does. Telegram through the fake Bot API server (`tests/test_telegram.py`), each chat
 read as its person reads it."""
 
-from fake_telegram import MessageView, User
+from fake_telegram import Event, MessageView, User
 from service_helpers import NOBODY_HOSTS
-from test_telegram import ANN, BOB, DAN, FRIDAY, GROUP, PLAYERS, Bot, game_ids, seat, tg
+from test_telegram import (
+    ANN,
+    BOB,
+    CID,
+    DAN,
+    FRIDAY,
+    GROUP,
+    PLAYERS,
+    Bot,
+    game_ids,
+    seat,
+    tg,
+)
 
 __all__ = ["game_ids", "tg"]  # the fixtures these tests use
 
@@ -142,3 +154,82 @@ async def test_a_host_of_two_lobbies_gets_the_toggles_of_each_named(tg: Bot) -> 
     assert "tournament" not in tg.lobby().text + friday_lobby.text
     for user in PLAYERS:
         assert tg.fake.last_message(user.id).text != NOBODY_HOSTS
+
+
+def posted(bot: Bot, user: User) -> list[Event]:
+    """What the bot sent or edited in the person's private chat so far."""
+    return [e for e in bot.fake.transcript(user.id) if e.kind in ("message", "edit")]
+
+
+def flat(message: MessageView) -> list[str]:
+    """The labels of the message's buttons, row after row."""
+    return [label for row in message.labels for label in row]
+
+
+def the_same(bot: Bot, user: User, message: MessageView) -> MessageView:
+    """`user`'s only toggles with buttons now: `message`, edited in place."""
+    [now] = toggles(bot, user)
+    assert now.message_id == message.message_id
+    return now
+
+
+async def test_the_hosts_toggles_follow_every_change_of_the_lobby_made_in_the_group(
+    tg: Bot,
+) -> None:
+    """Ann has her toggles in her private chat; the lobby changes in the group: she sets an
+    option there (typed, then on the group's own toggles), Dan joins, Bob adds an AI player
+    and takes it off, Dan leaves. Each change edits her toggles in place (no new message), so
+    a press on them sets what it says, from the lobby as it is."""
+    await seat(tg)
+    await tg.command(ANN.id, ANN, "/options")
+    [mine] = toggles(tg, ANN)
+    sent = len([e for e in posted(tg, ANN) if e.kind == "message"])
+    await tg.command(GROUP, ANN, "/options wings")
+    assert "✅ wings" in flat(the_same(tg, ANN, mine))
+    await tg.command(GROUP, ANN, "/options")  # the group's own toggles, for the host
+    [group] = [m for m in tg.fake.current_messages(GROUP).values() if "⬜ dmmixed" in flat(m)]
+    assert not (await tg.press_label(GROUP, ANN, group.message_id, "⬜ dmmixed")).show_alert
+    assert "✅ dmmixed" in flat(the_same(tg, ANN, mine))
+    tg.fake.start_dm(DAN)
+    await tg.idle()
+    await tg.command(GROUP, DAN, "/join")
+    assert "\n4. Dan\n" in the_same(tg, ANN, mine).text
+    await tg.command(GROUP, BOB, "/addbot")
+    assert "\n5. 🤖" in the_same(tg, ANN, mine).text
+    await tg.command(GROUP, BOB, "/removebot")
+    assert "\n5. 🤖" not in the_same(tg, ANN, mine).text
+    await tg.command(GROUP, DAN, "/leave")
+    now = the_same(tg, ANN, mine)
+    assert "Dan" not in now.text, now.text
+    assert len([e for e in posted(tg, ANN) if e.kind == "message"]) == sent  # edits only
+    assert await press(tg, ANN, now, "✅ wings") is None  # wings off, as it says
+    options = next(line for line in tg.lobby().text.splitlines() if line.startswith("Options"))
+    assert "dmmixed" in options, options
+    assert "wings" not in options, options
+    assert tg.real_errors() == []
+
+
+async def test_a_host_who_never_asked_for_toggles_is_sent_none(tg: Bot) -> None:
+    """Ann hosts and never asked for her toggles: the lobby's changes send her nothing in
+    private. She asks, then leaves: hers say so and offer nothing from then on, whatever
+    changes; Bob, who hosts now, is sent nothing either until he asks, and his then follow."""
+    await seat(tg)
+    before = posted(tg, ANN)
+    await tg.command(GROUP, ANN, "/options wings")
+    await tg.command(GROUP, BOB, "/addbot")
+    assert posted(tg, ANN) == before
+    await tg.command(ANN.id, ANN, "/options")
+    [mine] = toggles(tg, ANN)
+    bobs = posted(tg, BOB)
+    await tg.command(GROUP, ANN, "/leave")
+    await tg.command(GROUP, BOB, "/options notequal")
+    await tg.command(GROUP, ANN, "/join")
+    assert posted(tg, BOB) == bobs
+    await closed(tg, ANN, mine, "You left this table, so you no longer host it.")
+    assert toggles(tg, ANN) == []
+    await tg.command(BOB.id, BOB, "/options")
+    [his] = toggles(tg, BOB)
+    await tg.command(GROUP, CID, "/removebot")
+    assert "🤖" not in the_same(tg, BOB, his).text
+    await closed(tg, ANN, mine, "You left this table, so you no longer host it.")
+    assert tg.real_errors() == []

@@ -5,7 +5,7 @@ person reads it."""
 
 from fake_discord import Person, Stored
 from service_helpers import NOBODY_HOSTS
-from test_discord import Bot, dc, game_ids, people
+from test_discord import Bot, dc, game_ids, people, seat
 
 __all__ = ["dc", "game_ids"]  # the fixtures these tests use
 
@@ -107,4 +107,78 @@ async def test_a_press_on_toggles_of_a_host_no_more_or_a_table_gone_is_refused(d
     assert toggles(dc, bob) == []
     await dc.press(bob.id, bob, bobs, wings)
     assert "not one of ours" in dc.last_reply(bob.id), dc.last_reply(bob.id)
+    assert dc.fake.errors == []
+
+
+def the_same(bot: Bot, user: Person, message: Stored) -> Stored:
+    """`user`'s only toggles with buttons now: `message`, edited in place."""
+    [now] = toggles(bot, user)
+    assert now.id == message.id
+    return now
+
+
+def flat(message: Stored) -> list[str]:
+    """The labels of the message's buttons, row after row."""
+    return [label for row in message.labels() for label in row]
+
+
+async def test_the_hosts_toggles_follow_every_change_of_the_lobby_made_in_the_channel(
+    dc: Bot,
+) -> None:
+    """Ann has her toggles in her DMs; the lobby changes in the channel: she sets an option
+    there (typed, then on the channel's own toggles), Dan joins, Bob adds an AI player and
+    takes it off, Dan leaves. Each change edits her toggles in place (no new message), so a
+    press on them sets what it says, from the lobby as it is."""
+    ann, bob, cid, dan = people(dc, "Ann", "Bob", "Cid", "Dan")
+    await seat(dc, [ann, bob, cid])
+    await dc.command(ann, "options", view=ann.id)
+    [mine] = toggles(dc, ann)
+    sent = len(dc.fake.shown(ann.id))
+    await dc.command(ann, "options", setting="wings")
+    assert "✅ wings" in flat(the_same(dc, ann, mine))
+    await dc.command(ann, "options")  # the channel's own toggles, for the host
+    [group] = [m for m in dc.fake.shown(dc.channel, ann) if "⬜ dmmixed" in flat(m)]
+    await dc.press_label(dc.channel, ann, group, "⬜ dmmixed")
+    assert "✅ dmmixed" in flat(the_same(dc, ann, mine))
+    await dc.command(dan, "join")
+    assert "\n4. Dan\n" in the_same(dc, ann, mine).content
+    await dc.command(bob, "addbot")
+    assert "\n5. 🤖" in the_same(dc, ann, mine).content
+    await dc.command(bob, "removebot")
+    assert "\n5. 🤖" not in the_same(dc, ann, mine).content
+    await dc.command(dan, "leave")
+    now = the_same(dc, ann, mine)
+    assert "Dan" not in now.content, now.content
+    assert len(dc.fake.shown(ann.id)) == sent  # edits only
+    await dc.press_label(ann.id, ann, now, "✅ wings")  # wings off, as it says
+    options = next(line for line in dc.lobby().content.splitlines() if "Options" in line)
+    assert "dmmixed" in options, options
+    assert "wings" not in options, options
+    assert dc.fake.errors == []
+
+
+async def test_a_host_who_never_asked_for_toggles_is_sent_none(dc: Bot) -> None:
+    """Ann hosts and never asked for her toggles: the lobby's changes send her nothing in her
+    DMs. She asks, then leaves: hers say so and offer nothing from then on, whatever changes;
+    Bob, who hosts now, is sent nothing either until he asks, and his then follow."""
+    ann, bob, cid = people(dc, "Ann", "Bob", "Cid")
+    await seat(dc, [ann, bob, cid])
+    before = list(dc.fake.texts(ann.id))
+    await dc.command(ann, "options", setting="wings")
+    await dc.command(bob, "addbot")
+    assert dc.fake.texts(ann.id) == before
+    await dc.command(ann, "options", view=ann.id)
+    [mine] = toggles(dc, ann)
+    bobs = list(dc.fake.texts(bob.id))
+    await dc.command(ann, "leave")
+    await dc.command(bob, "options", setting="notequal")
+    await dc.command(ann, "join")
+    assert dc.fake.texts(bob.id) == bobs
+    left = WIZARDS + "You left this table, so you no longer host it."
+    assert (mine.content, mine.components) == (left, [])
+    await dc.command(bob, "options", view=bob.id)
+    [his] = toggles(dc, bob)
+    await dc.command(cid, "removebot")
+    assert "🤖" not in the_same(dc, bob, his).content
+    assert (mine.content, mine.components) == (left, [])
     assert dc.fake.errors == []

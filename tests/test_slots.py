@@ -132,6 +132,37 @@ async def test_buttons_come_off_again_only_where_they_may_be_left(
     assert stripped == [32]
 
 
+async def test_an_edit_only_post_goes_only_where_the_slots_message_may_have_buttons(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A post that may only edit (`Message.only_edit`: a host's toggles following their
+    lobby) is made where the slot has a message that may still have buttons, and nowhere
+    else: no message yet, or one that lost its buttons, and nothing is posted or recorded."""
+    slots = Slots(redis_client)
+    toggles = "tg:-100123:options"
+    made: list[int] = []
+
+    async def post(version: int, keys: bool = True, only_edit: bool = True) -> str | None:
+        async def send() -> str:
+            made.append(version)
+            return "edited"
+
+        return await slots.post(
+            GROUP, toggles, ("g1", version), False, send, "", keys, only_edit=only_edit
+        )
+
+    assert await post(1) is None  # never asked for
+    assert made == []
+    assert await slots.shown(GROUP, toggles) is None
+    await slots.set(GROUP, toggles, 40, ("g1", 2))
+    assert await post(2, only_edit=False) == "edited"  # asked for: a message with buttons
+    assert await post(3) == "edited"
+    assert await post(4, keys=False) == "edited"  # it loses them (the lobby closed)
+    assert await post(5) is None
+    assert made == [2, 3, 4]
+    assert await slots.shown(GROUP, toggles) == ("g1", 4)
+
+
 async def test_a_slot_shows_a_version_only_once_the_platform_took_it(
     redis_client: aioredis.Redis,
 ) -> None:

@@ -74,6 +74,9 @@ class Post:
     a `strip` post, that text (None: the message keeps its text)."""
     bare: bool = False
     """Not a new text: take the buttons off the slot's message (`Message.strip`)."""
+    only_edit: bool = False
+    """An edit of the slot's message only where it may still have buttons, never a new
+    message (`Message.only_edit`; never with `notify`: see `adapters.outbox.newest`)."""
     picture: Picture | None = None
     """A picture attached to the message (shown in it)."""
     before: tuple[str, ...] = ()
@@ -231,6 +234,7 @@ def post(
         notify=message.notify,
         attachment=message.attachment,
         bare=message.strip,
+        only_edit=message.only_edit,
         picture=message.picture,
         round=message.round,
         rebid=message.rebid,

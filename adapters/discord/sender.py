@@ -303,6 +303,7 @@ class Sender:
             keys=bool(post.keys),
             behind=post.behind,
             reopened=reopened,
+            only_edit=post.only_edit,
         )
         return Delivery.STALE if delivery is None else delivery
 
@@ -349,6 +350,8 @@ class Sender:
                 return Delivery.EDITED
             except discord.NotFound:
                 log.info("slot message %s in %s is gone", message_id, where)
+                if post.only_edit:  # nothing to edit, and nothing new
+                    return Delivery.FAILED
                 message_id = None
         buttons = view(post.keys)
         extra: dict[str, Any] = {}

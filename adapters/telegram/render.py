@@ -67,6 +67,9 @@ class Post:
     `strip` post, that text (None: the message keeps its text)."""
     bare: bool = False
     """Not a new text: take the buttons off the slot's message (`Message.strip`)."""
+    only_edit: bool = False
+    """An edit of the slot's message only where it may still have buttons, never a new
+    message (`Message.only_edit`; never with `notify`: see `adapters.outbox.newest`)."""
     picture: Picture | None = None
     """A picture sent with the text as its caption."""
     game_id: str | None = None
@@ -176,6 +179,7 @@ def post(
         version=slot_version(message, version),
         again=again,
         bare=message.strip,
+        only_edit=message.only_edit,
         picture=message.picture,
         game_id=None if message.picture is None or version is None else version[0],
         thread=topic if message.to is None else None,

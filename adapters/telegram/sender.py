@@ -254,6 +254,7 @@ class Sender:
             Delivery.SENT,
             keys=bool(post.keys),
             behind=post.behind,
+            only_edit=post.only_edit,
         )
         return Delivery.STALE if delivery is None else delivery
 
@@ -289,6 +290,8 @@ class Sender:
                     log.info("cannot edit message %s in %s: %s", message_id, post.target, error)
                     if gone(error):  # no buttons of it to take off once the new one is sent
                         await self.slots.bared(post.target, post.slot, message_id)
+                    if post.only_edit:  # gone (deleted): nothing to edit, and nothing new
+                        return Delivery.FAILED
         sent = await self.bot.send_message(
             post.target,
             post.html,

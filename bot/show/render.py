@@ -45,11 +45,15 @@ class Note:
 @dataclass(frozen=True, slots=True)
 class Lobby:
     """The lobby, with the host's option toggles when `options` (`new`: as a new message);
-    with `host`, their own toggles in their private chat instead (`screens.lobby`)."""
+    with `host`, their own toggles in their private chat instead (`screens.lobby`); with
+    `only_edit`, its host's toggles there edited to show the lobby as it is now, only where
+    they have them (`Message.only_edit`: what the lobby shows changed, and a host who never
+    asked for them is sent nothing)."""
 
     options: bool = False
     new: bool = False
     host: str | None = None
+    only_edit: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +145,8 @@ def _of_table(look: Look, table: Table, item: Shown) -> list[Message]:
     view = table_view(state)
     seats = seating(table)
     if isinstance(item, Lobby):
+        if item.only_edit:
+            return _toggles(look, table, view, seats)
         if item.host is not None:
             mine = personal(look, table.languages, item.host)
             message = lobby(mine, view, seats, host=item.host)
@@ -197,6 +203,15 @@ def _closed_lobby(look: Look, table: Table, view: TableView, seats: Seating) -> 
         return [closed]
     gone = [Message("", to=pid, slot="hand", strip=True) for pid in table.before]
     return [closed, Message("", slot="over", strip=True), *gone]
+
+
+def _toggles(look: Look, table: Table, view: TableView, seats: Seating) -> list[Message]:
+    """The lobby's option toggles in its host's private chat as the lobby is now, an edit only
+    where they have them (`Message.only_edit`); none once the game has started."""
+    if table.host is None or view.phase is not Phase.LOBBY:
+        return []
+    mine = personal(look, table.languages, table.host)
+    return [replace(lobby(mine, view, seats, host=table.host), only_edit=True)]
 
 
 def _edited_again(hands: Sequence[tuple[HandScreen, bool]], index: int) -> bool:

@@ -1,0 +1,88 @@
+"""The host's option toggles in their private chat (`/options` there) follow the group's lobby:
+every change of what they show (an option set in the group, a seat taken or left, an AI seat
+added or taken off, a new host) edits them, only where the host has them (the service's
+side: the messages it asks a front end to show)."""
+
+import redis.asyncio as aioredis
+from service_helpers import ANN, BOB, CID, DOT, Driver, payloads, service
+
+from bot.commands import Kind
+from bot.messages import OPTIONS, Message, Outcome
+from bot.requests import Request
+
+
+def toggles(outcome: Outcome) -> list[Message]:
+    """The messages of `outcome` for a host's private option toggles."""
+    return [m for m in outcome.messages if m.slot == OPTIONS]
+
+
+def followed(outcome: Outcome, host: str = ANN.id) -> Message:
+    """The host's toggles in `outcome`, edited to follow the lobby where they have them (no new
+    message, no notification) with the toggles of the lobby as it is now."""
+    (message,) = toggles(outcome)
+    assert message.to == host, message
+    assert (message.only_edit, message.notify, message.strip) == (True, False, False), message
+    assert message.buttons, message
+    return message
+
+
+async def test_every_change_of_the_lobby_edits_the_hosts_toggles_where_they_are(
+    redis_client: aioredis.Redis,
+) -> None:
+    """Ann hosts: the group's toggles pressed, /options typed in the group, a seat taken, an AI
+    seat added and taken off, a seat left: each shows her toggles as the lobby is now, as an
+    edit of the message she has, if any (none is sent unasked)."""
+    driver = Driver(service(redis_client), [ANN, BOB, CID])
+    await driver.lobby(start=False)
+    await driver.ok(ANN, Kind.OPTION)  # the group's toggles, in the group: nothing changed
+    assert toggles(driver.outcomes[-1]) == []
+    (wings,) = [p for p in payloads(driver.outcomes[-1].messages[0]) if p.endswith("wings=on")]
+    await driver.press(ANN, wings)
+    mine = followed(driver.outcomes[-1])
+    assert "✅ wings" in [b.label for row in mine.buttons for b in row], mine.buttons
+    await driver.ok(ANN, Kind.OPTION, "rounds=short")
+    assert "5 rounds" in followed(driver.outcomes[-1]).text
+    await driver.ok(DOT, Kind.JOIN)
+    assert f"4. {DOT.name}" in followed(driver.outcomes[-1]).text
+    await driver.ok(BOB, Kind.ADD_AI)
+    added = followed(driver.outcomes[-1]).text
+    assert "5. 🤖" in added, added
+    await driver.ok(BOB, Kind.REMOVE_AI)
+    assert "5. 🤖" not in followed(driver.outcomes[-1]).text
+    await driver.ok(DOT, Kind.LEAVE)
+    assert DOT.name not in followed(driver.outcomes[-1]).text
+
+
+async def test_the_hosts_own_press_edits_the_toggles_pressed_once(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A press on the toggles in the host's private chat shows the change there as an edit of
+    the message pressed, once (not a second, edit-only copy)."""
+    svc = service(redis_client)
+    driver = Driver(svc, [ANN, BOB, CID])
+    await driver.lobby(start=False)
+    ((_, asked),) = await svc.for_host(ANN.id, ANN, Request(Kind.OPTION))
+    (mine,) = toggles(asked)
+    assert mine.notify
+    assert not mine.only_edit
+    (wings,) = [p for p in payloads(mine) if p.endswith("wings=on")]
+    ((_, pressed),) = await svc.for_host(ANN.id, ANN, Request(Kind.BUTTON, wings))
+    (now,) = toggles(pressed)
+    assert not now.notify
+    assert not now.only_edit
+    assert "wings" in now.text
+
+
+async def test_a_new_host_is_sent_nothing_and_the_one_who_left_is_told(
+    redis_client: aioredis.Redis,
+) -> None:
+    """Ann, the host, leaves: Bob hosts now, and his toggles follow the lobby only where he has
+    them (he never asked: nothing is sent); Ann's lose their buttons and say why."""
+    driver = Driver(service(redis_client), [ANN, BOB, CID])
+    await driver.lobby(start=False)
+    left = await driver.ok(ANN, Kind.LEAVE)
+    bobs, anns = toggles(left)
+    assert bobs == followed(Outcome((bobs,)), BOB.id)
+    assert "1. Bob 👑" in bobs.text, bobs.text
+    assert (anns.to, anns.strip) == (ANN.id, True)
+    assert anns.behind == "You left this table, so you no longer host it."
