@@ -409,8 +409,8 @@ class GameService:
         its end, with how it moved the ratings as its first showing says: `_fold`), to post
         only where a slot shows an older version (`Outcome.again`). With no game (cancelled or
         closed before its posts were made), the group's lasting messages lose the buttons they
-        kept, where a slot shows no later version (`NO_GAME`'s), and so the private hand
-        messages of the people the closing write noted (`Snapshot.closed`)."""
+        kept, where a slot shows no later version (`NO_GAME`'s), and so the private messages
+        the closing write noted (`Snapshot.closed`: people's hands, a lobby's host's toggles)."""
         try:
             snap = await self.store.load(chat)
         except NewerForm:

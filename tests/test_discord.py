@@ -1329,11 +1329,12 @@ async def test_a_restart_mid_game(dc: Bot) -> None:
     assert dc.fake.errors == []
 
 
-async def dies_after(bot: Bot, user: Person, kind: Kind) -> str:
+async def dies_after(bot: Bot, user: Person, kind: Kind, arg: str = "") -> str:
     """The worker applies `user`'s request (its write, journaled) and dies before it posts
     anything of it; another starts on the same Redis. The dead worker's name."""
     dead = bot.front.service
-    await dead.handle(chat_key(bot.channel), User(user_key(user.id), user.name), Request(kind))
+    asker = User(user_key(user.id), user.name)
+    await dead.handle(chat_key(bot.channel), asker, Request(kind, arg))
     await bot.restart()
     return dead.worker
 

@@ -14,10 +14,14 @@ from test_telegram import (
     GROUP,
     PLAYERS,
     Bot,
+    dies_after,
     game_ids,
     seat,
+    taken_over,
     tg,
 )
+
+from bot.commands import Kind
 
 __all__ = ["game_ids", "tg"]  # the fixtures these tests use
 
@@ -232,4 +236,40 @@ async def test_a_host_who_never_asked_for_toggles_is_sent_none(tg: Bot) -> None:
     await tg.command(GROUP, CID, "/removebot")
     assert "🤖" not in the_same(tg, BOB, his).text
     await closed(tg, ANN, mine, "You left this table, so you no longer host it.")
+    assert tg.real_errors() == []
+
+
+async def test_a_change_a_crash_left_unposted_brings_the_hosts_toggles_up_to_date(
+    tg: Bot,
+) -> None:
+    """The worker dies after Ann's /options wings in the group is written, before any post:
+    the worker that takes its journal over shows the lobby again, and her toggles with it
+    (edited in place). The same for the start: they lose their buttons, and say that the game
+    has started, as the group's lobby does."""
+    await seat(tg)
+    await tg.command(ANN.id, ANN, "/options")
+    [mine] = toggles(tg, ANN)
+    await taken_over(tg, await dies_after(tg, ANN, Kind.OPTION, "wings"))
+    assert "✅ wings" in flat(the_same(tg, ANN, mine))
+    lobby = tg.lobby()
+    await taken_over(tg, await dies_after(tg, BOB, Kind.START))
+    started = tg.fake.message(GROUP, lobby.message_id).text
+    assert started.startswith("🔮 Wizard: the game has started."), started
+    await closed(tg, ANN, mine, started)
+    assert tg.real_errors() == []
+
+
+async def test_a_cancel_a_crash_left_unposted_takes_the_hosts_toggles_buttons_off(
+    tg: Bot,
+) -> None:
+    """The worker dies after the lobby's /cancel is written, before any post: the cancel noted
+    the host's toggles beside the chat's version, so the worker that takes its journal over
+    takes their buttons off as the group's lobby's (their text stays, as the lobby's does)."""
+    await seat(tg)
+    await tg.command(ANN.id, ANN, "/options")
+    [mine] = toggles(tg, ANN)
+    await taken_over(tg, await dies_after(tg, ANN, Kind.CANCEL))
+    assert toggles(tg, ANN) == []
+    assert tg.fake.message(ANN.id, mine.message_id).text == mine.text
+    assert tg.lobby().keyboard == ()
     assert tg.real_errors() == []

@@ -5,7 +5,9 @@ person reads it."""
 
 from fake_discord import Person, Stored
 from service_helpers import NOBODY_HOSTS
-from test_discord import Bot, dc, game_ids, people, seat
+from test_discord import Bot, dc, dies_after, game_ids, people, seat, taken_over
+
+from bot.commands import Kind
 
 __all__ = ["dc", "game_ids"]  # the fixtures these tests use
 
@@ -181,4 +183,42 @@ async def test_a_host_who_never_asked_for_toggles_is_sent_none(dc: Bot) -> None:
     await dc.command(cid, "removebot")
     assert "🤖" not in the_same(dc, bob, his).content
     assert (mine.content, mine.components) == (left, [])
+    assert dc.fake.errors == []
+
+
+async def test_a_change_a_crash_left_unposted_brings_the_hosts_toggles_up_to_date(
+    dc: Bot,
+) -> None:
+    """The worker dies after Ann's /options wings in the channel is written, before any post:
+    the worker that takes its journal over shows the lobby again, and her toggles in her DMs
+    with it (edited in place). The same for the start: they lose their buttons, and say that
+    the game has started, as the channel's lobby does."""
+    ann, bob, cid = people(dc, "Ann", "Bob", "Cid")
+    await seat(dc, [ann, bob, cid])
+    await dc.command(ann, "options", view=ann.id)
+    [mine] = toggles(dc, ann)
+    await taken_over(dc, await dies_after(dc, ann, Kind.OPTION, "wings"))
+    assert "✅ wings" in flat(the_same(dc, ann, mine))
+    lobby = dc.lobby()
+    await taken_over(dc, await dies_after(dc, bob, Kind.START))
+    assert lobby.content.startswith("🔮 Wizard: the game has started."), lobby.content
+    assert (mine.content, mine.components) == (WIZARDS + lobby.content, [])
+    assert dc.fake.errors == []
+
+
+async def test_a_cancel_a_crash_left_unposted_takes_the_hosts_toggles_buttons_off(
+    dc: Bot,
+) -> None:
+    """The worker dies after the lobby's /cancel is written, before any post: the cancel noted
+    the host's toggles beside the channel's version, so the worker that takes its journal
+    over takes their buttons off as the channel's lobby's (their text stays)."""
+    ann, bob, cid = people(dc, "Ann", "Bob", "Cid")
+    await seat(dc, [ann, bob, cid])
+    await dc.command(ann, "options", view=ann.id)
+    [mine] = toggles(dc, ann)
+    text = mine.content
+    await taken_over(dc, await dies_after(dc, ann, Kind.CANCEL))
+    assert toggles(dc, ann) == []
+    assert (mine.content, mine.components) == (text, [])
+    assert dc.lobby().components == []
     assert dc.fake.errors == []

@@ -63,6 +63,7 @@ async def test_a_dead_workers_chats_are_shown_again_by_the_next(
     slots = [(m.to, m.slot) for m in outcome.messages]
     assert slots == [
         (None, "lobby"),
+        (ANN.id, "options"),  # the host's toggles, if any, as the start closed them
         (None, "table"),
         (ANN.id, "hand"),
         (BOB.id, "hand"),
@@ -176,7 +177,8 @@ async def test_a_lobby_cancelled_by_a_dead_worker_loses_its_buttons_again(
     assert outcome.again
     assert outcome.version == (NO_GAME, int(await redis_client.hget(keys.game(CHAT), "v")))
     assert [(m.to, m.slot, m.strip, m.text) for m in outcome.messages] == [
-        (None, slot, True, "") for slot in ("lobby", "table", "over")
+        *((None, slot, True, "") for slot in ("lobby", "table", "over")),
+        (ANN.id, "options", True, ""),  # the host's toggles, if any
     ]
 
 

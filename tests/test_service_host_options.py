@@ -1,10 +1,11 @@
 """The host's option toggles in their private chat (`/options` there) follow the group's lobby:
 every change of what they show (an option set in the group, a seat taken or left, an AI seat
-added or taken off, a new host) edits them, only where the host has them (the service's
-side: the messages it asks a front end to show)."""
+added or taken off, a new host) edits them, only where the host has them; shown again after
+a crash, they are brought up to date, or lose their buttons once the lobby is closed (the
+service's side: the messages it asks a front end to show)."""
 
 import redis.asyncio as aioredis
-from service_helpers import ANN, BOB, CID, DOT, Driver, payloads, service
+from service_helpers import ANN, BOB, CHAT, CID, DOT, Driver, payloads, service, table_of
 
 from bot.commands import Kind
 from bot.messages import OPTIONS, Message, Outcome
@@ -86,3 +87,36 @@ async def test_a_new_host_is_sent_nothing_and_the_one_who_left_is_told(
     assert "1. Bob 👑" in bobs.text, bobs.text
     assert (anns.to, anns.strip) == (ANN.id, True)
     assert anns.behind == "You left this table, so you no longer host it."
+
+
+async def test_shown_again_the_hosts_toggles_follow_the_lobby_or_close_with_it(
+    redis_client: aioredis.Redis,
+) -> None:
+    """Shown again after a crash (`GameService.current`): a lobby brings its host's toggles up
+    to date where they have them; a game started takes their buttons off (where the start's
+    post did not), saying what the lobby says now, since the start; a lobby cancelled takes
+    them off too, as the hands of the people its cancel named."""
+    svc = service(redis_client)
+    driver = Driver(svc, [ANN, BOB, CID])
+    await driver.lobby(start=False)
+    await driver.ok(ANN, Kind.OPTION, "wings")
+    again = await svc.current(CHAT)
+    assert again.again
+    assert "wings" in followed(again).text
+    await driver.ok(BOB, Kind.START)
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.started is not None
+    again = await svc.current(CHAT)
+    (closed,) = toggles(again)
+    (lobby,) = [m for m in again.messages if m.slot == "lobby"]
+    assert (closed.to, closed.strip, closed.since) == (ANN.id, True, table.started)
+    assert closed.behind == lobby.text
+    assert closed.behind.startswith("🔮 Wizard: the game has started."), closed.behind
+    await driver.ok(ANN, Kind.CANCEL)
+    await driver.ok(ANN, Kind.JOIN)
+    await driver.ok(BOB, Kind.JOIN)
+    await driver.ok(ANN, Kind.CANCEL)
+    again = await svc.current(CHAT)
+    private = [(m.to, m.slot, m.strip) for m in again.messages if m.to is not None]
+    assert (ANN.id, OPTIONS, True) in private, private

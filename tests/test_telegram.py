@@ -786,12 +786,12 @@ async def test_a_stale_press_on_a_hand_message_whose_record_was_lost_shows_the_h
 # --- a start or a cancel whose posts a crash lost -------------------------------------------
 
 
-async def dies_after(bot: Bot, user: User, kind: Kind) -> str:
+async def dies_after(bot: Bot, user: User, kind: Kind, arg: str = "") -> str:
     """The worker applies `user`'s request (its write, journaled) and dies before it posts
     anything of it; another starts on the same Redis. The dead worker's name."""
     dead = bot.front.service
     asker = Asker(user_key(user.id), user.first_name)
-    await dead.handle(chat_key(GROUP), asker, Request(kind))
+    await dead.handle(chat_key(GROUP), asker, Request(kind, arg))
     await bot.restart()
     return dead.worker
 

@@ -290,7 +290,7 @@ class Sender:
         if post.slot is None or post.version is None:
             return await self._post(post, where, file)
         if post.bare and post.again:  # only where buttons may be left: see `SlotMap.unbutton`
-            strip = partial(self._strip, post, where)
+            strip = partial(self._strip, post, where, behind=post.behind)
             stripped = await self.slots.unbutton(where, post.slot, post.version[1], strip)
             return Delivery.STALE if stripped is None else stripped
         delivery = await self.slots.post(

@@ -242,7 +242,7 @@ class Sender:
         if post.slot is None or post.version is None:
             return await self._post(post)
         if post.bare and post.again:  # only where buttons may be left: see `SlotMap.unbutton`
-            strip = partial(self._strip, post.target)
+            strip = partial(self._strip, post.target, behind=post.behind)
             stripped = await self.slots.unbutton(post.target, post.slot, post.version[1], strip)
             return Delivery.UNCHANGED if stripped is None else stripped
         delivery = await self.slots.post(

@@ -6,7 +6,7 @@ a race."""
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from bot.messages import Message
+from bot.messages import OPTIONS, Message
 from bot.show.look import Look, personal
 from bot.show.screens import (
     HandScreen,
@@ -106,9 +106,9 @@ class Rules:
 class Current:
     """What the game shows that lasts, as it is now: the lobby, or the table and every player's
     hand, or the game's end; with no game (cancelled, closed), the group's lasting messages
-    without the buttons they may have kept, and so the private hand messages of the people
-    the closing write named (`closed`, `Snapshot.closed`). Shown again after a crash or an
-    outage (`Outcome.again`)."""
+    without the buttons they may have kept, and so the private messages the closing write
+    named (`closed`, `Snapshot.closed`: people's hands, a host's toggles; see `noted`).
+    Shown again after a crash or an outage (`Outcome.again`)."""
 
     closed: tuple[str, ...] = ()
     ratings: tuple[Rerated, ...] = ()
@@ -120,6 +120,21 @@ GROUP_SLOTS = ("lobby", "table", "over")
 
 
 Shown = Note | Lobby | Hand | Moved | GroupTable | Sheet | Rules | Current
+
+
+def noted(message: Message) -> str:
+    """How a write that deletes the table notes a private slot message its posts change
+    (`Write.closed`, read back as `Current.closed`): the person's id for their hand (as older
+    versions noted it), `<id>{<slot>` for another slot (no id has a brace)."""
+    assert message.to is not None
+    return message.to if message.slot == "hand" else f"{message.to}{{{message.slot}"
+
+
+def _unnoted(note: str) -> Message:
+    """The private slot message a closing write noted (`noted`), shown again: it loses the
+    buttons it may have kept."""
+    person, _, slot = note.partition("{")
+    return Message("", to=person, slot=slot or "hand", strip=True)
 
 
 def render(look: Look, table: Table | None, shown: list[Shown]) -> list[Message]:
@@ -134,7 +149,7 @@ def render(look: Look, table: Table | None, shown: list[Shown]) -> list[Message]
             messages += _of_table(look, table, item)
         elif isinstance(item, Current):
             messages += [Message("", slot=slot, strip=True) for slot in GROUP_SLOTS]
-            messages += [Message("", to=pid, slot="hand", strip=True) for pid in item.closed]
+            messages += [_unnoted(note) for note in item.closed]
     return messages
 
 
@@ -174,7 +189,7 @@ def _current(
     what it shows."""
     state = table.game
     if state.phase is Phase.LOBBY:
-        return [lobby(look, view, seats)]
+        return [lobby(look, view, seats), *_toggles(look, table, view, seats)]
     closed = _closed_lobby(look, table, view, seats)
     if state.phase is Phase.FINISHED:
         return closed + the_end(look, view, seats, table.languages, ratings)
@@ -199,10 +214,14 @@ def _closed_lobby(look: Look, table: Table, view: TableView, seats: Seating) -> 
     if table.started is None:
         return []
     closed = replace(lobby(look, view, seats), since=table.started)
+    lasting = [closed]
+    if table.host is not None:  # its host's toggles, as the start left them (`toggles_closed`)
+        toggles = Message("", to=table.host, slot=OPTIONS, strip=True, behind=closed.text)
+        lasting.append(replace(toggles, since=table.started))
     if table.after is None or view.phase not in ROUND_PHASES:
-        return [closed]
+        return lasting
     gone = [Message("", to=pid, slot="hand", strip=True) for pid in table.before]
-    return [closed, Message("", slot="over", strip=True), *gone]
+    return [*lasting, Message("", slot="over", strip=True), *gone]
 
 
 def _toggles(look: Look, table: Table, view: TableView, seats: Seating) -> list[Message]:

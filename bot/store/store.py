@@ -238,8 +238,8 @@ class Snapshot:
     """The people marked in the chat as having a live seat in another chat as well (`_MARK`),
     as the last read or write answered."""
     closed: tuple[str, ...] = ()
-    """With no table, as `load` read it: the people whose private messages the write that
-    deleted it changed (`Write.closed`), if that write is the chat's last."""
+    """With no table, as `load` read it: the private messages (of people, by slot) the write
+    that deleted it changed (`Write.closed`), if that write is the chat's last."""
 
 
 @dataclass(slots=True)
@@ -294,8 +294,9 @@ class Write:
     result: dict[str, Any] | None = None
     record: dict[str, Any] | None = None
     closed: tuple[str, ...] = ()
-    """With no table: the people whose private messages the posts of this write change (the
-    hands of a cancelled game, the last game's own results of a closed "Play again" lobby),
+    """With no table: the private messages the posts of this write change, each a person's
+    id (with its slot: `bot.show.render.noted`): the hands of a cancelled game, the last
+    game's own results of a closed "Play again" lobby, a closed lobby's host's toggles;
     noted beside the chat's version until its next write (`Snapshot.closed`), for a worker
     that shows the chat again after a crash to take their buttons off."""
 
