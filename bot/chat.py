@@ -386,14 +386,15 @@ def unseen(ctx: Context, only: str | None = None) -> Result:
     """The game's chat can no longer be posted in (the bot was removed from the group, the
     channel was deleted): a game going on there ends, as nobody could see its table, and each
     of its players is told why in their private hand message (the chat shows nothing). A lobby
-    closes; nothing to end is refused. `only`: just the place in the chat that is gone (a
-    `Table.where`: a forum topic closed or deleted); a game played elsewhere goes on."""
+    closes, and its host's toggles with it (`toggles_closed`); nothing to end is refused.
+    `only`: just the place in the chat that is gone (a `Table.where`: a forum topic closed or
+    deleted); a game played elsewhere goes on."""
     table = ctx.table()
     t = ctx.look.t
     if table.game.phase is Phase.FINISHED or (only is not None and table.where != only):
         raise Refused(t("The game is already over."))
     gone = t("The game is over: I can no longer post in its chat (I was removed, or it is gone).")
-    shown: list[Shown] = []
+    shown = toggles_closed(table.host, gone)  # a lobby's: its host's toggles, if any, close
     if table.game.phase is not Phase.LOBBY:
         shown = [Note(Message(gone, to=pid, slot="hand")) for pid in table.humans()]
     return Result(shown=shown, write=closing(shown))

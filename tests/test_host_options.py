@@ -13,6 +13,7 @@ from test_telegram import (
     FRIDAY,
     GROUP,
     PLAYERS,
+    UNSEEN,
     Bot,
     dies_after,
     game_ids,
@@ -21,6 +22,7 @@ from test_telegram import (
     tg,
 )
 
+from adapters.telegram.ids import chat_key
 from bot.commands import Kind
 
 __all__ = ["game_ids", "tg"]  # the fixtures these tests use
@@ -272,4 +274,17 @@ async def test_a_cancel_a_crash_left_unposted_takes_the_hosts_toggles_buttons_of
     assert toggles(tg, ANN) == []
     assert tg.fake.message(ANN.id, mine.message_id).text == mine.text
     assert tg.lobby().keyboard == ()
+    assert tg.real_errors() == []
+
+
+async def test_a_lobby_whose_group_removed_the_bot_closes_the_hosts_toggles(tg: Bot) -> None:
+    """Removed from the group while its lobby is open, the bot closes the lobby: Ann's toggles
+    in her private chat lose their buttons and say why (a press would be refused)."""
+    await seat(tg)
+    await tg.command(ANN.id, ANN, "/options")
+    [mine] = toggles(tg, ANN)
+    tg.fake.kick_bot(GROUP, DAN)
+    await tg.idle()
+    assert await tg.front.service.table(chat_key(GROUP)) is None
+    await closed(tg, ANN, mine, UNSEEN)
     assert tg.real_errors() == []

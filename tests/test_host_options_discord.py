@@ -5,8 +5,18 @@ person reads it."""
 
 from fake_discord import Person, Stored
 from service_helpers import NOBODY_HOSTS
-from test_discord import Bot, dc, dies_after, game_ids, people, seat, taken_over
+from test_discord import (
+    Bot,
+    dc,
+    dies_after,
+    game_ids,
+    people,
+    seat,
+    taken_over,
+    the_gateway_says,
+)
 
+from adapters.discord.ids import chat_key
 from bot.commands import Kind
 
 __all__ = ["dc", "game_ids"]  # the fixtures these tests use
@@ -221,4 +231,21 @@ async def test_a_cancel_a_crash_left_unposted_takes_the_hosts_toggles_buttons_of
     assert toggles(dc, ann) == []
     assert (mine.content, mine.components) == (text, [])
     assert dc.lobby().components == []
+    assert dc.fake.errors == []
+
+
+async def test_a_lobby_whose_channel_is_gone_closes_the_hosts_toggles(dc: Bot) -> None:
+    """The lobby's channel is deleted while it is open: the lobby closes, and Ann's toggles
+    in her DMs lose their buttons and say why (a press would be refused)."""
+    ann, bob, cid = people(dc, "Ann", "Bob", "Cid")
+    the_gateway_says(dc, "GUILD_CREATE", dc.fake.guild_create())
+    await seat(dc, [ann, bob, cid])
+    await dc.command(ann, "options", view=ann.id)
+    [mine] = toggles(dc, ann)
+    the_gateway_says(dc, "CHANNEL_DELETE", dc.fake.channel_delete(dc.channel))
+    await dc.idle()
+    assert await dc.front.service.table(chat_key(dc.channel)) is None
+    gone = "The game is over: I can no longer post in its chat (I was removed, or it is gone)."
+    assert mine.components == []
+    assert mine.content.endswith("\u2069 · " + gone), mine.content  # the channel named first
     assert dc.fake.errors == []

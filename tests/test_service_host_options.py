@@ -120,3 +120,20 @@ async def test_shown_again_the_hosts_toggles_follow_the_lobby_or_close_with_it(
     again = await svc.current(CHAT)
     private = [(m.to, m.slot, m.strip) for m in again.messages if m.to is not None]
     assert (ANN.id, OPTIONS, True) in private, private
+
+
+async def test_a_lobby_whose_chat_is_gone_closes_the_hosts_toggles(
+    redis_client: aioredis.Redis,
+) -> None:
+    """The bot can no longer post in the lobby's chat (removed from the group, the channel
+    deleted): the lobby closes, and its host's toggles lose their buttons, saying why (only
+    where they have them); the closing write notes them, for a worker that shows it again."""
+    svc = service(redis_client)
+    driver = Driver(svc, [ANN, BOB, CID])
+    await driver.lobby(start=False)
+    outcome = await svc.unseen(CHAT)
+    (closed,) = toggles(outcome)
+    assert (closed.to, closed.strip, closed.buttons) == (ANN.id, True, ())
+    assert closed.behind is not None
+    assert closed.behind.startswith("The game is over: I can no longer post in its chat")
+    assert (ANN.id, OPTIONS) in [(m.to, m.slot) for m in (await svc.current(CHAT)).messages]
