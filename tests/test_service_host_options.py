@@ -4,6 +4,8 @@ added or taken off, a new host) edits them, only where the host has them; shown 
 a crash, they are brought up to date, or lose their buttons once the lobby is closed (the
 service's side: the messages it asks a front end to show)."""
 
+from dataclasses import replace
+
 import redis.asyncio as aioredis
 from service_helpers import ANN, BOB, CHAT, CID, DOT, Driver, payloads, service, table_of
 
@@ -72,6 +74,26 @@ async def test_the_hosts_own_press_edits_the_toggles_pressed_once(
     assert not now.notify
     assert not now.only_edit
     assert "wings" in now.text
+
+
+async def test_a_chat_admins_press_on_toggles_of_their_own_edits_the_hosts_too(
+    redis_client: aioredis.Redis,
+) -> None:
+    """Ann, a chat admin, left the lobby she hosted (Bob hosts now) and presses a toggle of
+    hers that an old client still shows: an admin may set the options, and the change shows
+    in her toggles (the message pressed) and, where he has them, in Bob's."""
+    svc = service(redis_client)
+    driver = Driver(svc, [ANN, BOB, CID])
+    await driver.lobby(start=False)
+    ((_, asked),) = await svc.for_host(ANN.id, ANN, Request(Kind.OPTION))
+    (wings,) = [p for p in payloads(toggles(asked)[0]) if p.endswith("wings=on")]
+    await driver.ok(ANN, Kind.LEAVE)
+    admin = replace(ANN, admin=True)
+    pressed = await svc.handle(CHAT, admin, Request(Kind.BUTTON, wings, aside=True))
+    assert not pressed.alert, pressed.answer
+    bobs, anns = toggles(pressed)
+    assert "Options: open bids, all rounds, wings\n" in followed(Outcome((bobs,)), BOB.id).text
+    assert (anns.to, anns.only_edit, anns.notify) == (ANN.id, False, False)
 
 
 async def test_a_new_host_is_sent_nothing_and_the_one_who_left_is_told(
