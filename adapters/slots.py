@@ -38,8 +38,10 @@ post knows the person can be written to again (and what was shown instead can be
 without a call of its own: a slot never refused has no mark, and its release answers 0.
 
 A bare post shown again (`Outcome.again`: the lobby, table or game end of a chat whose game a
-crash left cancelled) takes the buttons off only where they may be left and the slot shows no
-later version of the chat (`SlotMap.unbutton`): where nothing is left, one call to Redis.
+crash left cancelled, or a hand of it) takes the buttons off only where they may be left and
+the slot shows no later version of the chat (`SlotMap.unbutton`), saying in the same edit what
+the lost post said, if it says anything (`Message.behind`): where nothing is left, one call to
+Redis.
 
 A slot's new message is recorded only after the platform took it: a crash (or the store away)
 in between leaves the map naming the message before, which the next post would edit while the

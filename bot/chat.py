@@ -27,7 +27,7 @@ from bot.metrics import Metrics
 from bot.requests import User
 from bot.show.i18n import LANGUAGES, Texts, catalog_language
 from bot.show.look import Look, look_of
-from bot.show.render import GroupTable, Hand, Lobby, Moved, Note, Rules, Sheet, Shown, noted
+from bot.show.render import GroupTable, Hand, Lobby, Moved, Note, Rules, Sheet, Shown
 from bot.show.screens import (
     HandScreen,
     hand_screen,
@@ -356,13 +356,17 @@ def cancel(ctx: Context, _: None) -> Result:
 
 
 def closing(shown: list[Shown]) -> Write:
-    """The write that deletes the table, whose posts are `shown`: it notes the private
-    messages those change (`Write.closed`: each person's, by slot, `render.noted`), for a
-    worker that shows the chat again after a crash lost the posts (`GameService.current`)."""
-    private = (item.message for item in shown if isinstance(item, Note))
-    # hands, own results, a host's toggles
-    notes = [noted(m) for m in private if m.to is not None and m.slot is not None]
-    return Write(table=None, ttl=LIVE_TTL, closed=tuple(dict.fromkeys(notes)))
+    """The write that deletes the table, whose posts are `shown`: it notes what those make
+    each slot message say (`Write.closed`, bare messages saying it as `Message.behind`: the
+    group's lobby or table, people's hands and own results, a host's toggles), for a worker
+    that shows the chat again after a crash lost the posts (`GameService.current`)."""
+    posted = (item.message for item in shown if isinstance(item, Note))
+    slots = {(m.to, m.slot): m for m in posted if m.slot is not None}
+    closed = tuple(
+        Message("", to=to, slot=slot, strip=True, behind=m.behind if m.strip else m.text or None)
+        for (to, slot), m in slots.items()
+    )
+    return Write(table=None, ttl=LIVE_TTL, closed=closed)
 
 
 def cancelled(look: Look, table: Table, note: str, gone: str | None = None) -> list[Shown]:

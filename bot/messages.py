@@ -68,7 +68,8 @@ class Message:
     """A picture shown with the message, the text its caption (short: at most 1,000
     characters)."""
     strip: bool = False
-    """Not a new text: the slot's message loses its buttons (it stays as it is otherwise)."""
+    """Not a new text: the slot's message loses its buttons (it stays as it is otherwise, or
+    shows `behind` if that is given)."""
     behind: str | None = None
     """What this slot message says once a newer message of its slot leaves it behind and it
     loses its buttons: its text without the lines that ask for a press (a hand's wings mark,

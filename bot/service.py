@@ -410,7 +410,9 @@ class GameService:
         only where a slot shows an older version (`Outcome.again`). With no game (cancelled or
         closed before its posts were made), the group's lasting messages lose the buttons they
         kept, where a slot shows no later version (`NO_GAME`'s), and so the private messages
-        the closing write noted (`Snapshot.closed`: people's hands, a lobby's host's toggles)."""
+        the closing write noted (people's hands, a lobby's host's toggles), each saying what
+        its lost post said (`Snapshot.closed`; a private one naming the chat as `_placed`
+        does)."""
         try:
             snap = await self.store.load(chat)
         except NewerForm:
@@ -419,7 +421,8 @@ class GameService:
             if not snap.version:
                 return Outcome()  # no game was ever written here (or it expired)
             bare = render(look_of(snap.settings), None, [Current(snap.closed)])
-            return Outcome(tuple(bare), version=(NO_GAME, snap.version), again=True)
+            closed = Outcome(tuple(bare), version=(NO_GAME, snap.version), again=True)
+            return self._placed(closed, snap.elsewhere, snap.settings, {})
         table = snap.table
         ratings: tuple[Rerated, ...] = ()  # a game's end says how it moved the ratings
         if table.game.phase is Phase.FINISHED:

@@ -1379,14 +1379,14 @@ async def test_a_start_a_crash_left_unposted_closes_the_lobby_when_shown_again(d
 
 async def test_a_cancel_a_crash_left_unposted_takes_the_buttons_off(dc: Bot) -> None:
     """The worker died after the cancel's write: with no table left, the worker that takes
-    its journal over takes the buttons off the lobby; so for a game's cancel, off the table
-    (an open bid's). A new table opened after keeps its own, even from what was read of the
-    channel before it."""
+    its journal over takes the buttons off the lobby, which says it was cancelled, as the
+    lost post did; so for a game's cancel, off the table (an open bid's). A new table opened
+    after keeps its own, even from what was read of the channel before it."""
     players = people(dc, "Ann", "Bob", "Cid")
     await seat(dc, players)
     lobby = dc.lobby()
     await taken_over(dc, await dies_after(dc, players[0], Kind.CANCEL))
-    assert lobby.components == []
+    assert (lobby.content, lobby.components) == ("🔮 Wizard: this table was cancelled.", [])
     late = await dc.front.service.current(chat_key(dc.channel))  # shown again, but late
     await seat(dc, players)
     (opened,) = [m for m in dc.fake.shown(dc.channel) if m.custom_ids()]
@@ -1412,7 +1412,8 @@ async def test_a_game_cancel_a_crash_left_unposted_takes_the_hands_buttons_off(d
     """The worker died after a running game's cancel was written, before any post: the hands
     in the players' DMs kept their buttons (each press refused). The cancel noted who sat at
     the table beside the channel's version, so the worker that takes its journal over takes
-    their buttons off too (the channel as before: no button left)."""
+    their buttons off too, each saying the game was cancelled as the lost post did (the
+    channel as before: no button left)."""
     players = people(dc, "Ann", "Bob", "Cid")
     await seat(dc, players)
     await dc.command(players[0], "start")
@@ -1425,10 +1426,9 @@ async def test_a_game_cancel_a_crash_left_unposted_takes_the_hands_buttons_off(d
     hands = [
         m for user in players for m in dc.fake.shown(user.id) if m.id in buttoned.get(user.id, [])
     ]
-    texts = [m.content for m in hands]
     await taken_over(dc, await dies_after(dc, players[0], Kind.CANCEL))
     assert dm_buttons(dc, players) == {}
-    assert [m.content for m in hands] == texts  # only the buttons went
+    assert [m.content for m in hands] == ["The game was cancelled."] * len(hands)
     assert [m.labels() for m in dc.fake.shown(dc.channel) if m.components] == []
     assert dc.fake.errors == []
 

@@ -265,15 +265,18 @@ async def test_a_cancel_a_crash_left_unposted_takes_the_hosts_toggles_buttons_of
     tg: Bot,
 ) -> None:
     """The worker dies after the lobby's /cancel is written, before any post: the cancel noted
-    the host's toggles beside the chat's version, so the worker that takes its journal over
-    takes their buttons off as the group's lobby's (their text stays, as the lobby's does)."""
+    the host's toggles beside the chat's version, with what the lost post made them say, so
+    the worker that takes its journal over takes their buttons off as the group's lobby's, and
+    they say that the table was cancelled, as the lobby does."""
     await seat(tg)
     await tg.command(ANN.id, ANN, "/options")
     [mine] = toggles(tg, ANN)
+    lobby = tg.lobby()
     await taken_over(tg, await dies_after(tg, ANN, Kind.CANCEL))
     assert toggles(tg, ANN) == []
-    assert tg.fake.message(ANN.id, mine.message_id).text == mine.text
-    assert tg.lobby().keyboard == ()
+    cancelled = tg.fake.message(GROUP, lobby.message_id)
+    assert (cancelled.text, cancelled.keyboard) == ("🔮 Wizard: this table was cancelled.", ())
+    await closed(tg, ANN, mine, cancelled.text)
     assert tg.real_errors() == []
 
 

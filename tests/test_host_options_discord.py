@@ -220,17 +220,18 @@ async def test_a_cancel_a_crash_left_unposted_takes_the_hosts_toggles_buttons_of
     dc: Bot,
 ) -> None:
     """The worker dies after the lobby's /cancel is written, before any post: the cancel noted
-    the host's toggles beside the channel's version, so the worker that takes its journal
-    over takes their buttons off as the channel's lobby's (their text stays)."""
+    the host's toggles beside the channel's version, with what the lost post made them say,
+    so the worker that takes its journal over takes their buttons off as the channel's
+    lobby's, and they say that the table was cancelled, as the lobby does."""
     ann, bob, cid = people(dc, "Ann", "Bob", "Cid")
     await seat(dc, [ann, bob, cid])
     await dc.command(ann, "options", view=ann.id)
     [mine] = toggles(dc, ann)
-    text = mine.content
+    lobby = dc.lobby()
     await taken_over(dc, await dies_after(dc, ann, Kind.CANCEL))
     assert toggles(dc, ann) == []
-    assert (mine.content, mine.components) == (text, [])
-    assert dc.lobby().components == []
+    assert (lobby.content, lobby.components) == ("🔮 Wizard: this table was cancelled.", [])
+    assert (mine.content, mine.components) == (WIZARDS + lobby.content, [])
     assert dc.fake.errors == []
 
 

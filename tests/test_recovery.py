@@ -43,6 +43,13 @@ def hand_of(outcome: Outcome, person: str) -> tuple[str, bool]:
     return message.text, bool(message.buttons)
 
 
+def said(outcome: Outcome) -> dict[tuple[str | None, str], str]:
+    """What each slot message of `outcome` leaves its slot saying: a bare one its `behind` (if
+    it says anything), another its text."""
+    texts = {(m.to, m.slot): m.behind if m.strip else m.text for m in outcome.messages}
+    return {(to, slot): text for (to, slot), text in texts.items() if slot and text}
+
+
 async def test_a_dead_workers_chats_are_shown_again_by_the_next(
     redis_client: aioredis.Redis,
 ) -> None:
@@ -168,7 +175,7 @@ async def test_a_lobby_cancelled_by_a_dead_worker_loses_its_buttons_again(
     await dead.tick(SCOPE)
     for user in (ANN, BOB):
         await dead.handle(CHAT, user, Request(Kind.JOIN))
-    await dead.handle(CHAT, ANN, Request(Kind.CANCEL))  # what it had to post dies with it
+    lost = await dead.handle(CHAT, ANN, Request(Kind.CANCEL))  # its posts die with it
     assert await table_of(redis_client) is None
     clock.advance(LEASE + 1)
     other = service(redis_client, clock=clock)
@@ -180,6 +187,11 @@ async def test_a_lobby_cancelled_by_a_dead_worker_loses_its_buttons_again(
         *((None, slot, True, "") for slot in ("lobby", "table", "over")),
         (ANN.id, "options", True, ""),  # the host's toggles, if any
     ]
+    # The lobby and the host's toggles say what the lost posts said: the table was cancelled.
+    shown = said(outcome)
+    assert shown == said(lost)
+    cancelled = "🔮 Wizard: this table was cancelled."
+    assert shown == {(None, "lobby"): cancelled, (ANN.id, "options"): cancelled}
 
 
 async def test_a_game_cancelled_by_a_dead_worker_takes_its_hands_buttons_off_again(
@@ -193,7 +205,7 @@ async def test_a_game_cancelled_by_a_dead_worker_takes_its_hands_buttons_off_aga
     dead = service(redis_client, clock=clock)
     await dead.tick(SCOPE)
     await started(dead)
-    await dead.handle(CHAT, ANN, Request(Kind.CANCEL))  # what it had to post dies with it
+    lost = await dead.handle(CHAT, ANN, Request(Kind.CANCEL))  # its posts die with it
     clock.advance(LEASE + 1)
     other = service(redis_client, clock=clock)
     ((chat, outcome),) = await other.tick(SCOPE)
@@ -203,6 +215,14 @@ async def test_a_game_cancelled_by_a_dead_worker_takes_its_hands_buttons_off_aga
         *((None, slot, True, "") for slot in ("lobby", "table", "over")),
         *((person.id, "hand", True, "") for person in (ANN, BOB, CID)),
     ]
+    # Each message says what the lost post said: the table who cancelled the game, each hand
+    # that the game was cancelled.
+    shown = said(outcome)
+    assert shown == said(lost)
+    assert shown[None, "table"].endswith("Ann cancelled the game.")
+    assert [shown[person.id, "hand"] for person in (ANN, BOB, CID)] == [
+        "The game was cancelled."
+    ] * 3
     await other.handle(CHAT, BOB, Request(Kind.JOIN))
     assert await redis_client.hget(keys.game(CHAT), "c") is None
 
@@ -221,6 +241,22 @@ async def test_a_note_of_a_cancel_an_older_worker_wrote_past_is_not_read(
     outcome = await svc.current(CHAT)
     assert [(m.to, m.slot) for m in outcome.messages] == [
         (None, slot) for slot in ("lobby", "table", "over")
+    ]
+
+
+async def test_a_note_of_the_first_form_is_not_read(redis_client: aioredis.Redis) -> None:
+    """A note of the first form (`<version> <ids>`: a person's id for their hand, with
+    `{options` for a host's toggles) is not read by a worker of this one (`<version>:<JSON>`):
+    the group's messages lose their buttons as with no note, saying nothing new."""
+    svc = service(redis_client)
+    await started(svc)
+    await svc.handle(CHAT, ANN, Request(Kind.CANCEL))
+    version = int(await redis_client.hget(keys.game(CHAT), "v"))
+    first = f"{version} {ANN.id} {BOB.id}{{options"
+    await redis_client.hset(keys.game(CHAT), "c", first)
+    outcome = await svc.current(CHAT)
+    assert [(m.to, m.slot, m.behind) for m in outcome.messages] == [
+        (None, slot, None) for slot in ("lobby", "table", "over")
     ]
 
 

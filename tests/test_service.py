@@ -1030,6 +1030,12 @@ async def test_private_messages_name_their_chat_for_a_person_seated_in_another(
     # What a crash or an outage shows again names it too.
     again = await svc.current(CHAT)
     assert all(text.startswith("💬 \u2068Wizards\u2069 · ") for text in private_texts(again, ANN))
+    # So once the game is cancelled, what her hand says (shown again after a crash lost it).
+    cancelled = await here.ok(ANN, Kind.CANCEL)
+    (said,) = private_texts(cancelled, ANN)
+    assert said == "💬 \u2068Wizards\u2069 · The game was cancelled."
+    (hand,) = [m for m in (await svc.current(CHAT)).messages if m.to == ANN.id]
+    assert (hand.strip, hand.behind) == (True, said)
 
 
 async def test_a_seat_taken_or_left_reads_no_more_chats_than_it_needs(

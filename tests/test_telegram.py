@@ -829,12 +829,14 @@ async def test_a_start_a_crash_left_unposted_closes_the_lobby_when_shown_again(t
 
 async def test_a_cancel_a_crash_left_unposted_takes_the_lobby_buttons_off(tg: Bot) -> None:
     """The worker died after the cancel's write: with no table left, the worker that takes
-    its journal over takes the buttons off the lobby (they would all be refused). A new table
-    opened after keeps its own, even from what was read of the chat before it."""
+    its journal over takes the buttons off the lobby (they would all be refused), which says
+    it was cancelled, as the lost post did. A new table opened after keeps its own, even from
+    what was read of the chat before it."""
     await seat(tg)
     lobby = tg.lobby()
     await taken_over(tg, await dies_after(tg, ANN, Kind.CANCEL))
-    assert tg.fake.message(GROUP, lobby.message_id).keyboard == ()
+    cancelled = tg.fake.message(GROUP, lobby.message_id)
+    assert (cancelled.text, cancelled.keyboard) == ("🔮 Wizard: this table was cancelled.", ())
     late = await tg.front.service.current(chat_key(GROUP))  # shown again, but late
     await tg.command(GROUP, BOB, "/join")
     (opened,) = [m for m in tg.fake.current_messages(GROUP).values() if m.keyboard]
@@ -891,7 +893,8 @@ async def test_a_game_cancel_a_crash_left_unposted_takes_the_hands_buttons_off(t
     """The worker died after a running game's /cancel was written, before any post: the
     hands in the players' private chats kept their buttons (each press refused). The cancel
     noted who sat at the table beside the chat's version, so the worker that takes its
-    journal over takes their buttons off too (the group as before: no button left)."""
+    journal over takes their buttons off too, each saying the game was cancelled as the lost
+    post did (the group as before: no button left)."""
     await seat(tg)
     await tg.command(GROUP, ANN, "/start")
     for _ in range(20):
@@ -900,11 +903,11 @@ async def test_a_game_cancel_a_crash_left_unposted_takes_the_hands_buttons_off(t
         await move(tg)
     buttoned = private_buttons(tg)
     assert buttoned
-    texts = {(u, m): tg.fake.message(u, m).text for u, ids in buttoned.items() for m in ids}
+    hands = [(user, message) for user, ids in buttoned.items() for message in ids]
     await taken_over(tg, await dies_after(tg, ANN, Kind.CANCEL))
     assert private_buttons(tg) == {}
-    for (user, message), text in texts.items():
-        assert tg.fake.message(user, message).text == text  # only the buttons went
+    for user, message in hands:
+        assert tg.fake.message(user, message).text == "The game was cancelled."
     assert [m.labels for m in tg.fake.current_messages(GROUP).values() if m.keyboard] == []
     assert tg.real_errors() == []
 

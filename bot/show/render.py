@@ -107,10 +107,11 @@ class Current:
     """What the game shows that lasts, as it is now: the lobby, or the table and every player's
     hand, or the game's end; with no game (cancelled, closed), the group's lasting messages
     without the buttons they may have kept, and so the private messages the closing write
-    named (`closed`, `Snapshot.closed`: people's hands, a host's toggles; see `noted`).
-    Shown again after a crash or an outage (`Outcome.again`)."""
+    named (people's hands, a host's toggles), each saying what that write's posts made it
+    say (`closed`, bare messages: `Snapshot.closed`). Shown again after a crash or an outage
+    (`Outcome.again`)."""
 
-    closed: tuple[str, ...] = ()
+    closed: tuple[Message, ...] = ()
     ratings: tuple[Rerated, ...] = ()
     """A finished game's: how it moved each seat's rating (as `Moved.ratings`)."""
 
@@ -120,21 +121,6 @@ GROUP_SLOTS = ("lobby", "table", "over")
 
 
 Shown = Note | Lobby | Hand | Moved | GroupTable | Sheet | Rules | Current
-
-
-def noted(message: Message) -> str:
-    """How a write that deletes the table notes a private slot message its posts change
-    (`Write.closed`, read back as `Current.closed`): the person's id for their hand (as older
-    versions noted it), `<id>{<slot>` for another slot (no id has a brace)."""
-    assert message.to is not None
-    return message.to if message.slot == "hand" else f"{message.to}{{{message.slot}"
-
-
-def _unnoted(note: str) -> Message:
-    """The private slot message a closing write noted (`noted`), shown again: it loses the
-    buttons it may have kept."""
-    person, _, slot = note.partition("{")
-    return Message("", to=person, slot=slot or "hand", strip=True)
 
 
 def render(look: Look, table: Table | None, shown: list[Shown]) -> list[Message]:
@@ -148,8 +134,9 @@ def render(look: Look, table: Table | None, shown: list[Shown]) -> list[Message]
         elif table is not None:
             messages += _of_table(look, table, item)
         elif isinstance(item, Current):
-            messages += [Message("", slot=slot, strip=True) for slot in GROUP_SLOTS]
-            messages += [_unnoted(note) for note in item.closed]
+            said = {m.slot: m for m in item.closed if m.to is None}
+            bare = [said.get(slot, Message("", slot=slot, strip=True)) for slot in GROUP_SLOTS]
+            messages += bare + [m for m in item.closed if m.to is not None]
     return messages
 
 

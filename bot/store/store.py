@@ -24,6 +24,7 @@ from redis.exceptions import (
 )
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from bot.messages import Message
 from bot.metrics import Metrics, timed
 from bot.store import keys
 from bot.table import Settings, Table
@@ -86,7 +87,7 @@ end
 if ARGV[3] == '' then
   redis.call('HDEL', KEYS[1], 't', 'r', 'c')
   redis.call('HSET', KEYS[1], 'v', v + 1)
-  if ARGV[12] ~= '' then redis.call('HSET', KEYS[1], 'c', (v + 1) .. ' ' .. ARGV[12]) end
+  if ARGV[12] ~= '' then redis.call('HSET', KEYS[1], 'c', (v + 1) .. ':' .. ARGV[12]) end
 else
   redis.call('HDEL', KEYS[1], 'c')
   redis.call('HSET', KEYS[1], 'v', v + 1, 't', ARGV[3])
@@ -111,12 +112,12 @@ the note in the writing worker's journal (KEYS[6]; on a Cluster it is another sl
 service writes it just before); a write publishes the new version on `keys.versions(chat)`
 (named from KEYS[1], `wiz:{chat}:game` → `wiz:{chat}:ver`). ARGV[11] is the latest time
 (Redis's clock) it may still be run at: a write whose caller gave up waiting for its answer
-must not be applied later. A write that deletes the table notes with its version the people
-whose private messages its posts change (ARGV[12], `Write.closed`: field `c`, which any other
-write deletes). Answers an outcome and the server's time (`TIME`): 1 written, -1 the
-update was applied already, -2 too late, 0 a conflict, followed by the chat as it is now, as
-`_LOAD` reads it: version, table, finished rounds, settings, and its marks (`_MARK`); once
-written, followed by its marks."""
+must not be applied later. A write that deletes the table notes with its version what its
+posts make each slot message say (ARGV[12], `Write.closed`: field `c`, `<version>:<JSON>`,
+which any other write deletes). Answers an outcome and the server's time (`TIME`): 1
+written, -1 the update was applied already, -2 too late, 0 a conflict, followed by the chat as
+it is now, as `_LOAD` reads it: version, table, finished rounds, settings, and its marks
+(`_MARK`); once written, followed by its marks."""
 
 
 _LOAD = """
@@ -237,9 +238,9 @@ class Snapshot:
     elsewhere: frozenset[str] = frozenset()
     """The people marked in the chat as having a live seat in another chat as well (`_MARK`),
     as the last read or write answered."""
-    closed: tuple[str, ...] = ()
-    """With no table, as `load` read it: the private messages (of people, by slot) the write
-    that deleted it changed (`Write.closed`), if that write is the chat's last."""
+    closed: tuple[Message, ...] = ()
+    """With no table, as `load` read it: what the posts of the write that deleted it make
+    each slot message say (`Write.closed`), if that write is the chat's last."""
 
 
 @dataclass(slots=True)
@@ -262,11 +263,23 @@ def _marks(value: object) -> frozenset[str]:
     return frozenset(_text(value).split()) if value else frozenset()
 
 
-def _closed(note: object, version: int) -> tuple[str, ...]:
-    """The people a chat's note of a deleted table names (`_CAS`, field `c`: its version, then
-    their ids), if it was written at `version` (an older worker's later write leaves it)."""
-    at, *people = _text(note).split() if note else ("",)
-    return tuple(people) if at == str(version) else ()
+def _noted(closed: tuple[Message, ...]) -> str:
+    """The note of a deleted table (`Write.closed`) as stored after its version (`_CAS`, field
+    `c`): JSON, a list of [recipient (null: the group), slot, what it says ("": as it was)]."""
+    said = [[m.to, m.slot, m.behind or ""] for m in closed]
+    return json.dumps(said, ensure_ascii=False) if said else ""
+
+
+def _closed(note: object, version: int) -> tuple[Message, ...]:
+    """A chat's note of a deleted table (`_noted`, after its version and a colon), if it was
+    written at `version` (an older worker's later write leaves it)."""
+    at, _, said = _text(note).partition(":") if note else ("", "", "")
+    if at != str(version):
+        return ()
+    return tuple(
+        Message("", to=to, slot=slot, strip=True, behind=behind or None)
+        for to, slot, behind in json.loads(said)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,12 +306,12 @@ class Write:
     settings: Settings | None = None
     result: dict[str, Any] | None = None
     record: dict[str, Any] | None = None
-    closed: tuple[str, ...] = ()
-    """With no table: the private messages the posts of this write change, each a person's
-    id (with its slot: `bot.show.render.noted`): the hands of a cancelled game, the last
-    game's own results of a closed "Play again" lobby, a closed lobby's host's toggles;
+    closed: tuple[Message, ...] = ()
+    """With no table: what the posts of this write make each slot message say, as bare
+    messages (`Message.behind`: the group's lobby or table, the hands of a cancelled game, the
+    last game's own results of a closed "Play again" lobby, a closed lobby's host's toggles),
     noted beside the chat's version until its next write (`Snapshot.closed`), for a worker
-    that shows the chat again after a crash to take their buttons off."""
+    that shows the chat again after a crash to take their buttons off, saying it."""
 
 
 TRUST = 60.0
@@ -452,7 +465,7 @@ class Store:
             RECORD_TTL,
             results,
             "",  # the latest time it may run at, set below, just before it is sent
-            " ".join(write.closed) if table is None else "",
+            _noted(write.closed) if table is None else "",
         ]
         names = [
             keys.game(chat),
