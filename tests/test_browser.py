@@ -59,6 +59,7 @@ from bot.show.formatters import MEDALS, shown_points, signed_points
 from bot.show.i18n import LANGUAGES, texts
 from bot.show.themes import FRENCH_RANKS, Theme, card_name
 from bot.store.relay import Relay
+from bot.store.stats import StatsStore
 from bot.table import Settings, Table
 from engine import Phase, bids_met, legal_bids, table_view
 from engine.cards import RANK_OF
@@ -146,6 +147,27 @@ async def shoot(page: Page, request: pytest.FixtureRequest, name: str, *opened: 
     compare_golden(request, GOLDEN / f"{name}.png", png)
     for part in opened:
         await page.click(f"#{part} > summary")
+
+
+STANDINGS = """panel => [...panel.querySelectorAll("tr")].slice(1).map(row => [
+  ...[...row.cells].filter(cell => cell.getClientRects().length && !cell.matches(".rating"))
+    .map(cell => (cell.querySelector(".who") ?? cell).textContent),
+  ...[...row.querySelectorAll(".rating")]
+    .filter(rating => rating.getClientRects().length && rating.textContent)
+    .map(rating => rating.textContent),
+])"""
+"""The rows of the final standings as drawn: each cell's text (a name cell's name) and, last,
+the row's rating where it is drawn (its column, or its line under the name) and has one."""
+
+MARKED = """panel => [...panel.querySelectorAll("td.rating, td .rating")]
+  .filter(rating => rating.getClientRects().length && rating.textContent)
+  .map(rating => [getComputedStyle(rating).color, getComputedStyle(rating).fontWeight])"""
+"""The colour and weight of each rating drawn in the final standings, row by row (of the rows
+that have one)."""
+
+WIDE_AS_IT_WAS = """panel => [...panel.querySelectorAll("td:nth-child(2)")]
+  .every(cell => cell.getBoundingClientRect().width >= 175)"""
+"""Whether every name cell of the final standings keeps the room it had before the ratings."""
 
 
 def bob_may_act(stored: Table, bob: int) -> bool:
@@ -266,27 +288,59 @@ async def test_a_whole_game_on_the_page_against_two_ai_seats_and_a_chat_player(
                 raise AssertionError(f"nobody acts at version {version}: {game.phase}")
         else:
             raise AssertionError("the game did not end")
-        # The final standings: places, totals and bids met, best first, as the chat's.
+        # The final standings: places, totals and bids met, best first, as the chat's; and
+        # each seat's rating after the game and its change, as the chat's end says them, once
+        # the chat's stats folded the game: an AI level's named, once at its better seat,
+        # counted for its two seats (they share its one rating).
         final = page.locator("#summary[data-kind=final]")
-        over = await final.inner_text()
-        assert "The game is over" in over
-        assert "Final standings" in over
+        await final.locator(".provisional").wait_for(timeout=10_000)  # with the ratings
+        folded = (await StatsStore(bot.client).fold(CHAT)).players
         public = table_view(stored.game)
         names = [f"🤖 {p.name}" if p.id in stored.ai else p.name for p in stored.game.players]
         order = sorted(range(len(names)), key=lambda s: (public.places[s], s))
+        level, *others = sorted(stored.ai.values())
+        assert others == [level], others  # two AI seats of one level
+        ratings = {}  # by seat, of the seats whose row has one
+        for s in order:
+            player = players[s]
+            standing = folded[f"ai:{stored.ai[player]}" if player in stored.ai else player]
+            mark = "?" if standing.provisional else ""
+            change = signed_points(standing.rating - 1000)  # a first game: each from 1000
+            rating = f"{standing.rating}{mark} ({change})"
+            if player not in stored.ai:
+                ratings[s] = rating
+            elif not any(shown.startswith("2×") for shown in ratings.values()):
+                ratings[s] = f"2× AI ({level}) {rating}"
+        said = next(
+            line
+            for text in bot.group_texts()
+            for line in text.splitlines()
+            if line.startswith("Ratings here: ")
+        )
+        assert all(f" {rating}" in said for rating in ratings.values()), (said, ratings)
+        over = await final.inner_text()
+        assert "The game is over" in over
+        assert "Final standings" in over
         expected = [
             [
                 MEDALS.get(public.places[s], f"{public.places[s]}."),
                 names[s],
                 shown_points(public.seats[s].total),
                 f"{bids_met(public.sheet, s)}/{len(public.sheet)}",
+                *([ratings[s]] if s in ratings else []),  # the level's other seat: none
             ]
             for s in order
         ]
-        shown = [
-            await line.locator("td").all_inner_texts() for line in await final.locator("tr").all()
-        ]
-        assert shown[1:] == expected, shown
+        shown = await final.evaluate(STANDINGS)
+        assert shown == expected, shown  # on a phone each rating a line under its name
+        assert "Rating" not in await final.inner_text()  # its column is a desktop's
+        assert await final.evaluate(WIDE_AS_IT_WAS)
+        assert "? provisional: fewer than 5 games" in over
+        # Ann's own rating marked as her turn is (the accent colour, bold); the others' not
+        assert await final.locator("tr.you .who").all_text_contents() == ["Ann"]
+        accent = await final.locator(".winners").evaluate("node => getComputedStyle(node).color")
+        mine = [s == ann for s in order if s in ratings]
+        assert [mark == [accent, "700"] for mark in await final.evaluate(MARKED)] == mine
         # The score sheet: each cell's total (the round's points) won/bid, points below zero
         # with the minus sign, as the chat writes them.
         cells = [
@@ -309,6 +363,9 @@ async def test_a_whole_game_on_the_page_against_two_ai_seats_and_a_chat_player(
         assert sorted(standings) == sorted(seat.standing(shown_points) for seat in public.seats)
         await shoot(page, request, "phone-game-over", "sheet")
         await page.set_viewport_size(DESKTOP)
+        assert await final.evaluate(STANDINGS) == expected
+        assert (await final.locator("th").all_inner_texts())[-1] == "Rating"
+        assert [mark == [accent, "700"] for mark in await final.evaluate(MARKED)] == mine
         await shoot(page, request, "desktop-game-over")
         shots.append("game-over")
         assert any("The game is over" in text for text in bot.group_texts())
@@ -592,12 +649,13 @@ OUT_OF_ITS_BOX = """() => {
   const out = [];
   if (panel.scrollWidth > panel.clientWidth) out.push("the panel scrolls");
   for (const cell of document.querySelectorAll("#summary th, #summary td")) {
+    if (!cell.getClientRects().length) continue; // not drawn here (a phone's rating column)
     const at = cell.getBoundingClientRect();
     if (at.right > box.right - 2 || at.left < box.left) out.push(cell.textContent);
   }
   return out;
 }"""
-"""The cells of the summary panel (the round's result, the final standings) that are not
+"""The cells of the summary panel (the round's result, the final standings) drawn but not
 wholly inside it, as a person on a phone would have to scroll to see them."""
 
 

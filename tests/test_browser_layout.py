@@ -221,8 +221,12 @@ async def test_names_without_a_space_keep_a_trick_on_the_screen(
 
 
 NAME_CELLS = """() => [...document.querySelectorAll("#summary[data-kind=final] td:nth-child(2)")]
-  .map(cell => ({ name: cell.textContent, title: cell.title,
-                  width: Math.round(cell.getBoundingClientRect().width) }))"""
+  .map(cell => ({ name: cell.querySelector(".who").textContent, title: cell.title,
+                  width: Math.round(cell.getBoundingClientRect().width),
+                  ratings: [...cell.parentElement.querySelectorAll(".rating")]
+                    .filter(rating => rating.getClientRects().length).length }))"""
+"""Each name cell of the final standings: the name, its tooltip, its width, and how many ratings
+its row draws (a column on a desktop, a line under the name on a phone)."""
 
 HEADINGS = """() => [...document.querySelectorAll("#summary[data-kind=final] th")]
   .map(cell => Math.round(cell.getBoundingClientRect().height))"""
@@ -233,12 +237,15 @@ async def test_the_final_standings_leave_a_long_name_its_room_in_every_language(
 ) -> None:
     """The final standings at 360 px, 390 px and a desktop width, in every language: each
     name cell is at least NAME_ROOM wide (its name whole in its text and tooltip) and every
-    column is inside the panel; on a desktop the headings keep to one line."""
+    column is inside the panel, each row's rating drawn once (a column of its own took the
+    name's room on a phone: it is a line under the name there); on a desktop the headings keep
+    to one line."""
     driver = await long_named_table(redis_client, lambda state: state.phase is Phase.FINISHED)
     narrow: list[tuple[str, int, int]] = []
     outside: list[tuple[str, int]] = []
     untitled: list[tuple[str, int]] = []
     tall: list[tuple[str, int]] = []
+    unrated: list[tuple[str, int]] = []
     async with pages(driver, chromium) as (web, address, browser):
         for language in LANGUAGES:
             for viewport in (PHONE, WIDE_PHONE, DESKTOP):
@@ -253,12 +260,15 @@ async def test_the_final_standings_leave_a_long_name_its_room_in_every_language(
                     outside.append(at)
                 if any(cell["title"] != cell["name"] for cell in cells):
                     untitled.append(at)
+                if any(cell["ratings"] != 1 for cell in cells):
+                    unrated.append(at)
                 if viewport is DESKTOP and max(await page.evaluate(HEADINGS)) >= 20:
                     tall.append(at)  # a heading on two lines where there is room for one
                 await page.close()
     assert narrow == []
     assert outside == []
     assert untitled == []
+    assert unrated == []
     assert tall == []
 
 

@@ -22,7 +22,14 @@ from bot.show.i18n import texts
 from bot.show.look import Look
 from bot.show.screens import ROOM, game_over
 from bot.show.seating import seating
-from bot.show.stats import BOARD_HEADS, board_text, confirms, ratings_lines, stats_text
+from bot.show.stats import (
+    BOARD_HEADS,
+    board_text,
+    confirms,
+    ratings_lines,
+    seat_ratings,
+    stats_text,
+)
 from bot.show.themes import Theme
 from bot.stats import (
     MODEL,
@@ -765,6 +772,8 @@ async def test_forgetme_asks_then_forgets_everywhere_and_keeps_the_others(
         chat: Fold.from_json(await redis_client.hget(keys.stats(chat), "s"))
         for chat in (GROUP, OTHER)
     }
+    for chat in (GROUP, OTHER):  # how the newest game moved the ratings, hers among them
+        assert ANN.id.encode() in await redis_client.hget(keys.stats(chat), "e")
     # the Telegram groups where she was asked to open a private chat (`keys.opening`)
     await redis_client.sadd(keys.opening(ANN.id), "-100123")
     stored = await everything(redis_client)
@@ -783,6 +792,7 @@ async def test_forgetme_asks_then_forgets_everywhere_and_keeps_the_others(
         assert ANN.id not in after.players
         assert after.players == {p: s for p, s in before[chat].players.items() if p != ANN.id}
         assert after.games == before[chat].games
+        assert not await redis_client.hexists(keys.stats(chat), "e")  # it named her
         for entry in await summaries(redis_client, chat):
             assert ANN.id not in entry["players"]
             assert "Ann" not in entry["names"]
@@ -1000,7 +1010,8 @@ async def test_a_game_folded_by_another_worker_ends_with_ratings_one_not_folded_
 def test_two_ai_seats_of_one_level_show_its_one_rating_once_saying_so() -> None:
     """Two seats of one AI level share its rating: the line shows the level once, at its
     better seat's place, counted (`2`, a times sign, `AI (hard)`), so that no seat seems left
-    out; one seat of a level is named plainly."""
+    out; one seat of a level is named plainly. So are the web page's standings, each seat's
+    rating on its row (`seat_ratings`): a person's with no name, their name is the row's."""
     hard = Rerated("ai:hard", 1050, 20, True)
     ratings = [
         Rerated("tg:1", 1130, 130, True),
@@ -1015,6 +1026,14 @@ def test_two_ai_seats_of_one_level_show_its_one_rating_once_saying_so() -> None:
         "Ratings here: Ann 1130? (+130) · 2× AI (hard) 1050? (+20) · AI (easy) 960? (\u221240)"
         " · Bob 890? (\u2212110)"
     )
+    # the web page's standings, a row a seat: the level's rating once, at its better seat
+    assert seat_ratings(T, [1, 2, 4, 5, 3], ratings) == [
+        "1130? (+130)",
+        "2× AI (hard) 1050? (+20)",
+        "AI (easy) 960? (\u221240)",
+        "890? (\u2212110)",
+        "",
+    ]
 
 
 async def test_ratings_show_at_the_end_only_if_they_fit_a_caption(

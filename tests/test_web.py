@@ -34,10 +34,12 @@ from bot import GameService, tokens, weblinks
 from bot.commands import Kind
 from bot.config import Config, TelegramConfig, WebConfig
 from bot.requests import Request, User
+from bot.show.formatters import signed_points
 from bot.show.i18n import texts
 from bot.show.themes import Theme, card_name
 from bot.store import keys
 from bot.store.redis_server import free_port
+from bot.store.stats import StatsStore
 from bot.tokens import Action
 from engine import Phase, bids_met, table_view
 from engine.cards import NUMBERED
@@ -739,6 +741,77 @@ async def test_the_view_has_the_rounds_result_until_play_starts_and_the_final_st
         "winners"
     ]
     assert now["round_end"] is None
+
+
+def ratings_of(view: dict[str, Any]) -> list[str | None]:
+    """The ratings of a view's final standings, row by row."""
+    return [row["rating"] for row in view["final"]["rows"]]
+
+
+async def test_the_final_standings_show_the_ratings_as_stored_whichever_worker_folded(
+    redis_client: aioredis.Redis, redis_url: str
+) -> None:
+    """At a game's end each row of the final standings has its seat's rating after the game and
+    its change, as the chat's end says them ("Ratings here: …"; the two AI seats' one level
+    once, counted, at the better seat), read from the fold's note in the chat's stats on a page
+    served by another worker than the one that ended the game. Folded by another
+    worker (a /top) after the end, the page shows the same; not yet folded, none; and an open
+    page is sent them as the fold writes them (the fold tells it to look, as a game's write
+    does: its poll here is too slow to find them)."""
+    driver = Driver(service(redis_client, seed=3, config=CONFIG), [ANN], chat=CHAT, seed=1)
+    await driver.lobby(["rounds=short"], ai=2)
+    await driver.play_until(lambda state: state.phase is Phase.FINISHED)
+    said = next(
+        text
+        for outcome in driver.outcomes
+        for message in outcome.messages
+        for text in message.text.splitlines()
+        if text.startswith("Ratings here: ")
+    )
+    ended = await table_of(driver.redis, CHAT)
+    assert ended is not None
+    folded = (await StatsStore(redis_client).fold(CHAT)).players
+    places = table_view(ended.game).places
+    assert sorted(ended.ai.values()) == ["normal", "normal"]  # two seats of one level
+    expected: list[str | None] = []
+    for seat in sorted(range(3), key=lambda seat: (places[seat], seat)):
+        player = ended.game.players[seat].id
+        standing = folded["ai:normal" if player in ended.ai else player]
+        change = signed_points(standing.rating - 1000)  # a first game: each from 1000
+        rating = f"{standing.rating}{'?' if standing.provisional else ''} ({change})"
+        if player == ANN.id:
+            expected.append(rating)
+            assert f"Ann {rating}" in said  # as the chat said it
+        elif any(shown and shown.startswith("2× AI") for shown in expected):
+            expected.append("")  # the level's other seat: its one rating is shown once
+        else:  # at the level's better seat, named and counted as the chat says it
+            expected.append(f"2× AI (normal) {rating}")
+            assert expected[-1] in said
+    other = service(aioredis.from_url(redis_url), config=CONFIG)  # another worker
+    web = WebTable(other, CONFIG, other.store.client, clock=Clock(NOW))
+    client = TestClient(TestServer(web.app()))
+    await client.start_server()
+    try:
+        token = web.link(CHAT, ANN.id, ended.game_id)
+        view = await page_view(client, bearer(token))
+        assert ratings_of(view) == expected
+        assert view["final"]["provisional"] == "? provisional: fewer than 5 games"
+        # the end folded by nobody yet: no ratings; an open page is sent them once folded
+        await redis_client.delete(keys.stats(CHAT))
+        view = await page_view(client, bearer(token))
+        assert (ratings_of(view), view["final"]["provisional"]) == ([None] * 3, "")
+        web.poll = 60.0
+        stream = await client.get("/api/events", params={"link": token})
+        name, version, view = await next_event(stream)
+        assert (name, ratings_of(view)) == ("view", [None] * 3)
+        await StatsStore(redis_client).fold(CHAT)  # as a /top in the chat does, elsewhere
+        name, again, view = await next_event(stream)
+        assert (name, again, ratings_of(view)) == ("view", version, expected)
+        stream.close()
+        assert ratings_of(await page_view(client, bearer(token))) == expected
+    finally:
+        await client.close()
+        await other.store.client.aclose()
 
 
 async def test_play_again_on_a_links_page_answers_a_fresh_link_for_the_new_table(

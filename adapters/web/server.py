@@ -48,10 +48,12 @@ from adapters.web.view import player_json, seat_of, words
 from bot import Config, GameService, Kind, RedisClient, Request, StoreErrors, User, tokens
 from bot.show.i18n import DEFAULT_LANGUAGE, N_, Texts, catalog_language, texts
 from bot.show.look import look_of, personal
+from bot.stats import Rerated
 from bot.store import keys, presence
 from bot.store.relay import Relay, Relayed
 from bot.table import Table
 from bot.tokens import Action, TokenError
+from engine import Phase
 
 log = logging.getLogger(__name__)
 
@@ -393,8 +395,18 @@ class WebTable:
         move leaves `viewer` as it is, with no read."""
         return await self.followed(viewer) if action is Action.AGAIN else (viewer, None)
 
-    def _json(self, viewer: Viewer, version: int, table: Table, settings: Any) -> dict[str, Any]:
-        return player_json(table, settings, viewer.player, version, self.clock())
+    async def _ratings(self, chat: str, table: Table) -> tuple[Rerated, ...]:
+        """How the table's game moved its seats' ratings, once it is over and the chat's stats
+        folded it (whichever worker did: it is stored with them); else none."""
+        if table.game.phase is not Phase.FINISHED:
+            return ()
+        return await self.service.stats.noted(chat, table.game_id)
+
+    async def _json(
+        self, viewer: Viewer, version: int, table: Table, settings: Any
+    ) -> dict[str, Any]:
+        ratings = await self._ratings(viewer.chat, table)
+        return player_json(table, settings, viewer.player, version, self.clock(), ratings)
 
     # --- the routes -------------------------------------------------------------------------
 
@@ -406,7 +418,7 @@ class WebTable:
     async def view(self, request: web.Request) -> web.Response:
         viewer = self.viewer(request)
         version, table, settings = await self.seated(viewer)
-        return web.json_response(self._json(viewer, version, table, settings))
+        return web.json_response(await self._json(viewer, version, table, settings))
 
     async def move(self, request: web.Request) -> web.Response:
         viewer = self.viewer(request)
@@ -464,7 +476,7 @@ class WebTable:
                     for message in outcome.messages
                     if message.to == viewer.player and message.slot is None
                 ],
-                "view": self._json(viewer, version, table, settings),
+                "view": await self._json(viewer, version, table, settings),
                 "link": link,
             }
         )
@@ -490,7 +502,7 @@ class WebTable:
         applied already, the view of the table it opened."""
         viewer, link = await self._after(viewer, action)  # should it be applied yet
         version, table, settings = seen if link is None else await self.seated(viewer)
-        view = self._json(viewer, version, table, settings)
+        view = await self._json(viewer, version, table, settings)
         handed_over: dict[str, Any] = {
             "ok": True,
             "relayed": True,
@@ -527,23 +539,26 @@ class WebTable:
     ) -> None:
         """Send `viewer` the view each time the game's version changes, until it disconnects
         (seen within a poll, not only when a write fails) or the game is no longer theirs."""
-        sent: int | None = None
+        sent: tuple[int, tuple[Rerated, ...]] | None = None
         quiet = time.monotonic()
         async with self.watcher.watching(viewer.chat) as written:
             while request.transport is not None and not request.transport.is_closing():
                 written.clear()  # before the read: a write after it sets it again
                 try:
                     version, table, settings = await self.seated(viewer)
+                    # a game's end is sent again once its ratings are folded (no new version)
+                    ratings = await self._ratings(viewer.chat, table)
                 except AuthError as error:  # the game ended and another began, or it is gone
                     await response.write(_event("gone", await self._gone(viewer, error)))
                     break
                 except StoreErrors:  # Redis is away: try again at the next poll
                     await asyncio.sleep(self.poll)
                     continue
-                if version != sent:
-                    data = self._json(viewer, version, table, settings)
+                if (version, ratings) != sent:
+                    now = self.clock()
+                    data = player_json(table, settings, viewer.player, version, now, ratings)
                     await response.write(_event("view", data, version))
-                    sent, quiet = version, time.monotonic()
+                    sent, quiet = (version, ratings), time.monotonic()
                 elif time.monotonic() - quiet > KEEPALIVE:
                     await response.write(b": keepalive\n\n")
                     quiet = time.monotonic()

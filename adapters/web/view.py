@@ -7,6 +7,7 @@ the command the chat button sends.
 """
 
 import functools
+from collections.abc import Sequence
 from typing import Any
 
 from bot import tokens
@@ -16,7 +17,9 @@ from bot.show.i18n import N_, texts
 from bot.show.look import Look, look_of, personal
 from bot.show.screens import hand_message, hand_notes, hand_screen, options_line, status
 from bot.show.seating import Seating, seating
+from bot.show.stats import provisional_line, seat_ratings
 from bot.show.themes import FRENCH_RANKS, Theme, card_name
+from bot.stats import Rerated
 from bot.table import Settings, Table
 from bot.tokens import Action
 from engine import (
@@ -71,6 +74,7 @@ WORDS: dict[str, str] = {
     "close": N_("Close"),
     "standings": N_("Final standings"),
     "bids_met": N_("Bids met"),
+    "rating": N_("Rating"),
     # TRANSLATORS: a card seen from its back (for screen readers)
     "hidden_card": N_("a card"),
     "noscript": N_("The table needs JavaScript."),
@@ -146,12 +150,21 @@ def _round_end(look: Look, tv: TableView, names: tuple[str, ...]) -> JSON | None
     }
 
 
-def _final(look: Look, tv: TableView, names: tuple[str, ...]) -> JSON | None:
-    """A finished game's standings, best first: places, totals and bids met, and who won."""
+def _final(
+    look: Look, tv: TableView, names: tuple[str, ...], ratings: Sequence[Rerated]
+) -> JSON | None:
+    """A finished game's standings, best first: places, totals and bids met, and who won; and,
+    once the chat's stats have folded the game (`ratings`, in seat order), each seat's rating
+    after it and its change as the chat's end says them (`1130? (+130)`; an AI level's named,
+    once at its best seat, counted if it had several: `seat_ratings`, "" at its other seats),
+    with what `?` means. Before that, each `rating` is None."""
     if tv.phase is not Phase.FINISHED or not tv.places:
         return None
     totals = [seat.total for seat in tv.seats]
     order = sorted(range(len(names)), key=lambda seat: (tv.places[seat], seat))
+    rated = len(ratings) == len(names)
+    shown = seat_ratings(look.t, tv.places, ratings) if rated else [None] * len(names)
+    provisional = rated and any(moved.provisional for moved in ratings)
     return {
         "title": look.t("🏁 The game is over."),
         "rounds": len(tv.sheet),
@@ -163,10 +176,12 @@ def _final(look: Look, tv: TableView, names: tuple[str, ...]) -> JSON | None:
                 "medal": MEDALS.get(tv.places[seat], f"{tv.places[seat]}."),
                 "total": totals[seat],
                 "bids_met": bids_met(tv.sheet, seat),
+                "rating": shown[seat],
             }
             for seat in order
         ],
         "winners": standings(look, names, totals, tv.places)[-1],
+        "provisional": provisional_line(look.t) if provisional else "",
     }
 
 
@@ -215,8 +230,16 @@ def seat_of(table: Table, player: str) -> int | None:
     return next((s for s, p in enumerate(table.game.players) if p.id == player), None)
 
 
-def player_json(table: Table, settings: Settings, player: str, version: int, now: float) -> JSON:
-    """What the page of `player` (who must be seated at `table`) shows, as JSON."""
+def player_json(
+    table: Table,
+    settings: Settings,
+    player: str,
+    version: int,
+    now: float,
+    ratings: Sequence[Rerated] = (),
+) -> JSON:
+    """What the page of `player` (who must be seated at `table`) shows, as JSON; `ratings`:
+    how the finished game moved its seats' ratings, in seat order, once known."""
     seat = seat_of(table, player)
     if seat is None:
         raise ValueError(f"{player} has no seat at the table")
@@ -334,7 +357,7 @@ def player_json(table: Table, settings: Settings, player: str, version: int, now
         "sheet": [_row(row) for row in tv.sheet],
         "places": list(tv.places),
         "round_end": _round_end(look, tv, seats.names),
-        "final": _final(look, tv, seats.names),
+        "final": _final(look, tv, seats.names, ratings),
         "lobby": _lobby(look, tv, seats),
         "text": message.text,
         "notes": _dropped(look, table, player, plays) + hand_notes(look, screen),

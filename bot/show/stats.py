@@ -46,6 +46,11 @@ def level_name(t: Texts, level: str) -> str:
     return t("AI ({level})", level=level)
 
 
+def provisional_line(t: Texts) -> str:
+    """What the `?` after a rating means, under a board or a game's ratings that have one."""
+    return t("? provisional: fewer than {n} games", n=PROVISIONAL)
+
+
 def _percent(part: int, whole: int) -> str:
     return f"{round(100 * part / whole)}%" if whole else "–"
 
@@ -168,7 +173,7 @@ def board_text(
     # TRANSLATORS: under /top: what a rating is measured from (the rating of a new player).
     lines += ["", t("New players start at {rating}.", rating=RATING_BASE)]
     if any(standing.provisional for _, standing in [*all_time, *month]):
-        lines.append(t("? provisional: fewer than {n} games", n=PROVISIONAL))
+        lines.append(provisional_line(t))
     return "\n".join(lines)
 
 
@@ -241,6 +246,36 @@ def _change(moved: Rerated) -> str:
     return "±0" if moved.change == 0 else signed_points(moved.change)
 
 
+def _level_called(t: Texts, level: str, seats: int) -> str:
+    """An AI level whose one rating its `seats` seats at a game shared, as its end names it:
+    `AI (hard)`, or for several, counted with a times sign before it ("2", the sign, the level)."""
+    if seats > 1:
+        # TRANSLATORS: at a game's end, in the ratings line: an AI level that had {n} seats
+        # in the game, all sharing the level's one rating: "2", a multiplication sign, then
+        # the level ("AI (hard)").
+        return t("{n}× {name}", n=seats, name=level_name(t, level))
+    return level_name(t, level)
+
+
+def seat_ratings(t: Texts, places: Sequence[int], ratings: Sequence[Rerated]) -> list[str]:
+    """Each seat's rating after a game and its change, in seat order, as the game's end says
+    them without a person's name: a person's `1031 (+31)`; an AI seat's as its level's, named
+    (`AI (hard) 1050? (+20)`), once at its best seat's place (ties in seat order), counted if
+    it had several seats (`_level_called`), and "" at its other seats."""
+    order = sorted(range(len(ratings)), key=lambda seat: (places[seat], seat))
+    seats = Counter(moved.player for moved in ratings)
+    shown, seen = [""] * len(ratings), set()
+    for seat in order:
+        moved = ratings[seat]
+        if moved.player in seen:
+            continue
+        seen.add(moved.player)
+        level = level_of(moved.player)
+        named = "" if level is None else f"{_level_called(t, level, seats[moved.player])} "
+        shown[seat] = named + rerated(moved)
+    return shown
+
+
 def ratings_lines(
     t: Texts,
     names: Sequence[str],
@@ -251,36 +286,26 @@ def ratings_lines(
     """A game's end in the group: each seat's rating after the game and its change, best
     place first (as the standings), on one line: `Ratings here: Cid 1031 (+31) · Ann 985
     (-15)`. A person by the name the table showed (`names`, numbered among people called alike
-    as `numbers` says), cut to `NAME_WIDTH` columns but for that number; an AI seat as its
-    level (`AI (hard)`), once at its best seat's place, counted with a times sign if it had
-    several seats (they share the level's one rating). Under it, what `?` means if a rating is
-    marked so."""
+    as `numbers` says), cut to `NAME_WIDTH` columns but for that number, before it; an AI seat
+    as its level, once, counted if it had several seats (`seat_ratings`). Under it, what `?`
+    means if a rating is marked so."""
     order = sorted(range(len(ratings)), key=lambda seat: (places[seat], seat))
-    seats = Counter(moved.player for moved in ratings)
-    items, seen = [], set()
+    shown = seat_ratings(t, places, ratings)
+    items = []
     for seat in order:
-        moved = ratings[seat]
-        if moved.player in seen:
+        if not shown[seat]:
             continue
-        seen.add(moved.player)
-        level = level_of(moved.player)
-        if level is None:
+        if level_of(ratings[seat].player) is None:
             end = suffix(numbers[seat] if numbers else 1)
             called = names[seat].removesuffix(end) if end else names[seat]
-            name = fit(called, NAME_WIDTH - text_width(end)) + end
-        elif seats[moved.player] > 1:
-            # TRANSLATORS: at a game's end, in the ratings line: an AI level that had {n} seats
-            # in the game, all sharing the level's one rating: "2", a multiplication sign, then
-            # the level ("AI (hard)").
-            name = t("{n}× {name}", n=seats[moved.player], name=level_name(t, level))
+            items.append(f"{fit(called, NAME_WIDTH - text_width(end)) + end} {shown[seat]}")
         else:
-            name = level_name(t, level)
-        items.append(f"{name} {rerated(moved)}")
+            items.append(shown[seat])
     # TRANSLATORS: at a game's end, under the standings: each player's rating in this chat
     # after the game, and how much the game moved it ("Ann 1031 (+31) · Bob 985 (-15)").
     lines = [t("Ratings here: {ratings}", ratings=" · ".join(items))]
     if any(moved.provisional for moved in ratings):
-        lines.append(t("? provisional: fewer than {n} games", n=PROVISIONAL))
+        lines.append(provisional_line(t))
     return lines
 
 

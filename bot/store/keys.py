@@ -47,8 +47,9 @@ def results(chat: str) -> str:
 
 def stats(chat: str) -> str:
     """Hash of the chat's stats: `v` (bumped by every write), `s` (JSON: the fold of its
-    results, every player's tally and rating, and the newest game folded; `bot.stats.Fold`) and
-    `m` (the fold of the last 30 days' games alone, with the time the oldest of them ended)."""
+    results, every player's tally and rating, and the newest game folded; `bot.stats.Fold`),
+    `e` (JSON: how that newest game moved its seats' ratings, `bot.stats.Noted`) and `m` (the
+    fold of the last 30 days' games alone, with the time the oldest of them ended)."""
     return f"wiz:{{{chat}}}:stats"
 
 

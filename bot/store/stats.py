@@ -4,10 +4,11 @@ The game summaries are the truth: the compare-and-set that writes a game's end p
 to the chat's `results` list (`Store.save`). The fold (`keys.stats`, in the chat's slot) is
 derived from them and carried forward lazily: `fold` reads it, folds the summaries pushed since
 its newest game and writes it back if nobody wrote it meanwhile (its version `v`), with a note of
-how the newest game folded moved the ratings (`e`: what that game's end says, `fold_game`). A crash
-between a game's end and the fold loses nothing: the next `fold` finds the game unfolded. The
-fold goes on past the summaries kept (the last `RESULTS_KEPT`), so "all time" counts every game
-since the chat's first fold.
+how the newest game folded moved the ratings (`e`: what that game's end says, `fold_game`, and
+what the web page's end of the game shows, `noted`); the write tells the pages that watch the
+chat's game to look again (its version channel). A crash between a game's end and the fold
+loses nothing: the next `fold` finds the game unfolded. The fold goes on past the summaries
+kept (the last `RESULTS_KEPT`), so "all time" counts every game since the chat's first fold.
 
 A player's index (`keys.played`, a hash tag of the player's own) names the chats their stats may
 be in. It is written before what it indexes (`enlist`, before a game's end is saved, and again
@@ -54,10 +55,13 @@ log = logging.getLogger(__name__)
 _WRITE = """
 if tonumber(redis.call('HGET', KEYS[1], 'v') or '0') ~= tonumber(ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[1], 'v', tonumber(ARGV[1]) + 1, 's', ARGV[2], 'e', ARGV[3])
+redis.call('PUBLISH', ARGV[4], redis.call('HGET', KEYS[2], 'v') or '0')
 return 1
 """
-"""Write a chat's fold, and the note of how its newest game moved the ratings, if its version
-is still the one read."""
+"""Write a chat's fold (KEYS[1]), and the note of how its newest game moved the ratings, if its
+version is still the one read; and publish the version of the chat's game (KEYS[2]) on its
+channel (ARGV[4]), as a write of the game does, so the web pages that show its end look again
+(and find the note)."""
 
 _KEEP = """
 if tonumber(redis.call('HGET', KEYS[1], 'v') or '0') ~= tonumber(ARGV[1]) then return 0 end
@@ -152,10 +156,21 @@ class StatsStore:
                 done, noted = await asyncio.to_thread(fold_noting, pending, done)
             else:
                 done, noted = fold_noting(pending, done)
-            args: list[int | str] = [int(version or 0), done.to_json(), noted.to_json()]
-            if await self._write(keys=[keys.stats(chat)], args=args):
+            args: list[int | str] = [
+                int(version or 0),
+                done.to_json(),
+                noted.to_json(),
+                keys.versions(chat),
+            ]
+            if await self._write(keys=[keys.stats(chat), keys.game(chat)], args=args):
                 return done, noted.of(game)
         return done, ()
+
+    async def noted(self, chat: str, game: str) -> tuple[Rerated, ...]:
+        """How the game `game` (its id) moved its seats' ratings, as the fold that folded it
+        noted them (whichever worker's it was), read without folding: none while it is not
+        folded, once a newer game is, or after a /forgetme in the chat."""
+        return Noted.from_json(await self.client.hget(keys.stats(chat), "e")).of(game)
 
     async def recent(self, chat: str, since: float) -> list[Game]:
         """The chat's kept games that ended at `since` or later, oldest first."""

@@ -274,16 +274,18 @@ function drawAsk(v) {
   if (v.again) ask.append(button(v.again.label, v.again.payload, "again"));
 }
 
-function table(heads, rows) {
+/** A summary's table: `heads`, then `rows` of cells (the second a seat); the row of the seat
+ * `you` marked as yours, and each column's cells of the class `classes` names for it. */
+function table(heads, rows, { you = null, classes = [] } = {}) {
   const node = element("table");
   const head = element("tr");
-  for (const text of heads) head.append(element("th", {}, text));
+  heads.forEach((text, index) => head.append(element("th", { class: classes[index] }, text)));
   node.append(head);
   for (const cells of rows) {
-    const line = element("tr");
+    const line = element("tr", { class: cells[1].seat === you && "you" });
     // the name (the second cell, a seat) whole in its tooltip, where it may be cut short
     cells.forEach((cell, index) => {
-      if (index !== 1) line.append(element("td", {}, String(cell)));
+      if (index !== 1) line.append(element("td", { class: classes[index] }, String(cell)));
       else {
         const [name, tail] = nameParts(cell);
         const td = element("td", { title: cell.name });
@@ -313,9 +315,23 @@ function drawSummary(v) {
   if (v.final) {
     kind = "final";
     summary.append(element("h2", {}, v.final.title), element("h3", {}, w("standings")));
-    summary.append(table(["", "", w("total"), w("bids_met")], v.final.rows.map((r) => [
-      r.medal, v.seats[r.seat], points(r.total), `${r.bids_met}/${v.final.rounds}`])));
+    // each seat's rating after the game and its change, once the chat's stats folded it, as
+    // the chat's end says them (an AI level's once, at its best seat: "" at its others), yours
+    // marked as your turn is: a column of its own on a desktop, a line under the name on a
+    // phone (where the name keeps the room it has)
+    const rated = v.final.rows.every((r) => r.rating !== null);
+    const heads = ["", "", w("total"), w("bids_met"), ...(rated ? [w("rating")] : [])];
+    const standings = table(heads, v.final.rows.map((r) => [
+      r.medal, v.seats[r.seat], points(r.total), `${r.bids_met}/${v.final.rounds}`, ...(rated ? [r.rating] : [])]),
+    { you: v.you, classes: ["", "", "", "", "rating"] });
+    if (rated) {
+      standings.classList.add("rated");
+      v.final.rows.forEach((r, index) => r.rating && standings.rows[index + 1].cells[1].append(
+        element("span", { class: "rating under" }, r.rating)));
+    }
+    summary.append(standings);
     summary.append(element("p", { class: "winners" }, v.final.winners));
+    if (rated && v.final.provisional) summary.append(element("p", { class: "provisional" }, v.final.provisional));
   } else if (round) {
     kind = "round";
     const key = `${v.game}:${v.round_end.round}`;
