@@ -31,7 +31,7 @@ from telegram.ext import AIORateLimiter
 
 from adapters.outbox import FAST, Limits
 from adapters.slots import hand_slot
-from adapters.telegram.app import TelegramFrontEnd, open_slot
+from adapters.telegram.app import TelegramFrontEnd, open_slot, unreached_slot
 from adapters.telegram.ids import chat_key, user_key
 from adapters.telegram.render import Post
 from adapters.telegram.slots import Slots
@@ -1989,6 +1989,44 @@ async def test_a_refusal_that_comes_back_after_the_player_leaves_no_mark(tg: Bot
     await tg.idle()
     (notice,) = unreached_notices(tg)
     assert notice.text == UNREACHED + "press the button below, then Start."
+
+
+async def test_a_notice_still_on_its_way_when_the_player_is_back_says_so_or_does_not_go(
+    tg: Bot,
+) -> None:
+    """Cid and Bob block the bot mid-round (Telegram says so at once) while Telegram is slow to
+    answer in the group: the notice naming Cid is on its way (sent, not yet answered), Bob's
+    waits in the group's queue behind it. Both press Restart before Telegram answers. Cid's
+    notice loses its button once it is there, and says he is back; Bob's does not go at all
+    (before, both went with their button and said they could not be reached: the Restart
+    found no notice yet to take the button off)."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    held = tg.fake.stall(GROUP)
+    tg.fake.block(CID, tell=True)
+    await until(lambda: held == ["sendMessage"], "Cid's notice on its way")
+    tg.fake.block(BOB, tell=True)
+    bob = unreached_slot(chat_key(GROUP), BOB.id)
+    await until(
+        lambda: any(post.slot == bob for post in tg.front.outbox.waiting(GROUP)),
+        "Bob's notice waiting",
+    )
+    for user in (CID, BOB):
+        tg.fake.start_dm(user, "cards")  # Restart: unblocked, then /start
+    await handled(tg)
+    assert held == ["sendMessage"]  # both back, and Cid's notice not yet answered
+    tg.fake.unstall(GROUP)
+    await tg.idle()
+    (cid,) = [m for m in tg.fake.current_messages(GROUP).values() if m.text.startswith("Cid:")]
+    assert cid.keyboard == ()
+    assert cid.text == "Cid: I can write to you privately again: your cards are there."
+    shown = [e for e in tg.fake.transcript(GROUP) if e.message_id == cid.message_id]
+    sent = [(e.kind, e.keyboard == ()) for e in shown if e.kind in ("message", "edit")]
+    assert sent == [("message", False), ("edit", True)]
+    assert not any(e.text.startswith("Bob Brown:") for e in tg.fake.transcript(GROUP))
+    for user in (CID, BOB):
+        assert "Your hand:" in tg.hand(user).text
+    assert [e for e in tg.fake.errors if e.chat_id == GROUP] == []
 
 
 async def test_a_player_the_bot_cannot_reach_in_a_later_game_is_named_in_a_new_message(

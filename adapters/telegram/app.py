@@ -141,10 +141,10 @@ def open_slot(game: str, person: int | None) -> str:
     return f"{game}:{OPEN_SLOT}{'' if person is None else person}"
 
 
-def unreached_slot(game: str, person: int) -> str:
+def unreached_slot(game: str, person: int | None) -> str:
     """The slot map field of the notice in the group of `game` that its player `person` cannot
-    be reached privately (`UNREACHED_SLOT`)."""
-    return f"{game}:{UNREACHED_SLOT}{person}"
+    be reached privately (`UNREACHED_SLOT`); None: what each such field begins with."""
+    return f"{game}:{UNREACHED_SLOT}{'' if person is None else person}"
 
 
 def button_off(group: int, slot: str, said: str | None) -> Post:
@@ -903,34 +903,49 @@ class TelegramFrontEnd:
 
     async def _deliver(self, post: Post) -> Delivery:
         """One post (`Sender`). A notice asking a person to open a private chat with the bot
-        (`Post.opens`) that they opened while it waited in the group's queue (their /start
-        took the group out of their index, `_opened`, and found no message yet to take the
-        button off) goes as it reads once they have: no button, and whether they have a seat
-        there or how to take one. One that went as they opened it loses its button after it.
-        Two Redis reads a notice, on this path only."""
+        (`Post.opens`) that they opened while it waited in the group's queue, or was on its
+        way (their /start, or unblocking the bot, found no message yet to take the button
+        off), is looked at as it goes (`_still_asks`). A newcomer's (their /start took the
+        group out of their index, `_opened`) goes as it reads once they have: no button, and
+        whether they have a seat there or how to take one. A player's who could not be
+        reached (`Post.told`: their /start took the mark off, `_reached`) does not go: the
+        group was never told they could not be reached. One that went as they opened the
+        chat loses its button after it, and says what is true then (`_now_open`). Two Redis
+        reads a notice, on this path only."""
         person = post.opens
         if person is None:
             return await self.sender(post)
-        index = keys.opening(person.id)
-        if not await self.client.sismember(index, str(post.target)):
-            said = await self._now_open(post.target, person)
+        if not await self._still_asks(post, person):
+            if post.told is not None:
+                return Delivery.UNCHANGED
+            said = await self._now_open(post, person)
             return await self.sender(replace(post, html=html_text(said), keys=(), behind=None))
         delivery = await self.sender(post)
         if delivery is not Delivery.SENT or post.slot is None:
             return delivery
-        if not await self.client.sismember(index, str(post.target)):  # opened as it went
-            said = await self._now_open(post.target, person)
+        if not await self._still_asks(post, person):  # opened as it went
+            said = await self._now_open(post, person)
             self.outbox.put(post.target, button_off(post.target, post.slot, said), key=post.slot)
         return delivery
 
-    async def _now_open(self, group: int, person: User) -> str:
-        """What a notice of `person`'s in `group` asking them to open a private chat with the
-        bot says once they have: whether they have a seat at its table, or how to take one."""
-        game = chat_key(group)
+    async def _still_asks(self, post: Post, person: User) -> bool:
+        """Whether the notice `post` asking `person` to open a private chat with the bot is
+        still true: the game's mark that the group was told they cannot be reached is set
+        (`Post.told`), or, a newcomer's, their index still names the group."""
+        if post.told is not None:
+            return bool(await self.client.exists(post.told))
+        return bool(await self.client.sismember(keys.opening(person.id), str(post.target)))
+
+    async def _now_open(self, post: Post, person: User) -> str:
+        """What the notice `post` asking `person` to open a private chat with the bot says
+        once they have: a player's who could not be reached, that they are back; a
+        newcomer's, whether they have a seat at its group's table, or how to take one."""
+        game = chat_key(post.target)
         t = await self._texts(game)
-        return said_of(
-            t, person.name, self._open_now(t, game in await self.service.seated(person.id))
-        )
+        if post.told is not None:
+            return said_of(t, person.name, self._back(t))
+        seated = game in await self.service.seated(person.id)
+        return said_of(t, person.name, self._open_now(t, seated))
 
     async def _unreachable(self, failed: Post) -> None:
         """Telegram refused a game's private message to its player (they blocked the bot, or
@@ -983,6 +998,8 @@ class TelegramFrontEnd:
             slot=unreached_slot(game, person),
             notify=True,  # a new message (a mention in an edit notifies nobody)
             thread=thread(table.where),
+            opens=User(player, name),
+            told=mark,  # true while it is set: it goes off as they come back (`_deliver`)
         )
         self.outbox.put(group, notice, key=notice.slot)
 
@@ -1004,8 +1021,7 @@ class TelegramFrontEnd:
             said = None  # the game is gone: the notice keeps its words, as before
             if name is not None:
                 t = await self._texts(game)
-                back = t("I can write to you privately again: your cards are there.")
-                said = said_of(t, name, back)
+                said = said_of(t, name, self._back(t))
             self.outbox.put(group, button_off(group, slot, said), key=slot)
 
     async def _greet(self, group: Chat, person: TgUser, outcome: Outcome) -> None:
@@ -1040,6 +1056,12 @@ class TelegramFrontEnd:
         if seated:
             return t("Our private chat is open, and you have a seat at the table.")
         return t("Our private chat is open: send /join to sit down.")
+
+    @staticmethod
+    def _back(t: Texts) -> str:
+        """What the notice that a player cannot be reached privately says once they are back
+        (its button gone)."""
+        return t("I can write to you privately again: your cards are there.")
 
     @staticmethod
     def _open_private(t: Texts) -> str:
