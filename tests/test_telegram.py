@@ -2029,6 +2029,41 @@ async def test_a_notice_still_on_its_way_when_the_player_is_back_says_so_or_does
     assert [e for e in tg.fake.errors if e.chat_id == GROUP] == []
 
 
+async def test_a_cannot_reach_notice_moves_with_a_group_that_becomes_a_supergroup(
+    tg: Bot,
+) -> None:
+    """Bob blocks the bot mid-round and is named in the group, which then becomes a supergroup:
+    the old group takes no more calls, so its notice can never lose its button. The supergroup
+    gets the notice anew, in the group's language, and the mark that it was told goes with it:
+    his next refused message names him no more; his Restart takes the new notice's button off,
+    with no call to the old group (before, the notice and its mark stayed under the old id:
+    the supergroup had none, and his next refused message named him there again)."""
+    await tg.command(GROUP, ANN, "/language de")
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    tg.fake.block(BOB, tell=True)
+    await tg.idle()
+    (old,) = [m for m in tg.fake.current_messages(GROUP).values() if m.text.startswith("Bob B")]
+    supergroup = -1009876
+    tg.fake.migrate_group(GROUP, supergroup, by=ANN)
+    await tg.idle()
+    shown = [m for m in tg.fake.current_messages(supergroup).values() if m.from_bot]
+    (notice,) = [m for m in shown if m.text.startswith("Bob Brown:")]
+    assert notice.text == old.text
+    assert notice.keyboard == old.keyboard
+    assert notice.entities[0]["url"] == f"tg://user?id={BOB.id}"
+    await tg.command(supergroup, BOB, "/hand")  # refused
+    assert [e for e in tg.fake.errors if e.chat_id == BOB.id]
+    named = [e for e in tg.fake.transcript(supergroup) if e.text.startswith("Bob Brown:")]
+    assert len(named) == 1, [e.text for e in named]
+    tg.fake.start_dm(BOB, "cards")
+    await tg.idle()
+    now = tg.fake.message(supergroup, notice.message_id)
+    assert now.keyboard == ()
+    assert now.text == "Bob Brown: Ich kann dir wieder privat schreiben: Deine Karten sind dort."
+    assert [e for e in tg.fake.errors if e.chat_id in (GROUP, supergroup)] == []
+
+
 async def test_a_player_the_bot_cannot_reach_in_a_later_game_is_named_in_a_new_message(
     tg: Bot,
 ) -> None:

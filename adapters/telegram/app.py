@@ -736,7 +736,8 @@ class TelegramFrontEnd:
         """A group became a supergroup, with a new id (Telegram tells the old group and the new
         one): its game moves to the new id, the players' private hand messages follow it, and
         the supergroup shows the lobby or table anew (the old messages stay behind), and the
-        notices of people yet to open a private chat with the bot (`_notices_moved`)."""
+        notices of people yet to open a private chat with the bot, or of players it cannot
+        reach there (`_notices_moved`)."""
         message = update.effective_message
         if message is None:
             return
@@ -853,18 +854,31 @@ class TelegramFrontEnd:
     async def _notices_moved(self, old: int, new: int) -> None:
         """Group `old` became the supergroup `new`, and the old group takes no more calls: a
         notice there asking someone to open a private chat with the bot can never lose its
-        button. Each one that still has it, of a person whose index still names the old group,
-        is shown anew in the supergroup, with a link to its table (the index names the
-        supergroup then), so their /start takes the button off that one, with no call to the
-        old group. Both of Telegram's messages of the move come here; the index's SREM lets
-        one of them post each notice."""
-        prefix = open_slot(chat_key(old), None)
+        button. Each one that still has it is shown anew in the supergroup, in the order they
+        were posted, if it is still true: a newcomer's (`open_slot`) whose index still names
+        the old group, with a link to the supergroup's table (the index names the supergroup
+        then); a player's who cannot be reached (`unreached_slot`) whose game's mark that the
+        group was told is still set (`_unreached` sets it for the supergroup's game, and asks
+        Telegram first whether they still cannot be reached: they may have come back as the
+        game moved, and their return found neither mark nor notice). Their /start then takes
+        the button off the new one, with no call to the old group. Both of Telegram's messages
+        of the move come here; the index's SREM, or the old mark's DEL, lets one of them post
+        each notice."""
+        before = chat_key(old)
         live = []
-        for slot in await self.slots.named(old, prefix):
-            message = await self.slots.buttoned(old, slot)
-            if message is not None:
-                live.append((message, int(slot.removeprefix(prefix))))
-        for _, person in sorted(live):  # in the order they were posted
+        for prefix in (open_slot(before, None), unreached_slot(before, None)):
+            for slot in await self.slots.named(old, prefix):
+                message = await self.slots.buttoned(old, slot)
+                if message is not None:
+                    live.append((message, prefix, int(slot.removeprefix(prefix))))
+        table = await self.service.table(chat_key(new))
+        for _, prefix, person in sorted(live):  # in the order they were posted
+            if prefix == unreached_slot(before, None):
+                if table is not None:
+                    told = keys.unreached(before, table.game_id, person)
+                    if await self.client.delete(told):  # not back, nor moved by the other
+                        await self._unreached(chat_key(new), person, table.game_id)
+                continue
             if not await self.client.srem(keys.opening(user_key(person)), str(old)):
                 continue  # opened since, or shown anew by the other message of the move
             try:
@@ -963,7 +977,8 @@ class TelegramFrontEnd:
         shared by the workers (`keys.unreached`) makes later failures say nothing, until they
         are back (/start, or unblocking the bot) and the mark comes off (`_reached`): once per
         time they block the bot, not once per game. `game_id`: the game a refused message was
-        of (a message of an older game tells nothing). A refusal may come back after they are
+        of (a message of an older game tells nothing), or whose notice moved with its group
+        (`_notices_moved`), checked as a refusal is. A refusal may come back after they are
         back (its answer slow, or its handling): it would tell the group something untrue, and
         set the mark again, which would then keep the group from being told when they block
         the bot for real. So, the mark set, a refusal is checked with a chat action (one call,
