@@ -1,12 +1,20 @@
-"""The Telegram outbox without a server: pacing per chat, coalescing of slot posts."""
+"""The Telegram outbox without a server: pacing per chat, coalescing of slot posts, and which
+failures it tries again."""
 
 import asyncio
 import itertools
+from pathlib import Path
+from types import ModuleType
 
 import pytest
+import redis.asyncio as aioredis
+from PIL import ImageFont
 
+from adapters.discord import sender as discord_sender
 from adapters.outbox import FAST, Budget, Limits, Outbox, Rest
+from adapters.telegram import sender as telegram_sender
 from adapters.telegram.render import Post, coalesce
+from bot.store.redis_server import free_port
 
 
 class FakeTime:
@@ -260,3 +268,37 @@ async def test_idle_chats_are_forgotten() -> None:
     outbox.put(-4, Post(-4, "x"))
     await outbox.flush()
     assert len(outbox._queues) == 1
+
+
+@pytest.mark.parametrize("sender", [telegram_sender, discord_sender])
+async def test_only_the_store_away_is_tried_again_not_any_os_error(
+    sender: ModuleType, tmp_path: Path
+) -> None:
+    """A post that failed because Redis could not be reached (a real client of a port nobody
+    listens on) is tried again; one that met an OSError of its own (Pillow finding no font
+    file) is not: it is no outage, and trying it again would fail alike."""
+    tries: dict[str, int] = {}
+    client = aioredis.Redis.from_url(f"redis://127.0.0.1:{free_port()}", socket_timeout=1)
+    try:
+
+        async def deliver(post: Post) -> str:
+            tries[post.html] = tries.get(post.html, 0) + 1
+            if tries[post.html] > 1:
+                return "ok"
+            if post.html == "store":
+                await client.get("a key")  # raises: nothing listens there
+            ImageFont.truetype(str(tmp_path / "missing.ttf"), 12)  # raises OSError
+            return "not reached"
+
+        time = FakeTime()
+        outbox: Outbox[Post] = Outbox(
+            deliver, FAST, coalesce, time.clock, time.sleep, retry=sender.retryable
+        )
+        store = outbox.put(-1, Post(-1, "store"))
+        drawing = outbox.put(-2, Post(-2, "drawing"))
+        await outbox.flush()
+        assert tries == {"store": 2, "drawing": 1}
+        assert store.result() == "ok"
+        assert drawing.result() is None
+    finally:
+        await client.aclose()

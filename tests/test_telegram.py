@@ -25,6 +25,7 @@ import reading
 import redis.asyncio as aioredis
 from aiohttp import ClientSession, web
 from fake_telegram import Event, FakeTelegram, MessageView, RateLimits, User
+from PIL import ImageFont
 from service_helpers import Clock, CountedRedis, Pondering, counted_ticks, reviews_posted
 from telegram import Update
 from telegram.ext import AIORateLimiter
@@ -3276,6 +3277,27 @@ async def test_an_error_is_logged_and_answered_politely(
     assert answer.show_alert
     assert answer.text == "Sorry, something went wrong. Please try again."
     assert "error handling a Telegram update" in caplog.text
+
+
+async def test_an_os_error_not_of_the_store_is_no_outage(
+    tg: Bot, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    """An OSError met on a path that is not Redis (Pillow finding no font file) gets the plain
+    apology and is logged with its traceback, not told as the store being away."""
+    await seat(tg, short=False)
+    lobby = tg.lobby()
+
+    async def broken(*args: object, **kwargs: object) -> None:
+        ImageFont.truetype(str(tmp_path / "missing.ttf"), 12)  # raises OSError
+
+    monkeypatch.setattr(tg.front.service, "handle", broken)
+    await tg.command(GROUP, ANN, "/scores")
+    assert tg.fake.last_message(GROUP).text == "Sorry, something went wrong. Please try again."
+    answer = await tg.press_label(GROUP, BOB, lobby.message_id, "Start")
+    assert answer.text == "Sorry, something went wrong. Please try again."
+    logged = [r for r in caplog.records if r.getMessage() == "error handling a Telegram update"]
+    assert len(logged) == 2
+    assert all(r.exc_info is not None and r.levelname == "ERROR" for r in logged)
 
 
 async def test_a_frozen_redis_gets_one_clear_answer_everywhere(

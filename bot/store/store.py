@@ -41,9 +41,11 @@ WAIT_MS = 500
 """On a Redis Cluster, how long a write waits for a replica of its master to have it (`WAIT`)
 before it is reported done anyway (with a warning)."""
 
-StoreErrors = (RedisError, OSError, RedisClusterException)
+StoreErrors = (RedisError, RedisClusterException)
 """What a call raises when Redis cannot be reached or refuses (e.g. out of memory), or a
-Cluster client cannot find its cluster."""
+Cluster client cannot find its cluster. redis-py raises its own ConnectionError and
+TimeoutError (RedisErrors) for a refused, closed or silent connection, never a bare OSError:
+an OSError met while handling a request (a font file missing, a disk full) is no outage."""
 
 RedisClient = aioredis.Redis | aioredis.RedisCluster
 """A client of one Redis server, or of a Redis Cluster."""
