@@ -21,6 +21,8 @@ What it models, as Discord does:
 - threads: a channel may be archived (`archive`), as Discord does after a thread's inactivity;
   there a message cannot be edited (400, code 50083), a new message unarchives it unless it is
   locked, and PATCH /channels/{id} with `archived: false` unarchives it (a locked one: 403);
+  `archive` and `reopen` (a moderator opening a locked thread) return the THREAD_UPDATE payload
+  the gateway sends then;
   a thread of the guild's channel (`add_thread`) sends its interactions as a thread's (type
   11, with its `thread_metadata`: archived, locked), and a press there leaves it as it is;
 - DMs: POST /users/@me/channels opens a DM channel; a message to a person whose DMs are closed
@@ -581,6 +583,13 @@ class FakeDiscord:
         self.archived.add(thread)
         if locked:
             self.locked.add(thread)
+        return self._thread_json(thread)
+
+    def reopen(self, thread: int) -> JSON:
+        """A moderator opens the thread `thread` again (unlocked, unarchived): the THREAD_UPDATE
+        payload the gateway sends."""
+        self.locked.discard(thread)
+        self.archived.discard(thread)
         return self._thread_json(thread)
 
     def _thread_json(self, thread: int) -> JSON:

@@ -2148,13 +2148,36 @@ async def test_the_players_of_a_game_whose_thread_is_locked_are_told_once_in_the
         assert told[0].labels() == []
     assert not any(LOCKED in m.content for m in dc.fake.shown(thread))
     assert table_in(dc, thread).content == frozen
-    refused = len(dc.fake.errors)
-    dc.fake.locked.discard(thread)
-    dc.fake.archived.discard(thread)
+    the_gateway_says(dc, "THREAD_UPDATE", dc.fake.reopen(thread))
     assert await move(dc)  # the round's last card
     assert "Round 2 of 5" in table_in(dc, thread).content
-    assert len(dc.fake.errors) == refused
     assert all(len([m for m in dc.fake.shown(u.id) if LOCKED in m.content]) == 1 for u in players)
+
+
+async def test_a_thread_the_gateway_says_is_locked_is_sent_nothing_until_it_opens(
+    dc: Bot,
+) -> None:
+    """The gateway tells the client that a moderator locked the game's thread (THREAD_UPDATE:
+    archived and locked): the table's posts there would each be refused (the edit, then the
+    unarchiving), so they are not tried; the players are still told once in their DMs. Once
+    the gateway says the thread is open again, the table's next post shows there."""
+    thread, players = await a_game_in_a_thread(dc)
+    assert await move(dc)
+    the_gateway_says(dc, "THREAD_UPDATE", dc.fake.archive(thread, locked=True))
+    await dc.idle()
+    unarchiving = dc.fake.calls["PATCH /channels/{id}"]
+    for _ in range(4):
+        assert await move(dc)
+    await dc.idle()
+    assert dc.fake.errors == []  # every post or edit there is refused: none was tried
+    assert dc.fake.calls["PATCH /channels/{id}"] == unarchiving
+    for user in players:
+        assert len([m for m in dc.fake.shown(user.id) if LOCKED in m.content]) == 1
+    the_gateway_says(dc, "THREAD_UPDATE", dc.fake.reopen(thread))
+    assert await move(dc)  # the round's last card
+    await dc.idle()
+    assert "Round 2 of 5" in table_in(dc, thread).content
+    assert dc.fake.errors == []
 
 
 async def test_a_dm_press_is_taken_when_the_client_does_not_know_the_games_channel(

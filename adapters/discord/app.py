@@ -219,6 +219,7 @@ class DiscordFrontEnd:
         self.client.event(self.on_interaction)
         self.client.event(self.on_guild_channel_delete)
         self.client.event(self.on_raw_thread_delete)
+        self.client.event(self.on_raw_thread_update)
         self.client.event(self.on_guild_remove)
 
     async def start(self, *, connect: bool = True) -> None:
@@ -319,23 +320,24 @@ class DiscordFrontEnd:
             else:
                 await self._dms_closed(item, tuple(held.pop(item.user, ())))
 
-    async def _thread_locked(self, failed: Post) -> None:
-        """A post to the game's thread was refused: the thread is archived, and a moderator
-        locked it (only a moderator may open it again), so its table stays as it is while the
-        game goes on in the DMs, whose hands show each trick. Each player of a game going on
-        there is told so in their DM, once a game (noted in the thread's slot map, for every
-        worker); once a moderator opens the thread, the table's next post shows it again."""
+    async def _thread_locked(self, failed: Post) -> bool:
+        """A post to the game's thread was refused (or not tried: the gateway said so): the
+        thread is archived, and a moderator locked it (only a moderator may open it again), so
+        its table stays as it is while the game goes on in the DMs, whose hands show each
+        trick. Each player of a game going on there is told so in their DM, once a game (noted
+        in the thread's slot map, for every worker); once a moderator opens the thread, the
+        table's next post shows it again. Whether they were told, now or before."""
         chat = chat_key(failed.game)
         try:
             table = await self.service.table(chat)
             if table is None or table.game.phase not in ROUND_PHASES:
-                return
+                return False
             if not await self.slots.first_locked(failed.game, table.game_id):
-                return
+                return True
             t = await self._texts(chat)
         except StoreErrors as error:
             log.warning("could not tell the players of %s it is locked: %s", chat, error)
-            return
+            return False
         # TRANSLATORS: in a player's DM. {thread}: the game's thread on Discord, shown by
         # Discord as its name (#wizards-night).
         said = t(
@@ -346,6 +348,7 @@ class DiscordFrontEnd:
         text = content(said).format(thread=f"<#{failed.game}>")
         people = [discord_id(player.id) for player in table.game.players]
         await self._queue([Post(failed.game, text, user=p) for p in people if p is not None])
+        return True
 
     def _superseded(self, post: Post, message_id: int, behind: str | None = None) -> None:
         """An old slot message's buttons come off once its channel has nothing newer to show
@@ -649,6 +652,13 @@ class DiscordFrontEnd:
     async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
         """A thread was deleted (with its channel, or alone): its game ends."""
         await self._unseen([payload.thread_id])
+
+    async def on_raw_thread_update(self, payload: discord.RawThreadUpdateEvent) -> None:
+        """A thread changed: one a moderator locked (archived and locked) is sent nothing
+        until the gateway says it is open again (`Sender.thread_update`)."""
+        metadata = payload.data.get("thread_metadata", {})
+        locked = bool(metadata.get("archived") and metadata.get("locked"))
+        self.sender.thread_update(payload.thread_id, locked)
 
     async def on_guild_remove(self, guild: discord.Guild) -> None:
         """The bot left the server, or was removed from it: the games of its channels and

@@ -22,7 +22,8 @@ counts in the channel's pace, and a post tried again after a failure sends only 
 not. In a thread Discord archived (after its inactivity, as short as an hour) no message
 may be edited (error 50083): the bot unarchives the thread, as any member may unless a
 moderator locked it, and edits again, once; a post refused so in a thread that stays archived
-(locked) is told to `on_locked`.
+(locked) is told to `on_locked`. A thread the gateway said a moderator locked (`thread_update`)
+is sent nothing, as all of it would be refused, until the gateway says it is open again.
 """
 
 import asyncio
@@ -57,6 +58,9 @@ CLOSED_FOR = 600.0
 """Seconds a person whose DMs are closed is not tried again (but for a new round's hand)."""
 RETRY_AFTER = 60.0
 """Seconds after a refused DM before the hand of a new round tries the person's DMs again."""
+LOCKED_KEPT = 10_000
+"""How many locked threads a worker remembers (the gateway tells of every server's): the
+oldest forgotten is only tried again, one refused call a post."""
 
 Round = tuple[str | None, int]
 """(game id, round number) of a hand."""
@@ -80,6 +84,10 @@ class Delivery(enum.Enum):
     """Another worker showed a newer version of the slot already: nothing to post."""
 
 
+async def _untold() -> bool:
+    return False
+
+
 def retryable(error: BaseException) -> bool:
     """Whether a post that failed with `error` may succeed later: Discord failed on its side
     (5xx), could not be reached or did not answer in time, or the store was away."""
@@ -100,7 +108,7 @@ class Sender:
         on_open: Callable[[Post], Awaitable[None]] = lambda _post: asyncio.sleep(0),
         clock: Callable[[], float] = time.monotonic,
         superseded: Callable[[Post, int, str | None], object] = lambda _p, _m, _t: None,
-        on_locked: Callable[[Post], Awaitable[None]] = lambda _post: asyncio.sleep(0),
+        on_locked: Callable[[Post], Awaitable[bool]] = lambda _post: _untold(),
     ) -> None:
         self.client = client
         self.slots = slots
@@ -114,10 +122,40 @@ class Sender:
         queues a post that takes them off (and shows that text)."""
         self.on_locked = on_locked
         """Told of a channel post refused because its thread is archived and stays so (a
-        moderator locked it: error 50083 after the bot's unarchiving was refused)."""
+        moderator locked it: error 50083 after the bot's unarchiving was refused), or not tried
+        because the gateway said so; it answers whether the players were told (now or before)."""
         self.clock = clock
         self._dms: dict[int, int] = {}
         self._closed: dict[int, Closed] = {}
+        self._locked: dict[int, bool] = {}
+        """Threads the gateway said a moderator locked, each with whether the players of its
+        game were told so (`on_locked`). Kept in memory: a worker started anew tries the posts
+        there, refused, until the gateway tells it."""
+
+    def thread_update(self, thread: int, locked: bool) -> None:
+        """The gateway said whether `thread` is locked by a moderator (archived and locked:
+        THREAD_UPDATE). While it is, its posts are not tried: each would be refused (a new
+        message, or an edit and the unarchiving). Discord's client cache does not help here:
+        discord.py drops a thread from its cache once it is archived."""
+        if not locked:
+            self._locked.pop(thread, None)
+        elif thread not in self._locked:
+            log.info("thread %s is locked: nothing is posted there until it is open", thread)
+            self._locked[thread] = False
+            if len(self._locked) > LOCKED_KEPT:
+                del self._locked[next(iter(self._locked))]
+
+    async def _shut(self, post: Post) -> bool:
+        """Whether `post` goes to a thread the gateway said is locked; the first such post
+        (until the players are told) is told to `on_locked` as a refused one is."""
+        told = self._locked.get(post.game) if post.user is None else None
+        if told is None:
+            return False
+        if not told:
+            told = await self.on_locked(post)
+            if post.game in self._locked:  # not opened meanwhile
+                self._locked[post.game] = told
+        return True
 
     def dms_closed(self, user: int) -> bool:
         """Whether the person's DMs were found closed lately."""
@@ -143,6 +181,8 @@ class Sender:
         return self.clock() < closed.at + RETRY_AFTER
 
     async def __call__(self, post: Post) -> Delivery | Rest[Post]:
+        if await self._shut(post):
+            return Delivery.FAILED
         if self.skips(post):
             await self.on_closed(post)
             return Delivery.CLOSED
