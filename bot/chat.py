@@ -66,6 +66,7 @@ from engine import (
     player_view,
     step,
     table_view,
+    verify_options,
     waiting_seats,
 )
 from engine.events import CardPlayed, RoundScored, WingsDropped
@@ -456,6 +457,9 @@ def option(ctx: Context, text: str) -> Result:
     Asked in the host's private chat (`Context.aside`), the toggles are shown there, and the
     group's lobby shows the change without them."""
     table = ctx.table()
+    # refused, as a setting is, once the game started (a private /options that comes in just
+    # as it starts would else show the closed lobby, in the group)
+    verify_options(table.game, table.game.options)
     if not text:
         return Result(shown=[Lobby(host=ctx.user.id, new=True) if ctx.aside else Lobby(True)])
     shown = lobby_changed(options=True)
@@ -467,7 +471,6 @@ def option(ctx: Context, text: str) -> Result:
         on = {"": True, "on": True, "off": False}.get(value.strip().lower() if sep else "")
         if on is None:
             raise Refused(ctx.look.t("Coach is on or off: coach, coach=off."), Refusal.BAD_ARGUMENT)
-        step(table.game, SetOptions(table.game.options))  # refused, as any option, after the start
         table.coach = on
         table.updated = ctx.now
         set_deadline(ctx, table)

@@ -159,3 +159,23 @@ async def test_a_lobby_whose_chat_is_gone_closes_the_hosts_toggles(
     assert closed.behind is not None
     assert closed.behind.startswith("The game is over: I can no longer post in its chat")
     assert (ANN.id, OPTIONS) in [(m.to, m.slot) for m in (await svc.current(CHAT)).messages]
+
+
+async def test_the_hosts_toggles_asked_for_after_the_start_are_refused(
+    redis_client: aioredis.Redis,
+) -> None:
+    """Ann asks for her toggles in her private chat (`/options`, nothing after it) just as the
+    game starts: she is told, as a setting would be, that the game has started, and nothing is
+    shown (the group's closed lobby is not posted anew); /options in the group alike."""
+    svc = service(redis_client)
+    driver = Driver(svc, [ANN, BOB, CID])
+    await driver.lobby(start=False)
+    await driver.ok(BOB, Kind.START)
+    # what `for_host` does with the lobby it found her hosting, the start come in between
+    asked = await svc.handle(CHAT, ANN, Request(Kind.OPTION, aside=True))
+    set_ = await svc.handle(CHAT, ANN, Request(Kind.OPTION, "wings", aside=True))
+    assert asked.messages == ()
+    assert (asked.answer, asked.alert) == (set_.answer, True)
+    assert asked.answer == "The game has already started."
+    typed = await svc.handle(CHAT, ANN, Request(Kind.OPTION))
+    assert (typed.messages, typed.answer) == ((), asked.answer)
