@@ -40,8 +40,9 @@ without a call of its own: a slot never refused has no mark, and its release ans
 A bare post shown again (`Outcome.again`: the lobby, table or game end of a chat whose game a
 crash left cancelled, or a hand of it) takes the buttons off only where they may be left and
 the slot shows no later version of the chat (`SlotMap.unbutton`), saying in the same edit what
-the lost post said, if it says anything (`Message.behind`): where nothing is left, one call to
-Redis.
+the lost post said, if it says anything (`Message.behind`), and then also where no button is left
+but the slot shows an older version than the lost post's (it never got there), once: where
+nothing is left, one call to Redis.
 
 A slot's new message is recorded only after the platform took it: a crash (or the store away)
 in between leaves the map naming the message before, which the next post would edit while the
@@ -60,7 +61,7 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from bot import Outcome, RedisClient, StoreErrors
-from bot.messages import OPTIONS
+from bot.messages import NO_GAME, OPTIONS
 
 log = logging.getLogger(__name__)
 
@@ -174,6 +175,13 @@ as a string: a Discord id is beyond a Lua number's precision, and so compared as
 _BARED = """
 if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then
   redis.call('HSET', KEYS[1], ARGV[1] .. '#k', '0')
+  local shown = ARGV[4] and redis.call('HGET', KEYS[1], ARGV[1] .. '#v')
+  if shown then
+    local sep = string.find(shown, ':', 1, true)
+    if tonumber(string.sub(shown, sep + 1)) < tonumber(ARGV[4]) then
+      redis.call('HSET', KEYS[1], ARGV[1] .. '#v', string.sub(shown, 1, sep) .. ARGV[4])
+    end
+  end
 end
 if ARGV[3] then
   local hold = redis.call('HGET', KEYS[1], ARGV[1] .. '#hold')
@@ -183,25 +191,32 @@ if ARGV[3] then
 end
 return 0
 """
-"""The slot ARGV[1]'s message, if still ARGV[2], has no buttons now; with ARGV[3], the worker
-of that token lets go of the slot."""
+"""The slot ARGV[1]'s message, if still ARGV[2], has no buttons now (and, with ARGV[4], shows
+that version of the chat, if it showed an older one); with ARGV[3], the worker of that token
+lets go of the slot."""
 
 _UNBUTTON = (
     _HELD
     + """
 local message = redis.call('HGET', KEYS[1], ARGV[1])
 local shown = redis.call('HGET', KEYS[1], ARGV[1] .. '#v')
-if not message or not shown or redis.call('HGET', KEYS[1], ARGV[1] .. '#k') == '0' then
+if not message or not shown then return 0 end
+local sep = string.find(shown, ':', 1, true)
+local at = tonumber(string.sub(shown, sep + 1))
+if at > tonumber(ARGV[2]) then return 0 end
+if redis.call('HGET', KEYS[1], ARGV[1] .. '#k') == '0'
+    and not (ARGV[5] == '1' and at < tonumber(ARGV[2])
+      and (ARGV[6] == '' or string.sub(shown, 1, sep - 1) == ARGV[6])) then
   return 0
 end
-local sep = string.find(shown, ':', 1, true)
-if tonumber(string.sub(shown, sep + 1)) > tonumber(ARGV[2]) then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1] .. '#hold', ARGV[3] .. ':' .. (now + tonumber(ARGV[4])))
 return message
 """
 )
 """Hold the slot ARGV[1] to take its message's buttons off, if it may have some and shows a
-version of the chat no later than ARGV[2] (of any game): the message (held by ARGV[3] for
+version of the chat no later than ARGV[2] (of any game), or, when ARGV[5] is 1 (the edit says
+something), if it shows an older one (the post that would have said it never went through)
+of game ARGV[6] (of any, when ARGV[6] is `NO_GAME`'s ''): the message (held by ARGV[3] for
 ARGV[4] ms), else 0; -1 while another worker holds the slot."""
 
 HAND = "hand"
@@ -445,18 +460,28 @@ class SlotMap:
         await self._bared(keys=[self._key(where)], args=[slot, str(message_id)])
 
     async def unbutton(
-        self, where: int, slot: str, version: int, strip: Callable[[int], Awaitable[T]]
+        self,
+        where: int,
+        slot: str,
+        version: int,
+        strip: Callable[[int], Awaitable[T]],
+        said: bool = False,
+        game: str = NO_GAME,
     ) -> T | None:
         """Shown again (`Outcome.again`) as a bare post: the slot's message loses its buttons
         (`strip(message id)`, while the slot is held: its answer) if it may still have some
         and shows no later version of the chat than `version`, of any game (a chat's versions
-        only grow: a game begun since keeps its buttons). None if it has none, or shows a later
-        one (one call to Redis, and none to the platform); or if no post ever said what it
-        shows (one that died before it could)."""
+        only grow: a game begun since keeps its buttons). When the edit `said` something
+        (`Message.behind`: what the lost post of the write at `version` said), also a message
+        without buttons that shows an older version (that post never reached it: a hand not
+        asked for anything) of `game` (any, for a chat whose game is gone: `NO_GAME`), which
+        shows `version` after, so it is edited once. None if it has none (or shows
+        `version`), or shows a later one (one call to Redis, and none to the platform); or if
+        no post ever said what it shows (one that died before it could)."""
         if (where, slot) in self._unsaved:
             await self._save(where, slot)
         token = secrets.token_hex(6)
-        args: list[str | int] = [slot, version, token, HOLD_MS]
+        args: list[str | int] = [slot, version, token, HOLD_MS, "1" if said else "0", game]
         message_id = await self._unheld(self._unbutton, where, args)
         if message_id == 0:
             return None
@@ -468,7 +493,7 @@ class SlotMap:
             return stripped
         finally:
             renewing.cancel()
-            await self._bared(keys=[self._key(where)], args=[slot, bared, token])
+            await self._bared(keys=[self._key(where)], args=[slot, bared, token, version])
 
     async def buttoned(self, where: int, slot: str) -> int | None:
         """The message showing `slot` in the chat `where` if it may still have buttons."""

@@ -1433,6 +1433,42 @@ async def test_a_game_cancel_a_crash_left_unposted_takes_the_hands_buttons_off(d
     assert dc.fake.errors == []
 
 
+async def test_a_game_cancel_a_crash_left_unposted_says_so_where_no_button_was_left(
+    dc: Bot,
+) -> None:
+    """The worker died after a game's cancel was written, while cards were being played: the
+    hands of the players not asked for a card and the channel's table (no open bid under it)
+    had no buttons, and kept saying what they said as if the game went on. The worker that
+    takes its journal over edits them too, to what the lost posts said, once: shown again
+    later, nothing is edited again."""
+    players = people(dc, "Ann", "Bob", "Cid")
+    await seat(dc, players)
+    await dc.command(players[0], "start")
+    for _ in range(20):
+        if not dc.table().components and 0 < len(dm_buttons(dc, players)) < len(players):
+            break
+        await move(dc)
+    slot = hand_slot(chat_key(dc.channel))
+    named = [await dc.front.slots.get(dc.fake.dm_of[user.id], slot) for user in players]
+    hands = [m for user in players for m in dc.fake.shown(user.id) if m.id in named]
+    assert len(hands) == len(players)
+    assert [m for m in hands if not m.components]
+    table = dc.table()
+    assert not table.components
+    await taken_over(dc, await dies_after(dc, players[0], Kind.CANCEL))
+    assert [m.content for m in hands] == ["The game was cancelled."] * len(hands)
+    assert table.content.endswith("Ann cancelled the game."), table.content
+
+    def edits() -> int:
+        return sum(n for route, n in dc.fake.calls.items() if route.startswith("PATCH"))
+
+    before = edits()
+    await dc.front.show(chat_key(dc.channel), await dc.front.service.current(chat_key(dc.channel)))
+    await dc.idle()
+    assert edits() == before
+    assert dc.fake.errors == []
+
+
 async def test_a_play_again_lobby_cancel_a_crash_left_unposted_takes_every_play_again_off(
     dc: Bot,
 ) -> None:

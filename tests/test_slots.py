@@ -132,6 +132,41 @@ async def test_buttons_come_off_again_only_where_they_may_be_left(
     assert stripped == [32]
 
 
+async def test_a_post_that_says_something_again_edits_a_slot_its_lost_post_left_behind(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A bare post shown again that says what the lost post said (`Message.behind`: a chat
+    whose game a crash left cancelled at version 7) edits a slot's message that has no buttons
+    too, if it shows an older version (the lost post never reached it: a hand not asked for
+    anything), once; not one that shows version 7 (the post went through) or a later one, nor
+    one of another game than the post's (where it has one: a lobby closed since a start)."""
+    slots = Slots(redis_client)
+    stripped: list[int] = []
+
+    async def strip(message: int) -> str:
+        stripped.append(message)
+        return "edited"
+
+    async def shown(message: int, version: tuple[str, int]) -> None:
+        async def send() -> None:
+            await slots.set(GROUP, TABLE, message, version)
+
+        await slots.post(GROUP, TABLE, version, False, send, None, False)
+
+    await shown(31, ("g1", 5))
+    assert await slots.unbutton(GROUP, TABLE, 7, strip) is None  # it says nothing new
+    assert await slots.unbutton(GROUP, TABLE, 7, strip, said=True, game="g0") is None  # g1's
+    assert await slots.unbutton(GROUP, TABLE, 7, strip, said=True) == "edited"
+    assert await slots.shown(GROUP, TABLE) == ("g1", 7)
+    assert await slots.unbutton(GROUP, TABLE, 7, strip, said=True) is None  # once
+    assert stripped == [31]
+    await shown(32, ("g1", 7))  # the post went through
+    assert await slots.unbutton(GROUP, TABLE, 7, strip, said=True) is None
+    await shown(33, ("g2", 8))  # a game begun since
+    assert await slots.unbutton(GROUP, TABLE, 7, strip, said=True) is None
+    assert stripped == [31]
+
+
 async def test_an_edit_only_post_goes_only_where_the_slots_message_may_have_buttons(
     redis_client: aioredis.Redis,
 ) -> None:

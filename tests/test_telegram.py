@@ -913,6 +913,36 @@ async def test_a_game_cancel_a_crash_left_unposted_takes_the_hands_buttons_off(t
     assert tg.real_errors() == []
 
 
+async def test_a_game_cancel_a_crash_left_unposted_says_so_where_no_button_was_left(
+    tg: Bot,
+) -> None:
+    """The worker died after a game's /cancel was written, while cards were being played: the
+    hands of the players not asked for a card and the group's table (no open bid under it)
+    had no buttons, and kept saying what they said as if the game went on. The worker that
+    takes its journal over edits them too, to what the lost posts said, once: shown again
+    later, nothing is edited again."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    for _ in range(20):
+        if tg.table().keyboard == () and 0 < len(private_buttons(tg)) < len(PLAYERS):
+            break
+        await move(tg)
+    hands = {u: await tg.front.slots.get(u.id, hand_slot(chat_key(GROUP))) for u in PLAYERS}
+    bare = [u for u, message in hands.items() if not tg.fake.message(u.id, message).keyboard]
+    assert bare
+    table = tg.table()
+    assert table.keyboard == ()
+    await taken_over(tg, await dies_after(tg, ANN, Kind.CANCEL))
+    for user, message in hands.items():
+        assert tg.fake.message(user.id, message).text == "The game was cancelled.", user
+    assert tg.fake.message(GROUP, table.message_id).text.endswith("Ann cancelled the game.")
+    edits = tg.fake.calls["editMessageText"]
+    tg.front.show(chat_key(GROUP), await tg.front.service.current(chat_key(GROUP)))
+    await tg.idle()
+    assert tg.fake.calls["editMessageText"] == edits
+    assert tg.real_errors() == []
+
+
 async def test_a_play_again_lobby_cancel_a_crash_left_unposted_takes_every_play_again_off(
     tg: Bot,
 ) -> None:

@@ -331,7 +331,9 @@ class Sender:
             return await self._post(post, where, file)
         if post.bare and post.again:  # only where buttons may be left: see `SlotMap.unbutton`
             strip = partial(self._strip, post, where, behind=post.behind)
-            stripped = await self.slots.unbutton(where, post.slot, post.version[1], strip)
+            game, version = post.version
+            said = post.behind is not None
+            stripped = await self.slots.unbutton(where, post.slot, version, strip, said, game)
             return Delivery.STALE if stripped is None else stripped
         delivery = await self.slots.post(
             where,

@@ -243,7 +243,9 @@ class Sender:
             return await self._post(post)
         if post.bare and post.again:  # only where buttons may be left: see `SlotMap.unbutton`
             strip = partial(self._strip, post.target, behind=post.behind)
-            stripped = await self.slots.unbutton(post.target, post.slot, post.version[1], strip)
+            game, version = post.version
+            said = post.behind is not None
+            stripped = await self.slots.unbutton(post.target, post.slot, version, strip, said, game)
             return Delivery.UNCHANGED if stripped is None else stripped
         delivery = await self.slots.post(
             post.target,
