@@ -291,13 +291,13 @@ def leave(ctx: Context, _: None) -> Result:
         shown = [Note(note), *last_game_closed(table), *toggles_closed(table.host, note.text)]
         return Result(shown=shown, write=closing(shown))
     shown = lobby_changed()  # the next host's toggles, if they have any: edited, none sent
-    if table.host == user.id:
+    if table.host == user.id:  # theirs close, noted (nothing of the table names them now)
         table.host = humans[0]
         left = ctx.look.t("You left this table, so you no longer host it.")
         shown += toggles_closed(user.id, left)
     table.updated = ctx.now
     set_deadline(ctx, table)
-    return Result(shown=shown, write=Write(table=table, ttl=LIVE_TTL))
+    return Result(shown=shown, write=closing(shown, table))
 
 
 def start(ctx: Context, _: None) -> Result:
@@ -356,18 +356,19 @@ def cancel(ctx: Context, _: None) -> Result:
     return Result(shown=shown, write=closing(shown))
 
 
-def closing(shown: list[Shown]) -> Write:
-    """The write that deletes the table, whose posts are `shown`: it notes what those make
-    each slot message say (`Write.closed`, bare messages saying it as `Message.behind`: the
-    group's lobby or table, people's hands and own results, a host's toggles), for a worker
-    that shows the chat again after a crash lost the posts (`GameService.current`)."""
+def closing(shown: list[Shown], table: Table | None = None) -> Write:
+    """The write that deletes the table (or, with `table`, saves it: a host left it), whose
+    posts are `shown`: it notes what their notes make each slot message say (`Write.closed`,
+    bare messages saying it as `Message.behind`: the group's lobby or table, people's hands
+    and own results, a host's toggles), for a worker that shows the chat again after a crash
+    lost the posts (`GameService.current`)."""
     posted = (item.message for item in shown if isinstance(item, Note))
     slots = {(m.to, m.slot): m for m in posted if m.slot is not None}
     closed = tuple(
         Message("", to=to, slot=slot, strip=True, behind=m.behind if m.strip else m.text or None)
         for (to, slot), m in slots.items()
     )
-    return Write(table=None, ttl=LIVE_TTL, closed=closed)
+    return Write(table=table, ttl=LIVE_TTL, closed=closed)
 
 
 def cancelled(look: Look, table: Table, note: str, gone: str | None = None) -> list[Shown]:

@@ -427,7 +427,7 @@ class GameService:
         ratings: tuple[Rerated, ...] = ()  # a game's end says how it moved the ratings
         if table.game.phase is Phase.FINISHED:
             ratings = await self._fold(chat, table.game_id)
-        messages = render(look_of(snap.settings), table, [Current(ratings=ratings)])
+        messages = render(look_of(snap.settings), table, [Current(snap.closed, ratings)])
         outcome = Outcome(
             tuple(messages), version=(table.game_id, snap.version), where=table.where, again=True
         )

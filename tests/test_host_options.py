@@ -280,6 +280,23 @@ async def test_a_cancel_a_crash_left_unposted_takes_the_hosts_toggles_buttons_of
     assert tg.real_errors() == []
 
 
+async def test_a_leave_a_crash_left_unposted_takes_the_old_hosts_toggles_buttons_off(
+    tg: Bot,
+) -> None:
+    """The worker dies after Ann, the host, leaves the lobby, before any post: her leave noted
+    her toggles beside the chat's version (nothing of the table names her any more), so the
+    worker that takes its journal over takes their buttons off, saying why, as the lost post
+    did; Bob hosts."""
+    await seat(tg)
+    await tg.command(ANN.id, ANN, "/options")
+    [mine] = toggles(tg, ANN)
+    await taken_over(tg, await dies_after(tg, ANN, Kind.LEAVE))
+    assert toggles(tg, ANN) == []
+    await closed(tg, ANN, mine, "You left this table, so you no longer host it.")
+    assert "1. Bob Brown 👑" in tg.lobby().text
+    assert tg.real_errors() == []
+
+
 async def test_a_lobby_whose_group_removed_the_bot_closes_the_hosts_toggles(tg: Bot) -> None:
     """Removed from the group while its lobby is open, the bot closes the lobby: Ann's toggles
     in her private chat lose their buttons and say why (a press would be refused)."""

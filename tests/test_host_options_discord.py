@@ -235,6 +235,24 @@ async def test_a_cancel_a_crash_left_unposted_takes_the_hosts_toggles_buttons_of
     assert dc.fake.errors == []
 
 
+async def test_a_leave_a_crash_left_unposted_takes_the_old_hosts_toggles_buttons_off(
+    dc: Bot,
+) -> None:
+    """The worker dies after Ann, the host, leaves the lobby, before any post: her leave noted
+    her toggles beside the channel's version (nothing of the table names her any more), so
+    the worker that takes its journal over takes their buttons off, saying why, as the lost
+    post did."""
+    ann, bob, cid = people(dc, "Ann", "Bob", "Cid")
+    await seat(dc, [ann, bob, cid])
+    await dc.command(ann, "options", view=ann.id)
+    [mine] = toggles(dc, ann)
+    await taken_over(dc, await dies_after(dc, ann, Kind.LEAVE))
+    assert toggles(dc, ann) == []
+    left = "You left this table, so you no longer host it."
+    assert (mine.content, mine.components) == (WIZARDS + left, [])
+    assert dc.fake.errors == []
+
+
 async def test_a_lobby_whose_channel_is_gone_closes_the_hosts_toggles(dc: Bot) -> None:
     """The lobby's channel is deleted while it is open: the lobby closes, and Ann's toggles
     in her DMs lose their buttons and say why (a press would be refused)."""

@@ -179,3 +179,22 @@ async def test_the_hosts_toggles_asked_for_after_the_start_are_refused(
     assert asked.answer == "The game has already started."
     typed = await svc.handle(CHAT, ANN, Request(Kind.OPTION))
     assert (typed.messages, typed.answer) == ((), asked.answer)
+
+
+async def test_shown_again_the_toggles_of_a_host_who_left_close(
+    redis_client: aioredis.Redis,
+) -> None:
+    """Ann, the host, leaves, and the posts of her leave are lost to a crash: shown again, her
+    toggles lose their buttons, saying why, as the lost post did (her leave's write noted them:
+    nothing of the table names her any more); the chat's next write forgets them."""
+    svc = service(redis_client)
+    driver = Driver(svc, [ANN, BOB, CID])
+    await driver.lobby(start=False)
+    left = await driver.ok(ANN, Kind.LEAVE)
+    (_, anns) = toggles(left)
+    again = await svc.current(CHAT)
+    bobs, closed = toggles(again)
+    assert bobs == followed(Outcome((bobs,)), BOB.id)
+    assert (closed.to, closed.strip, closed.behind) == (ANN.id, True, anns.behind)
+    await driver.ok(DOT, Kind.JOIN)
+    assert [m.to for m in toggles(await svc.current(CHAT))] == [BOB.id]

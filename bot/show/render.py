@@ -108,8 +108,8 @@ class Current:
     hand, or the game's end; with no game (cancelled, closed), the group's lasting messages
     without the buttons they may have kept, and so the private messages the closing write
     named (people's hands, a host's toggles), each saying what that write's posts made it
-    say (`closed`, bare messages: `Snapshot.closed`). Shown again after a crash or an outage
-    (`Outcome.again`)."""
+    say (`closed`, bare messages: `Snapshot.closed`; with a table, the toggles of a host who
+    left it). Shown again after a crash or an outage (`Outcome.again`)."""
 
     closed: tuple[Message, ...] = ()
     ratings: tuple[Rerated, ...] = ()
@@ -164,7 +164,7 @@ def _of_table(look: Look, table: Table, item: Shown) -> list[Message]:
     if isinstance(item, Sheet):
         return [sheet(look, view, seats)]
     if isinstance(item, Current):
-        return _current(look, table, view, seats, item.ratings)
+        return [*_current(look, table, view, seats, item.ratings), *item.closed]
     return []
 
 

@@ -89,12 +89,12 @@ end
 if ARGV[3] == '' then
   redis.call('HDEL', KEYS[1], 't', 'r', 'c')
   redis.call('HSET', KEYS[1], 'v', v + 1)
-  if ARGV[12] ~= '' then redis.call('HSET', KEYS[1], 'c', (v + 1) .. ':' .. ARGV[12]) end
 else
   redis.call('HDEL', KEYS[1], 'c')
   redis.call('HSET', KEYS[1], 'v', v + 1, 't', ARGV[3])
   if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'r', ARGV[10]) end
 end
+if ARGV[12] ~= '' then redis.call('HSET', KEYS[1], 'c', (v + 1) .. ':' .. ARGV[12]) end
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 if ARGV[5] ~= '' then redis.call('SET', KEYS[2], ARGV[5]) end
 if ARGV[6] ~= '' then
@@ -114,11 +114,11 @@ the note in the writing worker's journal (KEYS[6]; on a Cluster it is another sl
 service writes it just before); a write publishes the new version on `keys.versions(chat)`
 (named from KEYS[1], `wiz:{chat}:game` → `wiz:{chat}:ver`). ARGV[11] is the latest time
 (Redis's clock) it may still be run at: a write whose caller gave up waiting for its answer
-must not be applied later. A write that deletes the table notes with its version what its
-posts make each slot message say (ARGV[12], `Write.closed`: field `c`, `<version>:<JSON>`,
-which any other write deletes). Answers an outcome and the server's time (`TIME`): 1
-written, -1 the update was applied already, -2 too late, 0 a conflict, followed by the chat as
-it is now, as `_LOAD` reads it: version, table, finished rounds, settings, and its marks
+must not be applied later. A write that deletes the table (or changes its host) notes with its
+version what its posts make each slot message say (ARGV[12], `Write.closed`: field `c`,
+`<version>:<JSON>`, which any other write deletes). Answers an outcome and the server's time
+(`TIME`): 1 written, -1 the update was applied already, -2 too late, 0 a conflict, followed by
+the chat as it is now, as `_LOAD` reads it: version, table, finished rounds, settings, and its marks
 (`_MARK`); once written, followed by its marks."""
 
 
@@ -241,8 +241,8 @@ class Snapshot:
     """The people marked in the chat as having a live seat in another chat as well (`_MARK`),
     as the last read or write answered."""
     closed: tuple[Message, ...] = ()
-    """With no table, as `load` read it: what the posts of the write that deleted it make
-    each slot message say (`Write.closed`), if that write is the chat's last."""
+    """As `load` read it: what the posts of the write that deleted the table (or changed its
+    host) make each slot message say (`Write.closed`), if that write is the chat's last."""
 
 
 @dataclass(slots=True)
@@ -266,7 +266,7 @@ def _marks(value: object) -> frozenset[str]:
 
 
 def _noted(closed: tuple[Message, ...]) -> str:
-    """The note of a deleted table (`Write.closed`) as stored after its version (`_CAS`, field
+    """The note of a write (`Write.closed`) as stored after its version (`_CAS`, field
     `c`): JSON, a list of [recipient (null: the group), slot, what it says ("": as it was)]."""
     said = [[m.to, m.slot, m.behind or ""] for m in closed]
     return json.dumps(said, ensure_ascii=False) if said else ""
@@ -309,11 +309,12 @@ class Write:
     result: dict[str, Any] | None = None
     record: dict[str, Any] | None = None
     closed: tuple[Message, ...] = ()
-    """With no table: what the posts of this write make each slot message say, as bare
-    messages (`Message.behind`: the group's lobby or table, the hands of a cancelled game, the
-    last game's own results of a closed "Play again" lobby, a closed lobby's host's toggles),
-    noted beside the chat's version until its next write (`Snapshot.closed`), for a worker
-    that shows the chat again after a crash to take their buttons off, saying it."""
+    """What the posts of this write make each slot message say that the table no longer
+    names, as bare messages (`Message.behind`): with no table, the group's lobby or table, the
+    hands of a cancelled game, the last game's own results of a closed "Play again" lobby, a
+    closed lobby's host's toggles; with one, the toggles of a host who left it. Noted beside
+    the chat's version until its next write (`Snapshot.closed`), for a worker that shows the
+    chat again after a crash to take their buttons off, saying it."""
 
 
 TRUST = 60.0
@@ -378,7 +379,7 @@ class Store:
             settings=known.settings,
             duplicate=bool(update_id is not None and seen),
             elsewhere=known.elsewhere,
-            closed=_closed(note, known.version) if known.table is None else (),
+            closed=_closed(note, known.version),
         )
 
     def known(self, chat: str) -> Snapshot | None:
@@ -467,7 +468,7 @@ class Store:
             RECORD_TTL,
             results,
             "",  # the latest time it may run at, set below, just before it is sent
-            _noted(write.closed) if table is None else "",
+            _noted(write.closed),
         ]
         names = [
             keys.game(chat),
