@@ -472,6 +472,7 @@ def option(ctx: Context, text: str) -> Result:
         on = {"": True, "on": True, "off": False}.get(value.strip().lower() if sep else "")
         if on is None:
             raise Refused(ctx.look.t("Coach is on or off: coach, coach=off."), Refusal.BAD_ARGUMENT)
+        step(table.game, SetOptions(table.game.options))  # counted (`GameState.seq`) as any set
         table.coach = on
         table.updated = ctx.now
         set_deadline(ctx, table)
