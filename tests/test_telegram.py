@@ -32,8 +32,9 @@ from telegram.ext import AIORateLimiter
 
 from adapters.outbox import FAST, Limits
 from adapters.slots import hand_slot
-from adapters.telegram.app import TelegramFrontEnd, open_slot, unreached_slot
+from adapters.telegram.app import TelegramFrontEnd
 from adapters.telegram.ids import chat_key, user_key
+from adapters.telegram.notices import open_slot, unreached_slot
 from adapters.telegram.render import Post
 from adapters.telegram.slots import Slots
 from adapters.text import TITLE_LIMIT, clean
@@ -1887,7 +1888,7 @@ async def test_a_join_with_the_private_chat_open_costs_what_it_did(tg: Bot, redi
     await tg.idle()
     counted = CountedRedis.from_url(redis_url)
     counted.calls = Counter()
-    tg.front.slots = tg.front.sender.slots = Slots(counted)
+    tg.front.slots = tg.front.sender.slots = tg.front.notices.slots = Slots(counted)
     before = Counter(tg.fake.calls)
     await tg.command(GROUP, EVE, "/join")
     answer = await tg.press_label(GROUP, CID, tg.lobby().message_id, "Join")

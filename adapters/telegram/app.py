@@ -9,7 +9,8 @@ cards, so before seating someone the bot writes to them privately; if Telegram r
 group gets a deep link (`t.me/<bot>?start=join-<group>`) whose /start finishes the join. A
 player Telegram stops taking private messages for mid-game (they blocked the bot: Telegram says
 so at once, or a message to them is refused) is named in the group once each time, with a link
-back to the private chat (`_unreached`); unblocking the bot, or /start there, sends their hand.
+back to the private chat; unblocking the bot, or /start there, sends their hand. Those notices
+are handled in `adapters.telegram.notices`.
 
 In a forum (a supergroup with topics) a game lives in the topic it was opened in: a request
 says its topic (`Request.where`, the thread id as a string), the table keeps the one it was
@@ -26,6 +27,7 @@ import math
 import time
 from collections.abc import Hashable
 from dataclasses import replace
+from functools import partial
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -44,8 +46,7 @@ from telegram import (
     Update,
 )
 from telegram import User as TgUser
-from telegram.constants import ChatAction
-from telegram.error import ChatMigrated, Conflict, Forbidden, NetworkError, TelegramError
+from telegram.error import ChatMigrated, Conflict, NetworkError, TelegramError
 from telegram.ext import (
     AIORateLimiter,
     Application,
@@ -69,9 +70,9 @@ from adapters.telegram.ids import (
     is_group,
     make_user,
     telegram_id,
-    user_key,
 )
 from adapters.telegram.limiter import CountingLimiter
+from adapters.telegram.notices import Notices, open_private
 from adapters.telegram.order import ChatOrder
 from adapters.telegram.render import (
     Key,
@@ -99,11 +100,9 @@ from bot import (
 )
 from bot.commands import BY_KIND, Who, of_payload, welcome_text
 from bot.logs import about, after
-from bot.show.formatters import said_of
 from bot.show.i18n import Texts, resolve_language, texts
 from bot.store import keys
 from bot.timers import stop_timer_loop, timer_loop
-from engine import ROUND_PHASES
 
 log = logging.getLogger(__name__)
 
@@ -118,40 +117,8 @@ OUT = ("left", "kicked")
 MAX_ANSWER = 200
 """Telegram's limit for a callback answer's text."""
 MEMBER_STATUSES = frozenset({"creator", "administrator", "member", "restricted"})
-UNREACHED_SLOT = "unreached:"
-"""The group slot of the notice that a player cannot be reached privately (`<slot><user id>`,
-`unreached_slot`): its button comes off when they are back."""
-OPEN_SLOT = "open:"
-"""The group slot of the notice that a person must open a private chat with the bot to sit down
-(`<slot><user id>`, `open_slot`): one with a live button per person and game chat; it loses the
-button when a newer one supersedes it, or once they have opened the chat."""
-OPENING_FOR = 30 * 86400
-"""Seconds a person's index of the groups with a notice of theirs to open the private chat is
-kept after the last (`keys.opening`), as long as the slot map that names those notices."""
-UNREACHED_FOR = 30 * 86400
-"""Seconds the mark that a game told its group of an unreachable player is kept."""
 UNBLOCKED_FOR = 10
 """Seconds a /start after an unblocking is taken as the Restart button's (`keys.unblocked`)."""
-
-
-def open_slot(game: str, person: int | None) -> str:
-    """The slot map field of `person`'s notice in the group of `game` that they must open a
-    private chat with the bot to sit down (`OPEN_SLOT`); None: what each such field begins
-    with."""
-    return f"{game}:{OPEN_SLOT}{'' if person is None else person}"
-
-
-def unreached_slot(game: str, person: int | None) -> str:
-    """The slot map field of the notice in the group of `game` that its player `person` cannot
-    be reached privately (`UNREACHED_SLOT`); None: what each such field begins with."""
-    return f"{game}:{UNREACHED_SLOT}{'' if person is None else person}"
-
-
-def button_off(group: int, slot: str, said: str | None) -> Post:
-    """The notice of `slot` in `group` loses its button and, in the same edit, says `said`
-    (what is true once its button is gone, of the person it names) instead; None: its text
-    stays."""
-    return Post(group, "", slot=slot, bare=True, behind=None if said is None else html_text(said))
 
 
 def build_application(config: Config, rate_limiter: BaseRateLimiter[Any] | None) -> TgApp:
@@ -227,11 +194,18 @@ class TelegramFrontEnd:
         self.bot = self.application.bot
         self.client = client
         self.slots = Slots(client)
+        self.notices = Notices(service, client, self.slots, self.bot, self._queue)
+        """The group notices about a person's private chat with the bot."""
         self.sender = Sender(
-            self.bot, self.slots, self._superseded, self._unreachable, self._lost, self._no_files
+            self.bot,
+            self.slots,
+            self._superseded,
+            self.notices.unreachable,
+            self._lost,
+            self._no_files,
         )
         self.outbox: Outbox[Post] = Outbox(
-            self._deliver,
+            partial(self.notices.deliver, self.sender),
             limits,
             coalesce,
             windows=Windows(client),
@@ -347,7 +321,11 @@ class TelegramFrontEnd:
         chat in whose name it was sent, in place of the person, for an anonymous admin's or a
         channel's)."""
         for post in posts(chat, outcome, self.links, here, asker):
-            self.outbox.put(post.target, post, key=post.slot)
+            self._queue(post)
+
+    def _queue(self, post: Post) -> None:
+        """Queue a post for its chat, in the place of its slot's waiting one (`Post.slot`)."""
+        self.outbox.put(post.target, post, key=post.slot)
 
     async def show_async(self, chat: str, outcome: Outcome) -> None:
         self.show(chat, outcome)
@@ -396,7 +374,7 @@ class TelegramFrontEnd:
                 "admin can allow files for me in the group's permissions. Or open a private "
                 "chat with me and ask again: I will send it there."
             )
-            rows = ((Key(self._open_private(t), url=f"https://t.me/{self.bot.username}"),),)
+            rows = ((Key(open_private(t), url=f"https://t.me/{self.bot.username}"),),)
         notice = Post(
             post.target, html_text(text), keys=rows, reply_to=post.reply_to, thread=post.thread
         )
@@ -447,7 +425,7 @@ class TelegramFrontEnd:
             if sent_as is not None and spec.for_its_giver(request.arg, whom is not None):
                 await self._nobody_behind(chat, sent_as, message, here)
                 return
-            if spec.seats and not await self._reachable(chat, person, here, message.id):
+            if spec.seats and not await self.notices.reachable(chat, person, here, message.id):
                 return
             admin = spec.who is Who.HOST and await self.admins.is_admin(chat.id, person.id)
             user = make_user(
@@ -546,11 +524,12 @@ class TelegramFrontEnd:
         for a game this person sits at, their hand and turn as it is now (`_hands`), unless
         they were sent it a moment ago as they unblocked the bot: Telegram's Restart button in
         a blocked chat unblocks it and sends /start, and the hand would come twice. The chat is
-        open now: a group's notice that asked them to open it loses its button (`_opened`)."""
+        open now: a group's notice that asked them to open it loses its button
+        (`Notices.opened`)."""
         t = texts(resolve_language(person.language_code))
         add = Key(t("Add me to a group"), url=f"https://t.me/{self.bot.username}?startgroup=play")
         self.outbox.put(person.id, Post(person.id, html_text(welcome_text(t)), keys=((add,),)))
-        await self._opened(person)
+        await self.notices.opened(person)
         if not await self.client.delete(keys.unblocked(user.id)):  # not sent a moment ago
             await self._hands(update, person.id, user)
 
@@ -558,10 +537,10 @@ class TelegramFrontEnd:
         """The person is back in their private chat: for each game it shows a hand of, or their
         live seats name (where they blocked the bot before their first hand came, the chat has
         none), the group's notice that they could not be reached loses its button
-        (`_reached`), and their hand and turn as it is now are sent."""
+        (`Notices.reached`), and their hand and turn as it is now are sent."""
         shown = await self.slots.games(person)
         for game in sorted({*shown, *await self._sitting(user.id)}):
-            await self._reached(game, person)
+            await self.notices.reached(game, person)
             request = Request(Kind.HAND)
             with about(game):
                 outcome = await self.service.handle(
@@ -577,10 +556,10 @@ class TelegramFrontEnd:
         in that topic), for a member of the group. The join keeps the group's title, as a join
         in the group does (`Request.place`): the update is of the private chat and does not say
         it, so Telegram is asked (`_group_title`). Their notice in the group loses its button
-        (`_opened`): the private chat it was to open is open, seated or not (a join refused, a
-        full table say, can be asked again in the group). The link of a group that has become
-        a supergroup since (a notice left in the old group, `_notices_moved`) leads to the
-        supergroup: Telegram names it when asked of the old one."""
+        (`Notices.opened`): the private chat it was to open is open, seated or not (a join
+        refused, a full table say, can be asked again in the group). The link of a group that
+        has become a supergroup since (a notice left in the old group, `Notices.moved`) leads to
+        the supergroup: Telegram names it when asked of the old one."""
         try:
             status = str((await self.bot.get_chat_member(group, person.id)).status)
         except ChatMigrated as moved:
@@ -595,7 +574,7 @@ class TelegramFrontEnd:
             if status not in MEMBER_STATUSES:
                 text = t("You can only join a table in a group you belong to.")
                 self.outbox.put(person.id, Post(person.id, html_text(text)))
-                await self._opened(person)
+                await self.notices.opened(person)
                 return
             user = make_user(
                 person.id, person.first_name, person.last_name, False, person.language_code
@@ -605,7 +584,7 @@ class TelegramFrontEnd:
             outcome = await self.service.handle(game, user, request, str(update.update_id))
             self.show(game, outcome)
             seated = bool(outcome.answer) and not outcome.alert
-            await self._opened(person, group, seated)
+            await self.notices.opened(person, group, seated)
             if seated:
                 text = t(
                     "✅ You have a seat at the table. Your cards will come here, with buttons to "
@@ -634,7 +613,7 @@ class TelegramFrontEnd:
             spec = of_payload(data)
             joins = spec is not None and spec.seats and is_group(where.id)
             here = _where(query.message) if is_group(where.id) else None
-            if joins and not await self._reachable(where, person, here):
+            if joins and not await self.notices.reachable(where, person, here):
                 # The answer opens the private chat itself, at its Start button, whose /start
                 # seats them (the link of the group's notice, which stays for a client that
                 # does not follow it).
@@ -716,7 +695,7 @@ class TelegramFrontEnd:
         self, update: Update, change: ChatMemberUpdated, person: TgUser
     ) -> None:
         """A person blocked the bot (the bot's membership of their private chat: kicked): at
-        each table where they are playing a round the group is told at once (`_unreached`),
+        each table where they are playing a round the group is told at once (`Notices.unreached`),
         not at the next message of theirs that fails, which can be minutes away. They unblocked
         it (back to member), with Start pressed or not: they are back (`_hands`)."""
         was = change.old_chat_member.status
@@ -727,7 +706,7 @@ class TelegramFrontEnd:
         if now in OUT and was not in OUT:
             for game in await self._sitting(user.id):
                 with about(game):
-                    await self._unreached(game, person.id)
+                    await self.notices.unreached(game, person.id)
         elif was in OUT and now not in OUT:
             await self.client.set(keys.unblocked(user.id), b"1", ex=UNBLOCKED_FOR)
             await self._hands(update, person.id, user)
@@ -737,7 +716,7 @@ class TelegramFrontEnd:
         one): its game moves to the new id, the players' private hand messages follow it, and
         the supergroup shows the lobby or table anew (the old messages stay behind), and the
         notices of people yet to open a private chat with the bot, or of players it cannot
-        reach there (`_notices_moved`)."""
+        reach there (`Notices.moved`)."""
         message = update.effective_message
         if message is None:
             return
@@ -750,7 +729,7 @@ class TelegramFrontEnd:
         before, after = chat_key(old), chat_key(new)
         with about(after):
             players = await self.service.move_chat(before, after)
-            await self._notices_moved(old, new)  # in the group's language, moved with it
+            await self.notices.moved(old, new)  # in the group's language, moved with it
             if players is None:
                 return  # nothing to move, or moved already (both messages arrive)
             for player in players:
@@ -788,257 +767,6 @@ class TelegramFrontEnd:
         seated = await self.service.seated(player)
         return [game for game in seated if is_group(telegram_id(game) or 0)]
 
-    async def _reachable(
-        self, group: Chat, person: TgUser, here: str | None, typed: int | None = None
-    ) -> bool:
-        """Whether the person can be written to privately (asked with a chat action, which
-        leaves nothing in their chat: the hello follows only once they are seated, `_greet`).
-        If Telegram refuses (they never opened the chat, or blocked the bot), the group gets a
-        deep link instead, in a notice of their own slot (`OPEN_SLOT`): a command (`typed`,
-        its message) gets a new one in reply, and the one before loses its button; a press
-        whose person has a notice with a live button already has it edited to what it says
-        (which changes nothing, "message is not modified") and posted anew only if that finds
-        it gone (an admin deleted it: Telegram tells the bot nothing of that). Another error
-        does not keep them from their seat."""
-        if await self._writes(person.id) is not False:
-            return True
-        slot = open_slot(chat_key(group.id), person.id)
-        there = typed is None and await self.slots.buttoned(group.id, slot) is not None
-        await self._ask_to_open(group.id, person, here, typed, there)
-        return False
-
-    async def _writes(self, person: int) -> bool | None:
-        """Whether Telegram lets the bot write to `person` privately now, asked with a chat
-        action (which leaves nothing in their chat): False if it refuses (they never opened
-        the chat, or blocked the bot), None if the call fails otherwise."""
-        try:
-            await self.bot.send_chat_action(person, ChatAction.TYPING)
-        except Forbidden:
-            return False
-        except TelegramError as error:
-            log.info("sendChatAction to %s failed: %s", person, error)
-            return None
-        return True
-
-    async def _ask_to_open(
-        self, group: int, person: TgUser, here: str | None, typed: int | None, there: bool
-    ) -> None:
-        """The notice in `group` (in its forum topic `here`, in reply to `typed`) that the
-        person must open a private chat with the bot to sit down, with the deep link that
-        opens it: a new message, or, `there` (the slot's message may still have its button),
-        an edit of the one before (`_reachable`). The group is noted in their index
-        (`keys.opening`)."""
-        game = chat_key(group)
-        slot = open_slot(game, person.id)
-        t = await self._texts(game)
-        user = make_user(person.id, person.first_name, person.last_name, False)
-        link = commands.deep_link(self.bot.username, group, thread(here))
-        post = Post(
-            group,
-            html_text(said_of(t, user.name, self._open_first(t))),
-            keys=((Key(self._open_private(t), url=link),),),
-            reply_to=typed,
-            thread=thread(here),
-            slot=slot,
-            notify=not there,  # a new message, next to what asked; the last loses its button
-            behind=html_text(said_of(t, user.name, self._open_first(t, button=False))),
-            opens=user,
-        )
-        index = keys.opening(user_key(person.id))
-        async with self.client.pipeline(transaction=True) as pipe:
-            pipe.sadd(index, str(group))
-            pipe.expire(index, OPENING_FOR)
-            await pipe.execute()
-        self.outbox.put(group, post, key=slot)
-
-    async def _notices_moved(self, old: int, new: int) -> None:
-        """Group `old` became the supergroup `new`, and the old group takes no more calls: a
-        notice there asking someone to open a private chat with the bot can never lose its
-        button. Each one that still has it is shown anew in the supergroup, in the order they
-        were posted, if it is still true: a newcomer's (`open_slot`) whose index still names
-        the old group, with a link to the supergroup's table (the index names the supergroup
-        then); a player's who cannot be reached (`unreached_slot`) whose game's mark that the
-        group was told is still set (`_unreached` sets it for the supergroup's game, and asks
-        Telegram first whether they still cannot be reached: they may have come back as the
-        game moved, and their return found neither mark nor notice). Their /start then takes
-        the button off the new one, with no call to the old group. Both of Telegram's messages
-        of the move come here; the index's SREM, or the old mark's DEL, lets one of them post
-        each notice."""
-        before = chat_key(old)
-        live = []
-        for prefix in (open_slot(before, None), unreached_slot(before, None)):
-            for slot in await self.slots.named(old, prefix):
-                message = await self.slots.buttoned(old, slot)
-                if message is not None:
-                    live.append((message, prefix, int(slot.removeprefix(prefix))))
-        table = await self.service.table(chat_key(new))
-        for _, prefix, person in sorted(live):  # in the order they were posted
-            if prefix == unreached_slot(before, None):
-                if table is not None:
-                    told = keys.unreached(before, table.game_id, person)
-                    if await self.client.delete(told):  # not back, nor moved by the other
-                        await self._unreached(chat_key(new), person, table.game_id)
-                continue
-            if not await self.client.srem(keys.opening(user_key(person)), str(old)):
-                continue  # opened since, or shown anew by the other message of the move
-            try:
-                member = await self.bot.get_chat_member(new, person)
-            except TelegramError as error:
-                log.info("getChatMember %s %s failed: %s", new, person, error)
-                continue
-            await self._ask_to_open(new, member.user, None, None, False)
-
-    async def _opened(
-        self, person: TgUser, linked: int | None = None, seated: bool = False
-    ) -> None:
-        """The person's private chat is open: they sent /start there, through the link of a
-        notice of group `linked` (which `seated` them, or not) or typed. Each group's notice
-        that asked them to open it (`_reachable`: the groups are in `keys.opening`) loses its
-        button, if it is still there, and in the same edit says that the chat is open, and
-        whether they have a seat, not "press the button below". One Redis call when there is
-        none; the group's own moves cost nothing of it. The index goes before the notices are
-        looked at: one still on its way finds its group gone from it (`_deliver`) or is found
-        here, whichever comes second."""
-        index = keys.opening(user_key(person.id))
-        async with self.client.pipeline(transaction=True) as pipe:
-            pipe.smembers(index)
-            pipe.delete(index)
-            noted, _ = await pipe.execute()
-        name = make_user(person.id, person.first_name, person.last_name, False).name
-        for group in sorted({int(group) for group in noted} | ({linked} if linked else set())):
-            game = chat_key(group)
-            slot = open_slot(game, person.id)
-            with about(game):
-                if await self.slots.buttoned(group, slot) is None:
-                    continue
-                t = await self._texts(game)
-                said = said_of(t, name, self._open_now(t, seated and group == linked))
-                self.outbox.put(group, button_off(group, slot, said), key=slot)
-
-    async def _deliver(self, post: Post) -> Delivery:
-        """One post (`Sender`). A notice asking a person to open a private chat with the bot
-        (`Post.opens`) that they opened while it waited in the group's queue, or was on its
-        way (their /start, or unblocking the bot, found no message yet to take the button
-        off), is looked at as it goes (`_still_asks`). A newcomer's (their /start took the
-        group out of their index, `_opened`) goes as it reads once they have: no button, and
-        whether they have a seat there or how to take one. A player's who could not be
-        reached (`Post.told`: their /start took the mark off, `_reached`) does not go: the
-        group was never told they could not be reached. One that went as they opened the
-        chat loses its button after it, and says what is true then (`_now_open`). Two Redis
-        reads a notice, on this path only."""
-        person = post.opens
-        if person is None:
-            return await self.sender(post)
-        if not await self._still_asks(post, person):
-            if post.told is not None:
-                return Delivery.UNCHANGED
-            said = await self._now_open(post, person)
-            return await self.sender(replace(post, html=html_text(said), keys=(), behind=None))
-        delivery = await self.sender(post)
-        if delivery is not Delivery.SENT or post.slot is None:
-            return delivery
-        if not await self._still_asks(post, person):  # opened as it went
-            said = await self._now_open(post, person)
-            self.outbox.put(post.target, button_off(post.target, post.slot, said), key=post.slot)
-        return delivery
-
-    async def _still_asks(self, post: Post, person: User) -> bool:
-        """Whether the notice `post` asking `person` to open a private chat with the bot is
-        still true: the game's mark that the group was told they cannot be reached is set
-        (`Post.told`), or, a newcomer's, their index still names the group."""
-        if post.told is not None:
-            return bool(await self.client.exists(post.told))
-        return bool(await self.client.sismember(keys.opening(person.id), str(post.target)))
-
-    async def _now_open(self, post: Post, person: User) -> str:
-        """What the notice `post` asking `person` to open a private chat with the bot says
-        once they have: a player's who could not be reached, that they are back; a
-        newcomer's, whether they have a seat at its group's table, or how to take one."""
-        game = chat_key(post.target)
-        t = await self._texts(game)
-        if post.told is not None:
-            return said_of(t, person.name, self._back(t))
-        seated = game in await self.service.seated(person.id)
-        return said_of(t, person.name, self._open_now(t, seated))
-
-    async def _unreachable(self, failed: Post) -> None:
-        """Telegram refused a game's private message to its player (they blocked the bot, or
-        their account or chat is gone): the group is told (`_unreached`). The Redis calls
-        happen on a failure only."""
-        if failed.game is None or failed.version is None:
-            return
-        await self._unreached(failed.game, failed.target, failed.version[0])
-
-    async def _unreached(self, game: str, person: int, game_id: str | None = None) -> None:
-        """The player `person` of `game` cannot be reached privately (a message to them was
-        refused, or they blocked the bot). The first time while a round is played, the group is
-        told in a new message, naming them with a mention (which notifies) and a link back to
-        the private chat, where /start shows their hand again; nothing of the hand. One SET NX
-        shared by the workers (`keys.unreached`) makes later failures say nothing, until they
-        are back (/start, or unblocking the bot) and the mark comes off (`_reached`): once per
-        time they block the bot, not once per game. `game_id`: the game a refused message was
-        of (a message of an older game tells nothing), or whose notice moved with its group
-        (`_notices_moved`), checked as a refusal is. A refusal may come back after they are
-        back (its answer slow, or its handling): it would tell the group something untrue, and
-        set the mark again, which would then keep the group from being told when they block
-        the bot for real. So, the mark set, a refusal is checked with a chat action (one call,
-        once per time they block the bot): if Telegram takes it, the mark goes and nothing is
-        said. A block (Telegram's update) is told as it comes."""
-        group = telegram_id(game)
-        if group is None or not is_group(group):
-            return
-        table = await self.service.table(game)
-        if table is None or game_id not in (None, table.game_id):
-            return
-        player = user_key(person)
-        name = next((p.name for p in table.game.players if p.id == player), None)
-        if name is None or table.game.phase not in ROUND_PHASES:
-            return
-        mark = keys.unreached(game, table.game_id, person)
-        if not await self.client.set(mark, b"1", nx=True, ex=UNREACHED_FOR):
-            return
-        if game_id is not None and await self._writes(person):  # back since it was refused
-            await self.client.delete(mark)
-            return
-        t = await self._texts(game)
-        text = t(
-            "I cannot write to you privately, where your cards are shown: press the button "
-            "below, then Start."
-        )
-        link = commands.cards_link(self.bot.username)
-        notice = Post(
-            group,
-            html_text(said_of(t, name, text), mentions=((player, name),)),
-            keys=((Key(self._open_private(t), url=link),),),
-            slot=unreached_slot(game, person),
-            notify=True,  # a new message (a mention in an edit notifies nobody)
-            thread=thread(table.where),
-            opens=User(player, name),
-            told=mark,  # true while it is set: it goes off as they come back (`_deliver`)
-        )
-        self.outbox.put(group, notice, key=notice.slot)
-
-    async def _reached(self, game: str, person: int) -> None:
-        """A player is back in their private chat: the group's notice that they could not be
-        reached (`_unreached`), if there is one, loses its button and, in the same edit, says
-        they are back (not "I cannot write to you", untrue now), and the game's mark that the
-        group was told goes: if they block the bot again, the group is told again."""
-        group = telegram_id(game)
-        if group is None:
-            return
-        table = await self.service.table(game)
-        name = None
-        if table is not None:
-            await self.client.delete(keys.unreached(game, table.game_id, person))
-            name = next((p.name for p in table.game.players if p.id == user_key(person)), None)
-        slot = unreached_slot(game, person)
-        if await self.slots.buttoned(group, slot) is not None:
-            said = None  # the game is gone: the notice keeps its words, as before
-            if name is not None:
-                t = await self._texts(game)
-                said = said_of(t, name, self._back(t))
-            self.outbox.put(group, button_off(group, slot, said), key=slot)
-
     async def _greet(self, group: Chat, person: TgUser, outcome: Outcome) -> None:
         """A person who just sat down is told privately where their cards will come."""
         if outcome.alert or not outcome.messages:
@@ -1049,38 +777,6 @@ class TelegramFrontEnd:
             group=_title(group),
         )
         self.outbox.put(person.id, Post(person.id, html_text(hello)))
-
-    @staticmethod
-    def _open_first(t: Texts, button: bool = True) -> str:
-        """What a person who never opened a private chat with the bot is told to do to sit
-        down; without `button`, as their notice says it once a newer one superseded it and its
-        button is gone."""
-        if not button:
-            return t(
-                "To sit down, first open a private chat with me, where your cards will be shown."
-            )
-        return t(
-            "To sit down, first open a private chat with me, where your cards will be shown: "
-            "press the button below, then Start."
-        )
-
-    @staticmethod
-    def _open_now(t: Texts, seated: bool) -> str:
-        """What a notice asking a person to open a private chat with the bot says once they
-        have (its button gone): that they have a seat, or how to take one."""
-        if seated:
-            return t("Our private chat is open, and you have a seat at the table.")
-        return t("Our private chat is open: send /join to sit down.")
-
-    @staticmethod
-    def _back(t: Texts) -> str:
-        """What the notice that a player cannot be reached privately says once they are back
-        (its button gone)."""
-        return t("I can write to you privately again: your cards are there.")
-
-    @staticmethod
-    def _open_private(t: Texts) -> str:
-        return t("Open the private chat")
 
     async def _group_title(self, group: int) -> str | None:
         """The group's title as Telegram shows it now, made safe (one getChat: a deep-link join

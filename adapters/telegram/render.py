@@ -82,7 +82,7 @@ class Post:
     """For a notice asking a person to open a private chat with the bot, that person: if they
     have opened it by the time the notice goes, a newcomer's goes as it reads once they have,
     and a player's who could not be reached (`told`) does not go (see
-    `TelegramFrontEnd._deliver`)."""
+    `adapters.telegram.notices.Notices.deliver`)."""
     told: str | None = None
     """For the notice that a player cannot be reached privately (`opens`), the mark that the
     group was told (`keys.unreached`): the notice is true while the mark is set."""
