@@ -74,8 +74,11 @@ def about(chat: str | None, game: str | None = None) -> Iterator[None]:
         with _kept():
             yield
     finally:
-        _game.reset(game_token)
-        _chat.reset(chat_token)
+        # A coroutine suspended inside and closed from another context (collected as a stop
+        # unwinds) has no place to put back there: its own context is gone with it.
+        with contextlib.suppress(ValueError):
+            _game.reset(game_token)
+            _chat.reset(chat_token)
 
 
 @contextlib.contextmanager

@@ -3,6 +3,7 @@
 Telegram game with secret bids whose lines at INFO and up show no card, no bid and no token."""
 
 import asyncio
+import contextvars
 import io
 import itertools
 import json
@@ -179,6 +180,30 @@ def test_the_place_reaches_threads_and_tasks_and_an_error_keeps_it(captured: Cap
     with logs.about(CHAT, "g1"):
         log.info("explicit", extra={"chat": "tg:5", "game": "g5"})
     assert (captured.records[-1].chat, captured.records[-1].game) == ("tg:5", "g5")  # type: ignore[attr-defined]
+
+
+class _Pause:
+    """An awaitable that suspends its coroutine once (no event loop needed)."""
+
+    def __await__(self) -> Iterator[None]:
+        yield
+
+
+def test_a_place_left_outside_the_context_it_was_entered_in_is_left_quietly() -> None:
+    """A coroutine suspended inside `about` and closed from another context (collected as a
+    stop unwinds the terminal table: seen as an "Exception ignored" ValueError on its standard
+    error) leaves quietly, and the closing context's place is as it was."""
+
+    async def served() -> None:
+        with logs.about(CHAT, "g1"):
+            await _Pause()
+
+    coroutine = served()
+    contextvars.copy_context().run(coroutine.send, None)
+    with logs.about("tg:-999", "g9"):
+        coroutine.close()
+        assert logs.here() == ("tg:-999", "g9")
+    assert logs.here() == (None, None)
 
 
 async def test_a_post_is_delivered_about_the_place_it_was_put_in(captured: Capture) -> None:
