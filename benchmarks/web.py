@@ -12,6 +12,8 @@ the new version: that is what a person watching the page waits for.
 
 - p50_ms, p99_ms, max_ms: move to screen, over every move of the N games (the AI seats' moves
   that follow one of Ann's ride in the same write, and so in the same event).
+- max_within_300_ms: the target, every move on screen within 300 ms (the tests check that each
+  move reaches the page, not how fast: a timed test fails on a loaded machine).
 - page_bytes and page_bytes_gzip: what a first visit loads, the page and its static files
   (`adapters/web/static/`), as sent and each gzipped.
 """
@@ -154,6 +156,7 @@ async def run(url: str, games: int, options: list[str]) -> dict[str, object]:
         "p50_ms": round(percentile(ms, 0.5), 2),
         "p99_ms": round(percentile(ms, 0.99), 2),
         "max_ms": round(max(ms), 2),
+        "max_within_300_ms": max(ms) < 300,
         "page_bytes": raw,
         "page_bytes_gzip": gzipped,
         "python": platform.python_version(),
