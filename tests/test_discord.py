@@ -2216,6 +2216,88 @@ async def test_a_thread_the_gateway_says_is_locked_is_sent_nothing_until_it_open
     assert dc.fake.errors == []
 
 
+async def test_the_players_are_told_of_a_lock_when_the_gateway_reports_it(dc: Bot) -> None:
+    """The gateway reports that a moderator locked the game's thread (THREAD_UPDATE: archived
+    and locked): each player is told in their DM then, before anybody moves (the table's next
+    post may be a turn timeout away), and once, however many moves and reports follow."""
+    thread, players = await a_game_in_a_thread(dc)
+    assert await move(dc)
+    the_gateway_says(dc, "THREAD_UPDATE", dc.fake.archive(thread, locked=True))
+    await dc.idle()
+    for user in players:
+        assert len([m for m in dc.fake.shown(user.id) if LOCKED in m.content]) == 1
+    the_gateway_says(dc, "THREAD_UPDATE", dc.fake.archive(thread, locked=True))
+    for _ in range(3):
+        assert await move(dc)
+    await dc.idle()
+    for user in players:
+        assert len([m for m in dc.fake.shown(user.id) if LOCKED in m.content]) == 1
+    assert dc.fake.errors == []
+
+
+async def test_a_lock_learned_from_a_refusal_is_not_tried_again_by_any_worker(
+    dc: Bot,
+) -> None:
+    """A moderator locks the game's thread, and no worker hears it from the gateway (started
+    after it, say): the table's first post there is refused (its edit, then the unarchiving),
+    and the lock is noted in the thread's slot map, so neither that worker nor another (Bob
+    and Cid's interactions go to worker B) tries the thread again: each post would be refused
+    the same. Once the gateway tells one worker that the thread is open, the mark goes, and
+    the table's next post, by the other, shows there."""
+    thread, players = await a_game_in_a_thread(dc)
+    ann, bob, cid = players
+    assert await move(dc)
+    await dc.idle()
+    dc.fake.archive(thread, locked=True)  # unheard
+    assert await move(dc)
+    await dc.idle()
+    assert [code for _, code, _ in dc.fake.errors] == [50083, 50013]
+    other = _front(dc.fake, dc.client)
+    await other.start(connect=False)
+    try:
+        dc.worker_of[bob.id] = dc.worker_of[cid.id] = other
+        for _ in range(3):
+            assert await move(dc)
+        await dc.idle()
+        assert [code for _, code, _ in dc.fake.errors] == [50083, 50013]
+        for user in players:
+            assert len([m for m in dc.fake.shown(user.id) if LOCKED in m.content]) == 1
+        the_gateway_says(dc, "THREAD_UPDATE", dc.fake.reopen(thread))
+        await dc.idle()
+        dc.worker_of[ann.id] = other
+        assert await move(dc)  # the round's last card
+        await dc.idle()
+        assert "Round 2 of 5" in table_in(dc, thread).content
+        assert [code for _, code, _ in dc.fake.errors] == [50083, 50013]
+    finally:
+        await other.stop()
+
+
+async def test_a_thread_opened_unheard_is_tried_again_after_a_minute(dc: Bot) -> None:
+    """A lock noted from a refusal, and the thread opened again with no worker hearing it from
+    the gateway: the thread's posts are not tried for a minute after the refusal; then the
+    next one is, and goes through, and the mark goes: the table shows there again."""
+    clock = Clock()
+    dc.front.sender.wall = clock
+    thread, _players = await a_game_in_a_thread(dc)
+    assert await move(dc)
+    await dc.idle()
+    dc.fake.archive(thread, locked=True)  # unheard
+    assert await move(dc)
+    await dc.idle()
+    assert [code for _, code, _ in dc.fake.errors] == [50083, 50013]
+    dc.fake.reopen(thread)  # unheard
+    assert await move(dc)
+    await dc.idle()
+    frozen = table_in(dc, thread).content
+    clock.now += 61
+    assert await move(dc)
+    await dc.idle()
+    assert table_in(dc, thread).content != frozen
+    assert [code for _, code, _ in dc.fake.errors] == [50083, 50013]
+    assert await dc.front.slots.shut_since(thread) is None
+
+
 async def test_a_dm_press_is_taken_when_the_client_does_not_know_the_games_channel(
     dc: Bot,
 ) -> None:

@@ -655,10 +655,20 @@ class DiscordFrontEnd:
 
     async def on_raw_thread_update(self, payload: discord.RawThreadUpdateEvent) -> None:
         """A thread changed: one a moderator locked (archived and locked) is sent nothing
-        until the gateway says it is open again (`Sender.thread_update`)."""
+        until the gateway says it is open again, and the players of its game are told now
+        (`Sender.thread_update`)."""
         metadata = payload.data.get("thread_metadata", {})
         locked = bool(metadata.get("archived") and metadata.get("locked"))
-        self.sender.thread_update(payload.thread_id, locked)
+        with about(chat_key(payload.thread_id)):
+            self.busy += 1
+            try:
+                await self.sender.thread_update(payload.thread_id, locked)
+            except StoreErrors as error:  # the next post finds it, refused
+                log.warning(
+                    "could not note thread %s as locked or open: %s", payload.thread_id, error
+                )
+            finally:
+                self.busy -= 1
 
     async def on_guild_remove(self, guild: discord.Guild) -> None:
         """The bot left the server, or was removed from it: the games of its channels and

@@ -23,7 +23,11 @@ not. In a thread Discord archived (after its inactivity, as short as an hour) no
 may be edited (error 50083): the bot unarchives the thread, as any member may unless a
 moderator locked it, and edits again, once; a post refused so in a thread that stays archived
 (locked) is told to `on_locked`. A thread the gateway said a moderator locked (`thread_update`)
-is sent nothing, as all of it would be refused, until the gateway says it is open again.
+is sent nothing, as all of it would be refused, until the gateway says it is open again; its
+players are told then. A lock the gateway reported or a post found is also noted in the
+thread's slot map (`Slots.shut`), for every worker: a worker the gateway did not tell sends
+nothing there for `SHUT_RETRY` seconds after it was found, then tries one post, which notes it
+again if refused, or takes the mark off if it goes through.
 """
 
 import asyncio
@@ -61,6 +65,9 @@ RETRY_AFTER = 60.0
 LOCKED_KEPT = 10_000
 """How many locked threads a worker remembers (the gateway tells of every server's): the
 oldest forgotten is only tried again, one refused call a post."""
+SHUT_RETRY = 60.0
+"""Seconds after a thread was found locked (`Slots.shut`) before a worker the gateway did not
+tell tries a post there again: how it sees the thread opened when no gateway said so."""
 
 Round = tuple[str | None, int]
 """(game id, round number) of a hand."""
@@ -72,6 +79,17 @@ class Closed:
 
     at: float
     rounds: dict[int, Round] = field(default_factory=dict)
+
+
+class Shut(enum.Enum):
+    """Whether a channel post is tried, as far as a moderator's lock of its thread goes."""
+
+    OPEN = "open"
+    SHUT = "shut"
+    """Not tried: the thread is locked (the gateway said so, or it was found so lately)."""
+    STALE = "stale"
+    """Tried: the thread was found locked over `SHUT_RETRY` seconds ago; the mark goes if
+    the post goes through."""
 
 
 class Delivery(enum.Enum):
@@ -109,6 +127,7 @@ class Sender:
         clock: Callable[[], float] = time.monotonic,
         superseded: Callable[[Post, int, str | None], object] = lambda _p, _m, _t: None,
         on_locked: Callable[[Post], Awaitable[bool]] = lambda _post: _untold(),
+        wall: Callable[[], float] = time.time,
     ) -> None:
         self.client = client
         self.slots = slots
@@ -125,6 +144,8 @@ class Sender:
         moderator locked it: error 50083 after the bot's unarchiving was refused), or not tried
         because the gateway said so; it answers whether the players were told (now or before)."""
         self.clock = clock
+        self.wall = wall
+        """Seconds since the epoch: when a thread was found locked, as every worker reads it."""
         self._dms: dict[int, int] = {}
         self._closed: dict[int, Closed] = {}
         self._locked: dict[int, bool] = {}
@@ -132,30 +153,51 @@ class Sender:
         game were told so (`on_locked`). Kept in memory: a worker started anew tries the posts
         there, refused, until the gateway tells it."""
 
-    def thread_update(self, thread: int, locked: bool) -> None:
+    async def thread_update(self, thread: int, locked: bool) -> None:
         """The gateway said whether `thread` is locked by a moderator (archived and locked:
         THREAD_UPDATE). While it is, its posts are not tried: each would be refused (a new
         message, or an edit and the unarchiving). Discord's client cache does not help here:
-        discord.py drops a thread from its cache once it is archived."""
+        discord.py drops a thread from its cache once it is archived. A lock is noted in the
+        thread's slot map for the workers the gateway did not tell, and its players are told
+        now (`on_locked`), not at the table's next post; an opening takes the mark off."""
         if not locked:
             self._locked.pop(thread, None)
-        elif thread not in self._locked:
+            await self.slots.unshut(thread)
+            return
+        if thread not in self._locked:
             log.info("thread %s is locked: nothing is posted there until it is open", thread)
             self._locked[thread] = False
             if len(self._locked) > LOCKED_KEPT:
                 del self._locked[next(iter(self._locked))]
+            await self.slots.shut(thread, self.wall())
+        await self._shut(Post(game=thread, text=""))
 
-    async def _shut(self, post: Post) -> bool:
-        """Whether `post` goes to a thread the gateway said is locked; the first such post
-        (until the players are told) is told to `on_locked` as a refused one is."""
-        told = self._locked.get(post.game) if post.user is None else None
-        if told is None:
-            return False
-        if not told:
-            told = await self.on_locked(post)
-            if post.game in self._locked:  # not opened meanwhile
-                self._locked[post.game] = told
-        return True
+    async def _shut(self, post: Post) -> Shut:
+        """Whether `post` goes to a thread known to be locked: one the gateway said is (the
+        first such post, until the players are told, is told to `on_locked` as a refused one
+        is), or one the slot map says was found so (`Slots.shut`; read where the client's
+        cache does not know the channel as one that is no thread), lately or not."""
+        if post.user is not None:
+            return Shut.OPEN
+        told = self._locked.get(post.game)
+        if told is not None:
+            if not told:
+                told = await self.on_locked(post)
+                if post.game in self._locked:  # not opened meanwhile
+                    self._locked[post.game] = told
+            return Shut.SHUT
+        if not self._may_be_thread(post.game):
+            return Shut.OPEN
+        since = await self.slots.shut_since(post.game)
+        if since is None:
+            return Shut.OPEN
+        return Shut.SHUT if self.wall() < since + SHUT_RETRY else Shut.STALE
+
+    def _may_be_thread(self, channel: int) -> bool:
+        """Whether `channel` may be a thread: the client's cache knows it as a thread, or does
+        not know it (it drops a thread once archived)."""
+        known = self.client.get_channel(channel)
+        return known is None or isinstance(known, discord.Thread)
 
     def dms_closed(self, user: int) -> bool:
         """Whether the person's DMs were found closed lately."""
@@ -181,7 +223,8 @@ class Sender:
         return self.clock() < closed.at + RETRY_AFTER
 
     async def __call__(self, post: Post) -> Delivery | Rest[Post]:
-        if await self._shut(post):
+        shut = await self._shut(post)
+        if shut is Shut.SHUT:
             return Delivery.FAILED
         if self.skips(post):
             await self.on_closed(post)
@@ -206,8 +249,12 @@ class Sender:
                 raise
             log.warning("could not post to %s: %s", post.target, error)
             if error.code == THREAD_ARCHIVED and post.user is None:
+                await self.slots.shut(post.game, self.wall())  # for every worker to know
                 await self.on_locked(post)
             return Delivery.FAILED
+        if shut is Shut.STALE and delivery in (Delivery.SENT, Delivery.EDITED):
+            log.info("thread %s is open again", post.game)
+            await self.slots.unshut(post.game)
         if post.stands_for is not None and delivery is Delivery.SENT:
             await self._stood_for(post, post.stands_for)
         if post.user is None or delivery not in (Delivery.SENT, Delivery.EDITED):
