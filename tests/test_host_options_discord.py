@@ -268,3 +268,29 @@ async def test_a_lobby_whose_channel_is_gone_closes_the_hosts_toggles(dc: Bot) -
     assert mine.components == []
     assert mine.content.endswith("\u2069 · " + gone), mine.content  # the channel named first
     assert dc.fake.errors == []
+
+
+CLOSED = "your DMs are closed"
+
+
+async def test_a_host_whose_dms_are_closed_is_told_where_the_toggles_are(dc: Bot) -> None:
+    """Ann hosts the #wizards lobby and her DMs are closed to the bot: her /options in the DMs
+    cannot send her toggles there (Discord refuses them). She is told so, as the command's
+    own answer, shown to her alone (which Discord shows whatever her DMs take): where to set
+    the options instead (/options in the channel, whose lobby then shows the toggles) and how
+    to open her DMs; not "Done". Again the same once the refusal is known (nothing tried);
+    nothing was posted in the channel meanwhile."""
+    ann, bob, cid = people(dc, "Ann", "Bob", "Cid", closed=("Ann",))
+    for user in (ann, bob, cid):
+        await dc.command(user, "join")
+    before = dc.fake.texts(dc.channel)
+    for _ in range(2):
+        await dc.command(ann, "options", view=ann.id)
+        [said] = [m for m in dc.fake.shown(ann.id, ann) if m.only == ann.id][-1:]
+        assert CLOSED in said.content, said.content
+        assert f"<#{dc.channel}>" in said.content, said.content
+        assert "Done" not in dc.last_reply(ann.id), dc.last_reply(ann.id)
+    assert [e[1] for e in dc.fake.errors] == [50007]  # tried once
+    assert dc.fake.texts(dc.channel) == before
+    await dc.command(ann, "options")  # where she is sent
+    assert "⬜ wings" in flat(dc.lobby())

@@ -80,7 +80,7 @@ from bot import (
 )
 from bot.commands import BY_KIND
 from bot.logs import about, after, playing
-from bot.show.i18n import Texts
+from bot.show.i18n import Texts, catalog_language, texts
 from bot.timers import stop_timer_loop, timer_loop
 from engine import ROUND_PHASES
 from engine.options import DECK_SIZE, MIN_PLAYERS
@@ -121,6 +121,9 @@ ANSWERED_HERE = frozenset(
 )
 """Requests whose whole answer is the interaction's own (or a DM): they post nothing in the
 channel, so they need no permission there (`_may_post`)."""
+DELIVERY_WAIT = 10.0
+"""Seconds a host's private /options waits for their toggles to reach their DMs before it
+answers (`_for_host`): a refusal is said instead of "Done"."""
 PLACEHOLDER = "wizard-placeholder"
 """`Interaction.extras` key: a command was deferred, with a public (True) or private
 placeholder."""
@@ -307,18 +310,22 @@ class DiscordFrontEnd:
         for that hand (`_dms_closed`)."""
         await self._queue(posts(chat, outcome, self.links))
 
-    async def _queue(self, items: list[Post]) -> None:
-        """Queue posts for their channels and DMs, in order, as `show` does."""
+    async def _queue(self, items: list[Post]) -> list["asyncio.Future[object] | None"]:
+        """Queue posts for their channels and DMs, in order, as `show` does: what each one's
+        delivery will be (`Outbox.put`), None for one not tried (the person's DMs are closed)."""
         held: dict[int, list[Post]] = {}
+        queued: list[asyncio.Future[object] | None] = []
         for index, item in enumerate(items):
+            queued.append(None)
             if item.user is None or not self.sender.skips(item):
-                self.outbox.put(item.target, item, key=item.slot)
+                queued[-1] = self.outbox.put(item.target, item, key=item.slot)
             elif item.slot is None and _asks_later(
                 [later for later in items[index + 1 :] if self.sender.skips(later)], item.user
             ):
                 held.setdefault(item.user, []).append(item)
             else:
                 await self._dms_closed(item, tuple(held.pop(item.user, ())))
+        return queued
 
     async def _thread_locked(self, failed: Post) -> bool:
         """A post to the game's thread was refused (or not tried: the gateway said so): the
@@ -563,18 +570,42 @@ class DiscordFrontEnd:
     ) -> None:
         """A host's command in their DM `chat` (/options): the toggles of each lobby they host
         come as DMs of its channel's game (`GameService.for_host`), and the command is answered
-        "Done", or with a refusal; one who hosts none is answered why."""
-        serve = self.service.for_host(chat, user, request, str(interaction.id))
-        done = await self._in_time(interaction, asyncio.ensure_future(serve), public=False)
+        "Done", or with a refusal; one who hosts none is answered why; one whose DMs refuse the
+        toggles, where else to see them (`_toggles_refused`)."""
+        work = self._for_host(chat, user, request, str(interaction.id))
+        reply, refused = await self._in_time(interaction, asyncio.ensure_future(work), public=False)
+        if refused is not None:
+            await self._say(interaction, refused, ephemeral=True)
+        else:
+            await self._respond(interaction, chat, reply, command=True)
+
+    async def _for_host(
+        self, chat: str, user: User, request: Request, update: str
+    ) -> tuple[Reply, str | None]:
+        """What `_hosted` answers, once the toggles are queued and, where they go to the
+        host's DMs, delivered or refused (at most `DELIVERY_WAIT` seconds): the reply, or
+        what a host whose DMs refused them is told instead (as Discord shows it)."""
+        done = await self.service.for_host(chat, user, request, update)
         reply = Reply()
+        refused: list[int] = []
         for game, outcome in done:
             if game == chat:  # they host no lobby: what they are told
                 reply.public = next(iter(outcome.messages), None)
             else:
-                await self.show(game, replace(outcome, answer=None))
+                items = posts(game, replace(outcome, answer=None), self.links)
+                channel = discord_id(game)
+                mine = [
+                    queued
+                    for item, queued in zip(items, await self._queue(items), strict=True)
+                    if item.user == discord_id(user.id) and item.slot is not None
+                ]
+                if channel is not None and await _refused(mine):
+                    refused.append(channel)
             if outcome.alert and reply.answer is None:
                 reply.answer, reply.alert = outcome.answer, True
-        await self._respond(interaction, chat, reply, command=True)
+        if refused and reply.answer is None:
+            return reply, _toggles_refused(user, refused, self.config.language)
+        return reply, None
 
     async def _no_mention(self, chat: str) -> str:
         """The answer to a person's text holding a mention that picks nobody alone."""
@@ -994,6 +1025,37 @@ async def _public(shown: Post) -> tuple[discord.File | None, list[str], str]:
         return file, [], shown.text
     *first, text = with_text(shown.text, shown.picture)
     return None, first, text
+
+
+async def _refused(delivered: list["asyncio.Future[object] | None"]) -> bool:
+    """Whether the host's DMs refused their toggles: one was not tried (known closed), or
+    Discord refused it (waited for at most `DELIVERY_WAIT` seconds: a slow one counts as sent,
+    as before)."""
+    if any(queued is None for queued in delivered):
+        return True
+    waits = [queued for queued in delivered if queued is not None]
+    if waits:
+        await asyncio.wait(waits, timeout=DELIVERY_WAIT)
+    return any(queued.done() and queued.result() is Delivery.CLOSED for queued in waits)
+
+
+def _toggles_refused(user: User, channels: list[int], language: str) -> str:
+    """What a host whose DMs refused the toggles of their lobbies in `channels` is told, in
+    their client's language, as Discord shows it: where to see them instead, and how to open
+    their DMs."""
+    t = texts(catalog_language(user.language) or language)
+    # TRANSLATORS: answers a host's /options in their Discord DMs. {channel}: the lobby's
+    # channel, shown by Discord as its name (#wizards). "Privacy Settings" is Discord's menu
+    # of a server: use its name in Discord's own translation.
+    said = content(
+        t(
+            "I cannot send you the options of the table in {channel} here: your DMs are "
+            "closed to me. Send /options in {channel}, and the table's message there shows "
+            "them. To get them in your DMs, allow direct messages from that server's members "
+            "(in its Privacy Settings)."
+        )
+    )
+    return "\n".join(said.format(channel=f"<#{channel}>") for channel in channels)
 
 
 def _person(person: discord.abc.User) -> User:
