@@ -42,7 +42,8 @@ crash left cancelled, or a hand of it) takes the buttons off only where they may
 the slot shows no later version of the chat (`SlotMap.unbutton`), saying in the same edit what
 the lost post said, if it says anything (`Message.behind`), and then also where no button is left
 but the slot shows an older version than the lost post's (it never got there), once: where
-nothing is left, one call to Redis.
+nothing is left, one call to Redis. Only a message of the game the post names is made to say
+it: another game's loses only its buttons.
 
 A slot's new message is recorded only after the platform took it: a crash (or the store away)
 in between leaves the map naming the message before, which the next post would edit while the
@@ -204,20 +205,21 @@ if not message or not shown then return 0 end
 local sep = string.find(shown, ':', 1, true)
 local at = tonumber(string.sub(shown, sep + 1))
 if at > tonumber(ARGV[2]) then return 0 end
+local ours = ARGV[6] == '' or string.sub(shown, 1, sep - 1) == ARGV[6]
 if redis.call('HGET', KEYS[1], ARGV[1] .. '#k') == '0'
-    and not (ARGV[5] == '1' and at < tonumber(ARGV[2])
-      and (ARGV[6] == '' or string.sub(shown, 1, sep - 1) == ARGV[6])) then
+    and not (ARGV[5] == '1' and at < tonumber(ARGV[2]) and ours) then
   return 0
 end
 redis.call('HSET', KEYS[1], ARGV[1] .. '#hold', ARGV[3] .. ':' .. (now + tonumber(ARGV[4])))
-return message
+return {message, ours and 1 or 0}
 """
 )
 """Hold the slot ARGV[1] to take its message's buttons off, if it may have some and shows a
 version of the chat no later than ARGV[2] (of any game), or, when ARGV[5] is 1 (the edit says
 something), if it shows an older one (the post that would have said it never went through)
-of game ARGV[6] (of any, when ARGV[6] is `NO_GAME`'s ''): the message (held by ARGV[3] for
-ARGV[4] ms), else 0; -1 while another worker holds the slot."""
+of game ARGV[6] (of any, when ARGV[6] is `NO_GAME`'s ''): the message and whether it is of
+game ARGV[6] (1, else 0: only its buttons come off), held by ARGV[3] for ARGV[4] ms; else 0;
+-1 while another worker holds the slot."""
 
 HAND = "hand"
 """The slot of a person's hand: in a private chat, the only messages with buttons are its."""
@@ -319,15 +321,15 @@ class SlotMap:
         token = secrets.token_hex(6)
         flags = ["1" if again else "0", "1" if only_edit else "0"]
         args: list[str | int] = [slot, *version, token, HOLD_MS, TTL, *flags]
-        claimed = await self._unheld(self._claim, where, args)
+        claimed = int(await self._unheld(self._claim, where, args))
         return token if claimed == 1 else None
 
-    async def _unheld(self, script: _Script, where: int, args: list[str | int]) -> int:
+    async def _unheld(self, script: _Script, where: int, args: list[str | int]) -> Any:
         """What `script` (one that starts with `_HELD`) answers once no other worker holds
         the slot: tried again, with back-off, while one does."""
         delay = 0.005
         while True:
-            answer = int(await script(keys=[self._key(where)], args=args))
+            answer = await script(keys=[self._key(where)], args=args)
             if answer != -1:
                 return answer
             await asyncio.sleep(delay)
@@ -464,31 +466,35 @@ class SlotMap:
         where: int,
         slot: str,
         version: int,
-        strip: Callable[[int], Awaitable[T]],
-        said: bool = False,
+        strip: Callable[[int, str | None], Awaitable[T]],
+        behind: str | None = None,
         game: str = NO_GAME,
     ) -> T | None:
         """Shown again (`Outcome.again`) as a bare post: the slot's message loses its buttons
-        (`strip(message id)`, while the slot is held: its answer) if it may still have some
-        and shows no later version of the chat than `version`, of any game (a chat's versions
-        only grow: a game begun since keeps its buttons). When the edit `said` something
-        (`Message.behind`: what the lost post of the write at `version` said), also a message
+        (`strip(message id, behind)`, while the slot is held: its answer) if it may still have
+        some and shows no later version of the chat than `version`, of any game (a chat's
+        versions only grow: a game begun since keeps its buttons). When the edit says
+        something (`behind`: what the lost post of the write at `version` said), also a message
         without buttons that shows an older version (that post never reached it: a hand not
-        asked for anything) of `game` (any, for a chat whose game is gone: `NO_GAME`), which
-        shows `version` after, so it is edited once. None if it has none (or shows
-        `version`), or shows a later one (one call to Redis, and none to the platform); or if
-        no post ever said what it shows (one that died before it could)."""
+        asked for anything), which shows `version` after, so it is edited once. Only a message
+        of `game` is edited to say it (of any, for a note that names none: `NO_GAME`): another
+        game's loses only its buttons (`behind` None), one without buttons is left. None if it
+        has none (or shows `version`), or shows a later one (one call to Redis, and none to
+        the platform); or if no post ever said what it shows (one that died before it
+        could)."""
         if (where, slot) in self._unsaved:
             await self._save(where, slot)
         token = secrets.token_hex(6)
-        args: list[str | int] = [slot, version, token, HOLD_MS, "1" if said else "0", game]
-        message_id = await self._unheld(self._unbutton, where, args)
-        if message_id == 0:
+        said = "0" if behind is None else "1"
+        args: list[str | int] = [slot, version, token, HOLD_MS, said, game]
+        answer = await self._unheld(self._unbutton, where, args)
+        if answer == 0:
             return None
+        message_id, ours = int(answer[0]), answer[1] == 1
         renewing = asyncio.create_task(self._renewing(where, slot, token))
         bared = ""
         try:
-            stripped = await strip(message_id)
+            stripped = await strip(message_id, behind if ours else None)
             bared = str(message_id)
             return stripped
         finally:
@@ -575,7 +581,7 @@ class SlotMap:
             if unsaved[0] >= message_id:
                 return None
             del self._unsaved[(where, slot)]  # older than the press: not to be recorded
-        adopted = await self._unheld(self._adopt, where, [slot, message_id, TTL, "", besides])
+        adopted = int(await self._unheld(self._adopt, where, [slot, message_id, TTL, "", besides]))
         if adopted == 0:
             return None
         return Adopted(None if adopted == -2 else adopted)

@@ -289,7 +289,7 @@ def leave(ctx: Context, _: None) -> Result:
     if not humans:
         note = Message(ctx.look.t("Everybody left: the table is closed."), slot="lobby")
         shown = [Note(note), *last_game_closed(table), *toggles_closed(table.host, note.text)]
-        return Result(shown=shown, write=closing(shown))
+        return Result(shown=shown, write=closing(shown, table))
     shown = lobby_changed()  # the next host's toggles, if they have any: edited, none sent
     if table.host == user.id:  # theirs close, noted (nothing of the table names them now)
         table.host = humans[0]
@@ -297,7 +297,7 @@ def leave(ctx: Context, _: None) -> Result:
         shown += toggles_closed(user.id, left)
     table.updated = ctx.now
     set_deadline(ctx, table)
-    return Result(shown=shown, write=closing(shown, table))
+    return Result(shown=shown, write=closing(shown, table, kept=True))
 
 
 def start(ctx: Context, _: None) -> Result:
@@ -353,22 +353,22 @@ def cancel(ctx: Context, _: None) -> Result:
         raise Refused(t("The game is already over."))
     note = t("{name} cancelled the game.", name=ctx.user.name)
     shown = cancelled(ctx.look, table, note)
-    return Result(shown=shown, write=closing(shown))
+    return Result(shown=shown, write=closing(shown, table))
 
 
-def closing(shown: list[Shown], table: Table | None = None) -> Write:
-    """The write that deletes the table (or, with `table`, saves it: a host left it), whose
-    posts are `shown`: it notes what their notes make each slot message say (`Write.closed`,
-    bare messages saying it as `Message.behind`: the group's lobby or table, people's hands
-    and own results, a host's toggles), for a worker that shows the chat again after a crash
-    lost the posts (`GameService.current`)."""
+def closing(shown: list[Shown], table: Table, kept: bool = False) -> Write:
+    """The write that deletes `table` (or, `kept`, saves it: a host left it), whose posts are
+    `shown`: it notes what their notes make each slot message say (`Write.closed`, bare
+    messages saying it as `Message.behind`: the group's lobby or table, people's hands and own
+    results, a host's toggles), and of which game (`Write.game`), for a worker that shows the
+    chat again after a crash lost the posts (`GameService.current`)."""
     posted = (item.message for item in shown if isinstance(item, Note))
     slots = {(m.to, m.slot): m for m in posted if m.slot is not None}
     closed = tuple(
         Message("", to=to, slot=slot, strip=True, behind=m.behind if m.strip else m.text or None)
         for (to, slot), m in slots.items()
     )
-    return Write(table=table, ttl=LIVE_TTL, closed=closed)
+    return Write(table=table if kept else None, ttl=LIVE_TTL, closed=closed, game=table.game_id)
 
 
 def cancelled(look: Look, table: Table, note: str, gone: str | None = None) -> list[Shown]:
@@ -403,7 +403,7 @@ def unseen(ctx: Context, only: str | None = None) -> Result:
     shown = toggles_closed(table.host, gone)  # a lobby's: its host's toggles, if any, close
     if table.game.phase is not Phase.LOBBY:
         shown = [Note(Message(gone, to=pid, slot="hand")) for pid in table.humans()]
-    return Result(shown=shown, write=closing(shown))
+    return Result(shown=shown, write=closing(shown, table))
 
 
 def add_ai(ctx: Context, level: str) -> Result:
@@ -946,7 +946,7 @@ def timeout(ctx: Context, deadline: float) -> Result:
     if state.phase is Phase.LOBBY:
         note = Message(t("The table was idle too long and is closed."), slot="lobby")
         shown = [Note(note), *last_game_closed(table), *toggles_closed(table.host, note.text)]
-        return Result(shown=shown, write=closing(shown))
+        return Result(shown=shown, write=closing(shown, table))
     if state.phase not in ROUND_PHASES:
         return Result()
     late = _late(table)
@@ -955,7 +955,7 @@ def timeout(ctx: Context, deadline: float) -> Result:
     if not present:
         gone = t("Nobody is playing any more: the game is abandoned.")
         shown = cancelled(ctx.look, table, gone, gone)
-        return Result(shown=shown, write=closing(shown))
+        return Result(shown=shown, write=closing(shown, table))
     names = seating(table).names
     who = ", ".join(names[state.seat_of(pid) or 0] for pid in late)
     notice = t("⏰ {names} ran out of time: the AI plays for them until they are back.", names=who)

@@ -11,8 +11,10 @@ OPTIONS = "options"
 there): the group's own lobby message is the slot "lobby"."""
 
 NO_GAME = ""
-"""The game id of `Outcome.version` for a chat with no game (what it shows again after one
-was cancelled: bare messages, `Message.strip`)."""
+"""The game id of `Outcome.version` for a chat with no game whose closing write's note names
+none (an older worker's, or none at all): what it shows again after one was cancelled, bare
+messages (`Message.strip`), may edit any game's slot messages. A note naming its game gives
+that game's id instead, and only its messages are edited to say what the note says."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,7 +58,7 @@ from bot.coaching import Coach
 from bot.commands import BY_KIND, MAX_ARGUMENT, Kind, of_payload
 from bot.config import Config
 from bot.handover import Handover
-from bot.messages import NO_GAME, OPTIONS, Message, Outcome
+from bot.messages import OPTIONS, Message, Outcome
 from bot.metrics import OVERDUE, Handled, Metrics
 from bot.requests import Request, User
 from bot.show.i18n import N_, Texts, catalog_language, error_text, texts
@@ -409,10 +409,11 @@ class GameService:
         its end, with how it moved the ratings as its first showing says: `_fold`), to post
         only where a slot shows an older version (`Outcome.again`). With no game (cancelled or
         closed before its posts were made), the group's lasting messages lose the buttons they
-        kept, where a slot shows no later version (`NO_GAME`'s), and so the private messages
-        the closing write noted (people's hands, a lobby's host's toggles), each saying what
-        its lost post said (`Snapshot.closed`; a private one naming the chat as `_placed`
-        does)."""
+        kept, where a slot shows no later version, and so the private messages the closing
+        write noted (people's hands, a lobby's host's toggles), each saying what its lost post
+        said (`Snapshot.closed`; a private one naming the chat as `_placed` does), only where
+        the slot's message is of the game the note names (the outcome's version's game id:
+        `Snapshot.closed_game`; `NO_GAME` for a note that names none, as before)."""
         try:
             snap = await self.store.load(chat)
         except NewerForm:
@@ -421,7 +422,7 @@ class GameService:
             if not snap.version:
                 return Outcome()  # no game was ever written here (or it expired)
             bare = render(look_of(snap.settings), None, [Current(snap.closed)])
-            closed = Outcome(tuple(bare), version=(NO_GAME, snap.version), again=True)
+            closed = Outcome(tuple(bare), version=(snap.closed_game, snap.version), again=True)
             return self._placed(closed, snap.elsewhere, snap.settings, {})
         table = snap.table
         ratings: tuple[Rerated, ...] = ()  # a game's end says how it moved the ratings

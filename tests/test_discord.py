@@ -1402,6 +1402,26 @@ async def test_a_cancel_a_crash_left_unposted_takes_the_buttons_off(dc: Bot) -> 
     assert dc.fake.errors == []
 
 
+async def test_a_cancel_a_crash_left_unposted_edits_no_message_of_an_older_game(dc: Bot) -> None:
+    """After a game, a new table is opened whose lobby post never went (the worker had it
+    applied, then posted nothing), and is cancelled by a worker that dies before any post: the
+    channel's lobby slot still names the last game's lobby, closed at its start. The worker
+    that takes the journal over leaves it as it was: the note names the cancelled game."""
+    players = people(dc, "Ann", "Bob", "Cid")
+    await seat(dc, players)
+    lobby = dc.lobby()
+    await dc.command(players[0], "start")
+    await play_on(dc)
+    started = lobby.content
+    assert started.startswith("🔮 Wizard: the game has started.")
+    asker = User(user_key(players[0].id), players[0].name)
+    await dc.front.service.handle(chat_key(dc.channel), asker, Request(Kind.JOIN))  # posts lost
+    await taken_over(dc, await dies_after(dc, players[0], Kind.CANCEL))
+    assert lobby.content == started
+    assert [m.labels() for m in dc.fake.shown(dc.channel) if m.components] == []
+    assert dc.fake.errors == []
+
+
 def dm_buttons(bot: Bot, players: list[Person]) -> dict[int, list[int]]:
     """The messages with buttons to press (not links) in each player's DM, by user id."""
     found = {user.id: [m.id for m in bot.fake.shown(user.id) if m.custom_ids()] for user in players}

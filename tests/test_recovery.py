@@ -3,6 +3,7 @@ its journal taken over and its chats' lasting messages shown again; a worker cut
 shows its own journal's again; turn clocks stand still while no worker runs (a real
 redis-server)."""
 
+import json
 import logging
 import time
 
@@ -175,6 +176,8 @@ async def test_a_lobby_cancelled_by_a_dead_worker_loses_its_buttons_again(
     await dead.tick(SCOPE)
     for user in (ANN, BOB):
         await dead.handle(CHAT, user, Request(Kind.JOIN))
+    table = await table_of(redis_client)
+    assert table is not None
     lost = await dead.handle(CHAT, ANN, Request(Kind.CANCEL))  # its posts die with it
     assert await table_of(redis_client) is None
     clock.advance(LEASE + 1)
@@ -182,7 +185,8 @@ async def test_a_lobby_cancelled_by_a_dead_worker_loses_its_buttons_again(
     ((chat, outcome),) = await other.tick(SCOPE)
     assert chat == CHAT
     assert outcome.again
-    assert outcome.version == (NO_GAME, int(await redis_client.hget(keys.game(CHAT), "v")))
+    # Of the game the note names: only its messages are edited to say what it says.
+    assert outcome.version == (table.game_id, int(await redis_client.hget(keys.game(CHAT), "v")))
     assert [(m.to, m.slot, m.strip, m.text) for m in outcome.messages] == [
         *((None, slot, True, "") for slot in ("lobby", "table", "over")),
         (ANN.id, "options", True, ""),  # the host's toggles, if any
@@ -205,12 +209,14 @@ async def test_a_game_cancelled_by_a_dead_worker_takes_its_hands_buttons_off_aga
     dead = service(redis_client, clock=clock)
     await dead.tick(SCOPE)
     await started(dead)
+    table = await table_of(redis_client)
+    assert table is not None
     lost = await dead.handle(CHAT, ANN, Request(Kind.CANCEL))  # its posts die with it
     clock.advance(LEASE + 1)
     other = service(redis_client, clock=clock)
     ((chat, outcome),) = await other.tick(SCOPE)
     assert chat == CHAT
-    assert outcome.version == (NO_GAME, int(await redis_client.hget(keys.game(CHAT), "v")))
+    assert outcome.version == (table.game_id, int(await redis_client.hget(keys.game(CHAT), "v")))
     assert [(m.to, m.slot, m.strip, m.text) for m in outcome.messages] == [
         *((None, slot, True, "") for slot in ("lobby", "table", "over")),
         *((person.id, "hand", True, "") for person in (ANN, BOB, CID)),
@@ -244,6 +250,26 @@ async def test_a_note_of_a_cancel_an_older_worker_wrote_past_is_not_read(
     ]
 
 
+async def test_a_note_naming_no_game_is_read_as_an_older_worker_wrote_it(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A worker before the note named its game wrote it as a list of [recipient, slot, text]
+    alone: it is read as before, shown again of no game (`NO_GAME`: any game's message may be
+    edited). An older worker reads the entry naming the game as a group message of a slot
+    it does not show (`[null, "#game", <id>]`), which it leaves."""
+    svc = service(redis_client)
+    await started(svc)
+    await svc.handle(CHAT, ANN, Request(Kind.CANCEL))
+    version, note = await redis_client.hmget(keys.game(CHAT), ["v", "c"])
+    at, _, text = note.decode().partition(":")
+    *older, game = json.loads(text)
+    assert game[:2] == [None, "#game"]
+    await redis_client.hset(keys.game(CHAT), "c", f"{at}:{json.dumps(older)}")
+    outcome = await svc.current(CHAT)
+    assert outcome.version == (NO_GAME, int(version))
+    assert list(said(outcome).values())[1:] == ["The game was cancelled."] * 3
+
+
 async def test_a_note_of_the_first_form_is_not_read(redis_client: aioredis.Redis) -> None:
     """A note of the first form (`<version> <ids>`: a person's id for their hand, with
     `{options` for a host's toggles) is not read by a worker of this one (`<version>:<JSON>`):
@@ -258,6 +284,33 @@ async def test_a_note_of_the_first_form_is_not_read(redis_client: aioredis.Redis
     assert [(m.to, m.slot, m.behind) for m in outcome.messages] == [
         (None, slot, None) for slot in ("lobby", "table", "over")
     ]
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["not json", '{"a": 1}', "[1, 2]", '[["tg:1", "hand"]]', '[[null, 3, "x"]]', "\\xff"],
+)
+async def test_a_malformed_note_is_warned_of_once_and_shown_as_none(
+    redis_client: aioredis.Redis, caplog: pytest.LogCaptureFixture, said: str
+) -> None:
+    """A note whose JSON (or any part) is malformed, of the chat's version, does not keep the
+    chat from being shown again: it is shown as without a note (the group's messages lose
+    their buttons, saying nothing new), and a warning says so once, however often it is read."""
+    svc = service(redis_client)
+    await started(svc)
+    await svc.handle(CHAT, ANN, Request(Kind.CANCEL))
+    version = int(await redis_client.hget(keys.game(CHAT), "v"))
+    note = f"{version}:".encode() + (b"\xff\xfe" if said == "\\xff" else said.encode())
+    await redis_client.hset(keys.game(CHAT), "c", note)
+    with caplog.at_level(logging.WARNING, logger="bot.store.store"):
+        for _ in range(2):
+            outcome = await svc.current(CHAT)
+            assert [(m.to, m.slot, m.behind) for m in outcome.messages] == [
+                (None, slot, None) for slot in ("lobby", "table", "over")
+            ]
+    (warned,) = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert "note" in warned.getMessage()
+    assert CHAT in warned.getMessage()
 
 
 async def test_a_chat_that_never_had_a_game_shows_nothing_again(

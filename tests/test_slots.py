@@ -106,7 +106,7 @@ async def test_buttons_come_off_again_only_where_they_may_be_left(
     slots = Slots(redis_client)
     stripped: list[int] = []
 
-    async def strip(message: int) -> str:
+    async def strip(message: int, _behind: str | None) -> str:
         stripped.append(message)
         return "edited"
 
@@ -143,7 +143,8 @@ async def test_a_post_that_says_something_again_edits_a_slot_its_lost_post_left_
     slots = Slots(redis_client)
     stripped: list[int] = []
 
-    async def strip(message: int) -> str:
+    async def strip(message: int, behind: str | None) -> str:
+        assert behind == "cancelled"
         stripped.append(message)
         return "edited"
 
@@ -155,16 +156,46 @@ async def test_a_post_that_says_something_again_edits_a_slot_its_lost_post_left_
 
     await shown(31, ("g1", 5))
     assert await slots.unbutton(GROUP, TABLE, 7, strip) is None  # it says nothing new
-    assert await slots.unbutton(GROUP, TABLE, 7, strip, said=True, game="g0") is None  # g1's
-    assert await slots.unbutton(GROUP, TABLE, 7, strip, said=True) == "edited"
+    assert await slots.unbutton(GROUP, TABLE, 7, strip, "cancelled", "g0") is None  # g1's
+    assert await slots.unbutton(GROUP, TABLE, 7, strip, behind="cancelled") == "edited"
     assert await slots.shown(GROUP, TABLE) == ("g1", 7)
-    assert await slots.unbutton(GROUP, TABLE, 7, strip, said=True) is None  # once
+    assert await slots.unbutton(GROUP, TABLE, 7, strip, behind="cancelled") is None  # once
     assert stripped == [31]
     await shown(32, ("g1", 7))  # the post went through
-    assert await slots.unbutton(GROUP, TABLE, 7, strip, said=True) is None
+    assert await slots.unbutton(GROUP, TABLE, 7, strip, behind="cancelled") is None
     await shown(33, ("g2", 8))  # a game begun since
-    assert await slots.unbutton(GROUP, TABLE, 7, strip, said=True) is None
+    assert await slots.unbutton(GROUP, TABLE, 7, strip, behind="cancelled") is None
     assert stripped == [31]
+
+
+async def test_a_post_shown_again_says_something_only_in_a_message_of_its_game(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A bare post shown again whose note names its game (`g2`, cancelled at version 7) edits
+    a message of that game to say what the lost post said; one of another game (`g1`: the post
+    that was to make g2's never went through either) keeps its text: with buttons left, it
+    loses only those, and without, it is left alone."""
+    slots = Slots(redis_client)
+    edits: list[tuple[int, str | None]] = []
+
+    async def strip(message: int, behind: str | None) -> str:
+        edits.append((message, behind))
+        return "edited"
+
+    async def shown(message: int, version: tuple[str, int], keys: bool) -> None:
+        async def send() -> None:
+            await slots.set(GROUP, TABLE, message, version)
+
+        await slots.post(GROUP, TABLE, version, False, send, None, keys)
+
+    await shown(31, ("g1", 5), keys=False)
+    assert await slots.unbutton(GROUP, TABLE, 7, strip, "cancelled", "g2") is None
+    await shown(32, ("g1", 6), keys=True)
+    assert await slots.unbutton(GROUP, TABLE, 7, strip, "cancelled", "g2") == "edited"
+    assert await slots.unbutton(GROUP, TABLE, 7, strip, "cancelled", "g2") is None  # once
+    await shown(33, ("g2", 6), keys=False)
+    assert await slots.unbutton(GROUP, TABLE, 7, strip, "cancelled", "g2") == "edited"
+    assert edits == [(32, None), (33, "cancelled")]
 
 
 async def test_an_edit_only_post_goes_only_where_the_slots_message_may_have_buttons(

@@ -944,6 +944,28 @@ async def test_a_game_cancel_a_crash_left_unposted_says_so_where_no_button_was_l
     assert tg.real_errors() == []
 
 
+async def test_a_cancel_a_crash_left_unposted_edits_no_message_of_an_older_game(tg: Bot) -> None:
+    """After a game, a new table is opened whose lobby post never went (the worker had it
+    applied, then posted nothing), and is cancelled by a worker that dies before any post: the
+    group's lobby slot still names the last game's lobby, closed at its start. The worker that
+    takes the journal over does not make that message say the new table was cancelled (the
+    note names the cancelled game, and the message is another's): it stays as it was."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    await play_on(tg)
+    started = next(
+        m for m in tg.fake.current_messages(GROUP).values() if "the game has started" in m.text
+    )
+    table = tg.table()
+    asker = Asker(user_key(ANN.id), ANN.first_name)
+    await tg.front.service.handle(chat_key(GROUP), asker, Request(Kind.JOIN))  # posts lost
+    await taken_over(tg, await dies_after(tg, ANN, Kind.CANCEL))
+    assert tg.fake.message(GROUP, started.message_id).text == started.text
+    assert tg.fake.message(GROUP, table.message_id).text == table.text
+    assert [m.labels for m in tg.fake.current_messages(GROUP).values() if m.keyboard] == []
+    assert tg.real_errors() == []
+
+
 async def test_a_play_again_lobby_cancel_a_crash_left_unposted_takes_every_play_again_off(
     tg: Bot,
 ) -> None:

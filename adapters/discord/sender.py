@@ -377,10 +377,11 @@ class Sender:
         if post.slot is None or post.version is None:
             return await self._post(post, where, file)
         if post.bare and post.again:  # only where buttons may be left: see `SlotMap.unbutton`
-            strip = partial(self._strip, post, where, behind=post.behind)
+            strip = partial(self._strip, post, where)
             game, version = post.version
-            said = post.behind is not None
-            stripped = await self.slots.unbutton(where, post.slot, version, strip, said, game)
+            stripped = await self.slots.unbutton(
+                where, post.slot, version, strip, post.behind, game
+            )
             return Delivery.STALE if stripped is None else stripped
         delivery = await self.slots.post(
             where,

@@ -242,10 +242,11 @@ class Sender:
         if post.slot is None or post.version is None:
             return await self._post(post)
         if post.bare and post.again:  # only where buttons may be left: see `SlotMap.unbutton`
-            strip = partial(self._strip, post.target, behind=post.behind)
+            strip = partial(self._strip, post.target)
             game, version = post.version
-            said = post.behind is not None
-            stripped = await self.slots.unbutton(post.target, post.slot, version, strip, said, game)
+            stripped = await self.slots.unbutton(
+                post.target, post.slot, version, strip, post.behind, game
+            )
             return Delivery.UNCHANGED if stripped is None else stripped
         delivery = await self.slots.post(
             post.target,

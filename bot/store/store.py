@@ -24,7 +24,7 @@ from redis.exceptions import (
 )
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from bot.messages import Message
+from bot.messages import NO_GAME, Message
 from bot.metrics import Metrics, timed
 from bot.store import keys
 from bot.table import Settings, Table
@@ -243,6 +243,9 @@ class Snapshot:
     closed: tuple[Message, ...] = ()
     """As `load` read it: what the posts of the write that deleted the table (or changed its
     host) make each slot message say (`Write.closed`), if that write is the chat's last."""
+    closed_game: str = NO_GAME
+    """The game those belong to, as the note names it (`NO_GAME`: not named, an older
+    worker's note; beside a table, the table's game is theirs)."""
 
 
 @dataclass(slots=True)
@@ -265,23 +268,51 @@ def _marks(value: object) -> frozenset[str]:
     return frozenset(_text(value).split()) if value else frozenset()
 
 
-def _noted(closed: tuple[Message, ...]) -> str:
+GAME_ENTRY = "#game"
+"""The slot of the entry of a note (`_noted`) that names the game it belongs to, `[null,
+"#game", <game id>]`: a worker before it reads it as a group message of no slot it shows, and
+leaves it."""
+
+
+def _noted(closed: tuple[Message, ...], game: str = NO_GAME) -> str:
     """The note of a write (`Write.closed`) as stored after its version (`_CAS`, field
-    `c`): JSON, a list of [recipient (null: the group), slot, what it says ("": as it was)]."""
+    `c`): JSON, a list of [recipient (null: the group), slot, what it says ("": as it was)],
+    and, for a table deleted, an entry naming its game (`GAME_ENTRY`)."""
     said = [[m.to, m.slot, m.behind or ""] for m in closed]
+    if said and game:
+        said.append([None, GAME_ENTRY, game])
     return json.dumps(said, ensure_ascii=False) if said else ""
 
 
-def _closed(note: object, version: int) -> tuple[Message, ...]:
+@dataclass(frozen=True, slots=True)
+class Closed:
+    """A chat's note of its last write, read (`_closed`)."""
+
+    messages: tuple[Message, ...] = ()
+    game: str = NO_GAME
+    """The game they belong to (`NO_GAME`: not named, an older worker's note)."""
+
+
+def _closed(note: object, version: int) -> Closed:
     """A chat's note of a deleted table (`_noted`, after its version and a colon), if it was
-    written at `version` (an older worker's later write leaves it)."""
+    written at `version` (an older worker's later write leaves it). Raises ValueError if it is
+    malformed."""
     at, _, said = _text(note).partition(":") if note else ("", "", "")
     if at != str(version):
-        return ()
-    return tuple(
-        Message("", to=to, slot=slot, strip=True, behind=behind or None)
-        for to, slot, behind in json.loads(said)
-    )
+        return Closed()
+    entries = json.loads(said)
+    if not isinstance(entries, list):
+        raise ValueError(f"not a list: {said[:200]}")
+    closed, game = [], NO_GAME
+    for entry in entries:
+        match entry:
+            case [None, str(), str(named)] if entry[1] == GAME_ENTRY:
+                game = named
+            case [str() | None as to, str() as slot, str() as behind]:
+                closed.append(Message("", to=to, slot=slot, strip=True, behind=behind or None))
+            case _:
+                raise ValueError(f"not [recipient, slot, text]: {entry!r}"[:200])
+    return Closed(tuple(closed), game)
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,6 +346,9 @@ class Write:
     closed lobby's host's toggles; with one, the toggles of a host who left it. Noted beside
     the chat's version until its next write (`Snapshot.closed`), for a worker that shows the
     chat again after a crash to take their buttons off, saying it."""
+    game: str = NO_GAME
+    """The game of the table it deletes, which the note of `closed` names (`_noted`): shown
+    again, only that game's messages are edited to say it (`SlotMap.unbutton`)."""
 
 
 TRUST = 60.0
@@ -348,6 +382,8 @@ class Store:
         forgotten): its next request is applied to it and written in one round trip, and a
         read that finds the same bytes costs no parse."""
         self._cached = cached
+        self._malformed: OrderedDict[str, object] = OrderedDict()
+        """The malformed note each chat was last warned of (`_closed`), at most `cached`."""
         self.trust = TRUST if ttl_floor is None else min(TRUST, ttl_floor / 2)
         """Seconds a chat as last read or written is written against (see `TRUST`)."""
         self._skew: float | None = None
@@ -373,14 +409,31 @@ class Store:
         )
         self._timed(now)
         known = self._read(chat, int(version or 0), blob, results, settings, marks)
+        closed = self._closed(chat, note, known.version)
         return Snapshot(
             version=known.version,
             table=None if known.table is None else known.table.copy(),
             settings=known.settings,
             duplicate=bool(update_id is not None and seen),
             elsewhere=known.elsewhere,
-            closed=_closed(note, known.version),
+            closed=closed.messages,
+            closed_game=closed.game,
         )
+
+    def _closed(self, chat: str, note: object, version: int) -> Closed:
+        """The chat's note of its last write (`_closed`); a malformed one is read as none, and
+        warned of once (until the chat's note is another)."""
+        try:
+            return _closed(note, version)
+        except ValueError as error:  # bad JSON, bytes, or shape: the chat is still shown
+            if self._malformed.get(chat) != note:
+                self._malformed[chat] = note
+                while len(self._malformed) > self._cached:
+                    self._malformed.popitem(last=False)
+                log.warning(
+                    "%s: its note of the last write is malformed, read as none: %s", chat, error
+                )
+            return Closed()
 
     def known(self, chat: str) -> Snapshot | None:
         """The chat as this store last read or wrote it, within `trust` seconds; else None."""
@@ -468,7 +521,7 @@ class Store:
             RECORD_TTL,
             results,
             "",  # the latest time it may run at, set below, just before it is sent
-            _noted(write.closed),
+            _noted(write.closed, write.game if table is None else NO_GAME),
         ]
         names = [
             keys.game(chat),
