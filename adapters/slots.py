@@ -45,6 +45,9 @@ but the slot shows an older version than the lost post's (it never got there), o
 nothing is left, one call to Redis. Only a message of the game the post names is made to say
 it: another game's loses only its buttons.
 
+A slot message the platform says is gone (a person deleted it) is forgotten (`SlotMap.gone`):
+the slot names none, and nothing shown again, nor an edit-only post, tries it again.
+
 A slot's new message is recorded only after the platform took it: a crash (or the store away)
 in between leaves the map naming the message before, which the next post would edit while the
 new one, the newest in its chat, keeps buttons nobody updates. A press on such a message of a
@@ -221,6 +224,14 @@ of game ARGV[6] (of any, when ARGV[6] is `NO_GAME`'s ''): the message and whethe
 game ARGV[6] (1, else 0: only its buttons come off), held by ARGV[3] for ARGV[4] ms; else 0;
 -1 while another worker holds the slot."""
 
+_GONE = """
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then
+  redis.call('HDEL', KEYS[1], ARGV[1], ARGV[1] .. '#k')
+end
+return 0
+"""
+"""The slot ARGV[1]'s message, if still ARGV[2], is gone (deleted): the slot names none."""
+
 HAND = "hand"
 """The slot of a person's hand: in a private chat, the only messages with buttons are its."""
 
@@ -301,6 +312,7 @@ class SlotMap:
         self._release = client.register_script(_RELEASE)
         self._bared = client.register_script(_BARED)
         self._unbutton = client.register_script(_UNBUTTON)
+        self._gone = client.register_script(_GONE)
 
     async def claim(
         self,
@@ -480,8 +492,8 @@ class SlotMap:
         of `game` is edited to say it (of any, for a note that names none: `NO_GAME`): another
         game's loses only its buttons (`behind` None), one without buttons is left. None if it
         has none (or shows `version`), or shows a later one (one call to Redis, and none to
-        the platform); or if no post ever said what it shows (one that died before it
-        could)."""
+        the platform); or if no post ever said what it shows (one that died before it could),
+        or it is gone (`gone`)."""
         if (where, slot) in self._unsaved:
             await self._save(where, slot)
         token = secrets.token_hex(6)
@@ -500,6 +512,15 @@ class SlotMap:
         finally:
             renewing.cancel()
             await self._bared(keys=[self._key(where)], args=[slot, bared, token, version])
+
+    async def gone(self, where: int, slot: str, message_id: int) -> None:
+        """The platform says the slot's message `message_id` is gone (a person deleted it):
+        the slot names no message now, unless it names another since, so no post shown again
+        (`unbutton`) nor one that may only edit (`Message.only_edit`) tries it again, and the
+        slot's next post sends a new one."""
+        if self._unsaved.get((where, slot), (None,))[0] == message_id:
+            del self._unsaved[(where, slot)]
+        await self._gone(keys=[self._key(where)], args=[slot, str(message_id)])
 
     async def buttoned(self, where: int, slot: str) -> int | None:
         """The message showing `slot` in the chat `where` if it may still have buttons."""

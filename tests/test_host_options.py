@@ -215,6 +215,30 @@ async def test_the_hosts_toggles_follow_every_change_of_the_lobby_made_in_the_gr
     assert tg.real_errors() == []
 
 
+async def test_toggles_the_host_deleted_are_tried_once_then_never_again(tg: Bot) -> None:
+    """Ann deletes her toggles. The lobby's next change tries to edit them (Telegram says the
+    message is not found): from then on the slot names no message, so later changes, and a
+    cancel a crash left unposted shown again, make no call in her private chat, and nothing
+    new is sent there."""
+    await seat(tg)
+    await tg.command(ANN.id, ANN, "/options")
+    [mine] = toggles(tg, ANN)
+    tg.fake.delete_message(ANN.id, mine.message_id)
+    calls = tg.fake.total_calls(chat_id=ANN.id)
+    await tg.command(GROUP, ANN, "/options wings")
+    assert tg.fake.total_calls(chat_id=ANN.id) == calls + 1  # the edit, refused
+    await tg.command(GROUP, BOB, "/addbot")
+    await tg.command(GROUP, BOB, "/removebot")
+    await taken_over(tg, await dies_after(tg, ANN, Kind.CANCEL))
+    assert tg.fake.total_calls(chat_id=ANN.id) == calls + 1
+    assert toggles(tg, ANN) == []
+    (refused,) = tg.real_errors()  # the one edit, of the message she deleted
+    assert (refused.chat_id, refused.description) == (  # type: ignore[attr-defined]
+        ANN.id,
+        "Bad Request: message to edit not found",
+    )
+
+
 async def test_a_host_who_never_asked_for_toggles_is_sent_none(tg: Bot) -> None:
     """Ann hosts and never asked for her toggles: the lobby's changes send her nothing in
     private. She asks, then leaves: hers say so and offer nothing from then on, whatever

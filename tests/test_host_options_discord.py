@@ -216,6 +216,23 @@ async def test_a_change_a_crash_left_unposted_brings_the_hosts_toggles_up_to_dat
     assert dc.fake.errors == []
 
 
+async def test_toggles_the_host_deleted_are_tried_once_then_never_again(dc: Bot) -> None:
+    """Ann deletes her toggles. The lobby's next change tries to edit them (Discord answers
+    404 Unknown Message): from then on the slot names no message, so later changes, and a
+    cancel a crash left unposted shown again, try them no more."""
+    ann, bob, cid = people(dc, "Ann", "Bob", "Cid")
+    await seat(dc, [ann, bob, cid])
+    await dc.command(ann, "options", view=ann.id)
+    [mine] = toggles(dc, ann)
+    del dc.fake.messages[mine.id]
+    await dc.command(ann, "options", setting="wings")
+    await dc.command(bob, "addbot")
+    await dc.command(bob, "removebot")
+    await taken_over(dc, await dies_after(dc, ann, Kind.CANCEL))
+    assert [code for _route, code, _said in dc.fake.errors] == [10008]  # the one edit tried
+    assert toggles(dc, ann) == []
+
+
 async def test_a_cancel_a_crash_left_unposted_takes_the_hosts_toggles_buttons_off(
     dc: Bot,
 ) -> None:

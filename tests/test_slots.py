@@ -198,6 +198,39 @@ async def test_a_post_shown_again_says_something_only_in_a_message_of_its_game(
     assert edits == [(32, None), (33, "cancelled")]
 
 
+async def test_a_slot_whose_message_is_gone_names_none_and_is_not_tried_again(
+    redis_client: aioredis.Redis,
+) -> None:
+    """The platform said the slot's message is gone (a person deleted it): the slot names no
+    message, so neither a post shown again (`unbutton`) nor one that may only edit tries it
+    again, and a message the slot names since is not forgotten for it."""
+    slots = Slots(redis_client)
+    edits: list[int] = []
+
+    async def strip(message: int, _behind: str | None) -> str:
+        edits.append(message)
+        return "edited"
+
+    async def post(version: int, only_edit: bool = True) -> str | None:
+        async def send() -> str:
+            return "edited"
+
+        return await slots.post(
+            GROUP, TABLE, ("g1", version), False, send, "", True, only_edit=only_edit
+        )
+
+    await slots.set(GROUP, TABLE, 40, ("g1", 2))
+    assert await post(2, only_edit=False) == "edited"
+    await slots.gone(GROUP, TABLE, 40)
+    assert await slots.get(GROUP, TABLE) is None
+    assert await post(3) is None  # nothing to edit
+    assert await slots.unbutton(GROUP, TABLE, 7, strip, "cancelled", "g1") is None
+    assert edits == []
+    await slots.set(GROUP, TABLE, 41, ("g1", 4))
+    await slots.gone(GROUP, TABLE, 40)  # told late: the slot's message is another now
+    assert await slots.get(GROUP, TABLE) == 41
+
+
 async def test_an_edit_only_post_goes_only_where_the_slots_message_may_have_buttons(
     redis_client: aioredis.Redis,
 ) -> None:

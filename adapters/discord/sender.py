@@ -377,7 +377,7 @@ class Sender:
         if post.slot is None or post.version is None:
             return await self._post(post, where, file)
         if post.bare and post.again:  # only where buttons may be left: see `SlotMap.unbutton`
-            strip = partial(self._strip, post, where)
+            strip = partial(self._strip, post, where, slot=post.slot)
             game, version = post.version
             stripped = await self.slots.unbutton(
                 where, post.slot, version, strip, post.behind, game
@@ -417,7 +417,7 @@ class Sender:
             message_id = await self.slots.get(where, post.slot)
             if message_id is None:
                 return Delivery.FAILED
-            stripped = await self._strip(post, where, message_id, post.behind)
+            stripped = await self._strip(post, where, message_id, post.behind, post.slot)
             await self.slots.bared(where, post.slot, message_id)
             return stripped
         if post.attachment is not None:
@@ -438,8 +438,10 @@ class Sender:
                     allowed_mentions=mentions,
                 )
                 return Delivery.EDITED
-            except discord.NotFound:
+            except discord.NotFound as error:
                 log.info("slot message %s in %s is gone", message_id, where)
+                if error.code == UNKNOWN_MESSAGE and post.slot is not None:  # none to edit again
+                    await self.slots.gone(where, post.slot, message_id)
                 if post.only_edit:  # nothing to edit, and nothing new
                     return Delivery.FAILED
                 message_id = None
@@ -467,10 +469,16 @@ class Sender:
         return cached is None or cached[0].attach_files
 
     async def _strip(
-        self, post: Post, where: int, message_id: int, behind: str | None = None
+        self,
+        post: Post,
+        where: int,
+        message_id: int,
+        behind: str | None = None,
+        slot: str | None = None,
     ) -> Delivery:
         """Message `message_id` loses its buttons; with `behind`, in the same edit, its text
-        becomes that (`Message.behind`: no line asks for a press it no longer offers)."""
+        becomes that (`Message.behind`: no line asks for a press it no longer offers). One
+        gone (deleted) is no more the message of `slot`, if given (`SlotMap.gone`)."""
         message = self._messageable(post, where).get_partial_message(message_id)
         try:
             if behind is None:
@@ -483,8 +491,10 @@ class Sender:
                     view=None,
                     allowed_mentions=discord.AllowedMentions.none(),
                 )
-        except discord.NotFound:
+        except discord.NotFound as error:
             log.info("message %s in %s is gone", message_id, where)
+            if slot is not None and error.code == UNKNOWN_MESSAGE:
+                await self.slots.gone(where, slot, message_id)
             return Delivery.FAILED
         return Delivery.EDITED
 

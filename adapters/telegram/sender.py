@@ -242,7 +242,7 @@ class Sender:
         if post.slot is None or post.version is None:
             return await self._post(post)
         if post.bare and post.again:  # only where buttons may be left: see `SlotMap.unbutton`
-            strip = partial(self._strip, post.target)
+            strip = partial(self._strip, post.target, slot=post.slot)
             game, version = post.version
             stripped = await self.slots.unbutton(
                 post.target, post.slot, version, strip, post.behind, game
@@ -268,7 +268,7 @@ class Sender:
             message_id = await self.slots.get(post.target, post.slot)
             if message_id is None:
                 return Delivery.UNCHANGED
-            stripped = await self._strip(post.target, message_id, post.behind)
+            stripped = await self._strip(post.target, message_id, post.behind, post.slot)
             await self.slots.bared(post.target, post.slot, message_id)
             return stripped
         if post.picture is not None:
@@ -291,8 +291,8 @@ class Sender:
                     if not_modified(error):
                         return Delivery.UNCHANGED
                     log.info("cannot edit message %s in %s: %s", message_id, post.target, error)
-                    if gone(error):  # no buttons of it to take off once the new one is sent
-                        await self.slots.bared(post.target, post.slot, message_id)
+                    if gone(error):  # nothing of it to edit again, or take buttons off
+                        await self.slots.gone(post.target, post.slot, message_id)
                     if post.only_edit:  # gone (deleted): nothing to edit, and nothing new
                         return Delivery.FAILED
         sent = await self.bot.send_message(
@@ -396,9 +396,12 @@ class Sender:
         text = html_text(picture.text(), pre=True)
         return await self._post(replace(post, html=f"{post.html}\n\n{text}", picture=None))
 
-    async def _strip(self, target: int, message_id: int, behind: str | None = None) -> Delivery:
+    async def _strip(
+        self, target: int, message_id: int, behind: str | None = None, slot: str | None = None
+    ) -> Delivery:
         """Message `message_id` loses its buttons; with `behind`, in the same edit, its text
-        becomes that (`Message.behind`: no line asks for a press it no longer offers)."""
+        becomes that (`Message.behind`: no line asks for a press it no longer offers). One
+        gone (deleted) is no more the message of `slot`, if given (`SlotMap.gone`)."""
         try:
             if behind is None:
                 await self.bot.edit_message_reply_markup(
@@ -410,5 +413,7 @@ class Sender:
                 )
         except BadRequest as error:  # no buttons left already, or the message is gone
             log.info("buttons of message %s in %s stay: %s", message_id, target, error)
+            if slot is not None and gone(error):
+                await self.slots.gone(target, slot, message_id)
             return Delivery.UNCHANGED
         return Delivery.EDITED
