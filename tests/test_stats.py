@@ -650,6 +650,28 @@ async def test_the_rank_line_does_not_count_an_ai_level_as_a_person(
         assert value == f"{rank}위 (전체 5)", text
 
 
+async def test_ones_own_place_at_a_games_end_does_not_count_an_ai_seat_as_a_person(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A player's own end of the game says their place among the table's seats, AI seats
+    among them. Korean said "4명 중 2위", 명 being the counter for people, at a table of three
+    people and an AI: the line now counts the seats, whoever sits in them, as the rank does."""
+    svc = service(redis_client, seed=3, clock=Clock(NOW))
+    await svc.handle(GROUP, ANN, Request(Kind.LANGUAGE, "ko"))
+    driver = Players(svc, [ANN, BOB, CID], chat=GROUP, seed=1)
+    await driver.lobby(["rounds=short"], ai=1)
+    await driver.play_to_end()
+    for person in (ANN, BOB, CID):
+        mine = driver.screens.hand(person)
+        assert mine is not None
+        head = mine.text.splitlines()[0]
+        _medal, label, value = head.split(maxsplit=2)
+        assert label == "내", head
+        assert "명" not in value, head
+        place = int(value.removeprefix("순위: ").split("위")[0])
+        assert value == f"순위: {place}위 (전체 4)", head
+
+
 async def test_a_name_that_matches_nobody_suggests_whom_it_may_mean(
     redis_client: aioredis.Redis,
 ) -> None:

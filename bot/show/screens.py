@@ -839,6 +839,8 @@ def player_result(
     made = bids_met(view.sheet, seat)
     medal = MEDALS.get(place, "🏁")
     lines = [
+        # TRANSLATORS: a player's place at the game's end among the table's seats: "2 of 4".
+        # AI seats count too: no word or counter for people alone (as for "{rank} of {n}").
         t("{medal} Your place: {place} of {players}", medal=medal, place=place, players=players),
         t(
             "{points} points · bids met {made} of {rounds}",
