@@ -1029,6 +1029,51 @@ async def test_a_game_folded_by_another_worker_ends_with_ratings_one_not_folded_
     assert Fold.from_json(await redis_client.hget(keys.stats(GROUP), "s")).games == 2
 
 
+async def test_a_games_end_is_shown_when_its_fold_fails_and_rated_once_a_fold_succeeds(
+    redis_client: aioredis.Redis,
+) -> None:
+    """The fold at a game's end fails for a real cause (the chat's stats key holds a string):
+    the end is shown all the same, in the group and to each person, with no ratings line and
+    nothing said of ratings, and the web page's end reads no note rather than failing. Once
+    the cause is gone, the next read folds the game (/top here) and notes how it moved the
+    ratings: the end shown again (after an outage), and the web page's, then say it, with the
+    numbers /top shows."""
+    svc = service(redis_client, seed=3, clock=Clock(NOW))
+    await redis_client.set(keys.stats(GROUP), "not a hash")
+    driver = Players(svc, [ANN, BOB, CID], chat=GROUP, seed=1)
+    await driver.lobby(["rounds=short"])
+    await driver.play_to_end()
+    over = driver.screens.group("over")
+    assert over is not None
+    assert over.text.splitlines()[-1].endswith(("wins!", "share first place!")), over.text
+    assert "rating" not in over.text.casefold(), over.text
+    assert "?" not in over.text, over.text
+    for person in (ANN, BOB, CID):
+        mine = driver.screens.hand(person)
+        assert mine is not None
+        assert mine.text.splitlines()[0].startswith(("🥇", "🥈", "🥉")), mine.text
+        assert "rating" not in mine.text.casefold(), mine.text
+    table = await table_of(redis_client, GROUP)
+    assert table is not None
+    assert await svc.stats.noted(GROUP, table.game_id) == ()  # the web page's end: no line
+
+    await redis_client.delete(keys.stats(GROUP))  # the cause is gone (the summaries stay)
+    top = text_of(await ask(svc, GROUP, ANN, Kind.TOP))
+    noted = await svc.stats.noted(GROUP, table.game_id)
+    assert len(noted) == 3
+    again = await svc.current(GROUP)
+    assert again.again
+    shown = {(m.to, m.slot): m.text for m in again.messages}
+    rated = shown[(None, "over")].splitlines()
+    assert rated[-2].startswith("Ratings here: "), rated
+    for person in (ANN, BOB, CID):
+        rating = next(r for r in noted if r.player == person.id)
+        assert row_of(top, person.name)[2].rstrip("?") == str(rating.rating)
+        line = shown[(person.id, "hand")].splitlines()[-1]
+        assert line.startswith(f"Your rating here: {rating.rating} ("), line
+    assert Fold.from_json(await redis_client.hget(keys.stats(GROUP), "s")).games == 1
+
+
 def test_two_ai_seats_of_one_level_show_its_one_rating_once_saying_so() -> None:
     """Two seats of one AI level share its rating: the line shows the level once, at its
     better seat's place, counted (`2`, a times sign, `AI (hard)`), so that no seat seems left

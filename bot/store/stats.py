@@ -38,7 +38,7 @@ from bot.stats import (
     unfolded,
 )
 from bot.store import keys
-from bot.store.store import RedisClient
+from bot.store.store import RedisClient, StoreErrors
 
 ATTEMPTS = 10
 """Tries of a write that lost a race with another (then the fold is used unsaved)."""
@@ -169,8 +169,15 @@ class StatsStore:
     async def noted(self, chat: str, game: str) -> tuple[Rerated, ...]:
         """How the game `game` (its id) moved its seats' ratings, as the fold that folded it
         noted them (whichever worker's it was), read without folding: none while it is not
-        folded, once a newer game is, or after a /forgetme in the chat."""
-        return Noted.from_json(await self.client.hget(keys.stats(chat), "e")).of(game)
+        folded, once a newer game is, or after a /forgetme in the chat; none either if the
+        stats cannot be read (logged): the game's end is shown without them, as when its fold
+        failed, rather than not at all."""
+        try:
+            kept = await self.client.hget(keys.stats(chat), "e")
+        except StoreErrors as error:
+            log.warning("%s: the note of the newest game's ratings cannot be read: %s", chat, error)
+            return ()
+        return Noted.from_json(kept).of(game)
 
     async def recent(self, chat: str, since: float) -> list[Game]:
         """The chat's kept games that ended at `since` or later, oldest first."""
