@@ -25,8 +25,8 @@ from bot.config import Config
 from bot.messages import OPTIONS, Message
 from bot.metrics import Metrics
 from bot.requests import User
-from bot.show.i18n import LANGUAGES, Texts, catalog_language
-from bot.show.look import Look, look_of
+from bot.show.i18n import LANGUAGES, N_, Texts, catalog_language
+from bot.show.look import Look, look_of, personal
 from bot.show.render import GroupTable, Hand, Lobby, Moved, Note, Rules, Sheet, Shown
 from bot.show.screens import (
     HandScreen,
@@ -287,8 +287,9 @@ def leave(ctx: Context, _: None) -> Result:
     step(table.game, Leave(user.id))
     humans = table.humans()
     if not humans:
-        note = Message(ctx.look.t("Everybody left: the table is closed."), slot="lobby")
-        shown = [Note(note), *last_game_closed(table), *toggles_closed(table.host, note.text)]
+        note = Message(ctx.look.t(EVERYBODY_LEFT), slot="lobby")
+        toggles = toggles_closed(table.host, told(ctx.look, table, table.host, EVERYBODY_LEFT))
+        shown = [Note(note), *last_game_closed(table), *toggles]
         return Result(shown=shown, write=closing(shown, table))
     shown = lobby_changed()  # the next host's toggles, if they have any: edited, none sent
     if table.host == user.id:  # theirs close, noted (nothing of the table names them now)
@@ -323,6 +324,23 @@ def lobby_changed(options: bool = False) -> list[Shown]:
     edited to match, only where they have them (`Lobby.only_edit`: a host who never asked for
     them there is sent nothing)."""
     return [Lobby(options=options), Lobby(only_edit=True)]
+
+
+CANCELLED = N_("The game was cancelled.")
+ABANDONED = N_("Nobody is playing any more: the game is abandoned.")
+UNSEEN = N_("The game is over: I can no longer post in its chat (I was removed, or it is gone).")
+EVERYBODY_LEFT = N_("Everybody left: the table is closed.")
+IDLE_CLOSED = N_("The table was idle too long and is closed.")
+"""What a table's closing says (catalog keys): in the group, and to each person privately
+in their own language (`told`)."""
+
+
+def told(look: Look, table: Table, person: str | None, text: str) -> str:
+    """`text` (a catalog key) as said privately to `person`: in their app's language where it
+    is known (`Table.languages`), as their hands are, else the chat's. A table that closes
+    tells its people in their own language, though no table is left to show it again from: the
+    note of what its posts said keeps the texts (`Write.closed`)."""
+    return personal(look, table.languages, person).t(text)
 
 
 def toggles_closed(host: str | None, text: str) -> list[Shown]:
@@ -371,20 +389,22 @@ def closing(shown: list[Shown], table: Table, kept: bool = False) -> Write:
     return Write(table=table if kept else None, ttl=LIVE_TTL, closed=closed, game=table.game_id)
 
 
-def cancelled(look: Look, table: Table, note: str, gone: str | None = None) -> list[Shown]:
+def cancelled(look: Look, table: Table, note: str, gone: str = CANCELLED) -> list[Shown]:
     """What a cancelled game shows: the notice, and its lasting messages without buttons (each
-    hand says `gone`: that the game was cancelled, unless said otherwise)."""
+    hand says `gone`, a catalog key, in its player's language: that the game was cancelled,
+    unless said otherwise)."""
     state = table.game
     shown: list[Shown] = [Note(Message(note))]
     if state.phase is Phase.LOBBY:
         was = lobby_cancelled(look)
+        toggles = lobby_cancelled(personal(look, table.languages, table.host)).text
         closed = [Note(was), *last_game_closed(table)]
-        return [*shown, *closed, *toggles_closed(table.host, was.text)]
+        return [*shown, *closed, *toggles_closed(table.host, toggles)]
     view = table_view(state)
     final = table_message(look, view, seating(table), False, note)
     shown.append(Note(replace(final, buttons=())))
-    gone = gone or look.t("The game was cancelled.")
-    shown += [Note(Message(gone, to=pid, slot="hand")) for pid in table.humans()]
+    for pid in table.humans():
+        shown.append(Note(Message(told(look, table, pid, gone), to=pid, slot="hand")))
     return shown
 
 
@@ -399,10 +419,13 @@ def unseen(ctx: Context, only: str | None = None) -> Result:
     t = ctx.look.t
     if table.game.phase is Phase.FINISHED or (only is not None and table.where != only):
         raise Refused(t("The game is already over."))
-    gone = t("The game is over: I can no longer post in its chat (I was removed, or it is gone).")
-    shown = toggles_closed(table.host, gone)  # a lobby's: its host's toggles, if any, close
+    # a lobby's: its host's toggles, if any, close
+    shown = toggles_closed(table.host, told(ctx.look, table, table.host, UNSEEN))
     if table.game.phase is not Phase.LOBBY:
-        shown = [Note(Message(gone, to=pid, slot="hand")) for pid in table.humans()]
+        shown = [
+            Note(Message(told(ctx.look, table, pid, UNSEEN), to=pid, slot="hand"))
+            for pid in table.humans()
+        ]
     return Result(shown=shown, write=closing(shown, table))
 
 
@@ -944,8 +967,9 @@ def timeout(ctx: Context, deadline: float) -> Result:
             return remind(ctx, table)
         table.remind = None  # the whole turn time is gone already: no reminder now
     if state.phase is Phase.LOBBY:
-        note = Message(t("The table was idle too long and is closed."), slot="lobby")
-        shown = [Note(note), *last_game_closed(table), *toggles_closed(table.host, note.text)]
+        note = Message(t(IDLE_CLOSED), slot="lobby")
+        toggles = toggles_closed(table.host, told(ctx.look, table, table.host, IDLE_CLOSED))
+        shown = [Note(note), *last_game_closed(table), *toggles]
         return Result(shown=shown, write=closing(shown, table))
     if state.phase not in ROUND_PHASES:
         return Result()
@@ -953,8 +977,7 @@ def timeout(ctx: Context, deadline: float) -> Result:
     table.away.extend(late)
     present = [pid for pid in table.humans() if pid not in table.away]
     if not present:
-        gone = t("Nobody is playing any more: the game is abandoned.")
-        shown = cancelled(ctx.look, table, gone, gone)
+        shown = cancelled(ctx.look, table, t(ABANDONED), ABANDONED)
         return Result(shown=shown, write=closing(shown, table))
     names = seating(table).names
     who = ", ".join(names[state.seat_of(pid) or 0] for pid in late)

@@ -39,6 +39,7 @@ from bot.commands import Kind
 from bot.config import Config
 from bot.messages import Outcome
 from bot.requests import Request, User
+from bot.show.i18n import texts
 from bot.store import keys
 from engine import (
     BidMode,
@@ -1036,6 +1037,40 @@ async def test_private_messages_name_their_chat_for_a_person_seated_in_another(
     assert said == "💬 \u2068Wizards\u2069 · The game was cancelled."
     (hand,) = [m for m in (await svc.current(CHAT)).messages if m.to == ANN.id]
     assert (hand.strip, hand.behind) == (True, said)
+
+
+async def test_a_cancelled_games_private_messages_shown_again_are_in_each_persons_language(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A game in a German group, cancelled: each player's hand says so privately in their
+    app's language (Ann's English, Dot's Russian), as their hands said the rest, not in the
+    group's German; the same when shown again after a crash lost the posts (no table is left
+    then, only the note of what they said). Both sit in another chat too: it is named."""
+    ann = User(ANN.id, ANN.name, language="en")
+    dot = User(DOT.id, DOT.name, language="ru")
+    svc = service(redis_client)
+
+    async def ok(chat: str, user: User, request: Request) -> Outcome:
+        outcome = await svc.handle(chat, user, request)
+        assert not outcome.alert, outcome.answer
+        return outcome
+
+    for user in (ann, BOB, dot):
+        await ok(CHAT, user, Request(Kind.JOIN, place="Wizards"))
+    await ok(CHAT, ann, Request(Kind.LANGUAGE, "de"))
+    await ok(CHAT, ann, Request(Kind.START))
+    for user in (ann, dot):  # a seat in another chat: her messages of this one name it
+        await ok(f"chat:-2{user.id[-1]}", user, Request(Kind.JOIN))
+    cancelled = await ok(CHAT, ann, Request(Kind.CANCEL))
+    first = {m.to: m.text for m in cancelled.messages if m.to is not None}
+    again = {m.to: m.behind for m in (await svc.current(CHAT)).messages if m.to is not None}
+    said = "The game was cancelled."
+    assert first == {
+        ann.id: "💬 \u2068Wizards\u2069 · " + said,
+        BOB.id: texts("de")(said),  # the group's language: his app's is not known
+        dot.id: "💬 \u2068Wizards\u2069 · " + texts("ru")(said),
+    }
+    assert again == first
 
 
 async def test_a_seat_taken_or_left_reads_no_more_chats_than_it_needs(
