@@ -2118,6 +2118,34 @@ async def test_a_cannot_reach_notice_moves_with_a_group_that_becomes_a_supergrou
     assert [e for e in tg.fake.errors if e.chat_id in (GROUP, supergroup)] == []
 
 
+async def test_a_player_back_while_the_group_becomes_a_supergroup_costs_no_refused_call(
+    tg: Bot,
+) -> None:
+    """Bob, named in the group as one the bot cannot reach, presses Restart while the group's
+    move to a supergroup is being handled (its notice shown anew there, Telegram slow to
+    answer the chat action that checks he still cannot be reached). His hand slots follow the
+    game before the notices move, so his return looks at the supergroup's game only: no call
+    goes to the old group, which refuses every call (before, his return took the button off
+    the old group's notice, refused), and the supergroup is not told anything untrue."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    tg.fake.block(BOB, tell=True)
+    await tg.idle()
+    assert len(unreached_notices(tg)) == 1
+    held = tg.fake.stall(BOB.id)
+    supergroup = -1009876
+    tg.fake.migrate_group(GROUP, supergroup, by=ANN)
+    await until(lambda: held == ["sendChatAction"], "the move asking whether Bob is back")
+    tg.fake.start_dm(BOB, "cards")  # Restart: unblocked, then /start
+    await until(lambda: "sendMessage" in held, "Bob's hand on its way")
+    tg.fake.unstall(BOB.id)
+    await tg.idle()
+    assert [e for e in tg.fake.errors if e.chat_id in (GROUP, supergroup)] == []
+    assert "Your hand:" in tg.hand(BOB).text
+    shown = tg.fake.transcript(supergroup)
+    assert not any(e.text.startswith("Bob Brown:") for e in shown), [e.text for e in shown]
+
+
 async def test_a_player_the_bot_cannot_reach_in_a_later_game_is_named_in_a_new_message(
     tg: Bot,
 ) -> None:

@@ -713,10 +713,10 @@ class TelegramFrontEnd:
 
     async def on_migrate(self, update: Update, context: Context) -> None:
         """A group became a supergroup, with a new id (Telegram tells the old group and the new
-        one): its game moves to the new id, the players' private hand messages follow it, and
-        the supergroup shows the lobby or table anew (the old messages stay behind), and the
-        notices of people yet to open a private chat with the bot, or of players it cannot
-        reach there (`Notices.moved`)."""
+        one): its game moves to the new id, the players' private hand messages follow it (before
+        anything is asked of Telegram), the notices of people yet to open a private chat with
+        the bot, or of players it cannot reach there, move (`Notices.moved`), and the
+        supergroup shows the lobby or table anew (the old messages stay behind)."""
         message = update.effective_message
         if message is None:
             return
@@ -729,13 +729,16 @@ class TelegramFrontEnd:
         before, after = chat_key(old), chat_key(new)
         with about(after):
             players = await self.service.move_chat(before, after)
-            await self.notices.moved(old, new)  # in the group's language, moved with it
-            if players is None:
-                return  # nothing to move, or moved already (both messages arrive)
-            for player in players:
+            # The hand slots follow the game at once, with no call to Telegram between: a
+            # player's return (/start, unblocking) looks at the games their slots name, and
+            # would otherwise take a button off in the old group, which refuses every call.
+            for player in players or ():
                 person = telegram_id(player)
                 if person is not None:
                     await self.slots.rename_game(person, before, after)
+            await self.notices.moved(old, new)  # in the group's language, moved with it
+            if players is None:
+                return  # nothing to move, or moved already (both messages arrive)
             log.info("the game of Telegram group %s moved to supergroup %s", old, new)
             self.show(after, await self.service.show_again(after))
 
