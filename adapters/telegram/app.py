@@ -729,6 +729,8 @@ class TelegramFrontEnd:
         before, after = chat_key(old), chat_key(new)
         with about(after):
             players = await self.service.move_chat(before, after)
+            if players is None and await self.service.table(after) is not None:
+                return  # the other message of the move (both arrive) moved it, and moves the rest
             # The hand slots follow the game at once, with no call to Telegram between: a
             # player's return (/start, unblocking) looks at the games their slots name, and
             # would otherwise take a button off in the old group, which refuses every call.
