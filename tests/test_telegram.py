@@ -1852,6 +1852,37 @@ async def test_a_newcomer_s_notice_moves_with_a_group_that_becomes_a_supergroup(
     assert now.text == f"Eve: {open_now}, und du hast einen Platz am Tisch."
 
 
+async def test_a_newcomer_s_notice_waiting_as_the_group_becomes_a_supergroup_moves_with_it(
+    tg: Bot,
+) -> None:
+    """Dan, who never opened the bot's private chat, types /join while Telegram is slow to
+    answer in the group, and the group becomes a supergroup before his notice is posted: the
+    old group refuses it. The supergroup gets it instead, with a link to its table, and his
+    /start takes its button off (before, the notice was lost: the move looked only at the
+    notices the group had shown)."""
+    held = tg.fake.stall(GROUP)
+    tg.fake.send_command(GROUP, DAN, "/join")
+    await until(lambda: held == ["sendMessage"], "Dan's notice on its way")
+    supergroup = -1009876
+    tg.fake.migrate_group(GROUP, supergroup, by=ANN)
+    await handled(tg)
+    tg.fake.unstall(GROUP)
+    await tg.idle()
+    assert [e.description for e in tg.fake.errors if e.chat_id == GROUP] == [
+        "Bad Request: group chat was upgraded to a supergroup chat"
+    ]
+    (notice,) = [m for m in tg.fake.current_messages(supergroup).values() if m.from_bot]
+    assert notice.text.startswith("Dan: To sit down, first open a private chat with me")
+    url = notice.keyboard[0][0].url
+    assert url == f"https://t.me/wizard_test_bot?start=join-{supergroup}"
+    tg.fake.start_dm(DAN)
+    await tg.idle()
+    now = tg.fake.message(supergroup, notice.message_id)
+    assert now.keyboard == ()
+    assert now.text == "Dan: Our private chat is open: send /join to sit down."
+    assert [e for e in tg.fake.errors if e.chat_id == supergroup] == []
+
+
 async def handled(bot: Bot) -> None:
     """Wait until the bot took in and handled every update (what it posts may still be on its
     way: see `Bot.idle` for all of it)."""
@@ -2116,6 +2147,35 @@ async def test_a_cannot_reach_notice_moves_with_a_group_that_becomes_a_supergrou
     assert now.keyboard == ()
     assert now.text == "Bob Brown: Ich kann dir wieder privat schreiben: Deine Karten sind dort."
     assert [e for e in tg.fake.errors if e.chat_id in (GROUP, supergroup)] == []
+
+
+async def test_a_cannot_reach_notice_waiting_as_the_group_becomes_a_supergroup_moves_with_it(
+    tg: Bot,
+) -> None:
+    """Bob blocks the bot mid-round while Telegram is slow to answer in the group, and the
+    group becomes a supergroup before the notice naming him is posted: the old group refuses
+    it. The supergroup is told at once, with the mark that it was told (before, it was told
+    only at his next refused message); his Restart takes the notice's button off."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    held = tg.fake.stall(GROUP)
+    tg.fake.block(BOB, tell=True)
+    await until(lambda: held == ["sendMessage"], "Bob's notice on its way")
+    supergroup = -1009876
+    tg.fake.migrate_group(GROUP, supergroup, by=ANN)
+    await handled(tg)
+    tg.fake.unstall(GROUP)
+    await tg.idle()
+    shown = [m for m in tg.fake.current_messages(supergroup).values() if m.from_bot]
+    (notice,) = [m for m in shown if m.text.startswith("Bob Brown:")]
+    assert notice.text == UNREACHED + "press the button below, then Start."
+    assert notice.entities[0]["url"] == f"tg://user?id={BOB.id}"
+    tg.fake.start_dm(BOB, "cards")
+    await tg.idle()
+    now = tg.fake.message(supergroup, notice.message_id)
+    assert now.keyboard == ()
+    assert now.text == REACHED
+    assert [e for e in tg.fake.errors if e.chat_id == supergroup] == []
 
 
 async def test_a_player_back_while_the_group_becomes_a_supergroup_costs_no_refused_call(

@@ -203,6 +203,7 @@ class TelegramFrontEnd:
             self.notices.unreachable,
             self._lost,
             self._no_files,
+            self.notices.migrated,
         )
         self.outbox: Outbox[Post] = Outbox(
             partial(self.notices.deliver, self.sender),

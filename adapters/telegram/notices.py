@@ -6,6 +6,7 @@ with a group that becomes a supergroup, and takes their buttons off once the cha
 """
 
 import logging
+import math
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
@@ -151,37 +152,67 @@ class Notices:
         notice there asking someone to open a private chat with the bot can never lose its
         button. Each one that still has it is shown anew in the supergroup, in the order they
         were posted, if it is still true: a newcomer's (`open_slot`) whose index still names
-        the old group, with a link to the supergroup's table (the index names the supergroup
-        then); a player's who cannot be reached (`unreached_slot`) whose game's mark that the
-        group was told is still set (`unreached` sets it for the supergroup's game, and asks
-        Telegram first whether they still cannot be reached: they may have come back as the
-        game moved, and their return found neither mark nor notice). Their /start then takes
-        the button off the new one, with no call to the old group. Both of Telegram's messages
-        of the move come here; the index's SREM, or the old mark's DEL, lets one of them post
+        the old group (`_open_anew`); a player's who cannot be reached (`unreached_slot`) whose
+        game's mark that the group was told is still set (`unreached` sets it for the
+        supergroup's game, and asks Telegram first whether they still cannot be reached: they
+        may have come back as the game moved, and their return found neither mark nor notice).
+        Their /start then takes the button off the new one, with no call to the old group.
+        A player's notice still waiting in the old group's queue (or on its way) has no
+        message yet, but its mark is set: it is told in the supergroup after those posted, and
+        the waiting one, its mark gone, does not go (`deliver`). A newcomer's still waiting is
+        shown anew when the old group refuses it (`migrated`). Both of Telegram's messages of
+        the move come here; the index's SREM, or the old mark's DEL, lets one of them post
         each notice."""
         before = chat_key(old)
-        live = []
-        for prefix in (open_slot(before, None), unreached_slot(before, None)):
+        told = unreached_slot(before, None)
+        posted: dict[tuple[str, int], float] = {}
+        for prefix in (open_slot(before, None), told):
             for slot in await self.slots.named(old, prefix):
                 message = await self.slots.buttoned(old, slot)
                 if message is not None:
-                    live.append((message, prefix, int(slot.removeprefix(prefix))))
+                    posted[(prefix, int(slot.removeprefix(prefix)))] = message
         table = await self.service.table(chat_key(new))
-        for _, prefix, person in sorted(live):  # in the order they were posted
-            if prefix == unreached_slot(before, None):
-                if table is not None:
-                    told = keys.unreached(before, table.game_id, person)
-                    if await self.client.delete(told):  # not back, nor moved by the other
-                        await self.unreached(chat_key(new), person, table.game_id)
-                continue
-            if not await self.client.srem(keys.opening(user_key(person)), str(old)):
-                continue  # opened since, or shown anew by the other message of the move
-            try:
-                member = await self.bot.get_chat_member(new, person)
-            except TelegramError as error:
-                log.info("getChatMember %s %s failed: %s", new, person, error)
-                continue
-            await self._ask_to_open(new, member.user, None, None, False)
+        if table is not None:  # a player's notice still waiting has no message: its mark tells
+            for player in table.game.players:
+                person = telegram_id(player.id)
+                if person is not None and not is_group(person):
+                    posted.setdefault((told, person), math.inf)
+        for _, prefix, person in sorted((at, *notice) for notice, at in posted.items()):
+            if prefix != told:
+                await self._open_anew(old, new, person)
+            elif table is not None:
+                mark = keys.unreached(before, table.game_id, person)
+                if await self.client.delete(mark):  # not back, nor moved by the other
+                    await self.unreached(chat_key(new), person, table.game_id)
+
+    async def migrated(self, refused: Post, new: int) -> None:
+        """A post to a group that has become the supergroup `new` was refused (400 "group chat
+        was upgraded to a supergroup chat"). A newcomer's notice that was still waiting, or on
+        its way, as the group moved had no message there for `moved` to find: it is shown anew
+        in the supergroup now (`_open_anew`), whichever came first, the move's message or the
+        refusal. A player's is moved by its mark (`moved`); any other post is left: the
+        supergroup shows the game anew."""
+        person = refused.opens
+        if person is None or refused.told is not None:
+            return
+        found = telegram_id(person.id)
+        if found is not None:
+            await self._open_anew(refused.target, new, found)
+
+    async def _open_anew(self, old: int, new: int, person: int) -> None:
+        """The notice asking `person` to open a private chat with the bot, to sit down in group
+        `old`, is shown anew in the supergroup `new` it became, with a link to its table (one
+        `getChatMember`, for their name), if their index still names the old group: its SREM
+        lets one of the move's two messages, or the refused notice, show it; once they have
+        opened the chat, nothing is shown."""
+        if not await self.client.srem(keys.opening(user_key(person)), str(old)):
+            return  # opened since, or shown anew already
+        try:
+            member = await self.bot.get_chat_member(new, person)
+        except TelegramError as error:
+            log.info("getChatMember %s %s failed: %s", new, person, error)
+            return
+        await self._ask_to_open(new, member.user, None, None, False)
 
     async def opened(self, person: TgUser, linked: int | None = None, seated: bool = False) -> None:
         """The person's private chat is open: they sent /start there, through the link of a

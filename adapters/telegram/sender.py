@@ -32,7 +32,14 @@ from telegram import (
     WebAppInfo,
 )
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
 
 from adapters.telegram.render import Key, Post, html_text
 from adapters.telegram.slots import Slots
@@ -175,6 +182,10 @@ async def _unsaid(_post: Post, _privately: bool) -> None:
     return None
 
 
+async def _unmoved(_post: Post, _new: int) -> None:
+    return None
+
+
 class Sender:
     """Delivers posts with `bot`, remembering slot messages in `slots`. When a slot's new
     message supersedes one that may still have buttons, `superseded(chat, message id, text)`
@@ -187,7 +198,8 @@ class Sender:
     for what it is (`pictures_refused`) is sent as its text form instead. A file refused
     for what it is (`files_refused`: a record, which has no text form short enough) goes to
     the private chat of the person who asked for it (`Post.asker`), and `no_files(post,
-    privately)` is awaited, with whether it went there: the app tells the group."""
+    privately)` is awaited, with whether it went there: the app tells the group. A post
+    refused because its group has become a supergroup is handed to `migrated(post, new id)`."""
 
     def __init__(
         self,
@@ -197,6 +209,7 @@ class Sender:
         unreachable: Callable[[Post], Awaitable[None]] = _nobody,
         lost: Callable[[int, int | None], Awaitable[None]] = _nothing,
         no_files: Callable[[Post, bool], Awaitable[None]] = _unsaid,
+        migrated: Callable[[Post, int], Awaitable[None]] = _unmoved,
     ) -> None:
         self.bot = bot
         self.slots = slots
@@ -204,6 +217,7 @@ class Sender:
         self.unreachable = unreachable
         self.lost = lost
         self.no_files = no_files
+        self.migrated = migrated
         self.no_pictures: dict[int, str | None] = {}
         """Groups that refused a picture, each with the game it was refused in
         (`Post.game_id`): that game's later pictures there go as text, with no call refused
@@ -222,6 +236,10 @@ class Sender:
         except TelegramError as error:
             if retryable(error):
                 raise
+            if isinstance(error, ChatMigrated):  # the group became a supergroup
+                log.info("chat %s is now %s: %s", post.target, error.new_chat_id, error)
+                await self.migrated(post, error.new_chat_id)
+                return Delivery.FAILED
             if refused(error, post.target):
                 log.info("chat %s does not take messages from the bot: %s", post.target, error)
                 if post.target < 0:  # removed from the group, or it was deleted
