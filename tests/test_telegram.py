@@ -1268,6 +1268,23 @@ async def test_a_group_that_takes_no_pictures_gets_the_score_sheets_as_text(tg: 
     assert refusals(tg) == [NO_PHOTOS]
 
 
+async def test_a_picture_the_group_refused_is_not_tried_again_by_another_worker(tg: Bot) -> None:
+    """The group takes no photos: the score sheet is refused once, and sent as text. A worker
+    started anew (as another worker sharing the Redis) sends the game's next score sheet as
+    text at once, with no refused call first (before, each worker remembered the refusal in
+    its own memory, and paid it again)."""
+    await seat(tg)
+    tg.fake.forbid_files(GROUP)
+    await tg.command(GROUP, ANN, "/start")
+    while rounds_over(tg, GROUP) < 1:
+        await move(tg)
+    assert (await scores_shown(tg)).kind == "message"
+    assert refusals(tg) == [NO_PHOTOS]
+    await tg.restart()
+    assert (await scores_shown(tg)).kind == "message"
+    assert refusals(tg) == [NO_PHOTOS]
+
+
 async def test_a_bot_allowed_pictures_again_by_an_update_sends_them_at_once(tg: Bot) -> None:
     """An admin lets the bot send text but no photos (a my_chat_member update: restricted,
     `can_send_messages` true): the game goes on, its score sheet as text. Photos allowed

@@ -666,7 +666,7 @@ class TelegramFrontEnd:
         """The bot was added to a group: it says what it does and how to start (the help).
         It was removed from one, or muted there: the game there ends (`GameService.unseen`),
         its players told privately, since nobody could see its table any more. Any change of
-        its rights in a group lets its next picture there be tried as one (`Sender.no_pictures`).
+        its rights in a group lets its next picture there be tried as one (`Sender.refused_in`).
         A person blocked or unblocked it (its membership of their private chat):
         `_block_changed`."""
         change, person = update.my_chat_member, update.effective_user
@@ -675,7 +675,7 @@ class TelegramFrontEnd:
         if not is_group(change.chat.id):
             await self._block_changed(update, change, person)
             return
-        self.sender.pictures_again(change.chat.id)  # its rights there may allow them now
+        await self.sender.pictures_again(change.chat.id)  # its rights may allow them now
         was = change.old_chat_member.status
         now = change.new_chat_member.status
         game = chat_key(change.chat.id)

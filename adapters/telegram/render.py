@@ -74,7 +74,7 @@ class Post:
     """A picture sent with the text as its caption."""
     game_id: str | None = None
     """For a picture, the game whose state it shows (`Outcome.version`'s id): a group that
-    refused the bot's pictures gets the next game's tried again (see `Sender.no_pictures`)."""
+    refused the bot's pictures gets the next game's tried again (see `Sender.refused_in`)."""
     thread: int | None = None
     """The forum topic a new message goes to (None: the chat itself, or General); an edit
     stays where its message is."""

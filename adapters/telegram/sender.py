@@ -11,7 +11,8 @@ A new message refused because its forum topic is closed or deleted (`topic_gone`
 the bot may not send text to the group at all (`muted`: its default permissions mute every
 member, which Telegram tells the bot nothing of), is told to the app (`lost`): its game may be
 unseen. A picture the group's permissions refuse (no photos) goes as its text form instead, in
-the same place; the rest of that game's pictures there go as text at once (`no_pictures`).
+the same place; the rest of that game's pictures there go as text at once, from every worker
+(`keys.no_pictures`).
 A file the group refuses (the record asked for with /record) goes to the asker's private chat
 instead, and the group is told where it went, or, that chat not open, what would let it come.
 """
@@ -41,10 +42,12 @@ from telegram.error import (
     TelegramError,
 )
 
+from adapters.telegram.ids import chat_key
 from adapters.telegram.render import Key, Post, html_text
 from adapters.telegram.slots import Slots
 from bot import StoreErrors
 from bot.messages import Picture
+from bot.store import keys
 
 log = logging.getLogger(__name__)
 
@@ -152,8 +155,9 @@ NO_FILES = (
 "not enough rights to send documents to the chat" (the Bot API's own check), or the refusal
 of Telegram's servers passed on ("CHAT_SEND_DOCS_FORBIDDEN", "CHAT_SEND_MEDIA_FORBIDDEN")."""
 
-REMEMBERED = 10_000
-"""How many groups that refused a picture a sender remembers (the oldest is forgotten first)."""
+NO_PICTURES_FOR = 86400
+"""Seconds the mark that a group refused a picture in a game is kept (`keys.no_pictures`): a
+game is played within it; a longer one tries a picture again once a day."""
 
 
 def _refused_for(error: TelegramError, words: tuple[str, ...]) -> bool:
@@ -218,15 +222,21 @@ class Sender:
         self.lost = lost
         self.no_files = no_files
         self.migrated = migrated
-        self.no_pictures: dict[int, str | None] = {}
-        """Groups that refused a picture, each with the game it was refused in
-        (`Post.game_id`): that game's later pictures there go as text, with no call refused
-        first. Kept in memory: no Redis call, and a worker started anew tries once more."""
 
-    def pictures_again(self, chat: int) -> None:
+    async def refused_in(self, chat: int) -> str | None:
+        """The game in whose course group `chat` refused a picture (`Post.game_id`, "" for a
+        picture of none), if one did lately: that game's later pictures there go as text, with
+        no call refused first. In Redis (`keys.no_pictures`, next to the group's other marks),
+        so every worker, and one started anew, knows it: one GET a picture."""
+        found = await self.slots.client.get(keys.no_pictures(chat_key(chat)))
+        if found is None:
+            return None
+        return found.decode() if isinstance(found, bytes) else str(found)
+
+    async def pictures_again(self, chat: int) -> None:
         """The bot's rights in group `chat` changed (a my_chat_member update): its next
-        picture there is tried as a picture."""
-        self.no_pictures.pop(chat, None)
+        picture there is tried as a picture, by every worker."""
+        await self.slots.client.delete(keys.no_pictures(chat_key(chat)))
 
     async def __call__(self, post: Post) -> Delivery:
         """Deliver one post. A network failure (Telegram could not be reached, or did not
@@ -344,7 +354,7 @@ class Sender:
         """A picture with the post's text as its caption (a new message, even for a slot);
         the picture's text form instead if it cannot be drawn, or the group takes no pictures
         from the bot (its permissions allow no photos: `pictures_refused`)."""
-        if post.target in self.no_pictures and self.no_pictures[post.target] == post.game_id:
+        if await self.refused_in(post.target) == (post.game_id or ""):
             return await self._as_text(post, picture)
         try:
             data = await asyncio.to_thread(picture.png)
@@ -364,10 +374,8 @@ class Sender:
             if not pictures_refused(error):
                 raise
             log.info("chat %s takes no pictures from the bot, sent as text: %s", post.target, error)
-            self.no_pictures.pop(post.target, None)
-            if len(self.no_pictures) >= REMEMBERED:
-                del self.no_pictures[next(iter(self.no_pictures))]
-            self.no_pictures[post.target] = post.game_id
+            mark = keys.no_pictures(chat_key(post.target))
+            await self.slots.client.set(mark, post.game_id or "", ex=NO_PICTURES_FOR)
             return await self._as_text(post, picture)
         return await self._sent(post, sent.message_id)
 

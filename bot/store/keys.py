@@ -86,6 +86,13 @@ def unreached(chat: str, game_id: str, person: int) -> str:
     return f"wiz:{{{chat}}}:tg:unreached:{game_id}:{person}"
 
 
+def no_pictures(chat: str) -> str:
+    """String (expires): the id of the game in whose course the Telegram group `chat` refused
+    the bot a picture (its permissions allow no photos); that game's later pictures there go as
+    text at once, from every worker. Deleted when the bot's rights there change."""
+    return f"wiz:{{{chat}}}:tg:nopics"
+
+
 def unblocked(player: str) -> str:
     """String, set for a few seconds when the Telegram front end sent `player` their hands as
     they unblocked the bot; deleted by the /start that Telegram's Restart button sends right
