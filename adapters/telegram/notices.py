@@ -161,8 +161,8 @@ class Notices:
         message yet, but its mark is set: it is told in the supergroup after those posted, and
         the waiting one, its mark gone, does not go (`deliver`). A newcomer's still waiting is
         shown anew when the old group refuses it (`migrated`). Both of Telegram's messages of
-        the move come here; the index's SREM, or the old mark's DEL, lets one of them post
-        each notice."""
+        the move may come here (with no game moved: the front end's `on_migrate`); the index's
+        SREM, or the old mark's DEL, lets one of them post each notice."""
         before = chat_key(old)
         told = unreached_slot(before, None)
         posted: dict[tuple[str, int], float] = {}
