@@ -32,7 +32,7 @@ from adapters.cli import main
 from bot.commands import Kind
 from bot.service import GameService
 from bot.store import backup as backups
-from bot.store import keys
+from bot.store import keys, presence
 from bot.store.backup import FORMAT, Backup, BackupError, Restore, Saved, check_file
 from bot.store.redis_server import RedisServer, embedded_redis, free_port
 from engine import Phase
@@ -709,3 +709,43 @@ async def on_every_master(client: "aioredis.RedisCluster") -> Contents:
         finally:
             await one.aclose()
     return found
+
+
+@pytest.mark.parametrize("who", ["web", "console"])
+def test_the_beat_of_a_killed_web_worker_or_terminal_table_goes_soon(
+    who: str, target_server: RedisServer, tmp_path: Path
+) -> None:
+    """A web-only worker or a terminal table killed with SIGKILL cannot take its beat back:
+    the beat itself goes within `presence.KEEP` seconds (the key's time to live, renewed by each
+    beat), not ten minutes later, and nothing of it is left in Redis. (Alone in its scope here:
+    no other process's beat prunes it.)"""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WIZARD_")}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+    env["WIZARD_REDIS_URL"] = target_server.url
+    env["WIZARD_DATA_DIR"] = str(tmp_path / "data")
+    beats = keys.beats(presence.WEB if who == "web" else presence.CONSOLE)
+    check = redis.Redis.from_url(target_server.url)
+    if who == "web":
+        port = free_port()
+        env |= {"WIZARD_WEB_LISTEN": f"127.0.0.1:{port}", "WIZARD_WEB_SECRET": "k3y"}
+        process = _started(["run", "--only", "web"], env, tmp_path)
+    else:
+        process = _started(["play", "--players", "3", "--seed", "1"], env, tmp_path)
+    try:
+        if who == "web":
+            _serving(port, process)
+        else:
+            _prompting(process)
+        assert check.zcard(beats) == 1
+        assert 0 < check.pttl(beats) <= presence.KEEP * 1000  # each beat renews it
+        process.kill()
+        process.communicate(timeout=30)
+        deadline = time.monotonic() + 60  # generous: the time to live is KEEP seconds
+        while check.exists(beats):
+            assert time.monotonic() < deadline, check.zrange(beats, 0, -1, withscores=True)
+            time.sleep(0.1)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+        check.close()

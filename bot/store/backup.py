@@ -526,9 +526,10 @@ def _checked(lines: Iterator[tuple[int, bytes]]) -> Plan:
 
 # --- restoring ------------------------------------------------------------------------------------
 
-RUNNING = 10.0
+RUNNING = presence.KEEP
 """Seconds since a worker's last heartbeat within which a restore takes the bot for running
-and refuses (a worker beats about every second)."""
+and refuses (a worker beats about every second): as long as a web worker's or a terminal
+table's beat is kept."""
 _BEATS = re.compile(rb"wiz:\{w:([^}]*)\}:beats")
 _BEATERS = {
     presence.WEB.encode(): "a web table worker of the bot",

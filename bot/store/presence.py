@@ -20,9 +20,11 @@ CONSOLE = "console"
 """The scope the terminal table beats in: its chats' own (`console:…`), which no worker ticks."""
 EVERY = 1.0
 """Seconds between beats."""
-KEEP = 600.0
-"""Seconds after which a beat is forgotten by the next one (a process killed never takes its own
-back)."""
+KEEP = 10.0
+"""Seconds a beat is kept: a process killed never takes its own back, so each beat prunes the
+older ones of its scope and gives the scope's key this time to live (the last process of a
+scope killed, its beat goes with the key). A live process beats every `EVERY` seconds; one whose
+beat is late by more is not taken for running by a restore either (`bot.store.backup.RUNNING`)."""
 
 
 async def beat(client: RedisClient, of: str, worker: str, now: float) -> None:
@@ -30,6 +32,7 @@ async def beat(client: RedisClient, of: str, worker: str, now: float) -> None:
     async with client.pipeline(transaction=False) as pipe:
         pipe.zadd(keys.beats(of), {worker: now})
         pipe.zremrangebyscore(keys.beats(of), "-inf", f"({now - KEEP!r}")
+        pipe.pexpire(keys.beats(of), int(KEEP * 1000))
         await pipe.execute()
 
 
