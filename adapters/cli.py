@@ -8,6 +8,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from adapters import stops
+
 # Each command imports what it uses when it runs (`--version` and `--help` load no more than
 # argparse): the rules engine, the bot, the AI, Redis or the JSON libraries cost a start-up
 # they do not need.
@@ -41,11 +43,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exit_.code if isinstance(exit_.code, int) else int(exit_.code is not None)
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
-        return handler(args)
+        with stops.raising():  # SIGTERM and SIGHUP stop a command as Ctrl-C does
+            return handler(args)
     except UsageError as error:
         print(f"{PROG} {args.command}: error: {error}", file=sys.stderr)
         return USAGE_ERROR
-    except KeyboardInterrupt as stop:  # Ctrl-C, or the terminal table's Interrupted (a signal)
+    except KeyboardInterrupt as stop:  # Ctrl-C, or a stop signal's Interrupted
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 128 + getattr(stop, "signum", 2)  # 2: SIGINT
     except BrokenPipeError:  # e.g. `wizard-bot replay FILE | head`: stop quietly

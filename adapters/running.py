@@ -1,5 +1,6 @@
 """Running chat front ends as a process: logging, Redis (the configured `redis_url`, else the
-embedded server in `data_dir`, stopped on the way out), the asyncio loop, SIGINT and SIGTERM.
+embedded server in `data_dir`, stopped on the way out), the asyncio loop, the stop signals
+(SIGINT, SIGTERM, SIGHUP: `adapters.stops`).
 
 Any number of workers may run against one Redis: the game service, its timers and the slot maps
 all live there.
@@ -10,10 +11,9 @@ import contextlib
 import logging
 import signal
 import sys
-import threading
 from collections.abc import Awaitable, Callable, Iterable
-from types import FrameType
 
+from adapters import stops
 from bot import Config, Outcome, RedisClient, StoreErrors, logs
 from bot.store import reached, redis_client
 from bot.store.redis_server import RedisServerError, configured_redis
@@ -95,43 +95,19 @@ def cannot_listen(what: str, listen: str, key: str, error: Exception) -> int:
     )
 
 
-class Stopped(Exception):
-    """SIGTERM before the event loop takes it (`stop_on_signals`): while the embedded Redis
-    starts, say; raised so that the server started is stopped on the way out."""
-
-
-def _stopped(signum: int, _frame: FrameType | None) -> None:
-    raise Stopped(signum)
-
-
-Handler = Callable[[int, FrameType | None], object] | int | signal.Handlers
-_STOPS = tuple(
-    getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, name)
-)
-"""The signals that stop the bot: ignored from when its event loop has closed (asyncio leaves
-SIGTERM's default action, which ends the process at once) until the embedded Redis has stopped,
-so that a second one never leaves that server running with nobody to stop it."""
-
-
-def _handler(sig: int) -> Handler:
-    """What `sig` does now (the default action where Python does not know)."""
-    found = signal.getsignal(sig)
-    return signal.SIG_DFL if found is None else found
-
-
 def run_with_redis(
     config: Config, main: Callable[[str], Awaitable[int]], quiet: Iterable[str] = ()
 ) -> int:
     """Set up logging (the loggers in `quiet` only from warnings on), start or reach Redis, and
-    run `main(redis_url)` in a new event loop; its exit status (128 + SIGTERM when stopped
-    before the loop ran)."""
+    run `main(redis_url)` in a new event loop; its exit status (128 + the signal's number when
+    a stop signal came before the loop took them: while the embedded Redis starts, say, which
+    is stopped on the way out all the same). From when the loop has closed (asyncio leaves
+    SIGTERM's default action, which ends the process at once) until the embedded Redis has
+    stopped, a stop signal is ignored, so that a second one never leaves that server running
+    with nobody to stop it."""
     logs.setup(config, quiet)
-    previous: dict[int, Handler] = {}
-    if threading.current_thread() is threading.main_thread():
-        previous = {sig: _handler(sig) for sig in _STOPS}
-        signal.signal(signal.SIGTERM, _stopped)
     try:
-        with contextlib.ExitStack() as stack:
+        with stops.raising(), contextlib.ExitStack() as stack:
             try:
                 url = stack.enter_context(
                     configured_redis(config.redis_url, config.data_dir, config.redis_fsync)
@@ -145,21 +121,20 @@ def run_with_redis(
             try:
                 return asyncio.run(run())
             finally:  # a stop signal now is ignored until the embedded Redis has stopped
-                for sig in previous:
-                    signal.signal(sig, signal.SIG_IGN)
-    except Stopped:
-        return 128 + signal.SIGTERM
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+                stops.ignore()
+    except stops.Interrupted as stop:  # before the event loop took the stop signals
+        return 128 + stop.signum
 
 
 def stop_on_signals() -> asyncio.Event:
-    """An event set on SIGINT or SIGTERM (where the loop can catch them)."""
+    """An event set on SIGINT, SIGTERM or SIGHUP (where the loop can catch them; not one the
+    process was started ignoring, as SIGHUP under `nohup`)."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
+    for sig in stops.STOPS:
+        if signal.getsignal(sig) == signal.SIG_IGN:
+            continue
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(sig, stop.set)
     return stop
 

@@ -1,13 +1,16 @@
 """The `wizard-bot` command line: demo, simulate, replay (--check), help and version (`run` and
 `play`, the terminal table, are tested in test_console.py)."""
 
+import contextlib
 import gc
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -687,3 +690,60 @@ def test_a_data_dir_that_fails_after_the_config_check_is_named(
         f'data_dir "{data}" cannot be used: {data / blocked}: Is a directory (mend it, or set '
         "data_dir, or WIZARD_DATA_DIR, to a directory this user can write)\n"
     )
+
+
+def _copies(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (the `--jobs` copies of a command)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if int((entry / "stat").read_text().rpartition(")")[2].split()[1]) == pid:
+                    found.append(int(entry.name))
+    return found
+
+
+def _running(pid: int) -> bool:
+    """Whether process `pid` is there and not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_a_stop_signal_stops_a_command_as_ctrl_c_does(signum: int, tmp_path: Path) -> None:
+    """SIGINT (Ctrl-C), SIGTERM (kill, a supervisor) or SIGHUP (its terminal closed) in the
+    middle of `simulate --jobs 2`: the command stops as Ctrl-C stops it, its cleanup done (its
+    copy stopped, none left running), one line said, and exits with 128 + the signal's
+    number."""
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("needs /proc to see the copies")
+    records = tmp_path / "records"
+    command = subprocess.Popen(
+        [console_script(), "simulate", "-n", "100000", "-j", "2", "--records", str(records)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    copies: list[int] = []
+    try:
+        deadline = time.monotonic() + 60
+        while not (records.is_dir() and any(records.iterdir())):  # under way
+            assert command.poll() is None, command.communicate()
+            assert time.monotonic() < deadline, "no record written"
+            time.sleep(0.02)
+        copies = _copies(command.pid)
+        assert copies
+        command.send_signal(signum)
+        out, err = command.communicate(timeout=60)
+    finally:
+        if command.poll() is None:
+            command.kill()
+            command.communicate()
+        left = [pid for pid in copies if _running(pid)]
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+    assert (command.returncode, out, err) == (128 + signum, "", "wizard-bot: interrupted\n")
+    assert left == []
