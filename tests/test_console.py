@@ -8,6 +8,7 @@ import difflib
 import inspect
 import logging
 import os
+import platform
 import re
 import select
 import shutil
@@ -768,6 +769,73 @@ def test_a_second_sigterm_while_the_embedded_redis_stops_leaves_no_server(home: 
             if bot.returncode != 0:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(server, signal.SIGKILL)  # the test failed: leave nothing behind
+    assert servers_left(home / "data") == []
+
+
+READ = {"x86_64": 0, "aarch64": 63}.get(platform.machine())
+"""The number of the `read` system call here (None: not known on this machine)."""
+
+
+def _wait_reading(pid: int) -> None:
+    """Wait until process `pid`'s main thread waits for a line on its standard input. A signal
+    that comes between the prompt's write and that read is taken only once a line comes
+    (CPython checks its signals when the read is interrupted, and that read was not)."""
+    if READ is None:
+        pytest.skip("the read system call's number is not known on this machine")
+    deadline = time.monotonic() + TIMEOUT
+    while Path(f"/proc/{pid}/syscall").read_text().split()[:2] != [str(READ), "0x0"]:
+        assert time.monotonic() < deadline, "the table does not read its standard input"
+        time.sleep(0.01)
+
+
+def test_a_second_sigterm_while_the_table_stops_its_redis_leaves_no_server(home: Path) -> None:
+    """The terminal table stopped by SIGTERM at its prompt, and a second SIGTERM while it waits
+    for its own Redis to stop (one frozen by SIGSTOP, so that the wait lasts, and kept frozen):
+    the table goes on waiting, kills that server when it does not stop in time, and exits
+    with 143 and its one line; no server is left running with nobody to stop it."""
+    if not Path("/proc/self/status").exists():
+        pytest.skip("needs /proc to see a signal pending")
+    table = subprocess.Popen(
+        [console_script(), "play", *SHORT_GAME, "--seed", "5"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=home,
+        env=environment(home),
+    )
+    server = 0
+    try:
+        assert table.stdout is not None
+        deadline = time.monotonic() + TIMEOUT
+        shown = b""
+        while not shown.endswith("› ".encode()):
+            assert time.monotonic() < deadline, shown
+            if select.select([table.stdout], [], [], 0.1)[0]:
+                chunk = os.read(table.stdout.fileno(), 65536)
+                assert chunk, table.communicate()
+                shown += chunk
+        server = int((home / "data" / "redis.pid").read_text())
+        os.kill(server, signal.SIGSTOP)
+        _wait_reading(table.pid)
+        table.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + TIMEOUT
+        while not _pending(server, signal.SIGTERM):  # the table is stopping its Redis
+            assert table.poll() is None, table.communicate()
+            assert time.monotonic() < deadline, "the table does not stop its Redis"
+            time.sleep(0.02)
+        table.send_signal(signal.SIGTERM)
+        out, err = table.communicate(timeout=TIMEOUT)
+        assert not redis_processes(home / "data"), f"the table left its Redis running: {err!r}"
+        assert (table.returncode, err) == (128 + signal.SIGTERM, b""), err
+        said = out.decode().rstrip()
+        assert said.endswith("Stopped. The game is saved: wizard-bot play resumes it.")
+    finally:
+        if table.poll() is None:
+            table.kill()
+            table.communicate()
+        if server:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(server, signal.SIGKILL)  # the test failed: leave nothing behind
     assert servers_left(home / "data") == []
 
 

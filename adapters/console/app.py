@@ -28,9 +28,9 @@ from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
-from types import FrameType
 from typing import Any, TextIO, TypeVar
 
+from adapters import stops
 from adapters.console import render
 from adapters.console.reader import (
     NO_CHOICES,
@@ -43,6 +43,7 @@ from adapters.console.reader import (
     offered,
     read,
 )
+from adapters.stops import STOPS, Interrupted
 from adapters.text import tolerant
 from bot import (
     Config,
@@ -100,19 +101,6 @@ class PlayArgs:
     """The subcommand that was run (`run` starts the terminal table too): messages name it."""
 
 
-class Interrupted(KeyboardInterrupt):
-    """The process was asked to stop (SIGINT, SIGTERM, SIGHUP): save nothing more, clean up,
-    exit. A KeyboardInterrupt, as the signal's handler raises it wherever the main thread
-    stands, in the event loop's own code too: asyncio lets only that and SystemExit out of a
-    callback or a transport's read or write (it takes any other exception there for that
-    callback's or connection's failure, logs it and runs on), and no `except Exception` takes
-    it."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
 def chat_id(config: Config) -> str:
     """The terminal table's chat: one per host and data directory, the same on every run."""
     place = f"{socket.gethostname()}:{config.data_dir.absolute()}"
@@ -165,16 +153,13 @@ def play(args: PlayArgs, config: Config, out: TextIO | None = None) -> int:
             stack.enter_context(_beating(url, config, keys.scope(chat), service.worker))
             table = ConsoleTable(service, chat, args, waiter(loop), stream)
             return table.run()
-        finally:
+        finally:  # a stop signal now is ignored until the Redis and its beats have stopped
+            stops.ignore()
             stop_pending(loop)
             if client is not None:
                 with contextlib.suppress(Exception):
                     loop.run_until_complete(client.aclose())
             loop.close()
-
-
-STOPS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
-"""The signals that stop the terminal table (`_stop_signals`)."""
 
 
 def _deaf() -> None:
@@ -272,25 +257,12 @@ def _prepare_terminal(stream: TextIO) -> None:
     tolerant(stream)
 
 
-@contextlib.contextmanager
-def _stop_signals() -> Iterator[None]:
+def _stop_signals() -> contextlib.AbstractContextManager[None]:
     """SIGINT, SIGTERM and SIGHUP raise Interrupted while inside, so the Redis started is
-    stopped. (SIGINT too: a shell that starts the game in the background makes it ignore
-    SIGINT, and Python then raises no KeyboardInterrupt.)"""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def stop(signum: int, _frame: FrameType | None) -> None:
-        _cut_off_quietly()
-        raise Interrupted(signum)
-
-    previous = {sig: signal.signal(sig, stop) for sig in STOPS}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+    stopped. (SIGINT too where the process was started ignoring it: a shell that starts the
+    game in the background makes it ignore SIGINT, and Python then raises no
+    KeyboardInterrupt.)"""
+    return stops.raising(_cut_off_quietly, even_ignored=True)
 
 
 def _cut_off_quietly() -> None:
