@@ -842,6 +842,25 @@ async def test_a_game_that_ended_with_the_dms_closed_leaves_no_mark_behind(
     assert opened[0] + strip == always[0]
 
 
+async def test_a_game_ended_by_a_worker_that_forgot_the_dm_channel_leaves_no_mark(
+    dc: Bot,
+) -> None:
+    """Cid's DMs are closed; the worker that ends the game still remembers that, but no longer
+    his DM channel (it keeps at most 100,000 of them, and forgets them all at once past that,
+    apart from the people it found closed): the end still takes the refusal's mark out of the
+    slot map, asking Discord for the DM channel (before, the mark stayed)."""
+    ann, _bob, cid = players = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
+    await seat(dc, players)
+    await dc.command(ann, "start")
+    dm = keys.discord(chat_key(dc.fake.dm_of[cid.id]))
+    assert any(field.endswith(b"#closed") for field in await dc.client.hkeys(dm))
+    dc.front.sender._dms.clear()
+    await play_on(dc)
+    await dc.idle()
+    assert not any(field.endswith(b"#closed") for field in await dc.client.hkeys(dm))
+    assert [e[1] for e in dc.fake.errors] == [50007]
+
+
 async def the_next_game(
     redis_url: str, monkeypatch: pytest.MonkeyPatch, *, closed: bool
 ) -> tuple[Counter[str], Counter[str]]:

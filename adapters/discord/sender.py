@@ -10,9 +10,10 @@ the refusal is marked in the slot map (at the hand's slot of their DM channel:
 new round tries their DMs again (`skips`), and once one goes through `on_open` is told, by
 whichever worker posted it: the release of the hand's slot, made anyway, says the mark was
 there. A game's end (a hand that shows no round) marks nothing, and the app takes the mark off
-(`forget_refusal`) as it takes the notice's button off. Only the person a post names may be
-pinged; `@everyone` in a name stays text. A picture for a channel where the client's cache
-knows the bot may not attach files goes as its text form at once (`_takes_files`). A picture
+(`forget_refusal`, on any worker) as it takes the notice's button off. Only the person a post
+names may be pinged; `@everyone` in a name stays text. A picture for a channel where the
+client's cache knows the bot may not attach files goes as its text form at once
+(`_takes_files`). A picture
 refused for want of permissions (50013: Attach Files taken while the client's cache did not
 know, so nothing refused the press before) is sent again once without it, its text form below
 the post's text in the same message (or, too long for one, before it in messages of their
@@ -270,10 +271,16 @@ class Sender:
         """The game in channel `game` is over for `user`, whose DMs were closed, and what was
         shown instead is tidied up: the mark of the refusal in the slot map goes, so that a
         later game's hand in their DMs, once open, does not look for anything to tidy (one
-        call, where this worker knows their DM channel; else the mark stays, as harmless)."""
-        where = self._dms.get(user)
-        if where is not None:
-            await self.slots.unrefused(where, hand_slot(chat_key(game)))
+        call to Redis; and one to Discord where this worker does not know their DM channel,
+        which Discord opens whatever their DMs take: a worker forgets DM channels apart from
+        the people it found closed, `_channel`). Should Discord not answer, the mark stays,
+        as harmless: it costs a search for a notice later, no more."""
+        try:
+            where = await self._channel(Post(game=game, text="", user=user))
+        except (discord.HTTPException, aiohttp.ClientError, TimeoutError) as error:
+            log.info("could not open the DM channel of %s: %s", user, error)
+            return
+        await self.slots.unrefused(where, hand_slot(chat_key(game)))
 
     async def _stood_for(self, notice: Post, user: int) -> None:
         """A "Your hand" notice was posted for `user`: if their DMs show a hand as new as the
