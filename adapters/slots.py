@@ -235,6 +235,11 @@ return 0
 HAND = "hand"
 """The slot of a person's hand: in a private chat, the only messages with buttons are its."""
 
+LOCKED = "locked"
+"""No slot: in a Discord thread's slot map, `<game chat>:locked` notes the game whose players
+were told that the thread is locked (a game id, no message). Named before marks took a `#`,
+and kept so for the workers that read it there: the readers of slots skip it (`_slot`)."""
+
 
 def hand_slot(game: str) -> str:
     """The slot map field of the hand of the game chat `game` (`<game chat>:hand`)."""
@@ -642,8 +647,8 @@ class SlotMap:
         """The slots of the chat `where` whose field starts with `prefix` (`<game chat>:<slot
         name>`), in no particular order; not their versions, holds or marks."""
         fields = await self.client.hkeys(self._key(where))
-        names = (field.decode() if isinstance(field, bytes) else str(field) for field in fields)
-        return [name for name in names if name.startswith(prefix) and "#" not in name]
+        names = (_slot(field) for field in fields)
+        return [name for name in names if name is not None and name.startswith(prefix)]
 
     async def game_of(self, where: int, message_id: int) -> str | None:
         """The game chat whose slot message in `where` is `message_id`; if it is none's (an
@@ -660,8 +665,15 @@ class SlotMap:
         return games.pop() if len(games) == 1 else None
 
 
-def _game_of_field(field: bytes | str) -> str | None:
-    """The game chat of a slot map field `<game chat>:<slot>`; None for a slot's version, hold
-    or buttons mark (`<field>#v`...), which are not its message."""
+def _slot(field: bytes | str) -> str | None:
+    """A slot map field, if it holds a slot's message (`<game chat>:<slot>`); None for a
+    slot's version, hold or buttons mark (`<field>#v`...), a chat's mark (`<game chat>#...`)
+    or the older mark `<game chat>:locked` (`LOCKED`), which are no message."""
     name = field.decode() if isinstance(field, bytes) else str(field)
-    return None if "#" in name else name.rpartition(":")[0]
+    return None if "#" in name or name.rpartition(":")[2] == LOCKED else name
+
+
+def _game_of_field(field: bytes | str) -> str | None:
+    """The game chat of a slot map field that holds a slot's message (`_slot`), else None."""
+    name = _slot(field)
+    return None if name is None else name.rpartition(":")[0]

@@ -2229,6 +2229,25 @@ async def test_the_players_of_a_game_whose_thread_is_locked_are_told_once_in_the
     assert all(len([m for m in dc.fake.shown(u.id) if LOCKED in m.content]) == 1 for u in players)
 
 
+async def test_the_lock_noted_in_a_threads_slot_map_is_no_slot_message(dc: Bot) -> None:
+    """The note of the game whose players were told of the lock (`<game chat>:locked`, a game
+    id) is no slot's message to the slot map's readers: they neither list it nor read its game
+    id as a message id (which raised)."""
+    thread, _players = await a_game_in_a_thread(dc)
+    table = table_in(dc, thread)
+    the_gateway_says(dc, "THREAD_UPDATE", dc.fake.archive(thread, locked=True))
+    assert await move(dc)
+    chat = chat_key(thread)
+    hashed = keys.discord(chat)
+    assert await dc.client.hget(hashed, f"{chat}:locked") == b"g1"
+    slots = dc.front.slots
+    assert await slots.game_of(thread, table.id) == chat
+    assert await slots.game_of(thread, 1) == chat  # none's: the only game there
+    assert await slots.games(thread) == [chat]
+    assert f"{chat}:locked" not in await slots.named(thread, f"{chat}:")
+    assert await slots.named(thread, f"{chat}:") != []
+
+
 async def test_a_thread_the_gateway_says_is_locked_is_sent_nothing_until_it_opens(
     dc: Bot,
 ) -> None:

@@ -4,7 +4,7 @@ game whose players were told that the thread is locked (`first_locked`), and whe
 was last found locked (`shut`), for every worker."""
 
 from adapters.discord.ids import chat_key
-from adapters.slots import TTL, SlotMap
+from adapters.slots import LOCKED, TTL, SlotMap
 from bot import RedisClient
 from bot.store import keys
 
@@ -39,7 +39,7 @@ class Slots(SlotMap):
     async def first_locked(self, where: int, game_id: str) -> bool:
         """Whether the thread `where` is found locked for the first time in the game `game_id`
         played there: noted in its slot map (field `<game chat>:locked`), for every worker."""
-        field = f"{chat_key(where)}:locked"
+        field = f"{chat_key(where)}:{LOCKED}"  # no `#`: the slot map's readers skip it
         args: list[str | int] = [field, game_id, TTL]
         return int(await self._locked(keys=[self._key(where)], args=args)) == 1
 
