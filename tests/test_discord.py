@@ -2248,6 +2248,43 @@ async def test_the_lock_noted_in_a_threads_slot_map_is_no_slot_message(dc: Bot) 
     assert await slots.named(thread, f"{chat}:") != []
 
 
+async def test_a_player_whose_dms_are_closed_plays_on_in_a_locked_thread(dc: Bot) -> None:
+    """Cid's DMs are closed, and a moderator locks the game's thread in round 1: no "Your hand"
+    notice can be posted there, nor can anyone type /hand. Each turn of his brings his hand as
+    it is now, with its buttons, as a followup of his newest interaction there, shown to him
+    alone: playing only from the newest hand shown to him, he plays the game to its end.
+    (Before, nothing came once he had bid: he had to guess when his turn was, and find a button
+    to press.)"""
+    the_gateway_says(dc, "GUILD_CREATE", dc.fake.guild_create())
+    thread = dc.fake.add_thread("wizards-night")
+    ann, _bob, cid = players = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
+    for user in players:
+        await dc.command(user, "join", view=thread)
+    for setting in ("rounds=short", "bids=hidden"):
+        await dc.command(ann, "options", view=thread, setting=setting)
+    await dc.command(ann, "start", view=thread)
+    notice = next(m for m in dc.fake.shown(thread) if f"<@{cid.id}>" in m.content)
+    await dc.press_label(thread, cid, notice, "Your hand")  # round 1's, before the lock
+    the_gateway_says(dc, "THREAD_UPDATE", dc.fake.archive(thread, locked=True))
+    await dc.idle()
+    for _ in range(200):
+        if any("Your place" in m.content for m in dc.fake.shown(thread, cid)):
+            break
+        hands = {p: dc.hand(p) for p in players if p is not cid}
+        turn = next(((p, h) for p, h in hands.items() if h is not None and moves_of(h)), None)
+        if turn is not None:
+            await dc.press(turn[0].id, turn[0], turn[1], moves_of(turn[1])[0])
+            continue
+        mine = dc.fake.shown(thread, cid)
+        newest = [m for m in mine if m.only == cid.id and "Round " in m.content][-1]
+        assert moves_of(newest), newest.content  # his turn, and something to press
+        await dc.press(thread, cid, newest, moves_of(newest)[0])
+    else:
+        raise AssertionError("the game did not end")
+    assert [m for m in dc.fake.shown(thread) if f"<@{cid.id}>" in m.content] == [notice]
+    assert refusals(dc) == []
+
+
 async def test_a_thread_the_gateway_says_is_locked_is_sent_nothing_until_it_opens(
     dc: Bot,
 ) -> None:

@@ -378,7 +378,12 @@ class DiscordFrontEnd:
         buttons, as "Your hand" shows it: they can choose the card where they are told to;
         else each is followed up on its own, after the new notice. A hand that asks them to bid
         again (`Post.rebid`: they bid, and the table alone would say it) is followed up so too,
-        even with nothing told: a turn they do not expect, where they can act on it."""
+        even with nothing told: a turn they do not expect, where they can act on it.
+
+        In a thread known to be locked (`_locked`) no notice can be posted: the hand that asks
+        for their attention is followed up instead (with `told` above it), the hand as it is
+        now with its buttons, each turn: else nothing would tell them it is their turn, nor show
+        them a card to play (nobody may type /hand there)."""
         if failed.user is None:
             return
         base = f"{chat_key(failed.game)}:dm:{failed.user}"
@@ -391,6 +396,10 @@ class DiscordFrontEnd:
             return
         if not failed.notify:
             return
+        if await self._locked(failed.game):  # no notice can show: the hand itself, privately
+            said = "".join(f"{item.text}\n" for item in told)
+            await self._follow_up(replace(failed, text=f"{said}{failed.text}"))
+            return
         number = failed.round
         slot = f"{base}:r{number}"
         if await self._noticed(failed.game, slot, game_id):  # this round's notice is there
@@ -401,6 +410,15 @@ class DiscordFrontEnd:
         await self._notice(failed, base, game_id)
         for item in told:
             await self._follow_up(item)
+
+    async def _locked(self, game: int) -> bool:
+        """Whether the game's channel is a thread known to be locked (`Sender.locked`); not,
+        when the store cannot say (a notice is tried, as before)."""
+        try:
+            return await self.sender.locked(game)
+        except StoreErrors as error:
+            log.info("could not read whether %s is locked: %s", game, error)
+            return False
 
     async def _dms_open(self, sent: Post) -> None:
         """A hand went to a person whose DMs were found closed, by this worker or another (the

@@ -194,6 +194,11 @@ class Sender:
             return Shut.OPEN
         return Shut.SHUT if self.wall() < since + SHUT_RETRY else Shut.STALE
 
+    async def locked(self, channel: int) -> bool:
+        """Whether a post to `channel` would go nowhere now: it is a thread known to be locked
+        (`_shut`: the gateway said so, or it was found so, lately or not)."""
+        return await self._shut(Post(game=channel, text="")) is not Shut.OPEN
+
     def _may_be_thread(self, channel: int) -> bool:
         """Whether `channel` may be a thread: the client's cache knows it as a thread, or does
         not know it (it drops a thread once archived)."""
