@@ -2254,7 +2254,7 @@ async def test_a_player_whose_dms_are_closed_plays_on_in_a_locked_thread(dc: Bot
     it is now, with its buttons, as a followup of his newest interaction there, shown to him
     alone: playing only from the newest hand shown to him, he plays the game to its end.
     (Before, nothing came once he had bid: he had to guess when his turn was, and find a button
-    to press.)"""
+    to press.) The lock's notice tells him so, not that the game goes on in his DMs."""
     the_gateway_says(dc, "GUILD_CREATE", dc.fake.guild_create())
     thread = dc.fake.add_thread("wizards-night")
     ann, _bob, cid = players = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
@@ -2283,6 +2283,10 @@ async def test_a_player_whose_dms_are_closed_plays_on_in_a_locked_thread(dc: Bot
         raise AssertionError("the game did not end")
     assert [m for m in dc.fake.shown(thread) if f"<@{cid.id}>" in m.content] == [notice]
     assert refusals(dc) == []
+    told = [m.content for m in dc.fake.shown(thread, cid) if LOCKED in m.content]
+    assert len(told) == 1  # shown to him alone, and true of him: not "in your DMs"
+    assert "goes on here, in your DMs" not in told[0]
+    assert "your DMs are closed to me" in told[0]
 
 
 async def test_a_thread_the_gateway_says_is_locked_is_sent_nothing_until_it_opens(

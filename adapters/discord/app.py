@@ -352,9 +352,22 @@ class DiscordFrontEnd:
             "show the table there. The game goes on here, in your DMs: your hand shows each "
             "trick. Once a moderator opens the thread, the table shows there again."
         )
-        text = content(said).format(thread=f"<#{failed.game}>")
+        # TRANSLATORS: shown on Discord in a game's thread to a player alone, whose DMs are
+        # closed to the bot. {thread}: the game's thread, shown by Discord as its name.
+        closed = t(
+            "🔒 {thread}, this game's thread, was locked by a moderator, so I can no longer "
+            "show the table there. As your DMs are closed to me, your hand comes here, shown to "
+            "you alone, when it is your turn (Discord lets me send it only within 15 minutes of "
+            "your last press here). To get it in your DMs, allow direct messages from this "
+            "server's members (in its Privacy Settings). Once a moderator opens the thread, the "
+            "table shows there again."
+        )
+        thread = f"<#{failed.game}>"
+        text, instead = content(said).format(thread=thread), content(closed).format(thread=thread)
         people = [discord_id(player.id) for player in table.game.players]
-        await self._queue([Post(failed.game, text, user=p) for p in people if p is not None])
+        await self._queue(
+            [Post(failed.game, text, user=p, instead=instead) for p in people if p is not None]
+        )
         return True
 
     def _superseded(self, post: Post, message_id: int, behind: str | None = None) -> None:
@@ -482,8 +495,9 @@ class DiscordFrontEnd:
         extra: dict[str, Any] = {}
         if (keys := buttons.view(failed.keys)) is not None:
             extra["view"] = keys
+        text = failed.text if failed.instead is None else failed.instead
         try:
-            await webhook.send(failed.text, ephemeral=True, **extra)
+            await webhook.send(text, ephemeral=True, **extra)
         except discord.HTTPException as error:
             log.info("could not follow up an interaction of %s: %s", failed.user, error)
 

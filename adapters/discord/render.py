@@ -88,6 +88,9 @@ class Post:
     """A hand asking its player to bid again (`Message.rebid`)."""
     stands_for: int | None = None
     """A "Your hand" notice: the person whose hand, refused by their DMs, it stands for."""
+    instead: str | None = None
+    """A plain DM's text where the person's DMs are closed, shown to them in the channel
+    instead (a followup: what is true there, not what the DM would say)."""
 
     @property
     def target(self) -> str:
