@@ -232,6 +232,31 @@ return 0
 """
 """The slot ARGV[1]'s message, if still ARGV[2], is gone (deleted): the slot names none."""
 
+_RENAME = """
+local old, new = ARGV[1] .. ':', ARGV[2] .. ':'
+local fields = redis.call('HGETALL', KEYS[1])
+local taken = {}
+for i = 1, #fields, 2 do
+  if string.sub(fields[i], 1, #new) == new then
+    taken[string.match(string.sub(fields[i], #new + 1), '^[^#]*')] = true
+  end
+end
+for i = 1, #fields, 2 do
+  local name = fields[i]
+  if string.sub(name, 1, #old) == old then
+    local rest = string.sub(name, #old + 1)
+    if not taken[string.match(rest, '^[^#]*')] then
+      redis.call('HSET', KEYS[1], new .. rest, fields[i + 1])
+    end
+    redis.call('HDEL', KEYS[1], name)
+  end
+end
+return 0
+"""
+"""The slots of game chat ARGV[1] become ARGV[2]'s (each field, its version, hold and marks
+with it), but for a slot that ARGV[2] has a field of already: a post of the new chat's game
+wrote it, newer than the old one, which goes."""
+
 HAND = "hand"
 """The slot of a person's hand: in a private chat, the only messages with buttons are its."""
 
@@ -318,6 +343,7 @@ class SlotMap:
         self._bared = client.register_script(_BARED)
         self._unbutton = client.register_script(_UNBUTTON)
         self._gone = client.register_script(_GONE)
+        self._rename = client.register_script(_RENAME)
 
     async def claim(
         self,
@@ -425,17 +451,10 @@ class SlotMap:
             await self._renew(keys=[self._key(where)], args=[slot, token, HOLD_MS])
 
     async def rename_game(self, where: int, old: str, new: str) -> None:
-        """The game chat `old` is now `new`: its slots in chat `where` follow it."""
-        key = self._key(where)
-        items = await self.client.hgetall(key)
-        prefix = f"{old}:"
-        async with self.client.pipeline(transaction=True) as pipe:
-            for field, value in items.items():
-                name = field.decode() if isinstance(field, bytes) else str(field)
-                if name.startswith(prefix):
-                    pipe.hset(key, new + name[len(old) :], value)
-                    pipe.hdel(key, name)
-            await pipe.execute()
+        """The game chat `old` is now `new`: its slots in chat `where` follow it, in one step
+        (a post beside it cannot be overwritten by what it read before). A slot the new chat's
+        game has posted already keeps that newer message (`_RENAME`)."""
+        await self._rename(keys=[self._key(where)], args=[old, new])
 
     async def release(
         self,

@@ -2,6 +2,8 @@
 several workers never show an older state after a newer one (a real redis-server)."""
 
 import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import pytest
 import redis
@@ -419,3 +421,53 @@ async def test_adopting_waits_for_a_post_under_way(redis_client: aioredis.Redis)
     await a.release(PERSON, HAND, held, ("g1", 4), True)
     assert await asyncio.wait_for(waiting, 2) is None
     assert await b.get(PERSON, HAND) == 9
+
+
+class Beside(aioredis.Redis):
+    """A Redis client that lets another worker's write (`beside`) run right after the first
+    command it sends, whatever that is: a step of two calls leaves it room in between, one
+    call none."""
+
+    beside: Callable[[], Awaitable[object]] | None = None
+
+    async def execute_command(self, *args: Any, **options: Any) -> Any:
+        answer = await super().execute_command(*args, **options)
+        write, self.beside = self.beside, None
+        if write is not None:
+            await write()
+        return answer
+
+
+async def test_a_game_renamed_keeps_a_slot_its_new_chat_wrote_meanwhile(redis_url: str) -> None:
+    """A group became a supergroup: the slots of Bob's private chat follow its game, while
+    another worker posts the supergroup's game there (a turn's timeout, say), before the rename
+    or in the middle of it. Its message stays the slot's: the rename read the fields and wrote
+    them in a second call, the older hand over the newer one, whose buttons then nobody
+    updated. The slots it had no new message for follow the game, and the old ones go."""
+    old, new = "tg:-100123", "tg:-100999"
+    for race in (True, False):
+        client = Beside.from_url(redis_url)
+        await client.flushall()
+        slots = Slots(client)
+        await shown(slots, 7, ("g1", 3), keys=True)  # the hand of `old`
+        await slots.set(PERSON, f"{old}:options", 8)
+        other = Slots(aioredis.from_url(redis_url))
+
+        async def posted(worker: Slots = other) -> None:
+            async with worker.hold(PERSON, f"{new}:hand", ("g1", 4)) as held:
+                assert held is not None
+                await worker.set(PERSON, f"{new}:hand", 9, ("g1", 4))
+                held.shown = True
+
+        if race:
+            client.beside = posted
+        else:
+            await posted()
+        await slots.rename_game(PERSON, old, new)
+        assert await slots.get(PERSON, f"{new}:hand") == 9, race
+        assert await slots.shown(PERSON, f"{new}:hand") == ("g1", 4), race
+        assert await slots.get(PERSON, f"{new}:options") == 8
+        assert await slots.named(PERSON, f"{old}:") == []
+        assert await slots.game_of(PERSON, 9) == new
+        await other.client.aclose()
+        await client.aclose()
