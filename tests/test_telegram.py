@@ -1947,6 +1947,46 @@ async def test_a_notice_still_on_its_way_when_the_chat_is_opened_comes_without_a
     assert [e for e in tg.fake.errors if e.chat_id == GROUP] == []
 
 
+async def test_a_join_s_notice_waiting_when_the_chat_is_opened_still_answers_the_join(
+    tg: Bot,
+) -> None:
+    """Dan, who never opened the bot's private chat, has a notice with its button; he types
+    /join again while Telegram is slow to answer in the group (Eve's notice on its way), so
+    his new notice waits in the group's queue, and he opens the private chat with a plain
+    /start before it goes. The /start takes the button off the notice he has, a post of the
+    same slot, which took the place of the waiting one: his /join got no answer at all (the
+    button-off post went, and the new notice never did). Now both go: his /join is answered,
+    without a button, and neither notice has one; the button-off post, finding no button left,
+    makes no call (it made one, refused as "message is not modified")."""
+    await seat(tg, (ANN, BOB))
+    await tg.command(GROUP, DAN, "/join")
+    (first,) = notices_of(tg, "Dan")
+    held = tg.fake.stall(GROUP)
+    tg.fake.send_command(GROUP, EVE, "/join")
+    await until(lambda: held == ["sendMessage"], "Eve's notice on its way")
+    typed = tg.fake.send_command(GROUP, DAN, "/join")["message"]["message_id"]
+    dan = open_slot(chat_key(GROUP), DAN.id)
+    await until(
+        lambda: any(post.slot == dan for post in tg.front.outbox.waiting(GROUP)),
+        "Dan's notice waiting",
+    )
+    tg.fake.start_dm(DAN)
+    await handled(tg)
+    tg.fake.unstall(GROUP)
+    await tg.idle()
+    notices = notices_of(tg, "Dan")
+    assert [m.message_id for m in notices][:1] == [first.message_id]
+    assert len(notices) == 2, [m.text for m in notices]
+    answer = notices[1]
+    assert answer.reply_to == typed
+    assert answer.text == "Dan: Our private chat is open: send /join to sit down."
+    assert [m.keyboard for m in notices] == [(), ()]
+    assert [e for e in tg.fake.errors if e.chat_id == GROUP] == []
+    assert "Dan" not in tg.lobby().text
+    await tg.command(GROUP, DAN, "/join")
+    assert "Dan" in tg.lobby().text
+
+
 async def test_a_join_with_the_private_chat_open_costs_what_it_did(tg: Bot, redis_url: str) -> None:
     """Eve (her private chat open) types /join, and Cid presses Join: the notice of a closed
     chat costs them nothing, neither a Telegram call nor a call to Redis of the group's slot

@@ -235,5 +235,10 @@ def strip_post(target: int, message_id: int, behind: str | None = None) -> Post:
 
 def coalesce(older: Post, newer: Post) -> Post | None:
     """A newer version of a slot message replaces one still waiting to be sent (see
-    `adapters.outbox.newest`)."""
+    `adapters.outbox.newest`). A notice about a person's private chat (`Post.opens`) waiting
+    as a new message, and a post that takes its slot's button off, both go, in order: merged,
+    the notice became that bare post and never went, and the /join it answered had no answer.
+    It decides as it goes (`Notices.deliver`), and the bare post then finds its message."""
+    if older.opens is not None and older.notify and newer.bare and not newer.again:
+        return None
     return newest(older, newer)

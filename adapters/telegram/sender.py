@@ -290,10 +290,10 @@ class Sender:
         return Delivery.STALE if delivery is None else delivery
 
     async def _post(self, post: Post) -> Delivery:
-        if post.bare:
+        if post.bare:  # nothing to do where the slot's message has no buttons (`bared`)
             if post.slot is None:
                 return Delivery.UNCHANGED
-            message_id = await self.slots.get(post.target, post.slot)
+            message_id = await self.slots.buttoned(post.target, post.slot)
             if message_id is None:
                 return Delivery.UNCHANGED
             stripped = await self._strip(post.target, message_id, post.behind, post.slot)
