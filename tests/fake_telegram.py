@@ -1308,12 +1308,12 @@ class FakeTelegram:
 
     async def _held(self, chat_id: int | None, method: str, applied: bool) -> None:
         """A call for a chat `stall`ed (before it is applied, or, `applied`, after) waits until
-        `unstall`."""
+        `unstall` lifts that stall: a `stall` right after it holds the later calls only."""
         stall = None if chat_id is None else self._stalls.get(chat_id)
         if stall is None or stall[1] is not applied:
             return
         stall[0].append(method)
-        while chat_id in self._stalls:
+        while self._stalls.get(chat_id) is stall:
             await self._unstalled.wait()
 
     def unstall(self, chat_id: int) -> None:

@@ -2133,6 +2133,35 @@ async def test_a_refusal_that_comes_back_after_the_player_leaves_no_mark(tg: Bot
     assert notice.text == UNREACHED + "press the button below, then Start."
 
 
+async def test_a_block_told_while_a_refusal_is_checked_is_told_in_the_group(tg: Bot) -> None:
+    """Bob blocks the bot (Telegram has not told the bot yet) and a message of his is refused;
+    he unblocks it before the refusal comes back, so the chat action that checks he still
+    cannot be reached is taken. Before its answer comes, he blocks the bot again, and
+    Telegram says so. The group is told: the block found the mark that the refusal set while
+    it checked, and said nothing, and the check, answered that he was back, took the mark off
+    after it; nobody told the group he could not be reached."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    tg.fake.block(BOB)
+    held = tg.fake.stall(BOB.id, applied=True)
+    tg.fake.send_command(GROUP, BOB, "/hand")
+    await until(lambda: held == ["sendMessage"], "Bob's hand refused, the answer on its way")
+    tg.fake.block(BOB, blocked=False)  # he unblocks it in his settings, not told yet
+    tg.fake.unstall(BOB.id)  # the refusal comes back
+    checked = tg.fake.stall(BOB.id, applied=True)
+    await until(lambda: checked == ["sendChatAction"], "the check taken, its answer on its way")
+    tg.fake.block(BOB, tell=True)  # blocked again, and Telegram says so
+    await handled(tg)
+    tg.fake.unstall(BOB.id)
+    await tg.idle()
+    (notice,) = unreached_notices(tg)
+    assert notice.text == UNREACHED + "press the button below, then Start."
+    assert notice.labels == [["Open the private chat"]]
+    tg.fake.start_dm(BOB, "cards")  # Restart: his /start takes its button off
+    await tg.idle()
+    assert tg.fake.message(GROUP, notice.message_id).text == REACHED
+
+
 async def test_a_notice_still_on_its_way_when_the_player_is_back_says_so_or_does_not_go(
     tg: Bot,
 ) -> None:

@@ -7,6 +7,7 @@ with a group that becomes a supergroup, and takes their buttons off once the cha
 
 import logging
 import math
+import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
@@ -44,6 +45,29 @@ OPENING_FOR = 30 * 86400
 kept after the last (`keys.opening`), as long as the slot map that names those notices."""
 UNREACHED_FOR = 30 * 86400
 """Seconds the mark that a game told its group of an unreachable player is kept."""
+TOLD = "1"
+"""The mark's value once the group is told (`keys.unreached`). While a refusal checks that the
+player still cannot be reached, it holds that check's own token, `CHECKING` and a random part
+(`Notices.unreached`)."""
+CHECKING = "?"
+
+_SWAP = """
+local now = redis.call('GET', KEYS[1])
+if ARGV[1] == '' then
+  if now and string.sub(now, 1, 1) ~= ARGV[4] then return 0 end
+elseif now ~= ARGV[1] then
+  return 0
+end
+if ARGV[2] == '' then
+  redis.call('DEL', KEYS[1])
+else
+  redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+end
+return 1
+"""
+"""The mark KEYS[1] becomes ARGV[2] (kept ARGV[3] seconds; '': it goes) if it holds ARGV[1];
+ARGV[1] '': if it is not set, or a check holds it (its value begins with ARGV[4]). 1 if it
+did, else 0."""
 
 
 def open_slot(game: str, person: int | None) -> str:
@@ -83,6 +107,7 @@ class Notices:
         self.slots = slots
         self.bot = bot
         self.queue = queue
+        self._swap = client.register_script(_SWAP)
 
     async def reachable(
         self, group: Chat, person: TgUser, here: str | None, typed: int | None = None
@@ -297,7 +322,7 @@ class Notices:
         """The player `person` of `game` cannot be reached privately (a message to them was
         refused, or they blocked the bot). The first time while a round is played, the group is
         told in a new message, naming them with a mention (which notifies) and a link back to
-        the private chat, where /start shows their hand again; nothing of the hand. One SET NX
+        the private chat, where /start shows their hand again; nothing of the hand. One mark
         shared by the workers (`keys.unreached`) makes later failures say nothing, until they
         are back (/start, or unblocking the bot) and the mark comes off (`reached`): once per
         time they block the bot, not once per game. `game_id`: the game a refused message was
@@ -307,7 +332,11 @@ class Notices:
         set the mark again, which would then keep the group from being told when they block
         the bot for real. So, the mark set, a refusal is checked with a chat action (one call,
         once per time they block the bot): if Telegram takes it, the mark goes and nothing is
-        said. A block (Telegram's update) is told as it comes."""
+        said. A block (Telegram's update) is told as it comes, even while a refusal's check
+        holds the mark (its own token, `CHECKING`): the block takes the mark over, and the
+        check, finding it no longer its own, says nothing and leaves it (`_SWAP`). Else a
+        block told while the check that found them back was on its way went unsaid, and the
+        check then took the mark off: the group was never told."""
         group = telegram_id(game)
         if group is None or not is_group(group):
             return
@@ -319,11 +348,16 @@ class Notices:
         if name is None or table.game.phase not in ROUND_PHASES:
             return
         mark = keys.unreached(game, table.game_id, person)
-        if not await self.client.set(mark, b"1", nx=True, ex=UNREACHED_FOR):
-            return
-        if game_id is not None and await self._writes(person):  # back since it was refused
-            await self.client.delete(mark)
-            return
+        if game_id is None:  # a block: told, unless it was (a refusal's check gives way)
+            if not await self._swapped(mark, "", TOLD):
+                return
+        else:
+            check = CHECKING + secrets.token_hex(6)
+            if not await self.client.set(mark, check, nx=True, ex=UNREACHED_FOR):
+                return
+            back = await self._writes(person) is True  # back since it was refused?
+            if not await self._swapped(mark, check, "" if back else TOLD) or back:
+                return  # a block was told meanwhile, or their return took the mark off
         t = await self.service.texts(game)
         text = t(
             "I cannot write to you privately, where your cards are shown: press the button "
@@ -341,6 +375,11 @@ class Notices:
             told=mark,  # true while it is set: it goes off as they come back (`deliver`)
         )
         self.queue(notice)
+
+    async def _swapped(self, mark: str, was: str, now: str) -> bool:
+        """Whether the mark `mark` held `was` and became `now` (`_SWAP`)."""
+        args: list[str | int] = [was, now, UNREACHED_FOR, CHECKING]
+        return bool(await self._swap(keys=[mark], args=args))
 
     async def reached(self, game: str, person: int) -> None:
         """A player is back in their private chat: the group's notice that they could not be
