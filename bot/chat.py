@@ -294,8 +294,7 @@ def leave(ctx: Context, _: None) -> Result:
     shown = lobby_changed()  # the next host's toggles, if they have any: edited, none sent
     if table.host == user.id:  # theirs close, noted (nothing of the table names them now)
         table.host = humans[0]
-        left = ctx.look.t("You left this table, so you no longer host it.")
-        shown += toggles_closed(user.id, left)
+        shown += toggles_closed(user.id, told(ctx.look, table, user.id, NO_LONGER_HOST))
     table.updated = ctx.now
     set_deadline(ctx, table)
     return Result(shown=shown, write=closing(shown, table, kept=True))
@@ -311,7 +310,9 @@ def start(ctx: Context, _: None) -> Result:
     playing = {player.id for player in table.game.players}
     gone = [pid for pid in table.before if pid not in playing]
     result.shown += [Note(Message("", to=pid, slot="hand", strip=True)) for pid in gone]
-    started = lobby(ctx.look, table_view(table.game), seating(table))  # as the group's is now
+    # what the group's lobby says now, in the host's language
+    hosts = personal(ctx.look, table.languages, table.host)
+    started = lobby(hosts, table_view(table.game), seating(table))
     result.shown += toggles_closed(table.host, started.text)
     table.before = gone
     table.started = ctx.version  # the closed lobby's version (`GameService.current`)
@@ -331,8 +332,9 @@ ABANDONED = N_("Nobody is playing any more: the game is abandoned.")
 UNSEEN = N_("The game is over: I can no longer post in its chat (I was removed, or it is gone).")
 EVERYBODY_LEFT = N_("Everybody left: the table is closed.")
 IDLE_CLOSED = N_("The table was idle too long and is closed.")
+NO_LONGER_HOST = N_("You left this table, so you no longer host it.")
 """What a table's closing says (catalog keys): in the group, and to each person privately
-in their own language (`told`)."""
+in their own language (`told`); the last, to a host who left, only to them."""
 
 
 def told(look: Look, table: Table, person: str | None, text: str) -> str:

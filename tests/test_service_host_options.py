@@ -11,7 +11,8 @@ from service_helpers import ANN, BOB, CHAT, CID, DOT, Driver, payloads, service,
 
 from bot.commands import Kind
 from bot.messages import OPTIONS, Message, Outcome
-from bot.requests import Request
+from bot.requests import Request, User
+from bot.show.i18n import texts
 
 
 def toggles(outcome: Outcome) -> list[Message]:
@@ -198,3 +199,28 @@ async def test_shown_again_the_toggles_of_a_host_who_left_close(
     assert (closed.to, closed.strip, closed.behind) == (ANN.id, True, anns.behind)
     await driver.ok(DOT, Kind.JOIN)
     assert [m.to for m in toggles(await svc.current(CHAT))] == [BOB.id]
+
+
+async def test_a_hosts_toggles_closed_by_a_leave_or_a_start_speak_their_language(
+    redis_client: aioredis.Redis,
+) -> None:
+    """In a German group, Ann's app is in English and Bob's in Russian: the toggles of a host
+    who leaves say so in the host's own language, and so do the toggles a start closes (what
+    the group's lobby says, as the host's private messages are), shown again alike."""
+    ann = User(ANN.id, ANN.name, language="en")
+    bob = User(BOB.id, BOB.name, language="ru")
+    svc = service(redis_client)
+    for user in (ann, bob, CID, DOT):
+        assert not (await svc.handle(CHAT, user, Request(Kind.JOIN))).alert
+    assert not (await svc.handle(CHAT, ann, Request(Kind.LANGUAGE, "de"))).alert
+    left = await svc.handle(CHAT, ann, Request(Kind.LEAVE))
+    (_, anns) = toggles(left)
+    assert anns.behind == "You left this table, so you no longer host it."
+    (_, closed) = toggles(await svc.current(CHAT))
+    assert closed.behind == anns.behind
+    started = await svc.handle(CHAT, bob, Request(Kind.START))
+    (bobs,) = toggles(started)
+    assert bobs.behind is not None
+    assert bobs.behind.startswith(texts("ru")("🔮 Wizard: the game has started.")), bobs.behind
+    (again,) = toggles(await svc.current(CHAT))
+    assert again.behind == bobs.behind

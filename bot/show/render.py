@@ -203,7 +203,8 @@ def _closed_lobby(look: Look, table: Table, view: TableView, seats: Seating) -> 
     closed = replace(lobby(look, view, seats), since=table.started)
     lasting = [closed]
     if table.host is not None:  # its host's toggles, as the start left them (`toggles_closed`)
-        toggles = Message("", to=table.host, slot=OPTIONS, strip=True, behind=closed.text)
+        said = lobby(personal(look, table.languages, table.host), view, seats).text
+        toggles = Message("", to=table.host, slot=OPTIONS, strip=True, behind=said)
         lasting.append(replace(toggles, since=table.started))
     if table.after is None or view.phase not in ROUND_PHASES:
         return lasting
