@@ -522,11 +522,14 @@ class GameService:
     async def _reviewed(self, scope: str) -> list[tuple[str, Outcome]]:
         """The coach's reviews ready for `scope`'s chats, each naming its chat for whoever sits
         in another as well (now, or when its round ended); a round's said of the last game once
-        its game is over (or a newer one began there)."""
+        its game is over (or a newer one began there). Each chat is read as it is now, not as
+        this worker last knew it (`Store.known`): a mark set since, by any worker, changes no
+        version, so only a read sees it (a review is no move: one read for each chat with
+        reviews ready)."""
         ready = []
         for chat, review in self.coach.ready(scope):
             try:
-                snap = self.store.known(chat) or await self.store.load(chat)
+                snap = await self.store.load(chat)
             except (*StoreErrors, NewerForm):
                 ready.append((chat, review.outcome))  # it names no chat, but it is not held up
                 continue

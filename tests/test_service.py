@@ -1110,3 +1110,30 @@ async def test_a_seat_taken_or_left_reads_no_more_chats_than_it_needs(
     for chat in live[1:]:
         await Driver(fresh, [ANN], chat=chat).ok(ANN, Kind.LEAVE)
     assert ANN.id not in (await fresh.store.load(live[0])).elsewhere
+
+
+async def test_a_review_names_its_chat_for_one_another_worker_seated_elsewhere_since(
+    redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    """Ann plays at the Wizards' coach table on one worker; once three rounds ended there, she
+    takes a seat in another chat on another worker, which marks her in both chats (a mark
+    changes no version). The rounds' reviews come with the first worker's next tick: they name
+    the Wizards, as her messages of that chat name it now, though the first worker last wrote
+    the chat before the mark (its copy of the chat knew none)."""
+    playing = service(redis_client, seed=11, clock=clock)
+    driver = Driver(playing, [ANN, BOB, CID], seed=11)
+    for user in (ANN, BOB, CID):
+        await driver.send(user, Request(Kind.JOIN, place="Wizards"))
+    for option in ("rounds=short", "coach"):
+        await driver.ok(ANN, Kind.OPTION, option)
+    await driver.ok(ANN, Kind.START)
+    await driver.play_until(lambda s: s.phase is Phase.BIDDING and s.round.number == 4)
+    other = service(redis_client, clock=clock)
+    await Driver(other, [ANN, DOT], chat=OTHER).ok(ANN, Kind.JOIN)
+    assert ANN.id in (await other.store.load(CHAT)).elsewhere
+    await playing.coach.settled()
+    shown = await playing.tick("chat")
+    mine = [m.text for _, outcome in shown for m in outcome.messages if m.to == ANN.id]
+    assert any("📝" in text for text in mine), "random play makes costly decisions in 3 rounds"
+    for text in mine:
+        assert text.startswith("💬 \u2068Wizards\u2069 · "), text
