@@ -2,11 +2,18 @@
 `docker stop`) and SIGHUP (its terminal closed). Each stops a command as Ctrl-C does: an
 `Interrupted` raised in the main thread, so that what the command started is undone on the way
 out (its `--jobs` copies, its embedded Redis, a backup's partial file), and the exit status is
-128 + the signal's number. While that is undone, further ones are ignored (`ignore`): a second
-signal must not cut the cleanup short.
+128 + the signal's number. While that is undone, further ones are ignored (`ignore`, and by
+`raising` once it raised): a second signal must not cut the cleanup short.
+
+CPython runs a signal's handler in the main thread between two steps of Python code, or when
+the signal interrupts a system call that thread waits in. One that comes as the main thread is
+about to wait (after the prompt is written, before the read of the line starts) interrupts
+nothing, and its handler runs only once the wait ends: a prompt sat on until a line came.
+`raising(wake=True)` sends it to the main thread again until its handler has run.
 """
 
 import contextlib
+import os
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -44,27 +51,68 @@ def _handlers() -> dict[int, Handler]:
 
 @contextlib.contextmanager
 def raising(
-    before: Callable[[], None] = lambda: None, even_ignored: bool = False
+    before: Callable[[], None] = lambda: None, even_ignored: bool = False, wake: bool = False
 ) -> Iterator[None]:
-    """Inside, each stop signal calls `before` and raises `Interrupted` in the main thread; on
-    the way out, the handlers are as they were. One the process was started ignoring (SIGHUP
-    under `nohup`, SIGINT in a shell's background job) is left ignored, unless `even_ignored`."""
+    """Inside, the first stop signal calls `before` and raises `Interrupted` in the main thread,
+    and later ones do nothing; on the way out, the handlers are as they were. One the process
+    was started ignoring (SIGHUP under `nohup`, SIGINT in a shell's background job) is left
+    ignored, unless `even_ignored`. With `wake`, a stop takes effect even when it came just
+    before the main thread began to wait (`_waking`)."""
     previous = {
         sig: handler
         for sig, handler in _handlers().items()
         if even_ignored or handler != signal.SIG_IGN
     }
+    taken = threading.Event()
 
     def stop(signum: int, _frame: FrameType | None) -> None:
+        if taken.is_set():
+            return  # a second one, or `_waking`'s own once the first was taken
+        taken.set()
         before()
         raise Interrupted(signum)
 
     for sig in previous:
         signal.signal(sig, stop)
     try:
-        yield
+        with _waking(taken) if wake and previous else contextlib.nullcontext():
+            yield
     finally:
         _restore(previous)
+
+
+@contextlib.contextmanager
+def _waking(taken: threading.Event) -> Iterator[None]:
+    """Send each stop signal that comes to the main thread again, from a thread of its own,
+    until the main thread has taken it (`taken`). CPython writes the number of each signal it
+    catches to the wakeup pipe (`signal.set_wakeup_fd`), in the signal handler itself, so none
+    goes unseen; each one sent again that interrupts nothing (the main thread not yet waiting)
+    is caught and written there in turn, and the next one finds the main thread waiting, cuts
+    that wait short, and its handler runs."""
+    read, write = os.pipe()
+    os.set_blocking(write, False)
+    main = threading.get_ident()
+
+    def watch() -> None:
+        while caught := os.read(read, 64):  # b"" once the pipe is closed: out
+            for sig in caught:
+                if sig in STOPS and not taken.is_set():
+                    signal.pthread_kill(main, sig)
+
+    thread = threading.Thread(target=watch, name="stop signals", daemon=True)
+    unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)  # the thread inherits it
+    try:
+        thread.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
+    earlier = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(earlier)
+        os.close(write)
+        thread.join()
+        os.close(read)
 
 
 def ignore() -> None:

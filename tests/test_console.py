@@ -1043,3 +1043,47 @@ def test_the_chat_is_one_per_data_dir(tmp_path: Path) -> None:
     assert one == chat_id(Config(data_dir=tmp_path / "a"))
     assert one != chat_id(Config(data_dir=tmp_path / "b"))
     assert re.fullmatch(r"console:[0-9a-f]{12}", one)
+
+
+STOP_TRIES = 40
+"""How many tables `test_a_stop_right_as_the_prompt_appears_always_stops_the_table` stops."""
+
+
+def test_a_stop_right_as_the_prompt_appears_always_stops_the_table(
+    home: Path, redis_url: str
+) -> None:
+    """A stop signal that comes right as the prompt is written, before the table blocks
+    reading its standard input, stops it as one that comes later does: CPython runs a
+    signal's handler when that read is interrupted, and one that came before the read
+    interrupts nothing (the table sat at its prompt until a line came). Each of STOP_TRIES
+    tables (the real `wizard-bot play`, the game resumed) gets a SIGTERM or SIGINT the moment
+    its prompt arrives, and every one stops, with 128 + the signal's number."""
+    env = environment(home, WIZARD_REDIS_URL=redis_url)
+    for attempt in range(STOP_TRIES):
+        sig = (signal.SIGTERM, signal.SIGINT)[attempt % 2]
+        table = subprocess.Popen(
+            [console_script(), "play", *SHORT_GAME, "--seed", "5"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=home,
+            env=env,
+        )
+        try:
+            assert table.stdout is not None
+            shown = b""
+            while not shown.endswith("› ".encode()):
+                chunk = os.read(table.stdout.fileno(), 65536)
+                assert chunk, table.communicate(timeout=TIMEOUT)
+                shown += chunk
+            table.send_signal(sig)
+            try:  # its standard input kept open: a line, or its end, would wake it
+                table.wait(TIMEOUT)
+            except subprocess.TimeoutExpired:
+                raise AssertionError(f"try {attempt}: the table sat at its prompt") from None
+            _, stderr = table.communicate()
+            assert table.returncode == 128 + sig, stderr
+        finally:
+            if table.poll() is None:
+                table.kill()
+                table.communicate()

@@ -261,8 +261,9 @@ def _stop_signals() -> contextlib.AbstractContextManager[None]:
     """SIGINT, SIGTERM and SIGHUP raise Interrupted while inside, so the Redis started is
     stopped. (SIGINT too where the process was started ignoring it: a shell that starts the
     game in the background makes it ignore SIGINT, and Python then raises no
-    KeyboardInterrupt.)"""
-    return stops.raising(_cut_off_quietly, even_ignored=True)
+    KeyboardInterrupt.) One that comes as the prompt is written, before the read of the line
+    begins, stops it too (`wake`): it would be taken only once a line came."""
+    return stops.raising(_cut_off_quietly, even_ignored=True, wake=True)
 
 
 def _cut_off_quietly() -> None:
