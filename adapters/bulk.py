@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple, NoReturn, TypeVar
 
 import orjson
 
+from adapters.stops import STOPS
 from bot.simulation.randomgames import random_record
 from engine.names import NAMES
 from engine.options import Options
@@ -78,6 +79,7 @@ def in_order(
             read, write = os.pipe()
             pid = os.fork()
             if pid == 0:  # the copy: its share, its results down the pipe, and out
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)  # what stops it early (below)
                 os.close(read)
                 _work_share(work, todo[bounds[share] : bounds[share + 1]], write)
             os.close(write)
@@ -100,7 +102,8 @@ def in_order(
         for pid, read in copies:  # stopped early: by an error, or by the caller
             os.close(read)
             with suppress(ProcessLookupError, ChildProcessError):  # it may have ended already
-                os.kill(pid, signal.SIGKILL)
+                # SIGTERM, not SIGKILL: a copy writing a record ends once it is whole (`whole`)
+                os.kill(pid, signal.SIGTERM)
                 os.waitpid(pid, 0)
 
 
@@ -131,13 +134,35 @@ def simulate_game(job: GameJob) -> Played:
     record = random_record(NAMES[: job.players], job.options, job.seed)
     totals: list[int] = record["totals"]
     if job.path is not None:
-        written = orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)  # before the file
         try:
-            with open(job.path, "wb") as file:
-                file.write(written)
+            whole(job.path, orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE))
         except OSError as error:
             return Played(totals, f"cannot write {job.path}: {error.strerror or error}")
     return Played(totals, None)
+
+
+def whole(path: str, data: bytes) -> None:
+    """Write `data` to `path` whole or not at all: under `path.partial`, renamed once written
+    (a process killed while it writes leaves that one, never a record file cut short or
+    empty). The stop signals wait meanwhile (blocked, then taken once the file is whole or
+    gone), so a stop leaves no partial file either."""
+    import os
+    import signal
+    from contextlib import suppress
+
+    partial = path + ".partial"
+    unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
+    try:
+        try:
+            with open(partial, "wb") as file:
+                file.write(data)
+            os.replace(partial, path)
+        except OSError:
+            with suppress(OSError):  # not made, or gone already
+                os.unlink(partial)
+            raise
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
 
 
 def parse_json(raw: bytes) -> object:

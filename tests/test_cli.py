@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from conftest import modules_loaded
 
+from adapters import bulk
 from adapters.cli import main, program
 from bot.show.formatters import (
     game_log,
@@ -747,3 +748,39 @@ def test_a_stop_signal_stops_a_command_as_ctrl_c_does(signum: int, tmp_path: Pat
             os.kill(pid, signal.SIGKILL)
     assert (command.returncode, out, err) == (128 + signum, "", "wizard-bot: interrupted\n")
     assert left == []
+
+
+STOPS_MID_RUN = 12
+"""How many runs of `simulate --records` the test of whole records stops."""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_stop_mid_run_leaves_only_whole_records(jobs: str, tmp_path: Path) -> None:
+    """`simulate --records` stopped by SIGTERM in the middle of its games, STOPS_MID_RUN times
+    (with --jobs 2 its copy is stopped too, wherever it stands): each file it leaves is a
+    whole, valid record of its name, none empty or cut short, and nothing else is there."""
+    for attempt in range(STOPS_MID_RUN):
+        records = tmp_path / f"records-{attempt}"
+        command = subprocess.Popen(
+            [console_script(), "simulate", "-n", "100000", "-j", jobs, "--records", str(records)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while not (records.is_dir() and len(os.listdir(records)) > 20 + attempt):
+                assert command.poll() is None, command.communicate()
+                assert time.monotonic() < deadline, "no record written"
+                time.sleep(0.005)
+            command.send_signal(signal.SIGTERM)
+            _, err = command.communicate(timeout=60)
+        finally:
+            if command.poll() is None:
+                command.kill()
+                command.communicate()
+        assert command.returncode == 128 + signal.SIGTERM, err
+        for path in sorted(records.iterdir()):
+            assert re.fullmatch(r"game-\d{4,}\.json", path.name), path
+            ok, verdict = bulk.check_file(str(path))
+            assert ok, f"stop {attempt}: {verdict}"
