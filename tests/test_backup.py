@@ -12,6 +12,7 @@ import io
 import json
 import os
 import select
+import signal
 import socket
 import subprocess
 import sys
@@ -749,3 +750,39 @@ def test_the_beat_of_a_killed_web_worker_or_terminal_table_goes_soon(
             process.kill()
             process.communicate()
         check.close()
+
+
+def test_a_web_worker_stops_promptly_though_its_redis_is_frozen(
+    target_server: RedisServer, tmp_path: Path
+) -> None:
+    """SIGTERM to a web-only worker whose Redis is frozen (SIGSTOP) and that gives Redis long to
+    answer (`redis_timeout` 30 s): taking its beat back waits a second at most, not for Redis,
+    and the worker stops well within those 30 s (the beat goes by itself within
+    `presence.KEEP` seconds)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WIZARD_")}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+    port = free_port()
+    env |= {
+        "WIZARD_REDIS_URL": target_server.url,
+        "WIZARD_REDIS_TIMEOUT": "30",
+        "WIZARD_DATA_DIR": str(tmp_path / "data"),
+        "WIZARD_WEB_LISTEN": f"127.0.0.1:{port}",
+        "WIZARD_WEB_SECRET": "k3y",
+    }
+    process = _started(["run", "--only", "web"], env, tmp_path)
+    server = target_server.pid
+    assert server is not None
+    try:
+        _serving(port, process)
+        os.kill(server, signal.SIGSTOP)
+        process.send_signal(signal.SIGTERM)
+        try:  # generous, and below the 30 s that Redis is given
+            _, err = process.communicate(timeout=25)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("the web worker waits on its frozen Redis") from None
+        assert process.returncode == 0, err
+    finally:
+        os.kill(server, signal.SIGCONT)
+        if process.poll() is None:
+            process.kill()
+            process.communicate()

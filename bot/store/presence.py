@@ -25,6 +25,10 @@ KEEP = 10.0
 older ones of its scope and gives the scope's key this time to live (the last process of a
 scope killed, its beat goes with the key). A live process beats every `EVERY` seconds; one whose
 beat is late by more is not taken for running by a restore either (`bot.store.backup.RUNNING`)."""
+LEAVE = 1.0
+"""Seconds a stopping process waits for Redis at most: for its beat under way, then for taking
+its beat back. A Redis frozen or slow (`redis_timeout` is up to 30 s) must not hold the stop
+up; a beat not taken back goes by itself within `KEEP` seconds."""
 
 
 async def beat(client: RedisClient, of: str, worker: str, now: float) -> None:
@@ -41,20 +45,21 @@ async def beating(
 ) -> None:
     """Beat every `every` seconds until cancelled, riding over a Redis away; then take the beat
     back, so that a restore right after a clean stop is not refused. A cancel that comes while
-    a beat is under way lets it end first: a command cut off midway can leave its connection
-    open, never to be closed."""
+    a beat is under way lets it end first, for `LEAVE` seconds at most (then it is cancelled,
+    and its connection closed); taking the beat back waits as long at most."""
     try:
         while True:
             under_way = asyncio.ensure_future(_beat_quietly(client, of, worker, clock()))
             try:
                 await asyncio.shield(under_way)
             except asyncio.CancelledError:
-                await under_way
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(under_way, LEAVE)
                 raise
             await asyncio.sleep(every)
     finally:
-        with contextlib.suppress(*StoreErrors):
-            await client.zrem(keys.beats(of), worker)
+        with contextlib.suppress(*StoreErrors, TimeoutError):
+            await asyncio.wait_for(client.zrem(keys.beats(of), worker), LEAVE)
 
 
 async def _beat_quietly(client: RedisClient, of: str, worker: str, now: float) -> None:
