@@ -595,6 +595,24 @@ class GameService:
             done.append((lobby, await self.handle(lobby, user, aside, update)))
         return done
 
+    @logs.serving
+    async def toggles_now(self, chat: str, host: str, shown: tuple[str, int] | None) -> Outcome:
+        """`host`'s option toggles of `chat`'s lobby as they are now (those of `current`: posted
+        only where behind, as an edit), if the chat moved on from `shown`, the version the
+        toggles `for_host` answered with were rendered from; else nothing. A front end asks it
+        once those are delivered: a change written meanwhile found no toggles of theirs to
+        edit. Nothing, too, if the store cannot be read (the toggles stay as they came)."""
+        if shown is None:
+            return Outcome()  # no toggles were rendered: nothing to bring up to date
+        try:
+            now = await self.current(chat)
+        except StoreErrors:
+            return Outcome()
+        if now.version == shown:
+            return Outcome()
+        mine = tuple(m for m in now.messages if m.to == host and m.slot == OPTIONS)
+        return replace(now, messages=mine)
+
     async def snapshot(self, chat: str) -> tuple[int, Table | None, Settings]:
         """A chat's version (every write bumps it), table (a copy to read) and settings, in one
         read: what a live view of the table (the web table) is drawn from."""

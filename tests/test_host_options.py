@@ -3,6 +3,8 @@ of each lobby they host, and a press there changes the option in that chat's lob
 the group does. Telegram through the fake Bot API server (`tests/test_telegram.py`), each chat
 read as its person reads it."""
 
+from typing import Any
+
 import pytest
 from fake_telegram import Event, MessageView, User
 from service_helpers import NOBODY_HOSTS
@@ -23,9 +25,10 @@ from test_telegram import (
     tg,
 )
 
-from adapters.telegram.commands import private_request
 from adapters.telegram.ids import chat_key, make_user
 from bot.commands import Kind
+from bot.messages import Outcome
+from bot.requests import Request
 
 __all__ = ["game_ids", "tg"]  # the fixtures these tests use
 
@@ -336,22 +339,30 @@ async def test_a_lobby_whose_group_removed_the_bot_closes_the_hosts_toggles(tg: 
     assert tg.real_errors() == []
 
 
-@pytest.mark.xfail(strict=True, reason="a known fault, docs/service.md: left to the front ends")
-async def test_toggles_asked_for_as_the_lobby_changes_show_the_change(tg: Bot) -> None:
-    """Ann's private /options is read just before Dan joins, and its toggles reach her chat
-    just after his join's posts went (which found no toggles of hers to edit): her toggles
-    should show Dan, not the lobby as it was before he joined."""
+async def test_toggles_asked_for_as_the_lobby_changes_show_the_change(
+    tg: Bot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ann's private /options reads her lobby just before Dan joins, and its toggles reach her
+    chat just after his join's posts went (which found no toggles of hers to edit): once they
+    are delivered, the lobby is read again and her toggles show Dan, edited in place."""
     await seat(tg)
     tg.fake.start_dm(DAN)
     await tg.idle()
     front = tg.front
-    here = make_user(ANN.id, ANN.first_name, ANN.last_name, False, ANN.language_code)
-    request = private_request("options", [])
-    asked = await front.service.for_host(chat_key(ANN.id), here, request)
-    await tg.command(GROUP, DAN, "/join")  # between the read and the post of the /options
-    for game, outcome in asked:
-        front.show(game, outcome)
-    await tg.idle()
+    for_host = front.service.for_host
+    dan = make_user(DAN.id, DAN.first_name, DAN.last_name, False, DAN.language_code)
+
+    async def as_dan_joins(*args: Any) -> list[tuple[str, Outcome]]:
+        asked = await for_host(*args)
+        group = chat_key(GROUP)  # Dan's join, written and posted before the toggles are queued
+        front.show(group, await front.service.handle(group, dan, Request(Kind.JOIN)))
+        await front.outbox.flush()  # (else the toggles, queued after its edit, take its place)
+        return asked
+
+    monkeypatch.setattr(front.service, "for_host", as_dan_joins)
+    await tg.command(ANN.id, ANN, "/options")
     [mine] = toggles(tg, ANN)
     assert "Dan" in mine.text, mine.text
+    assert "Dan" in tg.lobby().text, tg.lobby().text
+    assert mine.edited  # the toggles as read, then edited to show the join
     assert tg.real_errors() == []

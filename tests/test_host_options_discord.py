@@ -3,6 +3,9 @@ of each lobby they host, and a press there changes the option in that channel's 
 in the channel does. Through the fake Discord of `tests/test_discord.py`, each view read as its
 person reads it."""
 
+from typing import Any
+
+import pytest
 from fake_discord import Person, Stored
 from service_helpers import NOBODY_HOSTS
 from test_discord import (
@@ -16,8 +19,10 @@ from test_discord import (
     the_gateway_says,
 )
 
-from adapters.discord.ids import chat_key
+from adapters.discord.ids import chat_key, user_key
 from bot.commands import Kind
+from bot.messages import Outcome
+from bot.requests import Request, User
 
 __all__ = ["dc", "game_ids"]  # the fixtures these tests use
 
@@ -311,3 +316,32 @@ async def test_a_host_whose_dms_are_closed_is_told_where_the_toggles_are(dc: Bot
     assert dc.fake.texts(dc.channel) == before
     await dc.command(ann, "options")  # where she is sent
     assert "⬜ wings" in flat(dc.lobby())
+
+
+async def test_toggles_asked_for_as_the_lobby_changes_show_the_change(
+    dc: Bot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ann's /options in her DMs reads her lobby just before Dan joins, and its toggles reach
+    her DMs just after his join's posts went (which found no toggles of hers to edit): once
+    they are delivered, the lobby is read again and her toggles show Dan, in the same message
+    (as `tests/test_host_options.py` shows on Telegram)."""
+    ann, bob, cid, dan = people(dc, "Ann", "Bob", "Cid", "Dan")
+    await seat(dc, [ann, bob, cid])
+    front = dc.front
+    for_host = front.service.for_host
+    joins = User(user_key(dan.id), dan.name)
+
+    async def as_dan_joins(*args: Any) -> list[tuple[str, Outcome]]:
+        asked = await for_host(*args)
+        channel = chat_key(dc.channel)  # Dan's join, written and posted before the toggles
+        await front.show(channel, await front.service.handle(channel, joins, Request(Kind.JOIN)))
+        await front.outbox.flush()  # (else the toggles, queued after its edit, take its place)
+        return asked
+
+    monkeypatch.setattr(front.service, "for_host", as_dan_joins)
+    await dc.command(ann, "options", view=ann.id)
+    [mine] = toggles(dc, ann)
+    assert "\n4. Dan\n" in mine.content, mine.content
+    assert "\n4. Dan\n" in dc.lobby().content, dc.lobby().content
+    assert len([m for m in dc.fake.shown(ann.id) if "a new table" in m.content]) == 1
+    assert dc.fake.errors == []

@@ -123,7 +123,7 @@ ANSWERED_HERE = frozenset(
 channel, so they need no permission there (`_may_post`)."""
 DELIVERY_WAIT = 10.0
 """Seconds a host's private /options waits for their toggles to reach their DMs before it
-answers (`_for_host`): a refusal is said instead of "Done"."""
+reads their lobbies again and answers (`_for_host`): a refusal is said instead of "Done"."""
 PLACEHOLDER = "wizard-placeholder"
 """`Interaction.extras` key: a command was deferred, with a public (True) or private
 placeholder."""
@@ -616,7 +616,10 @@ class DiscordFrontEnd:
     ) -> tuple[Reply, str | None]:
         """What `_hosted` answers, once the toggles are queued and, where they go to the
         host's DMs, delivered or refused (at most `DELIVERY_WAIT` seconds): the reply, or
-        what a host whose DMs refused them is told instead (as Discord shows it)."""
+        what a host whose DMs refused them is told instead (as Discord shows it). Delivered,
+        each lobby is read again, and the toggles edited where it moved on meanwhile
+        (`GameService.toggles_now`): a change written while they were on their way found no
+        toggles of theirs to edit."""
         done = await self.service.for_host(chat, user, request, update)
         reply = Reply()
         refused: list[int] = []
@@ -631,7 +634,10 @@ class DiscordFrontEnd:
                     for item, queued in zip(items, await self._queue(items), strict=True)
                     if item.user == discord_id(user.id) and item.slot is not None
                 ]
-                if channel is not None and await _refused(mine):
+                if not await _refused(mine):
+                    now = await self.service.toggles_now(game, user.id, outcome.version)
+                    await self.show(game, now)
+                elif channel is not None:
                     refused.append(channel)
             if outcome.alert and reply.answer is None:
                 reply.answer, reply.alert = outcome.answer, True

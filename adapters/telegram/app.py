@@ -119,6 +119,9 @@ MAX_ANSWER = 200
 MEMBER_STATUSES = frozenset({"creator", "administrator", "member", "restricted"})
 UNBLOCKED_FOR = 10
 """Seconds a /start after an unblocking is taken as the Restart button's (`keys.unblocked`)."""
+DELIVERY_WAIT = 10.0
+"""Seconds a host's private /options waits for its toggles to be delivered before it reads their
+lobbies again (`_for_host`)."""
 
 
 def build_application(config: Config, rate_limiter: BaseRateLimiter[Any] | None) -> TgApp:
@@ -315,18 +318,17 @@ class TelegramFrontEnd:
         outcome: Outcome,
         here: str | None = None,
         asker: tuple[int, int] | None = None,
-    ) -> None:
+    ) -> list["asyncio.Future[object]"]:
         """Queue an outcome's messages for their chats (in order; slots coalesce); `here`: the
         forum topic of the request, for group messages of no game; `asker`: (person, message)
         of a command typed in a group (a file it asked for may go to them: `Post.asker`; the
         chat in whose name it was sent, in place of the person, for an anonymous admin's or a
-        channel's)."""
-        for post in posts(chat, outcome, self.links, here, asker):
-            self._queue(post)
+        channel's). What each one's delivery will be (`Outbox.put`)."""
+        return [self._queue(post) for post in posts(chat, outcome, self.links, here, asker)]
 
-    def _queue(self, post: Post) -> None:
+    def _queue(self, post: Post) -> "asyncio.Future[object]":
         """Queue a post for its chat, in the place of its slot's waiting one (`Post.slot`)."""
-        self.outbox.put(post.target, post, key=post.slot)
+        return self.outbox.put(post.target, post, key=post.slot)
 
     async def show_async(self, chat: str, outcome: Outcome) -> None:
         self.show(chat, outcome)
@@ -509,16 +511,33 @@ class TelegramFrontEnd:
             return
         request = commands.private_request(name, args)
         if BY_KIND[request.kind].hosted:  # /options: the lobbies they host, shown here
-            for game, outcome in await self.service.for_host(
-                here, user, request, str(update.update_id)
-            ):
-                with about(game):
-                    self.show(game, outcome)
-                    self.reply(person.id, outcome, None)
+            await self._for_host(here, person.id, user, request, str(update.update_id))
             return
         with about(here):
             outcome = await self.service.handle(here, user, request, str(update.update_id))
             self.show(here, outcome)
+
+    async def _for_host(
+        self, here: str, person: int, user: User, request: Request, update: str
+    ) -> None:
+        """A host's command in their private chat `here` (/options): the toggles of each lobby
+        they host (`GameService.for_host`), and its answer. Once they are delivered (at most
+        `DELIVERY_WAIT` seconds), each lobby is read again, and the toggles edited where it
+        moved on meanwhile (`GameService.toggles_now`): a change written while they were on
+        their way found no toggles of theirs to edit."""
+        asked = await self.service.for_host(here, user, request, update)
+        sent: list[asyncio.Future[object]] = []
+        for game, outcome in asked:
+            with about(game):
+                delivered = self.show(game, outcome)
+                self.reply(person, outcome, None)
+            if outcome.version is not None:  # a lobby's (not why they host none)
+                sent += delivered
+        if sent:
+            await asyncio.wait(sent, timeout=DELIVERY_WAIT)
+        for game, outcome in asked:
+            with about(game):
+                self.show(game, await self.service.toggles_now(game, user.id, outcome.version))
 
     async def _welcome(self, update: Update, person: TgUser, user: User) -> None:
         """A private /start: how to play, with a button that adds the bot to a group; then,
