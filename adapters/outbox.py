@@ -7,7 +7,8 @@ through a queue per chat, drained by one task per chat at that chat's pace (`Bud
 post for a slot (the table, a hand) waits for its turn, a newer post for the same slot replaces
 it: a busy table shows its newest state at the next chance instead of replaying every step. (A
 new message for the slot leaves an edit waiting to go first: the message before shows its last
-state, not one long gone.)
+state, not one long gone. A post that takes the slot's buttons off, `Message.strip`, makes a
+text waiting for the slot go without them, as the strip leaves it: the text is not lost.)
 The platform's own rate limiter stays underneath, for the overall limit and for 429 answers.
 With `windows` (`adapters.flood`), each chat's window is kept in Redis as well, shared by every
 worker and across restarts: a post goes when both this worker's pace and the shared window
@@ -28,7 +29,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, replace
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, Protocol, Self, TypeVar
 
 from bot import Message, logs
 from bot.metrics import FAILED_POST, Posting
@@ -82,6 +83,13 @@ class SlotPost(Protocol):
     @property
     def only_edit(self) -> bool: ...
 
+    @property
+    def behind(self) -> str | None: ...
+
+    def unbuttoned(self, text: str | None) -> Self:
+        """The post without its buttons, saying `text` instead of its own if given."""
+        ...
+
 
 P = TypeVar("P", bound=SlotPost)
 
@@ -102,13 +110,21 @@ def newest(older: P, newer: P) -> P | None:
     the later is a new message and the one waiting an edit: both go, in order, for a new
     message leaves the slot's message before as it is (the edit is its last state: a hand's
     turn that is gone, say, no longer asked for). A bare post shown again (`SlotMap.unbutton`)
-    merges with another such post only: else both go, in order, each deciding as it goes."""
+    merges with another such post only: else both go, in order, each deciding as it goes.
+    A bare post (`Message.strip`) after a post with a text takes the buttons off that text:
+    the two are that post as the strip leaves it (without buttons, saying the strip's `behind`
+    if it has one), of the newer version. Kept alone, the bare post found the slot's message
+    before the one waiting, or none: the waiting text never went (toggles asked for as the game
+    starts, a player's result as the table it opened is cancelled)."""
     unbuttons = (older.bare and older.again, newer.bare and newer.again)
     if any(unbuttons):
         return newer if all(unbuttons) else None
     old, new = older.version, newer.version
     if old is not None and new is not None and old[0] == new[0] and old[1] > new[1]:
         older, newer = newer, older
+    elif newer.bare and not older.bare:
+        stripped = older.unbuttoned(newer.behind)
+        return replace(stripped, version=newer.version or old)  # type: ignore[type-var]
     elif newer.notify and not older.notify:
         return None
     if older.notify and not newer.notify:

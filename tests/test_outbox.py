@@ -3,6 +3,7 @@ failures it tries again."""
 
 import asyncio
 import itertools
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 
@@ -10,10 +11,11 @@ import pytest
 import redis.asyncio as aioredis
 from PIL import ImageFont
 
+from adapters.discord import render as discord_render
 from adapters.discord import sender as discord_sender
 from adapters.outbox import FAST, Budget, Limits, Outbox, Rest
 from adapters.telegram import sender as telegram_sender
-from adapters.telegram.render import Post, coalesce
+from adapters.telegram.render import Key, Post, coalesce
 from bot.store.redis_server import free_port
 
 
@@ -178,6 +180,29 @@ async def test_buttons_taken_off_again_go_after_what_waits_for_the_slot() -> Non
     assert coalesce(bare, lobby) is None
     later = Post(-5, "", slot="tg:-5:lobby", version=("", 9), again=True, bare=True)
     assert coalesce(bare, later) == later
+
+
+async def test_buttons_taken_off_a_waiting_text_leave_that_text_without_them() -> None:
+    """A player's result (a new message with "Play again") waits in their private chat when
+    the table it opened is cancelled, and a post takes the buttons off their slot (or the
+    host's toggles wait when the game starts: the buttons off, saying how it started). Both
+    platforms send the waiting text as the strip leaves it: without buttons, in a new message
+    as asked, of the newer version (before, the bare post took its place alone and the text
+    never went). An edit waiting is merged so too."""
+    keys = ((Key("Play again", data="again"),),)
+    result = Post(7, "2nd of 3", keys=keys, slot="tg:-5:hand", notify=True, version=("g1", 9))
+    bare = Post(7, "", slot="tg:-5:hand", bare=True, version=("g2", 11))
+    assert coalesce(result, bare) == replace(result, keys=(), version=("g2", 11))
+    closed = replace(bare, behind="started")
+    assert coalesce(result, closed) == replace(result, html="started", keys=(), version=("g2", 11))
+    edit = replace(result, notify=False)
+    assert coalesce(edit, closed) == replace(edit, html="started", keys=(), version=("g2", 11))
+    assert coalesce(closed, result) is None  # buttons off, then a new text: both go, in order
+    rows = ((discord_render.Key("Play again", custom_id="again"),),)
+    mine = discord_render.Post(1, "2nd of 3", user=7, keys=rows, slot="d:hand", notify=True)
+    strip = discord_render.Post(1, "", user=7, slot="d:hand", bare=True, behind="cancelled")
+    merged = discord_render.coalesce(mine, strip)
+    assert merged == replace(mine, text="cancelled", keys=())
 
 
 async def test_a_waiting_edit_goes_before_a_new_message_of_its_slot() -> None:

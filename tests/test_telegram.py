@@ -2292,6 +2292,36 @@ async def test_a_player_back_while_the_group_becomes_a_supergroup_costs_no_refus
     assert not any(e.text.startswith("Bob Brown:") for e in shown), [e.text for e in shown]
 
 
+async def test_toggles_waiting_as_the_game_starts_come_as_the_start_left_them(tg: Bot) -> None:
+    """Ann asks for her lobby's toggles in her private chat while Telegram is slow to answer
+    there (her /rules on its way), and the game starts before they go: the post that takes
+    the toggles' buttons off came for the same slot while they waited. They come all the same,
+    as the start leaves them: no button, what the group's closed lobby says (before, the
+    merge kept the post that takes buttons off alone, with no toggles to find: her /options
+    had no answer)."""
+    await seat(tg)
+    held = tg.fake.stall(ANN.id)
+    tg.fake.send_command(ANN.id, ANN, "/rules")
+    await until(lambda: held == ["sendMessage"], "Ann's rules on their way")
+    tg.fake.send_command(ANN.id, ANN, "/options")
+    await until(
+        lambda: any(p.notify and p.keys for p in tg.front.outbox.waiting(ANN.id)),
+        "Ann's toggles waiting",
+    )
+    lobby = tg.lobby()
+    tg.fake.send_command(GROUP, BOB, "/start")
+    await handled(tg)
+    tg.fake.unstall(ANN.id)
+    await tg.idle()
+    closed = tg.fake.message(GROUP, lobby.message_id).text
+    assert "the game has started" in closed, closed
+    shown = tg.fake.current_messages(ANN.id).values()
+    (toggles,) = [m for m in shown if "the game has started" in m.text]
+    assert toggles.text.endswith(closed), toggles.text
+    assert toggles.keyboard == ()
+    assert tg.real_errors() == []
+
+
 async def test_a_player_the_bot_cannot_reach_in_a_later_game_is_named_in_a_new_message(
     tg: Bot,
 ) -> None:

@@ -10,7 +10,7 @@ the table" link button: the page, by a link signed for that player and game.
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from discord.utils import escape_markdown
 
@@ -91,6 +91,10 @@ class Post:
     instead: str | None = None
     """A plain DM's text where the person's DMs are closed, shown to them in the channel
     instead (a followup: what is true there, not what the DM would say)."""
+
+    def unbuttoned(self, text: str | None) -> "Post":
+        """The post without its buttons, saying `text` instead of its own if given."""
+        return replace(self, keys=(), text=self.text if text is None else text, behind=None)
 
     @property
     def target(self) -> str:

@@ -87,6 +87,10 @@ class Post:
     """For the notice that a player cannot be reached privately (`opens`), the mark that the
     group was told (`keys.unreached`): the notice is true while the mark is set."""
 
+    def unbuttoned(self, text: str | None) -> "Post":
+        """The post without its buttons, saying `text` (HTML) instead of its own if given."""
+        return replace(self, keys=(), html=self.html if text is None else text, behind=None)
+
     @property
     def game(self) -> str | None:
         """The game chat of a slot post."""
