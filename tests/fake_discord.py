@@ -242,6 +242,8 @@ class FakeDiscord:
         self.throttled: list[str] = []
         self._posts: dict[int, deque[float]] = {}
         self._inflight = 0
+        self._stalls: dict[int, list[str]] = {}
+        self._unstalled = asyncio.Event()
         self._runner: web.AppRunner | None = None
         self.port = 0
         self.bot = Person(self.app_id, "Wizard", bot=True)
@@ -684,6 +686,7 @@ class FakeDiscord:
             route = re.sub(r"/itoken-[0-9]+", "/{token}", route)
             self.calls[f"{request.method} {route}"] += 1
             headers: dict[str, str] = {}
+            await self._held(path, f"{request.method} {route}")
             try:
                 if request.headers.get("Authorization") != f"Bot {self.token}" and not (
                     route.startswith(("/interactions/", "/webhooks/"))
@@ -827,6 +830,33 @@ class FakeDiscord:
         headers["X-RateLimit-Remaining"] = str(count - len(sent))
         headers["X-RateLimit-Reset-After"] = f"{reset_after:.3f}"
         headers["X-RateLimit-Reset"] = f"{time.time() + reset_after:.3f}"
+
+    def stall(self, view: int) -> list[str]:
+        """From now on, each call about `view` (a channel, or a person's id for their DM) waits,
+        not yet applied, until `unstall` (Discord slow to answer there): the list of them
+        (method and route), in the order they came."""
+        held: list[str] = []
+        self._stalls[view] = held
+        return held
+
+    def unstall(self, view: int) -> None:
+        """The calls held for `view` (`stall`) are applied, in the order they came."""
+        del self._stalls[view]
+        self._unstalled.set()
+        self._unstalled = asyncio.Event()
+
+    async def _held(self, path: str, call: str) -> None:
+        parts = path.strip("/").split("/")
+        if len(parts) < 2 or parts[0] != "channels" or not parts[1].isdigit():
+            return
+        channel = int(parts[1])
+        view = next((user for user, dm in self.dm_of.items() if dm == channel), channel)
+        held = self._stalls.get(view)
+        if held is None:
+            return
+        held.append(call)
+        while self._stalls.get(view) is held:
+            await self._unstalled.wait()
 
     def _dm_channel(self, user: int) -> int:
         if user not in self.people:

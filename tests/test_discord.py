@@ -14,7 +14,7 @@ import os
 import random
 import re
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -1116,6 +1116,74 @@ async def test_a_cancelled_play_again_table_takes_the_last_games_play_again_off(
     for user in players:
         result = next(m for m in dc.fake.shown(user.id) if "Your place" in m.content)
         assert result.labels() == [], user.name
+    assert dc.fake.errors == []
+
+
+async def sent(bot: Bot, payload: dict[str, Any]) -> None:
+    """Deliver one gateway payload and wait until it is answered, not until what it caused
+    is posted (a chat may be `stall`ed)."""
+    bot.front.client._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
+    await bot.fake.wait_answered(int(payload["id"]))
+
+
+async def until(done: Callable[[], bool], what: str) -> None:
+    """Wait until `done()` holds (AssertionError naming `what` after about 5 s)."""
+    for _ in range(500):
+        if done():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"not within 5 s: {what}")
+
+
+async def one_card_left(bot: Bot) -> bool:
+    """Whether the game's next move is its last: one card left in the last round."""
+    snap = await bot.front.service.store.load(chat_key(bot.channel))
+    assert snap.table is not None
+    state = snap.table.game
+    if state.round is None or state.round.number < len(state.plan):
+        return False
+    return sum(len(hand) for hand in state.round.hands) == 1
+
+
+async def test_a_result_waiting_as_the_table_it_opened_is_cancelled_comes_without_its_button(
+    dc: Bot,
+) -> None:
+    """Discord is slow to answer in a player's DM (not Ann's) as someone else plays the game's
+    last card: their hand's last edit is on its way, their own result (a new message, with
+    "Play again") waits. Ann presses "Play again" and cancels that table at once: the post that
+    takes the last game's "Play again" off their result came for their slot while the result
+    waited. The result comes all the same, without the button (before, that post took its
+    place: they never saw their place and points)."""
+    players = people(dc, "Ann", "Bob", "Cid")
+    ann = players[0]
+    await seat(dc, players)
+    await dc.command(ann, "start")
+    while not await one_card_left(dc):
+        await move(dc)
+    mover, hand = next((u, h) for u in players if (h := dc.hand(u)) and moves_of(h))
+    slow = next(player for player in players if player not in (mover, ann))
+    held = dc.fake.stall(slow.id)
+    await sent(dc, dc.fake.press(mover.id, mover, hand, moves_of(hand)[0]))
+    await until(
+        lambda: (
+            bool(held)
+            and any("Your place" in p.text for p in dc.front.outbox.waiting(f"u{slow.id}"))
+        ),
+        "their result waiting behind a post on its way",
+    )
+    await until(lambda: any(OVER in text for text in dc.channel_texts()), "the end")
+    over = [m for m in dc.fake.shown(dc.channel) if OVER in m.content][-1]
+    await sent(dc, dc.fake.press(dc.channel, ann, over, over.button("Play again")))
+    await sent(dc, dc.fake.command(dc.channel, ann, "cancel"))
+    await until(
+        lambda: any(p.bare or not p.keys for p in dc.front.outbox.waiting(f"u{slow.id}")),
+        "the cancel's post that takes their button off, queued",
+    )
+    dc.fake.unstall(slow.id)
+    await dc.idle()
+    (result,) = [m for m in dc.fake.shown(slow.id) if "Your place" in m.content]
+    assert result.labels() == []
+    assert [m.labels() for m in dc.fake.shown(dc.channel) if m.labels()] == []
     assert dc.fake.errors == []
 
 
