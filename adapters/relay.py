@@ -70,7 +70,7 @@ async def relay_loop(
     async def apply(entry: Relayed, before: asyncio.Task[None] | None) -> None:
         if before is not None:
             await asyncio.wait({before})
-        await _apply(service, show, entry, clock)
+        await apply_relayed(service, show, entry, clock)
         # Not acknowledged (cancelled, or Redis away): another worker takes it over and
         # applies it once, by its update id.
         with contextlib.suppress(*StoreErrors):
@@ -137,7 +137,7 @@ async def relay_loop(
             await relay.leave(scope, consumer)  # the web workers apply moves themselves now
 
 
-async def _apply(
+async def apply_relayed(
     service: GameService, show: Show, entry: Relayed, clock: Callable[[], float]
 ) -> None:
     """Apply one relayed request and show what it shows; one that cannot be is logged."""

@@ -5,7 +5,8 @@ that died was given is taken over by another after the claim time and applied on
 id); with no live consumer of the scope, the web worker applies the move itself and hands its
 journal over, so the chat is shown again once a worker of the scope comes; with the only
 reader killed a moment ago (the relay looks live), the move handed over is taken back and
-applied by the web worker, and one a consumer reads at that moment is left to it."""
+applied by the web worker, and one a consumer reads at that moment is left to it; one the only
+reader took and died holding is taken over and applied once by the web worker."""
 
 import asyncio
 import contextlib
@@ -216,6 +217,61 @@ async def test_a_move_a_consumer_takes_at_the_last_moment_is_left_to_it(redis_ur
         async with consuming(bot):  # "late" died holding it: it is taken over and applied
             await until(lambda: bot.table().text != group, "the taken-over move is shown")
             await until_acked(bot.client)
+
+
+async def test_a_move_a_killed_consumer_held_with_no_worker_left_is_applied_by_the_web_worker(
+    redis_url: str,
+) -> None:
+    """The only worker of `tg` ("late") took the move (202) and was killed before applying it:
+    no worker of the scope reads the relay any more, so none would take it over. Once the
+    readers show none (3 s after the last read), the web worker takes the entry over itself and
+    applies it, once, by its update id: it holds and acknowledges it, the write is in its
+    journal, and the chat is shown again by the next worker of `tg`. (No chat worker runs in
+    between: nobody else could have applied it.)"""
+    async with (
+        running(redis_url) as bot,
+        web_worker(redis_url, LateReader, handover=0.1) as (page, http),
+    ):
+        link = await ann_and_two_ai(bot)
+        payload = await a_move(http, link)
+        relay = Relay(bot.client)
+        await relay.join("tg")
+        await relay.present("tg", "dead", FORGET)
+        version = (await raw(bot.client, CHAT))[0]
+        answer = await http.post("/api/move", json={"payload": payload}, headers=bearer(link))
+        assert answer.status == 202  # "late" has it, and dies with it
+        assert await pending(bot.client) == 1
+        await until_acked(bot.client, timeout=30.0)
+        assert (await raw(bot.client, CHAT))[0] > version
+        marked = [key async for key in bot.client.scan_iter(f"wiz:{{{CHAT}}}:u:web*")]
+        assert len(marked) == 1
+        worker = page.service.worker
+        held = {
+            consumer["name"].decode(): consumer
+            for consumer in await bot.client.xinfo_consumers(keys.relay("tg"), RELAY_GROUP)
+        }
+        assert set(held) == {"late", worker}  # the web worker took it over from "late"
+        assert await bot.client.zrangebyscore(keys.journal("tg", worker), "-inf", "+inf")
+        assert await bot.client.zscore(keys.beats("tg"), worker) is not None
+        # taken over again (its holder died before acknowledging it): nothing changes twice
+        version = (await raw(bot.client, CHAT))[0]
+        again = await relay.add(
+            "tg",
+            Relayed(
+                CHAT,
+                PLAYER,
+                "Ann",
+                None,
+                Kind.BUTTON.value,
+                payload,
+                marked[0].decode().rpartition(":u:")[2],
+            ),
+        )
+        assert [e.entry for e in await relay.read("tg", "late", 10, None)] == [again]
+        watch = asyncio.create_task(page._watch(relay, "tg", again))
+        await until_acked(bot.client, timeout=30.0)
+        await watch
+        assert (await raw(bot.client, CHAT))[0] == version
 
 
 async def test_an_entry_is_given_to_a_consumer_or_withdrawn_never_both(redis_url: str) -> None:

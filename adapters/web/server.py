@@ -8,7 +8,8 @@
   runs in another worker, the press is handed to that worker (`adapters.relay`) and answered
   once it took it (202, most often at once): the page sees the move in its event stream; one
   no worker took within `LIVE` (the reader that made the relay live was killed) is taken back
-  and applied here. A link's page whose player sits
+  and applied here, and so is one the worker that took it died holding, once no worker of
+  the chat's front end reads the relay (`WebTable._watch`). A link's page whose player sits
   at the table Play again opened after its game is given a fresh link for it (`link`);
 - `GET /api/events`: server-sent events, a `view` event with the view each time the game's
   version changes (any worker's write: the store publishes it, `keys.versions`), the event id
@@ -40,12 +41,22 @@ from aiohttp import web
 from redis.asyncio.client import PubSub
 
 from adapters.health import parse_listen, serve_app
-from adapters.relay import LIVE
+from adapters.relay import LIVE, MAX_AGE, apply_relayed
 from adapters.running import Shows
 from adapters.web import auth
 from adapters.web.auth import AuthError, RateLimit, Viewer
 from adapters.web.view import player_json, seat_of, words
-from bot import Config, GameService, Kind, RedisClient, Request, StoreErrors, User, tokens
+from bot import (
+    Config,
+    GameService,
+    Kind,
+    Outcome,
+    RedisClient,
+    Request,
+    StoreErrors,
+    User,
+    tokens,
+)
 from bot.show.i18n import DEFAULT_LANGUAGE, N_, Texts, catalog_language, texts
 from bot.show.look import look_of, personal
 from bot.stats import Rerated
@@ -75,6 +86,10 @@ TAKEN = (0.01, 0.2)
 """Seconds between looks whether a consumer took a move handed over, at first and at most (each
 wait twice the last): a consumer waiting in its read is given it as it is added, so the first
 look, right after, most often finds it taken."""
+WATCH = 1.0
+"""Seconds between looks whether a move a consumer took is still held by it unacknowledged with
+no worker of its scope reading the relay any more (it died holding it, and none is left to take
+it over): the web worker then takes it over and applies it itself (`WebTable._watch`)."""
 PAGE_HEADERS = {
     "Cache-Control": "no-cache",
     "Content-Security-Policy": "default-src 'self'; script-src 'self' https://telegram.org; "
@@ -263,6 +278,7 @@ class WebTable:
         self._streams: set[asyncio.Task[object]] = set()
         self._reviews: asyncio.Task[None] | None = None
         self._beating: asyncio.Task[None] | None = None
+        self._watches: set[asyncio.Task[None]] = set()
         self.port: int | None = None
 
     def link(self, chat: str, player: str, game: str) -> str:
@@ -300,6 +316,9 @@ class WebTable:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
         self._reviews = self._beating = None
+        for watch in list(self._watches):
+            watch.cancel()
+        await asyncio.gather(*self._watches, return_exceptions=True)
         await self.watcher.close()
 
     async def _hand_reviews(self, deliver: Shows) -> None:
@@ -450,7 +469,11 @@ class WebTable:
             handed = Relayed(
                 viewer.chat, user.id, user.name, user.language, Kind.BUTTON.value, payload, update
             )
-            if await self._taken(relay, scope, await relay.add(scope, handed)):
+            entry = await relay.add(scope, handed)
+            if await self._taken(relay, scope, entry):
+                watch = asyncio.create_task(self._watch(relay, scope, entry))
+                self._watches.add(watch)
+                watch.add_done_callback(self._watches.discard)
                 return await self._handed_over(viewer, token.action, seen)
             # no consumer took it (the reader that made the relay live died), and none will:
             # it is applied here, as with no live reader, by the same update id
@@ -493,6 +516,36 @@ class WebTable:
             await asyncio.sleep(min(wait, left))
             wait = min(2 * wait, most)
         return True
+
+    async def _watch(self, relay: Relay, scope: str, entry: str) -> None:
+        """Until the consumer that took `entry` acknowledges it: should it be held for `LIVE`
+        seconds while no worker of `scope` read the relay in the last `LIVE` (the holder was
+        killed, and no worker is left to take it over), take it over and apply it here, by its
+        update id (a no-op if the holder applied it), the chat shown again by the next worker of
+        the scope as after any move applied here. A live reader takes it over itself (`CLAIM`).
+        Given up once it is too old to be applied (`MAX_AGE`); a Redis away is ridden over."""
+        worker = self.service.worker
+
+        async def shown(chat: str, outcome: Outcome) -> None:
+            await relay.hand_over(scope, worker, self.clock())
+
+        deadline = time.monotonic() + MAX_AGE
+        while time.monotonic() < deadline:
+            await asyncio.sleep(WATCH)
+            try:
+                if not await relay.held(scope, entry):
+                    return  # applied (or dropped) and acknowledged
+                if await relay.live(scope, LIVE):
+                    continue  # a live reader takes it over, should its holder be dead
+                taken = await relay.take(scope, worker, entry, LIVE)
+                if taken is None:
+                    continue
+                log.warning("%s: a move handed over was left by a dead worker: applied here", scope)
+                await apply_relayed(self.service, shown, taken, self.clock)
+                await relay.ack(scope, entry)
+                return
+            except StoreErrors as error:  # Redis away: look again
+                log.warning("%s: a move handed over cannot be looked at: %s", scope, error)
 
     async def _handed_over(
         self, viewer: Viewer, action: Action, seen: tuple[int, Table, Any]

@@ -18,7 +18,8 @@ time in XINFO CONSUMERS is not refreshed by a blocked read that finds nothing be
 so it cannot tell.) A reader killed outright stays among them for a while: the web worker
 that hands a move over sees a consumer take it (`given`), or takes it back (`withdraw`, in the
 same step as the look, so a consumer reading at that moment has it or never will) and applies
-it itself.
+it itself; one a consumer took and died holding, with no reader left to take it over, the web
+worker takes over (`held`, `take`) and applies itself.
 """
 
 from collections.abc import Iterable
@@ -207,6 +208,21 @@ class Relay:
             keys.relay(scope), GROUP, consumer, int(idle * 1000), "0-0", count=count
         )
         return _entries(answer[1])
+
+    async def held(self, scope: str, entry: str) -> bool:
+        """Whether a consumer of `scope` holds the entry `entry`: it was given it and has not
+        acknowledged it."""
+        said = await self.client.xpending_range(keys.relay(scope), GROUP, entry, entry, 1)
+        return bool(said)
+
+    async def take(self, scope: str, consumer: str, entry: str, idle: float) -> Relayed | None:
+        """The entry `entry`, now given to `consumer` (its to apply), if a consumer held it
+        unacknowledged for `idle` seconds; else None (acknowledged, held for less, trimmed)."""
+        found: Any = await self.client.xclaim(  # (id, fields) pairs, not JUSTID
+            keys.relay(scope), GROUP, consumer, int(idle * 1000), [entry]
+        )
+        taken = _entries(found)
+        return taken[0] if taken and taken[0].chat else None
 
     async def ack(self, scope: str, *entries: str) -> None:
         """The entries are done with (applied, or dropped)."""
