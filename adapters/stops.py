@@ -99,12 +99,7 @@ def _waking(taken: threading.Event) -> Iterator[None]:
                 if sig in STOPS and not taken.is_set():
                     signal.pthread_kill(main, sig)
 
-    thread = threading.Thread(target=watch, name="stop signals", daemon=True)
-    unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)  # the thread inherits it
-    try:
-        thread.start()
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
+    thread = deaf_thread(watch, "stop signals")
     earlier = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
     try:
         yield
@@ -113,6 +108,18 @@ def _waking(taken: threading.Event) -> Iterator[None]:
         os.close(write)
         thread.join()
         os.close(read)
+
+
+def deaf_thread(target: Callable[[], None], name: str) -> threading.Thread:
+    """A daemon thread running `target`, started with the stop signals blocked (it inherits the
+    mask), so that the kernel delivers each of them to the main thread, whose handler stops."""
+    thread = threading.Thread(target=target, name=name, daemon=True)
+    unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
+    try:
+        thread.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
+    return thread
 
 
 def ignore() -> None:

@@ -21,7 +21,6 @@ import random
 import signal
 import socket
 import sys
-import threading
 import time
 import warnings
 from collections.abc import Callable, Coroutine, Iterator
@@ -188,12 +187,7 @@ def _beating(url: str, config: Config, scope: str, worker: str) -> Iterator[None
             loop.run_until_complete(client.aclose())
         loop.close()
 
-    thread = threading.Thread(target=run, name="console beats", daemon=True)
-    unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)  # the thread inherits it
-    try:
-        thread.start()
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
+    thread = stops.deaf_thread(run, "console beats")
     try:
         yield
     finally:
