@@ -12,8 +12,10 @@ import subprocess
 import sys
 import textwrap
 import time
+import types
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -486,3 +488,84 @@ async def test_session_fixture_from_an_async_test(redis_url: str) -> None:
         assert await conn.get("k") == b"v"
     finally:
         await conn.aclose()
+
+
+def _working_in(directory: Path) -> list[int]:
+    """The live processes whose working directory is `directory` (a server runs in its dir)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError, ValueError):
+            if entry.name.isdigit() and Path(os.readlink(entry / "cwd")) == directory:
+                found.append(int(entry.name))
+    return found
+
+
+class Stopped(KeyboardInterrupt):
+    """What the handler of a stop signal raises in these tests."""
+
+
+def test_a_signal_anywhere_in_the_start_leaves_no_server_behind(tmp_path: Path) -> None:
+    """A signal whose handler raises (a stop signal's, as the bot's) may be taken between any
+    two steps of the start: in `subprocess.Popen` after the fork (its wait for the exec), or
+    before the process is recorded for stop(). Then the server ran on, started by nobody (in
+    the bot's test, SIGTERM while the embedded Redis started left it running once the machine
+    was loaded). The signal is sent before each line in turn of the start and of Popen."""
+    if not Path("/proc/self/cwd").exists():
+        pytest.skip("needs /proc to see the processes")
+    step = 0
+    at = -1
+
+    def line(frame: types.FrameType, event: str, _arg: Any) -> Callable[..., Any] | None:
+        nonlocal step
+        if event == "line":
+            step += 1
+            if step == at:
+                signal.raise_signal(signal.SIGUSR1)
+        return line
+
+    def call(frame: types.FrameType, event: str, _arg: Any) -> Callable[..., Any] | None:
+        code = frame.f_code
+        ours = code.co_filename == subprocess.__file__ or (
+            code.co_filename == rs.__file__ and code.co_name == "start"
+        )
+        if not ours:
+            return None
+        caller = frame.f_back
+        while caller is not None:  # not the polls once the process runs: those run on and on
+            if caller.f_code.co_name == "_wait_ready":
+                return None
+            caller = caller.f_back
+        return line
+
+    def stop(_signum: int, _frame: types.FrameType | None) -> None:
+        raise Stopped
+
+    previous = signal.signal(signal.SIGUSR1, stop)
+    try:
+        leaks = []
+        at = 1
+        while True:
+            directory = tmp_path / str(at)
+            server = RedisServer(directory, port=free_port(), timeout=30)
+            step = 0
+            sys.settrace(call)
+            try:
+                server.start()
+            except Stopped:
+                pass
+            finally:
+                sys.settrace(None)
+            if step < at:  # the signal came after the start: none was left to try
+                server.stop()
+                break
+            server.stop()
+            left = _working_in(directory)
+            for pid in left:
+                os.kill(pid, signal.SIGKILL)
+            if left:
+                leaks.append(at)
+            at += 1
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+    assert at > 20
+    assert leaks == []

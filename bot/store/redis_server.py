@@ -23,10 +23,11 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from types import TracebackType
+from types import FrameType, TracebackType
 from typing import Literal, Self, cast
 
 Fsync = Literal["always", "everysec", "no"]
@@ -213,7 +214,7 @@ class RedisServer:
         try:
             self._stop_stale()
             command = self.command()
-            with self.log_file.open("ab") as log:
+            with self.log_file.open("ab") as log, _signals_held():
                 try:
                     # Messages from before redis-server opens its log (bad options) land there.
                     self._process = subprocess.Popen(
@@ -228,15 +229,12 @@ class RedisServer:
                     raise RedisServerError(
                         f"cannot run {command[0]}: {error.strerror or error}; {install_hint()}"
                     ) from error
-        except BaseException:
-            self._release_dir()
-            raise
-        atexit.register(self.stop)
-        try:
+                atexit.register(self.stop)
             self._wait_ready(Path(command[0]).name)
             (self.dir / ADDRESS_FILE).write_text(self.url + "\n")
         except BaseException:  # a signal, an interrupt, a dir gone meanwhile: the server goes too
             self.stop()
+            self._release_dir()
             raise
 
     def _wait_ready(self, name: str) -> None:
@@ -416,6 +414,48 @@ class RedisServer:
     def __repr__(self) -> str:
         state = "running" if self.running else "stopped"
         return f"<RedisServer {self.url} dir={self.dir} {state}>"
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Inside, a signal with a Python handler (which may raise, as a stop signal's does) waits,
+    and is taken on the way out: a process started inside is recorded for `stop` before any
+    handler can cut in (`subprocess.Popen`, cut short after its fork, loses the process, which
+    runs on with nobody to stop it). Only the main thread takes signals, and sets handlers."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+
+    def hold(signum: int, _frame: FrameType | None) -> None:
+        caught.append(signum)
+
+    handlers = {sig: signal.getsignal(sig) for sig in signal.valid_signals()}
+    held = {sig: handler for sig, handler in handlers.items() if callable(handler)}
+    with _blocked(held):
+        for sig in held:
+            signal.signal(sig, hold)
+    try:
+        yield
+    finally:
+        with _blocked(held):  # each handler back before any signal is taken again
+            for sig, handler in held.items():
+                signal.signal(sig, handler)
+            for again in dict.fromkeys(caught):
+                signal.raise_signal(again)  # pending until unblocked: then its own handler runs
+
+
+@contextlib.contextmanager
+def _blocked(signals: Iterable[int]) -> Iterator[None]:
+    """Inside, `signals` wait in the kernel (for this thread; where it can block them)."""
+    if not hasattr(signal, "pthread_sigmask"):  # Windows
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _connect(address: Path | tuple[str, int], timeout: float) -> socket.socket:
