@@ -104,10 +104,18 @@ def _waking(taken: threading.Event) -> Iterator[None]:
     try:
         yield
     finally:
-        signal.set_wakeup_fd(earlier)
-        os.close(write)
-        thread.join()
-        os.close(read)
+        # Deaf while taken down: a stop whose handler raised here would skip the join, and the
+        # thread could send its signal again once the handlers are put back (the default
+        # action: the process killed, its cleanup cut short). One that comes now waits, and is
+        # taken as the mask is put back, by `raising`'s handler still.
+        unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
+        try:
+            signal.set_wakeup_fd(earlier)
+            os.close(write)
+            thread.join()
+            os.close(read)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
 
 
 def deaf_thread(target: Callable[[], None], name: str) -> threading.Thread:
