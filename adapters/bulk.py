@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple, NoReturn, TypeVar
 
 import orjson
 
-from adapters.stops import STOPS
+from adapters import stops
 from bot.simulation.randomgames import random_record
 from engine.names import NAMES
 from engine.options import Options
@@ -148,11 +148,9 @@ def whole(path: str, data: bytes) -> None:
     record short. No temporary file renamed: on this project's machines a rename cost as much as
     the write, and `simulate` lost a third of its speed to it."""
     import os
-    import signal
     from contextlib import suppress
 
-    unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
-    try:
+    with stops.held():
         try:
             with open(path, "wb") as file:
                 file.write(data)
@@ -160,8 +158,6 @@ def whole(path: str, data: bytes) -> None:
             with suppress(OSError):  # not made, or gone already
                 os.unlink(path)
             raise
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
 
 
 def parse_json(raw: bytes) -> object:

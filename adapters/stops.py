@@ -108,26 +108,31 @@ def _waking(taken: threading.Event) -> Iterator[None]:
         # thread could send its signal again once the handlers are put back (the default
         # action: the process killed, its cleanup cut short). One that comes now waits, and is
         # taken as the mask is put back, by `raising`'s handler still.
-        unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
-        try:
+        with held():
             signal.set_wakeup_fd(earlier)
             os.close(write)
             thread.join()
             os.close(read)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
 
 
 def deaf_thread(target: Callable[[], None], name: str) -> threading.Thread:
     """A daemon thread running `target`, started with the stop signals blocked (it inherits the
     mask), so that the kernel delivers each of them to the main thread, whose handler stops."""
     thread = threading.Thread(target=target, name=name, daemon=True)
+    with held():
+        thread.start()
+    return thread
+
+
+@contextlib.contextmanager
+def held() -> Iterator[None]:
+    """Inside, the stop signals wait in the kernel (blocked in the calling thread); one that
+    came meanwhile is taken as the mask is put back, on the way out."""
     unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
     try:
-        thread.start()
+        yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
-    return thread
 
 
 def ignore() -> None:
