@@ -684,15 +684,7 @@ def test_a_sigterm_at_the_prompt_reaches_the_table_whatever_threads_it_runs(home
         env=environment(home),
     )
     try:
-        assert table.stdout is not None
-        deadline = time.monotonic() + TIMEOUT
-        shown = b""
-        while not shown.endswith("› ".encode()):
-            assert time.monotonic() < deadline, shown
-            if select.select([table.stdout], [], [], 0.1)[0]:
-                chunk = os.read(table.stdout.fileno(), 65536)
-                assert chunk, table.communicate()
-                shown += chunk
+        _until_prompt(table)
         threads = [int(t) for t in os.listdir(f"/proc/{table.pid}/task") if int(t) != table.pid]
         assert threads
         for thread in threads:
@@ -776,6 +768,19 @@ READ = {"x86_64": 0, "aarch64": 63}.get(platform.machine())
 """The number of the `read` system call here (None: not known on this machine)."""
 
 
+def _until_prompt(table: subprocess.Popen[bytes]) -> None:
+    """Read the table's output until it shows its prompt (within TIMEOUT)."""
+    assert table.stdout is not None
+    deadline = time.monotonic() + TIMEOUT
+    shown = b""
+    while not shown.endswith("› ".encode()):
+        assert time.monotonic() < deadline, shown
+        if select.select([table.stdout], [], [], 0.1)[0]:
+            chunk = os.read(table.stdout.fileno(), 65536)
+            assert chunk, table.communicate()
+            shown += chunk
+
+
 def _wait_reading(pid: int) -> None:
     """Wait until process `pid`'s main thread waits for a line on its standard input. A signal
     that comes between the prompt's write and that read is taken only once a line comes
@@ -805,15 +810,7 @@ def test_a_second_sigterm_while_the_table_stops_its_redis_leaves_no_server(home:
     )
     server = 0
     try:
-        assert table.stdout is not None
-        deadline = time.monotonic() + TIMEOUT
-        shown = b""
-        while not shown.endswith("› ".encode()):
-            assert time.monotonic() < deadline, shown
-            if select.select([table.stdout], [], [], 0.1)[0]:
-                chunk = os.read(table.stdout.fileno(), 65536)
-                assert chunk, table.communicate()
-                shown += chunk
+        _until_prompt(table)
         server = int((home / "data" / "redis.pid").read_text())
         os.kill(server, signal.SIGSTOP)
         _wait_reading(table.pid)
