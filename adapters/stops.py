@@ -19,6 +19,8 @@ import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
 
+from bot.signals import blocked
+
 STOPS = frozenset(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
 )
@@ -124,15 +126,10 @@ def deaf_thread(target: Callable[[], None], name: str) -> threading.Thread:
     return thread
 
 
-@contextlib.contextmanager
-def held() -> Iterator[None]:
-    """Inside, the stop signals wait in the kernel (blocked in the calling thread); one that
-    came meanwhile is taken as the mask is put back, on the way out."""
-    unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
+def held() -> contextlib.AbstractContextManager[None]:
+    """Inside, the stop signals wait in the kernel (`bot.signals.blocked`); one that came
+    meanwhile is taken as the mask is put back, on the way out."""
+    return blocked(STOPS)
 
 
 def ignore() -> None:

@@ -25,10 +25,12 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Literal, Self, cast
+
+from bot.signals import blocked
 
 Fsync = Literal["always", "everysec", "no"]
 
@@ -432,30 +434,17 @@ def _signals_held() -> Iterator[None]:
 
     handlers = {sig: signal.getsignal(sig) for sig in signal.valid_signals()}
     held = {sig: handler for sig, handler in handlers.items() if callable(handler)}
-    with _blocked(held):
+    with blocked(held):
         for sig in held:
             signal.signal(sig, hold)
     try:
         yield
     finally:
-        with _blocked(held):  # each handler back before any signal is taken again
+        with blocked(held):  # each handler back before any signal is taken again
             for sig, handler in held.items():
                 signal.signal(sig, handler)
             for again in dict.fromkeys(caught):
                 signal.raise_signal(again)  # pending until unblocked: then its own handler runs
-
-
-@contextlib.contextmanager
-def _blocked(signals: Iterable[int]) -> Iterator[None]:
-    """Inside, `signals` wait in the kernel (for this thread; where it can block them)."""
-    if not hasattr(signal, "pthread_sigmask"):  # Windows
-        yield
-        return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, signals)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _connect(address: Path | tuple[str, int], timeout: float) -> socket.socket:
