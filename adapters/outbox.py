@@ -28,8 +28,8 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Hashable
-from dataclasses import dataclass, replace
-from typing import Generic, Protocol, Self, TypeVar
+from dataclasses import Field, dataclass, replace
+from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
 
 from bot import Message, logs
 from bot.metrics import FAILED_POST, Posting
@@ -67,6 +67,9 @@ class Rest(Generic[T]):
 
 class SlotPost(Protocol):
     """A post for a slot, as each platform's renderer makes it (a frozen dataclass)."""
+
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+    """What makes it a dataclass to `dataclasses.replace`."""
 
     @property
     def version(self) -> tuple[str, int] | None: ...
@@ -124,13 +127,13 @@ def newest(older: P, newer: P) -> P | None:
         older, newer = newer, older
     elif newer.bare and not older.bare:
         stripped = older.unbuttoned(newer.behind)
-        return replace(stripped, version=newer.version or old)  # type: ignore[type-var]
+        return replace(stripped, version=newer.version or old)
     elif newer.notify and not older.notify:
         return None
     if older.notify and not newer.notify:
-        newer = replace(newer, notify=True, only_edit=False)  # type: ignore[type-var]
+        newer = replace(newer, notify=True, only_edit=False)
     if newer.again and not older.again:
-        newer = replace(newer, again=False)  # type: ignore[type-var]
+        newer = replace(newer, again=False)
     return newer
 
 
