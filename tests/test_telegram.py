@@ -2935,6 +2935,37 @@ async def test_a_second_polling_worker_is_an_error_line_saying_what_to_do(
     assert [r for r in caplog.records if r.exc_info] == []
 
 
+async def test_ready_again_with_the_first_long_poll_answered_after_a_failed_one(
+    redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A long poll cut off by another process's getUpdates (a worker of the old release, say)
+    makes the front end not ready; the next poll Telegram answers makes it ready again at once,
+    not `POLL_FAILED_FOR` (35 s) after the failure."""
+    caplog.set_level(logging.INFO)
+    async with FakeTelegram() as fake:
+        client = aioredis.Redis.from_url(redis_url)
+        front = _front(fake, client)
+        await front.start()
+        ready = front.service.metrics.ready
+        try:
+            assert (await ready.ready())["telegram"]
+            polls = fake.calls["getUpdates"]
+            await until(lambda: fake.calls["getUpdates"] > polls, "a long poll just begun")
+            async with ClientSession() as other:  # it ends at once: 409 Conflict
+                await other.post(f"{fake.base_url}{fake.token}/getUpdates", json={"timeout": 0})
+            await _logged(caplog, "adapters.telegram.app", "to another process")
+            assert not (await ready.ready())["telegram"]
+            polls = fake.calls["getUpdates"]
+            fake.send_text(ANN.id, ANN, "hello")  # PTB's retry (1 s on) is answered at once
+            # the poll after the retry: PTB polls one at a time, so the retry's answer is in
+            await until(lambda: fake.calls["getUpdates"] >= polls + 2, "a poll after an answer")
+            assert (await ready.ready())["telegram"]
+        finally:
+            await front.stop()
+            await client.aclose()
+    assert [r for r in caplog.records if r.exc_info] == []
+
+
 # --- webhook ---------------------------------------------------------------------------------
 
 

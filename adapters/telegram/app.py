@@ -25,7 +25,7 @@ import contextlib
 import logging
 import math
 import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import replace
 from functools import partial
 from typing import Any, cast
@@ -74,6 +74,7 @@ from adapters.telegram.ids import (
 from adapters.telegram.limiter import CountingLimiter
 from adapters.telegram.notices import Notices, open_private
 from adapters.telegram.order import ChatOrder
+from adapters.telegram.polls import PollRequest
 from adapters.telegram.render import (
     Key,
     Post,
@@ -124,15 +125,22 @@ DELIVERY_WAIT = 10.0
 lobbies again (`_for_host`)."""
 
 
-def build_application(config: Config, rate_limiter: BaseRateLimiter[Any] | None) -> TgApp:
+def build_application(
+    config: Config, rate_limiter: BaseRateLimiter[Any] | None, polled: Callable[[], None]
+) -> TgApp:
     """A PTB Application for the configured token and Bot API server (`telegram.base_url`:
-    Telegram's, a self-hosted one, or a test's)."""
+    Telegram's, a self-hosted one, or a test's); `polled` is called after each long poll that
+    Telegram answered."""
     token = config.telegram.token
     if not token:
         raise ValueError("no Telegram token configured")
     base = config.telegram.base_url.rstrip("/")
     builder = (
-        Application.builder().token(token).base_url(f"{base}/bot").base_file_url(f"{base}/file/bot")
+        Application.builder()
+        .token(token)
+        .base_url(f"{base}/bot")
+        .base_file_url(f"{base}/file/bot")
+        .get_updates_request(PollRequest(polled))
     )
     if rate_limiter is not None:
         builder = builder.rate_limiter(rate_limiter)
@@ -146,8 +154,9 @@ def default_rate_limiter() -> AIORateLimiter:
 
 
 POLL_FAILED_FOR = 35.0
-"""Seconds after a failed long poll that the front end counts as not ready (`/readyz`): PTB
-tries again at most 30 s later, so a front end that cannot poll stays not ready."""
+"""Seconds after a failed long poll that the front end counts as not ready (`/readyz`) unless a
+long poll is answered meanwhile: PTB tries again at most 30 s later, so a front end whose polls
+keep failing stays not ready, and one whose poll works again is ready at once."""
 
 
 def polling_failed(error: TelegramError) -> None:
@@ -193,7 +202,7 @@ class TelegramFrontEnd:
         metrics = service.metrics
         limited = metrics.rate_limited.labels(PLATFORM)
         limiter = CountingLimiter(rate_limiter or default_rate_limiter(), limited)
-        self.application = build_application(config, limiter)
+        self.application = build_application(config, limiter, self._polled)
         self.bot = self.application.bot
         self.client = client
         self.slots = Slots(client)
@@ -224,7 +233,8 @@ class TelegramFrontEnd:
         self.poll_timeout = poll_timeout
         self._timers: asyncio.Task[None] | None = None
         self._poll_failed_at = -math.inf
-        """When a long poll last failed (monotonic): not ready for `POLL_FAILED_FOR` after."""
+        """When a long poll last failed (monotonic), -inf once one is answered since: not ready
+        for `POLL_FAILED_FOR` after."""
         self._register()
 
     # --- lifecycle ------------------------------------------------------------------------------
@@ -277,6 +287,9 @@ class TelegramFrontEnd:
     def _polling_failed(self, error: TelegramError) -> None:
         self._poll_failed_at = time.monotonic()
         polling_failed(error)
+
+    def _polled(self) -> None:
+        self._poll_failed_at = -math.inf
 
     async def stop(self) -> None:
         """Stop taking updates and timers, post what waits, disconnect."""
