@@ -1679,21 +1679,32 @@ class FakeTelegram:
         by asking for the next ones, once it has taken them in (PTB: into its update queue)."""
         return len(self._updates)
 
-    async def wait_idle(self, timeout: float = 10.0, quiet: float | None = None) -> None:
+    @property
+    def last_activity(self) -> float:
+        """When (time.monotonic) the server last saw a call or handed out an update."""
+        return self._last_activity
+
+    async def wait_idle(
+        self, timeout: float = 10.0, quiet: float | None = None, *, taken_in: bool = False
+    ) -> None:
         """Wait until the bot has fetched every update and the server has seen no request for
-        `quiet` seconds (default `self.quiet`); TimeoutError after `timeout` seconds."""
+        `quiet` seconds (default `self.quiet`); TimeoutError after `timeout` seconds.
+        `taken_in`: and every update is confirmed too (`unconfirmed_updates`), so a polling
+        bot has queued every one it fetched (PTB asks for the next ones after that)."""
         quiet = self.quiet if quiet is None else quiet
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
             now = time.monotonic()
-            busy = self.pending_updates or self._inflight or self._deliveries
+            busy = bool(self.pending_updates or self._inflight or self._deliveries)
+            busy = busy or (taken_in and bool(self._updates))
             if not busy and now - self._last_activity >= quiet:
                 return
             if loop.time() > deadline:
                 raise TimeoutError(
                     f"the bot is not idle after {timeout}s: {self.pending_updates} update(s) "
-                    f"not fetched, {self._inflight} request(s) in flight, "
+                    f"not fetched, {len(self._updates)} not confirmed, "
+                    f"{self._inflight} request(s) in flight, "
                     f"{len(self._deliveries)} webhook delivery(ies) pending"
                 )
             await asyncio.sleep(0.005)

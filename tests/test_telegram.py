@@ -15,7 +15,7 @@ import re
 import signal
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,6 +68,30 @@ TABLE = "🔮 Round "
 GOLDEN = Path(__file__).parent / "golden" / "telegram"
 
 
+SETTLE = 0.005
+"""Seconds without a call to the fake that end a round of `settled` that found nothing to do:
+the margin for work no round waits for by name (the timer loop's)."""
+
+
+async def settled(fake: FakeTelegram, fronts: Sequence[TelegramFrontEnd]) -> None:
+    """Wait until `fronts` have taken in every update (fetched and confirmed: a polling bot
+    confirms what it queued by asking for the next ones; a webhook's delivery is answered
+    once queued), handled them (the update queue joined), made the AI moves left aside and
+    posted all that; again until a whole round of it saw no call to the fake and `SETTLE`
+    seconds passed after the last one. The fake alone cannot tell a bot that handles an
+    update slowly from an idle one: handling makes no call until it answers."""
+    while True:
+        began = time.monotonic()
+        await fake.wait_idle(timeout=30, quiet=0, taken_in=True)
+        for front in fronts:
+            await asyncio.wait_for(front.application.update_queue.join(), 30)
+            await front.service.moved()
+            await front.outbox.flush()
+        await fake.wait_idle(timeout=30, quiet=SETTLE)
+        if fake.last_activity < began:
+            return
+
+
 @dataclass
 class Bot:
     """The bot under test and the fake Telegram it talks to."""
@@ -77,13 +101,10 @@ class Bot:
     client: "aioredis.Redis"
 
     async def idle(self) -> None:
-        """Wait until the bot fetched and handled every update, posted everything and went
-        quiet (the fake alone cannot tell a bot that handles an update slowly from an idle one:
-        handling makes no request until it answers)."""
-        await self.fake.wait_idle(timeout=30)
-        await asyncio.wait_for(self.front.application.update_queue.join(), 30)
-        await self.front.outbox.flush()
-        await self.fake.wait_idle(timeout=30)
+        """Wait until the bot took in and handled every update, made the AI moves they left
+        (`GameService.moved`), posted everything, and a whole round of that found it quiet
+        (`settled`)."""
+        await settled(self.fake, (self.front,))
 
     async def command(self, chat: int, user: User, text: str) -> None:
         self.fake.send_command(chat, user, text)
@@ -3044,12 +3065,7 @@ class Workers(Bot):
     others: tuple[TelegramFrontEnd, ...] = ()
 
     async def idle(self) -> None:
-        for _ in range(2):
-            await self.fake.wait_idle(timeout=30)
-            for front in (self.front, *self.others):
-                await asyncio.wait_for(front.application.update_queue.join(), 30)
-                await front.outbox.flush()
-        await self.fake.wait_idle(timeout=30)
+        await settled(self.fake, (self.front, *self.others))
 
 
 @contextlib.asynccontextmanager
