@@ -2313,13 +2313,17 @@ async def test_a_player_back_while_the_group_becomes_a_supergroup_costs_no_refus
     assert not any(e.text.startswith("Bob Brown:") for e in shown), [e.text for e in shown]
 
 
-async def test_toggles_waiting_as_the_game_starts_come_as_the_start_left_them(tg: Bot) -> None:
+async def test_toggles_waiting_as_the_game_starts_come_as_the_start_left_them(
+    tg: Bot, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Ann asks for her lobby's toggles in her private chat while Telegram is slow to answer
     there (her /rules on its way), and the game starts before they go: the post that takes
     the toggles' buttons off came for the same slot while they waited. They come all the same,
     as the start leaves them: no button, what the group's closed lobby says (before, the
     merge kept the post that takes buttons off alone, with no toggles to find: her /options
-    had no answer)."""
+    had no answer). Her /options gives up waiting for their delivery (`DELIVERY_WAIT`, a
+    second here) while her chat is held."""
+    monkeypatch.setattr("adapters.telegram.app.DELIVERY_WAIT", 1.0)
     await seat(tg)
     held = tg.fake.stall(ANN.id)
     tg.fake.send_command(ANN.id, ANN, "/rules")
