@@ -85,7 +85,9 @@ python-telegram-bot (22.x) against this server:
   PTB_TIMEDELTA (retry_after is then a timedelta) or ignore that warning in such tests;
 - `updater.start_polling()` calls deleteWebhook first, and `updater.stop()` calls getUpdates once
   more (timeout 0) to confirm what it fetched; a long poll superseded by a newer one ends with 409
-  "terminated by other getUpdates request", as on Telegram.
+  "terminated by other getUpdates request", as on Telegram; `hold_polls` leaves long polls
+  unanswered (PTB times one out after its timeout plus its read timeout, and tries again at
+  once, telling its error callback nothing).
 """
 
 from __future__ import annotations
@@ -1035,6 +1037,7 @@ class FakeTelegram:
         self._delivered_upto = 0
         self._allowed_updates: frozenset[str] = DEFAULT_UPDATE_TYPES
         self._poll_generation = 0
+        self._polls_held = False
         self._wakeup = asyncio.Event()
         self._webhook: _Webhook | None = None
         self._deliveries: set[asyncio.Task[None]] = set()
@@ -1315,6 +1318,20 @@ class FakeTelegram:
         stall[0].append(method)
         while self._stalls.get(chat_id) is stall:
             await self._unstalled.wait()
+
+    @property
+    def hold_polls(self) -> bool:
+        """Whether long polls go unanswered, as over a dead connection or through a proxy that
+        swallows them: set True, each getUpdates (those waiting already too) is read and then
+        waits, its connection open and no answer sent, until it is set False again (each is then
+        answered as usual, at once if its timeout has passed) or the fake stops. Set it False
+        before the bot stops polling: PTB's last getUpdates would wait too."""
+        return self._polls_held
+
+    @hold_polls.setter
+    def hold_polls(self, held: bool) -> None:
+        self._polls_held = held
+        self._wake()
 
     def unstall(self, chat_id: int) -> None:
         """The calls held for chat `chat_id` (`stall`) are applied, in the order they came
@@ -2282,11 +2299,14 @@ async def _get_updates(fake: FakeTelegram, p: _Params) -> Any:
                 "Conflict: terminated by other getUpdates request; "
                 "make sure that only one bot instance is running",
             )
+        wakeup = fake._wakeup
+        if fake.hold_polls and not fake._closing:
+            await wakeup.wait()
+            continue
         batch = fake._take(limit)
         remaining = deadline - loop.time()
         if batch or remaining <= 0 or fake._closing:
             return batch
-        wakeup = fake._wakeup
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(wakeup.wait(), remaining)
 

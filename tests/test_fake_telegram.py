@@ -395,6 +395,30 @@ async def test_long_polling_offsets_and_conflicts(fake: FakeTelegram, bot: teleg
     assert (await bot.get_webhook_info()).url == ""
 
 
+async def test_held_long_polls_wait_until_released_or_the_fake_stops(
+    fake: FakeTelegram, bot: telegram.Bot
+) -> None:
+    async def held_poll() -> asyncio.Task[tuple[telegram.Update, ...]]:
+        polls = fake.calls["getUpdates"]
+        task = asyncio.create_task(bot.get_updates(timeout=0))
+        while fake.calls["getUpdates"] == polls:  # the fake has read it
+            await asyncio.sleep(0.01)
+        return task
+
+    fake.send_command(GROUP, ANN, "/join")
+    fake.hold_polls = True
+    poll = await held_poll()
+    await asyncio.sleep(0.1)
+    assert not poll.done()  # an update waits and its timeout (0) has passed: no answer
+    fake.hold_polls = False
+    assert [u.message.text for u in await poll if u.message] == ["/join"]
+
+    fake.hold_polls = True
+    poll = await held_poll()
+    await fake.stop()  # answers it, as every long poll waiting
+    assert [u.message.text for u in await poll if u.message] == ["/join"]  # not confirmed
+
+
 async def test_commands_are_stored_by_scope_and_language(
     fake: FakeTelegram, bot: telegram.Bot
 ) -> None:
