@@ -153,10 +153,14 @@ def default_rate_limiter() -> AIORateLimiter:
     return AIORateLimiter(max_retries=3)
 
 
-POLL_FAILED_FOR = 35.0
-"""Seconds after a failed long poll that the front end counts as not ready (`/readyz`) unless a
-long poll is answered meanwhile: PTB tries again at most 30 s later, so a front end whose polls
-keep failing stays not ready, and one whose poll works again is ready at once."""
+POLL_LATE = 10.0
+"""Seconds a polling front end waits beyond `poll_timeout` for Telegram's answer to a long poll
+before it counts as not ready (`/readyz`). Telegram answers one at the latest after
+`poll_timeout`, with no updates, and the network adds its delay; PTB waits 5 s more than that
+(its read timeout for getUpdates) before it gives up on one, and then tries again at once, on a
+new connection if it must (5 s more to connect at most), without telling its error callback.
+So a working worker is answered well within the margin, and one whose polls hang unanswered (a
+dead connection, a proxy that swallows requests) is not ready however often PTB tries."""
 
 
 def polling_failed(error: TelegramError) -> None:
@@ -232,9 +236,10 @@ class TelegramFrontEnd:
         self.timer_interval = timer_interval
         self.poll_timeout = poll_timeout
         self._timers: asyncio.Task[None] | None = None
-        self._poll_failed_at = -math.inf
-        """When a long poll last failed (monotonic), -inf once one is answered since: not ready
-        for `POLL_FAILED_FOR` after."""
+        self._answered_at = -math.inf
+        """When Telegram last answered a long poll (monotonic), or polling started."""
+        self._poll_failed = False
+        """Whether a long poll failed since the last one Telegram answered."""
         self._register()
 
     # --- lifecycle ------------------------------------------------------------------------------
@@ -276,20 +281,28 @@ class TelegramFrontEnd:
                 allowed_updates=ALLOWED_UPDATES,
                 error_callback=self._polling_failed,
             )
+            self._polled()  # getMe and deleteWebhook were answered: Telegram is reachable
         self._timers = asyncio.create_task(
             timer_loop(self.service, self.show_async, SCOPE, self.timer_interval)
         )
+        polling = not settings.webhook_url
         self.service.metrics.ready.report(
-            PLATFORM,
-            lambda: updater.running and time.monotonic() - self._poll_failed_at > POLL_FAILED_FOR,
+            PLATFORM, lambda: updater.running and (not polling or self._polls_answered())
         )
 
     def _polling_failed(self, error: TelegramError) -> None:
-        self._poll_failed_at = time.monotonic()
+        self._poll_failed = True
         polling_failed(error)
 
     def _polled(self) -> None:
-        self._poll_failed_at = -math.inf
+        self._answered_at = time.monotonic()
+        self._poll_failed = False
+
+    def _polls_answered(self) -> bool:
+        """Whether long polling works: no poll failed since the last one Telegram answered, and
+        that answer (or the start) is recent enough that the poll after it is not overdue."""
+        late = time.monotonic() - self._answered_at > self.poll_timeout + POLL_LATE
+        return not (self._poll_failed or late)
 
     async def stop(self) -> None:
         """Stop taking updates and timers, post what waits, disconnect."""

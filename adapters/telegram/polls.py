@@ -1,6 +1,6 @@
 """The long polls' HTTP client: PTB's own for getUpdates (one connection, its default
 timeouts) that also says when Telegram answered one, with updates or none, so the front end
-counts polling as working again at once (`/readyz`), not only once its last failure is old."""
+knows whether polling works (`/readyz`): PTB tells of some failures only, and of no answer none."""
 
 from collections.abc import Callable
 from http import HTTPStatus
