@@ -3,7 +3,7 @@
 The last line printed is JSON (the arena's summary, times left out, and the changes made).
 
     python benchmarks/ai_variants.py [--games N] [--players P] [--seed S] [--jobs J]
-                                     [--opponent LEVEL] [--times] [CHANGE ...]
+                                     [--opponent LEVEL] [--times] [--short] [CHANGE ...]
 
 A CHANGE is `budget.FIELD=VALUE` (a field of `bot.ai.hard.Budget` for the `hard` level) or
 `MODULE.NAME=VALUE` (a constant, e.g. `bot.ai.hard.HIT_BONUS=0`); VALUE is a Python literal.
@@ -14,6 +14,7 @@ decision times in the summary. `--oracle` deals `hard` the others' true hands: e
 samples is the real one (what no reading of the table can beat: the bound on what reading the
 others' hands may still gain). `--oracle bids` deals them only for the decisions before the
 play (trump and bid), `--oracle play` only for the cards: what the hands are worth at each.
+`--short` plays rounds 1 to 5 alone (the rounds=short option; what tests/test_benchmarks.py runs).
 docs/ai.md lists the screens run.
 """
 
@@ -38,7 +39,7 @@ from bot.ai.arena import run_arena, summary  # noqa: E402
 from bot.ai.fastsim import TO_INT  # noqa: E402
 from bot.ai.hard import HardAI  # noqa: E402
 from bot.ai.sampler import Knowledge  # noqa: E402
-from engine import GameState, Options, PlayerView  # noqa: E402
+from engine import GameState, Options, PlayerView, RoundsPlan  # noqa: E402
 
 _TRUE: list[list[int]] = []
 """The hands of the round being played, as the arena last showed a seat its view."""
@@ -106,6 +107,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--opponent", default="normal", help="a level or an arena style")
     parser.add_argument("--times", action="store_true", help="report the decision times")
+    parser.add_argument("--short", action="store_true", help="rounds=short, not all rounds")
     parser.add_argument(
         "--oracle",
         nargs="?",
@@ -120,8 +122,10 @@ def main() -> None:
     if args.oracle:
         deal_true_hands(args.oracle)
     seats = ("hard", *[args.opponent] * (args.players - 1))
-    results = run_arena(seats, Options(), args.games, args.seed, args.jobs)
+    options = Options(rounds=RoundsPlan.SHORT if args.short else RoundsPlan.STANDARD)
+    results = run_arena(seats, options, args.games, args.seed, args.jobs)
     head = {"changes": args.changes, "oracle": args.oracle, "seats": seats, "seed": args.seed}
+    head["rounds"] = str(options.rounds)
     print(json.dumps({**head, **summary(results, timing=args.times)}))
 
 

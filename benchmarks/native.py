@@ -1,11 +1,13 @@
 """The hard AI's compiled playouts against their Python sources: the same decisions, timed.
 
-    python benchmarks/native.py [--games 2] [--runs 3]
+    python benchmarks/native.py [--games 2] [--runs 3] [--short]
 
 Each run plays the same 4-player standard games (`hard` in seat 1, `normal` in the others, seed
 1 on) twice, each in a fresh process, in alternating order: once as installed (the compiled
 playouts where the install compiled them) and once with WIZARD_PURE_PYTHON=1 (the sources).
-It times `hard`'s decisions by the process's CPU time (the machine's other load left out) and
+`--short` plays rounds 1 to 5 alone (the rounds=short option): bids and cards as in a whole
+game, 20 of `hard`'s decisions a game instead of 135 (what tests/test_benchmarks.py runs). It
+times `hard`'s decisions by the process's CPU time (the machine's other load left out) and
 checks that both made the same moves. One JSON line a run; the last line has the medians:
 compiled_ms and source_ms (mean CPU time of a decision), their p95, and speedup (source over
 compiled, above 1: the compiled playouts are faster). Where nothing is compiled it says so and
@@ -27,12 +29,13 @@ GAMES = """
 import hashlib, json, random, sys, time
 import bot.ai
 from bot.ai import get_ai
-from engine import Options, Phase, player_view, step, waiting_seats
+from engine import Options, Phase, RoundsPlan, player_view, step, waiting_seats
 from engine.randomplay import new_game
 hard, normal = get_ai("hard"), get_ai("normal")
 times, moves = [], hashlib.sha256()
+options = Options(rounds=RoundsPlan(sys.argv[2]))
 for game in range(int(sys.argv[1])):
-    state = new_game(4, Options(), 1 + game)
+    state = new_game(4, options, 1 + game)
     rng = random.Random(game)
     while state.phase is not Phase.FINISHED:
         seat = waiting_seats(state)[0]
@@ -48,12 +51,12 @@ print(json.dumps({"state": sorted(set(bot.native.STATE.values())), "times": time
 """
 
 
-def measure(games: int, pure: bool) -> dict[str, object]:
+def measure(games: int, pure: bool, rounds: str = "standard") -> dict[str, object]:
     env = {key: value for key, value in os.environ.items() if key != "WIZARD_PURE_PYTHON"}
     if pure:
         env["WIZARD_PURE_PYTHON"] = "1"
     done = subprocess.run(
-        [sys.executable, "-c", GAMES, str(games)],
+        [sys.executable, "-c", GAMES, str(games), rounds],
         env=env,
         cwd=ROOT,
         check=True,
@@ -72,7 +75,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--short", action="store_true", help="rounds=short, not all rounds")
     args = parser.parse_args()
+    rounds = "short" if args.short else "standard"
     if measure(0, False)["state"] != ["compiled"]:
         print(json.dumps({"compiled": False, "why": "nothing compiled in this install"}))
         return
@@ -80,7 +85,7 @@ def main() -> None:
     tails: dict[str, list[float]] = {"compiled_p95_ms": [], "source_p95_ms": []}
     for run in range(args.runs):
         order = [False, True] if run % 2 == 0 else [True, False]
-        found = {pure: measure(args.games, pure) for pure in order}
+        found = {pure: measure(args.games, pure, rounds) for pure in order}
         compiled, source = found[False], found[True]
         if compiled["moves"] != source["moves"]:
             raise SystemExit("the compiled and the source playouts made different moves")
@@ -100,7 +105,8 @@ def main() -> None:
         for key, values in (figures | tails).items():
             values.append(float(line[key]))
         print(json.dumps(line), flush=True)
-    summary: dict[str, object] = {"games": args.games, "runs": args.runs, "same_moves": True}
+    summary: dict[str, object] = {"games": args.games, "rounds": rounds, "runs": args.runs}
+    summary["same_moves"] = True
     for key, values in (figures | tails).items():
         summary[key] = {
             "median": round(statistics.median(values), 3),

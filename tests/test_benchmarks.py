@@ -16,9 +16,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 RUNS = {
     "ai": ["--games", "2"],
-    "ai_variants": ["--games", "1", "--jobs", "1", "--times"],
+    "ai_variants": ["--games", "1", "--jobs", "1", "--times", "--short"],
     "backup": ["--chats", "20"],
-    "coach": ["--games", "1", "--players", "3"],
+    "coach": ["--games", "1", "--players", "3", "--short"],
     "commands": [
         *("--games", "1", "--runs", "1", "--ai", "1", "--languages"),
         *("--options", "wings=on,foresight=on,bids=hidden"),
@@ -26,7 +26,7 @@ RUNS = {
     "discord": ["--games", "2", "--players", "3", "--closed"],
     "engine": ["--games", "5", "--runs", "1"],
     "fit_normal_model": ["--games", "1"],
-    "native": ["--games", "1", "--runs", "1"],
+    "native": ["--games", "1", "--runs", "1", "--short"],
     "redis_servers": ["--starts", "1", "--games", "1", "--runs", "1"],
     "service": [
         *("--games", "1", "--record", "1", "--chats", "20", "--in-flight", "5"),
