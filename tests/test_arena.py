@@ -102,16 +102,21 @@ CI_BUDGET = Budget(
 
 
 def test_hard_beats_normal_on_a_fixed_set_of_deals(monkeypatch: pytest.MonkeyPatch) -> None:
-    # 8 deals of 4-player standard games, each played with hard in every seat against three
-    # normal players, hard on the small CI budget. Measured: hard 306.9 points a game against
-    # normal 249.8, 35.9 % of the wins (25 % is parity), bids met 63.5 % against 57.6 %. A
-    # regression check on fixed seeds; the real measurement is `wizard-bot arena` (docs/ai.md).
+    # 4 deals of 4-player standard games, each played with hard in every seat against three
+    # normal players, hard on the small CI budget, in two processes (the games and their
+    # outcome are those of one: test_the_arena_is_deterministic_for_a_seed). Measured: hard
+    # 372.5 points a game against normal 271.0, 56.2 % of the wins (25 % is parity), bids met
+    # 73.3 % against 59.7 %. A regression check on fixed seeds; the real measurement is
+    # `wizard-bot arena` (docs/ai.md). Half the 8 deals this once played: the margins asked
+    # are the 8 deals' (20 points, 4 points of bids) times sqrt 2, so a hard no better than
+    # normal passes them no more often by the spread of fewer deals than it passed those.
     monkeypatch.setitem(ai.LEVELS, "hard", HardAI(CI_BUDGET))
-    results = run_arena(("hard", "normal", "normal", "normal"), Options(), games=32, seed=3)
+    seats = ("hard", "normal", "normal", "normal")
+    results = run_arena(seats, Options(), games=16, seed=3, jobs=2)
     figures = summary(results, timing=False)["levels"]
     hard, normal = figures["hard"], figures["normal"]
-    assert hard["mean_points"] >= normal["mean_points"] + 20, (hard, normal)
-    assert hard["bid_accuracy"] >= normal["bid_accuracy"] + 0.04, (hard, normal)
+    assert hard["mean_points"] >= normal["mean_points"] + 30, (hard, normal)
+    assert hard["bid_accuracy"] >= normal["bid_accuracy"] + 0.06, (hard, normal)
     assert hard["win_rate"] > 0.25, hard
 
 
