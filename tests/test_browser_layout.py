@@ -90,16 +90,29 @@ async def opened(
 ) -> Page:
     """The first player's page at `driver`'s table, the chat set to `language`, at `viewport`,
     in the project's own fonts."""
+    page = await blank(browser, viewport)
+    await reopened(page, web, address, driver, language)
+    return page
+
+
+async def blank(browser: Browser, viewport: ViewportSize) -> Page:
+    """A new page at `viewport` that will show the project's own fonts, nothing opened yet."""
+    page = await browser.new_page(viewport=viewport)
+    await pin_fonts(page)
+    return page
+
+
+async def reopened(page: Page, web: WebTable, address: str, driver: Driver, language: str) -> None:
+    """The first player's page at `driver`'s table opened afresh in `page` (from `blank`), the
+    chat set to `language` first, in the project's own fonts. A test in every language opens
+    its pages in one: a new page is a new browser context each time."""
     await driver.ok(PEOPLE[0], Kind.LANGUAGE, language)
     version, stored, _ = await driver.svc.snapshot(driver.chat)
     assert stored is not None
-    page = await browser.new_page(viewport=viewport)
-    await pin_fonts(page)
     await page.goto(f"{address}?link={web.link(driver.chat, PEOPLE[0].id, stored.game_id)}")
     await caught_up(page, version)
     await use_pinned_fonts(page)
     assert await page.get_attribute("html", "lang") == language
-    return page
 
 
 PLAYS = """selector => [...document.querySelectorAll(selector)].map(play => {
@@ -143,22 +156,27 @@ def four_played(state: GameState) -> bool:
     )
 
 
-@pytest.mark.parametrize("viewport", [PHONE, WIDE_PHONE], ids=["360px", "390px"])
 async def test_long_names_keep_a_tricks_cards_on_one_row_on_a_phone(
-    chromium: Path, redis_client: aioredis.Redis, viewport: ViewportSize
+    chromium: Path, redis_client: aioredis.Redis
 ) -> None:
-    """Four cards of a trick and the six of the last trick, each on one row on a phone in every
-    language (the trump's line beside them differs), their long names cut short."""
+    """Four cards of a trick and the six of the last trick, each on one row on a phone (360 px
+    and 390 px) in every language (the trump's line beside them differs), their long names cut
+    short. The page is opened once per language and set to each width in turn: its layout is
+    the stylesheet's alone (the script reads no width)."""
     driver = await long_named_table(redis_client, four_played)
     async with pages(driver, chromium) as (web, address, browser):
+        page = await blank(browser, PHONE)
         for language in LANGUAGES:
-            page = await opened(browser, web, address, driver, language, viewport)
-            trick = await page.evaluate(PLAYS, "#trick .play")
-            check_plays(trick, 4, cut=True)
+            await reopened(page, web, address, driver, language)
+            for viewport in (PHONE, WIDE_PHONE):
+                await page.set_viewport_size(viewport)
+                check_plays(await page.evaluate(PLAYS, "#trick .play"), 4, cut=True)
             await page.click("#last > summary")
-            check_plays(await page.evaluate(PLAYS, "#last .play"), 6, cut=True)
-            assert await page.evaluate("document.documentElement.scrollWidth <= innerWidth")
-            await page.close()
+            for viewport in (WIDE_PHONE, PHONE):
+                await page.set_viewport_size(viewport)
+                check_plays(await page.evaluate(PLAYS, "#last .play"), 6, cut=True)
+                assert await page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+        await page.close()
 
 
 async def test_on_a_desktop_a_tricks_names_have_more_room_than_their_cards(
@@ -247,9 +265,11 @@ async def test_the_final_standings_leave_a_long_name_its_room_in_every_language(
     tall: list[tuple[str, int]] = []
     unrated: list[tuple[str, int]] = []
     async with pages(driver, chromium) as (web, address, browser):
+        page = await blank(browser, PHONE)
         for language in LANGUAGES:
+            await reopened(page, web, address, driver, language)
             for viewport in (PHONE, WIDE_PHONE, DESKTOP):
-                page = await opened(browser, web, address, driver, language, viewport)
+                await page.set_viewport_size(viewport)
                 at = (language, viewport["width"])
                 cells = await page.evaluate(NAME_CELLS)
                 assert sorted(cell["name"] for cell in cells) == sorted(NAMES)
@@ -264,7 +284,7 @@ async def test_the_final_standings_leave_a_long_name_its_room_in_every_language(
                     unrated.append(at)
                 if viewport is DESKTOP and max(await page.evaluate(HEADINGS)) >= 20:
                     tall.append(at)  # a heading on two lines where there is room for one
-                await page.close()
+        await page.close()
     assert narrow == []
     assert outside == []
     assert untitled == []
@@ -351,18 +371,21 @@ async def test_long_names_take_the_seats_no_more_rows_than_short_ones(
     untitled: list[tuple[str, int]] = []
     uncut: list[tuple[str, int]] = []
     async with pages(driver, chromium) as (web, address, browser):
+        page = await blank(browser, PHONE)
         for language in LANGUAGES:
+            await reopened(page, web, address, driver, language)
             dealer = texts(language)("dealer")
             lines = {*SEATED, *(f"{name} ({dealer})" for name in SEATED)}
+            rows: dict[int, int] = {}
             for viewport in (PHONE, WIDE_PHONE, DESKTOP):
-                page = await opened(browser, web, address, driver, language, viewport)
+                await page.set_viewport_size(viewport)
                 at = (language, viewport["width"])
                 seats = await page.evaluate(SEATS)
                 if sorted(seat["title"] for seat in seats) != sorted(SEATED):
                     untitled.append(at)
                 if viewport is not DESKTOP and not any(seat["cut"] for seat in seats):
                     uncut.append(at)  # the long names are all whole: the test proves nothing
-                rows = await page.evaluate(ROWS)
+                rows[viewport["width"]] = await page.evaluate(ROWS)
                 added = await page.evaluate(EVERY_MARK)
                 for seat in seats + await page.evaluate(SEATS):
                     assert seat["text"] in lines, (at, seat)  # the name line's text is whole
@@ -372,11 +395,13 @@ async def test_long_names_take_the_seats_no_more_rows_than_short_ones(
                         squeezed.append((*at, seat["text"], seat["room"]))
                 assert await page.evaluate("document.documentElement.scrollWidth <= innerWidth")
                 await page.evaluate(NO_MORE_MARKS, added)
-                await page.evaluate(SHORTEN)
+            await page.evaluate(SHORTEN)  # the same seats with short names, at each width again
+            for viewport in (PHONE, WIDE_PHONE, DESKTOP):
+                await page.set_viewport_size(viewport)
                 short = await page.evaluate(ROWS)
-                if rows > short:
-                    more_rows.append((*at, rows, short))
-                await page.close()
+                if rows[viewport["width"]] > short:
+                    more_rows.append((language, viewport["width"], rows[viewport["width"]], short))
+        await page.close()
     assert more_rows == []
     assert hidden == []
     assert squeezed == []
