@@ -249,6 +249,10 @@ its row draws (a column on a desktop, a line under the name on a phone)."""
 HEADINGS = """() => [...document.querySelectorAll("#summary[data-kind=final] th")]
   .map(cell => Math.round(cell.getBoundingClientRect().height))"""
 
+STANDINGS_AT_A_WIDTH = f"""() => ({{
+  cells: ({NAME_CELLS})(), outside: ({OUT_OF_ITS_BOX})(), headings: ({HEADINGS})() }})"""
+"""NAME_CELLS, OUT_OF_ITS_BOX and HEADINGS at the page's width, in one round trip."""
+
 
 async def test_the_final_standings_leave_a_long_name_its_room_in_every_language(
     chromium: Path, redis_client: aioredis.Redis
@@ -271,18 +275,19 @@ async def test_the_final_standings_leave_a_long_name_its_room_in_every_language(
             for viewport in (PHONE, WIDE_PHONE, DESKTOP):
                 await page.set_viewport_size(viewport)
                 at = (language, viewport["width"])
-                cells = await page.evaluate(NAME_CELLS)
+                measured = await page.evaluate(STANDINGS_AT_A_WIDTH)
+                cells = measured["cells"]
                 assert sorted(cell["name"] for cell in cells) == sorted(NAMES)
                 least = min(cell["width"] for cell in cells)
                 if least < NAME_ROOM[viewport["width"]]:
                     narrow.append((*at, least))
-                if await page.evaluate(OUT_OF_ITS_BOX):
+                if measured["outside"]:
                     outside.append(at)
                 if any(cell["title"] != cell["name"] for cell in cells):
                     untitled.append(at)
                 if any(cell["ratings"] != 1 for cell in cells):
                     unrated.append(at)
-                if viewport is DESKTOP and max(await page.evaluate(HEADINGS)) >= 20:
+                if viewport is DESKTOP and max(measured["headings"]) >= 20:
                     tall.append(at)  # a heading on two lines where there is room for one
         await page.close()
     assert narrow == []
@@ -346,6 +351,19 @@ NAME_FLOOR = 55
 ROWS = """() => new Set([...document.querySelectorAll("#seats .seat")]
   .map(seat => Math.round(seat.getBoundingClientRect().top))).size"""
 
+SEATS_AT_A_WIDTH = f"""() => {{
+  const seats = ({SEATS})();
+  const rows = ({ROWS})();
+  const added = ({EVERY_MARK})();
+  const marked = ({SEATS})();
+  const fits = document.documentElement.scrollWidth <= innerWidth;
+  ({NO_MORE_MARKS})(added);
+  return {{ seats, rows, marked, fits }};
+}}"""
+"""The seats at the page's width in one round trip: SEATS, ROWS, SEATS again with every mark
+on the dealer's seat (EVERY_MARK, then NO_MORE_MARKS) and whether the page is no wider than
+the screen with them."""
+
 
 async def long_named_table_with_an_ai_seat(redis_client: aioredis.Redis) -> Driver:
     """Five people with long names and an AI seat with a long name, in round 3's play."""
@@ -380,21 +398,20 @@ async def test_long_names_take_the_seats_no_more_rows_than_short_ones(
             for viewport in (PHONE, WIDE_PHONE, DESKTOP):
                 await page.set_viewport_size(viewport)
                 at = (language, viewport["width"])
-                seats = await page.evaluate(SEATS)
+                measured = await page.evaluate(SEATS_AT_A_WIDTH)
+                seats = measured["seats"]
                 if sorted(seat["title"] for seat in seats) != sorted(SEATED):
                     untitled.append(at)
                 if viewport is not DESKTOP and not any(seat["cut"] for seat in seats):
                     uncut.append(at)  # the long names are all whole: the test proves nothing
-                rows[viewport["width"]] = await page.evaluate(ROWS)
-                added = await page.evaluate(EVERY_MARK)
-                for seat in seats + await page.evaluate(SEATS):
+                rows[viewport["width"]] = measured["rows"]
+                for seat in seats + measured["marked"]:
                     assert seat["text"] in lines, (at, seat)  # the name line's text is whole
                     if not seat["numbers"] or not seat["marks"]:
                         hidden.append((*at, seat["text"]))
                     if seat["cut"] and seat["room"] < NAME_FLOOR:
                         squeezed.append((*at, seat["text"], seat["room"]))
-                assert await page.evaluate("document.documentElement.scrollWidth <= innerWidth")
-                await page.evaluate(NO_MORE_MARKS, added)
+                assert measured["fits"], at
             await page.evaluate(SHORTEN)  # the same seats with short names, at each width again
             for viewport in (PHONE, WIDE_PHONE, DESKTOP):
                 await page.set_viewport_size(viewport)
