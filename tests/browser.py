@@ -9,6 +9,7 @@ starts it with the flags this machine's closed network needs; Playwright gives e
 fresh, empty profile (its own `--user-data-dir` in a temporary directory, removed on close).
 """
 
+import asyncio
 import contextlib
 import io
 import os
@@ -110,6 +111,20 @@ async def launch(executable: Path) -> AsyncIterator[Browser]:
             yield browser
         finally:
             await browser.close()
+
+
+@contextlib.asynccontextmanager
+async def launching(executable: Path) -> AsyncIterator["asyncio.Task[Browser]"]:
+    """`launch(executable)` under way in the background while the caller sets up the rest (a
+    launch takes about half a second): await the task for the browser. Closed afterwards."""
+    stack = contextlib.AsyncExitStack()
+    task = asyncio.ensure_future(stack.enter_async_context(launch(executable)))
+    try:
+        yield task
+    finally:
+        await asyncio.wait([task])
+        if not task.cancelled() and task.exception() is None:
+            await stack.aclose()
 
 
 async def pin_fonts(page: Page) -> None:

@@ -44,7 +44,7 @@ from urllib.parse import quote
 
 import pytest
 import redis.asyncio as aioredis
-from browser import chromium, compare_golden, launch, pin_fonts, use_pinned_fonts
+from browser import chromium, compare_golden, launch, launching, pin_fonts, use_pinned_fonts
 from playwright.async_api import Page, Response, ViewportSize
 from test_telegram import ANN, BOB, GROUP, Bot, game_ids, move, running, seat, until
 from test_web import BOT_TOKEN, ann_and_two_ai, init_data, leaks
@@ -186,7 +186,7 @@ async def test_a_whole_game_on_the_page_against_two_ai_seats_and_a_chat_player(
     chromium: Path, redis_url: str, request: pytest.FixtureRequest
 ) -> None:
     seen = Seen()
-    async with running(redis_url) as bot, web_table(bot) as table, launch(chromium) as browser:
+    async with running(redis_url) as bot, web_table(bot) as table, launching(chromium) as browsing:
         await seat(bot, (ANN, BOB))
         await bot.command(GROUP, ANN, "/options bids=hidden")
         for _ in range(2):
@@ -210,6 +210,7 @@ async def test_a_whole_game_on_the_page_against_two_ai_seats_and_a_chat_player(
         players = [p.id for p in stored.game.players]
         ann, bob = players.index(f"tg:{ANN.id}"), players.index(f"tg:{BOB.id}")
 
+        browser = await browsing
         page = await browser.new_page(viewport=PHONE)
         page.on("response", seen.on_response)
         cdp = await page.context.new_cdp_session(page)
