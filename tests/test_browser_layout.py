@@ -22,7 +22,9 @@ every language the chat speaks.
   whole.
 
 The games are set up by the service's driver, played in English (its checks read English), and
-the chat's language is set before each page is opened.
+the chat's language is set before each page is opened; a test in every language opens one page
+and sets each language while the page shows the table (it redraws in it), and each width in
+turn.
 """
 
 import dataclasses
@@ -90,28 +92,25 @@ async def opened(
 ) -> Page:
     """The first player's page at `driver`'s table, the chat set to `language`, at `viewport`,
     in the project's own fonts."""
-    page = await blank(browser, viewport)
-    await reopened(page, web, address, driver, language)
-    return page
-
-
-async def blank(browser: Browser, viewport: ViewportSize) -> Page:
-    """A new page at `viewport` that will show the project's own fonts, nothing opened yet."""
-    page = await browser.new_page(viewport=viewport)
-    await pin_fonts(page)
-    return page
-
-
-async def reopened(page: Page, web: WebTable, address: str, driver: Driver, language: str) -> None:
-    """The first player's page at `driver`'s table opened afresh in `page` (from `blank`), the
-    chat set to `language` first, in the project's own fonts. A test in every language opens
-    its pages in one: a new page is a new browser context each time."""
     await driver.ok(PEOPLE[0], Kind.LANGUAGE, language)
     version, stored, _ = await driver.svc.snapshot(driver.chat)
     assert stored is not None
+    page = await browser.new_page(viewport=viewport)
+    await pin_fonts(page)
     await page.goto(f"{address}?link={web.link(driver.chat, PEOPLE[0].id, stored.game_id)}")
     await caught_up(page, version)
     await use_pinned_fonts(page)
+    assert await page.get_attribute("html", "lang") == language
+    return page
+
+
+async def switched(page: Page, driver: Driver, language: str) -> None:
+    """The chat set to `language` while `page` shows its table: the page redraws all it shows
+    in that language (the view it is sent says the language and all its words), as it does
+    for a player whose chat changes its language."""
+    await driver.ok(PEOPLE[0], Kind.LANGUAGE, language)
+    version, _, _ = await driver.svc.snapshot(driver.chat)
+    await caught_up(page, version)
     assert await page.get_attribute("html", "lang") == language
 
 
@@ -161,21 +160,22 @@ async def test_long_names_keep_a_tricks_cards_on_one_row_on_a_phone(
 ) -> None:
     """Four cards of a trick and the six of the last trick, each on one row on a phone (360 px
     and 390 px) in every language (the trump's line beside them differs), their long names cut
-    short. The page is opened once per language and set to each width in turn: its layout is
-    the stylesheet's alone (the script reads no width)."""
+    short. The page is opened once, each language set while it shows the table, and each width
+    in turn: its layout is the stylesheet's alone (the script reads no width)."""
     driver = await long_named_table(redis_client, four_played)
     async with pages(driver, chromium) as (web, address, browser):
-        page = await blank(browser, PHONE)
+        page = await opened(browser, web, address, driver, "en", PHONE)
         for language in LANGUAGES:
-            await reopened(page, web, address, driver, language)
+            await switched(page, driver, language)
             for viewport in (PHONE, WIDE_PHONE):
                 await page.set_viewport_size(viewport)
                 check_plays(await page.evaluate(PLAYS, "#trick .play"), 4, cut=True)
-            await page.click("#last > summary")
+            await page.click("#last > summary")  # open
             for viewport in (WIDE_PHONE, PHONE):
                 await page.set_viewport_size(viewport)
                 check_plays(await page.evaluate(PLAYS, "#last .play"), 6, cut=True)
                 assert await page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+            await page.click("#last > summary")  # folded again, as the page opens
         await page.close()
 
 
@@ -269,9 +269,9 @@ async def test_the_final_standings_leave_a_long_name_its_room_in_every_language(
     tall: list[tuple[str, int]] = []
     unrated: list[tuple[str, int]] = []
     async with pages(driver, chromium) as (web, address, browser):
-        page = await blank(browser, PHONE)
+        page = await opened(browser, web, address, driver, "en", PHONE)
         for language in LANGUAGES:
-            await reopened(page, web, address, driver, language)
+            await switched(page, driver, language)
             for viewport in (PHONE, WIDE_PHONE, DESKTOP):
                 await page.set_viewport_size(viewport)
                 at = (language, viewport["width"])
@@ -389,9 +389,9 @@ async def test_long_names_take_the_seats_no_more_rows_than_short_ones(
     untitled: list[tuple[str, int]] = []
     uncut: list[tuple[str, int]] = []
     async with pages(driver, chromium) as (web, address, browser):
-        page = await blank(browser, PHONE)
+        page = await opened(browser, web, address, driver, "en", PHONE)
         for language in LANGUAGES:
-            await reopened(page, web, address, driver, language)
+            await switched(page, driver, language)
             dealer = texts(language)("dealer")
             lines = {*SEATED, *(f"{name} ({dealer})" for name in SEATED)}
             rows: dict[int, int] = {}
