@@ -19,8 +19,6 @@ import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
 
-from bot.signals import blocked
-
 STOPS = frozenset(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
 )
@@ -129,6 +127,8 @@ def deaf_thread(target: Callable[[], None], name: str) -> threading.Thread:
 def held() -> contextlib.AbstractContextManager[None]:
     """Inside, the stop signals wait in the kernel (`bot.signals.blocked`); one that came
     meanwhile is taken as the mask is put back, on the way out."""
+    from bot.signals import blocked  # here: importing the command line loads no part of bot
+
     return blocked(STOPS)
 
 
