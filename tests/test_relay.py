@@ -197,19 +197,30 @@ class LateReader(Relay):
         return await super().withdraw(scope, entry)
 
 
+async def handed_to_late(
+    bot: Bot, http: TestClient[web.Request, web.Application]
+) -> tuple[Relay, str, int]:
+    """Ann's move posted from the page of a web worker with a `LateReader`, the relay of `tg`
+    joined and a worker of it marked present (as right after a SIGKILL): answered 202, "late"
+    has it. The relay, the move's payload, and the chat's version before it."""
+    link = await ann_and_two_ai(bot)
+    payload = await a_move(http, link)
+    relay = Relay(bot.client)
+    await relay.join("tg")
+    await relay.present("tg", "dead", FORGET)
+    version = (await raw(bot.client, CHAT))[0]
+    answer = await http.post("/api/move", json={"payload": payload}, headers=bearer(link))
+    assert answer.status == 202
+    return relay, payload, version
+
+
 async def test_a_move_a_consumer_takes_at_the_last_moment_is_left_to_it(redis_url: str) -> None:
     async with (
         running(redis_url) as bot,
         web_worker(redis_url, LateReader, handover=0.1) as (page, http),
     ):
-        link = await ann_and_two_ai(bot)
-        payload = await a_move(http, link)
-        relay = Relay(bot.client)
-        await relay.join("tg")
-        await relay.present("tg", "dead", FORGET)
-        version = (await raw(bot.client, CHAT))[0]
-        answer = await http.post("/api/move", json={"payload": payload}, headers=bearer(link))
-        assert answer.status == 202  # the consumer has it: the web worker applies nothing
+        _, _, version = await handed_to_late(bot, http)
+        # the consumer has it: the web worker applies nothing
         assert (await raw(bot.client, CHAT))[0] == version
         assert not await bot.client.exists(keys.journal("tg", page.service.worker))
         assert await pending(bot.client) == 1
@@ -232,14 +243,7 @@ async def test_a_move_a_killed_consumer_held_with_no_worker_left_is_applied_by_t
         running(redis_url) as bot,
         web_worker(redis_url, LateReader, handover=0.1) as (page, http),
     ):
-        link = await ann_and_two_ai(bot)
-        payload = await a_move(http, link)
-        relay = Relay(bot.client)
-        await relay.join("tg")
-        await relay.present("tg", "dead", FORGET)
-        version = (await raw(bot.client, CHAT))[0]
-        answer = await http.post("/api/move", json={"payload": payload}, headers=bearer(link))
-        assert answer.status == 202  # "late" has it, and dies with it
+        relay, payload, version = await handed_to_late(bot, http)  # "late" dies with it
         assert await pending(bot.client) == 1
         await until_acked(bot.client, timeout=30.0)
         assert (await raw(bot.client, CHAT))[0] > version
