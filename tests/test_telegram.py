@@ -42,6 +42,7 @@ from bot import tokens
 from bot.ai import LEVELS
 from bot.commands import Kind
 from bot.config import Config, TelegramConfig
+from bot.metrics import Readiness
 from bot.requests import Request
 from bot.requests import User as Asker
 from bot.service import STORE_AWAY, GameService
@@ -2964,33 +2965,70 @@ async def test_a_second_polling_worker_is_an_error_line_saying_what_to_do(
     assert [r for r in caplog.records if r.exc_info] == []
 
 
+@contextlib.asynccontextmanager
+async def _polling(redis_url: str) -> AsyncIterator[tuple[FakeTelegram, Readiness]]:
+    """A polling front end started on a fake Telegram: the fake and the front end's readiness."""
+    async with FakeTelegram() as fake:
+        client = aioredis.Redis.from_url(redis_url)
+        front = _front(fake, client)
+        await front.start()
+        try:
+            yield fake, front.service.metrics.ready
+        finally:
+            await front.stop()
+            await client.aclose()
+
+
+def _conflicts(caplog: pytest.LogCaptureFixture) -> int:
+    """How many long polls the log says another process's getUpdates cut off."""
+    return sum("to another process" in r.getMessage() for r in caplog.records)
+
+
+async def _poll_cut_off_then_answered(
+    fake: FakeTelegram, caplog: pytest.LogCaptureFixture, ready: Readiness
+) -> None:
+    """Another process's getUpdates cuts the front end's long poll off (409 Conflict), which
+    makes it not ready; then PTB's retry, 1 s on, and the poll after it are answered."""
+    polls = fake.calls["getUpdates"]
+    await until(lambda: fake.calls["getUpdates"] > polls, "a long poll just begun")
+    conflicts = _conflicts(caplog)
+    async with ClientSession() as other:  # it ends at once: 409 Conflict
+        await other.post(f"{fake.base_url}{fake.token}/getUpdates", json={"timeout": 0})
+    await until(lambda: _conflicts(caplog) > conflicts, "the conflict logged")
+    assert not (await ready.ready())["telegram"]
+    polls = fake.calls["getUpdates"]
+    fake.send_text(ANN.id, ANN, "hello")  # PTB's retry (1 s on) is answered at once
+    # the poll after the retry: PTB polls one at a time, so the retry's answer is in
+    await until(lambda: fake.calls["getUpdates"] >= polls + 2, "a poll after an answer")
+
+
 async def test_ready_again_with_the_first_long_poll_answered_after_a_failed_one(
     redis_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A long poll cut off by another process's getUpdates (a worker of the old release, say)
     makes the front end not ready; the next poll Telegram answers makes it ready again at once."""
     caplog.set_level(logging.INFO)
-    async with FakeTelegram() as fake:
-        client = aioredis.Redis.from_url(redis_url)
-        front = _front(fake, client)
-        await front.start()
-        ready = front.service.metrics.ready
-        try:
-            assert (await ready.ready())["telegram"]
-            polls = fake.calls["getUpdates"]
-            await until(lambda: fake.calls["getUpdates"] > polls, "a long poll just begun")
-            async with ClientSession() as other:  # it ends at once: 409 Conflict
-                await other.post(f"{fake.base_url}{fake.token}/getUpdates", json={"timeout": 0})
-            await _logged(caplog, "adapters.telegram.app", "to another process")
-            assert not (await ready.ready())["telegram"]
-            polls = fake.calls["getUpdates"]
-            fake.send_text(ANN.id, ANN, "hello")  # PTB's retry (1 s on) is answered at once
-            # the poll after the retry: PTB polls one at a time, so the retry's answer is in
-            await until(lambda: fake.calls["getUpdates"] >= polls + 2, "a poll after an answer")
-            assert (await ready.ready())["telegram"]
-        finally:
-            await front.stop()
-            await client.aclose()
+    async with _polling(redis_url) as (fake, ready):
+        assert (await ready.ready())["telegram"]
+        await _poll_cut_off_then_answered(fake, caplog, ready)
+        assert (await ready.ready())["telegram"]
+    assert [r for r in caplog.records if r.exc_info] == []
+
+
+async def test_not_ready_while_another_process_polls_too(
+    redis_url: str, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two workers polling with one token take turns: each has polls answered between the
+    other's conflicts. A second conflict within `CONFLICT_SPAN` of the first keeps the front end
+    not ready through the answered polls after it (before, it counted as ready between them, so
+    an alert on readiness might never fire), until the span has passed."""
+    caplog.set_level(logging.INFO)
+    async with _polling(redis_url) as (fake, ready):
+        await _poll_cut_off_then_answered(fake, caplog, ready)
+        await _poll_cut_off_then_answered(fake, caplog, ready)
+        assert not (await ready.ready())["telegram"]
+        monkeypatch.setattr("adapters.telegram.app.CONFLICT_SPAN", 0.0)  # the span passed
+        assert (await ready.ready())["telegram"]
     assert [r for r in caplog.records if r.exc_info] == []
 
 
@@ -3002,11 +3040,7 @@ async def test_not_ready_while_long_polls_go_unanswered(
     Telegram has answered none for `poll_timeout` + `POLL_LATE`, and ready again with the next
     answer."""
     monkeypatch.setattr("adapters.telegram.app.POLL_LATE", 0.5)
-    async with FakeTelegram() as fake:
-        client = aioredis.Redis.from_url(redis_url)
-        front = _front(fake, client)
-        await front.start()
-        ready = front.service.metrics.ready
+    async with _polling(redis_url) as (fake, ready):
 
         async def answering() -> bool:
             return (await ready.ready())["telegram"]
@@ -3022,8 +3056,6 @@ async def test_not_ready_while_long_polls_go_unanswered(
             await until(answering, "ready with the held long poll answered")
         finally:
             fake.hold_polls = False
-            await front.stop()
-            await client.aclose()
 
 
 # --- webhook ---------------------------------------------------------------------------------

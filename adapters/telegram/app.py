@@ -162,6 +162,14 @@ new connection if it must (5 s more to connect at most), without telling its err
 So a working worker is answered well within the margin, and one whose polls hang unanswered (a
 dead connection, a proxy that swallows requests) is not ready however often PTB tries."""
 
+CONFLICT_SPAN = 60.0
+"""Seconds within which a second 409 Conflict (another process's getUpdates cut this one's
+off) makes a polling front end not ready, until this long after the later one. One conflict
+alone may be a leftover: a poll of a worker that has just stopped, whose next poll is answered;
+two within the span are another process polling with the token, which takes turns with this one
+(each answered poll between its conflicts, PTB waiting up to 30 s after a failure and polls
+lasting `poll_timeout`), so without the span the worker would count as ready between them."""
+
 
 def polling_failed(error: TelegramError) -> None:
     """A long poll that failed, said in one line (PTB tries again, waiting up to 30 s): another
@@ -240,6 +248,8 @@ class TelegramFrontEnd:
         """When Telegram last answered a long poll (monotonic), or polling started."""
         self._poll_failed = False
         """Whether a long poll failed since the last one Telegram answered."""
+        self._conflicts = (-math.inf, -math.inf)
+        """When the last two long polls ended with 409 Conflict (monotonic), the earlier first."""
         self._register()
 
     # --- lifecycle ------------------------------------------------------------------------------
@@ -292,6 +302,8 @@ class TelegramFrontEnd:
 
     def _polling_failed(self, error: TelegramError) -> None:
         self._poll_failed = True
+        if isinstance(error, Conflict):
+            self._conflicts = (self._conflicts[1], time.monotonic())
         polling_failed(error)
 
     def _polled(self) -> None:
@@ -299,10 +311,13 @@ class TelegramFrontEnd:
         self._poll_failed = False
 
     def _polls_answered(self) -> bool:
-        """Whether long polling works: no poll failed since the last one Telegram answered, and
-        that answer (or the start) is recent enough that the poll after it is not overdue."""
-        late = time.monotonic() - self._answered_at > self.poll_timeout + POLL_LATE
-        return not (self._poll_failed or late)
+        """Whether long polling works: no poll failed since the last one Telegram answered, that
+        answer (or the start) is recent enough that the poll after it is not overdue, and no
+        other process has been polling with the token (two conflicts within `CONFLICT_SPAN`)."""
+        now = time.monotonic()
+        late = now - self._answered_at > self.poll_timeout + POLL_LATE
+        shared = now - self._conflicts[0] <= CONFLICT_SPAN
+        return not (self._poll_failed or late or shared)
 
     async def stop(self) -> None:
         """Stop taking updates and timers, post what waits, disconnect."""
