@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import redis.asyncio as aioredis
 from chaos import (
     RUN,
     BotProcess,
@@ -30,6 +31,7 @@ from test_chaos import SEED
 
 from adapters.discord.app import DEFER_AFTER
 from adapters.discord.render import GAME_PREFIX
+from bot.store import keys
 from bot.store.redis_server import RedisServer
 
 GATEWAY = (
@@ -40,7 +42,7 @@ GATEWAY = (
 REFUSALS = ("not your turn", "out of date", "cannot be reached", "already", "not one of ours")
 """Words of the answers that refuse a press (the move was not made)."""
 FOLLOWUP_WITHIN = 5.0
-"""Seconds a deferred press may take to be refused by a followup."""
+"""Seconds a deferred press may take to be refused by a followup, or marked applied."""
 
 
 @dataclass
@@ -184,7 +186,7 @@ async def play(
             await asyncio.to_thread(server.restart)
             back = ("redis", time.monotonic())
             continue
-        done = await answered(fake, interaction)
+        done = await answered(fake, interaction, server.url)
         table.log.append(
             f"{time.monotonic() - table.began:7.2f} {press.user.name} {press.custom_id} "
             f"-> {done} {fake.interactions[interaction].line.replies}"
@@ -204,16 +206,24 @@ async def play(
             back = None
 
 
-async def answered(fake: FakeDiscord, interaction: int) -> bool | None:
+async def answered(fake: FakeDiscord, interaction: int, url: str) -> bool | None:
     """Whether the press was accepted, once answered (None: no answer within 15 s). A press the
     bot deferred (type 6 after `DEFER_AFTER`: the service was slow) is answered before the
-    service is done with it, and a refusal then comes as a followup: it is judged once one
-    came, or after `FOLLOWUP_WITHIN` without one (a move made says nothing more)."""
+    service is done with it: then a refusal comes as a followup, and a move made says nothing
+    more but is marked applied in Redis, in the one write that makes it (the update key of
+    the interaction's id, `bot.store.keys.update`). It is judged once either is seen (within
+    `FOLLOWUP_WITHIN`)."""
     await until(lambda: accepted(fake, interaction) is not None, 15)
     record = fake.interactions[interaction]
     answer_s = (record.answered or record.made) - record.made
     if record.kind == 6 and answer_s >= DEFER_AFTER:  # a silent answer comes before that
-        await until(lambda: bool(record.line.replies), FOLLOWUP_WITHIN)
+        key = keys.update(f"dc:{fake.channel}", str(interaction))
+        async with aioredis.Redis.from_url(url) as client:
+            end = time.monotonic() + FOLLOWUP_WITHIN
+            while not record.line.replies and time.monotonic() < end:
+                if await client.exists(key):
+                    break
+                await asyncio.sleep(0.01)
     return accepted(fake, interaction)
 
 
