@@ -688,6 +688,9 @@ class DiscordFrontEnd:
                     await self._as_now(interaction, chat, user.id, reply)
                 await self._respond(interaction, chat, reply, command=False)
             except Exception as error:
+                if _unanswerable(error):  # nothing to apologise with either
+                    log.warning("could not answer a Discord button press: %s", error)
+                    return
                 if caused_by_store(error):  # Redis is away: said once, no traceback
                     log.warning("could not handle a Discord button press: %s", error)
                 else:
@@ -759,8 +762,12 @@ class DiscordFrontEnd:
     async def on_command_error(
         self, interaction: Interaction, error: app_commands.AppCommandError
     ) -> None:
-        """Log the error and say sorry, ephemerally."""
+        """Log the error and say sorry, ephemerally (unless Discord took no answer: then
+        it would take no apology either)."""
         with after(error):
+            if _unanswerable(error):
+                log.warning("could not answer a Discord command: %s", error)
+                return
             if caused_by_store(error):
                 log.warning("could not handle a Discord command: %s", error)
             else:
@@ -1045,6 +1052,25 @@ class DiscordFrontEnd:
         else:
             sent = interaction.response.send_message(text, ephemeral=ephemeral, **extra)
         await sent
+
+
+UNANSWERABLE = frozenset({10015, 10062, 40060})
+"""Discord's codes for an answer it takes no more: the interaction is unknown (it expired:
+Discord waits 3 seconds for the first answer), so is its webhook (for a followup), or it was
+answered already (the gateway delivered it twice: the first delivery answered it)."""
+
+
+def _unanswerable(error: BaseException | None) -> bool:
+    """Whether `error`, or an error it wraps, is Discord refusing an interaction's answer as
+    one it takes no more (`UNANSWERABLE`): what the interaction did stands, and the person
+    sees Discord's own "This interaction failed"."""
+    seen = 0
+    while error is not None and seen < 10:
+        if isinstance(error, discord.HTTPException) and error.code in UNANSWERABLE:
+            return True
+        error = error.__cause__ or error.__context__
+        seen += 1
+    return False
 
 
 async def _public(shown: Post) -> tuple[discord.File | None, list[str], str]:

@@ -1,0 +1,47 @@
+"""Hostile and unlucky input on Discord, end to end through the fake of `tests/test_discord.py`."""
+
+import logging
+from typing import Any
+
+import pytest
+from fake_discord import ANSWER_WITHIN
+from test_discord import Bot, dc, game_ids, people, until
+
+__all__ = ["dc", "game_ids"]  # the fixtures these tests use
+
+
+def deliver(bot: Bot, payload: dict[str, Any]) -> None:
+    """Hand one gateway payload to the client, as the gateway would, waiting for nothing."""
+    bot.front.client._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("kind", ["command", "press"])
+@pytest.mark.parametrize("why", ["expired", "answered"])
+async def test_an_interaction_discord_takes_no_answer_for_is_let_go_quietly(
+    dc: Bot, caplog: pytest.LogCaptureFixture, kind: str, why: str
+) -> None:
+    """Bob joins by /join or by the lobby's Join; Discord refuses the answer: the interaction
+    expired (the bot answered after Discord's 3 seconds: 10062), or it was answered already
+    (the gateway delivered it twice: 40060). He is seated once; one line is logged, with no
+    traceback, and no apology is tried, as Discord would refuse it the same way."""
+    caplog.set_level(logging.INFO, "adapters.discord.app")
+    ann, bob = people(dc, "Ann", "Bob")
+    await dc.command(ann, "join")
+    lobby = dc.lobby()
+    payload = (
+        dc.fake.command(dc.channel, bob, "join")
+        if kind == "command"
+        else dc.fake.press(dc.channel, bob, lobby, lobby.button("Join"))
+    )
+    if why == "expired":
+        dc.fake.interactions[int(payload["id"])].made -= ANSWER_WITHIN + 1
+    else:
+        await dc.act(payload)  # the first delivery, answered
+    deliver(dc, payload)
+    await until(lambda: bool(dc.fake.errors), "Discord refused the answer")
+    await until(lambda: "could not answer" in caplog.text, "the refusal logged")
+    await dc.idle()
+    assert dc.lobby().content.count("Bob") == 1
+    assert [code for _, code, _ in dc.fake.errors] == [10062 if why == "expired" else 40060]
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+    assert not any(r.exc_info for r in caplog.records)
