@@ -45,3 +45,22 @@ async def test_an_interaction_discord_takes_no_answer_for_is_let_go_quietly(
     assert [code for _, code, _ in dc.fake.errors] == [10062 if why == "expired" else 40060]
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
     assert not any(r.exc_info for r in caplog.records)
+
+
+async def test_a_host_of_many_lobbies_whose_dms_are_closed_is_told_of_each(
+    dc: Bot, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Ann hosts a lobby in each of nine channels, and her DMs are closed to the bot: her
+    /options in the DMs is answered where each lobby's toggles are, in as many messages as
+    it takes (one line a lobby, nine of them are more than a message's 2,000 characters),
+    not with an error from Discord and an apology."""
+    (ann,) = people(dc, "Ann", closed=("Ann",))
+    channels = [dc.channel, *(dc.fake.add_channel(f"room-{n}") for n in range(8))]
+    for channel in channels:
+        await dc.command(ann, "join", view=channel)
+    await dc.command(ann, "options", view=ann.id)
+    said = "\n".join(dc.fake.interactions[max(dc.fake.interactions)].line.replies)
+    assert [said.count(f"<#{channel}>") for channel in channels] == [2] * 9, said
+    assert "(only Ann sees)" in said
+    assert [code for _, code, _ in dc.fake.errors] == [50007]
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []

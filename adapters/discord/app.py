@@ -54,6 +54,7 @@ from adapters.discord.render import (
     content,
     hand_id,
     is_channel,
+    packed,
     post,
     posts,
     strip_post,
@@ -606,20 +607,21 @@ class DiscordFrontEnd:
         toggles, where else to see them (`_toggles_refused`)."""
         work = self._for_host(chat, user, request, str(interaction.id))
         reply, refused = await self._in_time(interaction, asyncio.ensure_future(work), public=False)
-        if refused is not None:
-            await self._say(interaction, refused, ephemeral=True)
+        if refused:
+            for text in packed(refused):  # a line a lobby: as many messages as they take
+                await self._say(interaction, text, ephemeral=True)
         else:
             await self._respond(interaction, chat, reply, command=True)
 
     async def _for_host(
         self, chat: str, user: User, request: Request, update: str
-    ) -> tuple[Reply, str | None]:
+    ) -> tuple[Reply, list[str]]:
         """What `_hosted` answers, once the toggles are queued and, where they go to the
-        host's DMs, delivered or refused (at most `DELIVERY_WAIT` seconds): the reply, or
-        what a host whose DMs refused them is told instead (as Discord shows it). Delivered,
-        each lobby is read again, and the toggles edited where it moved on meanwhile
-        (`GameService.toggles_now`): a change written while they were on their way found no
-        toggles of theirs to edit."""
+        host's DMs, delivered or refused (at most `DELIVERY_WAIT` seconds): the reply, and
+        what a host whose DMs refused them is told instead (as Discord shows it, a line a
+        lobby; none where nothing was refused). Delivered, each lobby is read again, and the
+        toggles edited where it moved on meanwhile (`GameService.toggles_now`): a change
+        written while they were on their way found no toggles of theirs to edit."""
         done = await self.service.for_host(chat, user, request, update)
         reply = Reply()
         refused: list[int] = []
@@ -643,7 +645,7 @@ class DiscordFrontEnd:
                 reply.answer, reply.alert = outcome.answer, True
         if refused and reply.answer is None:
             return reply, _toggles_refused(user, refused, self.config.language)
-        return reply, None
+        return reply, []
 
     async def _no_mention(self, chat: str) -> str:
         """The answer to a person's text holding a mention that picks nobody alone."""
@@ -1103,10 +1105,10 @@ async def _refused(delivered: list["asyncio.Future[object] | None"]) -> bool:
     return any(queued.done() and queued.result() is Delivery.CLOSED for queued in waits)
 
 
-def _toggles_refused(user: User, channels: list[int], language: str) -> str:
+def _toggles_refused(user: User, channels: list[int], language: str) -> list[str]:
     """What a host whose DMs refused the toggles of their lobbies in `channels` is told, in
-    their client's language, as Discord shows it: where to see them instead, and how to open
-    their DMs."""
+    their client's language, as Discord shows it, a line a lobby: where to see them instead,
+    and how to open their DMs."""
     t = texts(catalog_language(user.language) or language)
     # TRANSLATORS: answers a host's /options in their Discord DMs. {channel}: the lobby's
     # channel, shown by Discord as its name (#wizards). "Privacy Settings" is Discord's menu
@@ -1119,7 +1121,7 @@ def _toggles_refused(user: User, channels: list[int], language: str) -> str:
             "(in its Privacy Settings)."
         )
     )
-    return "\n".join(said.format(channel=f"<#{channel}>") for channel in channels)
+    return [said.format(channel=f"<#{channel}>") for channel in channels]
 
 
 def _person(person: discord.abc.User) -> User:

@@ -124,20 +124,26 @@ def escape(text: str) -> str:
     return escape_markdown(text).replace("<", "\\<")
 
 
+def packed(lines: list[str], room: int = MAX_CONTENT) -> list[str]:
+    """Lines (each at most `room` characters) joined into as few texts of at most `room`
+    characters as they take, split between lines."""
+    texts: list[list[str]] = [[]]
+    size = -1
+    for line in lines:
+        if texts[-1] and size + 1 + len(line) > room:
+            texts.append([])
+            size = -1
+        texts[-1].append(line)
+        size += 1 + len(line)
+    return ["\n".join(part) for part in texts]
+
+
 def pre_blocks(text: str) -> list[str]:
     """A text laid out in columns as code blocks of at most MAX_CONTENT characters each, as
     few as it takes, split between lines (a line too long for one alone is cut)."""
     room = MAX_CONTENT - 8  # the fences: "```\n" and "\n```"
-    blocks: list[list[str]] = [[]]
-    size = -1
-    for whole in text.replace("```", "'''").split("\n"):
-        line = whole[:room]
-        if blocks[-1] and size + 1 + len(line) > room:
-            blocks.append([])
-            size = -1
-        blocks[-1].append(line)
-        size += 1 + len(line)
-    return ["```\n" + "\n".join(lines) + "\n```" for lines in blocks]
+    lines = [line[:room] for line in text.replace("```", "'''").split("\n")]
+    return ["```\n" + block + "\n```" for block in packed(lines, room)]
 
 
 def content(text: str, pre: bool = False, mentions: Mapping[str, int] | None = None) -> str:
