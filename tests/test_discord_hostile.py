@@ -64,3 +64,22 @@ async def test_a_host_of_many_lobbies_whose_dms_are_closed_is_told_of_each(
     assert "(only Ann sees)" in said
     assert [code for _, code, _ in dc.fake.errors] == [50007]
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+
+
+async def test_a_command_this_version_does_not_have_is_answered_so(
+    dc: Bot, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Bob types /frobnicate: a command Discord still offers him, though this version of the
+    bot does not have it (another version synced it, or his client has not yet seen it go).
+    He is told the bot does not understand it, to him alone; no error is logged (it is no
+    fault of the bot's), and nothing changes."""
+    ann, bob = people(dc, "Ann", "Bob")
+    await dc.command(ann, "join")
+    before = dc.lobby().content
+    payload = dc.fake.command(dc.channel, bob, "join")
+    payload["data"] |= {"name": "frobnicate", "id": "42"}
+    await dc.act(payload)
+    assert dc.last_reply() == "#e2 (only Bob sees) bot: Sorry, I don't understand that command."
+    assert dc.lobby().content == before
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+    assert dc.fake.errors == []

@@ -81,9 +81,9 @@ from bot import (
 )
 from bot.commands import BY_KIND
 from bot.logs import about, after, playing
-from bot.show.i18n import Texts, catalog_language, texts
+from bot.show.i18n import Texts, catalog_language, error_text, texts
 from bot.timers import stop_timer_loop, timer_loop
-from engine import ROUND_PHASES
+from engine import ROUND_PHASES, ErrorCode
 from engine.options import DECK_SIZE, MIN_PLAYERS
 
 log = logging.getLogger(__name__)
@@ -765,8 +765,16 @@ class DiscordFrontEnd:
         self, interaction: Interaction, error: app_commands.AppCommandError
     ) -> None:
         """Log the error and say sorry, ephemerally (unless Discord took no answer: then
-        it would take no apology either)."""
+        it would take no apology either). A command this version does not have (another
+        version synced it, or the person's client has not yet seen it go) is no error: they
+        are told it is not understood."""
+        chat = chat_key(interaction.channel_id or 0)
         with after(error):
+            if isinstance(error, app_commands.CommandNotFound):
+                log.info("a Discord command this version does not have: /%s", error.name)
+                t = await self._texts(chat)
+                await self._tell(interaction, error_text(t, ErrorCode.BAD_COMMAND))
+                return
             if _unanswerable(error):
                 log.warning("could not answer a Discord command: %s", error)
                 return
@@ -774,17 +782,22 @@ class DiscordFrontEnd:
                 log.warning("could not handle a Discord command: %s", error)
             else:
                 log.error("error handling a Discord command", exc_info=error)
-        await self._apologise(interaction, chat_key(interaction.channel_id or 0), error)
+        await self._apologise(interaction, chat, error)
 
     async def _apologise(self, interaction: Interaction, chat: str, error: BaseException) -> None:
         """Say sorry, ephemerally (or that the store cannot be reached, when that was the
         cause)."""
-        sorry = await self.service.apology(chat, error)
+        await self._tell(interaction, await self.service.apology(chat, error))
+
+    @staticmethod
+    async def _tell(interaction: Interaction, text: str) -> None:
+        """Answer an interaction with `text`, ephemerally (by a followup once it has an
+        answer); if Discord refuses it, there is nothing more to say."""
         with contextlib.suppress(discord.HTTPException):
             if interaction.response.is_done():
-                await interaction.followup.send(sorry, ephemeral=True)
+                await interaction.followup.send(text, ephemeral=True)
             else:
-                await interaction.response.send_message(sorry, ephemeral=True)
+                await interaction.response.send_message(text, ephemeral=True)
 
     async def _may_post(self, interaction: Interaction, chat: str, kind: Kind) -> bool:
         """Whether the bot may show what a command or a press posts in the game's channel; if
