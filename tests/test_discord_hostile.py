@@ -1,11 +1,16 @@
 """Hostile and unlucky input on Discord, end to end through the fake of `tests/test_discord.py`."""
 
+import asyncio
 import logging
+import re
 from typing import Any
 
 import pytest
-from fake_discord import ANSWER_WITHIN
-from test_discord import Bot, dc, game_ids, people, until
+from fake_discord import ANSWER_WITHIN, Person, Stored
+from test_discord import Bot, dc, game_ids, people, seat, until
+
+from adapters.discord.ids import chat_key
+from bot.store import keys
 
 __all__ = ["dc", "game_ids"]  # the fixtures these tests use
 
@@ -82,4 +87,174 @@ async def test_a_command_this_version_does_not_have_is_answered_so(
     assert dc.last_reply() == "#e2 (only Bob sees) bot: Sorry, I don't understand that command."
     assert dc.lobby().content == before
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+    assert dc.fake.errors == []
+
+
+async def version(bot: Bot, channel: int) -> Any:
+    """The version of the channel's game as stored (every write bumps it)."""
+    return await bot.client.hget(keys.game(chat_key(channel)), "v")
+
+
+def said_to(bot: Bot, view: int, user: Person) -> list[Stored]:
+    """The ephemeral messages `user` alone was shown in `view`."""
+    return [m for m in bot.fake.shown(view, user) if m.only == user.id]
+
+
+HOSTILE = {
+    "everyone": "@everyone and @here",
+    "user mention": "<@{bob}> <@!{bob}>",
+    "role mention": "<@&{guild}>",
+    "channel mention": "<#{channel}>",
+    "command mention": "</join:1>",
+    "time": "<t:0:R>",
+    "markdown": "**x** `x` ||x|| ~~x~~ __x__ > x",
+    "rtl override": "\u202eevil\u202c",
+    "joiners": "a\u200d\u200d\u200db",
+    "stacked marks": "a" + "\u0301" * 500,
+    "too long": "🃏" * 6000,
+}
+"""Option values typed into a slash command (Discord takes up to 6,000 characters)."""
+
+UNESCAPED = re.compile(r"(?<!\\)<[@#/t]")
+"""A mention, a channel, a command or a time, as Discord would show it (not escaped)."""
+
+
+@pytest.mark.parametrize("value", HOSTILE.values(), ids=HOSTILE.keys())
+async def test_hostile_text_in_a_command_is_refused_as_written_and_pings_nobody(
+    dc: Bot, value: str
+) -> None:
+    """The host types hostile text as /removebot's name and /addbot's level: each is refused
+    to her alone, showing what she typed as written (no mention, channel, command or time
+    made of it, markdown escaped), pinging nobody, and the lobby is as it was."""
+    ann, bob = people(dc, "Ann", "Bob")
+    await dc.command(ann, "join")
+    await dc.command(ann, "addbot")
+    before = dc.lobby().content, await version(dc, dc.channel)
+    typed = value.format(bob=bob.id, guild=dc.fake.guild, channel=dc.channel)
+    await dc.command(ann, "removebot", name=typed)
+    await dc.command(ann, "addbot", level=typed)
+    answers = said_to(dc, dc.channel, ann)[-2:]
+    assert [a.content.split(" ", 3)[:3] for a in answers] == [
+        ["No", "AI", "player"],
+        ["Unknown", "AI", "level"],
+    ]
+    for answer in answers:
+        assert answer.allowed_mentions == {"parse": []}, answer.content
+        assert not UNESCAPED.search(answer.content), answer.content
+        assert "**" not in answer.content
+        assert "\u202e" not in answer.content
+    assert (dc.lobby().content, await version(dc, dc.channel)) == before
+    assert dc.fake.errors == []
+
+
+NAMES = {
+    "zero-width only": "\u200b\u200d\u2060",
+    "emoji": "🃏" * 32,
+    "rtl override": "\u202eAnn",
+    "markdown": "**Ann**",
+    "mention": "<@{bob}>",
+    "everyone": "@everyone",
+    "an AI seat's": "🤖 Merlin",
+}
+"""Names Discord lets a person have (display names and nicknames are up to 32 characters)."""
+
+
+async def test_hostile_names_are_shown_as_written_and_ping_nobody(dc: Bot) -> None:
+    """People whose names look empty, are all emoji, turn the text around, are markdown, a
+    mention, @everyone, or an AI seat's, sit down and start: the lobby and the table show
+    each as written (an empty-looking one by their id), escaped, pinging nobody."""
+    bob = dc.fake.add_user("Bob")
+    folks = [dc.fake.add_user(name.format(bob=bob.id)) for name in NAMES.values()]
+    dc.people = folks[:6]
+    for user in dc.people:
+        await dc.command(user, "join")
+    lobby = dc.lobby().content
+    assert f"#{folks[0].id}" in lobby
+    assert "🃏" * 32 in lobby
+    assert "\u202e" not in lobby
+    assert "\\*\\*Ann\\*\\*" in lobby
+    await dc.command(folks[0], "start")
+    for message in dc.fake.shown(dc.channel):
+        assert message.allowed_mentions == {"parse": []}, message.content
+        assert not UNESCAPED.search(message.content), message.content
+    assert dc.fake.errors == []
+
+
+async def test_a_person_named_as_an_ai_seat_is_told_apart_from_it(dc: Bot) -> None:
+    """Merlin sits down as "🤖 Merlin", an AI seat's look: the AI seat of that name added then
+    is numbered apart from him, and /removebot of that name takes the AI seat off, never
+    him (a person is no AI seat, whatever their name)."""
+    merlin, ann = dc.fake.add_user("🤖 Merlin"), dc.fake.add_user("Ann")
+    for user in (merlin, ann):
+        await dc.command(user, "join")
+    await dc.command(ann, "addbot")
+    assert "1. 🤖 Merlin 👑\n2. Ann\n3. 🤖 Merlin (2)\n" in dc.lobby().content
+    await dc.command(ann, "removebot", name="🤖 Merlin")
+    assert "1. 🤖 Merlin 👑\n2. Ann\n4 seats free" in dc.lobby().content
+
+
+async def started(bot: Bot) -> list[Person]:
+    """Ann, Bob and Cid start a 5-round game in the channel; Dan is in the server, not in it."""
+    ann, bob, cid, dan = people(bot, "Ann", "Bob", "Cid", "Dan")
+    bot.people = [ann, bob, cid]
+    await seat(bot, [ann, bob, cid])
+    await bot.command(ann, "start")
+    return [ann, bob, cid, dan]
+
+
+FORGED = {
+    "over 100 characters": lambda good: good + "x" * 100,
+    "cut short": lambda good: good.rsplit(":", 1)[0],
+    "the prefix alone": lambda good: "wz:",
+    "a hand button's with no channel": lambda good: "wzh:",
+    "a channel that is no number": lambda good: "wz:wizards:" + good.rsplit(":", 1)[1],
+}
+
+
+@pytest.mark.parametrize("forge", FORGED.values(), ids=FORGED.keys())
+async def test_a_forged_custom_id_is_refused_wherever_whoever_presses_it(
+    dc: Bot, forge: Any
+) -> None:
+    """A press whose custom id is none of ours, forged from a real one of the game, is
+    refused as "not one of ours" to the presser alone, whether a player or not presses it,
+    in the channel, in a thread of it or in a DM; nothing else is called, nothing changes."""
+    ann, _bob, _cid, dan = await started(dc)
+    thread = dc.fake.add_thread("wizards-night")
+    table = dc.table()
+    hand = dc.hand(ann)
+    assert hand is not None
+    forged = forge(table.custom_ids()[0])
+    before = table.content, await version(dc, dc.channel)
+    calls = sum(dc.fake.calls.values())
+    places = [(dc.channel, ann, table), (dc.channel, dan, table), (thread, ann, table)]
+    for view, user, message in [*places, (ann.id, ann, hand)]:
+        await dc.press(view, user, message, forged)
+        assert dc.last_reply(view).endswith(
+            f"(only {user.name} sees) bot: This button is not one of ours."
+        ), dc.last_reply(view)
+    assert sum(dc.fake.calls.values()) - calls == 4  # the four answers
+    assert (table.content, await version(dc, dc.channel)) == before
+    assert dc.fake.errors == []
+
+
+@pytest.mark.parametrize("first", ["press", "cancel"])
+async def test_a_press_racing_cancel_is_taken_or_refused_and_leaves_no_button(
+    dc: Bot, first: str
+) -> None:
+    """The bidder presses a bid in their DM as Ann cancels the game, the two delivered at once
+    (either first): the game is cancelled; the press was taken before it, or is refused as
+    of a game that is over; the bidder's hand is left with no button, and nothing failed."""
+    ann, bob, cid, _dan = await started(dc)
+    hands = {user: dc.hand(user) for user in (ann, bob, cid)}
+    bidder, hand = next((u, h) for u, h in hands.items() if h and "Your bid?" in h.content)
+    press = dc.fake.press(bidder.id, bidder, hand, hand.custom_ids()[0])
+    cancel = dc.fake.command(dc.channel, ann, "cancel")
+    for payload in (press, cancel) if first == "press" else (cancel, press):
+        deliver(dc, payload)
+    await asyncio.gather(*(dc.fake.wait_answered(int(p["id"])) for p in (press, cancel)))
+    await dc.idle()
+    assert any("Ann cancelled the game." in text for text in dc.channel_texts())
+    said = " ".join(dc.fake.interactions[int(press["id"])].line.replies)
+    assert said == "" or "belongs to a game that is over" in said, said
+    assert [m.components for m in dc.fake.shown(bidder.id) if m.components] == []
     assert dc.fake.errors == []
