@@ -1076,14 +1076,15 @@ answered already (the gateway delivered it twice: the first delivery answered it
 
 
 def _unanswerable(error: BaseException | None) -> bool:
-    """Whether `error`, or an error it wraps, is Discord refusing an interaction's answer as
-    one it takes no more (`UNANSWERABLE`): what the interaction did stands, and the person
-    sees Discord's own "This interaction failed"."""
+    """Whether `error`, or an error it wraps (`raise ... from`: discord.py's
+    `CommandInvokeError`), is Discord refusing an interaction's answer as one it takes no
+    more (`UNANSWERABLE`): what the interaction did stands, and the person sees Discord's own
+    "This interaction failed". An error raised while handling such a refusal is not one."""
     seen = 0
     while error is not None and seen < 10:
         if isinstance(error, discord.HTTPException) and error.code in UNANSWERABLE:
             return True
-        error = error.__cause__ or error.__context__
+        error = error.__cause__
         seen += 1
     return False
 
