@@ -32,7 +32,7 @@ What it models, as the real service does (the quirks a bot must get right):
   user";
 - in groups, privacy mode (on by default, as for a new bot): the bot gets commands, replies to
   its messages and everything once it is an admin, not other chatter;
-- every callback query can be answered once;
+- every callback query can be answered once, and not once it is too old (`press(expired=True)`);
 - a text mention (`send_text(mentions=...)`: a person without a username, picked in a client) is
   a `text_mention` entity carrying their User; a message sent in a chat's name
   (`send_as_chat`: an anonymous admin's, a linked channel's post) comes from a stand-in bot
@@ -869,6 +869,8 @@ class _Query:
     user: User
     data: str
     answered: Event | None = None
+    expired: bool = False
+    """Too old to answer: the bot got to it late (Telegram gives it some seconds)."""
 
 
 @dataclass
@@ -1508,11 +1510,13 @@ class FakeTelegram:
         *,
         stale: bool = False,
         enqueue: bool = True,
+        expired: bool = False,
     ) -> JSON:
         """`user` presses the button with `callback_data` under the message: a callback_query.
 
         The button must be on the message now (LookupError otherwise) unless `stale`: a press on
-        a keyboard the person still saw while the bot was already replacing it."""
+        a keyboard the person still saw while the bot was already replacing it. `expired`: the
+        bot comes to it too late to answer it (Telegram refuses the answer as too old)."""
         self._know(user)
         chat = self._chat(chat_id, user if chat_id > 0 else None)
         message = chat.messages.get(message_id)
@@ -1527,7 +1531,9 @@ class FakeTelegram:
         if chat.type != "private":
             chat.members.add(user.id)
         query_id = f"{self.bot_id % 100_000}{next(self._query_ids):013d}"
-        self._queries[query_id] = _Query(query_id, chat_id, message_id, user, callback_data)
+        self._queries[query_id] = _Query(
+            query_id, chat_id, message_id, user, callback_data, expired=expired
+        )
         chat.transcript.append(
             Event(
                 "press", chat_id, message_id, user_id=user.id, callback_data=callback_data,
@@ -2628,7 +2634,7 @@ async def _delete_messages(fake: FakeTelegram, p: _Params) -> Any:
 async def _answer_callback_query(fake: FakeTelegram, p: _Params) -> Any:
     query_id = p.string("callback_query_id", required=True) or ""
     query = fake._queries.get(query_id)
-    if query is None or query.answered is not None:
+    if query is None or query.answered is not None or query.expired:
         raise bad_request("query is too old and response timeout expired or query ID is invalid")
     text = p.string("text") or ""
     if utf16_len(text) > MAX_CALLBACK_ANSWER:

@@ -36,6 +36,7 @@ from telegram import (
     BotCommandScopeAllGroupChats,
     BotCommandScopeAllPrivateChats,
     BotCommandScopeDefault,
+    CallbackQuery,
     Chat,
     ChatMember,
     ChatMemberRestricted,
@@ -46,7 +47,7 @@ from telegram import (
     Update,
 )
 from telegram import User as TgUser
-from telegram.error import ChatMigrated, Conflict, NetworkError, TelegramError
+from telegram.error import BadRequest, ChatMigrated, Conflict, NetworkError, TelegramError
 from telegram.ext import (
     AIORateLimiter,
     Application,
@@ -665,7 +666,7 @@ class TelegramFrontEnd:
         data = query.data or ""
         where = query.message.chat if query.message is not None else None
         if where is None:
-            await query.answer()
+            await _answer(query)
             return
         pressed = query.message.message_id  # type: ignore[union-attr]
         traced = None if is_group(where.id) else await self.slots.game_of(where.id, pressed)
@@ -681,7 +682,7 @@ class TelegramFrontEnd:
                 t = await self._texts(game)
                 link = commands.deep_link(self.bot.username, where.id, thread(here))
                 opening = t("To sit down, press Start in our private chat, which opens now.")
-                await query.answer(_cut(opening), url=link)
+                await _answer(query, _cut(opening), url=link)
                 return
             admin = (
                 spec is not None
@@ -698,8 +699,8 @@ class TelegramFrontEnd:
             outcome = await self.service.handle(game, user, request, str(update.update_id))
             # The answer first: it stops the button's spinner, and the person's chat then shows
             # the press answered before what it changed (in that order, every time).
-            await query.answer(
-                _cut(outcome.answer) if outcome.answer else None, show_alert=outcome.alert
+            await _answer(
+                query, _cut(outcome.answer) if outcome.answer else None, show_alert=outcome.alert
             )
             if traced is not None:
                 await self._adopt(where.id, traced, user, pressed)
@@ -922,6 +923,19 @@ def _window_of(target: Hashable) -> str:
 
 def _parts(update: Update) -> tuple[Message | None, Chat | None, TgUser | None]:
     return update.effective_message, update.effective_chat, update.effective_user
+
+
+async def _answer(query: CallbackQuery, text: str | None = None, **kwargs: Any) -> None:
+    """Answer a press. Telegram takes one answer a press, and none for a press the bot got to
+    late (some seconds: Redis slow, the machine busy) or one redelivered after it was answered:
+    that refusal is let go, and what the press did is still shown (it stopped the handler
+    before, the move made and not shown, with an error logged)."""
+    try:
+        await query.answer(text, **kwargs)
+    except BadRequest as error:
+        if "query is too old" not in error.message.lower():
+            raise
+        log.info("a press could not be answered: %s", error)
 
 
 def _cut(text: str) -> str:

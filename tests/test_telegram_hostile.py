@@ -1,0 +1,66 @@
+"""Hostile input through the real Telegram front end (the PTB Application polling the fake Bot
+API server of `tests/fake_telegram.py`, as in `tests/test_telegram.py`): forged and repeated
+presses, commands full of hostile unicode or addressed elsewhere, commands where the bot takes
+none, and names made to break the HTML or pass for an AI player. Each is answered clearly or
+left alone, changes nothing it should not, leaks nothing, and logs no unexpected error."""
+
+import pytest
+from fake_telegram import User
+from telegram import Update
+from test_telegram import ANN, GROUP, PLAYERS, Bot, game_ids, seat, tg, whose_turn
+
+__all__ = ["game_ids", "tg"]  # the fixtures these tests use
+
+UNEXPECTED = "error handling a Telegram update"
+"""What the front end logs for an exception it did not expect (`on_error`)."""
+
+
+def unexpected(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """The unexpected errors logged."""
+    return [r.getMessage() for r in caplog.records if r.getMessage() == UNEXPECTED]
+
+
+async def a_bid_to_press(bot: Bot) -> tuple[User, int, str]:
+    """A game of the three players, started: who bids first, the group's table message and its
+    first bid button's payload (open bids are pressed under the group's table)."""
+    await seat(bot)
+    await bot.command(GROUP, ANN, "/start")
+    turn = whose_turn(bot, PLAYERS)
+    assert turn is not None
+    table = bot.table()
+    data = table.keyboard[0][0].callback_data
+    assert data is not None
+    return turn[0], table.message_id, data
+
+
+async def test_a_press_too_old_to_answer_still_makes_its_move(
+    tg: Bot, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Telegram refuses the answer to a press the bot got to late ("query is too old"). The
+    move was made by then, and the failed answer stopped the handler before it showed it: the
+    table said nobody had bid, and an unexpected error was logged. The move is shown."""
+    bidder, table, data = await a_bid_to_press(tg)
+    tg.fake.press(GROUP, bidder, table, data, expired=True)
+    await tg.idle()
+    assert "no bid yet" not in next(
+        line for line in tg.table().text.splitlines() if bidder.first_name in line
+    )
+    assert unexpected(caplog) == []
+    assert not any("Sorry" in text for text in tg.group_texts())
+
+
+async def test_a_press_delivered_twice_is_made_once_and_logs_nothing(
+    tg: Bot, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The same press redelivered (the bot restarted before Telegram had its confirmation): it
+    applies once, and the second answer, which Telegram refuses, is no error."""
+    bidder, table, data = await a_bid_to_press(tg)
+    update = tg.fake.press(GROUP, bidder, table, data, enqueue=False)
+    for _ in range(2):
+        await tg.front.application.process_update(Update.de_json(update, tg.front.bot))
+        await tg.front.outbox.flush()
+    await tg.idle()
+    answers = [e for e in tg.fake.transcript(GROUP) if e.kind == "answer"]
+    assert [a.show_alert for a in answers[-1:]] == [False]
+    assert unexpected(caplog) == []
+    assert not any("Sorry" in text for text in tg.group_texts())
