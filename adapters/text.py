@@ -10,6 +10,7 @@ from typing import TextIO
 
 from bot.commands import MAX_ARGUMENT
 from bot.show.clusters import JOINERS, whole
+from bot.show.seating import MARKS
 
 NAME_LIMIT = 32
 """Characters of a person's name at the table."""
@@ -44,10 +45,16 @@ BLANKS = frozenset("\u115f\u1160\u2800\u3164\uffa0")
 """Letters that draw nothing: the Hangul fillers and the blank Braille pattern."""
 
 
+NOT_AT_THE_ENDS = "".join(MARKS) + "\ufe0f "
+"""What a person's name loses at its ends: the marks the table puts beside names (with the
+emoji variation selector), so that a person called "🤖 Merlin" does not pass for an AI seat."""
+
+
 def clean_name(text: str | None) -> str:
-    """A person's name made safe (`clean`, NAME_LIMIT characters); "" if nothing of it shows
-    (only joiners, fillers, blanks): the caller then names them by their id."""
-    name = clean(text, NAME_LIMIT)
+    """A person's name made safe (`clean`, NAME_LIMIT characters) and without the table's marks
+    at its ends; "" if nothing of it shows (only joiners, fillers, blanks, marks): the caller
+    then names them by their id."""
+    name = clean(text, NAME_LIMIT).strip(NOT_AT_THE_ENDS)
     shows = any(
         char not in BLANKS and unicodedata.category(char) not in ("Cf", "Mn", "Zs") for char in name
     )

@@ -288,3 +288,21 @@ def test_the_record_checker_reports_any_name_on_one_line(tmp_path: Path, name: s
     assert len(lines) == 1, done.stdout
     assert done.returncode in (0, 1)
     assert lines[0].startswith(str(path).replace("\n", "\\n") + ": ")
+
+
+@pytest.mark.parametrize(
+    ("name", "kept"),
+    [
+        ("🤖 Merlin", "Merlin"),
+        ("🤖\ufe0f Merlin", "Merlin"),
+        ("Bob 👑", "Bob"),
+        ("Zed 💤", "Zed"),
+        ("👑🤖💤", "#42"),
+        ("Bob 🤖 Brown", "Bob 🤖 Brown"),
+    ],
+)
+def test_a_name_loses_the_tables_marks_at_its_ends(name: str, kept: str) -> None:
+    """A person's name cannot pass for an AI seat (🤖 before it), the host (👑 after it) or a
+    player away (💤), on either platform; a mark inside a name is its own."""
+    assert telegram_name(name, None, 42) == kept
+    assert discord_name(name, 42) == kept

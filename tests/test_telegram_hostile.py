@@ -7,7 +7,7 @@ left alone, changes nothing it should not, leaks nothing, and logs no unexpected
 import pytest
 from fake_telegram import User
 from telegram import Update
-from test_telegram import ANN, GROUP, PLAYERS, Bot, game_ids, seat, tg, whose_turn
+from test_telegram import ANN, BOB, GROUP, PLAYERS, Bot, game_ids, seat, tg, whose_turn
 
 __all__ = ["game_ids", "tg"]  # the fixtures these tests use
 
@@ -64,3 +64,31 @@ async def test_a_press_delivered_twice_is_made_once_and_logs_nothing(
     assert [a.show_alert for a in answers[-1:]] == [False]
     assert unexpected(caplog) == []
     assert not any("Sorry" in text for text in tg.group_texts())
+
+
+@pytest.mark.parametrize(
+    ("first_name", "shown"),
+    [("🤖 Merlin", "Merlin"), ("🤖\ufe0f", "#2001"), ("Ann 👑", "Ann (2)"), ("Zed 💤", "Zed")],
+)
+async def test_a_person_s_name_cannot_pass_for_an_ai_seat_the_host_or_one_away(
+    tg: Bot, first_name: str, shown: str
+) -> None:
+    """The table marks an AI seat with 🤖 before its name, the host with 👑 after it and a
+    player away with 💤: a person called "🤖 Merlin" sat in the lobby as a second AI Merlin,
+    and once the AI was taken off, as the only one. A person's name loses those marks at its
+    ends (a name of nothing else is their id), and /removebot still takes off the AI seat."""
+    await seat(tg, (ANN, BOB), short=False)
+    await tg.command(GROUP, ANN, "/addbot")
+    sly = User(2001, first_name, "sly")
+    tg.fake.add_group(GROUP, members=[sly])
+    tg.fake.start_dm(sly)
+    await tg.command(GROUP, sly, "/join")
+    lobby = tg.lobby().text
+    assert f"\n4. {shown}\n" in lobby
+    assert lobby.count("🤖") == 1
+    assert lobby.count("👑") == 1
+    assert "💤" not in lobby
+    await tg.command(GROUP, ANN, "/removebot Merlin")
+    assert "🤖" not in tg.lobby().text
+    assert f"\n3. {shown}\n" in tg.lobby().text
+    assert tg.real_errors() == []

@@ -37,7 +37,7 @@ from bot.show.option_words import (
     ROUND_PLANS,
 )
 from bot.show.picture import SheetPicture
-from bot.show.seating import AWAY, Seating
+from bot.show.seating import AWAY, CROWN, Seating
 from bot.show.stats import own_rating, ratings_lines
 from bot.show.themes import cards_line
 from bot.stats import Rerated
@@ -131,7 +131,7 @@ def lobby(
         return _lobby_closed(look, view, seating)
     lines = [t("🔮 Wizard: a new table"), ""]
     for seat, name in enumerate(seating.names):
-        crown = " 👑" if seat == seating.host else ""
+        crown = f" {CROWN}" if seat == seating.host else ""
         lines.append(f"{seat + 1}. {name}{crown}")
     seated = len(seating.names)
     free = MAX_PLAYERS - seated

@@ -9,6 +9,11 @@ from bot.table import Table
 
 ROBOT = "🤖"
 AWAY = "💤"
+CROWN = "👑"
+"""The host's mark, after their name in the lobby."""
+MARKS = (ROBOT, AWAY, CROWN)
+"""The marks a chat puts beside a seat's name: a person's name does not begin or end with one
+(`adapters.text.clean_name`), or it would pass for an AI seat, a player away or the host."""
 
 
 @dataclass(frozen=True, slots=True)
