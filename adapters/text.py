@@ -2,7 +2,7 @@
 safe once, as it comes in: lone surrogates replaced, control characters (newlines among them)
 made spaces, invisible characters dropped (the bidirectional overrides that would turn the text
 around among them, but not the joiners that emoji and some scripts need), runs of space made
-one, and its length bounded."""
+one, a letter's combining marks cut to a few, and its length bounded."""
 
 import io
 import unicodedata
@@ -37,8 +37,24 @@ def clean(text: str | None, limit: int) -> str:
             kept.append(" ")
         elif char.isprintable() or char in JOINERS or 0xE0020 <= ord(char) <= 0xE007F:
             kept.append(char)  # (the last: tag characters, which spell out emoji flags)
-    text = " ".join("".join(kept).split())
+    text = _few_marks(" ".join("".join(kept).split()))
     return (text if len(text) <= limit else whole(text[:limit])).strip()  # no half an emoji
+
+
+MARKS_A_LETTER = 4
+"""Combining marks kept on one letter: as many as a written language stacks (a Hebrew letter's
+point, vowel and cantillation; a keycap's selector and frame), not the hundreds that smear over
+the lines above and below ("Zalgo" text)."""
+
+
+def _few_marks(text: str) -> str:
+    """`text` with each run of combining marks cut to `MARKS_A_LETTER`."""
+    kept, run = [], 0
+    for char in text:
+        run = run + 1 if unicodedata.category(char) in ("Mn", "Me") else 0
+        if run <= MARKS_A_LETTER:
+            kept.append(char)
+    return "".join(kept)
 
 
 BLANKS = frozenset("\u115f\u1160\u2800\u3164\uffa0")

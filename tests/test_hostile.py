@@ -2,6 +2,7 @@
 it is made safe at the front end's door, and the service gives nothing but its own refusals,
 which change nothing. Also the record checker's one-line verdicts."""
 
+import itertools
 import json
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from service_helpers import ANN, BOB, CHAT, CID, Driver, raw, service
 from adapters.discord.ids import display_name as discord_name
 from adapters.telegram.commands import group_request
 from adapters.telegram.ids import display_name as telegram_name
-from adapters.text import ARG_LIMIT, NAME_LIMIT, clean, shown
+from adapters.text import ARG_LIMIT, MARKS_A_LETTER, NAME_LIMIT, clean, shown
 from bot import tokens
 from bot.commands import Kind
 from bot.requests import Request, User
@@ -52,7 +53,13 @@ def one_line(text: str) -> bool:
     return not any(unicodedata.category(char) in ("Cc", "Cs") for char in text)
 
 
-@given(TEXT, st.integers(1, 300))
+def most_marks(text: str) -> int:
+    """The most combining marks on one letter of `text`."""
+    runs = itertools.groupby(unicodedata.category(char) in ("Mn", "Me") for char in text)
+    return max((len(list(run)) for mark, run in runs if mark), default=0)
+
+
+@given(TEXT | st.builds(str.__add__, TEXT, st.just("\u0301" * 9)), st.integers(1, 300))
 def test_clean_text_is_one_safe_line_of_bounded_length(text: str, limit: int) -> None:
     out = clean(text, limit)
     assert safe(out)
@@ -60,6 +67,7 @@ def test_clean_text_is_one_safe_line_of_bounded_length(text: str, limit: int) ->
     assert out == out.strip()
     assert "  " not in out
     assert clean(out, limit) == out  # once is enough
+    assert most_marks(out) <= MARKS_A_LETTER
 
 
 def test_a_name_cut_to_its_length_keeps_whole_emoji() -> None:

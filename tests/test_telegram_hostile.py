@@ -92,3 +92,20 @@ async def test_a_person_s_name_cannot_pass_for_an_ai_seat_the_host_or_one_away(
     assert "🤖" not in tg.lobby().text
     assert f"\n3. {shown}\n" in tg.lobby().text
     assert tg.real_errors() == []
+
+
+ZALGO = "\u0301\u0316\u0354\u0489"  # acute, grave below, arrowhead below, a millions sign (Me)
+
+
+@pytest.mark.parametrize("deep", [5, 500])
+async def test_stacked_marks_are_cut_to_a_few_in_a_name_and_an_argument(tg: Bot, deep: int) -> None:
+    """A name or an argument of letters each under hundreds of combining marks drew a smear of
+    accents over the lines above and below it: over the group's table, for the whole game. A
+    letter keeps at most four marks (as many as a written language stacks), a name its letters."""
+    zed = User(2001, "Zed" + ZALGO * deep, "zed")
+    tg.fake.add_group(GROUP, members=[zed])
+    await seat(tg, (ANN, zed), short=False)
+    assert "\n2. Zed\u0301\u0316\u0354\u0489\n" in tg.lobby().text
+    await tg.command(GROUP, ANN, "/stats o" + ZALGO * deep + "k")
+    assert tg.group_texts()[-1] == "Nobody called o\u0301\u0316\u0354\u0489k has played here."
+    assert tg.real_errors() == []
