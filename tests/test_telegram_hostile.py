@@ -109,3 +109,18 @@ async def test_stacked_marks_are_cut_to_a_few_in_a_name_and_an_argument(tg: Bot,
     await tg.command(GROUP, ANN, "/stats o" + ZALGO * deep + "k")
     assert tg.group_texts()[-1] == "Nobody called o\u0301\u0316\u0354\u0489k has played here."
     assert tg.real_errors() == []
+
+
+async def test_a_deep_link_naming_a_topic_of_a_group_without_topics_opens_the_table_there(
+    tg: Bot,
+) -> None:
+    """`/start join-<group>_<topic>` is typed as easily as pressed. For a group that has no
+    topics, the table opened in the topic named, its first post was refused ("message thread
+    not found") and the game ended at once, the person told they had a seat at it. The topic is
+    taken only where the group has topics (getChat, which the join makes anyway, says so)."""
+    tg.fake.start_dm(ANN)
+    await tg.command(ANN.id, ANN, f"/start join-{GROUP}_999")
+    assert "1. Ann" in tg.lobby().text
+    assert tg.lobby().thread is None
+    assert tg.fake.last_message(ANN.id).text.startswith("✅ You have a seat at the table.")
+    assert tg.real_errors() == []

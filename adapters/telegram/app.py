@@ -38,6 +38,7 @@ from telegram import (
     BotCommandScopeDefault,
     CallbackQuery,
     Chat,
+    ChatFullInfo,
     ChatMember,
     ChatMemberRestricted,
     ChatMemberUpdated,
@@ -617,8 +618,9 @@ class TelegramFrontEnd:
         """`/start join-<group>[_<topic>]`: a seat at the group's table (one it opens is played
         in that topic), for a member of the group. The join keeps the group's title, as a join
         in the group does (`Request.place`): the update is of the private chat and does not say
-        it, so Telegram is asked (`_group_title`). Their notice in the group loses its button
-        (`Notices.opened`): the private chat it was to open is open, seated or not (a join
+        it, so Telegram is asked (`_group`), which also says whether it has topics (a topic
+        named for a group without them is not taken). Their notice in the group loses its
+        button (`Notices.opened`): the private chat it was to open is open, seated or not (a join
         refused, a full table say, can be asked again in the group). The link of a group that
         has become a supergroup since (a notice left in the old group, `Notices.moved`) leads to
         the supergroup: Telegram names it when asked of the old one."""
@@ -641,7 +643,13 @@ class TelegramFrontEnd:
             user = make_user(
                 person.id, person.first_name, person.last_name, False, person.language_code
             )
-            place = await self._group_title(group)
+            found = await self._group(group)
+            # The title the chat kept stays where Telegram does not answer, until its next
+            # write from the group; a topic is taken only where the group has topics (the
+            # payload is typed as easily as a link is followed).
+            place = None if found is None else clean(found.title, TITLE_LIMIT) or None
+            if found is not None and not found.is_forum:
+                where = None
             request = Request(Kind.JOIN, place=place, where=where)
             outcome = await self.service.handle(game, user, request, str(update.update_id))
             self.show(game, outcome)
@@ -845,16 +853,14 @@ class TelegramFrontEnd:
         )
         self.outbox.put(person.id, Post(person.id, html_text(hello)))
 
-    async def _group_title(self, group: int) -> str | None:
-        """The group's title as Telegram shows it now, made safe (one getChat: a deep-link join
-        is rare, one for each person the bot could not write to first); None if Telegram does
-        not answer, and the title the chat kept stays until its next write from the group."""
+    async def _group(self, group: int) -> ChatFullInfo | None:
+        """The group as Telegram shows it now (one getChat: a deep-link join is rare, one for
+        each person the bot could not write to first); None if Telegram does not answer."""
         try:
-            chat = await self.bot.get_chat(group)
+            return await self.bot.get_chat(group)
         except TelegramError as error:
             log.info("getChat %s failed: %s", group, error)
             return None
-        return clean(chat.title, TITLE_LIMIT) or None
 
     async def _member_status(self, chat_id: int, user_id: int) -> str:
         try:
