@@ -104,8 +104,9 @@ def _word(arg: str) -> str:
 
 def _level(text: str, _theme: Theme) -> str:
     level = text.strip().lower()
-    if level and level not in LEVELS:
-        raise BadArgument(N_("Unknown AI level {level}."), level=level)
+    if level and level not in LEVELS:  # what was typed is not repeated: it may be anything
+        known = ", ".join(LEVELS)
+        raise BadArgument(N_("AI levels: {known}. E.g. /addbot hard"), known=known)
     return level
 
 

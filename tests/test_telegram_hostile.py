@@ -4,10 +4,26 @@ presses, commands full of hostile unicode or addressed elsewhere, commands where
 none, and names made to break the HTML or pass for an AI player. Each is answered clearly or
 left alone, changes nothing it should not, leaks nothing, and logs no unexpected error."""
 
+import re
+
 import pytest
-from fake_telegram import User
+from fake_telegram import Event, User
+from service_helpers import raw
 from telegram import Update
-from test_telegram import ANN, BOB, GROUP, PLAYERS, Bot, game_ids, seat, tg, whose_turn
+from test_telegram import (
+    ANN,
+    BOB,
+    DAN,
+    GROUP,
+    PLAYERS,
+    Bot,
+    game_ids,
+    seat,
+    tg,
+    whose_turn,
+)
+
+from adapters.telegram.ids import chat_key
 
 __all__ = ["game_ids", "tg"]  # the fixtures these tests use
 
@@ -124,3 +140,109 @@ async def test_a_deep_link_naming_a_topic_of_a_group_without_topics_opens_the_ta
     assert tg.lobby().thread is None
     assert tg.fake.last_message(ANN.id).text.startswith("✅ You have a seat at the table.")
     assert tg.real_errors() == []
+
+
+FORGED = {
+    "empty": "",
+    "cut short": "g1.1b0.b",
+    "no action": "g1.1b0",
+    "another game's": "g2.1b0.b0",
+    "an old version's": "g1.0b0.b0",
+    "a bid out of range": "g1.1b0.b99",
+    "a trailing override": "g1.1b0.b0\u202e",
+    "a trailing NUL": "g1.1b0.b0\x00",
+    "not text": "\udcff",
+}
+"""Callback data no button of the game carries (a client that sends its own, or a press of a
+button long gone): at most 64 bytes, as Telegram allows."""
+REFUSALS = {
+    "This button is not one of ours.",
+    "This button belongs to a game that is over.",
+    "This button is out of date.",
+    "It's not your turn.",
+    "You are not playing at this table.",
+    "Your bid must be between 0 and the number of cards in your hand.",
+}
+
+
+def everything_said(bot: Bot) -> list[list[Event]]:
+    """What each chat of the tests shows, in order."""
+    return [bot.fake.transcript(chat) for chat in (GROUP, *(user.id for user in (*PLAYERS, DAN)))]
+
+
+@pytest.mark.parametrize("data", list(FORGED.values()), ids=list(FORGED))
+async def test_a_forged_press_is_refused_everywhere_and_changes_nothing(
+    tg: Bot, caplog: pytest.LogCaptureFixture, data: str
+) -> None:
+    """A forged payload pressed under the group's table and under a private message, by the
+    player whose turn it is, by another player and by someone not playing: each press gets one
+    of the game's clear refusals as an alert, and nothing else happens in any chat or in the
+    game."""
+    bidder, table, _ = await a_bid_to_press(tg)
+    tg.fake.start_dm(DAN)
+    await tg.idle()
+    stored = await raw(tg.client, chat_key(GROUP))
+    for user in (bidder, next(u for u in PLAYERS if u != bidder), DAN):
+        private = max(tg.fake.current_messages(user.id))
+        for chat, message in ((GROUP, table), (user.id, private)):
+            said = everything_said(tg)
+            answer = await tg.press(chat, user, message, data, stale=True)
+            assert answer.show_alert
+            assert answer.text in REFUSALS, answer.text
+            grown = [
+                [event.kind for event in now[len(before) :]]
+                for before, now in zip(said, everything_said(tg), strict=True)
+            ]
+            assert sorted(grown, key=len)[-1] == ["press", "answer"]
+            assert sum(map(len, grown)) == 2
+    assert await raw(tg.client, chat_key(GROUP)) == stored
+    assert unexpected(caplog) == []
+    assert tg.real_errors() == []
+
+
+HOSTILE = {
+    "a right-to-left override": "\u202eevil\u202c",
+    "zero-width joiners": "a\u200d\u200d\u200db",
+    "control characters": "\x00\x01\x07\x1b[31m",
+    "HTML": "<b>x</b> </a> &amp;",
+    "Markdown": "*x* `y` _z_ [a](tg://user?id=1)",
+    "4,000 characters": "x" * 4000,
+    "4,000 emoji": "🃏" * 4000,
+}
+"""Arguments of commands (Telegram takes up to 4,096 characters a message)."""
+COMMANDS = ("/stats", "/removebot", "/options", "/addbot", "/theme", "/bid", "/play")
+
+
+@pytest.mark.parametrize("arg", list(HOSTILE.values()), ids=list(HOSTILE))
+async def test_hostile_arguments_get_a_short_safe_reply_and_change_nothing(
+    tg: Bot, caplog: pytest.LogCaptureFixture, arg: str
+) -> None:
+    """Each command given a hostile argument in a lobby is answered in reply, in one short line
+    with no control or direction character in it (the argument as the bot repeats it is made
+    safe and cut), Telegram takes the reply (no entity it cannot parse, not too long), and the
+    lobby is as it was."""
+    await seat(tg, (ANN, BOB), short=False)
+    stored = await raw(tg.client, chat_key(GROUP))
+    lobby = tg.lobby().text
+    for command in COMMANDS:
+        tg.fake.send_command(GROUP, ANN, f"{command} {arg}")
+        await tg.idle()
+        typed, reply = tg.fake.transcript(GROUP)[-2:]
+        assert (typed.kind, reply.kind, reply.reply_to) == ("user", "message", typed.message_id)
+        assert len(reply.text) <= 400, reply.text
+        assert "\n" not in reply.text.strip() or command == "/theme", reply.text
+        assert not re.search(r"[\x00-\x1f\u202a-\u202e\u2066-\u2069]", reply.text.strip())
+    assert await raw(tg.client, chat_key(GROUP)) == stored
+    assert tg.lobby().text == lobby
+    assert unexpected(caplog) == []
+    assert tg.real_errors() == []
+
+
+async def test_an_unknown_ai_level_is_answered_with_the_levels(tg: Bot) -> None:
+    """/addbot with a level that is none repeated what was typed, all 200 characters of it
+    ("Unknown AI level 🃏🃏🃏…"), and did not say which levels there are. It names them, as
+    /theme and /language name theirs, and seats nobody."""
+    await seat(tg, (ANN, BOB), short=False)
+    await tg.command(GROUP, ANN, "/addbot " + "🃏" * 300)
+    assert tg.group_texts()[-1] == "AI levels: easy, normal, hard. E.g. /addbot hard"
+    assert "🤖" not in tg.lobby().text
