@@ -5,6 +5,8 @@ none, and names made to break the HTML or pass for an AI player. Each is answere
 left alone, changes nothing it should not, leaks nothing, and logs no unexpected error."""
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from fake_telegram import Event, User
@@ -13,6 +15,7 @@ from telegram import Update
 from test_telegram import (
     ANN,
     BOB,
+    CID,
     DAN,
     GROUP,
     PLAYERS,
@@ -246,3 +249,140 @@ async def test_an_unknown_ai_level_is_answered_with_the_levels(tg: Bot) -> None:
     await tg.command(GROUP, ANN, "/addbot " + "🃏" * 300)
     assert tg.group_texts()[-1] == "AI levels: easy, normal, hard. E.g. /addbot hard"
     assert "🤖" not in tg.lobby().text
+
+
+NAMES = {
+    "HTML": ("</a><b>x</b> &amp;", "</a><b>x</b> &amp;"),
+    "Markdown": ("*x* `y` _z_ [a](b)", "*x* `y` _z_ [a](b)"),
+    "right to left": ("\u202eאבג\u202c", "אבג"),
+    "only zero-width": ("\u200b\u200d\u2060", "#2001"),
+    "64 emoji": ("🧙" * 64, "🧙" * 32),
+}
+"""A person's first name as Telegram sends it, and as the table shows it."""
+
+
+@pytest.mark.parametrize(("first_name", "shown"), list(NAMES.values()), ids=list(NAMES))
+async def test_a_hostile_name_is_shown_as_text_in_every_message_of_a_game(
+    tg: Bot, first_name: str, shown: str
+) -> None:
+    """Names that look like markup, turn the text around, show nothing or are long: the lobby,
+    the table, the private greeting and the group's notice that names them in a mention
+    (blocked mid-game) show the name as text, made safe, and Telegram takes every message (no
+    entity it cannot parse: they are sent as HTML)."""
+    sly = User(2001, first_name, "sly")
+    tg.fake.add_group(GROUP, members=[sly])
+    await seat(tg, (ANN, BOB, sly))
+    assert f"\n3. {shown}\n" in tg.lobby().text
+    greeting = tg.fake.last_message(sly.id).text
+    assert greeting == (
+        "🔮 You are sitting down at the table in Wizards. Your cards will be shown here."
+    )
+    await tg.command(GROUP, ANN, "/start")
+    assert f" {shown}" in tg.table().text
+    tg.fake.block(sly, tell=True)
+    await tg.idle()
+    notice = tg.fake.last_message(GROUP)
+    assert notice.text.startswith(f"{shown}: I cannot write to you privately")
+    (mention,) = [e for e in notice.entities if e.get("url") == f"tg://user?id={sly.id}"]
+    assert mention["offset"] == 0
+    assert tg.real_errors() == []
+
+
+@pytest.mark.parametrize("blocked", [False, True], ids=["never opened", "blocked"])
+async def test_a_join_by_someone_the_bot_cannot_write_to_seats_nobody(
+    tg: Bot, blocked: bool
+) -> None:
+    """A /join from a person whose private chat is closed (never opened, or the bot blocked)
+    seats nobody and gets the notice with the link that opens it."""
+    await seat(tg, (ANN, BOB))
+    if blocked:
+        tg.fake.start_dm(CID)
+        await tg.idle()
+        tg.fake.block(CID, tell=True)
+        await tg.idle()
+    lobby = tg.lobby().text
+    await tg.command(GROUP, CID, "/join")
+    assert tg.lobby().text == lobby
+    notice = tg.fake.last_message(GROUP)
+    assert notice.text.startswith("Cid: To sit down, first open a private chat")
+    assert notice.keyboard[0][0].url == f"https://t.me/wizard_test_bot?start=join-{GROUP}"
+
+
+async def test_presses_racing_a_cancel_leave_no_live_button(
+    tg: Bot, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every player presses a hidden bid in their private chat as the host sends /cancel in the
+    group (the chats are handled at once): each press is answered, the game is over, and no
+    hand keeps a button to press."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/options bids=hidden")
+    await tg.command(GROUP, ANN, "/start")
+    for user in PLAYERS:
+        hand = tg.hand(user)
+        data = hand.keyboard[0][0].callback_data
+        assert data is not None
+        tg.fake.press(user.id, user, hand.message_id, data)
+    tg.fake.send_command(GROUP, ANN, "/cancel")
+    await tg.idle()
+    assert tg.fake.unanswered_presses() == []
+    assert await tg.front.service.table(chat_key(GROUP)) is None
+    assert "Ann cancelled the game." in tg.group_texts()
+    for user in PLAYERS:
+        shown = tg.fake.current_messages(user.id).values()
+        assert [b for m in shown for row in m.keyboard for b in row if b.callback_data] == []
+        assert "The game was cancelled." in [m.text for m in shown]
+    assert unexpected(caplog) == []
+    assert tg.real_errors() == []
+
+
+def as_edited(message: dict[str, Any]) -> dict[str, Any]:
+    return {"edited_message": message | {"edit_date": message["date"] + 1}}
+
+
+def as_channel_post(message: dict[str, Any]) -> dict[str, Any]:
+    channel = {"id": -100999, "type": "channel", "title": "News"}
+    return {"channel_post": message | {"chat": channel, "sender_chat": channel}}
+
+
+def as_caption(message: dict[str, Any]) -> dict[str, Any]:
+    photo = [{"file_id": "p", "file_unique_id": "u", "width": 1, "height": 1}]
+    captioned = {k: v for k, v in message.items() if k not in ("text", "entities")}
+    return {
+        "message": captioned
+        | {"caption": message["text"], "caption_entities": message["entities"], "photo": photo}
+    }
+
+
+NOT_TAKEN = {"edited": as_edited, "a channel's post": as_channel_post, "a caption": as_caption}
+"""/join where the bot takes no command: a message edited into one (Telegram sends the edit,
+not a new message), a channel's post, a photo's caption. The bot asks Telegram for none of the
+first two (`ALLOWED_UPDATES`), so they are handed to it directly: one could still come, from a
+webhook registered with other updates allowed."""
+
+
+@pytest.mark.parametrize("made", list(NOT_TAKEN.values()), ids=list(NOT_TAKEN))
+async def test_a_command_where_the_bot_takes_none_is_left_alone(
+    tg: Bot, caplog: pytest.LogCaptureFixture, made: Callable[[dict[str, Any]], dict[str, Any]]
+) -> None:
+    tg.fake.start_dm(ANN)
+    await tg.idle()
+    typed = tg.fake.send_command(GROUP, ANN, "/join", enqueue=False)
+    update = {"update_id": typed["update_id"], **made(typed["message"])}
+    await tg.front.application.process_update(Update.de_json(update, tg.front.bot))
+    await tg.idle()
+    assert tg.group_texts() == []
+    assert await tg.front.service.table(chat_key(GROUP)) is None
+    assert unexpected(caplog) == []
+
+
+async def test_a_command_for_another_bot_is_left_alone_and_one_for_this_bot_works_anywhere(
+    tg: Bot,
+) -> None:
+    """/join@other_bot is another bot's, in the group; /rules@<this bot> in a private chat is
+    this bot's /rules (a client adds the bot's name when a command is picked from a list)."""
+    tg.fake.start_dm(ANN)
+    await tg.command(GROUP, ANN, "/join@other_bot")
+    assert tg.group_texts() == []
+    assert await tg.front.service.table(chat_key(GROUP)) is None
+    await tg.command(ANN.id, ANN, f"/rules@{tg.fake.bot_username}")
+    assert tg.fake.last_message(ANN.id).text.startswith("📜 Wizard in short")
