@@ -857,10 +857,11 @@ class TelegramFrontEnd:
         """The group as Telegram shows it now (one getChat: a deep-link join is rare, one for
         each person the bot could not write to first); None if Telegram does not answer."""
         try:
-            return await self.bot.get_chat(group)
+            chat: ChatFullInfo = await self.bot.get_chat(group)
         except TelegramError as error:
             log.info("getChat %s failed: %s", group, error)
             return None
+        return chat
 
     async def _member_status(self, chat_id: int, user_id: int) -> str:
         try:
