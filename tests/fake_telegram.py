@@ -1462,18 +1462,21 @@ class FakeTelegram:
             mentions=mentions,
         )
 
-    def send_as_chat(self, chat_id: int, text: str, *, channel: int | None = None) -> int:
+    def send_as_chat(
+        self, chat_id: int, text: str, *, channel: int | None = None, title: str | None = None
+    ) -> int:
         """A group's message sent in a chat's name, not a person's: an anonymous admin's (from
         the stand-in bot @GroupAnonymousBot, `sender_chat` the group) or, with `channel`, a post
         of the group's linked channel forwarded into it (from @Channel_Bot, `sender_chat` the
-        channel, `is_automatic_forward`). The bot is told of it only if it is a command for it
-        (privacy mode), as of a person's; its id."""
+        channel, titled `title` or "Channel <id>", `is_automatic_forward`). The bot is told of
+        it only if it is a command for it (privacy mode), as of a person's; its id."""
         chat = self._chat(chat_id)
         if channel is None:
             sender, sender_chat = ANONYMOUS_ADMIN, chat.to_json()
         else:
             sender = CHANNEL_BOT
-            sender_chat = {"id": channel, "type": "channel", "title": f"Channel {abs(channel)}"}
+            named = title or f"Channel {abs(channel)}"
+            sender_chat = {"id": channel, "type": "channel", "title": named}
         message = self._new_message(chat, dict(sender), from_bot=False)
         message.text = text
         message.service = {"sender_chat": sender_chat}

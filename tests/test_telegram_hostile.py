@@ -386,3 +386,17 @@ async def test_a_command_for_another_bot_is_left_alone_and_one_for_this_bot_work
     assert await tg.front.service.table(chat_key(GROUP)) is None
     await tg.command(ANN.id, ANN, f"/rules@{tg.fake.bot_username}")
     assert tg.fake.last_message(ANN.id).text.startswith("📜 Wizard in short")
+
+
+async def test_a_channel_s_hostile_title_is_made_safe_in_the_reply_to_its_command(tg: Bot) -> None:
+    """A command a channel posts for a person is answered with the channel's title. The title
+    went in as Telegram sent it: an override in it turned the rest of the reply around. It is
+    made safe and cut to 64 characters, as a group's title is (`adapters.text.clean`)."""
+    title = "\u202eNews\nDesk <b>" + "📰" * 100
+    typed = tg.fake.send_as_chat(GROUP, "/join", channel=-1009876, title=title)
+    await tg.idle()
+    answer = tg.fake.last_message(GROUP)
+    assert answer.reply_to == typed
+    said = "You are writing as News Desk <b>" + "📰" * 51 + ", so I cannot tell who you are."
+    assert answer.text.startswith(said)
+    assert tg.real_errors() == []

@@ -510,7 +510,7 @@ class TelegramFrontEnd:
             text = t(
                 "You are writing as {chat}, so I cannot tell who you are. "
                 "Send {command} as yourself.",
-                chat=sent_as.title or sent_as.username or "a channel",
+                chat=_title(sent_as) or sent_as.username or "a channel",
                 command=command,
             )
         self.reply(chat.id, Outcome(answer=text, alert=True), message.id, here)
