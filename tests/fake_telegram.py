@@ -1129,14 +1129,15 @@ class FakeTelegram:
         chat_id: int,
         title: str | None = None,
         *,
-        chat_type: Literal["group", "supergroup"] | None = None,
+        chat_type: Literal["group", "supergroup", "channel"] | None = None,
         username: str | None = None,
         members: Iterable[User] = (),
         bot_admin: bool | None = None,
         forum: bool | None = None,
     ) -> None:
         """Add the bot to a group (a negative id) or change it; chats a test writes in are added
-        anyway. Settings left out (None) keep their value. `forum`: a supergroup with topics."""
+        anyway. Settings left out (None) keep their value. `forum`: a supergroup with topics;
+        `chat_type` "channel": a channel (its admins post; nobody writes commands there)."""
         if chat_id >= 0:
             raise ValueError("group chats have negative ids")
         chat = self._chat(chat_id)

@@ -400,3 +400,13 @@ async def test_a_channel_s_hostile_title_is_made_safe_in_the_reply_to_its_comman
     said = "You are writing as News Desk <b>" + "📰" * 51 + ", so I cannot tell who you are."
     assert answer.text.startswith(said)
     assert tg.real_errors() == []
+
+
+async def test_a_channel_the_bot_is_added_to_is_not_told_how_to_play(tg: Bot) -> None:
+    """Added to a channel, the bot posted the group's help there: "everyone sends /join", in a
+    chat where nobody can send a command, to every subscriber. It says nothing in a channel."""
+    tg.fake.add_group(-100555, "News", chat_type="channel")
+    tg.fake.add_bot_to_group(-100555, DAN)
+    await tg.idle()
+    assert tg.fake.transcript(-100555) == []
+    assert tg.real_errors() == []

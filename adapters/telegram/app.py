@@ -732,15 +732,15 @@ class TelegramFrontEnd:
         self.show(game, hand)
 
     async def on_member(self, update: Update, context: Context) -> None:
-        """The bot was added to a group: it says what it does and how to start (the help).
-        It was removed from one, or muted there: the game there ends (`GameService.unseen`),
-        its players told privately, since nobody could see its table any more. Any change of
-        its rights in a group lets its next picture there be tried as one (`Sender.refused_in`).
-        A person blocked or unblocked it (its membership of their private chat):
-        `_block_changed`."""
+        """The bot was added to a group: it says what it does and how to start (the help); to a
+        channel, nothing (no command is sent there). It was removed from a group, or muted
+        there: the game there ends (`GameService.unseen`), its players told privately, since
+        nobody could see its table any more. Any change of its rights in a group lets its next
+        picture there be tried as one (`Sender.refused_in`). A person blocked or unblocked it
+        (its membership of their private chat): `_block_changed`."""
         change, person = update.my_chat_member, update.effective_user
-        if change is None or person is None:
-            return
+        if change is None or person is None or change.chat.type == Chat.CHANNEL:
+            return  # nobody sends a command in a channel: no game, and nothing to say there
         if not is_group(change.chat.id):
             await self._block_changed(update, change, person)
             return
