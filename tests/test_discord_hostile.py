@@ -124,8 +124,9 @@ async def test_hostile_text_in_a_command_is_refused_as_written_and_pings_nobody(
     dc: Bot, value: str
 ) -> None:
     """The host types hostile text as /removebot's name and /addbot's level: each is refused
-    to her alone, showing what she typed as written (no mention, channel, command or time
-    made of it, markdown escaped), pinging nobody, and the lobby is as it was."""
+    to her alone (the name showing what she typed as written: no mention, channel, command or
+    time made of it, markdown escaped; the level answered with the levels there are), pinging
+    nobody, and the lobby is as it was."""
     ann, bob = people(dc, "Ann", "Bob")
     await dc.command(ann, "join")
     await dc.command(ann, "addbot")
@@ -136,7 +137,7 @@ async def test_hostile_text_in_a_command_is_refused_as_written_and_pings_nobody(
     answers = said_to(dc, dc.channel, ann)[-2:]
     assert [a.content.split(" ", 3)[:3] for a in answers] == [
         ["No", "AI", "player"],
-        ["Unknown", "AI", "level"],
+        ["AI", "levels:", "easy,"],
     ]
     for answer in answers:
         assert answer.allowed_mentions == {"parse": []}, answer.content
@@ -180,17 +181,18 @@ async def test_hostile_names_are_shown_as_written_and_ping_nobody(dc: Bot) -> No
     assert dc.fake.errors == []
 
 
-async def test_a_person_named_as_an_ai_seat_is_told_apart_from_it(dc: Bot) -> None:
-    """Merlin sits down as "🤖 Merlin", an AI seat's look: the AI seat of that name added then
-    is numbered apart from him, and /removebot of that name takes the AI seat off, never
-    him (a person is no AI seat, whatever their name)."""
+async def test_a_person_named_as_an_ai_seat_sits_without_its_mark(dc: Bot) -> None:
+    """Merlin is called "🤖 Merlin" in the server, an AI seat's look: he sits as "Merlin" (only
+    AI seats wear the mark in front), the AI seat added then takes another name than his, and
+    /removebot of his name takes nobody off (a person is no AI seat, whatever their name)."""
     merlin, ann = dc.fake.add_user("🤖 Merlin"), dc.fake.add_user("Ann")
     for user in (merlin, ann):
         await dc.command(user, "join")
     await dc.command(ann, "addbot")
-    assert "1. 🤖 Merlin 👑\n2. Ann\n3. 🤖 Merlin (2)\n" in dc.lobby().content
+    lobby = dc.lobby().content
+    assert "1. Merlin 👑\n2. Ann\n3. 🤖 Morgana\n" in lobby
     await dc.command(ann, "removebot", name="🤖 Merlin")
-    assert "1. 🤖 Merlin 👑\n2. Ann\n4 seats free" in dc.lobby().content
+    assert dc.lobby().content == lobby
 
 
 async def started(bot: Bot) -> list[Person]:
