@@ -40,21 +40,60 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(words)
     except SystemExit as exit_:  # argparse: --help, --version, or a usage error
-        return exit_.code if isinstance(exit_.code, int) else int(exit_.code is not None)
+        status = exit_.code if isinstance(exit_.code, int) else int(exit_.code is not None)
+        problem = _flushed()
+        return status if problem is None else _unwritten(PROG, problem)
     handler: Callable[[argparse.Namespace], int] = args.handler
+    said = f"{PROG} {args.command}"
     try:
         with stops.raising():  # SIGTERM and SIGHUP stop a command as Ctrl-C does
-            return handler(args)
+            status = handler(args)
+            problem = _flushed()
+            if problem is not None:
+                raise problem
+            return status
     except UsageError as error:
-        print(f"{PROG} {args.command}: error: {error}", file=sys.stderr)
+        print(f"{said}: error: {error}", file=sys.stderr)
         return USAGE_ERROR
     except KeyboardInterrupt as stop:  # Ctrl-C, or a stop signal's Interrupted
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 128 + getattr(stop, "signum", 2)  # 2: SIGINT
     except BrokenPipeError:  # e.g. `wizard-bot replay FILE | head`: stop quietly
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _drop_output()
         return 1
+    except OSError as error:  # the output cannot be written: a full disk, an I/O error
+        _flushed()
+        return _unwritten(said, error)
+
+
+def _flushed() -> OSError | None:
+    """Write out what was printed; the error if it cannot be. The rest of the output is then
+    let go (the null device), so that the exit does not try again and add the interpreter's
+    own lines about it."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except OSError as error:
+        _drop_output()
+        return error
+    return None
+
+
+def _drop_output() -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+def _unwritten(said: str, error: OSError) -> int:
+    """Exit status 1, said in one line: an OSError no command foresaw. Each names the files it
+    reads or writes in its own messages, so one with no file name is the output's (a full
+    disk, a closed or broken terminal); a pipe closed by its reader (`| head`) is said by
+    nobody."""
+    if isinstance(error, BrokenPipeError):
+        return 1
+    where = f"{error.filename}: " if error.filename else "cannot write the output: "
+    print(f"{said}: {where}{error.strerror or error}", file=sys.stderr)
+    return 1
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

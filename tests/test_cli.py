@@ -784,3 +784,45 @@ def test_a_stop_mid_run_leaves_only_whole_records(jobs: str, tmp_path: Path) -> 
             assert re.fullmatch(r"game-\d{4,}\.json", path.name), path
             ok, verdict = bulk.check_file(str(path))
             assert ok, f"stop {attempt}: {verdict}"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["simulate", "-n", "1"],
+        ["demo"],
+        ["replay", "--check", "RECORD"],
+        ["replay", "RECORD"],
+        ["--help"],
+    ],
+)
+@pytest.mark.parametrize("buffered", [True, False])
+def test_output_that_cannot_be_written_is_one_line_and_a_failure(
+    args: list[str], buffered: bool, record_file: Path
+) -> None:
+    """A full disk (here /dev/full) under the output, written as it is printed or at the end:
+    the command fails (1) and says so in one line, with no traceback, and the exit does not
+    try again and say more."""
+    if not Path("/dev/full").exists():
+        pytest.skip("needs /dev/full")
+    if args == ["--help"] and not buffered:
+        pytest.skip("argparse drops an error of writing its help as it is printed")
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
+    if not buffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    argv = [str(record_file) if arg == "RECORD" else arg for arg in args]
+    command = "wizard-bot" + ("" if argv[0].startswith("-") else f" {argv[0]}")
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [console_script(), *argv],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            env=env,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert (done.returncode, done.stderr) == (
+        1,
+        f"{command}: cannot write the output: No space left on device\n",
+    )
