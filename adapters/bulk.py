@@ -11,6 +11,7 @@ written and read with orjson; a file orjson refuses is read again with the stand
 which says why (and reads what it alone accepts: UTF-16, NaN, very large numbers).
 """
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple, NoReturn, TypeVar
 
@@ -160,21 +161,37 @@ def whole(path: str, data: bytes) -> None:
             raise
 
 
+UNFINISHED = re.compile(r"-?\d*(\.\d*)?([eE][-+]?\d*)?|t(r(ue?)?)?|f(a(l(se?)?)?)?|n(u(ll?)?)?")
+"""What JSON's reader stops at when a file ends in the middle of a number or a word."""
+
+
 def parse_json(raw: bytes) -> object:
-    """The JSON value in `raw`; raise BadRecord with a one-line reason if there is none."""
+    """The JSON value in `raw`; raise BadRecord with a one-line reason if there is none. A file
+    that ends inside its JSON, all well-formed up to there (what a SIGKILL leaves of a record
+    `simulate` was writing), is said to be cut short, with its length: the other readings of
+    it (an unexpected character at its end) would send one looking for damage that is not
+    there."""
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError:
         pass  # the standard library reads a little more, and says why in its own words
     import json
 
+    cut = BadRecord(f"cut short: the file ends inside its record ({len(raw)} bytes)")
     try:
         return json.loads(raw)
     except json.JSONDecodeError as error:
+        if not raw.strip():
+            raise BadRecord("empty: the file holds no record") from None
+        rest = error.doc[error.pos :].rstrip()
+        if error.msg.startswith("Unterminated string") or UNFINISHED.fullmatch(rest):
+            raise cut from None
         raise BadRecord(
             f"not JSON (line {error.lineno} column {error.colno}: {error.msg})"
         ) from None
-    except UnicodeDecodeError:
+    except UnicodeDecodeError as error:
+        if error.reason == "unexpected end of data":  # cut in the middle of a letter
+            raise cut from None
         raise BadRecord("not JSON (not UTF-8 text)") from None
     except ValueError as error:
         if "digits" in str(error):  # Python reads no int of more than 4,300 digits

@@ -439,7 +439,8 @@ def write(path: Path, content: str | bytes) -> Path:
     ("name", "content", "message"),
     [
         ("broken.json", '{"format": oops}', "not JSON (line 1 column 12: Expecting value)"),
-        ("empty.json", "", "not JSON (line 1 column 1: Expecting value)"),
+        ("empty.json", "", "empty: the file holds no record"),
+        ("blank.json", " \n", "empty: the file holds no record"),
         ("binary.json", b'{"a": \x81}', "not JSON (not UTF-8 text)"),
         ("list.json", "[1, 2]", "not a wizard-record/1 record"),
         ("other.json", '{"format": "chess/1"}', "not a wizard-record/1 record"),
@@ -461,6 +462,37 @@ def test_a_file_that_is_not_a_record_gets_one_clear_line(
     assert out.startswith(f"{path}: {message}")
     assert out.count("\n") == 1
     assert "Traceback" not in out + err
+
+
+CUT_SHORT = "cut short: the file ends inside its record ({} bytes)"
+
+
+def test_a_record_cut_anywhere_is_said_to_be_cut_short(record_file: Path) -> None:
+    """A record cut short at any byte (what a SIGKILL of `simulate` as it writes one leaves;
+    a non-ASCII name cut in the middle of its letter too) is said to be cut short, with its
+    length, and not as JSON with a character unexpected."""
+    whole = record_file.read_bytes().replace(b'"Bob"', '"Bö"'.encode())
+    assert whole.endswith(b"}\n")
+    for length in range(1, len(whole) - 1):  # with its closing brace, only the newline is cut
+        with pytest.raises(bulk.BadRecord) as refused:
+            bulk.parse_json(whole[:length])
+        assert str(refused.value) == CUT_SHORT.format(length), whole[:length][-20:]
+
+
+def test_a_cut_record_among_good_ones_is_named_and_the_rest_checked(
+    record_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    raw = record_file.read_bytes()
+    cut = write(record_file.with_name("cut.json"), raw[: len(raw) // 2])
+    middle = bytearray(raw)
+    middle[len(raw) // 2] = ord("#")
+    damaged = write(record_file.with_name("damaged.json"), bytes(middle))
+    status, out, _ = run(capsys, "replay", "--check", str(cut), str(damaged), str(record_file))
+    assert status == 1
+    cut_line, damaged_line, good_line = out.splitlines()
+    assert cut_line == f"{cut}: " + CUT_SHORT.format(len(raw) // 2)
+    assert damaged_line.startswith(f"{damaged}: not JSON (line 1 column {len(raw) // 2 + 1}: ")
+    assert good_line.startswith(f"{record_file}: ok, totals ")
 
 
 def test_a_record_the_checker_chokes_on_gets_one_clear_line(
