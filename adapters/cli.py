@@ -599,6 +599,11 @@ def run_simulate(args: argparse.Namespace) -> int:
     if folder is not None:
         try:
             os.makedirs(folder, exist_ok=True)
+        except FileExistsError:  # there, and not a directory
+            print(
+                f"{PROG}: cannot write records in {folder}: it is not a directory", file=sys.stderr
+            )
+            return 1
         except OSError as error:
             print(f"{PROG}: cannot create {folder}: {error.strerror or error}", file=sys.stderr)
             return 1

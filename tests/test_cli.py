@@ -251,6 +251,15 @@ def test_records_folder_that_cannot_be_made(
     assert err.startswith(f"wizard-bot: cannot create {blocker / 'x'}: ")
 
 
+def test_records_folder_that_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("kept")
+    status, out, err = run(capsys, "simulate", "--games", "1", "--records", str(blocker))
+    assert (status, out) == (1, "")
+    assert err == f"wizard-bot: cannot write records in {blocker}: it is not a directory\n"
+    assert blocker.read_text() == "kept"
+
+
 def without_elapsed(out: str) -> str:
     return "\n".join(line for line in out.splitlines() if not line.startswith("elapsed"))
 
