@@ -32,6 +32,9 @@ TIMEOUT = 5.0
 
 Job = Callable[[RedisClient], Awaitable[Summary]]
 
+_CLOSED = "standard {} is closed: name a file instead of -"
+"""`-` as the file when the process was started with that stream closed (`>&-`, `<&-`)."""
+
 
 def fail(command: str, message: str) -> int:
     print(f"wizard-bot {command}: {message}", file=sys.stderr)
@@ -82,6 +85,8 @@ def _redis(config: Config) -> Iterator[tuple[str, str]]:
 
 def backup(config: Config, target: str) -> int:
     """`wizard-bot backup FILE`: write every key of the bot to FILE (`-`: standard output)."""
+    if target == "-" and sys.stdout is None:
+        return fail("backup", _CLOSED.format("output"))
     if target != "-" and Path(target).is_dir():
         return fail("backup", f"{target} is a directory: name the backup's file in it")
     if target != "-" and not Path(target).absolute().parent.is_dir():
@@ -128,6 +133,8 @@ def _backing_up(out: IO[bytes], where: str) -> Job:
 
 def restore(config: Config, source: str, replace: bool) -> int:
     """`wizard-bot restore FILE`: restore the backup in FILE (`-`: standard input)."""
+    if source == "-" and sys.stdin is None:
+        return fail("restore", _CLOSED.format("input"))
     try:
         with _opened(source) as src, _redis(config) as (url, where):
 

@@ -616,6 +616,25 @@ def test_a_backup_to_a_directory_or_one_stopped_midway_leaves_no_partial_file(
     assert list(folder.iterdir()) == []
 
 
+@pytest.mark.parametrize(("command", "stream"), [("backup", "stdout"), ("restore", "stdin")])
+def test_a_closed_standard_stream_as_the_file_is_one_line(
+    command: str,
+    stream: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`backup - >&-` or `restore - <&-` (the process started with it closed: Python's
+    sys.stdout or sys.stdin is None) is refused in one line before any Redis is reached."""
+    configured(monkeypatch, tmp_path, f"redis://127.0.0.1:{free_port()}/0")  # not reached
+    monkeypatch.setattr(sys, stream, None)
+    assert main([command, "-"]) == 1
+    name = "output" if stream == "stdout" else "input"
+    assert capsys.readouterr().err == (
+        f"wizard-bot {command}: standard {name} is closed: name a file instead of -\n"
+    )
+
+
 def test_backup_to_stdout_piped_into_restore_from_stdin(
     redis_url: str, target_server: RedisServer, tmp_path: Path
 ) -> None:
