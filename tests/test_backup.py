@@ -315,6 +315,10 @@ def with_record(kind: str, ttl: int, *value: str, tag: str = "z") -> Any:
 
 BAD: dict[str, tuple[Any, str]] = {
     "truncated": (lambda f: io.BytesIO(f.getvalue()[: len(f.getvalue()) // 2]), "cut short"),
+    "cut within its first line": (
+        lambda f: io.BytesIO(f.getvalue()[:30]),
+        "the backup is cut short (within its first line)",
+    ),
     "without its end": (lambda f: packed(lines_of(f)[:-1]), "cut short (it has no end line)"),
     "a line dropped": (lambda f: packed(lines_of(f)[:1] + lines_of(f)[2:]), "altered"),
     "altered": (altered, "altered: its checksum does not match"),

@@ -410,7 +410,8 @@ def _lines(src: IO[bytes]) -> Iterator[tuple[int, bytes]]:
             for number, raw in enumerate(file, start=1):
                 yield number, raw
     except EOFError:
-        raise BackupError(f"the backup is cut short (after line {number})") from None
+        where = f"after line {number}" if number else "within its first line"
+        raise BackupError(f"the backup is cut short ({where})") from None
     except (OSError, zlib.error) as error:
         raise BackupError(f"the backup is damaged near line {number + 1}: {error}") from None
 
