@@ -11,7 +11,8 @@ Where it comes from, later sources winning:
 `KEYS` is the one table of keys: each key's name, its rule (its check and how its variable's
 text is read, `bot.config_rules`) and what it sets; `bot.config_docs` writes the list of
 variables in `config.example.toml` and the table in docs/operations.md from it. Every value is
-checked the same way from either source, and unknown keys are errors: `load_config` raises
+checked the same way from either source, and unknown keys are errors (so is a variable whose
+name is a slip of a key's, `_check_variables`): `load_config` raises
 `ConfigError`, whose message is one line naming the file or variable, the key and the problem
 (a TOML syntax error: the line, and the key set there). `config.example.toml` documents every key.
 """
@@ -282,6 +283,27 @@ def _unknown(key: str, known: list[str], prefix: str = "") -> Invalid:
     return Invalid(f"unknown key {prefix}{key}{hint}")
 
 
+SLIP = 0.85
+"""How alike (difflib's ratio, the names after WIZARD_) a variable that sets no key must be
+to one that does to be taken for a slip of it: TURN_TIMOUT, LOGLEVEL and DATADIR are; the
+project's other variables (WIZARD_PURE_PYTHON, compose's WIZARD_DOMAIN) and HOME are not."""
+
+
+def _check_variables(env: Mapping[str, str]) -> None:
+    """ConfigError for a variable (set, not empty) that sets no key but is a slip of the name
+    of one that does: its value would be left unused, and the key at its default, unsaid."""
+    known = {name.removeprefix(ENV_PREFIX): name for name in (*ENV_OVERRIDES, ENV_CONFIG)}
+    for name, text in env.items():
+        if not text or not name.startswith(ENV_PREFIX) or name.removeprefix(ENV_PREFIX) in known:
+            continue
+        close = difflib.get_close_matches(name.removeprefix(ENV_PREFIX), known, 1, SLIP)
+        if close:
+            raise ConfigError(
+                f"{name}: no such variable (did you mean {known[close[0]]}?): correct its name, "
+                "or unset it"
+            )
+
+
 def _check_table(table: Mapping[str, object]) -> dict[str, Any]:
     """The file's values, checked, as keyword arguments of Config (sections as dicts)."""
     values: dict[str, Any] = {}
@@ -412,6 +434,7 @@ def load_config(environ: Mapping[str, str] | None = None, path: str | None = Non
     is read if present. Raises ConfigError with a one-line message on any problem.
     """
     env = os.environ if environ is None else environ
+    _check_variables(env)
     file: Path | None = None
     named_by = ""
     if path is not None:

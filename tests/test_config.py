@@ -782,3 +782,29 @@ def test_the_written_lists_of_variables_are_up_to_date() -> None:
     for key in KEYS:
         assert f"#   {key.variable} " in example
         assert f"| `{key.variable}` | `{key.name}` |" in operations
+
+
+@pytest.mark.parametrize(
+    ("variable", "meant"),
+    [
+        ("WIZARD_TURN_TIMOUT", "WIZARD_TURN_TIMEOUT"),
+        ("WIZARD_TELEGRAM_TOKN", "WIZARD_TELEGRAM_TOKEN"),
+        ("WIZARD_LOGLEVEL", "WIZARD_LOG_LEVEL"),
+        ("WIZARD_DATADIR", "WIZARD_DATA_DIR"),
+        ("WIZARD_CONFG", "WIZARD_CONFIG"),
+    ],
+)
+def test_a_misspelt_variable_is_refused_with_the_one_meant(variable: str, meant: str) -> None:
+    """A variable whose name is a slip of a key's (which would otherwise leave that key at its
+    default unsaid, as an unknown key in the file is not) is refused, naming the one meant."""
+    assert error({variable: "30"}) == (
+        f"{variable}: no such variable (did you mean {meant}?): correct its name, or unset it"
+    )
+    assert load_config({variable: ""}) == Config()  # empty: unset, as for any variable
+
+
+def test_other_variables_of_the_prefix_are_left_alone() -> None:
+    """The project's other variables (the build's, compose's proxy's, the chaos tests') and
+    names like no key's are not the configuration's to refuse."""
+    others = ("WIZARD_PURE_PYTHON", "WIZARD_DOMAIN", "WIZARD_CHAOS_SEED", "WIZARD_HOME")
+    assert load_config(dict.fromkeys(others, "1")) == Config()
