@@ -54,21 +54,28 @@ def show(value: object) -> str:
         text = json.dumps(value, ensure_ascii=False)
         return text if len(text) <= 60 else text[:56] + '..."'
     if isinstance(value, int | float):
-        return repr(value)
+        text = repr(value)
+        return text if len(text) <= 60 else text[:56] + "..."
     if isinstance(value, list):
-        return "a list"
+        return f"a list of {len(value)}"
     if isinstance(value, dict):
         return "a table"
     return f"a {type(value).__name__}"
 
 
 def _read_number(text: str) -> object:
-    """A number as written in the file (90, 0.25, 1_000); other text as is, for the check."""
+    """A number as written in the file (90, 0.25, 1_000); other text as is, for the check,
+    which then names it as written: digits other than ASCII's (Python's int reads them, TOML
+    does not), and what a float cannot hold (1e400, or inf itself, would read as inf)."""
+    if not text.isascii():
+        return text
+    number: int | float
     for kind in (int, float):
         try:
-            return kind(text.strip())
+            number = kind(text.strip())
         except ValueError:
-            pass
+            continue
+        return number if isinstance(number, int) or math.isfinite(number) else text
     return text
 
 
