@@ -29,6 +29,11 @@ Job = TypeVar("Job")
 Result = TypeVar("Result")
 
 
+MAX_RECORD = 16 * 2**20
+"""The most bytes a record file may hold (a game's is some kilobytes): a larger one is refused
+after its first MAX_RECORD bytes, not read to its end."""
+
+
 class BadRecord(Exception):
     """A file that is not a valid game record; the message says why, on one line."""
 
@@ -207,9 +212,11 @@ def load_record(path: str) -> "GameState":
 
     try:
         with open(path, "rb") as file:
-            raw = file.read()
+            raw = file.read(MAX_RECORD + 1)
     except OSError as error:
         raise BadRecord(f"cannot read: {error.strerror or error}") from None
+    if len(raw) > MAX_RECORD:
+        raise BadRecord(f"too large for a record (over {MAX_RECORD >> 20} MiB)")
     data = parse_json(raw)
     try:
         return check_record(data)

@@ -504,6 +504,24 @@ def test_a_cut_record_among_good_ones_is_named_and_the_rest_checked(
     assert good_line.startswith(f"{record_file}: ok, totals ")
 
 
+@pytest.mark.parametrize("name", ["large.json", "/dev/zero"])
+def test_a_file_too_large_for_a_record_is_not_read_whole(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file far larger than any record (a log named by mistake; /dev/zero, which never ends)
+    is refused after its first bytes, not read into memory to its end."""
+    if name.startswith("/"):
+        path = Path(name)
+        if not path.exists():
+            pytest.skip(f"needs {path}")
+    else:
+        path = tmp_path / name
+        with path.open("wb") as file:
+            file.truncate(bulk.MAX_RECORD + 1)  # sparse: no time to write
+    status, out, _ = run(capsys, "replay", "--check", str(path))
+    assert (status, out) == (1, f"{path}: too large for a record (over 16 MiB)\n")
+
+
 def test_a_record_the_checker_chokes_on_gets_one_clear_line(
     record_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
