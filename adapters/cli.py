@@ -38,7 +38,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         words.insert(0, "run")  # no command: run the bot, with any options given
     parser = build_parser(words[0])
     try:
-        args = parser.parse_args(words)
+        args, extra = parser.parse_known_args(words)
+        if extra:  # said by the command's own parser: its usage, its name
+            command_parser: argparse.ArgumentParser = args.parser
+            command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exit_:  # argparse: --help, --version, or a usage error
         status = exit_.code if isinstance(exit_.code, int) else int(exit_.code is not None)
         problem = _flushed()
@@ -113,7 +116,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         subparser = commands.add_parser(entry.name, help=entry.help, description=entry.about)
         if command in (None, entry.name):
             entry.arguments(subparser)
-        subparser.set_defaults(handler=entry.handler)
+        subparser.set_defaults(handler=entry.handler, parser=subparser)
     return parser
 
 

@@ -241,6 +241,20 @@ def test_bad_arguments_are_usage_errors(
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    ("args", "extra"),
+    [(["simulate", "--bad"], "--bad"), (["backup", "a", "b"], "b"), (["replay", "x", "-q"], "-q")],
+)
+def test_an_unknown_argument_is_named_with_its_command_and_usage(
+    capsys: pytest.CaptureFixture[str], args: list[str], extra: str
+) -> None:
+    status, _, err = run(capsys, *args)
+    usage, said = err.splitlines()[0], err.splitlines()[-1]
+    assert status == 2
+    assert usage.startswith(f"usage: wizard-bot {args[0]} ")
+    assert said == f"wizard-bot {args[0]}: error: unrecognized arguments: {extra}"
+
+
 def test_records_folder_that_cannot_be_made(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
