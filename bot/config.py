@@ -338,11 +338,13 @@ def _read_file(path: Path, named_by: str) -> dict[str, object]:
             f"{named_by}cannot read config file {show(name)}: {error.strerror}"
         ) from None
     try:
-        return tomllib.loads(data.decode("utf-8"))
+        text = data.decode("utf-8").removeprefix("\ufeff")  # a byte order mark some editors add
     except UnicodeDecodeError as error:
         raise ConfigError(f"{name}: not UTF-8 text (byte {error.start + 1})") from None
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{name}: invalid TOML {_toml_problem(data.decode(), error)}") from None
+        raise ConfigError(f"{name}: invalid TOML {_toml_problem(text, error)}") from None
     except ValueError as error:  # an integer of more digits than Python reads (4300)
         raise ConfigError(f"{name}: invalid TOML: {str(error).partition(';')[0]}") from None
     except RecursionError:

@@ -812,3 +812,14 @@ def test_other_variables_of_the_prefix_are_left_alone() -> None:
     names like no key's are not the configuration's to refuse."""
     others = ("WIZARD_PURE_PYTHON", "WIZARD_DOMAIN", "WIZARD_CHAOS_SEED", "WIZARD_HOME")
     assert load_config(dict.fromkeys(others, "1")) == Config()
+
+
+def test_a_file_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    """Some editors (Windows Notepad's "UTF-8 with BOM") put an invisible mark before the text,
+    which TOML's reader takes for a statement: the file is read as the same file without it,
+    its errors at the same lines."""
+    path = tmp_path / "wizard.toml"
+    path.write_text("turn_timeout = 45\n", encoding="utf-8-sig")
+    assert load_config({}, str(path)).turn_timeout == 45
+    path.write_text("turn_timeout = 45\nturn_timeout = 5 5\n", encoding="utf-8-sig")
+    assert error(path=str(path)).startswith(f"{path}: invalid TOML at line 2, key turn_timeout: ")
