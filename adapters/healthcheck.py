@@ -55,7 +55,8 @@ def check(listen: str, path: str = HEALTH_PATH, timeout: float = TIMEOUT) -> Ver
     except ConnectionRefusedError:
         return Verdict(False, f"{url}: connection refused (is the bot running?)")
     except (OSError, http.client.HTTPException) as error:
-        return Verdict(False, f"{url}: {_one_line(str(error)) or type(error).__name__}")
+        said = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        return Verdict(False, f"{url}: {_one_line(said) or type(error).__name__}")
     finally:
         connection.close()
     status = f"{answer.status} {answer.reason}".strip()

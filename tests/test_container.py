@@ -318,6 +318,16 @@ def test_the_health_check_says_in_one_line_that_an_address_is_no_host_and_port(
     assert err.startswith("wizard-bot health: WIZARD_METRICS_LISTEN: metrics.listen must be")
 
 
+def test_the_health_check_says_an_address_that_does_not_resolve_in_words() -> None:
+    """A host no name server knows (.invalid never resolves) is said as the resolver's words,
+    not with Python's `[Errno -2]` before them."""
+    verdict = healthcheck_client.check("nowhere.invalid:9100", timeout=0.5)
+    assert not verdict.healthy
+    assert verdict.line.startswith("http://nowhere.invalid:9100/healthz: ")
+    assert "Errno" not in verdict.line
+    assert verdict.line.removeprefix("http://nowhere.invalid:9100/healthz: ")
+
+
 def health(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     status = main(["health", *args])
     out, err = capsys.readouterr()
