@@ -96,12 +96,15 @@ def backup(config: Config, target: str) -> int:
         with _redis(config) as (url, where):
             if target == "-":
                 summary = _run("backup", config, url, where, _backing_up(sys.stdout.buffer, where))
+                sys.stdout.buffer.flush()  # all of it out before it is said to be
             else:
                 summary = _whole(
                     Path(target),
                     lambda out: _run("backup", config, url, where, _backing_up(out, where)),
                 )
     except (RedisServerError, OSError) as error:
+        if target == "-" and isinstance(error, OSError) and not error.filename:
+            raise  # the output's (a full disk): the command line says so, once (`adapters.cli`)
         return fail("backup", _why(error))
     if summary is None:
         return EXIT_FAILED

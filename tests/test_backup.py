@@ -667,6 +667,39 @@ def test_backup_to_stdout_piped_into_restore_from_stdin(
     assert b"2 chats (2 with a game)" in loaded.stdout, loaded
 
 
+@pytest.mark.parametrize("buffered", [True, False])
+def test_a_backup_to_a_full_standard_output_fails_in_one_line(
+    buffered: bool, redis_url: str, tmp_path: Path
+) -> None:
+    """`backup -` onto a full disk (here /dev/full): status 1 and one line, whether the backup
+    failed as it wrote or when its last bytes were written out; never its summary first, as if
+    it had been written."""
+    if not Path("/dev/full").exists():
+        pytest.skip("needs /dev/full")
+    asyncio.run(_play_on(redis_url))
+    root = Path(__file__).resolve().parents[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WIZARD_")}
+    env.pop("PYTHONUNBUFFERED", None)
+    env.update(PYTHONPATH=str(root), WIZARD_REDIS_URL=redis_url)
+    if not buffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "adapters.cli", "backup", "-"],
+            env=env,
+            cwd=tmp_path,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert (done.returncode, done.stderr) == (
+        1,
+        "wizard-bot backup: cannot write the output: No space left on device\n",
+    )
+
+
 async def _play_on(url: str) -> None:
     client = aioredis.from_url(url)
     try:
