@@ -221,8 +221,13 @@ def load_record(path: str) -> "GameState":
     try:
         return check_record(data)
     except RecordError as error:
-        # Round 0 is the record as a whole (format, players, totals): the reason says it all.
-        raise BadRecord(error.reason if error.round == 0 else str(error)) from None
+        # Round 0 is the record as a whole (format, players, totals), trick 0 a round as a
+        # whole (its tricks won, its points): the reason says it all, after the round.
+        if error.round == 0:
+            raise BadRecord(error.reason) from None
+        if error.trick == 0:
+            raise BadRecord(f"round {error.round}: {error.reason}") from None
+        raise BadRecord(str(error)) from None
     except Exception as error:  # a malformed record the checker did not foresee
         raise BadRecord(f"not a valid record ({type(error).__name__}: {error})") from None
 

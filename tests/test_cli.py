@@ -440,6 +440,19 @@ def test_a_wrong_total_is_reported(record_file: Path, capsys: pytest.CaptureFixt
     assert out.startswith(f"{record_file}: wrong totals: ")
 
 
+def test_a_wrong_count_of_a_round_names_the_round_alone(
+    record_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A fault of a round as a whole (its tricks won, its points) names the round, and no
+    trick 0."""
+    data = json.loads(record_file.read_text())
+    data["rounds"][1]["won"][0] += 1
+    record_file.write_text(json.dumps(data))
+    status, out, _ = run(capsys, "replay", "--check", str(record_file))
+    assert status == 1
+    assert out.startswith(f"{record_file}: round 2: wrong won: recorded ")
+
+
 def test_replay_without_check_refuses_a_bad_record(
     record_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
