@@ -149,19 +149,21 @@ def simulate_game(job: GameJob) -> Played:
 
 def whole(path: str, data: bytes) -> None:
     """Write `data` to `path` whole or not at all, as far as a stop goes: the stop signals wait
-    while it is written (blocked, then taken once the file is whole, or gone when it cannot be
-    written). Only a kill no process can hold back (SIGKILL, a crash of the machine) can cut a
+    while it is written (blocked, then taken once the file is whole, or gone when it was begun
+    and could not be finished; a file that cannot be opened, a record its owner made read-only,
+    is left as it was). Only a kill no process can hold back (SIGKILL, a crash of the machine) can cut a
     record short. No temporary file renamed: on this project's machines a rename cost as much as
     the write, and `simulate` lost a third of its speed to it."""
     import os
     from contextlib import suppress
 
     with stops.held():
+        file = open(path, "wb")  # noqa: SIM115 - one that cannot be opened is left as it was
         try:
-            with open(path, "wb") as file:
+            with file:
                 file.write(data)
-        except OSError:
-            with suppress(OSError):  # not made, or gone already
+        except OSError:  # begun and not finished (a full disk): not left cut short
+            with suppress(OSError):  # gone already
                 os.unlink(path)
             raise
 
