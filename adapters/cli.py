@@ -137,12 +137,14 @@ class _Version(argparse.Action):
 def _simulate_arguments(parser: argparse.ArgumentParser) -> None:
     _games_argument(parser)
     _game_arguments(parser)
-    parser.add_argument("--records", metavar="DIR", help="write a record of each game to DIR")
+    parser.add_argument(
+        "--records", type=_path, metavar="DIR", help="write a record of each game to DIR"
+    )
     _jobs_argument(parser, SAME_OUTPUT)
 
 
 def _replay_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="+", metavar="FILE", help="a JSON game record")
+    parser.add_argument("files", nargs="+", type=_path, metavar="FILE", help="a JSON game record")
     parser.add_argument(
         "--check", action="store_true", help="only check: one line per file, ok or why not"
     )
@@ -169,11 +171,15 @@ def _arena_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _backup_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="the backup to write (-: standard output)")
+    parser.add_argument(
+        "file", type=_path, metavar="FILE", help="the backup to write (-: standard output)"
+    )
 
 
 def _restore_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="the backup to read (-: standard input)")
+    parser.add_argument(
+        "file", type=_path, metavar="FILE", help="the backup to read (-: standard input)"
+    )
     parser.add_argument(
         "--replace",
         action="store_true",
@@ -303,6 +309,13 @@ def _name(text: str) -> str:
     if not 1 <= len(name) <= 32 or not name.isprintable():
         raise argparse.ArgumentTypeError("a name is 1 to 32 printable characters")
     return name
+
+
+def _path(text: str) -> str:
+    """A file or folder named on the command line: not empty (a shell variable left unset)."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path names no file or folder")
+    return text
 
 
 def _players(text: str) -> int:

@@ -255,6 +255,28 @@ def test_an_unknown_argument_is_named_with_its_command_and_usage(
     assert said == f"wizard-bot {args[0]}: error: unrecognized arguments: {extra}"
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["simulate", "--records", ""],
+        ["replay", ""],
+        ["replay", "--check", "x.json", ""],
+        ["backup", ""],
+        ["restore", ""],
+    ],
+)
+def test_an_empty_path_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    """An empty file or folder name (a shell variable unset: `backup "$FILE"`) is refused as
+    such, before anything is read, written or started; it was `cannot create : ...`, or the
+    current directory for `restore`."""
+    status, out, err = run(capsys, *args)
+    assert (status, out) == (2, "")
+    assert err.splitlines()[-1].startswith(f"wizard-bot {args[0]}: error: argument ")
+    assert err.splitlines()[-1].endswith(": an empty path names no file or folder")
+
+
 def test_records_folder_that_cannot_be_made(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
