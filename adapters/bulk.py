@@ -151,9 +151,10 @@ def whole(path: str, data: bytes) -> None:
     """Write `data` to `path` whole or not at all, as far as a stop goes: the stop signals wait
     while it is written (blocked, then taken once the file is whole, or gone when it was begun
     and could not be finished; a file that cannot be opened, a record its owner made read-only,
-    is left as it was). Only a kill no process can hold back (SIGKILL, a crash of the machine) can cut a
-    record short. No temporary file renamed: on this project's machines a rename cost as much as
-    the write, and `simulate` lost a third of its speed to it."""
+    is left as it was). Only a kill no process can hold back (SIGKILL, a crash of the machine)
+    can cut a record short (`parse_json` says so of such a file). No temporary file renamed: on
+    this project's machines a rename cost as much as the write, and `simulate` lost a third of
+    its speed to it."""
     import os
     from contextlib import suppress
 
