@@ -4,7 +4,8 @@ Where it comes from, later sources winning:
 
 1. the defaults of `Config` (enough to run with the embedded Redis and no chat front end);
 2. a TOML file: the `path` argument, else the file named by `WIZARD_CONFIG`, else `./wizard.toml`
-   if there is one (a missing default file is not an error; a file named but missing is);
+   if there is one (a missing default file is not an error; a file named but missing is, and
+   a directory at either);
 3. the environment: every key has a variable, `WIZARD_<KEY>` or `WIZARD_<SECTION>_<KEY>`
    (`WIZARD_TURN_TIMEOUT`, `WIZARD_TELEGRAM_WEBHOOK_SECRET`). An empty variable counts as unset.
 
@@ -333,6 +334,11 @@ def _read_file(path: Path, named_by: str) -> dict[str, object]:
         data = path.read_bytes()
     except FileNotFoundError:
         raise ConfigError(f"{named_by}no such config file {show(name)}") from None
+    except IsADirectoryError:
+        raise ConfigError(
+            f"{named_by}cannot read config file {show(name)}: it is a directory (a bind mount "
+            "of a file that was not there?)"
+        ) from None
     except OSError as error:
         raise ConfigError(
             f"{named_by}cannot read config file {show(name)}: {error.strerror}"
@@ -443,7 +449,7 @@ def load_config(environ: Mapping[str, str] | None = None, path: str | None = Non
         file = Path(path)
     elif env.get(ENV_CONFIG):
         file, named_by = Path(env[ENV_CONFIG]), f"{ENV_CONFIG}: "
-    elif Path(DEFAULT_FILE).is_file():
+    elif Path(DEFAULT_FILE).exists():  # a directory too: said, not taken for no file
         file = Path(DEFAULT_FILE)
 
     values: dict[str, Any] = {}

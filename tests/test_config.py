@@ -170,6 +170,20 @@ def test_wizard_toml_in_current_directory_is_read(tmp_path: Path) -> None:
     assert load_config({}).language == "es"
 
 
+def test_a_directory_where_wizard_toml_is_read_is_refused(tmp_path: Path) -> None:
+    """A directory at ./wizard.toml (what Docker makes of a bind mount whose file did not
+    exist) is not taken for no file: the bot would run on its defaults, the file's settings
+    silently lost."""
+    (tmp_path / "wizard.toml").mkdir()
+    assert error({}) == (
+        'cannot read config file "wizard.toml": it is a directory (a bind mount of a file '
+        "that was not there?)"
+    )
+    message = error({"WIZARD_CONFIG": str(tmp_path / "wizard.toml")})
+    assert message.startswith("WIZARD_CONFIG: cannot read config file ")
+    assert message.endswith(": it is a directory (a bind mount of a file that was not there?)")
+
+
 def test_wizard_config_names_the_file(tmp_path: Path) -> None:
     write(tmp_path, 'language = "es"\n')
     other = write(tmp_path, 'language = "de"\n', "other.toml")
