@@ -1,7 +1,7 @@
 """The lobby's option buttons fit a narrow phone: every label of a two-per-row button, in every
 language and on both platforms' layouts, is at most `HALF_ROW` columns wide, and every label of
 a button a row wide (the coach's toggle) at most `FULL_ROW` (docs/players.md, "Option buttons
-fit a phone")."""
+fit a phone"); so is each label of the lobby's rows of three at most `THIRD_ROW`."""
 
 import itertools
 import unicodedata
@@ -35,6 +35,13 @@ of Telegram is taken to show on a 360 px phone: an estimate from the app's layou
 `HALF_ROW`, not a measurement on a device; the ✅ before it counts two. The coach's toggle at
 33 (Italian, Polish: `allenatore: consigli e analisi`) was cut there."""
 
+THIRD_ROW = 12
+"""Columns a button a third of a row wide (the lobby's Join, Leave, Start and Add AI, Options,
+Cancel) shows whole on a 360 dp phone. By `HALF_ROW`'s measure a third of the keyboard is
+about 87 dp, the same 15 dp of padding and gap less leaves about 72 dp: 11 letters of 6.5 dp,
+12 of a word with narrow ones (i, l, t: Latvian `Pievienoties`). German `KI hinzufügen` at 13
+was cut there."""
+
 CHANNEL = 42
 
 
@@ -53,14 +60,15 @@ def every_options() -> list[tuple[Options, bool]]:
     ]
 
 
-def host_lobby(language: str, options: Options, coach: bool) -> Message:
-    """The lobby of three as its host sees it with the option buttons shown."""
+def host_lobby(language: str, options: Options, coach: bool, show_options: bool = True) -> Message:
+    """The lobby of three as its host sees it, with the option buttons shown unless
+    `show_options` is False."""
     state = GameState(options=options)
     for seat, name in enumerate(("Ann", "Bob", "Cid")):
         step(state, Join(player=f"p{seat}", name=name))
     seating = Seating("g1", ("Ann", "Bob", "Cid"), 0, frozenset(), "s", "r", coach=coach)
     look = Look(texts(language), DEFAULT_THEME)
-    return lobby(look, table_view(state), seating, show_options=True)
+    return lobby(look, table_view(state), seating, show_options=show_options)
 
 
 def row_labels(message: Message, size: int) -> set[str]:
@@ -88,6 +96,14 @@ def test_every_full_row_option_button_fits_a_phone(language: str) -> None:
         labels |= row_labels(host_lobby(language, Options(), coach), 1)
     assert len(labels) == 2  # the coach's toggle, off and on
     too_wide = sorted((label for label in labels if columns(label) > FULL_ROW), key=columns)
+    assert not too_wide, [(label, columns(label)) for label in too_wide]
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+def test_every_lobby_button_of_a_row_of_three_fits_a_phone(language: str) -> None:
+    labels = row_labels(host_lobby(language, Options(), False, show_options=False), 3)
+    assert len(labels) == 6  # Join, Leave, Start; Add AI, Options, Cancel
+    too_wide = sorted((label for label in labels if columns(label) > THIRD_ROW), key=columns)
     assert not too_wide, [(label, columns(label)) for label in too_wide]
 
 
