@@ -3,6 +3,7 @@ placeholders work, every engine refusal has a sentence, and the extraction tool 
 
 import gettext
 import random
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -479,3 +480,76 @@ def test_a_text_in_a_context_is_its_own_entry(tmp_path: Path) -> None:
     assert t.pgettext("option button", "notequal") == "Summe ≠ Stiche"
     assert t.pgettext("option button", "dmmixed") == "dmmixed"  # none: the English words
     assert texts("en").pgettext("option button", "notequal") == "notequal"
+
+
+def translations(language: str) -> list[tuple[str, str]]:
+    """Each (msgid, translated form) of a catalog, one per plural form."""
+    out = []
+    for message in i18n.read_catalog(language):
+        if not message.id:
+            continue
+        msgid = message.id if isinstance(message.id, str) else message.id[0]
+        forms = message.string if isinstance(message.string, tuple) else (message.string,)
+        out += [(msgid, form) for form in forms if form]
+    return out
+
+
+STRAY_TERMS: dict[str, dict[str, str]] = {
+    "de": {"Ansage": r"Vorhersage|Gebot", "Gastgeber": r"\bHost|Spielleiter", "Narr": "Hofnarr"},
+    "es": {"apuesta": r"predicci|pronóstic|\bpuja", "anfitrión": r"\bhost"},
+    "fr": {"annonce": r"\bmise\b|\bpari\b|enchère", "pli": r"levée"},
+    "it": {"previsione": r"dichiara|puntat|scommess"},
+    "ko": {"예측": r"입찰|베팅|비드", "방장": r"호스트"},
+    "lv": {"solījums": r"likme|prognoz", "pirms spēles": r"vestibil"},
+    "nl": {"bod": r"voorspel|inzet"},
+    "pl": {"deklaracja": r"zakład|licytac", "gospodarz": r"\bhost"},
+    "pt": {"aposta": r"palpite|\blance", "partida": r"\bjogos\b"},
+    "ro": {"licitație": r"pariu|predicți"},
+    "ru": {"заявка": r"ставк|прогноз", "организатор": r"хозя|ведущ|ведёшь"},
+}
+"""For each language, a game term as its catalog says it (the one most of its entries use) and
+the other words for it a stray entry had (docs/players.md, "Twelve languages")."""
+
+
+@pytest.mark.parametrize("language", sorted(STRAY_TERMS))
+def test_each_game_term_is_said_one_way(language: str) -> None:
+    strays = [
+        (term, msgid, text)
+        for msgid, text in translations(language)
+        for term, stray in STRAY_TERMS[language].items()
+        if re.search(stray, text, re.IGNORECASE)
+    ]
+    assert strays == []
+
+
+def test_russian_and_polish_say_ty() -> None:
+    """Russian and Polish speak to a player as "ты"/"ty", as friends at a card table do: no
+    "вы" or its imperatives (Отправьте), no "Pan"/"Pani"/"Państwo"."""
+    formal = {
+        "ru": re.compile(r"(?<!\w)(вы|вас|вам|вами|ваш\w*)(?!\w)|\w+(ите|йте|ьте)(?!\w)", re.I),
+        "pl": re.compile(r"(?<!\w)(Pan|Pani|Pana|Panu|Panem|Państw\w*)(?!\w)", re.I),
+    }
+    found = [
+        (language, text)
+        for language, pattern in formal.items()
+        for _, text in translations(language)
+        if pattern.search(text)
+    ]
+    assert found == []
+
+
+def test_korean_keeps_to_the_haeyo_style() -> None:
+    """Every Korean sentence ends in the polite-informal 해요체 (…요), none in the formal
+    합니다체 (…니다, …니까, …십시오) or in 반말 (…해., …야.)."""
+    other = re.compile(r"(니다|니까|십시오)([.?!:)]|\s|$)|[가-힣](해|야|지|어|아|자|냐)[.?!]")
+    found = [text for _, text in translations("ko") if other.search(text)]
+    assert found == []
+
+
+def test_latvian_says_ten_as_it_says_two() -> None:
+    """Latvian's plural form 0 (0, 10 to 20, 30, …) and form 2 (2 to 9, 22, …) are the same words:
+    `10 punkti`, `2 punkti`; only 1, 21, 31, … (form 1) take the singular."""
+    for message in i18n.read_catalog("lv"):
+        if isinstance(message.id, tuple):
+            zero, _, other = message.string
+            assert zero == other, message.id
