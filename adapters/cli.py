@@ -617,11 +617,15 @@ def run_simulate(args: argparse.Namespace) -> int:
             os.makedirs(folder, exist_ok=True)
         except FileExistsError:  # there, and not a directory
             print(
-                f"{PROG}: cannot write records in {folder}: it is not a directory", file=sys.stderr
+                f"{PROG} simulate: cannot write records in {folder}: it is not a directory",
+                file=sys.stderr,
             )
             return 1
         except OSError as error:
-            print(f"{PROG}: cannot create {folder}: {error.strerror or error}", file=sys.stderr)
+            print(
+                f"{PROG} simulate: cannot create {folder}: {error.strerror or error}",
+                file=sys.stderr,
+            )
             return 1
     started = time.perf_counter()
     work = (
@@ -637,7 +641,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     with settled():  # what is loaded stays out of the collector's way, here and in the copies
         for played in bulk.in_order(bulk.simulate_game, work, args.jobs):
             if played.error is not None:
-                print(f"{PROG}: {played.error}", file=sys.stderr)
+                print(f"{PROG} simulate: {played.error}", file=sys.stderr)
                 return 1
             totals.append(played.totals)
     elapsed = time.perf_counter() - started

@@ -284,7 +284,7 @@ def test_records_folder_that_cannot_be_made(
     blocker.write_text("")
     status, _, err = run(capsys, "simulate", "--games", "1", "--records", str(blocker / "x"))
     assert status == 1
-    assert err.startswith(f"wizard-bot: cannot create {blocker / 'x'}: ")
+    assert err.startswith(f"wizard-bot simulate: cannot create {blocker / 'x'}: ")
 
 
 def test_records_folder_that_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -292,7 +292,7 @@ def test_records_folder_that_is_a_file(tmp_path: Path, capsys: pytest.CaptureFix
     blocker.write_text("kept")
     status, out, err = run(capsys, "simulate", "--games", "1", "--records", str(blocker))
     assert (status, out) == (1, "")
-    assert err == f"wizard-bot: cannot write records in {blocker}: it is not a directory\n"
+    assert err == f"wizard-bot simulate: cannot write records in {blocker}: it is not a directory\n"
     assert blocker.read_text() == "kept"
 
 
@@ -347,7 +347,7 @@ def test_a_record_that_cannot_be_written_stops_the_simulation(
     )
     assert status == 1
     assert out == ""
-    assert err.startswith(f"wizard-bot: cannot write {blocker}: ")
+    assert err.startswith(f"wizard-bot simulate: cannot write {blocker}: ")
     assert err.count("\n") == 1
 
 
