@@ -23,6 +23,7 @@ many requests for one credential.
 """
 
 import asyncio
+import collections
 import contextlib
 import functools
 import html
@@ -82,6 +83,10 @@ wait twice the last): a Redis down for an hour is a few dozen tries, not 3,600."
 KEEPALIVE = 15.0
 """Seconds between comments on an idle event stream (proxies close silent connections)."""
 MAX_BODY = 4096
+MAX_STREAMS = 8
+"""Event streams one person may hold open at one chat's table on this worker (a few tabs and
+devices); one more is refused (429) until one ends: each holds a connection and reads the
+store, and the rate limit alone let one link open five more every second, for ever."""
 TAKEN = (0.01, 0.2)
 """Seconds between looks whether a consumer took a move handed over, at first and at most (each
 wait twice the last): a consumer waiting in its read is given it as it is added, so the first
@@ -276,6 +281,8 @@ class WebTable:
         self.poll = POLL if self.watcher.live else CLUSTER_POLL
         self._runner: web.AppRunner | None = None
         self._streams: set[asyncio.Task[object]] = set()
+        self._open: collections.Counter[tuple[str, str]] = collections.Counter()
+        """The event streams open of each chat and person (`MAX_STREAMS`)."""
         self._reviews: asyncio.Task[None] | None = None
         self._beating: asyncio.Task[None] | None = None
         self._watches: set[asyncio.Task[None]] = set()
@@ -569,6 +576,18 @@ class WebTable:
     async def events(self, request: web.Request) -> web.StreamResponse:
         viewer = self.viewer(request)
         await self.seated(viewer)
+        whose = (viewer.chat, viewer.player)
+        if self._open[whose] >= MAX_STREAMS:
+            raise AuthError(429, N_("too many requests"))
+        self._open[whose] += 1
+        try:
+            return await self._streaming(viewer, request)
+        finally:
+            self._open[whose] -= 1
+            if not self._open[whose]:
+                del self._open[whose]
+
+    async def _streaming(self, viewer: Viewer, request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(
             headers={
                 "Content-Type": "text/event-stream",
