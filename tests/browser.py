@@ -7,9 +7,10 @@ is missing (`apt-get install -y --no-install-recommends chromium fonts-noto-colo
 root) and fails with the reason when it cannot: a browser test is never skipped. `launch()`
 starts it with the flags this machine's closed network needs; Playwright gives each launch a
 fresh, empty profile (its own `--user-data-dir` in a temporary directory, removed on close).
+The tests share one launch (`browser`, in the session's event loop: `IN_SESSION_LOOP`), each
+page in a fresh browser context, closed after its test.
 """
 
-import asyncio
 import contextlib
 import io
 import os
@@ -20,6 +21,8 @@ from pathlib import Path
 from tempfile import mkdtemp
 
 import pytest
+import pytest_asyncio
+import redis.asyncio as aioredis
 from PIL import Image, ImageChops
 from playwright.async_api import Browser, Page, Route, async_playwright
 
@@ -40,17 +43,28 @@ this machine's closed network refuses each connection."""
 
 FONTS = Path(__file__).resolve().parents[1] / "bot" / "show" / "fonts"
 FONT_ROUTE = "/__test_fonts__/"
-FONT_STYLE = f"""
-@font-face {{ font-family: "Table Test"; font-weight: 400;
-  src: url("{FONT_ROUTE}DejaVuSans.ttf"); }}
-@font-face {{ font-family: "Table Test"; font-weight: 700;
-  src: url("{FONT_ROUTE}DejaVuSans-Bold.ttf"); }}
-*, .card text {{ font-family: "Table Test", "Noto Color Emoji" !important; }}
-"""
+PINNED = {
+    ("Table Test", 400): "DejaVuSans.ttf",
+    ("Table Test", 700): "DejaVuSans-Bold.ttf",
+    ("Table Test Hangul", 400): "SheetHangul-Regular.ttf",
+    ("Table Test Hangul", 700): "SheetHangul-Bold.ttf",
+}
+"""The project's fonts (bot/show/fonts/) served to a test page, by family and weight."""
+FONT_STYLE = "".join(
+    f'@font-face {{ font-family: "{family}"; font-weight: {weight}; '
+    f'src: url("{FONT_ROUTE}{name}"); }}\n'
+    for (family, weight), name in PINNED.items()
+) + (
+    '*, .card text { font-family: "Table Test", "Table Test Hangul", "Noto Color Emoji"'
+    " !important; }\n"
+)
 """The page asks for `system-ui`, which is whatever the machine's fontconfig picks (DejaVu Sans
 on Debian with the chromium package): the tests pin it to the DejaVu Sans the project ships
 (bot/show/fonts/), served from the page's own origin, so a screenshot does not depend on the
-fonts a machine has installed; emoji come from Debian's Noto Color Emoji (`EMOJI`)."""
+fonts a machine has installed; Hangul, which DejaVu Sans lacks and the test machine has no font
+of, comes from the score sheet's Hangul subset (SheetHangul, of NanumSquare), so a Korean page
+is measured on real glyphs, not missing-glyph boxes (`tests/glyphs.py` checks it); emoji come
+from Debian's Noto Color Emoji (`EMOJI`)."""
 
 
 EMOJI = Path("/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf")
@@ -113,24 +127,51 @@ async def launch(executable: Path) -> AsyncIterator[Browser]:
             await browser.close()
 
 
-@contextlib.asynccontextmanager
-async def launching(executable: Path) -> AsyncIterator["asyncio.Task[Browser]"]:
-    """`launch(executable)` under way in the background while the caller sets up the rest (a
-    launch takes about half a second): await the task for the browser. Closed afterwards."""
-    stack = contextlib.AsyncExitStack()
-    task = asyncio.ensure_future(stack.enter_async_context(launch(executable)))
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def shared_browser(chromium: Path) -> AsyncIterator[Browser]:
+    """One Chromium for the whole test session (a launch, with Playwright's driver, takes about
+    half a second), in the session's event loop, where every browser test runs."""
+    async with launch(chromium) as browser:
+        yield browser
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def browser(shared_browser: Browser) -> AsyncIterator[Browser]:
+    """The session's Chromium for one test. Each page it opens (`browser.new_page`) is in a
+    fresh browser context of its own, as in a browser launched for the test alone: no cookie,
+    storage or cache of another page or test; every context the test opened is closed after
+    it."""
+    assert not shared_browser.contexts, "a browser test before this one left a page open"
     try:
-        yield task
+        yield shared_browser
     finally:
-        await asyncio.wait([task])
-        if not task.cancelled() and task.exception() is None:
-            await stack.aclose()
+        await close_pages(shared_browser)
+
+
+async def close_pages(browser: Browser) -> None:
+    """Close every page open in `browser`, each with its context: before the server they show
+    stops (an open page's event stream would hold the server's shutdown up)."""
+    for context in browser.contexts:
+        await context.close()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def redis_client(redis_url: str) -> AsyncIterator[aioredis.Redis]:
+    """tests/conftest.py's `redis_client`, made and closed in the session's event loop, where
+    the browser tests run (their browser is bound to that loop)."""
+    connection = aioredis.from_url(redis_url)
+    yield connection
+    await connection.aclose()
+
+
+IN_SESSION_LOOP = pytest.mark.asyncio(loop_scope="session")
+"""Every browser test runs in the session's event loop, the shared browser's."""
 
 
 async def pin_fonts(page: Page) -> None:
-    """Serve the project's DejaVu Sans to `page` at its own origin (see FONT_STYLE); call before
-    the page is opened, then `use_pinned_fonts` once it is."""
-    for name in ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf"):
+    """Serve the project's fonts to `page` at its own origin (see FONT_STYLE); call before the
+    page is opened, then `use_pinned_fonts` once it is."""
+    for name in PINNED.values():
         await page.route(f"**{FONT_ROUTE}{name}", _serve((FONTS / name).read_bytes()))
 
 
@@ -143,11 +184,14 @@ def _serve(body: bytes) -> Callable[[Route], Awaitable[None]]:
 
 async def use_pinned_fonts(page: Page) -> None:
     await page.add_style_tag(content=FONT_STYLE)
+    faces = [f'{weight} 16px "{family}"' for family, weight in PINNED]
     await page.evaluate(
-        "async () => { await document.fonts.load('16px \"Table Test\"');"
-        " await document.fonts.load('bold 16px \"Table Test\"'); await document.fonts.ready; }"
+        "async faces => { for (const face of faces) await document.fonts.load(face, 'A한');"
+        " await document.fonts.ready; }",
+        faces,
     )
-    assert await page.evaluate("document.fonts.check('16px \"Table Test\"')")
+    for face in faces:
+        assert await page.evaluate("face => document.fonts.check(face, 'A한')", face), face
 
 
 # --- golden screenshots -------------------------------------------------------------------------

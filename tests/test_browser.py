@@ -44,8 +44,17 @@ from urllib.parse import quote
 
 import pytest
 import redis.asyncio as aioredis
-from browser import chromium, compare_golden, launch, launching, pin_fonts, use_pinned_fonts
-from playwright.async_api import Page, Response, ViewportSize
+from browser import (
+    IN_SESSION_LOOP,
+    browser,
+    chromium,
+    compare_golden,
+    pin_fonts,
+    redis_client,
+    shared_browser,
+    use_pinned_fonts,
+)
+from playwright.async_api import Browser, Page, Response, ViewportSize
 from test_telegram import ANN, BOB, GROUP, Bot, game_ids, move, running, seat, until
 from test_web import BOT_TOKEN, ann_and_two_ai, init_data, leaks
 
@@ -64,9 +73,10 @@ from bot.table import Settings, Table
 from engine import Phase, bids_met, legal_bids, table_view
 from engine.cards import RANK_OF
 
-__all__ = ["chromium", "game_ids"]  # fixtures
+__all__ = ["browser", "chromium", "game_ids", "redis_client", "shared_browser"]  # fixtures
 
 pytestmark = [
+    IN_SESSION_LOOP,
     pytest.mark.usefixtures("game_ids"),
     # PTB warns when it reads a 429's retry_after (the type changes in its next major version)
     pytest.mark.filterwarnings("ignore:.*retry_after:telegram.warnings.PTBDeprecationWarning"),
@@ -183,10 +193,10 @@ def bob_may_act(stored: Table, bob: int) -> bool:
 
 
 async def test_a_whole_game_on_the_page_against_two_ai_seats_and_a_chat_player(
-    chromium: Path, redis_url: str, request: pytest.FixtureRequest
+    browser: Browser, redis_url: str, request: pytest.FixtureRequest
 ) -> None:
     seen = Seen()
-    async with running(redis_url) as bot, web_table(bot) as table, launching(chromium) as browsing:
+    async with running(redis_url) as bot, web_table(bot) as table:
         await seat(bot, (ANN, BOB))
         await bot.command(GROUP, ANN, "/options bids=hidden")
         for _ in range(2):
@@ -210,7 +220,6 @@ async def test_a_whole_game_on_the_page_against_two_ai_seats_and_a_chat_player(
         players = [p.id for p in stored.game.players]
         ann, bob = players.index(f"tg:{ANN.id}"), players.index(f"tg:{BOB.id}")
 
-        browser = await browsing
         page = await browser.new_page(viewport=PHONE)
         page.on("response", seen.on_response)
         cdp = await page.context.new_cdp_session(page)
@@ -414,12 +423,12 @@ async def test_a_whole_game_on_the_page_against_two_ai_seats_and_a_chat_player(
 
 
 async def test_a_page_with_forged_credentials_shows_why_and_no_table(
-    chromium: Path, redis_url: str
+    browser: Browser, redis_url: str
 ) -> None:
     """Every forged or misdirected credential of tests/test_web.py's API check, opened in the
     browser as a person would open the address: the page says why and shows no table (no
     seat, no card, no move), and the good ones show it."""
-    async with running(redis_url) as bot, web_table(bot) as table, launch(chromium) as browser:
+    async with running(redis_url) as bot, web_table(bot) as table:
         await seat(bot, (ANN,))
         for _ in range(2):
             await bot.command(GROUP, ANN, "/addbot")
@@ -540,7 +549,7 @@ async def play_on_the_page(page: Page, bot: Bot, until_round: int) -> int:
 
 
 async def test_the_page_speaks_the_chats_language_and_draws_its_deck_theme(
-    chromium: Path, redis_url: str, request: pytest.FixtureRequest
+    browser: Browser, redis_url: str, request: pytest.FixtureRequest
 ) -> None:
     """A chat set to German with the French deck: the lobby and then every word of the page
     are German, from the same catalogs as the chat, and the cards are the French deck's (2-10
@@ -548,7 +557,7 @@ async def test_the_page_speaks_the_chats_language_and_draws_its_deck_theme(
     A refused link in a German browser says why in German (the browser's language, as no chat
     is proven)."""
     ann = dataclasses.replace(ANN, language_code=None)  # her app names no language of its own
-    async with running(redis_url) as bot, web_table(bot) as table, launch(chromium) as browser:
+    async with running(redis_url) as bot, web_table(bot) as table:
         await seat(bot, (ann,))
         await bot.command(GROUP, ann, "/language de")
         await bot.command(GROUP, ann, "/theme french")
@@ -685,7 +694,7 @@ async def play_to_the_end(page: Page, bot: Bot) -> int:
 
 
 async def test_a_long_name_leaves_every_number_of_the_summary_in_sight_on_a_phone(
-    chromium: Path, redis_url: str
+    browser: Browser, redis_url: str
 ) -> None:
     """A long name on a phone: the round's result and the final standings, in German, keep
     every column inside the panel, the name cut short with an ellipsis (its text is whole, as
@@ -694,7 +703,7 @@ async def test_a_long_name_leaves_every_number_of_the_summary_in_sight_on_a_phon
         ANN, first_name="Annemarie-Theresa", last_name="Wolkenstein", language_code=None
     )
     long_name = "Annemarie-Theresa Wolkenstein"
-    async with running(redis_url) as bot, web_table(bot) as table, launch(chromium) as browser:
+    async with running(redis_url) as bot, web_table(bot) as table:
         await seat(bot, (ann,))
         await bot.command(GROUP, ann, "/language de")
         for _ in range(2):
@@ -720,7 +729,7 @@ async def test_a_long_name_leaves_every_number_of_the_summary_in_sight_on_a_phon
 
 
 async def test_every_languages_wizard_and_jester_fit_on_the_card(
-    chromium: Path, redis_url: str
+    browser: Browser, redis_url: str
 ) -> None:
     """The name a Wizard or a Jester carries on its card, in each language, stays within the
     card: measured in the page's font, so Russian «Волшебник» (9 letters, but wide ones) is
@@ -733,7 +742,7 @@ async def test_every_languages_wizard_and_jester_fit_on_the_card(
             for theme in Theme
         }
     )
-    async with running(redis_url) as bot, web_table(bot) as table, launch(chromium) as browser:
+    async with running(redis_url) as bot, web_table(bot) as table:
         await seat(bot, (ANN,))
         version, stored, _ = await bot.front.service.snapshot(CHAT)
         assert stored is not None
@@ -764,12 +773,12 @@ async def test_every_languages_wizard_and_jester_fit_on_the_card(
 
 
 async def test_at_a_coach_table_the_page_shows_the_hint_its_player_asks_for(
-    chromium: Path, redis_url: str
+    browser: Browser, redis_url: str
 ) -> None:
     """A coach table: the page has the hand message's Hint button while Ann has a bid to
     choose; pressed, the coach's hint is shown on the page (and not posted in her private
     chat), until her bid is made."""
-    async with running(redis_url) as bot, web_table(bot) as table, launch(chromium) as browser:
+    async with running(redis_url) as bot, web_table(bot) as table:
         await seat(bot, (ANN,))
         await bot.command(GROUP, ANN, "/options coach")
         for _ in range(2):
@@ -797,7 +806,7 @@ async def test_at_a_coach_table_the_page_shows_the_hint_its_player_asks_for(
 
 
 async def test_a_move_on_a_web_only_workers_page_is_made_by_the_chats_worker(
-    chromium: Path, redis_url: str
+    browser: Browser, redis_url: str
 ) -> None:
     """The page of a worker without the chat's front end: a bid clicked there is handed to the
     Telegram worker (`adapters.relay`), which makes it and posts it in the group; the page,
@@ -805,7 +814,6 @@ async def test_a_move_on_a_web_only_workers_page_is_made_by_the_chats_worker(
     async with (
         running(redis_url) as bot,
         relaying(bot.front.service, bot.front.show_async, "tg", bot.client, 1.0),
-        launch(chromium) as browser,
         web_only(redis_url, Relay) as (table, _),
     ):
         link = await ann_and_two_ai(bot)
@@ -863,7 +871,7 @@ class HeldRelay(Relay):
 
 
 async def test_a_relayed_move_shown_before_its_answer_leaves_the_page_busy_no_longer(
-    chromium: Path, redis_url: str
+    browser: Browser, redis_url: str
 ) -> None:
     """The event stream brings the relayed bid's view before the page's answer (202, with the
     view as it was before the bid) comes: the page is not busy a moment after the answer, not
@@ -871,7 +879,6 @@ async def test_a_relayed_move_shown_before_its_answer_leaves_the_page_busy_no_lo
     async with (
         running(redis_url) as bot,
         relaying(bot.front.service, bot.front.show_async, "tg", bot.client, 1.0),
-        launch(chromium) as browser,
         web_only(redis_url, HeldRelay) as (table, relay),
     ):
         link = await ann_and_two_ai(bot)
@@ -897,13 +904,13 @@ async def test_a_relayed_move_shown_before_its_answer_leaves_the_page_busy_no_lo
 
 
 async def test_the_page_says_what_the_hand_message_says_of_a_wings_mark(
-    chromium: Path, redis_url: str
+    browser: Browser, redis_url: str
 ) -> None:
     """A wings table, Ann on the page and Bob in the chat: while Bob is to play, Ann's page
     says under the question what her hand message says (how to mark a card), she clicks a
     card to mark it, and the page then says it is marked, as the hand message does, with the
     hand message's Clear the mark."""
-    async with running(redis_url) as bot, web_table(bot) as table, launch(chromium) as browser:
+    async with running(redis_url) as bot, web_table(bot) as table:
         await seat(bot, (ANN, BOB))
         await bot.command(GROUP, ANN, "/options wings")
         await bot.command(GROUP, ANN, "/addbot")

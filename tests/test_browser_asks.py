@@ -8,10 +8,16 @@ the web table's own (`adapters/web`), served by aiohttp's test server over the s
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 import redis.asyncio as aioredis
-from browser import chromium, launch
+from browser import (
+    IN_SESSION_LOOP,
+    browser,
+    chromium,
+    close_pages,
+    redis_client,
+    shared_browser,
+)
 from playwright.async_api import Browser, Page
 from service_helpers import ANN, BOB, CID, Clock, Driver, service, table_of
 from test_browser import PHONE, caught_up
@@ -28,17 +34,23 @@ from bot.table import Settings
 from bot.tokens import Action
 from engine import GameState, Phase, player_view, table_view
 
-__all__ = ["chromium"]  # the fixture
+__all__ = ["browser", "chromium", "redis_client", "shared_browser"]  # fixtures
+
+pytestmark = IN_SESSION_LOOP
 
 FORESIGHT_UNSEEN = "Foresight: you cannot see your card."
 
 
 @asynccontextmanager
-async def pages(driver: Driver, chromium: Path) -> AsyncIterator[tuple[WebTable, str, Browser]]:
-    """The web table of `driver`'s service at its address, and a browser."""
+async def pages(driver: Driver, browser: Browser) -> AsyncIterator[tuple[WebTable, str]]:
+    """The web table of `driver`'s service, and its address; the pages `browser` opened are
+    closed before it stops."""
     limit = RateLimit(rate=1e6, burst=1e6)
-    async with web_client(driver, Clock(NOW), limit) as (web, client), launch(chromium) as browser:
-        yield web, str(client.make_url("/")), browser
+    async with web_client(driver, Clock(NOW), limit) as (web, client):
+        try:
+            yield web, str(client.make_url("/"))
+        finally:
+            await close_pages(browser)
 
 
 async def open_page(
@@ -67,7 +79,7 @@ async def wizard_turned_up(svc: GameService) -> Driver:
 
 
 async def test_the_dealer_is_asked_once_to_choose_the_trump_beside_the_suits(
-    chromium: Path, redis_client: aioredis.Redis
+    browser: Browser, redis_client: aioredis.Redis
 ) -> None:
     """A Wizard turned up: the dealer's page asks them once, in the hand message's words, with
     the four suits beside the question (the card's caption says nothing more); another
@@ -79,7 +91,7 @@ async def test_the_dealer_is_asked_once_to_choose_the_trump_beside_the_suits(
     assert stored.game.round is not None
     players = stored.game.players
     dealer = stored.game.round.dealer
-    async with pages(driver, chromium) as (web, address, browser):
+    async with pages(driver, browser) as (web, address):
         mine = await open_page(browser, web, address, driver, players[dealer].id)
         other = await open_page(browser, web, address, driver, players[(dealer + 1) % 3].id)
         question = "A Wizard was turned up: you are the dealer, choose the trump suit."
@@ -106,7 +118,7 @@ async def test_the_dealer_is_asked_once_to_choose_the_trump_beside_the_suits(
 
 
 async def test_under_foresight_the_page_says_its_player_cannot_see_their_card(
-    chromium: Path, redis_client: aioredis.Redis
+    browser: Browser, redis_client: aioredis.Redis
 ) -> None:
     """A round of foresight (one card each, the others' seen, one's own not): the page of the
     player to lead draws their card from its back and says, as their hand message does, that
@@ -118,7 +130,7 @@ async def test_under_foresight_the_page_says_its_player_cannot_see_their_card(
     assert state.round is not None
     assert state.round.rules.foresight
     leader = state.players[state.round.turn]
-    async with pages(driver, chromium) as (web, address, browser):
+    async with pages(driver, browser) as (web, address):
         page = await open_page(browser, web, address, driver, leader.id)
         notes = page.locator("#ask p.note")
         assert await notes.all_inner_texts() == [FORESIGHT_UNSEEN]
@@ -138,7 +150,7 @@ async def test_under_foresight_the_page_says_its_player_cannot_see_their_card(
 
 
 async def test_a_player_on_autopilot_is_told_their_own_move_takes_them_back_and_it_does(
-    chromium: Path, redis_client: aioredis.Redis
+    browser: Browser, redis_client: aioredis.Redis
 ) -> None:
     """Ann's turn timed out: the AI plays for her. While it decides her card, her page (as her
     hand message) still offers her cards, with Resume, and says that a move of hers, or
@@ -180,7 +192,7 @@ async def test_a_player_on_autopilot_is_told_their_own_move_takes_them_back_and_
     actions = [tokens.decode(b.payload).action for row in hand.buttons for b in row]
     assert Action.PLAY in actions
     assert Action.RESUME in actions
-    async with pages(driver, chromium) as (web, address, browser):
+    async with pages(driver, browser) as (web, address):
         page = await open_page(browser, web, address, driver, ANN.id)
         notes = page.locator("#ask p.note")
         assert await notes.all_inner_texts() == [said]

@@ -29,12 +29,20 @@ turn.
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
-from browser import chromium, pin_fonts, use_pinned_fonts
+from browser import (
+    IN_SESSION_LOOP,
+    browser,
+    chromium,
+    pin_fonts,
+    redis_client,
+    shared_browser,
+    use_pinned_fonts,
+)
+from glyphs import badly_drawn
 from playwright.async_api import Browser, Page, ViewportSize
 from service_helpers import Driver, service
 from test_browser import DESKTOP, OUT_OF_ITS_BOX, PHONE, caught_up
@@ -47,7 +55,9 @@ from bot.requests import User
 from bot.show.i18n import LANGUAGES, texts
 from engine import GameState, Phase
 
-__all__ = ["chromium"]  # the fixture
+__all__ = ["browser", "chromium", "redis_client", "shared_browser"]  # fixtures
+
+pytestmark = IN_SESSION_LOOP
 
 NAMES = (
     "Bartholomäus Wolkenstein",
@@ -156,14 +166,14 @@ def four_played(state: GameState) -> bool:
 
 
 async def test_long_names_keep_a_tricks_cards_on_one_row_on_a_phone(
-    chromium: Path, redis_client: aioredis.Redis
+    browser: Browser, redis_client: aioredis.Redis
 ) -> None:
     """Four cards of a trick and the six of the last trick, each on one row on a phone (360 px
     and 390 px) in every language (the trump's line beside them differs), their long names cut
     short. The page is opened once, each language set while it shows the table, and each width
     in turn: its layout is the stylesheet's alone (the script reads no width)."""
     driver = await long_named_table(redis_client, four_played)
-    async with pages(driver, chromium) as (web, address, browser):
+    async with pages(driver, browser) as (web, address):
         page = await opened(browser, web, address, driver, "en", PHONE)
         for language in LANGUAGES:
             await switched(page, driver, language)
@@ -179,13 +189,33 @@ async def test_long_names_keep_a_tricks_cards_on_one_row_on_a_phone(
         await page.close()
 
 
+async def test_every_character_the_page_shows_is_drawn_by_a_font_that_has_it(
+    browser: Browser, redis_client: aioredis.Redis
+) -> None:
+    """In every language each character the page shows (the table, the last trick and the
+    score pad unfolded), in either weight, is drawn by a font the tests pin that has it: no
+    missing-glyph box, so the layout checks above measure real glyphs (Korean with the
+    project's Hangul font, which the test machine has no other of)."""
+    driver = await long_named_table(redis_client, four_played)
+    async with pages(driver, browser) as (web, address):
+        page = await opened(browser, web, address, driver, "en", PHONE)
+        await page.click("#last > summary")
+        await page.click("#sheet > summary")
+        problems = {}
+        for language in LANGUAGES:
+            await switched(page, driver, language)
+            if badly := await badly_drawn(page):
+                problems[language] = badly
+        assert not problems, problems
+
+
 async def test_on_a_desktop_a_tricks_names_have_more_room_than_their_cards(
-    chromium: Path, redis_client: aioredis.Redis
+    browser: Browser, redis_client: aioredis.Redis
 ) -> None:
     """At a desktop width a trick's cards are on one row too, and a name has room beyond its
     card's width (the whole name where it fits)."""
     driver = await long_named_table(redis_client, four_played)
-    async with pages(driver, chromium) as (web, address, browser):
+    async with pages(driver, browser) as (web, address):
         page = await opened(browser, web, address, driver, "en", DESKTOP)
         trick = await page.evaluate(PLAYS, "#trick .play")
         check_plays(trick, 4, cut=None)
@@ -215,13 +245,13 @@ NAME_ROOM_UNDER_A_CARD = {360: 120, 390: 120, DESKTOP["width"]: 150}
     "viewport", [PHONE, WIDE_PHONE, DESKTOP], ids=["360px", "390px", "desktop"]
 )
 async def test_names_without_a_space_keep_a_trick_on_the_screen(
-    chromium: Path, redis_client: aioredis.Redis, viewport: ViewportSize
+    browser: Browser, redis_client: aioredis.Redis, viewport: ViewportSize
 ) -> None:
     """Four cards of a trick played by people with names of no space (UNBROKEN): on one row
     beside the trump, on the screen (the page does not scroll sideways); each card's width is
     no more than its name's room and the star, each name whole in its text and tooltip."""
     driver = await long_named_table(redis_client, four_played, UNBROKEN)
-    async with pages(driver, chromium) as (web, address, browser):
+    async with pages(driver, browser) as (web, address):
         page = await opened(browser, web, address, driver, "en", viewport)
         plays = await page.evaluate(PLAYS, "#trick .play")
         assert len(plays) == 4, plays
@@ -255,7 +285,7 @@ STANDINGS_AT_A_WIDTH = f"""() => ({{
 
 
 async def test_the_final_standings_leave_a_long_name_its_room_in_every_language(
-    chromium: Path, redis_client: aioredis.Redis
+    browser: Browser, redis_client: aioredis.Redis
 ) -> None:
     """The final standings at 360 px, 390 px and a desktop width, in every language: each
     name cell is at least NAME_ROOM wide (its name whole in its text and tooltip) and every
@@ -268,7 +298,7 @@ async def test_the_final_standings_leave_a_long_name_its_room_in_every_language(
     untitled: list[tuple[str, int]] = []
     tall: list[tuple[str, int]] = []
     unrated: list[tuple[str, int]] = []
-    async with pages(driver, chromium) as (web, address, browser):
+    async with pages(driver, browser) as (web, address):
         page = await opened(browser, web, address, driver, "en", PHONE)
         for language in LANGUAGES:
             await switched(page, driver, language)
@@ -375,7 +405,7 @@ async def long_named_table_with_an_ai_seat(redis_client: aioredis.Redis) -> Driv
 
 
 async def test_long_names_take_the_seats_no_more_rows_than_short_ones(
-    chromium: Path, redis_client: aioredis.Redis
+    browser: Browser, redis_client: aioredis.Redis
 ) -> None:
     """The seats at 360 px, 390 px and a desktop width, in every language: they take no more
     rows than the same seats with names of three letters; each name is whole in its text and
@@ -388,7 +418,7 @@ async def test_long_names_take_the_seats_no_more_rows_than_short_ones(
     squeezed: list[tuple[str, int, str, int]] = []
     untitled: list[tuple[str, int]] = []
     uncut: list[tuple[str, int]] = []
-    async with pages(driver, chromium) as (web, address, browser):
+    async with pages(driver, browser) as (web, address):
         page = await opened(browser, web, address, driver, "en", PHONE)
         for language in LANGUAGES:
             await switched(page, driver, language)
@@ -447,13 +477,13 @@ and how wide the space between the 🤖 and the name is drawn (px)."""
 
 
 async def test_an_ai_seats_name_reads_as_its_tooltip(
-    chromium: Path, redis_client: aioredis.Redis
+    browser: Browser, redis_client: aioredis.Redis
 ) -> None:
     """An AI seat's name in the seats: its 🤖 and the name after it read as its tooltip does,
     a plain space between them, drawn (the page put a no-break space there, which the tooltip,
     the view's `name`, lacked)."""
     driver = await long_named_table_with_an_ai_seat(redis_client)
-    async with pages(driver, chromium) as (web, address, browser):
+    async with pages(driver, browser) as (web, address):
         for viewport in (PHONE, DESKTOP):
             page = await opened(browser, web, address, driver, "en", viewport)
             robots = await page.evaluate(ROBOT_LINE)
@@ -526,7 +556,7 @@ def check_suffix(found: list[dict[str, Any]], where: str, second: str = SECOND) 
 
 
 async def test_a_namesakes_number_stays_in_sight_on_a_phone(
-    chromium: Path, redis_client: aioredis.Redis
+    browser: Browser, redis_client: aioredis.Redis
 ) -> None:
     """Two people with the same long name at 360 px: the second one's ` (2)` stays in sight
     beside the name cut short, in the seats, under the trick's cards (the last trick's too) and
@@ -534,7 +564,7 @@ async def test_a_namesakes_number_stays_in_sight_on_a_phone(
     name shown reads as its tooltip does, a plain space before the number (the page drew a
     no-break space there, which the tooltip lacked), the space drawn."""
     driver = await long_named_table(redis_client, four_played, NAMESAKES)
-    async with pages(driver, chromium) as (web, address, browser):
+    async with pages(driver, browser) as (web, address):
         page = await opened(browser, web, address, driver, "en", PHONE)
         await page.click("#last > summary")
         check_suffix(await page.evaluate(SUFFIX, "#seats .seat .who"), "seats")
@@ -579,7 +609,7 @@ PANEL_SCROLLS = """() => {
 
 
 async def test_the_lobby_list_cuts_a_long_name_short_on_a_phone(
-    chromium: Path, redis_client: aioredis.Redis
+    browser: Browser, redis_client: aioredis.Redis
 ) -> None:
     """Six people with long names in a lobby, at 360 px: the list of who has joined showed each
     name whole, so a name with no space to wrap at widened the list past its panel (which
@@ -589,7 +619,7 @@ async def test_the_lobby_list_cuts_a_long_name_short_on_a_phone(
     people = [User(p.id, n) for p, n in zip(PEOPLE, LOBBY_NAMES, strict=True)]
     driver = Driver(service(redis_client, seed=3, config=CONFIG), people, wings_rate=0)
     await driver.lobby(["rounds=short"], start=False)
-    async with pages(driver, chromium) as (web, address, browser):
+    async with pages(driver, browser) as (web, address):
         page = await opened(browser, web, address, driver, "en", PHONE)
         lines = await page.evaluate(SUFFIX, "#summary[data-kind=lobby] li")
         check_suffix(lines, "lobby", f"{SHOUTED} (2)")
@@ -628,14 +658,14 @@ the width its numbers need (the widest cell's text and the padding)."""
 
 
 async def test_the_score_pads_headings_do_not_widen_its_columns_on_a_phone(
-    chromium: Path, redis_client: aioredis.Redis
+    browser: Browser, redis_client: aioredis.Redis
 ) -> None:
     """The score pad at 360 px with six long names, two of them alike: each heading showed the
     whole name, so a column was as wide as its name, not its numbers, and the pad scrolled the
     further for it. Each column is now as wide as its numbers, the name cut short with an
     ellipsis, whole in its tooltip, the second namesake's ` (2)` in sight."""
     driver = await long_named_table(redis_client, four_played, NAMESAKES)
-    async with pages(driver, chromium) as (web, address, browser):
+    async with pages(driver, browser) as (web, address):
         page = await opened(browser, web, address, driver, "en", PHONE)
         await page.click("#sheet > summary")
         check_suffix(await page.evaluate(SUFFIX, "#sheet th"), "score pad")
@@ -673,14 +703,14 @@ HEADS = """() => [...document.querySelectorAll("#sheet .pad th[title]")].map(hea
 
 
 async def test_the_score_pad_gives_six_long_names_room_on_a_desktop(
-    chromium: Path, redis_client: aioredis.Redis
+    browser: Browser, redis_client: aioredis.Redis
 ) -> None:
     """The score pad at a desktop width with six names of 32 characters: each heading was one
     line, a sixth of the pad, so every name was cut to half of itself ("Konstantin P…"). A name
     now wraps between its words there and shows whole; one with no space to wrap at is cut
     short with an ellipsis, whole in its tooltip; the pad does not scroll sideways."""
     driver = await long_named_table(redis_client, four_played, LONGEST)
-    async with pages(driver, chromium) as (web, address, browser):
+    async with pages(driver, browser) as (web, address):
         page = await opened(browser, web, address, driver, "en", DESKTOP)
         await page.click("#sheet > summary")
         heads = await page.evaluate(HEADS)
