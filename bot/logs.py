@@ -37,6 +37,19 @@ MIN_SECRET = 4
 """Characters a secret has at least to be masked (a shorter one would garble every line)."""
 QUIET = ("httpx", "httpcore")
 """Loggers kept to warnings and up: a line per request (with the bot's URL), or several."""
+PRIVATE = (
+    "telegram.Bot",
+    "telegram.ext.ExtBot",
+    "telegram.ext.Application",
+    "telegram.ext.Updater",
+    "discord.http",
+    "discord.gateway",
+    "discord.webhook.async_",
+)
+"""Loggers kept to INFO and up: at DEBUG they write each update received and each API call's
+parameters (message texts, so hands; buttons' payloads, so bids and marked cards)."""
+HELD = {**dict.fromkeys(QUIET, logging.WARNING), **dict.fromkeys(PRIVATE, logging.INFO)}
+"""The level each of those loggers is kept at, whatever `log_level` says."""
 CHAIN = 8
 """Links of an error's cause chain searched for the chat it came from."""
 
@@ -232,14 +245,20 @@ def handler(config: "Config", stream: IO[str] | None = None) -> logging.Handler:
     return out
 
 
+def hold(quiet: Iterable[str] = ()) -> None:
+    """Keep the loggers of `HELD` at their levels, and those in `quiet` from warnings on."""
+    for name, level in {**HELD, **dict.fromkeys(quiet, logging.WARNING)}.items():
+        logging.getLogger(name).setLevel(level)
+
+
 def setup(config: "Config", quiet: Iterable[str] = ()) -> None:
     """Log to stderr from `log_level` on, in `log_format`; httpx's loggers and those in `quiet`
-    only from warnings on. Nothing changes where logging was set up already (by a test or a
-    program that runs the bot)."""
+    only from warnings on, the platform libraries' loggers that show games' contents only from
+    INFO on (`hold`). Nothing changes where logging was set up already (by a test or a program
+    that runs the bot)."""
     root = logging.getLogger()
     if root.handlers:
         return
     root.addHandler(handler(config))
     root.setLevel(config.log_level)
-    for name in (*QUIET, *quiet):  # a line per request or connection otherwise
-        logging.getLogger(name).setLevel(logging.WARNING)
+    hold(quiet)
