@@ -12,7 +12,8 @@ handler) names them as well (`after`).
 `log_format = "text"` writes `<time> <LEVEL> <logger>: <message> chat=tg:-100123 game=4f2a1c`
 and the traceback below; `"json"` writes one JSON object per line: `time` (ISO 8601, UTC),
 `level`, `logger`, `message`, `chat`, `game`, and `exception` when there is one. Either way the
-configured tokens, the webhook secret and the Redis password are masked wherever they appear.
+configured tokens, the webhook secret, the web links' signing key and the Redis password are
+masked wherever they appear.
 """
 
 import contextlib
@@ -24,7 +25,7 @@ import sys
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator
 from datetime import UTC, datetime
 from typing import IO, TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 if TYPE_CHECKING:
     from bot.config import Config
@@ -224,10 +225,18 @@ class JsonFormatter(logging.Formatter):
 
 
 def secrets_of(config: "Config") -> tuple[str, ...]:
-    """What no line may show: the platforms' tokens, the webhook secret, the Redis password."""
+    """What no line may show: the platforms' tokens, the webhook secret, the key web links are
+    signed with, the Redis password (as its URL writes it, and unescaped as it is sent)."""
     password = urlsplit(config.redis_url).password if config.redis_url else None
-    found = (config.telegram.token, config.telegram.webhook_secret, config.discord.token, password)
-    return tuple(secret for secret in found if secret)
+    found = (
+        config.telegram.token,
+        config.telegram.webhook_secret,
+        config.discord.token,
+        config.web.secret,
+        password,
+        unquote(password) if password else None,
+    )
+    return tuple(dict.fromkeys(secret for secret in found if secret))
 
 
 def formatter(config: "Config") -> logging.Formatter:

@@ -19,7 +19,7 @@ from test_telegram import GROUP, PLAYERS, Bot, has_moves, is_mark, move, running
 from adapters.outbox import FAST, Outbox
 from bot import logs
 from bot.commands import Kind
-from bot.config import Config, DiscordConfig, TelegramConfig
+from bot.config import Config, DiscordConfig, TelegramConfig, WebConfig
 from bot.messages import Outcome
 from bot.requests import Request, User
 from bot.service import GameService
@@ -125,6 +125,23 @@ def test_text_lines_name_the_chat_and_game_and_mask_secrets() -> None:
         "INFO tests.logs.text: token *** hook *** redis *** chat=tg:-100123 game=g7"
     )
     assert third.endswith("discord *** chat=tg:-100123 game=g7")
+
+
+def test_the_web_links_key_and_a_decoded_redis_password_are_masked_too() -> None:
+    """The key web links are signed with is a secret like the tokens; a Redis password with
+    characters its URL must escape is masked as written there and as the client sends it."""
+    config = Config(
+        log_format="json",
+        redis_url="redis://bob:p%40ss%2Fw0rd@redis.example:6379/0",
+        web=WebConfig(secret="link-signing-key-42"),
+    )
+    log = logging.getLogger("tests.logs.secrets")
+    out = lines(config, log)
+    log.info(
+        "key %s url-password %s password %s", "link-signing-key-42", "p%40ss%2Fw0rd", "p@ss/w0rd"
+    )
+    (entry,) = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert entry["message"] == "key *** url-password *** password ***"
 
 
 def test_setup_leaves_logging_alone_where_a_program_set_it_up() -> None:
