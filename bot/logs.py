@@ -10,8 +10,11 @@ An error that leaves `about` keeps them, so the line that reports it later (a fr
 handler) names them as well (`after`).
 
 `log_format = "text"` writes `<time> <LEVEL> <logger>: <message> chat=tg:-100123 game=4f2a1c`
-and the traceback below; `"json"` writes one JSON object per line: `time` (ISO 8601, UTC),
-`level`, `logger`, `message`, `chat`, `game`, and `exception` when there is one. Either way the
+and the traceback below (the line itself escapes a line break in what it shows, as
+`\\n`); `"json"` writes one JSON object per line: `time` (ISO 8601, UTC),
+`level`, `logger`, `message`, `chat`, `game`, and `exception` when there is one. Either way
+control characters, line and paragraph separators, bidi controls and lone surrogates are
+written as `\\uXXXX` (`ONE_LINE`), so a person's name in a line cannot break or forge one. The
 configured tokens, the webhook secret, the web links' signing key and the Redis password are
 masked wherever they appear.
 """
@@ -53,6 +56,27 @@ HELD = {**dict.fromkeys(QUIET, logging.WARNING), **dict.fromkeys(PRIVATE, loggin
 """The level each of those loggers is kept at, whatever `log_level` says."""
 CHAIN = 8
 """Links of an error's cause chain searched for the chat it came from."""
+
+_ESCAPED = {
+    code: f"\\u{code:04x}"
+    for code in (
+        *range(0x20),  # control characters: line breaks, terminal escapes
+        *range(0x7F, 0xA0),  # DEL and the C1 controls (NEL, U+0085, breaks a line for many)
+        0x061C,  # the Arabic letter mark
+        0x200E,  # the left-to-right and right-to-left marks
+        0x200F,
+        *range(0x2028, 0x202F),  # the line and paragraph separators, the bidi embeddings
+        *range(0x2066, 0x206A),  # the bidi isolates
+        *range(0xD800, 0xE000),  # lone surrogates: no UTF-8 stream can write them
+    )
+}
+"""Characters no line writes as they are, but as `\\uXXXX` (in JSON, the same character
+escaped): a name or a message that carries them cannot break a line, forge one, reorder what a
+terminal shows or make the record fail to be written."""
+ONE_LINE = str.maketrans({**_ESCAPED, ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
+"""For a record's line: even a line break is escaped."""
+BLOCK = str.maketrans({code: escaped for code, escaped in _ESCAPED.items() if code != ord("\n")})
+"""For a traceback below it: its lines stay lines."""
 
 Place = tuple[str | None, str | None]
 """(chat, game) a line is about."""
@@ -191,10 +215,10 @@ class TextFormatter(logging.Formatter):
     def formatMessage(self, record: logging.LogRecord) -> str:
         line = super().formatMessage(record)
         named = " ".join(f"{k}={v}" for k, v in fields(record).items() if v is not None)
-        return f"{line} {named}" if named else line
+        return (f"{line} {named}" if named else line).translate(ONE_LINE)
 
     def format(self, record: logging.LogRecord) -> str:
-        return masked(super().format(record), self.secrets)
+        return masked(super().format(record), self.secrets).translate(BLOCK)
 
 
 class JsonFormatter(logging.Formatter):
@@ -221,7 +245,7 @@ class JsonFormatter(logging.Formatter):
         for key, value in entry.items():
             if isinstance(value, str):
                 entry[key] = masked(value, self.secrets)
-        return json.dumps(entry, ensure_ascii=False, default=str)
+        return json.dumps(entry, ensure_ascii=False, default=str).translate(ONE_LINE)
 
 
 def secrets_of(config: "Config") -> tuple[str, ...]:

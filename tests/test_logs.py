@@ -144,6 +144,34 @@ def test_the_web_links_key_and_a_decoded_redis_password_are_masked_too() -> None
     assert entry["message"] == "key *** url-password *** password ***"
 
 
+HOSTILE = "Ann\nINFO forged line\r\x1b[2J\x85\u2028\u2029\u202eRTL\u2066\u200f \ud800 \x7f end"
+"""A name as a person may set it: line breaks of every kind, a terminal escape, bidi overrides
+and isolates, a lone surrogate (a Telegram name arrives as UTF-16 and may carry one)."""
+UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+@pytest.mark.parametrize("log_format", ["json", "text"])
+def test_a_hostile_name_stays_on_its_line_and_in_its_json(log_format: str) -> None:
+    """Each record is one line, in either format, however the text it shows breaks lines or
+    turns text around; a JSON line reads back as the very message."""
+    config = Config(log_format=log_format)
+    log = logging.getLogger(f"tests.logs.hostile.{log_format}")
+    out = lines(config, log)
+    log.info("joined: %s", HOSTILE)
+    with logs.about(CHAT, HOSTILE):
+        log.warning("%s", HOSTILE)
+    written = out.getvalue()
+    written.encode("utf-8")  # a lone surrogate would make a strict stream fail the record
+    assert written.endswith("\n")
+    got = written.splitlines()  # splits at \x85, \u2028... as many readers do
+    assert len(got) == 2
+    assert not [line for line in got if UNSAFE.search(line)]
+    if log_format == "json":
+        first, second = (json.loads(line) for line in got)
+        assert first["message"] == f"joined: {HOSTILE}"
+        assert (second["message"], second["game"]) == (HOSTILE, HOSTILE)
+
+
 def test_setup_leaves_logging_alone_where_a_program_set_it_up() -> None:
     root = logging.getLogger()
     before = list(root.handlers)
