@@ -191,6 +191,31 @@ class Where(logging.Filter):
         return True
 
 
+class Recurring:
+    """A failure tried again (a loop's next round, a library's next try): logged at ERROR with
+    its traceback the first time, then in one line (its type and message) while the same error
+    recurs; another error, or the same after a try that worked (`worked`), has its traceback
+    again. So a bug hit every second writes its traceback once, not once a second."""
+
+    def __init__(self) -> None:
+        self._last: tuple[type[BaseException], str] | None = None
+
+    def failed(self, log: logging.Logger, message: str, *args: object) -> None:
+        """Log the error being handled as `message % args`."""
+        error = sys.exc_info()[1]
+        seen = None if error is None else (type(error), str(error))
+        if seen is not None and seen == self._last:
+            name = type(error).__name__
+            log.error(f"{message} again (%s: %s)", *args, name, error)
+        else:
+            log.error(message, *args, exc_info=error)
+        self._last = seen
+
+    def worked(self) -> None:
+        """A try worked: the next failure has its traceback whatever it is."""
+        self._last = None
+
+
 def masked(text: str, secrets: Iterable[str]) -> str:
     """`text` with every secret in it replaced by `***`."""
     for secret in secrets:

@@ -35,11 +35,13 @@ async def timer_loop(service: GameService, show: Show, scope: str, interval: flo
     (`GameService.count_timers`)."""
     service.metrics.probe(f"timers {scope}", functools.partial(service.count_timers, scope))
     task = asyncio.current_task()
+    failing = logs.Recurring()
     while True:
         try:
             shown = await service.tick(scope)
+            failing.worked()
         except Exception:  # a bug must not stop every chat's deadlines: try again next tick
-            log.exception("the timer tick of %s failed", scope)
+            failing.failed(log, "the timer tick of %s failed", scope)
             shown = []
         for chat, outcome in shown:
             game = outcome.version[0] if outcome.version is not None else None

@@ -3,6 +3,7 @@
 Telegram game with secret bids whose lines at INFO and up show no card, no bid and no token."""
 
 import asyncio
+import contextlib
 import contextvars
 import io
 import itertools
@@ -303,6 +304,47 @@ async def test_a_timeout_fired_by_the_timer_loop_is_logged_with_its_chat_and_gam
     assert (failed[0].chat, failed[0].game) == ("chat:1", table.game_id)  # type: ignore[attr-defined]
     applied = [r for r in captured.records if "applied for timer" in r.getMessage()]
     assert [(r.chat, r.game) for r in applied] == [("chat:1", table.game_id)]  # type: ignore[attr-defined]
+
+
+async def test_a_tick_that_keeps_failing_logs_its_traceback_once(
+    redis_client: aioredis.Redis, captured: Capture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug that fails every tick (tried again each second) is logged with its traceback the
+    first time, then in one line a tick while the same error recurs; another error, or the
+    same after a tick that worked, has its traceback again."""
+    service = GameService(Store(redis_client, Settings()), Config())
+    errors = [*[RuntimeError("a bug")] * 4, None, RuntimeError("a bug"), KeyError("x")]
+    done = asyncio.Event()
+
+    async def tick(scope: str) -> list[tuple[str, Outcome]]:
+        if not errors:
+            done.set()
+            return []
+        error = errors.pop(0)
+        if error is not None:
+            raise error
+        return []
+
+    monkeypatch.setattr(service, "tick", tick)
+
+    async def show(chat: str, outcome: Outcome) -> None:
+        return None
+
+    task = asyncio.create_task(timer_loop(service, show, "chat", interval=0))
+    await done.wait()
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    failed = [r for r in captured.records if r.name == "bot.timers"]
+    assert [(r.levelno, r.exc_info is not None) for r in failed] == [
+        (logging.ERROR, True),
+        (logging.ERROR, False),
+        (logging.ERROR, False),
+        (logging.ERROR, False),
+        (logging.ERROR, True),  # the same again after a tick that worked
+        (logging.ERROR, True),  # another error
+    ]
+    assert "RuntimeError: a bug" in failed[1].getMessage()
 
 
 # --- a whole game: what the lines never show ----------------------------------------------------
