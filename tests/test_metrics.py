@@ -203,6 +203,33 @@ async def test_a_game_moves_the_metrics(redis_url: str) -> None:
         assert (status, said) == (503, "not ready: telegram\n")
 
 
+async def test_what_people_type_or_forge_adds_no_series(redis_url: str) -> None:
+    """Commands the bot does not know, bad arguments, options and AI levels, and forged or
+    stale button payloads, each different, in the group and in a private chat: they are
+    counted under the fixed label values (`button`, `bad_argument`, `foreign_button`...), so
+    the number of series in /metrics stays as it was."""
+    async with watched_bot(redis_url) as (_fake, watched):
+        bot = watched.bot
+        await bot.front.start()
+        await seat(bot, (ANN, BOB))
+        await bot.command(GROUP, ANN, "/addbot")
+        await bot.command(GROUP, ANN, "/start")
+        await move(bot, (ANN, BOB))
+        before = await watched.scrape()
+        table = bot.table().message_id
+        for i in range(10):
+            await bot.command(GROUP, ANN, f"/zz{i}cmd arg{i}")
+            await bot.command(ANN.id, ANN, f"/qq{i}")
+            await bot.command(GROUP, ANN, f"/bid {i}x")
+            await bot.command(GROUP, ANN, f"/options bogus{i}=1")
+            await bot.command(GROUP, ANN, f"/addbot level{i}")
+            await bot.press(GROUP, ANN, table, f"forged{i}.x.{i}", stale=True)
+            await bot.press(GROUP, BOB, table, f"g1.{i}b.b{i}", stale=True)
+        after = await watched.scrape()
+        assert after("wizard_commands_total") - before("wizard_commands_total") >= 50
+        assert set(after.samples) == set(before.samples)
+
+
 async def test_timers_due_and_fired(redis_url: str) -> None:
     """A turn that times out: the reminder and the timeout fire, the late player's moves are
     the AI's from then on."""
