@@ -1,6 +1,7 @@
 """Log lines: the JSON and text formats, the chat and game that every line about a game carries
 (through tasks, threads, the outbox and the timer loop), the secrets masked, and a whole
-Telegram game with secret bids whose lines at INFO and up show no card, no bid and no token."""
+Telegram game with secret bids and wings marks, and a Discord game, whose lines at any level show
+no card, no bid and no token; a recurring failure's traceback once; hostile names one line."""
 
 import asyncio
 import contextlib
@@ -15,6 +16,11 @@ from datetime import datetime
 
 import pytest
 import redis.asyncio as aioredis
+from test_discord import Bot as DiscordBot
+from test_discord import people
+from test_discord import play_on as discord_play_on
+from test_discord import running as discord_running
+from test_discord import seat as discord_seat
 from test_telegram import GROUP, PLAYERS, Bot, has_moves, is_mark, move, running, seat
 
 from adapters.outbox import FAST, Outbox
@@ -497,3 +503,26 @@ async def test_a_whole_game_logs_no_card_bid_or_token_and_names_its_chat_and_gam
         logs.JsonFormatter([telegram.fake.token]),
     ):
         assert not [r for r in captured.records if telegram.fake.token in formatter.format(r)]
+
+
+@pytest.fixture
+async def dc(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[DiscordBot]:
+    """The Discord bot, logged in to the fake Discord."""
+    async with discord_running(redis_url, monkeypatch) as bot:
+        yield bot
+
+
+async def test_a_whole_discord_game_logs_no_card_bid_or_token_even_at_debug(
+    dc: DiscordBot, captured: Capture
+) -> None:
+    """discord.py writes each API call's body at DEBUG (the DMs' hands, the buttons'
+    payloads): held as `logs.setup` holds it, no record of a game with secret bids shows one."""
+    ann, bob, cid = people(dc, "Ann", "Bob", "Cid")
+    await discord_seat(dc, [ann, bob, cid], bids="secret")
+    await dc.press_label(dc.channel, bob, dc.lobby(), "Start")
+    await discord_play_on(dc)
+    finished = (await Store(dc.client, Settings()).load(f"dc:{dc.channel}")).table
+    assert finished is not None
+    assert len(finished.game.results) == 5
+    assert leaks(captured.records, private(finished, dc.fake.token), logging.DEBUG) == []
+    assert any(r.name.startswith("discord.") for r in captured.records)
