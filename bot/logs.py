@@ -200,13 +200,15 @@ class Recurring:
     def __init__(self) -> None:
         self._last: tuple[type[BaseException], str] | None = None
 
-    def failed(self, log: logging.Logger, message: str, *args: object) -> None:
-        """Log the error being handled as `message % args`."""
-        error = sys.exc_info()[1]
-        seen = None if error is None else (type(error), str(error))
-        if seen is not None and seen == self._last:
-            name = type(error).__name__
-            log.error(f"{message} again (%s: %s)", *args, name, error)
+    def failed(
+        self, log: logging.Logger, error: BaseException, message: str, *args: object
+    ) -> None:
+        """Log `error` as `message % args`: with its traceback, or, the same as the last time,
+        with `(the same again: <type>: <message>)` after it."""
+        seen = (type(error), str(error))
+        if seen == self._last:
+            tail = " (the same again: %s: %s)"
+            log.error(message + tail, *args, type(error).__name__, error)
         else:
             log.error(message, *args, exc_info=error)
         self._last = seen

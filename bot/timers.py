@@ -40,8 +40,8 @@ async def timer_loop(service: GameService, show: Show, scope: str, interval: flo
         try:
             shown = await service.tick(scope)
             failing.worked()
-        except Exception:  # a bug must not stop every chat's deadlines: try again next tick
-            failing.failed(log, "the timer tick of %s failed", scope)
+        except Exception as error:  # a bug must not stop every chat's deadlines: again next tick
+            failing.failed(log, error, "the timer tick of %s failed", scope)
             shown = []
         for chat, outcome in shown:
             game = outcome.version[0] if outcome.version is not None else None

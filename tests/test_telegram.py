@@ -28,6 +28,7 @@ from fake_telegram import Event, FakeTelegram, MessageView, RateLimits, User
 from PIL import ImageFont
 from service_helpers import Clock, CountedRedis, Pondering, counted_ticks, reviews_posted
 from telegram import Update
+from telegram.error import TelegramError
 from telegram.ext import AIORateLimiter
 
 from adapters.outbox import FAST, Limits
@@ -2939,6 +2940,31 @@ async def test_telegram_away_is_a_warning_line_each_try_not_a_traceback(
     assert last.levelno == logging.WARNING
     assert "NetworkError" in last.getMessage()
     assert [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR] == []
+
+
+async def test_a_polling_error_that_recurs_has_its_traceback_once(
+    redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An unexpected error of every long poll (PTB tries again, up to 30 s apart) is an error
+    with its traceback the first time, then one line a try while it is the same; after a poll
+    Telegram answered, its traceback again."""
+    caplog.set_level(logging.INFO)
+    async with FakeTelegram() as fake:
+        client = aioredis.Redis.from_url(redis_url)
+        front = _front(fake, client)
+        for _ in range(3):
+            front._polling_failed(TelegramError("Something odd"))
+        front._polled()
+        front._polling_failed(TelegramError("Something odd"))
+        await client.aclose()
+    said = [r for r in caplog.records if r.name == "adapters.telegram.app"]
+    assert [(r.levelno, r.exc_info is not None) for r in said] == [
+        (logging.ERROR, True),
+        (logging.ERROR, False),
+        (logging.ERROR, False),
+        (logging.ERROR, True),
+    ]
+    assert said[1].getMessage().endswith("(the same again: TelegramError: Something odd)")
 
 
 async def test_a_second_polling_worker_is_an_error_line_saying_what_to_do(

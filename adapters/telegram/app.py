@@ -102,7 +102,7 @@ from bot import (
     caused_by_store,
 )
 from bot.commands import BY_KIND, Who, of_payload, welcome_text
-from bot.logs import about, after
+from bot.logs import Recurring, about, after
 from bot.show.i18n import Texts, resolve_language, texts
 from bot.store import keys
 from bot.timers import stop_timer_loop, timer_loop
@@ -173,10 +173,11 @@ two within the span are another process polling with the token, which takes turn
 lasting `poll_timeout`), so without the span the worker would count as ready between them."""
 
 
-def polling_failed(error: TelegramError) -> None:
+def polling_failed(error: TelegramError, failing: Recurring) -> None:
     """A long poll that failed, said in one line (PTB tries again, waiting up to 30 s): another
     process polling with the token is a mistake of the deployment, said with what to do; the
-    network or Telegram away is ridden over."""
+    network or Telegram away is ridden over; anything else is an error, its traceback said once
+    while it recurs (`failing`)."""
     if isinstance(error, Conflict):
         log.error(
             "Telegram gives this bot's updates to another process (%s): run one polling worker "
@@ -189,7 +190,7 @@ def polling_failed(error: TelegramError) -> None:
             "cannot get updates from Telegram (%s: %s); trying again", type(error).__name__, error
         )
     else:
-        log.error("cannot get updates from Telegram; trying again", exc_info=error)
+        failing.failed(log, error, "cannot get updates from Telegram; trying again")
 
 
 # PTB's own records of a network error (the last getUpdates on the way out, which it makes
@@ -250,6 +251,8 @@ class TelegramFrontEnd:
         """When Telegram last answered a long poll (monotonic), or polling started."""
         self._poll_failed = False
         """Whether a long poll failed since the last one Telegram answered."""
+        self._failing = Recurring()
+        """The unexpected errors of long polls, their traceback said once while they recur."""
         self._conflicts = (-math.inf, -math.inf)
         """When the last two long polls ended with 409 Conflict (monotonic), the earlier first."""
         self._register()
@@ -306,11 +309,12 @@ class TelegramFrontEnd:
         self._poll_failed = True
         if isinstance(error, Conflict):
             self._conflicts = (self._conflicts[1], time.monotonic())
-        polling_failed(error)
+        polling_failed(error, self._failing)
 
     def _polled(self) -> None:
         self._answered_at = time.monotonic()
         self._poll_failed = False
+        self._failing.worked()
 
     def _polls_answered(self) -> bool:
         """Whether long polling works: no poll failed since the last one Telegram answered, that
