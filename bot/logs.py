@@ -305,10 +305,12 @@ def handler(config: "Config", stream: IO[str] | None = None) -> logging.Handler:
     return out
 
 
-def hold(quiet: Iterable[str] = ()) -> None:
-    """Keep the loggers of `HELD` at their levels, and those in `quiet` from warnings on."""
+def hold(quiet: Iterable[str] = (), floor: int = logging.NOTSET) -> None:
+    """Keep the loggers of `HELD` at their levels, and those in `quiet` from warnings on, or
+    at `floor` (the configured level) where that is higher: a level set on a logger lets its
+    records through whatever the root's level, so it must never be below the configured one."""
     for name, level in {**HELD, **dict.fromkeys(quiet, logging.WARNING)}.items():
-        logging.getLogger(name).setLevel(level)
+        logging.getLogger(name).setLevel(max(level, floor))
 
 
 def setup(config: "Config", quiet: Iterable[str] = ()) -> None:
@@ -321,4 +323,4 @@ def setup(config: "Config", quiet: Iterable[str] = ()) -> None:
         return
     root.addHandler(handler(config))
     root.setLevel(config.log_level)
-    hold(quiet)
+    hold(quiet, root.level)

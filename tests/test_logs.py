@@ -11,6 +11,8 @@ import itertools
 import json
 import logging
 import re
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Iterable, Iterator
 from datetime import datetime
 
@@ -177,6 +179,40 @@ def test_a_hostile_name_stays_on_its_line_and_in_its_json(log_format: str) -> No
         first, second = (json.loads(line) for line in got)
         assert first["message"] == f"joined: {HOSTILE}"
         assert (second["message"], second["game"]) == (HOSTILE, HOSTILE)
+
+
+SET_UP = """
+import logging, sys
+from bot import logs
+from bot.config import Config
+logs.setup(Config(log_level=sys.argv[1]))
+for name in ("telegram.Bot", "httpx", "discord.http", "bot.service"):
+    for level in (logging.DEBUG, logging.INFO, logging.WARNING, logging.ERROR):
+        logging.getLogger(name).log(level, "%s", name)
+"""
+
+
+@pytest.mark.parametrize(
+    ("level", "written"),
+    [
+        ("DEBUG", {"bot.service DEBUG", "telegram.Bot INFO", "httpx WARNING"}),
+        ("ERROR", {"bot.service ERROR", "telegram.Bot ERROR", "httpx ERROR"}),
+    ],
+)
+def test_a_held_logger_is_never_louder_than_log_level(level: str, written: set[str]) -> None:
+    """`logs.setup` holds the libraries' loud loggers at INFO or WARNING: that is a floor, not
+    a level of their own, so with `log_level = "error"` they write errors only, like the rest.
+    (The lowest level each writes at, in a process set up as `wizard-bot run` sets it up.)"""
+    done = subprocess.run(
+        [sys.executable, "-c", SET_UP, level], capture_output=True, text=True, check=True
+    )
+    lowest: dict[str, str] = {}
+    for line in done.stderr.splitlines():
+        _, _, name_level = line.partition(" ")[2].partition(" ")
+        said, _, name = name_level.partition(" ")
+        lowest.setdefault(name.partition(":")[0], said)
+    assert {f"{name} {said}" for name, said in lowest.items()} >= written
+    assert len(lowest) == 4
 
 
 def test_setup_leaves_logging_alone_where_a_program_set_it_up() -> None:
