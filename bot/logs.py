@@ -192,12 +192,14 @@ class Where(logging.Filter):
 
 
 class Recurring:
-    """A failure tried again (a loop's next round, a library's next try): logged at ERROR with
-    its traceback the first time, then in one line (its type and message) while the same error
-    recurs; another error, or the same after a try that worked (`worked`), has its traceback
-    again. So a bug hit every second writes its traceback once, not once a second."""
+    """A failure tried again (a loop's next round, a library's next try): logged at `level`
+    (ERROR) with its traceback the first time, then in one line (its type and message) while
+    the same error recurs; another error, or the same after a try that worked (`worked`), has
+    its traceback again. So a bug hit every second writes its traceback once, not once a
+    second."""
 
-    def __init__(self) -> None:
+    def __init__(self, level: int = logging.ERROR) -> None:
+        self.level = level
         self._last: tuple[type[BaseException], str] | None = None
 
     def failed(
@@ -208,9 +210,9 @@ class Recurring:
         seen = (type(error), str(error))
         if seen == self._last:
             tail = " (the same again: %s: %s)"
-            log.error(message + tail, *args, type(error).__name__, error)
+            log.log(self.level, message + tail, *args, type(error).__name__, error)
         else:
-            log.error(message, *args, exc_info=error)
+            log.log(self.level, message, *args, exc_info=error)
         self._last = seen
 
     def worked(self) -> None:

@@ -33,6 +33,8 @@ from prometheus_client import (
     disable_created_metrics,
 )
 
+from bot.logs import Recurring
+
 log = logging.getLogger(__name__)
 
 # No `_created` series beside each counter and histogram: they would double a scrape's size for
@@ -84,6 +86,8 @@ class Readiness:
 
     def __init__(self) -> None:
         self._checks: dict[str, Check | None] = {}
+        self._failing: dict[str, Recurring] = {}
+        """Each part's check that raised, its traceback logged once while it fails alike."""
 
     def expect(self, part: str) -> None:
         """`part` is configured: it is not ready until it reports."""
@@ -96,19 +100,21 @@ class Readiness:
     async def ready(self) -> dict[str, bool]:
         """Each part, in the order expected, and whether it is up (asked at once)."""
         parts = list(self._checks.items())
-        answers = await asyncio.gather(*(_ask(part, check) for part, check in parts))
+        answers = await asyncio.gather(*(self._ask(part, check) for part, check in parts))
         return {part: answer for (part, _), answer in zip(parts, answers, strict=True)}
 
-
-async def _ask(part: str, check: Check | None) -> bool:
-    if check is None:
-        return False
-    try:
-        answer = check()
-        return bool(await answer if isinstance(answer, Awaitable) else answer)
-    except Exception:
-        log.warning("the readiness check of %s failed", part, exc_info=True)
-        return False
+    async def _ask(self, part: str, check: Check | None) -> bool:
+        if check is None:
+            return False
+        failing = self._failing.setdefault(part, Recurring(logging.WARNING))
+        try:
+            answer = check()
+            up = bool(await answer if isinstance(answer, Awaitable) else answer)
+        except Exception as error:
+            failing.failed(log, error, "the readiness check of %s failed", part)
+            return False
+        failing.worked()
+        return up
 
 
 class Metrics:

@@ -317,6 +317,29 @@ async def test_readiness_asks_each_part() -> None:
     assert await ready.ready() == {"telegram": False, "redis": False}
 
 
+async def test_a_readiness_check_that_keeps_failing_logs_its_traceback_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A broken check is asked at every scrape and every /readyz (a load balancer's, every few
+    seconds): its traceback is logged the first time, then a line a time while it fails alike."""
+    caplog.set_level(logging.INFO)
+    ready = Readiness()
+
+    def broken() -> bool:
+        raise RuntimeError("a bug in the check")
+
+    ready.report("telegram", broken)
+    for _ in range(3):
+        assert await ready.ready() == {"telegram": False}
+    said = [r for r in caplog.records if r.name == "bot.metrics"]
+    assert [(r.levelno, r.exc_info is not None) for r in said] == [
+        (logging.WARNING, True),
+        (logging.WARNING, False),
+        (logging.WARNING, False),
+    ]
+    assert "RuntimeError: a bug in the check" in said[-1].getMessage()
+
+
 def test_metrics_count_apart() -> None:
     """Each `Metrics` has a registry of its own: two services in one process count apart."""
     one, two = Metrics(), Metrics()
