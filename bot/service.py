@@ -246,6 +246,8 @@ class GameService:
         """Chats where this worker met a form a newer version wrote (logged once each)."""
         self._broken: set[str] = set()
         """Chats whose timer could not be fired for an error of ours (logged once each)."""
+        self._failing: str | None = None
+        """What the store last failed with (`store_failed`), until a write goes through."""
         self._thinkers: asyncio.Semaphore | None = None
         """Bounds the AI moves being decided at once (`THINKERS`)."""
         self.coach = Coach()
@@ -311,10 +313,11 @@ class GameService:
             if result is not None:
                 return outcome, Handled.DONE
             return outcome, Handled.REFUSED if outcome.alert else Handled.DUPLICATE
-        except StoreErrors:
+        except StoreErrors as error:
             # The write may have been applied all the same (Redis ran it, and the answer was
             # lost): the chat is shown again, where it is behind, once Redis answers.
             self._unsure.add(chat)
+            self.store_failed(error)
             answer = await self.apology(chat, store_away=True)
             return Outcome(answer=answer, alert=True), Handled.STORE_AWAY
         except NewerForm as error:
@@ -359,6 +362,7 @@ class GameService:
             self.metrics.last_tick.labels(scope).set(now)
             self._enlisted.add(scope)
             self.outages = beat.outages
+            self._store_answered()
             self._check_clock(now, beat.server)
             mine = keys.journal(scope, self.worker)
             behind: list[str] = []
@@ -378,7 +382,8 @@ class GameService:
                 if outcome.messages:
                     shown.append((chat, outcome))
             self._unsure.difference_update(unsure)
-        except StoreErrors:
+        except StoreErrors as error:
+            self.store_failed(error)
             return shown  # Redis is away: the next tick after it is back catches up
         fired = await self.run_timers(scope, aside=True)
         return shown + fired + self._moved.take(scope) + await self._reviewed(scope)
@@ -397,6 +402,25 @@ class GameService:
                 abs(off),
                 "ahead of" if off > 0 else "behind",
             )
+
+    def store_failed(self, error: BaseException) -> None:
+        """Log what the store failed with (away, out of memory, read-only, loading, unable to
+        persist), once until a write goes through again or it fails otherwise: not once a
+        request or a tick, and with no traceback (it is no bug of ours)."""
+        said = f"{type(error).__name__}: {str(error).partition(' script: ')[0]}"
+        if said != self._failing:
+            self._failing = said
+            log.warning(
+                "the game store fails (%s): requests are answered that it cannot be reached, "
+                "and the deadlines wait, until it takes writes again",
+                said,
+            )
+
+    def _store_answered(self) -> None:
+        """A write went through: say so once, if the store had failed."""
+        if self._failing is not None:
+            self._failing = None
+            log.info("the game store answers again")
 
     async def moved(self) -> None:
         """Wait until every AI move made aside is made (for tests and a clean stop)."""
@@ -474,9 +498,10 @@ class GameService:
                     # stays and the other chats' deadlines still fire.
                     self._warn_broken(chat)
                 firing = None
-        except StoreErrors:
+        except StoreErrors as error:
             # Redis is away; the entries stay and fire once it is back (a timeout it may have
             # applied meanwhile is shown again by the next tick)
+            self.store_failed(error)
             if firing is not None:
                 self._unsure.add(firing)
         return shown
@@ -577,7 +602,8 @@ class GameService:
         hosting two, each shows its toggles. Hosting none: what they are told, in `chat`."""
         try:
             lobbies = await self.hosted(user.id)
-        except StoreErrors:
+        except StoreErrors as error:
+            self.store_failed(error)
             answer = await self.apology(chat, store_away=True)
             return [(chat, Outcome(answer=answer, alert=True))]
         if not lobbies:
@@ -651,7 +677,8 @@ class GameService:
                 self.stats, chat, user, request, look, self.clock(), self._title
             )
             return answer, Handled.DONE
-        except StoreErrors:
+        except StoreErrors as error:
+            self.store_failed(error)
             away = await self.apology(chat, store_away=True)
             return Outcome(answer=away, alert=True), Handled.STORE_AWAY
         except NewerForm as error:
@@ -995,6 +1022,7 @@ class GameService:
                     return Outcome()
                 if not saved:
                     continue  # the store knows the chat as it is now: apply to that
+                self._store_answered()
                 if sat or seated - now_seated:
                     await self._mark(chat, sat, seated - now_seated)
             if write is not None and write.result is not None:

@@ -1,0 +1,257 @@
+"""A Redis that misbehaves the ways operators meet, beyond being away: out of memory, keys
+evicted or deleted mid-game, persistence failing (MISCONF), a read-only replica, its scripts
+flushed, loading its data after a restart, restarted under a running worker. Each against a
+real redis-server of the test's own, configured to fail that way: what the players are told,
+that nothing is half-applied, what the log says, and that the game goes on once Redis is
+well again."""
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+import redis.asyncio as aioredis
+from service_helpers import ANN, BOB, CHAT, CID, Clock, Driver, raw, service
+
+from bot.commands import Kind
+from bot.messages import Outcome
+from bot.requests import Request
+from bot.store import RedisClient, keys, redis_client
+from bot.store.redis_server import RedisServer, free_port
+
+UNREACHABLE = "The game store cannot be reached right now. Please try again shortly."
+OVER = "This button belongs to a game that is over."
+NO_GAME = "There is no game here. Start one with /join."
+
+
+class Server(RedisServer):
+    """A redis-server with options of the test's own after the usual ones (the later wins)."""
+
+    def __init__(self, directory: Path, *options: str) -> None:
+        super().__init__(directory, port=free_port(), appendfsync="always")
+        self.options = list(options)
+
+    def command(self) -> list[str]:
+        return [*super().command(), *self.options]
+
+
+@pytest.fixture
+def own(tmp_path: Path) -> Iterator[Server]:
+    """A redis-server of the test's own (its settings are changed), protected settings and
+    DEBUG open to it."""
+    server = Server(
+        tmp_path / "redis",
+        "--enable-protected-configs", "yes",
+        "--enable-debug-command", "yes",
+        "--aof-use-rdb-preamble", "yes",
+    )  # fmt: skip
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+async def admin(own: Server) -> AsyncIterator[aioredis.Redis]:
+    """An operator's client of that server."""
+    connection = aioredis.from_url(own.url)
+    yield connection
+    await connection.aclose()
+
+
+@pytest.fixture
+async def opened() -> AsyncIterator[list[RedisClient]]:
+    """The bot's clients a test opens (`playing`), closed after it."""
+    clients: list[RedisClient] = []
+    yield clients
+    for made in clients:
+        await made.aclose()
+
+
+async def playing(url: str, opened: list[RedisClient], clock: Clock | None = None) -> Driver:
+    """Three people at a game in play, a few moves made, on a client as the bot makes one."""
+    opened.append(redis_client(url, 1.0))
+    driver = Driver(service(opened[-1], seed=5, clock=clock), [ANN, BOB, CID], seed=5)
+    await driver.lobby()
+    for _ in range(3):
+        await driver.move()
+    return driver
+
+
+async def press(driver: Driver, update: str) -> tuple[Outcome, str]:
+    """The first move on the screens pressed (as a front end gives it: with an update id);
+    what it answered, and the payload."""
+    user, payload = driver.choices()[0]
+    outcome = await driver.send(user, Request(Kind.BUTTON, payload), update, check=False)
+    return outcome, payload
+
+
+def taken(outcome: Outcome) -> None:
+    """The press was applied and shows its move."""
+    assert not outcome.alert, outcome.answer
+    assert outcome.messages
+
+
+def warned(caplog: pytest.LogCaptureFixture, text: str) -> list[str]:
+    """The service's warnings that say `text`."""
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == "bot.service" and r.levelno == logging.WARNING and text in r.getMessage()
+    ]
+
+
+async def test_out_of_memory_refuses_a_move_whole_says_so_once_and_takes_it_once_freed(
+    opened: list[RedisClient], own: Server, admin: aioredis.Redis, caplog: pytest.LogCaptureFixture
+) -> None:
+    driver = await playing(own.url, opened)
+    await admin.config_set("maxmemory-policy", "noeviction")
+    await admin.config_set("maxmemory", 1)
+    before = await raw(admin)
+    with caplog.at_level(logging.INFO, logger="bot.service"):
+        for update in ("u1", "u2", "u3"):
+            outcome, payload = await press(driver, update)
+            assert (outcome.answer, outcome.alert, outcome.messages) == (UNREACHABLE, True, ())
+        assert await raw(admin) == before  # nothing of it written
+        hand = await driver.svc.handle(CHAT, ANN, Request(Kind.HAND))
+        taken(hand)  # a read is no write: still answered
+        (said,) = warned(caplog, "OutOfMemoryError")  # once, not once a press
+        assert "maxmemory" in said
+        assert not [r for r in caplog.records if r.exc_info]  # no traceback
+        await admin.config_set("maxmemory", 0)
+        outcome, again = await press(driver, "u4")
+        assert again == payload
+        taken(outcome)  # the same button works now
+    assert (await raw(admin))[0] == before[0] + 1
+    assert [r.getMessage() for r in caplog.records if r.levelno == logging.INFO] == [
+        "the game store answers again"
+    ]
+
+
+async def test_a_game_whose_keys_went_is_over_for_buttons_hand_timer_and_showing_again(
+    opened: list[RedisClient], own: Server, admin: aioredis.Redis
+) -> None:
+    clock = Clock()
+    driver = await playing(own.url, opened, clock)
+    old = driver.choices()[0]
+    await admin.delete(keys.game(CHAT))  # evicted, or deleted by an operator
+    svc = driver.svc
+    user, payload = old
+    outcome = await svc.handle(CHAT, user, Request(Kind.BUTTON, payload), "u1")
+    assert (outcome.answer, outcome.alert) == (OVER, True)
+    outcome = await svc.handle(CHAT, user, Request(Kind.HAND))
+    assert (outcome.answer, outcome.messages) == (NO_GAME, ())
+    assert await admin.zcard(keys.timers(CHAT)) == 1
+    clock.advance(3600)  # the turn's deadline is long past
+    assert await svc.run_timers(keys.scope(CHAT)) == []
+    assert await admin.zcard(keys.timers(CHAT)) == 0  # dropped: not fired again each tick
+    assert await svc.current(CHAT) == Outcome()
+    assert await admin.exists(keys.game(CHAT)) == 0  # nothing was made anew for it
+
+
+async def test_persistence_failing_refuses_moves_and_they_are_taken_once_it_is_mended(
+    opened: list[RedisClient],
+    own: Server,
+    admin: aioredis.Redis,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    driver = await playing(own.url, opened)
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    await admin.config_set("save", "3600 1")
+    await admin.config_set("dir", str(gone))
+    gone.rmdir()  # the disk Redis saves to went away under it
+    await admin.bgsave()
+    while (await admin.info("persistence"))["rdb_bgsave_in_progress"]:
+        await asyncio.sleep(0.01)
+    before = await raw(admin)
+    with caplog.at_level(logging.INFO, logger="bot.service"):
+        for update in ("u1", "u2"):
+            outcome, payload = await press(driver, update)
+            assert (outcome.answer, outcome.alert, outcome.messages) == (UNREACHABLE, True, ())
+        (said,) = warned(caplog, "MISCONF")
+    assert said.startswith("the game store fails (ResponseError: MISCONF")
+    assert await raw(admin) == before
+    await admin.config_set("dir", str(own.dir))
+    await admin.bgsave()
+    while (await admin.info("persistence"))["rdb_bgsave_in_progress"]:
+        await asyncio.sleep(0.01)
+    outcome, again = await press(driver, "u3")
+    assert again == payload
+    taken(outcome)
+    assert (await raw(admin))[0] == before[0] + 1
+
+
+async def test_scripts_flushed_mid_game_are_loaded_again(
+    opened: list[RedisClient], own: Server, admin: aioredis.Redis
+) -> None:
+    clock = Clock()
+    driver = await playing(own.url, opened, clock)
+    version = (await raw(admin))[0]
+    await admin.script_flush()
+    outcome, _payload = await press(driver, "u1")
+    taken(outcome)
+    assert (await raw(admin))[0] == version + 1
+    await admin.script_flush()
+    clock.advance(3600)
+    await driver.svc.tick(keys.scope(CHAT))  # the beat's and the timers' scripts
+    assert (await raw(admin))[0] > version + 1  # the turn timed out: the AI moved for them
+
+
+async def test_a_press_while_redis_loads_is_told_to_try_again_and_the_game_resumes(
+    opened: list[RedisClient], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Each key loaded takes 0.1 ms longer: 10,000 keys hold Redis loading for about 1 s; and
+    # it answers (LOADING) between every kilobyte loaded, as between every 2 MB of a large file.
+    server = Server(
+        tmp_path / "redis",
+        "--enable-debug-command", "yes",
+        "--aof-use-rdb-preamble", "yes",
+        "--key-load-delay", "100",
+        "--loading-process-events-interval-bytes", "1024",
+    )  # fmt: skip
+    server.start()
+    try:
+        driver = await playing(server.url, opened)
+        admin = aioredis.from_url(server.url)
+        await admin.execute_command("DEBUG", "POPULATE", "10000")
+        await admin.bgrewriteaof()
+        while (await admin.info("persistence"))["aof_rewrite_in_progress"]:
+            await asyncio.sleep(0.01)
+        await admin.aclose()
+        before = await raw(driver.redis)
+        await asyncio.to_thread(server.stop)
+        starting = asyncio.create_task(asyncio.to_thread(server.start))
+        with caplog.at_level(logging.INFO, logger="bot.service"):
+            # until it listens, the press meets a refused connection; then it meets LOADING
+            while not warned(caplog, "BusyLoadingError") and not starting.done():
+                outcome, payload = await press(driver, "u1")
+                assert (outcome.answer, outcome.alert) == (UNREACHABLE, True)
+                await asyncio.sleep(0.02)
+            assert warned(caplog, "BusyLoadingError")
+            await starting  # loaded: it answers PING
+            outcome, again = await press(driver, "u2")
+        assert again == payload
+        taken(outcome)
+        assert (await raw(driver.redis))[0] == before[0] + 1
+    finally:
+        server.stop()
+
+
+async def test_a_redis_restarted_mid_game_takes_the_next_press(
+    opened: list[RedisClient], own: Server, admin: aioredis.Redis, caplog: pytest.LogCaptureFixture
+) -> None:
+    driver = await playing(own.url, opened)
+    await asyncio.gather(*(driver.redis.ping() for _ in range(4)))  # connections in the pool
+    version = (await raw(admin))[0]
+    await asyncio.to_thread(own.stop)
+    await asyncio.to_thread(own.start)
+    with caplog.at_level(logging.WARNING, logger="bot.service"):
+        for update in ("u1", "u2", "u3"):
+            outcome, _payload = await press(driver, update)
+            taken(outcome)
+    assert (await raw(driver.redis))[0] == version + 3
+    assert not warned(caplog, "")
