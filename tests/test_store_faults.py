@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 import redis.asyncio as aioredis
+from redis.exceptions import RedisError
 from service_helpers import ANN, BOB, CHAT, CID, Clock, Driver, raw, service
 
 from bot.commands import Kind
 from bot.messages import Outcome
 from bot.requests import Request
-from bot.store import RedisClient, keys, redis_client
+from bot.store import RedisClient, keys, reached, redis_client
 from bot.store.redis_server import RedisServer, free_port
 
 UNREACHABLE = "The game store cannot be reached right now. Please try again shortly."
@@ -183,6 +184,40 @@ async def test_persistence_failing_refuses_moves_and_they_are_taken_once_it_is_m
     assert again == payload
     taken(outcome)
     assert (await raw(admin))[0] == before[0] + 1
+
+
+async def test_a_read_only_replica_is_refused_at_start_and_each_move_is_told(
+    opened: list[RedisClient],
+    own: Server,
+    admin: aioredis.Redis,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    driver = await playing(own.url, opened)
+    await admin.config_set("repl-diskless-sync-delay", 0)  # the replica is not kept waiting
+    replica = RedisServer(tmp_path / "replica", port=free_port())
+    replica.start()
+    try:
+        opened.append(redis_client(replica.url, 1.0))
+        client = opened[-1]
+        await client.execute_command("REPLICAOF", "127.0.0.1", str(own.port))
+        while (await client.info("replication")).get("master_link_status") != "up":
+            await asyncio.sleep(0.01)
+        before = await raw(client)
+        assert before == await raw(driver.redis)  # redis_url names the game's replica
+        with pytest.raises(RedisError, match="replica") as refused:
+            await reached(client)
+        assert f"127.0.0.1:{own.port}: point redis_url" in str(refused.value)
+        driver.svc = service(client, seed=5)
+        with caplog.at_level(logging.INFO, logger="bot.service"):
+            for update in ("u1", "u2"):
+                outcome, _payload = await press(driver, update)
+                assert (outcome.answer, outcome.alert, outcome.messages) == (UNREACHABLE, True, ())
+            (said,) = warned(caplog, "ReadOnlyError")
+        assert "read only replica" in said
+        assert await raw(client) == before
+    finally:
+        replica.kill()  # a throwaway (a replica's graceful stop may wait out its timeout)
 
 
 async def test_scripts_flushed_mid_game_are_loaded_again(

@@ -212,9 +212,10 @@ def _socket_timeout(client: RedisClient) -> float | None:
 
 
 async def reached(client: RedisClient) -> None:
-    """PING the store, and make sure a client of one server is not pointed at a node of a
-    Cluster (it would start, and then fail every request on another node's keys). Raises one
-    of StoreErrors: a RedisError saying what to set, for a Cluster's node."""
+    """PING the store, and make sure a client of one server is pointed neither at a node of a
+    Cluster (it would start, and then fail every request on another node's keys) nor at a
+    replica (every move would be refused as READONLY, or, on a writable one, lost at its next
+    sync). Raises one of StoreErrors: a RedisError saying what to set."""
     await client.ping()
     if isinstance(client, aioredis.RedisCluster):
         return
@@ -222,6 +223,12 @@ async def reached(client: RedisClient) -> None:
     if str(info.get("cluster_enabled", 0)) == "1":
         raise RedisError(
             "it is a node of a Redis Cluster: set redis_cluster = true (or WIZARD_REDIS_CLUSTER=1)"
+        )
+    role = await client.info("replication")
+    if role.get("role") == "slave":
+        master = f"{role.get('master_host')}:{role.get('master_port')}"
+        raise RedisError(
+            f"it is a replica of {master}: point redis_url (or WIZARD_REDIS_URL) at its master"
         )
 
 
