@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 import reading
+import redis
 import redis.asyncio as aioredis
 from aiohttp import ClientSession, web
 from fake_telegram import Event, FakeTelegram, MessageView, RateLimits, User
@@ -3790,6 +3791,42 @@ async def test_a_frozen_redis_gets_one_clear_answer_everywhere(
         finally:
             await bot.front.stop()
             await client.aclose()
+
+
+async def test_a_redis_out_of_memory_is_told_at_each_press_and_logged_once(
+    tg: Bot, redis_server: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Redis at its maxmemory (noeviction) refuses every write: a move pressed in a private
+    chat is told the store cannot be reached, each time, and nothing moves; a command refused
+    (no write) is answered as ever; the log says once what Redis answered, with no
+    traceback; once memory is freed, the same press works."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/options bids=hidden")
+    await tg.command(GROUP, ANN, "/start")
+    hand = tg.hand(BOB)
+    data = hand.keyboard[0][0].callback_data
+    assert data is not None
+    before = await tg.client.hgetall(f"wiz:{{tg:{GROUP}}}:game")
+    admin = redis.Redis.from_url(redis_server.url)
+    admin.config_set("maxmemory-policy", "noeviction")
+    admin.config_set("maxmemory", 1)
+    try:
+        with caplog.at_level(logging.INFO):
+            for _ in range(2):
+                answer = await tg.press(BOB.id, BOB, hand.message_id, data)
+                assert answer.show_alert
+                assert answer.text == STORE_AWAY
+            await tg.command(GROUP, CID, "/start")  # refused: a refusal writes nothing
+            assert tg.fake.last_message(GROUP).text == "The game has already started."
+            assert await tg.client.hgetall(f"wiz:{{tg:{GROUP}}}:game") == before
+            said = [r.getMessage() for r in caplog.records if "OutOfMemoryError" in r.getMessage()]
+            assert len(said) == 1, said
+            assert not [r for r in caplog.records if r.exc_info is not None]
+    finally:
+        admin.config_set("maxmemory", 0)
+        admin.close()
+    answer = await tg.press(BOB.id, BOB, hand.message_id, data)
+    assert not answer.show_alert, answer.text
 
 
 FLOOD = RateLimits(group=(10, 3.0), private=(3, 0.3), overall=(300, 1.0))
