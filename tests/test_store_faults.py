@@ -220,6 +220,23 @@ async def test_a_read_only_replica_is_refused_at_start_and_each_move_is_told(
         replica.kill()  # a throwaway (a replica's graceful stop may wait out its timeout)
 
 
+@pytest.mark.parametrize(
+    ("policy", "warns"), [("allkeys-lru", True), ("volatile-lru", True), ("noeviction", False)]
+)
+async def test_a_redis_that_evicts_keys_is_warned_of_at_start(
+    admin: aioredis.Redis, caplog: pytest.LogCaptureFixture, policy: str, warns: bool
+) -> None:
+    await admin.config_set("maxmemory", 100 * 2**20)
+    await admin.config_set("maxmemory-policy", policy)
+    with caplog.at_level(logging.WARNING, logger="bot.store.store"):
+        await reached(admin)
+    said = [r.getMessage() for r in caplog.records if "maxmemory-policy" in r.getMessage()]
+    assert len(said) == warns
+    if warns:
+        assert said[0].startswith(f"Redis evicts keys when full (maxmemory-policy {policy})")
+        assert said[0].endswith("set maxmemory-policy noeviction")
+
+
 async def test_scripts_flushed_mid_game_are_loaded_again(
     opened: list[RedisClient], own: Server, admin: aioredis.Redis
 ) -> None:

@@ -215,7 +215,8 @@ async def reached(client: RedisClient) -> None:
     """PING the store, and make sure a client of one server is pointed neither at a node of a
     Cluster (it would start, and then fail every request on another node's keys) nor at a
     replica (every move would be refused as READONLY, or, on a writable one, lost at its next
-    sync). Raises one of StoreErrors: a RedisError saying what to set."""
+    sync). Raises one of StoreErrors: a RedisError saying what to set. Warns of a server that
+    evicts keys when its memory is full: a game would vanish, not be refused its next move."""
     await client.ping()
     if isinstance(client, aioredis.RedisCluster):
         return
@@ -229,6 +230,14 @@ async def reached(client: RedisClient) -> None:
         master = f"{role.get('master_host')}:{role.get('master_port')}"
         raise RedisError(
             f"it is a replica of {master}: point redis_url (or WIZARD_REDIS_URL) at its master"
+        )
+    memory = await client.info("memory")
+    policy = str(memory.get("maxmemory_policy", "noeviction"))
+    if policy != "noeviction" and int(memory.get("maxmemory", 0) or 0) > 0:
+        log.warning(
+            "Redis evicts keys when full (maxmemory-policy %s): a game, its turn deadline or "
+            "what a chat's messages show may vanish mid-game; set maxmemory-policy noeviction",
+            policy,
         )
 
 
