@@ -851,6 +851,31 @@ async def test_play_again_on_a_links_page_answers_a_fresh_link_for_the_new_table
     assert (await client.get("/api/view", headers=bearer(again["link"]))).status == 200
 
 
+async def test_a_page_whose_game_redis_lost_is_told_so_and_its_stream_ends(
+    table: tuple[Driver, WebTable, TestClient[web.Request, web.Application]],
+    redis_client: aioredis.Redis,
+) -> None:
+    """The chat's game key deleted mid-game (evicted by a Redis short of memory, or by an
+    operator): the open page's event stream is told `gone` (no game in this chat) and ends
+    (once: it polls no more), the view is refused alike, and a move from it changes nothing."""
+    driver, web, client = table
+    await driver.lobby(["rounds=short"], ai=2)
+    link = web.link(CHAT, ANN.id, await game_id(driver))
+    view = await page_view(client, bearer(link))
+    web.poll = 0.05  # the deletion publishes no version: the stream sees it at its next poll
+    stream = await client.get("/api/events", params={"link": link})
+    assert (await next_event(stream))[0] == "view"
+    await redis_client.delete(keys.game(CHAT))
+    name, _, gone = await next_event(stream)
+    assert (name, gone["error"], gone["link"]) == ("gone", "no game in this chat", None)
+    assert await stream.content.read() == b""  # the stream ended
+    answer = await client.get("/api/view", headers=bearer(link))
+    assert (answer.status, (await answer.json())["error"]) == (403, "no game in this chat")
+    moved = await client.post("/api/move", headers=bearer(link), json={"payload": _any_move(view)})
+    assert (moved.status, (await moved.json())["error"]) == (403, "no game in this chat")
+    assert await redis_client.exists(keys.game(CHAT)) == 0
+
+
 async def test_at_a_coach_table_the_page_offers_a_hint_and_shows_it_to_its_player(
     table: tuple[Driver, WebTable, TestClient[web.Request, web.Application]],
 ) -> None:
