@@ -13,7 +13,20 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
-from service_helpers import ANN, BOB, CHAT, CID, Clock, Driver, raw, service
+from service_helpers import (
+    ANN,
+    BOB,
+    CHAT,
+    CID,
+    DOT,
+    EVE,
+    FAY,
+    Clock,
+    Driver,
+    raw,
+    service,
+    table_of,
+)
 
 from bot.commands import Kind
 from bot.messages import Outcome
@@ -150,6 +163,30 @@ async def test_a_game_whose_keys_went_is_over_for_buttons_hand_timer_and_showing
     assert await admin.zcard(keys.timers(CHAT)) == 0  # dropped: not fired again each tick
     assert await svc.current(CHAT) == Outcome()
     assert await admin.exists(keys.game(CHAT)) == 0  # nothing was made anew for it
+
+
+async def test_a_game_made_anew_after_its_keys_went_is_not_overwritten_by_the_old_ones(
+    opened: list[RedisClient], own: Server
+) -> None:
+    """The chat's game key deleted mid-game, and a new game made there by another worker up to
+    the very version the first worker knew the old one at: a press on the old game's buttons
+    at that worker must not be written over the new game (the version alone matches)."""
+    first = await playing(own.url, opened)
+    known, _ = await raw(first.redis)
+    old = first.choices()[0]
+    await first.redis.delete(keys.game(CHAT))
+    opened.append(redis_client(own.url, 1.0))
+    other = Driver(service(opened[-1], seed=6), [DOT, EVE, FAY], seed=6)  # another worker
+    await other.lobby()
+    while (await raw(other.redis))[0] < known:
+        await other.move()
+    assert (await raw(other.redis))[0] == known
+    new = await table_of(other.redis)
+    assert new is not None
+    user, payload = old
+    outcome = await first.svc.handle(CHAT, user, Request(Kind.BUTTON, payload), "u1")
+    assert (outcome.answer, outcome.alert, outcome.messages) == (OVER, True, ())
+    assert await table_of(other.redis) == new
 
 
 async def test_persistence_failing_refuses_moves_and_they_are_taken_once_it_is_mended(

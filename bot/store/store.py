@@ -8,6 +8,7 @@ written is kept (`Store.known`), so a chat's next command usually costs one roun
 write, which fails if anyone else wrote meanwhile.
 """
 
+import hashlib
 import json
 import logging
 import time
@@ -75,7 +76,8 @@ if ARGV[11] ~= '' and tonumber(now[1]) + tonumber(now[2]) / 1000000 > tonumber(A
   return {-2, now[1], now[2]}
 end
 local v = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
-if v ~= tonumber(ARGV[1]) then
+if v ~= tonumber(ARGV[1])
+    or (ARGV[13] ~= '' and redis.sha1hex(redis.call('HGET', KEYS[1], 't') or '') ~= ARGV[13]) then
   if ARGV[2] ~= '' and redis.call('EXISTS', KEYS[3]) == 1 then return {-1, now[1], now[2]} end
   local game = redis.call('HMGET', KEYS[1], 't', 'r', 'e')
   return {0, now[1], now[2], v, game[1] or '', game[2] or '', redis.call('GET', KEYS[2]) or '',
@@ -103,8 +105,8 @@ if ARGV[6] ~= '' then
 end
 if ARGV[8] ~= '' then redis.call('SET', KEYS[5], ARGV[8], 'EX', tonumber(ARGV[9])) end
 if KEYS[6] then
-  redis.call('ZADD', KEYS[6], tonumber(ARGV[13]), ARGV[14])
-  redis.call('EXPIRE', KEYS[6], tonumber(ARGV[15]))
+  redis.call('ZADD', KEYS[6], tonumber(ARGV[14]), ARGV[15])
+  redis.call('EXPIRE', KEYS[6], tonumber(ARGV[16]))
 end
 redis.call('PUBLISH', string.sub(KEYS[1], 1, -5) .. 'ver', v + 1)
 return {1, now[1], now[2], redis.call('HGET', KEYS[1], 'e') or ''}
@@ -116,7 +118,10 @@ service writes it just before); a write publishes the new version on `keys.versi
 (Redis's clock) it may still be run at: a write whose caller gave up waiting for its answer
 must not be applied later. A write that deletes the table (or changes its host) notes with its
 version what its posts make each slot message say (ARGV[12], `Write.closed`: field `c`,
-`<version>:<JSON>`, which any other write deletes). Answers an outcome and the server's time
+`<version>:<JSON>`, which any other write deletes). ARGV[13], if given, is the SHA-1 of the
+table's bytes the writer knew at that version: a chat whose keys were deleted (evicted, or by
+an operator) counts its versions from 0 again, and a game made anew there may come to the
+very version a worker knew the old one at. Answers an outcome and the server's time
 (`TIME`): 1 written, -1 the update was applied already, -2 too late, 0 a conflict, followed by
 the chat as it is now, as `_LOAD` reads it: version, table, finished rounds, settings, and its marks
 (`_MARK`); once written, followed by its marks."""
@@ -538,6 +543,7 @@ class Store:
             results,
             "",  # the latest time it may run at, set below, just before it is sent
             _noted(write.closed, write.game if table is None else NO_GAME),
+            self._digest(chat, version),
         ]
         names = [
             keys.game(chat),
@@ -584,6 +590,15 @@ class Store:
             chat, _Known(version + 1, blob, results or known.results, raw, kept, parsed, 0, marks)
         )
         return True
+
+    def _digest(self, chat: str, version: int) -> str:
+        """The SHA-1 of the chat's table as this store knew it at `version` ("" if it knows
+        the chat at another version, or not at all): the write applies only if the table is
+        still those bytes (`_CAS`), not another game's that came to the same version."""
+        known = self._known.get(chat)
+        if known is None or known.version != version:
+            return ""
+        return hashlib.sha1(known.blob, usedforsecurity=False).hexdigest()
 
     async def _cas_replicated(self, names: list[str], args: list[Any]) -> Any:
         """The compare-and-set on a Cluster, then `WAIT` for a replica of its master, on the same
