@@ -294,6 +294,44 @@ def test_dmmixed_keeps_private_bids_private_and_table_notequal_everywhere() -> N
     assert all(round_rules(both, number, 15, number).notequal for number in range(1, 16))
 
 
+@pytest.mark.parametrize(
+    ("players", "options", "hidden", "notequal"),
+    [
+        # five rounds: all are among rounds 1-6 (the last one too)
+        (3, Options(dmmixed=True, rounds=RoundsPlan.SHORT), [1, 2, 3, 4, 5], []),
+        # tournament rounds: round 10 is the last; notequal, on by the plan, holds throughout
+        (
+            4,
+            Options(dmmixed=True, rounds=RoundsPlan.TOURNAMENT),
+            [1, 2, 3, 4, 5, 6, 10],
+            list(range(1, 11)),
+        ),
+        # tournament rounds with notequal switched off: dmmixed's own notequal, rounds 7-9
+        (
+            5,
+            Options(dmmixed=True, rounds=RoundsPlan.TOURNAMENT, notequal=False),
+            [1, 2, 3, 4, 5, 6, 10],
+            [7, 8, 9],
+        ),
+    ],
+)
+def test_dmmixed_last_round_is_the_plans_last(
+    players: int, options: Options, hidden: list[int], notequal: list[int]
+) -> None:
+    state = lobby(players, options)
+    events = engine.step(state, Start(seed=players))
+    events += finish(state)
+    started = of_type(events, RoundStarted)
+    assert [event.round for event in started if event.bids is BidMode.HIDDEN] == hidden
+    assert [event.round for event in started if event.bids is BidMode.OPEN] == [
+        number for number in range(1, len(started) + 1) if number not in hidden
+    ]
+    assert [event.round for event in started if event.notequal] == notequal
+    for number in notequal:
+        result = state.results[number - 1]
+        assert sum(result.bids) != result.cards
+
+
 # --- foresight -------------------------------------------------------------------------------
 
 
@@ -306,6 +344,27 @@ def test_foresight_only_in_one_card_rounds() -> None:
     state = lobby(3, Options(rounds=RoundsPlan.TOURNAMENT, foresight=True))
     events = engine.step(state, Start(seed=0))
     assert not of_type(events, RoundStarted)[0].foresight
+
+
+def test_foresight_in_the_one_card_round_of_four_player_tournament_rounds() -> None:
+    # 4-player tournament hands: 1, 3, 5, ...: only round 1 is played blind
+    state = lobby(4, Options(rounds=RoundsPlan.TOURNAMENT, foresight=True))
+    events = engine.step(state, Start(seed=1))
+    events += finish(state)
+    started = of_type(events, RoundStarted)
+    assert [event.round for event in started if event.foresight] == [1]
+
+
+def test_foresight_dealer_chooses_trump_without_seeing_their_card() -> None:
+    options = Options(rounds=RoundsPlan.SHORT, foresight=True)
+    state, _ = start(3, {1: deal("R5", "R9", "B2", trump="W")}, options, first_dealer=0)
+    assert state.phase is Phase.TRUMP
+    dealer = engine.player_view(state, 0)
+    assert dealer.hand == ()
+    assert dealer.others == (None, "R9", "B2")
+    engine.step(state, engine.ChooseTrump("p0", engine.Suit.RED))
+    assert state.phase is Phase.BIDDING
+    assert engine.player_view(state, 0).hand == ()
 
 
 def foresight_round_one(wings: bool = False) -> GameState:
@@ -448,6 +507,26 @@ def test_wings_leader_marked_during_bidding_leads_automatically() -> None:
     )
     assert state.round is not None
     assert state.round.turn == 1
+
+
+def test_wings_trick_winners_mark_leads_the_next_trick_and_the_marks_chain() -> None:
+    state = wings_round_two()
+    bid_all(state, [1, 0, 1])
+    play(state, "R9")
+    engine.step(state, MarkWings("p0", "B4"))  # p0 marks their next lead while p1 is to play
+    play(state, "R3")
+    engine.step(state, MarkWings("p1", "B5"))
+    events = play(state, "Y7")
+    assert typed(events) == typed(
+        [
+            CardPlayed(player="p2", card="Y7"),
+            TrickWon(player="p0", trick=1, cards=("R9", "R3", "Y7")),
+            CardPlayed(player="p0", card="B4", auto=True),
+            CardPlayed(player="p1", card="B5", auto=True),
+        ]
+    )
+    assert state.round is not None
+    assert state.round.turn == 2
 
 
 def test_wings_marking_while_trump_is_chosen() -> None:
