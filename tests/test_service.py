@@ -48,6 +48,7 @@ from engine import (
     Options,
     Phase,
     RuleError,
+    Suit,
     apply,
     check_record,
     table_view,
@@ -56,6 +57,8 @@ from engine import (
 OUT_OF_DATE = "This button is out of date."
 NOT_OURS = "This button is not one of ours."
 OVER = "This button belongs to a game that is over."
+TRUMP_SEED = 0
+"""A service seed whose short game turns up a Wizard before it ends."""
 UNREACHABLE = "The game store cannot be reached right now. Please try again shortly."
 
 
@@ -582,6 +585,35 @@ async def test_a_timeout_puts_the_player_on_autopilot_until_they_are_back(
     assert table.away == []
     notice = next(m for m in moved.messages if m.to is None and m.slot == "table")
     assert f"{late.name} is back." in notice.text
+
+
+async def test_an_away_dealer_has_the_ai_name_trump_for_a_wizard_turned_up(
+    redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    """A Wizard turned up waits for the dealer alone; if they do not name a suit in time, the AI
+    names one for them (never "no trump") and the bidding opens."""
+    config = Config(turn_timeout=30)
+    svc = service(redis_client, seed=TRUMP_SEED, clock=clock, config=config)
+    driver = Driver(svc, [ANN, BOB, CID], seed=TRUMP_SEED, wings_rate=0)
+    await driver.lobby(["rounds=short"])
+    state = await driver.play_until(lambda s: s.phase in (Phase.TRUMP, Phase.FINISHED))
+    assert state.phase is Phase.TRUMP
+    rnd = state.round
+    assert rnd is not None
+    assert rnd.trump_card == "W"
+    assert rnd.trump is None
+    dealer = state.players[rnd.dealer].id
+    assert waiting_ids(state) == {dealer}
+    await fire(driver, clock)
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.away == [dealer]
+    after = table.game
+    assert after.round is not None
+    assert after.round.number == rnd.number
+    assert after.phase is Phase.BIDDING
+    assert after.round.trump in set(Suit)
+    assert after.round.bids == [None, None, None]
 
 
 def waiting_ids(state: GameState) -> set[str]:
