@@ -1105,6 +1105,26 @@ async def test_the_rules_teach_a_newcomer_the_game_in_a_phone_screen(tg: Bot) ->
     assert all(len(line) <= 90 for line in rules)
 
 
+async def test_the_rules_say_what_a_led_jester_or_wizard_does_to_the_suit_to_follow(
+    tg: Bot,
+) -> None:
+    """/rules told a newcomer to follow the lead suit without saying what it is when a Jester
+    or a Wizard leads (the next card sets it; after a Wizard any card may follow): the play
+    refused cards they had no rule for. It says so beside the duty to follow, still in ten
+    lines, the trump card's three cases on one line."""
+    await tg.command(GROUP, DAN, "/rules")
+    rules = tg.group_texts()[-1].splitlines()
+    follow = "Follow the lead suit if you can; a Wizard or a Jester may always be played."
+    led = "A Jester led: the next card sets the suit to follow; a Wizard led: any card may follow."
+    assert rules[rules.index(follow) + 1] == led
+    trump = (
+        "Round r deals r cards; the next card sets trump (Jester: none; Wizard: the dealer picks)."
+    )
+    assert trump in rules
+    assert len(rules) <= 10
+    assert all(len(line) <= 90 for line in rules)
+
+
 async def test_the_welcome_says_how_to_begin_before_the_list_of_commands(tg: Bot) -> None:
     """Added to a group, the bot posted its list of 19 commands, and a newcomer had to find in
     it which two begin a game. Its second line says so, and where the game is explained."""

@@ -878,11 +878,17 @@ def rules_text(look: Look, options: Options | None) -> str:
     lines = [
         t("📜 Wizard in short"),
         t("60 cards: four suits 1–13, 4 Wizards (highest), 4 Jesters (lowest)."),
-        t("Round r deals r cards; the next card turned up sets trump."),
-        t("A Jester turned up: no trump. A Wizard: the dealer chooses the trump suit."),
+        t(
+            "Round r deals r cards; the next card sets trump"
+            " (Jester: none; Wizard: the dealer picks)."
+        ),
         t("Everyone bids how many tricks they will take."),
         t("A trick: each player plays one card in turn; its winner leads the next one."),
         t("Follow the lead suit if you can; a Wizard or a Jester may always be played."),
+        t(
+            "A Jester led: the next card sets the suit to follow;"
+            " a Wizard led: any card may follow."
+        ),
         t("The first Wizard wins a trick, else the highest trump, else the highest lead card."),
         t("Bid met: 20 points + 10 per trick. Missed: −10 per trick too many or too few."),
         t("After the last round, the most points wins."),
