@@ -1125,6 +1125,18 @@ async def test_the_rules_say_what_a_led_jester_or_wizard_does_to_the_suit_to_fol
     assert all(len(line) <= 90 for line in rules)
 
 
+async def test_the_rules_say_who_takes_a_trick_of_jesters_alone(tg: Bot) -> None:
+    """/rules gave a trick to the first Wizard, the highest trump or the highest lead card, and
+    a trick of Jesters alone has none of them: the first Jester takes it, and /rules says so."""
+    await tg.command(GROUP, DAN, "/rules")
+    rules = tg.group_texts()[-1].splitlines()
+    winner = (
+        "The first Wizard wins, else the top trump, else the top lead card, else the first Jester."
+    )
+    assert winner in rules
+    assert len(rules) <= 10
+
+
 async def test_the_welcome_says_how_to_begin_before_the_list_of_commands(tg: Bot) -> None:
     """Added to a group, the bot posted its list of 19 commands, and a newcomer had to find in
     it which two begin a game. Its second line says so, and where the game is explained."""

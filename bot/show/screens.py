@@ -889,7 +889,10 @@ def rules_text(look: Look, options: Options | None) -> str:
             "A Jester led: the next card sets the suit to follow;"
             " a Wizard led: any card may follow."
         ),
-        t("The first Wizard wins a trick, else the highest trump, else the highest lead card."),
+        t(
+            "The first Wizard wins, else the top trump, else the top lead card,"
+            " else the first Jester."
+        ),
         t("Bid met: 20 points + 10 per trick. Missed: −10 per trick too many or too few."),
         t("After the last round, the most points wins."),
     ]
