@@ -1099,7 +1099,8 @@ async def test_the_rules_teach_a_newcomer_the_game_in_a_phone_screen(tg: Bot) ->
     rules = tg.group_texts()[-1].splitlines()
     assert rules[0] == "📜 Wizard in short"
     trick = "A trick: each player plays one card in turn; its winner leads the next one."
-    assert rules.index(trick) == rules.index("Everyone bids how many tricks they will take.") + 1
+    bids = "Starting left of the dealer, everyone bids how many tricks they will take."
+    assert rules.index(trick) == rules.index(bids) + 1
     assert rules[-1] == "After the last round, the most points wins."
     assert len(rules) <= 10
     assert all(len(line) <= 90 for line in rules)

@@ -882,7 +882,7 @@ def rules_text(look: Look, options: Options | None) -> str:
             "Round r deals r cards; the next card sets trump"
             " (Jester: none; Wizard: the dealer picks)."
         ),
-        t("Everyone bids how many tricks they will take."),
+        t("Starting left of the dealer, everyone bids how many tricks they will take."),
         t("A trick: each player plays one card in turn; its winner leads the next one."),
         t("Follow the lead suit if you can; a Wizard or a Jester may always be played."),
         t(
