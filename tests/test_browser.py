@@ -44,6 +44,7 @@ from urllib.parse import quote
 
 import pytest
 import redis.asyncio as aioredis
+from aiohttp import ClientSession
 from browser import (
     IN_SESSION_LOOP,
     browser,
@@ -61,7 +62,7 @@ from test_web import BOT_TOKEN, ann_and_two_ai, init_data, leaks
 from adapters.relay import relaying
 from adapters.running import Shows
 from adapters.web import auth
-from adapters.web.server import WebTable
+from adapters.web.server import MAX_STREAMS, WebTable
 from bot import GameService, weblinks
 from bot.config import Config, TelegramConfig, WebConfig
 from bot.show.formatters import MEDALS, shown_points, signed_points
@@ -831,6 +832,35 @@ async def test_a_move_on_a_web_only_workers_page_is_made_by_the_chats_worker(
         # show the bid before that)
         await until(lambda: bot.table().text != group, "the group's table shows the bid")
         await bot.idle()
+        assert not bot.real_errors()
+
+
+async def test_a_page_whose_stream_was_refused_listens_again_once_it_may(
+    browser: Browser, redis_url: str
+) -> None:
+    """An answer other than 200 ends a browser's event stream for good: here the 429 of a
+    person who holds `MAX_STREAMS` streams already (a proxy's 502 while a worker restarts is
+    the same to the browser). The page says it is reconnecting, asks for the view again until
+    it is answered, listens again, and shows a move made in the chat (before, it said
+    "Reconnecting…" for good and showed no move made elsewhere)."""
+    async with running(redis_url) as bot, web_table(bot) as table, ClientSession() as other:
+        link = await ann_and_two_ai(bot)
+        version, _, _ = await bot.front.service.snapshot(CHAT)
+        streams = f"http://127.0.0.1:{table.port}/api/events"
+        held = [await other.get(streams, params={"link": link}) for _ in range(MAX_STREAMS)]
+        page = await browser.new_page(viewport=PHONE)
+        async with page.expect_response("**/api/events?**") as refused:
+            await page.goto(f"http://127.0.0.1:{table.port}/?link={link}")
+        assert (await refused.value).status == 429
+        await caught_up(page, version)
+        assert await page.inner_text("#message") == "Reconnecting…"
+        for stream in held:
+            stream.close()
+        await page.wait_for_function(  # the server sees them gone within a poll
+            "() => document.getElementById('message').textContent === ''", timeout=15_000
+        )
+        await move(bot, (ANN,))
+        await caught_up(page, version + 1)
         assert not bot.real_errors()
 
 

@@ -618,6 +618,41 @@ async def test_an_event_stream_ends_soon_after_its_page_goes_and_when_the_server
     assert not web._streams
 
 
+async def test_a_stream_set_up_or_asked_for_as_the_server_stops_ends_with_it(
+    table: tuple[Driver, WebTable, TestClient[web.Request, web.Application]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Stopping the server ends a stream still being set up (its request read, its table being
+    read), and one asked for afterwards (a page reconnecting at once) ends as it begins, asking
+    the browser to come back soon: neither holds the server's shutdown up (before, such a
+    stream went on, and the shutdown waited a minute for it)."""
+    driver, web, client = table
+    await driver.lobby(["rounds=short"], ai=2)
+    link = web.link(CHAT, ANN.id, await game_id(driver))
+    reading, release = asyncio.Event(), asyncio.Event()
+    seated = web.seated
+
+    async def held(viewer: Any) -> Any:
+        reading.set()
+        await release.wait()
+        return await seated(viewer)
+
+    monkeypatch.setattr(web, "seated", held)
+    asked = asyncio.ensure_future(client.get("/api/events", params={"link": link}))
+    await reading.wait()
+    await web.stop()
+    release.set()
+    async with asyncio.timeout(10):  # (it would go on for ever)
+        with contextlib.suppress(ClientConnectionError):  # ended before its answer
+            await (await asked).read()
+    monkeypatch.setattr(web, "seated", seated)
+    later = await client.get("/api/events", params={"link": link})
+    async with asyncio.timeout(10):
+        assert later.status == 200
+        assert await later.read() == f"retry: {server.RECONNECT_MS}\n\n".encode()
+    assert not web._streams
+
+
 # --- in the chat's language, with its summaries ---------------------------------------------------
 
 

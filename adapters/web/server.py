@@ -281,6 +281,9 @@ class WebTable:
         self.poll = POLL if self.watcher.live else CLUSTER_POLL
         self._runner: web.AppRunner | None = None
         self._streams: set[asyncio.Task[object]] = set()
+        """The requests for an event stream being answered (from their first step)."""
+        self._stopping = False
+        """Whether `stop` has begun: a stream asked for then ends at once."""
         self._open: collections.Counter[tuple[str, str]] = collections.Counter()
         """The event streams open of each chat and person (`MAX_STREAMS`)."""
         self._reviews: asyncio.Task[None] | None = None
@@ -350,7 +353,12 @@ class WebTable:
         log.info("the web table at http://%s:%s/", host, self.port)
 
     async def stop(self) -> None:
-        for task in list(self._streams):  # open event streams end now, not at their next write
+        """Stop serving. Open event streams end now, not at their next write, and so do those
+        still being set up (their pages reconnect, to another worker or to this one once it is
+        back); a stream asked for meanwhile (a page reconnecting at once) ends as it begins. Else
+        the server's shutdown would wait for such a stream, for a minute, before it ends it."""
+        self._stopping = True
+        for task in list(self._streams):
             task.cancel()
         if self._runner is not None:
             await self._runner.cleanup()
@@ -574,36 +582,32 @@ class WebTable:
         return web.json_response(handed_over, status=202)
 
     async def events(self, request: web.Request) -> web.StreamResponse:
-        viewer = self.viewer(request)
-        await self.seated(viewer)
-        whose = (viewer.chat, viewer.player)
-        if self._open[whose] >= MAX_STREAMS:
-            raise AuthError(429, N_("too many requests"))
-        self._open[whose] += 1
-        try:
-            return await self._streaming(viewer, request)
-        finally:
-            self._open[whose] -= 1
-            if not self._open[whose]:
-                del self._open[whose]
-
-    async def _streaming(self, viewer: Viewer, request: web.Request) -> web.StreamResponse:
-        response = web.StreamResponse(
-            headers={
-                "Content-Type": "text/event-stream",
-                "Cache-Control": "no-cache",
-                "X-Accel-Buffering": "no",
-            }
-        )
-        await response.prepare(request)
         task = asyncio.current_task()
         assert task is not None
-        self._streams.add(task)
+        self._streams.add(task)  # from its first step: `stop` ends it wherever it is
         try:
-            with contextlib.suppress(ConnectionResetError):
-                await self._stream(viewer, request, response)
+            if self._stopping:
+                return await _reconnect_soon(request)
+            viewer = self.viewer(request)
+            await self.seated(viewer)
+            whose = (viewer.chat, viewer.player)
+            if self._open[whose] >= MAX_STREAMS:
+                raise AuthError(429, N_("too many requests"))
+            self._open[whose] += 1
+            try:
+                return await self._streaming(viewer, request)
+            finally:
+                self._open[whose] -= 1
+                if not self._open[whose]:
+                    del self._open[whose]
         finally:
             self._streams.discard(task)
+
+    async def _streaming(self, viewer: Viewer, request: web.Request) -> web.StreamResponse:
+        response = _event_stream()
+        await response.prepare(request)
+        with contextlib.suppress(ConnectionResetError):
+            await self._stream(viewer, request, response)
         return response
 
     async def _stream(
@@ -661,6 +665,30 @@ def page_html(language: str) -> str:
     }
     template = (STATIC / "index.html").read_text(encoding="utf-8")
     return re.sub(r"\{\{(\w+)\}\}", lambda match: filled[match[1]], template)
+
+
+def _event_stream() -> web.StreamResponse:
+    return web.StreamResponse(
+        headers={
+            "Content-Type": "text/event-stream",
+            "Cache-Control": "no-cache",
+            "X-Accel-Buffering": "no",
+        }
+    )
+
+
+RECONNECT_MS = 1000
+"""How soon a page whose stream a stopping worker ended asks again (the stream's `retry`)."""
+
+
+async def _reconnect_soon(request: web.Request) -> web.StreamResponse:
+    """An event stream that ends as it begins, asking the browser to reconnect soon (an
+    EventSource gives up for good on an answer other than 200)."""
+    response = _event_stream()
+    await response.prepare(request)
+    await response.write(f"retry: {RECONNECT_MS}\n\n".encode())
+    await response.write_eof()
+    return response
 
 
 def _event(name: str, data: object, event_id: int | None = None) -> bytes:

@@ -11,6 +11,7 @@ let credential = null; // { header, query }
 let view = null;
 let skew = 0; // server time minus ours, in seconds
 let stream = null;
+const RELISTEN_MS = 3000; // a stream refused: the page asks again after this long
 let words = JSON.parse($("words")?.textContent || "{}"); // the browser's language until a view
 let language = null; // the language of the words on the page
 // The round summaries folded away ("game:round"), remembered while the tab lives.
@@ -81,7 +82,11 @@ async function api(path, options = {}) {
     throw new Error(w("unreachable"));
   }
   const data = await answer.json().catch(() => ({}));
-  if (!answer.ok) throw new Error(data.message || data.error || w("unreachable"));
+  if (!answer.ok) {
+    const error = new Error(data.message || data.error || w("unreachable"));
+    error.final = answer.status === 401 || answer.status === 403; // the link is no good here
+    throw error;
+  }
   return data;
 }
 
@@ -460,8 +465,23 @@ function listen() {
     stream.close();
   });
   // The browser reconnects by itself; the first event after it is the view as it is now.
-  stream.addEventListener("error", () => say(w("reconnecting")));
+  // An answer other than 200 (a proxy's 502 while the worker restarts, 429, 503) ends an
+  // EventSource for good: the page then asks for the view, and listens again once it has it.
+  stream.addEventListener("error", () => {
+    say(w("reconnecting"));
+    if (stream.readyState === EventSource.CLOSED) setTimeout(relisten, RELISTEN_MS);
+  });
   stream.addEventListener("open", () => say(""));
+}
+
+async function relisten() {
+  try {
+    show(await api("api/view"));
+  } catch (error) {
+    if (error.final) return say(error.message); // why the table is not theirs any more
+    return setTimeout(relisten, RELISTEN_MS); // still away, or busy: later
+  }
+  listen();
 }
 
 /** Go on at the table Play again opened, with its fresh link (in the address too, for a
