@@ -348,6 +348,27 @@ async def test_the_first_round_summary_says_how_the_points_are_counted(tg: Bot) 
     assert all(key not in text for text in summaries[1:])
 
 
+async def test_a_turn_to_play_shows_the_rounds_last_trick(tg: Bot) -> None:
+    """A player who stays in the private chat sees how the round's last trick went when asked
+    for a card (who won it, and the cards played after theirs, which only the group showed):
+    once a trick of the round is done, and not before."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    await play_on(tg)
+    turns = [
+        event.text
+        for user in PLAYERS
+        for event in tg.fake.transcript(user.id)
+        if event.text.endswith("Your turn: play a card.")
+    ]
+    assert turns
+    for text in turns:
+        standings = re.search(r"Tricks won/bid: (.*)", text)
+        assert standings is not None, text
+        done = sum(int(won) for won in re.findall(r" (\d+)/\d+", standings[1]))
+        assert ("\nLast trick: " in text) == (done > 0), text
+
+
 async def test_the_bid_question_says_what_a_bid_is(tg: Bot) -> None:
     """A newcomer asked "Your bid? (0 to 1)" cannot tell what the numbers count: the question
     says that a bid is the number of tricks they will take."""

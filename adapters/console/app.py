@@ -533,14 +533,13 @@ class ConsoleTable:
         decisions on offer; return those."""
         choices = offered(self.table, self.hand)
         parts = []
-        table_shown = False
+        table_shown = None
         if self.table is not None and self.table.text != self.shown_table:
             parts.append(render.rule() + "\n" + self.table.text)
-            self.shown_table = self.table.text
-            table_shown = True
+            self.shown_table = table_shown = self.table.text
         hand = ""
         if self.hand is not None and self.hand.text != self.shown_hand:
-            hand = render.hand_block(self.hand, under_table=table_shown)
+            hand = render.hand_block(self.hand, table_shown)
             self.shown_hand = self.hand.text
         if hand or parts or choices != self.shown_choices:
             listed = render.choice_list(choices)

@@ -34,13 +34,15 @@ def round_end(message: Message) -> str:
     return "\n".join([rule(ROUND_RULE), message_block(message)])
 
 
-def hand_block(message: Message, under_table: bool) -> str:
-    """The person's hand. Right under the table its first line, the round and trump the
-    table has just shown, is left out."""
+def hand_block(message: Message, table: str | None) -> str:
+    """The person's hand. Right under the table (`table`, the text just printed) its first
+    line, the round and trump the table has just shown, is left out, and so is each line the
+    table has word for word (the trick, the last trick)."""
     text = message.text
-    if under_table and "\n" in text:
-        text = text.split("\n", 1)[1]
-    return text
+    if table is None or "\n" not in text:
+        return text
+    above = set(table.splitlines())
+    return "\n".join(line for line in text.splitlines()[1:] if line not in above)
 
 
 def choice_list(choices: Choices) -> str:

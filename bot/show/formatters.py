@@ -220,11 +220,12 @@ def plays_line(look: Look, plays: Sequence[tuple[str, Card]]) -> str:
 
 def last_trick(look: Look, trick: Trick, names: Sequence[str]) -> str:
     """`Last trick: Ann 🔺7 · Bob 🧙 · Cid 🔺2 → Bob`."""
-    return look.t(
-        "Last trick: {cards} → {name}",
-        cards=trick_cards(look, trick.cards, trick.leader, names),
-        name=names[trick.winner],
-    )
+    return last_trick_line(look, trick_plays(trick.cards, trick.leader, names), names[trick.winner])
+
+
+def last_trick_line(look: Look, plays: Sequence[tuple[str, Card]], winner: str) -> str:
+    """A done trick's (name, card) plays and its winner: `Last trick: Ann 🔺7 · Bob 🧙 → Bob`."""
+    return look.t("Last trick: {cards} → {name}", cards=plays_line(look, plays), name=winner)
 
 
 def seat_score(t: Texts, seat: SeatView) -> str:

@@ -11,6 +11,7 @@ from bot.messages import OPTIONS, Button, Message
 from bot.show.formatters import (
     MEDALS,
     last_trick,
+    last_trick_line,
     plays_line,
     round_head,
     round_result,
@@ -378,6 +379,9 @@ class HandScreen:
     """When they are to play a card to a trick: who is winning it so far."""
     follow: Suit | None = None
     """When they are to play a card to a trick: the suit to follow (None: any)."""
+    last: tuple[tuple[tuple[str, Card], ...], str] | None = None
+    """When they are to play and a trick of the round is done: the last one's plays and its
+    winner (its cards played after theirs reached the group's table alone)."""
     standings: tuple[tuple[str, int, str], ...] = ()
     """When they are asked to bid or play: every player's name, tricks won and bid as the bid
     mode lets them see it ("?" hidden, "-" not made yet)."""
@@ -417,8 +421,12 @@ def hand_screen(view: PlayerView, seating: Seating) -> HandScreen:
     trick: tuple[tuple[str, Card], ...] = ()
     winning = None
     follow = None
+    last = None
     if playing:
         trick = trick_plays(tv.trick, tv.trick_leader, names)
+        if tv.tricks:
+            done = tv.tricks[-1]
+            last = (trick_plays(done.cards, done.leader, names), names[done.winner])
         if tv.trick:
             winning = trick[trick_winner(tv.trick, tv.trump)][0]
             follow = lead_suit(tv.trick)
@@ -458,6 +466,7 @@ def hand_screen(view: PlayerView, seating: Seating) -> HandScreen:
         trick=trick,
         winning=winning,
         follow=follow,
+        last=last,
         standings=standings,
         hint=seating.coach and has_choice(view),
         chooser=names[tv.dealer] if tv.phase is Phase.TRUMP else None,
@@ -545,6 +554,8 @@ def _shown_lines(look: Look, screen: HandScreen) -> list[str]:
             won_bid = " · ".join(f"{name} {won}/{bid}" for name, won, bid in screen.standings)
             lines.append(t("Tricks won/bid: {players}", players=won_bid))
     if screen.cards or screen.unseen:
+        if screen.last is not None:
+            lines.append(last_trick_line(look, *screen.last))
         if not screen.trick:
             lines.append(t("You lead this trick."))
         else:
