@@ -403,8 +403,7 @@ def cancelled(look: Look, table: Table, note: str, gone: str = CANCELLED) -> lis
         closed = [Note(was), *last_game_closed(table)]
         return [*shown, *closed, *toggles_closed(table.host, toggles)]
     view = table_view(state)
-    final = table_message(look, view, seating(table), False, note)
-    shown.append(Note(replace(final, buttons=())))
+    shown.append(Note(table_message(look, view, seating(table), False, note, ended=True)))
     for pid in table.humans():
         shown.append(Note(Message(told(look, table, pid, gone), to=pid, slot="hand")))
     return shown

@@ -2747,6 +2747,23 @@ async def test_cancel_by_an_admin_and_refusals_as_replies(tg: Bot) -> None:
     assert tg.fake.last_message(GROUP).text == "Cid cancelled the game."
 
 
+async def test_a_cancelled_games_table_waits_for_nobody(tg: Bot) -> None:
+    """The table of a game cancelled mid-round says who cancelled it and no longer says whose
+    turn it is: no seat is marked ▶️, no "Cid to bid." (nobody is to bid any more)."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    await move(tg)
+    table = tg.table()
+    assert "▶️" in table.text
+    assert " to bid." in table.text
+    await tg.command(GROUP, ANN, "/cancel")
+    shown = tg.fake.message(GROUP, table.message_id)
+    assert shown.text.endswith("\n\nAnn cancelled the game."), shown.text
+    assert "▶️" not in shown.text
+    assert " to bid." not in shown.text
+    assert not shown.keyboard
+
+
 async def test_an_ai_seat_is_taken_off_the_lobby_typed_or_pressed(tg: Bot) -> None:
     """Ann adds two AI seats; Bob takes the last one off with /removebot, then Merlin with the
     lobby's button, shown on a row of its own only while an AI seat is seated. A name that is

@@ -257,7 +257,11 @@ def status(look: Look, view: TableView, seating: Seating) -> str:
     return ""
 
 
-def table_text(look: Look, view: TableView, seating: Seating, notice: str | None = None) -> str:
+def table_text(
+    look: Look, view: TableView, seating: Seating, notice: str | None = None, ended: bool = False
+) -> str:
+    """The group's table. `ended`: the game was cancelled or abandoned mid-round (`notice`
+    says so): the table waits for nobody any more, so no seat is ▶️ and no "to play" line."""
     t = look.t
     seated = seating.names
     head = round_head(t, view.round, view.rounds, view.cards)
@@ -275,7 +279,7 @@ def table_text(look: Look, view: TableView, seating: Seating, notice: str | None
     lines.append("")
     dealer_word = t("dealer")
     for seat in view.seats:
-        mark = "▶️" if seat.to_act else "▫️"
+        mark = "▶️" if seat.to_act and not ended else "▫️"
         away = f" {AWAY}" if seat.seat in seating.away else ""
         dealer = f" ({dealer_word})" if seat.dealer else ""
         player = f"{seated[seat.seat]}{dealer}{away}"
@@ -288,7 +292,7 @@ def table_text(look: Look, view: TableView, seating: Seating, notice: str | None
         lines.append(t("Trick: {cards}", cards=played))
     if view.tricks:
         lines.append(last_trick(look, view.tricks[-1], seated))
-    text = status(look, view, seating)
+    text = "" if ended else status(look, view, seating)
     if text:
         lines.append(text)
     if notice:
@@ -297,14 +301,20 @@ def table_text(look: Look, view: TableView, seating: Seating, notice: str | None
 
 
 def table_message(
-    look: Look, view: TableView, seating: Seating, new: bool, notice: str | None = None
+    look: Look,
+    view: TableView,
+    seating: Seating,
+    new: bool,
+    notice: str | None = None,
+    ended: bool = False,
 ) -> Message:
     """The group's table; open bids are made with its buttons. Once the game is over, its
-    last round as it ended, without buttons."""
+    last round as it ended, without buttons; `ended` (cancelled or abandoned, `table_text`):
+    as it was left, without buttons."""
     if view.phase is Phase.FINISHED and view.sheet:
         return Message(final_table_text(look, view, seating, notice), slot="table")
-    buttons = tuple(bid_buttons(seating, view.open_bids))
-    text = table_text(look, view, seating, notice)
+    buttons = () if ended else tuple(bid_buttons(seating, view.open_bids))
+    text = table_text(look, view, seating, notice, ended)
     return Message(text, buttons=buttons, slot="table", notify=new)
 
 
