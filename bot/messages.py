@@ -56,6 +56,10 @@ class Message:
     buttons: tuple[tuple[Button, ...], ...] = ()
     slot: str | None = None
     notify: bool = False
+    quiet: bool = False
+    """A group post nobody needs a sound for (the table, a round's end): each player is told of
+    their turn privately, with one. A front end that can posts it silently (Telegram's
+    `disable_notification`), so the chat's members are not rung twice a round."""
     attachment: tuple[str, bytes] | None = None
     """A file to send with the message: (file name, content)."""
     pre: bool = False

@@ -1659,7 +1659,8 @@ class FakeTelegram:
                 lines.append(f"  {who} presses {e.callback_data!r} on #{e.message_id}")
             elif e.kind == "message":
                 reply = f" (reply to #{e.reply_to})" if e.reply_to else ""
-                lines.append(f"#{e.message_id} bot{reply}: {body}")
+                silent = " (silent)" if e.silent else ""
+                lines.append(f"#{e.message_id} bot{reply}{silent}: {body}")
             elif e.kind == "document":
                 size = len(e.data or b"")
                 lines.append(f"#{e.message_id} bot sends {e.file_name} ({size} bytes): {body}")

@@ -369,6 +369,26 @@ async def test_a_turn_to_play_shows_the_rounds_last_trick(tg: Bot) -> None:
         assert ("\nLast trick: " in text) == (done > 0), text
 
 
+async def test_the_table_and_round_ends_ring_nobody(tg: Bot) -> None:
+    """Each round's table and each round's end are posted to the group silently: the player
+    whose turn it is gets a private message that rings, so the group's members are not rung
+    twice a round for a game they may not play. The lobby, a cancel and the end of the game
+    ring as before, and so does every private message."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    await play_on(tg)
+    posted = [e for e in tg.fake.transcript(GROUP) if e.kind in ("message", "photo")]
+    tables = [e for e in posted if e.text.startswith(TABLE)]
+    ends = [e for e in posted if re.match(r"Round \d is over", e.text)]
+    assert len(tables) == 5
+    assert len(ends) == 4
+    assert all(e.silent for e in tables + ends)
+    loud = [e.text.partition("\n")[0] for e in posted if not e.silent]
+    assert loud == ["🔮 Wizard: a new table", "🏁 The game is over."]
+    for user in PLAYERS:
+        assert not any(e.silent for e in tg.fake.transcript(user.id) if e.kind == "message")
+
+
 async def test_the_bid_question_says_what_a_bid_is(tg: Bot) -> None:
     """A newcomer asked "Your bid? (0 to 1)" cannot tell what the numbers count: the question
     says that a bid is the number of tricks they will take."""

@@ -47,6 +47,8 @@ class Post:
     """`<game chat>:<slot>` for a message edited in place; None for a plain new message."""
     notify: bool = False
     """Send a new message even if the slot has one (it notifies; later edits go to it)."""
+    quiet: bool = False
+    """A new message goes without a sound (`Message.quiet`: `disable_notification`)."""
     attachment: tuple[str, bytes] | None = None
     reply_to: int | None = None
     """The message this one answers (a refusal of a command); for a file (`attachment`), the
@@ -183,6 +185,7 @@ def post(
         keys=rows,
         slot=None if message.slot is None else f"{chat}:{message.slot}",
         notify=message.notify,
+        quiet=message.quiet,
         attachment=message.attachment,
         version=slot_version(message, version),
         again=again,

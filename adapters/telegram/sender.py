@@ -334,6 +334,7 @@ class Sender:
                 else ReplyParameters(post.reply_to, allow_sending_without_reply=True)
             ),
             message_thread_id=post.thread,
+            disable_notification=post.quiet,
         )
         return await self._sent(post, sent.message_id)
 

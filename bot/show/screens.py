@@ -315,7 +315,7 @@ def table_message(
         return Message(final_table_text(look, view, seating, notice), slot="table")
     buttons = () if ended else tuple(bid_buttons(seating, view.open_bids))
     text = table_text(look, view, seating, notice, ended)
-    return Message(text, buttons=buttons, slot="table", notify=new)
+    return Message(text, buttons=buttons, slot="table", notify=new, quiet=True)
 
 
 def final_table_text(
@@ -779,7 +779,7 @@ def round_summary(look: Look, row: ScoreRow, seating: Seating) -> Message:
         lines.append(
             t("Tricks won/bid, points, total. Bid met: 20 + 10 a trick; missed: −10 a trick off.")
         )
-    return Message("\n".join(lines))
+    return Message("\n".join(lines), quiet=True)
 
 
 def sheet_picture(look: Look, view: TableView, seating: Seating) -> SheetPicture:
