@@ -44,6 +44,8 @@ from engine import Phase
 from engine.views import ScoreRow
 
 GOLDEN = Path(__file__).parent / "golden" / "discord"
+SUPPRESS_NOTIFICATIONS = 1 << 12
+"""A message's flag: posted @silent (no notification)."""
 OVER = "The game is over"
 
 
@@ -292,6 +294,13 @@ async def test_a_whole_game_with_golden_transcripts(
         assert "Your hand" not in text
     for user in (ann, bob, cid):
         assert any("Your hand" in text for text in dc.fake.texts(user.id))
+    # Each round's table and end are posted @silent (the player to move is told in a DM); the
+    # lobby and the end of the game notify as before.
+    posted = [m for m in dc.fake.messages.values() if m.channel == dc.channel and m.only is None]
+    rounds = [m for m in posted if re.match(r"🔮 Round |🏁 Final|Round \d is over", m.content)]
+    assert len(rounds) == 5 + 4  # the last round's table is the final table now
+    assert all(m.flags & SUPPRESS_NOTIFICATIONS for m in rounds)
+    assert not any(m.flags & SUPPRESS_NOTIFICATIONS for m in posted if m not in rounds)
     assert dc.fake.errors == []
     assert dc.fake.late == []
     compare_golden(request, "channel.txt", dc.fake.format_transcript(dc.channel))

@@ -58,6 +58,8 @@ class Post:
     """`<game chat>:<slot>` for a message edited in place; None for a plain new message."""
     notify: bool = False
     """Send a new message even if the slot has one (later edits go to it)."""
+    quiet: bool = False
+    """A new message goes without a notification (`Message.quiet`: Discord's @silent)."""
     attachment: tuple[str, bytes] | None = None
     version: tuple[str, int] | None = None
     """(game id, version) of the state a slot post shows (`Outcome.version`): a slot never
@@ -245,6 +247,7 @@ def post(
         keys=rows(channel, message, table_key(chat, message, version, links)),
         slot=None if message.slot is None else f"{chat}:{message.slot}",
         notify=message.notify,
+        quiet=message.quiet,
         attachment=message.attachment,
         bare=message.strip,
         only_edit=message.only_edit,

@@ -463,7 +463,7 @@ class Sender:
             extra["file"] = file
         if buttons is not None:
             extra["view"] = buttons
-        sent = await channel.send(post.text, allowed_mentions=mentions, **extra)
+        sent = await channel.send(post.text, allowed_mentions=mentions, silent=post.quiet, **extra)
         if post.slot is not None:
             old = await self.slots.set(where, post.slot, sent.id, post.version)
             if old is not None:
