@@ -761,13 +761,14 @@ def screen_digest(screen: HandScreen, language: str, theme: Theme) -> str:
     return hashlib.blake2b(data, digest_size=DIGEST_SIZE).hexdigest()
 
 
-UNSAID = (b',"played":null', b',"last":null')
-"""`HandScreen.played` (6 December 2026) and `HandScreen.last` (7 December 2026) while they are
-None, as the JSON of a screen has them: they are left out of the digest, which is then the one
-the code before them made of the same screen, so an upgrade (and old and new workers side by
-side, each one's digest the other's) edits no hand that shows the same; a hand edited for
-nothing was one "not modified" edit for every player on each change of worker. The text cannot
-occur elsewhere in the JSON: a quote inside a string is escaped, and no field is an object."""
+UNSAID = (b',"played":null', b',"last":null', b',"scores":[]')
+"""`HandScreen.played` (6 December 2026), `HandScreen.last` and `HandScreen.scores` (7 December
+2026) while they are None or empty, as the JSON of a screen has them: they are left out of the
+digest, which is then the one the code before them made of the same screen, so an upgrade (and
+old and new workers side by side, each one's digest the other's) edits no hand that shows the
+same; a hand edited for nothing was one "not modified" edit for every player on each change of
+worker. The text cannot occur elsewhere in the JSON: a quote inside a string is escaped, and no
+field is an object."""
 
 
 def legacy_digest(screen: HandScreen, language: str, theme: Theme) -> str:

@@ -106,10 +106,10 @@ def test_a_screen_not_made_again_is_the_same_screen() -> None:
         assert kept > version  # most moves: screens not made again
 
 
-def test_digests_of_the_code_before_played_and_last_still_say_unchanged() -> None:
-    """The code before `HandScreen.played` (and before `HandScreen.last`) made its digests of
-    the screen without that field: where it is None (every screen but a foresight hand whose
-    card is played; every screen but a turn to play after a trick of the round) they still say
+def test_digests_of_the_code_before_played_last_and_scores_still_say_unchanged() -> None:
+    """The code before `HandScreen.played` (and before `.last` and `.scores`) made its digests
+    of the screen without that field: where it is empty (every screen but a foresight hand
+    whose card is played; but a turn to play after a trick of the round; but a bid) they say
     "unchanged", so an upgrade, or old and new workers side by side, edit no hand for nothing
     (an edit of every hand with each change of worker, Telegram's "not modified")."""
     table = playing()
@@ -119,8 +119,9 @@ def test_digests_of_the_code_before_played_and_last_still_say_unchanged() -> Non
     for screen, _ in changed_hands(LOOK, Table("abc123", table.game), view, seats, 1):
         assert screen.played is None
         assert screen.last is None
+        assert not screen.scores
         fields = dataclasses.asdict(screen)
-        del fields["played"], fields["last"]
+        del fields["played"], fields["last"], fields["scores"]
         data = orjson.dumps((fields, "en", LOOK.theme))
         before = hashlib.blake2b(data, digest_size=7).hexdigest()
         entry = table.seen[screen.player]

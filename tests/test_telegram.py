@@ -369,6 +369,35 @@ async def test_a_turn_to_play_shows_the_rounds_last_trick(tg: Bot) -> None:
         assert ("\nLast trick: " in text) == (done > 0), text
 
 
+async def test_a_bid_question_shows_the_score(tg: Bot) -> None:
+    """From the second round on, a player asked to bid sees every player's total there (a bid
+    late in a game depends on the score), with the minus sign below zero; the message their
+    bid edits drops the line, as it drops the last round's."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    await play_on(tg)
+    asked = [
+        event
+        for user in PLAYERS
+        for event in tg.fake.transcript(user.id)
+        if event.kind in ("message", "edit") and event.text.startswith("Round ")
+    ]
+    bids = [event.text for event in asked if "Your bid?" in event.text]
+    assert len(bids) >= 3 * 5
+    for text in bids:
+        scores = re.search(r"\nScores: (.*)\n", text)
+        assert (scores is None) == text.startswith("Round 1 of"), text
+        if scores is not None:
+            assert [part.rpartition(" ")[0] for part in scores[1].split(" · ")] == [
+                "Ann",
+                "Bob Brown",
+                "Cid",
+            ]
+            assert "-" not in scores[1]
+    assert any("Scores: " in text and "−" in text for text in bids)
+    assert not any("Scores: " in e.text for e in asked if "Your bid?" not in e.text)
+
+
 async def test_the_table_and_round_ends_ring_nobody(tg: Bot) -> None:
     """Each round's table and each round's end are posted to the group silently: the player
     whose turn it is gets a private message that rings, so the group's members are not rung

@@ -404,6 +404,10 @@ class HandScreen:
     bids_last: int | None = None
     """While they are to bid once the others have (the dealer, with secret bids and notequal):
     the number of tricks the bids may not add up to."""
+    scores: tuple[tuple[str, int], ...] = ()
+    """While they are asked to bid, from the second round on: each player's name and total (a
+    bid late in a game depends on the score; the group's table has it, the private chat did
+    not)."""
     last_round: tuple[str, str] | None = None
     """Until they bid, how their round before went: whether the bid was met, and `1/1 +30 →
     30` (`formatters.round_result`). A player who stays in the private chat sees each round's
@@ -481,6 +485,7 @@ def hand_screen(view: PlayerView, seating: Seating) -> HandScreen:
         hint=seating.coach and has_choice(view),
         chooser=names[tv.dealer] if tv.phase is Phase.TRUMP else None,
         bids_last=tv.cards if view.bids_last else None,
+        scores=tuple((names[s.seat], s.total) for s in tv.seats) if bidding and tv.sheet else (),
         last_round=(
             round_result(tv.sheet[-1], view.seat)
             if tv.sheet and bid is None and tv.phase in (Phase.TRUMP, Phase.BIDDING)
@@ -555,6 +560,11 @@ def _shown_lines(look: Look, screen: HandScreen) -> list[str]:
     if screen.last_round is not None:
         made, said = screen.last_round
         lines.append(f"{made} " + t("Last round: {result}", result=said))
+    if screen.scores:
+        totals = " · ".join(f"{name} {shown_points(total)}" for name, total in screen.scores)
+        # TRANSLATORS: in a player's private message when they are to bid: every player's
+        # total points so far, "Ann 20 · Bob 10 · Cid 40".
+        lines.append(t("Scores: {players}", players=totals))
     if screen.standings:
         if screen.bids:  # bidding: the bids made so far
             bids = " · ".join(f"{name} {bid}" for name, _, bid in screen.standings if bid != "-")
