@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
+from nobody import as_nobody
 
 from adapters.bulk import BulkError, in_order
 
@@ -86,7 +87,6 @@ def test_a_record_that_cannot_be_opened_is_left_as_it_was() -> None:
     """`whole` removes what it began to write and could not finish, never a file it could not
     open: a record made read-only by its owner stays (as an unprivileged user in a folder of
     theirs, since root may open any file)."""
-    import json
     import shutil
     import tempfile
 
@@ -98,29 +98,15 @@ def test_a_record_that_cannot_be_opened_is_left_as_it_was() -> None:
         kept = base / "game-0000.json"
         kept.write_bytes(b"kept\n")
         kept.chmod(0o444)
-        reading, writing = os.pipe()
-        child = os.fork()
-        if child == 0:  # pragma: no cover - the child reports through the pipe
-            code = 1
+
+        def write() -> str:
             try:
-                if os.geteuid() == 0:
-                    os.setgroups([])
-                    os.setgid(65534)
-                    os.setuid(65534)
-                try:
-                    bulk.whole(str(kept), b"new\n")
-                    said = "written"
-                except OSError as error:
-                    said = error.strerror or str(error)
-                os.write(writing, json.dumps(said).encode())
-                code = 0
-            finally:
-                os._exit(code)
-        os.close(writing)
-        with os.fdopen(reading, "rb") as pipe:
-            said = json.loads(pipe.read())
-        _, status = os.waitpid(child, 0)
-        assert os.waitstatus_to_exitcode(status) == 0
+                bulk.whole(str(kept), b"new\n")
+            except OSError as error:
+                return error.strerror or str(error)
+            return "written"
+
+        said = as_nobody(write)
         assert said == "Permission denied"
         assert kept.read_bytes() == b"kept\n"
     finally:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from nobody import as_nobody
 
 from bot.config import (
     AI_LEVELS,
@@ -395,37 +396,22 @@ def test_a_data_dir_that_cannot_be_made_is_named(tmp_path: Path) -> None:
 
 
 def _as_nobody(base: Path) -> dict[str, Any]:
-    """In a child process (forked: the interpreter may lie where another user cannot read
-    it), as an unprivileged user when the tests run as root (who may write anywhere), in
-    `base`: what loading the config says of data_dirs under its closed folder `locked`."""
-    reading, writing = os.pipe()
-    child = os.fork()
-    if child == 0:  # pragma: no cover - the child reports through the pipe
-        code = 1
-        try:
-            if os.geteuid() == 0:
-                os.setgroups([])
-                os.setgid(65534)
-                os.setuid(65534)
-            os.chdir(base)
-            said = []
-            for value in ("locked", "locked/data"):
-                try:
-                    load_config({"WIZARD_DATA_DIR": value})
-                except ConfigError as error:
-                    said.append(str(error))
-            url = {"WIZARD_REDIS_URL": "redis://127.0.0.1:7000/0"}
-            kept = str(load_config({"WIZARD_DATA_DIR": "locked", **url}).data_dir)
-            os.write(writing, json.dumps({"uid": os.getuid(), "said": said, "kept": kept}).encode())
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(writing)
-    with os.fdopen(reading, "rb") as pipe:
-        data = pipe.read()
-    _, status = os.waitpid(child, 0)
-    assert os.waitstatus_to_exitcode(status) == 0
-    seen: dict[str, Any] = json.loads(data)
+    """As an unprivileged user (`as_nobody`), in `base`: what loading the config says of
+    data_dirs under its closed folder `locked`."""
+
+    def load() -> dict[str, Any]:
+        os.chdir(base)
+        said = []
+        for value in ("locked", "locked/data"):
+            try:
+                load_config({"WIZARD_DATA_DIR": value})
+            except ConfigError as error:
+                said.append(str(error))
+        url = {"WIZARD_REDIS_URL": "redis://127.0.0.1:7000/0"}
+        kept = str(load_config({"WIZARD_DATA_DIR": "locked", **url}).data_dir)
+        return {"uid": os.getuid(), "said": said, "kept": kept}
+
+    seen: dict[str, Any] = as_nobody(load)
     return seen
 
 

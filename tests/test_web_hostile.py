@@ -52,14 +52,22 @@ def moves(view: dict[str, Any]) -> list[str]:
     ]
 
 
+async def ann_to_move(
+    driver: Driver, web: WebTable, client: Client
+) -> tuple[dict[str, str], str, Any]:
+    """A game of Ann and two AI seats waiting on Ann: her credential's header, a move she may
+    make, and the chat as stored before anything is asked."""
+    await driver.lobby(["rounds=short"], ai=2)
+    link = bearer(web.link(CHAT, ANN.id, await game_id(driver)))
+    good = moves(await page_view(client, link))[0]
+    return link, good, await raw(driver.redis, CHAT)
+
+
 async def test_a_body_of_any_wrong_shape_or_size_is_refused_and_changes_nothing(
     table: tuple[Driver, WebTable, Client],
 ) -> None:
     driver, web, client = table
-    await driver.lobby(["rounds=short"], ai=2)
-    link = bearer(web.link(CHAT, ANN.id, await game_id(driver)))
-    good = moves(await page_view(client, link))[0]
-    before = await raw(driver.redis, CHAT)
+    link, good, before = await ann_to_move(driver, web, client)
     not_moves: dict[str, bytes] = {
         "not JSON": b"payload=" + good.encode(),
         "not UTF-8": b'{"payload": "\xff\xfe"}',
@@ -98,10 +106,7 @@ async def test_a_wrong_method_or_an_unknown_api_path_is_refused_and_changes_noth
     table: tuple[Driver, WebTable, Client],
 ) -> None:
     driver, web, client = table
-    await driver.lobby(["rounds=short"], ai=2)
-    link = bearer(web.link(CHAT, ANN.id, await game_id(driver)))
-    good = moves(await page_view(client, link))[0]
-    before = await raw(driver.redis, CHAT)
+    link, good, before = await ann_to_move(driver, web, client)
     for method, path, status in (
         ("GET", "/api/move", 405),
         ("PUT", "/api/move", 405),
