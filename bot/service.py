@@ -1003,7 +1003,11 @@ class GameService:
                     # due early is mended to the real deadline when it fires. So a deadline
                     # that moves later (most moves) costs no write; an earlier one is indexed
                     # before the table is written, so a crash right after leaves it indexed.
-                    await self.store.set_timer(chat, new)
+                    # Moved earlier only (the chat applied to may be behind: another worker's
+                    # earlier entry stays), but for a new table (an entry due to be dropped
+                    # for the one before it) or a timeout's (it moves its own entry on).
+                    earlier = old is not None and not result.reindex
+                    await self.store.set_timer(chat, new, earlier=earlier)
                 scope = keys.scope(chat)
                 if scope not in self._enlisted:  # before its first tick: found if it dies
                     await self.store.enlist(scope, self.worker, now)

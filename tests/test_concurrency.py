@@ -14,6 +14,7 @@ import redis.asyncio as aioredis
 from service_helpers import (
     CHAT,
     JOINED,
+    Clock,
     Driver,
     check_outcome,
     game_of,
@@ -32,6 +33,7 @@ from service_helpers import (
 from bot import tokens
 from bot.commands import Kind
 from bot.requests import Request, User
+from bot.store import keys
 from engine import ErrorCode, GameState, Phase, check_record
 
 OUT_OF_DATE = "This button is out of date."
@@ -260,3 +262,29 @@ async def test_a_worker_behind_another_takes_and_refuses_as_the_chat_is_now(
     shown = await there.handle(CHAT, user, Request(Kind.HAND))
     assert shown.version is not None
     assert shown.version[1] == version + 1
+
+
+async def test_a_worker_behind_never_indexes_a_deadline_later_than_the_table(
+    redis_client: aioredis.Redis,
+) -> None:
+    """The timer index holds, for each chat, a time no later than its table's: a worker that
+    applies a request to the chat as it knew it (a lobby, far from its deadline) indexes the
+    deadline that makes before its write is refused as out of date; it must not push back the
+    deadline another worker indexed for the game now in play (the randomized interleavings of
+    tests/test_interleavings.py found it: the turn would have timed out that much late)."""
+    clock = Clock()
+    here = Driver(service(redis_client, seed=5, clock=clock), people(3), seed=5)
+    await here.lobby(start=False)
+    there = service(redis_client, seed=6, clock=clock)
+    host = here.humans[0]
+    assert not (await there.handle(CHAT, host, Request(Kind.START))).alert
+    clock.advance(10)
+    again = await here.svc.handle(CHAT, host, Request(Kind.START))  # here knows the lobby
+    assert again.alert
+    table = await table_of(redis_client)
+    assert table is not None
+    wake = table.wake()
+    assert wake is not None
+    indexed = await redis_client.zscore(keys.timers(CHAT), CHAT)
+    assert indexed is not None
+    assert indexed <= wake

@@ -164,10 +164,10 @@ class DiesAfterWrite(RecordingStore):
         self.dead = bool(saved)
         return saved
 
-    async def set_timer(self, chat: str, deadline: float) -> None:
+    async def set_timer(self, chat: str, deadline: float, earlier: bool = False) -> None:
         if self.dead:
             raise RedisConnectionError("the bot was killed here")
-        await super().set_timer(chat, deadline)
+        await super().set_timer(chat, deadline, earlier)
 
     async def load(self, *args: Any, **kwargs: Any) -> Any:
         if self.dead:

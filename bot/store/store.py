@@ -650,9 +650,10 @@ class Store:
         ]
 
     @timed("set_timer")
-    async def set_timer(self, chat: str, deadline: float) -> None:
-        """Index the chat's deadline (one entry per chat: a new deadline replaces the old)."""
-        await self.client.zadd(keys.timers(chat), {chat: deadline})
+    async def set_timer(self, chat: str, deadline: float, earlier: bool = False) -> None:
+        """Index the chat's deadline (one entry per chat: a new deadline replaces the old;
+        with `earlier`, only an entry that is later, or none)."""
+        await self.client.zadd(keys.timers(chat), {chat: deadline}, lt=earlier)
 
     @timed("due_timers")
     async def due_timers(self, scope: str, now: float, limit: int = 100) -> list[tuple[str, float]]:
