@@ -998,6 +998,7 @@ class GameService:
                 if table is not None:  # a new game opens, or the same goes on
                     logs.playing(table.game_id)
                 new = table.wake() if table is not None else None
+                replaced = False  # whether the entry was set later than it may have been
                 if new is not None and (old is None or new < old or result.reindex):
                     # The index holds, for each chat, a time no later than its deadline: one
                     # due early is mended to the real deadline when it fires. So a deadline
@@ -1008,6 +1009,7 @@ class GameService:
                     # for the one before it) or a timeout's (it moves its own entry on).
                     earlier = old is not None and not result.reindex
                     await self.store.set_timer(chat, new, earlier=earlier)
+                    replaced = not earlier
                 scope = keys.scope(chat)
                 if scope not in self._enlisted:  # before its first tick: found if it dies
                     await self.store.enlist(scope, self.worker, now)
@@ -1022,6 +1024,8 @@ class GameService:
                 now_seated = table.seated() if table is not None else frozenset()
                 sat = await self.seats.sit(chat, now_seated - seated)
                 saved = await self.store.save(chat, snap.version, write, update_id, journal)
+                if replaced and not saved:
+                    await self._reindex(chat, saved)
                 if saved is None:
                     return Outcome()
                 if not saved:
@@ -1041,6 +1045,16 @@ class GameService:
         self.metrics.refused(Refusal.BUSY)
         t = texts(snap.settings.language if snap is not None else self.config.language)
         return Outcome(answer=t("The table is busy; please try again."), alert=True)
+
+    async def _reindex(self, chat: str, saved: bool | None) -> None:
+        """A write that replaced the chat's timer entry was not made (the chat had moved on):
+        the entry goes back to no later than the chat's time as it is now (as the conflict
+        answered it, else read)."""
+        now = self.store.known(chat) if saved is False else None
+        table = (now or await self.store.load(chat)).table
+        wake = table.wake() if table is not None else None
+        if wake is not None:
+            await self.store.set_timer(chat, wake, earlier=True)
 
     @staticmethod
     def _notify(snap: Snapshot, result: Result) -> Outcome:

@@ -288,3 +288,28 @@ async def test_a_worker_behind_never_indexes_a_deadline_later_than_the_table(
     indexed = await redis_client.zscore(keys.timers(CHAT), CHAT)
     assert indexed is not None
     assert indexed <= wake
+
+
+async def test_a_worker_that_knew_no_table_never_indexes_its_lobby_over_a_game(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A worker that knew the chat without a table (it cancelled the last) opens a lobby for
+    a /join, indexing the lobby's deadline, half an hour on, before its write; meanwhile another
+    worker opened and started a game there, so the write is refused. The game's entry must be
+    no later than its turn's deadline: else nobody is timed out for half an hour."""
+    clock = Clock()
+    here = Driver(service(redis_client, seed=5, clock=clock), people(3), seed=5)
+    await here.lobby(start=False)
+    await here.ok(here.humans[0], Kind.CANCEL)  # here knows the chat with no table
+    there = Driver(service(redis_client, seed=6, clock=clock), people(3), seed=6)
+    await there.lobby()
+    clock.advance(10)
+    late = await here.svc.handle(CHAT, human(9), Request(Kind.JOIN))
+    assert late.alert  # the game is in play
+    table = await table_of(redis_client)
+    assert table is not None
+    wake = table.wake()
+    assert wake is not None
+    indexed = await redis_client.zscore(keys.timers(CHAT), CHAT)
+    assert indexed is not None
+    assert indexed <= wake
