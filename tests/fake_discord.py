@@ -131,6 +131,12 @@ class Stored:
     def labels(self) -> list[list[str]]:
         return [[b.get("label", "") for b in row["components"]] for row in self.components]
 
+    def styles(self) -> dict[str, int]:
+        """Its buttons' styles (1 blurple, 2 grey, 3 green, 4 red, 5 link), by label."""
+        return {
+            b.get("label", ""): b["style"] for row in self.components for b in row["components"]
+        }
+
     def custom_ids(self) -> list[str]:
         """The ids of its buttons that send an interaction (not its link buttons)."""
         return [

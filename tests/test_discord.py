@@ -1830,6 +1830,41 @@ async def test_commands_are_synced_with_translations(dc: Bot) -> None:
     assert not intents.message_content
 
 
+async def test_the_buttons_that_join_start_and_end_a_game_stand_out(dc: Bot) -> None:
+    """Join is blurple, Start and Play again green, Cancel red; the rest grey (a bid, a card,
+    an option, Leave); "Your hand" is green."""
+    ann, bob, cid = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
+    await dc.command(ann, "join")
+    assert dc.lobby().styles() == {
+        "Join": 1,
+        "Leave": 2,
+        "Start": 3,
+        "Add AI": 2,
+        "Options": 2,
+        "Cancel": 4,
+    }
+    await seat(dc, [ann, bob, cid])  # the host's option toggles
+    assert dc.lobby().styles() == {
+        "Bids: open": 2,
+        "Rounds: short": 2,
+        "⬜ notequal": 2,
+        "⬜ dmmixed": 2,
+        "⬜ foresight": 2,
+        "⬜ wings": 2,
+        "⬜ coach: hints and reviews": 2,
+        "Join": 1,
+        "Leave": 2,
+        "Start": 3,
+    }
+    await dc.press_label(dc.channel, ann, dc.lobby(), "Start")
+    assert set(dc.table().styles().values()) == {2}  # the bids
+    notice = next(m for m in dc.fake.shown(dc.channel) if "Your hand" in m.styles())
+    assert notice.styles() == {"Your hand": 3}
+    await play_on(dc)
+    (over,) = [m for m in dc.fake.shown(dc.channel) if OVER in m.content]
+    assert over.styles() == {"Play again": 3}
+
+
 COMMAND_NAMED = re.compile(r"(?<![\w/<])/([^\W\d][-\w]*)")
 """A command named in a text (`/stats`, `/options coach`), not a link's path or a score (2/3)."""
 

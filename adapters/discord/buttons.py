@@ -13,6 +13,8 @@ from typing import Any, Protocol, Self
 import discord
 
 from adapters.discord.render import GAME_PREFIX, HAND_PREFIX, game_id, hand_id
+from bot import tokens
+from bot.tokens import Action
 
 GAME_TEMPLATE = rf"{GAME_PREFIX}:(?P<channel>[0-9]{{1,20}}):(?P<payload>[!-~]{{1,64}})"
 HAND_TEMPLATE = rf"{HAND_PREFIX}:(?P<channel>[0-9]{{1,20}})"
@@ -97,6 +99,30 @@ class HandButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=HAND_T
             await handler.on_hand(interaction, self.channel)
 
 
+STYLES: dict[Action, discord.ButtonStyle] = {
+    Action.JOIN: discord.ButtonStyle.primary,
+    Action.START: discord.ButtonStyle.success,
+    Action.AGAIN: discord.ButtonStyle.success,
+    Action.CANCEL: discord.ButtonStyle.danger,
+}
+"""The colour of the buttons that stand out: the lobby's way in (blurple), what starts a game
+(green), what ends one (red). Every other game button (bids, cards, options, leave...) is grey;
+"Your hand" is green, as the one thing its message asks for."""
+
+
+def style(custom_id: str) -> discord.ButtonStyle:
+    """The colour of the button of `custom_id` (`STYLES`, by the action its payload names)."""
+    if custom_id.startswith(HAND_PREFIX + ":"):
+        return discord.ButtonStyle.success
+    game = re.fullmatch(GAME_TEMPLATE, custom_id)
+    try:
+        action = tokens.decode(game["payload"]).action if game else None
+    except tokens.TokenError:
+        action = None
+    plain = discord.ButtonStyle.secondary
+    return plain if action is None else STYLES.get(action, plain)
+
+
 def view(keys: tuple[tuple[Any, ...], ...]) -> discord.ui.View | None:
     """A view of rows of `render.Key`s, ready to send. It is stopped at once: presses reach the
     dynamic items by custom id, so discord.py need not keep it (nor any per-message state)."""
@@ -111,10 +137,10 @@ def view(keys: tuple[tuple[Any, ...], ...]) -> discord.ui.View | None:
                 )
                 built.add_item(link)
                 continue
-            hand = key.custom_id.startswith(HAND_PREFIX + ":")
-            style = discord.ButtonStyle.success if hand else discord.ButtonStyle.secondary
             built.add_item(
-                discord.ui.Button(label=key.label, custom_id=key.custom_id, style=style, row=number)
+                discord.ui.Button(
+                    label=key.label, custom_id=key.custom_id, style=style(key.custom_id), row=number
+                )
             )
     built.stop()
     return built
