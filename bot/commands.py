@@ -17,9 +17,11 @@ from typing import Any
 from bot import tokens
 from bot.ai import LEVELS
 from bot.show.i18n import LANGUAGES, N_, Texts
+from bot.show.option_words import FLAGS
 from bot.show.themes import Theme, parse_card_text
+from bot.table import COACH
 from bot.tokens import Action
-from engine import Card, Suit
+from engine import BidMode, Card, RoundsPlan, Suit
 from engine.cards import is_card
 
 
@@ -124,10 +126,14 @@ def _ai_number(arg: str) -> int:
     return int(arg)
 
 
+LANGUAGE_CHOICES = tuple((f"{code} ({name})", code) for code, name in LANGUAGES.items())
+"""Each language as a list shows it, `de (Deutsch)`, and its code."""
+
+
 def _language(text: str, _theme: Theme) -> str:
     code = text.strip().lower()
     if code not in LANGUAGES:
-        known = ", ".join(f"{c} ({name})" for c, name in LANGUAGES.items())
+        known = ", ".join(shown for shown, _code in LANGUAGE_CHOICES)
         raise BadArgument(N_("Languages: {known}. E.g. /language de"), known=known)
     return code
 
@@ -194,6 +200,23 @@ class Arg:
     button: Callable[[str], Any] = _no_button_arg
     option: str = ""
     about: str = ""
+    choices: tuple[tuple[str, str], ...] = ()
+    """Every value it takes, each with how a list of them shows it, for a front end that
+    offers them to pick (Discord's choices), so that nobody need know the words; () for one
+    typed freely (a name)."""
+
+
+def _same(*values: str) -> tuple[tuple[str, str], ...]:
+    """Choices shown as the values themselves."""
+    return tuple((value, value) for value in values)
+
+
+SETTINGS = _same(
+    *(f"bids={mode}" for mode in BidMode),
+    *(f"rounds={plan}" for plan in RoundsPlan),
+    *(f"{key}={value}" for key in (*(f.key for f in FLAGS), COACH) for value in ("on", "off")),
+)
+"""Every setting `/options` takes, as typed (`bids=hidden`, `coach=on`)."""
 
 
 NONE = Arg(_nothing)
@@ -296,7 +319,13 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "addbot",
         N_("add an AI player"),
         Action.ADD_AI,
-        Arg(_level, _level_button, "level", N_("The AI's level: easy, normal or hard")),
+        Arg(
+            _level,
+            _level_button,
+            "level",
+            N_("The AI's level: easy, normal or hard"),
+            _same(*LEVELS),
+        ),
         who=Who.SEATED,
     ),
     CommandSpec(
@@ -312,7 +341,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "options",
         N_("choose the table's options (host)"),
         Action.OPTION,
-        Arg(_words, _word, "setting", N_("An option to set, e.g. rounds=short")),
+        Arg(_words, _word, "setting", N_("An option to set, e.g. rounds=short"), SETTINGS),
         who=Who.HOST,
         anywhere=True,
         hosted=True,
@@ -407,7 +436,12 @@ COMMANDS: tuple[CommandSpec, ...] = (
         Kind.LANGUAGE,
         "language",
         N_("change the language"),
-        arg=Arg(_language, option="code", about=N_("A language code, e.g. de or fr")),
+        arg=Arg(
+            _language,
+            option="code",
+            about=N_("A language code, e.g. de or fr"),
+            choices=LANGUAGE_CHOICES,
+        ),
         table=False,
         public=True,
     ),
@@ -415,7 +449,12 @@ COMMANDS: tuple[CommandSpec, ...] = (
         Kind.THEME,
         "theme",
         N_("change how the cards look"),
-        arg=Arg(_theme, option="name", about=N_("A deck theme: colours, races or french")),
+        arg=Arg(
+            _theme,
+            option="name",
+            about=N_("A deck theme: colours, races or french"),
+            choices=_same(*(theme.value for theme in Theme)),
+        ),
         table=False,
         public=True,
         helped=False,

@@ -1830,6 +1830,34 @@ async def test_commands_are_synced_with_translations(dc: Bot) -> None:
     assert not intents.message_content
 
 
+async def test_options_that_take_known_words_offer_them_as_choices(dc: Bot) -> None:
+    """/addbot, /options, /language and /theme offer every value they take, so nobody need know
+    the words; a value picked works as typed. A name (/removebot, /stats) stays free text."""
+    synced = {c["name"]: c for c in dc.fake.commands}
+
+    def choices(command: str) -> dict[str, str]:
+        (option,) = synced[command]["options"]
+        return {c["name"]: c["value"] for c in option.get("choices", [])}
+
+    assert choices("addbot") == {"easy": "easy", "normal": "normal", "hard": "hard"}
+    assert set(choices("theme").values()) == {"colours", "races", "french"}
+    assert choices("language")["de (Deutsch)"] == "de"
+    assert len(choices("language")) == 12
+    settings = set(choices("options").values())
+    assert {"bids=hidden", "rounds=short", "notequal=on", "wings=off", "coach=on"} <= settings
+    assert len(settings) == 16
+    assert choices("removebot") == {}
+    assert "choices" not in synced["stats"]["options"][0]
+    ann, bob, cid = people(dc, "Ann", "Bob", "Cid")
+    for user in (ann, bob, cid):
+        await dc.command(user, "join")
+    for setting in sorted(settings):  # each one is taken (none is refused)
+        await dc.command(ann, "options", setting=setting)
+        assert dc.last_reply().endswith("bot: Done"), setting
+    await dc.command(ann, "addbot", level="hard")
+    assert "🤖" in dc.lobby().content
+
+
 async def test_the_buttons_that_join_start_and_end_a_game_stand_out(dc: Bot) -> None:
     """Join is blurple, Start and Play again green, Cancel red; the rest grey (a bid, a card,
     an option, Leave); "Your hand" is green."""

@@ -275,6 +275,9 @@ class DiscordFrontEnd:
             async def with_text(interaction: discord.Interaction, value: str = "") -> None:
                 await self.on_command(interaction, kind, value, public=public)
 
+            if spec.choices:  # offered as a list: nobody need know the words
+                listed = [app_commands.Choice(name=n, value=v) for n, v in spec.choices]
+                with_text = app_commands.choices(value=listed)(with_text)
             callback = app_commands.rename(value=option)(
                 app_commands.describe(value=option_description(text))(with_text)
             )

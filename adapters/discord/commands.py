@@ -18,12 +18,14 @@ MAX_DESCRIPTION = 100
 
 @dataclass(frozen=True, slots=True)
 class Spec:
-    """A slash command: its request, its one optional text option (name, description), and its
-    optional user option that picks a person (`Request.whom`; name, description)."""
+    """A slash command: its request, its one optional text option (name, description), the
+    values that option takes if it is a pick from a list (shown name, value), and its optional
+    user option that picks a person (`Request.whom`; name, description)."""
 
     kind: Kind
     option: tuple[str, str] | None = None
     pick: tuple[str, str] | None = None
+    choices: tuple[tuple[str, str], ...] = ()
     guild_only: bool = True
     public: bool = False
     """Its answer is usually for everyone (the rules, the scores): a slow one is deferred in
@@ -35,6 +37,7 @@ COMMANDS: dict[str, Spec] = {
         spec.kind,
         (spec.arg.option, spec.arg.about) if spec.arg.option else None,
         (spec.pick.option, spec.pick.about) if spec.pick else None,
+        spec.arg.choices,
         guild_only=not spec.anywhere,
         public=spec.public,
     )
