@@ -16,12 +16,11 @@ from typing import Any
 
 from bot import tokens
 from bot.ai import LEVELS
-from bot.show.i18n import LANGUAGES, N_, Texts
-from bot.show.option_words import FLAGS
+from bot.show.i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, Texts, texts
+from bot.show.option_words import SETTINGS, setting_label
 from bot.show.themes import Theme, parse_card_text
-from bot.table import COACH
 from bot.tokens import Action
-from engine import BidMode, Card, RoundsPlan, Suit
+from engine import Card, Suit
 from engine.cards import is_card
 
 
@@ -201,9 +200,12 @@ class Arg:
     option: str = ""
     about: str = ""
     choices: tuple[tuple[str, str], ...] = ()
-    """Every value it takes, each with how a list of them shows it, for a front end that
-    offers them to pick (Discord's choices), so that nobody need know the words; () for one
-    typed freely (a name)."""
+    """Every value it takes, each with how a list of them shows it (in English), for a front
+    end that offers them to pick (Discord's choices), so that nobody need know the words; ()
+    for one typed freely (a name)."""
+    shown: Callable[[Texts, str], str] | None = None
+    """How a list shows a value in a language (the choices' names, localized); None: as in
+    `choices` in every language (the words themselves)."""
 
 
 def _same(*values: str) -> tuple[tuple[str, str], ...]:
@@ -211,12 +213,14 @@ def _same(*values: str) -> tuple[tuple[str, str], ...]:
     return tuple((value, value) for value in values)
 
 
-SETTINGS = _same(
-    *(f"bids={mode}" for mode in BidMode),
-    *(f"rounds={plan}" for plan in RoundsPlan),
-    *(f"{key}={value}" for key in (*(f.key for f in FLAGS), COACH) for value in ("on", "off")),
-)
-"""Every setting `/options` takes, as typed (`bids=hidden`, `coach=on`)."""
+def _setting_shown(t: Texts, setting: str) -> str:
+    """A setting as a list shows it: as the host's toggle does while it holds, and as typed
+    (`✅ wings (wings=on)`), so that typing the word finds it in every language."""
+    return f"{setting_label(t, setting)} ({setting})"
+
+
+SETTING_CHOICES = tuple((_setting_shown(texts(DEFAULT_LANGUAGE), s), s) for s in SETTINGS)
+"""Every setting `/options` takes, as a list shows it in English, and as typed."""
 
 
 NONE = Arg(_nothing)
@@ -341,7 +345,14 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "options",
         N_("choose the table's options (host)"),
         Action.OPTION,
-        Arg(_words, _word, "setting", N_("An option to set, e.g. rounds=short"), SETTINGS),
+        Arg(
+            _words,
+            _word,
+            "setting",
+            N_("An option to set, e.g. rounds=short"),
+            SETTING_CHOICES,
+            _setting_shown,
+        ),
         who=Who.HOST,
         anywhere=True,
         hosted=True,

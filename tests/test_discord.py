@@ -1832,7 +1832,8 @@ async def test_commands_are_synced_with_translations(dc: Bot) -> None:
 
 async def test_options_that_take_known_words_offer_them_as_choices(dc: Bot) -> None:
     """/addbot, /options, /language and /theme offer every value they take, so nobody need know
-    the words; a value picked works as typed. A name (/removebot, /stats) stays free text."""
+    the words; a value picked works as typed. /options' settings show as the lobby's toggles,
+    in each reader's language. A name (/removebot, /stats) stays free text."""
     synced = {c["name"]: c for c in dc.fake.commands}
 
     def choices(command: str) -> dict[str, str]:
@@ -1846,6 +1847,16 @@ async def test_options_that_take_known_words_offer_them_as_choices(dc: Bot) -> N
     settings = set(choices("options").values())
     assert {"bids=hidden", "rounds=short", "notequal=on", "wings=off", "coach=on"} <= settings
     assert len(settings) == 16
+    # a setting shows as the host's toggle does while it holds, in the reader's language,
+    # and as typed (so that "coach" finds it in every language)
+    assert choices("options")["✅ coach: hints and reviews (coach=on)"] == "coach=on"
+    assert choices("options")["Rounds: short (rounds=short)"] == "rounds=short"
+    (setting,) = synced["options"]["options"]
+    german = {c["value"]: c["name_localizations"]["de"] for c in setting["choices"]}
+    assert german["bids=hidden"] == "Ansagen: verdeckt (bids=hidden)"
+    assert german["wings=on"] == "✅ Flügel (wings=on)"
+    (level,) = synced["addbot"]["options"]
+    assert all(not c.get("name_localizations") for c in level["choices"])  # the words alone
     assert choices("removebot") == {}
     assert "choices" not in synced["stats"]["options"][0]
     ann, bob, cid = people(dc, "Ann", "Bob", "Cid")

@@ -30,6 +30,7 @@ from adapters.discord.commands import (
     COMMANDS,
     Spec,
     Translator,
+    choices,
     description,
     mentioned,
     mentions_any,
@@ -276,8 +277,7 @@ class DiscordFrontEnd:
                 await self.on_command(interaction, kind, value, public=public)
 
             if spec.choices:  # offered as a list: nobody need know the words
-                listed = [app_commands.Choice(name=n, value=v) for n, v in spec.choices]
-                with_text = app_commands.choices(value=listed)(with_text)
+                with_text = app_commands.choices(value=choices(name, spec))(with_text)
             callback = app_commands.rename(value=option)(
                 app_commands.describe(value=option_description(text))(with_text)
             )

@@ -4,28 +4,33 @@ Their names stay English in every language, as the bot's texts name them. A user
 as a command's text (`<@42>`) is read as a pick of that person where the command takes one."""
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import discord
 from discord import app_commands
 
 from bot import Kind, commands
-from bot.show.i18n import DEFAULT_LANGUAGE, texts
+from bot.show.i18n import DEFAULT_LANGUAGE, Texts, texts
 
 MAX_DESCRIPTION = 100
 """Discord's limit for a command's or an option's description."""
+MAX_CHOICE = 100
+"""Discord's limit for a choice's name."""
 
 
 @dataclass(frozen=True, slots=True)
 class Spec:
     """A slash command: its request, its one optional text option (name, description), the
-    values that option takes if it is a pick from a list (shown name, value), and its optional
-    user option that picks a person (`Request.whom`; name, description)."""
+    values that option takes if it is a pick from a list (shown name, value) and how one is
+    shown in a language, and its optional user option that picks a person (`Request.whom`;
+    name, description)."""
 
     kind: Kind
     option: tuple[str, str] | None = None
     pick: tuple[str, str] | None = None
     choices: tuple[tuple[str, str], ...] = ()
+    shown: Callable[[Texts, str], str] | None = None
     guild_only: bool = True
     public: bool = False
     """Its answer is usually for everyone (the rules, the scores): a slow one is deferred in
@@ -38,6 +43,7 @@ COMMANDS: dict[str, Spec] = {
         (spec.arg.option, spec.arg.about) if spec.arg.option else None,
         (spec.pick.option, spec.pick.about) if spec.pick else None,
         spec.arg.choices,
+        spec.arg.shown,
         guild_only=not spec.anywhere,
         public=spec.public,
     )
@@ -95,9 +101,20 @@ def option_description(text: str) -> app_commands.locale_str:
     return app_commands.locale_str(text, option=True)
 
 
+def choices(name: str, spec: Spec) -> list[app_commands.Choice[str]]:
+    """The choices of a command's option: English names, marked for the translator."""
+    return [
+        app_commands.Choice(
+            name=app_commands.locale_str(shown, command=name, value=value), value=value
+        )
+        for shown, value in spec.choices
+    ]
+
+
 class Translator(app_commands.Translator):
-    """Gives Discord the commands' and options' descriptions in every language with a catalog
-    (Discord shows each person the ones of their client's language). Names are not translated:
+    """Gives Discord the commands' and options' descriptions, and the names of the choices
+    that have them (`/options`'), in every language with a catalog (Discord shows each person
+    the ones of their client's language). Names are not translated:
     the bot's texts (the help, the lobby, refusals...) name commands in English, as everyone who
     reads a channel does whatever their client's language, so the name a person reads is the
     one their client offers."""
@@ -112,6 +129,10 @@ class Translator(app_commands.Translator):
         if language is None:
             return None
         command = string.extras.get("command")
+        value = string.extras.get("value")
+        if command is not None and value is not None:  # a choice's name
+            shown = COMMANDS[command].shown
+            return None if shown is None else shown(texts(language), value)[:MAX_CHOICE]
         if command is not None:
             return descriptions(language).get(command)
         if string.extras.get("option"):

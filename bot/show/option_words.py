@@ -5,6 +5,7 @@ wide and so may be shorter (docs/players.md, "Option buttons fit a phone")."""
 from dataclasses import dataclass
 
 from bot.show.i18n import N_, NC_, Texts
+from bot.table import COACH
 from engine import BidMode, Options, RoundsPlan
 
 BUTTON = "option button"
@@ -92,3 +93,29 @@ FLAGS = (NOTEQUAL, DMMIXED, FORESIGHT, WINGS)
 COACH_BUTTON = NC_("option button", "coach: hints and reviews")
 """The table's coach option's words on its button, a row wide (translated in the context
 `BUTTON`, so that a language may say it shorter there than elsewhere)."""
+
+
+SETTINGS = (
+    *(f"bids={mode}" for mode in BidMode),
+    *(f"rounds={plan}" for plan in RoundsPlan),
+    *(f"{key}={value}" for key in (*(f.key for f in FLAGS), COACH) for value in ("on", "off")),
+)
+"""Every setting `/options` takes, as typed (`bids=hidden`, `coach=on`), in the order of the
+host's toggles."""
+
+
+def setting_label(t: Texts, setting: str) -> str:
+    """What the host's toggle in the lobby shows while `setting` (one of `SETTINGS`) holds:
+    `bids=hidden` "Bids: hidden", `wings=on` "✅ wings", in the language of `t`."""
+    name, _, value = setting.partition("=")
+    if name == "bids":
+        # TRANSLATORS: a lobby button half a row wide: at most 18 letters wide with
+        # the longest {mode}, a Hangul syllable counting two.
+        return t("Bids: {mode}", mode=t(BID_MODES[BidMode(value)]))
+    if name == "rounds":
+        # TRANSLATORS: a lobby button half a row wide: at most 18 letters wide with
+        # the longest {plan}, a Hangul syllable counting two.
+        return t("Rounds: {plan}", plan=t(ROUND_PLANS[RoundsPlan(value)]))
+    flag = next((f for f in FLAGS if f.key == name), None)
+    word = t.pgettext(BUTTON, COACH_BUTTON) if flag is None else flag.button_word(t)
+    return f"{'✅' if value == 'on' else '⬜'} {word}"

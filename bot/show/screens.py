@@ -27,15 +27,12 @@ from bot.show.formatters import (
 from bot.show.i18n import error_text
 from bot.show.look import Look, personal
 from bot.show.option_words import (
-    BID_MODES,
     BID_NAMES,
-    BUTTON,
-    COACH_BUTTON,
     FLAGS,
     FORESIGHT,
     NOTEQUAL,
     ROUND_NAMES,
-    ROUND_PLANS,
+    setting_label,
 )
 from bot.show.picture import SheetPicture
 from bot.show.seating import AWAY, CROWN, Seating
@@ -199,13 +196,17 @@ def lobby_cancelled(look: Look) -> Message:
 def option_buttons(
     look: Look, options: Options, gid: str, coach: bool = False
 ) -> list[tuple[Button, ...]]:
-    """Buttons that change one option each (for the host), the table's coach option last."""
+    """Buttons that change one option each (for the host), the table's coach option last:
+    each shows the option as it is and sets the next value."""
     t = look.t
 
-    def flag(name: str, label: str, on: bool) -> Button:
-        mark = "✅" if on else "⬜"
-        value = f"{name}={'off' if on else 'on'}"
-        return Button(f"{mark} {label}", tokens.lobby(gid, Action.OPTION, value))
+    def button(name: str, now: str, after: str) -> Button:
+        return Button(
+            setting_label(t, f"{name}={now}"), tokens.lobby(gid, Action.OPTION, f"{name}={after}")
+        )
+
+    def flag(name: str, on: bool) -> Button:
+        return button(name, "on" if on else "off", "off" if on else "on")
 
     bids_next = {BidMode.OPEN: "hidden", BidMode.HIDDEN: "secret", BidMode.SECRET: "open"}
     rounds_next = {
@@ -215,21 +216,11 @@ def option_buttons(
     }
     return [
         (
-            Button(
-                # TRANSLATORS: a lobby button half a row wide: at most 18 letters wide with
-                # the longest {mode}, a Hangul syllable counting two.
-                t("Bids: {mode}", mode=t(BID_MODES[options.bids])),
-                tokens.lobby(gid, Action.OPTION, f"bids={bids_next[options.bids]}"),
-            ),
-            Button(
-                # TRANSLATORS: a lobby button half a row wide: at most 18 letters wide with
-                # the longest {plan}, a Hangul syllable counting two.
-                t("Rounds: {plan}", plan=t(ROUND_PLANS[options.rounds])),
-                tokens.lobby(gid, Action.OPTION, f"rounds={rounds_next[options.rounds]}"),
-            ),
+            button("bids", options.bids, bids_next[options.bids]),
+            button("rounds", options.rounds, rounds_next[options.rounds]),
         ),
-        *_rows([flag(f.key, f.button_word(t), f.on(options)) for f in FLAGS], 2),
-        (flag(COACH, t.pgettext(BUTTON, COACH_BUTTON), coach),),
+        *_rows([flag(f.key, f.on(options)) for f in FLAGS], 2),
+        (flag(COACH, coach),),
     ]
 
 
