@@ -206,6 +206,9 @@ class Arg:
     shown: Callable[[Texts, str], str] | None = None
     """How a list shows a value in a language (the choices' names, localized); None: as in
     `choices` in every language (the words themselves)."""
+    players: bool = False
+    """It names a player of the chat's stats: a front end may offer their names as one types
+    (Discord's autocomplete, from `GameService.player_names`)."""
 
 
 def _same(*values: str) -> tuple[tuple[str, str], ...]:
@@ -411,7 +414,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         Kind.STATS,
         "stats",
         N_("your stats, or a player's: /stats Ann"),
-        arg=Arg(_words, option="name", about=N_("A player's name, as seated")),
+        arg=Arg(_words, option="name", about=N_("A player's name, as seated"), players=True),
         pick=Pick(
             "player",
             N_("A server member whose stats to show (instead of a name)"),

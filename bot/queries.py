@@ -31,7 +31,7 @@ from bot.show.stats import (
     stats_text,
     suggested_text,
 )
-from bot.stats import board, find, namesakes, near, total
+from bot.stats import board, find, folded_name, level_of, namesakes, near, starts_a_word, total
 from bot.store.stats import StatsStore
 
 NAME_SHOWN = 32
@@ -129,6 +129,20 @@ async def stats(
     name = shown(player_name(t, player, standing), numbers.get(player, 1))
     text = stats_text(t, name, standing, rank=rank)
     return Outcome(messages=(Message(text, pre=True),))
+
+
+async def names(store: StatsStore, chat: str, typed: str, limit: int) -> list[str]:
+    """The people /stats can name in this chat whose name, or a word of it, starts with `typed`
+    (everyone for nothing typed), each as it picks them alone (`Ann (2)` for the second Ann),
+    in the order of /top; at most `limit`. What a front end offers as one types a name."""
+    done = await store.fold(chat)
+    numbers = namesakes(done.players)
+    wanted = folded_name(typed)
+    return [
+        shown(standing.name, numbers.get(player, 1))
+        for player, standing in board(done.players, limit=len(done.players))
+        if level_of(player) is None and starts_a_word(standing.name, wanted)
+    ][:limit]
 
 
 async def mine(

@@ -663,6 +663,16 @@ class GameService:
         """The chat's name as its settings keep it ("" if never told)."""
         return (await self.store.settings(chat)).title
 
+    async def player_names(self, chat: str, typed: str, limit: int) -> list[str]:
+        """The names of this chat's players that start with `typed`, as /stats takes them
+        (`queries.names`); none while the store cannot be reached (a suggestion, not an
+        answer: nobody is told)."""
+        try:
+            return await queries.names(self.stats, chat, typed, limit)
+        except StoreErrors as error:
+            self.store_failed(error)
+            return []
+
     @logs.serving
     async def _query(self, chat: str, user: User, request: Request) -> tuple[Outcome, Handled]:
         """A stats command (`bot.queries`): it reads the chat's settings and stats, and takes no

@@ -518,6 +518,13 @@ SUGGESTED = 3
 """Players a name that matches nobody suggests at most (`near`)."""
 
 
+def starts_a_word(name: str, wanted: str) -> bool:
+    """Whether `wanted` (folded: `folded_name`) starts `name` or a word of it, compared as `find`
+    does (`bob` for Bob Brown)."""
+    called = folded_name(name)
+    return called.startswith(wanted) or any(w.startswith(wanted) for w in called.split())
+
+
 def near(players: Mapping[str, Standing], name: str, limit: int = SUGGESTED) -> list[str]:
     """The players a `name` that `find` matched to nobody may have meant: those with a word of
     their name that starts with it, compared as `find` does (`bob` for Bob Brown, `max` for
@@ -530,8 +537,7 @@ def near(players: Mapping[str, Standing], name: str, limit: int = SUGGESTED) -> 
     for player, standing in players.items():
         if forgotten(player) or not standing.games:
             continue
-        called = folded_name(standing.name)
-        if called.startswith(wanted) or any(w.startswith(wanted) for w in called.split()):
+        if starts_a_word(standing.name, wanted):
             found.append(player)
     return found[:limit]
 

@@ -35,7 +35,8 @@ What it models, as Discord does:
   edits and deletion of the original response through the interaction's webhook;
 - the command sync (PUT /applications/{id}/commands) is kept in `commands`; a command is typed
   with the options it was synced with, of their type (text, or a user: `resolved` carries the
-  person, and in a server their member);
+  person, and in a server their member); an option synced with autocomplete may be typed into
+  (`autocomplete`: type 4), answered by response 8 with at most 25 choices (`offered`);
 - with `rate_limits`: at most N posts per period per channel (sends and edits), with Discord's
   X-RateLimit-* headers, and 429 beyond it (counted in `throttled`);
 - the guild as the gateway describes it to the client (`guild_create`, `channel_update`): its
@@ -183,6 +184,8 @@ class _Interaction:
     answered: float | None = None
     original: int | None = None
     kind: int | None = None
+    offered: list[JSON] | None = None
+    """An autocomplete's answer: the choices offered."""
 
 
 class ApiError(Exception):
@@ -410,6 +413,22 @@ class FakeDiscord:
         if resolved:
             data["resolved"] = resolved
         return self._interaction(view, user, 2, data, None, f"{user.name}: {shown}")
+
+    def autocomplete(self, view: int, user: Person, name: str, option: str, typed: str) -> JSON:
+        """The INTERACTION_CREATE payload a client sends as `user` types `typed` into the text
+        option `option` of `/name` (one with autocomplete, else a KeyError)."""
+        synced = {o["name"]: o for o in self._command(name).get("options") or []}
+        if not synced[option].get("autocomplete"):
+            raise KeyError(f"/{name} {option} has no autocomplete")
+        sent = [{"name": option, "type": 3, "value": typed, "focused": True}]
+        data: JSON = {"id": self._command(name)["id"], "name": name, "type": 1, "options": sent}
+        return self._interaction(
+            view, user, 4, data, None, f"{user.name} types /{name} {option}:{typed}"
+        )
+
+    def offered(self, iid: int) -> list[str]:
+        """The names of the choices an autocomplete interaction was answered with."""
+        return [choice["name"] for choice in self.interactions[iid].offered or []]
 
     @staticmethod
     def _resolve(resolved: JSON, person: Person, dm: bool) -> None:
@@ -1039,6 +1058,12 @@ class FakeDiscord:
                 message.components = self._check({"components": data["components"]})[1]
             record.line.replies.append(self._describe(message, edited=True))
             result["resource"] = {"type": kind, "message": self._message_json(message)}
+        elif kind == 8:  # an autocomplete's choices: at most 25, shown to the typist alone
+            offered = list(data.get("choices") or [])
+            if len(offered) > 25:
+                raise ApiError(400, 50035, "Invalid Form Body: choices: at most 25")
+            record.offered = offered
+            record.line.replies.append("offered: " + ", ".join(c["name"] for c in offered))
         elif kind != 6:
             raise ApiError(400, 50035, f"Invalid Form Body: interaction response type {kind}")
         return result

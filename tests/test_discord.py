@@ -1978,6 +1978,33 @@ async def test_stats_tell_two_people_called_ann_apart(dc: Bot) -> None:
     assert dc.fake.errors == []
 
 
+async def test_stats_offers_the_names_of_the_channels_players_as_one_types(dc: Bot) -> None:
+    """/stats name offers the players of this channel whose name (or a word of it) starts with
+    what is typed, each as it picks them alone (`Ann (2)`), no AI level among them; the name
+    picked works. Nothing is offered in a DM (a name is refused there) or in another channel."""
+    ann, annie, bob = people(dc, "Ann", "Ann", "Bob")
+    await seat(dc, [ann, annie, bob])
+    await dc.command(ann, "addbot", level="hard")
+    await dc.command(ann, "start")
+    await play_on(dc)
+
+    async def offered(typed: str, view: int | None = None) -> list[str]:
+        payload = dc.fake.autocomplete(view or dc.channel, bob, "stats", "name", typed)
+        await dc.act(payload)
+        return dc.fake.offered(int(payload["id"]))
+
+    assert sorted(await offered("")) == ["Ann", "Ann (2)", "Bob"]
+    assert sorted(await offered("an")) == ["Ann", "Ann (2)"]
+    assert await offered("B") == ["Bob"]
+    assert await offered("hard") == []  # an AI level is no name to offer
+    assert await offered("zed") == []
+    assert await offered("", view=bob.id) == []  # a DM: no channel's players
+    await dc.command(bob, "stats", name="Ann (2)")
+    assert dc.last_reply().startswith("#")
+    assert "📊 Ann (2)" in dc.last_reply()
+    assert dc.fake.errors == []
+
+
 async def test_stats_of_the_player_a_user_option_picks(dc: Bot) -> None:
     """/stats has a user option, `player` (synced with its description in every language): it
     shows the person picked, by their id, whatever a name given with it says, to the channel;

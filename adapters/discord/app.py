@@ -28,6 +28,8 @@ from discord import app_commands
 from adapters.discord import buttons
 from adapters.discord.commands import (
     COMMANDS,
+    MAX_CHOICE,
+    MAX_CHOICES,
     Spec,
     Translator,
     choices,
@@ -300,9 +302,24 @@ class DiscordFrontEnd:
         command: app_commands.Command[Any, Any, None] = app_commands.Command(
             name=name, description=description(name), callback=callback
         )
+        if spec.players:  # a player's name: those of this channel's, as one types
+            command.autocomplete("value")(self.on_player_name)
         if spec.guild_only:
             command = app_commands.guild_only(command)
         return command
+
+    async def on_player_name(
+        self, interaction: discord.Interaction, typed: str
+    ) -> list[app_commands.Choice[str]]:
+        """The names of the channel's players that start with what is typed so far, for a
+        command that names one (`/stats name`); none in a DM, where a name is refused."""
+        if interaction.guild_id is None or interaction.channel_id is None:
+            return []
+        chat = chat_key(interaction.channel_id)
+        found = await self.service.player_names(chat, typed[:ARG_LIMIT], MAX_CHOICES)
+        return [
+            app_commands.Choice(name=name[:MAX_CHOICE], value=name[:MAX_CHOICE]) for name in found
+        ]
 
     # --- showing outcomes -----------------------------------------------------------------------
 

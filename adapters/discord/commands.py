@@ -16,7 +16,9 @@ from bot.show.i18n import DEFAULT_LANGUAGE, Texts, texts
 MAX_DESCRIPTION = 100
 """Discord's limit for a command's or an option's description."""
 MAX_CHOICE = 100
-"""Discord's limit for a choice's name."""
+"""Discord's limit for a choice's name (and value)."""
+MAX_CHOICES = 25
+"""Discord's limit for the choices of an option, and of an autocomplete's answer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +33,8 @@ class Spec:
     pick: tuple[str, str] | None = None
     choices: tuple[tuple[str, str], ...] = ()
     shown: Callable[[Texts, str], str] | None = None
+    players: bool = False
+    """Its text option names a player here: their names are offered as one types."""
     guild_only: bool = True
     public: bool = False
     """Its answer is usually for everyone (the rules, the scores): a slow one is deferred in
@@ -44,6 +48,7 @@ COMMANDS: dict[str, Spec] = {
         (spec.pick.option, spec.pick.about) if spec.pick else None,
         spec.arg.choices,
         spec.arg.shown,
+        spec.arg.players,
         guild_only=not spec.anywhere,
         public=spec.public,
     )
