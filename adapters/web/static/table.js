@@ -257,15 +257,18 @@ function drawAsk(v) {
     for (const choice of v.trump_choice) ask.append(button(choice.label, choice.payload, "trump"));
   }
   if (v.bids.length) {
-    ask.append(element("p", {}, w("your_bid")));
+    // the bid buttons ("0", "1", …) are a group named by the question, for screen readers
+    ask.append(element("p", { id: "bid-question" }, w("your_bid")));
+    const group = element("div", { class: "bids", role: "group", "aria-labelledby": "bid-question" });
     const bids = new Map(v.bids.map((b) => [b.bid, b.payload]));
     const high = Math.max(v.cards, ...v.bids.map((b) => b.bid));
     for (let bid = 0; bid <= high; bid++) {
-      if (bids.has(bid)) ask.append(button(String(bid), bids.get(bid), "bid"));
+      if (bids.has(bid)) group.append(button(String(bid), bids.get(bid), "bid"));
       else if (bid === v.forbidden_bid) {
-        ask.append(element("button", { type: "button", class: "bid forbidden", disabled: true, "data-bid": bid, title: w("forbidden_bid") }, String(bid)));
+        group.append(element("button", { type: "button", class: "bid forbidden", disabled: true, "data-bid": bid, title: w("forbidden_bid") }, String(bid)));
       }
     }
+    ask.append(group);
   }
   // What the hand message says of the question beside it (a bid to change and why, the bid
   // notequal forbids, bidding last, a wings mark, the AI playing for you), as it says it.

@@ -1,0 +1,171 @@
+"""The web table for a player who uses a keyboard or a screen reader, or a phone, in a real
+browser (headless Chromium, `tests/browser.py`): every move is a control reached by Tab, named
+as the chat names it ("blue 12", "Wizard"; the bids inside their question) and made by Enter or
+Space, its focus ring in sight; the turn and each trick's winner are said once, in a live
+region of their own, and nothing else the page redraws is read out again; its text keeps a
+contrast of 4.5:1 (WCAG AA) and the cards' ranks too; a bid button is at least 44 px each way
+on a phone; the hand's cards do not slide for a player who asks for reduced motion.
+
+The games are set up by the service's driver (three people, the short plan), the page served
+by aiohttp's test server over the same service (`tests/test_browser_asks.py`'s `pages`).
+"""
+
+from typing import Any
+
+import redis.asyncio as aioredis
+from browser import IN_SESSION_LOOP, browser, chromium, redis_client, shared_browser
+from playwright.async_api import Browser, Page
+from service_helpers import ANN, BOB, CID, Driver, service, table_of
+from test_browser import caught_up
+from test_browser_asks import open_page, pages
+
+from bot import tokens
+from bot.show.i18n import texts
+from bot.show.themes import Theme, card_name
+from engine import GameState, Phase, player_view
+
+__all__ = ["browser", "chromium", "redis_client", "shared_browser"]  # fixtures
+
+pytestmark = IN_SESSION_LOOP
+
+EN = texts("en")
+
+
+def ann_to(phase: Phase) -> Any:
+    """A `play_until` condition: Ann is to act in `phase` (round 2 on, so her hand has a
+    choice)."""
+
+    def done(state: GameState) -> bool:
+        rnd = state.round
+        if state.phase is not phase or rnd is None or len(state.results) < 1:
+            return False
+        seat = [p.id for p in state.players].index(ANN.id)
+        return player_view(state, seat).table.seats[seat].to_act
+
+    return done
+
+
+async def table_where(redis_client: aioredis.Redis, done: Any, chat: str = "tg:-1001") -> Driver:
+    """Ann, Bob and Cid at a table of `chat` on the short plan, played until `done(state)`."""
+    driver = Driver(service(redis_client, seed=5), [ANN, BOB, CID], chat=chat, seed=5, wings_rate=0)
+    await driver.lobby(["rounds=short"])
+    await driver.play_until(done)
+    return driver
+
+
+FOCUSED = """() => {
+  const node = document.activeElement;
+  const style = getComputedStyle(node);
+  return {
+    payload: node.dataset.payload ?? null,
+    card: node.dataset.card ?? null,
+    style: style.outlineStyle,
+    width: parseFloat(style.outlineWidth),
+    colour: style.outlineColor,
+  };
+}"""
+"""What has the keyboard's focus: its payload (a move) or card, and its outline."""
+
+
+async def tabbed(page: Page, presses: int = 30) -> list[dict[str, Any]]:
+    """What Tab reaches from the top of the page, in order, each once."""
+    await page.evaluate("document.activeElement?.blur()")
+    reached: list[dict[str, Any]] = []
+    for _ in range(presses):
+        await page.keyboard.press("Tab")
+        focused = await page.evaluate(FOCUSED)
+        if focused in reached:
+            continue
+        reached.append(focused)
+    return reached
+
+
+def luminance(rgb: tuple[float, ...]) -> float:
+    def channel(value: float) -> float:
+        value /= 255
+        return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
+
+    red, green, blue = (channel(v) for v in rgb[:3])
+    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+
+
+def contrast(one: tuple[float, ...], other: tuple[float, ...]) -> float:
+    light, dark = sorted((luminance(one), luminance(other)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def rgb(css: str) -> tuple[float, ...]:
+    """`rgb(1, 2, 3)` or `rgba(1, 2, 3, 0.5)` as numbers."""
+    return tuple(float(part) for part in css[css.index("(") + 1 : -1].split(","))
+
+
+def check_focus_ring(focused: dict[str, Any], background: str) -> None:
+    """A solid ring at least 2 px wide, of 3:1 against the page's background (WCAG 1.4.11)."""
+    assert focused["style"] == "solid", focused
+    assert focused["width"] >= 2, focused
+    assert contrast(rgb(focused["colour"]), rgb(background)) >= 3, focused
+
+
+async def test_every_bid_and_legal_card_is_reached_by_tab_named_and_made_by_the_keyboard(
+    browser: Browser, redis_client: aioredis.Redis
+) -> None:
+    """Ann's bid: Tab reaches every bid button, in a group named by the question, its focus
+    ring in sight; Space on one makes that bid. Her card: Tab reaches every legal card, named
+    as the chat names it, and no other; Enter on one plays it."""
+    driver = await table_where(redis_client, ann_to(Phase.BIDDING))
+    async with pages(driver, browser) as (web, address):
+        page = await open_page(browser, web, address, driver, ANN.id)
+        background = await page.evaluate(
+            "getComputedStyle(document.documentElement).backgroundColor"
+        )
+        bids = page.locator("#ask button.bid:not(:disabled)")
+        payloads = [await b.get_attribute("data-payload") for b in await bids.all()]
+        reached = await tabbed(page)
+        bid_stops = [f for f in reached if f["payload"] in payloads]
+        assert [f["payload"] for f in bid_stops] == payloads, reached
+        for focused in bid_stops:
+            check_focus_ring(focused, background)
+        group = page.get_by_role("group", name=EN("How many tricks will you take?"))
+        for bid in await bids.all_inner_texts():
+            assert await group.get_by_role("button", name=bid, exact=True).count() == 1, bid
+
+        version, _, _ = await driver.svc.snapshot(driver.chat)
+        await bids.first.focus()
+        await page.keyboard.press("Space")
+        await caught_up(page, version + 1)
+        stored = await table_of(redis_client, driver.chat)
+        assert stored is not None
+        assert stored.game.round is not None
+        ann = [p.id for p in stored.game.players].index(ANN.id)
+        assert stored.game.round.bids[ann] == int(tokens.decode(payloads[0]).arg)
+
+    driver = await table_where(redis_client, ann_to(Phase.PLAYING), "tg:-1002")
+    async with pages(driver, browser) as (web, address):
+        page = await open_page(browser, web, address, driver, ANN.id)
+        legal = await page.locator("#hand button.card.legal").all()
+        assert legal
+        cards = [await c.get_attribute("data-card") for c in legal]
+        reached = await tabbed(page)
+        assert [f["card"] for f in reached if f["card"]] == cards, reached
+        for focused in reached:
+            if focused["card"]:
+                check_focus_ring(focused, background)
+        hand = page.get_by_role("region", name=EN("Your hand"))
+        for card in cards:
+            assert card is not None
+            name = card_name(EN, card, Theme.COLOURS)
+            named = hand.get_by_role("button", name=name, exact=True)
+            assert await named.count() >= 1, name
+        trick = page.get_by_role("group", name=EN("Trick"))
+        assert await trick.count() == 1
+
+        version, _, _ = await driver.svc.snapshot(driver.chat)
+        await page.locator("#hand button.card.legal").first.focus()
+        await page.keyboard.press("Enter")
+        await caught_up(page, version + 1)
+        stored = await table_of(redis_client, driver.chat)
+        assert stored is not None
+        assert stored.game.round is not None
+        ann = [p.id for p in stored.game.players].index(ANN.id)
+        assert len(stored.game.round.hands[ann]) == len(await page.locator("#hand .card").all())
+        assert cards[0] not in stored.game.round.hands[ann] or cards.count(cards[0]) > 1
