@@ -169,3 +169,90 @@ async def test_every_bid_and_legal_card_is_reached_by_tab_named_and_made_by_the_
         ann = [p.id for p in stored.game.players].index(ANN.id)
         assert len(stored.game.round.hands[ann]) == len(await page.locator("#hand .card").all())
         assert cards[0] not in stored.game.round.hands[ann] or cards.count(cards[0]) > 1
+
+
+TEXTS = """() => {
+  const colour = (css) => css.match(/[\\d.]+/g).map(Number);
+  // the colour behind a node: its own or its nearest ancestor's, semi-transparent ones laid
+  // over what is behind them
+  const behind = (node) => {
+    const layers = [];
+    for (let at = node; at; at = at.parentElement) {
+      const [r, g, b, a = 1] = colour(getComputedStyle(at).backgroundColor);
+      if (a > 0) layers.push([r, g, b, a]);
+      if (a >= 1) break;
+    }
+    if (!layers.length || layers.at(-1)[3] < 1) layers.push([255, 255, 255, 1]);
+    return layers.reverse().reduce((under, [r, g, b, a]) =>
+      [r * a + under[0] * (1 - a), g * a + under[1] * (1 - a), b * a + under[2] * (1 - a)]);
+  };
+  const found = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+    const node = text.parentElement;
+    if (!text.textContent.trim() || !node.getClientRects().length) continue;
+    if (node.closest("svg, :disabled")) continue;
+    const style = getComputedStyle(node);
+    if (style.visibility !== "visible") continue;
+    const size = parseFloat(style.fontSize);
+    found.push({
+      text: text.textContent.trim(), id: node.closest("[id]")?.id, colour: colour(style.color),
+      behind: behind(node), large: size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700),
+    });
+  }
+  return found;
+}"""
+"""Each piece of text the page shows (outside the cards and disabled controls): its colour,
+the colour behind it, and whether it is large (24 px, or 18.66 px bold)."""
+
+RANKS = """async () => {
+  const { cardSvg } = await import("./static/cards.js");
+  const box = document.createElement("div");
+  document.body.append(box);
+  const found = [];
+  for (const theme of ["colours", "races", "french"]) {
+    for (const card of ["B7", "G7", "R7", "Y7", "W", "J"]) {
+      box.innerHTML = cardSvg(card, { name: card, role: card }, theme);
+      for (const text of box.querySelectorAll("text")) {
+        found.push({ theme, card, fill: getComputedStyle(text).fill,
+          behind: box.querySelector("rect").getAttribute("fill") });
+      }
+    }
+  }
+  box.remove();
+  return found;
+}"""
+"""The colour of each card's printed rank or name, and of the card's face behind it."""
+
+
+def too_faint(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The texts of `found` (TEXTS) under 4.5:1 against what is behind them (3:1 if large)."""
+    return [
+        text
+        for text in found
+        if contrast(text["colour"], text["behind"]) < (3 if text["large"] else 4.5)
+    ]
+
+
+async def test_the_pages_text_and_the_cards_ranks_keep_a_contrast_of_4_5(
+    browser: Browser, redis_client: aioredis.Redis
+) -> None:
+    """Every text the table shows (the header, the seats' numbers, the last round's result, the
+    bid question and buttons, the last trick and the score sheet unfolded) and every card's
+    rank or name, in each deck, against what is behind it: at least 4.5:1 (WCAG AA)."""
+    driver = await table_where(redis_client, ann_to(Phase.BIDDING))
+    async with pages(driver, browser) as (web, address):
+        page = await open_page(browser, web, address, driver, ANN.id)
+        await page.click("#last > summary")
+        await page.click("#sheet > summary")
+        assert await page.locator("#summary").is_visible()
+        found = await page.evaluate(TEXTS)
+        assert {"summary", "seats", "ask", "last", "sheet"} <= {t["id"] for t in found}
+        assert too_faint(found) == [], [
+            (t["id"], t["text"], round(contrast(t["colour"], t["behind"]), 2))
+            for t in too_faint(found)
+        ]
+        ranks = await page.evaluate(RANKS)
+        faint = [r for r in ranks if contrast(rgb(r["fill"]), (255, 255, 255)) < 4.5]
+        assert {r["behind"] for r in ranks} == {"#fff"}
+        assert faint == []

@@ -4,7 +4,7 @@
 // is printed as the theme prints it (1-13; 2-10 J Q K A in the French deck), and Wizards and
 // Jesters carry their symbol and their name in the chat's language.
 
-const COLOURS = { B: "#1f5fbf", G: "#1d7f3a", R: "#c0262d", Y: "#a87a00" };
+const COLOURS = { B: "#1f5fbf", G: "#1d7f3a", R: "#c0262d", Y: "#966d00" }; // each 4.5:1 or more on the white face
 const WIZARD = "#5b2a86";
 const JESTER = "#555";
 
