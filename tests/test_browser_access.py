@@ -21,6 +21,7 @@ from test_browser_asks import open_page, pages
 
 from bot import tokens
 from bot.show.i18n import texts
+from bot.show.seating import seating
 from bot.show.themes import Theme, card_name
 from engine import GameState, Phase, player_view
 
@@ -256,3 +257,71 @@ async def test_the_pages_text_and_the_cards_ranks_keep_a_contrast_of_4_5(
         faint = [r for r in ranks if contrast(rgb(r["fill"]), (255, 255, 255)) < 4.5]
         assert {r["behind"] for r in ranks} == {"#fff"}
         assert faint == []
+
+
+LIVE = "[aria-live]:not([aria-live=off]), [role=status], [role=alert], [role=log]"
+LISTEN = """live => {
+  window.spoken = [];
+  new MutationObserver((records) => {
+    for (const record of records) {
+      const node = record.target.nodeType === 1 ? record.target : record.target.parentElement;
+      const region = node?.closest(live);
+      if (!region) continue;
+      const added = record.type === "characterData" ? record.target.textContent
+        : [...record.addedNodes].map((n) => n.textContent).join(" ");
+      if (added.trim()) window.spoken.push([region.id, region.textContent.trim()]);
+    }
+  }).observe(document.body, { subtree: true, childList: true, characterData: true });
+}"""
+"""Record what each live region of the page is given to say (a screen reader reads out what
+is added to one): its id and its text then."""
+
+
+def said_of(state: GameState, seat: int) -> tuple[Any, Any]:
+    """What a screen reader is told of at the table for `seat`: the trick taken last (its
+    cards, leader, winner), and the decision the seat is to make (none when it is not its turn):
+    a new one each phase, round, card of the trick and trick taken."""
+    tv = player_view(state, seat).table
+    last = tv.last_trick
+    trick = None if last is None else (last.cards, last.leader, last.winner)
+    turn = (tv.phase, tv.round, len(tv.trick), trick) if tv.seats[seat].to_act else None
+    return trick, turn
+
+
+async def test_the_turn_and_each_tricks_winner_are_said_once_and_nothing_else_again(
+    browser: Browser, redis_client: aioredis.Redis
+) -> None:
+    """Two rounds played move by move while Ann's page is open: after each move, what its
+    live regions say (the round's summary aside) is the trick's winner when a trick was taken
+    ("Bob won the trick") and "Your turn" when Ann has a new decision to make, in that order;
+    after any other move, nothing (the bid question and the buttons, redrawn with each view,
+    were read out again each time)."""
+    driver = await table_where(redis_client, lambda s: s.round is not None, "tg:-1003")
+    async with pages(driver, browser) as (web, address):
+        page = await open_page(browser, web, address, driver, ANN.id)
+        await page.evaluate(LISTEN, LIVE)
+        state = (await table_of(redis_client, driver.chat)).game  # type: ignore[union-attr]
+        seat = [p.id for p in state.players].index(ANN.id)
+        before = said_of(state, seat)
+        counted = {"trick": 0, "turn": 0}
+        while len(state.results) < 2:
+            await driver.move()
+            version, stored, _ = await driver.svc.snapshot(driver.chat)
+            assert stored is not None
+            await caught_up(page, version)
+            state = stored.game
+            now = said_of(state, seat)
+            expected = []
+            if now[0] is not None and now[0] != before[0]:
+                winner = seating(stored).names[now[0][2]]
+                expected.append(EN("{name} won the trick", name=winner))
+                counted["trick"] += 1
+            if now[1] is not None and now[1] != before[1]:
+                expected.append(EN("Your turn"))
+                counted["turn"] += 1
+            spoken = await page.evaluate("window.spoken.splice(0)")
+            heard = [text for region, text in spoken if region != "summary"]
+            assert heard == ([". ".join(expected)] if expected else []), (state, spoken)
+            before = now
+        assert counted["trick"] >= 3
+        assert counted["turn"] >= 3

@@ -45,6 +45,8 @@ WORDS: dict[str, str] = {
     "trick": N_("Trick"),
     "hand": N_("Your hand"),
     "your_turn": N_("Your turn"),
+    # said to screen readers as a trick is taken (the chat's words)
+    "trick_won": N_("{name} won the trick"),
     "turn_of": N_("{name}'s turn"),
     "dealer": N_("dealer"),
     "round": N_("Round {round} of {rounds}"),

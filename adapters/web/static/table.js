@@ -418,6 +418,24 @@ function drawSheet(v) {
   pad.replaceChildren(table);
 }
 
+/** What a screen reader was told of last: the trick taken last and the decision at hand. */
+let told = null;
+
+/** Tell a screen reader (`#announce`, a live region) who took a trick, as it is taken, and
+ * "Your turn" when its player has a new decision to make (each phase, round, card of the trick
+ * and trick taken); nothing on a view that changes neither, nor on the first. The rest of the
+ * page is redrawn with each view and is no live region: it would be read out each time. */
+function announce(v) {
+  const last = v.last_trick;
+  const trick = last ? JSON.stringify([last.plays.map((p) => [p.seat, p.card]), last.winner]) : null;
+  const turn = v.seats[v.you].to_act ? JSON.stringify([v.phase, v.round, v.trick.plays.length, trick]) : null;
+  const said = [];
+  if (told && trick && trick !== told.trick) said.push(w("trick_won", { name: v.seats[last.winner].name }));
+  if (told && turn && turn !== told.turn) said.push(w("your_turn"));
+  told = { trick, turn };
+  if (said.length) $("announce").textContent = said.join(". ");
+}
+
 function tick() {
   const timer = $("timer");
   if (!view || !view.deadline) {
@@ -454,6 +472,7 @@ function show(v) {
   drawAsk(v);
   drawHand(v);
   drawSheet(v);
+  announce(v);
   tick();
 }
 
