@@ -325,3 +325,31 @@ async def test_the_turn_and_each_tricks_winner_are_said_once_and_nothing_else_ag
             before = now
         assert counted["trick"] >= 3
         assert counted["turn"] >= 3
+
+
+TARGETS = """() => [...document.querySelectorAll("#ask button:enabled, #summary button")]
+  .map((node) => { const at = node.getBoundingClientRect();
+    return { text: node.textContent, width: at.width, height: at.height }; })"""
+"""Each button of the question and of the round's summary, and its size."""
+
+SLIDES = """() => [...document.querySelectorAll("#hand .card")]
+  .map((node) => getComputedStyle(node).transitionDuration)"""
+"""How long each card of the hand slides up as it is pointed at or focused."""
+
+
+async def test_on_a_phone_the_buttons_are_44_px_and_reduced_motion_stops_the_cards_sliding(
+    browser: Browser, redis_client: aioredis.Redis
+) -> None:
+    """At 360 px each bid button and the summary's close button is at least 44 by 44 px, the
+    least touch target of the platforms' guidelines (a bid button was 40 px high, the close
+    button 32 px). The hand's cards slide as they are pointed at, except for a player whose
+    system asks for reduced motion."""
+    driver = await table_where(redis_client, ann_to(Phase.BIDDING), "tg:-1004")
+    async with pages(driver, browser) as (web, address):
+        page = await open_page(browser, web, address, driver, ANN.id)
+        targets = await page.evaluate(TARGETS)
+        assert len(targets) >= 3, targets
+        assert [t for t in targets if t["width"] < 44 or t["height"] < 44] == [], targets
+        assert set(await page.evaluate(SLIDES)) == {"0.1s"}
+        await page.emulate_media(reduced_motion="reduce")
+        assert set(await page.evaluate(SLIDES)) == {"0s"}
