@@ -46,10 +46,13 @@ def ann_to(phase: Phase) -> Any:
     return done
 
 
-async def table_where(redis_client: aioredis.Redis, done: Any, chat: str = "tg:-1001") -> Driver:
-    """Ann, Bob and Cid at a table of `chat` on the short plan, played until `done(state)`."""
+async def table_where(
+    redis_client: aioredis.Redis, done: Any, chat: str = "tg:-1001", options: tuple[str, ...] = ()
+) -> Driver:
+    """Ann, Bob and Cid at a table of `chat` on the short plan (and `options`), played until
+    `done(state)`."""
     driver = Driver(service(redis_client, seed=5), [ANN, BOB, CID], chat=chat, seed=5, wings_rate=0)
-    await driver.lobby(["rounds=short"])
+    await driver.lobby(["rounds=short", *options])
     await driver.play_until(done)
     return driver
 
@@ -353,3 +356,44 @@ async def test_on_a_phone_the_buttons_are_44_px_and_reduced_motion_stops_the_car
         assert set(await page.evaluate(SLIDES)) == {"0.1s"}
         await page.emulate_media(reduced_motion="reduce")
         assert set(await page.evaluate(SLIDES)) == {"0s"}
+
+
+FOCUS = """() => { const node = document.activeElement;
+  return [node.closest("[id]")?.id, node.textContent, node.matches(":focus-visible")]; }"""
+"""Where the keyboard's focus is: the part of the page, the control's text, its ring shown."""
+
+
+async def test_a_view_redrawn_keeps_the_keyboards_focus_on_its_control(
+    browser: Browser, redis_client: aioredis.Redis
+) -> None:
+    """Secret bids: Ann and Bob bid at once. Ann has Tabbed to her bid "1" when Bob's bid
+    redraws her page: the focus is still on "1" (it fell to the page's top, and Tab started
+    over from there), and Enter bids it."""
+
+    def both_bid(state: GameState) -> bool:
+        rnd = state.round
+        if state.phase is not Phase.BIDDING or rnd is None or len(state.results) < 1:
+            return False
+        ids = [p.id for p in state.players]
+        asked = [s for s in range(3) if player_view(state, s).table.seats[s].to_act]
+        return {ids.index(ANN.id), ids.index(BOB.id)} <= set(asked)
+
+    driver = await table_where(redis_client, both_bid, "tg:-1005", ("bids=secret",))
+    async with pages(driver, browser) as (web, address):
+        page = await open_page(browser, web, address, driver, ANN.id)
+        for _ in range(10):
+            await page.keyboard.press("Tab")
+            if await page.evaluate(FOCUS) == ["ask", "1", True]:
+                break
+        assert await page.evaluate(FOCUS) == ["ask", "1", True]
+        bob = next(p for user, p in driver.choices() if user == BOB)
+        await driver.press(BOB, bob)
+        version, _, _ = await driver.svc.snapshot(driver.chat)
+        await caught_up(page, version)
+        assert await page.evaluate(FOCUS) == ["ask", "1", True]
+        await page.keyboard.press("Enter")
+        await caught_up(page, version + 1)
+        stored = await table_of(redis_client, driver.chat)
+        assert stored is not None
+        assert stored.game.round is not None
+        assert stored.game.round.bids[[p.id for p in stored.game.players].index(ANN.id)] == 1

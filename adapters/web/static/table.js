@@ -446,8 +446,27 @@ function tick() {
   timer.textContent = `⏱ ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
 }
 
+/** The control that has the keyboard's focus in a part the page redraws with each view (the
+ * question's buttons, the hand, the summary), as it can be found again: its card or words. */
+function focusMark() {
+  const node = document.activeElement;
+  const part = node?.closest("#ask, #hand, #summary");
+  return part && node !== part ? { node, part: part.id, card: node.dataset.card, text: node.textContent } : null;
+}
+
+/** Once the page is redrawn, the focus back on the control of `mark` (the same card, or the
+ * same words), where it is still offered: a view brought by another player's move no longer
+ * sends a keyboard's player back to the top of the page. */
+function refocus(mark) {
+  if (!mark || mark.node.isConnected) return;
+  const same = [...$(mark.part).querySelectorAll("button:enabled")]
+    .find((c) => (mark.card ? c.dataset.card === mark.card : c.textContent === mark.text));
+  same?.focus({ preventScroll: true });
+}
+
 function show(v) {
   if (view && v.version < view.version) return; // an older answer than the one shown
+  const focused = focusMark();
   view = v;
   skew = v.now - Date.now() / 1000;
   if (v.language !== language) {
@@ -472,6 +491,7 @@ function show(v) {
   drawAsk(v);
   drawHand(v);
   drawSheet(v);
+  refocus(focused);
   announce(v);
   tick();
 }
