@@ -335,6 +335,21 @@ TARGETS = """() => [...document.querySelectorAll("#ask button:enabled, #summary 
     return { text: node.textContent, width: at.width, height: at.height }; })"""
 """Each button of the question and of the round's summary, and its size."""
 
+RING_CLIPPED = """() => {
+  const node = document.activeElement;
+  if (!node.matches("#summary .close:focus-visible")) return null;
+  const style = getComputedStyle(node);
+  const reach = parseFloat(style.outlineOffset) + parseFloat(style.outlineWidth);
+  const ring = node.getBoundingClientRect();
+  const panel = node.parentElement;
+  const box = panel.getBoundingClientRect();
+  const top = box.top + panel.clientTop;
+  const right = box.left + panel.clientLeft + panel.clientWidth;
+  return ring.top - reach < top || ring.right + reach > right;
+}"""
+"""Whether the focus ring of the summary's close button (focused by Tab) is cut by its panel,
+which clips what stands out of it (null: the focus is elsewhere)."""
+
 SLIDES = """() => [...document.querySelectorAll("#hand .card")]
   .map((node) => getComputedStyle(node).transitionDuration)"""
 """How long each card of the hand slides up as it is pointed at or focused."""
@@ -353,6 +368,9 @@ async def test_on_a_phone_the_buttons_are_44_px_and_reduced_motion_stops_the_car
         targets = await page.evaluate(TARGETS)
         assert len(targets) >= 3, targets
         assert [t for t in targets if t["width"] < 44 or t["height"] < 44] == [], targets
+        await page.evaluate("document.activeElement?.blur()")
+        await page.keyboard.press("Tab")
+        assert await page.evaluate(RING_CLIPPED) is False
         assert set(await page.evaluate(SLIDES)) == {"0.1s"}
         await page.emulate_media(reduced_motion="reduce")
         assert set(await page.evaluate(SLIDES)) == {"0s"}
