@@ -35,12 +35,13 @@ from adapters.console.reader import (
     offered,
     read,
 )
-from adapters.console.render import choice_list, prompt
+from adapters.console.render import choice_list, prompt, wrapped
 from bot import tokens
 from bot.commands import Kind
 from bot.config import Config
 from bot.messages import Button, Message
 from bot.requests import Request
+from bot.show.formatters import text_width
 from bot.show.i18n import texts
 from bot.show.themes import Theme
 from bot.store import keys
@@ -70,7 +71,13 @@ def home(tmp_path: Path) -> Path:
 
 
 def environment(home: Path, **extra: str) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("WIZARD_")}
+    """The test's environment less its WIZARD_ settings and its COLUMNS (a terminal's width
+    would wrap the output: the golden transcript is a pipe's), with `extra`."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("WIZARD_") and key != "COLUMNS"
+    }
     env["WIZARD_DATA_DIR"] = str(home / "data")
     if "WIZARD_REDIS_URL" in extra:
         # The tests' shared redis-server fsyncs before each answer, on a disk other tests keep
@@ -916,6 +923,22 @@ def test_golden_transcript(home: Path, request: pytest.FixtureRequest) -> None:
         )
 
 
+def test_a_narrow_terminal_gets_the_transcripts_lines_wrapped_at_their_spaces(
+    home: Path,
+) -> None:
+    """The golden game in a terminal 60 columns wide (COLUMNS, as a shell sets it): no line is
+    wider (the terminal cut a line wider than it mid-word, "the number of cards in yo|ur
+    hand"), and the words are the transcript's, in its order: only the line breaks differ, the
+    rest of a line indented under its start (the help's descriptions under their column)."""
+    done = wizard(home, GOLDEN_ARGS, GOLDEN_INPUT, COLUMNS="60")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert [line for line in lines if text_width(line) > 60 and " " in line] == []
+    assert done.stdout.split() == GOLDEN.read_text(encoding="utf-8").split()
+    help_start = lines.index("  a card        its number in the list (1, 2, …), or the")
+    assert lines[help_start + 1] == "                card itself:"
+
+
 # --- what typed lines mean (in process) -----------------------------------------------------------
 
 T = texts("en")
@@ -1033,6 +1056,25 @@ def test_the_choice_list_wraps() -> None:
     assert len(lines) > 1
     assert lines[0].startswith("  1) 🔷1   2) 🔷2")
     assert lines[-1].endswith("13) 🔷13")
+
+
+def test_a_wrapped_line_keeps_a_mark_with_the_word_after_it() -> None:
+    """A line wider than the terminal breaks before a mark, never after it: the trick's
+    winner stays one with its arrow and the AI's 🤖 ("⭐9 → 🤖 | Morgana" read as two things),
+    a choice's number with its card, under the list's second item; a pipe (no width) gets the
+    line whole."""
+    line = "Last trick: 🤖 Morgana 🔺1 · Ann ⭐4 · 🤖 Merlin ⭐9 → 🤖 Morgana"
+    assert wrapped(line, 60).splitlines() == [
+        "Last trick: 🤖 Morgana 🔺1 · Ann ⭐4 · 🤖 Merlin ⭐9",
+        "  → 🤖 Morgana",
+    ]
+    assert wrapped(line, 40).splitlines() == [
+        "Last trick: 🤖 Morgana 🔺1 · Ann ⭐4",
+        "  · 🤖 Merlin ⭐9 → 🤖 Morgana",
+    ]
+    assert wrapped(line, None) == line
+    choices = "  1) 🔷1   2) 🔷2   3) 🔷3   4) 🔷4"
+    assert wrapped(choices, 30).splitlines() == ["  1) 🔷1   2) 🔷2   3) 🔷3", f"{' ' * 11}4) 🔷4"]
 
 
 def test_the_chat_is_one_per_data_dir(tmp_path: Path) -> None:

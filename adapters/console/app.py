@@ -16,7 +16,9 @@ import fcntl
 import hashlib
 import importlib
 import inspect
+import io
 import logging
+import os
 import random
 import signal
 import socket
@@ -251,6 +253,19 @@ def _prepare_terminal(stream: TextIO) -> None:
     tolerant(stream)
 
 
+def columns(stream: TextIO) -> int | None:
+    """The width of the terminal `stream` writes to, read as each text is printed (a window
+    may be resized): COLUMNS where it is set, as a shell sets it; None for a pipe or a file,
+    whose lines are kept whole."""
+    given = os.environ.get("COLUMNS", "")
+    if given.isdigit() and int(given) > 0:
+        return int(given)
+    try:
+        return os.get_terminal_size(stream.fileno()).columns if stream.isatty() else None
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return None
+
+
 def _stop_signals() -> contextlib.AbstractContextManager[None]:
     """SIGINT, SIGTERM and SIGHUP raise Interrupted while inside, so the Redis started is
     stopped. (SIGINT too where the process was started ignoring it: a shell that starts the
@@ -305,7 +320,7 @@ class ConsoleTable:
     # --- plumbing -------------------------------------------------------------------------------
 
     def say(self, text: str = "") -> None:
-        print(text, file=self.out, flush=True)
+        print(render.wrapped(text, columns(self.out)), file=self.out, flush=True)
 
     def handle(self, request: Request) -> Outcome:
         outcome: Outcome = self._wait(self.service.handle(self.chat, self.user, request))

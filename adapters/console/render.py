@@ -2,6 +2,8 @@
 a numbered list and a prompt that says what to type. Everything here is plain text, the same
 on every run of the same game (no times, no ids), so a session can be compared line by line."""
 
+import re
+
 from adapters.console.reader import Ask, Choices, bid_span, card_example, span
 from bot import Message
 from bot.show.formatters import text_width
@@ -12,6 +14,61 @@ from engine import Card
 RULE_WIDTH = 48
 ROUND_RULE = "═"
 TURN_RULE = "─"
+
+
+NARROWEST = 20
+"""A terminal narrower than this (columns) gets its lines whole: too few words would fit."""
+_SPACES = re.compile(r"( +)")
+_COLUMN = re.compile(r"\S {2,}(?=\S)")
+
+
+def wrapped(text: str, width: int | None) -> str:
+    """`text` for a terminal `width` columns wide (None: a pipe or a file, as it is): each
+    line wider broken at its spaces, never inside a word, where the terminal would cut it at
+    its last column, nor after a mark of no letter or digit (`🤖`, `→`, `·`, `✗`) or a
+    choice's number (`3)`), which stays with the word after it. The rest of a line is indented
+    under its second column (the help's descriptions, a list's second item) where it has one
+    in the first half of the width, else as the line is, and two spaces in for a line that is
+    not indented."""
+    if width is None or width < NARROWEST:
+        return text
+    return "\n".join(piece for line in text.split("\n") for piece in _wrap_line(line, width))
+
+
+_NUMBERED = re.compile(r"\d+\)")
+
+
+def _glued(text: str) -> bool:
+    """Whether `text` ends in a mark (no letter or digit) or a choice's number (`3)`), kept
+    with the word after it."""
+    last = text.rsplit(" ", 1)[-1]
+    return _NUMBERED.fullmatch(last) is not None or not any(char.isalnum() for char in last)
+
+
+def _wrap_line(line: str, width: int) -> list[str]:
+    if text_width(line) <= width:
+        return [line]
+    indent = len(line) - len(line.lstrip(" "))
+    column = _COLUMN.search(line)
+    second = None if column is None else text_width(line[: column.end()])
+    hang = second if second is not None and second <= width // 2 else indent or 2
+    parts = _SPACES.split(line[indent:])  # words, and the spaces between them
+    units: list[tuple[str, str]] = []  # what may start a line, and the spaces before it
+    for space, word in zip(["", *parts[1::2]], parts[0::2], strict=True):
+        if units and _glued(units[-1][1]):
+            units[-1] = (units[-1][0], units[-1][1] + space + word)
+        else:
+            units.append((space, word))
+    lines: list[str] = []
+    current = line[:indent] + units[0][1]
+    for space, unit in units[1:]:
+        if text_width(current + space + unit) > width:
+            lines.append(current)
+            current = " " * hang + unit
+        else:
+            current += space + unit
+    lines.append(current)
+    return lines
 
 
 def rule(char: str = TURN_RULE) -> str:
