@@ -10,11 +10,12 @@ The games are set up by the service's driver (three people, the short plan), the
 by aiohttp's test server over the same service (`tests/test_browser_asks.py`'s `pages`).
 """
 
+import asyncio
 from typing import Any
 
 import redis.asyncio as aioredis
 from browser import IN_SESSION_LOOP, browser, chromium, redis_client, shared_browser
-from playwright.async_api import Browser, Page
+from playwright.async_api import Browser, Page, Route
 from service_helpers import ANN, BOB, CID, Driver, service, table_of
 from test_browser import caught_up
 from test_browser_asks import open_page, pages
@@ -415,3 +416,35 @@ async def test_a_view_redrawn_keeps_the_keyboards_focus_on_its_control(
         assert stored is not None
         assert stored.game.round is not None
         assert stored.game.round.bids[[p.id for p in stored.game.players].index(ANN.id)] == 1
+
+
+async def test_a_second_enter_while_a_move_is_under_way_sends_nothing(
+    browser: Browser, redis_client: aioredis.Redis
+) -> None:
+    """While a move is under way the page takes no other (a pointer cannot press through it):
+    Ann presses Enter on her card, and again before the answer comes (the answer is held
+    until then). Only one move is sent (the second went out too, the same card again, and
+    was refused), and the page says nothing of it."""
+    driver = await table_where(redis_client, ann_to(Phase.PLAYING), "tg:-1006")
+    async with pages(driver, browser) as (web, address):
+        page = await open_page(browser, web, address, driver, ANN.id)
+        sent: list[str] = []
+        first = asyncio.Event()
+        release = asyncio.Event()
+
+        async def hold(route: Route) -> None:
+            sent.append(route.request.post_data or "")
+            first.set()
+            await release.wait()
+            await route.continue_()
+
+        await page.route("**/api/move", hold)
+        version, _, _ = await driver.svc.snapshot(driver.chat)
+        await page.locator("#hand button.card.legal").first.focus()
+        await page.keyboard.press("Enter")
+        await first.wait()
+        await page.keyboard.press("Enter")
+        release.set()
+        await caught_up(page, version + 1)
+        assert len(sent) == 1, sent
+        assert await page.inner_text("#message") == ""

@@ -121,6 +121,8 @@ function settled() {
 }
 
 async function move(payload) {
+  // one move at a time: the stylesheet stops a pointer while one is under way, this a key
+  if (document.body.classList.contains("busy")) return;
   const hint = payload === view?.hint;
   document.body.classList.add("busy");
   let handed = false;
