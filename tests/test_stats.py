@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 from conftest import modules_loaded
-from service_helpers import ANN, BOB, CID, DOT, EVE, Clock, Driver, service, table_of
+from service_helpers import ANN, BOB, CID, DOT, EVE, NAMES, Clock, Driver, service, table_of
 
 from bot.commands import BY_KIND, Kind, help_text
 from bot.messages import Outcome
@@ -177,6 +177,40 @@ def test_each_ai_level_is_one_rating_of_its_own() -> None:
     assert alone[2][0].mu < hard.mu < alone[1][0].mu
     assert hard.mu == pytest.approx((alone[1][0].mu + alone[3][0].mu) / 2)
     assert find(done.players, "HARD") == ["ai:hard"]
+
+
+def test_a_six_seat_game_with_a_tie_and_a_stand_in_is_rated_by_places() -> None:
+    """Six seats, the most a table holds: Ann first; Bob and Cid tied second; Dot, whose moves
+    the AI made while she was away (`stand_in`: her seat, her result, her id in the summary);
+    and two `hard` AI seats. OpenSkill takes `ranks` lower-is-better (1 = first) and `scores`
+    higher-is-better: the places are passed as ranks, so without a tie the fold is exactly
+    OpenSkill's update from the totals as scores, and a tie is the mean of both ways of
+    breaking it."""
+    players = ["tg:1", "tg:2", "tg:3", "tg:4", "ai:1", "ai:2"]
+    levels = {"ai:1": "hard", "ai:2": "hard"}
+    totals = [150, 90, 90, -20, 40, -60]
+    done = folded(summary(players, totals, ai=levels, names=[*NAMES[:4], "Merlin", "Nimue"]))
+    assert set(done.players) == {"tg:1", "tg:2", "tg:3", "tg:4", "ai:hard"}
+    dot = done.players["tg:4"]
+    assert (dot.name, dot.games, dot.wins, dot.points) == ("Dot", 1, 0, -20)
+    assert done.players["ai:hard"].games == 2
+    rating = {p: s.rating for p, s in done.players.items()}
+    assert rating["tg:2"] == rating["tg:3"]  # a tie is a tie
+    assert rating["tg:1"] > rating["tg:2"] > rating["tg:4"]
+    # the tie as the mean of its two orders, each given to OpenSkill as ranks (1 = first)
+    orders = ([1.0, 2.0, 3.0, 5.0, 4.0, 6.0], [1.0, 3.0, 2.0, 5.0, 4.0, 6.0])
+    fresh = [[MODEL.rating()] for _ in players]
+    mus = [[team[0].mu for team in MODEL.rate(fresh, ranks=list(r))] for r in orders]
+    for seat in range(4):
+        assert done.players[players[seat]].mu == pytest.approx((mus[0][seat] + mus[1][seat]) / 2)
+    assert done.players["ai:hard"].mu == pytest.approx(sum(m[4] + m[5] for m in mus) / 4)
+    # without the tie: the same as OpenSkill's update from the totals as scores
+    untied = [150, 90, 80, -20, 40, -60]
+    scored = MODEL.rate(fresh, scores=[float(t) for t in untied])
+    apart = folded(summary(players[:4] + ["tg:5", "tg:6"], untied))
+    for seat, player in enumerate(players[:4] + ["tg:5", "tg:6"]):
+        assert apart.players[player].mu == pytest.approx(scored[seat][0].mu)
+        assert apart.players[player].sigma == pytest.approx(scored[seat][0].sigma)
 
 
 def test_old_summaries_are_read_tolerantly() -> None:
