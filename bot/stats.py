@@ -14,8 +14,8 @@ it holds (`Fold.cursor`), so it can be carried forward with the games after it (
 `recent` picks the games of the last `WINDOW` seconds, `namesakes` numbers people called alike
 (by their first game here), `find` looks a player up by name (`near`: whom a name that
 matches nobody may have meant), and `anonymised` rewrites a summary
-without one player (for /forgetme). docs/stats.md describes the model, the data kept and what a
-fold costs.
+without one player (for /forgetme; `record_without`, the record of the chat's last game).
+docs/stats.md describes the model, the data kept and what a fold costs.
 """
 
 import itertools
@@ -553,4 +553,31 @@ def anonymised(entry: Mapping[str, Any], player: str, alias: str) -> dict[str, A
     names = entry.get("names")
     if isinstance(names, list) and len(names) == len(players):
         changed["names"] = ["" if p == player else n for p, n in zip(players, names, strict=True)]
+    return changed
+
+
+SEAT_NAME = "Player {seat}"
+"""What a game's record calls a forgotten player's seat (`record_without`; a record's names
+may not be blank)."""
+
+
+def record_without(
+    record: Mapping[str, Any], entry: Mapping[str, Any], player: str
+) -> dict[str, Any] | None:
+    """The chat's record of its last game (`wizard-record/1`, which names players by name only)
+    with `player`'s name replaced by their seat's (`Player 2`), if it is the game of `entry`
+    (the chat's newest summary, as read before `anonymised`: the same names and totals) and
+    `player` sat in it; else None."""
+    players, names = entry.get("players"), entry.get("names")
+    if not (isinstance(players, list) and player in players and isinstance(names, list)):
+        return None
+    if len(names) != len(players):
+        return None
+    if record.get("players") != names or record.get("totals") != entry.get("totals"):
+        return None
+    changed = dict(record)
+    changed["players"] = [
+        SEAT_NAME.format(seat=seat) if p == player else name
+        for seat, (p, name) in enumerate(zip(players, names, strict=True), start=1)
+    ]
     return changed

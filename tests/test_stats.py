@@ -15,6 +15,7 @@ from service_helpers import ANN, BOB, CID, DOT, EVE, NAMES, Clock, Driver, servi
 
 from bot.commands import BY_KIND, Kind, help_text
 from bot.messages import Outcome
+from bot.packing import unpack
 from bot.requests import Request, User
 from bot.service import GameService
 from bot.show.formatters import text_width
@@ -54,6 +55,7 @@ from bot.stats import (
 from bot.store import keys
 from bot.store.stats import StatsStore
 from engine import table_view
+from engine.records import check_record
 
 NOW = 1_700_000_000.0
 DAY = 24 * 3600.0
@@ -207,8 +209,9 @@ def test_a_six_seat_game_with_a_tie_and_a_stand_in_is_rated_by_places() -> None:
     # without the tie: the same as OpenSkill's update from the totals as scores
     untied = [150, 90, 80, -20, 40, -60]
     scored = MODEL.rate(fresh, scores=[float(t) for t in untied])
-    apart = folded(summary(players[:4] + ["tg:5", "tg:6"], untied))
-    for seat, player in enumerate(players[:4] + ["tg:5", "tg:6"]):
+    people = [*players[:4], "tg:5", "tg:6"]
+    apart = folded(summary(people, untied))
+    for seat, player in enumerate(people):
         assert apart.players[player].mu == pytest.approx(scored[seat][0].mu)
         assert apart.players[player].sigma == pytest.approx(scored[seat][0].sigma)
 
@@ -867,6 +870,71 @@ async def test_forgetme_asks_then_forgets_everywhere_and_keeps_the_others(
     assert text_of(await ask(svc, ANN.id, ANN, Kind.STATS)) == "No game of yours has finished yet."
     twice = await ask(svc, ANN.id, ANN, Kind.FORGET, "yes")  # privately: a message
     assert text_of(twice) == "There were no stats of yours to delete."
+
+
+ZED = User("tg:7770001", "Zelda")
+"""Someone whose id and name occur nowhere else, so a scan for them finds only what names her."""
+
+
+async def naming(client: aioredis.Redis, *marks: str) -> dict[str, list[str]]:
+    """Every key of the store (SCAN) whose name or content holds one of `marks`, with what
+    holds it: strings, lists, hashes (fields and values), sets and sorted sets read by their
+    type, packed tables unpacked."""
+
+    def readable(value: bytes) -> str:
+        try:
+            return json.dumps(unpack(value), ensure_ascii=False)
+        except Exception:  # not packed: as stored
+            return value.decode("utf-8", "replace")
+
+    found: dict[str, list[str]] = {}
+    async for key in client.scan_iter("*"):
+        kind = (await client.type(key)).decode()
+        if kind == "string":
+            values = [await client.get(key)]
+        elif kind == "list":
+            values = await client.lrange(key, 0, -1)
+        elif kind == "hash":
+            values = [item for pair in (await client.hgetall(key)).items() for item in pair]
+        elif kind in ("set", "zset"):
+            values = list(
+                await client.zrange(key, 0, -1) if kind == "zset" else await client.smembers(key)
+            )
+        else:
+            values = [kind.encode()]
+        held = [
+            text for text in [key.decode(), *map(readable, values)] if any(m in text for m in marks)
+        ]
+        if held:
+            found[key.decode()] = held
+    return found
+
+
+async def test_after_forgetme_nothing_names_the_person_but_the_finished_tables(
+    redis_client: aioredis.Redis,
+) -> None:
+    """/forgetme, then a scan of every key for her id and her name: they remain only in the
+    finished games' tables (`keys.game`: the game itself, shown again from it, gone
+    `finished_ttl` after its end; docs/stats.md, "Privacy"). The record of each chat's last
+    game (`/record`, kept 90 days) calls her seat `Player 1`, and is still a record."""
+    svc = service(redis_client, seed=7, clock=Clock(NOW))
+    await play(svc, GROUP, [ZED, BOB, CID], seed=5)
+    await play(svc, OTHER, [BOB, ZED], seed=6, ai=1)
+    await ask(svc, ZED.id, ZED, Kind.STATS)
+    await ask(svc, GROUP, BOB, Kind.TOP)
+    await redis_client.sadd(keys.opening(ZED.id), GROUP)
+    marks = (ZED.id.partition(":")[2], ZED.name)
+    assert {keys.record(GROUP), keys.results(OTHER)} <= set(await naming(redis_client, *marks))
+    expiry = await redis_client.ttl(keys.record(GROUP))
+
+    done = await ask(svc, GROUP, ZED, Kind.FORGET, "yes")
+    assert done.answer == "Done: your stats are deleted in 2 chats."
+    assert set(await naming(redis_client, *marks)) == {keys.game(GROUP), keys.game(OTHER)}
+    for chat, seat in ((GROUP, 1), (OTHER, 2)):
+        record = json.loads(await redis_client.get(keys.record(chat)))
+        assert record["players"][seat - 1] == f"Player {seat}"
+        assert check_record(record).totals == record["totals"]  # still a record
+    assert 0 < await redis_client.ttl(keys.record(GROUP)) <= expiry  # its expiry kept
 
 
 async def test_forgetme_leaves_a_game_in_play_and_says_so(redis_client: aioredis.Redis) -> None:

@@ -35,6 +35,7 @@ from bot.stats import (
     fold_noting,
     person,
     read_game,
+    record_without,
     unfolded,
 )
 from bot.store import keys
@@ -74,20 +75,24 @@ meanwhile: it would bring back whom it forgot)."""
 _FORGET = """
 local v = tonumber(redis.call('HGET', KEYS[2], 'v') or '0')
 if v ~= tonumber(ARGV[1]) then return 0 end
-for i = 3, #ARGV, 3 do
+if ARGV[3] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[3] then return 0 end
+for i = 5, #ARGV, 3 do
   if redis.call('LINDEX', KEYS[1], tonumber(ARGV[i])) ~= ARGV[i + 1] then return 0 end
 end
-for i = 3, #ARGV, 3 do redis.call('LSET', KEYS[1], tonumber(ARGV[i]), ARGV[i + 2]) end
+for i = 5, #ARGV, 3 do redis.call('LSET', KEYS[1], tonumber(ARGV[i]), ARGV[i + 2]) end
+if ARGV[3] ~= '' then redis.call('SET', KEYS[3], ARGV[4], 'KEEPTTL') end
 redis.call('HSET', KEYS[2], 'v', v + 1)
 redis.call('HDEL', KEYS[2], 'm', 'e')
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[2], 's', ARGV[2]) end
 return 1
 """
-"""Forget a player in one chat (KEYS: its results and its fold): rewrite the summaries that name
-them (triples of index, summary as read, summary rewritten) and the fold without them, if
-neither changed since they were read; the recent board's fold goes, and so does the note of
-the newest game's ratings (it names them). The version is bumped either way, so a fold that
-read the summaries before they were rewritten does not write back what it folded from them."""
+"""Forget a player in one chat (KEYS: its results, its fold and the record of its last game):
+rewrite the summaries that name them (triples of index, summary as read, summary rewritten),
+the fold without them, and the record if it names them (ARGV[3] as read, ARGV[4] rewritten,
+its expiry kept; ARGV[3] "": not touched), if none changed since they were read; the recent
+board's fold goes, and so does the note of the newest game's ratings (it names them). The
+version is bumped either way, so a fold that read the summaries before they were rewritten
+does not write back what it folded from them."""
 
 
 def _summary(raw: object) -> object:
@@ -277,10 +282,25 @@ class StatsStore:
                 if rewritten is not None:
                     changes += [index, raw, json.dumps(rewritten)]
             had = done.players.pop(player, None) is not None
-            if not changes and not had:
+            record = await self._record_without(chat, raws[0] if raws else None, player)
+            if not changes and not had and record is None:
                 return False
             state = done.to_json() if had else ""
-            args = [int(version or 0), state, *changes]
-            if await self._forget(keys=[keys.results(chat), keys.stats(chat)], args=args):
+            args = [int(version or 0), state, *(record or ("", "")), *changes]
+            names = [keys.results(chat), keys.stats(chat), keys.record(chat)]
+            if await self._forget(keys=names, args=args):
                 return True
         raise RuntimeError(f"{chat}: could not forget a player (too many concurrent writes)")
+
+    async def _record_without(
+        self, chat: str, newest: object, player: str
+    ) -> tuple[bytes | str, str] | None:
+        """The record of the chat's last game as read, and rewritten without `player`
+        (`bot.stats.record_without`), if it is the game of `newest` (the newest summary, as
+        read) and names them; else None."""
+        raw = await self.client.get(keys.record(chat))
+        record, entry = _summary(raw), _summary(newest)
+        if raw is None or not isinstance(record, dict) or not isinstance(entry, dict):
+            return None
+        rewritten = record_without(record, entry, player)
+        return None if rewritten is None else (raw, json.dumps(rewritten))
