@@ -80,8 +80,10 @@ def test_a_name_cut_to_its_length_keeps_whole_emoji() -> None:
     assert clean("🇩🇪🇫🇷", 4) == "🇩🇪🇫🇷"
     # and in columns (the leaderboard's names): a flag counts one column a half, as a terminal
     assert fit("🇩🇪🇫🇷🇮🇹🇪🇸🇬🇧🇺🇸🇯🇵", 12) == "🇩🇪🇫🇷🇮🇹🇪🇸🇬🇧…"
-    assert fit(family * 3, 5) == "👨\u200d👩…"  # a joiner takes no column; none dangles
-    assert fit(family * 3, 4) == "👨…"  # not 👨 and a joiner with nothing after it
+    # a joined family is one emoji of two columns: kept whole, never cut to 👨‍👩 or 👨
+    assert fit(family * 3, 5) == family * 2 + "…"
+    assert fit(family * 3, 4) == family + "…"
+    assert fit("Bo 👍🏽👍🏽", 6) == "Bo 👍🏽…"  # nor a skin tone from its emoji
     # nor a space before the ellipsis
     assert fit("Bob Brown", 5) == "Bob…"
     assert fit("Bob  🇩🇪🇫🇷", 6) == "Bob…"

@@ -492,6 +492,42 @@ def test_a_right_to_left_name_keeps_the_board_columns() -> None:
     assert text_width(lines[2]) == text_width(lines[3])  # the numbers line up
 
 
+@pytest.mark.parametrize(
+    ("text", "columns"),
+    [
+        ("👍🏽", 2),  # a skin tone: one emoji
+        ("👨\u200d👩\u200d👧", 2),  # a family, joined: one emoji
+        ("🏳\ufe0f\u200d🌈", 2),  # a flag joined to a rainbow
+        ("🏴\u200d☠\ufe0f", 2),
+        ("1\ufe0f\u20e3", 2),  # a keycap
+        ("☺\ufe0f", 2),  # a symbol in emoji presentation
+        ("❤\ufe0e", 1),  # in text presentation
+        ("🇩🇪", 2),
+        ("王", 2),
+        ("e\u0301", 1),
+        ("Ann", 3),
+    ],
+)
+def test_an_emoji_takes_the_columns_it_shows_in(text: str, columns: int) -> None:
+    """A monospace block (`Message.pre`) draws an emoji two columns wide however many code
+    points make it (a skin tone, a joined sequence, a keycap), a symbol asked for as emoji
+    (U+FE0F) two too: the boards' columns are laid out by these widths."""
+    assert text_width(text) == columns
+
+
+def test_names_of_joined_emoji_keep_the_board_columns() -> None:
+    """Names with a skin tone or a joined family, each emoji two columns: the ratings line up."""
+    rows = [
+        ("tg:1", Standing("👍🏽👍🏽 Bo", games=7, wins=3, mu=40.0, sigma=1.0)),
+        ("tg:2", Standing("👨\u200d👩\u200d👧 Fam", games=6, wins=2, mu=35.0, sigma=1.0)),
+        ("tg:3", Standing("Ann", games=5, wins=1, mu=30.0, sigma=1.0)),
+    ]
+    lines = board_text(T, rows, rows, {}).splitlines()
+    assert lines[2].startswith("1 \u2068👍🏽👍🏽 Bo\u2069  2480 ")  # 7 columns
+    assert lines[3].startswith("2 \u2068👨\u200d👩\u200d👧 Fam\u2069   2280 ")  # 6
+    assert lines[4].startswith("3 \u2068Ann\u2069      2080 ")
+
+
 @pytest.mark.parametrize("language", ["en", "de", "es"])
 def test_the_board_headers_stay_short(language: str) -> None:
     t = texts(language)

@@ -39,14 +39,45 @@ def signed_points(value: int) -> str:
     return f"+{value}" if value > 0 else shown_points(value)
 
 
+EMOJI_PRESENTATION = "\ufe0f"
+"""The variation selector that asks for a symbol drawn as an emoji (☺️), two columns wide."""
+JOINER = "\u200d"
+"""The zero-width joiner: an emoji after it is drawn with the one before (👨‍👩‍👧)."""
+SKIN_TONES = range(0x1F3FB, 0x1F400)
+"""The emoji modifiers (👍🏽): they colour the emoji before them, and take no column."""
+
+
+def _emoji_like(char: str) -> bool:
+    """Whether `char` may be part of an emoji sequence joined by a zero-width joiner (👨‍👩‍👧,
+    🏴‍☠️): a pictograph or a symbol."""
+    code = ord(char)
+    return code >= 0x1F000 or 0x2600 <= code < 0x27C0 or 0x2B00 <= code < 0x2C00
+
+
 def text_width(text: str) -> int:
-    """Columns `text` takes in a terminal (wide East Asian characters count 2, combining marks
-    and invisible format characters 0)."""
-    width = 0
+    """Columns `text` takes in a terminal or a chat's monospace block: wide East Asian
+    characters and emoji 2, others 1; marks, variation selectors, skin tones and invisible format
+    characters 0. An emoji is counted once however many code points make it (a skin tone, a
+    sequence joined by zero-width joiners, a keycap), and a symbol asked for as emoji (U+FE0F)
+    counts 2. A longer start of a text is never narrower (`shortened` relies on it)."""
+    width = shown = 0  # `shown`: the columns of what the last characters draw as one
+    joined = False
     for char in text:
-        if unicodedata.combining(char) or unicodedata.category(char) == "Cf":
+        if char == EMOJI_PRESENTATION:
+            width, shown = width + (shown == 1), max(shown, 2) if shown else 0
             continue
-        width += 2 if unicodedata.east_asian_width(char) in "WF" else 1
+        category = unicodedata.category(char)
+        if char == JOINER:
+            joined = True
+            continue
+        if category in ("Cf", "Mn", "Me") or unicodedata.combining(char) or ord(char) in SKIN_TONES:
+            continue
+        if joined and shown and _emoji_like(char):  # joined to the emoji before it
+            width, shown, joined = width + 2 - min(shown, 2), 2, False
+            continue
+        joined = False
+        shown = 2 if unicodedata.east_asian_width(char) in "WF" else 1
+        width += shown
     return width
 
 
