@@ -478,6 +478,26 @@ def test_the_texts() -> None:
     assert not confirms("no")
 
 
+def test_a_share_reads_as_none_or_all_only_when_it_is() -> None:
+    """One win in 1,000 games is not 0%, nor 999 of them 100%: a share rounded to either end
+    that is not reads `<1%`, `>99%`; halves round up (1 of 8: 13%), wins and bids met alike."""
+
+    def rows(standing: Standing) -> dict[str, str]:
+        lines = stats_text(T, "Ann", standing).splitlines()[1:]
+        return {label: value for label, _, value in (line.partition("  ") for line in lines)}
+
+    few = rows(Standing("Ann", games=1000, wins=1, made=1, rounds=1000))
+    assert (few["Wins"].strip(), few["Bids met"].strip()) == ("1 (<1%)", "<1%")
+    most = rows(Standing("Ann", games=1000, wins=999, made=999, rounds=1000))
+    assert (most["Wins"].strip(), most["Bids met"].strip()) == ("999 (>99%)", ">99%")
+    every = rows(Standing("Ann", games=3, wins=3, made=15, rounds=15))
+    assert (every["Wins"].strip(), every["Bids met"].strip()) == ("3 (100%)", "100%")
+    none = rows(Standing("Ann", games=3, wins=0, made=0, rounds=15))
+    assert (none["Wins"].strip(), none["Bids met"].strip()) == ("0 (0%)", "0%")
+    half = rows(Standing("Ann", games=8, wins=1, made=5, rounds=8))
+    assert (half["Wins"].strip(), half["Bids met"].strip()) == ("1 (13%)", "63%")
+
+
 def test_a_right_to_left_name_keeps_the_board_columns() -> None:
     """A name in Arabic or Hebrew would turn a line around in a chat (the bidirectional
     algorithm, the numbers moved to its other side): each name is isolated, so the columns

@@ -4,6 +4,7 @@ for a monospace block (`Message.pre`) narrow enough for a phone, and the texts o
 The numbers come from `bot.stats` (a `Standing` per player); nothing here reads storage.
 """
 
+import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
@@ -51,8 +52,17 @@ def provisional_line(t: Texts) -> str:
     return t("? provisional: fewer than {n} games", n=PROVISIONAL)
 
 
-def _percent(part: int, whole: int) -> str:
-    return f"{round(100 * part / whole)}%" if whole else "–"
+def _percent(part: float, whole: float) -> str:
+    """`part` in per cent of `whole`, halves rounded up; a share rounded to 0 or 100 that is
+    not quite none or all reads `<1%` or `>99%` (one win in 1,000 games is not 0%)."""
+    if not whole:
+        return "–"
+    shown = math.floor(100 * part / whole + 0.5)
+    if shown == 0 and part > 0:
+        return "<1%"
+    if shown == 100 and part < whole:
+        return ">99%"
+    return f"{shown}%"
 
 
 def _rating(t: Texts, standing: Standing) -> str:
@@ -92,7 +102,7 @@ def stats_text(
         ),
     ]
     if standing.met is not None:
-        rows.append((t("Bids met"), f"{round(standing.met)}%"))
+        rows.append((t("Bids met"), _percent(standing.made, standing.rounds)))
     if standing.best is not None:
         rows.append((t("Best game"), shown_points(standing.best)))
     if ratings:
