@@ -19,7 +19,7 @@ from bot.packing import unpack
 from bot.requests import Request, User
 from bot.service import GameService
 from bot.show.formatters import text_width
-from bot.show.i18n import texts
+from bot.show.i18n import LANGUAGES, texts
 from bot.show.look import Look
 from bot.show.screens import ROOM, game_over
 from bot.show.seating import seating
@@ -557,6 +557,24 @@ def test_the_board_headers_stay_short(language: str) -> None:
     lines = board_text(t, rows, rows, namesakes(players)).splitlines()
     assert all(text_width(line) <= 34 for line in lines if line[:1] in " 12345678")  # rows
     assert all(text_width(line) <= 40 for line in lines)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_top_with_the_longest_names_fits_a_message_on_both_platforms(language: str) -> None:
+    """/top at its longest: both boards full (8 rows), every name as long as a platform's name
+    may be (32 code points, here emoji of 8 code points and 4 UTF-16 units each: the most text
+    for the columns), numbered among people called alike, huge tallies. It stays under Discord's
+    2,000 characters and Telegram's 4,096 UTF-16 units (the unit both count in at most), in a
+    code block."""
+    family = "👨🏽\\u200d👩🏽\\u200d👧🏽"
+    name = (family * 4)[:32]
+    players = {
+        f"tg:{n}": Standing(name, games=10**6, wins=10**6, mu=50.0, sigma=1.0) for n in range(40)
+    }
+    rows = board(players)
+    text = board_text(texts(language), rows, rows[::-1], namesakes(players))
+    units = len(f"```\\n{text}\\n```".encode("utf-16-le")) // 2
+    assert units < 2000
 
 
 def test_the_fold_does_no_io() -> None:
