@@ -27,6 +27,7 @@ from bot.show.stats import (
     BOARD_HEADS,
     board_text,
     confirms,
+    own_rating,
     ratings_lines,
     seat_ratings,
     stats_text,
@@ -496,6 +497,20 @@ def test_a_share_reads_as_none_or_all_only_when_it_is() -> None:
     assert (none["Wins"].strip(), none["Bids met"].strip()) == ("0 (0%)", "0%")
     half = rows(Standing("Ann", games=8, wins=1, made=5, rounds=8))
     assert (half["Wins"].strip(), half["Bids met"].strip()) == ("1 (13%)", "63%")
+
+
+def test_a_rating_below_zero_has_the_minus_sign() -> None:
+    """A level that keeps losing goes below 0 (the AI's easiest, last in about 100 games of
+    three in a row): its rating is written with the minus sign (U+2212), as points are,
+    wherever it shows: /stats, /top, a game's end, one's own result."""
+    low = Standing("Ann", games=120, mu=-23.4, sigma=1.0)
+    assert low.rating == -56
+    assert "Rating  \u221256" in stats_text(T, "Ann", low)
+    assert row_of(board_text(T, [("tg:1", low)], [], {}), "Ann")[2] == "\u221256"
+    moved = Rerated("tg:1", -56, -12, False)
+    assert seat_ratings(T, [1], [moved]) == ["\u221256 (\u221212)"]
+    assert own_rating(T, moved) == "Your rating here: \u221256 (\u221212)"
+    assert "-" not in stats_text(T, "Ann", low, [("Wizards", low)], chats=1)
 
 
 def test_a_right_to_left_name_keeps_the_board_columns() -> None:

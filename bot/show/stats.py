@@ -52,6 +52,12 @@ def provisional_line(t: Texts) -> str:
     return t("? provisional: fewer than {n} games", n=PROVISIONAL)
 
 
+def shown_rating(rating: int) -> str:
+    """A rating as people read it: `1184`, and below 0 (a level that keeps losing) with the
+    minus sign U+2212, as points are."""
+    return shown_points(rating)
+
+
 def _percent(part: float, whole: float) -> str:
     """`part` in per cent of `whole`, halves rounded up; a share rounded to 0 or 100 that is
     not quite none or all reads `<1%` or `>99%` (one win in 1,000 games is not 0%)."""
@@ -67,8 +73,8 @@ def _percent(part: float, whole: float) -> str:
 
 def _rating(t: Texts, standing: Standing) -> str:
     if standing.provisional:
-        return t("{rating} (provisional)", rating=standing.rating)
-    return str(standing.rating)
+        return t("{rating} (provisional)", rating=shown_rating(standing.rating))
+    return shown_rating(standing.rating)
 
 
 def stats_text(
@@ -111,7 +117,7 @@ def stats_text(
         for title, chat in shown:
             games = t.ngettext("{n} game", "{n} games", chat.games).format(n=chat.games)
             place = " " + (isolated(fit(title, CHAT_WIDTH)) if title else "–")
-            rows.append((place, f"{chat.rating} ({games})"))
+            rows.append((place, f"{shown_rating(chat.rating)} ({games})"))
     else:
         rows.append((t("Rating"), _rating(t, standing)))
     if rank is not None:
@@ -138,7 +144,7 @@ def _table(t: Texts, rows: Sequence[tuple[str, Standing]], numbers: Mapping[str,
         (
             str(place),
             _name_cell(t, player, standing, numbers.get(player, 1)),
-            f"{standing.rating}{'?' if standing.provisional else ' '}",
+            f"{shown_rating(standing.rating)}{'?' if standing.provisional else ' '}",
             str(standing.games),
             str(standing.wins),
         )
@@ -248,7 +254,7 @@ def forgotten_text(t: Texts, chats: int) -> str:
 def rerated(moved: Rerated) -> str:
     """A rating after a game and its change, as the boards mark it: `1031 (+31)`, `985? (-15)`
     (`?`: provisional), `1000 (±0)`."""
-    return f"{moved.rating}{'?' if moved.provisional else ''} ({_change(moved)})"
+    return f"{shown_rating(moved.rating)}{'?' if moved.provisional else ''} ({_change(moved)})"
 
 
 def _change(moved: Rerated) -> str:
@@ -328,9 +334,11 @@ def own_rating(t: Texts, moved: Rerated) -> str:
         # the game, and how much the game moved it; "provisional": fewer than 5 games so far.
         return t(
             "Your rating here: {rating} ({change}), provisional",
-            rating=moved.rating,
+            rating=shown_rating(moved.rating),
             change=change,
         )
     # TRANSLATORS: a player's own result at a game's end: their rating in the group after the
     # game, and how much the game moved it.
-    return t("Your rating here: {rating} ({change})", rating=moved.rating, change=change)
+    return t(
+        "Your rating here: {rating} ({change})", rating=shown_rating(moved.rating), change=change
+    )
