@@ -54,6 +54,7 @@ from bot.chat import (
     timeout,
     unseen,
 )
+from bot.clock import ServerClock
 from bot.coaching import Coach
 from bot.commands import BY_KIND, MAX_ARGUMENT, Kind, of_payload
 from bot.config import Config
@@ -262,16 +263,17 @@ class GameService:
         cls,
         client: RedisClient,
         config: Config,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] | None = None,
         rng: random.Random | None = None,
         metrics: Metrics | None = None,
     ) -> "GameService":
         """A service keeping its games in the Redis of `client` (a chat's settings default to the
-        configured language and theme), counting into `metrics` (else metrics of its own)."""
+        configured language and theme), counting into `metrics` (else metrics of its own), going
+        by `clock` (else the Redis server's, read at each tick: `bot.clock`)."""
         store = Store(
             client, Settings.defaults(config), metrics=metrics, ttl_floor=config.finished_ttl
         )
-        return cls(store, config, clock, rng)
+        return cls(store, config, clock or ServerClock(), rng)
 
     # --- entry points ---------------------------------------------------------------------
 
@@ -355,15 +357,19 @@ class GameService:
         take over the journals of gone workers, and fire due deadlines. What to show in which
         chat: the lasting messages of chats a crash or an outage may have left behind
         (`Outcome.again`), then the timeouts."""
-        now = self.clock()
         shown: list[tuple[str, Outcome]] = []
         try:
+            if isinstance(self.clock, ServerClock) and not self.clock.anchored:
+                self.clock.anchor(await self.store.server_time())  # before its first beat
+            now = self.clock()
             beat = await self.store.beat(scope, self.worker, now, GAP, LEASE)
             self.metrics.last_tick.labels(scope).set(now)
             self._enlisted.add(scope)
             self.outages = beat.outages
             self._store_answered()
             self._check_clock(now, beat.server)
+            if isinstance(self.clock, ServerClock):  # go by Redis's clock (`bot.clock`)
+                self.clock.anchor(beat.server)
             mine = keys.journal(scope, self.worker)
             behind: list[str] = []
             if beat.last is not None and now - beat.last > GAP:

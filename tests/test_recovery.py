@@ -11,6 +11,7 @@ import pytest
 import redis.asyncio as aioredis
 from service_helpers import ANN, BOB, CHAT, CID, Clock, Driver, service, table_of
 
+from bot.clock import ServerClock
 from bot.commands import Kind
 from bot.config import Config
 from bot.messages import NO_GAME, Outcome
@@ -476,3 +477,39 @@ async def test_a_worker_whose_clock_is_off_says_so(
     with caplog.at_level(logging.WARNING, logger="bot.service"):
         await in_time.tick(SCOPE)
     assert not [r for r in caplog.records if "clock" in r.getMessage()]
+
+
+async def server_time(redis_client: aioredis.Redis) -> float:
+    seconds, micros = await redis_client.time()
+    return seconds + micros / 1e6
+
+
+@pytest.mark.parametrize("step", [3600.0, -600.0])
+async def test_a_step_of_a_workers_clock_moves_no_deadline(
+    redis_client: aioredis.Redis, step: float
+) -> None:
+    """A chat worker goes by the Redis server's clock, read at each beat and carried on by its
+    own steady clock: its system clock stepped (NTP, a suspended VM, an operator) an hour
+    forwards neither records an outage that pushes every turn of the scope an hour later, nor,
+    stepped back, sets deadlines already past that put the next player on autopilot at once."""
+    wall = [time.time()]
+    svc = GameService(service(redis_client).store, Config(), clock=ServerClock(lambda: wall[0]))
+    steady = service(redis_client, clock=Clock(time.time()))  # another worker, in time
+    await svc.tick(SCOPE)
+    await steady.tick(SCOPE)
+    driver = Driver(svc, [ANN, BOB, CID], seed=3)
+    await driver.lobby()
+    wall[0] += step
+    await svc.tick(SCOPE)
+    assert svc.outages == ()
+    await driver.move()  # the next player's turn, its deadline set by the stepped worker
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.deadline is not None
+    left = table.deadline - await server_time(redis_client)
+    assert Config().turn_timeout - 30 < left <= Config().turn_timeout
+    assert table.away == []
+    await steady.tick(SCOPE)
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.away == []

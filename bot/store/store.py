@@ -710,6 +710,12 @@ class Store:
             server=int(seconds) + int(micros) / 1e6,
         )
 
+    @timed("server_time")
+    async def server_time(self) -> float:
+        """The Redis server's clock (seconds)."""
+        seconds, micros = await self.client.time()
+        return float(seconds) + float(micros) / 1e6
+
     @timed("enlist")
     async def enlist(self, scope: str, worker: str, now: float) -> None:
         """Name a worker in its scope's heartbeats (unless it beat already)."""
