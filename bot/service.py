@@ -33,6 +33,7 @@ import logging
 import random
 import secrets
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from functools import partial
@@ -255,6 +256,8 @@ class GameService:
         """Hints, and the reviews worked out in the background (`bot.coaching`)."""
         self._moving: dict[str, asyncio.Task[None]] = {}
         """Chats whose AI moves a timer left this worker making aside (`_transact(aside=)`)."""
+        self._deciding: Counter[str] = Counter()
+        """Chats whose AI moves requests of this worker are making (`_robots`), how many each."""
         self._moved: Handover[Outcome] = Handover()
         """What those moves show, until the next tick hands it over."""
 
@@ -779,7 +782,8 @@ class GameService:
             # the game waits for the AI: after this write, or (read as it is now) since a
             # worker that was to move for it died
             if aside:
-                if chat not in self._moving:
+                # not a second time while this worker makes them (a request, or a task)
+                if chat not in self._moving and not self._deciding[chat]:
                     made = self._move_aside(chat, snap, result, seen)
                     self._moving[chat] = asyncio.create_task(made)
                 return Outcome(), result
@@ -928,6 +932,7 @@ class GameService:
         makes the rest)."""
         then: list[Result] = []
         refused = 0
+        self._deciding[chat] += 1
         try:
             for _move in range(MAX_ROBOT_MOVES):
                 now = self.store.known(chat) or await self.store.load(chat)
@@ -948,6 +953,10 @@ class GameService:
                 then.append(step)
         except (*StoreErrors, NewerForm):
             log.warning("%s: AI moves stopped; the table's deadline makes them", chat)
+        finally:
+            self._deciding[chat] -= 1
+            if not self._deciding[chat]:
+                del self._deciding[chat]
         return snap, _merged(result, then, seen)
 
     async def _think(self, level: str, view: PlayerView) -> Command:

@@ -14,6 +14,8 @@ from service_helpers import (
     ANN,
     BOB,
     CHAT,
+    CID,
+    DOT,
     Clock,
     Driver,
     client,
@@ -23,7 +25,7 @@ from service_helpers import (
 )
 
 import bot.chat
-from bot.ai import get_ai
+from bot.ai import AIPlayer, get_ai
 from bot.chat import Result, robot_seats
 from bot.commands import Kind
 from bot.config import Config
@@ -31,7 +33,7 @@ from bot.messages import Outcome
 from bot.requests import Request
 from bot.service import GameService
 from bot.store import Snapshot, keys
-from engine import Command, Phase, PlayerView
+from engine import Command, Phase, PlayerView, waiting_seats
 
 
 @pytest.fixture
@@ -335,3 +337,180 @@ async def test_no_chat_waits_for_another_chats_ai(
     assert any(
         start <= begun and ended <= end for start, end in svc.spans for begun, ended in served
     ), (svc.spans, served[:5])
+
+
+class Permits:
+    """AI levels whose decisions for the seats of `held` (a player id's prefix) wait for a
+    permit each, in the worker's thread (`of`, for `bot.chat.get_ai`): `entered` counts the
+    held decisions begun so far."""
+
+    def __init__(self, held: str) -> None:
+        self.held = held
+        self.permits = threading.Semaphore(0)
+        self.entered = threading.Semaphore(0)
+
+    def of(self, level: str) -> "Permitted":
+        return Permitted(self, get_ai(level))
+
+
+class Permitted:
+    """One AI level, deciding as its `Permits` allow."""
+
+    def __init__(self, gate: Permits, ai: AIPlayer) -> None:
+        self.gate = gate
+        self.ai = ai
+
+    def decide(self, view: PlayerView, rng: random.Random) -> Command:
+        if view.player.startswith(self.gate.held):
+            self.gate.entered.release()
+            assert self.gate.permits.acquire(timeout=30)
+        return self.ai.decide(view, rng)
+
+
+async def entered(level: Permits, count: int) -> None:
+    """Wait until `count` held decisions have begun (in their threads)."""
+    for _ in range(count):
+        assert await asyncio.to_thread(level.entered.acquire, True, 30)
+
+
+async def to_move(redis_client: aioredis.Redis, chat: str) -> tuple[str, int]:
+    """Who the game waits for in `chat`, and the cards they hold."""
+    table = await table_of(redis_client, chat)
+    assert table is not None
+    assert table.game.round is not None
+    (seat, *_) = waiting_seats(table.game)
+    return table.game.players[seat].id, len(table.game.round.hands[seat])
+
+
+async def test_a_stand_in_waits_for_no_more_than_one_decision_of_other_chats(
+    redis_client: aioredis.Redis, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two chats' AI seats hold both of a worker's thinkers (`THINKERS`) and have more moves to
+    make; a third chat's player runs out of time. Their stand-in waits for one decision to end,
+    not for those chats' moves: the chats take the thinkers in turns, a decision each."""
+    level = Permits("ai:")
+    permits = level.permits
+    monkeypatch.setattr(bot.chat, "get_ai", level.of)
+    config = Config(stand_in="hard", ai_grace=600)  # only the late player's timer falls due
+    svc = service(redis_client, clock=clock, config=config)
+    waiting = Driver(svc, [BOB, CID, DOT], chat="chat:-3", seed=7)
+    await waiting.lobby()
+    drivers = [Driver(svc, [ANN], chat=f"chat:-{number}", seed=number) for number in (1, 2)]
+    permits.release(1000)  # the AI seats move freely until Ann is to play a trick's first card
+    for driver in drivers:
+        await seated(driver, ["normal", "normal", "normal"], [])
+        await driver.play_until(
+            lambda s: s.phase is Phase.PLAYING and s.round.turn == 0 and not s.round.trick
+        )
+    while permits.acquire(blocking=False):
+        pass
+    while level.entered.acquire(blocking=False):
+        pass
+    busy = []
+    for driver in drivers:
+        (user, payload), *_ = driver.choices()
+        pressed = svc.handle(driver.chat, user, Request(Kind.BUTTON, payload))
+        busy.append(asyncio.ensure_future(pressed))
+        await entered(level, 1)  # each chat holds a thinker, with two more AI seats to follow
+    try:
+        late, _ = await to_move(redis_client, waiting.chat)
+        clock.advance(Config().turn_timeout)
+        assert await svc.run_timers("chat", aside=True) == []  # its stand-in moves aside
+        table = await table_of(redis_client, waiting.chat)
+        assert table is not None
+        assert table.away == [late]
+        permits.release()  # one decision of the busy chats ends
+        await svc.moved()  # the stand-in's move is made before their next decision
+        assert (await to_move(redis_client, waiting.chat))[0] != late  # their bid is made
+        assert not any(task.done() for task in busy)  # their AI seats still have moves to make
+    finally:
+        permits.release(100)
+        await asyncio.gather(*busy)
+
+
+@pytest.mark.parametrize("how", ["resume", "own move"])
+async def test_a_player_back_while_their_stand_in_decides_moves_once(
+    redis_client: aioredis.Redis, clock: Clock, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """A player ran out of time and their stand-in is deciding their move when they come back
+    (Resume, or a move of their own): one move is made for their turn, theirs or none; the
+    stand-in's is refused, and the game waits for them (Resume) or goes on (their move)."""
+    level = Permits("tg:")
+    permits = level.permits
+    svc = service(redis_client, clock=clock)
+    driver = Driver(svc, [ANN, BOB, CID], seed=8, wings_rate=0)
+    await driver.lobby(["rounds=short"])
+    await driver.play_until(
+        lambda s: (
+            s.phase is Phase.PLAYING
+            and s.round.number >= 3
+            and not s.round.trick
+            and len(s.round.hands[s.round.turn]) > 1
+        )
+    )
+    late, held = await to_move(redis_client, CHAT)
+    person = next(u for u in driver.humans if u.id == late)
+    payload = next(p for u, p in driver.choices() if u == person)
+    version = (await raw(redis_client))[0]
+    monkeypatch.setattr(bot.chat, "get_ai", level.of)
+    clock.advance(Config().turn_timeout)
+    assert await svc.run_timers("chat", aside=True) == []
+    try:
+        await entered(level, 1)  # the stand-in decides
+        request = Request(Kind.RESUME) if how == "resume" else Request(Kind.BUTTON, payload)
+        back = await driver.send(person, request)
+        assert not back.alert, back.answer
+    finally:
+        permits.release(100)
+    await svc.moved()
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.away == []
+    assert table.game.round is not None
+    seat = table.game.seat_of(late)
+    assert seat is not None
+    if how == "resume":
+        assert await to_move(redis_client, CHAT) == (late, held)  # nothing played for them
+        assert (await raw(redis_client))[0] == version + 2  # the timeout, the resume
+    else:
+        assert len(table.game.round.hands[seat]) == held - 1  # their card, and only it
+        again = await driver.press(person, payload)
+        assert again.alert  # the same press again is refused, saying why
+
+
+async def test_a_press_for_a_turn_the_stand_in_played_is_refused(
+    redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    """The stand-in played the late player's card; their press of the button they still had
+    for that turn comes after: refused, saying so, and nothing more is played."""
+    svc = service(redis_client, clock=clock)
+    driver = Driver(svc, [ANN, BOB, CID], seed=8, wings_rate=0)
+    await driver.lobby(["rounds=short"])
+    await driver.play_until(
+        lambda s: (
+            s.phase is Phase.PLAYING
+            and s.round.number >= 3
+            and not s.round.trick
+            and len(s.round.hands[s.round.turn]) > 1
+        )
+    )
+    late, held = await to_move(redis_client, CHAT)
+    person = next(u for u in driver.humans if u.id == late)
+    payload = next(p for u, p in driver.choices() if u == person)
+    clock.advance(Config().turn_timeout)
+    await svc.run_timers("chat", aside=True)
+    await svc.moved()
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.away == [late]
+    version = (await raw(redis_client))[0]
+    stale = await driver.press(person, payload)
+    assert stale.alert
+    assert stale.answer, stale
+    assert (await raw(redis_client))[0] == version
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.game.round is not None
+    seat = table.game.seat_of(late)
+    assert seat is not None
+    assert len(table.game.round.hands[seat]) == held - 1
