@@ -3,13 +3,15 @@ its journal taken over and its chats' lasting messages shown again; a worker cut
 shows its own journal's again; turn clocks stand still while no worker runs (a real
 redis-server)."""
 
+import asyncio
 import json
 import logging
 import time
+from collections import Counter
 
 import pytest
 import redis.asyncio as aioredis
-from service_helpers import ANN, BOB, CHAT, CID, Clock, Driver, service, table_of
+from service_helpers import ANN, BOB, CHAT, CID, Clock, Driver, client, service, table_of
 
 from bot.clock import ServerClock
 from bot.commands import Kind
@@ -513,3 +515,53 @@ async def test_a_step_of_a_workers_clock_moves_no_deadline(
     table = await table_of(redis_client)
     assert table is not None
     assert table.away == []
+
+
+async def test_after_hours_down_two_workers_resume_every_turn_once(
+    redis_url: str, redis_client: aioredis.Redis
+) -> None:
+    """Every worker was down for hours, many chats' deadlines long past; two workers start at
+    the same moment. No chat is timed out and none is reminded at once (the turns resume where
+    they stood, a write each, nothing posted), and each chat is then reminded once, at half of
+    what was left of its turn, and timed out once."""
+    clock = Clock()
+    svc = service(redis_client, clock=clock)
+    await svc.tick(SCOPE)
+    chats = [f"{CHAT}:{n}" for n in range(12)]
+    for chat in chats:
+        for user in (ANN, BOB, CID):
+            await svc.handle(chat, user, Request(Kind.JOIN))
+        await svc.handle(chat, ANN, Request(Kind.START))
+    clock.advance(1)
+    await svc.tick(SCOPE)
+    first = await table_of(redis_client, chats[0])
+    assert first is not None
+    assert first.remind is not None
+    half = first.remind - clock.now
+    clock.advance(3 * 3600)
+    workers = [service(client(redis_url), seed=n, clock=clock) for n in (1, 2)]
+    posted: list[tuple[str, str]] = []
+
+    async def both() -> None:
+        for shown in await asyncio.gather(*(w.tick(SCOPE) for w in workers)):
+            posted.extend((chat, m.text) for chat, o in shown for m in o.messages if not o.again)
+
+    try:
+        await both()
+        assert posted == []
+        for chat in chats:
+            table = await table_of(redis_client, chat)
+            assert table is not None
+            assert table.away == []
+            assert table.remind is not None
+            assert abs(table.remind - clock.now - half) <= GAP
+        while clock.now < first.deadline + 3 * 3600 + GAP + 1:  # type: ignore[operator]
+            clock.advance(1)
+            await both()
+        reminders = Counter(chat for chat, text in posted if text.startswith("⏳"))
+        timeouts = Counter(chat for chat, text in posted if "ran out of time" in text)
+        assert reminders == dict.fromkeys(chats, 1)
+        assert timeouts == dict.fromkeys(chats, 1)
+    finally:
+        for worker in workers:
+            await worker.store.client.aclose()

@@ -5,17 +5,17 @@ import asyncio
 import pytest
 import redis.asyncio as aioredis
 import redis.exceptions
+from service_helpers import ANN, BOB, CHAT, CID, Clock, Driver, service, table_of
 
 from bot.commands import Kind
-from bot.config import Config
+from bot.config import LOBBY_TIMEOUT_RANGE, TURN_TIMEOUT_RANGE, Config
 from bot.messages import Outcome
-from bot.requests import Request, User
+from bot.requests import Request
 from bot.service import GameService
 from bot.store import Store
-from bot.table import Settings
+from bot.table import Settings, Table
 from bot.timers import timer_loop
-
-ANN = User("tg:1", "Ann")
+from engine import Phase, waiting_seats
 
 
 async def test_the_loop_closes_an_idle_lobby_and_survives_a_failing_front_end(
@@ -85,3 +85,92 @@ async def test_the_loop_ends_when_cancelled_even_if_a_redis_call_swallows_the_ca
     assert task in done, "the loop went on after it was cancelled"
     assert task.cancelled()
     assert calls == 1
+
+
+def waiting_for(table: Table) -> str:
+    """The person the game waits for."""
+    (seat, *_) = waiting_seats(table.game)
+    return table.game.players[seat].id
+
+
+@pytest.mark.parametrize("turn", TURN_TIMEOUT_RANGE)
+async def test_the_reminder_comes_half_way_at_either_end_of_the_turn_timeout(
+    redis_client: aioredis.Redis, turn: int
+) -> None:
+    """The shortest and the longest turn time: the group is reminded at half of it (not a
+    second before), saying the half left, and the turn times out at the whole of it."""
+    clock = Clock()
+    svc = service(redis_client, clock=clock, config=Config(turn_timeout=turn))
+    driver = Driver(svc, [ANN, BOB, CID], seed=2)
+    await driver.lobby()
+    table = await table_of(redis_client)
+    assert table is not None
+    late = next(u for u in driver.humans if u.id == waiting_for(table))
+    clock.advance(turn / 2 - 1)
+    assert await svc.run_timers("chat") == []
+    clock.advance(1)
+    ((_, reminded),) = await svc.run_timers("chat")
+    assert [m.text for m in reminded.messages] == [
+        f"⏳ {late.name}: it is your turn ({turn // 2} s left)."
+    ]
+    clock.advance(turn / 2 - 1)
+    assert await svc.run_timers("chat") == []
+    clock.advance(1)
+    ((_, timed_out),) = await svc.run_timers("chat")
+    assert any(f"⏰ {late.name} ran out of time" in m.text for m in timed_out.messages)
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.away == [late.id]
+
+
+@pytest.mark.parametrize("idle", LOBBY_TIMEOUT_RANGE)
+async def test_a_lobby_closes_at_either_end_of_the_lobby_timeout(
+    redis_client: aioredis.Redis, idle: int
+) -> None:
+    clock = Clock()
+    svc = service(redis_client, clock=clock, config=Config(lobby_timeout=idle))
+    await svc.handle(CHAT, ANN, Request(Kind.JOIN))
+    clock.advance(idle - 1)
+    assert await svc.run_timers("chat") == []  # no reminder in a lobby
+    clock.advance(1)
+    ((_, closed),) = await svc.run_timers("chat")
+    assert any("idle" in m.text for m in closed.messages)
+    assert await table_of(redis_client) is None
+
+
+async def test_a_game_whose_last_card_a_stand_in_plays_is_folded_once(
+    redis_client: aioredis.Redis,
+) -> None:
+    """The last trick of the last round: the player to play its last card has run out of
+    time, and the stand-in plays it. The game ends and its stats are folded once, however
+    often the chat is shown again or its timers run."""
+    clock = Clock()
+    svc = service(redis_client, clock=clock)
+    driver = Driver(svc, [ANN, BOB, CID], seed=5, wings_rate=0)
+    await driver.lobby(["rounds=short"])
+    state = await driver.play_until(
+        lambda s: (
+            s.phase is Phase.PLAYING
+            and s.round.number == len(s.plan)
+            and sum(map(len, s.round.hands)) == 1
+        )
+    )
+    assert state.round is not None
+    table = await table_of(redis_client)
+    assert table is not None
+    late = waiting_for(table)
+    clock.advance(Config().turn_timeout)
+    shown = await svc.run_timers("chat")
+    assert shown
+    await svc.moved()
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.game.phase is Phase.FINISHED
+    assert late in table.away
+    for _ in range(3):
+        await svc.current(CHAT)
+        clock.advance(Config().turn_timeout)
+        assert await svc.run_timers("chat") == []
+    fold = await svc.stats.fold(CHAT)
+    assert fold.games == 1
+    assert {standing.games for standing in fold.players.values()} == {1}
