@@ -363,7 +363,7 @@ class GameService:
         shown: list[tuple[str, Outcome]] = []
         try:
             if isinstance(self.clock, ServerClock) and not self.clock.anchored:
-                self.clock.anchor(await self.store.server_time())  # before its first beat
+                await self.keep_time()  # before its first beat
             now = self.clock()
             beat = await self.store.beat(scope, self.worker, now, GAP, LEASE)
             self.metrics.last_tick.labels(scope).set(now)
@@ -396,6 +396,12 @@ class GameService:
             return shown  # Redis is away: the next tick after it is back catches up
         fired = await self.run_timers(scope, aside=True)
         return shown + fired + self._moved.take(scope) + await self._reviewed(scope)
+
+    async def keep_time(self) -> None:
+        """Read the Redis server's clock, for a service that goes by it (`bot.clock`): each
+        tick does; a worker that runs no tick (the web table's) at its start."""
+        if isinstance(self.clock, ServerClock):
+            self.clock.anchor(await self.store.server_time())
 
     def _check_clock(self, now: float, server: float) -> None:
         """Warn, once, when this worker's clock is off the Redis server's by more than `SKEW`:

@@ -564,4 +564,5 @@ async def test_after_hours_down_two_workers_resume_every_turn_once(
         assert timeouts == dict.fromkeys(chats, 1)
     finally:
         for worker in workers:
+            await worker.moved()
             await worker.store.client.aclose()

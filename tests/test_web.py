@@ -31,6 +31,7 @@ from adapters.web.auth import RateLimit
 from adapters.web.server import POLL, REVIEWS, WebTable
 from adapters.web.view import WORDS
 from bot import GameService, tokens, weblinks
+from bot.clock import ServerClock
 from bot.commands import Kind
 from bot.config import Config, TelegramConfig, WebConfig
 from bot.requests import Request, User
@@ -1137,3 +1138,16 @@ async def test_a_namesakes_number_comes_apart_from_the_name_and_a_name_of_its_ow
         ("Ann", ""),
         ("Ann (3)", " (3)"),
     ]
+
+
+async def test_the_web_tables_worker_goes_by_the_redis_servers_clock(
+    redis_client: aioredis.Redis,
+) -> None:
+    """The web table's worker runs no tick, and the moves it applies set turn deadlines: it
+    reads the Redis server's clock at its start, so a system clock an hour off moves none."""
+    wall = time.time() + 3600
+    own = GameService.on_redis(redis_client, CONFIG, clock=ServerClock(lambda: wall))
+    page = WebTable(own, CONFIG, redis_client)
+    async with TestClient(TestServer(page.app())):
+        seconds, micros = await redis_client.time()
+        assert abs(own.clock() - (seconds + micros / 1e6)) < 60

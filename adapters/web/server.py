@@ -313,6 +313,7 @@ class WebTable:
         # from before it serves.
         worker = self.service.worker
         with contextlib.suppress(*StoreErrors):
+            await self.service.keep_time()  # the deadlines its moves set go by Redis's clock
             await presence.beat(self.client, presence.WEB, worker, self.clock())
         beating = presence.beating(self.client, presence.WEB, worker, self.clock)
         self._beating = asyncio.create_task(beating)
