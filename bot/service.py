@@ -258,6 +258,9 @@ class GameService:
         """Chats whose AI moves a timer left this worker making aside (`_transact(aside=)`)."""
         self._deciding: Counter[str] = Counter()
         """Chats whose AI moves requests of this worker are making (`_robots`), how many each."""
+        self._recheck: set[str] = set()
+        """Chats a write left waiting for the AI while this worker made their AI moves: those
+        look at the chat again before they stop (`_robots`)."""
         self._moved: Handover[Outcome] = Handover()
         """What those moves show, until the next tick hands it over."""
 
@@ -788,8 +791,11 @@ class GameService:
             # the game waits for the AI: after this write, or (read as it is now) since a
             # worker that was to move for it died
             if aside:
-                # not a second time while this worker makes them (a request, or a task)
-                if chat not in self._moving and not self._deciding[chat]:
+                # not a second time while this worker makes them (a request, or a task):
+                # those look at the chat again before they stop
+                if chat in self._moving or self._deciding[chat]:
+                    self._recheck.add(chat)
+                else:
                     made = self._move_aside(chat, snap, result, seen)
                     self._moving[chat] = asyncio.create_task(made)
                 return Outcome(), result
@@ -941,10 +947,15 @@ class GameService:
         self._deciding[chat] += 1
         try:
             for _move in range(MAX_ROBOT_MOVES):
+                self._recheck.discard(chat)
                 now = self.store.known(chat) or await self.store.load(chat)
                 table = now.table
                 seats = robot_seats(table) if table is not None else []
-                if table is None or not seats or refused > MAX_REDECIDED:
+                if refused > MAX_REDECIDED:
+                    break
+                if table is None or not seats:
+                    if chat in self._recheck:  # a write left it for these moves meanwhile
+                        continue
                     break
                 seat = seats[0]
                 view = player_view(table.game, seat)

@@ -514,3 +514,52 @@ async def test_a_press_for_a_turn_the_stand_in_played_is_refused(
     seat = table.game.seat_of(late)
     assert seat is not None
     assert len(table.game.round.hands[seat]) == held - 1
+
+
+async def test_a_timeout_while_a_requests_ai_moves_end_is_made_by_them(
+    redis_client: aioredis.Redis, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A request makes the AI seat's card; its last look at the chat finds Bob to play and is
+    about to stop when Bob's turn times out on the same worker. The timer starts no second run
+    of the chat's AI moves beside the request's, and the request's run looks again before it
+    stops: Bob's stand-in plays now, not once the AI's deadline (`ai_grace`) is past."""
+    svc = service(redis_client, clock=clock, config=Config(ai_grace=600))
+    driver = Driver(svc, [ANN, BOB], seed=9, wings_rate=0)
+    await seated(driver, ["normal"], [])
+    await driver.play_until(
+        lambda s: (
+            s.phase is Phase.PLAYING
+            and s.round.turn == 0
+            and not s.round.trick
+            and len(s.round.hands[0]) > 1
+        )
+    )
+    store = svc.store
+    load = store.load
+    held, go = asyncio.Event(), asyncio.Event()
+
+    async def slow_load(chat: str, update_id: str | None = None) -> Snapshot:
+        snap = await load(chat, update_id)
+        rnd = snap.table.game.round if snap.table is not None else None
+        if not held.is_set() and rnd is not None and len(rnd.trick) == 2:
+            held.set()  # the AI seat's card is played: Bob's turn, as the run reads it
+            await go.wait()
+        return snap
+
+    monkeypatch.setattr(store, "known", lambda chat: None)
+    monkeypatch.setattr(store, "load", slow_load)
+    (user, payload), *_ = driver.choices()
+    pressed = asyncio.ensure_future(svc.handle(CHAT, user, Request(Kind.BUTTON, payload)))
+    await held.wait()
+    clock.advance(Config().turn_timeout)
+    assert await svc.run_timers("chat", aside=True) == []
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.away == [BOB.id]
+    go.set()
+    assert not (await pressed).alert
+    await svc.moved()
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.game.round is not None
+    assert len(table.game.round.trick) != 2  # Bob's stand-in played
