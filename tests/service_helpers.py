@@ -123,12 +123,14 @@ LABEL: contextvars.ContextVar[str] = contextvars.ContextVar("label", default="")
 
 @dataclass(frozen=True, slots=True)
 class Written:
-    """One write: its label (the request), the version it made, the game's seq and the blob."""
+    """One write: its label (the request), the version it made, the game's seq, the blob and
+    the update id it applies (None: none)."""
 
     label: str
     version: int
     seq: int | None
     blob: bytes | None
+    update_id: str | None = None
 
 
 class RecordingStore(Store):
@@ -154,6 +156,7 @@ class RecordingStore(Store):
             version + 1,
             None if table is None else table.game.seq,
             None if table is None else table.to_bytes(),
+            update_id,
         )
         self.tried.append(note)
         saved = await super().save(chat, version, write, update_id, journal)

@@ -30,7 +30,7 @@ from bot.chat import Result, robot_seats
 from bot.commands import Kind
 from bot.config import Config
 from bot.messages import Outcome
-from bot.requests import Request
+from bot.requests import Request, User
 from bot.service import GameService
 from bot.store import Snapshot, keys
 from engine import Command, Phase, PlayerView, waiting_seats
@@ -428,16 +428,12 @@ async def test_a_stand_in_waits_for_no_more_than_one_decision_of_other_chats(
         await asyncio.gather(*busy)
 
 
-@pytest.mark.parametrize("how", ["resume", "own move"])
-async def test_a_player_back_while_their_stand_in_decides_moves_once(
-    redis_client: aioredis.Redis, clock: Clock, monkeypatch: pytest.MonkeyPatch, how: str
-) -> None:
-    """A player ran out of time and their stand-in is deciding their move when they come back
-    (Resume, or a move of their own): one move is made for their turn, theirs or none; the
-    stand-in's is refused, and the game waits for them (Resume) or goes on (their move)."""
-    level = Permits("tg:")
-    permits = level.permits
-    svc = service(redis_client, clock=clock)
+async def a_lead_of_many_cards(
+    svc: GameService, redis_client: aioredis.Redis
+) -> tuple[Driver, User, int, str]:
+    """Ann, Bob and Cid on the short plan, played to a trick of round 3 or later that a person
+    holding more than one card is to lead: the driver, that person, the cards they hold and a
+    move their buttons offer."""
     driver = Driver(svc, [ANN, BOB, CID], seed=8, wings_rate=0)
     await driver.lobby(["rounds=short"])
     await driver.play_until(
@@ -451,6 +447,21 @@ async def test_a_player_back_while_their_stand_in_decides_moves_once(
     late, held = await to_move(redis_client, CHAT)
     person = next(u for u in driver.humans if u.id == late)
     payload = next(p for u, p in driver.choices() if u == person)
+    return driver, person, held, payload
+
+
+@pytest.mark.parametrize("how", ["resume", "own move"])
+async def test_a_player_back_while_their_stand_in_decides_moves_once(
+    redis_client: aioredis.Redis, clock: Clock, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """A player ran out of time and their stand-in is deciding their move when they come back
+    (Resume, or a move of their own): one move is made for their turn, theirs or none; the
+    stand-in's is refused, and the game waits for them (Resume) or goes on (their move)."""
+    level = Permits("tg:")
+    permits = level.permits
+    svc = service(redis_client, clock=clock)
+    driver, person, held, payload = await a_lead_of_many_cards(svc, redis_client)
+    late = person.id
     version = (await raw(redis_client))[0]
     monkeypatch.setattr(bot.chat, "get_ai", level.of)
     clock.advance(Config().turn_timeout)
@@ -484,19 +495,8 @@ async def test_a_press_for_a_turn_the_stand_in_played_is_refused(
     """The stand-in played the late player's card; their press of the button they still had
     for that turn comes after: refused, saying so, and nothing more is played."""
     svc = service(redis_client, clock=clock)
-    driver = Driver(svc, [ANN, BOB, CID], seed=8, wings_rate=0)
-    await driver.lobby(["rounds=short"])
-    await driver.play_until(
-        lambda s: (
-            s.phase is Phase.PLAYING
-            and s.round.number >= 3
-            and not s.round.trick
-            and len(s.round.hands[s.round.turn]) > 1
-        )
-    )
-    late, held = await to_move(redis_client, CHAT)
-    person = next(u for u in driver.humans if u.id == late)
-    payload = next(p for u, p in driver.choices() if u == person)
+    driver, person, held, payload = await a_lead_of_many_cards(svc, redis_client)
+    late = person.id
     clock.advance(Config().turn_timeout)
     await svc.run_timers("chat", aside=True)
     await svc.moved()

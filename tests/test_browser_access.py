@@ -15,7 +15,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 from browser import IN_SESSION_LOOP, browser, chromium, redis_client, shared_browser
-from playwright.async_api import Browser, Page, Route
+from playwright.async_api import Browser, Locator, Page, Route
 from service_helpers import ANN, BOB, CID, Driver, service, table_of
 from test_browser import caught_up
 from test_browser_asks import open_page, pages
@@ -25,6 +25,7 @@ from bot.show.i18n import texts
 from bot.show.seating import seating
 from bot.show.themes import Theme, card_name
 from engine import GameState, Phase, player_view
+from engine.state import Round
 
 __all__ = ["browser", "chromium", "redis_client", "shared_browser"]  # fixtures
 
@@ -134,15 +135,8 @@ async def test_every_bid_and_legal_card_is_reached_by_tab_named_and_made_by_the_
         for bid in await bids.all_inner_texts():
             assert await group.get_by_role("button", name=bid, exact=True).count() == 1, bid
 
-        version, _, _ = await driver.svc.snapshot(driver.chat)
-        await bids.first.focus()
-        await page.keyboard.press("Space")
-        await caught_up(page, version + 1)
-        stored = await table_of(redis_client, driver.chat)
-        assert stored is not None
-        assert stored.game.round is not None
-        ann = [p.id for p in stored.game.players].index(ANN.id)
-        assert stored.game.round.bids[ann] == int(tokens.decode(payloads[0]).arg)
+        rnd, ann = await made_by_key(page, driver, redis_client, bids.first, "Space")
+        assert rnd.bids[ann] == int(tokens.decode(payloads[0]).arg)
 
     driver = await table_where(redis_client, ann_to(Phase.PLAYING), "tg:-1002")
     async with pages(driver, browser) as (web, address):
@@ -164,16 +158,25 @@ async def test_every_bid_and_legal_card_is_reached_by_tab_named_and_made_by_the_
         trick = page.get_by_role("group", name=EN("Trick"))
         assert await trick.count() == 1
 
-        version, _, _ = await driver.svc.snapshot(driver.chat)
-        await page.locator("#hand button.card.legal").first.focus()
-        await page.keyboard.press("Enter")
-        await caught_up(page, version + 1)
-        stored = await table_of(redis_client, driver.chat)
-        assert stored is not None
-        assert stored.game.round is not None
-        ann = [p.id for p in stored.game.players].index(ANN.id)
-        assert len(stored.game.round.hands[ann]) == len(await page.locator("#hand .card").all())
-        assert cards[0] not in stored.game.round.hands[ann] or cards.count(cards[0]) > 1
+        first = page.locator("#hand button.card.legal").first
+        rnd, ann = await made_by_key(page, driver, redis_client, first, "Enter")
+        assert len(rnd.hands[ann]) == len(await page.locator("#hand .card").all())
+        assert cards[0] not in rnd.hands[ann] or cards.count(cards[0]) > 1
+
+
+async def made_by_key(
+    page: Page, driver: Driver, redis_client: aioredis.Redis, control: Locator, key: str
+) -> tuple[Round, int]:
+    """`key` pressed on `control`, focused: once the page shows the move made, the stored
+    round and Ann's seat."""
+    version, _, _ = await driver.svc.snapshot(driver.chat)
+    await control.focus()
+    await page.keyboard.press(key)
+    await caught_up(page, version + 1)
+    stored = await table_of(redis_client, driver.chat)
+    assert stored is not None
+    assert stored.game.round is not None
+    return stored.game.round, [p.id for p in stored.game.players].index(ANN.id)
 
 
 TEXTS = """() => {

@@ -264,6 +264,17 @@ async def test_a_worker_behind_another_takes_and_refuses_as_the_chat_is_now(
     assert shown.version[1] == version + 1
 
 
+async def indexed_in_time(redis_client: aioredis.Redis) -> None:
+    """The chat's entry in the timer index is no later than its table's time."""
+    table = await table_of(redis_client)
+    assert table is not None
+    wake = table.wake()
+    assert wake is not None
+    indexed = await redis_client.zscore(keys.timers(CHAT), CHAT)
+    assert indexed is not None
+    assert indexed <= wake
+
+
 async def test_a_worker_behind_never_indexes_a_deadline_later_than_the_table(
     redis_client: aioredis.Redis,
 ) -> None:
@@ -281,13 +292,7 @@ async def test_a_worker_behind_never_indexes_a_deadline_later_than_the_table(
     clock.advance(10)
     again = await here.svc.handle(CHAT, host, Request(Kind.START))  # here knows the lobby
     assert again.alert
-    table = await table_of(redis_client)
-    assert table is not None
-    wake = table.wake()
-    assert wake is not None
-    indexed = await redis_client.zscore(keys.timers(CHAT), CHAT)
-    assert indexed is not None
-    assert indexed <= wake
+    await indexed_in_time(redis_client)
 
 
 async def test_a_worker_that_knew_no_table_never_indexes_its_lobby_over_a_game(
@@ -306,10 +311,4 @@ async def test_a_worker_that_knew_no_table_never_indexes_its_lobby_over_a_game(
     clock.advance(10)
     late = await here.svc.handle(CHAT, human(9), Request(Kind.JOIN))
     assert late.alert  # the game is in play
-    table = await table_of(redis_client)
-    assert table is not None
-    wake = table.wake()
-    assert wake is not None
-    indexed = await redis_client.zscore(keys.timers(CHAT), CHAT)
-    assert indexed is not None
-    assert indexed <= wake
+    await indexed_in_time(redis_client)

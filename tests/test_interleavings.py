@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import redis.asyncio as aioredis
-from service_helpers import MOVES, Clock, human, payloads, table_of
+from service_helpers import MOVES, Clock, RecordingStore, human, payloads, table_of
 
 from bot import tokens
 from bot.chat import robot_seats
@@ -27,8 +27,8 @@ from bot.config import Config
 from bot.messages import Message, Outcome
 from bot.requests import Request, User
 from bot.service import GameService
-from bot.store import Store, Write, keys
-from bot.table import Settings, Table
+from bot.store import keys
+from bot.table import Table
 from engine import Phase, check_record, export_record, table_view
 
 RUNS = int(os.environ.get("WIZARD_INTERLEAVINGS", "2"))
@@ -38,27 +38,6 @@ CHATS = ("chat:-1", "chat:-2")
 PEOPLE = [human(number) for number in range(1, 4)]
 IN_PLAY = (Phase.TRUMP, Phase.BIDDING, Phase.PLAYING)
 CONFIG = Config(turn_timeout=6, ai_grace=2)
-
-
-class Noting(Store):
-    """A Store that counts, per update id, the writes Redis acknowledged with it."""
-
-    def __init__(self, client: aioredis.Redis, applied: Counter[str]) -> None:
-        super().__init__(client, Settings())
-        self.applied = applied
-
-    async def save(
-        self,
-        chat: str,
-        version: int,
-        write: Write,
-        update_id: str | None = None,
-        journal: tuple[str, float] | None = None,
-    ) -> bool | None:
-        saved = await super().save(chat, version, write, update_id, journal)
-        if saved and update_id is not None:
-            self.applied[update_id] += 1
-        return saved
 
 
 @dataclass
@@ -92,13 +71,11 @@ class Run:
     def __init__(self, redis_client: aioredis.Redis, url: str, seed: int) -> None:
         self.rng = random.Random(seed)
         self.clock = Clock()
-        self.applied: Counter[str] = Counter()
         self.clients = [redis_client, aioredis.from_url(url)]
+        self.stores = [RecordingStore(c) for c in self.clients]
         self.workers = [
-            GameService(
-                Noting(c, self.applied), CONFIG, clock=self.clock, rng=random.Random(seed * 7 + n)
-            )
-            for n, c in enumerate(self.clients)
+            GameService(store, CONFIG, clock=self.clock, rng=random.Random(seed * 7 + n))
+            for n, store in enumerate(self.stores)
         ]
         self.seen = {chat: Seen() for chat in CHATS}
         self.accepted: dict[str, str] = {}
@@ -312,9 +289,10 @@ class Run:
         for svc in self.workers:
             await svc.moved()
         # each update applied once at most, and each one answered as taken exactly once
-        twice = {update: n for update, n in self.applied.items() if n > 1}
+        applied = Counter(w.update_id for s in self.stores for w in s.acked if w.update_id)
+        twice = {update: n for update, n in applied.items() if n > 1}
         assert not twice, twice
-        assert set(self.accepted) <= set(self.applied), set(self.accepted) - set(self.applied)
+        assert set(self.accepted) <= set(applied), set(self.accepted) - set(applied)
         for update, chat in self.accepted.items():  # marked, so a redelivery is skipped
             assert await self.clients[0].exists(keys.update(chat, update)), update
         for chat in CHATS:
