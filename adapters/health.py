@@ -2,8 +2,10 @@
 beside the front ends:
 
 - `/healthz`: 200 while the process runs its event loop (it answers at all);
-- `/readyz`: 200 when Redis answers a PING within `redis_timeout` and every configured front end
-  is connected; else 503, the body naming what is not (`not ready: redis, telegram`);
+- `/readyz`: 200 when Redis answers a PING within `redis_timeout` and takes this process's
+  writes (`bot.metrics.Writes`), and every configured front end is connected; else 503, the body
+  naming what is not, and why when it is known (`not ready: redis (Redis refuses writes:
+  OutOfMemoryError: …), telegram`);
 - `/metrics`: the `Metrics` in Prometheus's text format (or OpenMetrics, if asked for), with
   the values read at scrape time (readiness, live games, overdue timers) read first.
 
@@ -18,7 +20,8 @@ from prometheus_client.aiohttp import make_aiohttp_handler
 
 from adapters.healthcheck import HEALTH_PATH, READY_PATH
 from bot import RedisClient
-from bot.metrics import Metrics
+from bot.metrics import Metrics, Up
+from bot.store import failure, refuses_writes
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +92,8 @@ class HealthServer:
         return web.Response(text="ok\n")
 
     async def readyz(self, _request: web.Request) -> web.Response:
-        waiting = [part for part, up in (await self.metrics.ready.ready()).items() if not up]
+        answers = (await self.metrics.ready.answers()).items()
+        waiting = [f"{part} ({up})" if up else part for part, up in answers if up is not True]
         if waiting:
             return web.Response(status=503, text=f"not ready: {', '.join(waiting)}\n")
         return web.Response(text="ready\n")
@@ -98,11 +102,21 @@ class HealthServer:
         await self.metrics.refresh()
         return await self._scrape(request)
 
-    async def _redis_answers(self) -> bool:
-        """Whether Redis answers a PING within `redis_timeout` seconds."""
+    async def _redis_answers(self) -> Up:
+        """Whether Redis answers a PING within `redis_timeout` seconds, and takes writes: not
+        if it refused the last write of a service here (or the PING: MISCONF refuses it too),
+        for a reason that lasts (full, unable to persist, a replica), saying it."""
         try:
             await asyncio.wait_for(self.redis.ping(), self.redis_timeout)
         except Exception as error:
+            if refuses_writes(error):
+                return refusing(failure(error))
             log.debug("Redis does not answer: %s", error)
             return False
-        return True
+        refused = self.metrics.writes.refusal()
+        return True if refused is None else refusing(refused)
+
+
+def refusing(answer: str) -> str:
+    """The store's readiness while Redis refuses writes, saying `answer`."""
+    return f"Redis refuses writes: {answer}"

@@ -4,7 +4,8 @@ A `Metrics` holds a registry of its own (not prometheus-client's global one), so
 one process, or two tests, count apart; the process that serves `/metrics` (`adapters.health`)
 passes one `Metrics` to every front end it runs, and their services, stores and outboxes count
 into it. A `Metrics` also holds the process's readiness (`Readiness`): each configured front end
-says how to tell whether it is connected.
+says how to tell whether it is connected; and whether Redis refuses its writes (`Writes`), which
+the services tell it as they write.
 
 Label values come from small vocabularies declared where they belong (the command table's
 `Kind`, the engine's `ErrorCode`, the chat table's `Refusal`, the AI levels, the store calls
@@ -74,8 +75,35 @@ STORE_CALLS: list[str] = []
 """The store calls that `timed` measures (the `call` label), in the order declared."""
 
 
-Check = Callable[[], bool | Awaitable[bool]]
-"""Whether a part is up now (a front end: connected; the store: it answers a PING)."""
+Up = bool | str
+"""A part's answer: up (True) or not (False); a text: not up, for that reason (said in /readyz)."""
+Check = Callable[[], Up | Awaitable[Up]]
+"""Whether a part is up now (a front end: connected; the store: it answers a PING and takes
+writes)."""
+
+
+class Writes:
+    """Whether Redis takes this process's writes, as each writer's last write found (a
+    service's: its requests, its timer loop's beat, a web table's beat): one refused for a
+    state of Redis that lasts until it is mended (full, unable to persist, a replica:
+    `bot.store.refuses_writes`) makes the store not ready (`adapters.health`) until a write of
+    that writer goes through again. Told by the writers on the way (no round trip of its own)."""
+
+    def __init__(self) -> None:
+        self._refused: dict[str, str] = {}
+        """What Redis answered each writer whose last write it refused."""
+
+    def refused(self, writer: str, answer: str) -> None:
+        """Redis refused the last write of `writer`, saying `answer`."""
+        self._refused[writer] = answer
+
+    def took(self, writer: str) -> None:
+        """A write of `writer` went through."""
+        self._refused.pop(writer, None)
+
+    def refusal(self) -> str | None:
+        """What Redis answered the first writer still refused (None: it takes every writer's)."""
+        return next(iter(self._refused.values()), None)
 
 
 class Readiness:
@@ -99,22 +127,26 @@ class Readiness:
 
     async def ready(self) -> dict[str, bool]:
         """Each part, in the order expected, and whether it is up (asked at once)."""
+        return {part: answer is True for part, answer in (await self.answers()).items()}
+
+    async def answers(self) -> dict[str, Up]:
+        """Each part, in the order expected, and its answer (`Up`: asked at once)."""
         parts = list(self._checks.items())
         answers = await asyncio.gather(*(self._ask(part, check) for part, check in parts))
         return {part: answer for (part, _), answer in zip(parts, answers, strict=True)}
 
-    async def _ask(self, part: str, check: Check | None) -> bool:
+    async def _ask(self, part: str, check: Check | None) -> Up:
         if check is None:
             return False
         failing = self._failing.setdefault(part, Recurring(logging.WARNING))
         try:
             answer = check()
-            up = bool(await answer if isinstance(answer, Awaitable) else answer)
+            up = await answer if isinstance(answer, Awaitable) else answer
         except Exception as error:
             failing.failed(log, error, "the readiness check of %s failed", part)
             return False
         failing.worked()
-        return up
+        return up if isinstance(up, str) else bool(up)
 
 
 class Metrics:
@@ -124,6 +156,8 @@ class Metrics:
         registry = self.registry = CollectorRegistry()
         ProcessCollector(registry=registry)  # process_*: CPU, memory, open files, start time
         self.ready = Readiness()
+        self.writes = Writes()
+        """Whether Redis takes this process's writes (the store's readiness reads it)."""
         self._probes: dict[str, Callable[[], Awaitable[None]]] = {}
         self._known: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None = None
         """The label values to create at 0 at the first scrape (`declare`)."""

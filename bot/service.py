@@ -69,7 +69,15 @@ from bot.show.places import placed
 from bot.show.render import Current, GroupTable, Lobby, Moved, Shown, render
 from bot.show.screens import HandScreen, has_choice
 from bot.stats import Rerated, game_of, people
-from bot.store import RedisClient, Snapshot, Store, StoreErrors, keys
+from bot.store import (
+    RedisClient,
+    Snapshot,
+    Store,
+    StoreErrors,
+    failure,
+    keys,
+    refuses_writes,
+)
 from bot.store.seats import SeatIndex
 from bot.store.stats import StatsStore
 from bot.table import Settings, Table
@@ -424,21 +432,37 @@ class GameService:
     def store_failed(self, error: BaseException) -> None:
         """Log what the store failed with (away, out of memory, read-only, loading, unable to
         persist), once until a write goes through again or it fails otherwise: not once a
-        request or a tick, and with no traceback (it is no bug of ours)."""
-        said = f"{type(error).__name__}: {str(error).partition(' script: ')[0]}"
+        request or a tick, and with no traceback (it is no bug of ours). Redis refusing writes
+        until it is mended makes the store not ready meanwhile (`Metrics.writes`)."""
+        said = failure(error)
+        refused = refuses_writes(error)
+        if refused:
+            self.metrics.writes.refused(self.worker, said)
         if said != self._failing:
             self._failing = said
             log.warning(
                 "the game store fails (%s): requests are answered that it cannot be reached, "
-                "and the deadlines wait, until it takes writes again",
+                "and the deadlines wait, until it takes writes again%s",
                 said,
+                "; this worker is not ready (/readyz) meanwhile" if refused else "",
             )
 
     def _store_answered(self) -> None:
         """A write went through: say so once, if the store had failed."""
         if self._failing is not None:
             self._failing = None
+            self.metrics.writes.took(self.worker)
             log.info("the game store answers again")
+
+    def wrote(self, error: BaseException | None) -> None:
+        """A write of this worker's beside the service's own (the web table's beat, which runs
+        no tick) went through (None) or failed with `error`: Redis refusing it counts as the
+        service's own writes do (the log, readiness); Redis away does not (the beat rides over
+        it, and the requests say it)."""
+        if error is None:
+            self._store_answered()
+        elif refuses_writes(error):
+            self.store_failed(error)
 
     async def moved(self) -> None:
         """Wait until every AI move made aside is made (for tests and a clean stop)."""

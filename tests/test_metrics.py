@@ -315,6 +315,9 @@ async def test_readiness_asks_each_part() -> None:
 
     ready.report("redis", broken)
     assert await ready.ready() == {"telegram": False, "redis": False}
+    ready.report("redis", lambda: "Redis refuses writes: …")  # not up, saying why
+    assert await ready.ready() == {"telegram": False, "redis": False}
+    assert await ready.answers() == {"telegram": False, "redis": "Redis refuses writes: …"}
 
 
 async def test_a_readiness_check_that_keeps_failing_logs_its_traceback_once(

@@ -6,12 +6,15 @@ that nothing is half-applied, what the log says, and that the game goes on once 
 well again."""
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
 import redis.asyncio as aioredis
+from aiohttp import ClientSession
+from aiohttp.test_utils import TestServer
 from redis.exceptions import RedisError
 from service_helpers import (
     ANN,
@@ -28,7 +31,10 @@ from service_helpers import (
     table_of,
 )
 
+from adapters.health import HealthServer
+from adapters.web.server import WebTable
 from bot.commands import Kind
+from bot.config import Config, WebConfig
 from bot.messages import Outcome
 from bot.requests import Request
 from bot.store import RedisClient, keys, reached, redis_client
@@ -106,6 +112,54 @@ def taken(outcome: Outcome) -> None:
     """The press was applied and shows its move."""
     assert not outcome.alert, outcome.answer
     assert outcome.messages
+
+
+Readyz = Callable[[], Awaitable[tuple[int, str]]]
+"""Ask a worker's /readyz as a load balancer does: its status and body."""
+
+
+@contextlib.asynccontextmanager
+async def readiness(driver: Driver) -> AsyncIterator[Readyz]:
+    """The driver's worker's health server (on a free port, its service's metrics, PINGing the
+    service's Redis) while in the block: how to ask its /readyz."""
+    health = HealthServer(driver.svc.metrics, driver.redis, 1.0)
+    await health.start(f"127.0.0.1:{free_port()}")
+
+    async def readyz() -> tuple[int, str]:
+        url = f"http://127.0.0.1:{health.port}/readyz"
+        async with ClientSession() as session, session.get(url) as answer:
+            return answer.status, await answer.text()
+
+    try:
+        yield readyz
+    finally:
+        await health.stop()
+
+
+async def not_ready_until_mended(
+    driver: Driver,
+    readyz: Readyz,
+    caplog: pytest.LogCaptureFixture,
+    refused: str,
+    mend: Callable[[], Awaitable[None]],
+) -> None:
+    """While Redis refuses the worker's writes (`refused`: what it answers), /readyz says it is
+    not ready and why, at every ask and every tick, said once in the log; and ready again at the
+    first write that goes through, the timer loop's beat, with no move needed."""
+    scope = keys.scope(driver.chat)
+    with caplog.at_level(logging.INFO):
+        for update in ("r1", "r2"):
+            outcome, _payload = await press(driver, update)
+            assert (outcome.answer, outcome.alert) == (UNREACHABLE, True)
+        for _ in range(3):
+            status, said = await readyz()
+            assert status == 503, said
+            assert said.startswith(f"not ready: redis (Redis refuses writes: {refused}"), said
+            await driver.svc.tick(scope)  # the beat is refused too
+        assert len([r for r in caplog.records if refused in r.getMessage()]) == 1
+        await mend()
+        await driver.svc.tick(scope)
+        assert await readyz() == (200, "ready\n")
 
 
 def warned(caplog: pytest.LogCaptureFixture, text: str) -> list[str]:
@@ -189,6 +243,30 @@ async def test_a_game_made_anew_after_its_keys_went_is_not_overwritten_by_the_ol
     assert await table_of(other.redis) == new
 
 
+async def saved(admin: aioredis.Redis) -> None:
+    """Have Redis save a snapshot (BGSAVE), and wait until it has tried."""
+    await admin.bgsave()
+    while (await admin.info("persistence"))["rdb_bgsave_in_progress"]:
+        await asyncio.sleep(0.01)
+
+
+async def unpersisting(admin: aioredis.Redis, tmp_path: Path) -> None:
+    """Redis fails to save a snapshot (the directory it saves to went away under it): with
+    `stop-writes-on-bgsave-error` (the default) it refuses writes, MISCONF."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    await admin.config_set("save", "3600 1")
+    await admin.config_set("dir", str(gone))
+    gone.rmdir()
+    await saved(admin)
+
+
+async def persisting(admin: aioredis.Redis, own: Server) -> None:
+    """The disk mended: Redis's next snapshot succeeds, and it takes writes again."""
+    await admin.config_set("dir", str(own.dir))
+    await saved(admin)
+
+
 async def test_persistence_failing_refuses_moves_and_they_are_taken_once_it_is_mended(
     opened: list[RedisClient],
     own: Server,
@@ -197,14 +275,7 @@ async def test_persistence_failing_refuses_moves_and_they_are_taken_once_it_is_m
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     driver = await playing(own.url, opened)
-    gone = tmp_path / "gone"
-    gone.mkdir()
-    await admin.config_set("save", "3600 1")
-    await admin.config_set("dir", str(gone))
-    gone.rmdir()  # the disk Redis saves to went away under it
-    await admin.bgsave()
-    while (await admin.info("persistence"))["rdb_bgsave_in_progress"]:
-        await asyncio.sleep(0.01)
+    await unpersisting(admin, tmp_path)
     before = await raw(admin)
     with caplog.at_level(logging.INFO, logger="bot.service"):
         for update in ("u1", "u2"):
@@ -213,14 +284,31 @@ async def test_persistence_failing_refuses_moves_and_they_are_taken_once_it_is_m
         (said,) = warned(caplog, "MISCONF")
     assert said.startswith("the game store fails (ResponseError: MISCONF")
     assert await raw(admin) == before
-    await admin.config_set("dir", str(own.dir))
-    await admin.bgsave()
-    while (await admin.info("persistence"))["rdb_bgsave_in_progress"]:
-        await asyncio.sleep(0.01)
+    await persisting(admin, own)
     outcome, again = await press(driver, "u3")
     assert again == payload
     taken(outcome)
     assert (await raw(admin))[0] == before[0] + 1
+
+
+@contextlib.asynccontextmanager
+async def replica_of(
+    own: Server, admin: aioredis.Redis, tmp_path: Path, opened: list[RedisClient]
+) -> AsyncIterator[RedisClient]:
+    """A replica of `own`, in sync with it, while in the block: a client of it as the bot makes
+    one."""
+    await admin.config_set("repl-diskless-sync-delay", 0)  # the replica is not kept waiting
+    replica = RedisServer(tmp_path / "replica", port=free_port())
+    replica.start()
+    try:
+        opened.append(redis_client(replica.url, 1.0))
+        client = opened[-1]
+        await client.execute_command("REPLICAOF", "127.0.0.1", str(own.port))
+        while (await client.info("replication")).get("master_link_status") != "up":
+            await asyncio.sleep(0.01)
+        yield client
+    finally:
+        replica.kill()  # a throwaway (a replica's graceful stop may wait out its timeout)
 
 
 async def test_a_read_only_replica_is_refused_at_start_and_each_move_is_told(
@@ -231,15 +319,7 @@ async def test_a_read_only_replica_is_refused_at_start_and_each_move_is_told(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     driver = await playing(own.url, opened)
-    await admin.config_set("repl-diskless-sync-delay", 0)  # the replica is not kept waiting
-    replica = RedisServer(tmp_path / "replica", port=free_port())
-    replica.start()
-    try:
-        opened.append(redis_client(replica.url, 1.0))
-        client = opened[-1]
-        await client.execute_command("REPLICAOF", "127.0.0.1", str(own.port))
-        while (await client.info("replication")).get("master_link_status") != "up":
-            await asyncio.sleep(0.01)
+    async with replica_of(own, admin, tmp_path, opened) as client:
         before = await raw(client)
         assert before == await raw(driver.redis)  # redis_url names the game's replica
         with pytest.raises(RedisError, match="replica") as refused:
@@ -253,8 +333,93 @@ async def test_a_read_only_replica_is_refused_at_start_and_each_move_is_told(
             (said,) = warned(caplog, "ReadOnlyError")
         assert "read only replica" in said
         assert await raw(client) == before
-    finally:
-        replica.kill()  # a throwaway (a replica's graceful stop may wait out its timeout)
+
+
+async def test_a_full_redis_makes_the_worker_not_ready_until_it_takes_writes_again(
+    opened: list[RedisClient], own: Server, admin: aioredis.Redis, caplog: pytest.LogCaptureFixture
+) -> None:
+    driver = await playing(own.url, opened)
+    await admin.config_set("maxmemory-policy", "noeviction")
+    async with readiness(driver) as readyz:
+        await admin.config_set("maxmemory", 1)
+        assert await readyz() == (200, "ready\n")  # it answers PING: no write was refused yet
+
+        async def freed() -> None:
+            await admin.config_set("maxmemory", 0)
+
+        full = "OutOfMemoryError: command not allowed when used memory > 'maxmemory'"
+        await not_ready_until_mended(driver, readyz, caplog, full, freed)
+
+
+async def test_a_redis_unable_to_persist_makes_the_worker_not_ready_until_it_takes_writes(
+    opened: list[RedisClient],
+    own: Server,
+    admin: aioredis.Redis,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    driver = await playing(own.url, opened)
+    async with readiness(driver) as readyz:
+        await unpersisting(admin, tmp_path)
+
+        async def mended() -> None:
+            await persisting(admin, own)
+
+        misconf = "ResponseError: MISCONF Redis is configured to save RDB snapshots"
+        await not_ready_until_mended(driver, readyz, caplog, misconf, mended)
+
+
+async def test_a_master_turned_replica_makes_the_worker_not_ready_until_it_is_master_again(
+    opened: list[RedisClient],
+    own: Server,
+    admin: aioredis.Redis,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The worker's `redis_url` names a server that a failover turned into a replica."""
+    driver = await playing(own.url, opened)
+    async with replica_of(own, admin, tmp_path, opened) as client:
+        driver.svc = service(client, seed=5)
+        async with readiness(driver) as readyz:
+            assert await readyz() == (200, "ready\n")  # it answers PING: nothing refused yet
+
+            async def promoted() -> None:
+                await client.execute_command("REPLICAOF", "NO", "ONE")
+
+            replica = "ReadOnlyError: You can't write against a read only replica."
+            await not_ready_until_mended(driver, readyz, caplog, replica, promoted)
+
+
+async def readyz_until(readyz: Readyz, status: int) -> str:
+    """Ask /readyz until it answers `status` (a beat a second tells it), within 10 s: its body."""
+    async with asyncio.timeout(10):
+        while (answer := await readyz())[0] != status:
+            await asyncio.sleep(0.05)
+    return answer[1]
+
+
+async def test_a_web_table_worker_is_not_ready_while_its_beat_is_refused(
+    opened: list[RedisClient], own: Server, admin: aioredis.Redis, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A worker that serves only the web table runs no timer loop: its beat (once a second)
+    is its write that tells its readiness, moves or none."""
+    driver = await playing(own.url, opened)
+    await admin.config_set("maxmemory-policy", "noeviction")
+    config = Config(web=WebConfig(listen="127.0.0.1:0", secret="s3cret"))
+    table = TestServer(WebTable(driver.svc, config, driver.redis).app())
+    async with readiness(driver) as readyz, table:
+        assert await readyz() == (200, "ready\n")
+        with caplog.at_level(logging.INFO, logger="bot.service"):
+            await admin.config_set("maxmemory", 1)
+            said = await readyz_until(readyz, 503)
+            assert said.startswith("not ready: redis (Redis refuses writes: OutOfMemoryError")
+            (warning,) = warned(caplog, "OutOfMemoryError")
+            assert warning.endswith("this worker is not ready (/readyz) meanwhile")
+            await admin.config_set("maxmemory", 0)
+            assert await readyz_until(readyz, 200) == "ready\n"
+        assert [r.getMessage() for r in caplog.records if r.levelno == logging.INFO] == [
+            "the game store answers again"
+        ]
 
 
 @pytest.mark.parametrize(

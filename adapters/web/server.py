@@ -315,7 +315,11 @@ class WebTable:
         with contextlib.suppress(*StoreErrors):
             await self.service.keep_time()  # the deadlines its moves set go by Redis's clock
             await presence.beat(self.client, presence.WEB, worker, self.clock())
-        beating = presence.beating(self.client, presence.WEB, worker, self.clock)
+        # Its beat is its one write a second: a refused one makes it not ready, as a chat
+        # worker's timer loop's beat does (`GameService.wrote`).
+        beating = presence.beating(
+            self.client, presence.WEB, worker, self.clock, told=self.service.wrote
+        )
         self._beating = asyncio.create_task(beating)
         if self.deliver is not None:
             self._reviews = asyncio.create_task(self._hand_reviews(self.deliver))

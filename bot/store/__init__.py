@@ -7,8 +7,20 @@ from bot.store.store import (
     Store,
     StoreErrors,
     Write,
+    failure,
     reached,
     redis_client,
+    refuses_writes,
 )
 
-__all__ = ["RedisClient", "Snapshot", "Store", "StoreErrors", "Write", "reached", "redis_client"]
+__all__ = [
+    "RedisClient",
+    "Snapshot",
+    "Store",
+    "StoreErrors",
+    "Write",
+    "failure",
+    "reached",
+    "redis_client",
+    "refuses_writes",
+]

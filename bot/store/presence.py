@@ -40,16 +40,27 @@ async def beat(client: RedisClient, of: str, worker: str, now: float) -> None:
         await pipe.execute()
 
 
+Told = Callable[[BaseException | None], None]
+"""Told how each beat went: None when it went through, else what it failed with."""
+
+
 async def beating(
-    client: RedisClient, of: str, worker: str, clock: Callable[[], float], every: float = EVERY
+    client: RedisClient,
+    of: str,
+    worker: str,
+    clock: Callable[[], float],
+    every: float = EVERY,
+    told: Told | None = None,
 ) -> None:
-    """Beat every `every` seconds until cancelled, riding over a Redis away; then take the beat
-    back, so that a restore right after a clean stop is not refused. A cancel that comes while
-    a beat is under way lets it end first, for `LEAVE` seconds at most (then it is cancelled,
-    and its connection closed); taking the beat back waits as long at most."""
+    """Beat every `every` seconds until cancelled, riding over a Redis away (`told` how each
+    went: a web table's service, which takes a refused beat for a refused write of its own);
+    then take the beat back, so that a restore right after a clean stop is not refused. A
+    cancel that comes while a beat is under way lets it end first, for `LEAVE` seconds at most
+    (then it is cancelled, and its connection closed); taking the beat back waits as long at
+    most."""
     try:
         while True:
-            under_way = asyncio.ensure_future(_beat_quietly(client, of, worker, clock()))
+            under_way = asyncio.ensure_future(_beat_quietly(client, of, worker, clock(), told))
             try:
                 await asyncio.shield(under_way)
             except asyncio.CancelledError:
@@ -62,7 +73,15 @@ async def beating(
             await asyncio.wait_for(client.zrem(keys.beats(of), worker), LEAVE)
 
 
-async def _beat_quietly(client: RedisClient, of: str, worker: str, now: float) -> None:
-    """A beat (`beat`), riding over a Redis away."""
-    with contextlib.suppress(*StoreErrors):
+async def _beat_quietly(
+    client: RedisClient, of: str, worker: str, now: float, told: Told | None
+) -> None:
+    """A beat (`beat`), riding over a Redis away; `told` how it went."""
+    try:
         await beat(client, of, worker, now)
+    except StoreErrors as error:
+        if told is not None:
+            told(error)
+        return
+    if told is not None:
+        told(None)

@@ -19,8 +19,11 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import (
     NoScriptError,
+    OutOfMemoryError,
+    ReadOnlyError,
     RedisClusterException,
     RedisError,
+    ResponseError,
     SlotNotCoveredError,
 )
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -51,7 +54,26 @@ an OSError met while handling a request (a font file missing, a disk full) is no
 RedisClient = aioredis.Redis | aioredis.RedisCluster
 """A client of one Redis server, or of a Redis Cluster."""
 
+REFUSALS = ("MISCONF", "NOREPLICAS")
+"""The first words of the refusals, beside out of memory and read-only, by which Redis says it
+takes no writes until it is mended: it cannot persist (`stop-writes-on-bgsave-error`), it has
+too few replicas (`min-replicas-to-write`)."""
+
 log = logging.getLogger(__name__)
+
+
+def failure(error: BaseException) -> str:
+    """What a store call failed with, for the log and /readyz: the error's type and Redis's
+    answer, without the script's name a script's failure adds (the same for every call)."""
+    return f"{type(error).__name__}: {str(error).partition(' script: ')[0]}"
+
+
+def refuses_writes(error: BaseException) -> bool:
+    """Whether `error` is Redis refusing writes for a state of its own that lasts until an
+    operator mends it (full under `noeviction`, unable to persist, a replica), not Redis away."""
+    if isinstance(error, OutOfMemoryError | ReadOnlyError):
+        return True
+    return isinstance(error, ResponseError) and str(error).startswith(REFUSALS)
 
 
 def _text(value: object) -> str:
