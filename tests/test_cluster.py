@@ -5,6 +5,7 @@ mid-game, its replica promoted, without losing an acknowledged move."""
 
 import asyncio
 import itertools
+import logging
 import os
 import random
 import signal
@@ -113,6 +114,64 @@ async def test_a_plain_client_of_a_cluster_node_is_told_what_to_set(cluster: Clu
             await reached(plain)
     finally:
         await plain.aclose()
+
+
+def said_at_start(caplog: pytest.LogCaptureFixture, text: str) -> list[str]:
+    """The start-up checks' warnings (`reached`) that say `text`."""
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == "bot.store.store" and r.levelno == logging.WARNING and text in r.getMessage()
+    ]
+
+
+async def test_a_master_of_a_cluster_that_evicts_keys_is_warned_of_at_start(
+    cluster: Cluster, cluster_client: "aioredis.RedisCluster", caplog: pytest.LogCaptureFixture
+) -> None:
+    """Each master has its own maxmemory-policy: each is asked, and one that evicts is named."""
+    evicting = cluster.master_of(keys.game(chats(1)[0]))
+    with redis.Redis(port=evicting.port) as plain:
+        plain.config_set("maxmemory", 100 * 2**20)
+        plain.config_set("maxmemory-policy", "allkeys-lru")
+        try:
+            with caplog.at_level(logging.WARNING, logger="bot.store.store"):
+                await reached(cluster_client)
+        finally:
+            plain.config_set("maxmemory-policy", "noeviction")
+            plain.config_set("maxmemory", 0)
+    (said,) = said_at_start(caplog, "maxmemory-policy")
+    assert said.startswith(
+        "Redis evicts keys when full (maxmemory-policy allkeys-lru, the Cluster's master "
+        f"127.0.0.1:{evicting.port})"
+    )
+    assert said.endswith("set maxmemory-policy noeviction")
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="bot.store.store"):
+        await reached(cluster_client)
+    assert not said_at_start(caplog, "")  # every master as it should be: nothing to say
+
+
+async def test_a_master_of_a_cluster_with_no_replica_is_warned_of_at_start(
+    cluster: Cluster, cluster_client: "aioredis.RedisCluster", caplog: pytest.LogCaptureFixture
+) -> None:
+    """On a Cluster, the client finds the masters whichever node `redis_url` names (a replica
+    too), so a replica is no mistake there; a master with no replica is: its writes are not
+    waited for, and when it fails its chats stop until it is back."""
+    key = keys.game(chats(1)[0])
+    master, replica = cluster.master_of(key), cluster.replica_of(key)
+    await asyncio.to_thread(replica.stop)
+    try:
+        with redis.Redis(port=master.port) as plain:
+            async with asyncio.timeout(10):
+                while plain.info("replication").get("connected_slaves"):
+                    await asyncio.sleep(0.05)
+        with caplog.at_level(logging.WARNING, logger="bot.store.store"):
+            await reached(cluster_client)
+    finally:
+        await asyncio.to_thread(replica.start)
+        await asyncio.to_thread(cluster.wait_ok)
+    (said,) = said_at_start(caplog, "replica")
+    assert said.startswith(f"the Redis Cluster's master 127.0.0.1:{master.port} has no replica")
 
 
 async def test_run_serves_telegram_on_a_cluster(cluster: Cluster) -> None:

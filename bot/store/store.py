@@ -243,9 +243,11 @@ async def reached(client: RedisClient) -> None:
     Cluster (it would start, and then fail every request on another node's keys) nor at a
     replica (every move would be refused as READONLY, or, on a writable one, lost at its next
     sync). Raises one of StoreErrors: a RedisError saying what to set. Warns of a server that
-    evicts keys when its memory is full: a game would vanish, not be refused its next move."""
+    evicts keys when its memory is full: a game would vanish, not be refused its next move.
+    On a Cluster, of each master (`_masters_checked`)."""
     await client.ping()
     if isinstance(client, aioredis.RedisCluster):
+        await _masters_checked(client)
         return
     info = await client.info("cluster")
     if str(info.get("cluster_enabled", 0)) == "1":
@@ -258,13 +260,36 @@ async def reached(client: RedisClient) -> None:
         raise RedisError(
             f"it is a replica of {master}: point redis_url (or WIZARD_REDIS_URL) at its master"
         )
-    memory = await client.info("memory")
+    _warn_if_evicting(await client.info("memory"))
+
+
+async def _masters_checked(cluster: aioredis.RedisCluster) -> None:
+    """The start-up checks on each master of a Cluster (each has settings of its own): warns of
+    one that evicts keys, and of one with no replica online. A replica is no mistake there:
+    the client finds the masters whichever node `redis_url` names, and follows a failover."""
+    for node in cluster.get_primaries():
+        where = f"{node.host}:{node.port}"
+        replication = await cluster.info("replication", target_nodes=node)
+        if not int(replication.get("connected_slaves", 0) or 0):
+            log.warning(
+                "the Redis Cluster's master %s has no replica online: its writes are on it "
+                "alone, and when it fails its chats stop until it is back; give each master a "
+                "replica",
+                where,
+            )
+        _warn_if_evicting(await cluster.info("memory", target_nodes=node), where)
+
+
+def _warn_if_evicting(memory: dict[str, Any], master: str = "") -> None:
+    """Warn if Redis (the Cluster's `master`, if named), as its INFO memory says, evicts keys
+    when full."""
     policy = str(memory.get("maxmemory_policy", "noeviction"))
     if policy != "noeviction" and int(memory.get("maxmemory", 0) or 0) > 0:
         log.warning(
-            "Redis evicts keys when full (maxmemory-policy %s): a game, its turn deadline or "
+            "Redis evicts keys when full (maxmemory-policy %s%s): a game, its turn deadline or "
             "what a chat's messages show may vanish mid-game; set maxmemory-policy noeviction",
             policy,
+            f", the Cluster's master {master}" if master else "",
         )
 
 
