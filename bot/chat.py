@@ -513,11 +513,15 @@ def resume(ctx: Context, _: None) -> Result:
     seat = ctx.seat()
     if ctx.user.id not in table.away:
         raise Refused(ctx.look.t("You are playing already."))
+    paused = table.paused()
     table.away.remove(ctx.user.id)
     set_deadline(ctx, table)
-    # The group's table marks them away (and may still say they ran out of time): it shows
-    # them back at once, not only with the next move.
+    # The group's table marks them away (and may still say they ran out of time, or that the
+    # game is paused): it shows them back at once, not only with the next move.
     back: list[Shown] = [GroupTable(new=False)] if table.game.phase in ROUND_PHASES else []
+    if paused:  # the others' hands said the game was paused: the AI plays for them now
+        players = enumerate(table.game.players)
+        back += [Hand(other, notify=False) for other, p in players if p.id in table.away]
     return Result(
         shown=[*back, Hand(seat, notify=False)],
         answer=ctx.look.t("Welcome back!"),
@@ -685,16 +689,17 @@ def game_summary(table: Table, now: float) -> dict[str, object]:
 
 
 def robot_seats(table: Table) -> list[int]:
-    """The seats the game waits for that the AI plays: AI seats, and players away (while
-    someone is still playing)."""
+    """The seats the game waits for that the AI plays: AI seats, and players away; none while
+    the game is paused (nobody is playing: `Table.paused`)."""
     state = table.game
     if state.phase not in ROUND_PHASES or not (table.ai or table.away):
         return []  # no AI seat and nobody away: most tables, after every move
-    present = any(pid not in table.away for pid in table.humans())
+    if table.paused():
+        return []
     return [
         seat
         for seat in waiting_seats(state)
-        if state.players[seat].id in table.ai or (present and state.players[seat].id in table.away)
+        if state.players[seat].id in table.ai or state.players[seat].id in table.away
     ]
 
 
@@ -761,14 +766,14 @@ def screen_digest(screen: HandScreen, language: str, theme: Theme) -> str:
     return hashlib.blake2b(data, digest_size=DIGEST_SIZE).hexdigest()
 
 
-UNSAID = (b',"played":null', b',"last":null', b',"scores":[]')
-"""`HandScreen.played` (6 December 2026), `HandScreen.last` and `HandScreen.scores` (7 December
-2026) while they are None or empty, as the JSON of a screen has them: they are left out of the
-digest, which is then the one the code before them made of the same screen, so an upgrade (and
-old and new workers side by side, each one's digest the other's) edits no hand that shows the
-same; a hand edited for nothing was one "not modified" edit for every player on each change of
-worker. The text cannot occur elsewhere in the JSON: a quote inside a string is escaped, and no
-field is an object."""
+UNSAID = (b',"played":null', b',"last":null', b',"scores":[]', b',"paused":null')
+"""`HandScreen.played` (6 December 2026), `HandScreen.last`, `HandScreen.scores` and
+`HandScreen.paused` (7 December 2026) while they are None or empty, as the JSON of a screen has
+them: they are left out of the digest, which is then the one the code before them made of the
+same screen, so an upgrade (and old and new workers side by side, each one's digest the other's)
+edits no hand that shows the same; a hand edited for nothing was one "not modified" edit for
+every player on each change of worker. The text cannot occur elsewhere in the JSON: a quote
+inside a string is escaped, and no field is an object."""
 
 
 def legacy_digest(screen: HandScreen, language: str, theme: Theme) -> str:
@@ -787,10 +792,10 @@ def private_key(
     """All that the hand screen of a seat the game does not wait for is made of (it has no
     move to make: no bids, cards or trump to choose, so nothing of the trick or of the others'
     bids): the round, the trump, the seat's hand, bid, tricks won and wings mark, whether the AI
-    plays for it, under foresight the card each other seat holds, the trick (where the own card
-    lies once played) and their names; and the message's language and theme. Equal keys make
-    equal screens (`hand_screen`), so a seat whose key is the one it had when its screen was
-    last compared has the same screen."""
+    plays for it (or the game is paused), under foresight the card each other seat holds, the
+    trick (where the own card lies once played) and their names; and the message's language
+    and theme. Equal keys make equal screens (`hand_screen`), so a seat whose key is the one it
+    had when its screen was last compared has the same screen."""
     rnd = state.round
     if rnd is None:  # pragma: no cover - hands are compared in a round only
         raise ValueError("no round")
@@ -805,6 +810,7 @@ def private_key(
         rnd.won[seat],
         rnd.marks[seat],
         seat in seats.away,
+        seats.paused,
         state.options.wings,
         foresight,
         tuple(hand[0] if hand else None for hand in rnd.hands) if foresight else (),
@@ -927,6 +933,9 @@ def set_deadline(ctx: Context, table: Table) -> None:
     table.clock = now
     if state.phase is Phase.LOBBY:
         table.deadline = now + ctx.config.lobby_timeout
+    elif table.paused():
+        # Nobody is playing: the game waits as long as an idle lobby does (no reminder).
+        table.deadline = now + ctx.config.lobby_timeout
     elif state.phase in ROUND_PHASES and robot_seats(table):
         # The worker that saved this makes the AI's move at once; should it die first, the
         # move is made when this falls due.
@@ -942,7 +951,9 @@ def set_deadline(ctx: Context, table: Table) -> None:
 
 
 def timeout(ctx: Context, deadline: float) -> Result:
-    """A timer entry for `deadline` fired: remind the group, or time the turn out."""
+    """A timer entry for `deadline` fired: remind the group, or time the turn out. The late
+    players go on autopilot; if that leaves no person playing, the game pauses instead
+    (`Table.paused`), and a pause that times out abandons it."""
     table = ctx.snap.table
     wake = table.wake() if table is not None else None
     if table is None or wake is None:
@@ -975,15 +986,18 @@ def timeout(ctx: Context, deadline: float) -> Result:
         return Result(shown=shown, write=closing(shown, table))
     if state.phase not in ROUND_PHASES:
         return Result()
-    late = _late(table)
-    table.away.extend(late)
-    present = [pid for pid in table.humans() if pid not in table.away]
-    if not present:
+    if table.paused():  # the pause is over, and nobody came back
         shown = cancelled(ctx.look, table, t(ABANDONED), ABANDONED)
         return Result(shown=shown, write=closing(shown, table))
-    names = seating(table).names
-    who = ", ".join(names[state.seat_of(pid) or 0] for pid in late)
-    notice = t("⏰ {names} ran out of time: the AI plays for them until they are back.", names=who)
+    late = _late(table)
+    table.away.extend(late)
+    notice = None  # nobody is left playing: the game pauses (the table says so, `table_text`)
+    if not table.paused():
+        names = seating(table).names
+        who = ", ".join(names[state.seat_of(pid) or 0] for pid in late)
+        notice = t(
+            "⏰ {names} ran out of time: the AI plays for them until they are back.", names=who
+        )
     result = after_move(ctx, table, [], notice=notice)
     result.reindex = True  # this timer's entry is dropped once the timeout is applied
     return result

@@ -145,7 +145,7 @@ class Config:
     theme: str = "colours"
     turn_timeout: int = 90
     lobby_timeout: int = 1800
-    """An idle lobby closes after this long."""
+    """An idle lobby closes after this long, and a paused game (nobody playing) is abandoned."""
     finished_ttl: int = 7 * 24 * 3600
     """How long a finished or abandoned game's state stays in Redis."""
     ai_level: str = "normal"
@@ -218,7 +218,7 @@ KEYS: tuple[Key, ...] = (
     Key(
         "lobby_timeout",
         seconds(*LOBBY_TIMEOUT_RANGE),
-        "How long a lobby may sit idle before it closes",
+        "How long a lobby, or a game nobody plays any more, may sit idle before it closes",
     ),
     Key(
         "finished_ttl",

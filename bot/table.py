@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.packing import pack, unpack
 from bot.upgrades import TABLE
-from engine import Card, GameState, Phase, RoundResult
+from engine import ROUND_PHASES, Card, GameState, Phase, RoundResult
 
 if TYPE_CHECKING:
     from bot.config import Config
@@ -85,9 +85,10 @@ class Table:
     ai: dict[str, str] = field(default_factory=dict)
     """Player id of each AI seat, and its level."""
     away: list[str] = field(default_factory=list)
-    """Players whose turns the AI takes (they let their time run out) until they act again."""
+    """Players whose turns the AI takes (they let their time run out) until they act again;
+    every person at the table: the game is paused (`paused`)."""
     deadline: float | None = None
-    """When the current turn (or an idle lobby) times out, in Unix seconds."""
+    """When the current turn (or an idle lobby, or a pause) times out, in Unix seconds."""
     remind: float | None = None
     """When the group is reminded of the players it waits for (half the turn time); None once
     done, and in the lobby."""
@@ -253,6 +254,16 @@ class Table:
     def wake(self) -> float | None:
         """The next moment the table has something to do on its own: remind, or time out."""
         return self.remind if self.remind is not None else self.deadline
+
+    def paused(self) -> bool:
+        """Whether the game is paused: a round is being played and every person at the table
+        is away (the last of them let their time run out). Nothing moves, the AI seats' moves
+        included, until one of them is back (a move, Resume), or the pause's deadline abandons
+        the game (`bot.chat.timeout`). It is no field of its own: a table stored before pauses
+        were kept never had every person away in a round (the game was abandoned instead)."""
+        if self.game.phase not in ROUND_PHASES or not self.away:
+            return False
+        return all(pid in self.away for pid in self.humans())
 
     def humans(self) -> list[str]:
         """Seated players who are people, in seat order."""

@@ -59,6 +59,7 @@ class Bot:
     people: list[Person] = field(default_factory=list)
     limits: Limits = FAST
     turn_timeout: int = 90
+    lobby_timeout: int = 1800
     worker_of: dict[int, DiscordFrontEnd] = field(default_factory=dict)
     """Person → another worker of the same bot (one Redis) that the gateway gives their
     interactions to (everyone else's go to `front`)."""
@@ -104,7 +105,9 @@ class Bot:
     async def restart(self) -> None:
         """Stop the front end and start another on the same Redis (a restart)."""
         await self.front.stop()
-        self.front = _front(self.fake, self.client, self.limits, self.turn_timeout)
+        self.front = _front(
+            self.fake, self.client, self.limits, self.turn_timeout, self.lobby_timeout
+        )
         await self.front.start(connect=False)
 
     def channel_texts(self) -> list[str]:
@@ -139,10 +142,16 @@ def game_ids(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _front(
-    fake: FakeDiscord, client: "aioredis.Redis", limits: Limits = FAST, turn_timeout: int = 90
+    fake: FakeDiscord,
+    client: "aioredis.Redis",
+    limits: Limits = FAST,
+    turn_timeout: int = 90,
+    lobby_timeout: int = 1800,
 ) -> DiscordFrontEnd:
     config = Config(
-        turn_timeout=turn_timeout, discord=DiscordConfig(token=fake.token, base_url=fake.base_url)
+        turn_timeout=turn_timeout,
+        lobby_timeout=lobby_timeout,
+        discord=DiscordConfig(token=fake.token, base_url=fake.base_url),
     )
     service = GameService(Store(client, Settings()), config, rng=random.Random(11))
     return DiscordFrontEnd(config, service, client, limits=limits, timer_interval=0.2)
@@ -155,15 +164,15 @@ async def running(
     *,
     limits: Limits = FAST,
     turn_timeout: int = 90,
+    lobby_timeout: int = 1800,
     rate_limits: tuple[int, float] | None = None,
 ) -> AsyncIterator[Bot]:
     """The fake Discord, and the front end logged in to it (no gateway: the tests feed it)."""
     async with FakeDiscord(rate_limits=rate_limits) as fake:
         monkeypatch.setattr(discord.http.Route, "BASE", fake.base_url)
         client = aioredis.Redis.from_url(redis_url)
-        bot = Bot(
-            fake, _front(fake, client, limits, turn_timeout), client, [], limits, turn_timeout
-        )
+        front = _front(fake, client, limits, turn_timeout, lobby_timeout)
+        bot = Bot(fake, front, client, [], limits, turn_timeout, lobby_timeout)
         await bot.front.start(connect=False)
         try:
             yield bot
@@ -1031,22 +1040,31 @@ async def test_a_press_on_an_ephemeral_hand_that_changes_nothing_shows_it_as_it_
     assert dc.fake.errors[1:] == []
 
 
-async def test_an_abandoned_game_leaves_no_button_to_press(
+async def test_a_paused_game_keeps_its_buttons_and_abandoned_leaves_none_to_press(
     redis_url: str, game_ids: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Everybody timed out: the table, the hands and the closed-DM notice lose their buttons,
-    as when a game is cancelled."""
-    async with running(redis_url, monkeypatch, turn_timeout=2) as dc:
+    """Everybody timed out: the game pauses, the table says so, and each hand says it too and
+    keeps its bids and Resume. Nobody comes back: once the pause is over the game is abandoned,
+    and the table, the hands and the closed-DM notice lose their buttons, as when a game is
+    cancelled."""
+    async with running(redis_url, monkeypatch, turn_timeout=2, lobby_timeout=2) as dc:
         ann, bob, cid = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
         await seat(dc, [ann, bob, cid], bids="hidden")
         await dc.command(ann, "start")
-        for _ in range(100):
+        for _ in range(150):
             if any("abandoned" in text for text in dc.channel_texts()):
                 break
             await asyncio.sleep(0.1)
         else:
             raise AssertionError("the game was not abandoned")
         await dc.idle()
+        paused = "⏸ Paused: nobody is playing. Make your move or press Resume to go on"
+        assert any(t.startswith("#") and paused in t for t in dc.channel_texts())  # the table
+        for person in (ann, bob):  # each hand said so, with its bids and Resume, until the end
+            said = [text for text in dc.fake.texts(person.id) if paused in text]
+            assert said, person
+            assert "[Resume]" in said[-1], said[-1]
+            assert "[0]" in said[-1], said[-1]
         for view in (dc.channel, ann.id, bob.id):
             assert [m.content for m in dc.fake.shown(view) if m.custom_ids()] == []
 

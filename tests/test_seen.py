@@ -107,9 +107,10 @@ def test_a_screen_not_made_again_is_the_same_screen() -> None:
 
 
 def test_digests_of_the_code_before_played_last_and_scores_still_say_unchanged() -> None:
-    """The code before `HandScreen.played` (and before `.last` and `.scores`) made its digests
-    of the screen without that field: where it is empty (every screen but a foresight hand
-    whose card is played; but a turn to play after a trick of the round; but a bid) they say
+    """The code before `HandScreen.played` (and before `.last`, `.scores` and `.paused`) made
+    its digests of the screen without that field: where it is empty (every screen but a
+    foresight hand whose card is played; but a turn to play after a trick of the round; but a
+    bid; but a paused game's) they say
     "unchanged", so an upgrade, or old and new workers side by side, edit no hand for nothing
     (an edit of every hand with each change of worker, Telegram's "not modified")."""
     table = playing()
@@ -120,8 +121,9 @@ def test_digests_of_the_code_before_played_last_and_scores_still_say_unchanged()
         assert screen.played is None
         assert screen.last is None
         assert not screen.scores
+        assert screen.paused is None
         fields = dataclasses.asdict(screen)
-        del fields["played"], fields["last"], fields["scores"]
+        del fields["played"], fields["last"], fields["scores"], fields["paused"]
         data = orjson.dumps((fields, "en", LOOK.theme))
         before = hashlib.blake2b(data, digest_size=7).hexdigest()
         entry = table.seen[screen.player]

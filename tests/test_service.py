@@ -669,9 +669,115 @@ async def test_a_lobby_in_use_is_not_idle(redis_client: aioredis.Redis, clock: C
     assert await table_of(redis_client) is not None
 
 
-async def test_a_game_everybody_left_is_abandoned(
+GONE = "Nobody is playing any more: the game is abandoned."
+PAUSED = (
+    "⏸ Paused: nobody is playing. Make your move or press Resume to go on; otherwise the game "
+    "ends in 30 min."
+)
+
+
+async def paused_alone(redis_client: aioredis.Redis, clock: Clock, seed: int) -> Driver:
+    """Ann alone with three AI seats (secret bids: they bid at once) lets her first bid's time
+    run out: the game pauses, as the table, her hand and the store show, and nothing moves."""
+    svc = service(redis_client, seed=seed, clock=clock)
+    driver = Driver(svc, [ANN], seed=seed)
+    await driver.lobby(["rounds=short", "bids=secret"], ai=3)
+    before = await game_of(redis_client)
+    assert waiting_ids(before) == {ANN.id}
+    ((_, outcome),) = await fire(driver, clock)
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.away == [ANN.id]
+    assert table.paused()
+    assert table.deadline == clock.now + Config().lobby_timeout
+    assert table.remind is None  # no reminder in a pause
+    assert table.game.to_dict() == before.to_dict()  # nobody moved: no AI, for her or its seats
+    group = next(m for m in outcome.messages if m.to is None and m.slot == "table")
+    assert group.text.endswith(f"\n\n{PAUSED}")
+    assert "ran out of time" not in group.text
+    assert f"{ANN.name} 💤" in group.text
+    hand = driver_hand(driver, ANN)
+    assert PAUSED in hand.text
+    assert "The AI is playing for you" not in hand.text
+    actions = [tokens.decode(p).action for p in payloads(hand)]
+    assert "b" in actions  # her bids
+    assert "r" in actions  # and Resume, to go on with
+    # Until the pause's deadline nothing moves, neither at a timer nor at a request.
+    clock.now = table.deadline - 1
+    assert await svc.run_timers("chat") == []
+    await driver.ok(ANN, Kind.HAND)
+    assert (await game_of(redis_client)).to_dict() == before.to_dict()
+    return driver
+
+
+async def test_a_lone_player_timing_out_pauses_the_game_and_their_move_goes_on(
     redis_client: aioredis.Redis, clock: Clock
 ) -> None:
+    """One person with AI seats lets their time run out: the game pauses (it was abandoned at
+    once before); their own move ends the pause, and the game goes on to its end."""
+    driver = await paused_alone(redis_client, clock, seed=24)
+    bid = next(p for p in payloads(driver_hand(driver, ANN)) if tokens.decode(p).action == "b")
+    moved = await driver.press(ANN, bid)
+    assert not moved.alert
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.away == []
+    assert not table.paused()
+    group = next(m for m in moved.messages if m.to is None and m.slot == "table")
+    assert f"{ANN.name} is back." in group.text
+    assert "Paused" not in group.text
+    assert "Paused" not in driver_hand(driver, ANN).text
+    final = await driver.play_to_end()
+    assert final.phase is Phase.FINISHED
+
+
+async def test_resume_ends_a_pause_with_the_turn_deadline(
+    redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    driver = await paused_alone(redis_client, clock, seed=26)
+    resume = next(p for p in payloads(driver_hand(driver, ANN)) if tokens.decode(p).action == "r")
+    back = await driver.press(ANN, resume)
+    assert back.answer == "Welcome back!"
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.away == []
+    assert table.deadline == clock.now + Config().turn_timeout  # her bid's turn again
+    assert table.remind == clock.now + Config().turn_timeout / 2
+    group = driver.screens.group()
+    assert group is not None
+    assert "Paused" not in group.text
+    assert "💤" not in group.text
+    hand = driver_hand(driver, ANN)
+    assert "Paused" not in hand.text
+    assert [tokens.decode(p).action for p in payloads(hand)].count("b") > 1
+    final = await driver.play_to_end()
+    assert final.phase is Phase.FINISHED
+
+
+async def test_a_pause_nobody_ends_abandons_the_game(
+    redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    driver = await paused_alone(redis_client, clock, seed=24)
+    ((_, outcome),) = await fire(driver, clock)
+    notice, final, *hands = outcome.messages
+    assert notice.text == GONE
+    assert (final.slot, final.buttons) == ("table", ())  # as cancelled: nothing left to press
+    assert GONE in final.text
+    assert "Paused" not in final.text
+    assert [(hand.to, hand.slot, hand.text, hand.buttons) for hand in hands] == [
+        (ANN.id, "hand", GONE, ())
+    ]
+    assert await table_of(redis_client) is None
+    assert await driver.svc.store.record(CHAT) is None
+    assert await driver.svc.store.results(CHAT) == []
+
+
+async def test_a_game_everybody_left_pauses_until_one_is_back(
+    redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    """Two people and an AI seat: one runs out of time (the AI plays for them), then the
+    other: the game pauses (it was abandoned before). The first comes back with Resume: the
+    game goes on, the AI playing for the second, who stays away."""
     svc = service(redis_client, seed=23, clock=clock)
     driver = Driver(svc, [ANN, BOB], seed=23)
     await driver.lobby(["rounds=short"], ai=1)
@@ -680,31 +786,40 @@ async def test_a_game_everybody_left_is_abandoned(
     assert table is not None
     assert len(table.away) == 1
     assert "ran out of time" in first.messages[0].text
-    present = next(u for u in driver.humans if u.id not in table.away)
+    (gone,) = [u for u in driver.humans if u.id in table.away]
+    (present,) = [u for u in driver.humans if u.id not in table.away]
     assert present.id in waiting_ids(table.game)
     ((_, second),) = await fire(driver, clock)
-    gone = "Nobody is playing any more: the game is abandoned."
-    notice, final, *hands = second.messages
-    assert notice.text == gone
-    assert (final.slot, final.buttons) == ("table", ())  # as cancelled: nothing left to press
-    assert gone in final.text
-    assert {(hand.to, hand.slot, hand.text, hand.buttons) for hand in hands} == {
-        (user.id, "hand", gone, ()) for user in driver.humans
-    }
-    assert await table_of(redis_client) is None
-    assert await svc.store.record(CHAT) is None
-    assert await svc.store.results(CHAT) == []
-
-
-async def test_a_lone_player_timing_out_abandons_the_game(
-    redis_client: aioredis.Redis, clock: Clock
-) -> None:
-    svc = service(redis_client, seed=24, clock=clock)
-    driver = Driver(svc, [ANN], seed=24)
-    await driver.lobby(["rounds=short", "bids=secret"], ai=3)
-    ((_, outcome),) = await fire(driver, clock)
-    assert outcome.messages[0].text == "Nobody is playing any more: the game is abandoned."
-    assert await table_of(redis_client) is None
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.paused()
+    assert sorted(table.away) == sorted(u.id for u in driver.humans)
+    assert table.deadline == clock.now + Config().lobby_timeout
+    (group,) = [m for m in second.messages if m.to is None]
+    assert group.text.endswith(PAUSED)
+    assert "ran out of time" not in group.text
+    for user in driver.humans:
+        assert PAUSED in driver_hand(driver, user).text
+    state = table.game
+    assert waiting_ids(state) == {present.id}
+    # The one away longest is back: the AI plays for the other at once, the game goes on.
+    resume = next(p for p in payloads(driver_hand(driver, gone)) if tokens.decode(p).action == "r")
+    back = await driver.press(gone, resume)
+    assert back.answer == "Welcome back!"
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.away == [present.id]
+    assert not table.paused()
+    assert table.game.seq > state.seq  # the AI moved for the one still away
+    group = driver.screens.group()
+    assert group is not None
+    assert "Paused" not in group.text
+    other = driver_hand(driver, present)  # their hand says the AI plays for them now
+    assert "The AI is playing for you" in other.text
+    assert "Paused" not in other.text
+    driver.humans = [gone]
+    final = await driver.play_to_end()
+    assert final.phase is Phase.FINISHED
 
 
 async def test_a_timer_and_a_move_at_the_same_moment_apply_once(

@@ -248,6 +248,19 @@ def status(look: Look, view: TableView, seating: Seating) -> str:
     return ""
 
 
+def pause_line(look: Look, minutes: int) -> str:
+    """What the group's table and each person's hand say while the game is paused
+    (`Seating.paused`): how it goes on, and when it ends otherwise."""
+    # TRANSLATORS: on the group's table and in each player's private message while the game
+    # waits for a person (everyone let their time run out); "Resume" is that button's label,
+    # {minutes} a number of minutes ("min" as in "30 min").
+    return look.t(
+        "⏸ Paused: nobody is playing. Make your move or press Resume to go on; otherwise "
+        "the game ends in {minutes} min.",
+        minutes=minutes,
+    )
+
+
 def table_text(
     look: Look, view: TableView, seating: Seating, notice: str | None = None, ended: bool = False
 ) -> str:
@@ -286,6 +299,8 @@ def table_text(
     text = "" if ended else status(look, view, seating)
     if text:
         lines.append(text)
+    if seating.paused is not None and not ended:
+        lines += ["", pause_line(look, seating.paused)]
     if notice:
         lines += ["", notice]
     return "\n".join(lines)
@@ -403,6 +418,8 @@ class HandScreen:
     """Until they bid, how their round before went: whether the bid was met, and `1/1 +30 →
     30` (`formatters.round_result`). A player who stays in the private chat sees each round's
     end there too; the message their bid edits anyway drops it (no edit of its own)."""
+    paused: int | None = None
+    """While the game is paused (`Seating.paused`): the minutes it waits for them to be back."""
 
 
 def has_choice(view: PlayerView) -> bool:
@@ -482,6 +499,7 @@ def hand_screen(view: PlayerView, seating: Seating) -> HandScreen:
             if tv.sheet and bid is None and tv.phase in (Phase.TRUMP, Phase.BIDDING)
             else None
         ),
+        paused=seating.paused,
     )
 
 
@@ -647,9 +665,12 @@ def _wings_notes(look: Look, screen: HandScreen) -> list[str]:
 
 def _away_notes(look: Look, screen: HandScreen) -> list[str]:
     """A player on autopilot: the AI moves for them; Resume takes them back, and so does a
-    move of their own while they are asked one (it is made, and the AI's is then refused)."""
+    move of their own while they are asked one (it is made, and the AI's is then refused).
+    While the game is paused, nobody moves for them: it says so instead."""
     if not screen.away:
         return []
+    if screen.paused is not None:
+        return [pause_line(look, screen.paused)]
     if screen.choose_trump or screen.bids or screen.cards or screen.unseen:
         return [
             look.t(

@@ -1,6 +1,7 @@
 """Who sits where as a chat shows them, and what this game's buttons carry: the part of a chat's
 table that screens need beside the engine's views."""
 
+import math
 from dataclasses import dataclass
 
 from bot import tokens
@@ -43,6 +44,9 @@ class Seating:
     last_robot: tuple[int, str] | None = None
     """The AI seat added last (the last in seat order) and the number of its player
     (`ai:<number>`), which the lobby's button that takes it off carries; None: no AI seat."""
+    paused: int | None = None
+    """While the game is paused (nobody is playing, `Table.paused`): the minutes it waits, from
+    when it paused (or its clock last resumed after an outage), before it is abandoned."""
 
 
 def seating(table: Table) -> Seating:
@@ -63,4 +67,13 @@ def seating(table: Table) -> Seating:
         robots=frozenset(seat for seat, _ in robots),
         coach=table.coach,
         last_robot=(robots[-1][0], robots[-1][1].removeprefix("ai:")) if robots else None,
+        paused=_pause_minutes(table),
     )
+
+
+def _pause_minutes(table: Table) -> int | None:
+    """The minutes a paused game waits (`Seating.paused`), rounded up; None: not paused."""
+    if not table.paused() or table.deadline is None:
+        return None
+    start = table.clock if table.clock is not None else table.updated
+    return max(1, math.ceil((table.deadline - start) / 60))
