@@ -1120,6 +1120,44 @@ async def test_the_page_says_when_a_wings_mark_could_not_be_played(
             raise AssertionError("no mark was dropped")
 
 
+async def test_a_paused_game_counts_down_on_the_page_and_a_move_there_goes_on(
+    redis_client: aioredis.Redis,
+) -> None:
+    """Ann, alone with two AI seats, lets her bid's time run out: the game pauses. Her page
+    keeps her bids, says the pause's line beside them, and counts down to the pause's end (not
+    the AI's grace, as while the AI moves: no clock then); her bid on the page ends it."""
+    clock = Clock(NOW)
+    svc = service(redis_client, seed=3, clock=clock, config=CONFIG)
+    driver = Driver(svc, [ANN], chat=CHAT, seed=1)
+    async with web_client(driver, clock, RateLimit(rate=1e6, burst=1e6)) as (web, client):
+        await driver.lobby(["bids=secret"], ai=2)
+        link = bearer(web.link(CHAT, ANN.id, await game_id(driver)))
+        table = await table_of(redis_client, CHAT)
+        assert table is not None
+        assert table.deadline is not None
+        clock.now = table.deadline + 1
+        assert len(await svc.run_timers("tg")) == 1
+        paused = await table_of(redis_client, CHAT)
+        assert paused is not None
+        assert paused.paused()
+        view = await page_view(client, link)
+        assert view["deadline"] == paused.deadline == clock.now + CONFIG.lobby_timeout
+        line = (
+            "⏸ Paused: nobody is playing. Make your move or press Resume to go on; otherwise "
+            "the game ends in 30 min."
+        )
+        assert line in view["notes"]
+        assert not any("The AI is playing for you" in note for note in view["notes"])
+        assert view["bids"]
+        await page_move(client, link, view["bids"][0]["payload"])
+        after = await page_view(client, link)
+        assert not any("Paused" in note for note in after["notes"])
+        table = await table_of(redis_client, CHAT)
+        assert table is not None
+        assert table.away == []
+        assert not table.paused()
+
+
 async def test_a_namesakes_number_comes_apart_from_the_name_and_a_name_of_its_own_keeps_it(
     redis_client: aioredis.Redis,
 ) -> None:

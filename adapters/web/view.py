@@ -273,10 +273,12 @@ def player_json(
         winner = (tv.trick_leader + trick_winner(tv.trick, tv.trump)) % count
     last = tv.last_trick
     # While the AI moves (its seats', or for players away), the deadline is only the grace
-    # after which another worker would make those moves: no turn clock to count down.
+    # after which another worker would make those moves: no turn clock to count down. While
+    # the game is paused, nothing moves: the clock counts down to the pause's end.
     thinking = state.phase in ROUND_PHASES and any(
         seat in seats.robots or seat in seats.away for seat in tv.waiting
     )
+    thinking = thinking and seats.paused is None
     return {
         "version": version,
         "now": now,
