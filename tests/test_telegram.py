@@ -3492,6 +3492,46 @@ async def test_a_player_back_from_autopilot_is_shown_back_at_the_table(
             await client.aclose()
 
 
+async def test_a_lone_player_out_of_time_pauses_the_game_until_they_press_resume(
+    redis_url: str, game_ids: None
+) -> None:
+    """Ann alone with two AI seats lets her bid's time run out: the group's table and her hand
+    say the game is paused, her hand keeps her bids and Resume; Resume goes on with the game."""
+    clock = Clock(time.time())
+    paused = "⏸ Paused: nobody is playing. Make your move or press Resume to go on"
+    async with FakeTelegram() as fake:
+        fake.add_group(GROUP, "Wizards", members=[ANN])
+        client = aioredis.Redis.from_url(redis_url)
+        bot = Bot(fake, _front(fake, client, turn_timeout=10, clock=clock), client)
+        await bot.front.start()
+        try:
+            await seat(bot, (ANN,))
+            await bot.command(GROUP, ANN, "/options bids=secret")
+            for _ in range(2):
+                await bot.command(GROUP, ANN, "/addbot")
+            await bot.command(GROUP, ANN, "/start")
+            await ticking(bot, clock, 11)  # her bid's time runs out
+            await until(lambda: paused in bot.table().text, "the pause is shown")
+            await bot.idle()
+            assert "ran out of time" not in bot.table().text
+            assert "Ann 💤" in bot.table().text
+            hand = bot.hand(ANN)
+            assert paused in hand.text
+            labels = [label for row in hand.labels for label in row]
+            assert "Resume" in labels
+            assert "0" in labels  # her bids
+            answer = await bot.press_label(ANN.id, ANN, hand.message_id, "Resume")
+            assert answer.text == "Welcome back!"
+            await bot.idle()
+            assert "Paused" not in bot.table().text
+            assert "💤" not in bot.table().text
+            assert "Paused" not in bot.hand(ANN).text
+            assert "Your bid?" in bot.hand(ANN).text
+        finally:
+            await bot.front.stop()
+            await client.aclose()
+
+
 @pytest.mark.parametrize(("people", "robots"), [(PLAYERS, 0), ((ANN, BOB, CID, DAN), 2)])
 async def test_a_game_under_flood_limits_is_never_throttled(
     redis_url: str, game_ids: None, people: tuple[User, ...], robots: int
