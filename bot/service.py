@@ -149,14 +149,16 @@ def _own_language(user: User, request: Request) -> str | None:
 
 def _readable(chat: str, user: User, request: Request, update_id: str | None) -> bool:
     """Whether a request is well formed: ids as front ends make them, a request kind, and an
-    argument of a sane length (a front end makes its text safe; this is the service's guard)."""
+    argument of a sane length (a front end makes its text safe; this is the service's guard).
+    A press's payload of any length is read, by `bot.tokens`, which takes none longer than a
+    token: a longer one is refused as any forged press is, not as a command not understood."""
     return (
         _an_id(chat)
         and _an_id(user.id)
         and (update_id is None or _an_id(update_id))
         and isinstance(request.kind, Kind)
         and isinstance(request.arg, str)
-        and len(request.arg) <= MAX_ARGUMENT
+        and (request.kind is Kind.BUTTON or len(request.arg) <= MAX_ARGUMENT)
     )
 
 

@@ -158,6 +158,12 @@ FORGED = {
 }
 """Callback data no button of the game carries (a client that sends its own, or a press of a
 button long gone): at most 64 bytes, as Telegram allows."""
+OVERSIZED = {
+    "65 bytes": "g1.1b0.b" + "0" * 57,
+    "4,096 bytes": "g1.1b0.b" + "0" * 4088,
+}
+"""Callback data longer than Telegram sends (forged on the way, or a fake server): refused as
+any other forged press."""
 REFUSALS = {
     "This button is not one of ours.",
     "This button belongs to a game that is over.",
@@ -173,7 +179,7 @@ def everything_said(bot: Bot) -> list[list[Event]]:
     return [bot.fake.transcript(chat) for chat in (GROUP, *(user.id for user in (*PLAYERS, DAN)))]
 
 
-@pytest.mark.parametrize("data", list(FORGED.values()), ids=list(FORGED))
+@pytest.mark.parametrize("data", [*FORGED.values(), *OVERSIZED.values()], ids=[*FORGED, *OVERSIZED])
 async def test_a_forged_press_is_refused_everywhere_and_changes_nothing(
     tg: Bot, caplog: pytest.LogCaptureFixture, data: str
 ) -> None:
@@ -192,6 +198,8 @@ async def test_a_forged_press_is_refused_everywhere_and_changes_nothing(
             answer = await tg.press(chat, user, message, data, stale=True)
             assert answer.show_alert
             assert answer.text in REFUSALS, answer.text
+            if data in OVERSIZED.values():
+                assert answer.text == "This button is not one of ours."
             grown = [
                 [event.kind for event in now[len(before) :]]
                 for before, now in zip(said, everything_said(tg), strict=True)
