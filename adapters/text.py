@@ -10,7 +10,7 @@ from typing import TextIO
 
 from bot.commands import MAX_ARGUMENT
 from bot.show.clusters import JOINERS, whole
-from bot.show.seating import MARKS
+from bot.show.seating import MARKS, dealer_marks
 
 NAME_LIMIT = 32
 """Characters of a person's name at the table."""
@@ -70,11 +70,22 @@ def clean_name(text: str | None) -> str:
     """A person's name made safe (`clean`, NAME_LIMIT characters) and without the table's marks
     at its ends; "" if nothing of it shows (only joiners, fillers, blanks, marks): the caller
     then names them by their id."""
-    name = clean(text, NAME_LIMIT).strip(NOT_AT_THE_ENDS)
+    name = _unmarked(clean(text, NAME_LIMIT))
     shows = any(
         char not in BLANKS and unicodedata.category(char) not in ("Cf", "Mn", "Zs") for char in name
     )
     return name if shows else ""
+
+
+def _unmarked(name: str) -> str:
+    """`name` without the table's marks at its ends, however many: the seat marks at either
+    end, the dealer's `(dealer)` (in any language, in any case) at the end."""
+    while True:
+        name = name.strip(NOT_AT_THE_ENDS)
+        end = next((len(m) for m in dealer_marks() if name[-len(m) :].casefold() == m), 0)
+        if not end:
+            return name
+        name = name[:-end]
 
 
 def shown(text: str) -> str:

@@ -309,10 +309,23 @@ def test_the_record_checker_reports_any_name_on_one_line(tmp_path: Path, name: s
         ("Zed 💤", "Zed"),
         ("👑🤖💤", "#42"),
         ("Bob 🤖 Brown", "Bob 🤖 Brown"),
+        ("Bob (dealer)", "Bob"),
+        ("Bob (Dealer)", "Bob"),
+        ("Bob(dealer)", "Bob"),
+        ("Bob (Geber)", "Bob"),
+        ("Bob (딜러)", "Bob"),
+        ("Bob (сдающий)", "Bob"),
+        ("Bob (dalītājs)", "Bob"),
+        ("Bob (dealer) 💤", "Bob"),
+        ("Bob 💤 (dealer) (dealer)", "Bob"),
+        ("(dealer)", "#42"),
+        ("Bob (dealer) Brown", "Bob (dealer) Brown"),
+        ("Bob (deal)", "Bob (deal)"),
     ],
 )
 def test_a_name_loses_the_tables_marks_at_its_ends(name: str, kept: str) -> None:
-    """A person's name cannot pass for an AI seat (🤖 before it), the host (👑 after it) or a
-    player away (💤), on either platform; a mark inside a name is its own."""
+    """A person's name cannot pass for an AI seat (🤖 before it), the host (👑 after it), a
+    player away (💤) or the dealer (`(dealer)` after it, in any language of the catalogs), on
+    either platform; a mark inside a name is its own."""
     assert telegram_name(name, None, 42) == kept
     assert discord_name(name, 42) == kept

@@ -35,7 +35,7 @@ from bot.show.option_words import (
     setting_label,
 )
 from bot.show.picture import SheetPicture
-from bot.show.seating import AWAY, CROWN, Seating
+from bot.show.seating import AWAY, CROWN, Seating, dealer_mark
 from bot.show.stats import own_rating, ratings_lines
 from bot.show.themes import cards_line
 from bot.stats import Rerated
@@ -281,11 +281,11 @@ def table_text(
     if rules:
         lines.append(" · ".join(rules))
     lines.append("")
-    dealer_word = t("dealer")
+    dealer_word = dealer_mark(t)
     for seat in view.seats:
         mark = "▶️" if seat.to_act and not ended else "▫️"
         away = f" {AWAY}" if seat.seat in seating.away else ""
-        dealer = f" ({dealer_word})" if seat.dealer else ""
+        dealer = f" {dealer_word}" if seat.dealer else ""
         player = f"{seated[seat.seat]}{dealer}{away}"
         lines.append(f"{mark} {said_of(t, player, seat_score(t, seat))}")
     if any(seat.bid is not None for seat in view.seats):

@@ -1,11 +1,13 @@
 """Who sits where as a chat shows them, and what this game's buttons carry: the part of a chat's
 table that screens need beside the engine's views."""
 
+import functools
 import math
 from dataclasses import dataclass
 
 from bot import tokens
 from bot.namesakes import numbers, shown
+from bot.show.i18n import LANGUAGES, Texts, texts
 from bot.table import Table
 
 ROBOT = "🤖"
@@ -15,6 +17,19 @@ CROWN = "👑"
 MARKS = (ROBOT, AWAY, CROWN)
 """The marks a chat puts beside a seat's name: a person's name does not begin or end with one
 (`adapters.text.clean_name`), or it would pass for an AI seat, a player away or the host."""
+
+
+def dealer_mark(t: Texts) -> str:
+    """The dealer's mark after their name on the table: `(dealer)` in the language of `t`."""
+    word = t("dealer")
+    return f"({word})"
+
+
+@functools.cache
+def dealer_marks() -> frozenset[str]:
+    """The dealer's mark in every language of the catalogs, casefolded: a person's name does
+    not end with one (`adapters.text.clean_name`), or it would pass for the dealer's."""
+    return frozenset(dealer_mark(texts(language)).casefold() for language in LANGUAGES)
 
 
 @dataclass(frozen=True, slots=True)
