@@ -879,6 +879,29 @@ async def test_a_game_ended_by_a_worker_that_forgot_the_dm_channel_leaves_no_mar
     assert [e[1] for e in dc.fake.errors] == [50007]
 
 
+@pytest.mark.parametrize("closed", ["Ann", "Bob", "Cid"])
+async def test_a_player_whose_dms_are_closed_gets_their_result_at_the_game_s_end(
+    dc: Bot, closed: str
+) -> None:
+    """A player whose DMs are closed gets their own result (place, points, bids met, rating)
+    once, shown to them alone in the channel, whoever made the game's last move: the one who
+    did, as its answer; the others, as a followup of their newest interaction there. Before,
+    the others got nothing: the count of their bids met was nowhere to read as text."""
+    players = people(dc, "Ann", "Bob", "Cid", closed=(closed,))
+    dc.people = list(players)
+    await seat(dc, list(players))
+    await dc.command(players[0], "start")
+    await play_on(dc)
+    await dc.idle()
+    shut = players[("Ann", "Bob", "Cid").index(closed)]
+    results = [m for m in dc.fake.shown(dc.channel, shut) if "Your place" in m.content]
+    assert [m.only for m in results] == [shut.id]
+    assert "bids met" in results[0].content
+    for user in players:
+        if user is not shut:
+            assert not any("Your place" in m.content for m in dc.fake.shown(dc.channel, user))
+
+
 async def the_next_game(
     redis_url: str, monkeypatch: pytest.MonkeyPatch, *, closed: bool
 ) -> tuple[Counter[str], Counter[str]]:

@@ -403,8 +403,9 @@ class DiscordFrontEnd:
         a round, which pings once: the round's later turns find it there (the hand button shows
         what is asked). The notice of the round before loses its button; the first one of a
         game says why. Once the game is over (ended, cancelled or abandoned: its hand slot shows
-        no round), the last notice loses its button: there is no hand to show any more. A
-        plain private message (a coach's review) is shown to them alone by `_follow_up`.
+        no round), the last notice loses its button: there is no hand to show any more; their
+        own result (the hand slot's new message then) is shown to them alone by `_follow_up`,
+        as a plain private message (a coach's review) is.
 
         `told`: plain private messages that came with this hand (a wings mark that could not be
         played when their turn came). When the round's notice is there already (no new ping),
@@ -426,6 +427,8 @@ class DiscordFrontEnd:
             if failed.slot is None:
                 await self._follow_up(failed)
             elif is_hand(failed):
+                if failed.notify:  # their result: the channel's end shows no bids met
+                    await self._follow_up(failed)
                 await self._game_over_for(failed.game, failed.user, game_id)
             return
         if not failed.notify:
