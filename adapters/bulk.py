@@ -11,9 +11,10 @@ written and read with orjson; a file orjson refuses is read again with the stand
 which says why (and reads what it alone accepts: UTF-16, NaN, very large numbers).
 """
 
+import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, NamedTuple, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, NoReturn, TypeVar
 
 import orjson
 
@@ -59,78 +60,120 @@ class Played(NamedTuple):
 
 
 def in_order(
-    work: Callable[[Job], Result], jobs: Iterable[Job], processes: int
+    work: Callable[[Job], Result],
+    jobs: Iterable[Job],
+    processes: int,
+    count: int | None = None,
 ) -> Iterator[Result]:
     """`work` done on each of `jobs`, in `processes` processes; the results in the jobs' order.
 
-    The jobs are cut into `processes` shares in their order. This process does the first share,
-    yielding as it goes; each other share goes to a copy of this process (`os.fork`: no pool to
-    load or start, which would cost more than a few hundred games), which sends its results
-    back when it is done. A copy that fails raises `BulkError` here; closing the iterator early
-    stops the copies."""
-    todo = list(jobs)
-    processes = min(processes, len(todo))  # no copy without a job
+    The jobs are cut into `processes` shares in their order (`count` of them; None: `jobs` is
+    a list). This process does the first share, yielding as it goes; each other share goes to
+    a copy of this process (`os.fork`: no pool to load or start, which would cost more than a
+    few hundred games), which writes its results to a temporary file as it goes, read back
+    one by one once it is done. So nothing grows with the jobs in memory: a job is made when
+    its turn comes (in each process, from the same `jobs`, taken over by the fork before any
+    was made), and a result let go once taken. A copy that fails raises `BulkError` here;
+    closing the iterator early stops the copies."""
+    if count is None:
+        jobs = list(jobs)
+        count = len(jobs)
+    processes = min(processes, count)  # no copy without a job
+    todo = iter(jobs)
     if processes <= 1:
-        yield from map(work, todo)
+        yield from map(work, itertools.islice(todo, count))
         return
     import os
-    import pickle
     import signal
     from contextlib import suppress
 
-    bounds = [len(todo) * share // processes for share in range(processes + 1)]
-    copies: list[tuple[int, int]] = []  # (pid, the pipe its results come through)
+    bounds = [count * share // processes for share in range(processes + 1)]
+    copies: list[tuple[int, BinaryIO]] = []  # (pid, the file its results are written to)
     try:
         for share in range(1, processes):
-            read, write = os.pipe()
+            spool = _spool()
             pid = os.fork()
-            if pid == 0:  # the copy: its share, its results down the pipe, and out
+            if pid == 0:  # the copy: its share, its results to the file, and out
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)  # what stops it early (below)
-                os.close(read)
-                _work_share(work, todo[bounds[share] : bounds[share + 1]], write)
-            os.close(write)
-            copies.append((pid, read))
-        yield from map(work, todo[: bounds[1]])
+                _work_share(work, itertools.islice(todo, *bounds[share : share + 2]), spool)
+            copies.append((pid, spool))
+        yield from map(work, itertools.islice(todo, bounds[1]))
         while copies:
-            pid, read = copies[0]
-            with os.fdopen(read, "rb", closefd=False) as pipe:
-                sent = pipe.read()
+            pid, spool = copies[0]
             _, status = os.waitpid(pid, 0)
-            os.close(read)
             copies.pop(0)
-            if not sent:
-                raise BulkError(f"a --jobs process ended without its results (status {status})")
-            failed, results = pickle.loads(sent)
-            if failed or status:
-                raise BulkError(f"a --jobs process failed: {results} (status {status})")
-            yield from results
+            with spool:
+                yield from _results(spool, status)
     finally:
-        for pid, read in copies:  # stopped early: by an error, or by the caller
-            os.close(read)
+        for pid, spool in copies:  # stopped early: by an error, or by the caller
+            spool.close()
             with suppress(ProcessLookupError, ChildProcessError):  # it may have ended already
                 # SIGTERM, not SIGKILL: a copy writing a record ends once it is whole (`whole`)
                 os.kill(pid, signal.SIGTERM)
                 os.waitpid(pid, 0)
 
 
-def _work_share(work: Callable[[Job], Result], jobs: list[Job], write: int) -> NoReturn:
-    """In a copy: do `jobs`, send (failed, the results or why) through `write`, and exit."""
+def _spool() -> BinaryIO:
+    """A file without a name for a copy's results, gone once closed: made by the kernel where
+    it can (O_TMPFILE, without importing `tempfile`, which costs more than a few games)."""
+    import os
+
+    try:
+        number = os.open(os.environ.get("TMPDIR") or "/tmp", os.O_TMPFILE | os.O_RDWR, 0o600)
+    except OSError:  # a file system without it
+        import tempfile
+
+        return tempfile.TemporaryFile()
+    return os.fdopen(number, "w+b")
+
+
+DONE, RESULT, FAILED = range(3)
+"""What each entry of a copy's results file is: the end of its share, a result, or why it
+failed."""
+
+
+def _results(spool: BinaryIO, status: int) -> Iterator[Any]:
+    """The results a copy that ended with `status` wrote to `spool`, one by one; `BulkError`,
+    before any of them, if it failed (they are of no use: the run stops), or when they end
+    before its last entry (`DONE`)."""
+    import pickle
+
+    spool.seek(0)
+    while True:
+        try:
+            kind, value = pickle.load(spool)
+        except EOFError:
+            raise BulkError(
+                f"a --jobs process ended without its results (status {status})"
+            ) from None
+        if kind == FAILED:
+            raise BulkError(f"a --jobs process failed: {value} (status {status})")
+        if kind == DONE and not status:
+            return
+        if not status:
+            yield value
+
+
+def _work_share(work: Callable[[Job], Result], jobs: Iterable[Job], spool: BinaryIO) -> NoReturn:
+    """In a copy: do `jobs`, each result written to `spool` once it is there, then that they
+    are done, or why they failed; and exit."""
     import os
     import pickle
 
     status = 1
     try:
         try:
-            sent = pickle.dumps((False, [work(job) for job in jobs]))
+            for job in jobs:
+                pickle.dump((RESULT, work(job)), spool)
+            pickle.dump((DONE, None), spool)
             status = 0
         except BaseException as error:  # even an interrupt: the parent is told, and raises
             where, at = error.__traceback__, ""
             while where is not None:  # to the line that raised
                 at = f" at {where.tb_frame.f_code.co_filename}:{where.tb_lineno}"
                 where = where.tb_next
-            sent = pickle.dumps((True, f"{error!r}{at}"))
-        with os.fdopen(write, "wb") as pipe:
-            pipe.write(sent)
+            pickle.dump((FAILED, f"{error!r}{at}"), spool)
+        spool.flush()
     finally:
         os._exit(status)  # never back into the parent's code
 

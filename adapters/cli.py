@@ -637,15 +637,19 @@ def run_simulate(args: argparse.Namespace) -> int:
         )
         for index in range(games)
     )
-    totals: list[list[int]] = []
+    sums, wins = [0] * players, [0] * players  # the games' totals, summed as they come
     with settled():  # what is loaded stays out of the collector's way, here and in the copies
-        for played in bulk.in_order(bulk.simulate_game, work, args.jobs):
+        for played in bulk.in_order(bulk.simulate_game, work, args.jobs, count=games):
             if played.error is not None:
                 print(f"{PROG} simulate: {played.error}", file=sys.stderr)
                 return 1
-            totals.append(played.totals)
+            best = max(played.totals)
+            for seat, total in enumerate(played.totals):
+                sums[seat] += total
+                wins[seat] += total == best
     elapsed = time.perf_counter() - started
-    print(_summary(games, NAMES[:players], options, seed, totals, elapsed, folder))
+    means = [total / games for total in sums]  # exact sums: as statistics.fmean of them
+    print(_summary(games, NAMES[:players], options, seed, (means, wins), elapsed, folder))
     return 0
 
 
@@ -654,15 +658,14 @@ def _summary(
     names: Sequence[str],
     options: "Options",
     seed: int,
-    totals: Sequence[Sequence[int]],
+    figures: tuple[Sequence[float], Sequence[int]],
     elapsed: float,
     folder: str | None,
 ) -> str:
-    from math import fsum  # as statistics.fmean sums, without loading statistics
-
+    """What `simulate` prints: the games, their players and options, each seat's mean total
+    and wins (`figures`), where the records are, and how long it took."""
     seats = range(len(names))
-    means = [fsum(game[seat] for game in totals) / len(totals) for seat in seats]
-    wins = [sum(game[seat] == max(game) for game in totals) for seat in seats]
+    means, wins = figures
     lines = [
         f"games    {games} (seeds {seed} to {seed + games - 1})",
         f"players  {len(names)}: {', '.join(names)}",

@@ -2,14 +2,17 @@
 jobs' order, a failure in another process raised here, and no process left behind when the
 caller stops early."""
 
+import itertools
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from nobody import as_nobody
 
-from adapters.bulk import BulkError, in_order
+from adapters.bulk import BulkError, GameJob, in_order, simulate_game
+from engine.options import Options
 
 
 def square(number: int) -> int:
@@ -111,3 +114,33 @@ def test_a_record_that_cannot_be_opened_is_left_as_it_was() -> None:
         assert kept.read_bytes() == b"kept\n"
     finally:
         shutil.rmtree(base)
+
+
+LIMIT = 1000
+"""Jobs a test's endless supply gives before it refuses: far more than the jobs a test takes,
+and far fewer than a run that made every job first would ask for."""
+
+
+def supply(made: list[int], path: Path | None = None) -> Iterator[GameJob]:
+    """Endless games of three players (their records in `path`), noting in `made` each one
+    made in this process; past `LIMIT`, a job made is one made ahead of the games."""
+    for index in itertools.count():
+        if index >= LIMIT:
+            raise AssertionError(f"{index} jobs made ahead of the games")
+        made.append(index)
+        where = None if path is None else str(path / f"game-{index:04d}.json")
+        yield GameJob(3, Options(), index, where)
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_the_jobs_are_made_as_they_are_worked_not_all_first(tmp_path: Path, processes: int) -> None:
+    """`simulate -n <huge>` once made all its jobs first, and kept every game's totals: memory
+    grew with the games asked. The jobs are now made as they are worked, each game's record is
+    written as it is played, before the run ends, and its results are let go once taken."""
+    made: list[int] = []
+    results = in_order(simulate_game, supply(made, tmp_path), processes, count=10**9)
+    for index in range(3):
+        assert next(results).error is None
+        assert (tmp_path / f"game-{index:04d}.json").is_file()
+        assert made == list(range(index + 1))  # in this process: no job made ahead
+    results.close()
