@@ -134,8 +134,10 @@ def _backing_up(out: IO[bytes], where: str) -> Job:
     return lambda client: Backup(client).write(out, where)
 
 
-def restore(config: Config, source: str, replace: bool) -> int:
-    """`wizard-bot restore FILE`: restore the backup in FILE (`-`: standard input)."""
+def restore(config: Config, source: str, replace: bool) -> int | str:
+    """`wizard-bot restore FILE`: restore the backup in FILE (`-`: standard input). The line
+    that says what it restored, for the command line to say (`adapters.cli.run_restore`); or
+    the exit status of a restore that did not happen (said on stderr)."""
     if source == "-" and sys.stdin is None:
         return fail("restore", _CLOSED.format("input"))
     try:
@@ -149,11 +151,7 @@ def restore(config: Config, source: str, replace: bool) -> int:
         return fail("restore", _why(error))
     if summary is None:
         return EXIT_FAILED
-    print(
-        f"wizard-bot restore: the backup of {summary.created} from {summary.source} into "
-        f"{where}: {summary.line()}"
-    )
-    return EXIT_OK
+    return f"the backup of {summary.created} from {summary.source} into {where}: {summary.line()}"
 
 
 @contextlib.contextmanager

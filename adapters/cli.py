@@ -589,10 +589,28 @@ def run_backup(args: argparse.Namespace) -> int:
 
 
 def run_restore(args: argparse.Namespace) -> int:
-    """`wizard-bot restore FILE`: a backup, into the configured Redis."""
+    """`wizard-bot restore FILE`: a backup, into the configured Redis. Once it is restored,
+    an output that cannot take what it restored (a full disk) is status 1 as for any command,
+    said on stderr with the summary: the restore is done, and must not read as failed."""
     from adapters import backups
 
-    return backups.restore(_load_config(), args.file, args.replace)
+    done = backups.restore(_load_config(), args.file, args.replace)
+    if isinstance(done, int):
+        return done
+    try:
+        print(f"{PROG} restore: {done}", flush=True)
+    except BrokenPipeError:
+        raise  # a reader that closed the pipe: stopped quietly (`main`)
+    except OSError as error:
+        _drop_output()
+        why = error.strerror or error
+        print(
+            f"{PROG} restore: restored, but standard output cannot take this summary ({why}): "
+            f"{done}",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
 
 
 def _option_args(texts: Sequence[str]) -> list[str]:

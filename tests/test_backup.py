@@ -674,9 +674,43 @@ def test_a_backup_to_a_full_standard_output_fails_in_one_line(
     """`backup -` onto a full disk (here /dev/full): status 1 and one line, whether the backup
     failed as it wrote or when its last bytes were written out; never its summary first, as if
     it had been written."""
+    asyncio.run(_play_on(redis_url))
+    done = into_a_full_disk(["backup", "-"], redis_url, tmp_path, buffered)
+    assert (done.returncode, done.stderr) == (
+        1,
+        "wizard-bot backup: cannot write the output: No space left on device\n",
+    )
+
+
+@pytest.mark.parametrize("buffered", [True, False])
+async def test_a_restore_whose_summary_cannot_be_written_says_it_restored(
+    buffered: bool, good: bytes, target: aioredis.Redis, target_server: RedisServer, tmp_path: Path
+) -> None:
+    """`restore FILE > /dev/full`: the backup is restored, and its summary cannot be written
+    where asked. Status 1, as for any command whose output cannot be written, and one line on
+    standard error that says it was restored, with the summary. Before, the line was `cannot
+    write the output`, which read as if the restore had failed (and one run again is refused:
+    the target holds the bot's keys)."""
+    file = tmp_path / "wizard.backup.gz"
+    file.write_bytes(good)
+    done = await asyncio.to_thread(
+        into_a_full_disk, ["restore", str(file)], target_server.url, tmp_path, buffered
+    )
+    assert done.returncode == 1
+    said = "wizard-bot restore: restored, but standard output cannot take this summary "
+    assert done.stderr.startswith(said + "(No space left on device): the backup of ")
+    assert ": 2 chats (2 with a game), 16 keys under 12 hash tags" in done.stderr
+    assert done.stderr.count("\n") == 1
+    assert len(await target.keys(keys.PREFIX + "*")) >= 16  # (a restore adds the timer index)
+
+
+def into_a_full_disk(
+    args: list[str], redis_url: str, folder: Path, buffered: bool
+) -> "subprocess.CompletedProcess[str]":
+    """`wizard-bot ARGS` on the Redis at `redis_url`, in `folder`, its standard output a full
+    disk (/dev/full; `buffered` or not, as Python writes it)."""
     if not Path("/dev/full").exists():
         pytest.skip("needs /dev/full")
-    asyncio.run(_play_on(redis_url))
     root = Path(__file__).resolve().parents[1]
     env = {k: v for k, v in os.environ.items() if not k.startswith("WIZARD_")}
     env.pop("PYTHONUNBUFFERED", None)
@@ -684,20 +718,16 @@ def test_a_backup_to_a_full_standard_output_fails_in_one_line(
     if not buffered:
         env["PYTHONUNBUFFERED"] = "1"
     with open("/dev/full", "wb") as full:
-        done = subprocess.run(
-            [sys.executable, "-m", "adapters.cli", "backup", "-"],
+        return subprocess.run(
+            [sys.executable, "-m", "adapters.cli", *args],
             env=env,
-            cwd=tmp_path,
+            cwd=folder,
             stdout=full,
             stderr=subprocess.PIPE,
             text=True,
             timeout=60,
             check=False,
         )
-    assert (done.returncode, done.stderr) == (
-        1,
-        "wizard-bot backup: cannot write the output: No space left on device\n",
-    )
 
 
 async def _play_on(url: str) -> None:
