@@ -9,8 +9,8 @@ checkout's files (pip's cache makes that quick; the build stage's C compiler, wh
 AI's playouts, is this machine's), and the image's CMD (`wizard-bot run`) runs with
 the image's ENV, no standard input (as in a container), and a Telegram token for the fake Bot
 API of tests/fake_telegram.py; its HEALTHCHECK command must answer 0 while it runs and 1 once
-it stopped. The final stage's RUN (a system user, /data owned by it) is the one step left out:
-it changes the machine's users.
+it stopped. The final stage's RUN (FriBiDi from Debian, a system user, /data owned by it) is the
+one step left out: it changes the machine's packages and users.
 """
 
 import asyncio

@@ -167,6 +167,16 @@ def test_an_emoji_and_a_very_long_name(request: pytest.FixtureRequest) -> None:
     compare_golden(request, "emoji_long_name", png)
 
 
+def test_right_to_left_names(request: pytest.FixtureRequest) -> None:
+    """Arabic and Hebrew names read right to left, Arabic letters joined; a name that mixes
+    them with Latin letters and digits keeps each in its own direction; a long one is cut at
+    its end, the left."""
+    rows = sheet(4, 5, seed=2)
+    names = ["محمد عبد الله", "דוד כהן", "Ann مريم 2024", "عبد الرحمن بن عبد العزيز"]
+    png = score_sheet_png(EN, names, rows, final_places(rows))
+    compare_golden(request, "right_to_left", png)
+
+
 def test_ai_seats_carry_a_drawn_robot_and_a_long_name_is_cut(
     request: pytest.FixtureRequest,
 ) -> None:
@@ -184,6 +194,13 @@ def test_ai_seats_carry_a_drawn_robot_and_a_long_name_is_cut(
 # --- what the picture shows -------------------------------------------------------------------
 
 
+def ink_columns(image: Image.Image) -> list[bool]:
+    """Per x of `image` (lit on black), whether any pixel of that column is lit."""
+    return [
+        image.crop((x, 0, x + 1, image.height)).getbbox() is not None for x in range(image.width)
+    ]
+
+
 def marked_columns(rows: Sequence[ScoreRow], names: Sequence[str], seats: set[int]) -> list[int]:
     """The x ranges where the picture with `seats` as winners differs from the one without
     winners, as the list of x where each differing stretch starts and ends."""
@@ -192,9 +209,7 @@ def marked_columns(rows: Sequence[ScoreRow], names: Sequence[str], seats: set[in
     marked = decode(score_sheet_png(EN, names, rows, ranks))
     assert plain.size == marked.size
     diff = ImageChops.difference(plain, marked).convert("L").point(lambda v: 255 if v else 0)
-    columns = [
-        diff.crop((x, 0, x + 1, diff.height)).getbbox() is not None for x in range(diff.width)
-    ]
+    columns = ink_columns(diff)
     edges = []
     for x, on in enumerate(columns):
         if on != (columns[x - 1] if x else False):
@@ -417,6 +432,8 @@ def test_missing_characters_become_one_placeholder_each_stretch() -> None:
     assert shown == "Zoë ◌ ◌ ok ◌"
     assert [run.text for run in font.runs("Kim 김민준")] == ["Kim ", "김민준"]
     assert "".join(run.text for run in font.runs("Zoe\u0308")) == "Zoë"  # NFC
+    # a script no font has, with its vowel signs and viramas (combining marks): Devanagari
+    assert "".join(run.text for run in font.runs("राहुल शर्मा")) == "◌ ◌"
 
 
 def test_a_long_name_is_cut_to_fit() -> None:
@@ -438,3 +455,39 @@ def test_the_fonts_ship_with_the_package() -> None:
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert '"show/fonts/*.ttf"' in pyproject
     assert '"show/fonts/*.txt"' in pyproject
+
+
+# --- right-to-left names -----------------------------------------------------------------------
+
+
+def drawn_alone(text: str, font: picture_fonts.FontStack) -> Image.Image:
+    """`text` drawn white on black with `font`, on a canvas just wide enough."""
+    image = Image.new("RGB", (font.length(text) + 2 * font.size, 2 * font.size))
+    font.draw(image, font.size, 1.5 * font.size, text, (255, 255, 255))
+    return image.convert("L")
+
+
+def test_a_hebrew_name_reads_right_to_left() -> None:
+    """Its first letter is drawn rightmost, as a Hebrew reader reads it: in קובי (Kobi) the
+    only letter that reaches below the line, its first, ק, is in the right half."""
+    font = stack(24)
+    name = drawn_alone("קובי", font)
+    baseline = int(1.5 * font.size)
+    ink = ink_columns(name)
+    below = ink_columns(name.crop((0, baseline + 2, name.width, name.height)))
+    left, right = ink.index(True), len(ink) - ink[::-1].index(True)
+    tail = [x for x, lit in enumerate(below) if lit]
+    assert tail, "no letter below the line"
+    assert min(tail) > (left + right) // 2, (tail, left, right)
+
+
+def test_an_arabic_name_is_joined() -> None:
+    """Arabic letters take their joined forms: a word is one stroke without gaps between its
+    letters (drawn apart, each letter stands alone)."""
+    font = stack(24)
+    word = drawn_alone("سمس", font)  # seen, meem, seen: all three join
+    lit = ink_columns(word)
+    first, last = lit.index(True), len(lit) - lit[::-1].index(True)
+    assert all(lit[first:last]), "a gap between joined letters"
+    apart = drawn_alone("س م س", font)
+    assert ImageChops.difference(word, apart).getbbox() is not None

@@ -11,8 +11,11 @@ A character no shipped font has (an emoji, a CJK ideograph) is drawn as a dotted
 in its place; a run of them (an emoji sequence joined by ZWJ, a flag's two letters) becomes
 one circle, and variation selectors, joiners and other invisible characters are dropped.
 Text is NFC-normalized first (decomposed Hangul and accents become one character) and laid
-out left to right with Pillow's basic layout, the same on every machine: right-to-left
-scripts are not reordered.
+out with Pillow's Raqm layout: a Hebrew or Arabic run reads right to left, Arabic letters join,
+and combining marks sit on their letters. Raqm needs the system's FriBiDi library (Debian's
+`libfribidi0`; the container installs it); without it the basic layout draws each run left to
+right, letter by letter. Each run is laid out on its own, in the order of the text: a name
+that mixes right-to-left letters with another font's (Hangul) keeps its runs left to right.
 """
 
 import functools
@@ -20,7 +23,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw, ImageFont, features
 
 from bot.show.clusters import shortened
 
@@ -52,9 +55,15 @@ class Run:
     text: str
 
 
+LAYOUT = ImageFont.Layout.RAQM if features.check_feature("raqm") else ImageFont.Layout.BASIC
+"""Pillow's text layout: Raqm (FriBiDi for the order of right-to-left text, HarfBuzz for the
+shapes of joined letters and the places of marks) where the system has FriBiDi; else the basic
+layout, which draws every script left to right, letter by letter."""
+
+
 @functools.cache
-def _font(name: str, size: int) -> ImageFont.FreeTypeFont:
-    return ImageFont.truetype(str(FONT_DIR / name), size, layout_engine=ImageFont.Layout.BASIC)
+def _font(name: str, size: int, layout: ImageFont.Layout = LAYOUT) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(str(FONT_DIR / name), size, layout_engine=layout)
 
 
 def _signature(font: ImageFont.FreeTypeFont, char: str) -> tuple[bytes, float]:
@@ -65,9 +74,16 @@ def _signature(font: ImageFont.FreeTypeFont, char: str) -> tuple[bytes, float]:
     return canvas.tobytes(), font.getlength(char)
 
 
+def _probe(name: str) -> ImageFont.FreeTypeFont:
+    """The font that tells whether `name` has a character: laid out by the basic layout, which
+    draws a character alone as its own glyph (Raqm's HarfBuzz puts a lone combining mark on a
+    dotted circle, which would pass for the mark's glyph)."""
+    return _font(name, 32, ImageFont.Layout.BASIC)
+
+
 @functools.cache
 def _notdef(name: str) -> tuple[bytes, float]:
-    return _signature(_font(name, 32), _NOTDEF_PROBE)
+    return _signature(_probe(name), _NOTDEF_PROBE)
 
 
 @functools.cache
@@ -76,7 +92,7 @@ def has_glyph(name: str, char: str) -> bool:
     counts as present, drawn as space)."""
     if char.isspace():
         return True
-    return _signature(_font(name, 32), char) != _notdef(name)
+    return _signature(_probe(name), char) != _notdef(name)
 
 
 def font_for(char: str, files: tuple[str, ...] = REGULAR) -> int | None:
