@@ -177,6 +177,15 @@ def test_right_to_left_names(request: pytest.FixtureRequest) -> None:
     compare_golden(request, "right_to_left", png)
 
 
+def test_thai_and_hindi_names(request: pytest.FixtureRequest) -> None:
+    """Thai names with their vowels and tone marks above and below the letters, and Hindi
+    names with their conjuncts and vowel signs, in the shipped Noto fonts."""
+    rows = sheet(4, 5, seed=2)
+    names = ["สมชาย ใจดี", "น้ำผึ้ง", "राहुल शर्मा", "प्रियंका"]
+    png = score_sheet_png(EN, names, rows, final_places(rows))
+    compare_golden(request, "thai_and_hindi", png)
+
+
 def test_ai_seats_carry_a_drawn_robot_and_a_long_name_is_cut(
     request: pytest.FixtureRequest,
 ) -> None:
@@ -381,6 +390,8 @@ SAMPLES = {
     "cyrillic": "АБВГДЕЁЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯабвгдеёжзийклмнопрстуфхцчшщъыьэюя ІіЇїЄєҐґЎў",
     "greek": "ΑΒΓΔΕΖΗΘΙΚΛΜΝΞΟΠΡΣΤΥΦΧΨΩαβγδεζηθικλμνξοπρστυφχψω",
     "hangul": "점수표 라운드 합계 승자 카드 김민준 이서연 박지훈 힣 ㄱㄴㄷㅏㅑㅎ",
+    "thai": "กขคฆงจฉชซญฎฏฐฑฒณดตถทธนบปผฝพฟภมยรลวศษสหฬอฮ ะัาำิีึืฺุู เแโใไๅๆ็่้๊๋์ ๐๑๒๓๔๕๖๗๘๙",
+    "devanagari": "अआइईउऊऋएऐओऔ कखगघङचछजझञटठडढणतथदधनपफबभमयरलवशषसह ािीुूृेैोौंःँ़् ०१२३४५६७८९ ।",
     "drawn": "✔✘−…◌+/0123456789 -'.,:;!?()",
 }
 
@@ -432,8 +443,28 @@ def test_missing_characters_become_one_placeholder_each_stretch() -> None:
     assert shown == "Zoë ◌ ◌ ok ◌"
     assert [run.text for run in font.runs("Kim 김민준")] == ["Kim ", "김민준"]
     assert "".join(run.text for run in font.runs("Zoe\u0308")) == "Zoë"  # NFC
-    # a script no font has, with its vowel signs and viramas (combining marks): Devanagari
-    assert "".join(run.text for run in font.runs("राहुल शर्मा")) == "◌ ◌"
+    # a script no font has, with its vowel signs and viramas (combining marks): Bengali
+    assert "".join(run.text for run in font.runs("রাহুল শর্মা")) == "◌ ◌"
+
+
+def test_thai_marks_sit_on_their_letter() -> None:
+    """A Thai vowel and tone mark above a letter take no room of their own: ที่ is as wide as
+    ท, and taller."""
+    font = stack(24)
+    assert font.length("ที่") == font.length("ท")
+    letter, marked = drawn_alone("ท", font).getbbox(), drawn_alone("ที่", font).getbbox()
+    assert letter is not None
+    assert marked is not None
+    assert marked[1] < letter[1] - 4  # the marks stand above the letter
+
+
+def test_a_devanagari_conjunct_is_one_shape() -> None:
+    """र्म (ra, virama, ma) is drawn as म with the ra as a hook above it (a reph), narrower
+    than its three characters side by side."""
+    font = stack(24)
+    assert [run.text for run in font.runs("र्म")] == ["र्म"]  # drawn, not a placeholder
+    assert font.length("र्म") < font.length("र") + font.length("्") + font.length("म")
+    assert font.length("र्म") == font.length("म")
 
 
 def test_a_long_name_is_cut_to_fit() -> None:
@@ -449,7 +480,7 @@ def test_the_fonts_ship_with_the_package() -> None:
     assert FONT_DIR.is_dir()
     shipped = {path.name for path in FONT_DIR.iterdir()}
     assert set(REGULAR) | set(BOLD) <= shipped
-    assert {"LICENSE-DejaVu.txt", "LICENSE-SheetHangul.txt"} <= shipped
+    assert {"LICENSE-DejaVu.txt", "LICENSE-SheetHangul.txt", "LICENSE-Noto.txt"} <= shipped
     size = sum(path.stat().st_size for path in FONT_DIR.glob("*.ttf"))
     assert size < 3_000_000
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")

@@ -2,8 +2,9 @@
 
 Pillow draws a string with one font and does not fall back to another for a character that
 font lacks, so text is split into runs: each run is drawn with the first font of the stack
-that has all its characters (DejaVu Sans for Latin, Greek and Cyrillic, then SheetHangul, a
-Hangul subset of NanumSquare). Whether a font has a character is found with Pillow alone:
+that has all its characters (DejaVu Sans for Latin, Greek, Cyrillic, Hebrew and Arabic, then
+SheetHangul, a Hangul subset of NanumSquare, then subsets of Noto Sans Thai and Noto Sans
+Devanagari). Whether a font has a character is found with Pillow alone:
 its glyph, drawn, is compared with the font's `.notdef` glyph (the "tofu" box), once per font
 and character.
 
@@ -30,8 +31,18 @@ from bot.show.clusters import shortened
 FONT_DIR = Path(__file__).resolve().parent / "fonts"
 """Where the shipped fonts and their licence texts are."""
 
-REGULAR = ("DejaVuSans.ttf", "SheetHangul-Regular.ttf")
-BOLD = ("DejaVuSans-Bold.ttf", "SheetHangul-Bold.ttf")
+REGULAR = (
+    "DejaVuSans.ttf",
+    "SheetHangul-Regular.ttf",
+    "NotoSansThai-Regular.ttf",
+    "NotoSansDevanagari-Regular.ttf",
+)
+BOLD = (
+    "DejaVuSans-Bold.ttf",
+    "SheetHangul-Bold.ttf",
+    "NotoSansThai-Bold.ttf",
+    "NotoSansDevanagari-Bold.ttf",
+)
 """The font files of each weight, in fallback order."""
 
 PLACEHOLDER = "\u25cc"
