@@ -169,8 +169,8 @@ def test_an_emoji_and_a_very_long_name(request: pytest.FixtureRequest) -> None:
 
 def test_right_to_left_names(request: pytest.FixtureRequest) -> None:
     """Arabic and Hebrew names read right to left, Arabic letters joined; a name that mixes
-    them with Latin letters and digits keeps each in its own direction; a long one is cut at
-    its end, the left."""
+    them with Latin letters and digits keeps each in its own direction; a long one takes two
+    lines, its first words on the first."""
     rows = sheet(4, 5, seed=2)
     names = ["محمد عبد الله", "דוד כהן", "Ann مريم 2024", "عبد الرحمن بن عبد العزيز"]
     png = score_sheet_png(EN, names, rows, final_places(rows))
@@ -184,6 +184,22 @@ def test_thai_and_hindi_names(request: pytest.FixtureRequest) -> None:
     names = ["สมชาย ใจดี", "น้ำผึ้ง", "राहुल शर्मा", "प्रियंका"]
     png = score_sheet_png(EN, names, rows, final_places(rows))
     compare_golden(request, "thai_and_hindi", png)
+
+
+def test_long_names_take_two_lines(request: pytest.FixtureRequest) -> None:
+    """Names too long for their column go on to a second line, so that two people whose names
+    begin alike, or are alike (the second one numbered), are told apart; a name still too long
+    is cut, keeping the number; a winner's second line stands after the crown."""
+    rows = sheet(4, 5, seed=2)
+    names = [
+        "Alexander Schmidt",
+        "Alexander Schmidt (2)",
+        "Maximiliane Wolfeschlegelsteinhausen (3)",
+        "🤖 Merlin",
+    ]
+    places = final_places(rows)
+    assert places[2] == 1  # the seed makes Maximiliane win
+    compare_golden(request, "long_names", score_sheet_png(DE, names, rows, places))
 
 
 def test_ai_seats_carry_a_drawn_robot_and_a_long_name_is_cut(
@@ -304,6 +320,31 @@ def test_a_long_name_widens_its_column_up_to_a_cap() -> None:
 
     assert width("Bob") == width("Ann") < width("Barbara") < width("Bartholomew")
     assert width("Bartholomew") == width("Bartholomew Wolfeschlegelsteinhausen")  # cut
+
+
+def columns_of(names: Sequence[str], places: Sequence[int] | None) -> list[Image.Image]:
+    """Each seat's column of a sheet whose rounds went alike for every seat, so that columns
+    differ only by their names (each crop as wide as the narrowest column)."""
+    alike = [ScoreRow(n, n, (1,) * 3, (1,) * 3, (30,) * 3, (30 * n,) * 3) for n in (1, 2)]
+    image = decode(score_sheet_png(EN, names, alike, places))
+    grid = picture._Grid.measure(EN, names, alike, picture._cells(alike))
+    width, top = min(grid.columns) - 4, picture.MARGIN + picture.TITLE_H  # (under the title)
+    return [
+        image.crop((grid.x(seat) + 2, top, grid.x(seat) + 2 + width, image.height))
+        for seat in range(3)
+    ]
+
+
+@pytest.mark.parametrize("places", [None, [1, 1, 1]])
+def test_people_called_alike_are_told_apart_however_long_their_names(
+    places: list[int] | None,
+) -> None:
+    """Long names that begin alike, and a namesake's number (`bot.namesakes`), are not cut
+    away: each column's name looks different."""
+    names = ["Alexander Schmidt", "Alexander Schmidt (2)", "Alexander Schulz"]
+    first, second, third = columns_of(names, places)
+    assert ImageChops.difference(first, second).getbbox() is not None
+    assert ImageChops.difference(first, third).getbbox() is not None
 
 
 def test_the_robot_mark_of_an_ai_seat_does_not_shorten_its_name() -> None:

@@ -7,7 +7,8 @@ columns are tinted gold, with a drawn crown before the name and the final total,
 a running game (no places) marks nobody. An AI seat's name is drawn after a robot's head, the
 chat's 🤖 mark (an emoji, which the shipped fonts have not). Two-line cells keep six players
 legible on a phone; a column is as wide as the widest cell, or its player's name up to a cap (a
-longer name is cut with `…`), so the picture grows with the players and the rounds.
+longer name takes two lines, then is cut with `…`, keeping a namesake's number), so the picture
+grows with the players and the rounds.
 
 Text is drawn with the fonts shipped in `bot/show/fonts/` only, never system fonts (see
 `picture_fonts`: DejaVu Sans, then a Hangul subset; a character neither has, such as an emoji,
@@ -17,6 +18,7 @@ goes into the PNG, with fixed settings.
 
 import functools
 import io
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,7 +27,7 @@ from PIL import Image, ImageDraw
 
 from bot.show.formatters import score_sheet, shown_points, signed_points
 from bot.show.i18n import Texts, texts
-from bot.show.picture_fonts import FONT_DIR, FontStack, stack
+from bot.show.picture_fonts import FONT_DIR, FontStack, clean, stack
 from bot.show.seating import ROBOT
 from engine.views import ScoreRow
 
@@ -53,9 +55,12 @@ GAP = 10  # between the values of a cell
 BADGE = 6  # how far the tint behind ✔/✘ and won/bid reaches beyond them
 TITLE_H, HEAD_H, LABEL_H, ROW, FOOT_H = 52, 46, 30, 58, 50
 """The heights of the title, the names, the column labels, a round and the totals."""
+NAME_LINE = 28
+"""How much higher the names are when one takes two lines."""
 
 NAME_CAP = 160
-"""How far a name may widen its column, in pixels (a longer name is cut)."""
+"""How far a name may widen its column, in pixels, beside its marks (a longer name takes two
+lines, and is cut if they are not enough)."""
 
 TICK, CROSS = "\u2714", "\u2718"  # check mark, ballot X
 
@@ -178,11 +183,41 @@ def _robot_named(name: str) -> tuple[bool, str]:
     return False, name
 
 
+NUMBER = re.compile(r" \(\d+\)$")
+"""A namesake's number at the end of a name (`Ann (2)`, `bot.namesakes`)."""
+
+
+def _cut(font: FontStack, text: str, width: float) -> str:
+    """`text` cut to `width` pixels with `…`, keeping a namesake's number at its end."""
+    number = NUMBER.search(text)
+    if number is None or font.length(text) <= width:
+        return font.fit(text, width)
+    return font.fit(text[: number.start()], width - font.length(number.group())) + number.group()
+
+
+def _name_lines(font: FontStack, name: str, width: float) -> tuple[str, ...]:
+    """`name` as drawn in `width` pixels: whole on one line; else as many of its first words
+    as fit on a first line (the first word cut, if it alone is too wide) and the rest on a
+    second, cut if need be; a single word too wide, cut on one line. A cut keeps a namesake's
+    number."""
+    name = clean(name)
+    words = name.split()
+    if font.length(name) <= width or len(words) < 2:
+        return (_cut(font, name, width),)
+    count = next(
+        (n for n in range(len(words) - 1, 0, -1) if font.length(" ".join(words[:n])) <= width),
+        None,
+    )
+    if count is None:
+        return (font.fit(words[0], width), _cut(font, " ".join(words[1:]), width))
+    return (" ".join(words[:count]), _cut(font, " ".join(words[count:]), width))
+
+
 def _name_width(font: FontStack, name: str) -> int:
-    """The room a column gives its name: the crown and the name up to the cap, and the robot's
-    head of an AI seat beside them (it does not shorten the name)."""
+    """The room a column gives its name: the name up to the cap, and beside it the crown and
+    the robot's head of an AI seat (neither shortens the name)."""
     robot, shown = _robot_named(name)
-    width = min(font.length(shown) + _crown_width(font), NAME_CAP)
+    width = min(font.length(shown), NAME_CAP) + _crown_width(font)
     return width + (_robot_width(font) if robot else 0)
 
 
@@ -225,6 +260,17 @@ class _Grid:
         """The left edge of `seat`'s column (for `seat` = the number of players, the right
         edge of the last)."""
         return MARGIN + self.left + sum(self.columns[:seat])
+
+
+@dataclass(frozen=True, slots=True)
+class _Head:
+    """A seat's name as drawn above its column."""
+
+    font: FontStack
+    lines: tuple[str, ...]
+    winner: bool  # a crown before the name
+    robot: bool  # a robot's head before the name (after the crown)
+    marks: int  # the room of the crown and the robot's head
 
 
 @functools.cache
@@ -283,8 +329,10 @@ class _Sheet:
         self.names, self.rows, self.cells = names, rows, _cells(rows)
         self.grid = _Grid.measure(t, names, rows, self.cells)
         self.winners = {seat for seat, place in enumerate(places or ()) if place == 1}
+        self.heading = [self.head(seat) for seat in range(len(names))]
         self.top = MARGIN + TITLE_H
-        self.body = self.top + HEAD_H + LABEL_H
+        self.head_h = HEAD_H + NAME_LINE * max((len(h.lines) - 1 for h in self.heading), default=0)
+        self.body = self.top + self.head_h + LABEL_H
         self.foot = self.body + len(rows) * ROW
         self.right = self.grid.x(len(names))
         size = (self.grid.width, self.foot + FOOT_H + MARGIN)
@@ -332,34 +380,43 @@ class _Sheet:
         mask = _robot(int(font.size * 0.8))
         self.image.paste(INK, (int(x), int(baseline) - mask.height + 1), mask)
 
+    def head(self, seat: int) -> _Head:
+        """How `seat`'s name is drawn above its column."""
+        ty = self.ty
+        robot, name = _robot_named(self.names[seat])
+        winner = seat in self.winners
+        font = ty.winner if winner else ty.name
+        marks = (_crown_width(ty.winner) if winner else 0) + (
+            _robot_width(ty.winner) if robot else 0
+        )
+        room = self.grid.columns[seat] - 2 * PAD - marks
+        return _Head(font, _name_lines(font, name, room), winner, robot, marks)
+
     def heads(self) -> None:
-        """The names (bold after a crown for a winner), then the column labels."""
+        """The names (bold after a crown for a winner, on two lines if need be, the last lines
+        side by side), then the column labels."""
         grid, t, ty = self.grid, self.t, self.ty
-        baseline = self.top + HEAD_H - 14
-        labels = self.top + HEAD_H + LABEL_H - 9
+        last = self.top + self.head_h - 14
+        labels = self.top + self.head_h + LABEL_H - 9
         ty.label.draw(self.image, MARGIN + PAD + grid.rnd, labels, t("Rnd"), MUTED, "right")
         ty.label.draw(self.image, MARGIN + grid.left - PAD, labels, t("Cards"), MUTED, "right")
-        for seat, seated in enumerate(self.names):
-            x, column = grid.x(seat), grid.columns[seat]
-            room = column - 2 * PAD
-            robot, name = _robot_named(seated)
-            mark = _robot_width(ty.winner) if robot else 0
-            if seat in self.winners:
-                crown = _crown_width(ty.winner)
-                shown = ty.winner.fit(name, room - crown - mark)
-                left = x + (column - crown - mark - ty.winner.length(shown)) / 2
-                self.crown(left, baseline, ty.winner)
-                if robot:
-                    self.robot(left + crown, baseline, ty.winner)
-                ty.winner.draw(self.image, left + crown + mark, baseline, shown, INK)
-            elif robot:
-                shown = ty.name.fit(name, room - mark)
-                left = x + (column - mark - ty.name.length(shown)) / 2
-                self.robot(left, baseline, ty.name)
-                ty.name.draw(self.image, left + mark, baseline, shown, INK)
+        for seat, head in enumerate(self.heading):
+            x, column, font = grid.x(seat), grid.columns[seat], head.font
+            baseline = last - NAME_LINE * (len(head.lines) - 1)
+            if head.marks:
+                left = x + (column - head.marks - max(map(font.length, head.lines))) / 2
+                if head.winner:
+                    self.crown(left, baseline, font)
+                if head.robot:
+                    self.robot(left + head.marks - _robot_width(ty.winner), baseline, font)
+                for number, line in enumerate(head.lines):
+                    font.draw(
+                        self.image, left + head.marks, baseline + NAME_LINE * number, line, INK
+                    )
             else:
-                shown = ty.name.fit(name, room)
-                ty.name.draw(self.image, x + column / 2, baseline, shown, INK, "centre")
+                for number, line in enumerate(head.lines):
+                    at = baseline + NAME_LINE * number
+                    font.draw(self.image, x + column / 2, at, line, INK, "centre")
             ty.label.draw(self.image, x + PAD, labels, t("w/b"), MUTED)
             ty.label.draw(self.image, x + column - PAD, labels, t("pts"), MUTED, "right")
 
