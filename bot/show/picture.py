@@ -11,9 +11,9 @@ longer name takes two lines, then is cut with `…`, keeping a namesake's number
 grows with the players and the rounds.
 
 Text is drawn with the fonts shipped in `bot/show/fonts/` only, never system fonts (see
-`picture_fonts`: DejaVu Sans, then a Hangul subset; a character neither has, such as an emoji,
-is drawn as a dotted circle `◌`). The same input gives the same bytes: nothing but the pixels
-goes into the PNG, with fixed settings.
+`picture_fonts`: DejaVu Sans, then subsets for Hangul, Thai and Devanagari; a character none
+has, such as an emoji, is drawn as a dotted circle `◌`). The same input gives the same bytes on
+one machine: nothing but the pixels goes into the PNG, with fixed settings.
 """
 
 import functools
