@@ -488,6 +488,15 @@ def test_missing_characters_become_one_placeholder_each_stretch() -> None:
     assert "".join(run.text for run in font.runs("রাহুল শর্মা")) == "◌ ◌"
 
 
+def test_a_placeholder_takes_its_place_in_a_right_to_left_name() -> None:
+    """The dotted circle of an emoji after an Arabic name stands where the emoji would, at the
+    name's end: on its left, as `محمد ◌` written out is drawn."""
+    font = stack(24)
+    assert [run.text for run in font.runs("محمد 🎲")] == ["محمد ◌"]
+    drawn, written = drawn_alone("محمد 🎲", font), drawn_alone("محمد ◌", font)
+    assert ImageChops.difference(drawn, written).getbbox() is None
+
+
 def test_thai_marks_sit_on_their_letter() -> None:
     """A Thai vowel and tone mark above a letter take no room of their own: ที่ is as wide as
     ท, and taller."""

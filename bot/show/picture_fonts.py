@@ -145,25 +145,24 @@ class FontStack:
 
     def runs(self, text: str) -> list[Run]:
         """`text` (cleaned) split into runs of one font each, placeholders in place of
-        characters no font has."""
+        characters no font has. A placeholder is drawn with the first font, in the run of the
+        text around it: laid out with it, it stands in its place in right-to-left text."""
         runs: list[Run] = []
-        current: int | None = -1
+        current, missing = -1, False
         chunk = ""
         for char in clean(text):
-            index = font_for(char, self.files)
-            if index is None and current is None:
+            found = font_for(char, self.files)
+            if found is None and missing:
                 continue  # one placeholder for a whole stretch of missing characters
+            index = 0 if found is None else found
             if index != current and chunk:
-                runs.append(self._run(current, chunk))
+                runs.append(Run(self.fonts[current], chunk))
                 chunk = ""
-            current = index
-            chunk += PLACEHOLDER if index is None else char
+            current, missing = index, found is None
+            chunk += PLACEHOLDER if found is None else char
         if chunk:
-            runs.append(self._run(current, chunk))
+            runs.append(Run(self.fonts[current], chunk))
         return runs
-
-    def _run(self, index: int | None, text: str) -> Run:
-        return Run(self.fonts[0 if index is None else index], text)
 
     def _shape(self, text: str) -> tuple[tuple[Run, ...], int]:
         """The runs of `text` and its width in whole pixels (each run starts on a pixel)."""
