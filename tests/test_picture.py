@@ -15,12 +15,13 @@ import struct
 import subprocess
 import sys
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from conftest import advance, finish, lobby
-from PIL import Image, ImageChops
+from PIL import Image, ImageChops, ImageFont
 
 import engine
 from bot.show import i18n, picture, picture_fonts
@@ -572,3 +573,52 @@ def test_an_arabic_name_is_joined() -> None:
     assert all(lit[first:last]), "a gap between joined letters"
     apart = drawn_alone("س م س", font)
     assert ImageChops.difference(word, apart).getbbox() is not None
+
+
+# --- without FriBiDi ---------------------------------------------------------------------------
+
+
+@contextmanager
+def without_raqm(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The pictures drawn as where Pillow has no Raqm layout (no FriBiDi): the basic layout for
+    every run (the font stacks made anew inside and after)."""
+    monkeypatch.setattr(picture_fonts, "LAYOUT", ImageFont.Layout.BASIC)
+    picture_fonts.stack.cache_clear()
+    picture._type.cache_clear()
+    try:
+        yield
+    finally:
+        monkeypatch.undo()
+        picture_fonts.stack.cache_clear()
+        picture._type.cache_clear()
+
+
+def test_only_right_to_left_and_shaped_runs_are_laid_out_with_raqm() -> None:
+    """Right-to-left letters, combining marks and the scripts that join, stack or reorder their
+    letters need Raqm; Latin, Greek, Cyrillic, Hangul, digits and the sheet's signs do not."""
+    for script in ("latin", "more latin", "cyrillic", "greek", "hangul", "drawn"):
+        assert not picture_fonts.shaped(SAMPLES[script]), script
+    for script in ("thai", "devanagari"):
+        assert all(picture_fonts.shaped(char) for char in SAMPLES[script].replace(" ", ""))
+    for name in ("דוד כהן", "محمد", "Ann مريم 2024", "রাহুল", "q\u0303"):
+        assert picture_fonts.shaped(name), name
+    layouts = [(run.text, run.font.layout_engine) for run in stack(24).runs("Kim 김 דוד")]
+    basic = ImageFont.Layout.BASIC
+    assert layouts == [("Kim ", basic), ("김", basic), (" דוד", picture_fonts.LAYOUT)]
+
+
+def test_names_that_need_no_shaping_look_the_same_without_fribidi(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Latin, Greek, Cyrillic and Hangul names, an emoji's placeholder, a winner's crown and an
+    AI seat's robot are drawn with the basic layout whether or not the machine has FriBiDi, so
+    their pictures are the same everywhere (only right-to-left and shaped runs use Raqm)."""
+    rows = sheet(5, 4, seed=2)
+    names = ["Jürgen Groß", "Zoë 🎲", "김민준", "🤖 Merlin", "Ωμέγα Пётр"]
+    normal = decode(score_sheet_png(DE, names, rows, final_places(rows)))
+    with without_raqm(monkeypatch):
+        runs = stack(24).runs("محمد")
+        assert [run.font.layout_engine for run in runs] == [ImageFont.Layout.BASIC]
+        basic = decode(score_sheet_png(DE, names, rows, final_places(rows)))
+    assert normal.size == basic.size
+    assert ImageChops.difference(normal, basic).getbbox() is None

@@ -11,12 +11,16 @@ and character.
 A character no shipped font has (an emoji, a CJK ideograph) is drawn as a dotted circle `◌`
 in its place; a run of them (an emoji sequence joined by ZWJ, a flag's two letters) becomes
 one circle, and variation selectors, joiners and other invisible characters are dropped.
-Text is NFC-normalized first (decomposed Hangul and accents become one character) and laid
-out with Pillow's Raqm layout: a Hebrew or Arabic run reads right to left, Arabic letters join,
-and combining marks sit on their letters. Raqm needs the system's FriBiDi library (Debian's
-`libfribidi0`; the container installs it); without it the basic layout draws each run left to
-right, letter by letter. Each run is laid out on its own, in the order of the text: a name
-that mixes right-to-left letters with another font's (Hangul) keeps its runs left to right.
+Text is NFC-normalized first (decomposed Hangul and accents become one character). A run
+that needs shaping (`shaped`: right-to-left letters, combining marks, or a script whose letters
+join or reorder, such as Arabic, Thai or Devanagari) is laid out with Pillow's Raqm layout: a
+Hebrew or Arabic run reads right to left, Arabic letters join, and marks sit on their letters.
+Raqm needs the system's FriBiDi library (Debian's `libfribidi0`; the container installs it);
+without it such a run is drawn left to right, letter by letter. Every other run (Latin, Greek,
+Cyrillic, Hangul, placeholders) is laid out with the basic layout, FriBiDi or not, so that its
+pixels do not depend on it. Each run is laid out on its own, in the order of the text:
+a name that mixes right-to-left letters with another font's (Hangul) keeps its runs left to
+right.
 """
 
 import functools
@@ -66,14 +70,45 @@ class Run:
     text: str
 
 
-LAYOUT = ImageFont.Layout.RAQM if features.check_feature("raqm") else ImageFont.Layout.BASIC
-"""Pillow's text layout: Raqm (FriBiDi for the order of right-to-left text, HarfBuzz for the
-shapes of joined letters and the places of marks) where the system has FriBiDi; else the basic
-layout, which draws every script left to right, letter by letter."""
+BASIC = ImageFont.Layout.BASIC
+LAYOUT = ImageFont.Layout.RAQM if features.check_feature("raqm") else BASIC
+"""Pillow's layout of the runs that need shaping (`shaped`): Raqm (FriBiDi for the order of
+right-to-left text, HarfBuzz for the shapes of joined letters and the places of marks) where the
+system has FriBiDi; else the basic layout, which draws every script left to right, letter by
+letter."""
+
+RIGHT_TO_LEFT = frozenset({"R", "AL"})
+"""The bidirectional classes of right-to-left letters (Hebrew; Arabic, Syriac, Thaana)."""
+
+SHAPED_SCRIPTS = frozenset(
+    {
+        *("ARABIC", "SYRIAC", "THAANA", "NKO", "MONGOLIAN", "HEBREW"),
+        *("DEVANAGARI", "BENGALI", "GURMUKHI", "GUJARATI", "ORIYA", "TAMIL", "TELUGU"),
+        *("KANNADA", "MALAYALAM", "SINHALA", "THAI", "LAO", "TIBETAN", "MYANMAR", "KHMER"),
+    }
+)
+"""Scripts whose letters join, stack or reorder, by the first word of their characters' Unicode
+names (`THAI CHARACTER KO KAI`)."""
 
 
 @functools.cache
-def _font(name: str, size: int, layout: ImageFont.Layout = LAYOUT) -> ImageFont.FreeTypeFont:
+def _shaped(char: str) -> bool:
+    return (
+        unicodedata.bidirectional(char) in RIGHT_TO_LEFT
+        or unicodedata.category(char).startswith("M")
+        or unicodedata.name(char, "").split(" ")[0] in SHAPED_SCRIPTS
+    )
+
+
+def shaped(text: str) -> bool:
+    """Whether `text` is laid out with Raqm (`LAYOUT`): it has right-to-left letters, combining
+    marks to place on their letters, or letters of a script that joins, stacks or reorders
+    them (`SHAPED_SCRIPTS`)."""
+    return any(_shaped(char) for char in text)
+
+
+@functools.cache
+def _font(name: str, size: int, layout: ImageFont.Layout) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(str(FONT_DIR / name), size, layout_engine=layout)
 
 
@@ -89,7 +124,7 @@ def _probe(name: str) -> ImageFont.FreeTypeFont:
     """The font that tells whether `name` has a character: laid out by the basic layout, which
     draws a character alone as its own glyph (Raqm's HarfBuzz puts a lone combining mark on a
     dotted circle, which would pass for the mark's glyph)."""
-    return _font(name, 32, ImageFont.Layout.BASIC)
+    return _font(name, 32, BASIC)
 
 
 @functools.cache
@@ -134,12 +169,13 @@ class FontStack:
     What it measures and draws is cached per text, so a sheet's many equal numbers are laid
     out and rendered once."""
 
-    __slots__ = ("_masks", "_shapes", "files", "fonts", "size")
+    __slots__ = ("_masks", "_shapes", "files", "fonts", "shaping", "size")
 
     def __init__(self, size: int, bold: bool = False) -> None:
         self.size = size
         self.files = BOLD if bold else REGULAR
-        self.fonts = tuple(_font(name, size) for name in self.files)
+        self.fonts = tuple(_font(name, size, BASIC) for name in self.files)
+        self.shaping = tuple(_font(name, size, LAYOUT) for name in self.files)
         self._shapes: dict[str, tuple[tuple[Run, ...], int]] = {}
         self._masks: dict[Run, tuple[Image.Image, int, int]] = {}
 
@@ -156,13 +192,17 @@ class FontStack:
                 continue  # one placeholder for a whole stretch of missing characters
             index = 0 if found is None else found
             if index != current and chunk:
-                runs.append(Run(self.fonts[current], chunk))
+                runs.append(self._run(current, chunk))
                 chunk = ""
             current, missing = index, found is None
             chunk += PLACEHOLDER if found is None else char
         if chunk:
-            runs.append(Run(self.fonts[current], chunk))
+            runs.append(self._run(current, chunk))
         return runs
+
+    def _run(self, index: int, text: str) -> Run:
+        """`text` in the font `index` of the stack, laid out with Raqm if it needs shaping."""
+        return Run((self.shaping if shaped(text) else self.fonts)[index], text)
 
     def _shape(self, text: str) -> tuple[tuple[Run, ...], int]:
         """The runs of `text` and its width in whole pixels (each run starts on a pixel)."""
