@@ -4,18 +4,16 @@ downloaded), and golden screenshots compared with a tolerance.
 
 `chromium` (a session fixture) installs the packages when /usr/bin/chromium or the emoji font
 is missing (`apt-get install -y --no-install-recommends chromium fonts-noto-color-emoji`, as
-root) and fails with the reason when it cannot: a browser test is never skipped. `launch()`
-starts it with the flags this machine's closed network needs; Playwright gives each launch a
-fresh, empty profile (its own `--user-data-dir` in a temporary directory, removed on close).
-The tests share one launch (`browser`, in the session's event loop: `IN_SESSION_LOOP`), each
-page in a fresh browser context, closed after its test.
+root, `system_packages.apt_install`) and fails with the reason when it cannot: a browser test
+is never skipped. `launch()` starts it with the flags this machine's closed network needs;
+Playwright gives each launch a fresh, empty profile (its own `--user-data-dir` in a temporary
+directory, removed on close). The tests share one launch (`browser`, in the session's event
+loop: `IN_SESSION_LOOP`), each page in a fresh browser context, closed after its test.
 """
 
 import contextlib
 import io
 import os
-import shutil
-import subprocess
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from tempfile import mkdtemp
@@ -25,6 +23,7 @@ import pytest_asyncio
 import redis.asyncio as aioredis
 from PIL import Image, ImageChops
 from playwright.async_api import Browser, Page, Route, async_playwright
+from system_packages import apt_install
 
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = [
@@ -77,31 +76,13 @@ PACKAGES = {CHROMIUM: "chromium", EMOJI: "fonts-noto-color-emoji"}
 
 def install_chromium() -> Path:
     """/usr/bin/chromium (and the emoji font), installed from Debian's packages first where
-    missing; fails the test with the reason if they cannot be."""
+    missing (`system_packages`); fails the test with the reason if they cannot be."""
     missing = [package for path, package in PACKAGES.items() if not path.exists()]
     if not missing:
         return CHROMIUM
-    wanted = " ".join(missing)
-    if shutil.which("apt-get") is None:
-        pytest.fail(f"the browser tests need Debian's {wanted}, and there is no apt-get here")
-    if os.geteuid() != 0:
-        pytest.fail(
-            f"the browser tests need Debian's {wanted} "
-            f"(as root: apt-get install -y --no-install-recommends {wanted})"
-        )
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for command in (
-        ["apt-get", "update", "-qq"],
-        ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing],
-    ):
-        done = subprocess.run(
-            command, check=False, env=env, capture_output=True, text=True, timeout=900
-        )
-        if done.returncode != 0:
-            pytest.fail(
-                f"{' '.join(command)} failed ({done.returncode}), so there is no {wanted} "
-                f"for the browser tests:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
-            )
+    why = apt_install(missing)
+    if why is not None:
+        pytest.fail(f"the browser tests need Debian's {' '.join(missing)}: {why}")
     for path, package in PACKAGES.items():
         if not path.exists():
             pytest.fail(f"apt-get installed {package} but there is no {path}")

@@ -1,5 +1,6 @@
 """Helpers for scripted rule tests: lobbies, fixed deals, filler rounds and refusal checks."""
 
+import ctypes.util
 import dataclasses
 import os
 import random
@@ -14,6 +15,7 @@ import redis
 import redis.asyncio as aioredis
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+from system_packages import apt_install
 
 import engine
 from bot.store.redis_server import RedisServer, free_port
@@ -310,6 +312,40 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="rewrite the golden files in tests/golden/ from the current output "
         "(also: UPDATE_GOLDEN=1)",
     )
+
+
+# --- FriBiDi for the pictures' Raqm layout -------------------------------------------------------
+
+FRIBIDI = "libfribidi0"
+"""Debian's FriBiDi, which Pillow's wheel loads (when `PIL._imagingft` is first imported) for
+its Raqm layout of right-to-left and shaped names (`bot.show.picture_fonts`)."""
+FRIBIDI_MISSING = pytest.StashKey[str]()
+"""Why FriBiDi could not be installed, when it is missing."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """FriBiDi installed with apt-get where it is missing and can be, before any test module
+    imports Pillow's `_imagingft` (which looks for it once)."""
+    if ctypes.util.find_library("fribidi") is None:
+        why = apt_install([FRIBIDI])
+        if why is None and ctypes.util.find_library("fribidi") is None:
+            why = f"apt-get installed {FRIBIDI}, and still no FriBiDi is found"
+        if why is not None:
+            config.stash[FRIBIDI_MISSING] = why.splitlines()[0]
+
+
+def need_raqm(config: pytest.Config) -> None:
+    """For the tests of right-to-left and shaped names: fails the test, in one line, where
+    Pillow has no Raqm layout (no FriBiDi), saying what to install."""
+    from PIL import features
+
+    if not features.check_feature("raqm"):
+        why = config.stash.get(FRIBIDI_MISSING, "Pillow has no Raqm layout")
+        pytest.fail(
+            f"right-to-left and shaped names need FriBiDi ({why}): apt-get install {FRIBIDI} "
+            "(Debian, Ubuntu) or brew install fribidi (macOS)",
+            pytrace=False,
+        )
 
 
 @pytest.fixture

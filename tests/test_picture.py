@@ -5,7 +5,9 @@ The golden PNGs are in tests/golden/pictures/ and are compared by their decoded 
 their bytes); `pytest tests/test_picture.py --update-golden` (or UPDATE_GOLDEN=1) rewrites
 them from the current output. They hold what the Pillow (and FreeType) of the project's
 environment draws: another version may smooth glyph edges differently, and then they are
-rewritten and looked at once."""
+rewritten and looked at once. Right-to-left and shaped names need Pillow's Raqm layout, so the
+system's FriBiDi (tests/conftest.py installs Debian's libfribidi0 where it can; where not, their
+tests fail saying what to install); every other name looks the same with or without it."""
 
 import gettext
 import io
@@ -20,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from conftest import advance, finish, lobby
+from conftest import advance, finish, lobby, need_raqm
 from PIL import Image, ImageChops, ImageFont
 
 import engine
@@ -172,6 +174,7 @@ def test_right_to_left_names(request: pytest.FixtureRequest) -> None:
     """Arabic and Hebrew names read right to left, Arabic letters joined; a name that mixes
     them with Latin letters and digits keeps each in its own direction; a long one takes two
     lines, its first words on the first."""
+    need_raqm(request.config)
     rows = sheet(4, 5, seed=2)
     names = ["محمد عبد الله", "דוד כהן", "Ann مريم 2024", "عبد الرحمن بن عبد العزيز"]
     png = score_sheet_png(EN, names, rows, final_places(rows))
@@ -181,6 +184,7 @@ def test_right_to_left_names(request: pytest.FixtureRequest) -> None:
 def test_thai_and_hindi_names(request: pytest.FixtureRequest) -> None:
     """Thai names with their vowels and tone marks above and below the letters, and Hindi
     names with their conjuncts and vowel signs, in the shipped Noto fonts."""
+    need_raqm(request.config)
     rows = sheet(4, 5, seed=2)
     names = ["สมชาย ใจดี", "น้ำผึ้ง", "राहुल शर्मा", "प्रियंका"]
     png = score_sheet_png(EN, names, rows, final_places(rows))
@@ -509,9 +513,10 @@ def test_thai_marks_sit_on_their_letter() -> None:
     assert marked[1] < letter[1] - 4  # the marks stand above the letter
 
 
-def test_a_devanagari_conjunct_is_one_shape() -> None:
+def test_a_devanagari_conjunct_is_one_shape(request: pytest.FixtureRequest) -> None:
     """र्म (ra, virama, ma) is drawn as म with the ra as a hook above it (a reph), narrower
     than its three characters side by side."""
+    need_raqm(request.config)
     font = stack(24)
     assert [run.text for run in font.runs("र्म")] == ["र्म"]  # drawn, not a placeholder
     assert font.length("र्म") < font.length("र") + font.length("्") + font.length("म")
@@ -549,9 +554,10 @@ def drawn_alone(text: str, font: picture_fonts.FontStack) -> Image.Image:
     return image.convert("L")
 
 
-def test_a_hebrew_name_reads_right_to_left() -> None:
+def test_a_hebrew_name_reads_right_to_left(request: pytest.FixtureRequest) -> None:
     """Its first letter is drawn rightmost, as a Hebrew reader reads it: in קובי (Kobi) the
     only letter that reaches below the line, its first, ק, is in the right half."""
+    need_raqm(request.config)
     font = stack(24)
     name = drawn_alone("קובי", font)
     baseline = int(1.5 * font.size)
@@ -563,9 +569,10 @@ def test_a_hebrew_name_reads_right_to_left() -> None:
     assert min(tail) > (left + right) // 2, (tail, left, right)
 
 
-def test_an_arabic_name_is_joined() -> None:
+def test_an_arabic_name_is_joined(request: pytest.FixtureRequest) -> None:
     """Arabic letters take their joined forms: a word is one stroke without gaps between its
     letters (drawn apart, each letter stands alone)."""
+    need_raqm(request.config)
     font = stack(24)
     word = drawn_alone("سمس", font)  # seen, meem, seen: all three join
     lit = ink_columns(word)
