@@ -671,10 +671,14 @@ def note_dropped(table: Table, events: list[Event]) -> None:
 
 def game_summary(table: Table, now: float) -> dict[str, object]:
     """What the chat keeps of a finished game for its stats and ratings (`bot.stats`): who
-    played (AI seats with their level), their totals and places, and the bids each met."""
+    played (AI seats with their level), their totals and places, and the bids each met; and,
+    if the AI moved for anyone away, in which rounds, seat by seat (`autopilot`: `/review`
+    leaves those rounds out, once the table moved on to the next game too)."""
     state = table.game
     view = table_view(state)
+    away = [sorted(table.autopilot.get(p.id, ())) for p in state.players]
     return {
+        **({"autopilot": away} if any(away) else {}),
         "game": table.game_id,
         "players": [p.id for p in state.players],
         "names": [p.name for p in state.players],

@@ -147,6 +147,17 @@ def _own_language(user: User, request: Request) -> str | None:
     return catalog_language(user.language) if request.private else None
 
 
+def _autopilot(summary: Mapping[str, Any], seat: int) -> list[int] | None:
+    """The rounds of a finished game (its `summary`) in which the AI moved for the person in
+    `seat` (`bot.chat.game_summary`); None when it names none (nobody was away, or it was
+    written before summaries kept them)."""
+    rounds = summary.get("autopilot")
+    if not isinstance(rounds, list) or not 0 <= seat < len(rounds):
+        return None
+    mine = rounds[seat]
+    return [number for number in mine if isinstance(number, int)] if isinstance(mine, list) else []
+
+
 def _readable(chat: str, user: User, request: Request, update_id: str | None) -> bool:
     """Whether a request is well formed: ids as front ends make them, a request kind, and an
     argument of a sane length (a front end makes its text safe; this is the service's guard).
@@ -753,8 +764,10 @@ class GameService:
         table = (await self.store.load(chat)).table
         languages = table.languages if table is not None else {}
         mine = personal(look, languages, user.id)
-        same = table is not None and table.game_id == last[0].get("game")
-        skip = table.autopilot.get(user.id, []) if table is not None and same else []
+        skip = _autopilot(last[0], seat)
+        if skip is None:  # nobody away, or an older summary: the table's, if of that game
+            same = table is not None and table.game_id == last[0].get("game")
+            skip = table.autopilot.get(user.id, []) if table is not None and same else []
         if not self.coach.review_game(chat, mine, record, seat, user.id, skip):
             busy = t("Your review is being worked out already; please wait for it.")
             return Outcome(answer=busy, alert=True)

@@ -341,12 +341,9 @@ async def test_a_hint_asked_while_an_ai_seat_still_owes_its_bid_is_shown(
     assert "Hint for your bid, round 1:" in hint.text
 
 
-async def test_the_moves_the_ai_made_for_someone_away_are_not_reviewed_as_theirs(
-    redis_client: aioredis.Redis,
-) -> None:
-    """Ann lets her first turn run out: the stand-in (`easy` here, whose moves a review would
-    fault) plays for her to the end. The coach reviews none of those rounds as hers, neither
-    as the rounds end nor in her /review of the game; Bob and Cid are reviewed as ever."""
+async def ann_away_to_the_end(redis_client: aioredis.Redis) -> tuple[GameService, Driver]:
+    """A short coach game in which Ann lets her first turn run out: the stand-in (`easy`, whose
+    moves a review would fault) plays for her to the end; Bob and Cid play on."""
     clock = Clock()
     svc = service(redis_client, clock=clock, config=Config(stand_in="easy"))
     driver = Driver(svc, [ANN, BOB, CID], seed=11)
@@ -362,6 +359,16 @@ async def test_the_moves_the_ai_made_for_someone_away_are_not_reviewed_as_theirs
         driver.screens.show(outcome)
     driver.humans = [BOB, CID]
     await driver.play_to_end()
+    return svc, driver
+
+
+async def test_the_moves_the_ai_made_for_someone_away_are_not_reviewed_as_theirs(
+    redis_client: aioredis.Redis,
+) -> None:
+    """Ann lets her first turn run out: the stand-in (`easy` here, whose moves a review would
+    fault) plays for her to the end. The coach reviews none of those rounds as hers, neither
+    as the rounds end nor in her /review of the game; Bob and Cid are reviewed as ever."""
+    svc, _ = await ann_away_to_the_end(redis_client)
     await svc.coach.settled()
     shown = [(m.to, m.text) for _, o in await svc.tick("chat") for m in o.messages]
     reviews = [(to, text) for to, text in shown if text.startswith("📝")]
@@ -377,3 +384,21 @@ async def test_the_moves_the_ai_made_for_someone_away_are_not_reviewed_as_theirs
     (game,) = [text for to, text in shown if to == ANN.id]
     assert "you played" not in game
     assert "you bid" not in game
+
+
+async def test_the_ai_moves_are_not_reviewed_as_theirs_once_a_new_game_began(
+    redis_client: aioredis.Redis,
+) -> None:
+    """As above, but Bob opens the next game before Ann asks for her /review: the rounds the
+    stand-in played for her are still left out (the game's summary keeps them)."""
+    svc, driver = await ann_away_to_the_end(redis_client)
+    await svc.coach.settled()
+    await svc.tick("chat")
+    await driver.ok(BOB, Kind.JOIN)  # a new table, a new game: its autopilot is empty
+    asked = await svc.handle(CHAT, ANN, Request(Kind.REVIEW))
+    assert not asked.alert, asked.answer
+    await svc.coach.settled()
+    shown = [(m.to, m.text) for _, o in await svc.tick("chat") for m in o.messages]
+    (game,) = [text for to, text in shown if to == ANN.id]
+    assert "you played" not in game, game
+    assert "you bid" not in game, game
