@@ -175,6 +175,35 @@ def test_a_card_hint_names_the_cards_that_play_alike() -> None:
     assert f"{two} oder {three}: " in german, german
 
 
+TRICK_BETWEEN = {3: deal("B11 B13 J", "G1 G2 G3", "Y1 Y2 Y3", "B12 Y4 Y5", trump="R5")}
+"""Round 3, dealt by seat 2: seat 3 leads B12, which nobody else can follow or trump; seat 0
+follows with B11 (loses the trick), B13 (takes it) or the Jester. No unseen card lies between B11
+and B13, but the trick's B12 does: they do not play alike."""
+
+
+def trick_between(own_bid: int) -> GameState:
+    """`TRICK_BETWEEN` bid (seat 3 bids 1, seat 0 `own_bid`, the others 0), B12 led."""
+    state, _ = start(4, TRICK_BETWEEN)
+    advance(state, 3)
+    for seat, bid in [(3, 1), (0, own_bid), (1, 0), (2, 0)]:
+        engine.step(state, Bid(pid(seat), bid))
+    engine.step(state, Play(pid(3), Card("B12")))
+    return state
+
+
+def test_cards_with_one_of_the_trick_between_them_do_not_play_alike() -> None:
+    view = player_view(trick_between(0), 0)
+    hints = card_hints(view, random.Random(0), SMALL)
+    assert sorted((hint.card, hint.alike) for hint in hints) == [
+        ("B11", ()),
+        ("B13", ()),
+        ("J", ()),
+    ]
+    assert hints[-1].card == "B13"  # it takes the trick a bid of 0 must lose
+    # hard weighs B13 too: with a bid of 1 it is the one card that takes a trick
+    assert HardAI(SMALL).play(player_view(trick_between(1), 0), random.Random(0)) == "B13"
+
+
 def test_a_review_names_the_cards_that_play_like_the_better_one() -> None:
     # the hint's deal above: seat 0 (bid 0) follows B9 with B13, which wins the trick; B2 and
     # B3 would have lost it, and play alike: the review names them both, as the hint does

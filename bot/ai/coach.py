@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from bot.ai.fastsim import TO_CARD, TO_INT, lead_strength, seen_masks, winner
-from bot.ai.hard import Budget, Deal, HardAI, distinct, draw_deals, race, tricks_won
+from bot.ai.hard import Budget, Deal, HardAI, distinct, draw_deals, in_play, race, tricks_won
 from bot.ai.sampler import Knowledge, estimate, read_view
 from engine import Card, PlayerView
 from engine.scoring import round_points
@@ -43,7 +43,7 @@ class BidHint:
 class CardHint:
     """A card to play now and the expected round points (for the own bid) after it; `alike`,
     the other cards the player may play that play exactly like it (the hint stands for them
-    too: of one suit, with no unseen card between them)."""
+    too: of one suit, with no card between them unseen or in the trick, `in_play`)."""
 
     card: Card
     points: float
@@ -96,29 +96,30 @@ def card_hints(
 ) -> list[CardHint]:
     """The best `TOP_CARDS` legal cards for a player who must play, best first, each with the
     expected round points for the own bid when it is played now. Cards that play alike (of one
-    suit with no unseen card between them; two Wizards, two Jesters) count once, as the lowest,
-    the others named with it (`CardHint.alike`). [] when the player has no card to choose (not
-    their turn, or foresight: the own card is unseen)."""
+    suit with no card between them unseen or in the trick; two Wizards, two Jesters) count
+    once, as the lowest, the others named with it (`CardHint.alike`). [] when the player has no
+    card to choose (not their turn, or foresight: the own card is unseen)."""
     if view.play_unseen or not view.legal_cards:
         return []
     know = read_view(view)
     legal = list(dict.fromkeys(TO_INT[card] for card in view.legal_cards))
-    cards = distinct(legal, know.unseen)
+    live = in_play(know)
+    cards = distinct(legal, live)
     tallies = measure_cards(view, cards, rng, budget)
     ranked = sorted(
         zip(cards, tallies, strict=True),
         key=lambda item: (-item[1].mean(), lead_strength(item[0], know.trump)),
     )
     return [
-        CardHint(TO_CARD[card], tally.mean(), plays_alike(card, legal, know.unseen)[1:])
+        CardHint(TO_CARD[card], tally.mean(), plays_alike(card, legal, live)[1:])
         for card, tally in ranked[:TOP_CARDS]
     ]
 
 
 def plays_alike(card: int, legal: Sequence[int], unseen: Sequence[int]) -> tuple[Card, ...]:
-    """The cards of `legal` that play exactly like `card` (of one suit with no unseen card
-    between them, as `distinct` counts them), `card` among them, lowest first: the lowest is
-    the one `distinct` keeps."""
+    """The cards of `legal` that play exactly like `card` (of one suit with no card of `unseen`
+    between them, as `distinct` counts them: give it `in_play`), `card` among them, lowest
+    first: the lowest is the one `distinct` keeps."""
     return tuple(
         TO_CARD[other]
         for other in sorted(set(legal))

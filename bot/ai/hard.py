@@ -303,7 +303,7 @@ class HardAI:
         if len(legal) == 1:
             return legal[0]
         know = read_view(view, self.budget.read)
-        cards = distinct([TO_INT[card] for card in legal], know.unseen)
+        cards = distinct([TO_INT[card] for card in legal], in_play(know))
         if len(cards) == 1:
             return TO_CARD[cards[0]]
         budget = self.budget
@@ -444,9 +444,17 @@ def _worse(best: list[float], other: list[float]) -> bool:
     return mean > DROP_Z * spread / math.sqrt(len(diffs))
 
 
+def in_play(know: Knowledge) -> list[int]:
+    """The cards that may still lie between two of the own in rank and tell them apart: the
+    unseen ones, and those of the trick in progress (a card there decides which of two takes
+    it). What `distinct` takes as `unseen`."""
+    return [*know.unseen, *know.trick]
+
+
 def distinct(cards: list[int], unseen: Sequence[int]) -> list[int]:
     """`cards` without those that play exactly like a lower one: cards of one suit with no
-    unseen card between them (every rank between is held or gone) are equivalent."""
+    card of `unseen` between them (every rank between is held or gone) are equivalent. Give it
+    `in_play`: a card of the trick in progress between two tells them apart too."""
     out = set(unseen)
     kept: list[int] = []
     for card in sorted(cards):

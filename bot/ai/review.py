@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from bot.ai.coach import Tally, measure_bids, measure_cards, plays_alike
 from bot.ai.fastsim import TO_INT
-from bot.ai.hard import Budget, HardAI, distinct
+from bot.ai.hard import Budget, HardAI, distinct, in_play
 from bot.ai.sampler import read_view
 from engine import DECK, Card, GameState, Options, Phase, PlayerView, Suit, hand_sizes, step
 from engine.commands import Bid, ChooseTrump, Command, Deal, Join, Play, SetOptions, Start
@@ -202,11 +202,12 @@ def _card_decision(
     trick = len(view.table.tricks) + 1
     better = hard.play(view, rng)
     cards = [TO_INT[chosen], TO_INT[better]]
-    if better == chosen or len(distinct(cards, read_view(view).unseen)) == 1:
+    live = in_play(read_view(view))
+    if better == chosen or len(distinct(cards, live)) == 1:
         return Decision(number, trick, "card", chosen, chosen, None, None)
     mine, theirs, error = _paired(measure_cards(view, cards, rng, budget))
     legal = [TO_INT[card] for card in view.legal_cards]
-    alike = plays_alike(TO_INT[better], legal, read_view(view).unseen)
+    alike = plays_alike(TO_INT[better], legal, live)
     return Decision(number, trick, "card", chosen, better, mine, theirs, error, alike)
 
 
