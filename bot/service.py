@@ -762,7 +762,10 @@ class GameService:
             return Outcome(answer=t("You did not play in the last game here."), alert=True)
         seat = players.index(user.id)
         table = (await self.store.load(chat)).table
-        languages = table.languages if table is not None else {}
+        languages = dict(table.languages) if table is not None else {}
+        own = catalog_language(user.language)
+        if own is not None:  # their app's, as `speaks` keeps it at a table: it comes privately
+            languages[user.id] = own
         mine = personal(look, languages, user.id)
         skip = _autopilot(last[0], seat)
         if skip is None:  # nobody away, or an older summary: the table's, if of that game

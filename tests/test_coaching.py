@@ -4,6 +4,7 @@ and `/review` of the last game."""
 
 import random
 import re
+from dataclasses import replace
 
 import pytest
 import redis.asyncio as aioredis
@@ -402,3 +403,22 @@ async def test_the_ai_moves_are_not_reviewed_as_theirs_once_a_new_game_began(
     (game,) = [text for to, text in shown if to == ANN.id]
     assert "you played" not in game, game
     assert "you bid" not in game, game
+
+
+async def test_a_review_is_in_the_language_of_the_askers_app(
+    redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    """The chat is English; Ann's app is German (her private messages are German, as her hands
+    would be): the review she asks for in the group comes in German, though Bob opened the next
+    table (without her) meanwhile; the group's answer stays English."""
+    svc = service(redis_client, clock=clock)
+    driver = Driver(svc, [ANN, BOB, CID], seed=5)
+    await driver.lobby(["rounds=short"])
+    await driver.play_to_end()
+    await driver.ok(BOB, Kind.JOIN)
+    ann = replace(ANN, language="de")
+    asked = await svc.handle(CHAT, ann, Request(Kind.REVIEW))
+    assert asked.answer == "Your review is being worked out: it comes to you privately."
+    await svc.coach.settled()
+    (review,) = [m for _, o in await svc.tick("chat") for m in o.messages if m.to == ann.id]
+    assert review.text.startswith("📝 Deine letzte Partie"), review.text
