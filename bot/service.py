@@ -41,6 +41,7 @@ from typing import Any
 
 from bot import dispatch, logs, queries
 from bot.ai import LEVELS
+from bot.ai.review import reviewable
 from bot.chat import (
     LIVE_TTL,
     Context,
@@ -755,11 +756,17 @@ class GameService:
         t = look.t
         record = await self.store.record(chat)
         last = await self.store.results(chat, 1)
-        if record is None or not last:
+        if not last:
             return Outcome(answer=t("No game has finished in this chat yet."), alert=True)
         players = last[0].get("players", [])
         if user.id not in players:
             return Outcome(answer=t("You did not play in the last game here."), alert=True)
+        totals = last[0].get("totals", [])
+        if record is None or not await asyncio.to_thread(
+            reviewable, record, len(players), totals
+        ):  # expired (records are kept 90 days, summaries for good), or cut short
+            cut = t("The coach cannot review the last game here: its record is incomplete.")
+            return Outcome(answer=cut, alert=True)
         seat = players.index(user.id)
         table = (await self.store.load(chat)).table
         languages = dict(table.languages) if table is not None else {}

@@ -2,6 +2,7 @@
 the player's view alone, to that player alone), the reviews of each round in the background,
 and `/review` of the last game."""
 
+import json
 import random
 import re
 from dataclasses import replace
@@ -21,6 +22,7 @@ from bot.messages import Message, Outcome
 from bot.requests import Request, User
 from bot.service import GameService
 from bot.show.coach import points
+from bot.store import keys
 from bot.tokens import Action
 from engine import Phase, player_view, waiting_seats
 
@@ -422,3 +424,28 @@ async def test_a_review_is_in_the_language_of_the_askers_app(
     await svc.coach.settled()
     (review,) = [m for _, o in await svc.tick("chat") for m in o.messages if m.to == ann.id]
     assert review.text.startswith("📝 Deine letzte Partie"), review.text
+
+
+async def test_a_review_of_a_record_cut_short_or_gone_is_refused_at_once(
+    redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    """The record of the chat's last game lost its last trick (or expired, as records do after
+    90 days, while the game's summary stays): /review says at once that the coach cannot review
+    it, rather than promise a review that never comes."""
+    svc = service(redis_client, clock=clock)
+    driver = Driver(svc, [ANN, BOB, CID], seed=5)
+    await driver.lobby(["rounds=short"])
+    await driver.play_to_end()
+    record = await svc.store.record(CHAT)
+    assert record is not None
+    record["rounds"][-1]["tricks"].pop()
+    await redis_client.set(keys.record(CHAT), json.dumps(record), keepttl=True)
+    cut = await driver.send(BOB, Request(Kind.REVIEW))
+    assert cut.alert
+    assert cut.answer == "The coach cannot review the last game here: its record is incomplete."
+    assert svc.coach.waiting() == 0
+    await svc.coach.settled()
+    assert await svc.tick("chat") == []
+    await redis_client.delete(keys.record(CHAT))
+    gone = await driver.send(BOB, Request(Kind.REVIEW))
+    assert gone.answer == "The coach cannot review the last game here: its record is incomplete."

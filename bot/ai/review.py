@@ -24,7 +24,7 @@ from bot.ai.hard import Budget, HardAI, distinct, in_play
 from bot.ai.sampler import read_view
 from engine import DECK, Card, GameState, Options, Phase, PlayerView, Suit, hand_sizes, step
 from engine.commands import Bid, ChooseTrump, Command, Deal, Join, Play, SetOptions, Start
-from engine.records import export_record
+from engine.records import RecordError, check_record, export_record
 from engine.views import player_view
 
 REVIEW_BUDGET = Budget(
@@ -284,6 +284,17 @@ def _moves(state: GameState, raw: Mapping[str, Any]) -> Iterator[Command]:
     for trick in raw["tricks"]:
         for card in trick["cards"]:
             yield Play(_player_id(rnd.turn), Card(card))
+
+
+def reviewable(record: Mapping[str, Any], players: int, totals: Sequence[int]) -> bool:
+    """Whether `record` is a whole game's that replays by the rules (`engine.check_record`:
+    none cut short) and is of the game of `players` seats and these `totals` (its summary's),
+    so that the seat the summary gives is the same person's in it."""
+    try:
+        state = check_record(dict(record))
+    except RecordError:
+        return False
+    return len(state.players) == players and list(state.totals) == list(totals)
 
 
 def record_so_far(state: GameState) -> dict[str, Any]:
