@@ -10,14 +10,18 @@ It is the one thing a worker's crash may lose: it is worked out again only if as
 """
 
 import asyncio
+import hashlib
+import json
 import logging
 import random
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from bot.ai.coach import bid_hints, card_hints
-from bot.ai.review import record_so_far, review_game, review_round
+from bot.ai.review import Mistake, record_so_far, review_game, review_round
 from bot.handover import Handover
 from bot.messages import Message, Outcome
 from bot.show.coach import game_review, hint_message, round_review
@@ -29,6 +33,9 @@ HINTERS = 2
 """Hints worked out at once; more wait their turn."""
 KEPT = 1000
 """Reviews ready and not yet handed over, at most (the oldest are dropped beyond it)."""
+REMEMBERED = 256
+"""Games' reviews kept once worked out (the decisions found, not their words): the same game's
+review asked again by the same seat is handed over as it was, at no cost."""
 QUEUED = 100
 """Reviews waiting to be worked out, at most: a game's review asked beyond it is refused (the
 rounds' reviews are skipped) until the queue shortens."""
@@ -69,6 +76,12 @@ class Coach:
         self._tasks: set[asyncio.Task[None]] = set()
         self._asked: set[tuple[str, str]] = set()
         """(chat, person) of the games' reviews under way: one at a time each."""
+        self._known: OrderedDict[tuple[str, str, int, tuple[int, ...]], list[Mistake]] = (
+            OrderedDict()
+        )
+        """The games' reviews worked out, by (chat, record's digest, seat, rounds skipped),
+        the newest last (at most `REMEMBERED`); written by the reviewer's thread."""
+        self._lock = threading.Lock()
 
     async def hint(self, look: Look, game: str, view: PlayerView) -> Message:
         """The hint for `view`'s player (in their language: `look` is theirs)."""
@@ -126,10 +139,21 @@ class Coach:
     ) -> bool:
         """Review a finished game (its `record`) for the person in `seat`, but for the rounds
         `skip` (where the AI moved for them), in the background; the review goes to them
-        privately once it is worked out. False (and nothing is done) while their last one is
-        under way, or the queue is full."""
+        privately once it is worked out (at the next tick if it was before: `REMEMBERED`).
+        False (and nothing is done) while their last one is under way, or the queue is
+        full."""
         asked = (chat, player)
-        if asked in self._asked or len(self._tasks) >= QUEUED:
+        if asked in self._asked:
+            return False
+        digest = hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()
+        known = (chat, digest, seat, tuple(sorted(skip)))
+        with self._lock:
+            found = self._known.get(known)
+        if found is not None:  # worked out before: as it was
+            shown = Outcome((game_review(look, player, found),))
+            self._ready.add(chat, Review(shown, shown))
+            return True
+        if len(self._tasks) >= QUEUED:
             return False
         self._asked.add(asked)
 
@@ -137,6 +161,10 @@ class Coach:
             try:
                 rng = _seeded(record.get("seed"), seat)
                 mistakes = review_game(record, seat, rng, skip=skip)
+                with self._lock:
+                    self._known[known] = mistakes
+                    while len(self._known) > REMEMBERED:
+                        self._known.popitem(last=False)
                 shown = Outcome((game_review(look, player, mistakes),))
                 return Review(shown, shown)
             finally:
@@ -144,6 +172,10 @@ class Coach:
 
         self._background(chat, work)
         return True
+
+    def under_way(self) -> int:
+        """How many reviews are being worked out, or wait their turn to be."""
+        return len(self._tasks)
 
     def waiting(self) -> int:
         """How many chats' reviews are worked out and not yet handed over (`ready`)."""

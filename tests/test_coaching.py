@@ -449,3 +449,26 @@ async def test_a_review_of_a_record_cut_short_or_gone_is_refused_at_once(
     await redis_client.delete(keys.record(CHAT))
     gone = await driver.send(BOB, Request(Kind.REVIEW))
     assert gone.answer == "The coach cannot review the last game here: its record is incomplete."
+
+
+async def test_a_review_asked_again_is_not_worked_out_again(
+    redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    """Bob asks for the review of the same game again and again: it is worked out once, and
+    each later /review gets it as it was, at the next tick, with nothing left to work out (so
+    repeated asking cannot keep the coach busy, nor push the rounds' reviews back)."""
+    svc = service(redis_client, clock=clock)
+    driver = Driver(svc, [ANN, BOB, CID], seed=5)
+    await driver.lobby(["rounds=short"])
+    await driver.play_to_end()
+    await driver.ok(BOB, Kind.REVIEW)
+    await svc.coach.settled()
+    (first,) = [m for _, o in await svc.tick("chat") for m in o.messages]
+    for _ in range(3):
+        again = await driver.ok(BOB, Kind.REVIEW)
+        assert again.answer == "Your review is being worked out: it comes to you privately."
+        assert svc.coach.under_way() == 0  # nothing to work out: it is known
+        (same,) = [m for _, o in await svc.tick("chat") for m in o.messages]
+        assert (same.to, same.text) == (first.to, first.text)
+    await driver.ok(CID, Kind.REVIEW)  # another seat's is worked out, as ever
+    assert svc.coach.under_way() == 1
