@@ -390,3 +390,26 @@ def test_the_replay_of_a_record_ends_where_the_game_did(bad_game: GameState) -> 
     assert [result.tricks for result in state.results] == [
         result.tricks for result in bad_game.results
     ]
+
+
+def test_a_bids_chance_reads_as_stats_percentages_do() -> None:
+    """Rounded to a whole per cent, as /stats writes them ("86%"): a chance that is not quite
+    none or all reads "<1%" or ">99%", never "0%" for a bid that may be met, nor "100%" for one
+    that may be missed."""
+    state, _ = start(4)
+    view = player_view(state, state.round.turn if state.round else 0)
+    bids = [BidHint(1, 29.9, 0.996), BidHint(0, 12.0, 0.86), BidHint(2, -19.6, 0.004)]
+    lines = hint_message(look_of(Settings()), view, bids, []).text.splitlines()
+    assert lines[1:4] == [
+        "Bid 1: +30 points expected, met >99% of the time",
+        "Bid 0: +12 points expected, met 86% of the time",
+        "Bid 2: −20 points expected, met <1% of the time",
+    ]
+    exact = [BidHint(0, 20.0, 1.0), BidHint(1, -10.0, 0.0)]
+    lines = hint_message(look_of(Settings()), view, exact, []).text.splitlines()
+    assert lines[1:3] == [
+        "Bid 0: +20 points expected, met 100% of the time",
+        "Bid 1: −10 points expected, met 0% of the time",
+    ]
+    german = hint_message(look_of(Settings(language="de")), view, bids, []).text
+    assert "in >99% der Fälle" in german, german

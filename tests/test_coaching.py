@@ -22,6 +22,7 @@ from bot.messages import Message, Outcome
 from bot.requests import Request, User
 from bot.service import GameService
 from bot.show.coach import points
+from bot.show.formatters import percent
 from bot.store import keys
 from bot.tokens import Action
 from engine import Phase, player_view, waiting_seats
@@ -104,7 +105,7 @@ async def test_a_hint_is_worked_out_from_the_players_view_and_shown_to_them_alon
     assert lines[0] == f"💡 Hint for your bid, round {state.round.number}:"
     assert lines[1:-1] == [
         f"Bid {h.bid}: {points(h.points)} {'point' if abs(round(h.points)) == 1 else 'points'}"
-        f" expected, met {round(100 * h.chance)} % of the time"
+        f" expected, met {percent(h.chance, 1)} of the time"
         for h in expected
     ]
     assert {h.bid for h in expected} <= set(view.legal_bids)

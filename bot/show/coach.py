@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from bot.messages import Message
-from bot.show.formatters import said_of, signed_points
+from bot.show.formatters import percent, said_of, signed_points
 from bot.show.look import Look
 from engine import Card, PlayerView
 
@@ -64,11 +64,13 @@ def hint_message(
     if bids:
         lines.append(t("💡 Hint for your bid, round {round}:", round=view.table.round))
         lines += [
+            # TRANSLATORS: {chance} is a share as /stats writes it, sign included: "86%",
+            # "<1%", ">99%".
             t.ngettext(
-                "Bid {bid}: {points} point expected, met {chance} % of the time",
-                "Bid {bid}: {points} points expected, met {chance} % of the time",
+                "Bid {bid}: {points} point expected, met {chance} of the time",
+                "Bid {bid}: {points} points expected, met {chance} of the time",
                 abs(round(hint.points)),
-            ).format(bid=hint.bid, points=points(hint.points), chance=round(100 * hint.chance))
+            ).format(bid=hint.bid, points=points(hint.points), chance=percent(hint.chance, 1))
             for hint in bids
         ]
     else:

@@ -5,6 +5,7 @@ standings, the score sheet), and lay out text in terminal columns.
 Each takes a `Look` (the language and the deck theme) or its texts, and plain values from the
 engine's views and records."""
 
+import math
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -37,6 +38,20 @@ def shown_points(value: int) -> str:
 def signed_points(value: int) -> str:
     """Points won or lost: `+30`, `0`, `-10` with the minus sign."""
     return f"+{value}" if value > 0 else shown_points(value)
+
+
+def percent(part: float, whole: float) -> str:
+    """`part` in per cent of `whole`, halves rounded up; a share rounded to 0 or 100 that is
+    not quite none or all reads `<1%` or `>99%` (one win in 1,000 games is not 0%), in every
+    language (/stats, a hint's chance of a bid)."""
+    if not whole:
+        return "–"
+    shown = math.floor(100 * part / whole + 0.5)
+    if shown == 0 and part > 0:
+        return "<1%"
+    if shown == 100 and part < whole:
+        return ">99%"
+    return f"{shown}%"
 
 
 EMOJI_PRESENTATION = "\ufe0f"

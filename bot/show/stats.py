@@ -4,12 +4,19 @@ for a monospace block (`Message.pre`) narrow enough for a phone, and the texts o
 The numbers come from `bot.stats` (a `Standing` per player); nothing here reads storage.
 """
 
-import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from bot.namesakes import numbered, shown, suffix
-from bot.show.formatters import fit, isolated, pad, shown_points, signed_points, text_width
+from bot.show.formatters import (
+    fit,
+    isolated,
+    pad,
+    percent,
+    shown_points,
+    signed_points,
+    text_width,
+)
 from bot.show.i18n import LANGUAGES, N_, Texts, texts
 from bot.stats import PROVISIONAL, RATING_BASE, UNKNOWN_LEVEL, Rerated, Standing, level_of
 
@@ -58,19 +65,6 @@ def shown_rating(rating: int) -> str:
     return shown_points(rating)
 
 
-def _percent(part: float, whole: float) -> str:
-    """`part` in per cent of `whole`, halves rounded up; a share rounded to 0 or 100 that is
-    not quite none or all reads `<1%` or `>99%` (one win in 1,000 games is not 0%)."""
-    if not whole:
-        return "–"
-    shown = math.floor(100 * part / whole + 0.5)
-    if shown == 0 and part > 0:
-        return "<1%"
-    if shown == 100 and part < whole:
-        return ">99%"
-    return f"{shown}%"
-
-
 def _rating(t: Texts, standing: Standing) -> str:
     if standing.provisional:
         return t("{rating} (provisional)", rating=shown_rating(standing.rating))
@@ -97,7 +91,7 @@ def stats_text(
     average = round(standing.average)
     rows = [
         (t("Games"), str(standing.games)),
-        (t("Wins"), f"{standing.wins} ({_percent(standing.wins, standing.games)})"),
+        (t("Wins"), f"{standing.wins} ({percent(standing.wins, standing.games)})"),
         (
             t("Points"),
             t(
@@ -108,7 +102,7 @@ def stats_text(
         ),
     ]
     if standing.met is not None:
-        rows.append((t("Bids met"), _percent(standing.made, standing.rounds)))
+        rows.append((t("Bids met"), percent(standing.made, standing.rounds)))
     if standing.best is not None:
         rows.append((t("Best game"), shown_points(standing.best)))
     if ratings:
