@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.ai.coach import bid_hints, card_hints
+from bot.ai.coach import BidHint, CardHint, bid_hints, card_hints
 from bot.ai.review import Mistake, record_so_far, review_game, review_round
 from bot.handover import Handover
 from bot.messages import Message, Outcome
@@ -31,6 +31,9 @@ from engine import PlayerView
 
 HINTERS = 2
 """Hints worked out at once; more wait their turn."""
+HINTS_KEPT = 1000
+"""The figures of this many hints are kept (the newest): the same decision's hint asked again
+is not worked out again."""
 KEPT = 1000
 """Reviews ready and not yet handed over, at most (the oldest are dropped beyond it)."""
 REMEMBERED = 256
@@ -82,18 +85,41 @@ class Coach:
         """The games' reviews worked out, by (chat, record's digest, seat, rounds skipped),
         the newest last (at most `REMEMBERED`); written by the reviewer's thread."""
         self._lock = threading.Lock()
+        self._hints: OrderedDict[
+            tuple[str, int, int], asyncio.Future[tuple[Sequence[BidHint], Sequence[CardHint]]]
+        ] = OrderedDict()
+        """The figures of the last hints, by (game, seq, seat), being worked out or done."""
+        self.hints_worked = 0
+        """How many hints were worked out (not taken from one known)."""
 
     async def hint(self, look: Look, game: str, view: PlayerView) -> Message:
-        """The hint for `view`'s player (in their language: `look` is theirs)."""
+        """The hint for `view`'s player (in their language: `look` is theirs). The figures of
+        one decision (game, move, seat) are worked out once: asked again, or again while they
+        are being worked out (a double tap), they are the same ones (`HINTS_KEPT`)."""
+        key = (game, view.table.seq, view.seat)
+        figures = self._hints.get(key)
+        if figures is None or (
+            figures.done() and (figures.cancelled() or figures.exception() is not None)
+        ):  # none yet, or the last try failed (or was stopped): work them out (again)
+            figures = asyncio.ensure_future(self._figures(game, view))
+            self._hints[key] = figures
+            while len(self._hints) > HINTS_KEPT:
+                self._hints.popitem(last=False)
+        bids, cards = await asyncio.shield(figures)
+        return hint_message(look, view, bids, cards)
+
+    async def _figures(
+        self, game: str, view: PlayerView
+    ) -> tuple[Sequence[BidHint], Sequence[CardHint]]:
+        """A hint's figures, worked out in a worker thread (at most `HINTERS` at once)."""
         if self._hinters is None:
             self._hinters = asyncio.Semaphore(HINTERS)
         rng = _seeded(game, view.table.seq, view.seat)
         async with self._hinters:
+            self.hints_worked += 1
             if view.legal_bids:
-                bids = await asyncio.to_thread(bid_hints, view, rng)
-                return hint_message(look, view, bids, [])
-            cards = await asyncio.to_thread(card_hints, view, rng)
-            return hint_message(look, view, [], cards)
+                return await asyncio.to_thread(bid_hints, view, rng), []
+            return [], await asyncio.to_thread(card_hints, view, rng)
 
     def review_round(
         self, chat: str, look: Look, table: Table, number: int, named: frozenset[str] = frozenset()

@@ -473,3 +473,21 @@ async def test_a_review_asked_again_is_not_worked_out_again(
         assert (same.to, same.text) == (first.to, first.text)
     await driver.ok(CID, Kind.REVIEW)  # another seat's is worked out, as ever
     assert svc.coach.under_way() == 1
+
+
+async def test_a_hint_asked_again_for_the_same_decision_is_worked_out_once(
+    redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    """A double tap on the Hint button (two presses at once), and a third press later: the
+    hint is worked out once, and each press gets the same figures."""
+    svc = service(redis_client, clock=clock)
+    driver = await coached(svc)
+    state = await driver.play_until(lambda s: s.phase is Phase.BIDDING and s.round.number >= 2)
+    user = next(u for u in driver.humans if u.id == state.players[state.round.turn].id)
+    press = Request(Kind.BUTTON, hint_button(driver.screens.hand(user)))
+    both = await driver.at_once([(user, press), (user, press)])
+    later = await driver.send(user, press)
+    texts = [private(outcome)[0].text for outcome in (*both, later)]
+    assert texts[0].startswith("💡 Hint for your bid")
+    assert texts == [texts[0]] * 3
+    assert svc.coach.hints_worked == 1
