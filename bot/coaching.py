@@ -176,8 +176,7 @@ class Coach:
         with self._lock:
             found = self._known.get(known)
         if found is not None:  # worked out before: as it was
-            shown = Outcome((game_review(look, player, found),))
-            self._ready.add(chat, Review(shown, shown))
+            self._ready.add(chat, self._game_review(look, player, found))
             return True
         if len(self._tasks) >= QUEUED:
             return False
@@ -191,13 +190,20 @@ class Coach:
                     self._known[known] = mistakes
                     while len(self._known) > REMEMBERED:
                         self._known.popitem(last=False)
-                shown = Outcome((game_review(look, player, mistakes),))
-                return Review(shown, shown)
+                return self._game_review(look, player, mistakes)
             finally:
                 self._asked.discard(asked)
 
         self._background(chat, work)
         return True
+
+    @staticmethod
+    def _game_review(look: Look, player: str, mistakes: Sequence[Mistake]) -> Review:
+        """A game's review for `player`, naming its chat always: it is asked for in the chat
+        once the game is over and comes privately, where reviews of several chats' games may
+        meet, and "your last game" alone does not say which."""
+        shown = Outcome((game_review(look, player, mistakes),))
+        return Review(shown, shown, named=frozenset({player}))
 
     def under_way(self) -> int:
         """How many reviews are being worked out, or wait their turn to be."""

@@ -491,3 +491,24 @@ async def test_a_hint_asked_again_for_the_same_decision_is_worked_out_once(
     assert texts[0].startswith("💡 Hint for your bid")
     assert texts == [texts[0]] * 3
     assert svc.coach.hints_worked == 1
+
+
+async def test_a_games_review_names_its_chat(redis_client: aioredis.Redis, clock: Clock) -> None:
+    """Ann played in the Wizards and on Friday; both games are over, so she sits nowhere, and
+    asks each group for its review. Each names its group: both come to her one private chat,
+    where "your last game" alone would not say which game it is."""
+    svc = service(redis_client, clock=clock)
+    heads = {}
+    for chat, place, seed in ((CHAT, "Wizards", 5), ("chat:-200", "Friday", 6)):
+        driver = Driver(svc, [ANN, BOB, CID], chat=chat, seed=seed)
+        for user in (ANN, BOB, CID):
+            await driver.send(user, Request(Kind.JOIN, place=place))
+        await driver.ok(ANN, Kind.OPTION, "rounds=short")
+        await driver.ok(ANN, Kind.START)
+        await driver.play_to_end()
+        await driver.send(ANN, Request(Kind.REVIEW, place=place))
+        await svc.coach.settled()
+        (review,) = [m for _, o in await svc.tick("chat") for m in o.messages if m.to == ANN.id]
+        heads[place] = review.text.splitlines()[0]
+    assert heads["Wizards"].startswith("💬 \u2068Wizards\u2069 · 📝 Your last game"), heads
+    assert heads["Friday"].startswith("💬 \u2068Friday\u2069 · 📝 Your last game"), heads

@@ -392,7 +392,7 @@ async def test_a_coach_game_reads_well(dc: Bot, request: pytest.FixtureRequest) 
     await dc.command(ann, "review")
     assert dc.last_reply().endswith("Your review is being worked out: it comes to you privately.")
     await coach_turn(dc, -1)
-    assert "bot: 📝 Your last game" in dc.fake.texts(ann.id)[-1]
+    assert "bot: 💬 \u2068#wizards\u2069 · 📝 Your last game" in dc.fake.texts(ann.id)[-1]
     assert not any("💡" in text or "📝" in text for text in dc.channel_texts())
     assert any("📝" in text for user in players for text in dc.fake.texts(user.id))
     assert dc.fake.errors == []
@@ -2879,7 +2879,7 @@ async def a_coach_game_with_closed_dms(
     assert review.replies[0].endswith("it comes to you privately.")
     await coach_turn(dc, -1)
     assert len(review.replies) == 2
-    assert "(only Cid sees) bot: 📝 Your last game" in review.replies[1]
+    assert "(only Cid sees) bot: 💬 \u2068#wizards\u2069 · 📝 Your last game" in review.replies[1]
     assert not any("📝" in m.content for m in dc.fake.shown(dc.channel))  # for everyone
 
 

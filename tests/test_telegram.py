@@ -3738,7 +3738,9 @@ async def test_a_coach_game_reads_well(tg: Bot, request: pytest.FixtureRequest) 
     await coach_turn(tg, over)  # the last round's reviews
     await tg.command(GROUP, ANN, "/review")  # the game's costliest decisions, privately
     await coach_turn(tg, -1)
-    assert tg.fake.transcript(ANN.id)[-1].text.startswith("📝 Your last game")
+    assert tg.fake.transcript(ANN.id)[-1].text.startswith(
+        "💬 \u2068Wizards\u2069 · 📝 Your last game"
+    )
     group = tg.group_texts()
     assert not any("💡" in text or "📝" in text for text in group)
     assert "Your review is being worked out: it comes to you privately." in group
