@@ -18,6 +18,7 @@ import redis.asyncio as aioredis
 from aiohttp import ClientConnectionError, ClientSession, web
 from aiohttp.test_utils import TestClient, TestServer
 from service_helpers import ANN, BOB, Clock, Driver, raw, service, table_of
+from test_ai_moves import DiesAfterSaving
 from test_telegram import ANN as TG_ANN
 from test_telegram import GROUP as TG_GROUP
 from test_telegram import Bot as TelegramBot
@@ -31,6 +32,7 @@ from adapters.web.auth import RateLimit
 from adapters.web.server import POLL, REVIEWS, WebTable
 from adapters.web.view import WORDS
 from bot import GameService, tokens, weblinks
+from bot.chat import robot_seats
 from bot.clock import ServerClock
 from bot.commands import Kind
 from bot.config import Config, TelegramConfig, WebConfig
@@ -1189,3 +1191,47 @@ async def test_the_web_tables_worker_goes_by_the_redis_servers_clock(
     async with TestClient(TestServer(page.app())):
         seconds, micros = await redis_client.time()
         assert abs(own.clock() - (seconds + micros / 1e6)) < 60
+
+
+async def test_a_hint_on_the_page_that_makes_the_ai_moves_owed_shows_them_in_the_chat(
+    redis_url: str,
+) -> None:
+    """Hidden bids at a coach table: the worker that started the game (and posted it) died
+    before the AI seats' bids. Ann's Hint on the page is the next request: the page's service
+    makes those bids first (and the hint still comes, on the page alone), and the chat's front
+    end posts what they show, as it posts a move made on the page."""
+    async with running(redis_url) as bot:
+        shows = Shows()
+        shows.add("tg", bot.front.show_async)
+        config = Config(web=WebConfig(secret="s3cret"))
+        own = GameService.on_redis(bot.client, config)
+        page = WebTable(
+            own, config, bot.client, limit=RateLimit(rate=1e6, burst=1e6), deliver=shows
+        )
+        await telegram_seat(bot, (TG_ANN,))
+        for option in ("coach", "bids=hidden"):
+            await bot.command(TG_GROUP, TG_ANN, f"/options {option}")
+        for _ in range(2):
+            await bot.command(TG_GROUP, TG_ANN, "/addbot")
+        chat, ann = f"tg:{TG_GROUP}", User(f"tg:{TG_ANN.id}", "Ann")
+        doomed = DiesAfterSaving(own.store, config, rng=random.Random(3))
+        await shows(chat, await doomed.handle(chat, ann, Request(Kind.START)))
+        await bot.idle()
+        stored = await table_of(bot.client, chat)
+        assert stored is not None
+        assert robot_seats(stored)  # the AI seats owe their bids
+        link = bearer(auth.sign_link(b"s3cret", chat, ann.id, stored.game_id, time.time() + 600))
+        table_before = [m.text for m in bot.fake.current_messages(TG_GROUP).values()]
+        async with TestClient(TestServer(page.app())) as client:
+            view = await page_view(client, link)
+            said = await page_move(client, link, view["hint"])
+        (hint,) = said["private"]
+        assert hint.startswith("💡 Hint for your bid")
+        await bot.idle()
+        stored = await table_of(bot.client, chat)
+        assert stored is not None
+        assert not robot_seats(stored)  # the page's service made the AI bids
+        table_after = [m.text for m in bot.fake.current_messages(TG_GROUP).values()]
+        assert table_before[-1].endswith("Waiting for bids from Ann, 🤖 Merlin, 🤖 Morgana.")
+        assert table_after[-1].endswith("Ann to bid."), table_after[-1]
+        assert not any("💡" in e.text for e in bot.fake.transcript(TG_GROUP))

@@ -58,6 +58,7 @@ from bot import (
     User,
     tokens,
 )
+from bot.messages import Message
 from bot.show.i18n import DEFAULT_LANGUAGE, N_, Texts, catalog_language, texts
 from bot.show.look import look_of, personal
 from bot.stats import Rerated
@@ -500,13 +501,16 @@ class WebTable:
         outcome = await self.service.handle(
             viewer.chat, user, Request(Kind.BUTTON, payload), update
         )
-        if here and not hint and outcome.messages:
+        # a hint is shown on the page alone; the AI moves it may have made first (owed since
+        # a worker died) are shown in the chat, as a move's
+        chat_part = _without_own(outcome, viewer.player) if hint else outcome
+        if here and chat_part.messages:
             assert self.deliver is not None
-            await self.deliver(viewer.chat, outcome)
-        elif relay is not None and outcome.messages:
+            await self.deliver(viewer.chat, chat_part)
+        elif not here and self.relay is not None and chat_part.messages:
             # no worker of the chat's front end takes it now: whichever comes first takes this
             # worker's journal over (it is never seen to beat) and shows the chat again
-            await relay.hand_over(scope, self.service.worker, self.clock())
+            await self.relay.hand_over(scope, self.service.worker, self.clock())
         viewer, link = await self._after(viewer, token.action)
         version, table, settings = await self.seated(viewer)
         return web.json_response(
@@ -515,9 +519,7 @@ class WebTable:
                 "relayed": False,
                 "answer": outcome.answer,
                 "private": [
-                    message.text
-                    for message in outcome.messages
-                    if message.to == viewer.player and message.slot is None
+                    message.text for message in outcome.messages if _own(message, viewer.player)
                 ],
                 "view": await self._json(viewer, version, table, settings),
                 "link": link,
@@ -700,3 +702,14 @@ def _event(name: str, data: object, event_id: int | None = None) -> bytes:
     head = f"id: {event_id}\n" if event_id is not None else ""
     body = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
     return f"{head}event: {name}\ndata: {body}\n\n".encode()
+
+
+def _own(message: Message, player: str) -> bool:
+    """Whether `message` is one the page shows its player: a private message of theirs that is
+    no slot's (a hint), not their hand (the page shows the view)."""
+    return message.to == player and message.slot is None
+
+
+def _without_own(outcome: Outcome, player: str) -> Outcome:
+    """`outcome` without what the page shows its player (`_own`): what the chat shows."""
+    return replace(outcome, messages=tuple(m for m in outcome.messages if not _own(m, player)))
