@@ -10,8 +10,18 @@ import engine
 from bot.ai.coach import BidHint, CardHint, bid_hints, card_hints
 from bot.ai.hard import Budget, HardAI
 from bot.ai.normal import NormalAI
-from bot.ai.review import Mistake, decisions, record_so_far, replay, review_game, review_round
-from bot.show.coach import hint_message, round_review
+from bot.ai.review import (
+    GAME_MIN_COST,
+    Decision,
+    Mistake,
+    _costliest,
+    decisions,
+    record_so_far,
+    replay,
+    review_game,
+    review_round,
+)
+from bot.show.coach import game_review, hint_message, round_review
 from bot.show.look import look_of
 from bot.table import Settings
 from engine import (
@@ -413,3 +423,16 @@ def test_a_bids_chance_reads_as_stats_percentages_do() -> None:
     ]
     german = hint_message(look_of(Settings(language="de")), view, bids, []).text
     assert "in >99% der Fälle" in german, german
+
+
+def test_a_games_review_never_says_a_choice_was_worth_0_points_more() -> None:
+    """A gain that rounds to 0 points is no lesson, however sure (an exact foresight bid, or a
+    card that differs in a few deals alone): the game's review leaves it out."""
+    exact = Decision(1, None, "bid", 0, 1, 4.6, 5.0, 0.0)  # foresight: exact, 0.4 better
+    sure = Decision(2, 1, "card", "B2", "B9", 1.0, 1.45, 0.1)
+    worth = Decision(3, None, "bid", 1, 2, 3.0, 4.5, 0.2)
+    found = _costliest([exact, sure, worth], GAME_MIN_COST)
+    assert [(m.round, m.cost) for m in found] == [(3, 1.5)]
+    text = game_review(look_of(Settings()), pid(0), found).text
+    assert "worth 0 points" not in text
+    assert "bidding 2 was worth 2 points more" in text, text

@@ -34,6 +34,9 @@ REVIEW_BUDGET = Budget(
 decision's (a whole game is reviewed at once), enough to tell choices 5 points apart."""
 MIN_COST = 5.0
 """The least cost (expected points) of a decision `review_round` reports."""
+GAME_MIN_COST = 1.0
+"""The least cost (expected points) of a decision `review_game` reports: a review says whole
+points, and "worth 0 points more" teaches nothing, however sure the measure."""
 MOST = 3
 """How many decisions a review reports at most."""
 SURE = 2.0
@@ -121,10 +124,11 @@ def review_game(
     skip: Sequence[int] = (),
 ) -> list[Mistake]:
     """The player's `MOST` costliest decisions of the whole record where hard would have
-    chosen otherwise and gained expected points (any gain above 0, if above `SURE` standard
-    errors), costliest first; none of the rounds `skip` (the AI moved for them there)."""
+    chosen otherwise and gained expected points (at least `GAME_MIN_COST`, and above `SURE`
+    standard errors), costliest first; none of the rounds `skip` (the AI moved for them
+    there)."""
     found = decisions(record, player, rng, budget)
-    return _costliest([item for item in found if item.round not in skip], 0.0)
+    return _costliest([item for item in found if item.round not in skip], GAME_MIN_COST)
 
 
 def _costliest(found: Sequence[Decision], least: float) -> list[Mistake]:
