@@ -16,7 +16,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from browser import IN_SESSION_LOOP, browser, chromium, redis_client, shared_browser
 from playwright.async_api import Browser, Locator, Page, Route
-from service_helpers import ANN, BOB, CID, Driver, service, table_of
+from service_helpers import ANN, BOB, CID, DOT, Driver, service, table_of
 from test_browser import caught_up
 from test_browser_asks import open_page, pages
 
@@ -451,3 +451,79 @@ async def test_a_second_enter_while_a_move_is_under_way_sends_nothing(
         await caught_up(page, version + 1)
         assert len(sent) == 1, sent
         assert await page.inner_text("#message") == ""
+
+
+TAP = 44
+"""The least touch target (px) each way, as the platforms' guidelines have it."""
+
+HAND_TARGETS = """() => [...document.querySelectorAll("#hand .card")].map((card) => {
+  // the part of the card no later card covers: its box less those of the cards drawn over it
+  const box = card.getBoundingClientRect();
+  let right = box.right;
+  let bottom = box.bottom;
+  for (let next = card.nextElementSibling; next; next = next.nextElementSibling) {
+    const over = next.getBoundingClientRect();
+    if (over.left >= box.right || over.right <= box.left || over.top >= box.bottom
+        || over.bottom <= box.top) continue;
+    // a card of a row below it is a row's height lower; one beside it, in its row, at most
+    // the raise of a card that may be played higher or lower
+    if (over.top > box.top + 24) bottom = Math.min(bottom, over.top);
+    else right = Math.min(right, over.left);
+  }
+  const x = (box.left + right) / 2;
+  const y = (box.top + bottom) / 2;
+  const hit = document.elementFromPoint(x, y)?.closest("#hand .card");
+  return { card: card.dataset.card, width: right - box.left, height: bottom - box.top,
+    hit: hit === card, inside: box.left >= 0 && box.right <= innerWidth };
+})"""
+"""Each card of the hand: the width and height of the part of it in sight (no card after it
+drawn over it), whether the card is what a tap at that part's centre reaches, and whether the
+card is inside the screen's width."""
+
+FRAME = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+"""Two frames: the page laid out again (its hand too) after the window changed its size."""
+
+
+def holds(count: int) -> Any:
+    """A `play_until` condition: the tournament's round of `count` cards, Ann to play its first
+    card, her hand whole."""
+
+    def done(state: GameState) -> bool:
+        rnd = state.round
+        if state.phase is not Phase.PLAYING or rnd is None:
+            return False
+        seat = [p.id for p in state.players].index(ANN.id)
+        return len(rnd.hands[seat]) == count and player_view(state, seat).table.seats[seat].to_act
+
+    return done
+
+
+async def test_on_a_phone_every_card_of_the_largest_hands_is_a_44_px_target(
+    browser: Browser, redis_client: aioredis.Redis
+) -> None:
+    """The largest hands, 20 cards (three players) and 15 (four), at 320, 360 and 390 px and on
+    a desktop: each card's part in sight (no later card drawn over it) is at least 44 by 44 px,
+    a tap at its centre reaches that card, and the hand is no wider than the screen. The hand
+    was one fanned row, each card a slice of about 14 px at 360 px for 20 cards."""
+    sizes: list[tuple[int, int, int]] = []
+    small: list[tuple[int, int, dict[str, Any]]] = []
+    tables = (([ANN, BOB, CID], 20, "tg:-1007"), ([ANN, BOB, CID, DOT], 15, "tg:-1008"))
+    for people, count, chat in tables:
+        driver = Driver(service(redis_client, seed=5), people, chat=chat, seed=5, wings_rate=0)
+        await driver.lobby(["rounds=tournament"])
+        await driver.play_until(holds(count))
+        async with pages(driver, browser) as (web, address):
+            page = await open_page(browser, web, address, driver, ANN.id)
+            for width in (360, 320, 390, 1100):
+                await page.set_viewport_size({"width": width, "height": 740})
+                await page.evaluate(FRAME)
+                cards = await page.evaluate(HAND_TARGETS)
+                sizes.append((count, width, len(cards)))
+                small += [
+                    (count, width, card)
+                    for card in cards
+                    if min(card["width"], card["height"]) < TAP
+                    or not (card["hit"] and card["inside"])
+                ]
+    assert [size[2] for size in sizes] == [20] * 4 + [15] * 4, sizes
+    assert small == [], small

@@ -388,9 +388,38 @@ function drawHand(v) {
   if (!v.hand.length && v.hand_size) {
     for (let i = 0; i < v.hand_size; i++) hand.append(cardNode(null, {}, { classes: "back" }));
   }
-  hand.style.setProperty("--cards", String(Math.max(1, hand.children.length)));
   hand.classList.toggle("playing", playing);
+  fanHand();
 }
+
+const TAP = 44; // the least touch target (px) each way: the part of a card in sight is as wide
+
+/** The hand laid out for its width: one fanned row while each card keeps TAP px of itself in
+ * sight, else as few rows as keep it so, the cards spread evenly over them (20 cards at
+ * 360 px: 7, 7 and 6), each row in front of the one above it, whose cards' tops (rank and
+ * suit) stay in sight. Laid out again as the window changes its size (a phone turned). */
+function fanHand() {
+  const hand = $("hand");
+  const count = hand.children.length;
+  const room = hand.clientWidth;
+  if (!count || !room) return;
+  const card = hand.children[0].getBoundingClientRect().width;
+  const fits = Math.max(1, Math.floor((room - card) / TAP) + 1); // cards a row holds
+  const rows = Math.ceil(count / fits);
+  const perRow = Math.ceil(count / rows);
+  // each card's step from the one before it: its own width and a gap while they fit so,
+  // else what shares the row out, never less than TAP
+  const gap = 4;
+  const step = perRow > 1 ? Math.min(card + gap, (room - card) / (perRow - 1)) : card;
+  const column = Math.floor(Math.min(step, card) * 100) / 100; // a gap keeps cards apart
+  hand.style.setProperty("--per-row", String(perRow));
+  hand.style.setProperty("--column", `${column}px`);
+  hand.style.setProperty("--gap", `${Math.max(0, step - card)}px`);
+  hand.style.setProperty("--overhang", `${card - column}px`);
+  hand.classList.toggle("rows", rows > 1);
+}
+
+addEventListener("resize", fanHand);
 
 function drawSheet(v) {
   const pad = $("sheet").querySelector(".pad");
