@@ -21,6 +21,7 @@ from test_browser import caught_up
 from test_browser_asks import open_page, pages
 
 from bot import tokens
+from bot.commands import Kind
 from bot.show.i18n import texts
 from bot.show.seating import seating
 from bot.show.themes import Theme, card_name
@@ -527,3 +528,64 @@ async def test_on_a_phone_every_card_of_the_largest_hands_is_a_44_px_target(
                 ]
     assert [size[2] for size in sizes] == [20] * 4 + [15] * 4, sizes
     assert small == [], small
+
+
+def in_words(seat: dict[str, Any]) -> str:
+    """A seat's numbers as a screen reader is to say them, in English, from its view."""
+
+    def count(n: int, one: str, many: str) -> str:
+        return (one if abs(n) == 1 else many).format(n=str(n).replace("-", "\u2212"))
+
+    parts = [count(seat["total"], "{n} point", "{n} points")]
+    if seat["projected"] is not None:
+        parts.append(
+            count(
+                seat["projected"],
+                "{n} point if the round ended now",
+                "{n} points if the round ended now",
+            )
+        )
+    if seat["bid"] is not None:
+        tricks = "trick" if seat["bid"] == 1 else "tricks"
+        parts.append(f"{seat['won']} of {seat['bid']} {tricks} won")
+    elif seat["has_bid"]:
+        parts.append(f"{seat['won']} {'trick' if seat['won'] == 1 else 'tricks'} won, bid hidden")
+    else:
+        parts.append("no bid yet")
+    return ", ".join(parts)
+
+
+def ann_bids_after_another(state: GameState) -> bool:
+    """A `play_until` condition: Ann is to bid (round 2 on) and another seat has bid."""
+    rnd = state.round
+    if not ann_to(Phase.BIDDING)(state) or rnd is None:
+        return False
+    seat = [p.id for p in state.players].index(ANN.id)
+    return any(bid is not None for other, bid in enumerate(rnd.bids) if other != seat)
+
+
+async def test_a_screen_reader_says_a_seats_numbers_in_words(
+    browser: Browser, redis_client: aioredis.Redis
+) -> None:
+    """The seats' numbers ("-10 (20) 0/1", with the minus sign) were read out bare ("minus 10
+    20 0 slash 1"): the accessibility tree now has them in words instead ("-10 points, 20 points
+    if the round ended now, 0 of 1 trick won"; a bid not made yet, "no bid yet"; a hidden one,
+    "bid hidden"), in the chat's language, and the bare numbers are drawn only."""
+    for options, chat, shown in (
+        ((), "tg:-1009", (" won", "no bid yet")),
+        (("bids=hidden",), "tg:-1010", ("bid hidden", "no bid yet")),
+    ):
+        driver = await table_where(redis_client, ann_bids_after_another, chat, options)
+        async with pages(driver, browser) as (web, address):
+            page = await open_page(browser, web, address, driver, ANN.id)
+            view = await page.evaluate("fetch(`api/view${location.search}`).then(r => r.json())")
+            tree = await page.get_by_role("region", name=EN("Players")).aria_snapshot()
+            for seat in view["seats"]:
+                assert in_words(seat) in tree, (seat, tree)
+                assert seat["standing"] not in tree, (seat, tree)
+            assert all(words in tree for words in shown), tree
+            await driver.ok(ANN, Kind.LANGUAGE, "de")
+            version, _, _ = await driver.svc.snapshot(driver.chat)
+            await caught_up(page, version)
+            region = page.get_by_role("region", name=texts("de")("Players"))
+            assert "Punkte" in await region.aria_snapshot()

@@ -13,7 +13,7 @@ from typing import Any
 from bot import tokens
 from bot.namesakes import suffix
 from bot.show.formatters import MEDALS, shown_points, standings
-from bot.show.i18n import N_, texts
+from bot.show.i18n import N_, N_plural, texts
 from bot.show.look import Look, look_of, personal
 from bot.show.screens import hand_message, hand_notes, hand_screen, options_line, status
 from bot.show.seating import Seating, seating
@@ -34,7 +34,7 @@ from engine import (
     trick_winner,
 )
 from engine.cards import RANK_OF, SUIT_OF
-from engine.views import ScoreRow
+from engine.views import ScoreRow, SeatView
 
 JSON = dict[str, Any]
 
@@ -91,6 +91,42 @@ def words(language: str) -> dict[str, str]:
     shares the dict, which nobody changes."""
     t = texts(language)
     return {key: t.gettext(message) for key, message in WORDS.items()}
+
+
+SAID_POINTS = N_plural("{n} point", "{n} points")
+# TRANSLATORS: a seat's points at the web table, said to a screen reader after its total
+# ("20 points, 40 points if the round ended now, 1 of 2 tricks won"): its total were the
+# round to end as it stands.
+SAID_PROJECTED = N_plural("{n} point if the round ended now", "{n} points if the round ended now")
+# TRANSLATORS: said to a screen reader after a seat's points: tricks won of those bid
+# (the plural form follows the bid).
+SAID_TRICKS = N_plural("{won} of {bid} trick won", "{won} of {bid} tricks won")
+# TRANSLATORS: said to a screen reader after a seat's points: tricks won, the bid not shown
+# to this player yet.
+SAID_HIDDEN = N_plural("{won} trick won, bid hidden", "{won} tricks won, bid hidden")
+# TRANSLATORS: said to a screen reader after a seat's points: the seat has not bid yet.
+SAID_UNBID = N_("no bid yet")
+
+
+def said(look: Look, s: SeatView) -> str:
+    """A seat's numbers (`standing`, "20 (40) 1/2") as a screen reader is to say them: "20
+    points, 40 points if the round ended now, 1 of 2 tricks won", as far as this viewer may
+    know them (a bid hidden, a bid not made yet)."""
+    t = look.t
+
+    def count(forms: tuple[str, str], by: int, **values: object) -> str:
+        return t.ngettext(*forms, abs(by)).format(**values)
+
+    parts = [count(SAID_POINTS, s.total, n=shown_points(s.total))]
+    if s.projected is not None:
+        parts.append(count(SAID_PROJECTED, s.projected, n=shown_points(s.projected)))
+    if s.bid is not None:
+        parts.append(count(SAID_TRICKS, s.bid, won=s.won, bid=s.bid))
+    elif s.has_bid:
+        parts.append(count(SAID_HIDDEN, s.won, won=s.won))
+    else:
+        parts.append(t(SAID_UNBID))
+    return ", ".join(parts)
 
 
 def _face(look: Look, card: Card) -> JSON:
@@ -308,6 +344,7 @@ def player_json(
                 "has_bid": s.has_bid,
                 "shown_bid": s.shown_bid(),
                 "standing": s.standing(shown_points),
+                "said": said(look, s),
                 "dealer": s.dealer,
                 "to_act": s.to_act,
                 "robot": s.seat in seats.robots,

@@ -209,7 +209,9 @@ function drawSeats(v) {
       "data-seat": seat.seat,
     });
     node.append(seatName(seat));
-    node.append(element("span", { class: "standing", title: w("standing") }, seat.standing));
+    // the numbers ("20 (40) 1/2") are drawn; a screen reader says them in words instead
+    node.append(element("span", { class: "standing", title: w("standing"), "aria-hidden": "true" }, seat.standing),
+      element("span", { class: "said" }, seat.said));
     const other = v.others.find((o) => o.seat === seat.seat);
     if (other) node.append(cardNode(other.card, other, { classes: "small" }));
     seats.append(node);
