@@ -220,3 +220,54 @@ def compare_golden(request: pytest.FixtureRequest, path: Path, png: bytes) -> No
             f"{path.name} {problem}; the new one is {seen / path.name} "
             "(rewrite with pytest --update-golden)"
         )
+
+
+# --- a Telegram Mini App ------------------------------------------------------------------------
+
+TELEGRAM_SCRIPT = "https://telegram.org/js/telegram-web-app.js"
+
+TELEGRAM_WEB_APP = """(() => {
+  const hash = new URLSearchParams(location.hash.slice(1));
+  const handlers = {};
+  const root = document.documentElement;
+  const app = {
+    initData: hash.get("tgWebAppData") || "",
+    themeParams: {},
+    colorScheme: "light",
+    ready() {},
+    expand() {},
+    onEvent(type, handler) { (handlers[type] ??= []).push(handler); },
+  };
+  function setThemeParams(params) {
+    for (const [key, colour] of Object.entries(params)) {
+      app.themeParams[key] = colour;
+      root.style.setProperty(`--tg-theme-${key.split("_").join("-")}`, colour);
+    }
+  }
+  setThemeParams(JSON.parse(hash.get("tgWebAppThemeParams") || "{}"));
+  window.Telegram = {
+    WebApp: app,
+    WebView: {
+      receiveEvent(type, data) {
+        if (type !== "theme_changed") return;
+        setThemeParams(data.theme_params);
+        for (const handler of handlers.themeChanged ?? []) handler.call(app);
+      },
+    },
+  };
+})();"""
+"""What the page uses of Telegram's `telegram-web-app.js`, done as it does it: the Mini App's
+`initData` and theme come in the address (`#tgWebAppData=…&tgWebAppThemeParams=…`); each
+theme colour is set on the page's root as `--tg-theme-<name>` (`bg_color` →
+`--tg-theme-bg-color`), at once and again when the app's theme changes
+(`Telegram.WebView.receiveEvent("theme_changed", {theme_params})`, which calls the
+`themeChanged` handlers). telegram.org cannot be reached from the tests."""
+
+
+async def as_mini_app(page: Page) -> None:
+    """`page` gets TELEGRAM_WEB_APP for Telegram's script; call before it is opened."""
+
+    async def fulfil(route: Route) -> None:
+        await route.fulfill(body=TELEGRAM_WEB_APP, content_type="text/javascript")
+
+    await page.route(TELEGRAM_SCRIPT, fulfil)

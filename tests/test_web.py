@@ -477,7 +477,7 @@ async def test_the_bot_serves_the_web_table_when_web_listen_is_set(redis_url: st
                             page = await answer.text()
                     await asyncio.sleep(0.02)
             assert "<html" in page
-            for path in ("table.js", "cards.js", "table.css"):
+            for path in ("table.js", "cards.js", "colours.js", "table.css"):
                 async with session.get(f"http://127.0.0.1:{port}/static/{path}") as answer:
                     assert answer.status == 200, path
             async with session.get(f"http://127.0.0.1:{port}/api/view") as answer:

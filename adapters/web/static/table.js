@@ -2,6 +2,7 @@
 // /api/events. Every move is a button payload the view offers, sent back to /api/move; each
 // clickable element carries it as data-payload (a browser test clicks by that).
 import { backSvg, cardSvg } from "./cards.js";
+import { keepReadable } from "./colours.js";
 
 const ROBOT = "🤖"; // an AI seat's mark before its name (bot/show/seating.py)
 const $ = (id) => document.getElementById(id);
@@ -66,6 +67,9 @@ async function authenticate() {
     const app = window.Telegram.WebApp;
     app.ready();
     app.expand();
+    // the theme's colours, each readable where the page draws it, as they are and as they change
+    keepReadable();
+    app.onEvent?.("themeChanged", keepReadable);
     initData = app.initData || initData;
   }
   const chat = params.get("chat");
