@@ -1,7 +1,8 @@
 """A real Redis Cluster for tests: redis-servers with `--cluster-enabled yes` on free ports of
 127.0.0.1 (3 masters, and a replica of each), joined by `redis-cli --cluster create`, every write
 fsynced (appendfsync always). A master can be killed, and its replica is then promoted (the
-nodes time each other out after a second)."""
+nodes time each other out after a second). A key's slot can be moved to another master by hand,
+as `redis-cli --cluster reshard` moves each slot, with a pause between its steps."""
 
 import socket
 import subprocess
@@ -183,3 +184,51 @@ class Cluster:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"the cluster is not ok after {gone.port} died: {infos}")
             time.sleep(0.1)
+
+    def node_id(self, node: ClusterNode) -> str:
+        with redis.Redis(port=node.port) as client:
+            return str(client.execute_command("CLUSTER", "MYID").decode())
+
+    def masters(self) -> list[ClusterNode]:
+        """The running nodes that are masters now."""
+        found = []
+        for node in self.nodes:
+            if node.running:
+                with redis.Redis(port=node.port) as client:
+                    if client.info("replication").get("role") == "master":
+                        found.append(node)
+        return found
+
+    def begin_moving(self, key: str) -> tuple[ClusterNode, ClusterNode]:
+        """Mark the slot of `key` as moving from its master (the source, MIGRATING) to another
+        master (the target, IMPORTING), no key moved yet; (source, target)."""
+        source = self.master_of(key)
+        target = next(node for node in self.masters() if node is not source)
+        with redis.Redis(port=source.port) as client:
+            slot = int(client.execute_command("CLUSTER", "KEYSLOT", key))
+        with redis.Redis(port=target.port) as client:
+            client.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", self.node_id(source))
+        with redis.Redis(port=source.port) as client:
+            client.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", self.node_id(target))
+        return source, target
+
+    def finish_moving(self, key: str, source: ClusterNode, target: ClusterNode) -> None:
+        """Move every key of the slot of `key` from `source` to `target` (MIGRATE), then give
+        the slot to `target` (SETSLOT NODE, on the target first, then on every other master)."""
+        with redis.Redis(port=source.port) as client:
+            slot = int(client.execute_command("CLUSTER", "KEYSLOT", key))
+            while names := client.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 100):
+                client.execute_command(
+                    "MIGRATE", "127.0.0.1", target.port, "", 0, 5000, "KEYS", *names
+                )
+        owner = self.node_id(target)
+        for node in [target, *(node for node in self.masters() if node is not target)]:
+            with redis.Redis(port=node.port) as client:
+                client.execute_command("CLUSTER", "SETSLOT", slot, "NODE", owner)
+
+    def errors(self, node: ClusterNode, code: str) -> int:
+        """How many errors `code` (`TRYAGAIN`, `MOVED`, `ASK`) the node answered so far."""
+        with redis.Redis(port=node.port) as client:
+            stats = client.info("errorstats")
+        found = stats.get(f"errorstat_{code}", {})
+        return int(found.get("count", 0)) if isinstance(found, dict) else 0

@@ -311,3 +311,34 @@ async def test_stats_on_a_cluster(cluster_client: "aioredis.RedisCluster") -> No
     again = await svc.handle(ann.id, ann, Request(Kind.STATS, private=True))
     assert again.messages[0].text == "No game of yours has finished yet."
     assert not await cluster_client.exists(keys.played(ann.id))
+
+
+TRIES = aioredis.RedisCluster.RedisClusterRequestTTL
+"""How often redis-py sends a command that is answered TRYAGAIN before it gives up on it."""
+
+
+async def test_a_move_waits_while_its_chats_slot_is_moved(
+    cluster: Cluster, cluster_client: "aioredis.RedisCluster"
+) -> None:
+    """While a chat's slot moves to another master, the scripts of its moves (the read, and
+    the write) are answered TRYAGAIN (they name keys that are not there, or not all there,
+    yet), longer than redis-py asks again: a move made meanwhile, by a worker that reads the
+    chat first, waits until the slot has moved, and is applied."""
+    svc = GameService(RecordingStore(cluster_client), Config(), rng=random.Random(5))
+    chat = chats(1)[0]
+    driver = Driver(svc, [human(n) for n in range(1, 4)], chat=chat)
+    await driver.lobby(["rounds=short"])
+    await driver.move()
+    driver.svc.store.forget(chat)  # read first (as another worker would), then written
+    source, target = cluster.begin_moving(keys.game(chat))
+    try:
+        before = cluster.errors(source, "TRYAGAIN")
+        press = asyncio.create_task(driver.move())
+        while cluster.errors(source, "TRYAGAIN") <= before + TRIES and not press.done():
+            await asyncio.sleep(0.01)
+    finally:
+        cluster.finish_moving(keys.game(chat), source, target)
+    await press  # not refused as the store being away
+    assert cluster.master_of(keys.game(chat)) is target
+    state = await driver.play_to_end()
+    assert state.phase is Phase.FINISHED

@@ -31,6 +31,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from bot.messages import NO_GAME, Message
 from bot.metrics import Metrics, timed
 from bot.store import keys
+from bot.store.cluster import SettlingCluster
 from bot.table import Settings, Table
 
 UPDATE_TTL = 15 * 60
@@ -83,12 +84,11 @@ def _text(value: object) -> str:
 
 def redis_client(url: str, timeout: float, cluster: bool = False) -> RedisClient:
     """A client of the Redis at `url` (with `cluster`: of the Redis Cluster that node belongs
-    to) whose connecting and every call give up after `timeout` seconds (a frozen or
-    unreachable server raises a timeout, which is one of StoreErrors)."""
+    to, one that waits out a slot being moved: `bot.store.cluster`) whose connecting and every
+    call give up after `timeout` seconds (a frozen or unreachable server raises a timeout,
+    which is one of StoreErrors)."""
     if cluster:
-        return aioredis.RedisCluster.from_url(
-            url, socket_connect_timeout=timeout, socket_timeout=timeout
-        )
+        return SettlingCluster.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
     return aioredis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
 
 

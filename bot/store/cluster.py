@@ -1,0 +1,46 @@
+"""The Redis Cluster client the bot uses: redis-py's, which waits out a slot being moved.
+
+While a slot moves from one master to another (`redis-cli --cluster reshard` or `rebalance`:
+SETSLOT IMPORTING and MIGRATING, MIGRATE of its keys, then SETSLOT NODE), a command naming
+several of its keys is answered TRYAGAIN unless all of them are at the node it reaches; so is
+each script of the bot's (a move's names an update id's key that is made by that very write).
+redis-py asks again 16 times (about 0.4 s) and then raises `ClusterError`, which would refuse
+the move as the store being away: this client asks again until the client's timeout has
+passed. A command that ends in `ClusterError` never ran (each try was answered a redirection
+or TRYAGAIN), so asking again cannot apply it twice.
+"""
+
+import asyncio
+import time
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.exceptions import ClusterError
+from redis.typing import EncodableT
+
+SETTLE = 0.05
+"""Seconds between two rounds of tries while a slot moves."""
+
+
+class SettlingCluster(aioredis.RedisCluster):
+    """A Redis Cluster client that asks again, for up to its socket timeout, while a command
+    meets a slot being moved (see the module)."""
+
+    async def execute_command(self, *args: EncodableT, **kwargs: Any) -> Any:
+        deadline = None
+        while True:
+            try:
+                # redis-py takes its options out of the dict it is given: each try has its own
+                return await super().execute_command(*args, **dict(kwargs))
+            except ClusterError:
+                now = time.monotonic()
+                if deadline is None:
+                    deadline = now + self.patience()
+                if now + SETTLE > deadline:
+                    raise
+                await asyncio.sleep(SETTLE)
+
+    def patience(self) -> float:
+        """Seconds a command is asked again for while its slot moves: the socket timeout."""
+        found = self.nodes_manager.connection_kwargs.get("socket_timeout")
+        return float(found) if isinstance(found, int | float) else 1.0
