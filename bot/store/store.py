@@ -8,6 +8,7 @@ written is kept (`Store.known`), so a chat's next command usually costs one roun
 write, which fails if anyone else wrote meanwhile.
 """
 
+import asyncio
 import hashlib
 import json
 import logging
@@ -17,7 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import ClusterNode
 from redis.exceptions import (
+    AskError,
+    MovedError,
     NoScriptError,
     OutOfMemoryError,
     ReadOnlyError,
@@ -25,13 +29,14 @@ from redis.exceptions import (
     RedisError,
     ResponseError,
     SlotNotCoveredError,
+    TryAgainError,
 )
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from bot.messages import NO_GAME, Message
 from bot.metrics import Metrics, timed
 from bot.store import keys
-from bot.store.cluster import SettlingCluster
+from bot.store.cluster import SETTLE, SettlingCluster
 from bot.table import Settings, Table
 
 UPDATE_TTL = 15 * 60
@@ -605,8 +610,7 @@ class Store:
             else:
                 names.append(journal[0])
                 args += [repr(journal[1]), chat, JOURNAL_TTL]
-        if self._skew is not None and self._within is not None:
-            args[10] = repr(time.time() + self._skew + self._within)
+        self._stamp(args)
         if self.cluster:
             answer = await self._cas_replicated(names, args)
         else:
@@ -650,32 +654,68 @@ class Store:
     async def _cas_replicated(self, names: list[str], args: list[Any]) -> Any:
         """The compare-and-set on a Cluster, then `WAIT` for a replica of its master, on the same
         connection (WAIT counts that connection's writes): a failover after the answer loses
-        nothing. A master without replicas is not waited for."""
+        nothing. A master without replicas is not waited for. Both go where the client's slot
+        map says, and the client follows no redirection for them (it would run the script on
+        another connection than its WAIT, and answer it unconfirmed): where the slot moved
+        (MOVED: resharded, or failed over) the map is read anew and both are sent there; while
+        it moves (ASK, TRYAGAIN: the script runs at neither node until it has moved, see
+        `bot.store.cluster`) they are sent again after a pause, for up to the client's timeout.
+        None of those tries ran, so each is sent with a deadline of its own (ARGV[11])."""
         assert isinstance(self.client, aioredis.RedisCluster)
         cluster = self.client
-        try:
-            node = cluster.get_node_from_key(names[0])
-        except SlotNotCoveredError:
-            await cluster.initialize()
-            node = cluster.get_node_from_key(names[0])
-        shard = cluster.nodes_manager.slots_cache.get(cluster.keyslot(names[0]), [])
-        replicas = min(1, max(0, len(shard) - 1))
-        for _attempt in range(2):
+        patience = time.monotonic() + (_socket_timeout(cluster) or 1.0)
+        loaded = tried = moved = False
+        while True:
+            if tried:
+                self._stamp(args)
+            tried = True
+            node, replicas = await self._master_of(names[0])
             async with cluster.pipeline(transaction=False) as pipe:
-                pipe.execute_command("EVALSHA", self._cas.sha, len(names), *names, *args)
+                pipe.execute_command(
+                    "EVALSHA", self._cas.sha, len(names), *names, *args, target_nodes=node
+                )
                 if replicas:
                     pipe.execute_command("WAIT", replicas, WAIT_MS, target_nodes=node)
-                results = await pipe.execute(raise_on_error=False)
+                results = await pipe.execute(raise_on_error=False, allow_redirections=False)
             done = results[0]
-            if isinstance(done, NoScriptError):
+            if isinstance(done, NoScriptError) and not loaded:
                 await cluster.script_load(_CAS)  # a node that never saw the script (a new one)
+                loaded = True
+                continue
+            if isinstance(done, MovedError | AskError | TryAgainError):
+                if time.monotonic() + SETTLE > patience:
+                    raise done
+                if not isinstance(done, MovedError) or moved:
+                    await asyncio.sleep(SETTLE)
+                if isinstance(done, MovedError):
+                    moved = True
+                    await cluster.nodes_manager.initialize()  # the new master's replicas too
                 continue
             if isinstance(done, BaseException):
                 raise done
             if replicas and done[0] == 1 and not (isinstance(results[1], int) and results[1] >= 1):
                 log.warning("a write to %s is on its master only: %r", names[0], results[1])
             return done
-        raise RedisError("the compare-and-set script could not be loaded")
+
+    async def _master_of(self, key: str) -> tuple[ClusterNode, int]:
+        """The master serving `key` as the client's slot map says, and how many replicas a
+        write there waits for (1, or 0 if it has none)."""
+        assert isinstance(self.client, aioredis.RedisCluster)
+        cluster = self.client
+        try:
+            node = cluster.get_node_from_key(key)
+        except SlotNotCoveredError:
+            await cluster.initialize()
+            node = cluster.get_node_from_key(key)
+        assert node is not None
+        shard = cluster.nodes_manager.slots_cache.get(cluster.keyslot(key), [])
+        return node, min(1, max(0, len(shard) - 1))
+
+    def _stamp(self, args: list[Any]) -> None:
+        """Set the latest time (Redis's clock) a write's script may still run at (`_CAS`,
+        ARGV[11]), just before it is sent."""
+        if self._skew is not None and self._within is not None:
+            args[10] = repr(time.time() + self._skew + self._within)
 
     @timed("mark")
     async def mark(self, chat: str, person: str, on: bool) -> None:
