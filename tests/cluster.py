@@ -102,7 +102,8 @@ class Cluster:
         return dict(line.split(":", 1) for line in str(text).split() if ":" in line)
 
     def wait_ok(self, timeout: float = 30.0) -> None:
-        """Until every running node says the cluster is ok and knows every node."""
+        """Until every running node says the cluster is ok, knows every node and maps each
+        master's replicas."""
         deadline = time.monotonic() + timeout
         while True:
             live = [node for node in self.nodes if node.running]
@@ -111,6 +112,7 @@ class Cluster:
                 all(i.get("cluster_state") == "ok" for i in infos)
                 and all(int(i.get("cluster_known_nodes", 0)) == len(self.nodes) for i in infos)
                 and self.replicated()
+                and self.mapped()
             ):
                 return
             if time.monotonic() > deadline:
@@ -135,6 +137,18 @@ class Cluster:
             ]
             if len(online) < self.replicas:
                 return False
+        return True
+
+    def mapped(self) -> bool:
+        """Whether every running node's slot map (CLUSTER SLOTS, which clients read) names the
+        replicas of every master."""
+        for node in self.nodes:
+            if not node.running:
+                continue
+            with redis.Redis(port=node.port) as client:
+                for _start, _end, _master, *replicas in client.execute_command("CLUSTER", "SLOTS"):
+                    if len(replicas) < self.replicas:
+                        return False
         return True
 
     def master_of(self, key: str) -> ClusterNode:
@@ -214,7 +228,8 @@ class Cluster:
 
     def finish_moving(self, key: str, source: ClusterNode, target: ClusterNode) -> None:
         """Move every key of the slot of `key` from `source` to `target` (MIGRATE), then give
-        the slot to `target` (SETSLOT NODE, on the target first, then on every other master)."""
+        the slot to `target` (SETSLOT NODE, on the target first, then on every other master),
+        until every node's slot map says so."""
         with redis.Redis(port=source.port) as client:
             slot = int(client.execute_command("CLUSTER", "KEYSLOT", key))
             while names := client.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 100):
@@ -225,6 +240,19 @@ class Cluster:
         for node in [target, *(node for node in self.masters() if node is not target)]:
             with redis.Redis(port=node.port) as client:
                 client.execute_command("CLUSTER", "SETSLOT", slot, "NODE", owner)
+        deadline = time.monotonic() + 30
+        while any(self.owner(node, slot) != target.port for node in self.nodes if node.running):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"not every node maps slot {slot} to {target.port}")
+            time.sleep(0.05)
+
+    def owner(self, node: ClusterNode, slot: int) -> int | None:
+        """The port of the master that serves `slot` as `node`'s slot map says."""
+        with redis.Redis(port=node.port) as client:
+            for start, end, master, *_ in client.execute_command("CLUSTER", "SLOTS"):
+                if start <= slot <= end:
+                    return int(master[1])
+        return None
 
     def errors(self, node: ClusterNode, code: str) -> int:
         """How many errors `code` (`TRYAGAIN`, `MOVED`, `ASK`) the node answered so far."""

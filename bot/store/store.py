@@ -87,6 +87,16 @@ def _text(value: object) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+def _confirmed(answer: object) -> bool:
+    """Whether a `WAIT` answered that a replica has the write."""
+    return isinstance(answer, int) and answer >= 1
+
+
+def _replicated(role: object) -> bool:
+    """Whether a master's `ROLE` names a replica in sync with it."""
+    return isinstance(role, list | tuple) and len(role) >= 3 and bool(role[2])
+
+
 def redis_client(url: str, timeout: float, cluster: bool = False) -> RedisClient:
     """A client of the Redis at `url` (with `cluster`: of the Redis Cluster that node belongs
     to, one that waits out a slot being moved: `bot.store.cluster`) whose connecting and every
@@ -654,7 +664,10 @@ class Store:
     async def _cas_replicated(self, names: list[str], args: list[Any]) -> Any:
         """The compare-and-set on a Cluster, then `WAIT` for a replica of its master, on the same
         connection (WAIT counts that connection's writes): a failover after the answer loses
-        nothing. A master without replicas is not waited for. Both go where the client's slot
+        nothing. A master without replicas is not waited for: its `ROLE` is asked instead, and
+        where it names a replica in sync (one that came since the client read the slot map: a
+        failed master back as the replica of the one that took over) the map is read anew, so
+        that the next writes wait for it. Both go where the client's slot
         map says, and the client follows no redirection for them (it would run the script on
         another connection than its WAIT, and answer it unconfirmed): where the slot moved
         (MOVED: resharded, or failed over) the map is read anew and both are sent there; while
@@ -676,6 +689,8 @@ class Store:
                 )
                 if replicas:
                     pipe.execute_command("WAIT", replicas, WAIT_MS, target_nodes=node)
+                else:
+                    pipe.execute_command("ROLE", target_nodes=node)
                 results = await pipe.execute(raise_on_error=False, allow_redirections=False)
             done = results[0]
             if isinstance(done, NoScriptError) and not loaded:
@@ -693,7 +708,9 @@ class Store:
                 continue
             if isinstance(done, BaseException):
                 raise done
-            if replicas and done[0] == 1 and not (isinstance(results[1], int) and results[1] >= 1):
+            if not replicas and _replicated(results[1]):
+                await cluster.nodes_manager.initialize()  # the next writes wait for it
+            elif replicas and done[0] == 1 and not _confirmed(results[1]):
                 log.warning("a write to %s is on its master only: %r", names[0], results[1])
             return done
 
