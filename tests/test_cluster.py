@@ -400,3 +400,30 @@ async def test_a_worker_waits_for_a_replica_that_came_after_it_read_the_slot_map
     finally:
         os.kill(killed.pid, signal.SIGCONT)
     assert "on its master only" in caplog.text
+
+
+async def test_writes_a_replica_does_not_confirm_are_logged_once(
+    cluster: Cluster, cluster_client: "aioredis.RedisCluster", caplog: pytest.LogCaptureFixture
+) -> None:
+    """While a master's replica confirms no write (frozen here; resyncing after a restart of its
+    master, for one), the log says so once, not at each write, and says when one confirms
+    again."""
+    caplog.set_level(logging.INFO, logger="bot.store.store")
+    svc = GameService(RecordingStore(cluster_client), Config(), rng=random.Random(5))
+    chat = chats(1)[0]
+    driver = Driver(svc, [human(n) for n in range(1, 4)], chat=chat)
+    await driver.lobby(["rounds=short"])
+    replica = cluster.replica_of(keys.game(chat))
+    assert replica.pid is not None
+    os.kill(replica.pid, signal.SIGSTOP)
+    try:
+        for _ in range(2):
+            await driver.move()
+    finally:
+        os.kill(replica.pid, signal.SIGCONT)
+    for _ in range(50):
+        await driver.move()
+        if "confirmed by a replica again" in caplog.text:
+            break
+    assert caplog.text.count("on its master only") == 1
+    assert "confirmed by a replica again" in caplog.text

@@ -460,6 +460,8 @@ class Store:
         """The client is a Redis Cluster's: no script may touch keys of two slots, and a write
         waits for a replica (a master that dies right after loses nothing acknowledged)."""
         self.defaults = defaults
+        self._unconfirmed: set[str] = set()
+        """The Cluster's masters (host:port) whose last write no replica confirmed in time."""
         self._known: OrderedDict[str, _Known] = OrderedDict()
         """Each chat as last read or written (at most `cached` chats, the least recently used
         forgotten): its next request is applied to it and written in one round trip, and a
@@ -710,9 +712,29 @@ class Store:
                 raise done
             if not replicas and _replicated(results[1]):
                 await cluster.nodes_manager.initialize()  # the next writes wait for it
-            elif replicas and done[0] == 1 and not _confirmed(results[1]):
-                log.warning("a write to %s is on its master only: %r", names[0], results[1])
+            elif replicas and done[0] == 1:
+                self._confirmed(node.name, names[0], results[1])
             return done
+
+    def _confirmed(self, master: str, key: str, answer: object) -> None:
+        """Take in whether a replica confirmed a write to `key` at `master` (`WAIT`'s answer):
+        the first write a master's replica does not confirm in time is logged (a warning), and
+        the next it confirms (so a replica resyncing after its master restarted is said once,
+        not at each write, while each waits in vain)."""
+        if _confirmed(answer):
+            if master in self._unconfirmed:
+                self._unconfirmed.discard(master)
+                log.info("the writes to %s are confirmed by a replica again", master)
+        elif master not in self._unconfirmed:
+            self._unconfirmed.add(master)
+            log.warning(
+                "a write to %s is on its master only (%r): so are the writes to %s after it, each "
+                "reported done after %d ms, until a replica confirms one again",
+                key,
+                answer,
+                master,
+                WAIT_MS,
+            )
 
     async def _master_of(self, key: str) -> tuple[ClusterNode, int]:
         """The master serving `key` as the client's slot map says, and how many replicas a
