@@ -254,6 +254,29 @@ class Cluster:
                     return int(master[1])
         return None
 
+    def calls(self, node: ClusterNode, command: str) -> int:
+        """How many times the node ran `command` (`wait`) so far."""
+        with redis.Redis(port=node.port) as client:
+            stats = client.info("commandstats")
+        found = stats.get(f"cmdstat_{command}", {})
+        return int(found.get("calls", 0)) if isinstance(found, dict) else 0
+
+    def wait_unmapped(self, gone: ClusterNode, timeout: float = 30.0) -> None:
+        """Until no running node's slot map names `gone` (the cluster marked it as failed)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            named = False
+            for node in self.nodes:
+                if node.running:
+                    with redis.Redis(port=node.port) as client:
+                        for _start, _end, *serving in client.execute_command("CLUSTER", "SLOTS"):
+                            named = named or any(int(n[1]) == gone.port for n in serving)
+            if not named:
+                return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the slot map still names {gone.port}")
+            time.sleep(0.1)
+
     def errors(self, node: ClusterNode, code: str) -> int:
         """How many errors `code` (`TRYAGAIN`, `MOVED`, `ASK`) the node answered so far."""
         with redis.Redis(port=node.port) as client:

@@ -427,3 +427,32 @@ async def test_writes_a_replica_does_not_confirm_are_logged_once(
             break
     assert caplog.text.count("on its master only") == 1
     assert "confirmed by a replica again" in caplog.text
+
+
+async def test_a_master_whose_replica_is_lost_is_not_waited_for(
+    cluster: Cluster, cluster_client: "aioredis.RedisCluster"
+) -> None:
+    """A replica lost for good (killed; the cluster marks it as failed): the worker, whose slot
+    map still names it, stops waiting for it after the first write it does not confirm, and
+    waits again for it once it is back and in sync."""
+    svc = GameService(RecordingStore(cluster_client), Config(), rng=random.Random(5))
+    chat = chats(1)[0]
+    driver = Driver(svc, [human(n) for n in range(1, 4)], chat=chat)
+    await driver.lobby(["rounds=short"])
+    master = cluster.master_of(keys.game(chat))
+    replica = cluster.replica_of(keys.game(chat))
+    replica.kill()
+    try:
+        await asyncio.to_thread(cluster.wait_unmapped, replica)
+        await driver.move()  # waits the WAIT_MS in vain
+        waits = cluster.calls(master, "wait")
+        for _ in range(3):
+            await driver.move()
+        assert cluster.calls(master, "wait") == waits  # not again
+    finally:
+        replica.start()
+        await asyncio.to_thread(cluster.wait_ok)
+    await driver.move()  # finds it back (its ROLE)
+    waits = cluster.calls(master, "wait")
+    await driver.move()
+    assert cluster.calls(master, "wait") == waits + 1

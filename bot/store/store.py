@@ -669,7 +669,9 @@ class Store:
         nothing. A master without replicas is not waited for: its `ROLE` is asked instead, and
         where it names a replica in sync (one that came since the client read the slot map: a
         failed master back as the replica of the one that took over) the map is read anew, so
-        that the next writes wait for it. Both go where the client's slot
+        that the next writes wait for it; where a write is not confirmed in time, the map is
+        read anew too, so that a replica the cluster took for failed is waited for no more.
+        Both go where the client's slot
         map says, and the client follows no redirection for them (it would run the script on
         another connection than its WAIT, and answer it unconfirmed): where the slot moved
         (MOVED: resharded, or failed over) the map is read anew and both are sent there; while
@@ -712,20 +714,21 @@ class Store:
                 raise done
             if not replicas and _replicated(results[1]):
                 await cluster.nodes_manager.initialize()  # the next writes wait for it
-            elif replicas and done[0] == 1:
-                self._confirmed(node.name, names[0], results[1])
+            elif replicas and done[0] == 1 and not self._confirmed(node.name, names[0], results[1]):
+                await cluster.nodes_manager.initialize()  # a replica lost is mapped no more
             return done
 
-    def _confirmed(self, master: str, key: str, answer: object) -> None:
-        """Take in whether a replica confirmed a write to `key` at `master` (`WAIT`'s answer):
-        the first write a master's replica does not confirm in time is logged (a warning), and
-        the next it confirms (so a replica resyncing after its master restarted is said once,
-        not at each write, while each waits in vain)."""
+    def _confirmed(self, master: str, key: str, answer: object) -> bool:
+        """Take in whether a replica confirmed a write to `key` at `master` (`WAIT`'s answer),
+        and return it: the first write a master's replica does not confirm in time is logged (a
+        warning), and the next it confirms (so a replica resyncing after its master restarted
+        is said once, not at each write, while each waits in vain)."""
         if _confirmed(answer):
             if master in self._unconfirmed:
                 self._unconfirmed.discard(master)
                 log.info("the writes to %s are confirmed by a replica again", master)
-        elif master not in self._unconfirmed:
+            return True
+        if master not in self._unconfirmed:
             self._unconfirmed.add(master)
             log.warning(
                 "a write to %s is on its master only (%r): so are the writes to %s after it, each "
@@ -735,6 +738,7 @@ class Store:
                 master,
                 WAIT_MS,
             )
+        return False
 
     async def _master_of(self, key: str) -> tuple[ClusterNode, int]:
         """The master serving `key` as the client's slot map says, and how many replicas a
