@@ -456,3 +456,28 @@ async def test_a_master_whose_replica_is_lost_is_not_waited_for(
     waits = cluster.calls(master, "wait")
     await driver.move()
     assert cluster.calls(master, "wait") == waits + 1
+
+
+async def test_a_planned_failover_mid_game_refuses_no_move(
+    cluster: Cluster, cluster_client: "aioredis.RedisCluster"
+) -> None:
+    """`CLUSTER FAILOVER` on a chat's replica (as before restarting its master) while its
+    players play on: no move is refused, the worker follows by itself, and its writes wait for
+    the old master, the new one's replica now."""
+    svc = GameService(RecordingStore(cluster_client), Config(), rng=random.Random(5))
+    chat = chats(1)[0]
+    driver = Driver(svc, [human(n) for n in range(1, 4)], chat=chat)
+    await driver.lobby()
+    replica = cluster.replica_of(keys.game(chat))
+    with redis.Redis(port=replica.port) as client:
+        client.execute_command("CLUSTER", "FAILOVER")
+    moves = 0
+    while cluster.master_of(keys.game(chat)) is not replica:
+        await driver.move()  # none refused (`Driver.move` checks)
+        moves += 1
+        assert moves < 1000, "no failover"
+    await asyncio.to_thread(cluster.wait_ok)
+    await driver.move()
+    waits = cluster.calls(replica, "wait")
+    await driver.move()
+    assert cluster.calls(replica, "wait") == waits + 1
