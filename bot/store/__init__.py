@@ -1,5 +1,6 @@
-"""Storage: the Redis store of every chat's game (`store`), its keys (`keys`), and the embedded
-redis-server the bot starts when no Redis is configured (`redis_server`)."""
+"""Storage: the Redis store of every chat's game (`store`), its keys (`keys`), the Redis Cluster
+client (`cluster`), and the embedded redis-server the bot starts when no Redis is configured
+(`redis_server`)."""
 
 from bot.store.store import (
     RedisClient,
