@@ -666,18 +666,20 @@ class Store:
     async def _cas_replicated(self, names: list[str], args: list[Any]) -> Any:
         """The compare-and-set on a Cluster, then `WAIT` for a replica of its master, on the same
         connection (WAIT counts that connection's writes): a failover after the answer loses
-        nothing. A master without replicas is not waited for: its `ROLE` is asked instead, and
-        where it names a replica in sync (one that came since the client read the slot map: a
-        failed master back as the replica of the one that took over) the map is read anew, so
-        that the next writes wait for it; where a write is not confirmed in time, the map is
-        read anew too, so that a replica the cluster took for failed is waited for no more.
-        Both go where the client's slot
-        map says, and the client follows no redirection for them (it would run the script on
-        another connection than its WAIT, and answer it unconfirmed): where the slot moved
-        (MOVED: resharded, or failed over) the map is read anew and both are sent there; while
-        it moves (ASK, TRYAGAIN: the script runs at neither node until it has moved, see
-        `bot.store.cluster`) they are sent again after a pause, for up to the client's timeout.
-        None of those tries ran, so each is sent with a deadline of its own (ARGV[11])."""
+        nothing. Both go where the client's slot map says, and the client follows no
+        redirection for them (it would run the script on another connection than its WAIT, and
+        answer it unconfirmed): where the slot moved (MOVED: resharded, or failed over) the map
+        is read anew and both are sent there; while it moves (ASK, TRYAGAIN: the script runs at
+        neither node until it has moved, see `bot.store.cluster`) they are sent again after a
+        pause, for up to the client's timeout. None of those tries ran, so each is sent with a
+        deadline of its own (ARGV[11]).
+
+        Whether a master has a replica to wait for comes from the map, which redis-py reads
+        only after an error. A master it gives none is not waited for: its `ROLE` is asked
+        instead, and where that names a replica in sync (one that came since: a failed master
+        back as the replica of the one that took over) the map is read anew, so that the next
+        writes wait for it. A write not confirmed in time has the map read anew too, so that a
+        replica the cluster marked as failed is waited for no more."""
         assert isinstance(self.client, aioredis.RedisCluster)
         cluster = self.client
         patience = time.monotonic() + (_socket_timeout(cluster) or 1.0)
@@ -731,12 +733,11 @@ class Store:
         if master not in self._unconfirmed:
             self._unconfirmed.add(master)
             log.warning(
-                "a write to %s is on its master only (%r): so are the writes to %s after it, each "
-                "reported done after %d ms, until a replica confirms one again",
+                "a write to %s is on its master only (%r): the writes to %s after it may be too, "
+                "until a replica confirms one again",
                 key,
                 answer,
                 master,
-                WAIT_MS,
             )
         return False
 
