@@ -143,7 +143,7 @@ class Context:
     aside: bool = False
     """The request was given in the asker's private chat (`Request.aside`)."""
     typed: bool = False
-    """It was typed, not pressed (set with `aside`: its answer there is a new message)."""
+    """It was typed, not pressed (given `aside`, its answer there is a new message)."""
     """What the AI moves' times are counted in."""
 
     @property
@@ -530,7 +530,9 @@ def resume(ctx: Context, _: None) -> Result:
 
 
 def hint(ctx: Context, _: None) -> Result:
-    """A hint for the asker's decision, at a coach table (worked out by the service)."""
+    """A hint for the asker's decision, at a coach table (worked out by the service). Typed
+    where the game is played, it is answered there with where the hint went, as /review is;
+    a press (on the hand, the web page) is answered by the hint itself."""
     table = ctx.table()
     seat = ctx.seat()
     t = ctx.look.t
@@ -541,7 +543,9 @@ def hint(ctx: Context, _: None) -> Result:
     view = player_view(table.game, seat)
     if not has_choice(view):
         raise Refused(_no_hint(t, view))
-    return Result(hint=view)
+    typed = ctx.typed and not ctx.aside
+    answer = t("Your hint comes to you privately.") if typed else None
+    return Result(answer=answer, hint=view)
 
 
 def _no_hint(t: Texts, view: PlayerView) -> str:

@@ -19,8 +19,7 @@ from engine import Phase
 
 def apply(ctx: Context, request: Request) -> Result:
     """Apply `request` in `ctx` (raises Refused or RuleError for one that changes nothing)."""
-    if request.aside:
-        ctx = replace(ctx, aside=True, typed=request.kind is not Kind.BUTTON)
+    ctx = replace(ctx, aside=request.aside, typed=request.kind is not Kind.BUTTON)
     if request.kind is Kind.BUTTON:
         spec, value = _press(ctx, request.arg)
     else:

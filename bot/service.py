@@ -978,7 +978,8 @@ class GameService:
             return outcome
         view = player_view(table.game, asked.seat)  # as it is after any AI moves it made
         if not has_choice(view):
-            return outcome  # the AI moved for them meanwhile (they are away): nothing to hint
+            # the AI moved for them meanwhile (they are away): no hint, none promised
+            return replace(outcome, answer=None)
         mine = personal(look, table.languages, view.player)
         hint = await self.coach.hint(mine, table.game_id, view)
         return replace(outcome, messages=(*outcome.messages, hint))

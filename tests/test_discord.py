@@ -2212,6 +2212,28 @@ async def test_the_channels_language(dc: Bot) -> None:
     assert notice.labels() == [["Deine Karten"]]
 
 
+async def test_a_hint_typed_in_the_channel_says_where_it_went(dc: Bot) -> None:
+    """A player asked to choose types /hint at a coach table: the hint comes to their DM, and
+    the command is answered, to them alone, with where it went (as /review is), not with a
+    bare "Done"."""
+    players = people(dc, "Ann", "Bob", "Cid")
+    await seat(dc, players, coach="on")
+    await dc.command(players[0], "start")
+    for _ in range(100):
+        hands = [(user, dc.hand(user)) for user in players]
+        hints = [u for u, h in hands if h is not None and any("💡 Hint" in r for r in h.labels())]
+        if hints:
+            break
+        assert await move(dc)
+    else:
+        raise AssertionError("nobody was ever asked to choose")
+    user = hints[0]
+    await dc.command(user, "hint")
+    assert f"(only {user.name} sees)" in dc.last_reply()
+    assert dc.last_reply().endswith("Your hint comes to you privately.")
+    assert "bot: 💡 Hint for" in dc.fake.texts(user.id)[-1]
+
+
 async def test_a_hint_on_an_ephemeral_hand_comes_apart_and_leaves_the_hand(dc: Bot) -> None:
     """Cid's DMs are closed: his hand is shown to him alone in the channel. The coach's hint
     he asks for there is an ephemeral message of its own; the hand keeps its buttons."""

@@ -763,6 +763,28 @@ async def move_in(bot: Bot, chat: int, players: tuple[tuple[User, str], ...]) ->
     raise AssertionError(f"nobody's turn in {chat}")
 
 
+async def test_a_hint_typed_in_the_group_is_answered_there(tg: Bot) -> None:
+    """The player the game waits for types /hint in the group at a coach table: the hint comes
+    to them privately, and the group's reply to the command says where it went (as /review's
+    does), in the group's language; before, the group saw no answer at all."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/options coach")
+    await tg.command(GROUP, ANN, "/start")
+    turn = whose_turn(tg, PLAYERS)
+    assert turn is not None
+    user = turn[0]
+    await tg.command(GROUP, user, "/hint")
+    assert tg.fake.transcript(user.id)[-1].text.startswith("💡 Hint for")
+    typed, answer = tg.fake.transcript(GROUP)[-2:]
+    assert (typed.kind, typed.text, answer.kind) == ("user", "/hint", "message")
+    assert answer.text == "Your hint comes to you privately."
+    assert answer.reply_to == typed.message_id
+    await tg.command(GROUP, ANN, "/language de")
+    await tg.command(GROUP, user, "/hint")
+    assert tg.fake.transcript(user.id)[-1].text.startswith("💡 ")
+    assert tg.group_texts()[-1] == "Dein Tipp kommt privat zu dir."
+
+
 async def test_a_person_in_two_coach_groups_is_told_which_each_review_is_of(tg: Bot) -> None:
     """Ann sits at coach tables in two groups at once, with Bob in the Wizards and Dan in
     Friday's: as a round ends in one and then in the other, each review she gets privately

@@ -165,6 +165,10 @@ def test_answers_to_typed_commands() -> None:
     shown = Outcome(messages=(Message("lobby"),), answer="You joined the table.")
     assert answer_post(-1, shown, reply_to=9) is None
     assert answer_post(-1, Outcome(), reply_to=9) is None
+    hint = Message("💡 Hint for your bid, round 1:", to="tg:1")
+    aside = answer_post(-1, Outcome(messages=(hint,), answer="It comes privately."), reply_to=9)
+    assert aside is not None  # nothing shown here: the answer says where it went
+    assert aside.html == "It comes privately."
 
 
 def test_mentioned_names_become_links_to_the_people() -> None:

@@ -227,9 +227,11 @@ def answer_post(
     target: int, outcome: Outcome, reply_to: int | None, topic: int | None = None
 ) -> Post | None:
     """The answer to a typed command, as a reply where it was typed (in its forum `topic`): a
-    refusal always, another answer only when the outcome shows nothing else (a button press
-    shows it as a toast)."""
-    if not outcome.answer or (outcome.messages and not outcome.alert):
+    refusal always, another answer only when the outcome shows nothing else there (what it
+    shows the asker alone, a hint, comes privately: the answer says so); a button press shows
+    it as a toast."""
+    shown_here = any(message.to is None for message in outcome.messages)
+    if not outcome.answer or (shown_here and not outcome.alert):
         return None
     return Post(target=target, html=html_text(outcome.answer), reply_to=reply_to, thread=topic)
 
