@@ -123,6 +123,9 @@ class Result:
     """Index the new deadline whatever the old one (a fired timer's entry is dropped)."""
     hint: PlayerView | None = None
     """A hint to work out for this view, outside the transaction, and show its player alone."""
+    hint_once: bool = False
+    """Post the hint once for its decision (a press in the asker's private chat): pressed again,
+    the press is answered that it was sent (`Coach.hint`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -532,7 +535,8 @@ def resume(ctx: Context, _: None) -> Result:
 def hint(ctx: Context, _: None) -> Result:
     """A hint for the asker's decision, at a coach table (worked out by the service). Typed
     where the game is played, it is answered there with where the hint went, as /review is;
-    a press (on the hand, the web page) is answered by the hint itself."""
+    a press (on the hand, the web page) is answered by the hint itself, pressed in a private
+    chat once a decision (a double tap does not post it twice)."""
     table = ctx.table()
     seat = ctx.seat()
     t = ctx.look.t
@@ -545,7 +549,7 @@ def hint(ctx: Context, _: None) -> Result:
         raise Refused(_no_hint(t, view))
     typed = ctx.typed and not ctx.aside
     answer = t("Your hint comes to you privately.") if typed else None
-    return Result(answer=answer, hint=view)
+    return Result(answer=answer, hint=view, hint_once=ctx.aside and not ctx.typed)
 
 
 def _no_hint(t: Texts, view: PlayerView) -> str:

@@ -89,14 +89,37 @@ class Coach:
             tuple[str, int, int], asyncio.Future[tuple[Sequence[BidHint], Sequence[CardHint]]]
         ] = OrderedDict()
         """The figures of the last hints, by (game, seq, seat), being worked out or done."""
+        self._sent: OrderedDict[tuple[str, int, int], None] = OrderedDict()
+        """The last hints posted once (`hint`'s `once`), by (game, seq, seat)."""
         self.hints_worked = 0
         """How many hints were worked out (not taken from one known)."""
 
-    async def hint(self, look: Look, game: str, view: PlayerView) -> Message:
+    async def hint(
+        self, look: Look, game: str, view: PlayerView, once: bool = False
+    ) -> Message | None:
         """The hint for `view`'s player (in their language: `look` is theirs). The figures of
         one decision (game, move, seat) are worked out once: asked again, or again while they
-        are being worked out (a double tap), they are the same ones (`HINTS_KEPT`)."""
+        are being worked out (a double tap), they are the same ones (`HINTS_KEPT`). `once`:
+        None if it was asked `once` before for the same decision (its message is posted where
+        it was asked: a private chat), unless working it out failed then."""
         key = (game, view.table.seq, view.seat)
+        if once:
+            if key in self._sent:
+                return None
+            self._sent[key] = None
+            while len(self._sent) > HINTS_KEPT:
+                self._sent.popitem(last=False)
+        try:
+            return await self._hint(look, game, view, key)
+        except BaseException:
+            if once:
+                self._sent.pop(key, None)
+            raise
+
+    async def _hint(
+        self, look: Look, game: str, view: PlayerView, key: tuple[str, int, int]
+    ) -> Message:
+        """The hint for `view`'s player, of the figures known or worked out now."""
         figures = self._hints.get(key)
         if figures is None or (
             figures.done() and (figures.cancelled() or figures.exception() is not None)

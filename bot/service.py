@@ -230,7 +230,7 @@ def _merged(first: Result, then: list[Result], seen: dict[str, str]) -> Result:
         ratings=next((move.ratings for move in reversed(moves) if move.ratings), ()),
     )
     shown = [item for item in first.shown if not isinstance(item, Moved)] + [moved]
-    return Result(shown, first.answer, last, first.mend, first.reindex, first.hint)
+    return Result(shown, first.answer, last, first.mend, first.reindex, first.hint, first.hint_once)
 
 
 class GameService:
@@ -981,7 +981,9 @@ class GameService:
             # the AI moved for them meanwhile (they are away): no hint, none promised
             return replace(outcome, answer=None)
         mine = personal(look, table.languages, view.player)
-        hint = await self.coach.hint(mine, table.game_id, view)
+        hint = await self.coach.hint(mine, table.game_id, view, once=result.hint_once)
+        if hint is None:  # pressed again in their private chat: the hint is there already
+            return replace(outcome, answer=mine.t("This hint was sent to you already."))
         return replace(outcome, messages=(*outcome.messages, hint))
 
     async def _robots(

@@ -785,6 +785,31 @@ async def test_a_hint_typed_in_the_group_is_answered_there(tg: Bot) -> None:
     assert tg.group_texts()[-1] == "Dein Tipp kommt privat zu dir."
 
 
+async def test_a_double_tap_on_hint_posts_the_hint_once(tg: Bot) -> None:
+    """The player the game waits for taps Hint twice at once on their turn message: one hint
+    is posted; the other press is answered (a toast) that it was sent already, not with the
+    same hint posted a second time. A third press later is answered so too."""
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/options coach")
+    await tg.command(GROUP, ANN, "/start")
+    turn = whose_turn(tg, PLAYERS)
+    assert turn is not None
+    user, hand = turn
+    (data,) = [b.callback_data for row in hand.keyboard for b in row if b.text == "💡 Hint"]
+    assert data is not None
+    taps = [tg.fake.press(user.id, user, hand.message_id, data) for _ in range(2)]
+    await tg.idle()
+    hints = [e for e in tg.fake.transcript(user.id) if e.text.startswith("💡 Hint for")]
+    assert len(hints) == 1, [e.text for e in hints]
+    answers = [tg.fake.callback_answer(tap["callback_query"]["id"]) for tap in taps]
+    said = sorted(answer.text for answer in answers if answer is not None)
+    assert said == ["", "This hint was sent to you already."]
+    assert not any(answer is not None and answer.show_alert for answer in answers)
+    again = await tg.press(user.id, user, hand.message_id, data)
+    assert again.text == "This hint was sent to you already."
+    assert len([e for e in tg.fake.transcript(user.id) if e.text.startswith("💡 Hint")]) == 1
+
+
 async def test_a_person_in_two_coach_groups_is_told_which_each_review_is_of(tg: Bot) -> None:
     """Ann sits at coach tables in two groups at once, with Bob in the Wizards and Dan in
     Friday's: as a round ends in one and then in the other, each review she gets privately

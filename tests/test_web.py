@@ -919,7 +919,7 @@ async def test_at_a_coach_table_the_page_offers_a_hint_and_shows_it_to_its_playe
 ) -> None:
     """A coach table's view offers the hand message's Hint button whenever the player has a
     bid or a card to choose; pressed on the page, the move's answer carries the coach's hint
-    (the player's private message, no other), and nothing is written."""
+    (the player's private message, no other), pressed again too, and nothing is written."""
     driver, web, client = table
     await driver.lobby(["rounds=short", "coach"], ai=2)
     link = bearer(web.link(CHAT, ANN.id, await game_id(driver)))
@@ -943,6 +943,8 @@ async def test_at_a_coach_table_the_page_offers_a_hint_and_shows_it_to_its_playe
             assert said["ok"]
             assert not said["relayed"]
             (hint,) = said["private"]
+            again = await client.post("/api/move", json={"payload": view["hint"]}, headers=link)
+            assert (await again.json())["private"] == [hint]  # the page shows it each time
             kind = "bid" if view["bids"] else "trick"
             assert hint.startswith(f"💡 Hint for {'your bid' if kind == 'bid' else 'trick'}")
             kinds.add(kind)
