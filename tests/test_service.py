@@ -762,7 +762,8 @@ async def test_a_pause_nobody_ends_abandons_the_game(
     notice, final, *hands = outcome.messages
     assert notice.text == GONE
     assert (final.slot, final.buttons) == ("table", ())  # as cancelled: nothing left to press
-    assert GONE in final.text
+    assert final.text.endswith(f"\n\n{GONE}")
+    assert "\n\n\n" not in final.text, final.text  # one blank line before it, as between parts
     assert "Paused" not in final.text
     assert [(hand.to, hand.slot, hand.text, hand.buttons) for hand in hands] == [
         (ANN.id, "hand", GONE, ())

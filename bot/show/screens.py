@@ -301,8 +301,8 @@ def table_text(
         lines.append(text)
     if seating.paused is not None and not ended:
         lines += ["", pause_line(look, seating.paused)]
-    if notice:
-        lines += ["", notice]
+    if notice:  # one blank line before it (an ended table's end with one: nothing to play)
+        lines += [notice] if lines[-1] == "" else ["", notice]
     return "\n".join(lines)
 
 
@@ -335,8 +335,8 @@ def final_table_text(
         lines.append(last_trick(look, row.last_trick, seating.names))
     lines.append("")
     lines += [score_line(t, name, row, seat) for seat, name in enumerate(seating.names)]
-    if notice:
-        lines += ["", notice]
+    if notice:  # one blank line before it (an ended table's end with one: nothing to play)
+        lines += [notice] if lines[-1] == "" else ["", notice]
     return "\n".join(lines)
 
 
