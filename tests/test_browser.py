@@ -160,6 +160,9 @@ async def shoot(page: Page, request: pytest.FixtureRequest, name: str, *opened: 
         await page.click(f"#{part} > summary")
 
 
+DRAWN = """cells => cells.map(cell => (cell.querySelector("[aria-hidden]") || cell).textContent)"""
+"""A row's cells as drawn: a score sheet cell's numbers, not its words for a screen reader."""
+
 STANDINGS = """panel => [...panel.querySelectorAll("tr")].slice(1).map(row => [
   ...[...row.cells].filter(cell => cell.getClientRects().length && !cell.matches(".rating"))
     .map(cell => (cell.querySelector(".who") ?? cell).textContent),
@@ -353,9 +356,9 @@ async def test_a_whole_game_on_the_page_against_two_ai_seats_and_a_chat_player(
         mine = [s == ann for s in order if s in ratings]
         assert [mark == [accent, "700"] for mark in await final.evaluate(MARKED)] == mine
         # The score sheet: each cell's total (the round's points) won/bid, points below zero
-        # with the minus sign, as the chat writes them.
+        # with the minus sign, as the chat writes them (drawn; its words are a screen reader's)
         cells = [
-            await line.locator("td").all_text_contents()  # the sheet may be folded
+            await line.locator("td").evaluate_all(DRAWN)  # the sheet may be folded
             for line in await page.locator("#sheet table tr").all()
         ][1:]
         assert cells == [

@@ -589,3 +589,39 @@ async def test_a_screen_reader_says_a_seats_numbers_in_words(
             await caught_up(page, version)
             region = page.get_by_role("region", name=texts("de")("Players"))
             assert "Punkte" in await region.aria_snapshot()
+
+
+def cell_in_words(total: int, won_now: int, won: int, bid: int) -> str:
+    """A score sheet cell ("20 (+20) 1/1") as a screen reader is to say it, in English."""
+    minus = lambda n: str(n).replace("-", "\u2212")  # noqa: E731
+    sign = f"+{won_now}" if won_now > 0 else minus(won_now)
+    return (
+        f"{minus(total)} {'point' if abs(total) == 1 else 'points'}, "
+        f"{sign} {'point' if abs(won_now) == 1 else 'points'} this round, "
+        f"{won} of {bid} {'trick' if bid == 1 else 'tricks'} won"
+    )
+
+
+async def test_a_screen_reader_says_the_score_sheets_cells_in_words(
+    browser: Browser, redis_client: aioredis.Redis
+) -> None:
+    """The score sheet's cells ("20 (+20) 1/1") were read out bare ("20 plus 20 1 slash 1"),
+    their meaning in the tooltip only: the accessibility tree has each in words instead ("20
+    points, +20 points this round, 1 of 1 trick won"), in the chat's language; the bare
+    numbers are drawn only."""
+    driver = await table_where(redis_client, ann_to(Phase.PLAYING), "tg:-1011")
+    async with pages(driver, browser) as (web, address):
+        page = await open_page(browser, web, address, driver, ANN.id)
+        view = await page.evaluate("fetch(`api/view${location.search}`).then(r => r.json())")
+        assert view["sheet"], "no round over yet"
+        await page.locator("#sheet summary").click()
+        tree = await page.locator("#sheet").aria_snapshot()
+        for row in view["sheet"]:
+            for seat, total in enumerate(row["totals"]):
+                won_now, won, bid = row["points"][seat], row["won"][seat], row["bids"][seat]
+                assert cell_in_words(total, won_now, won, bid) in tree, (row, tree)
+                assert f"/{bid}" not in tree, tree
+        await driver.ok(ANN, Kind.LANGUAGE, "de")
+        version, _, _ = await driver.svc.snapshot(driver.chat)
+        await caught_up(page, version)
+        assert "in dieser Runde" in await page.locator("#sheet").aria_snapshot()

@@ -12,7 +12,7 @@ from typing import Any
 
 from bot import tokens
 from bot.namesakes import suffix
-from bot.show.formatters import MEDALS, shown_points, standings
+from bot.show.formatters import MEDALS, shown_points, signed_points, standings
 from bot.show.i18n import N_, N_plural, texts
 from bot.show.look import Look, look_of, personal
 from bot.show.screens import hand_message, hand_notes, hand_screen, options_line, status
@@ -106,27 +106,43 @@ SAID_TRICKS = N_plural("{won} of {bid} trick won", "{won} of {bid} tricks won")
 SAID_HIDDEN = N_plural("{won} trick won, bid hidden", "{won} tricks won, bid hidden")
 # TRANSLATORS: said to a screen reader after a seat's points: the seat has not bid yet.
 SAID_UNBID = N_("no bid yet")
+# TRANSLATORS: a score sheet cell at the web table, said to a screen reader after its total
+# ("20 points, +20 points this round, 1 of 1 trick won"): the points the round gave, signed.
+SAID_ROUND = N_plural("{n} point this round", "{n} points this round")
+
+
+def _count(look: Look, forms: tuple[str, str], by: int, **values: object) -> str:
+    """`forms` in the plural form `by` takes, filled in with `values`."""
+    return look.t.ngettext(*forms, abs(by)).format(**values)
 
 
 def said(look: Look, s: SeatView) -> str:
     """A seat's numbers (`standing`, "20 (40) 1/2") as a screen reader is to say them: "20
     points, 40 points if the round ended now, 1 of 2 tricks won", as far as this viewer may
     know them (a bid hidden, a bid not made yet)."""
-    t = look.t
-
-    def count(forms: tuple[str, str], by: int, **values: object) -> str:
-        return t.ngettext(*forms, abs(by)).format(**values)
-
-    parts = [count(SAID_POINTS, s.total, n=shown_points(s.total))]
+    parts = [_count(look, SAID_POINTS, s.total, n=shown_points(s.total))]
     if s.projected is not None:
-        parts.append(count(SAID_PROJECTED, s.projected, n=shown_points(s.projected)))
+        parts.append(_count(look, SAID_PROJECTED, s.projected, n=shown_points(s.projected)))
     if s.bid is not None:
-        parts.append(count(SAID_TRICKS, s.bid, won=s.won, bid=s.bid))
+        parts.append(_count(look, SAID_TRICKS, s.bid, won=s.won, bid=s.bid))
     elif s.has_bid:
-        parts.append(count(SAID_HIDDEN, s.won, won=s.won))
+        parts.append(_count(look, SAID_HIDDEN, s.won, won=s.won))
     else:
-        parts.append(t(SAID_UNBID))
+        parts.append(look.t(SAID_UNBID))
     return ", ".join(parts)
+
+
+def cell_said(look: Look, row: ScoreRow, seat: int) -> str:
+    """A score sheet cell ("20 (+20) 1/1") as a screen reader is to say it: "20 points, +20
+    points this round, 1 of 1 trick won"."""
+    total, points, bid = row.totals[seat], row.points[seat], row.bids[seat]
+    return ", ".join(
+        (
+            _count(look, SAID_POINTS, total, n=shown_points(total)),
+            _count(look, SAID_ROUND, points, n=signed_points(points)),
+            _count(look, SAID_TRICKS, bid, won=row.won[seat], bid=bid),
+        )
+    )
 
 
 def _face(look: Look, card: Card) -> JSON:
@@ -243,7 +259,7 @@ def _lobby(look: Look, tv: TableView, seats: Seating) -> JSON | None:
     }
 
 
-def _row(row: ScoreRow) -> JSON:
+def _row(look: Look, row: ScoreRow) -> JSON:
     return {
         "round": row.round,
         "cards": row.cards,
@@ -251,6 +267,7 @@ def _row(row: ScoreRow) -> JSON:
         "won": list(row.won),
         "points": list(row.points),
         "totals": list(row.totals),
+        "said": [cell_said(look, row, seat) for seat in range(len(row.totals))],
     }
 
 
@@ -395,7 +412,7 @@ def player_json(
         "again": again,
         "resume": next((p for arg, p in by_action.get(Action.RESUME, [])), None),
         "hint": next((p for arg, p in by_action.get(Action.HINT, [])), None),
-        "sheet": [_row(row) for row in tv.sheet],
+        "sheet": [_row(look, row) for row in tv.sheet],
         "places": list(tv.places),
         "round_end": _round_end(look, tv, seats.names),
         "final": _final(look, tv, seats.names, ratings),

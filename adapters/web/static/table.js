@@ -447,8 +447,12 @@ function drawSheet(v) {
     const line = element("tr");
     line.append(element("td", {}, String(row.round)));
     row.totals.forEach((total, seat) => {
-      line.append(element("td", { title: w("cell", { bid: row.bids[seat], won: row.won[seat] }) },
-        `${points(total)} (${pointsWon(row.points[seat])}) ${row.won[seat]}/${row.bids[seat]}`));
+      // the numbers are drawn; a screen reader says them in words instead, as a seat's
+      const cell = element("td", { title: w("cell", { bid: row.bids[seat], won: row.won[seat] }) });
+      cell.append(element("span", { "aria-hidden": "true" },
+        `${points(total)} (${pointsWon(row.points[seat])}) ${row.won[seat]}/${row.bids[seat]}`),
+      element("span", { class: "said" }, row.said[seat]));
+      line.append(cell);
     });
     table.append(line);
   }
