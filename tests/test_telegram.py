@@ -2078,6 +2078,30 @@ async def test_a_newcomer_s_notice_waiting_as_the_group_becomes_a_supergroup_mov
     assert [e for e in tg.fake.errors if e.chat_id == supergroup] == []
 
 
+async def test_notices_move_to_a_supergroup_in_the_order_they_were_posted(tg: Bot) -> None:
+    """Eve's notice, then Dan's, wait in a group with no game, which becomes a supergroup; the
+    bot is told of the move twice (the old group's message and the new one's, handled at once)
+    and Telegram is slow to answer the first `getChatMember` (for Eve, the first notice). The
+    supergroup shows Eve's notice, then Dan's (before, each message of the move took one
+    notice: Dan's, its name fetched at once, went first)."""
+    await tg.command(GROUP, EVE, "/join")
+    await tg.command(GROUP, DAN, "/join")
+    supergroup = -1009876
+    asked: list[str] = []
+
+    def latency(method: str, chat: int | None) -> float:
+        if chat != supergroup or method != "getChatMember":
+            return 0
+        asked.append(method)
+        return 0.5 if len(asked) == 1 else 0  # a slow network, on the first answer only
+
+    tg.fake.latency = latency
+    tg.fake.migrate_group(GROUP, supergroup, by=ANN)
+    await tg.idle()
+    shown = [m.text for m in tg.fake.current_messages(supergroup).values() if m.from_bot]
+    assert [text.partition(":")[0] for text in shown] == ["Eve", "Dan"]
+
+
 async def handled(bot: Bot) -> None:
     """Wait until the bot took in and handled every update (what it posts may still be on its
     way: see `Bot.idle` for all of it)."""

@@ -45,6 +45,9 @@ OPENING_FOR = 30 * 86400
 kept after the last (`keys.opening`), as long as the slot map that names those notices."""
 UNREACHED_FOR = 30 * 86400
 """Seconds the mark that a game told its group of an unreachable player is kept."""
+MOVED_FOR = 2 * 86400
+"""Seconds the claim of a group's move to a supergroup (`keys.notices_moved`) is kept: longer
+than Telegram keeps an update for the bot (a day), so the move's second message finds it."""
 TOLD = "1"
 """The mark's value once the group is told (`keys.unreached`). While a refusal checks that the
 player still cannot be reached, it holds that check's own token, `CHECKING` and a random part
@@ -186,9 +189,16 @@ class Notices:
         message yet, but its mark is set: it is told in the supergroup after those posted, and
         the waiting one, its mark gone, does not go (`deliver`). A newcomer's still waiting is
         shown anew when the old group refuses it (`migrated`). Both of Telegram's messages of
-        the move may come here (with no game moved: the front end's `on_migrate`); the index's
-        SREM, or the old mark's DEL, lets one of them post each notice."""
+        the move may come here, at once (with no game moved: the front end's `on_migrate`): the
+        first to claim the move (`keys.notices_moved`) moves every notice, one after another;
+        the other moves none (when each took the notices its SREM or DEL won, the second
+        notice went first whenever the first one's `getChatMember` was slower). The index's
+        SREM, or the old mark's DEL, still lets one of the move and a refused notice, or the
+        person's return, have each."""
         before = chat_key(old)
+        claimed = await self.client.set(keys.notices_moved(before), str(new), nx=True, ex=MOVED_FOR)
+        if not claimed:
+            return
         told = unreached_slot(before, None)
         posted: dict[tuple[str, int], float] = {}
         for prefix in (open_slot(before, None), told):

@@ -86,6 +86,14 @@ def unreached(chat: str, game_id: str, person: int) -> str:
     return f"wiz:{{{chat}}}:tg:unreached:{game_id}:{person}"
 
 
+def notices_moved(chat: str) -> str:
+    """String, set (expires) by the first of Telegram's two messages of the Telegram group
+    `chat`'s move to a supergroup (handled at once, by one worker or two) that moves the
+    group's notices: the other leaves them, so they are shown anew in the order they were
+    posted."""
+    return f"wiz:{{{chat}}}:tg:moved"
+
+
 def no_pictures(chat: str) -> str:
     """String (expires): the id of the game in whose course the Telegram group `chat` refused
     the bot a picture (its permissions allow no photos); that game's later pictures there go as
