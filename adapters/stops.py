@@ -51,13 +51,18 @@ def _handlers() -> dict[int, Handler]:
 
 @contextlib.contextmanager
 def raising(
-    before: Callable[[], None] = lambda: None, even_ignored: bool = False, wake: bool = False
+    before: Callable[[], None] = lambda: None,
+    even_ignored: bool = False,
+    wake: bool = False,
+    handed: Callable[[int], bool] = lambda _: False,
 ) -> Iterator[None]:
     """Inside, the first stop signal calls `before` and raises `Interrupted` in the main thread,
     and later ones do nothing; on the way out, the handlers are as they were. One the process
     was started ignoring (SIGHUP under `nohup`, SIGINT in a shell's background job) is left
     ignored, unless `even_ignored`. With `wake`, a stop takes effect even when it came just
-    before the main thread began to wait (`_waking`)."""
+    before the main thread began to wait (`_waking`). A stop that `handed(signum)` takes
+    (True) is not raised here: whoever took it raises it (an event loop running, which a stop
+    raised in its own code can leave with a task that never ends)."""
     previous = {
         sig: handler
         for sig, handler in _handlers().items()
@@ -70,7 +75,8 @@ def raising(
             return  # a second one, or `_waking`'s own once the first was taken
         taken.set()
         before()
-        raise Interrupted(signum)
+        if not handed(signum):
+            raise Interrupted(signum)
 
     for sig in previous:
         signal.signal(sig, stop)

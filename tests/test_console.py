@@ -24,7 +24,14 @@ from pathlib import Path
 import pytest
 import redis
 
-from adapters.console.app import Interrupted, _stop_signals, chat_id, stop_pending, waiter
+from adapters.console.app import (
+    Interrupted,
+    Waiting,
+    _stop_signals,
+    chat_id,
+    stop_pending,
+    waiter,
+)
 from adapters.console.reader import (
     Ask,
     Choices,
@@ -512,6 +519,54 @@ def test_a_stop_taken_in_the_event_loops_own_code_stops_the_loop() -> None:
     finally:
         stop_pending(loop)
         loop.close()
+
+
+def test_a_stop_as_the_loop_takes_up_a_wake_up_leaves_no_task_behind(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A stop signal taken just as the loop begins a callback it took from its queue (the
+    handler runs at the first step of Python code there), a task's wake-up: raised there, it
+    dropped the wake-up, and that task (the AI's moves after a request) waited on a future
+    already done: it never ended, and the stop's cleanup (`stop_pending`) waited for it
+    forever. Now the stop cancels the request the loop runs, the loop runs on whole (the
+    wake-up too), and the stop is raised once the loop is out."""
+    loop = asyncio.new_event_loop()
+    waiting = Waiting()
+    moves: list[asyncio.Task[None]] = []
+    armed: list[bool] = []
+    run = asyncio.Handle._run
+
+    def begun(handle: asyncio.Handle) -> None:
+        if armed and not armed.pop():
+            signal.raise_signal(signal.SIGINT)  # the handler runs here, as at a step of _run
+        run(handle)
+
+    async def move(done: asyncio.Future[None]) -> None:
+        await done
+
+    async def request() -> None:
+        done = loop.create_future()
+        moves.append(loop.create_task(move(done)))
+        await asyncio.sleep(0)  # the move waits for `done`
+        done.set_result(None)  # its wake-up is the next callback the loop takes up
+        armed.append(False)
+        await loop.create_future()  # never done: only the stop ends the request
+
+    monkeypatch.setattr(asyncio.Handle, "_run", begun)
+    asyncio_log = logging.getLogger("asyncio")
+    level = asyncio_log.level
+    try:
+        with warnings.catch_warnings(), pytest.raises(Interrupted), _stop_signals(waiting):
+            waiter(loop, waiting)(request())
+        assert moves[0].done()  # its wake-up ran: before, it waited on forever
+        stop_pending(loop)
+        assert not asyncio.all_tasks(loop)
+    finally:
+        monkeypatch.undo()
+        for task in asyncio.all_tasks(loop):
+            task.cancel()  # not run: a task whose wake-up was lost would never end
+        loop.close()
+        asyncio_log.setLevel(level)  # a stop quiets it for the rest of the process
 
 
 def test_one_terminal_table_per_data_dir(

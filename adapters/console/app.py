@@ -119,7 +119,8 @@ def play(args: PlayArgs, config: Config, out: TextIO | None = None) -> int:
         except OSError as error:
             print(f"wizard-bot {args.command}: {error}", file=sys.stderr)
             return EXIT_FAILED
-        stack.enter_context(_stop_signals())
+        waiting = Waiting()
+        stack.enter_context(_stop_signals(waiting))
         loop = asyncio.new_event_loop()
         # The AI's and the stats' threads: a stop signal must reach the main thread at its
         # prompt, not one of them (it would be taken there, and the prompt would wait on).
@@ -152,7 +153,7 @@ def play(args: PlayArgs, config: Config, out: TextIO | None = None) -> int:
             )
             chat = chat_id(config)
             stack.enter_context(_beating(url, config, keys.scope(chat), service.worker))
-            table = ConsoleTable(service, chat, args, waiter(loop), stream)
+            table = ConsoleTable(service, chat, args, waiter(loop, waiting), stream)
             return table.run()
         finally:  # a stop signal now is ignored until the Redis and its beats have stopped
             stops.ignore()
@@ -198,16 +199,53 @@ def _beating(url: str, config: Config, scope: str, worker: str) -> Iterator[None
         thread.join(config.redis_timeout + presence.EVERY)
 
 
-def waiter(loop: asyncio.AbstractEventLoop) -> Callable[[Coroutine[Any, Any, Any]], Any]:
+class Waiting:
+    """What the terminal table's event loop runs for it now (`waiter`), for a stop signal taken
+    meanwhile (`_stop_signals`). Raised wherever the main thread stood, a stop could land just
+    as the loop took a callback from its queue, before it ran it: that callback, a task's
+    wake-up (the AI's moves after a request), was lost, the task waited on a future already
+    done, and the stop's cleanup (`stop_pending`) waited for it forever. So while the loop
+    runs, a stop cancels the task it runs for the table instead (the loop stays whole), and
+    `waiter` raises it once the loop is out."""
+
+    def __init__(self) -> None:
+        self.task: asyncio.Task[Any] | None = None
+        self.signum: int | None = None
+        """The stop signal taken while the loop ran (`take`), not yet raised."""
+
+    def take(self, signum: int) -> bool:
+        """Whether the stop `signum` is taken here: the loop runs the table's task (cancelled
+        now); else the handler raises it where the main thread is."""
+        task = self.task
+        if task is None or not task.get_loop().is_running():
+            return False
+        self.signum = signum
+        task.cancel()
+        return True
+
+
+def waiter(
+    loop: asyncio.AbstractEventLoop, waiting: Waiting | None = None
+) -> Callable[[Coroutine[Any, Any, Any]], Any]:
     """Run a coroutine to its end on `loop`. One that a stop signal cut off before it began is
-    closed (it will never run, and Python would warn that it was never awaited)."""
+    closed (it will never run, and Python would warn that it was never awaited). With
+    `waiting`, a stop taken while the loop runs cancels it, and is raised here (`Waiting`)."""
+    held = waiting or Waiting()
 
     def wait(work: Coroutine[Any, Any, Any]) -> Any:
         try:
-            return loop.run_until_complete(work)
+            held.task = loop.create_task(work)
+            return loop.run_until_complete(held.task)
+        except asyncio.CancelledError:
+            if held.signum is None:
+                raise
+            return None  # raised below
         finally:
+            held.task = None
             if inspect.getcoroutinestate(work) == inspect.CORO_CREATED:
                 work.close()
+            if held.signum is not None:
+                raise Interrupted(held.signum)
 
     return wait
 
@@ -266,13 +304,15 @@ def columns(stream: TextIO) -> int | None:
         return None
 
 
-def _stop_signals() -> contextlib.AbstractContextManager[None]:
+def _stop_signals(waiting: Waiting | None = None) -> contextlib.AbstractContextManager[None]:
     """SIGINT, SIGTERM and SIGHUP raise Interrupted while inside, so the Redis started is
     stopped. (SIGINT too where the process was started ignoring it: a shell that starts the
     game in the background makes it ignore SIGINT, and Python then raises no
     KeyboardInterrupt.) One that comes as the prompt is written, before the read of the line
-    begins, stops it too (`wake`): it would be taken only once a line came."""
-    return stops.raising(_cut_off_quietly, even_ignored=True, wake=True)
+    begins, stops it too (`wake`): it would be taken only once a line came. One that comes
+    while the event loop runs for the table is raised once it is out (`waiting`)."""
+    handed = waiting.take if waiting is not None else lambda _: False
+    return stops.raising(_cut_off_quietly, even_ignored=True, wake=True, handed=handed)
 
 
 def _cut_off_quietly() -> None:
