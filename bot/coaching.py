@@ -5,8 +5,10 @@ neither holds up the event loop nor the AI seats' moves).
 A review, once ready, waits here until the next tick of its chat's scope hands it to the front end
 (`GameService.tick`), like the timers' outcomes. A round's review is said of "your last game" if
 it arrives once its game is over (always so for the last round), or a newer game began there.
-It is the one thing a worker's crash may lose: it is worked out again only if asked again
-(`/review`), and the game goes on without it.
+Each review promised is first noted in Redis by the service (a `Promise`: who, which chat and
+game, in which language; `bot.store.keys.reviews`) and the note forgotten once the review was
+handed over and posted: a worker that stops or dies leaves its notes to the worker that takes
+over its journal, which works them out again (`start`) and posts them.
 """
 
 import asyncio
@@ -25,7 +27,9 @@ from bot.ai.review import Mistake, record_so_far, review_game, review_round
 from bot.handover import Handover
 from bot.messages import Message, Outcome
 from bot.show.coach import game_review, hint_message, round_review
+from bot.show.i18n import texts
 from bot.show.look import Look, personal
+from bot.show.themes import DEFAULT_THEME, Theme
 from bot.table import Table
 from engine import PlayerView
 
@@ -62,6 +66,20 @@ class Review:
     named for them still, wherever they sit once it arrives."""
     languages: Mapping[str, str] = field(default_factory=dict)
     """The people's languages at the table then."""
+    note: str | None = None
+    """The note of its promise in Redis, forgotten once it is posted."""
+
+
+Promise = dict[str, Any]
+"""What a review promised needs to be worked out again by any worker (plain JSON): its kind
+("game" or "round"), chat, language and theme, the record, and whose review it is."""
+
+
+def _look_of(promise: Mapping[str, Any]) -> Look:
+    """The look a promise was made in (an unknown theme is shown as the default one)."""
+    theme = promise.get("theme", "")
+    known = theme in Theme._value2member_map_
+    return Look(texts(promise.get("language", "en")), Theme(theme) if known else DEFAULT_THEME)
 
 
 def _seeded(*parts: object) -> random.Random:
@@ -91,6 +109,8 @@ class Coach:
         """The figures of the last hints, by (game, seq, seat), being worked out or done."""
         self._sent: OrderedDict[tuple[str, int, int], None] = OrderedDict()
         """The last hints posted once (`hint`'s `once`), by (game, seq, seat)."""
+        self._spent: list[tuple[str, str]] = []
+        """The chats and notes of reviews that came to nothing (`spent`)."""
         self.hints_worked = 0
         """How many hints were worked out (not taken from one known)."""
 
@@ -144,23 +164,82 @@ class Coach:
                 return await asyncio.to_thread(bid_hints, view, rng), []
             return [], await asyncio.to_thread(card_hints, view, rng)
 
-    def review_round(
-        self, chat: str, look: Look, table: Table, number: int, named: frozenset[str] = frozenset()
-    ) -> None:
-        """Review round `number` of `table`'s game for each person at it, in the background:
-        each whose round had a costly decision gets it privately once it is worked out (the
-        chat named for those in `named`, as their other private messages of it are)."""
-        if len(self._tasks) >= QUEUED:
-            log.warning("%s: the coach is behind; round %d is not reviewed", chat, number)
-            return
-        record = record_so_far(table.game)
+    @staticmethod
+    def round_promise(
+        chat: str, look: Look, table: Table, number: int, named: frozenset[str] = frozenset()
+    ) -> Promise:
+        """The review of round `number` of `table`'s game for each person at it (each whose
+        round had a costly decision gets it privately; the chat named for those in `named`, as
+        their other private messages of it are): to note, then `start`."""
         people = [
-            (seat, player.id)
+            [seat, player.id]
             for seat, player in enumerate(table.game.players)
             if player.id not in table.ai and number not in table.autopilot.get(player.id, ())
         ]
+        return {
+            "kind": "round",
+            "chat": chat,
+            "language": look.t.language,
+            "theme": look.theme.value,
+            "record": record_so_far(table.game),
+            "people": people,
+            "number": number,
+            "game": table.game_id,
+            "languages": dict(table.languages),
+            "named": sorted(named),
+        }
 
-        game, languages = table.game_id, dict(table.languages)
+    @staticmethod
+    def game_promise(
+        chat: str,
+        look: Look,
+        record: Mapping[str, Any],
+        seat: int,
+        player: str,
+        skip: Sequence[int] = (),
+    ) -> Promise:
+        """The review of a finished game (its `record`) for the person in `seat`, but for the
+        rounds `skip` (where the AI moved for them), in their `look`: to note, then `start`."""
+        return {
+            "kind": "game",
+            "chat": chat,
+            "language": look.t.language,
+            "theme": look.theme.value,
+            "record": dict(record),
+            "seat": seat,
+            "player": player,
+            "skip": sorted(skip),
+        }
+
+    def busy(self, promise: Mapping[str, Any]) -> bool:
+        """Whether `start` would refuse `promise` now: the person's last game review is under
+        way, or the queue is full."""
+        if promise["kind"] == "game" and (promise["chat"], promise["player"]) in self._asked:
+            return True
+        return len(self._tasks) >= QUEUED
+
+    def start(self, promise: Mapping[str, Any], note: str | None = None) -> bool:
+        """Work out a review promised (`round_promise`, `game_promise`) in the background; it is
+        handed over once worked out, with its `note`. False (and nothing is done) while `busy`,
+        or for a promise not understood (from a newer version of the bot)."""
+        try:
+            if promise["kind"] == "round":
+                return self._review_round(promise, note)
+            if promise["kind"] == "game":
+                return self._review_game(promise, note)
+        except (KeyError, TypeError, ValueError):
+            log.warning("%s: a review promised could not be read", promise.get("chat"))
+        return False
+
+    def _review_round(self, promise: Mapping[str, Any], note: str | None) -> bool:
+        chat, number = promise["chat"], int(promise["number"])
+        if self.busy(promise):
+            log.warning("%s: the coach is behind; round %d is not reviewed", chat, number)
+            return False
+        record, look = promise["record"], _look_of(promise)
+        people = [(int(seat), str(pid)) for seat, pid in promise["people"]]
+        game, languages = promise["game"], dict(promise["languages"])
+        named = frozenset(promise["named"])
 
         def work() -> Review | None:
             now, late = [], []
@@ -173,36 +252,27 @@ class Coach:
                     late.append(round_review(mine, pid, number, mistakes, late=True))
             if not now:
                 return None
-            return Review(Outcome(tuple(now)), Outcome(tuple(late)), game, named, languages)
+            return Review(Outcome(tuple(now)), Outcome(tuple(late)), game, named, languages, note)
 
-        self._background(chat, work)
+        self._background(chat, work, note)
+        return True
 
-    def review_game(
-        self,
-        chat: str,
-        look: Look,
-        record: Mapping[str, Any],
-        seat: int,
-        player: str,
-        skip: Sequence[int] = (),
-    ) -> bool:
-        """Review a finished game (its `record`) for the person in `seat`, but for the rounds
-        `skip` (where the AI moved for them), in the background; the review goes to them
-        privately once it is worked out (at the next tick if it was before: `REMEMBERED`).
-        False (and nothing is done) while their last one is under way, or the queue is
-        full."""
-        asked = (chat, player)
-        if asked in self._asked:
+    def _review_game(self, promise: Mapping[str, Any], note: str | None) -> bool:
+        """The game's review goes to its person privately once it is worked out (at the next
+        tick if it was before: `REMEMBERED`)."""
+        if self.busy(promise):
             return False
+        chat, player, seat = promise["chat"], str(promise["player"]), int(promise["seat"])
+        record, look = promise["record"], _look_of(promise)
+        skip = tuple(int(number) for number in promise["skip"])
+        asked = (chat, player)
         digest = hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()
-        known = (chat, digest, seat, tuple(sorted(skip)))
+        known = (chat, digest, seat, skip)
         with self._lock:
             found = self._known.get(known)
         if found is not None:  # worked out before: as it was
-            self._ready.add(chat, self._game_review(look, player, found))
+            self._ready.add(chat, self._game_review(look, player, found, note))
             return True
-        if len(self._tasks) >= QUEUED:
-            return False
         self._asked.add(asked)
 
         def work() -> Review:
@@ -213,20 +283,22 @@ class Coach:
                     self._known[known] = mistakes
                     while len(self._known) > REMEMBERED:
                         self._known.popitem(last=False)
-                return self._game_review(look, player, mistakes)
+                return self._game_review(look, player, mistakes, note)
             finally:
                 self._asked.discard(asked)
 
-        self._background(chat, work)
+        self._background(chat, work, note)
         return True
 
     @staticmethod
-    def _game_review(look: Look, player: str, mistakes: Sequence[Mistake]) -> Review:
+    def _game_review(
+        look: Look, player: str, mistakes: Sequence[Mistake], note: str | None = None
+    ) -> Review:
         """A game's review for `player`, naming its chat always: it is asked for in the chat
         once the game is over and comes privately, where reviews of several chats' games may
         meet, and "your last game" alone does not say which."""
         shown = Outcome((game_review(look, player, mistakes),))
-        return Review(shown, shown, named=frozenset({player}))
+        return Review(shown, shown, named=frozenset({player}), note=note)
 
     def under_way(self) -> int:
         """How many reviews are being worked out, or wait their turn to be."""
@@ -245,8 +317,17 @@ class Coach:
         while self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
-    def _background(self, chat: str, work: Callable[[], Review | None]) -> None:
+    def spent(self) -> list[tuple[str, str]]:
+        """The chats and notes of the reviews that came to nothing since last asked (nobody's
+        round had a costly decision, or working it out failed): their notes can go."""
+        spent, self._spent = self._spent, []
+        return spent
+
+    def _background(
+        self, chat: str, work: Callable[[], Review | None], note: str | None = None
+    ) -> None:
         async def run() -> None:
+            review = None
             if self._reviewer is None:
                 self._reviewer = asyncio.Semaphore(1)
             try:
@@ -254,9 +335,10 @@ class Coach:
                     review = await asyncio.to_thread(work)
             except Exception:
                 log.exception("%s: a review could not be worked out", chat)
-                return
             if review is not None:
                 self._ready.add(chat, review)
+            elif note is not None:
+                self._spent.append((chat, note))
 
         task = asyncio.get_running_loop().create_task(run())
         self._tasks.add(task)

@@ -29,6 +29,8 @@ older version. Spans in which no worker beat are outages, and turn clocks stand 
 """
 
 import asyncio
+import contextlib
+import json
 import logging
 import random
 import secrets
@@ -57,7 +59,7 @@ from bot.chat import (
     unseen,
 )
 from bot.clock import ServerClock
-from bot.coaching import Coach
+from bot.coaching import Coach, Promise
 from bot.commands import BY_KIND, MAX_ARGUMENT, Kind, of_payload
 from bot.config import Config
 from bot.handover import Handover
@@ -264,6 +266,8 @@ class GameService:
         outcome was not shown; the next tick shows them again."""
         self._enlisted: set[str] = set()
         """The scopes whose heartbeats name this worker already (it journals only there)."""
+        self._ticking: set[str] = set()
+        """The scopes this worker ticks in (it notes the reviews it promises there)."""
         self._skewed = False
         """Whether this worker warned that its clock is off the Redis server's (once)."""
         self._newer_forms: set[str] = set()
@@ -276,6 +280,9 @@ class GameService:
         """Bounds the AI moves being decided at once (`THINKERS`)."""
         self.coach = Coach()
         """Hints, and the reviews worked out in the background (`bot.coaching`)."""
+        self._handed: list[tuple[str, str]] = []
+        """The chats and notes of the reviews handed over by the last `_reviewed` of their
+        scope: posted by the next, which forgets the notes."""
         self._moving: dict[str, asyncio.Task[None]] = {}
         """Chats whose AI moves a timer left this worker making aside (`_transact(aside=)`)."""
         self._deciding: Counter[str] = Counter()
@@ -393,6 +400,7 @@ class GameService:
             beat = await self.store.beat(scope, self.worker, now, GAP, LEASE)
             self.metrics.last_tick.labels(scope).set(now)
             self._enlisted.add(scope)
+            self._ticking.add(scope)
             self.outages = beat.outages
             self._store_answered()
             self._check_clock(now, beat.server)
@@ -403,6 +411,7 @@ class GameService:
             if beat.last is not None and now - beat.last > GAP:
                 behind += await self.store.journaled(mine, now - KEEP)  # Redis was away
             for gone in beat.gone:
+                await self._take_reviews(scope, gone)
                 chats = await self.store.journaled(keys.journal(scope, gone), now - KEEP)
                 await self.store.adopt(scope, gone, mine, chats, now)
                 behind += chats
@@ -421,6 +430,34 @@ class GameService:
             return shown  # Redis is away: the next tick after it is back catches up
         fired = await self.run_timers(scope, aside=True)
         return shown + fired + self._moved.take(scope) + await self._reviewed(scope)
+
+    async def _take_reviews(self, scope: str, gone: str) -> None:
+        """Work out again the reviews the worker `gone` promised and did not post (their notes
+        are this worker's now); one the coach cannot take (its queue is full, a note not
+        understood) is forgotten."""
+        taken = await self.store.take_reviews(scope, gone, self.worker)
+        dropped = []
+        for note, text in taken.items():
+            try:
+                promise = json.loads(text)
+            except ValueError:
+                promise = None
+            if not isinstance(promise, dict) or not self.coach.start(promise, note):
+                log.warning("%s: a review promised by a gone worker is dropped", scope)
+                dropped.append(note)
+        await self.store.forget_reviews(scope, self.worker, dropped)
+
+    async def _promise(self, promise: Promise) -> str | None:
+        """Note a review promised in Redis, as this worker's, so that another takes it over if
+        this one stops or dies; its note's id. None (no note) where this worker does not tick:
+        a web table's worker posts its reviews itself, and never beats in the chat's scope, so
+        the chat's workers would take its notes over at once and post them twice."""
+        scope = keys.scope(promise["chat"])
+        if scope not in self._ticking:
+            return None
+        note = secrets.token_hex(8)
+        await self.store.note_review(scope, self.worker, note, json.dumps(promise))
+        return note
 
     async def keep_time(self) -> None:
         """Read the Redis server's clock, for a service that goes by it (`bot.clock`): each
@@ -606,9 +643,17 @@ class GameService:
         its game is over (or a newer one began there). Each chat is read as it is now, not as
         this worker last knew it (`Store.known`): a mark set since, by any worker, changes no
         version, so only a read sees it (a review is no move: one read for each chat with
-        reviews ready)."""
+        reviews ready). The notes of the reviews the last call handed over (posted since) are
+        forgotten first; a review handed over is forgotten by the next call."""
+        self._handed += self.coach.spent()
+        done = [note for chat, note in self._handed if keys.scope(chat) == scope]
+        with contextlib.suppress(*StoreErrors):  # else the next call: a duplicate at worst
+            await self.store.forget_reviews(scope, self.worker, done)
+            self._handed = [item for item in self._handed if keys.scope(item[0]) != scope]
         ready = []
         for chat, review in self.coach.ready(scope):
+            if review.note is not None:
+                self._handed.append((chat, review.note))
             try:
                 snap = await self.store.load(chat)
             except (*StoreErrors, NewerForm):
@@ -778,8 +823,14 @@ class GameService:
         if skip is None:  # nobody away, or an older summary: the table's, if of that game
             same = table is not None and table.game_id == last[0].get("game")
             skip = table.autopilot.get(user.id, []) if table is not None and same else []
-        if not self.coach.review_game(chat, mine, record, seat, user.id, skip):
-            busy = t("Your review is being worked out already; please wait for it.")
+        promise = self.coach.game_promise(chat, mine, record, seat, user.id, skip)
+        busy = t("Your review is being worked out already; please wait for it.")
+        if self.coach.busy(promise):
+            return Outcome(answer=busy, alert=True)
+        note = await self._promise(promise)  # noted before it is promised: never lost
+        if not self.coach.start(promise, note):
+            if note is not None:
+                await self.store.forget_reviews(keys.scope(chat), self.worker, [note])
             return Outcome(answer=busy, alert=True)
         return Outcome(answer=t("Your review is being worked out: it comes to you privately."))
 
@@ -972,7 +1023,7 @@ class GameService:
             if isinstance(item, Moved):
                 for event in item.events:
                     if isinstance(event, RoundScored):
-                        self.coach.review_round(chat, look, table, event.round, elsewhere)
+                        await self._review_round(chat, look, table, event.round, elsewhere)
         asked = result.hint
         if asked is None:
             return outcome
@@ -985,6 +1036,24 @@ class GameService:
         if hint is None:  # pressed again in their private chat: the hint is there already
             return replace(outcome, answer=mine.t("This hint was sent to you already."))
         return replace(outcome, messages=(*outcome.messages, hint))
+
+    async def _review_round(
+        self, chat: str, look: Look, table: Table, number: int, named: frozenset[str]
+    ) -> None:
+        """Review round `number` of a coach table in the background, noted first; if Redis
+        cannot take the note, it is worked out all the same (lost only if this worker stops)."""
+        promise = self.coach.round_promise(chat, look, table, number, named)
+        if self.coach.busy(promise):
+            log.warning("%s: the coach is behind; round %d is not reviewed", chat, number)
+            return
+        note = None
+        try:
+            note = await self._promise(promise)
+        except StoreErrors as error:
+            self.store_failed(error)
+        if not self.coach.start(promise, note) and note is not None:
+            with contextlib.suppress(*StoreErrors):
+                await self.store.forget_reviews(keys.scope(chat), self.worker, [note])
 
     async def _robots(
         self, chat: str, snap: Snapshot, result: Result, seen: dict[str, str]

@@ -165,6 +165,13 @@ def journal(of: str, worker: str) -> str:
     return f"wiz:{{j:{of}:{worker}}}:journal"
 
 
+def reviews(of: str, worker: str) -> str:
+    """Hash of the reviews a worker of scope `of` promised and has not handed over yet (note id:
+    what to work out again, JSON), in its journal's slot: taken over with its journal by whoever
+    finds the worker gone (`bot.coaching`)."""
+    return f"wiz:{{j:{of}:{worker}}}:reviews"
+
+
 def moves() -> str:
     """Sorted set of the chats moved lately (`<old> <new>`, scored by the Redis server's time):
     noted before each move, so a backup that ran meanwhile reads the two chats again."""

@@ -47,6 +47,11 @@ RECORD_TTL = 90 * 24 * 3600
 JOURNAL_TTL = 24 * 3600
 """A journal nobody takes over is forgotten after this long."""
 
+REVIEW_TTL = 24 * 3600
+"""How long a worker's notes of reviews promised last after the last was written: a review
+that no worker could post in a day is not posted any more."""
+REVIEWS_TAKEN = 100
+"""The reviews a worker takes over from one gone at most (as many as a coach queues)."""
 WAIT_MS = 500
 """On a Redis Cluster, how long a write waits for a replica of its master to have it (`WAIT`)
 before it is reported done anyway (with a warning)."""
@@ -881,6 +886,37 @@ class Store:
             await self.note(journal, chats, now)
         await self.client.delete(keys.journal(scope, gone))
         await self.client.zrem(keys.beats(scope), gone)
+
+    @timed("note_review")
+    async def note_review(self, scope: str, worker: str, note: str, spec: str) -> None:
+        """Note a review promised by `worker` (forgotten after `REVIEW_TTL` at the latest)."""
+        key = keys.reviews(scope, worker)
+        async with self.client.pipeline(transaction=False) as pipe:
+            pipe.hset(key, note, spec)
+            pipe.expire(key, REVIEW_TTL)
+            await pipe.execute()
+
+    @timed("forget_reviews")
+    async def forget_reviews(self, scope: str, worker: str, notes: list[str]) -> None:
+        """Forget the notes of reviews handed over (or that came to nothing)."""
+        if notes:
+            await self.client.hdel(keys.reviews(scope, worker), *notes)
+
+    @timed("take_reviews")
+    async def take_reviews(self, scope: str, gone: str, worker: str) -> dict[str, str]:
+        """Take over the reviews the worker `gone` promised: noted as `worker`'s first (so a
+        crash now loses none), then forgotten as `gone`'s. At most `REVIEWS_TAKEN` of them."""
+        key = keys.reviews(scope, gone)
+        found = await self.client.hgetall(key)
+        notes = dict([(_text(k), _text(v)) for k, v in found.items()][:REVIEWS_TAKEN])
+        if notes:
+            async with self.client.pipeline(transaction=False) as pipe:
+                for note, spec in notes.items():
+                    pipe.hset(keys.reviews(scope, worker), note, spec)
+                pipe.expire(keys.reviews(scope, worker), REVIEW_TTL)
+                await pipe.execute()
+        await self.client.delete(key)
+        return notes
 
     @timed("move_chat")
     async def move_chat(self, old: str, new: str, *extra: tuple[str, str]) -> bool:

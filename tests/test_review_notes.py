@@ -1,0 +1,120 @@
+"""Reviews promised survive their worker: each is noted in Redis when promised and forgotten once
+posted, and a worker that stops or dies first leaves it to the one that takes over its journal,
+which works it out again and posts it once, to the right person, in their language."""
+
+from dataclasses import replace
+
+import redis.asyncio as aioredis
+from service_helpers import ANN, BOB, CHAT, CID, Clock, Driver, service
+
+from bot.coaching import Coach
+from bot.commands import Kind
+from bot.messages import Outcome
+from bot.requests import Request
+from bot.service import LEASE, GameService
+from engine import Phase
+
+SCOPE = "chat"
+
+
+class DiesWorking(Coach):
+    """A coach whose worker dies while its reviews are worked out: none is ever ready."""
+
+    def _background(self, chat: str, work: object, note: str | None = None) -> None:
+        return None
+
+
+def reviews(shown: list[tuple[str, Outcome]]) -> list[tuple[str | None, str]]:
+    """Who each review handed over goes to, and its text."""
+    return [(m.to, m.text) for _, outcome in shown for m in outcome.messages if "📝" in m.text]
+
+
+async def notes_left(redis_client: aioredis.Redis) -> list[bytes]:
+    return [key async for key in redis_client.scan_iter(match="wiz:{j:*}:reviews")]
+
+
+async def posted_by_the_next(
+    redis_client: aioredis.Redis, clock: Clock
+) -> tuple[GameService, list[tuple[str | None, str]]]:
+    """A worker started once the last one's lease ran out: the reviews it posts, all of them."""
+    clock.advance(LEASE + 1)
+    restarted = service(redis_client, seed=7, clock=clock)
+    taken = reviews(await restarted.tick(SCOPE))
+    await restarted.coach.settled()
+    return restarted, taken + reviews(await restarted.tick(SCOPE))
+
+
+async def test_a_review_promised_is_posted_by_the_next_worker_after_a_stop(
+    redis_client: aioredis.Redis,
+) -> None:
+    """Ann (her app in German) asks for her /review; her worker works it out and stops before
+    its next tick would hand it over. The worker started next posts it to her, in German, once:
+    then no note is left, and a third worker finds nothing to post."""
+    clock = Clock()
+    stopped = service(redis_client, clock=clock)
+    await stopped.tick(SCOPE)
+    driver = Driver(stopped, [ANN, BOB, CID], seed=5)
+    await driver.lobby(["rounds=short"])
+    await driver.play_to_end()
+    ann = replace(ANN, language="de")
+    asked = await stopped.handle(CHAT, ann, Request(Kind.REVIEW))
+    assert asked.answer == "Your review is being worked out: it comes to you privately."
+    await stopped.coach.settled()  # ready: it never ticks again
+    restarted, posted = await posted_by_the_next(redis_client, clock)
+    ((to, text),) = posted
+    assert to == ANN.id
+    assert text.startswith("📝 Deine letzte Partie"), text
+    assert reviews(await restarted.tick(SCOPE)) == []
+    assert await notes_left(redis_client) == []
+    _, again = await posted_by_the_next(redis_client, clock)
+    assert again == []
+
+
+async def test_the_rounds_reviews_of_a_worker_that_died_are_posted_by_the_next(
+    redis_client: aioredis.Redis,
+) -> None:
+    """At a coach table, a worker dies while the reviews of the rounds played are worked out
+    (after its first tick). The next worker posts them, each once: the same reviews a worker
+    that lived posts for the same game in another chat."""
+    clock = Clock()
+    dead = service(redis_client, clock=clock)
+    dead.coach = DiesWorking()
+    await dead.tick(SCOPE)
+    driver = Driver(dead, [ANN, BOB, CID], seed=11)
+    await driver.lobby(["rounds=short", "coach"])
+    await driver.play_until(lambda s: s.phase is Phase.BIDDING and s.round.number == 4)
+    del dead, driver  # dropped without a stop
+
+    lived = service(redis_client, clock=clock)
+    other = Driver(lived, [ANN, BOB, CID], chat="chat:2", seed=11)
+    await other.lobby(["rounds=short", "coach"])
+    await other.play_until(lambda s: s.phase is Phase.BIDDING and s.round.number == 4)
+    await lived.coach.settled()
+    expected = reviews(await lived.tick(SCOPE))
+    assert expected, "random play makes costly decisions in three rounds"
+    assert reviews(await lived.tick(SCOPE)) == []  # posted: their notes are forgotten
+
+    restarted, posted = await posted_by_the_next(redis_client, clock)
+    assert sorted(posted) == sorted(expected)
+    assert reviews(await restarted.tick(SCOPE)) == []
+    assert await notes_left(redis_client) == []
+
+
+async def test_a_worker_that_runs_no_tick_posts_its_reviews_itself_and_notes_none(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A web table's worker runs no tick in the chat's scope and hands its reviews over itself
+    (`GameService.reviews`); its journal is taken over by the chat's workers at once. It notes
+    no review, so they do not post its reviews a second time."""
+    clock = Clock()
+    web = service(redis_client, clock=clock)
+    driver = Driver(web, [ANN, BOB, CID], seed=5)
+    await driver.lobby(["rounds=short"])
+    await driver.play_to_end()
+    asked = await web.handle(CHAT, ANN, Request(Kind.REVIEW))
+    assert asked.answer == "Your review is being worked out: it comes to you privately."
+    assert await notes_left(redis_client) == []
+    _, posted = await posted_by_the_next(redis_client, clock)
+    assert posted == []
+    ((to, _),) = reviews(await web.reviews(SCOPE, wait=True))
+    assert to == ANN.id
