@@ -17,7 +17,8 @@ import redis
 import redis.asyncio as aioredis
 from cluster import Cluster
 from fake_telegram import FakeTelegram
-from service_helpers import Clock, Driver, RecordingStore, human, raw, table_of
+from service_helpers import ANN, BOB, CHAT, CID, Clock, Driver, RecordingStore, human, raw, table_of
+from test_review_notes import posted_by_the_next
 from test_stats import Players
 from test_telegram import GROUP, PLAYERS, Bot, _front, play_on, seat
 
@@ -105,6 +106,24 @@ async def test_timers_and_a_gone_workers_journal_on_a_cluster(
         await other.tick("chat")
     closed = await asyncio.gather(*(table_of(cluster_client, chat) for chat in names))
     assert closed == [None] * len(names)  # every idle lobby, on every shard, timed out
+
+
+async def test_a_review_promised_is_posted_by_the_next_worker_on_a_cluster(
+    cluster_client: "aioredis.RedisCluster",
+) -> None:
+    """The notes of a worker's reviews live in its journal's slot, and the next worker takes
+    them over from there (their slots differ) and posts the review."""
+    clock = Clock()
+    stopped = GameService(RecordingStore(cluster_client), Config(), clock=clock)
+    await stopped.tick("chat")
+    driver = Driver(stopped, [ANN, BOB, CID], seed=5)
+    await driver.lobby(["rounds=short"])
+    await driver.play_to_end()
+    await stopped.handle(CHAT, BOB, Request(Kind.REVIEW))
+    _, posted = await posted_by_the_next(cluster_client, clock)
+    ((to, text),) = posted
+    assert to == BOB.id
+    assert text.startswith("📝 Your last game"), text
 
 
 async def test_a_plain_client_of_a_cluster_node_is_told_what_to_set(cluster: Cluster) -> None:
