@@ -401,16 +401,20 @@ class Outbox(Generic[T]):
                 return
             await asyncio.gather(*tasks, return_exceptions=True)
 
-    async def close(self, timeout: float = 5.0) -> None:
-        """Post what waits (for at most `timeout` seconds), then stop; later puts are dropped."""
+    async def close(self, timeout: float = 5.0) -> bool:
+        """Post what waits (for at most `timeout` seconds), then stop; later puts are dropped.
+        Whether all that waited was posted (or given up on) in time."""
         self._closed = True
+        flushed = True
         try:
             await asyncio.wait_for(self.flush(), timeout)
         except TimeoutError:
             log.warning("stopping with posts still waiting")
+            flushed = False
         for queue in self._queues.values():
             if queue.task is not None and not queue.task.done():
                 queue.task.cancel()
         tasks = [q.task for q in self._queues.values() if q.task is not None]
         await asyncio.gather(*tasks, return_exceptions=True)
         self._queues.clear()
+        return flushed

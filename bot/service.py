@@ -447,6 +447,23 @@ class GameService:
                 dropped.append(note)
         await self.store.forget_reviews(scope, self.worker, dropped)
 
+    async def reviews_posted(self) -> None:
+        """Forget the notes of the reviews handed over, of every scope: for a front end that
+        stops once it posted what its last tick handed over (no next tick forgets them, and
+        the worker that takes over would post them again). A store error leaves them noted."""
+        self._handed += self.coach.spent()
+        for scope in {keys.scope(chat) for chat, _ in self._handed}:
+            await self._forget_handed(scope)
+
+    async def _forget_handed(self, scope: str) -> None:
+        """Forget the notes of `scope`'s reviews handed over (and of those that came to
+        nothing); a store error leaves them for the next call (a duplicate at worst)."""
+        self._handed += self.coach.spent()
+        done = [note for chat, note in self._handed if keys.scope(chat) == scope]
+        with contextlib.suppress(*StoreErrors):
+            await self.store.forget_reviews(scope, self.worker, done)
+            self._handed = [item for item in self._handed if keys.scope(item[0]) != scope]
+
     async def _promise(self, promise: Promise) -> str | None:
         """Note a review promised in Redis, as this worker's, so that another takes it over if
         this one stops or dies; its note's id. None (no note) where this worker does not tick:
@@ -645,11 +662,7 @@ class GameService:
         version, so only a read sees it (a review is no move: one read for each chat with
         reviews ready). The notes of the reviews the last call handed over (posted since) are
         forgotten first; a review handed over is forgotten by the next call."""
-        self._handed += self.coach.spent()
-        done = [note for chat, note in self._handed if keys.scope(chat) == scope]
-        with contextlib.suppress(*StoreErrors):  # else the next call: a duplicate at worst
-            await self.store.forget_reviews(scope, self.worker, done)
-            self._handed = [item for item in self._handed if keys.scope(item[0]) != scope]
+        await self._forget_handed(scope)
         ready = []
         for chat, review in self.coach.ready(scope):
             if review.note is not None:

@@ -118,3 +118,25 @@ async def test_a_worker_that_runs_no_tick_posts_its_reviews_itself_and_notes_non
     assert posted == []
     ((to, _),) = reviews(await web.reviews(SCOPE, wait=True))
     assert to == ANN.id
+
+
+async def test_a_review_posted_just_before_a_clean_stop_is_not_posted_again(
+    redis_client: aioredis.Redis,
+) -> None:
+    """The last tick before a clean stop hands Bob's review over, and the front end posts it as
+    it stops (`Outbox.close`), then tells the service (`reviews_posted`): no next tick is
+    needed to forget its note, and the worker started next posts nothing."""
+    clock = Clock()
+    stopped = service(redis_client, clock=clock)
+    await stopped.tick(SCOPE)
+    driver = Driver(stopped, [ANN, BOB, CID], seed=5)
+    await driver.lobby(["rounds=short"])
+    await driver.play_to_end()
+    await stopped.handle(CHAT, BOB, Request(Kind.REVIEW))
+    await stopped.coach.settled()
+    ((to, _),) = reviews(await stopped.tick(SCOPE))
+    assert to == BOB.id
+    await stopped.reviews_posted()
+    assert await notes_left(redis_client) == []
+    _, posted = await posted_by_the_next(redis_client, clock)
+    assert posted == []

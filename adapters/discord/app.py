@@ -252,7 +252,8 @@ class DiscordFrontEnd:
         self.service.metrics.ready.report(PLATFORM, None)
         await stop_timer_loop(self._timers)
         self._timers = None
-        await self.outbox.close()
+        if await self.outbox.close():  # the reviews the last tick handed over were posted
+            await self.service.reviews_posted()
         await self.client.close()
         if self._gateway is not None:
             with contextlib.suppress(asyncio.CancelledError, Exception):

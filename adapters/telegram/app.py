@@ -335,7 +335,8 @@ class TelegramFrontEnd:
             await updater.stop()
         if self.application.running:
             await self.application.stop()
-        await self.outbox.close()
+        if await self.outbox.close():  # the reviews the last tick handed over were posted
+            await self.service.reviews_posted()
         await self.application.shutdown()
 
     async def set_menus(self) -> None:
