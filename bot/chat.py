@@ -979,12 +979,12 @@ def timeout(ctx: Context, deadline: float) -> Result:
         table.clock = ctx.now
         table.deadline = None if table.deadline is None else table.deadline + lost
         table.remind = None if table.remind is None else table.remind + lost
-        return Result(write=Write(table=table, ttl=ttl(ctx.config, table)), mend=table.wake())
+        return moved_on(ctx, table)
     if robot_seats(table):
         # An AI move is overdue: the worker that was to make it died. The deadline moves on
         # (so it is tried again should this worker die too), and the service makes the move.
         set_deadline(ctx, table)
-        return Result(write=Write(table=table, ttl=ttl(ctx.config, table)), mend=table.wake())
+        return moved_on(ctx, table)
     t = ctx.look.t
     state = table.game
     if table.remind is not None:
@@ -1015,6 +1015,15 @@ def timeout(ctx: Context, deadline: float) -> Result:
     return result
 
 
+def moved_on(ctx: Context, table: Table) -> Result:
+    """The write of a timer that moves the table's time on (`mend`), its entry with it. The
+    entry is replaced before the write (`reindex`), as a timeout's: moved after it, it would
+    cover the earlier time of a move written in between, indexed with `ZADD LT` while the entry
+    was still the one due (the move's turn would time out that much late)."""
+    write = Write(table=table, ttl=ttl(ctx.config, table))
+    return Result(write=write, mend=table.wake(), reindex=True)
+
+
 MIN_CREDIT = 1.0
 """Seconds of downtime a turn's clock is credited for at least (less is a slow tick)."""
 
@@ -1029,7 +1038,7 @@ def remind(ctx: Context, table: Table) -> Result:
     table.remind = None
     state = table.game
     late = _late(table)
-    result = Result(write=Write(table=table, ttl=ttl(ctx.config, table)), mend=table.deadline)
+    result = moved_on(ctx, table)
     if late:
         names = seating(table).names
         named = tuple((pid, names[state.seat_of(pid) or 0]) for pid in late)

@@ -9,13 +9,16 @@ import random
 import subprocess
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
 
 import redis.asyncio as aioredis
 from service_helpers import (
+    ANN,
     CHAT,
     JOINED,
     Clock,
     Driver,
+    RecordingStore,
     check_outcome,
     game_of,
     human,
@@ -32,8 +35,10 @@ from service_helpers import (
 
 from bot import tokens
 from bot.commands import Kind
+from bot.config import Config
 from bot.requests import Request, User
-from bot.store import keys
+from bot.service import GameService
+from bot.store import Write, keys
 from engine import ErrorCode, GameState, Phase, check_record
 
 OUT_OF_DATE = "This button is out of date."
@@ -311,4 +316,58 @@ async def test_a_worker_that_knew_no_table_never_indexes_its_lobby_over_a_game(
     clock.advance(10)
     late = await here.svc.handle(CHAT, human(9), Request(Kind.JOIN))
     assert late.alert  # the game is in play
+    await indexed_in_time(redis_client)
+
+
+class Interposing(RecordingStore):
+    """A store that runs `then`, once set, right after its next write is made: before the
+    worker that made it goes on."""
+
+    then: Callable[[], Awaitable[object]] | None = None
+
+    async def save(
+        self,
+        chat: str,
+        version: int,
+        write: Write,
+        update_id: str | None = None,
+        journal: tuple[str, float] | None = None,
+    ) -> bool | None:
+        saved = await super().save(chat, version, write, update_id, journal)
+        then, self.then = self.then, None
+        if saved and then is not None:
+            await then()
+        return saved
+
+
+async def test_a_resume_as_a_pause_is_credited_for_an_outage_keeps_its_turn_indexed(
+    redis_client: aioredis.Redis,
+) -> None:
+    """Ann, alone with AI seats, let her time run out: the game paused. The bot was down past
+    the pause's deadline: the worker back credits the pause for it, its timer entry to move
+    on, half an hour later, once the write is made. Ann presses Resume on another worker just
+    as that write is made: her turn's deadline is indexed (`ZADD LT`, the entry is still the
+    one due). Her turn must still time out on time, not half an hour late."""
+    clock = Clock()
+    store = Interposing(redis_client)
+    here = GameService(store, Config(), clock=clock, rng=random.Random(7))
+    driver = Driver(here, [ANN], seed=7)
+    await driver.lobby(["rounds=short"], ai=2)
+    paused = await table_of(redis_client)
+    assert paused is not None
+    assert paused.deadline is not None
+    clock.now = paused.deadline + 1
+    await here.run_timers("chat")  # her time ran out: paused
+    await here.tick("chat")  # a beat as it paused
+    paused = await table_of(redis_client)
+    assert paused is not None
+    assert paused.paused()
+    assert paused.deadline is not None
+    there = service(redis_client, seed=8, clock=clock)
+    store.then = lambda: there.handle(CHAT, ANN, Request(Kind.RESUME))
+    clock.now = paused.deadline + 1
+    await here.tick("chat")  # back after the outage: the pause is credited for it
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.away == []  # her Resume was taken
     await indexed_in_time(redis_client)
