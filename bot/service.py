@@ -196,6 +196,17 @@ def _kind_of(request: Request) -> str:
     return request.kind.value if spec is None else spec.kind.value
 
 
+def _replaced(result: Result | None) -> bool:
+    """Whether a timer's write replaced its entry by the table's next time before it was made
+    (`Result.reindex`): its entry is not dropped after it then. An entry at the time that fired
+    may be another worker's by then: one whose write was refused puts the entry back to the
+    time the refusal answered (`ZADD LT`), which may be the one that fired, as a credited
+    time fires again at once; dropped, the game was left with no entry, never timed out."""
+    write = result.write if result is not None else None
+    table = write.table if write is not None else None
+    return result is not None and result.reindex and table is not None and table.wake() is not None
+
+
 def _merged(first: Result, then: list[Result], seen: dict[str, str]) -> Result:
     """What `first` and the AI moves after it (`then`) show together, as one move would: the
     moves' events in order, the first notice, each changed hand as it is last (a new message
@@ -595,7 +606,8 @@ class GameService:
                         mend = result.mend if result is not None else None
                         if result is not None and result.write is not None:
                             self.metrics.timers_fired.labels(scope).inc()
-                        await self.store.drop_timer(chat, deadline, then=mend)
+                        if not _replaced(result):
+                            await self.store.drop_timer(chat, deadline, then=mend)
                         if outcome.messages:
                             shown.append((chat, outcome))
                         deadline = mend if mend is not None and mend <= now else None

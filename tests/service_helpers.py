@@ -123,14 +123,15 @@ LABEL: contextvars.ContextVar[str] = contextvars.ContextVar("label", default="")
 
 @dataclass(frozen=True, slots=True)
 class Written:
-    """One write: its label (the request), the version it made, the game's seq, the blob and
-    the update id it applies (None: none)."""
+    """One write: its label (the request), the version it made, the game's seq, the blob, the
+    update id it applies (None: none) and its chat."""
 
     label: str
     version: int
     seq: int | None
     blob: bytes | None
     update_id: str | None = None
+    chat: str = ""
 
 
 class RecordingStore(Store):
@@ -157,6 +158,7 @@ class RecordingStore(Store):
             None if table is None else table.game.seq,
             None if table is None else table.to_bytes(),
             update_id,
+            chat,
         )
         self.tried.append(note)
         saved = await super().save(chat, version, write, update_id, journal)

@@ -2,14 +2,19 @@
 several chats on one Redis, while a seeded scheduler runs batches of concurrent sources
 against them: people's presses (some redelivered with the same update id, some stale), web
 moves (one update id handed to both workers, as a relay and its taking back may), timer ticks
-on both workers under a fake clock, AI stand-ins for people timed out, /cancel and a new game
+on both workers under a fake clock, AI stand-ins for people timed out, time jumps past the
+turn's deadline until every person is away (the game pauses), Resume, /cancel and a new game
 in the middle, a worker's cache dropped (a restart). After each run every chat is played out
 and checked: each acknowledged update applied exactly once, the finished game's stored record
 replays to the stored totals, while in play the game always waited for a seat with a way to
-act, and each person was shown their hand as it last changed. `WIZARD_INTERLEAVINGS=200` runs
-more seeds than the default two, from `WIZARD_INTERLEAVINGS_SEED` (docs/service.md)."""
+act, each person was shown their hand as it last changed, and of the writes in order: while
+paused no AI move was applied, a pause ended only by a move or Resume of a person away (or
+the game's end: abandoned at the pause's deadline, or cancelled), and each deadline timed the
+game out once at most. `WIZARD_INTERLEAVINGS=200` runs more seeds than the default two, from
+`WIZARD_INTERLEAVINGS_SEED` (docs/service.md)."""
 
 import asyncio
+import itertools
 import json
 import os
 import random
@@ -18,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import redis.asyncio as aioredis
-from service_helpers import MOVES, Clock, RecordingStore, human, payloads, table_of
+from service_helpers import LABEL, MOVES, Clock, RecordingStore, human, payloads, table_of
 
 from bot import tokens
 from bot.chat import robot_seats
@@ -38,6 +43,8 @@ CHATS = ("chat:-1", "chat:-2")
 PEOPLE = [human(number) for number in range(1, 4)]
 IN_PLAY = (Phase.TRUMP, Phase.BIDDING, Phase.PLAYING)
 CONFIG = Config(turn_timeout=6, ai_grace=2)
+TIMER = "timer"
+"""The label of the writes the timers make (`service_helpers.LABEL`)."""
 
 
 @dataclass
@@ -92,6 +99,7 @@ class Run:
     async def send(
         self, chat: str, user: User, request: Request, update: str | None = None
     ) -> Outcome:
+        LABEL.set(request.kind.name)
         outcome = await self.worker().handle(chat, user, request, update)
         self.show(chat, outcome)
         if update is not None and not outcome.alert and outcome.messages:
@@ -145,6 +153,7 @@ class Run:
         request = Request(Kind.BUTTON, self.rng.choice(moves))
         update = f"web{self.update_id()}"
         self.sent.append((chat, user, request, update))
+        LABEL.set(request.kind.name)
         outcomes = await asyncio.gather(
             *(svc.handle(chat, user, request, update) for svc in self.workers)
         )
@@ -158,12 +167,25 @@ class Run:
         moves made in line or aside)."""
         self.clock.advance(self.rng.choice([0.5, 1.0, 1.0, 2.0]))
         svc = self.worker()
+        LABEL.set(TIMER)
         if self.rng.random() < 0.5:
             shown = await svc.tick(SCOPE)
         else:
             shown = await svc.run_timers(SCOPE, aside=self.rng.random() < 0.5)
         for chat, outcome in shown:
             self.show(chat, outcome)
+
+    async def walk_away(self) -> None:
+        """Nobody answers: time jumps past the turn's deadline, again and again, as a worker's
+        timers fire and the AI moves for those away, until (most likely) every person is away
+        and the games pause."""
+        LABEL.set(TIMER)
+        for _ in range(self.rng.randint(1, 4)):
+            self.clock.advance(CONFIG.turn_timeout + 1)
+            svc = self.worker()
+            for chat, outcome in await svc.tick(SCOPE):
+                self.show(chat, outcome)
+            await svc.moved()
 
     async def resume(self, chat: str) -> None:
         await self.send(chat, self.rng.choice(PEOPLE), Request(Kind.RESUME), self.update_id())
@@ -186,14 +208,16 @@ class Run:
         for _ in range(self.rng.randint(1, 5)):
             chat = self.rng.choice(CHATS)
             pick = self.rng.random()
-            if pick < 0.35:
+            if pick < 0.3:
                 sources.append(self.press(chat))
-            elif pick < 0.45:
+            elif pick < 0.38:
                 sources.append(self.redeliver(chat))
-            elif pick < 0.55:
+            elif pick < 0.46:
                 sources.append(self.web(chat))
-            elif pick < 0.8:
+            elif pick < 0.68:
                 sources.append(self.timers())
+            elif pick < 0.76:
+                sources.append(self.walk_away())
             elif pick < 0.86:
                 sources.append(self.resume(chat))
             elif pick < 0.89:
@@ -210,7 +234,8 @@ class Run:
     async def check_waits(self, chat: str) -> None:
         """A game in play waits for somebody with a way to act: a person present who has the
         buttons for it, or a deadline indexed (no later than the table's) that times them
-        out or makes the AI's move."""
+        out or makes the AI's move; while the game is paused, each person it waits for has
+        their buttons (a move of theirs ends the pause)."""
         table = await self.table(chat)
         if table is None or table.game.phase not in IN_PLAY:
             return
@@ -226,7 +251,7 @@ class Run:
         now = await self.workers[0].current(chat)
         for seat in waiting:
             player = table.game.players[seat].id
-            if player in table.away or player in table.ai:
+            if player in table.ai or (player in table.away and not table.paused()):
                 continue
             hand = [m for m in now.messages if m.to == player and m.slot == "hand"]
             buttons = [p for m in hand for p in payloads(m) if tokens.decode(p).action in MOVES]
@@ -265,6 +290,7 @@ class Run:
     async def check_screens(self) -> None:
         """Once what the AI's moves made aside show is handed over, each person at a game in
         play was shown their hand as it last changed (the version `Table.seen` keeps)."""
+        LABEL.set(TIMER)
         for svc in self.workers:
             await svc.moved()
             for chat, outcome in await svc.tick(SCOPE):
@@ -279,6 +305,44 @@ class Run:
                 shown = self.seen[chat].latest.get((message.to, "hand"))
                 assert shown is not None, (chat, message.to)
                 assert shown[0] >= message.since, (chat, message.to, shown[0], message.since)
+
+    def check_pauses(self) -> None:
+        """Each acknowledged write against the one before it in its chat: while a game was
+        paused no AI move was applied (it moved on only by a move of a person away, who was
+        back with it), a pause ended only by such a move, a Resume, or the game's end (its
+        deadline abandoned it, or it was cancelled), and each deadline timed the game out once
+        at most, not before it was due."""
+        writes = sorted(
+            (w for s in self.stores for w in s.acked), key=lambda w: (w.chat, w.version)
+        )
+        fired: set[tuple[str, float | None]] = set()
+        for earlier, later in itertools.pairwise(writes):
+            if earlier.chat != later.chat or earlier.blob is None:
+                continue
+            assert later.version > earlier.version, (earlier, later)
+            old = Table.from_bytes(earlier.blob)
+            where = (later.chat, later.version, later.label)
+            if later.blob is None:  # the table closed
+                assert not old.paused() or later.label in (TIMER, Kind.CANCEL.name), where
+                continue
+            new = Table.from_bytes(later.blob)
+            if new.game_id != old.game_id:
+                continue
+            away, was_away = set(new.away), set(old.away)
+            if away > was_away:  # a timeout
+                assert not old.paused(), where
+                assert old.deadline is not None, where
+                assert new.updated >= old.deadline, where
+                assert (old.game_id, old.deadline) not in fired, where
+                fired.add((old.game_id, old.deadline))
+            if not old.paused():
+                continue
+            if new.game.seq != old.game.seq or away != was_away:  # a move, or Resume
+                assert away < was_away, where
+                assert len(was_away - away) == 1, where
+                assert not new.paused(), where
+            else:
+                assert new.paused(), where
 
     async def check(self) -> None:
         for chat in CHATS:
@@ -305,6 +369,7 @@ class Run:
             replayed = check_record(record)
             assert replayed.totals == table.game.totals
             assert record == export_record(table.game)
+        self.check_pauses()
 
     async def close(self) -> None:
         await self.clients[1].aclose()
