@@ -4,6 +4,7 @@ fsynced (appendfsync always). A master can be killed, and its replica is then pr
 nodes time each other out after a second). A key's slot can be moved to another master by hand,
 as `redis-cli --cluster reshard` moves each slot, with a pause between its steps."""
 
+import random
 import socket
 import subprocess
 import time
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import redis
 
-from bot.store.redis_server import RedisServer, find_redis_server, free_port
+from bot.store.redis_server import RedisServer, find_redis_server
 
 NODE_TIMEOUT_MS = 1000
 
@@ -21,17 +22,38 @@ BUS_OFFSET = 10000
 
 
 def cluster_port() -> int:
-    """A free port whose bus port (+ 10000) is free too."""
+    """A free port whose bus port (+ 10000) is free too, both below the ports the system hands
+    out to outgoing connections (`ip_local_port_range`): a port from that range, free when
+    probed, was at times taken by a connection before the node bound it ("Failed listening on
+    port … (cluster), aborting"); below it, only a listening server can hold a port, and the
+    probe sees that."""
+    below = max(_ephemeral_low(), FIRST_PORT + BUS_OFFSET + 1000)
     while True:
-        port = free_port()
-        if port + BUS_OFFSET > 65535:
-            continue
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", port + BUS_OFFSET))
-            except OSError:
-                continue
-        return port
+        port = random.randrange(FIRST_PORT, below - BUS_OFFSET)
+        if all(_free(candidate) for candidate in (port, port + BUS_OFFSET)):
+            return port
+
+
+FIRST_PORT = 10000
+"""The lowest port a node takes (its bus port is then 20000 or above)."""
+
+
+def _ephemeral_low() -> int:
+    """The first port of the system's range for outgoing connections (32768 where unknown)."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def _free(port: int) -> bool:
+    """Whether nothing listens on `port` of 127.0.0.1 now."""
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 class ClusterNode(RedisServer):
