@@ -7,7 +7,10 @@ them from the current output. They hold what the Pillow (and FreeType) of the pr
 environment draws: another version may smooth glyph edges differently, and then they are
 rewritten and looked at once. Right-to-left and shaped names need Pillow's Raqm layout, so the
 system's FriBiDi (tests/conftest.py installs Debian's libfribidi0 where it can; where not, their
-tests fail saying what to install); every other name looks the same with or without it."""
+tests fail saying what to install); every other name looks the same with or without it.
+The pictures are drawn with the shipped fonts only (`no_system_fonts`), whatever fonts the
+machine has, but for the tests of the fallback to system fonts, which name theirs and install
+their Debian packages where missing (`system_font_files`)."""
 
 import gettext
 import io
@@ -24,9 +27,10 @@ from pathlib import Path
 import pytest
 from conftest import advance, finish, lobby, need_raqm
 from PIL import Image, ImageChops, ImageFont
+from system_packages import apt_install
 
 import engine
-from bot.show import i18n, picture, picture_fonts
+from bot.show import i18n, picture, picture_fonts, system_fonts
 from bot.show.i18n import LANGUAGES, Texts, texts
 from bot.show.picture import FONT_DIR, score_sheet_png
 from bot.show.picture_fonts import BOLD, REGULAR, font_for, stack
@@ -124,6 +128,44 @@ def compare_golden(request: pytest.FixtureRequest, name: str, png: bytes) -> Non
     changed = ImageChops.difference(now, expected).getbbox()
     if changed is not None:
         pytest.fail(f"{name}.png changed in {changed} (rewrite with pytest --update-golden)")
+
+
+@pytest.fixture(autouse=True)
+def no_system_fonts() -> Iterator[None]:
+    """Every picture drawn with the shipped fonts only, whatever fonts the machine has; the
+    tests of the system fonts' fallback name theirs (`system_fonts_used`)."""
+    system_fonts.use((), known=False)
+    yield
+    system_fonts.use(None)
+
+
+EMOJI_FONT = "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf"
+CJK_FONT = "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf"
+FONT_PACKAGES = {EMOJI_FONT: "fonts-noto-color-emoji", CJK_FONT: "fonts-droid-fallback"}
+"""The system fonts the fallback is tested with, and their Debian packages: the smallest with
+CJK ideographs, kana and Hangul (Droid Sans Fallback, 1.8 MB to fetch), and the colour emoji
+font the container installs (the browser tests install it too)."""
+
+
+@pytest.fixture(scope="session")
+def system_font_files() -> tuple[str, ...]:
+    """The fallback fonts' files (`FONT_PACKAGES`), their packages installed with apt-get where
+    missing; the test fails saying why if they cannot be."""
+    missing = [package for path, package in FONT_PACKAGES.items() if not Path(path).is_file()]
+    if missing:
+        why = apt_install(missing)
+        if why is not None:
+            pytest.fail(f"the fallback fonts' tests need Debian's {' '.join(missing)}: {why}")
+    for path, package in FONT_PACKAGES.items():
+        if not Path(path).is_file():
+            pytest.fail(f"apt-get installed {package} but there is no {path}")
+    return tuple(FONT_PACKAGES)
+
+
+@pytest.fixture
+def system_fonts_used(system_font_files: tuple[str, ...]) -> None:
+    """The pictures fall back to the emoji font, then the CJK one (and no other)."""
+    system_fonts.use(system_font_files, known=False)
 
 
 # --- golden pictures ------------------------------------------------------------------------
@@ -590,14 +632,12 @@ def without_raqm(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The pictures drawn as where Pillow has no Raqm layout (no FriBiDi): the basic layout for
     every run (the font stacks made anew inside and after)."""
     monkeypatch.setattr(picture_fonts, "LAYOUT", ImageFont.Layout.BASIC)
-    picture_fonts.stack.cache_clear()
-    picture._type.cache_clear()
+    picture_fonts._stack.cache_clear()
     try:
         yield
     finally:
         monkeypatch.undo()
-        picture_fonts.stack.cache_clear()
-        picture._type.cache_clear()
+        picture_fonts._stack.cache_clear()
 
 
 def test_only_right_to_left_and_shaped_runs_are_laid_out_with_raqm() -> None:
@@ -629,3 +669,107 @@ def test_names_that_need_no_shaping_look_the_same_without_fribidi(
         basic = decode(score_sheet_png(DE, names, rows, final_places(rows)))
     assert normal.size == basic.size
     assert ImageChops.difference(normal, basic).getbbox() is None
+
+
+# --- the system's fonts ------------------------------------------------------------------------
+
+FALLBACK_NAMES = ["王小明", "さくら 🌸", "田中 太郎", "민준 🦊🇰🇷", "👨\u200d👩\u200d👧 Kim 👍🏽"]
+"""Chinese, Japanese (kana; kanji), Hangul with emoji (a flag), a family and a skin tone."""
+
+
+def test_cjk_kana_and_emoji_names_drawn_with_system_fonts(
+    request: pytest.FixtureRequest, system_fonts_used: None
+) -> None:
+    """With a CJK and a colour emoji font on the system, names in Chinese and Japanese, and
+    emoji (a flag, a family joined by ZWJ, a skin tone: one glyph each, laid out by Raqm), are
+    drawn, not `◌`; the winner's CJK name, which has no bold face, in the regular one."""
+    need_raqm(request.config)
+    rows = sheet(5, 5, seed=7)
+    png = score_sheet_png(EN, FALLBACK_NAMES, rows, final_places(rows))
+    compare_golden(request, "cjk_kana_emoji", png)
+
+
+def test_without_the_system_fonts_those_names_are_placeholders() -> None:
+    font = stack(24)
+    assert font.clean("王小明") == "王小明"
+    assert [run.text for run in font.runs("민준 🦊🇰🇷")] == ["민준", " ◌"]
+    assert font.runs("👨\u200d👩\u200d👧 Kim")[0].text == "◌ Kim"
+
+
+def test_system_fonts_draw_what_the_shipped_ones_lack(
+    request: pytest.FixtureRequest, system_fonts_used: None
+) -> None:
+    need_raqm(request.config)
+    font = stack(24)
+    emoji, cjk = (system_fonts.loaded(path) for path in FONT_PACKAGES)
+    assert emoji == system_fonts.Loaded(EMOJI_FONT, 109, True)
+    assert cjk == system_fonts.Loaded(CJK_FONT, None, False)
+    runs = font.runs("민준 🦊🇰🇷 さくら")
+    assert [run.text for run in runs] == ["민준", " ", "🦊🇰🇷", " ", "さくら"]
+    assert [run.colour for run in runs] == [False, False, True, False, False]
+    assert runs[2].scale == 24 / 109
+    # a ZWJ sequence, a flag and a skin tone are one emoji each, as wide as one alone
+    one = font.length("🦊")
+    assert 24 <= one <= 32
+    for sequence in ("👨\u200d👩\u200d👧", "🇰🇷", "👍🏽"):
+        assert font.length(sequence) == one, sequence
+    assert font.length("🇰🇷🦊") == 2 * one
+
+
+def test_an_emoji_is_drawn_in_its_colours(system_fonts_used: None) -> None:
+    """The fox is orange, whatever ink the text around it has."""
+    font = stack(24)
+    image = Image.new("RGB", (3 * font.size, 2 * font.size))
+    font.draw(image, font.size, 1.5 * font.size, "🦊", (255, 255, 255))
+    assert image.getbbox() is not None
+    drawn = image.crop(image.getbbox()).resize((1, 1), Image.Resampling.BOX).getpixel((0, 0))
+    assert isinstance(drawn, tuple)
+    red, green, blue = drawn[:3]
+    assert red > green + 30 > blue + 30, drawn
+
+
+def test_a_character_no_font_has_is_still_a_placeholder(system_fonts_used: None) -> None:
+    """Linear B, which neither the shipped nor the system fonts have, is `◌`; a run of it and
+    an emoji the system font lacks stays one placeholder."""
+    font = stack(24)
+    assert [run.text for run in font.runs("Ann \U00010000\U00010001 王")] == ["Ann ◌ ", "王"]
+
+
+@pytest.mark.parametrize(
+    ("name", "names", "language"),
+    [
+        ("german", ["Jürgen", "Søren", "Zoë", "Ægir"], "de"),
+        ("korean", ["김민준", "이서연", "박지훈", "최수아"], "ko"),
+        ("thai_and_hindi", ["สมชาย ใจดี", "प्रिया शर्मा", "Ann"], "en"),
+    ],
+)
+def test_names_the_shipped_fonts_have_look_the_same_with_system_fonts(
+    name: str, names: list[str], language: str, system_font_files: tuple[str, ...]
+) -> None:
+    """A picture whose text the shipped fonts have is the same bytes with the system's fonts
+    as without them."""
+    rows = sheet(len(names), 6, seed=3)
+    t = KO if language == "ko" else texts(language)
+    without = score_sheet_png(t, names, rows, final_places(rows))
+    system_fonts.use(system_font_files, known=False)
+    assert score_sheet_png(t, names, rows, final_places(rows)) == without, name
+
+
+def test_the_known_system_fonts_are_found(system_font_files: tuple[str, ...]) -> None:
+    """Unless told otherwise, the pictures fall back to the well-known fonts that exist, in
+    `KNOWN`'s order: the emoji font before the CJK one; named files come first."""
+    system_fonts.use(None)
+    found = [face.regular for face in system_fonts.faces()]
+    assert [path for path in found if path in system_font_files] == [EMOJI_FONT, CJK_FONT]
+    assert found == [face.regular for face in system_fonts.KNOWN if Path(face.regular).is_file()]
+    system_fonts.use((CJK_FONT,))
+    assert [face.regular for face in system_fonts.faces()][:2] == [CJK_FONT, EMOJI_FONT]
+
+
+def test_a_file_that_is_no_font_is_not_used(tmp_path: Path) -> None:
+    text = tmp_path / "notes.ttf"
+    text.write_text("not a font")
+    assert system_fonts.loaded(str(text)) is None
+    assert system_fonts.loaded(str(tmp_path / "missing.ttf")) is None
+    system_fonts.use((str(text),), known=False)
+    assert [run.text for run in stack(24).runs("王")] == ["◌"]

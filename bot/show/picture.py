@@ -5,15 +5,16 @@ won/bid behind a ✔ on green (bid met) or a ✘ on red (missed) and the round's
 then the running total. The names are on top and the totals at the bottom. The winners'
 columns are tinted gold, with a drawn crown before the name and the final total, both bold;
 a running game (no places) marks nobody. An AI seat's name is drawn after a robot's head, the
-chat's 🤖 mark (an emoji, which the shipped fonts have not). Two-line cells keep six players
-legible on a phone; a column is as wide as the widest cell, or its player's name up to a cap (a
-longer name takes two lines, then is cut with `…`, keeping a namesake's number), so the picture
-grows with the players and the rounds.
+chat's 🤖 mark (drawn, so it looks the same with or without a system emoji font). Two-line
+cells keep six players legible on a phone; a column is as wide as the widest cell, or its
+player's name up to a cap (a longer name takes two lines, then is cut with `…`, keeping a
+namesake's number), so the picture grows with the players and the rounds.
 
-Text is drawn with the fonts shipped in `bot/show/fonts/` only, never system fonts (see
-`picture_fonts`: DejaVu Sans, then subsets for Hangul, Thai and Devanagari; a character none
-has, such as an emoji, is drawn as a dotted circle `◌`). The same input gives the same bytes on
-one machine: nothing but the pixels goes into the PNG, with fixed settings.
+Text is drawn with the fonts shipped in `bot/show/fonts/` (see `picture_fonts`: DejaVu Sans,
+then subsets for Hangul, Thai and Devanagari); a character none has, such as an emoji or a CJK
+ideograph, with a system font that has it (`system_fonts`: Noto Color Emoji, a CJK font), else
+as a dotted circle `◌`. The same input gives the same bytes on one machine: nothing but the
+pixels goes into the PNG, with fixed settings.
 """
 
 import functools
@@ -27,7 +28,7 @@ from PIL import Image, ImageDraw
 
 from bot.show.formatters import score_sheet, shown_points, signed_points
 from bot.show.i18n import Texts, texts
-from bot.show.picture_fonts import FONT_DIR, FontStack, clean, stack
+from bot.show.picture_fonts import FONT_DIR, FontStack, stack
 from bot.show.seating import ROBOT
 from engine.views import ScoreRow
 
@@ -126,7 +127,6 @@ class _Type:
     mark: FontStack
 
 
-@functools.cache
 def _type() -> _Type:
     return _Type(
         title=stack(30, bold=True),
@@ -200,7 +200,7 @@ def _name_lines(font: FontStack, name: str, width: float) -> tuple[str, ...]:
     as fit on a first line (the first word cut, if it alone is too wide) and the rest on a
     second, cut if need be; a single word too wide, cut on one line. A cut keeps a namesake's
     number."""
-    name = clean(name)
+    name = font.clean(name)
     words = name.split()
     if font.length(name) <= width or len(words) < 2:
         return (_cut(font, name, width),)

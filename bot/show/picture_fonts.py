@@ -8,9 +8,15 @@ Devanagari). Whether a font has a character is found with Pillow alone:
 its glyph, drawn, is compared with the font's `.notdef` glyph (the "tofu" box), once per font
 and character.
 
-A character no shipped font has (an emoji, a CJK ideograph) is drawn as a dotted circle `◌`
-in its place; a run of them (an emoji sequence joined by ZWJ, a flag's two letters) becomes
-one circle, and variation selectors, joiners and other invisible characters are dropped.
+A character no shipped font has (an emoji, a CJK ideograph) is drawn with the system's fonts
+that the stack falls back to (`bot.show.system_fonts`: colour emoji, CJK), if one has it: a
+colour font in its colours, a bitmap one scaled to the text's size, and an emoji run laid out
+with Raqm, which joins a ZWJ sequence, a flag's two letters or a skin tone into one emoji (the
+joiner and the emoji variation selector are kept in such a run only). Where none has it, it is
+drawn as a dotted circle `◌` in its place; a run of them (an emoji sequence joined by ZWJ, a
+flag's two letters) becomes one circle, and variation selectors, joiners and other invisible
+characters are dropped. Text that the shipped fonts have is drawn by them alone, with or
+without system fonts, to the pixel.
 Text is NFC-normalized first (decomposed Hangul and accents become one character). A run
 that needs shaping (`shaped`: right-to-left letters, combining marks, or a script whose letters
 join or reorder, such as Arabic, Thai or Devanagari) is laid out with Pillow's Raqm layout: a
@@ -30,6 +36,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont, features
 
+from bot.show import system_fonts
 from bot.show.clusters import shortened
 
 FONT_DIR = Path(__file__).resolve().parent / "fonts"
@@ -62,12 +69,24 @@ _INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Mn", "Me", "Zl", "Zp"})
 separators, and combining marks that no shipped font has (variation selectors, a keycap)."""
 
 
+EMOJI_JOINERS = frozenset("\u200d\ufe0f")
+"""Invisible characters kept in a run of a colour emoji font, whose layout joins them with the
+emoji around them (👨‍👩‍👧, ❤️); dropped elsewhere."""
+
+
 @dataclass(frozen=True, slots=True)
 class Run:
-    """A stretch of text drawn with one font."""
+    """A stretch of text drawn with one font: scaled by `scale` (a bitmap font's one size to
+    the text's), in the font's own colours if `colour`."""
 
     font: ImageFont.FreeTypeFont
     text: str
+    scale: float = 1.0
+    colour: bool = False
+
+    def advance(self) -> int:
+        """How far the next run starts, in whole pixels."""
+        return round(self.font.getlength(self.text) * self.scale)
 
 
 BASIC = ImageFont.Layout.BASIC
@@ -149,45 +168,106 @@ def font_for(char: str, files: tuple[str, ...] = REGULAR) -> int | None:
     return None
 
 
-def clean(text: str) -> str:
+def clean(text: str, keep: frozenset[str] = frozenset()) -> str:
     """`text` as it is drawn: NFC, whitespace as plain spaces, invisible characters dropped
-    (a combining mark stays when a shipped font has it)."""
+    (a combining mark stays when a shipped font has it, and so does each one of `keep`)."""
     out = []
     for char in unicodedata.normalize("NFC", text):
         if char.isspace():
             out.append(" ")
-        elif unicodedata.category(char) not in _INVISIBLE or (
-            unicodedata.category(char) in ("Mn", "Me") and font_for(char) is not None
+        elif (
+            char in keep
+            or unicodedata.category(char) not in _INVISIBLE
+            or (unicodedata.category(char) in ("Mn", "Me") and font_for(char) is not None)
         ):
             out.append(char)
     return "".join(out)
 
 
+@functools.cache
+def _system_font(path: str, size: int, layout: ImageFont.Layout) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(path, size, layout_engine=layout)
+
+
+@functools.cache
+def _system_notdef(font: system_fonts.Loaded) -> tuple[bytes, float]:
+    return _signature(_system_font(font.path, font.size(PROBE), BASIC), _NOTDEF_PROBE)
+
+
+@functools.cache
+def system_has(font: system_fonts.Loaded, char: str) -> bool:
+    """Whether the system font `font` has a glyph for `char` (found as for a shipped font)."""
+    probe = _system_font(font.path, font.size(PROBE), BASIC)
+    return _signature(probe, char) != _system_notdef(font)
+
+
+PROBE = 32
+"""The pixel size a scalable font is drawn at to tell its glyphs from its `.notdef`."""
+
+
 class FontStack:
-    """The shipped fonts of one weight at one pixel size, with per-character fallback.
+    """The shipped fonts of one weight at one pixel size, with per-character fallback, then the
+    system's fonts of `system` (`bot.show.system_fonts`) for what the shipped ones lack.
 
     What it measures and draws is cached per text, so a sheet's many equal numbers are laid
     out and rendered once."""
 
-    __slots__ = ("_masks", "_shapes", "files", "fonts", "shaping", "size")
+    __slots__ = (
+        "_masks",
+        "_shapes",
+        "files",
+        "fonts",
+        "keep",
+        "shaping",
+        "size",
+        "system",
+        "system_fonts",
+    )
 
-    def __init__(self, size: int, bold: bool = False) -> None:
+    def __init__(
+        self, size: int, bold: bool = False, system: tuple[system_fonts.Face, ...] = ()
+    ) -> None:
         self.size = size
         self.files = BOLD if bold else REGULAR
         self.fonts = tuple(_font(name, size, BASIC) for name in self.files)
         self.shaping = tuple(_font(name, size, LAYOUT) for name in self.files)
+        paths = ((face.bold or face.regular) if bold else face.regular for face in system)
+        self.system = tuple(
+            loaded for loaded in map(system_fonts.loaded, paths) if loaded is not None
+        )
+        self.keep = EMOJI_JOINERS if any(font.colour for font in self.system) else frozenset[str]()
         self._shapes: dict[str, tuple[tuple[Run, ...], int]] = {}
         self._masks: dict[Run, tuple[Image.Image, int, int]] = {}
+
+    def clean(self, text: str) -> str:
+        """`text` as drawn (`clean`), keeping what joins emoji where a colour font draws them."""
+        return clean(text, self.keep)
+
+    def _find(self, char: str) -> int | None:
+        """The index of the font for `char`: the shipped ones first, then the system's."""
+        found = font_for(char, self.files)
+        if found is not None:
+            return found
+        for index, font in enumerate(self.system):
+            if system_has(font, char):
+                return len(self.files) + index
+        return None
 
     def runs(self, text: str) -> list[Run]:
         """`text` (cleaned) split into runs of one font each, placeholders in place of
         characters no font has. A placeholder is drawn with the first font, in the run of the
-        text around it: laid out with it, it stands in its place in right-to-left text."""
+        text around it: laid out with it, it stands in its place in right-to-left text.
+        A joiner of emoji stays in a colour font's run, and is dropped elsewhere."""
         runs: list[Run] = []
         current, missing = -1, False
         chunk = ""
-        for char in clean(text):
-            found = font_for(char, self.files)
+        for char in self.clean(text):
+            if char in self.keep and not missing and self._colour(current):
+                chunk += char
+                continue
+            if char in self.keep and clean(char) != char:
+                continue  # dropped as without a colour font
+            found = self._find(char)
             if found is None and missing:
                 continue  # one placeholder for a whole stretch of missing characters
             index = 0 if found is None else found
@@ -200,30 +280,52 @@ class FontStack:
             runs.append(self._run(current, chunk))
         return runs
 
+    def _colour(self, index: int) -> bool:
+        """Whether the font `index` of the stack draws in colour."""
+        return index >= len(self.files) and self.system[index - len(self.files)].colour
+
     def _run(self, index: int, text: str) -> Run:
-        """`text` in the font `index` of the stack, laid out with Raqm if it needs shaping."""
-        return Run((self.shaping if shaped(text) else self.fonts)[index], text)
+        """`text` in the font `index` of the stack, laid out with Raqm if it needs shaping (or
+        is emoji, whose sequences Raqm joins)."""
+        if index < len(self.files):
+            return Run((self.shaping if shaped(text) else self.fonts)[index], text)
+        font = self.system[index - len(self.files)]
+        layout = LAYOUT if font.colour or shaped(text) else BASIC
+        drawn = _system_font(font.path, font.size(self.size), layout)
+        return Run(drawn, text, font.scale(self.size), font.colour)
 
     def _shape(self, text: str) -> tuple[tuple[Run, ...], int]:
         """The runs of `text` and its width in whole pixels (each run starts on a pixel)."""
         shape = self._shapes.get(text)
         if shape is None:
             runs = tuple(self.runs(text))
-            shape = (runs, sum(round(run.font.getlength(run.text)) for run in runs))
+            shape = (runs, sum(run.advance() for run in runs))
             if len(self._shapes) >= CACHE_LIMIT:
                 self._shapes.clear()
             self._shapes[text] = shape
         return shape
 
     def _mask(self, run: Run) -> tuple[Image.Image, int, int]:
-        """`run` drawn white on black, with where its top left lies from (x, baseline)."""
+        """`run` drawn white on black (in its colours on transparency, if `colour`), with where
+        its top left lies from (x, baseline); scaled by its `scale`."""
         mask = self._masks.get(run)
         if mask is None:
             box = run.font.getbbox(run.text, anchor="ls")
             left, top, right, bottom = (int(value) for value in box)
-            image = Image.new("L", (max(1, right - left), max(1, bottom - top)))
+            size = (max(1, right - left), max(1, bottom - top))
+            image = Image.new("RGBA" if run.colour else "L", size)
             pen = ImageDraw.Draw(image)
-            pen.text((-left, -top), run.text, font=run.font, fill=255, anchor="ls")
+            at = (-left, -top)
+            if run.colour:
+                pen.text(at, run.text, font=run.font, anchor="ls", embedded_color=True)
+            else:
+                pen.text(at, run.text, font=run.font, fill=255, anchor="ls")
+            if run.scale != 1.0:
+                image = image.resize(
+                    (max(1, round(size[0] * run.scale)), max(1, round(size[1] * run.scale))),
+                    Image.Resampling.LANCZOS,
+                )
+                left, top = round(left * run.scale), round(top * run.scale)
             mask = (image, left, top)
             if len(self._masks) >= CACHE_LIMIT:
                 self._masks.clear()
@@ -236,7 +338,7 @@ class FontStack:
 
     def fit(self, text: str, width: float) -> str:
         """`text` (cleaned) cut to at most `width` pixels, ending with `…` when cut."""
-        return shortened(clean(text), width, self.length)
+        return shortened(self.clean(text), width, self.length)
 
     def draw(
         self,
@@ -257,12 +359,20 @@ class FontStack:
         left, baseline = round(x), round(baseline)
         for run in runs:
             mask, dx, dy = self._mask(run)
-            image.paste(fill, (left + dx, baseline + dy), mask)
-            left += round(run.font.getlength(run.text))
+            if run.colour:
+                image.paste(mask, (left + dx, baseline + dy), mask)
+            else:
+                image.paste(fill, (left + dx, baseline + dy), mask)
+            left += run.advance()
         return width
 
 
 @functools.cache
+def _stack(size: int, bold: bool, system: tuple[system_fonts.Face, ...]) -> FontStack:
+    return FontStack(size, bold, system)
+
+
 def stack(size: int, bold: bool = False) -> FontStack:
-    """The (cached) font stack of one size and weight."""
-    return FontStack(size, bold)
+    """The (cached) font stack of one size and weight, with the system fonts chosen now
+    (`system_fonts.faces`)."""
+    return _stack(size, bold, system_fonts.faces())
