@@ -22,14 +22,17 @@ RUN --mount=type=cache,target=/root/.cache/pip \
     && python -m pip --python "$VIRTUAL_ENV/bin/python" install ".[embedded]"
 
 # The image: the same Python without the build tools, that environment, FriBiDi (Pillow's wheel
-# loads it to lay out right-to-left names on the score sheet's picture, docs/players.md), a user
-# of its own and the /data volume.
+# loads it to lay out right-to-left names on the score sheet's picture, docs/players.md), the
+# fonts that picture draws Chinese, Japanese and emoji with (Droid Sans Fallback: CJK, kana and
+# Hangul, 7.3 MB; Noto Color Emoji, 10.7 MB; bot/show/system_fonts.py), a user of its own and
+# the /data volume.
 FROM python:3.12-slim-bookworm
 ENV VIRTUAL_ENV=/opt/wizard-bot
 COPY --from=build /opt/wizard-bot /opt/wizard-bot
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install --yes --no-install-recommends libfribidi0 \
+    && apt-get install --yes --no-install-recommends \
+        libfribidi0 fonts-droid-fallback fonts-noto-color-emoji \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --user-group --home-dir /data --no-create-home \
         --shell /usr/sbin/nologin wizard \

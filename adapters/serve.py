@@ -15,6 +15,7 @@ that run the chats' front ends (`adapters.relay`).
 import asyncio
 import contextlib
 import functools
+import logging
 import sys
 from collections.abc import Awaitable, Callable, Collection, Sequence
 
@@ -28,7 +29,10 @@ from adapters.running import (
 )
 from bot import Config, ConfigError, load_config, memory
 from bot.metrics import Metrics
+from bot.show import system_fonts
 from bot.store import redis_client
+
+log = logging.getLogger(__name__)
 
 PARTS = ("telegram", "discord", "web")
 """The front ends a process may run (each when configured)."""
@@ -65,6 +69,7 @@ async def serve(
     ends are imported (`bot.memory`)."""
     if stop is None:
         stop = stop_on_signals()
+    use_picture_fonts(config)
     metrics = metrics or Metrics()
     shows = Shows()  # the chat front ends show what a move on the web table shows in their chats
     runs: list[Callable[[], Awaitable[int]]] = []
@@ -109,6 +114,20 @@ async def serve(
             stack.push_async_callback(health.stop)
         statuses = await asyncio.gather(*(watched(run) for run in runs))
     return max(statuses, default=0)
+
+
+def use_picture_fonts(config: Config) -> None:
+    """The score sheet's picture falls back to the configured font files, then to the system's
+    well-known ones (`bot.show.system_fonts`); the log says which it found."""
+    system_fonts.use(config.picture_fonts)
+    found = [face.regular for face in system_fonts.faces()]
+    if found:
+        log.info("The score sheet picture draws CJK and emoji with %s", ", ".join(found))
+    else:
+        log.info(
+            "The score sheet picture found no CJK or emoji font: such names are drawn as ◌ "
+            "(set picture_fonts, or install fonts-droid-fallback fonts-noto-color-emoji)"
+        )
 
 
 def main(argv: Sequence[str]) -> int:

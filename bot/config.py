@@ -29,6 +29,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from bot.config_rules import (
+    FONT_FILES,
     LISTEN,
     NAMES,
     PATH,
@@ -155,6 +156,9 @@ class Config:
     """An AI move is made at once by the worker that saved what it follows; should that
     worker die first, any worker makes it after this long."""
     ai_names: tuple[str, ...] = ("Merlin", "Morgana", "Nimue", "Taliesin", "Vivienne")
+    picture_fonts: tuple[str, ...] = ()
+    """Font files the score sheet's picture draws what its own fonts lack with (CJK, emoji),
+    before the well-known ones of the system (`bot.show.system_fonts`)."""
     telegram: TelegramConfig = field(default_factory=TelegramConfig)
     discord: DiscordConfig = field(default_factory=DiscordConfig)
     metrics: MetricsConfig = field(default_factory=MetricsConfig)
@@ -233,6 +237,11 @@ KEYS: tuple[Key, ...] = (
         "How long an AI move may wait for its worker before another makes it (one died)",
     ),
     Key("ai_names", NAMES, "Names for the AI seats, used in order"),
+    Key(
+        "picture_fonts",
+        FONT_FILES,
+        "Font files for the score sheet picture's CJK and emoji, tried before the system's",
+    ),
     Key("log_level", choice(LOG_LEVELS, upper=True), "The least severe log records written"),
     Key("log_format", choice(LOG_FORMATS), "Log lines as readable text or one JSON object each"),
     Key("telegram.token", SECRET, "The Telegram bot's token; the Telegram front end runs if set"),

@@ -17,6 +17,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 MAX_AI_NAME = 32
 MAX_AI_NAMES = 20
+MAX_FONT_FILES = 10
 TRUE_WORDS = ("true", "yes", "on", "1")
 FALSE_WORDS = ("false", "no", "off", "0")
 """How a switch may be written in an environment variable (any case)."""
@@ -315,5 +316,29 @@ def _names(key: str, value: object) -> tuple[str, ...]:
 NAMES = Rule(
     _names,
     f"1 to {MAX_AI_NAMES} distinct names, comma-separated (or a TOML array)",
+    _read_list,
+)
+
+
+def _font_files(key: str, value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not value or len(value) > MAX_FONT_FILES:
+        raise Invalid(f"{key} must be a list of 1 to {MAX_FONT_FILES} files, not {show(value)}")
+    from bot.show import system_fonts  # Pillow, loaded only when the key is set
+
+    files: list[str] = []
+    for item in value:
+        if not isinstance(item, str) or not item.strip() or "\0" in item:
+            raise Invalid(f"{key} must hold paths of font files, not {show(item)}")
+        if not Path(item).is_file():
+            raise Invalid(f"{key}: there is no file {show(item)}")
+        if not system_fonts.readable(item):
+            raise Invalid(f"{key}: {show(item)} is not a font file (TrueType, OpenType or .ttc)")
+        files.append(item)
+    return tuple(files)
+
+
+FONT_FILES = Rule(
+    _font_files,
+    f"1 to {MAX_FONT_FILES} font file paths, comma-separated (or a TOML array)",
     _read_list,
 )

@@ -32,6 +32,8 @@ from bot.config_docs import COMMAND, OPERATIONS, updated_example, updated_operat
 from bot.config_rules import SECRET, WEBHOOK_SECRET
 
 ROOT = Path(__file__).resolve().parent.parent
+FONTS = ROOT / "bot" / "show" / "fonts"
+"""Font files for picture_fonts (the shipped ones: they are on every machine)."""
 EXAMPLE = ROOT / "config.example.toml"
 KNOWN = "en, de, es, fr, it, ko, lv, nl, pl, pt, ro, ru"
 """The languages a config may name, as a config error lists them."""
@@ -527,6 +529,12 @@ GOOD: list[tuple[str, str, object]] = [
     ("WIZARD_AI_NAMES", "Solo", ("Solo",)),
     ("WIZARD_AI_NAMES", '["Smith, J", "Bo"]', ("Smith, J", "Bo")),
     ("WIZARD_AI_NAMES", ' [ "Ünal",\n  "Bo" ] ', ("Ünal", "Bo")),
+    ("WIZARD_PICTURE_FONTS", f"{FONTS}/DejaVuSans.ttf", (f"{FONTS}/DejaVuSans.ttf",)),
+    (
+        "WIZARD_PICTURE_FONTS",
+        f"{FONTS}/SheetHangul-Bold.ttf, {FONTS}/DejaVuSans.ttf",
+        (f"{FONTS}/SheetHangul-Bold.ttf", f"{FONTS}/DejaVuSans.ttf"),
+    ),
     ("WIZARD_LOG_LEVEL", "warning", "WARNING"),
     ("WIZARD_LOG_FORMAT", "text", "text"),
     ("WIZARD_LOG_FORMAT", "json", "json"),
@@ -599,6 +607,14 @@ BAD: list[tuple[str, str, str]] = [
     ("WIZARD_AI_NAMES", "Ada,,Bo", "ai_names must hold names of 1 to 32 printable characters"),
     ("WIZARD_AI_NAMES", ",".join(f"n{i}" for i in range(21)), "ai_names must be a list of 1 to 20"),
     ("WIZARD_AI_NAMES", "[]", "ai_names must be a list of 1 to 20 names, not a list of 0"),
+    ("WIZARD_PICTURE_FONTS", "/no/such/font.ttf", 'there is no file "/no/such/font.ttf"'),
+    (
+        "WIZARD_PICTURE_FONTS",
+        f"{FONTS}/LICENSE-Noto.txt",
+        'LICENSE-Noto.txt" is not a font file (TrueType, OpenType or .ttc)',
+    ),
+    ("WIZARD_PICTURE_FONTS", "[]", "picture_fonts must be a list of 1 to 10 files, not a list"),
+    ("WIZARD_PICTURE_FONTS", f"{FONTS}/DejaVuSans.ttf,,", "must hold paths of font files"),
     ("WIZARD_AI_NAMES", '["Ada", 3]', "ai_names must hold names of 1 to 32"),
     ("WIZARD_AI_NAMES", '["Ada"', 'ai_names must be a list of 1 to 20 names, not "[\\"Ada\\""'),
     ("WIZARD_AI_NAMES", '["Ada"]\nlanguage = "de"', "ai_names must be a list of 1 to 20 names"),

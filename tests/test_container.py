@@ -9,8 +9,8 @@ checkout's files (pip's cache makes that quick; the build stage's C compiler, wh
 AI's playouts, is this machine's), and the image's CMD (`wizard-bot run`) runs with
 the image's ENV, no standard input (as in a container), and a Telegram token for the fake Bot
 API of tests/fake_telegram.py; its HEALTHCHECK command must answer 0 while it runs and 1 once
-it stopped. The final stage's RUN (FriBiDi from Debian, a system user, /data owned by it) is the
-one step left out: it changes the machine's packages and users.
+it stopped. The final stage's RUN (FriBiDi and the picture's fonts from Debian, a system user, /data
+owned by it) is the one step left out: it changes the machine's packages and users.
 """
 
 import asyncio
@@ -34,10 +34,17 @@ from fake_telegram import FakeTelegram, User
 from adapters import healthcheck as healthcheck_client
 from adapters.cli import main
 from bot import native
+from bot.show import system_fonts
 from bot.store.redis_server import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCKERFILE = ROOT / "Dockerfile"
+IMAGE_FONTS = {
+    "fonts-droid-fallback": "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+    "fonts-noto-color-emoji": "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf",
+}
+"""The font packages the image installs for the score sheet's picture, and the file of each
+that `bot.show.system_fonts` looks for (`dpkg -L` lists it)."""
 COMPOSE = ROOT / "compose.yaml"
 COMPOSE_DISCORD = ROOT / "deploy" / "compose.discord.yaml"
 CADDYFILE = ROOT / "deploy" / "Caddyfile"
@@ -160,6 +167,12 @@ def test_the_image_is_small_safe_and_checked() -> None:
     assert list(final.all("COPY")) == ["--from=build /opt/wizard-bot /opt/wizard-bot"]
     assert final.all("RUN")
     assert not any("pip" in text for text in final.all("RUN"))
+    # the score sheet's picture finds the fonts the image installs for CJK and emoji names
+    installed = " ".join(final.all("RUN")).split()
+    known = {face.regular for face in system_fonts.KNOWN}
+    for package, path in IMAGE_FONTS.items():
+        assert package in installed, package
+        assert path in known, path
 
 
 # --- compose.yaml and the proxy ------------------------------------------------------------------

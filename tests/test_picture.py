@@ -14,6 +14,7 @@ their Debian packages where missing (`system_font_files`)."""
 
 import gettext
 import io
+import logging
 import os
 import random
 import struct
@@ -30,6 +31,8 @@ from PIL import Image, ImageChops, ImageFont
 from system_packages import apt_install
 
 import engine
+from adapters.serve import use_picture_fonts
+from bot import Config
 from bot.show import i18n, picture, picture_fonts, system_fonts
 from bot.show.i18n import LANGUAGES, Texts, texts
 from bot.show.picture import FONT_DIR, score_sheet_png
@@ -773,3 +776,24 @@ def test_a_file_that_is_no_font_is_not_used(tmp_path: Path) -> None:
     assert system_fonts.loaded(str(tmp_path / "missing.ttf")) is None
     system_fonts.use((str(text),), known=False)
     assert [run.text for run in stack(24).runs("王")] == ["◌"]
+
+
+def test_a_worker_falls_back_to_the_configured_fonts_then_the_known_ones(
+    system_font_files: tuple[str, ...],
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`wizard-bot run` uses `picture_fonts` first, then the well-known files, and logs which;
+    with none, it says what to install."""
+    caplog.set_level(logging.INFO, logger="adapters.serve")
+    use_picture_fonts(Config(picture_fonts=(CJK_FONT,)))
+    found = [face.regular for face in system_fonts.faces()]
+    assert found[0] == CJK_FONT
+    assert EMOJI_FONT in found[1:]
+    assert f"draws CJK and emoji with {CJK_FONT}, " in caplog.text
+    assert [run.text for run in stack(24).runs("Bo 王🦊")] == ["Bo ", "王", "🦊"]
+    monkeypatch.setattr(system_fonts, "KNOWN", ())
+    use_picture_fonts(Config())
+    assert system_fonts.faces() == ()
+    assert "found no CJK or emoji font: such names are drawn as ◌" in caplog.text
+    assert [run.text for run in stack(24).runs("Bo 王🦊")] == ["Bo ◌"]
