@@ -547,6 +547,35 @@ def test_a_placeholder_takes_its_place_in_a_right_to_left_name() -> None:
     assert ImageChops.difference(drawn, written).getbbox() is None
 
 
+def test_a_name_mixing_right_to_left_letters_and_hangul_reads_in_order(
+    request: pytest.FixtureRequest,
+) -> None:
+    """Each font's run is placed as Unicode's bidirectional algorithm places it: a Hebrew name
+    with a Korean word after it is read from the right, so the Korean word is drawn on the
+    left (`דוד 김` looks like `김 דוד` written left to right), the space between them kept; in
+    a name that starts in Korean, the Hebrew word follows on the right; a Hebrew name with a
+    Korean word in the middle has its last Hebrew word on the left."""
+    need_raqm(request.config)
+    font = stack(24)
+    drawn = [run.text for run in picture_fonts.visual(font.runs("דוד 김"))]
+    assert drawn == ["김", " ", "דוד"]
+    assert (
+        ImageChops.difference(drawn_alone("דוד 김", font), drawn_alone("김 דוד", font)).getbbox()
+        is None
+    )
+    drawn = [run.text for run in picture_fonts.visual(font.runs("김 דוד"))]
+    assert drawn == ["김", " ", "דוד"]
+    order = picture_fonts.visual(font.runs("מרים 민준 כהן"))
+    assert [(run.text, run.direction) for run in order] == [
+        ("כהן", "rtl"),
+        (" ", "rtl"),
+        ("민준", None),
+        (" ", "rtl"),
+        ("מרים", "rtl"),
+    ]
+    assert font.length("מרים 민준 כהן") == font.length("כהן 민준 מרים")
+
+
 def test_thai_marks_sit_on_their_letter() -> None:
     """A Thai vowel and tone mark above a letter take no room of their own: ที่ is as wide as
     ท, and taller."""

@@ -24,14 +24,16 @@ Hebrew or Arabic run reads right to left, Arabic letters join, and marks sit on 
 Raqm needs the system's FriBiDi library (Debian's `libfribidi0`; the container installs it);
 without it such a run is drawn left to right, letter by letter. Every other run (Latin, Greek,
 Cyrillic, Hangul, placeholders) is laid out with the basic layout, FriBiDi or not, so that its
-pixels do not depend on it. Each run is laid out on its own, in the order of the text:
-a name that mixes right-to-left letters with another font's (Hangul) keeps its runs left to
-right.
+pixels do not depend on it. Each run is laid out on its own; where a text of several runs has
+right-to-left letters, the runs are placed as Unicode's bidirectional algorithm places them
+(`visual`): `דוד 김` is drawn with 김 on the left, as a Hebrew reader reads it (without FriBiDi,
+in the order of the text).
 """
 
 import functools
 import unicodedata
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont, features
@@ -83,10 +85,11 @@ class Run:
     text: str
     scale: float = 1.0
     colour: bool = False
+    direction: str | None = None  # "rtl" or "ltr" for Raqm (`visual`); None: its own
 
     def advance(self) -> int:
         """How far the next run starts, in whole pixels."""
-        return round(self.font.getlength(self.text) * self.scale)
+        return round(self.font.getlength(self.text, direction=self.direction) * self.scale)
 
 
 BASIC = ImageFont.Layout.BASIC
@@ -182,6 +185,70 @@ def clean(text: str, keep: frozenset[str] = frozenset()) -> str:
         ):
             out.append(char)
     return "".join(out)
+
+
+def _direction(text: str) -> str | None:
+    """The direction of `text` by its first strong letter (Unicode's P2): "rtl" or "ltr";
+    None if it has none."""
+    for char in text:
+        kind = unicodedata.bidirectional(char)
+        if kind == "L":
+            return "ltr"
+        if kind in RIGHT_TO_LEFT:
+            return "rtl"
+    return None
+
+
+def _unspaced(runs: Sequence[Run]) -> list[Run]:
+    """`runs` with the spaces at either end of each split off as runs of their own."""
+    pieces: list[Run] = []
+    for run in runs:
+        body = run.text.strip(" ")
+        start = len(run.text) - len(run.text.lstrip(" "))
+        parts = (run.text[:start], body, run.text[start + len(body) :]) if body else (run.text,)
+        pieces += [replace(run, text=part) for part in parts if part]
+    return pieces
+
+
+def visual(runs: Sequence[Run]) -> list[Run]:
+    """`runs` in the order they are drawn from left to right, where they hold right-to-left
+    letters and are more than one: Unicode's bidirectional algorithm at the level of runs.
+    The text's direction is its first strong letter's (a Hebrew name's is right to left); each
+    run's is its first strong letter's, and a run without one (spaces, digits, emoji, `◌`)
+    takes that of the runs around it where they agree, else the text's. Right-to-left runs in
+    left-to-right text, and left-to-right runs in right-to-left text, are reversed in place
+    (`דוד 김` is drawn `김 דוד`, as a Hebrew reader reads it), and every run that Raqm lays out
+    is told its direction. Where there is no Raqm (`LAYOUT` basic), the runs stay in order."""
+    text = "".join(run.text for run in runs)
+    if len(runs) < 2 or LAYOUT != ImageFont.Layout.RAQM or _direction(text) is None:
+        return list(runs)
+    if not any(unicodedata.bidirectional(char) in RIGHT_TO_LEFT for char in text):
+        return list(runs)
+    paragraph = _direction(text)
+    pieces = _unspaced(runs)
+    found = [_direction(piece.text) for piece in pieces]
+    ways: list[str | None] = []
+    for index, own in enumerate(found):
+        before = next((w for w in reversed(found[:index]) if w), None)
+        after = next((w for w in found[index + 1 :] if w), None)
+        ways.append(own or (before if before and before == after else paragraph))
+    base = 1 if paragraph == "rtl" else 0
+    levels = [base + (way != paragraph) for way in ways]
+    order = list(range(len(pieces)))
+    for level in range(max(levels), 0, -1):
+        start = 0
+        while start < len(order):
+            end = start
+            while end < len(order) and levels[order[end]] >= level:
+                end += 1
+            order[start:end] = reversed(order[start:end])
+            start = end + 1
+    return [
+        replace(pieces[n], direction="rtl" if levels[n] % 2 else "ltr")
+        if pieces[n].font.layout_engine == ImageFont.Layout.RAQM
+        else pieces[n]
+        for n in order
+    ]
 
 
 @functools.cache
@@ -298,7 +365,7 @@ class FontStack:
         """The runs of `text` and its width in whole pixels (each run starts on a pixel)."""
         shape = self._shapes.get(text)
         if shape is None:
-            runs = tuple(self.runs(text))
+            runs = tuple(visual(self.runs(text)))
             shape = (runs, sum(run.advance() for run in runs))
             if len(self._shapes) >= CACHE_LIMIT:
                 self._shapes.clear()
@@ -310,16 +377,16 @@ class FontStack:
         its top left lies from (x, baseline); scaled by its `scale`."""
         mask = self._masks.get(run)
         if mask is None:
-            box = run.font.getbbox(run.text, anchor="ls")
+            box = run.font.getbbox(run.text, anchor="ls", direction=run.direction)
             left, top, right, bottom = (int(value) for value in box)
             size = (max(1, right - left), max(1, bottom - top))
             image = Image.new("RGBA" if run.colour else "L", size)
             pen = ImageDraw.Draw(image)
-            at = (-left, -top)
+            at, text, font, way = (-left, -top), run.text, run.font, run.direction
             if run.colour:
-                pen.text(at, run.text, font=run.font, anchor="ls", embedded_color=True)
+                pen.text(at, text, font=font, anchor="ls", direction=way, embedded_color=True)
             else:
-                pen.text(at, run.text, font=run.font, fill=255, anchor="ls")
+                pen.text(at, text, font=font, fill=255, anchor="ls", direction=way)
             if run.scale != 1.0:
                 image = image.resize(
                     (max(1, round(size[0] * run.scale)), max(1, round(size[1] * run.scale))),
