@@ -372,6 +372,35 @@ def test_a_long_name_widens_its_column_up_to_a_cap() -> None:
     assert width("Bartholomew") == width("Bartholomew Wolfeschlegelsteinhausen")  # cut
 
 
+SIX_LONG_NAMES = [
+    "Maximiliane Wolfeschlegelstein",
+    "Alexander Schmidt-Hohenzollern",
+    "Konstantinos Papadopoulos III",
+    "Bartholomew Fitzgerald-Smythe",
+    "Anastasia Konstantinova Ivan",
+    "Guðmundur Sigurðsson Jóhannes",
+]
+
+
+def test_six_long_names_keep_the_picture_as_wide_as_telegram_shows_it() -> None:
+    """Six long names would make a picture 1,424 pixels wide, which Telegram scales down:
+    their cap is lowered until it is 1,280 wide, each name on two lines, cut where need be;
+    three of them keep the cap's full width."""
+    rows = sheet(6, 4, seed=3)
+    six = decode(score_sheet_png(DE, SIX_LONG_NAMES, rows, final_places(rows)))
+    assert six.width == picture.WIDEST == 1280
+    grid = picture._Grid.measure(DE, SIX_LONG_NAMES, rows, picture._cells(rows))
+    assert len(set(grid.columns)) == 1
+    room = grid.columns[0] - 2 * picture.PAD - picture._crown_width(stack(24, bold=True))
+    assert room < picture.NAME_CAP
+    lines = picture._name_lines(stack(24), SIX_LONG_NAMES[1], room)
+    assert lines[0] == "Alexander"
+    assert lines[1].startswith("Schmidt-")
+    assert lines[1].endswith("…")
+    three = picture._Grid.measure(DE, SIX_LONG_NAMES[:3], rows[:1], picture._cells(rows[:1]))
+    assert three.columns[0] - 2 * picture.PAD == picture.NAME_CAP + 30
+
+
 def columns_of(names: Sequence[str], places: Sequence[int] | None) -> list[Image.Image]:
     """Each seat's column of a sheet whose rounds went alike for every seat, so that columns
     differ only by their names (each crop as wide as the narrowest column)."""

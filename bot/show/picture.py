@@ -8,7 +8,8 @@ a running game (no places) marks nobody. An AI seat's name is drawn after a robo
 chat's 🤖 mark (drawn, so it looks the same with or without a system emoji font). Two-line
 cells keep six players legible on a phone; a column is as wide as the widest cell, or its
 player's name up to a cap (a longer name takes two lines, then is cut with `…`, keeping a
-namesake's number), so the picture grows with the players and the rounds.
+namesake's number), so the picture grows with the players and the rounds (up to `WIDEST`, as
+wide as Telegram shows it: six long names get a lower cap).
 
 Text is drawn with the fonts shipped in `bot/show/fonts/` (see `picture_fonts`: DejaVu Sans,
 then subsets for Hangul, Thai and Devanagari); a character none has, such as an emoji or a CJK
@@ -62,6 +63,12 @@ NAME_LINE = 28
 NAME_CAP = 160
 """How far a name may widen its column, in pixels, beside its marks (a longer name takes two
 lines, and is cut if they are not enough)."""
+
+WIDEST = 1280
+"""How wide the picture may grow with long names, in pixels: Telegram shows a photo in a chat
+at most 1,280 pixels wide, and scales a wider one down, its text with it. Where the columns
+would be wider, the names' cap (`NAME_CAP`) is lowered until they fit (six long names); a
+picture whose cells alone are wider stays so."""
 
 TICK, CROSS = "\u2714", "\u2718"  # check mark, ballot X
 
@@ -213,11 +220,11 @@ def _name_lines(font: FontStack, name: str, width: float) -> tuple[str, ...]:
     return (" ".join(words[:count]), _cut(font, " ".join(words[count:]), width))
 
 
-def _name_width(font: FontStack, name: str) -> int:
-    """The room a column gives its name: the name up to the cap, and beside it the crown and
+def _name_width(font: FontStack, name: str, cap: int = NAME_CAP) -> int:
+    """The room a column gives its name: the name up to `cap`, and beside it the crown and
     the robot's head of an AI seat (neither shortens the name)."""
     robot, shown = _robot_named(name)
-    width = min(font.length(shown), NAME_CAP) + _crown_width(font)
+    width = min(font.length(shown), cap) + _crown_width(font)
     return width + (_robot_width(font) if robot else 0)
 
 
@@ -249,8 +256,14 @@ class _Grid:
         )
         left = 2 * PAD + max(rnd + GAP + cards, _widest(ty.bold, [t("Total")]))
         inner = max(mark + won_bid + BADGE + GAP + points, total, labels)
-        columns = tuple(2 * PAD + max(inner, _name_width(ty.winner, name)) for name in names)
-        return _Grid(left, rnd, mark, won_bid, columns)
+
+        def columns(cap: int) -> tuple[int, ...]:
+            return tuple(2 * PAD + max(inner, _name_width(ty.winner, name, cap)) for name in names)
+
+        cap = NAME_CAP
+        while cap > 0 and 2 * MARGIN + left + sum(columns(cap)) > WIDEST:
+            cap -= 1
+        return _Grid(left, rnd, mark, won_bid, columns(cap))
 
     @property
     def width(self) -> int:
