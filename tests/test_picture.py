@@ -802,6 +802,7 @@ def test_a_character_no_font_has_is_still_a_placeholder(system_fonts_used: None)
         ("german", ["Jürgen", "Søren", "Zoë", "Ægir"], "de"),
         ("korean", ["김민준", "이서연", "박지훈", "최수아"], "ko"),
         ("thai_and_hindi", ["สมชาย ใจดี", "प्रिया शर्मा", "Ann"], "en"),
+        ("right_to_left_and_a_robot", ["محمد عبد الله", "דוד כהן", "🤖 Merlin"], "en"),
     ],
 )
 def test_names_the_shipped_fonts_have_look_the_same_with_system_fonts(
