@@ -3,7 +3,8 @@
 As root on Debian or Ubuntu, `apt_install` runs `apt-get update` and `apt-get install -y
 --no-install-recommends` (no questions asked); elsewhere it says why it cannot, and the caller
 fails its tests with that reason and what to install. Used for the browser tests' Chromium
-(`tests/browser.py`) and the pictures' FriBiDi (`tests/conftest.py`).
+(`tests/browser.py`), the pictures' FriBiDi (`tests/conftest.py`) and the CJK and emoji fonts
+the pictures fall back to (`tests/test_picture.py`).
 """
 
 import os
