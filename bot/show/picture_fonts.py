@@ -146,7 +146,7 @@ def _probe(name: str) -> ImageFont.FreeTypeFont:
     """The font that tells whether `name` has a character: laid out by the basic layout, which
     draws a character alone as its own glyph (Raqm's HarfBuzz puts a lone combining mark on a
     dotted circle, which would pass for the mark's glyph)."""
-    return _font(name, 32, BASIC)
+    return _font(name, system_fonts.PROBE, BASIC)
 
 
 @functools.cache
@@ -258,18 +258,14 @@ def _system_font(path: str, size: int, layout: ImageFont.Layout) -> ImageFont.Fr
 
 @functools.cache
 def _system_notdef(font: system_fonts.Loaded) -> tuple[bytes, float]:
-    return _signature(_system_font(font.path, font.size(PROBE), BASIC), _NOTDEF_PROBE)
+    return _signature(_system_font(font.path, font.size(system_fonts.PROBE), BASIC), _NOTDEF_PROBE)
 
 
 @functools.cache
 def system_has(font: system_fonts.Loaded, char: str) -> bool:
     """Whether the system font `font` has a glyph for `char` (found as for a shipped font)."""
-    probe = _system_font(font.path, font.size(PROBE), BASIC)
+    probe = _system_font(font.path, font.size(system_fonts.PROBE), BASIC)
     return _signature(probe, char) != _system_notdef(font)
-
-
-PROBE = 32
-"""The pixel size a scalable font is drawn at to tell its glyphs from its `.notdef`."""
 
 
 class FontStack:

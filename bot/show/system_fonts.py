@@ -50,7 +50,8 @@ STRIKES = (109, 128, 136, 160)
 """The pixel sizes tried for a bitmap font that cannot be scaled (Noto Color Emoji: 109)."""
 
 PROBE = 32
-"""The pixel size a scalable font is loaded at to find whether it has a character."""
+"""The pixel size a scalable font, shipped or the system's, is drawn at to tell its glyphs
+from its `.notdef` (`picture_fonts.has_glyph`)."""
 
 _chosen: list[tuple[Face, ...]] = []
 """The faces chosen (none yet: found at the first picture)."""
