@@ -6,10 +6,11 @@ left alone, changes nothing it should not, leaks nothing, and logs no unexpected
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
-from fake_telegram import Event, User
+from fake_telegram import Event, User, utf16_len
 from service_helpers import raw
 from telegram import Update
 from test_telegram import (
@@ -21,12 +22,22 @@ from test_telegram import (
     PLAYERS,
     Bot,
     game_ids,
+    moves_of,
     seat,
     tg,
     whose_turn,
 )
 
 from adapters.telegram.ids import chat_key
+from adapters.telegram.render import MAX_CAPTION, post
+from adapters.telegram.sender import Delivery
+from bot.show.i18n import LANGUAGES, texts
+from bot.show.look import Look
+from bot.show.screens import game_over
+from bot.show.seating import seating
+from bot.show.themes import Theme
+from bot.stats import Rerated
+from engine import Phase, table_view, waiting_seats
 
 __all__ = ["game_ids", "tg"]  # the fixtures these tests use
 
@@ -417,4 +428,74 @@ async def test_a_channel_the_bot_is_added_to_is_not_told_how_to_play(tg: Bot) ->
     tg.fake.add_bot_to_group(-100555, DAN)
     await tg.idle()
     assert tg.fake.transcript(-100555) == []
+    assert tg.real_errors() == []
+
+
+WIZARDS = "🧙🧛🧜🧝🧞🧟"
+"""Emoji outside the Basic Multilingual Plane: two UTF-16 units each, the unit Telegram counts
+a message's length in (4,096; a caption's 1,024) and its entities' offsets."""
+
+
+def longest_names(language: str) -> tuple[User, ...]:
+    """Six people whose first names are Telegram's longest (64 characters), all emoji of
+    `WIZARDS`, with their apps in `language`."""
+    return tuple(
+        User(3001 + n, emoji * 64, f"w{n}", language_code=language)
+        for n, emoji in enumerate(WIZARDS)
+    )
+
+
+async def play_to_the_end(bot: Bot, people: tuple[User, ...]) -> None:
+    """The group's game played to its end, whatever its language: the person the game waits
+    for presses the first move offered, in their private chat or under the group's table."""
+    for _ in range(1000):
+        table = await bot.front.service.table(chat_key(GROUP))
+        assert table is not None
+        if table.game.phase is Phase.FINISHED:
+            return
+        waited = table.game.players[waiting_seats(table.game)[0]].id
+        user = next(person for person in people if f"tg:{person.id}" == waited)
+        private = [m for m in bot.fake.current_messages(user.id).values() if moves_of(m)]
+        chat = user.id if private else GROUP
+        shown = private or [m for m in bot.fake.current_messages(GROUP).values() if moves_of(m)]
+        answer = await bot.press(chat, user, shown[-1].message_id, moves_of(shown[-1])[0])
+        assert not answer.show_alert, answer.text
+    raise AssertionError("the game did not end")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+async def test_six_players_with_the_longest_emoji_names_are_shown_every_message(
+    tg: Bot, language: str
+) -> None:
+    """Six players named with 64 emoji (cut to 32 at the table, 64 UTF-16 units) play a whole
+    game in each language, and ask for the score sheet, their stats, the best players, the
+    help and the rules: Telegram takes every message, each within its limit. The bot cut a
+    text to Telegram's limits counting characters, where Telegram counts UTF-16 units (an emoji
+    such as these is two): the end of a game six players share, with their ratings, counted
+    645 characters in English, under a caption's 1,024, and was 1,066 units; Telegram refused
+    it, and the game's end was never shown. Counted in units, the end leaves the ratings line
+    out, as it does for any end too long for a caption with it, and the standings show whole."""
+    people = longest_names(language)
+    tg.fake.add_group(GROUP, members=list(people))
+    await tg.command(GROUP, people[0], f"/language {language}")
+    await seat(tg, people)
+    await tg.command(GROUP, people[0], "/start")
+    await play_to_the_end(tg, people)
+    for command in ("/scores", "/stats", "/top", "/help", "/rules"):
+        await tg.command(GROUP, people[1], command)
+        await tg.command(people[1].id, people[1], command)
+    assert tg.real_errors() == []
+    table = await tg.front.service.table(chat_key(GROUP))
+    assert table is not None
+    view = table_view(table.game)
+    shared = replace(view, places=(1,) * len(people))  # all six share first place
+    ratings = tuple(Rerated(seat.player, 1000, 0, True) for seat in view.seats)
+    look = Look(texts(language), Theme.COLOURS)
+    end = game_over(look, shared, seating(table), ratings)
+    ending = post(f"tg:{GROUP}", end)
+    assert ending is not None
+    assert await tg.front.sender(ending) == Delivery.SENT
+    caption = tg.fake.last_message(GROUP).text
+    assert caption == end.text  # whole: with the ratings line where it fits (Korean)
+    assert utf16_len(caption) <= MAX_CAPTION
     assert tg.real_errors() == []

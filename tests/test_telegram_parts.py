@@ -131,6 +131,17 @@ def test_html_escapes_and_pre() -> None:
     assert long.endswith("…")
 
 
+@pytest.mark.parametrize("emoji", ["🧙", "🇩🇪"], ids=["astral", "flag"])
+def test_a_text_is_cut_in_utf16_units_as_telegram_counts_keeping_emoji_whole(emoji: str) -> None:
+    """Telegram counts a text's length in UTF-16 units, where an emoji outside the Basic
+    Multilingual Plane is two: a text cut to 4,096 characters of them was twice what Telegram
+    takes. It is cut to 4,096 units, and no emoji is split."""
+    long = html_text("a" + emoji * 3000, limit=MAX_TEXT)
+    assert len(long.encode("utf-16-le")) // 2 <= MAX_TEXT
+    assert len(long.encode("utf-16-le")) // 2 > MAX_TEXT - len(emoji.encode("utf-16-le")) // 2 - 1
+    assert long == "a" + emoji * ((len(long) - 2) // len(emoji)) + "…"
+
+
 def test_messages_go_to_the_group_or_a_private_chat() -> None:
     table = Message("table", buttons=((Button("2", "g.1b0.b2"),),), slot="table", notify=True)
     hand = Message("hand <R13>", to="tg:42", slot="hand")

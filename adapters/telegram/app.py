@@ -82,6 +82,7 @@ from adapters.telegram.render import (
     Post,
     answer_post,
     coalesce,
+    cut,
     html_text,
     posts,
     strip_post,
@@ -118,7 +119,7 @@ ALLOWED_UPDATES = ("message", "callback_query", "my_chat_member")
 OUT = ("left", "kicked")
 """The bot's status in a group it is no longer in (removed, or banned)."""
 MAX_ANSWER = 200
-"""Telegram's limit for a callback answer's text."""
+"""Telegram's limit for a callback answer's text (in UTF-16 units, as its others: `cut`)."""
 MEMBER_STATUSES = frozenset({"creator", "administrator", "member", "restricted"})
 UNBLOCKED_FOR = 10
 """Seconds a /start after an unblocking is taken as the Restart button's (`keys.unblocked`)."""
@@ -951,7 +952,7 @@ async def _answer(query: CallbackQuery, text: str | None = None, **kwargs: Any) 
 
 
 def _cut(text: str) -> str:
-    return text if len(text) <= MAX_ANSWER else text[: MAX_ANSWER - 1] + "…"
+    return cut(text, MAX_ANSWER)
 
 
 __all__ = ["TelegramFrontEnd", "User", "build_application"]

@@ -18,9 +18,12 @@ from adapters.outbox import newest, slot_version
 from adapters.telegram.ids import telegram_id
 from bot import Message, Outcome, User, WebLinks
 from bot.messages import Picture
+from bot.show.clusters import shortened, utf16_units
 
 MAX_TEXT = 4096
-"""Telegram's limit for a message text (after entities are parsed)."""
+"""Telegram's limit for a message text (after entities are parsed), in UTF-16 units
+(`utf16_units`: an emoji outside the Basic Multilingual Plane counts two), as every length
+Telegram limits is counted."""
 MAX_CAPTION = 1024
 
 
@@ -106,10 +109,9 @@ def html_text(
     mentions: tuple[tuple[str, str], ...] = (),
 ) -> str:
     """A text as Telegram HTML: escaped, in a <pre> block when laid out in columns, and cut to
-    `limit` characters of visible text. The first occurrence of each mentioned name becomes a
-    mention (a link to the person, which notifies them)."""
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
+    `limit` UTF-16 units of visible text (`cut`). The first occurrence of each mentioned name
+    becomes a mention (a link to the person, which notifies them)."""
+    text = cut(text, limit)
     links: dict[int, tuple[int, str]] = {}  # where a mention starts: (its end, its link)
     for user, name in sorted(mentions, key=lambda mention: -len(mention[1])):  # Anna before Ann
         number = telegram_id(user)
@@ -129,6 +131,13 @@ def html_text(
     parts.append(html.escape(text[at:], quote=False))
     escaped = "".join(parts)
     return f"<pre>{escaped}</pre>" if pre else escaped
+
+
+def cut(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` UTF-16 units, as Telegram counts its limits, ending with
+    `…` when cut, no emoji split. Counted in characters, a text of emoji outside the Basic
+    Multilingual Plane (two units each) went out at up to twice the limit, and was refused."""
+    return shortened(text, limit, utf16_units)
 
 
 def thread(where: str | None) -> int | None:
