@@ -658,10 +658,16 @@ class TelegramFrontEnd:
                 where = None
             request = Request(Kind.JOIN, place=place, where=where)
             outcome = await self.service.handle(game, user, request, str(update.update_id))
-            self.show(game, outcome)
+            shown = self.show(game, outcome)
             seated = bool(outcome.answer) and not outcome.alert
             await self.notices.opened(person, group, seated)
-            if seated:
+            if seated and where is not None and not await self._shown_in_topic(game, shown):
+                text = t(
+                    "The topic this link was for is closed or deleted, so no table could open "
+                    "there. Send /join in the group's topic where you want to play."
+                )
+                self.outbox.put(person.id, Post(person.id, html_text(text)))
+            elif seated:
                 text = t(
                     "✅ You have a seat at the table. Your cards will come here, with buttons to "
                     "bid and play, once someone sends /start in the group."
@@ -669,6 +675,15 @@ class TelegramFrontEnd:
                 self.outbox.put(person.id, Post(person.id, html_text(text)))
             elif outcome.answer:
                 self.outbox.put(person.id, Post(person.id, html_text(outcome.answer)))
+
+    async def _shown_in_topic(self, game: str, shown: list["asyncio.Future[object]"]) -> bool:
+        """Whether the table a deep-link join seated someone at in a forum topic is still there
+        once the join's posts went (at most `DELIVERY_WAIT` seconds): a topic deleted or closed
+        since the link was given refuses them, which closes the table (`_lost`). Telegram has
+        no call that says whether a topic is there, nor tells the bot of its deletion."""
+        if shown:
+            await asyncio.wait(shown, timeout=DELIVERY_WAIT)
+        return await self.service.table(game) is not None
 
     async def on_button(self, update: Update, context: Context) -> None:
         """A button press: the callback data is the service's payload. The game is the group
