@@ -206,6 +206,18 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def option_type(value: object) -> int:
+    """The type of a slash command option that takes `value`: 6 a user (a Person), 5 a
+    boolean, 4 an integer, 10 a number, 3 a string."""
+    if isinstance(value, Person):
+        return 6
+    if isinstance(value, bool):
+        return 5
+    if isinstance(value, int):
+        return 4
+    return 10 if isinstance(value, float) else 3
+
+
 class FakeDiscord:
     """One guild with a text channel (and any more a test adds), people, their DMs, and the
     bot."""
@@ -382,13 +394,17 @@ class FakeDiscord:
 
     # --- what people do (gateway payloads) --------------------------------------------------
 
-    def command(self, view: int, user: Person, name: str, /, **options: str | Person) -> JSON:
+    def command(
+        self, view: int, user: Person, name: str, /, **options: str | int | float | Person
+    ) -> JSON:
         """The INTERACTION_CREATE payload of `/name option:value...` typed in `view` (the
         channel, or the person's id for their DM). A Person is a user option's value (type 6,
-        the id, the person in `resolved`: as a user, and in a server as a member too); a
-        client offers only the options the synced command has, of their type (a KeyError
-        else). A text that mentions people it knows (`<@id>`, `<@!id>`) has them in `resolved`
-        too, as Discord sends them; one it does not know (who left the server) is not there."""
+        the id, the person in `resolved`: as a user, and in a server as a member too); a bool,
+        an int or a float a boolean's, an integer's or a number's (types 5, 4 and 10: a
+        command another version of the bot synced so, `resync`); a client offers only the
+        options the synced command has, of their type (a KeyError else). A text that mentions
+        people it knows (`<@id>`, `<@!id>`) has them in `resolved` too, as Discord sends them;
+        one it does not know (who left the server) is not there."""
         synced = {o["name"]: o["type"] for o in self._command(name).get("options") or []}
         shown = " ".join(
             [f"/{name}", *(f"{k}:{getattr(v, 'name', v)}" for k, v in options.items())]
@@ -397,7 +413,7 @@ class FakeDiscord:
         sent: list[JSON] = []
         resolved: JSON = {}
         for key, value in options.items():
-            kind = 6 if isinstance(value, Person) else 3
+            kind = option_type(value)
             if synced.get(key) != kind:
                 raise KeyError(f"/{name} has no option {key!r} of type {kind}")
             given = value
@@ -455,6 +471,20 @@ class FakeDiscord:
 
     def press_label(self, view: int, user: Person, message: Stored, label: str) -> JSON:
         return self.press(view, user, message, message.button(label))
+
+    def resync(self, name: str, option: str, kind: int) -> None:
+        """Another version of the bot synced /name with its option `option` of type `kind`
+        (3 string, 4 integer, 5 boolean, 6 user, 10 number): Discord offers it so, and sends
+        what is typed into it so, until this version syncs its own again (a version sync
+        under way: workers of either version run, and a person's client keeps the definition
+        it fetched)."""
+        for synced in self._command(name).get("options") or []:
+            if synced["name"] == option:
+                synced["type"] = kind
+                synced.pop("choices", None)
+                synced.pop("autocomplete", None)
+                return
+        raise KeyError(f"/{name} has no option {option!r}")
 
     def _command(self, name: str) -> JSON:
         for command in self.commands:

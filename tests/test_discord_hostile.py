@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 import pytest
-from fake_discord import ANSWER_WITHIN, Person, Stored
+from fake_discord import ANSWER_WITHIN, Person, Stored, option_type
 from test_discord import Bot, dc, game_ids, people, seat, until
 
 from adapters.discord.ids import chat_key
@@ -259,4 +259,47 @@ async def test_a_press_racing_cancel_is_taken_or_refused_and_leaves_no_button(
     said = " ".join(dc.fake.interactions[int(press["id"])].line.replies)
     assert said == "" or "belongs to a game that is over" in said, said
     assert [m.components for m in dc.fake.shown(bidder.id) if m.components] == []
+    assert dc.fake.errors == []
+
+
+SKEWED = {
+    "a name as an integer": ("removebot", "name", 7, "There is no AI player to remove."),
+    "a level as a number": (
+        "addbot",
+        "level",
+        2.5,
+        "AI levels: easy, normal, hard. E.g. /addbot hard",
+    ),
+    "a name as a yes/no": ("stats", "name", True, "Nobody called True has played here."),
+    "a name as a user": ("stats", "name", "bob", "Bob has not finished a game here yet."),
+    "a user as a text": ("stats", "player", "Bob", "Nobody called Bob has played here."),
+}
+"""A command as another version of the bot synced it, its option of another type than this
+version's, a value of that type typed in, and the answer: as if its text had been typed (a
+user's, their mention)."""
+
+
+@pytest.mark.parametrize(
+    ("command", "option", "value", "answer"), SKEWED.values(), ids=SKEWED.keys()
+)
+async def test_a_command_synced_with_an_option_of_another_type_is_read_as_typed(
+    dc: Bot, caplog: pytest.LogCaptureFixture, command: str, option: str, value: Any, answer: str
+) -> None:
+    """During a version sync (workers of both versions running, or a client that kept the
+    definition it fetched), Discord sends a command's option in the type the other version
+    synced: a number or a yes/no where this version takes text, a user where it takes a
+    name, a text where it picks a person. discord.py hands it on as it is, and reading it as
+    text failed: an error logged, and "Sorry, something went wrong. Please try again.", which
+    could not help. It is read as its text (a user as their mention, which picks them), and
+    answered as that would be; the lobby is as it was."""
+    ann, bob = people(dc, "Ann", "Bob")
+    await dc.command(ann, "join")
+    await dc.command(bob, "join")
+    before = dc.lobby().content, await version(dc, dc.channel)
+    typed = bob if value == "bob" else value
+    dc.fake.resync(command, option, option_type(typed))
+    await dc.command(ann, command, **{option: typed})
+    assert dc.last_reply() == f"#e3 (only Ann sees) bot: {answer}"
+    assert (dc.lobby().content, await version(dc, dc.channel)) == before
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
     assert dc.fake.errors == []

@@ -32,6 +32,8 @@ from adapters.discord.commands import (
     MAX_CHOICES,
     Spec,
     Translator,
+    as_person,
+    as_text,
     choices,
     description,
     mentioned,
@@ -277,7 +279,7 @@ class DiscordFrontEnd:
             option, text = spec.option
 
             async def with_text(interaction: discord.Interaction, value: str = "") -> None:
-                await self.on_command(interaction, kind, value, public=public)
+                await self.on_command(interaction, kind, as_text(value), public=public)
 
             if spec.choices:  # offered as a list: nobody need know the words
                 with_text = app_commands.choices(value=choices(name, spec))(with_text)
@@ -292,8 +294,10 @@ class DiscordFrontEnd:
                     value: str = "",
                     person: discord.User | discord.Member | None = None,
                 ) -> None:
+                    whom = as_person(person)  # a user option synced as text: its text
+                    typed = as_text(value) or ("" if whom is not None else as_text(person))
                     await self.on_command(
-                        interaction, kind, value, public=public, whom=person, picks=True
+                        interaction, kind, typed, public=public, whom=whom, picks=True
                     )
 
                 described = app_commands.describe(

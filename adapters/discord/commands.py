@@ -75,6 +75,28 @@ def mentions_any(text: str) -> bool:
     return ANY_MENTION.search(text) is not None
 
 
+def as_text(value: object) -> str:
+    """A text option's value as this version reads it, whatever type the command was synced
+    with: another version's sync of it (a sync under way, or a client that kept the old
+    definition) sends its own type, which discord.py hands on as it is (a number, a user).
+    A number or a yes/no is its text (`7`, `True`), a user, a role or a channel its mention
+    (a user's then picks them where the command picks a person); anything else, nothing.
+    Taken as text, such a value crashed the command, with "Sorry, something went wrong.
+    Please try again.", which could not help."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bool, int, float)):
+        return str(value)
+    mention = getattr(value, "mention", None)
+    return mention if isinstance(mention, str) else ""
+
+
+def as_person(value: object) -> discord.User | discord.Member | None:
+    """A user option's value as this version reads it (`as_text`): a person, or None for a
+    value of another type (read as text instead, by the caller)."""
+    return value if isinstance(value, (discord.User, discord.Member)) else None
+
+
 LOCALES: dict[discord.Locale, str] = {
     discord.Locale.german: "de",
     discord.Locale.spain_spanish: "es",
