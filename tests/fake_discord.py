@@ -33,10 +33,13 @@ What it models, as Discord does:
   (later: 404, code 10062, counted in `late`); responses 4 (a message, ephemeral with flag 64),
   5 (deferred, "thinking"), 6 (deferred update) and 7 (update the pressed message); followups,
   edits and deletion of the original response through the interaction's webhook;
-- the command sync (PUT /applications/{id}/commands) is kept in `commands`; a command is typed
-  with the options it was synced with, of their type (text, or a user: `resolved` carries the
-  person, and in a server their member); an option synced with autocomplete may be typed into
-  (`autocomplete`: type 4), answered by response 8 with at most 25 choices (`offered`);
+- the command sync (PUT /applications/{id}/commands) is checked (names; descriptions 1-100
+  characters, in every locale; at most 25 options and 25 choices of 1-100 characters) and kept
+  in `commands`; a command is typed with the options it was synced with, of their type (text,
+  or a user: `resolved` carries the person, and in a server their member; a number or a
+  yes/no where another version synced one: `resync`); an option synced with autocomplete may
+  be typed into (`autocomplete`: type 4), answered by response 8 with at most 25 choices of
+  1-100 characters (`offered`);
 - with `rate_limits`: at most N posts per period per channel (sends and edits), with Discord's
   X-RateLimit-* headers, and 429 beyond it (counted in `throttled`);
 - the guild as the gateway describes it to the client (`guild_create`, `channel_update`): its
@@ -81,6 +84,8 @@ MAX_URL = 512
 LINK_STYLE = 5
 """A link button's style: it opens its url, and Discord sends no interaction."""
 MAX_CONTENT = 2000
+MAX_CHOICES = 25
+"""Discord's limit for an option's choices, a command's options and an autocomplete's answer."""
 ANSWER_WITHIN = 3.0
 
 
@@ -1090,8 +1095,10 @@ class FakeDiscord:
             result["resource"] = {"type": kind, "message": self._message_json(message)}
         elif kind == 8:  # an autocomplete's choices: at most 25, shown to the typist alone
             offered = list(data.get("choices") or [])
-            if len(offered) > 25:
-                raise ApiError(400, 50035, "Invalid Form Body: choices: at most 25")
+            if len(offered) > MAX_CHOICES or not all(
+                1 <= len(str(c.get("name", ""))) <= 100 for c in offered
+            ):
+                raise ApiError(400, 50035, "Invalid Form Body: choices: 1 to 25 of 1-100")
             record.offered = offered
             record.line.replies.append("offered: " + ", ".join(c["name"] for c in offered))
         elif kind != 6:
@@ -1169,8 +1176,29 @@ def _member(permissions: int) -> JSON:
 
 
 def _check_command_names(commands: list[JSON]) -> None:
-    """Discord's checks of a command sync's names: each name and localized name is one word of
-    at most 32 lowercase letters, digits, - or _, and no two commands share one in a locale."""
+    """Discord's checks of a command sync: each name and localized name is one word of at most
+    32 lowercase letters, digits, - or _, and no two commands share one in a locale; a
+    command's and an option's description, and each localized one, is 1 to 100 characters, a
+    command has at most 25 options, an option at most 25 choices, and a choice's name (each
+    localized one too) and a text choice's value 1 to 100 (the Application Command Object's
+    limits in Discord's documentation; its API counts characters as code points)."""
+    for command in commands:
+        _check_described(command)
+        options = command.get("options") or []
+        if len(options) > MAX_CHOICES:
+            raise ApiError(400, 50035, "Invalid Form Body: options: at most 25")
+        for option in options:
+            _check_described(option)
+            choices = option.get("choices") or []
+            if len(choices) > MAX_CHOICES:
+                raise ApiError(400, 50035, "Invalid Form Body: choices: at most 25")
+            for choice in choices:
+                names = [choice["name"], *(choice.get("name_localizations") or {}).values()]
+                value = choice["value"]
+                if not all(1 <= len(name) <= 100 for name in names) or (
+                    isinstance(value, str) and not 1 <= len(value) <= 100
+                ):
+                    raise ApiError(400, 50035, f"Invalid Form Body: choice {choice['name']!r}")
     locales = {""} | {loc for c in commands for loc in c.get("name_localizations") or {}}
     for locale in locales:
         seen: set[str] = set()
@@ -1180,3 +1208,10 @@ def _check_command_names(commands: list[JSON]) -> None:
             if not valid or name in seen:
                 raise ApiError(400, 50035, f"Invalid Form Body: name {name!r} ({locale})")
             seen.add(name)
+
+
+def _check_described(item: JSON) -> None:
+    """A command's or an option's description, and each localized one: 1 to 100 characters."""
+    said = [item.get("description", ""), *(item.get("description_localizations") or {}).values()]
+    if not all(1 <= len(str(text)) <= 100 for text in said):
+        raise ApiError(400, 50035, f"Invalid Form Body: description of {item.get('name')!r}")

@@ -5,6 +5,7 @@ import logging
 import re
 from typing import Any
 
+import discord
 import pytest
 from fake_discord import ANSWER_WITHIN, Person, Stored, option_type
 from test_discord import Bot, dc, game_ids, people, seat, until
@@ -303,3 +304,43 @@ async def test_a_command_synced_with_an_option_of_another_type_is_read_as_typed(
     assert (dc.lobby().content, await version(dc, dc.channel)) == before
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
     assert dc.fake.errors == []
+
+
+def _command(**changes: Any) -> dict[str, Any]:
+    """A command as a sync gives it, with `changes`."""
+    value = {"name": "value", "type": 3, "description": "A value", "required": False}
+    return {"name": "demo", "type": 1, "description": "A demo", "options": [value], **changes}
+
+
+def _option(**changes: Any) -> dict[str, Any]:
+    option = {"name": "value", "type": 3, "description": "A value", "required": False}
+    return _command(options=[option | changes])
+
+
+OVER_LIMITS = {
+    "a description of 101": _command(description="x" * 101),
+    "an empty localized description": _command(description_localizations={"de": ""}),
+    "an option's description of 101": _option(description="x" * 101),
+    "26 choices": _option(choices=[{"name": f"c{n}", "value": f"c{n}"} for n in range(26)]),
+    "a choice's name of 101": _option(choices=[{"name": "x" * 101, "value": "x"}]),
+    "a localized choice of 101": _option(
+        choices=[{"name": "x", "value": "x", "name_localizations": {"ko": "가" * 101}}]
+    ),
+}
+"""Command syncs over Discord's limits for an application command (names, descriptions and
+choices: 1-100 characters, at most 25 choices)."""
+
+
+@pytest.mark.parametrize("command", OVER_LIMITS.values(), ids=OVER_LIMITS.keys())
+async def test_the_fake_refuses_a_command_sync_over_discord_s_limits(
+    dc: Bot, command: dict[str, Any]
+) -> None:
+    """The fake refuses what Discord would (400, 50035), so the bot's own sync, made as it
+    starts in every test and with its descriptions and choices in every language, is known
+    to be within them: it was taken."""
+    ours = [c["name"] for c in dc.fake.commands]
+    assert "options" in ours
+    with pytest.raises(discord.HTTPException) as refused:
+        await dc.front.client.http.bulk_upsert_global_commands(dc.fake.app_id, [command])
+    assert refused.value.code == 50035
+    assert [c["name"] for c in dc.fake.commands] == ours
