@@ -66,15 +66,33 @@ NOT_AT_THE_ENDS = "".join(MARKS) + "\ufe0f "
 emoji variation selector), so that a person called "🤖 Merlin" does not pass for an AI seat."""
 
 
+COMBINING = ("Mn", "Mc", "Me")
+"""The categories of combining marks: an accent, a vowel sign, a mark that encloses (U+0489,
+U+20DD). Each sits on the character before it."""
+
+
 def clean_name(text: str | None) -> str:
-    """A person's name made safe (`clean`, NAME_LIMIT characters) and without the table's marks
-    at its ends; "" if nothing of it shows (only joiners, fillers, blanks, marks): the caller
-    then names them by their id."""
-    name = _unmarked(clean(text, NAME_LIMIT))
+    """A person's name made safe (`clean`, NAME_LIMIT characters), without the table's marks
+    at its ends nor a combining mark at its start (it sat on what the line had before the
+    name: `3. ́Ann`); "" if nothing of it shows (only joiners, fillers, blanks, combining
+    marks): the caller then names them by their id. A name of enclosing marks alone (U+0489)
+    passed for one that shows, and the table showed them stacked on the seat's number."""
+    name = clean(text, NAME_LIMIT)
+    while (bare := _unmarked(_unled(name))) != name:  # a mark may hide a seat mark behind it
+        name = bare
     shows = any(
-        char not in BLANKS and unicodedata.category(char) not in ("Cf", "Mn", "Zs") for char in name
+        char not in BLANKS and unicodedata.category(char) not in ("Cf", "Zs", *COMBINING)
+        for char in name
     )
     return name if shows else ""
+
+
+def _unled(name: str) -> str:
+    """`name` without the combining marks it starts with."""
+    start = 0
+    while start < len(name) and unicodedata.category(name[start]) in COMBINING:
+        start += 1
+    return name[start:]
 
 
 def _unmarked(name: str) -> str:

@@ -99,7 +99,13 @@ async def test_a_press_delivered_twice_is_made_once_and_logs_nothing(
 
 @pytest.mark.parametrize(
     ("first_name", "shown"),
-    [("🤖 Merlin", "Merlin"), ("🤖\ufe0f", "#2001"), ("Ann 👑", "Ann (2)"), ("Zed 💤", "Zed")],
+    [
+        ("🤖 Merlin", "Merlin"),
+        ("🤖\ufe0f", "#2001"),
+        ("Ann 👑", "Ann (2)"),
+        ("Zed 💤", "Zed"),
+        ("\u0301🤖 Merlin", "Merlin"),
+    ],
 )
 async def test_a_person_s_name_cannot_pass_for_an_ai_seat_the_host_or_one_away(
     tg: Bot, first_name: str, shown: str
@@ -313,6 +319,10 @@ NAMES = {
     "Markdown": ("*x* `y` _z_ [a](b)", "*x* `y` _z_ [a](b)"),
     "right to left": ("\u202eאבג\u202c", "אבג"),
     "only zero-width": ("\u200b\u200d\u2060", "#2001"),
+    "only combining marks": ("\u0301\u0316\u0354\u0489", "#2001"),
+    "a mark before it": ("\u0301\u20ddZed", "Zed"),
+    "newlines": ("Ann\nthe\r\n\tGreat", "Ann the Great"),
+    "one long word": ("W" * 64, "W" * 32),
     "64 emoji": ("🧙" * 64, "🧙" * 32),
 }
 """A person's first name as Telegram sends it, and as the table shows it."""
