@@ -2178,7 +2178,11 @@ class FakeTelegram:
         for row in rows:
             clean_row: list[JSON] = []
             for button in row:
-                if not isinstance(button, dict) or not isinstance(button.get("text"), str):
+                if (
+                    not isinstance(button, dict)
+                    or not button.get("text")
+                    or not isinstance(button["text"], str)
+                ):
                     raise bad_request("can't parse inline keyboard button: Text must be non-empty")
                 actions = [a for a in BUTTON_ACTIONS if a in button]
                 if not actions:

@@ -193,6 +193,14 @@ async def test_bad_markup_and_bad_buttons_are_refused(
         await bot.send_message(GROUP, "x" * 4097)
     with pytest.raises(BadRequest, match="Button_data_invalid"):
         await bot.send_message(GROUP, "x", reply_markup=keyboard((("Too long", "d" * 65),)))
+    with pytest.raises(BadRequest, match="Button_data_invalid"):  # 17 emoji: 68 bytes
+        await bot.send_message(GROUP, "x", reply_markup=keyboard((("Emoji", "🧙" * 17),)))
+    with pytest.raises(BadRequest, match=r"(?i)text must be non-empty"):
+        await bot.send_message(GROUP, "x", reply_markup=keyboard((("", "d"),)))
+    with pytest.raises(BadRequest, match="Message is too long"):  # 2,049 emoji: 4,098 units
+        await bot.send_message(GROUP, "🧙" * 2049)
+    with pytest.raises(BadRequest, match=r"(?i)caption is too long"):  # 513 emoji: 1,026 units
+        await bot.send_document(GROUP, b"x", filename="x.txt", caption="🧙" * 513)
     with pytest.raises(BadRequest, match="Chat not found"):
         await bot.send_message(-555, "nobody here")
     assert fake.transcript(GROUP) == []
