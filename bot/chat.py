@@ -333,6 +333,7 @@ def lobby_changed(options: bool = False) -> list[Shown]:
 CANCELLED = N_("The game was cancelled.")
 ABANDONED = N_("Nobody is playing any more: the game is abandoned.")
 UNSEEN = N_("The game is over: I can no longer post in its chat (I was removed, or it is gone).")
+TOPIC_GONE = N_("The game is over: its topic was closed or deleted, so I can no longer post there.")
 EVERYBODY_LEFT = N_("Everybody left: the table is closed.")
 IDLE_CLOSED = N_("The table was idle too long and is closed.")
 NO_LONGER_HOST = N_("You left this table, so you no longer host it.")
@@ -418,16 +419,17 @@ def unseen(ctx: Context, only: str | None = None) -> Result:
     of its players is told why in their private hand message (the chat shows nothing). A lobby
     closes, and its host's toggles with it (`toggles_closed`); nothing to end is refused.
     `only`: just the place in the chat that is gone (a `Table.where`: a forum topic closed or
-    deleted); a game played elsewhere goes on."""
+    deleted), which its players are told; a game played elsewhere goes on."""
     table = ctx.table()
     t = ctx.look.t
     if table.game.phase is Phase.FINISHED or (only is not None and table.where != only):
         raise Refused(t("The game is already over."))
+    said = UNSEEN if only is None else TOPIC_GONE  # the chat is there, and the bot in it
     # a lobby's: its host's toggles, if any, close
-    shown = toggles_closed(table.host, told(ctx.look, table, table.host, UNSEEN))
+    shown = toggles_closed(table.host, told(ctx.look, table, table.host, said))
     if table.game.phase is not Phase.LOBBY:
         shown = [
-            Note(Message(told(ctx.look, table, pid, UNSEEN), to=pid, slot="hand"))
+            Note(Message(told(ctx.look, table, pid, said), to=pid, slot="hand"))
             for pid in table.humans()
         ]
     return Result(shown=shown, write=closing(shown, table))

@@ -1295,15 +1295,16 @@ async def test_a_mistyped_command_gets_the_one_it_was_meant_to_be(tg: Bot) -> No
 
 
 UNSEEN = "The game is over: I can no longer post in its chat (I was removed, or it is gone)."
+TOPIC_GONE = "The game is over: its topic was closed or deleted, so I can no longer post there."
 
 
-async def ended_unseen(tg: Bot) -> None:
+async def ended_unseen(tg: Bot, said: str = UNSEEN) -> None:
     """The game ended as one nobody can see: no timer runs it on, and each player's private
-    hand message, its buttons gone, says why."""
+    hand message, its buttons gone, says why (`said`)."""
     assert await tg.front.service.table(chat_key(GROUP)) is None
     for user in PLAYERS:
         assert not any(has_moves(message) for message in tg.fake.current_messages(user.id).values())
-        assert tg.fake.last_message(user.id).text == UNSEEN
+        assert tg.fake.last_message(user.id).text == said
 
 
 async def test_a_game_whose_group_removed_the_bot_ends_and_its_players_are_told(tg: Bot) -> None:
@@ -1649,12 +1650,14 @@ async def in_a_topic(tg: Bot) -> tuple[int, int]:
 
 async def test_a_game_whose_forum_topic_is_deleted_ends_and_its_players_are_told(tg: Bot) -> None:
     """The game's topic deleted (Telegram tells the bot nothing), the next post there is
-    refused ("message thread not found"): the game ends as one nobody can see."""
+    refused ("message thread not found"): the game ends as one nobody can see, and its players
+    are told that its topic is gone. They were told the bot was removed from the chat, or the
+    chat was gone, where both were still there."""
     topic, _ = await in_a_topic(tg)
     tg.fake.delete_topic(GROUP, topic)
     await move(tg)
     await tg.idle()
-    await ended_unseen(tg)
+    await ended_unseen(tg, TOPIC_GONE)
 
 
 async def test_a_game_whose_forum_topic_is_closed_ends_once_it_cannot_post(tg: Bot) -> None:
@@ -1672,7 +1675,7 @@ async def test_a_game_whose_forum_topic_is_closed_ends_once_it_cannot_post(tg: B
             break
         await move(tg)
         await tg.idle()
-    await ended_unseen(tg)
+    await ended_unseen(tg, TOPIC_GONE)
 
 
 async def test_a_group_that_becomes_a_supergroup_keeps_its_game(tg: Bot) -> None:
