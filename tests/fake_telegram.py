@@ -23,7 +23,9 @@ private chat) and reads back what each chat shows.
 What it models, as the real service does (the quirks a bot must get right):
 - text is parsed by `parse_mode` (HTML, MarkdownV2, Markdown) into plain text and entities; bad
   markup is refused ("can't parse entities: ..."), surrounding whitespace is dropped, the text is
-  at most 4096 characters and a caption 1024;
+  at most 4096 characters and a caption 1024, counted as code points (the Bot API server's
+  TDLib checks `utf8_length`, characters; an emoji such as 🧙 is one), where entity offsets
+  and lengths count UTF-16 units (🧙 is two);
 - `editMessageText` without `reply_markup` removes the message's inline keyboard; an edit that
   changes nothing is refused with "message is not modified"; callback data is 1-64 bytes; a
   `web_app` button (a Mini App: an https address) is allowed in a private chat only;
@@ -781,7 +783,7 @@ def format_text(
     if not stripped and not caption:
         raise bad_request(f"{what} is empty")
     limit = MAX_CAPTION if caption else MAX_TEXT
-    if utf16_len(stripped) > limit:
+    if len(stripped) > limit:  # characters, as TDLib's utf8_length counts (not UTF-16 units)
         raise bad_request(f"{what} is too long" if caption else "message is too long")
     found.sort(key=lambda e: (e["offset"], -e["length"]))
     return stripped, found

@@ -197,13 +197,16 @@ async def test_bad_markup_and_bad_buttons_are_refused(
         await bot.send_message(GROUP, "x", reply_markup=keyboard((("Emoji", "🧙" * 17),)))
     with pytest.raises(BadRequest, match=r"(?i)text must be non-empty"):
         await bot.send_message(GROUP, "x", reply_markup=keyboard((("", "d"),)))
-    with pytest.raises(BadRequest, match="Message is too long"):  # 2,049 emoji: 4,098 units
-        await bot.send_message(GROUP, "🧙" * 2049)
-    with pytest.raises(BadRequest, match=r"(?i)caption is too long"):  # 513 emoji: 1,026 units
-        await bot.send_document(GROUP, b"x", filename="x.txt", caption="🧙" * 513)
+    # Lengths count characters (code points), not UTF-16 units (🧙 is two).
+    await bot.send_message(GROUP, "🧙" * 4096)
+    with pytest.raises(BadRequest, match="Message is too long"):
+        await bot.send_message(GROUP, "🧙" * 4097)
+    await bot.send_document(GROUP, b"x", filename="x.txt", caption="🧙" * 1024)
+    with pytest.raises(BadRequest, match=r"(?i)caption is too long"):
+        await bot.send_document(GROUP, b"x", filename="x.txt", caption="🧙" * 1025)
     with pytest.raises(BadRequest, match="Chat not found"):
         await bot.send_message(-555, "nobody here")
-    assert fake.transcript(GROUP) == []
+    assert [event.kind for event in fake.transcript(GROUP)] == ["message", "document"]
 
 
 async def test_a_mini_app_button_is_for_private_chats_and_https_only(

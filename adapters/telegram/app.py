@@ -104,6 +104,7 @@ from bot import (
 )
 from bot.commands import BY_KIND, Who, of_payload, welcome_text
 from bot.logs import Recurring, about, after
+from bot.show.clusters import utf16_units
 from bot.show.i18n import Texts, resolve_language, texts
 from bot.store import keys
 from bot.timers import stop_timer_loop, timer_loop
@@ -119,7 +120,9 @@ ALLOWED_UPDATES = ("message", "callback_query", "my_chat_member")
 OUT = ("left", "kicked")
 """The bot's status in a group it is no longer in (removed, or banned)."""
 MAX_ANSWER = 200
-"""Telegram's limit for a callback answer's text (in UTF-16 units, as its others: `cut`)."""
+"""Telegram's limit for a callback answer's text, counted by Telegram's servers in a unit its
+documentation does not say: cut to 200 UTF-16 units, which is never more than 200 characters
+either (`cut`)."""
 MEMBER_STATUSES = frozenset({"creator", "administrator", "member", "restricted"})
 UNBLOCKED_FOR = 10
 """Seconds a /start after an unblocking is taken as the Restart button's (`keys.unblocked`)."""
@@ -967,7 +970,7 @@ async def _answer(query: CallbackQuery, text: str | None = None, **kwargs: Any) 
 
 
 def _cut(text: str) -> str:
-    return cut(text, MAX_ANSWER)
+    return cut(text, MAX_ANSWER, utf16_units)
 
 
 __all__ = ["TelegramFrontEnd", "User", "build_application"]

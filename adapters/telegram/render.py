@@ -12,18 +12,19 @@ and a hand is always in one.
 """
 
 import html
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from adapters.outbox import newest, slot_version
 from adapters.telegram.ids import telegram_id
 from bot import Message, Outcome, User, WebLinks
 from bot.messages import Picture
-from bot.show.clusters import shortened, utf16_units
+from bot.show.clusters import shortened
 
 MAX_TEXT = 4096
-"""Telegram's limit for a message text (after entities are parsed), in UTF-16 units
-(`utf16_units`: an emoji outside the Basic Multilingual Plane counts two), as every length
-Telegram limits is counted."""
+"""Telegram's limit for a message text (after entities are parsed), in characters: code points,
+as its Bot API server counts them (TDLib's `utf8_length`; an emoji such as 🧙 is one, though
+two UTF-16 units, the unit of entity offsets alone)."""
 MAX_CAPTION = 1024
 
 
@@ -109,7 +110,7 @@ def html_text(
     mentions: tuple[tuple[str, str], ...] = (),
 ) -> str:
     """A text as Telegram HTML: escaped, in a <pre> block when laid out in columns, and cut to
-    `limit` UTF-16 units of visible text (`cut`). The first occurrence of each mentioned name
+    `limit` characters of visible text (`cut`). The first occurrence of each mentioned name
     becomes a mention (a link to the person, which notifies them)."""
     text = cut(text, limit)
     links: dict[int, tuple[int, str]] = {}  # where a mention starts: (its end, its link)
@@ -133,11 +134,11 @@ def html_text(
     return f"<pre>{escaped}</pre>" if pre else escaped
 
 
-def cut(text: str, limit: int) -> str:
-    """`text` cut to at most `limit` UTF-16 units, as Telegram counts its limits, ending with
-    `…` when cut, no emoji split. Counted in characters, a text of emoji outside the Basic
-    Multilingual Plane (two units each) went out at up to twice the limit, and was refused."""
-    return shortened(text, limit, utf16_units)
+def cut(text: str, limit: int, measure: Callable[[str], int] = len) -> str:
+    """`text` cut to at most `limit` as `measure` counts (characters, as Telegram counts a
+    text's and a caption's length), ending with `…` when cut, no emoji split (a flag's half
+    was left alone at the end)."""
+    return shortened(text, limit, measure)
 
 
 def thread(where: str | None) -> int | None:

@@ -1,7 +1,7 @@
 """Where text may be cut without splitting what shows as one character: an emoji sequence joined
 by zero-width joiners (👨‍👩‍👧), and a flag, which is two regional indicators (🇩🇪); and text cut
 to a width with `…` (`shortened`: in columns for the chat screens, in pixels for the pictures,
-in UTF-16 units for Telegram's limits)."""
+in characters for the platforms' limits)."""
 
 from collections.abc import Callable
 
@@ -23,9 +23,9 @@ ELLIPSIS = "…"
 
 
 def utf16_units(text: str) -> int:
-    """The length of `text` in UTF-16 code units, as Telegram counts a message's length (and
-    its entities' offsets): an emoji outside the Basic Multilingual Plane (🧙) is two, so a
-    text of such emoji is twice as long as its characters."""
+    """The length of `text` in UTF-16 code units, the unit of Telegram's entity offsets: an
+    emoji outside the Basic Multilingual Plane (🧙) is two. (Telegram counts a message's and
+    a caption's length in characters, code points, as `len` does.)"""
     return len(text.encode("utf-16-le")) // 2
 
 

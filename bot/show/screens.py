@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 from bot import tokens
 from bot.messages import OPTIONS, Button, Message
-from bot.show.clusters import utf16_units
 from bot.show.formatters import (
     MEDALS,
     last_trick,
@@ -812,11 +811,9 @@ def sheet_picture(look: Look, view: TableView, seating: Seating) -> SheetPicture
 
 
 ROOM = 1024
-"""UTF-16 units a game's end in the group may take with its ratings line: a Telegram photo's
-caption holds 1,024 (a Discord message 2,000 characters, never fewer than its units). Standings
-too long for the line with them are shown without it, rather than cut. Counted in characters,
-the end of six players named with emoji outside the Basic Multilingual Plane (two units each)
-kept the line past Telegram's limit, which refused the caption: no end was shown."""
+"""Characters a game's end in the group may take with its ratings line: a Telegram photo's
+caption holds 1,024 (a Discord message 2,000). Standings too long for the line with them are
+shown without it, rather than cut."""
 
 
 def game_over(
@@ -832,7 +829,7 @@ def game_over(
     if ratings:
         said = ratings_lines(t, seating.names, seating.numbers, view.places, ratings)
         rated = "\n".join([text, "", *said])
-        text = rated if utf16_units(rated) <= ROOM else text
+        text = rated if len(rated) <= ROOM else text
     buttons = ((Button(t("Play again"), tokens.lobby(seating.game, Action.AGAIN)),),)
     picture = sheet_picture(look, view, seating) if view.sheet else None
     # A slot of its own, always a new message: shown again after a crash if it was lost.
