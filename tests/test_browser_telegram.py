@@ -1,13 +1,16 @@
 """The web table opened as a Telegram Mini App, in a real browser (headless Chromium,
 `tests/browser.py`): it takes Telegram's theme colours, and its text keeps a contrast of 4.5:1
 (WCAG AA) in the themes Telegram's apps come with, as they are and as they change while the
-page is open; a colour of the theme too faint where the page draws it is made readable.
+page is open; a colour of the theme too faint where the page draws it is made readable. The
+cards of the hand that may not be played now read at 4.5:1 too, there and on the page's own
+colours.
 
 Telegram's script is `tests/browser.py`'s stand-in (telegram.org cannot be reached here); the
 page is opened with `initData` signed as Telegram signs it (`tests/test_web.py`).
 """
 
 import json
+import re
 from typing import Any
 from urllib.parse import quote
 
@@ -17,11 +20,12 @@ from playwright.async_api import Browser, Page
 from service_helpers import ANN
 from test_browser import caught_up
 from test_browser_access import TEXTS, ann_to, contrast, rgb, table_where, too_faint
-from test_browser_asks import pages
+from test_browser_asks import open_page, pages
 from test_web import BOT_TOKEN, NOW, init_data
 
 from adapters.web.server import WebTable
-from engine import Phase
+from engine import GameState, Phase
+from engine.tricks import legal_cards
 
 __all__ = ["browser", "chromium", "redis_client", "shared_browser"]  # fixtures
 
@@ -119,3 +123,145 @@ async def test_in_telegrams_themes_every_text_keeps_a_contrast_of_4_5(
 def rgb_of(colour: str) -> tuple[float, ...]:
     """`#rrggbb` as numbers."""
     return tuple(float(int(colour[at : at + 2], 16)) for at in (1, 3, 5))
+
+
+def ann_to_follow(state: GameState) -> bool:
+    """A `play_until` condition: Ann is to play a card, and some of her hand may not be played
+    now (she must follow the suit led)."""
+    rnd = state.round
+    if not ann_to(Phase.PLAYING)(state) or rnd is None:
+        return False
+    hand = rnd.hands[[p.id for p in state.players].index(ANN.id)]
+    return len(set(legal_cards(hand, rnd.trick))) < len(set(hand))
+
+
+UNPLAYABLE = """async () => {
+  const { cardSvg } = await import("./static/cards.js");
+  // beside the hand's own, every suit's card and the Wizard and the Jester of each deck, drawn
+  // as the hand draws a card that may not be played now
+  const hand = document.getElementById("hand");
+  const samples = [];
+  for (const theme of ["colours", "races", "french"]) {
+    for (const card of ["B7", "G7", "R7", "Y7", "W", "J"]) {
+      const node = document.createElement("button");
+      node.className = "card sample";
+      node.disabled = true;
+      node.dataset.card = `${theme} ${card}`;
+      node.innerHTML = cardSvg(card, { name: card, role: card }, theme);
+      samples.push(node);
+    }
+  }
+  hand.append(...samples);
+  const colour = (css) => css.match(/[\\d.]+/g).map(Number).slice(0, 3);
+  // the filters and opacities the card is drawn through, from the card outwards
+  const through = (node) => {
+    const found = [];
+    for (let at = node; at; at = at.parentElement) {
+      const style = getComputedStyle(at);
+      if (style.filter !== "none") found.push(["filter", style.filter]);
+      if (Number(style.opacity) < 1) found.push(["opacity", style.opacity]);
+    }
+    return found;
+  };
+  const found = [...hand.querySelectorAll("button.card:disabled")].map((card) => {
+    const face = card.querySelector("svg.face > rect");
+    return {
+      card: card.dataset.card,
+      raised: getComputedStyle(card).transform,
+      face: colour(getComputedStyle(face).fill),
+      page: colour(getComputedStyle(document.documentElement).backgroundColor),
+      through: through(card.querySelector("svg.face")),
+      marks: [...card.querySelectorAll("svg.face > text, svg.face > g")].map((mark) => ({
+        text: mark.tagName === "text", fill: colour(getComputedStyle(mark).fill),
+      })),
+    };
+  });
+  for (const node of samples) node.remove();
+  return found;
+}"""
+"""Each card of the hand that may not be played now, and a card of each suit and the Wizard
+and the Jester of each deck drawn as one (its `card` names its deck too): its face's colour,
+the colour of each of its printed ranks and names (`text`) and suit marks (`g`), and the
+filters and opacities the page draws it through."""
+
+
+def drawn(colour: tuple[float, ...], through: list[list[str]], page: tuple[float, ...]) -> Any:
+    """`colour` as the page draws it through `through` (UNPLAYABLE): CSS's `brightness()` and
+    `grayscale()` as the Filter Effects spec defines them on sRGB values, an opacity laid over
+    the page's background; any other filter fails the test."""
+    red, green, blue = colour
+    for kind, value in through:
+        if kind == "opacity":
+            alpha = float(value)
+            red, green, blue = (
+                c * alpha + p * (1 - alpha) for c, p in zip((red, green, blue), page, strict=True)
+            )
+            continue
+        for function, argument in re.findall(r"([a-z-]+)\(([^)]*)\)", value):
+            amount = float(argument.rstrip("%")) / (100 if argument.endswith("%") else 1)
+            if function == "brightness":
+                red, green, blue = (min(255.0, c * amount) for c in (red, green, blue))
+            elif function == "grayscale":
+                g = 1 - min(amount, 1)
+                red, green, blue = (
+                    (0.2126 + 0.7874 * g) * red
+                    + (0.7152 - 0.7152 * g) * green
+                    + (0.0722 - 0.0722 * g) * blue,
+                    (0.2126 - 0.2126 * g) * red
+                    + (0.7152 + 0.2848 * g) * green
+                    + (0.0722 - 0.0722 * g) * blue,
+                    (0.2126 - 0.2126 * g) * red
+                    + (0.7152 - 0.7152 * g) * green
+                    + (0.0722 + 0.9278 * g) * blue,
+                )
+            else:
+                raise AssertionError(f"a card drawn through {function}(), not measured here")
+    return (red, green, blue)
+
+
+def too_faint_cards(found: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """The marks of the cards of `found` (UNPLAYABLE) that read under 4.5:1 against the card's
+    face as drawn (a suit mark, a graphic, under 3:1): each with its card and contrast."""
+    faint = []
+    for card in found:
+        face = drawn(card["face"], card["through"], card["page"])
+        for mark in card["marks"]:
+            ratio = contrast(drawn(mark["fill"], card["through"], card["page"]), face)
+            if ratio < (4.5 if mark["text"] else 3):
+                faint.append((card["card"], "text" if mark["text"] else "mark", round(ratio, 2)))
+    return faint
+
+
+async def test_a_card_that_may_not_be_played_now_reads_at_4_5_and_looks_unplayable(
+    browser: Browser, redis_client: aioredis.Redis
+) -> None:
+    """Ann to follow a suit, some of her cards not playable now: on the page's own baize (as
+    it is in a browser asking for a dark look too) and in Telegram's light and night themes,
+    each such card's rank or name reads at 4.5:1 against its face as the page draws it, and its
+    suit marks at 3:1; it is not raised, and its face is not the white of a playable card. They
+    were dimmed by `brightness(0.6) grayscale(0.5)`: a yellow rank read at 3.5:1, a green one
+    at 3.75:1, a blue one at 4.2:1."""
+    driver = await table_where(redis_client, ann_to_follow, "tg:-1012")
+    async with pages(driver, browser) as (web, address):
+        version, _, _ = await driver.svc.snapshot(driver.chat)
+        opened = [("baize", await open_page(browser, web, address, driver, ANN.id))]
+        dark = await browser.new_page(viewport={"width": 360, "height": 740}, color_scheme="dark")
+        await dark.goto(opened[0][1].url)
+        await caught_up(dark, version)
+        opened.append(("baize, dark", dark))
+        for name, theme in THEMES.items():
+            page = await mini_app(browser, web, address, driver.chat, theme)
+            await caught_up(page, version)
+            opened.append((name, page))
+        for name, page in opened:
+            found = await page.evaluate(UNPLAYABLE)
+            own = [c["card"] for c in found if " " not in c["card"]]  # the samples' have a deck
+            assert own, name
+            assert len(found) == len(own) + 18, (name, own)
+            assert await page.locator("#hand button.card.legal").count(), name
+            faint = too_faint_cards(found)
+            assert faint == [], (name, faint)
+            for card in found:
+                assert card["raised"] == "none", (name, card["card"])
+                assert drawn(card["face"], card["through"], card["page"]) != (255, 255, 255), name
+            await page.close()

@@ -93,7 +93,7 @@ export function cardSvg(card, about = {}, theme = "colours") {
     body = `<text x="5" y="17" font-size="14" font-weight="700">${rank}</text>`
       + symbol(shapes, suit, 5, 21, 11) + symbol(shapes, suit, 15, 33, 30) + symbol(shapes, suit, 44, 74, 11);
   }
-  return `<svg class="face" viewBox="0 0 60 90" role="img" aria-label="${escape(name)}" fill="${colour}">`
+  return `<svg class="face" viewBox="0 0 60 90" role="img" aria-label="${escape(name)}" fill="${colour}" style="--ink: ${colour}">`
     + `<rect x="1" y="1" width="58" height="88" rx="6" fill="#fff" stroke="${colour}" stroke-width="2"/>`
     + `${body}</svg>`;
 }
