@@ -6,9 +6,10 @@ A review, once ready, waits here until the next tick of its chat's scope hands i
 (`GameService.tick`), like the timers' outcomes. A round's review is said of "your last game" if
 it arrives once its game is over (always so for the last round), or a newer game began there.
 Each review promised is first noted in Redis by the service (a `Promise`: who, which chat and
-game, in which language; `bot.store.keys.reviews`) and the note forgotten once the review was
-handed over and posted: a worker that stops or dies leaves its notes to the worker that takes
-over its journal, which works them out again (`start`) and posts them.
+game, in which language; `bot.store.keys.reviews`) and the note forgotten once the platform
+took the review's posts (`Outcome.notes`, `adapters.delivered`): a worker that stops or dies
+first leaves its notes to the worker that takes over its journal, which works them out again
+(`start`) and posts them.
 """
 
 import asyncio
@@ -67,7 +68,7 @@ class Review:
     languages: Mapping[str, str] = field(default_factory=dict)
     """The people's languages at the table then."""
     note: str | None = None
-    """The note of its promise in Redis, forgotten once it is posted."""
+    """The note of its promise in Redis, forgotten once it is delivered."""
 
 
 Promise = dict[str, Any]

@@ -125,3 +125,8 @@ class Outcome:
     where its slot shows an older version (`Message.since`, else `version`); a bare message
     (`Message.strip`) only where the slot's message may have buttons and shows no later
     version of the chat, of any game."""
+    notes: tuple[str, ...] = ()
+    """The notes in Redis of the coach's reviews these messages are (`bot.coaching`): once
+    every post of the outcome was delivered, the front end tells the service
+    (`GameService.posted`), which forgets them; until then a worker that takes over this
+    one's journal posts them again."""

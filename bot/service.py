@@ -36,7 +36,7 @@ import random
 import secrets
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -291,9 +291,8 @@ class GameService:
         """Bounds the AI moves being decided at once (`THINKERS`)."""
         self.coach = Coach()
         """Hints, and the reviews worked out in the background (`bot.coaching`)."""
-        self._handed: list[tuple[str, str]] = []
-        """The chats and notes of the reviews handed over by the last `_reviewed` of their
-        scope: posted by the next, which forgets the notes."""
+        self._spent: list[tuple[str, str]] = []
+        """The chats and notes of the reviews that came to nothing, not yet forgotten."""
         self._moving: dict[str, asyncio.Task[None]] = {}
         """Chats whose AI moves a timer left this worker making aside (`_transact(aside=)`)."""
         self._deciding: Counter[str] = Counter()
@@ -458,22 +457,25 @@ class GameService:
                 dropped.append(note)
         await self.store.forget_reviews(scope, self.worker, dropped)
 
-    async def reviews_posted(self) -> None:
-        """Forget the notes of the reviews handed over, of every scope: for a front end that
-        stops once it posted what its last tick handed over (no next tick forgets them, and
-        the worker that takes over would post them again). A store error leaves them noted."""
-        self._handed += self.coach.spent()
-        for scope in {keys.scope(chat) for chat, _ in self._handed}:
-            await self._forget_handed(scope)
+    async def posted(self, chat: str, notes: Sequence[str]) -> None:
+        """Forget the notes of reviews whose posts the platform took (`Outcome.notes`): told by
+        the front end once every post of their outcome was delivered, never before, so that a
+        worker killed while a review waits in its outbox leaves it to the one that takes over.
+        A store error leaves them noted (a duplicate at worst)."""
+        with contextlib.suppress(*StoreErrors):
+            await self.store.forget_reviews(keys.scope(chat), self.worker, list(notes))
 
-    async def _forget_handed(self, scope: str) -> None:
-        """Forget the notes of `scope`'s reviews handed over (and of those that came to
-        nothing); a store error leaves them for the next call (a duplicate at worst)."""
-        self._handed += self.coach.spent()
-        done = [note for chat, note in self._handed if keys.scope(chat) == scope]
+    async def _forget_spent(self, scope: str) -> None:
+        """Forget the notes of `scope`'s reviews that came to nothing (`Coach.spent`); a store
+        error leaves them for the next call (worked out again, at worst, by a worker that takes
+        over)."""
+        self._spent += self.coach.spent()
+        done = [note for chat, note in self._spent if keys.scope(chat) == scope]
+        if not done:
+            return
         with contextlib.suppress(*StoreErrors):
             await self.store.forget_reviews(scope, self.worker, done)
-            self._handed = [item for item in self._handed if keys.scope(item[0]) != scope]
+            self._spent = [item for item in self._spent if keys.scope(item[0]) != scope]
 
     async def _promise(self, promise: Promise) -> str | None:
         """Note a review promised in Redis, as this worker's, so that another takes it over if
@@ -672,17 +674,18 @@ class GameService:
         its game is over (or a newer one began there). Each chat is read as it is now, not as
         this worker last knew it (`Store.known`): a mark set since, by any worker, changes no
         version, so only a read sees it (a review is no move: one read for each chat with
-        reviews ready). The notes of the reviews the last call handed over (posted since) are
-        forgotten first; a review handed over is forgotten by the next call."""
-        await self._forget_handed(scope)
+        reviews ready). Each outcome carries its review's note (`Outcome.notes`), forgotten
+        once the front end posted it (`posted`); the notes of those that came to nothing are
+        forgotten first."""
+        await self._forget_spent(scope)
         ready = []
         for chat, review in self.coach.ready(scope):
-            if review.note is not None:
-                self._handed.append((chat, review.note))
+            notes = () if review.note is None else (review.note,)
             try:
                 snap = await self.store.load(chat)
             except (*StoreErrors, NewerForm):
-                ready.append((chat, review.outcome))  # it names no chat, but it is not held up
+                # it names no chat, but it is not held up
+                ready.append((chat, replace(review.outcome, notes=notes)))
                 continue
             table = snap.table
             on = (
@@ -693,7 +696,8 @@ class GameService:
             outcome = review.outcome if on else review.late
             languages = {**review.languages, **(table.languages if table is not None else {})}
             elsewhere = snap.elsewhere | review.named
-            ready.append((chat, self._placed(outcome, elsewhere, snap.settings, languages)))
+            placed = self._placed(outcome, elsewhere, snap.settings, languages)
+            ready.append((chat, replace(placed, notes=notes)))
         return ready
 
     async def table(self, chat: str) -> Table | None:

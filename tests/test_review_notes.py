@@ -2,13 +2,22 @@
 posted, and a worker that stops or dies first leaves it to the one that takes over its journal,
 which works it out again and posts it once, to the right person, in their language."""
 
+import asyncio
+import time
+from collections.abc import Callable
 from dataclasses import replace
 
 import redis.asyncio as aioredis
-from service_helpers import ANN, BOB, CHAT, CID, Clock, Driver, service
+from fake_telegram import FakeTelegram
+from fake_telegram import User as TelegramUser
+from service_helpers import ANN, BOB, CHAT, CID, Clock, Driver, counted_ticks, service
+from telegram.ext import AIORateLimiter
 
+from adapters.outbox import FAST
+from adapters.telegram.app import TelegramFrontEnd
 from bot.coaching import Coach
 from bot.commands import Kind
+from bot.config import Config, TelegramConfig
 from bot.messages import Outcome
 from bot.requests import Request
 from bot.service import LEASE, GameService
@@ -29,19 +38,28 @@ def reviews(shown: list[tuple[str, Outcome]]) -> list[tuple[str | None, str]]:
     return [(m.to, m.text) for _, outcome in shown for m in outcome.messages if "📝" in m.text]
 
 
+async def delivered(svc: GameService, shown: list[tuple[str, Outcome]]) -> None:
+    """As a front end does once the posts of what a tick handed over were delivered."""
+    for chat, outcome in shown:
+        if outcome.notes:
+            await svc.posted(chat, outcome.notes)
+
+
 async def notes_left(redis_client: aioredis.Redis) -> list[bytes]:
     return [key async for key in redis_client.scan_iter(match="wiz:{j:*}:reviews")]
 
 
 async def posted_by_the_next(
-    redis_client: aioredis.Redis, clock: Clock
+    redis_client: aioredis.Redis, clock: Clock, scope: str = SCOPE
 ) -> tuple[GameService, list[tuple[str | None, str]]]:
     """A worker started once the last one's lease ran out: the reviews it posts, all of them."""
     clock.advance(LEASE + 1)
     restarted = service(redis_client, seed=7, clock=clock)
-    taken = reviews(await restarted.tick(SCOPE))
+    first = await restarted.tick(scope)
     await restarted.coach.settled()
-    return restarted, taken + reviews(await restarted.tick(SCOPE))
+    then = await restarted.tick(scope)
+    await delivered(restarted, first + then)
+    return restarted, reviews(first) + reviews(then)
 
 
 async def test_a_review_promised_is_posted_by_the_next_worker_after_a_stop(
@@ -90,9 +108,11 @@ async def test_the_rounds_reviews_of_a_worker_that_died_are_posted_by_the_next(
     await other.lobby(["rounds=short", "coach"])
     await other.play_until(lambda s: s.phase is Phase.BIDDING and s.round.number == 4)
     await lived.coach.settled()
-    expected = reviews(await lived.tick(SCOPE))
+    shown = await lived.tick(SCOPE)
+    await delivered(lived, shown)  # posted: their notes are forgotten
+    expected = reviews(shown)
     assert expected, "random play makes costly decisions in three rounds"
-    assert reviews(await lived.tick(SCOPE)) == []  # posted: their notes are forgotten
+    assert reviews(await lived.tick(SCOPE)) == []
 
     restarted, posted = await posted_by_the_next(redis_client, clock)
     assert sorted(posted) == sorted(expected)
@@ -124,7 +144,7 @@ async def test_a_review_posted_just_before_a_clean_stop_is_not_posted_again(
     redis_client: aioredis.Redis,
 ) -> None:
     """The last tick before a clean stop hands Bob's review over, and the front end posts it as
-    it stops (`Outbox.close`), then tells the service (`reviews_posted`): no next tick is
+    it stops (`Outbox.close`), then tells the service (`GameService.posted`): no next tick is
     needed to forget its note, and the worker started next posts nothing."""
     clock = Clock()
     stopped = service(redis_client, clock=clock)
@@ -134,9 +154,66 @@ async def test_a_review_posted_just_before_a_clean_stop_is_not_posted_again(
     await driver.play_to_end()
     await stopped.handle(CHAT, BOB, Request(Kind.REVIEW))
     await stopped.coach.settled()
-    ((to, _),) = reviews(await stopped.tick(SCOPE))
+    shown = await stopped.tick(SCOPE)
+    ((to, _),) = reviews(shown)
     assert to == BOB.id
-    await stopped.reviews_posted()
+    await delivered(stopped, shown)
     assert await notes_left(redis_client) == []
     _, posted = await posted_by_the_next(redis_client, clock)
     assert posted == []
+
+
+async def until(done: Callable[[], bool], what: str) -> None:
+    """Wait until `done()` holds (AssertionError naming `what` after 20 s: it never did)."""
+    deadline = time.monotonic() + 20
+    while not done():
+        assert time.monotonic() < deadline, f"not within 20 s: {what}"
+        await asyncio.sleep(0.01)
+
+
+async def test_a_review_waiting_in_the_outbox_when_its_worker_is_killed_is_posted_by_the_next(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A Telegram worker hands Ann's /review to its outbox, but Telegram is slow to answer for
+    her private chat: the post waits while the worker ticks on, and the worker is killed then.
+    The review's note stays until the post is delivered, so the worker started next posts it."""
+    clock = Clock()
+    group = "tg:-100"
+    async with FakeTelegram() as fake:
+        fake.add_group(-100, "Wizards")
+        fake.start_dm(TelegramUser(1, "Ann"))
+        config = Config(
+            telegram=TelegramConfig(token=fake.token, base_url=f"http://127.0.0.1:{fake.port}")
+        )
+        killed = service(redis_client, clock=clock, config=config)
+        front = TelegramFrontEnd(
+            config,
+            killed,
+            redis_client,
+            limits=FAST,
+            rate_limiter=AIORateLimiter(overall_max_rate=0, group_max_rate=0, max_retries=3),
+            timer_interval=0.05,
+            poll_timeout=1,
+        )
+        ticks = counted_ticks(killed)
+        await front.start()
+        try:
+            driver = Driver(killed, [ANN, BOB, CID], chat=group, seed=5)
+            await driver.lobby(["rounds=short"])
+            await driver.play_to_end()
+            held = fake.stall(1)  # Ann's private chat
+            asked = await killed.handle(group, ANN, Request(Kind.REVIEW))
+            assert asked.answer == "Your review is being worked out: it comes to you privately."
+            await killed.coach.settled()
+            await until(lambda: "sendMessage" in held, "the review is on its way to Ann")
+            on_its_way = ticks.count
+            await until(lambda: ticks.count > on_its_way + 1, "the worker ticks on")
+            assert front._timers is not None
+            front._timers.cancel()  # killed: no more ticks, no clean stop
+            _, posted = await posted_by_the_next(redis_client, clock, "tg")
+            ((to, text),) = posted
+            assert (to, text.startswith("📝 Your last game")) == (ANN.id, True), text
+            assert await notes_left(redis_client) == []
+        finally:
+            fake.unstall(1)
+            await front.stop()

@@ -25,6 +25,7 @@ import aiohttp
 import discord
 from discord import app_commands
 
+from adapters.delivered import Delivered
 from adapters.discord import buttons
 from adapters.discord.commands import (
     COMMANDS,
@@ -200,6 +201,8 @@ class DiscordFrontEnd:
         )
         self.links = WebLinks.of(config, service.clock)
         """The web table's addresses, for the hands' "Open the table" buttons (None: none)."""
+        self.delivered = Delivered(service)
+        """Forgets the notes of the coach's reviews once posted (`adapters.delivered`)."""
         self.outbox: Outbox[Post] = Outbox(
             self.sender,
             limits,
@@ -254,8 +257,8 @@ class DiscordFrontEnd:
         self.service.metrics.ready.report(PLATFORM, None)
         await stop_timer_loop(self._timers)
         self._timers = None
-        if await self.outbox.close():  # the reviews the last tick handed over were posted
-            await self.service.reviews_posted()
+        await self.outbox.close()
+        await self.delivered.close()  # the notes of the reviews posted are forgotten
         await self.client.close()
         if self._gateway is not None:
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -334,7 +337,7 @@ class DiscordFrontEnd:
         `Sender.skips`): see `_dms_closed`; a plain private message for them that comes with
         their hand asking for their attention (a wings mark that could not be played) is held
         for that hand (`_dms_closed`)."""
-        await self._queue(posts(chat, outcome, self.links))
+        self.delivered.watch(chat, outcome, await self._queue(posts(chat, outcome, self.links)))
 
     async def _queue(self, items: list[Post]) -> list["asyncio.Future[object] | None"]:
         """Queue posts for their channels and DMs, in order, as `show` does: what each one's

@@ -61,6 +61,7 @@ from telegram.ext import (
     filters,
 )
 
+from adapters.delivered import Delivered
 from adapters.flood import Windows
 from adapters.outbox import Limits, Outbox
 from adapters.running import OneLine
@@ -245,6 +246,8 @@ class TelegramFrontEnd:
             retry=retryable,
             posting=metrics.posting(PLATFORM, (delivery.value for delivery in Delivery)),
         )
+        self.delivered = Delivered(service)
+        """Forgets the notes of the coach's reviews once posted (`adapters.delivered`)."""
         self.admins = AdminCache(self._member_status)
         self.links = WebLinks.of(config, service.clock)
         """The web table's addresses, for the hands' "Open the table" buttons (None: none)."""
@@ -339,8 +342,8 @@ class TelegramFrontEnd:
             await updater.stop()
         if self.application.running:
             await self.application.stop()
-        if await self.outbox.close():  # the reviews the last tick handed over were posted
-            await self.service.reviews_posted()
+        await self.outbox.close()
+        await self.delivered.close()  # the notes of the reviews posted are forgotten
         await self.application.shutdown()
 
     async def set_menus(self) -> None:
@@ -383,7 +386,7 @@ class TelegramFrontEnd:
         return self.outbox.put(post.target, post, key=post.slot)
 
     async def show_async(self, chat: str, outcome: Outcome) -> None:
-        self.show(chat, outcome)
+        self.delivered.watch(chat, outcome, self.show(chat, outcome))
 
     def _superseded(self, target: int, message_id: int, behind: str | None = None) -> None:
         """An old slot message's buttons come off once the chat has nothing newer to show (in

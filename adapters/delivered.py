@@ -1,0 +1,50 @@
+"""The coach's reviews a chat front end posts, their notes forgotten once delivered: a review
+promised is noted in Redis (`bot.coaching`), and its note goes only once the platform took
+every post of it (`Outcome.notes`, `GameService.posted`). A review still in the outbox when its
+worker is killed (the platform slow, or away and its post tried again) keeps its note, and the
+worker that takes over posts it (a duplicate at worst, never a loss). A post the outbox did not
+make (closed or stopped first, or given up on) keeps the note too."""
+
+import asyncio
+import logging
+from collections.abc import Sequence
+
+from bot.messages import Outcome
+from bot.service import GameService
+
+log = logging.getLogger(__name__)
+
+
+class Delivered:
+    """Forgets the notes of the reviews of one front end's service once posted."""
+
+    def __init__(self, service: GameService) -> None:
+        self._service = service
+        self._waiting: set[asyncio.Task[None]] = set()
+
+    def watch(
+        self, chat: str, outcome: Outcome, posts: Sequence["asyncio.Future[object] | None"]
+    ) -> None:
+        """`outcome`'s posts were queued (`Outbox.put`; None: one not tried, handled otherwise):
+        once all are made, its reviews' notes are forgotten."""
+        if not outcome.notes:
+            return
+        futures = [post for post in posts if post is not None]
+        task = asyncio.create_task(self._forget(chat, outcome.notes, futures))
+        self._waiting.add(task)
+        task.add_done_callback(self._waiting.discard)
+
+    async def _forget(
+        self, chat: str, notes: tuple[str, ...], futures: list["asyncio.Future[object]"]
+    ) -> None:
+        results = await asyncio.gather(*futures, return_exceptions=True)
+        if any(result is None or isinstance(result, BaseException) for result in results):
+            log.warning("%s: a review was not posted; its note stays for a later worker", chat)
+            return
+        await self._service.posted(chat, notes)
+
+    async def close(self) -> None:
+        """Wait for the notes of what was posted to be forgotten (after the outbox closed,
+        every post queued was made or dropped)."""
+        while self._waiting:
+            await asyncio.gather(*self._waiting, return_exceptions=True)
