@@ -1,5 +1,5 @@
 """The coach of a service: hints worked out while the player waits, and reviews worked out in the
-background, each in a worker thread (a hint at most `HINTERS` at once, reviews one at a time, so
+background, each in a thread (a hint at most `HINTERS` at once, reviews one at a time, so
 neither holds up the event loop nor the AI seats' moves).
 
 A review, once ready, waits here until the next tick of its chat's scope hands it to the front end
@@ -13,6 +13,7 @@ first leaves its notes to the worker that takes over its journal, which works th
 """
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import logging
@@ -21,7 +22,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from bot.ai.coach import BidHint, CardHint, bid_hints, card_hints
 from bot.ai.review import Mistake, record_so_far, review_game, review_round
@@ -81,6 +82,38 @@ def _look_of(promise: Mapping[str, Any]) -> Look:
     theme = promise.get("theme", "")
     known = theme in Theme._value2member_map_
     return Look(texts(promise.get("language", "en")), Theme(theme) if known else DEFAULT_THEME)
+
+
+R = TypeVar("R")
+
+
+async def in_own_thread(work: Callable[[], R]) -> R:
+    """What `work()` gives, run in a daemon thread of its own: not in asyncio's default
+    executor, which a stopping worker joins (`asyncio.run` waits for its threads), nor in any
+    executor Python joins at exit. A clean stop does not wait for a review under way (seconds
+    of CPU): its note stays for the worker that takes over, and its result, if the thread ends
+    after the loop closed, is dropped."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[R] = loop.create_future()
+
+    def settle(result: R | None, error: BaseException | None) -> None:
+        if done.done():  # cancelled: the worker is stopping
+            return
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(cast(R, result))
+
+    def run() -> None:
+        try:
+            result, error = work(), None
+        except BaseException as failed:  # handed to the awaiting task, which logs it
+            result, error = None, failed
+        with contextlib.suppress(RuntimeError):  # the loop closed: the worker stopped
+            loop.call_soon_threadsafe(settle, result, error)
+
+    threading.Thread(target=run, name="review", daemon=True).start()
+    return await done
 
 
 def _seeded(*parts: object) -> random.Random:
@@ -314,7 +347,8 @@ class Coach:
         return self._ready.take(scope)
 
     async def settled(self) -> None:
-        """Wait until every review under way is ready (for tests and a clean stop)."""
+        """Wait until every review under way is ready (for tests, and the terminal table's
+        last reviews: a worker's clean stop does not wait for them)."""
         while self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
@@ -333,7 +367,7 @@ class Coach:
                 self._reviewer = asyncio.Semaphore(1)
             try:
                 async with self._reviewer:
-                    review = await asyncio.to_thread(work)
+                    review = await in_own_thread(work)
             except Exception:
                 log.exception("%s: a review could not be worked out", chat)
             if review is not None:

@@ -3,18 +3,22 @@ posted, and a worker that stops or dies first leaves it to the one that takes ov
 which works it out again and posts it once, to the right person, in their language."""
 
 import asyncio
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
 
+import pytest
 import redis.asyncio as aioredis
 from fake_telegram import FakeTelegram
 from fake_telegram import User as TelegramUser
 from service_helpers import ANN, BOB, CHAT, CID, Clock, Driver, counted_ticks, service
+from service_helpers import client as client_of
 from telegram.ext import AIORateLimiter
 
 from adapters.outbox import FAST
 from adapters.telegram.app import TelegramFrontEnd
+from bot import coaching
 from bot.coaching import Coach
 from bot.commands import Kind
 from bot.config import Config, TelegramConfig
@@ -171,6 +175,83 @@ async def until(done: Callable[[], bool], what: str) -> None:
         await asyncio.sleep(0.01)
 
 
+def telegram_front(
+    fake: FakeTelegram, svc: GameService, client: aioredis.Redis
+) -> TelegramFrontEnd:
+    """A Telegram worker's front end on the fake, of `svc`, ticking every 0.05 s."""
+    return TelegramFrontEnd(
+        svc.config,
+        svc,
+        client,
+        limits=FAST,
+        rate_limiter=AIORateLimiter(overall_max_rate=0, group_max_rate=0, max_retries=3),
+        timer_interval=0.05,
+        poll_timeout=1,
+    )
+
+
+def fake_config(fake: FakeTelegram) -> Config:
+    return Config(
+        telegram=TelegramConfig(token=fake.token, base_url=f"http://127.0.0.1:{fake.port}")
+    )
+
+
+def test_a_clean_stop_does_not_wait_for_a_review_under_way(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Telegram worker, its event loop run as a worker's process runs it (`asyncio.run`),
+    stops cleanly while Ann's /review is being worked out (it takes seconds; here it waits
+    until the test lets it go). The stop does not wait for it: the loop has ended while the
+    review is still under way, and the worker started next posts it to her."""
+    started, release = threading.Event(), threading.Event()
+    review_game = coaching.review_game
+
+    def slow(*args: object, **kwargs: object) -> object:
+        started.set()
+        release.wait()
+        return review_game(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(coaching, "review_game", slow)
+    clock = Clock()
+
+    async def worker() -> None:
+        client = client_of(redis_url)
+        async with FakeTelegram() as fake:
+            fake.add_group(-100, "Wizards")
+            svc = service(client, clock=clock, config=fake_config(fake))
+            front = telegram_front(fake, svc, client)
+            ticks = counted_ticks(svc)
+            await front.start()
+            await until(lambda: ticks.count > 0, "the worker ticks")
+            driver = Driver(svc, [ANN, BOB, CID], chat="tg:-100", seed=5)
+            await driver.lobby(["rounds=short"])
+            await driver.play_to_end()
+            await svc.handle("tg:-100", ANN, Request(Kind.REVIEW))
+            await until(started.is_set, "the review is being worked out")
+            await front.stop()
+        await client.aclose()
+
+    guard = threading.Timer(120, release.set)  # a stop that waits for it ends, and fails
+    guard.start()
+    try:
+        asyncio.run(worker())
+        assert not release.is_set(), "the stop waited for the review"
+    finally:
+        release.set()
+        guard.cancel()
+    monkeypatch.setattr(coaching, "review_game", review_game)
+
+    async def next_worker() -> list[tuple[str | None, str]]:
+        client = client_of(redis_url)
+        try:
+            return (await posted_by_the_next(client, clock, "tg"))[1]
+        finally:
+            await client.aclose()
+
+    ((to, text),) = asyncio.run(next_worker())
+    assert (to, text.startswith("📝 Your last game")) == (ANN.id, True), text
+
+
 async def test_a_review_waiting_in_the_outbox_when_its_worker_is_killed_is_posted_by_the_next(
     redis_client: aioredis.Redis,
 ) -> None:
@@ -182,19 +263,8 @@ async def test_a_review_waiting_in_the_outbox_when_its_worker_is_killed_is_poste
     async with FakeTelegram() as fake:
         fake.add_group(-100, "Wizards")
         fake.start_dm(TelegramUser(1, "Ann"))
-        config = Config(
-            telegram=TelegramConfig(token=fake.token, base_url=f"http://127.0.0.1:{fake.port}")
-        )
-        killed = service(redis_client, clock=clock, config=config)
-        front = TelegramFrontEnd(
-            config,
-            killed,
-            redis_client,
-            limits=FAST,
-            rate_limiter=AIORateLimiter(overall_max_rate=0, group_max_rate=0, max_retries=3),
-            timer_interval=0.05,
-            poll_timeout=1,
-        )
+        killed = service(redis_client, clock=clock, config=fake_config(fake))
+        front = telegram_front(fake, killed, redis_client)
         ticks = counted_ticks(killed)
         await front.start()
         try:
