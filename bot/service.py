@@ -291,6 +291,12 @@ class GameService:
         """Bounds the AI moves being decided at once (`THINKERS`)."""
         self.coach = Coach()
         """Hints, and the reviews worked out in the background (`bot.coaching`)."""
+        self.reviewed_elsewhere = False
+        """Whether the workers that tick in a chat's scope work out this worker's reviews of
+        its chats, not this one: a web table's (`adapters.web`), which runs no tick there. Each
+        is noted as this worker's, and this worker named in the scope's heartbeats, where it
+        never beats: a worker of the scope takes it over at its next tick (as a gone worker's,
+        `_take_reviews`), works it out and posts it."""
         self._spent: list[tuple[str, str]] = []
         """The chats and notes of the reviews that came to nothing, not yet forgotten."""
         self._moving: dict[str, asyncio.Task[None]] = {}
@@ -479,15 +485,22 @@ class GameService:
 
     async def _promise(self, promise: Promise) -> str | None:
         """Note a review promised in Redis, as this worker's, so that another takes it over if
-        this one stops or dies; its note's id. None (no note) where this worker does not tick:
-        a web table's worker posts its reviews itself, and never beats in the chat's scope, so
-        the chat's workers would take its notes over at once and post them twice."""
+        this one stops or dies; its note's id. None (no note) where this worker does not tick
+        and no worker of the scope works its reviews out (`reviewed_elsewhere`): the terminal
+        table's."""
         scope = keys.scope(promise["chat"])
-        if scope not in self._ticking:
+        elsewhere = self._elsewhere(scope)
+        if scope not in self._ticking and not elsewhere:
             return None
         note = secrets.token_hex(8)
         await self.store.note_review(scope, self.worker, note, json.dumps(promise))
+        if elsewhere:  # never beats there: taken for gone, its notes taken over
+            await self.store.enlist(scope, self.worker, self.clock())
         return note
+
+    def _elsewhere(self, scope: str) -> bool:
+        """Whether this worker's reviews in `scope` are left to the scope's workers."""
+        return self.reviewed_elsewhere and scope not in self._ticking
 
     async def keep_time(self) -> None:
         """Read the Redis server's clock, for a service that goes by it (`bot.clock`): each
@@ -857,11 +870,14 @@ class GameService:
         if self.coach.busy(promise):
             return Outcome(answer=busy, alert=True)
         note = await self._promise(promise)  # noted before it is promised: never lost
+        promised = Outcome(answer=t("Your review is being worked out: it comes to you privately."))
+        if note is not None and self._elsewhere(keys.scope(chat)):
+            return promised  # a worker of the chat's scope works it out and posts it
         if not self.coach.start(promise, note):
             if note is not None:
                 await self.store.forget_reviews(keys.scope(chat), self.worker, [note])
             return Outcome(answer=busy, alert=True)
-        return Outcome(answer=t("Your review is being worked out: it comes to you privately."))
+        return promised
 
     async def _newer(self, chat: str, error: NewerForm) -> Outcome:
         """What someone is told whose request reads what a newer version of the bot stored
@@ -1080,6 +1096,8 @@ class GameService:
             note = await self._promise(promise)
         except StoreErrors as error:
             self.store_failed(error)
+        if note is not None and self._elsewhere(keys.scope(chat)):
+            return  # a worker of the chat's scope works it out and posts it
         if not self.coach.start(promise, note) and note is not None:
             with contextlib.suppress(*StoreErrors):
                 await self.store.forget_reviews(keys.scope(chat), self.worker, [note])

@@ -18,10 +18,11 @@ from telegram.ext import AIORateLimiter
 
 from adapters.outbox import FAST
 from adapters.telegram.app import TelegramFrontEnd
+from adapters.web.server import WebTable
 from bot import coaching
 from bot.coaching import Coach
 from bot.commands import Kind
-from bot.config import Config, TelegramConfig
+from bot.config import Config, TelegramConfig, WebConfig
 from bot.messages import Outcome
 from bot.requests import Request
 from bot.service import LEASE, GameService
@@ -124,24 +125,57 @@ async def test_the_rounds_reviews_of_a_worker_that_died_are_posted_by_the_next(
     assert await notes_left(redis_client) == []
 
 
-async def test_a_worker_that_runs_no_tick_posts_its_reviews_itself_and_notes_none(
+async def test_a_worker_that_runs_no_tick_and_is_no_web_tables_posts_its_reviews_itself(
     redis_client: aioredis.Redis,
 ) -> None:
-    """A web table's worker runs no tick in the chat's scope and hands its reviews over itself
-    (`GameService.reviews`); its journal is taken over by the chat's workers at once. It notes
-    no review, so they do not post its reviews a second time."""
+    """A worker that runs no tick in the chat's scope and serves no web table (the terminal
+    table's kind) notes no review: no worker of the scope would post it. It hands them over
+    itself (`GameService.reviews`)."""
     clock = Clock()
-    web = service(redis_client, clock=clock)
-    driver = Driver(web, [ANN, BOB, CID], seed=5)
+    lone = service(redis_client, clock=clock)
+    driver = Driver(lone, [ANN, BOB, CID], seed=5)
     await driver.lobby(["rounds=short"])
     await driver.play_to_end()
-    asked = await web.handle(CHAT, ANN, Request(Kind.REVIEW))
+    asked = await lone.handle(CHAT, ANN, Request(Kind.REVIEW))
     assert asked.answer == "Your review is being worked out: it comes to you privately."
     assert await notes_left(redis_client) == []
     _, posted = await posted_by_the_next(redis_client, clock)
     assert posted == []
-    ((to, _),) = reviews(await web.reviews(SCOPE, wait=True))
+    ((to, _),) = reviews(await lone.reviews(SCOPE, wait=True))
     assert to == ANN.id
+
+
+async def test_the_rounds_reviews_of_a_web_tables_worker_are_posted_by_a_chat_worker(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A web table's worker runs no tick in the chat's scope: its coach table's round reviews
+    are noted as its own, and a worker of the scope takes them over (as a gone worker's), works
+    them out and posts them, each once: the same reviews a chat worker posts for the same game
+    in another chat. The web worker stops (here: dies) at once, and none is lost."""
+    clock = Clock()
+    web = service(redis_client, clock=clock)
+    web.coach = DiesWorking()  # were they worked out there, they would be lost with it
+    WebTable(web, Config(web=WebConfig(secret="s3cret")), redis_client)
+    driver = Driver(web, [ANN, BOB, CID], seed=11)
+    await driver.lobby(["rounds=short", "coach"])
+    await driver.play_until(lambda s: s.phase is Phase.BIDDING and s.round.number == 4)
+    del web, driver  # dropped without a stop
+
+    lived = service(redis_client, clock=clock)
+    await lived.tick(SCOPE)
+    other = Driver(lived, [ANN, BOB, CID], chat="chat:2", seed=11)
+    await other.lobby(["rounds=short", "coach"])
+    await other.play_until(lambda s: s.phase is Phase.BIDDING and s.round.number == 4)
+    await lived.coach.settled()
+    shown = await lived.tick(SCOPE)
+    await delivered(lived, shown)
+    expected = [(to, text) for to, text in reviews(shown)]
+    assert expected, "random play makes costly decisions in three rounds"
+
+    restarted, posted = await posted_by_the_next(redis_client, clock)
+    assert sorted(posted) == sorted(expected)
+    assert reviews(await restarted.tick(SCOPE)) == []
+    assert await notes_left(redis_client) == []
 
 
 async def test_a_review_posted_just_before_a_clean_stop_is_not_posted_again(

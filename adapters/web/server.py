@@ -264,6 +264,7 @@ class WebTable:
         handover: float = LIVE,
     ) -> None:
         self.service = service
+        service.reviewed_elsewhere = True  # it runs no tick: the chats' workers post them
         self.config = config
         self.clock = clock
         self.secret = auth.link_secret(config)
@@ -338,10 +339,11 @@ class WebTable:
         await self.watcher.close()
 
     async def _hand_reviews(self, deliver: Shows) -> None:
-        """At a coach table, a round a page's move ended is reviewed in the background by this
-        table's service, which runs no tick to hand the reviews over: once a second they go to
-        the chat's front end here, which posts them privately. (Those of a chat whose front end
-        runs elsewhere are not shown: its moves are applied there, unless no worker of it ran.)"""
+        """At a coach table, a round a page's move ended is reviewed by a worker of the chat's
+        front end: this table's service, which runs no tick, notes the review for it
+        (`GameService.reviewed_elsewhere`). One Redis would not note is worked out here in the
+        background: once a second those go to the chat's front end here, which posts them
+        privately (those of a chat whose front end runs elsewhere are not shown)."""
         while True:
             await asyncio.sleep(REVIEWS)
             for scope in deliver.scopes():
