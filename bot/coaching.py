@@ -142,7 +142,8 @@ class Coach:
         ] = OrderedDict()
         """The figures of the last hints, by (game, seq, seat), being worked out or done."""
         self._sent: OrderedDict[tuple[str, int, int], None] = OrderedDict()
-        """The last hints posted once (`hint`'s `once`), by (game, seq, seat)."""
+        """The last hints posted once (`hint`'s `once`), by (game, seq, seat): this worker's
+        memory (the service marks them in Redis too, for the other workers)."""
         self._spent: list[tuple[str, str]] = []
         """The chats and notes of reviews that came to nothing (`spent`)."""
         self.hints_worked = 0
@@ -169,6 +170,11 @@ class Coach:
             if once:
                 self._sent.pop(key, None)
             raise
+
+    def posted_here(self, game: str, view: PlayerView) -> bool:
+        """Whether this coach posted `view`'s hint `once` already (among the last
+        `HINTS_KEPT`); another worker may have (`GameService`: a mark in Redis)."""
+        return (game, view.table.seq, view.seat) in self._sent
 
     async def _hint(
         self, look: Look, game: str, view: PlayerView, key: tuple[str, int, int]

@@ -1077,9 +1077,26 @@ class GameService:
             # the AI moved for them meanwhile (they are away): no hint, none promised
             return replace(outcome, answer=None)
         mine = personal(look, table.languages, view.player)
-        hint = await self.coach.hint(mine, table.game_id, view, once=result.hint_once)
+        sent = mine.t("This hint was sent to you already.")
+        once = result.hint_once
+        mark = (chat, view.player, table.game_id, view.table.seq)
+        marked = False
+        if once and not self.coach.posted_here(table.game_id, view):
+            try:  # pressed again on another worker (a double tap's second press)?
+                if not await self.store.hint_posted(*mark):
+                    return replace(outcome, answer=sent)
+                marked = True
+            except StoreErrors as error:  # this worker's memory alone, then
+                self.store_failed(error)
+        try:
+            hint = await self.coach.hint(mine, table.game_id, view, once=once)
+        except BaseException:
+            if marked:  # none was posted: a press again works it out
+                with contextlib.suppress(*StoreErrors):
+                    await self.store.hint_unposted(*mark)
+            raise
         if hint is None:  # pressed again in their private chat: the hint is there already
-            return replace(outcome, answer=mine.t("This hint was sent to you already."))
+            return replace(outcome, answer=sent)
         return replace(outcome, messages=(*outcome.messages, hint))
 
     async def _review_round(

@@ -2,6 +2,7 @@
 the player's view alone, to that player alone), the reviews of each round in the background,
 and `/review` of the last game."""
 
+import asyncio
 import json
 import random
 import re
@@ -512,3 +513,21 @@ async def test_a_games_review_names_its_chat(redis_client: aioredis.Redis, clock
         heads[place] = review.text.splitlines()[0]
     assert heads["Wizards"].startswith("💬 \u2068Wizards\u2069 · 📝 Your last game"), heads
     assert heads["Friday"].startswith("💬 \u2068Friday\u2069 · 📝 Your last game"), heads
+
+
+async def test_a_double_tap_on_hint_handled_by_two_workers_posts_it_once(
+    redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    """A double tap on Hint in the player's private chat, its two presses taken by two workers
+    at once: the hint is posted once, the other press answered that it was sent already (the
+    mark is in Redis, for every worker)."""
+    first = service(redis_client, clock=clock)
+    second = service(redis_client, seed=1, clock=clock)
+    driver = await coached(first)
+    state = await driver.play_until(lambda s: s.phase is Phase.BIDDING and s.round.number >= 2)
+    user = next(u for u in driver.humans if u.id == state.players[state.round.turn].id)
+    press = Request(Kind.BUTTON, hint_button(driver.screens.hand(user)), aside=True)
+    both = await asyncio.gather(first.handle(CHAT, user, press), second.handle(CHAT, user, press))
+    hints = [m.text for outcome in both for m in private(outcome) if m.text.startswith("💡")]
+    assert len(hints) == 1, hints
+    assert [o.answer for o in both if not private(o)] == ["This hint was sent to you already."]

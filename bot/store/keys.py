@@ -212,6 +212,18 @@ def readers(of: str) -> str:
     return f"{RELAY_PREFIX}{{r:{of}}}:readers"
 
 
+HINT_PREFIX = "wiz-hint:"
+"""The prefix of the marks of hints posted (`hinted`): outside `PREFIX` on purpose. Each lives
+minutes, so a backup has nothing to keep of it."""
+
+
+def hinted(chat: str, player: str, game: str, seq: int) -> str:
+    """String, set by the first worker to post `player`'s hint for one decision (`seq`, the
+    game's moves so far) of game `game` of `chat` in their private chat: a second press, on
+    any worker, is answered that it was sent (`bot.store.store.HINT_TTL`)."""
+    return f"{HINT_PREFIX}{{{chat}}}:{player}:{game}:{seq}"
+
+
 FOLLOW_UP_PREFIX = "wiz-followup:"
 """The prefix of the Discord interactions kept for followups: outside `PREFIX` on purpose. Each
 is a token that lets whoever holds it post in the interaction's place, and lives 14 minutes

@@ -52,6 +52,9 @@ REVIEW_TTL = 24 * 3600
 that no worker could post in a day is not posted any more."""
 REVIEWS_TAKEN = 100
 """The reviews a worker takes over from one gone at most (as many as a coach queues)."""
+HINT_TTL = 10 * 60
+"""How long a hint posted for one decision is remembered (`hint_posted`): a double tap's two
+presses come within a second, and a decision is made or timed out within minutes."""
 WAIT_MS = 500
 """On a Redis Cluster, how long a write waits for a replica of its master to have it (`WAIT`)
 before it is reported done anyway (with a warning)."""
@@ -886,6 +889,18 @@ class Store:
             await self.note(journal, chats, now)
         await self.client.delete(keys.journal(scope, gone))
         await self.client.zrem(keys.beats(scope), gone)
+
+    @timed("hint_posted")
+    async def hint_posted(self, chat: str, player: str, game: str, seq: int) -> bool:
+        """Mark `player`'s hint for the decision `seq` of `game` as posted, for `HINT_TTL`;
+        whether this was the first mark (no worker posted it yet)."""
+        key = keys.hinted(chat, player, game, seq)
+        return bool(await self.client.set(key, 1, nx=True, ex=HINT_TTL))
+
+    @timed("hint_unposted")
+    async def hint_unposted(self, chat: str, player: str, game: str, seq: int) -> None:
+        """Take back a hint's mark (`hint_posted`): working it out failed, none was posted."""
+        await self.client.delete(keys.hinted(chat, player, game, seq))
 
     @timed("note_review")
     async def note_review(self, scope: str, worker: str, note: str, spec: str) -> None:
