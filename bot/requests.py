@@ -44,9 +44,10 @@ class Request:
     (`Table.where`), and the outcomes of that game carry it back (`Outcome.where`)."""
     aside: bool = False
     """Given in the person's private chat about the game of another chat, whose request it is
-    (a press on a private message of that game; a host's /options there, `CommandSpec.hosted`):
-    what is for the asker alone is shown in their private chat, and the chat's own messages
-    as always."""
+    (a press on a private message of that game; a host's /options there, `CommandSpec.hosted`),
+    or on Discord on a message the channel shows to them alone (their hand while their DMs are
+    closed): what is for the asker alone is shown to them privately (a hint once a decision),
+    and the chat's own messages as always."""
     whom: User | None = None
     """The person it points at, as the platform picked them rather than by a name typed (a
     Telegram command sent in reply to their message or mentioning them, Discord's `player`

@@ -2236,7 +2236,8 @@ async def test_a_hint_typed_in_the_channel_says_where_it_went(dc: Bot) -> None:
 
 async def test_a_hint_on_an_ephemeral_hand_comes_apart_and_leaves_the_hand(dc: Bot) -> None:
     """Cid's DMs are closed: his hand is shown to him alone in the channel. The coach's hint
-    he asks for there is an ephemeral message of its own; the hand keeps its buttons."""
+    he asks for there is an ephemeral message of its own; the hand keeps its buttons. Pressed
+    again for the same decision, it is not shown a second time, as in a DM."""
     ann, _bob, cid = players = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
     await seat(dc, players, coach="on")
     await dc.command(ann, "start")
@@ -2261,6 +2262,11 @@ async def test_a_hint_on_an_ephemeral_hand_comes_apart_and_leaves_the_hand(dc: B
     assert "(only Cid sees) bot: 💡 Hint for" in replies[0]
     assert (hand.content, hand.labels()) == before
     assert dc.fake.last(dc.channel, cid).content.startswith("💡 Hint for")
+    again = dc.fake.press(dc.channel, cid, hand, hand.button("💡 Hint"))
+    await dc.act(again)  # a double tap, as in a DM: posted once
+    (reply,) = dc.fake.interactions[int(again["id"])].line.replies
+    assert reply.endswith("(only Cid sees) bot: This hint was sent to you already."), reply
+    assert (hand.content, hand.labels()) == before
 
 
 async def test_where_the_bot_may_not_post_a_table_is_refused_and_says_why(dc: Bot) -> None:

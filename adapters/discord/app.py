@@ -690,8 +690,13 @@ class DiscordFrontEnd:
 
     async def on_button(self, interaction: Interaction, channel: int, payload: str) -> None:
         """A press on a game button. In a server the game is the channel's; in a DM, the channel
-        named in the custom id (the service refuses it unless the presser plays there)."""
-        aside = interaction.guild_id is None  # a DM's button: for the DM, what is the presser's
+        named in the custom id (the service refuses it unless the presser plays there). A press
+        in a DM, or on a message shown to the presser alone in the channel (their hand while
+        their DMs are closed), is aside (`Request.aside`): what it shows them is a new message
+        of theirs, so a hint is posted once a decision there too."""
+        message = interaction.message
+        ephemeral = message is not None and message.flags.ephemeral
+        aside = interaction.guild_id is None or ephemeral
         await self._press(interaction, channel, Request(Kind.BUTTON, payload, aside=aside))
 
     async def on_hand(self, interaction: Interaction, channel: int) -> None:
