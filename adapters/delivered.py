@@ -2,13 +2,17 @@
 promised is noted in Redis (`bot.coaching`), and its note goes only once the platform took
 every post of it (`Outcome.notes`, `GameService.posted`). A review still in the outbox when its
 worker is killed (the platform slow, or away and its post tried again) keeps its note, and the
-worker that takes over posts it (a duplicate at worst, never a loss). A post the outbox did not
-make (closed or stopped first, or given up on) keeps the note too."""
+worker that takes over posts it (a duplicate at worst, never a loss). So does one the outbox did
+not make as it stopped (`Outbox.close`). One it gave up on while running (the platform away for
+minutes, or a post it refused) is forgotten with a warning: posted again only once this worker
+is gone, hours later perhaps, it would come out of the blue."""
 
 import asyncio
 import logging
 from collections.abc import Sequence
+from typing import Any
 
+from adapters.outbox import Outbox
 from bot.messages import Outcome
 from bot.service import GameService
 
@@ -18,8 +22,9 @@ log = logging.getLogger(__name__)
 class Delivered:
     """Forgets the notes of the reviews of one front end's service once posted."""
 
-    def __init__(self, service: GameService) -> None:
+    def __init__(self, service: GameService, outbox: Outbox[Any]) -> None:
         self._service = service
+        self._outbox = outbox
         self._waiting: set[asyncio.Task[None]] = set()
 
     def watch(
@@ -39,8 +44,10 @@ class Delivered:
     ) -> None:
         results = await asyncio.gather(*futures, return_exceptions=True)
         if any(result is None or isinstance(result, BaseException) for result in results):
-            log.warning("%s: a review was not posted; its note stays for a later worker", chat)
-            return
+            if self._outbox.closed:  # stopping: the worker that takes over posts it
+                log.warning("%s: a review was not posted; its note stays for a later worker", chat)
+                return
+            log.warning("%s: a review could not be posted; it is given up", chat)
         await self._service.posted(chat, notes)
 
     async def close(self) -> None:

@@ -320,6 +320,11 @@ class Outbox(Generic[T]):
             queue.task = asyncio.create_task(drain, context=contextvars.Context())
         return future
 
+    @property
+    def closed(self) -> bool:
+        """Whether `close` was called: a post not made since was dropped, not given up on."""
+        return self._closed
+
     def _depth(self) -> int:
         """Posts waiting, in every queue."""
         return sum(len(queue.entries) + len(queue.later) for queue in self._queues.values())

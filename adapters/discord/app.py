@@ -201,8 +201,6 @@ class DiscordFrontEnd:
         )
         self.links = WebLinks.of(config, service.clock)
         """The web table's addresses, for the hands' "Open the table" buttons (None: none)."""
-        self.delivered = Delivered(service)
-        """Forgets the notes of the coach's reviews once posted (`adapters.delivered`)."""
         self.outbox: Outbox[Post] = Outbox(
             self.sender,
             limits,
@@ -213,6 +211,8 @@ class DiscordFrontEnd:
             retry=retryable,
             posting=metrics.posting(PLATFORM, (delivery.value for delivery in Delivery)),
         )
+        self.delivered = Delivered(service, self.outbox)
+        """Forgets the notes of the coach's reviews once posted (`adapters.delivered`)."""
         self.timer_interval = timer_interval
         self.defer_after = defer_after
         self._timers: asyncio.Task[None] | None = None

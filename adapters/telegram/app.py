@@ -246,7 +246,7 @@ class TelegramFrontEnd:
             retry=retryable,
             posting=metrics.posting(PLATFORM, (delivery.value for delivery in Delivery)),
         )
-        self.delivered = Delivered(service)
+        self.delivered = Delivered(service, self.outbox)
         """Forgets the notes of the coach's reviews once posted (`adapters.delivered`)."""
         self.admins = AdminCache(self._member_status)
         self.links = WebLinks.of(config, service.clock)
