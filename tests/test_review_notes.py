@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
@@ -26,6 +27,7 @@ from bot.config import Config, TelegramConfig, WebConfig
 from bot.messages import Outcome
 from bot.requests import Request
 from bot.service import LEASE, GameService
+from bot.store import keys
 from engine import Phase
 
 SCOPE = "chat"
@@ -176,6 +178,48 @@ async def test_the_rounds_reviews_of_a_web_tables_worker_are_posted_by_a_chat_wo
     assert sorted(posted) == sorted(expected)
     assert reviews(await restarted.tick(SCOPE)) == []
     assert await notes_left(redis_client) == []
+
+
+class NotedMeanwhile(aioredis.Redis):
+    """A client of a chat worker: right after it reads a worker's review notes, that worker
+    notes one more (a web table's worker, another round ended on its pages meanwhile)."""
+
+    late: tuple[str, str] | None = None
+    """(key, note): the note to add once that key is read (then None)."""
+
+    async def hgetall(self, name: Any) -> Any:
+        found = await super().hgetall(name)
+        if self.late is not None and self.late[0] == name:
+            (key, note), self.late = self.late, None
+            await self.hset(key, note, "{}")
+        return found
+
+
+async def test_a_note_made_while_another_worker_takes_the_notes_over_is_kept(
+    redis_client: aioredis.Redis, redis_url: str
+) -> None:
+    """A chat worker takes a web table's worker's review notes over (it never beats, so it is
+    taken for gone at once), and the web worker notes another review between the chat worker's
+    read of its notes and their removal: that note stays, for the next worker to take over."""
+    clock = Clock()
+    web = service(redis_client, clock=clock)
+    web.coach = DiesWorking()
+    WebTable(web, Config(web=WebConfig(secret="s3cret")), redis_client)
+    driver = Driver(web, [ANN, BOB, CID], seed=11)
+    await driver.lobby(["rounds=short", "coach"])
+    await driver.play_until(lambda s: s.phase is Phase.BIDDING and s.round.number == 2)
+    hash_key = keys.reviews(SCOPE, web.worker)
+    assert len(await redis_client.hkeys(hash_key)) == 1
+
+    client = NotedMeanwhile.from_url(redis_url)
+    client.late = (hash_key, "late")
+    try:
+        clock.advance(LEASE + 1)
+        await service(client, clock=clock).tick(SCOPE)
+    finally:
+        await client.aclose()
+    assert client.late is None, "the notes were not read"
+    assert await redis_client.hkeys(hash_key) == [b"late"]
 
 
 async def test_a_review_posted_just_before_a_clean_stop_is_not_posted_again(

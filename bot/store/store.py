@@ -920,7 +920,9 @@ class Store:
     @timed("take_reviews")
     async def take_reviews(self, scope: str, gone: str, worker: str) -> dict[str, str]:
         """Take over the reviews the worker `gone` promised: noted as `worker`'s first (so a
-        crash now loses none), then forgotten as `gone`'s. At most `REVIEWS_TAKEN` of them."""
+        crash now loses none), then forgotten as `gone`'s. At most `REVIEWS_TAKEN` of them;
+        those not taken (more, or noted since they were read: a web table's worker goes on
+        noting while it is taken for gone) stay as `gone`'s."""
         key = keys.reviews(scope, gone)
         found = await self.client.hgetall(key)
         notes = dict([(_text(k), _text(v)) for k, v in found.items()][:REVIEWS_TAKEN])
@@ -930,7 +932,7 @@ class Store:
                     pipe.hset(keys.reviews(scope, worker), note, spec)
                 pipe.expire(keys.reviews(scope, worker), REVIEW_TTL)
                 await pipe.execute()
-        await self.client.delete(key)
+            await self.client.hdel(key, *notes)
         return notes
 
     @timed("move_chat")
