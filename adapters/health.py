@@ -5,7 +5,7 @@ beside the front ends:
 - `/readyz`: 200 when Redis answers a PING within `redis_timeout` and takes this process's
   writes (`bot.metrics.Writes`), and every configured front end is connected; else 503, the body
   naming what is not, and why when it is known (`not ready: redis (Redis refuses writes:
-  OutOfMemoryError: …), telegram`);
+  OutOfMemoryError: …), telegram`, `not ready: redis (Redis is loading its data)`);
 - `/metrics`: the `Metrics` in Prometheus's text format (or OpenMetrics, if asked for), with
   the values read at scrape time (readiness, live games, overdue timers) read first.
 
@@ -15,8 +15,10 @@ It knows no front end: they report into the `Metrics`' readiness (`bot.metrics.R
 import asyncio
 import logging
 
+import redis.asyncio as aioredis
 from aiohttp import web
 from prometheus_client.aiohttp import make_aiohttp_handler
+from redis.exceptions import BusyLoadingError
 
 from adapters.healthcheck import HEALTH_PATH, READY_PATH
 from bot import RedisClient
@@ -28,6 +30,8 @@ log = logging.getLogger(__name__)
 METRICS_PATH = "/metrics"
 REDIS = "redis"
 """The store's name in the readiness (the front ends name themselves)."""
+LOADING = "Redis is loading its data"
+"""The store's readiness while Redis loads its dataset (a restart: it answers LOADING)."""
 
 
 def parse_listen(listen: str) -> tuple[str, int]:
@@ -105,9 +109,12 @@ class HealthServer:
     async def _redis_answers(self) -> Up:
         """Whether Redis answers a PING within `redis_timeout` seconds, and takes writes: not
         if it refused the last write of a service here (or the PING: MISCONF refuses it too),
-        for a reason that lasts (full, unable to persist, a replica), saying it."""
+        for a reason that lasts (full, unable to persist, a replica), saying it; nor while it
+        loads its data (LOADING), saying that."""
         try:
-            await asyncio.wait_for(self.redis.ping(), self.redis_timeout)
+            await asyncio.wait_for(self._ping(), self.redis_timeout)
+        except BusyLoadingError:
+            return LOADING
         except Exception as error:
             if refuses_writes(error):
                 return refusing(failure(error))
@@ -115,6 +122,24 @@ class HealthServer:
             return False
         refused = self.metrics.writes.refusal()
         return True if refused is None else refusing(refused)
+
+    async def _ping(self) -> None:
+        """One PING on a connection of the client's pool, tried once: the client's own calls
+        try again on LOADING (and on a connection lost), each later, which would outlast the
+        time the check has and hide why."""
+        if isinstance(self.redis, aioredis.RedisCluster):
+            await self.redis.ping()
+            return
+        pool = self.redis.connection_pool
+        connection = await pool.get_connection()  # type: ignore[no-untyped-call]
+        try:
+            await connection.send_command("PING")
+            await connection.read_response()
+        except BaseException:
+            await connection.disconnect()  # an answer may still be on its way
+            raise
+        finally:
+            await pool.release(connection)
 
 
 def refusing(answer: str) -> str:

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
+import redis
 import redis.asyncio as aioredis
 from aiohttp import ClientSession
 from aiohttp.test_utils import TestServer
@@ -36,6 +37,7 @@ from adapters.web.server import WebTable
 from bot.commands import Kind
 from bot.config import Config, WebConfig
 from bot.messages import Outcome
+from bot.metrics import Metrics
 from bot.requests import Request
 from bot.store import RedisClient, keys, reached, redis_client
 from bot.store.redis_server import RedisServer, free_port
@@ -120,9 +122,17 @@ Readyz = Callable[[], Awaitable[tuple[int, str]]]
 
 @contextlib.asynccontextmanager
 async def readiness(driver: Driver) -> AsyncIterator[Readyz]:
-    """The driver's worker's health server (on a free port, its service's metrics, PINGing the
+    """The driver's worker's health server (on a free port, its service's metrics, asking the
     service's Redis) while in the block: how to ask its /readyz."""
-    health = HealthServer(driver.svc.metrics, driver.redis, 1.0)
+    async with health_of(driver.svc.metrics, driver.redis) as readyz:
+        yield readyz
+
+
+@contextlib.asynccontextmanager
+async def health_of(metrics: Metrics, client: RedisClient) -> AsyncIterator[Readyz]:
+    """A health server of `metrics` asking `client`'s Redis (its `redis_timeout` 1 s), on a
+    free port, while in the block: how to ask its /readyz."""
+    health = HealthServer(metrics, client, 1.0)
     await health.start(f"127.0.0.1:{free_port()}")
 
     async def readyz() -> tuple[int, str]:
@@ -455,27 +465,47 @@ async def test_scripts_flushed_mid_game_are_loaded_again(
     assert (await raw(admin))[0] > version + 1  # the turn timed out: the AI moved for them
 
 
+def slow_loader(directory: Path, delay_us: int) -> Server:
+    """A redis-server whose every key loaded takes `delay_us` µs longer (the 10,000 keys that
+    `filled` puts there hold it loading for `delay_us` hundredths of a second), answering
+    (LOADING) between every kilobyte loaded, as between every 2 MB of a large file."""
+    return Server(
+        directory,
+        "--enable-debug-command", "yes",
+        "--aof-use-rdb-preamble", "yes",
+        "--key-load-delay", str(delay_us),
+        "--loading-process-events-interval-bytes", "1024",
+    )  # fmt: skip
+
+
+async def filled(server: Server) -> None:
+    """10,000 keys more in the server's append-only file, for it to load at its next start."""
+    admin = aioredis.from_url(server.url)
+    await admin.execute_command("DEBUG", "POPULATE", "10000")
+    await admin.bgrewriteaof()
+    while (await admin.info("persistence"))["aof_rewrite_in_progress"]:
+        await asyncio.sleep(0.01)
+    await admin.aclose()
+
+
+def loading(server: Server) -> bool:
+    """Whether the server listens and is loading its data (INFO is answered meanwhile), asked
+    once, without the client's retries."""
+    try:
+        with redis.Redis(port=server.port, retry=None) as plain:
+            return str(plain.info("persistence").get("loading")) == "1"
+    except redis.ConnectionError:
+        return False
+
+
 async def test_a_press_while_redis_loads_is_told_to_try_again_and_the_game_resumes(
     opened: list[RedisClient], tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    # Each key loaded takes 0.1 ms longer: 10,000 keys hold Redis loading for about 1 s; and
-    # it answers (LOADING) between every kilobyte loaded, as between every 2 MB of a large file.
-    server = Server(
-        tmp_path / "redis",
-        "--enable-debug-command", "yes",
-        "--aof-use-rdb-preamble", "yes",
-        "--key-load-delay", "100",
-        "--loading-process-events-interval-bytes", "1024",
-    )  # fmt: skip
+    server = slow_loader(tmp_path / "redis", 100)  # loading for about 1 s
     server.start()
     try:
         driver = await playing(server.url, opened)
-        admin = aioredis.from_url(server.url)
-        await admin.execute_command("DEBUG", "POPULATE", "10000")
-        await admin.bgrewriteaof()
-        while (await admin.info("persistence"))["aof_rewrite_in_progress"]:
-            await asyncio.sleep(0.01)
-        await admin.aclose()
+        await filled(server)
         before = await raw(driver.redis)
         await asyncio.to_thread(server.stop)
         starting = asyncio.create_task(asyncio.to_thread(server.start))
@@ -493,6 +523,34 @@ async def test_a_press_while_redis_loads_is_told_to_try_again_and_the_game_resum
         assert (await raw(driver.redis))[0] == before[0] + 1
     finally:
         server.stop()
+
+
+async def test_a_redis_loading_its_data_makes_the_worker_not_ready_saying_so(
+    opened: list[RedisClient], tmp_path: Path
+) -> None:
+    """A Redis restarted with a large dataset answers LOADING until it has loaded it: /readyz
+    says the worker is not ready, and why, meanwhile, and ready once it has loaded."""
+    server = slow_loader(tmp_path / "redis", 500)  # loading for about 5 s
+    server.start()
+    starting = None
+    try:
+        driver = await playing(server.url, opened)
+        await filled(server)
+        async with readiness(driver) as readyz:
+            await asyncio.to_thread(server.stop)
+            starting = asyncio.create_task(asyncio.to_thread(server.start))
+            async with asyncio.timeout(10):
+                while not await asyncio.to_thread(loading, server):
+                    await asyncio.sleep(0.02)
+            said = await readyz()
+            assert await asyncio.to_thread(loading, server)  # it was loading all along
+            assert said == (503, "not ready: redis (Redis is loading its data)\n")
+            await starting  # loaded: it answers PING
+            assert await readyz() == (200, "ready\n")
+    finally:
+        server.stop()
+        if starting is not None:  # a start cut short by the stop raises: it is no finding
+            await asyncio.gather(starting, return_exceptions=True)
 
 
 async def test_a_redis_restarted_mid_game_takes_the_next_press(
