@@ -2,10 +2,12 @@
 beside the front ends:
 
 - `/healthz`: 200 while the process runs its event loop (it answers at all);
-- `/readyz`: 200 when Redis answers a PING within `redis_timeout` and takes this process's
-  writes (`bot.metrics.Writes`), and every configured front end is connected; else 503, the body
-  naming what is not, and why when it is known (`not ready: redis (Redis refuses writes:
-  OutOfMemoryError: …), telegram`, `not ready: redis (Redis is loading its data)`);
+- `/readyz`: 200 `ready` when Redis takes writes (every master of a Cluster, each asked at
+  once within `redis_timeout`: `PROBE`) and every configured front end is connected; else 503,
+  the body naming what is not, and why when it is known (`not ready: redis (Redis refuses
+  writes: OutOfMemoryError: …), telegram`, `not ready: redis (Redis is loading its data)`). A
+  Cluster some of whose masters take writes is up, degraded: 200 `ready, degraded: redis
+  (Redis master 10.0.0.5:6379 refuses writes: …)`, as the other masters' chats are served;
 - `/metrics`: the `Metrics` in Prometheus's text format (or OpenMetrics, if asked for), with
   the values read at scrape time (readiness, live games, overdue timers) read first.
 
@@ -14,15 +16,16 @@ It knows no front end: they report into the `Metrics`' readiness (`bot.metrics.R
 
 import asyncio
 import logging
+from collections.abc import Awaitable
 
 import redis.asyncio as aioredis
 from aiohttp import web
 from prometheus_client.aiohttp import make_aiohttp_handler
-from redis.exceptions import BusyLoadingError
+from redis.exceptions import BusyLoadingError, ResponseError
 
 from adapters.healthcheck import HEALTH_PATH, READY_PATH
 from bot import RedisClient
-from bot.metrics import Metrics, Up
+from bot.metrics import Degraded, Metrics, Up, is_up
 from bot.store import failure, refuses_writes
 
 log = logging.getLogger(__name__)
@@ -30,8 +33,15 @@ log = logging.getLogger(__name__)
 METRICS_PATH = "/metrics"
 REDIS = "redis"
 """The store's name in the readiness (the front ends name themselves)."""
-LOADING = "Redis is loading its data"
-"""The store's readiness while Redis loads its dataset (a restart: it answers LOADING)."""
+PROBE = "#!lua\nreturn 1"
+"""What readiness asks each master: a script that writes nothing and declares no flags, which
+Redis (7.0 on) takes for one that may write, so it refuses it as it would a write (out of
+memory, unable to persist, a replica, too few replicas, loading) and nothing is written. A
+Redis before 7.0 cannot read it, and answers an error: it answers, which is all it tells."""
+LOADING = "is loading its data"
+"""What readiness says of a Redis loading its dataset (a restart: it answers LOADING)."""
+AWAY = "does not answer"
+"""What readiness says of a Redis that is not reached, or not within `redis_timeout`."""
 
 
 def parse_listen(listen: str) -> tuple[str, int]:
@@ -72,6 +82,8 @@ class HealthServer:
         """The port it listens on, once started (the one asked for, or the one given for 0)."""
         self._runner: web.AppRunner | None = None
         self._scrape = make_aiohttp_handler(metrics.registry)
+        self._remap = False
+        """Whether to read a Cluster's slot map anew before the next check (`_masters`)."""
         metrics.ready.report(REDIS, self._redis_answers)
 
     async def start(self, listen: str) -> None:
@@ -97,9 +109,12 @@ class HealthServer:
 
     async def readyz(self, _request: web.Request) -> web.Response:
         answers = (await self.metrics.ready.answers()).items()
-        waiting = [f"{part} ({up})" if up else part for part, up in answers if up is not True]
+        waiting = [f"{part} ({up})" if up else part for part, up in answers if not is_up(up)]
         if waiting:
             return web.Response(status=503, text=f"not ready: {', '.join(waiting)}\n")
+        degraded = [f"{part} ({up.reason})" for part, up in answers if isinstance(up, Degraded)]
+        if degraded:
+            return web.Response(text=f"ready, degraded: {', '.join(degraded)}\n")
         return web.Response(text="ready\n")
 
     async def scrape(self, request: web.Request) -> web.StreamResponse:
@@ -107,41 +122,68 @@ class HealthServer:
         return await self._scrape(request)
 
     async def _redis_answers(self) -> Up:
-        """Whether Redis answers a PING within `redis_timeout` seconds, and takes writes: not
-        if it refused the last write of a service here (or the PING: MISCONF refuses it too),
-        for a reason that lasts (full, unable to persist, a replica), saying it; nor while it
-        loads its data (LOADING), saying that."""
+        """Whether Redis takes writes now (`PROBE`): on one server, not if it refuses them,
+        saying why (full, unable to persist, a replica, loading its data), nor if it does not
+        answer within `redis_timeout`; on a Cluster, each master asked at once (`_masters`)."""
+        if isinstance(self.redis, aioredis.RedisCluster):
+            return await self._masters(self.redis)
+        said = await self._asked(self._once(self.redis))
+        if said is None:
+            return True
+        return False if said == AWAY else f"Redis {said}"
+
+    async def _masters(self, cluster: aioredis.RedisCluster) -> Up:
+        """Each master of the Cluster, as the client's slot map says, asked at once: up when
+        each takes writes; degraded, naming the others, when some do; not up, naming each,
+        when none does. After a check that found one failing, the map is read anew first (the
+        client reads it only on errors of its own calls, and this one makes none)."""
         try:
-            await asyncio.wait_for(self._ping(), self.redis_timeout)
+            if self._remap:  # a master failed: it may have failed over since
+                await asyncio.wait_for(cluster.nodes_manager.initialize(), self.redis_timeout)
+            await asyncio.wait_for(cluster.initialize(), self.redis_timeout)
+        except Exception as error:
+            log.debug("the Redis Cluster does not answer: %s", error)
+            return False
+        masters = cluster.get_primaries()
+        said = await asyncio.gather(
+            *(self._asked(node.execute_command("EVAL", PROBE, 0)) for node in masters)
+        )
+        named = zip(masters, said, strict=True)
+        failing = [f"Redis master {node.name} {what}" for node, what in named if what]
+        self._remap = bool(failing)
+        if not failing:
+            return True
+        reason = "; ".join(failing)
+        return reason if len(failing) == len(masters) else Degraded(reason)
+
+    async def _asked(self, probe: Awaitable[object]) -> str | None:
+        """What `probe` (a server asked `PROBE`) found within `redis_timeout`: None if the
+        server takes writes, else what is wrong (it refuses them, saying why; it loads its
+        data; it does not answer)."""
+        try:
+            await asyncio.wait_for(probe, self.redis_timeout)
         except BusyLoadingError:
             return LOADING
         except Exception as error:
             if refuses_writes(error):
-                return refusing(failure(error))
+                return f"refuses writes: {failure(error)}"
+            if isinstance(error, ResponseError):
+                return None  # it answers, though not to a script it cannot read (before 7.0)
             log.debug("Redis does not answer: %s", error)
-            return False
-        refused = self.metrics.writes.refusal()
-        return True if refused is None else refusing(refused)
+            return AWAY
+        return None
 
-    async def _ping(self) -> None:
-        """One PING on a connection of the client's pool, tried once: the client's own calls
+    async def _once(self, client: aioredis.Redis) -> None:
+        """`PROBE` on a connection of the client's pool, tried once: the client's own calls
         try again on LOADING (and on a connection lost), each later, which would outlast the
         time the check has and hide why."""
-        if isinstance(self.redis, aioredis.RedisCluster):
-            await self.redis.ping()
-            return
-        pool = self.redis.connection_pool
+        pool = client.connection_pool
         connection = await pool.get_connection()  # type: ignore[no-untyped-call]
         try:
-            await connection.send_command("PING")
+            await connection.send_command("EVAL", PROBE, 0)
             await connection.read_response()
         except BaseException:
             await connection.disconnect()  # an answer may still be on its way
             raise
         finally:
             await pool.release(connection)
-
-
-def refusing(answer: str) -> str:
-    """The store's readiness while Redis refuses writes, saying `answer`."""
-    return f"Redis refuses writes: {answer}"

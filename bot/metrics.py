@@ -4,8 +4,7 @@ A `Metrics` holds a registry of its own (not prometheus-client's global one), so
 one process, or two tests, count apart; the process that serves `/metrics` (`adapters.health`)
 passes one `Metrics` to every front end it runs, and their services, stores and outboxes count
 into it. A `Metrics` also holds the process's readiness (`Readiness`): each configured front end
-says how to tell whether it is connected; and whether Redis refuses its writes (`Writes`), which
-the services tell it as they write.
+says how to tell whether it is connected, the health server whether Redis takes writes.
 
 Label values come from small vocabularies declared where they belong (the command table's
 `Kind`, the engine's `ErrorCode`, the chat table's `Refusal`, the AI levels, the store calls
@@ -22,6 +21,7 @@ import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
@@ -75,35 +75,24 @@ STORE_CALLS: list[str] = []
 """The store calls that `timed` measures (the `call` label), in the order declared."""
 
 
-Up = bool | str
-"""A part's answer: up (True) or not (False); a text: not up, for that reason (said in /readyz)."""
+@dataclass(frozen=True)
+class Degraded:
+    """A part that is up, though some of it is not (a master of a Redis Cluster): what is not
+    (said in /readyz's 200 answer; `wizard_degraded`)."""
+
+    reason: str
+
+
+Up = bool | str | Degraded
+"""A part's answer: up (True) or not (False); a text: not up, for that reason (said in /readyz);
+`Degraded`: up, with some of it not."""
 Check = Callable[[], Up | Awaitable[Up]]
-"""Whether a part is up now (a front end: connected; the store: it answers a PING and takes
-writes)."""
+"""Whether a part is up now (a front end: connected; the store: every master takes writes)."""
 
 
-class Writes:
-    """Whether Redis takes this process's writes, as each writer's last write found (a
-    service's: its requests, its timer loop's beat, a web table's beat): one refused for a
-    state of Redis that lasts until it is mended (full, unable to persist, a replica:
-    `bot.store.refuses_writes`) makes the store not ready (`adapters.health`) until a write of
-    that writer goes through again. Told by the writers on the way (no round trip of its own)."""
-
-    def __init__(self) -> None:
-        self._refused: dict[str, str] = {}
-        """What Redis answered each writer whose last write it refused."""
-
-    def refused(self, writer: str, answer: str) -> None:
-        """Redis refused the last write of `writer`, saying `answer`."""
-        self._refused[writer] = answer
-
-    def took(self, writer: str) -> None:
-        """A write of `writer` went through."""
-        self._refused.pop(writer, None)
-
-    def refusal(self) -> str | None:
-        """What Redis answered the first writer still refused (None: it takes every writer's)."""
-        return next(iter(self._refused.values()), None)
+def is_up(answer: Up) -> bool:
+    """Whether a part that answered `answer` serves (degraded or not)."""
+    return answer is True or isinstance(answer, Degraded)
 
 
 class Readiness:
@@ -127,7 +116,7 @@ class Readiness:
 
     async def ready(self) -> dict[str, bool]:
         """Each part, in the order expected, and whether it is up (asked at once)."""
-        return {part: answer is True for part, answer in (await self.answers()).items()}
+        return {part: is_up(answer) for part, answer in (await self.answers()).items()}
 
     async def answers(self) -> dict[str, Up]:
         """Each part, in the order expected, and its answer (`Up`: asked at once)."""
@@ -146,7 +135,7 @@ class Readiness:
             failing.failed(log, error, "the readiness check of %s failed", part)
             return False
         failing.worked()
-        return up if isinstance(up, str) else bool(up)
+        return up if isinstance(up, str | Degraded) else bool(up)
 
 
 class Metrics:
@@ -156,8 +145,6 @@ class Metrics:
         registry = self.registry = CollectorRegistry()
         ProcessCollector(registry=registry)  # process_*: CPU, memory, open files, start time
         self.ready = Readiness()
-        self.writes = Writes()
-        """Whether Redis takes this process's writes (the store's readiness reads it)."""
         self._probes: dict[str, Callable[[], Awaitable[None]]] = {}
         self._known: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None = None
         """The label values to create at 0 at the first scrape (`declare`)."""
@@ -257,6 +244,11 @@ class Metrics:
             "Whether each part is up (1) or not (0): redis and the front ends",
             ["part"],
         )
+        self.degraded_gauge = gauge(
+            "wizard_degraded",
+            "Whether each part is up with some of it down (1: a Redis Cluster's master) or not",
+            ["part"],
+        )
 
     # --- declaring label values ------------------------------------------------------------
 
@@ -320,8 +312,9 @@ class Metrics:
         """Ask the readiness checks and run the probes (at once, for `timeout` seconds at most:
         one that fails or is late leaves its gauges as they were)."""
         self._create_known()
-        for part, up in (await self.ready.ready()).items():
-            self.ready_gauge.labels(part).set(1.0 if up else 0.0)
+        for part, answer in (await self.ready.answers()).items():
+            self.ready_gauge.labels(part).set(1.0 if is_up(answer) else 0.0)
+            self.degraded_gauge.labels(part).set(1.0 if isinstance(answer, Degraded) else 0.0)
         probes = list(self._probes.items())
         if not probes:
             return

@@ -527,31 +527,35 @@ class GameService:
         """Log what the store failed with (away, out of memory, read-only, loading, unable to
         persist), once until a write goes through again or it fails otherwise: not once a
         request or a tick, and with no traceback (it is no bug of ours). Redis refusing writes
-        until it is mended makes the store not ready meanwhile (`Metrics.writes`)."""
+        until it is mended makes the store not ready meanwhile, or on a Cluster degraded while
+        another master takes writes (`adapters.health` asks each master)."""
         said = failure(error)
-        refused = refuses_writes(error)
-        if refused:
-            self.metrics.writes.refused(self.worker, said)
         if said != self._failing:
             self._failing = said
+            readiness = ""
+            if refuses_writes(error):
+                readiness = (
+                    "; /readyz names the master that refuses meanwhile"
+                    if self.store.cluster
+                    else "; this worker is not ready (/readyz) meanwhile"
+                )
             log.warning(
                 "the game store fails (%s): requests are answered that it cannot be reached, "
                 "and the deadlines wait, until it takes writes again%s",
                 said,
-                "; this worker is not ready (/readyz) meanwhile" if refused else "",
+                readiness,
             )
 
     def _store_answered(self) -> None:
         """A write went through: say so once, if the store had failed."""
         if self._failing is not None:
             self._failing = None
-            self.metrics.writes.took(self.worker)
             log.info("the game store answers again")
 
     def wrote(self, error: BaseException | None) -> None:
         """A write of this worker's beside the service's own (the web table's beat, which runs
         no tick) went through (None) or failed with `error`: Redis refusing it counts as the
-        service's own writes do (the log, readiness); Redis away does not (the beat rides over
+        service's own writes do (the log); Redis away does not (the beat rides over
         it, and the requests say it)."""
         if error is None:
             self._store_answered()

@@ -15,16 +15,18 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 import redis
 import redis.asyncio as aioredis
-from cluster import Cluster
+from cluster import NODE_TIMEOUT_MS, Cluster
 from fake_telegram import FakeTelegram
 from service_helpers import ANN, BOB, CHAT, CID, Clock, Driver, RecordingStore, human, raw, table_of
 from test_review_notes import posted_by_the_next
 from test_stats import Players
+from test_store_faults import health_of
 from test_telegram import GROUP, PLAYERS, Bot, _front, play_on, seat
 
 from adapters.telegram.run import serve
 from bot.commands import Kind
 from bot.config import Config, TelegramConfig
+from bot.metrics import Metrics
 from bot.requests import Request
 from bot.service import LEASE, GameService
 from bot.store import StoreErrors, keys, reached, redis_client
@@ -495,3 +497,110 @@ async def test_a_planned_failover_mid_game_refuses_no_move(
     waits = cluster.calls(replica, "wait")
     await driver.move()
     assert cluster.calls(replica, "wait") == waits + 1
+
+
+def on_masters_apart(cluster: Cluster, worker: str) -> tuple[str, str]:
+    """Two chats whose writes go to different masters: the first's game on a master that holds
+    nothing else a write of the second's touches (its game, its timer index's shard, the
+    worker's journal where a worker notes each chat it writes)."""
+    journal = cluster.master_of(keys.journal(keys.scope(chats(1)[0]), worker))
+    touched = {
+        chat: {cluster.master_of(keys.game(chat)), cluster.master_of(keys.timers(chat)), journal}
+        for chat in chats(64)
+    }
+    for first, second in itertools.permutations(touched, 2):
+        if cluster.master_of(keys.game(first)) not in touched[second]:
+            return first, second
+    raise LookupError("no two chats apart")
+
+
+async def test_a_master_refusing_writes_leaves_readiness_steady_naming_it(
+    cluster: Cluster, cluster_client: "aioredis.RedisCluster"
+) -> None:
+    """One master full (out of memory under `noeviction`) while the others take writes: /readyz
+    says the same whichever chat the worker wrote last (it asks every master, it is not told
+    by the last write): ready, as the chats of the other masters are served, naming the
+    master that refuses and why; and plain ready once it takes writes again."""
+    svc = GameService(RecordingStore(cluster_client), Config(), rng=random.Random(5))
+    full_chat, other_chat = on_masters_apart(cluster, svc.worker)
+    full = cluster.master_of(keys.game(full_chat))
+    stuck, playing = (
+        Driver(svc, [human(n) for n in range(1, 4)], chat=chat) for chat in (full_chat, other_chat)
+    )
+    for driver in (stuck, playing):
+        await driver.lobby()
+    async with health_of(svc.metrics, cluster_client) as readyz:
+        assert await readyz() == (200, "ready\n")
+        answers = set()
+        with redis.Redis(port=full.port) as plain:
+            plain.config_set("maxmemory-policy", "noeviction")
+            plain.config_set("maxmemory", 1)
+            try:
+                for update in ("u1", "u2", "u3"):  # a press, as a front end gives it
+                    user, payload = stuck.choices()[0]
+                    press = Request(Kind.BUTTON, payload)
+                    refused = await stuck.send(user, press, update, check=False)
+                    assert refused.alert
+                    answers.add(await readyz())
+                    await playing.move()  # taken (`Driver.move` checks)
+                    answers.add(await readyz())
+            finally:
+                plain.config_set("maxmemory", 0)
+        assert answers == {
+            (
+                200,
+                f"ready, degraded: redis (Redis master 127.0.0.1:{full.port} refuses writes: "
+                "OutOfMemoryError: command not allowed when used memory > 'maxmemory'.)\n",
+            )
+        }
+        assert await readyz() == (200, "ready\n")
+
+
+async def test_readiness_asks_every_master_and_names_one_that_does_not_answer(
+    cluster: Cluster, cluster_client: "aioredis.RedisCluster"
+) -> None:
+    """A master frozen (its replica does not take over meanwhile: the nodes wait a minute
+    here): /readyz asks every master at once, each within `redis_timeout`, and names the one
+    that does not answer; the worker stays ready for the chats of the others."""
+    await cluster_client.initialize()
+    asked_first = cluster_client.get_default_node()
+    frozen = next(node for node in cluster.masters() if node.port != asked_first.port)
+    for node in cluster.nodes:
+        with redis.Redis(port=node.port) as plain:
+            plain.config_set("cluster-node-timeout", 60_000)
+    assert frozen.pid is not None
+    async with health_of(Metrics(), cluster_client) as readyz:
+        assert await readyz() == (200, "ready\n")
+        os.kill(frozen.pid, signal.SIGSTOP)
+        try:
+            said = await readyz()
+        finally:
+            os.kill(frozen.pid, signal.SIGCONT)
+            for node in cluster.nodes:
+                with redis.Redis(port=node.port) as plain:
+                    plain.config_set("cluster-node-timeout", NODE_TIMEOUT_MS)
+        assert said == (
+            200,
+            f"ready, degraded: redis (Redis master 127.0.0.1:{frozen.port} does not answer)\n",
+        )
+        assert await readyz() == (200, "ready\n")
+
+
+async def test_readiness_follows_a_master_failed_over(
+    cluster: Cluster, cluster_client: "aioredis.RedisCluster"
+) -> None:
+    """A master killed, its replica promoted: the health server's slot map (read before) still
+    names the dead master, so the first check names it as not answering; the next reads the
+    map anew and asks the new master."""
+    async with health_of(Metrics(), cluster_client) as readyz:
+        assert await readyz() == (200, "ready\n")
+        killed = await asyncio.to_thread(cluster.kill_master, keys.game(chats(1)[0]))
+        try:
+            assert await readyz() == (
+                200,
+                f"ready, degraded: redis (Redis master 127.0.0.1:{killed.port} does not answer)\n",
+            )
+            assert await readyz() == (200, "ready\n")
+        finally:
+            killed.start()  # it comes back as a replica
+            await asyncio.to_thread(cluster.wait_ok)
