@@ -276,6 +276,13 @@ class Cluster:
                     return int(master[1])
         return None
 
+    def acknowledged(self, master: ClusterNode) -> bool:
+        """Whether the master's ROLE names a replica that acknowledged some of its stream (not
+        one that is being sent, or is loading, a full resync)."""
+        with redis.Redis(port=master.port) as client:
+            _role, _offset, replicas = client.execute_command("ROLE")
+        return any(int(acked) > 0 for _host, _port, acked in replicas)
+
     def calls(self, node: ClusterNode, command: str) -> int:
         """How many times the node ran `command` (`wait`) so far."""
         with redis.Redis(port=node.port) as client:

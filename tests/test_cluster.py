@@ -604,3 +604,53 @@ async def test_readiness_follows_a_master_failed_over(
         finally:
             killed.start()  # it comes back as a replica
             await asyncio.to_thread(cluster.wait_ok)
+
+
+async def test_a_master_restarted_in_place_waits_once_for_its_resyncing_replica(
+    cluster: Cluster, cluster_client: "aioredis.RedisCluster", caplog: pytest.LogCaptureFixture
+) -> None:
+    """A master restarted without a failover (the nodes wait a minute here before failing it
+    over): its replica resyncs in full and confirms nothing until it has loaded the snapshot
+    (each key takes it a second here). The first write there waits for it in vain (WAIT_MS);
+    the next ones do not wait while the master's ROLE names no replica that acknowledges, and
+    the writes wait again once it does."""
+    caplog.set_level(logging.INFO, logger="bot.store.store")
+    svc = GameService(RecordingStore(cluster_client), Config(), rng=random.Random(5))
+    chat = chats(1)[0]
+    driver = Driver(svc, [human(n) for n in range(1, 4)], chat=chat)
+    await driver.lobby(["rounds=short"])
+    master, replica = cluster.master_of(keys.game(chat)), cluster.replica_of(keys.game(chat))
+    with redis.Redis(port=replica.port) as plain:
+        plain.config_set("key-load-delay", 1_000_000)
+        plain.config_set("loading-process-events-interval-bytes", 1024)
+    for node in cluster.nodes:
+        with redis.Redis(port=node.port) as plain:
+            plain.config_set("cluster-node-timeout", 60_000)
+    try:
+        await asyncio.to_thread(master.stop)
+        await asyncio.to_thread(master.start)
+        for update in itertools.count():  # the first presses may meet the connections it closed
+            user, payload = driver.choices()[0]
+            press = Request(Kind.BUTTON, payload)
+            if not (await driver.send(user, press, f"u{update}", check=False)).alert:
+                break
+            assert update < 100, "no press taken after the restart"
+        waits = cluster.calls(master, "wait")  # the one taken waited for the replica in vain
+        for _ in range(3):
+            await driver.move()
+        assert not cluster.acknowledged(master)  # all of it while the replica resyncs
+        assert cluster.calls(master, "wait") == waits
+    finally:
+        with redis.Redis(port=replica.port) as plain:
+            plain.config_set("key-load-delay", 0)
+        for node in cluster.nodes:
+            with redis.Redis(port=node.port) as plain:
+                plain.config_set("cluster-node-timeout", NODE_TIMEOUT_MS)
+        await asyncio.to_thread(cluster.wait_ok)
+    for _ in range(50):
+        await driver.move()
+        if cluster.calls(master, "wait") > waits:
+            break
+    assert cluster.calls(master, "wait") > waits
+    assert caplog.text.count("on its master only") == 1
+    assert "confirmed by a replica again" in caplog.text

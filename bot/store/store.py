@@ -105,6 +105,19 @@ def _replicated(role: object) -> bool:
     return isinstance(role, list | tuple) and len(role) >= 3 and bool(role[2])
 
 
+def _acknowledging(role: object) -> bool:
+    """Whether a master's `ROLE` names a replica that has acknowledged some of its stream: not
+    one still receiving or loading a full resync (ROLE names a replica once it is sent the
+    whole snapshot, with 0 acknowledged until it has loaded it)."""
+    if not _replicated(role):
+        return False
+    assert isinstance(role, list | tuple)
+    return any(
+        isinstance(replica, list | tuple) and len(replica) >= 3 and int(replica[2]) > 0
+        for replica in role[2]
+    )
+
+
 def redis_client(url: str, timeout: float, cluster: bool = False) -> RedisClient:
     """A client of the Redis at `url` (with `cluster`: of the Redis Cluster that node belongs
     to, one that waits out a slot being moved: `bot.store.cluster`) whose connecting and every
@@ -470,6 +483,9 @@ class Store:
         self.defaults = defaults
         self._unconfirmed: set[str] = set()
         """The Cluster's masters (host:port) whose last write no replica confirmed in time."""
+        self._unheard: set[str] = set()
+        """The Cluster's masters whose writes are not waited for (`WAIT`), as a write there was
+        not confirmed in time, until their `ROLE` names a replica that acknowledges."""
         self._known: OrderedDict[str, _Known] = OrderedDict()
         """Each chat as last read or written (at most `cached` chats, the least recently used
         forgotten): its next request is applied to it and written in one round trip, and a
@@ -687,7 +703,11 @@ class Store:
         instead, and where that names a replica in sync (one that came since: a failed master
         back as the replica of the one that took over) the map is read anew, so that the next
         writes wait for it. A write not confirmed in time has the map read anew too, so that a
-        replica the cluster marked as failed is waited for no more."""
+        replica the cluster marked as failed is waited for no more; and the writes to its
+        master after it are not waited for, their `ROLE` asked instead, until it names a
+        replica that acknowledges (`_acknowledging`): a replica resyncing in full (its master
+        restarted in place) confirms nothing until it has loaded the whole snapshot, and each
+        write would wait `WAIT_MS` in vain meanwhile."""
         assert isinstance(self.client, aioredis.RedisCluster)
         cluster = self.client
         patience = time.monotonic() + (_socket_timeout(cluster) or 1.0)
@@ -697,11 +717,12 @@ class Store:
                 self._stamp(args)
             tried = True
             node, replicas = await self._master_of(names[0])
+            waits = bool(replicas) and node.name not in self._unheard
             async with cluster.pipeline(transaction=False) as pipe:
                 pipe.execute_command(
                     "EVALSHA", self._cas.sha, len(names), *names, *args, target_nodes=node
                 )
-                if replicas:
+                if waits:
                     pipe.execute_command("WAIT", replicas, WAIT_MS, target_nodes=node)
                 else:
                     pipe.execute_command("ROLE", target_nodes=node)
@@ -722,9 +743,13 @@ class Store:
                 continue
             if isinstance(done, BaseException):
                 raise done
-            if not replicas and _replicated(results[1]):
-                await cluster.nodes_manager.initialize()  # the next writes wait for it
-            elif replicas and done[0] == 1 and not self._confirmed(node.name, names[0], results[1]):
+            if not waits:
+                if _acknowledging(results[1]):
+                    self._unheard.discard(node.name)  # the next writes wait for it again
+                if not replicas and _replicated(results[1]):
+                    await cluster.nodes_manager.initialize()  # the next writes wait for it
+            elif done[0] == 1 and not self._confirmed(node.name, names[0], results[1]):
+                self._unheard.add(node.name)
                 await cluster.nodes_manager.initialize()  # a replica lost is mapped no more
             return done
 
