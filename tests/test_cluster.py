@@ -654,3 +654,29 @@ async def test_a_master_restarted_in_place_waits_once_for_its_resyncing_replica(
     assert cluster.calls(master, "wait") > waits
     assert caplog.text.count("on its master only") == 1
     assert "confirmed by a replica again" in caplog.text
+
+
+async def test_a_write_that_waited_for_a_replica_leaves_the_next_its_time(
+    cluster: Cluster, cluster_client: "aioredis.RedisCluster"
+) -> None:
+    """A write carries the latest time, by Redis's clock, it may still run at, from the offset
+    of Redis's clock to this machine's as the last answer gave it. That offset is measured from
+    when the request was sent: Redis read its clock then, not after the write's WAIT (0.5 s in
+    vain, with the replica frozen) nor the slot map read anew after it (which may ask that
+    frozen replica, and wait the client's timeout): counted, they left the next write's time
+    already past, and it was refused as too late. Here Redis and the store share one clock, so
+    the offset is never below 0."""
+    store = RecordingStore(cluster_client)
+    svc = GameService(store, Config(), rng=random.Random(5))
+    chat = chats(1)[0]
+    driver = Driver(svc, [human(n) for n in range(1, 4)], chat=chat)
+    await driver.lobby(["rounds=short"])
+    replica = cluster.replica_of(keys.game(chat))
+    assert replica.pid is not None
+    os.kill(replica.pid, signal.SIGSTOP)
+    try:
+        await driver.move()  # waits WAIT_MS in vain
+        assert store._skew is not None
+        assert store._skew >= 0
+    finally:
+        os.kill(replica.pid, signal.SIGCONT)

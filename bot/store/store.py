@@ -496,8 +496,11 @@ class Store:
         self.trust = TRUST if ttl_floor is None else min(TRUST, ttl_floor / 2)
         """Seconds a chat as last read or written is written against (see `TRUST`)."""
         self._skew: float | None = None
-        """Redis's clock less this machine's, as of the last answer (its time to reach here
-        included): a write carries the latest time by Redis's clock it may be run at."""
+        """Redis's clock less this machine's, as of the last answer, from when its request was
+        sent (its way there included; not what it waited for after Redis read its clock: a
+        write's `WAIT`, the slot map read anew, a slow way back, which made a later write's
+        time already past): a write carries the latest time by Redis's clock it may be run
+        at."""
         timeout = _socket_timeout(client)
         self._within = None if timeout is None else 0.8 * timeout
         """Seconds after it is sent that a write may still be run: a little less than the
@@ -513,10 +516,11 @@ class Store:
 
     @timed("load")
     async def load(self, chat: str, update_id: str | None = None) -> Snapshot:
+        sent = time.time()
         version, blob, results, settings, seen, *now, marks, note = await self._load(
             keys=[keys.game(chat), keys.settings(chat), keys.update(chat, update_id or "-")]
         )
-        self._timed(now)
+        self._timed(now, sent)
         known = self._read(chat, int(version or 0), blob, results, settings, marks)
         closed = self._closed(chat, note, known.version)
         return Snapshot(
@@ -586,9 +590,10 @@ class Store:
         known = _Known(version, blob, results, settings, table, parsed, 0.0, _marks(marks))
         return self._keep(chat, known)
 
-    def _timed(self, now: list[Any]) -> None:
-        """Take in Redis's time (seconds, microseconds) as an answer gave it."""
-        self._skew = int(now[0]) + int(now[1]) / 1e6 - time.time()
+    def _timed(self, now: list[Any], sent: float) -> None:
+        """Take in Redis's time (seconds, microseconds) as an answer gave it, to a request sent
+        at `sent` (this machine's time)."""
+        self._skew = int(now[0]) + int(now[1]) / 1e6 - sent
 
     def _keep(self, chat: str, known: _Known) -> _Known:
         known.at = time.monotonic()
@@ -648,11 +653,12 @@ class Store:
                 args += [repr(journal[1]), chat, JOURNAL_TTL]
         self._stamp(args)
         if self.cluster:
-            answer = await self._cas_replicated(names, args)
+            answer, sent = await self._cas_replicated(names, args)
         else:
+            sent = time.time()
             answer = await self._cas(keys=names, args=args)
         done, *now = answer[:3]
-        self._timed(now)
+        self._timed(now, sent)
         if done == -2:
             raise RedisTimeoutError("the write reached Redis after its answer was given up on")
         if done == -1:
@@ -687,7 +693,7 @@ class Store:
             return ""
         return hashlib.sha1(known.blob, usedforsecurity=False).hexdigest()
 
-    async def _cas_replicated(self, names: list[str], args: list[Any]) -> Any:
+    async def _cas_replicated(self, names: list[str], args: list[Any]) -> tuple[Any, float]:
         """The compare-and-set on a Cluster, then `WAIT` for a replica of its master, on the same
         connection (WAIT counts that connection's writes): a failover after the answer loses
         nothing. Both go where the client's slot map says, and the client follows no
@@ -707,7 +713,10 @@ class Store:
         master after it are not waited for, their `ROLE` asked instead, until it names a
         replica that acknowledges (`_acknowledging`): a replica resyncing in full (its master
         restarted in place) confirms nothing until it has loaded the whole snapshot, and each
-        write would wait `WAIT_MS` in vain meanwhile."""
+        write would wait `WAIT_MS` in vain meanwhile.
+
+        Returns the script's answer, and when (this machine's time) the try it answers was
+        sent."""
         assert isinstance(self.client, aioredis.RedisCluster)
         cluster = self.client
         patience = time.monotonic() + (_socket_timeout(cluster) or 1.0)
@@ -718,6 +727,7 @@ class Store:
             tried = True
             node, replicas = await self._master_of(names[0])
             waits = bool(replicas) and node.name not in self._unheard
+            sent = time.time()
             async with cluster.pipeline(transaction=False) as pipe:
                 pipe.execute_command(
                     "EVALSHA", self._cas.sha, len(names), *names, *args, target_nodes=node
@@ -751,7 +761,7 @@ class Store:
             elif done[0] == 1 and not self._confirmed(node.name, names[0], results[1]):
                 self._unheard.add(node.name)
                 await cluster.nodes_manager.initialize()  # a replica lost is mapped no more
-            return done
+            return done, sent
 
     def _confirmed(self, master: str, key: str, answer: object) -> bool:
         """Take in whether a replica confirmed a write to `key` at `master` (`WAIT`'s answer),
