@@ -317,8 +317,8 @@ class WebTable:
         with contextlib.suppress(*StoreErrors):
             await self.service.keep_time()  # the deadlines its moves set go by Redis's clock
             await presence.beat(self.client, presence.WEB, worker, self.clock())
-        # Its beat is its one write a second: a refused one makes it not ready, as a chat
-        # worker's timer loop's beat does (`GameService.wrote`).
+        # Its beat is its one write a second: a refused one is logged, as a chat worker's
+        # timer loop's beat is (`GameService.wrote`); readiness asks Redis itself.
         beating = presence.beating(
             self.client, presence.WEB, worker, self.clock, told=self.service.wrote
         )
