@@ -136,11 +136,16 @@ class HealthServer:
         """Each master of the Cluster, as the client's slot map says, asked at once: up when
         each takes writes; degraded, naming the others, when some do; not up, naming each,
         when none does. After a check that found one failing, the map is read anew first (the
-        client reads it only on errors of its own calls, and this one makes none)."""
-        try:
-            if self._remap:  # a master failed: it may have failed over since
+        client reads it only on errors of its own calls, and this one makes none), within
+        `redis_timeout` too, else the map as it was is asked: such a check takes at most twice
+        `redis_timeout`, any other at most once."""
+        if self._remap:  # a master failed: it may have failed over since
+            try:
                 await asyncio.wait_for(cluster.nodes_manager.initialize(), self.redis_timeout)
-            await asyncio.wait_for(cluster.initialize(), self.redis_timeout)
+            except Exception as error:
+                log.debug("the Redis Cluster's slot map could not be read anew: %s", error)
+        try:
+            await asyncio.wait_for(cluster.initialize(), self.redis_timeout)  # once: the map
         except Exception as error:
             log.debug("the Redis Cluster does not answer: %s", error)
             return False
