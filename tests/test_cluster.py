@@ -544,6 +544,7 @@ async def test_a_master_refusing_writes_leaves_readiness_steady_naming_it(
                     answers.add(await readyz())
                     await playing.move()  # taken (`Driver.move` checks)
                     answers.add(await readyz())
+                assert await scraped(svc.metrics) == {"ready": 1, "degraded": 1}
             finally:
                 plain.config_set("maxmemory", 0)
         assert answers == {
@@ -554,6 +555,16 @@ async def test_a_master_refusing_writes_leaves_readiness_steady_naming_it(
             )
         }
         assert await readyz() == (200, "ready\n")
+        assert await scraped(svc.metrics) == {"ready": 1, "degraded": 0}
+
+
+async def scraped(metrics: Metrics) -> dict[str, float | None]:
+    """`wizard_ready` and `wizard_degraded` of the store as a scrape reads them."""
+    await metrics.refresh()
+    return {
+        name: metrics.registry.get_sample_value(f"wizard_{name}", {"part": "redis"})
+        for name in ("ready", "degraded")
+    }
 
 
 async def test_readiness_asks_every_master_and_names_one_that_does_not_answer(
