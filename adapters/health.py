@@ -21,7 +21,8 @@ from collections.abc import Awaitable
 import redis.asyncio as aioredis
 from aiohttp import web
 from prometheus_client.aiohttp import make_aiohttp_handler
-from redis.exceptions import BusyLoadingError, ResponseError
+from redis.asyncio.cluster import ClusterNode
+from redis.exceptions import BusyLoadingError, ClusterDownError, ResponseError
 
 from adapters.healthcheck import HEALTH_PATH, READY_PATH
 from bot import RedisClient
@@ -40,6 +41,9 @@ memory, unable to persist, a replica, too few replicas, loading) and nothing is 
 Redis before 7.0 cannot read it, and answers an error: it answers, which is all it tells."""
 LOADING = "is loading its data"
 """What readiness says of a Redis loading its dataset (a restart: it answers LOADING)."""
+CLUSTER_DOWN = "says the Redis Cluster is down"
+"""What readiness says of a master whose Cluster is down (a slot no node serves: it refuses
+every command on a key, its own slots' too)."""
 AWAY = "does not answer"
 """What readiness says of a Redis that is not reached, or not within `redis_timeout`."""
 
@@ -133,11 +137,12 @@ class HealthServer:
         return False if said == AWAY else f"Redis {said}"
 
     async def _masters(self, cluster: aioredis.RedisCluster) -> Up:
-        """Each master of the Cluster, as the client's slot map says, asked at once: up when
-        each takes writes; degraded, naming the others, when some do; not up, naming each,
-        when none does. After a check that found one failing, the map is read anew first (the
-        client reads it only on errors of its own calls, and this one makes none), within
-        `redis_timeout` too, else the map as it was is asked: such a check takes at most twice
+        """Each master of the Cluster, as the client's slot map says, asked at once
+        (`_master_takes_writes`): up when each takes writes; degraded, naming the others, when
+        some do; not up, naming each, when none does (a Cluster that is down: none does).
+        After a check that found one failing, the map is read anew first (the client reads it
+        only on errors of its own calls, and this one makes none), within `redis_timeout`
+        too, else the map as it was is asked: such a check takes at most twice
         `redis_timeout`, any other at most once."""
         if self._remap:  # a master failed: it may have failed over since
             try:
@@ -150,9 +155,7 @@ class HealthServer:
             log.debug("the Redis Cluster does not answer: %s", error)
             return False
         masters = cluster.get_primaries()
-        said = await asyncio.gather(
-            *(self._asked(node.execute_command("EVAL", PROBE, 0)) for node in masters)
-        )
+        said = await asyncio.gather(*(self._asked(_master_takes_writes(node)) for node in masters))
         named = zip(masters, said, strict=True)
         failing = [f"Redis master {node.name} {what}" for node, what in named if what]
         self._remap = bool(failing)
@@ -169,6 +172,8 @@ class HealthServer:
             await asyncio.wait_for(probe, self.redis_timeout)
         except BusyLoadingError:
             return LOADING
+        except ClusterDownError:
+            return CLUSTER_DOWN
         except Exception as error:
             if refuses_writes(error):
                 return f"refuses writes: {failure(error)}"
@@ -192,3 +197,14 @@ class HealthServer:
             raise
         finally:
             await pool.release(connection)
+
+
+async def _master_takes_writes(node: ClusterNode) -> None:
+    """Ask a master of a Cluster `PROBE`, and whether its Cluster is up (`CLUSTER INFO`): a
+    command with no key, as `PROBE` is, runs on a Cluster that is down, and one with a key does
+    not. Raises what it answers, or ClusterDownError."""
+    await node.execute_command("EVAL", PROBE, 0)
+    info = await node.execute_command("CLUSTER INFO")
+    state = info.get("cluster_state") if isinstance(info, dict) else None
+    if state != "ok":
+        raise ClusterDownError(f"cluster_state {state}")

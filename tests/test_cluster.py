@@ -691,3 +691,32 @@ async def test_a_write_that_waited_for_a_replica_leaves_the_next_its_time(
         assert store._skew >= 0
     finally:
         os.kill(replica.pid, signal.SIGCONT)
+
+
+async def test_a_cluster_that_is_down_is_not_ready(
+    cluster: Cluster, cluster_client: "aioredis.RedisCluster"
+) -> None:
+    """A master and its replica both gone: the cluster marks the master as failed, and with
+    slots that no node serves every node refuses every command on a key (CLUSTERDOWN), the
+    other masters' chats too. So the worker is not ready, each live master saying the cluster
+    is down, not ready-but-degraded as it is while the other masters serve."""
+    async with health_of(Metrics(), cluster_client) as readyz:
+        assert await readyz() == (200, "ready\n")
+        key = keys.game(chats(1)[0])
+        master, replica = cluster.master_of(key), cluster.replica_of(key)
+        others = [node for node in cluster.masters() if node is not master]
+        replica.kill()
+        master.kill()
+        try:
+            async with asyncio.timeout(30):
+                while cluster.info(others[0]).get("cluster_state") != "fail":
+                    await asyncio.sleep(0.1)
+            status, said = await readyz()
+        finally:
+            master.start()
+            replica.start()
+            await asyncio.to_thread(cluster.wait_ok)
+    assert status == 503, said
+    assert f"Redis master 127.0.0.1:{master.port} does not answer" in said
+    for other in others:
+        assert f"Redis master 127.0.0.1:{other.port} says the Redis Cluster is down" in said
