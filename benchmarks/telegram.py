@@ -16,12 +16,12 @@ one update at a time, as quickly as the script can.
 - calls_per_trick / calls_per_round: all those calls over the tricks / rounds played (a round of
   r cards has r tricks): approximate, since bids, trump choices and round summaries are spread
   over them.
-- Every update (command or press) is injected alone, then the script waits until the bot is idle
-  (every update fetched, the outbox flushed, no request for `quiet` seconds). Its latency is
-  from the injection to the end of the last Bot API request it caused (the fake's time of its
-  last request): p50_ms, p99_ms over all updates. updates_per_s is updates over the sum of those
-  latencies (the time one worker was busy); updates_per_s_wall is updates over the wall time
-  including the quiet periods wait_idle needs to call the bot idle.
+- Every update (command or press) is injected alone, then the script waits until the bot is
+  idle (every update fetched and handled, the outbox flushed, no request for `quiet` seconds).
+  Its latency is from the injection to the end of the last Bot API request it caused (the
+  fake's time of its last request): p50_ms, p99_ms over all updates. updates_per_s is updates
+  over the sum of those latencies (the time one worker was busy); updates_per_s_wall is updates
+  over the wall time including the quiet periods wait_idle needs to call the bot idle.
 """
 
 import argparse
@@ -77,13 +77,27 @@ class Bench:
         """Inject one update and wait until the bot is idle; time it."""
         start = time.monotonic()
         inject()
-        await self.fake.wait_idle(timeout=30)
-        await self.front.outbox.flush()
-        await self.fake.wait_idle(timeout=30)
+        await self.settle()
         self.wall += time.monotonic() - start
-        last = self.fake._last_activity  # when the fake answered its last request
+        last = self.fake.last_activity  # when the fake answered its last request
         if last >= start:
             self.latencies.append(last - start)
+
+    async def settle(self) -> None:
+        """Wait until the bot took in every update (fetched and confirmed), handled it (the
+        update queue joined), made the AI moves it left and posted all that; again until a
+        round of it saw no call to the fake and `quiet` seconds passed after the last one. A
+        quiet spell alone did not tell a bot handling an update slowly (a loaded machine: no
+        call until it answers) from an idle one, and the next move found nobody's turn."""
+        while True:
+            began = time.monotonic()
+            await self.fake.wait_idle(timeout=30, quiet=0, taken_in=True)
+            await asyncio.wait_for(self.front.application.update_queue.join(), 30)
+            await self.front.service.moved()
+            await self.front.outbox.flush()
+            await self.fake.wait_idle(timeout=30)
+            if self.fake.last_activity < began:
+                return
 
     async def command(self, user: User, text: str) -> None:
         await self.send(lambda: self.fake.send_command(GROUP, user, text))
