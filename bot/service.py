@@ -626,7 +626,9 @@ class GameService:
                         if result is not None and result.write is not None:
                             self.metrics.timers_fired.labels(scope).inc()
                         if not _replaced(result):
-                            await self.store.drop_timer(chat, deadline, then=mend)
+                            moved = await self.store.drop_timer(chat, deadline, then=mend)
+                            if moved and mend is not None:
+                                await self._moved_back(chat, mend)
                         if outcome.messages:
                             shown.append((chat, outcome))
                         deadline = mend if mend is not None and mend <= now else None
@@ -646,6 +648,17 @@ class GameService:
             if firing is not None:
                 self._unsure.add(firing)
         return shown
+
+    async def _moved_back(self, chat: str, moved: float) -> None:
+        """A timer moved the chat's entry on to `moved`, the chat's time as it read it: read
+        the chat again, and bring the entry back (`ZADD LT`) to its time if that is earlier now.
+        A write of another worker's that made it earlier and was indexed (`ZADD LT`, the entry
+        earlier still) before the move landed before this read, and is seen here; one that
+        lands after it indexes its time again once made (`_save`)."""
+        table = (await self.store.load(chat)).table
+        wake = table.wake() if table is not None else None
+        if wake is not None and wake < moved:
+            await self.store.set_timer(chat, wake, earlier=True)
 
     async def count_timers(self, scope: str) -> None:
         """Read the live games of `scope` and its overdue timers from the timer index into
@@ -1230,6 +1243,7 @@ class GameService:
                     logs.playing(table.game_id)
                 new = table.wake() if table is not None else None
                 replaced = False  # whether the entry was set later than it may have been
+                earlier = False  # whether it was set to `new` only if that is earlier
                 if new is not None and (old is None or new < old or result.reindex):
                     # The index holds, for each chat, a time no later than its deadline: one
                     # due early is mended to the real deadline when it fires. So a deadline
@@ -1257,6 +1271,10 @@ class GameService:
                 saved = await self.store.save(chat, snap.version, write, update_id, journal)
                 if replaced and not saved:
                     await self._reindex(chat, saved)
+                if earlier and new is not None and saved:
+                    # Again once written: a timer may have moved the entry on meanwhile, to the
+                    # chat's time as it read it before this write (`_moved_back`).
+                    await self.store.set_timer(chat, new, earlier=True)
                 if saved is None:
                     return Outcome()
                 if not saved:

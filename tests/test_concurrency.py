@@ -11,6 +11,7 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 
+import pytest
 import redis.asyncio as aioredis
 from service_helpers import (
     ANN,
@@ -370,4 +371,61 @@ async def test_a_resume_as_a_pause_is_credited_for_an_outage_keeps_its_turn_inde
     table = await table_of(redis_client)
     assert table is not None
     assert table.away == []  # her Resume was taken
+    await indexed_in_time(redis_client)
+
+
+class Hooked(RecordingStore):
+    """A store that runs `before_move`, once set, right before its next timer entry is moved
+    or dropped (after the timer read the table it decided from), and `after_index`, once set,
+    right after its next entry is indexed (before the write it was indexed for is made)."""
+
+    before_move: Callable[[], Awaitable[object]] | None = None
+    after_index: Callable[[], Awaitable[object]] | None = None
+
+    async def drop_timer(self, chat: str, deadline: float, then: float | None = None) -> bool:
+        hook, self.before_move = self.before_move, None
+        if hook is not None:
+            await hook()
+        return await super().drop_timer(chat, deadline, then)
+
+    async def set_timer(self, chat: str, deadline: float, earlier: bool = False) -> None:
+        await super().set_timer(chat, deadline, earlier)
+        hook, self.after_index = self.after_index, None
+        if hook is not None:
+            await hook()
+
+
+@pytest.mark.parametrize("lands", ["before the entry moves", "after the entry moved"])
+async def test_a_start_as_the_lobbys_early_entry_moves_on_keeps_its_turn_indexed(
+    redis_client: aioredis.Redis, lands: str
+) -> None:
+    """A lobby whose deadline moved a minute on since it was indexed: its entry comes due
+    early, and the timer moves it on to the lobby's deadline. Meanwhile another worker starts
+    the game, its first turn due long before that (indexed with `ZADD LT`: the entry, earlier
+    still, stays). Whether the start is written before the timer moves the entry (after the
+    timer read the lobby) or just after, the first turn must be indexed on time, not at the
+    lobby's time, half an hour late."""
+    clock = Clock()
+    timers = Hooked(redis_client)
+    here = GameService(timers, Config(), clock=clock, rng=random.Random(5))
+    driver = Driver(here, people(3), seed=5)
+    await driver.lobby(start=False)
+    host = driver.humans[0]
+    entry = await redis_client.zscore(keys.timers(CHAT), CHAT)
+    assert entry is not None
+    clock.advance(60)
+    await driver.ok(host, Kind.OPTION, "rounds=short")  # the lobby's deadline moves on
+    starts = Hooked(redis_client)
+    there = GameService(starts, Config(), clock=clock, rng=random.Random(6))
+    clock.now = entry + 1  # the entry is due; the lobby's deadline is not
+    start = there.handle(CHAT, host, Request(Kind.START))
+    if lands == "before the entry moves":
+        timers.before_move = lambda: start
+        await here.run_timers("chat")
+    else:
+        starts.after_index = lambda: here.run_timers("chat")
+        assert not (await start).alert
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.game.phase is not Phase.LOBBY  # the start was taken
     await indexed_in_time(redis_client)

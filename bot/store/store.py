@@ -217,9 +217,12 @@ local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if score and tonumber(score) == tonumber(ARGV[2]) then
   if ARGV[3] == '' then redis.call('ZREM', KEYS[1], ARGV[1])
   else redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end
+  return 1
 end
 return 0
 """
+"""Drop a chat's entry (KEYS[1], member ARGV[1]) or move it to ARGV[3], only if it is still at
+ARGV[2], the time that fired: 1 if so."""
 
 
 _MOVE = """
@@ -847,11 +850,11 @@ class Store:
         return due[:limit]
 
     @timed("drop_timer")
-    async def drop_timer(self, chat: str, deadline: float, then: float | None = None) -> None:
+    async def drop_timer(self, chat: str, deadline: float, then: float | None = None) -> bool:
         """Forget the chat's entry once handled (or move it to `then`), unless a newer
-        deadline replaced it meanwhile."""
+        deadline replaced it meanwhile; whether it did."""
         later = "" if then is None else repr(then)
-        await self._drop(keys=[keys.timers(chat)], args=[chat, repr(deadline), later])
+        return bool(await self._drop(keys=[keys.timers(chat)], args=[chat, repr(deadline), later]))
 
     @timed("timer_counts")
     async def timer_counts(self, scope: str, before: float) -> tuple[int, int]:
