@@ -35,7 +35,6 @@ import logging
 import random
 import secrets
 import time
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
@@ -299,10 +298,12 @@ class GameService:
         `_take_reviews`), works it out and posts it."""
         self._spent: list[tuple[str, str]] = []
         """The chats and notes of the reviews that came to nothing, not yet forgotten."""
-        self._moving: dict[str, asyncio.Task[None]] = {}
-        """Chats whose AI moves a timer left this worker making aside (`_transact(aside=)`)."""
-        self._deciding: Counter[str] = Counter()
-        """Chats whose AI moves requests of this worker are making (`_robots`), how many each."""
+        self._moving: set[asyncio.Task[None]] = set()
+        """The tasks making the AI moves a timer left aside (`_transact(aside=)`), until what
+        they show is handed over."""
+        self._running: set[str] = set()
+        """Chats whose AI moves this worker is making (`_robots`: a request's, or a task's),
+        one run a chat (`_claim`)."""
         self._recheck: set[str] = set()
         """Chats a write left waiting for the AI while this worker made their AI moves: those
         look at the chat again before they stop (`_robots`)."""
@@ -565,7 +566,7 @@ class GameService:
     async def moved(self) -> None:
         """Wait until every AI move made aside is made (for tests and a clean stop)."""
         while self._moving:
-            await asyncio.gather(*self._moving.values(), return_exceptions=True)
+            await asyncio.gather(*self._moving, return_exceptions=True)
 
     @logs.serving
     async def current(self, chat: str) -> Outcome:
@@ -952,17 +953,31 @@ class GameService:
         if table is not None and robot_seats(table):
             # the game waits for the AI: after this write, or (read as it is now) since a
             # worker that was to move for it died
+            if not self._claim(chat):  # this worker makes them already: that run does
+                return (Outcome() if aside else await self._shown(chat, snap, result)), result
             if aside:
-                # not a second time while this worker makes them (a request, or a task):
-                # those look at the chat again before they stop
-                if chat in self._moving or self._deciding[chat]:
-                    self._recheck.add(chat)
-                else:
-                    made = self._move_aside(chat, snap, result, seen)
-                    self._moving[chat] = asyncio.create_task(made)
+                task = asyncio.create_task(self._move_aside(chat, snap, result, seen))
+                self._moving.add(task)
+                task.add_done_callback(self._moving.discard)
                 return Outcome(), result
-            snap, result = await self._robots(chat, snap, result, seen)
+            try:
+                snap, result = await self._robots(chat, snap, result, seen)
+            finally:
+                self._running.discard(chat)
         return await self._shown(chat, snap, result), result
+
+    def _claim(self, chat: str) -> bool:
+        """Take the chat's run of AI moves on this worker (released once `_robots` stops),
+        unless one is under way: that one then looks at the chat again before it stops
+        (`_recheck`), and the caller makes none. Before, a request (a player asking for their
+        hand, a move) made a second run beside a timer's or another request's: each decision
+        made twice, the second refused once the first landed and decided again, holding a
+        thinker each while other chats waited."""
+        if chat in self._running:
+            self._recheck.add(chat)
+            return False
+        self._running.add(chat)
+        return True
 
     async def _shown(self, chat: str, snap: Snapshot, result: Result) -> Outcome:
         """What `result` (written against `snap`) shows, with a coach's hint and reviews, its
@@ -1056,16 +1071,18 @@ class GameService:
     async def _move_aside(
         self, chat: str, snap: Snapshot, result: Result, seen: dict[str, str]
     ) -> None:
-        """The AI moves after `result` and what they show together, for the next tick."""
+        """The AI moves after `result` and what they show together, for the next tick (the
+        chat's run `_claim`ed for it, released once the moves stop)."""
         try:
-            snap, result = await self._robots(chat, snap, result, seen)
+            try:
+                snap, result = await self._robots(chat, snap, result, seen)
+            finally:
+                self._running.discard(chat)
             outcome = await self._shown(chat, snap, result)
             if outcome.messages:
                 self._moved.add(chat, outcome)
         except Exception:  # the table's deadline for the AI makes the moves again
             log.exception("%s: the AI moves after a timeout failed", chat)
-        finally:
-            self._moving.pop(chat, None)
 
     async def _coached(
         self,
@@ -1143,10 +1160,11 @@ class GameService:
         chat as saved (outside any transaction): the last snapshot written against, and what
         `result` (applied where the players' screens were `seen`) and the moves show together.
         Stops when the game waits for a person, or the store fails (the table's deadline then
-        makes the rest)."""
+        makes the rest). The caller holds the chat's run (`_claim`) and releases it as soon as
+        this returns, with no wait between: a write that finds the run under way until then
+        leaves its moves to it (`_recheck`)."""
         then: list[Result] = []
         refused = 0
-        self._deciding[chat] += 1
         try:
             for _move in range(MAX_ROBOT_MOVES):
                 self._recheck.discard(chat)
@@ -1172,10 +1190,6 @@ class GameService:
                 then.append(step)
         except (*StoreErrors, NewerForm):
             log.warning("%s: AI moves stopped; the table's deadline makes them", chat)
-        finally:
-            self._deciding[chat] -= 1
-            if not self._deciding[chat]:
-                del self._deciding[chat]
         return snap, _merged(result, then, seen)
 
     async def _think(self, level: str, view: PlayerView) -> Command:

@@ -563,3 +563,43 @@ async def test_a_timeout_while_a_requests_ai_moves_end_is_made_by_them(
     assert table is not None
     assert table.game.round is not None
     assert len(table.game.round.trick) != 2  # Bob's stand-in played
+
+
+async def test_a_request_starts_no_second_run_of_the_ai_moves_under_way(
+    redis_client: aioredis.Redis, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A player ran out of time and a timer makes their stand-in's move aside, the decision
+    under way, when another player asks for their hand on the same worker (a request that
+    reads the table makes the AI moves it finds the game waiting for). The request starts no
+    second run of the chat's AI moves beside the one under way: it is answered at once, and
+    the stand-in's move is decided once and made once, by the run under way."""
+    level = Permits("tg:")
+    permits = level.permits
+    svc = service(redis_client, clock=clock)
+    driver, person, held, _payload = await a_lead_of_many_cards(svc, redis_client)
+    version = (await raw(redis_client))[0]
+    monkeypatch.setattr(bot.chat, "get_ai", level.of)
+    clock.advance(Config().turn_timeout)
+    assert await svc.run_timers("chat", aside=True) == []
+    other = next(user for user in driver.humans if user != person)
+    try:
+        await entered(level, 1)  # the stand-in decides
+        asked = asyncio.ensure_future(driver.send(other, Request(Kind.HAND)))
+        again = asyncio.ensure_future(asyncio.to_thread(level.entered.acquire, True, 30))
+        done, _ = await asyncio.wait([asked, again], return_when=asyncio.FIRST_COMPLETED)
+        assert done == {asked}  # answered while the run under way still decides, alone
+        assert not (await asked).alert
+        level.entered.release()  # the wait for a second decision ends
+        assert await again
+        assert not level.entered.acquire(blocking=False)  # and none came meanwhile
+    finally:
+        permits.release(100)
+    await svc.moved()
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.away == [person.id]
+    assert table.game.round is not None
+    seat = table.game.seat_of(person.id)
+    assert seat is not None
+    assert len(table.game.round.hands[seat]) == held - 1  # the stand-in's card, once
+    assert (await raw(redis_client))[0] > version + 1  # the timeout, then the stand-in's card

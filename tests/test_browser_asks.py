@@ -214,7 +214,7 @@ async def test_a_player_on_autopilot_is_told_their_own_move_takes_them_back_and_
 
         for _ in range(3):
             held.release()
-        await asyncio.gather(*svc._moving.values())
+        await svc.moved()
         after, stored_after, _ = await svc.snapshot(driver.chat)
         assert after == version + 1  # the AI's move for her was refused: nothing written
         assert stored_after is not None
