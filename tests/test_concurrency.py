@@ -15,6 +15,7 @@ import pytest
 import redis.asyncio as aioredis
 from service_helpers import (
     ANN,
+    BOB,
     CHAT,
     JOINED,
     Clock,
@@ -35,11 +36,13 @@ from service_helpers import (
 )
 
 from bot import tokens
+from bot.chat import Result
 from bot.commands import Kind
 from bot.config import Config
+from bot.messages import Outcome
 from bot.requests import Request, User
 from bot.service import GameService
-from bot.store import Write, keys
+from bot.store import Snapshot, Write, keys
 from engine import ErrorCode, GameState, Phase, check_record
 
 OUT_OF_DATE = "This button is out of date."
@@ -375,12 +378,16 @@ async def test_a_resume_as_a_pause_is_credited_for_an_outage_keeps_its_turn_inde
 
 
 class Hooked(RecordingStore):
-    """A store that runs `before_move`, once set, right before its next timer entry is moved
-    or dropped (after the timer read the table it decided from), and `after_index`, once set,
-    right after its next entry is indexed (before the write it was indexed for is made)."""
+    """A store that runs a step, each once set, at points of its timer index's writes:
+    `before_move` right before its next entry is moved or dropped (after the timer read the
+    table it decided from), `before_replace` right before its next entry is set whatever its
+    time, `after_index` right after its next entry is set (before the write it was set for is
+    made), and `after_earlier` right after its next entry is set only if that is earlier."""
 
     before_move: Callable[[], Awaitable[object]] | None = None
+    before_replace: Callable[[], Awaitable[object]] | None = None
     after_index: Callable[[], Awaitable[object]] | None = None
+    after_earlier: Callable[[], Awaitable[object]] | None = None
 
     async def drop_timer(self, chat: str, deadline: float, then: float | None = None) -> bool:
         hook, self.before_move = self.before_move, None
@@ -389,10 +396,18 @@ class Hooked(RecordingStore):
         return await super().drop_timer(chat, deadline, then)
 
     async def set_timer(self, chat: str, deadline: float, earlier: bool = False) -> None:
+        if not earlier:
+            hook, self.before_replace = self.before_replace, None
+            if hook is not None:
+                await hook()
         await super().set_timer(chat, deadline, earlier)
         hook, self.after_index = self.after_index, None
         if hook is not None:
             await hook()
+        if earlier:
+            hook, self.after_earlier = self.after_earlier, None
+            if hook is not None:
+                await hook()
 
 
 @pytest.mark.parametrize("lands", ["before the entry moves", "after the entry moved"])
@@ -428,4 +443,74 @@ async def test_a_start_as_the_lobbys_early_entry_moves_on_keeps_its_turn_indexed
     table = await table_of(redis_client)
     assert table is not None
     assert table.game.phase is not Phase.LOBBY  # the start was taken
+    await indexed_in_time(redis_client)
+
+
+class MakesNoAIMoves(GameService):
+    """A worker that leaves the AI moves its writes wait for to the table's deadline."""
+
+    async def _robots(
+        self, chat: str, snap: Snapshot, result: Result, seen: dict[str, str]
+    ) -> tuple[Snapshot, Result]:
+        return snap, result
+
+
+async def test_a_move_indexed_as_a_refused_reminder_sets_its_entry_stays_indexed(
+    redis_client: aioredis.Redis,
+) -> None:
+    """Ann, Bob and an AI seat, in that order; Ann leads a trick. Her reminder falls due on one
+    worker, which sets its entry to her turn's deadline before it writes. Meanwhile Ann plays
+    on a second worker, and Bob on a third: his card leaves the game waiting for the AI, a few
+    seconds on, indexed (`ZADD LT`) just before the reminder's entry is set. The reminder's
+    write is refused (Ann played): its entry goes back to the time that refusal answered,
+    Bob's turn's, and only then is Bob's card written. The AI's move must be indexed on time,
+    not at Bob's reminder, 40 s late (the third worker's window the docs left open)."""
+    clock = Clock()
+    timers = Hooked(redis_client)
+    here = GameService(timers, Config(), clock=clock, rng=random.Random(4))
+    driver = Driver(here, [ANN, BOB], seed=4)
+    await driver.lobby(["rounds=short"], ai=1)
+    await driver.play_until(
+        lambda s: s.phase is Phase.PLAYING and s.round.turn == 0 and not s.round.trick
+    )
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.remind is not None
+    assert [player.id for player in table.game.players][:2] == [ANN.id, BOB.id]
+    clock.now = table.remind - 1
+    await here.run_timers("chat")  # an early entry moves on to her reminder
+    assert await redis_client.zscore(keys.timers(CHAT), CHAT) == table.remind
+    clock.now = table.remind
+    ann = Driver(service(redis_client, seed=5, clock=clock), [ANN], seed=5)
+    ann.screens.show(await ann.svc.handle(CHAT, ANN, Request(Kind.HAND)))
+    (_, card), *_ = ann.choices()
+    bobs = Hooked(redis_client)
+    bob = MakesNoAIMoves(bobs, Config(), clock=clock, rng=random.Random(6))
+    indexed, refused = asyncio.Event(), asyncio.Event()
+
+    async def bob_waits() -> None:
+        indexed.set()
+        await refused.wait()
+
+    async def others_move() -> None:
+        assert not (await ann.press(ANN, card)).alert
+        bob_driver = Driver(bob, [BOB], seed=6)
+        bob_driver.screens.show(await bob.handle(CHAT, BOB, Request(Kind.HAND)))
+        (_, his), *_ = bob_driver.choices()
+        bobs.after_index = bob_waits
+        played.append(asyncio.ensure_future(bob.handle(CHAT, BOB, Request(Kind.BUTTON, his))))
+        await indexed.wait()
+
+    async def refusal_indexed() -> None:
+        refused.set()
+
+    played: list[asyncio.Future[Outcome]] = []
+    timers.before_replace = others_move
+    timers.after_earlier = refusal_indexed
+    await here.run_timers("chat")
+    assert not (await played[0]).alert
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.game.round is not None
+    assert table.game.round.turn == 2  # the AI's
     await indexed_in_time(redis_client)
