@@ -620,15 +620,15 @@ class GameService:
                         # moved on.
                         fire = partial(timeout, deadline=deadline)
                         outcome, result = await self._transact(chat, None, TIMER, fire, aside=aside)
-                        # An entry that was early (or a reminder) moves to the table's next
-                        # time, unless a move replaced it meanwhile; then that one is fired if
-                        # due.
+                        # An entry that was early moves to the table's next time, unless a
+                        # move replaced it meanwhile (and back, if the chat read again has an
+                        # earlier one: `_moved_back`); then that one is fired if due.
                         mend = result.mend if result is not None else None
                         if result is not None and result.write is not None:
                             self.metrics.timers_fired.labels(scope).inc()
                         if not _replaced(result):
                             moved = await self.store.drop_timer(chat, deadline, then=mend)
-                            if moved and mend is not None:
+                            if moved and mend is not None and mend > deadline:
                                 await self._moved_back(chat, mend)
                         if outcome.messages:
                             shown.append((chat, outcome))
