@@ -1285,15 +1285,13 @@ class GameService:
                 saved = await self.store.save(chat, snap.version, write, update_id, journal)
                 if replaced and not saved:
                     await self._reindex(chat, saved)
-                if earlier and new is not None and saved:
-                    # Again once written: a timer may have moved the entry on meanwhile, to the
-                    # chat's time as it read it before this write (`_moved_back`).
-                    await self.store.set_timer(chat, new, earlier=True)
                 if saved is None:
                     return Outcome()
                 if not saved:
                     continue  # the store knows the chat as it is now: apply to that
                 self._store_answered()
+                if earlier and new is not None:
+                    await self._index_again(chat, new)
                 if sat or seated - now_seated:
                     await self._mark(chat, sat, seated - now_seated)
             if write is not None and write.result is not None:
@@ -1308,6 +1306,16 @@ class GameService:
         self.metrics.refused(Refusal.BUSY)
         t = texts(snap.settings.language if snap is not None else self.config.language)
         return Outcome(answer=t("The table is busy; please try again."), alert=True)
+
+    async def _index_again(self, chat: str, wake: float) -> None:
+        """A write that indexed its earlier time `wake` (`ZADD LT`) is made: index it again, as
+        a timer may have moved the entry on meanwhile, to the chat's time as it read it before
+        this write (`_moved_back`). The write stands if the store fails here: the entry is then
+        late only if such a move came in between."""
+        try:
+            await self.store.set_timer(chat, wake, earlier=True)
+        except StoreErrors as error:
+            self.store_failed(error)
 
     async def _reindex(self, chat: str, saved: bool | None) -> None:
         """A write that replaced the chat's timer entry was not made (the chat had moved on):
