@@ -198,6 +198,17 @@ async def table_of(redis_client: "aioredis.Redis", chat: str = CHAT) -> Table | 
     return None if blob is None else Table.from_bytes(blob, results)
 
 
+async def indexed_in_time(redis_client: "aioredis.Redis", chat: str = CHAT) -> None:
+    """The chat's entry in the timer index is no later than its table's time."""
+    table = await table_of(redis_client, chat)
+    assert table is not None
+    wake = table.wake()
+    assert wake is not None
+    indexed = await redis_client.zscore(keys.timers(chat), chat)
+    assert indexed is not None
+    assert indexed <= wake
+
+
 async def game_of(redis_client: "aioredis.Redis", chat: str = CHAT) -> GameState:
     table = await table_of(redis_client, chat)
     assert table is not None, "no table"

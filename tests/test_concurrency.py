@@ -24,6 +24,7 @@ from service_helpers import (
     check_outcome,
     game_of,
     human,
+    indexed_in_time,
     lines,
     payloads,
     raw,
@@ -271,17 +272,6 @@ async def test_a_worker_behind_another_takes_and_refuses_as_the_chat_is_now(
     shown = await there.handle(CHAT, user, Request(Kind.HAND))
     assert shown.version is not None
     assert shown.version[1] == version + 1
-
-
-async def indexed_in_time(redis_client: aioredis.Redis) -> None:
-    """The chat's entry in the timer index is no later than its table's time."""
-    table = await table_of(redis_client)
-    assert table is not None
-    wake = table.wake()
-    assert wake is not None
-    indexed = await redis_client.zscore(keys.timers(CHAT), CHAT)
-    assert indexed is not None
-    assert indexed <= wake
 
 
 async def test_a_worker_behind_never_indexes_a_deadline_later_than_the_table(
