@@ -8,6 +8,7 @@ all live there.
 
 import asyncio
 import contextlib
+import functools
 import logging
 import signal
 import sys
@@ -15,13 +16,32 @@ from collections.abc import Awaitable, Callable, Iterable
 
 from adapters import stops
 from bot import Config, Outcome, RedisClient, StoreErrors, logs
+from bot.show import system_fonts
 from bot.store import reached, redis_client
 from bot.store.redis_server import RedisServerError, configured_redis
+
+log = logging.getLogger(__name__)
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 """A command line or configuration that cannot be run as given, as argparse exits."""
+
+
+@functools.cache
+def say_picture_fonts() -> None:
+    """Log, once a process (cached), the fonts the score sheet's picture draws CJK and emoji
+    with (set by `adapters.serve` before the front ends start), or that it found none: said by
+    a chat front end once it runs, not before, so that a start that fails prints only why."""
+    found = [face.regular for face in system_fonts.faces()]
+    if found:
+        log.info("The score sheet picture draws CJK and emoji with %s", ", ".join(found))
+    else:
+        log.info(
+            "The score sheet picture found no CJK or emoji font: such names are drawn as ◌ "
+            "(set picture_fonts, or install fonts-droid-fallback fonts-noto-color-emoji)"
+        )
+
 
 Show = Callable[[str, Outcome], Awaitable[None]]
 """How a chat front end shows an outcome in one of its chats (queued for its outbox)."""

@@ -118,16 +118,9 @@ async def serve(
 
 def use_picture_fonts(config: Config) -> None:
     """The score sheet's picture falls back to the configured font files, then to the system's
-    well-known ones (`bot.show.system_fonts`); the log says which it found."""
+    well-known ones (`bot.show.system_fonts`); the first front end that runs logs which
+    (`adapters.running.say_picture_fonts`), so that a start that fails says only why."""
     system_fonts.use(config.picture_fonts)
-    found = [face.regular for face in system_fonts.faces()]
-    if found:
-        log.info("The score sheet picture draws CJK and emoji with %s", ", ".join(found))
-    else:
-        log.info(
-            "The score sheet picture found no CJK or emoji font: such names are drawn as ◌ "
-            "(set picture_fonts, or install fonts-droid-fallback fonts-noto-color-emoji)"
-        )
 
 
 def main(argv: Sequence[str]) -> int:

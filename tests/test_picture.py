@@ -31,6 +31,7 @@ from PIL import Image, ImageChops, ImageFont
 from system_packages import apt_install
 
 import engine
+from adapters.running import say_picture_fonts
 from adapters.serve import use_picture_fonts
 from bot import Config
 from bot.show import i18n, picture, picture_fonts, system_fonts
@@ -844,8 +845,11 @@ def test_a_worker_falls_back_to_the_configured_fonts_then_the_known_ones(
 ) -> None:
     """`wizard-bot run` uses `picture_fonts` first, then the well-known files, and logs which;
     with none, it says what to install."""
-    caplog.set_level(logging.INFO, logger="adapters.serve")
+    caplog.set_level(logging.INFO, logger="adapters.running")
     use_picture_fonts(Config(picture_fonts=(CJK_FONT,)))
+    assert "draws CJK and emoji" not in caplog.text  # said once a front end runs
+    say_picture_fonts.cache_clear()
+    say_picture_fonts()
     found = [face.regular for face in system_fonts.faces()]
     assert found[0] == CJK_FONT
     assert EMOJI_FONT in found[1:]
@@ -853,6 +857,8 @@ def test_a_worker_falls_back_to_the_configured_fonts_then_the_known_ones(
     assert [run.text for run in stack(24).runs("Bo 王🦊")] == ["Bo ", "王", "🦊"]
     monkeypatch.setattr(system_fonts, "KNOWN", ())
     use_picture_fonts(Config())
+    say_picture_fonts.cache_clear()  # as in a new process
+    say_picture_fonts()
     assert system_fonts.faces() == ()
     assert "found no CJK or emoji font: such names are drawn as ◌" in caplog.text
     assert [run.text for run in stack(24).runs("Bo 王🦊")] == ["Bo ◌"]

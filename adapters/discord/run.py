@@ -15,7 +15,7 @@ import discord
 from adapters.discord.app import DiscordFrontEnd
 from adapters.discord.ids import SCOPE
 from adapters.relay import relaying
-from adapters.running import EXIT_FAILED, EXIT_OK, OneLine, Shows, reach_redis
+from adapters.running import EXIT_FAILED, EXIT_OK, OneLine, Shows, reach_redis, say_picture_fonts
 from bot import Config, GameService
 from bot.metrics import Metrics
 
@@ -76,6 +76,7 @@ async def serve(
             await front.stop()
             return EXIT_FAILED
         log.info("Discord front end running as %s", front.client.user)
+        say_picture_fonts()
         stopped = asyncio.create_task(stop.wait())
         gateway = asyncio.create_task(front.wait_gateway())
         if shows is not None:

@@ -12,7 +12,14 @@ import sys
 from telegram.error import InvalidToken, TelegramError
 
 from adapters.relay import relaying
-from adapters.running import EXIT_FAILED, EXIT_OK, Shows, cannot_listen, reach_redis
+from adapters.running import (
+    EXIT_FAILED,
+    EXIT_OK,
+    Shows,
+    cannot_listen,
+    reach_redis,
+    say_picture_fonts,
+)
 from adapters.telegram.app import TelegramFrontEnd
 from adapters.telegram.ids import SCOPE
 from bot import Config, GameService
@@ -66,6 +73,7 @@ async def serve(
         else:
             how = "by long polling"
         log.info("Telegram front end running as @%s, taking updates %s", front.bot.username, how)
+        say_picture_fonts()
         if settings.webhook_secret and not settings.webhook_url:
             log.warning(
                 "telegram.webhook_secret is set but telegram.webhook_url is not: this worker "
