@@ -4,6 +4,7 @@ front end as `wizard-bot run` starts it, and a whole game through it; and a mast
 mid-game, its replica promoted, without losing an acknowledged move."""
 
 import asyncio
+import contextlib
 import itertools
 import logging
 import os
@@ -15,7 +16,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 import redis
 import redis.asyncio as aioredis
-from cluster import NODE_TIMEOUT_MS, Cluster
+from cluster import NODE_TIMEOUT_MS, Cluster, ClusterNode
 from fake_telegram import FakeTelegram
 from service_helpers import ANN, BOB, CHAT, CID, Clock, Driver, RecordingStore, human, raw, table_of
 from test_review_notes import posted_by_the_next
@@ -223,6 +224,18 @@ async def test_run_serves_telegram_on_a_cluster(cluster: Cluster) -> None:
         assert status == 0
 
 
+@contextlib.asynccontextmanager
+async def master_killed(cluster: Cluster, key: str) -> AsyncIterator[ClusterNode]:
+    """The master of `key` killed (its replica promoted) for the block; then started again,
+    back as a replica, and the cluster whole again."""
+    killed = await asyncio.to_thread(cluster.kill_master, key)
+    try:
+        yield killed
+    finally:
+        killed.start()  # it comes back as a replica
+        await asyncio.to_thread(cluster.wait_ok)
+
+
 async def reread(client: "aioredis.RedisCluster", chat: str) -> tuple[int, bytes | None]:
     """The chat's game hash (`raw`), once the client reaches the master that serves it now: the
     first command after a failover may meet the dead master's connection, and so learn the new
@@ -275,15 +288,11 @@ async def test_a_master_killed_mid_game_loses_no_acknowledged_move(
     victim = keys.game(names[0])
     await drivers[0].move()  # acknowledged just before its master dies
     before = {chat: await raw(cluster_client, chat) for chat in names}
-    killed = await asyncio.to_thread(cluster.kill_master, victim)
-    try:
+    async with master_killed(cluster, victim):
         after = {chat: await reread(cluster_client, chat) for chat in names}
         assert after == before  # every acknowledged move is there, on the promoted replica
         states = await asyncio.gather(*(d.play_to_end() for d in drivers))  # and games go on
         assert all(state.phase is Phase.FINISHED for state in states)
-    finally:
-        killed.start()  # it comes back as a replica
-        await asyncio.to_thread(cluster.wait_ok)
 
 
 async def test_a_write_waits_for_a_replica_of_its_master(
@@ -400,13 +409,10 @@ async def test_a_worker_waits_for_a_replica_that_came_after_it_read_the_slot_map
     chat = chats(1)[0]
     driver = Driver(svc, [human(n) for n in range(1, 4)], chat=chat)
     await driver.lobby(["rounds=short"])
-    killed = await asyncio.to_thread(cluster.kill_master, keys.game(chat))
-    try:
+    async with master_killed(cluster, keys.game(chat)) as killed:
         await reread(cluster_client, chat)
         await driver.move()  # on the promoted replica, a master without replicas now
-    finally:
-        killed.start()  # it comes back as the new master's replica
-        await asyncio.to_thread(cluster.wait_ok)
+    # it came back as the new master's replica
     assert cluster.replica_of(keys.game(chat)) is killed
     await driver.move()
     assert killed.pid is not None
@@ -605,16 +611,12 @@ async def test_readiness_follows_a_master_failed_over(
     map anew and asks the new master."""
     async with health_of(Metrics(), cluster_client) as readyz:
         assert await readyz() == (200, "ready\n")
-        killed = await asyncio.to_thread(cluster.kill_master, keys.game(chats(1)[0]))
-        try:
+        async with master_killed(cluster, keys.game(chats(1)[0])) as killed:
             assert await readyz() == (
                 200,
                 f"ready, degraded: redis (Redis master 127.0.0.1:{killed.port} does not answer)\n",
             )
             assert await readyz() == (200, "ready\n")
-        finally:
-            killed.start()  # it comes back as a replica
-            await asyncio.to_thread(cluster.wait_ok)
 
 
 async def test_a_master_restarted_in_place_waits_once_for_its_resyncing_replica(
