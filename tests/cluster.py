@@ -4,10 +4,14 @@ fsynced (appendfsync always). A master can be killed, and its replica is then pr
 nodes time each other out after a second). A key's slot can be moved to another master by hand,
 as `redis-cli --cluster reshard` moves each slot, with a pause between its steps."""
 
+import contextlib
+import os
 import random
+import signal
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import redis
@@ -70,6 +74,17 @@ class ClusterNode(RedisServer):
             "--cluster-node-timeout", str(NODE_TIMEOUT_MS),
             "--cluster-replica-validity-factor", "0",  # any replica may take over
         ]  # fmt: skip
+
+    @contextlib.contextmanager
+    def frozen(self) -> Iterator[None]:
+        """The node stopped (SIGSTOP: its connections held open, nothing answered) for the
+        block, then let go on (SIGCONT)."""
+        assert self.pid is not None
+        os.kill(self.pid, signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            os.kill(self.pid, signal.SIGCONT)
 
 
 def redis_cli() -> str:

@@ -7,9 +7,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
-import os
 import random
-import signal
 import time
 from collections.abc import AsyncIterator, Iterator
 
@@ -307,14 +305,10 @@ async def test_a_write_waits_for_a_replica_of_its_master(
     await svc.handle(chat, human(2), Request(Kind.JOIN))
     quick = time.monotonic() - started
     replica = cluster.replica_of(keys.game(chat))
-    assert replica.pid is not None
-    os.kill(replica.pid, signal.SIGSTOP)
-    try:
+    with replica.frozen():
         started = time.monotonic()
         outcome = await svc.handle(chat, human(3), Request(Kind.JOIN))
         waited = time.monotonic() - started
-    finally:
-        os.kill(replica.pid, signal.SIGCONT)
     assert not outcome.alert
     assert quick < WAIT_MS / 1000 <= waited
     assert "on its master only" in caplog.text
@@ -415,12 +409,8 @@ async def test_a_worker_waits_for_a_replica_that_came_after_it_read_the_slot_map
     # it came back as the new master's replica
     assert cluster.replica_of(keys.game(chat)) is killed
     await driver.move()
-    assert killed.pid is not None
-    os.kill(killed.pid, signal.SIGSTOP)
-    try:
+    with killed.frozen():
         await driver.move()
-    finally:
-        os.kill(killed.pid, signal.SIGCONT)
     assert "on its master only" in caplog.text
 
 
@@ -436,13 +426,9 @@ async def test_writes_a_replica_does_not_confirm_are_logged_once(
     driver = Driver(svc, [human(n) for n in range(1, 4)], chat=chat)
     await driver.lobby(["rounds=short"])
     replica = cluster.replica_of(keys.game(chat))
-    assert replica.pid is not None
-    os.kill(replica.pid, signal.SIGSTOP)
-    try:
+    with replica.frozen():
         for _ in range(2):
             await driver.move()
-    finally:
-        os.kill(replica.pid, signal.SIGCONT)
     for _ in range(50):
         await driver.move()
         if "confirmed by a replica again" in caplog.text:
@@ -585,14 +571,12 @@ async def test_readiness_asks_every_master_and_names_one_that_does_not_answer(
     for node in cluster.nodes:
         with redis.Redis(port=node.port) as plain:
             plain.config_set("cluster-node-timeout", 60_000)
-    assert frozen.pid is not None
     async with health_of(Metrics(), cluster_client) as readyz:
         assert await readyz() == (200, "ready\n")
-        os.kill(frozen.pid, signal.SIGSTOP)
         try:
-            said = await readyz()
+            with frozen.frozen():
+                said = await readyz()
         finally:
-            os.kill(frozen.pid, signal.SIGCONT)
             for node in cluster.nodes:
                 with redis.Redis(port=node.port) as plain:
                     plain.config_set("cluster-node-timeout", NODE_TIMEOUT_MS)
@@ -685,14 +669,10 @@ async def test_a_write_that_waited_for_a_replica_leaves_the_next_its_time(
     driver = Driver(svc, [human(n) for n in range(1, 4)], chat=chat)
     await driver.lobby(["rounds=short"])
     replica = cluster.replica_of(keys.game(chat))
-    assert replica.pid is not None
-    os.kill(replica.pid, signal.SIGSTOP)
-    try:
+    with replica.frozen():
         await driver.move()  # waits WAIT_MS in vain
         assert store._skew is not None
         assert store._skew >= 0
-    finally:
-        os.kill(replica.pid, signal.SIGCONT)
 
 
 async def test_a_cluster_that_is_down_is_not_ready(
