@@ -56,6 +56,16 @@ async def notes_left(redis_client: aioredis.Redis) -> list[bytes]:
     return [key async for key in redis_client.scan_iter(match="wiz:{j:*}:reviews")]
 
 
+async def played_on_a_ticking_worker(redis_client: aioredis.Redis, clock: Clock) -> GameService:
+    """A worker that ticks in the scope, and a short game played to its end there."""
+    worker = service(redis_client, clock=clock)
+    await worker.tick(SCOPE)
+    driver = Driver(worker, [ANN, BOB, CID], seed=5)
+    await driver.lobby(["rounds=short"])
+    await driver.play_to_end()
+    return worker
+
+
 async def posted_by_the_next(
     redis_client: aioredis.Redis, clock: Clock, scope: str = SCOPE
 ) -> tuple[GameService, list[tuple[str | None, str]]]:
@@ -76,11 +86,7 @@ async def test_a_review_promised_is_posted_by_the_next_worker_after_a_stop(
     its next tick would hand it over. The worker started next posts it to her, in German, once:
     then no note is left, and a third worker finds nothing to post."""
     clock = Clock()
-    stopped = service(redis_client, clock=clock)
-    await stopped.tick(SCOPE)
-    driver = Driver(stopped, [ANN, BOB, CID], seed=5)
-    await driver.lobby(["rounds=short"])
-    await driver.play_to_end()
+    stopped = await played_on_a_ticking_worker(redis_client, clock)
     ann = replace(ANN, language="de")
     asked = await stopped.handle(CHAT, ann, Request(Kind.REVIEW))
     assert asked.answer == "Your review is being worked out: it comes to you privately."
@@ -229,11 +235,7 @@ async def test_a_review_posted_just_before_a_clean_stop_is_not_posted_again(
     it stops (`Outbox.close`), then tells the service (`GameService.posted`): no next tick is
     needed to forget its note, and the worker started next posts nothing."""
     clock = Clock()
-    stopped = service(redis_client, clock=clock)
-    await stopped.tick(SCOPE)
-    driver = Driver(stopped, [ANN, BOB, CID], seed=5)
-    await driver.lobby(["rounds=short"])
-    await driver.play_to_end()
+    stopped = await played_on_a_ticking_worker(redis_client, clock)
     await stopped.handle(CHAT, BOB, Request(Kind.REVIEW))
     await stopped.coach.settled()
     shown = await stopped.tick(SCOPE)
