@@ -151,19 +151,34 @@ CJK ideographs, kana and Hangul (Droid Sans Fallback, 1.8 MB to fetch), and the 
 font the container installs (the browser tests install it too)."""
 
 
-@pytest.fixture(scope="session")
-def system_font_files() -> tuple[str, ...]:
-    """The fallback fonts' files (`FONT_PACKAGES`), their packages installed with apt-get where
-    missing; the test fails saying why if they cannot be."""
-    missing = [package for path, package in FONT_PACKAGES.items() if not Path(path).is_file()]
+def installed(packages: dict[str, str]) -> tuple[str, ...]:
+    """The font files of `packages` (path: Debian package), the packages installed with
+    apt-get where missing; the test fails saying why if they cannot be."""
+    missing = [package for path, package in packages.items() if not Path(path).is_file()]
     if missing:
         why = apt_install(missing)
         if why is not None:
             pytest.fail(f"the fallback fonts' tests need Debian's {' '.join(missing)}: {why}")
-    for path, package in FONT_PACKAGES.items():
+    for path, package in packages.items():
         if not Path(path).is_file():
             pytest.fail(f"apt-get installed {package} but there is no {path}")
-    return tuple(FONT_PACKAGES)
+    return tuple(packages)
+
+
+@pytest.fixture(scope="session")
+def system_font_files() -> tuple[str, ...]:
+    """The fallback fonts' files (`FONT_PACKAGES`), installed where missing."""
+    return installed(FONT_PACKAGES)
+
+
+SYMBOLA = "/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf"
+"""Symbola (`fonts-symbola`): black-and-white emoji, the fallback where no colour font is."""
+
+
+@pytest.fixture(scope="session")
+def symbola_file() -> str:
+    """Symbola's file, its package installed with apt-get where missing."""
+    return installed({SYMBOLA: "fonts-symbola"})[0]
 
 
 @pytest.fixture
@@ -561,7 +576,7 @@ def test_the_glyph_check_tells_fonts_apart() -> None:
 def test_missing_characters_become_one_placeholder_each_stretch() -> None:
     font = stack(24)
     shown = "".join(run.text for run in font.runs("Zoë 🎲🎲 👨‍👩‍👧 ok 🇩🇪"))
-    assert shown == "Zoë ◌ ◌ ok ◌"
+    assert shown == "Zoë ◌ ◌ ok DE"  # a flag no colour font draws is its letters
     assert [run.text for run in font.runs("Kim 김민준")] == ["Kim ", "김민준"]
     assert "".join(run.text for run in font.runs("Zoe\u0308")) == "Zoë"  # NFC
     # a script no font has, with its vowel signs and viramas (combining marks): Bengali
@@ -754,7 +769,7 @@ def test_cjk_kana_and_emoji_names_drawn_with_system_fonts(
 def test_without_the_system_fonts_those_names_are_placeholders() -> None:
     font = stack(24)
     assert font.clean("王小明") == "王小明"
-    assert [run.text for run in font.runs("민준 🦊🇰🇷")] == ["민준", " ◌"]
+    assert [run.text for run in font.runs("민준 🦊🇰🇷")] == ["민준", " ◌KR"]
     assert font.runs("👨\u200d👩\u200d👧 Kim")[0].text == "◌ Kim"
 
 
@@ -778,16 +793,52 @@ def test_system_fonts_draw_what_the_shipped_ones_lack(
     assert font.length("🇰🇷🦊") == 2 * one
 
 
-def test_an_emoji_is_drawn_in_its_colours(system_fonts_used: None) -> None:
-    """The fox is orange, whatever ink the text around it has."""
-    font = stack(24)
+def mean_colour(text: str, font: picture_fonts.FontStack) -> tuple[int, int, int]:
+    """The mean colour of `text` drawn in white ink on black, where it has ink."""
     image = Image.new("RGB", (3 * font.size, 2 * font.size))
-    font.draw(image, font.size, 1.5 * font.size, "🦊", (255, 255, 255))
+    font.draw(image, font.size, 1.5 * font.size, text, (255, 255, 255))
     assert image.getbbox() is not None
     drawn = image.crop(image.getbbox()).resize((1, 1), Image.Resampling.BOX).getpixel((0, 0))
     assert isinstance(drawn, tuple)
     red, green, blue = drawn[:3]
-    assert red > green + 30 > blue + 30, drawn
+    return red, green, blue
+
+
+def test_an_emoji_is_drawn_in_its_colours(system_fonts_used: None) -> None:
+    """The fox is orange, whatever ink the text around it has."""
+    red, green, blue = mean_colour("🦊", stack(24))
+    assert red > green + 30 > blue + 30, (red, green, blue)
+
+
+def test_a_character_meant_as_an_emoji_is_drawn_in_colour(system_fonts_used: None) -> None:
+    """DejaVu Sans has ❤ and ⚡, but a heart followed by the emoji variation selector, and a
+    lightning bolt (an emoji unless followed by the text one), are emoji in a chat: the colour
+    font draws them. A heart alone, a bolt marked as text and the sheet's ✔ stay text."""
+    font = stack(24)
+    runs = font.runs("Ann ❤\ufe0f ⚡")
+    assert [(run.text, run.colour) for run in runs] == [
+        ("Ann ", False),
+        ("❤\ufe0f", True),
+        (" ", False),
+        ("⚡", True),
+    ]
+    assert [run.colour for run in font.runs("❤ ⚡\ufe0e ✔")] == [False]
+    red, green, blue = mean_colour("❤\ufe0f", font)
+    assert red > max(green, blue) + 60, (red, green, blue)
+    assert font.length("1\ufe0f\u20e3") == font.length("🦊")  # a keycap is one emoji
+
+
+def test_without_a_colour_font_a_skin_tone_is_dropped_and_a_flag_is_its_letters(
+    symbola_file: str,
+) -> None:
+    """With Symbola alone, whose emoji are black and white, a hand with a skin tone is the
+    hand alone (not the hand and a grey square) and a flag its two letters (not two boxed
+    letters); a family joined by ZWJ is its people side by side."""
+    system_fonts.use((symbola_file,), known=False)
+    font = stack(24)
+    assert [run.text for run in font.runs("Kim 👍🏽 🇰🇷")] == ["Kim ", "👍", " KR"]
+    assert [run.text for run in font.runs("👨\u200d👩\u200d👧")] == ["👨👩👧"]
+    assert [run.text for run in font.runs("🏽 ok")] == ["🏽", " ok"]  # alone, it is kept
 
 
 def test_a_character_no_font_has_is_still_a_placeholder(system_fonts_used: None) -> None:

@@ -12,7 +12,11 @@ A character no shipped font has (an emoji, a CJK ideograph) is drawn with the sy
 that the stack falls back to (`bot.show.system_fonts`: colour emoji, CJK), if one has it: a
 colour font in its colours, a bitmap one scaled to the text's size, and an emoji run laid out
 with Raqm, which joins a ZWJ sequence, a flag's two letters or a skin tone into one emoji (the
-joiner and the emoji variation selector are kept in such a run only). Where none has it, it is
+joiner and the emoji variation selector are kept in such a run only). A character the shipped
+fonts have but that is meant as an emoji (`emoji.shown_as_emoji`: ❤️ with its variation
+selector, ⚡) is drawn by a colour emoji font where there is one, as a chat shows it. Where no
+colour font draws them, a skin tone after an emoji is dropped and a flag is its two letters
+(`🇰🇷` as `KR`), not a grey square and two boxed letters. Where none has it, it is
 drawn as a dotted circle `◌` in its place; a run of them (an emoji sequence joined by ZWJ, a
 flag's two letters) becomes one circle, and variation selectors, joiners and other invisible
 characters are dropped. Text that the shipped fonts have is drawn by them alone, with or
@@ -38,7 +42,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont, features
 
-from bot.show import system_fonts
+from bot.show import emoji, system_fonts
 from bot.show.clusters import shortened
 
 FONT_DIR = Path(__file__).resolve().parent / "fonts"
@@ -71,9 +75,10 @@ _INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Mn", "Me", "Zl", "Zp"})
 separators, and combining marks that no shipped font has (variation selectors, a keycap)."""
 
 
-EMOJI_JOINERS = frozenset("\u200d\ufe0f")
+EMOJI_JOINERS = frozenset(("\u200d", "\u20e3", emoji.EMOJI_STYLE, emoji.TEXT_STYLE))
 """Invisible characters kept in a run of a colour emoji font, whose layout joins them with the
-emoji around them (👨‍👩‍👧, ❤️); dropped elsewhere."""
+emoji around them (👨‍👩‍👧, ❤️, a keycap 1️⃣); dropped elsewhere. The variation selectors
+also tell which characters are meant as emoji (`emoji.shown_as_emoji`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,8 +311,13 @@ class FontStack:
         """`text` as drawn (`clean`), keeping what joins emoji where a colour font draws them."""
         return clean(text, self.keep)
 
-    def _find(self, char: str) -> int | None:
-        """The index of the font for `char`: the shipped ones first, then the system's."""
+    def _find(self, char: str, following: str) -> int | None:
+        """The index of the font for `char`, followed by `following`: a colour font first if
+        it is meant as an emoji, then the shipped ones, then the system's."""
+        if self.keep and emoji.shown_as_emoji(char, following):
+            for index, font in enumerate(self.system):
+                if font.colour and system_has(font, char):
+                    return len(self.files) + index
         found = font_for(char, self.files)
         if found is not None:
             return found
@@ -320,17 +330,28 @@ class FontStack:
         """`text` (cleaned) split into runs of one font each, placeholders in place of
         characters no font has. A placeholder is drawn with the first font, in the run of the
         text around it: laid out with it, it stands in its place in right-to-left text.
-        A joiner of emoji stays in a colour font's run, and is dropped elsewhere."""
+        A joiner of emoji stays in a colour font's run, and is dropped elsewhere. A character
+        meant as an emoji (`emoji.shown_as_emoji`: ❤️, ⚡) is drawn by a colour font that has
+        it, before the shipped ones; where no colour font draws them, a skin tone after an
+        emoji is dropped (the emoji stays) and a flag's letters are drawn as letters (🇰🇷: KR)."""
         runs: list[Run] = []
         current, missing = -1, False
         chunk = ""
-        for char in self.clean(text):
+        cleaned = self.clean(text)
+        for at, written in enumerate(cleaned):
+            char = written
             if char in self.keep and not missing and self._colour(current):
                 chunk += char
                 continue
             if char in self.keep and clean(char) != char:
                 continue  # dropped as without a colour font
-            found = self._find(char)
+            found = self._find(char, cleaned[at + 1 : at + 2])
+            if not self._colour(found if found is not None else -1):
+                if emoji.skin_tone(char) and chunk and not chunk[-1].isspace():
+                    continue
+                letter = emoji.flag_letter(char)
+                if letter is not None:
+                    char, found = letter, self._find(letter, "")
             if found is None and missing:
                 continue  # one placeholder for a whole stretch of missing characters
             index = 0 if found is None else found
@@ -344,7 +365,7 @@ class FontStack:
         return runs
 
     def _colour(self, index: int) -> bool:
-        """Whether the font `index` of the stack draws in colour."""
+        """Whether the font `index` of the stack draws in colour (-1: none yet)."""
         return index >= len(self.files) and self.system[index - len(self.files)].colour
 
     def _run(self, index: int, text: str) -> Run:
