@@ -621,6 +621,31 @@ def test_a_name_mixing_right_to_left_letters_and_hangul_reads_in_order(
     assert font.length("מרים 민준 כהן") == font.length("כהן 민준 מרים")
 
 
+@pytest.mark.parametrize(
+    ("written", "seen"),
+    [
+        ("דוד Bob 3 김", "Bob 3 김 דוד"),
+        ("דוד 김 Bob", "김 Bob דוד"),
+        ("محمد 12 민준", "민준 12 محمد"),
+        ("Ann (דוד 7) 김", "Ann (7 דוד) 김"),
+    ],
+)
+def test_a_right_to_left_name_with_latin_digits_and_hangul_follows_the_bidi_algorithm(
+    request: pytest.FixtureRequest, written: str, seen: str
+) -> None:
+    """Each letter, digit and space is placed as Unicode's bidirectional algorithm places it,
+    whatever font draws it: in a Hebrew name, a Latin word, a number and a Korean word after
+    it are one left-to-right stretch, drawn on the left in their order (`דוד Bob 3 김` is
+    drawn as `Bob 3 김 דוד` is, not `김 Bob 3 דוד`); an Arabic name's number stays before the
+    Korean word; and in a Latin name, a Hebrew word and the number after it read from the
+    right, inside brackets that stay in place."""
+    need_raqm(request.config)
+    font = stack(24)
+    assert font.length(written) == font.length(seen)
+    drawn, written_out = drawn_alone(written, font), drawn_alone(seen, font)
+    assert ImageChops.difference(drawn, written_out).getbbox() is None, written
+
+
 def test_thai_marks_sit_on_their_letter() -> None:
     """A Thai vowel and tone mark above a letter take no room of their own: ที่ is as wide as
     ท, and taller."""

@@ -29,9 +29,10 @@ Raqm needs the system's FriBiDi library (Debian's `libfribidi0`; the container i
 without it such a run is drawn left to right, letter by letter. Every other run (Latin, Greek,
 Cyrillic, Hangul, placeholders) is laid out with the basic layout, FriBiDi or not, so that its
 pixels do not depend on it. Each run is laid out on its own; where a text of several runs has
-right-to-left letters, the runs are placed as Unicode's bidirectional algorithm places them
-(`visual`): `דוד 김` is drawn with 김 on the left, as a Hebrew reader reads it (without FriBiDi,
-in the order of the text).
+right-to-left letters, each character is placed as Unicode's bidirectional algorithm places it
+in the whole text (`visual`, with FriBiDi's levels: `bidi`): `דוד 김` is drawn with 김 on the
+left, as a Hebrew reader reads it, and `דוד Bob 3 김` as `Bob 3 김 דוד` (without FriBiDi, in the
+order of the text).
 """
 
 import functools
@@ -42,7 +43,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont, features
 
-from bot.show import emoji, system_fonts
+from bot.show import bidi, emoji, system_fonts
 from bot.show.clusters import shortened
 
 FONT_DIR = Path(__file__).resolve().parent / "fonts"
@@ -192,67 +193,53 @@ def clean(text: str, keep: frozenset[str] = frozenset()) -> str:
     return "".join(out)
 
 
-def _direction(text: str) -> str | None:
-    """The direction of `text` by its first strong letter (Unicode's P2): "rtl" or "ltr";
-    None if it has none."""
-    for char in text:
-        kind = unicodedata.bidirectional(char)
-        if kind == "L":
-            return "ltr"
-        if kind in RIGHT_TO_LEFT:
-            return "rtl"
-    return None
+def _spaced(run: Run) -> list[Run]:
+    """`run` with the spaces at either end split off as runs of their own (so that a space
+    is drawn alike wherever the algorithm puts it)."""
+    body = run.text.strip(" ")
+    start = len(run.text) - len(run.text.lstrip(" "))
+    parts = (run.text[:start], body, run.text[start + len(body) :]) if body else (run.text,)
+    return [replace(run, text=part) for part in parts if part]
 
 
-def _unspaced(runs: Sequence[Run]) -> list[Run]:
-    """`runs` with the spaces at either end of each split off as runs of their own."""
-    pieces: list[Run] = []
+def _pieces(runs: Sequence[Run], levels: Sequence[int]) -> list[tuple[int, Run]]:
+    """`runs` cut where the embedding level changes, and the spaces at the ends of each cut
+    off (`_spaced`), each piece with its level."""
+    pieces: list[tuple[int, Run]] = []
+    at = 0
     for run in runs:
-        body = run.text.strip(" ")
-        start = len(run.text) - len(run.text.lstrip(" "))
-        parts = (run.text[:start], body, run.text[start + len(body) :]) if body else (run.text,)
-        pieces += [replace(run, text=part) for part in parts if part]
+        start = 0
+        for end in range(1, len(run.text) + 1):
+            if end == len(run.text) or levels[at + end] != levels[at + start]:
+                piece = replace(run, text=run.text[start:end])
+                pieces += [(levels[at + start], part) for part in _spaced(piece)]
+                start = end
+        at += len(run.text)
     return pieces
 
 
 def visual(runs: Sequence[Run]) -> list[Run]:
     """`runs` in the order they are drawn from left to right, where they hold right-to-left
-    letters and are more than one: Unicode's bidirectional algorithm at the level of runs.
-    The text's direction is its first strong letter's (a Hebrew name's is right to left); each
-    run's is its first strong letter's, and a run without one (spaces, digits, emoji, `◌`)
-    takes that of the runs around it where they agree, else the text's. Right-to-left runs in
-    left-to-right text, and left-to-right runs in right-to-left text, are reversed in place
-    (`דוד 김` is drawn `김 דוד`, as a Hebrew reader reads it), and every run that Raqm lays out
-    is told its direction. Where there is no Raqm (`LAYOUT` basic), the runs stay in order."""
+    letters and are more than one: each character gets the level Unicode's bidirectional
+    algorithm gives it in the whole text (`bidi.levels`; the text's direction is its first
+    strong letter's), the runs are cut where the level changes, and the pieces are placed in
+    the algorithm's order (`bidi.order`): `דוד Bob 3 김` is drawn `Bob 3 김 דוד`, as a Hebrew
+    reader reads it. Every piece that Raqm lays out is told its direction (its level's).
+    Where there is no Raqm (`LAYOUT` basic) or no FriBiDi to ask, the runs stay in order."""
     text = "".join(run.text for run in runs)
-    if len(runs) < 2 or LAYOUT != ImageFont.Layout.RAQM or _direction(text) is None:
+    if len(runs) < 2 or LAYOUT != ImageFont.Layout.RAQM:
         return list(runs)
     if not any(unicodedata.bidirectional(char) in RIGHT_TO_LEFT for char in text):
         return list(runs)
-    paragraph = _direction(text)
-    pieces = _unspaced(runs)
-    found = [_direction(piece.text) for piece in pieces]
-    ways: list[str | None] = []
-    for index, own in enumerate(found):
-        before = next((w for w in reversed(found[:index]) if w), None)
-        after = next((w for w in found[index + 1 :] if w), None)
-        ways.append(own or (before if before and before == after else paragraph))
-    base = 1 if paragraph == "rtl" else 0
-    levels = [base + (way != paragraph) for way in ways]
-    order = list(range(len(pieces)))
-    for level in range(max(levels), 0, -1):
-        start = 0
-        while start < len(order):
-            end = start
-            while end < len(order) and levels[order[end]] >= level:
-                end += 1
-            order[start:end] = reversed(order[start:end])
-            start = end + 1
+    levels = bidi.levels(text)
+    if levels is None:
+        return list(runs)
+    pieces = _pieces(runs, levels)
     return [
-        replace(pieces[n], direction="rtl" if levels[n] % 2 else "ltr")
-        if pieces[n].font.layout_engine == ImageFont.Layout.RAQM
-        else pieces[n]
-        for n in order
+        replace(run, direction="rtl" if level % 2 else "ltr")
+        if run.font.layout_engine == ImageFont.Layout.RAQM
+        else run
+        for level, run in (pieces[n] for n in bidi.order([level for level, _ in pieces]))
     ]
 
 
