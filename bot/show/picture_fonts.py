@@ -20,7 +20,7 @@ colour font draws them, a skin tone after an emoji is dropped and a flag is its 
 drawn as a dotted circle `◌` in its place; a run of them (an emoji sequence joined by ZWJ, a
 flag's two letters) becomes one circle, and variation selectors, joiners and other invisible
 characters are dropped. Text that the shipped fonts have is drawn by them alone, with or
-without system fonts, to the pixel.
+without system fonts, to the pixel (but for the emoji among it, with a colour font).
 Text is NFC-normalized first (decomposed Hangul and accents become one character). A run
 that needs shaping (`shaped`: right-to-left letters, combining marks, or a script whose letters
 join or reorder, such as Arabic, Thai or Devanagari) is laid out with Pillow's Raqm layout: a
