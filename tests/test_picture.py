@@ -10,7 +10,8 @@ system's FriBiDi (tests/conftest.py installs Debian's libfribidi0 where it can; 
 tests fail saying what to install); every other name looks the same with or without it.
 The pictures are drawn with the shipped fonts only (`no_system_fonts`), whatever fonts the
 machine has, but for the tests of the fallback to system fonts, which name theirs and install
-their Debian packages where missing (`system_font_files`)."""
+their Debian packages where missing (`installed`: Noto Color Emoji and Droid Sans Fallback,
+Symbola, Noto Sans CJK)."""
 
 import gettext
 import io
@@ -154,7 +155,9 @@ font the container installs (the browser tests install it too)."""
 def installed(packages: dict[str, str]) -> tuple[str, ...]:
     """The font files of `packages` (path: Debian package), the packages installed with
     apt-get where missing; the test fails saying why if they cannot be."""
-    missing = [package for path, package in packages.items() if not Path(path).is_file()]
+    missing = list(
+        dict.fromkeys(package for path, package in packages.items() if not Path(path).is_file())
+    )
     if missing:
         why = apt_install(missing)
         if why is not None:
@@ -179,6 +182,18 @@ SYMBOLA = "/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf"
 def symbola_file() -> str:
     """Symbola's file, its package installed with apt-get where missing."""
     return installed({SYMBOLA: "fonts-symbola"})[0]
+
+
+NOTO_CJK = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
+NOTO_CJK_BOLD = "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc"
+"""Noto Sans CJK (`fonts-noto-cjk`, a collection whose first face is the Japanese one), as an
+operator names it in `picture_fonts`."""
+
+
+@pytest.fixture(scope="session")
+def noto_cjk_file() -> str:
+    """Noto Sans CJK's regular file, its package (with the bold file) installed where missing."""
+    return installed({NOTO_CJK: "fonts-noto-cjk", NOTO_CJK_BOLD: "fonts-noto-cjk"})[0]
 
 
 @pytest.fixture
@@ -892,6 +907,20 @@ def test_names_the_shipped_fonts_have_look_the_same_with_system_fonts(
     without = score_sheet_png(t, names, rows, final_places(rows))
     system_fonts.use(system_font_files, known=False)
     assert score_sheet_png(t, names, rows, final_places(rows)) == without, name
+
+
+def test_noto_sans_cjk_named_in_picture_fonts_draws_cjk_and_its_bold_the_winner(
+    request: pytest.FixtureRequest, noto_cjk_file: str
+) -> None:
+    """`picture_fonts` naming Noto Sans CJK's regular collection: Chinese and Japanese names are
+    drawn with its first face, and the winner's in the bold collection beside it (a named
+    `…Regular…` file's `…Bold…` sibling), not in the regular weight."""
+    use_picture_fonts(Config(picture_fonts=(noto_cjk_file,)))
+    assert [run.font.path for run in stack(24).runs("王小明")] == [NOTO_CJK]
+    assert [run.font.path for run in stack(24, bold=True).runs("さくら")] == [NOTO_CJK_BOLD]
+    rows = sheet(4, 4, seed=11)
+    names = ["王小明", "さくら", "田中 太郎", "李雷"]
+    compare_golden(request, "noto_cjk", score_sheet_png(EN, names, rows, final_places(rows)))
 
 
 def test_the_known_system_fonts_are_found(system_font_files: tuple[str, ...]) -> None:

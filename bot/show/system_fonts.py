@@ -57,13 +57,21 @@ _chosen: list[tuple[Face, ...]] = []
 """The faces chosen (none yet: found at the first picture)."""
 
 
+def named(file: str) -> Face:
+    """The face of a font file the operator names: its bold one is the file beside it whose
+    name has `Bold` for `Regular` (`NotoSansCJK-Regular.ttc`, `NotoSansCJK-Bold.ttc`), where
+    there is one; else the file draws both weights."""
+    path = Path(file)
+    bold = path.with_name(path.name.replace("Regular", "Bold"))
+    return Face(file, str(bold) if bold != path and bold.is_file() else None)
+
+
 def use(files: tuple[str, ...] | None, known: bool = True) -> None:
-    """Fall back to `files` (paths of font files, each for both weights), then, with `known`,
-    to the fonts of `KNOWN` that exist; None forgets the choice (found again at the next
-    picture)."""
+    """Fall back to `files` (paths of font files, `named`), then, with `known`, to the fonts
+    of `KNOWN` that exist; None forgets the choice (found again at the next picture)."""
     _chosen.clear()
     if files is not None:
-        found = [Face(file) for file in files]
+        found = [named(file) for file in files]
         if known:
             found += [face for face in KNOWN if Path(face.regular).is_file()]
         _chosen.append(tuple(found))
