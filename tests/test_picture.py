@@ -868,6 +868,23 @@ def test_a_character_meant_as_an_emoji_is_drawn_in_colour(system_fonts_used: Non
     assert font.length("1\ufe0f\u20e3") == font.length("🦊")  # a keycap is one emoji
 
 
+@pytest.mark.parametrize(
+    "sequence",
+    ["✌🏽", "☝🏻", "❤\u200d🔥", "🏃\u200d♀", "⛹🏽\u200d♀\ufe0f"],
+)
+def test_an_emoji_sequence_with_a_character_the_shipped_fonts_have_is_one_colour_emoji(
+    system_fonts_used: None, sequence: str
+) -> None:
+    """A hand that DejaVu Sans has, with a skin tone, is one emoji in the chat (not a black
+    hand and a brown square), and so is a ZWJ sequence that starts or ends with such a
+    character, written without the variation selector (❤‍🔥, 🏃‍♀): the colour font draws each
+    whole, as wide as one emoji."""
+    font = stack(24)
+    assert [run.colour for run in font.runs(sequence)] == [True]
+    assert font.length(sequence) == font.length("🦊")
+    assert [run.colour for run in font.runs("1\u200d2")] == [False]  # digits stay text
+
+
 def test_without_a_colour_font_a_skin_tone_is_dropped_and_a_flag_is_its_letters(
     symbola_file: str,
 ) -> None:

@@ -3,7 +3,8 @@
 The shipped fonts have some characters that are also emoji (DejaVu Sans draws ❤ ☀ ✈ ⚡ in
 black and white). Unicode says when such a character is shown as an emoji: when it has the
 property Emoji_Presentation (⚡, ☔: emoji unless followed by the text variation selector
-U+FE0E), or when it is followed by the emoji variation selector U+FE0F (❤️, ☀️, ✈️). Chat
+U+FE0E), or when it is followed by the emoji variation selector U+FE0F (❤️, ☀️, ✈️), and when
+it is part of an emoji sequence (a skin tone after it, ✌🏽; joined by U+200D, ❤‍🔥). Chat
 apps show those in colour, and so does the picture where a colour emoji font draws them
 (`picture_fonts.FontStack`); a character with neither (✔, the sheet's own tick) stays text.
 
@@ -19,6 +20,9 @@ TEXT_STYLE = "\ufe0e"
 
 EMOJI_STYLE = "\ufe0f"
 """VARIATION SELECTOR-16: the character before it is shown as an emoji."""
+
+JOINER = "\u200d"
+"""ZERO WIDTH JOINER: joins emoji into one (👨‍👩‍👧)."""
 
 SKIN_TONES = range(0x1F3FB, 0x1F400)
 """EMOJI MODIFIER FITZPATRICK TYPE-1-2 to TYPE-6, the skin tones."""
@@ -59,10 +63,14 @@ def _presentation(char: str) -> bool:
     return any(first <= code <= last for first, last in _PRESENTATION)
 
 
-def shown_as_emoji(char: str, following: str) -> bool:
+def shown_as_emoji(char: str, following: str, joined: bool = False) -> bool:
     """Whether `char`, followed by `following` (a character, or "" at the end), is shown as an
-    emoji: followed by U+FE0F, or an Emoji_Presentation character not followed by U+FE0E."""
-    if following == EMOJI_STYLE:
+    emoji: followed by U+FE0F, a skin tone or the joiner U+200D (✌🏽, ❤‍🔥), `joined` to an
+    emoji before it by U+200D (🏃‍♀), or an Emoji_Presentation character not followed by
+    U+FE0E. An ASCII character (a keycap's digit, `#`, `*`) is one only before U+FE0F."""
+    if char.isascii():
+        return following == EMOJI_STYLE
+    if joined or following in (EMOJI_STYLE, JOINER) or (following and skin_tone(following)):
         return True
     return following != TEXT_STYLE and _presentation(char)
 
