@@ -15,8 +15,8 @@ import ctypes.util
 import functools
 from collections.abc import Sequence
 
-LIBRARIES = ("libfribidi.so.0", "libfribidi.0.dylib", "libfribidi-0.dll")
-"""The names Pillow's Raqm layout loads FriBiDi by (Linux, macOS, Windows)."""
+LIBRARIES = ("libfribidi.so.0", "libfribidi.so", "libfribidi.0.dylib", "libfribidi.dylib")
+"""The names Pillow's Raqm layout loads FriBiDi by (Linux, macOS); else where ctypes finds it."""
 
 _PAR_ON = 0x40
 """FRIBIDI_PAR_ON: the paragraph's direction is that of its first strong letter."""
@@ -24,24 +24,19 @@ _PAR_ON = 0x40
 
 @functools.cache
 def _library() -> ctypes.CDLL | None:
-    """FriBiDi, with the argument types of the three functions `levels` calls; None where it
-    cannot be loaded."""
+    """FriBiDi, with the result types of the three functions `levels` calls; None where it
+    cannot be loaded, or is older than 1.0 (2018), which has not all three."""
     found = ctypes.util.find_library("fribidi")
     for name in (*LIBRARIES, *([found] if found else [])):
         try:
             library = ctypes.CDLL(name)
-        except OSError:
+            library.fribidi_get_bidi_types.restype = None
+            library.fribidi_get_bracket_types.restype = None
+            library.fribidi_get_par_embedding_levels_ex.restype = ctypes.c_byte
+        except (OSError, AttributeError):
             continue
-        library.fribidi_get_bidi_types.restype = None
-        library.fribidi_get_bracket_types.restype = None
-        library.fribidi_get_par_embedding_levels_ex.restype = ctypes.c_byte
         return library
     return None
-
-
-def available() -> bool:
-    """Whether the levels can be found (FriBiDi loads)."""
-    return _library() is not None
 
 
 @functools.lru_cache(maxsize=4096)
