@@ -866,6 +866,7 @@ def test_a_character_meant_as_an_emoji_is_drawn_in_colour(system_fonts_used: Non
     red, green, blue = mean_colour("❤\ufe0f", font)
     assert red > max(green, blue) + 60, (red, green, blue)
     assert font.length("1\ufe0f\u20e3") == font.length("🦊")  # a keycap is one emoji
+    assert [run.colour for run in font.runs("1\ufe0f #\ufe0f")] == [False]  # without its keycap
 
 
 @pytest.mark.parametrize(

@@ -24,6 +24,9 @@ EMOJI_STYLE = "\ufe0f"
 JOINER = "\u200d"
 """ZERO WIDTH JOINER: joins emoji into one (👨‍👩‍👧)."""
 
+KEYCAP = "\u20e3"
+"""COMBINING ENCLOSING KEYCAP: a digit, `#` or `*` before it is a keycap emoji (1️⃣)."""
+
 SKIN_TONES = range(0x1F3FB, 0x1F400)
 """EMOJI MODIFIER FITZPATRICK TYPE-1-2 to TYPE-6, the skin tones."""
 
@@ -64,15 +67,17 @@ def _presentation(char: str) -> bool:
 
 
 def shown_as_emoji(char: str, following: str, joined: bool = False) -> bool:
-    """Whether `char`, followed by `following` (a character, or "" at the end), is shown as an
-    emoji: followed by U+FE0F, a skin tone or the joiner U+200D (✌🏽, ❤‍🔥), `joined` to an
-    emoji before it by U+200D (🏃‍♀), or an Emoji_Presentation character not followed by
-    U+FE0E. An ASCII character (a keycap's digit, `#`, `*`) is one only before U+FE0F."""
+    """Whether `char`, followed by `following` (the next characters: two are enough; "" at
+    the end), is shown as an emoji: followed by U+FE0F, a skin tone or the joiner U+200D (✌🏽,
+    ❤‍🔥), `joined` to an emoji before it by U+200D (🏃‍♀), or an Emoji_Presentation character
+    not followed by U+FE0E. An ASCII character (a digit, `#`, `*`) is one only as a keycap's,
+    before U+20E3 (1️⃣)."""
     if char.isascii():
-        return following == EMOJI_STYLE
-    if joined or following in (EMOJI_STYLE, JOINER) or (following and skin_tone(following)):
+        return following.removeprefix(EMOJI_STYLE).startswith(KEYCAP)
+    after = following[:1]
+    if joined or after in (EMOJI_STYLE, JOINER) or (after and skin_tone(after)):
         return True
-    return following != TEXT_STYLE and _presentation(char)
+    return after != TEXT_STYLE and _presentation(char)
 
 
 def skin_tone(char: str) -> bool:

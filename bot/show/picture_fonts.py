@@ -76,7 +76,7 @@ _INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Mn", "Me", "Zl", "Zp"})
 separators, and combining marks that no shipped font has (variation selectors, a keycap)."""
 
 
-EMOJI_JOINERS = frozenset((emoji.JOINER, "\u20e3", emoji.EMOJI_STYLE, emoji.TEXT_STYLE))
+EMOJI_JOINERS = frozenset((emoji.JOINER, emoji.KEYCAP, emoji.EMOJI_STYLE, emoji.TEXT_STYLE))
 """Invisible characters kept in a run of a colour emoji font, whose layout joins them with the
 emoji around them (👨‍👩‍👧, ❤️, a keycap 1️⃣); dropped elsewhere. The variation selectors
 also tell which characters are meant as emoji (`emoji.shown_as_emoji`)."""
@@ -299,9 +299,9 @@ class FontStack:
         return clean(text, self.keep)
 
     def _find(self, char: str, following: str, joined: bool = False) -> int | None:
-        """The index of the font for `char`, followed by `following` (and `joined` to an emoji
-        before it): a colour font first if it is meant as an emoji, then the shipped ones, then
-        the system's."""
+        """The index of the font for `char`, followed by `following` (the next two characters),
+        `joined` to an emoji before it or not: a colour font first if it is meant as an emoji
+        (`emoji.shown_as_emoji`), then the shipped ones, then the system's."""
         if self.keep and emoji.shown_as_emoji(char, following, joined):
             for index, font in enumerate(self.system):
                 if font.colour and system_has(font, char):
@@ -334,7 +334,7 @@ class FontStack:
             if char in self.keep and clean(char) != char:
                 continue  # dropped as without a colour font
             joined = chunk.endswith(emoji.JOINER) and self._colour(current)
-            found = self._find(char, cleaned[at + 1 : at + 2], joined)
+            found = self._find(char, cleaned[at + 1 : at + 3], joined)
             if not self._colour(found if found is not None else -1):
                 if emoji.skin_tone(char) and chunk and not chunk[-1].isspace():
                     continue
