@@ -806,6 +806,31 @@ def test_cjk_kana_and_emoji_names_drawn_with_system_fonts(
     compare_golden(request, "cjk_kana_emoji", png)
 
 
+def test_a_long_chinese_or_japanese_name_takes_two_lines(
+    request: pytest.FixtureRequest, system_fonts_used: None
+) -> None:
+    """Chinese and Japanese are written without spaces, and a line may break between any two
+    ideographs or kana: a long such name goes on to a second line, as a long name of words
+    does, instead of being cut on the first; never before a closing mark (、 」) nor after an
+    opening one (「). A name of Latin letters without a space is still cut on one line."""
+    font = stack(24)
+    for name in ("永远的小猫咪爱吃鱼", "たなかたろうさんです", "「東京」の山田花子さん、こんにち"):
+        lines = picture._name_lines(font, name, 160)
+        assert len(lines) == 2, name
+        assert all(font.length(line) <= 160 for line in lines), lines
+        assert lines[0] + lines[1] == name or lines[1].endswith("…"), lines
+        assert lines[1][0] not in "、」", lines
+        assert lines[0][-1] != "「", lines
+    assert picture._breaks("「東京」、山") == [2, 5]
+    assert picture._name_lines(font, "Wolfeschlegelsteinhausenberger", 160) == (
+        font.fit("Wolfeschlegelsteinhausenberger", 160),
+    )
+    rows = sheet(3, 3, seed=6)
+    names = ["永远的小猫咪爱吃鱼", "たなかたろうさんです", "Ann"]
+    png = score_sheet_png(EN, names, rows, final_places(rows))
+    compare_golden(request, "cjk_two_lines", png)
+
+
 def test_without_the_system_fonts_those_names_are_placeholders() -> None:
     font = stack(24)
     assert font.clean("王小明") == "王小明"

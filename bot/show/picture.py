@@ -22,6 +22,7 @@ import functools
 import io
 import re
 import threading
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -202,22 +203,49 @@ def _cut(font: FontStack, text: str, width: float) -> str:
     return font.fit(text[: number.start()], width - font.length(number.group())) + number.group()
 
 
-def _name_lines(font: FontStack, name: str, width: float) -> tuple[str, ...]:
-    """`name` as drawn in `width` pixels: whole on one line; else as many of its first words
-    as fit on a first line (the first word cut, if it alone is too wide) and the rest on a
-    second, cut if need be; a single word too wide, cut on one line. A cut keeps a namesake's
-    number."""
-    name = font.clean(name)
-    words = name.split()
-    if font.length(name) <= width or len(words) < 2:
-        return (_cut(font, name, width),)
-    count = next(
-        (n for n in range(len(words) - 1, 0, -1) if font.length(" ".join(words[:n])) <= width),
-        None,
+IDEOGRAPHIC = ("CJK UNIFIED IDEOGRAPH", "CJK COMPATIBILITY IDEOGRAPH", "HIRAGANA", "KATAKANA")
+"""The starts of the Unicode names of the characters written without spaces between words
+(Chinese, Japanese), between two of which a line may break."""
+
+NO_LINE_START, NO_LINE_END = ("Pe", "Pf", "Po"), ("Ps", "Pi")
+"""The categories of the marks a line does not start with (、 。 」 ) !) or end with (「 ( )."""
+
+
+def _ideographic(char: str) -> bool:
+    return unicodedata.name(char, "").startswith(IDEOGRAPHIC)
+
+
+def _breaks(name: str) -> list[int]:
+    """Where `name` may go on to a second line: at the start of each word but the first, and
+    between two characters of which one is an ideograph or kana, unless the second is a
+    closing mark (or no character of its own: a joiner, a mark) or the first an opening one."""
+    return [at for at in range(1, len(name)) if _breaks_before(name[at - 1], name[at])]
+
+
+def _breaks_before(before: str, after: str) -> bool:
+    if " " in (before, after):
+        return before == " " and after != " "
+    return (
+        (_ideographic(before) or _ideographic(after))
+        and unicodedata.category(after)[0] in "LNSP"
+        and unicodedata.category(after) not in NO_LINE_START
+        and unicodedata.category(before) not in NO_LINE_END
     )
-    if count is None:
-        return (font.fit(words[0], width), _cut(font, " ".join(words[1:]), width))
-    return (" ".join(words[:count]), _cut(font, " ".join(words[count:]), width))
+
+
+def _name_lines(font: FontStack, name: str, width: float) -> tuple[str, ...]:
+    """`name` as drawn in `width` pixels: whole on one line; else as much of its start as fits
+    on a first line, up to a break (`_breaks`: a space, or between ideographs; the first piece
+    cut, if it alone is too wide) and the rest on a second, cut if need be; a name without a
+    break (a single word), cut on one line. A cut keeps a namesake's number."""
+    name = font.clean(name)
+    breaks = _breaks(name)
+    if font.length(name) <= width or not breaks:
+        return (_cut(font, name, width),)
+    fits = [at for at in breaks if font.length(name[:at].rstrip()) <= width]
+    if not fits:
+        return (font.fit(name[: breaks[0]].rstrip(), width), _cut(font, name[breaks[0] :], width))
+    return (name[: fits[-1]].rstrip(), _cut(font, name[fits[-1] :], width))
 
 
 def _name_width(font: FontStack, name: str, cap: int = NAME_CAP) -> int:
