@@ -15,6 +15,8 @@ drawn as the two letters (`KR`).
 
 import functools
 
+from bot.show.clusters import REGIONAL_INDICATORS
+
 TEXT_STYLE = "\ufe0e"
 """VARIATION SELECTOR-15: the character before it is shown as text."""
 
@@ -29,9 +31,6 @@ KEYCAP = "\u20e3"
 
 SKIN_TONES = range(0x1F3FB, 0x1F400)
 """EMOJI MODIFIER FITZPATRICK TYPE-1-2 to TYPE-6, the skin tones."""
-
-REGIONAL_INDICATORS = range(0x1F1E6, 0x1F200)
-"""REGIONAL INDICATOR SYMBOL LETTER A to Z: a pair of them is a flag."""
 
 _PRESENTATION = (
     *((0x231A, 0x231B), (0x23E9, 0x23EC), (0x23F0, 0x23F0), (0x23F3, 0x23F3)),
@@ -88,5 +87,6 @@ def skin_tone(char: str) -> bool:
 def flag_letter(char: str) -> str | None:
     """The Latin capital that the regional indicator `char` stands for (🇰 → K); None if it is
     none."""
-    code = ord(char)
-    return chr(ord("A") + code - REGIONAL_INDICATORS.start) if code in REGIONAL_INDICATORS else None
+    if len(char) != 1 or char not in REGIONAL_INDICATORS:
+        return None
+    return chr(ord("A") + REGIONAL_INDICATORS.index(char))
