@@ -757,6 +757,21 @@ def without_raqm(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         picture_fonts._stack.cache_clear()
 
 
+def test_a_zero_width_non_joiner_keeps_persian_letters_apart(
+    request: pytest.FixtureRequest,
+) -> None:
+    """Persian writes U+200C (zero-width non-joiner) inside a word where two letters must not
+    join (حسین‌زاده, Hosseinzadeh: ن in its final form before ز): it is kept in the run Raqm
+    lays out, so the name is drawn so, not as if it were حسینزاده; the joiner U+200D asks a
+    Devanagari consonant for its half form (क्‍ष) and is kept too."""
+    need_raqm(request.config)
+    font = stack(24)
+    for apart, joined in (("حسین\u200cزاده", "حسینزاده"), ("क्\u200dष", "क्ष")):
+        assert "".join(run.text for run in font.runs(apart)) == apart
+        assert drawn_alone(apart, font).tobytes() != drawn_alone(joined, font).tobytes(), apart
+    assert "".join(run.text for run in font.runs("Ann\u200cBob\u200d")) == "AnnBob"
+
+
 def test_only_right_to_left_and_shaped_runs_are_laid_out_with_raqm() -> None:
     """Right-to-left letters, combining marks and the scripts that join, stack or reorder their
     letters need Raqm; Latin, Greek, Cyrillic, Hangul, digits and the sheet's signs do not."""

@@ -44,7 +44,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw, ImageFont, features
 
 from bot.show import bidi, emoji, system_fonts
-from bot.show.clusters import shortened
+from bot.show.clusters import JOINERS, shortened
 
 FONT_DIR = Path(__file__).resolve().parent / "fonts"
 """Where the shipped fonts and their licence texts are."""
@@ -290,12 +290,14 @@ class FontStack:
         self.system = tuple(
             loaded for loaded in map(system_fonts.loaded, paths) if loaded is not None
         )
-        self.keep = EMOJI_JOINERS if any(font.colour for font in self.system) else frozenset[str]()
+        colour = any(font.colour for font in self.system)
+        self.keep = JOINERS | EMOJI_JOINERS if colour else JOINERS
         self._shapes: dict[str, tuple[tuple[Run, ...], int]] = {}
         self._masks: dict[Run, tuple[Image.Image, int, int]] = {}
 
     def clean(self, text: str) -> str:
-        """`text` as drawn (`clean`), keeping what joins emoji where a colour font draws them."""
+        """`text` as drawn (`clean`), keeping the joiner and non-joiner (for `runs` to keep
+        or drop), and what joins emoji where a colour font draws them."""
         return clean(text, self.keep)
 
     def _find(self, char: str, following: str, joined: bool = False) -> int | None:
@@ -318,7 +320,9 @@ class FontStack:
         """`text` (cleaned) split into runs of one font each, placeholders in place of
         characters no font has. A placeholder is drawn with the first font, in the run of the
         text around it: laid out with it, it stands in its place in right-to-left text.
-        A joiner of emoji stays in a colour font's run, and is dropped elsewhere. A character
+        A joiner of emoji stays in a colour font's run; a joiner or non-joiner after a letter
+        that is shaped (Persian's U+200C in حسین‌زاده, a Devanagari half form's U+200D) stays in
+        its run, which Raqm lays out; elsewhere they are dropped. A character
         meant as an emoji (`emoji.shown_as_emoji`: ❤️, ⚡) is drawn by a colour font that has
         it, before the shipped ones; where no colour font draws them, a skin tone after an
         emoji is dropped (the emoji stays) and a flag's letters are drawn as letters (🇰🇷: KR)."""
@@ -330,6 +334,9 @@ class FontStack:
             char = written
             if char in self.keep and not missing and self._colour(current):
                 chunk += char
+                continue
+            if char in JOINERS and self._shaping(current, missing, chunk):
+                chunk += char  # Raqm joins or parts the letters around it
                 continue
             if char in self.keep and clean(char) != char:
                 continue  # dropped as without a colour font
@@ -352,6 +359,11 @@ class FontStack:
         if chunk:
             runs.append(self._run(current, chunk))
         return runs
+
+    def _shaping(self, index: int, missing: bool, chunk: str) -> bool:
+        """Whether the run being built (`chunk`, in the font `index`) is a shipped font's and
+        ends with a letter that is shaped (`shaped`), which a joiner after it acts on."""
+        return not missing and 0 <= index < len(self.files) and bool(chunk) and _shaped(chunk[-1])
 
     def _colour(self, index: int) -> bool:
         """Whether the font `index` of the stack draws in colour (-1: none yet)."""
