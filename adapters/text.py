@@ -10,6 +10,7 @@ from typing import TextIO
 
 from bot.commands import MAX_ARGUMENT
 from bot.show.clusters import JOINERS, whole
+from bot.show.emoji import TAGS
 from bot.show.seating import MARKS, dealer_marks
 
 NAME_LIMIT = 32
@@ -35,7 +36,7 @@ def clean(text: str | None, limit: int) -> str:
             kept.append(REPLACEMENT)
         elif category == "Cc" or char.isspace():
             kept.append(" ")
-        elif char.isprintable() or char in JOINERS or 0xE0020 <= ord(char) <= 0xE007F:
+        elif char.isprintable() or char in JOINERS or char in TAGS:
             kept.append(char)  # (the last: tag characters, which spell out emoji flags)
     text = _few_marks(" ".join("".join(kept).split()))
     return (text if len(text) <= limit else whole(text[:limit])).strip()  # no half an emoji

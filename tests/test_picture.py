@@ -926,6 +926,17 @@ def test_an_emoji_sequence_with_a_character_the_shipped_fonts_have_is_one_colour
     assert [run.colour for run in font.runs("1\u200d2")] == [False]  # digits stay text
 
 
+def test_a_subdivision_flag_is_drawn_whole(system_fonts_used: None) -> None:
+    """Scotland's flag is a black flag followed by tag characters that spell `gbsct`: the
+    colour font draws the flag of Scotland (mostly blue), not the black flag they follow."""
+    font = stack(24)
+    scotland = "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"
+    assert [run.text for run in font.runs(scotland)] == [scotland]
+    assert font.length(scotland) == font.length("🦊")
+    red, green, blue = mean_colour(scotland, font)
+    assert blue > red + 60, (red, green, blue)
+
+
 def test_without_a_colour_font_a_skin_tone_is_dropped_and_a_flag_is_its_letters(
     symbola_file: str,
 ) -> None:

@@ -29,6 +29,9 @@ JOINER = "\u200d"
 KEYCAP = "\u20e3"
 """COMBINING ENCLOSING KEYCAP: a digit, `#` or `*` before it is a keycap emoji (1️⃣)."""
 
+TAGS = frozenset(map(chr, range(0xE0020, 0xE0080)))
+"""The tag characters, which after 🏴 spell out a region's flag (`gbsct`, Scotland's)."""
+
 SKIN_TONES = range(0x1F3FB, 0x1F400)
 """EMOJI MODIFIER FITZPATRICK TYPE-1-2 to TYPE-6, the skin tones."""
 

@@ -76,10 +76,11 @@ _INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Mn", "Me", "Zl", "Zp"})
 separators, and combining marks that no shipped font has (variation selectors, a keycap)."""
 
 
-EMOJI_JOINERS = frozenset((emoji.JOINER, emoji.KEYCAP, emoji.EMOJI_STYLE, emoji.TEXT_STYLE))
+EMOJI_JOINERS = emoji.TAGS | {emoji.JOINER, emoji.KEYCAP, emoji.EMOJI_STYLE, emoji.TEXT_STYLE}
 """Invisible characters kept in a run of a colour emoji font, whose layout joins them with the
-emoji around them (👨‍👩‍👧, ❤️, a keycap 1️⃣); dropped elsewhere. The variation selectors
-also tell which characters are meant as emoji (`emoji.shown_as_emoji`)."""
+emoji around them (👨‍👩‍👧, ❤️, a keycap 1️⃣, the tags of Scotland's flag); dropped elsewhere.
+The variation selectors also tell which characters are meant as emoji
+(`emoji.shown_as_emoji`)."""
 
 
 @dataclass(frozen=True, slots=True)
