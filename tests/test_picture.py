@@ -757,6 +757,23 @@ def without_raqm(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         picture_fonts._stack.cache_clear()
 
 
+def test_without_fribidi_a_skin_tone_is_dropped_and_a_flag_is_its_letters(
+    monkeypatch: pytest.MonkeyPatch, system_fonts_used: None
+) -> None:
+    """Without Raqm the colour font cannot join a sequence: a hand with a skin tone is the
+    hand alone (not the hand and a brown square), a flag its letters (not two blue ones), and
+    a keycap's digit stays text (not a grey digit and an empty key), as without a colour
+    font."""
+    with without_raqm(monkeypatch):
+        runs = stack(24).runs("Kim 👍🏽 🇰🇷 1\ufe0f\u20e3 🦊")
+    assert [(run.text.replace("\ufe0f", ""), run.colour) for run in runs] == [
+        ("Kim ", False),
+        ("👍", True),
+        (" KR 1 ", False),
+        ("🦊", True),
+    ]
+
+
 def test_a_zero_width_non_joiner_keeps_persian_letters_apart(
     request: pytest.FixtureRequest,
 ) -> None:

@@ -271,9 +271,11 @@ class FontStack:
     __slots__ = (
         "_masks",
         "_shapes",
+        "colour",
         "files",
         "fonts",
         "keep",
+        "sequences",
         "shaping",
         "size",
         "system",
@@ -291,8 +293,10 @@ class FontStack:
         self.system = tuple(
             loaded for loaded in map(system_fonts.loaded, paths) if loaded is not None
         )
-        colour = any(font.colour for font in self.system)
-        self.keep = JOINERS | EMOJI_JOINERS if colour else JOINERS
+        self.colour = any(font.colour for font in self.system)
+        # a colour font joins emoji sequences (skin tones, flags, keycaps) where Raqm is
+        self.sequences = self.colour and LAYOUT == ImageFont.Layout.RAQM
+        self.keep = JOINERS | EMOJI_JOINERS if self.colour else JOINERS
         self._shapes: dict[str, tuple[tuple[Run, ...], int]] = {}
         self._masks: dict[Run, tuple[Image.Image, int, int]] = {}
 
@@ -305,7 +309,12 @@ class FontStack:
         """The index of the font for `char`, followed by `following` (the next two characters),
         `joined` to an emoji before it or not: a colour font first if it is meant as an emoji
         (`emoji.shown_as_emoji`), then the shipped ones, then the system's."""
-        if self.keep and emoji.shown_as_emoji(char, following, joined):
+        keycap = char.isascii()  # a keycap's digit is an emoji only where sequences join
+        if (
+            self.colour
+            and emoji.shown_as_emoji(char, following, joined)
+            and not (keycap and not self.sequences)
+        ):
             for index, font in enumerate(self.system):
                 if font.colour and system_has(font, char):
                     return len(self.files) + index
@@ -325,8 +334,9 @@ class FontStack:
         that is shaped (Persian's U+200C in حسین‌زاده, a Devanagari half form's U+200D) stays in
         its run, which Raqm lays out; elsewhere they are dropped. A character
         meant as an emoji (`emoji.shown_as_emoji`: ❤️, ⚡) is drawn by a colour font that has
-        it, before the shipped ones; where no colour font draws them, a skin tone after an
-        emoji is dropped (the emoji stays) and a flag's letters are drawn as letters (🇰🇷: KR)."""
+        it, before the shipped ones; where no colour font draws them joined (none, or no Raqm),
+        a skin tone after an emoji is dropped (the emoji stays) and a flag's letters are drawn
+        as letters (🇰🇷: KR)."""
         runs: list[Run] = []
         current, missing = -1, False
         chunk = ""
@@ -343,7 +353,7 @@ class FontStack:
                 continue  # dropped as without a colour font
             joined = chunk.endswith(emoji.JOINER) and self._colour(current)
             found = self._find(char, cleaned[at + 1 : at + 3], joined)
-            if not self._colour(found if found is not None else -1):
+            if not (self.sequences and self._colour(found if found is not None else -1)):
                 if emoji.skin_tone(char) and chunk and not chunk[-1].isspace():
                     continue
                 letter = emoji.flag_letter(char)
