@@ -763,9 +763,11 @@ def test_without_fribidi_a_skin_tone_is_dropped_and_a_flag_is_its_letters(
     """Without Raqm the colour font cannot join a sequence: a hand with a skin tone is the
     hand alone (not the hand and a brown square), a flag its letters (not two blue ones), and
     a keycap's digit stays text (not a grey digit and an empty key), as without a colour
-    font."""
+    font; and a variation selector is no blank as wide as an emoji after it."""
     with without_raqm(monkeypatch):
         runs = stack(24).runs("Kim 👍🏽 🇰🇷 1\ufe0f\u20e3 🦊")
+        heart = stack(24).length("❤\ufe0f")  # the selector takes no room of its own
+        assert heart == stack(24).length("🦊"), heart
     assert [(run.text.replace("\ufe0f", ""), run.colour) for run in runs] == [
         ("Kim ", False),
         ("👍", True),

@@ -296,7 +296,7 @@ class FontStack:
         self.colour = any(font.colour for font in self.system)
         # a colour font joins emoji sequences (skin tones, flags, keycaps) where Raqm is
         self.sequences = self.colour and LAYOUT == ImageFont.Layout.RAQM
-        self.keep = JOINERS | EMOJI_JOINERS if self.colour else JOINERS
+        self.keep = JOINERS | EMOJI_JOINERS if self.sequences else JOINERS
         self._shapes: dict[str, tuple[tuple[Run, ...], int]] = {}
         self._masks: dict[Run, tuple[Image.Image, int, int]] = {}
 
