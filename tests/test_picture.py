@@ -868,7 +868,7 @@ def test_a_long_chinese_or_japanese_name_takes_two_lines(
 def test_without_the_system_fonts_those_names_are_placeholders() -> None:
     font = stack(24)
     assert font.clean("王小明") == "王小明"
-    assert [run.text for run in font.runs("민준 🦊🇰🇷")] == ["민준", " ◌KR"]
+    assert [run.text for run in font.runs("민준 🦊🇰🇷")] == ["민준", " ◌ KR"]
     assert font.runs("👨\u200d👩\u200d👧 Kim")[0].text == "◌ Kim"
 
 
@@ -967,6 +967,9 @@ def test_without_a_colour_font_a_skin_tone_is_dropped_and_a_flag_is_its_letters(
     assert [run.text for run in font.runs("Kim 👍🏽 🇰🇷")] == ["Kim ", "👍", " KR"]
     assert [run.text for run in font.runs("👨\u200d👩\u200d👧")] == ["👨👩👧"]
     assert [run.text for run in font.runs("🏽 ok")] == ["🏽", " ok"]  # alone, it is kept
+    # flags side by side, or against a name, are set apart by a space
+    assert "".join(run.text for run in font.runs("Ann🇩🇪🇫🇷!")) == "Ann DE FR!"
+    assert "".join(run.text for run in font.runs("🇩🇪Bo (🇫🇷)🇮🇹…")) == "DE Bo (FR) IT…"
 
 
 def test_a_character_no_font_has_is_still_a_placeholder(system_fonts_used: None) -> None:

@@ -14,6 +14,7 @@ drawn as the two letters (`KR`).
 """
 
 import functools
+import unicodedata
 
 from bot.show.clusters import REGIONAL_INDICATORS
 
@@ -93,3 +94,32 @@ def flag_letter(char: str) -> str | None:
     if len(char) != 1 or char not in REGIONAL_INDICATORS:
         return None
     return chr(ord("A") + REGIONAL_INDICATORS.index(char))
+
+
+def flags_as_letters(text: str) -> str:
+    """`text` with each flag (a pair of regional indicators, or one alone) written as its
+    letters, set apart by a space from what is beside it (`_apart`: `Ann🇩🇪🇫🇷!` is
+    `Ann DE FR!`, `(🇩🇪)` is `(DE)`, a cut `🇩🇪…` is `DE…`)."""
+    tokens: list[tuple[str, bool]] = []  # a character, or a flag's letters (True)
+    for char in text:
+        letter = flag_letter(char)
+        if letter is None:
+            tokens.append((char, False))
+        elif tokens and tokens[-1][1] and len(tokens[-1][0]) == 1:
+            tokens[-1] = (tokens[-1][0] + letter, True)
+        else:
+            tokens.append((letter, True))
+    out = ""
+    for index, (token, flag) in enumerate(tokens):
+        if index and (flag or tokens[index - 1][1]) and _apart(out[-1], token[0]):
+            out += " "
+        out += token
+    return out
+
+
+def _apart(before: str, after: str) -> bool:
+    """Whether a space goes between `before` and `after`, one of them a flag's letter: not
+    beside a space, after an opening mark, nor before a closing or other punctuation mark."""
+    opening = unicodedata.category(before) in ("Ps", "Pi")
+    closing = unicodedata.category(after) in ("Pe", "Pf", "Po")
+    return not (before.isspace() or after.isspace() or opening or closing)

@@ -341,6 +341,8 @@ class FontStack:
         current, missing = -1, False
         chunk = ""
         cleaned = self.clean(text)
+        if not self.sequences:
+            cleaned = emoji.flags_as_letters(cleaned)
         for at, written in enumerate(cleaned):
             char = written
             if char in self.keep and not missing and self._colour(current):
@@ -353,12 +355,9 @@ class FontStack:
                 continue  # dropped as without a colour font
             joined = chunk.endswith(emoji.JOINER) and self._colour(current)
             found = self._find(char, cleaned[at + 1 : at + 3], joined)
-            if not (self.sequences and self._colour(found if found is not None else -1)):
-                if emoji.skin_tone(char) and chunk and not chunk[-1].isspace():
-                    continue
-                letter = emoji.flag_letter(char)
-                if letter is not None:
-                    char, found = letter, self._find(letter, "")
+            joins = self.sequences and self._colour(found if found is not None else -1)
+            if emoji.skin_tone(char) and not joins and chunk and not chunk[-1].isspace():
+                continue  # the emoji before it is drawn alone
             if found is None and missing:
                 continue  # one placeholder for a whole stretch of missing characters
             index = 0 if found is None else found
