@@ -87,12 +87,12 @@ def _look_of(promise: Mapping[str, Any]) -> Look:
 R = TypeVar("R")
 
 
-async def in_own_thread(work: Callable[[], R]) -> R:
-    """What `work()` gives, run in a daemon thread of its own: not in asyncio's default
+async def in_own_thread(work: Callable[[], R], name: str = "review") -> R:
+    """What `work()` gives, run in a daemon thread of its own (`name`): not in asyncio's default
     executor, which a stopping worker joins (`asyncio.run` waits for its threads), nor in any
     executor Python joins at exit. A clean stop does not wait for a review under way (seconds
     of CPU): its note stays for the worker that takes over, and its result, if the thread ends
-    after the loop closed, is dropped."""
+    after the loop closed, is dropped. Nor for a hint (`Coach.stop`)."""
     loop = asyncio.get_running_loop()
     done: asyncio.Future[R] = loop.create_future()
 
@@ -112,8 +112,13 @@ async def in_own_thread(work: Callable[[], R]) -> R:
         with contextlib.suppress(RuntimeError):  # the loop closed: the worker stopped
             loop.call_soon_threadsafe(settle, result, error)
 
-    threading.Thread(target=run, name="review", daemon=True).start()
+    threading.Thread(target=run, name=name, daemon=True).start()
     return await done
+
+
+class Stopped(Exception):
+    """A hint asked for, or being worked out, as its worker stops cleanly (`Coach.stop`): none
+    is given; asked again, the worker that runs then works it out."""
 
 
 def _seeded(*parts: object) -> random.Random:
@@ -148,6 +153,15 @@ class Coach:
         """The chats and notes of reviews that came to nothing (`spent`)."""
         self.hints_worked = 0
         """How many hints were worked out (not taken from one known)."""
+        self._stopped = False
+
+    def stop(self) -> None:
+        """The worker stops cleanly: it waits for no hint. Those being worked out are dropped
+        (their threads run on, nobody waits for them) and their askers told `Stopped`, as is
+        anyone who asks from now on; reviews are left to their notes already (`in_own_thread`)."""
+        self._stopped = True
+        for figures in self._hints.values():
+            figures.cancel()
 
     async def hint(
         self, look: Look, game: str, view: PlayerView, once: bool = False
@@ -179,30 +193,42 @@ class Coach:
     async def _hint(
         self, look: Look, game: str, view: PlayerView, key: tuple[str, int, int]
     ) -> Message:
-        """The hint for `view`'s player, of the figures known or worked out now."""
+        """The hint for `view`'s player, of the figures known or worked out now (`Stopped` if
+        they are not known and the worker stops)."""
         figures = self._hints.get(key)
-        if figures is None or (
-            figures.done() and (figures.cancelled() or figures.exception() is not None)
-        ):  # none yet, or the last try failed (or was stopped): work them out (again)
+        failed = (
+            figures is not None
+            and figures.done()
+            and (figures.cancelled() or figures.exception() is not None)
+        )
+        if self._stopped and (figures is None or failed or not figures.done()):
+            raise Stopped
+        if figures is None or failed:  # none yet, or the last try failed: work them out again
             figures = asyncio.ensure_future(self._figures(game, view))
             self._hints[key] = figures
             while len(self._hints) > HINTS_KEPT:
                 self._hints.popitem(last=False)
-        bids, cards = await asyncio.shield(figures)
+        try:
+            bids, cards = await asyncio.shield(figures)
+        except asyncio.CancelledError:
+            if self._stopped and figures.cancelled():  # dropped by `stop`, not this task
+                raise Stopped from None
+            raise
         return hint_message(look, view, bids, cards)
 
     async def _figures(
         self, game: str, view: PlayerView
     ) -> tuple[Sequence[BidHint], Sequence[CardHint]]:
-        """A hint's figures, worked out in a worker thread (at most `HINTERS` at once)."""
+        """A hint's figures, worked out in a thread of their own (at most `HINTERS` at once),
+        which a clean stop does not wait for (`in_own_thread`, `stop`)."""
         if self._hinters is None:
             self._hinters = asyncio.Semaphore(HINTERS)
         rng = _seeded(game, view.table.seq, view.seat)
         async with self._hinters:
             self.hints_worked += 1
             if view.legal_bids:
-                return await asyncio.to_thread(bid_hints, view, rng), []
-            return [], await asyncio.to_thread(card_hints, view, rng)
+                return await in_own_thread(lambda: bid_hints(view, rng), "hint"), []
+            return [], await in_own_thread(lambda: card_hints(view, rng), "hint")
 
     @staticmethod
     def round_promise(

@@ -58,7 +58,7 @@ from bot.chat import (
     unseen,
 )
 from bot.clock import ServerClock
-from bot.coaching import Coach, Promise
+from bot.coaching import Coach, Promise, Stopped
 from bot.commands import BY_KIND, MAX_ARGUMENT, Kind, of_payload
 from bot.config import Config
 from bot.handover import Handover
@@ -102,6 +102,8 @@ STORE_AWAY = N_("The game store cannot be reached right now. Please try again sh
 """What anyone is told while Redis cannot be reached (or does not answer in time)."""
 SORRY = N_("Sorry, something went wrong. Please try again.")
 """What someone is told whose request failed for another reason (a bug, a platform error)."""
+STOPPED_HINT = N_("The bot is restarting: ask for your hint again in a moment.")
+"""The answer of a hint its worker stopped before it was worked out (`Coach.stop`)."""
 TIMER = User("timer", "")
 """Who a timeout is applied for."""
 ROBOT = User("ai", "")
@@ -1124,10 +1126,12 @@ class GameService:
                 self.store_failed(error)
         try:
             hint = await self.coach.hint(mine, table.game_id, view, once=once)
-        except BaseException:
+        except BaseException as error:
             if marked:  # none was posted: a press again works it out
                 with contextlib.suppress(*StoreErrors):
                     await self.store.hint_unposted(*mark)
+            if isinstance(error, Stopped):  # a clean stop does not wait for it
+                return replace(outcome, answer=mine.t(STOPPED_HINT))
             raise
         if hint is None:  # pressed again in their private chat: the hint is there already
             return replace(outcome, answer=sent)

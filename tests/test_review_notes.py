@@ -332,6 +332,90 @@ def test_a_clean_stop_does_not_wait_for_a_review_under_way(
     assert (to, text.startswith("📝 Your last game")) == (ANN.id, True), text
 
 
+def test_a_clean_stop_does_not_wait_for_a_hint_under_way(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At a coach table on Telegram, the first bidder presses 💡 Hint on their turn message, and
+    their worker stops cleanly while the hint is being worked out (here: held until the test
+    lets it go). The stop does not wait for it (before, a hint ran in asyncio's default
+    executor, which the loop's end joins, and the press's handler, which Telegram's stop
+    waits for, waited for it): the press is answered that the bot is restarting, and pressed
+    again on the worker started next, the hint comes (it was not marked as sent)."""
+    started, release = threading.Event(), threading.Event()
+    bid_hints = coaching.bid_hints
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        started.set()
+        release.wait()
+        return bid_hints(*args, **kwargs)
+
+    monkeypatch.setattr(coaching, "bid_hints", slow)
+    clock = Clock()
+    pressed: list[tuple[TelegramUser, str, str | None]] = []
+
+    async def worker() -> None:
+        client = client_of(redis_url)
+        async with FakeTelegram() as fake:
+            fake.add_group(-100, "Wizards")
+            people = {n: TelegramUser(n, u.name) for n, u in enumerate((ANN, BOB, CID), 1)}
+            for person in people.values():
+                fake.start_dm(person)
+            svc = service(client, clock=clock, config=fake_config(fake))
+            front = telegram_front(fake, svc, client)
+            await front.start()
+            driver = Driver(svc, [ANN, BOB, CID], chat="tg:-100", seed=5)
+            await driver.lobby(["rounds=short", "coach"])
+            await driver.play_until(lambda s: s.phase is Phase.BIDDING)  # a trump chosen
+            for outcome in driver.outcomes:  # posted as the front end posts its own answers
+                front.show(driver.chat, outcome)
+
+            def hint_button() -> tuple[TelegramUser, int, str] | None:
+                for number, person in people.items():
+                    for message in fake.current_messages(number).values():
+                        for row in message.keyboard:
+                            for button in row:
+                                if button.text == "💡 Hint" and button.callback_data:
+                                    return person, message.message_id, button.callback_data
+                return None
+
+            await until(lambda: hint_button() is not None, "a turn message offers a hint")
+            found = hint_button()
+            assert found is not None
+            person, message, data = found
+            query = fake.press(person.id, person, message, data)["callback_query"]["id"]
+            await until(started.is_set, "the hint is being worked out")
+            await front.stop()
+            answer = fake.callback_answer(query)
+            pressed.append((person, data, answer.text if answer is not None else None))
+        await client.aclose()
+
+    guard = threading.Timer(30, release.set)  # a stop that waits for it ends, and fails
+    guard.start()
+    try:
+        asyncio.run(worker())
+        assert not release.is_set(), "the stop waited for the hint"
+    finally:
+        release.set()
+        guard.cancel()
+    monkeypatch.setattr(coaching, "bid_hints", bid_hints)
+    ((person, data, said),) = pressed
+    assert said == "The bot is restarting: ask for your hint again in a moment."
+
+    async def pressed_again() -> Outcome:
+        client = client_of(redis_url)
+        try:
+            clock.advance(LEASE + 1)
+            user = next(u for u in (ANN, BOB, CID) if u.id == f"tg:{person.id}")
+            again = Request(Kind.BUTTON, data, aside=True)
+            return await service(client, seed=7, clock=clock).handle("tg:-100", user, again)
+        finally:
+            await client.aclose()
+
+    outcome = asyncio.run(pressed_again())
+    assert outcome.answer is None, outcome.answer
+    assert [m.text.startswith("💡 Hint for") for m in outcome.messages] == [True]
+
+
 async def test_a_review_waiting_in_the_outbox_when_its_worker_is_killed_is_posted_by_the_next(
     redis_client: aioredis.Redis,
 ) -> None:

@@ -253,8 +253,10 @@ class DiscordFrontEnd:
             self.service.metrics.ready.report(PLATFORM, lambda: connected(self.client))
 
     async def stop(self) -> None:
-        """Stop timers, post what waits, disconnect."""
+        """Stop timers, post what waits (a hint under way is not waited
+        for: its asker is told to ask again, `Coach.stop`), disconnect."""
         self.service.metrics.ready.report(PLATFORM, None)
+        self.service.coach.stop()
         await stop_timer_loop(self._timers)
         self._timers = None
         await self.outbox.close()

@@ -333,8 +333,10 @@ class TelegramFrontEnd:
         return not (self._poll_failed or late or shared)
 
     async def stop(self) -> None:
-        """Stop taking updates and timers, post what waits, disconnect."""
+        """Stop taking updates and timers, post what waits (a hint under way is not waited
+        for: its asker is told to ask again, `Coach.stop`), disconnect."""
         self.service.metrics.ready.report(PLATFORM, None)
+        self.service.coach.stop()
         await stop_timer_loop(self._timers)
         self._timers = None
         updater = self.application.updater

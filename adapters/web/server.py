@@ -366,6 +366,7 @@ class WebTable:
         back); a stream asked for meanwhile (a page reconnecting at once) ends as it begins. Else
         the server's shutdown would wait for such a stream, for a minute, before it ends it."""
         self._stopping = True
+        self.service.coach.stop()  # a hint under way: its page is told to ask again
         for task in list(self._streams):
             task.cancel()
         if self._runner is not None:
