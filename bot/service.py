@@ -433,6 +433,10 @@ class GameService:
                 await self._take_reviews(scope, gone)
                 chats = await self.store.journaled(keys.journal(scope, gone), now - KEEP)
                 await self.store.adopt(scope, gone, mine, chats, now)
+                # Noted since they were read (a web table's worker notes on, and named itself
+                # in the heartbeats before `adopt` took its name out): taken now. One noted
+                # after this read is named again by its worker, after `adopt`.
+                await self._take_reviews(scope, gone)
                 behind += chats
             unsure = [chat for chat in self._unsure if keys.scope(chat) == scope]
             behind += unsure

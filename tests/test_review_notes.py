@@ -3,6 +3,7 @@ posted, and a worker that stops or dies first leaves it to the one that takes ov
 which works it out again and posts it once, to the right person, in their language."""
 
 import asyncio
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -153,22 +154,24 @@ async def test_a_worker_that_runs_no_tick_and_is_no_web_tables_posts_its_reviews
     assert to == ANN.id
 
 
-async def test_the_rounds_reviews_of_a_web_tables_worker_are_posted_by_a_chat_worker(
-    redis_client: aioredis.Redis,
-) -> None:
-    """A web table's worker runs no tick in the chat's scope: its coach table's round reviews
-    are noted as its own, and a worker of the scope takes them over (as a gone worker's), works
-    them out and posts them, each once: the same reviews a chat worker posts for the same game
-    in another chat. The web worker stops (here: dies) at once, and none is lost."""
-    clock = Clock()
+async def played_on_a_web_tables_worker(redis_client: aioredis.Redis, clock: Clock) -> str:
+    """A web table's worker (it runs no tick in the chat's scope) and a coach table's game
+    played there until round 4's bids: its round reviews are noted as its own, and it dies at
+    once (were they worked out there, they would be lost with it). The key of its notes."""
     web = service(redis_client, clock=clock)
-    web.coach = DiesWorking()  # were they worked out there, they would be lost with it
+    web.coach = DiesWorking()
     WebTable(web, Config(web=WebConfig(secret="s3cret")), redis_client)
     driver = Driver(web, [ANN, BOB, CID], seed=11)
     await driver.lobby(["rounds=short", "coach"])
     await driver.play_until(lambda s: s.phase is Phase.BIDDING and s.round.number == 4)
-    del web, driver  # dropped without a stop
+    return keys.reviews(SCOPE, web.worker)
 
+
+async def reviews_of_a_chat_worker(
+    redis_client: aioredis.Redis, clock: Clock
+) -> list[tuple[str | None, str]]:
+    """The round reviews a worker that ticks in the scope, and lives, posts for the web
+    table's game (`played_on_a_web_tables_worker`) played alike in another chat."""
     lived = service(redis_client, clock=clock)
     await lived.tick(SCOPE)
     other = Driver(lived, [ANN, BOB, CID], chat="chat:2", seed=11)
@@ -177,8 +180,21 @@ async def test_the_rounds_reviews_of_a_web_tables_worker_are_posted_by_a_chat_wo
     await lived.coach.settled()
     shown = await lived.tick(SCOPE)
     await delivered(lived, shown)
-    expected = [(to, text) for to, text in reviews(shown)]
+    expected = reviews(shown)
     assert expected, "random play makes costly decisions in three rounds"
+    return expected
+
+
+async def test_the_rounds_reviews_of_a_web_tables_worker_are_posted_by_a_chat_worker(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A web table's worker runs no tick in the chat's scope: its coach table's round reviews
+    are noted as its own, and a worker of the scope takes them over (as a gone worker's), works
+    them out and posts them, each once: the same reviews a chat worker posts for the same game
+    in another chat. The web worker stops (here: dies) at once, and none is lost."""
+    clock = Clock()
+    await played_on_a_web_tables_worker(redis_client, clock)
+    expected = await reviews_of_a_chat_worker(redis_client, clock)
 
     restarted, posted = await posted_by_the_next(redis_client, clock)
     assert sorted(posted) == sorted(expected)
@@ -190,42 +206,44 @@ class NotedMeanwhile(aioredis.Redis):
     """A client of a chat worker: right after it reads a worker's review notes, that worker
     notes one more (a web table's worker, another round ended on its pages meanwhile)."""
 
-    late: tuple[str, str] | None = None
-    """(key, note): the note to add once that key is read (then None)."""
+    late: tuple[str, str, bytes] | None = None
+    """(key, note, promise): the note to add once that key is read (then None)."""
 
     async def hgetall(self, name: Any) -> Any:
         found = await super().hgetall(name)
         if self.late is not None and self.late[0] == name:
-            (key, note), self.late = self.late, None
-            await self.hset(key, note, "{}")
+            (key, note, promise), self.late = self.late, None
+            await self.hset(key, note, promise)
         return found
 
 
-async def test_a_note_made_while_another_worker_takes_the_notes_over_is_kept(
+async def test_a_note_made_while_another_worker_takes_the_notes_over_is_posted(
     redis_client: aioredis.Redis, redis_url: str
 ) -> None:
     """A chat worker takes a web table's worker's review notes over (it never beats, so it is
-    taken for gone at once), and the web worker notes another review between the chat worker's
-    read of its notes and their removal: that note stays, for the next worker to take over."""
+    taken for gone at once), and the web worker notes round 3's review between the chat
+    worker's read of its notes and their removal. The chat worker takes that note over too,
+    in the same tick, and posts it with the others, though the web worker notes nothing more:
+    the same reviews as a chat worker's for the same game. (Before, it stayed noted, but the
+    web worker's name was out of the heartbeats: it waited for the web worker's next review,
+    or went after a day.)"""
     clock = Clock()
-    web = service(redis_client, clock=clock)
-    web.coach = DiesWorking()
-    WebTable(web, Config(web=WebConfig(secret="s3cret")), redis_client)
-    driver = Driver(web, [ANN, BOB, CID], seed=11)
-    await driver.lobby(["rounds=short", "coach"])
-    await driver.play_until(lambda s: s.phase is Phase.BIDDING and s.round.number == 2)
-    hash_key = keys.reviews(SCOPE, web.worker)
-    assert len(await redis_client.hkeys(hash_key)) == 1
+    hash_key = await played_on_a_web_tables_worker(redis_client, clock)
+    expected = await reviews_of_a_chat_worker(redis_client, clock)
+    notes = await redis_client.hgetall(hash_key)
+    (late,) = [note for note, promise in notes.items() if json.loads(promise)["number"] == 3]
+    await redis_client.hdel(hash_key, late)
 
     client = NotedMeanwhile.from_url(redis_url)
-    client.late = (hash_key, "late")
+    client.late = (hash_key, late.decode(), notes[late])
     try:
-        clock.advance(LEASE + 1)
-        await service(client, clock=clock).tick(SCOPE)
+        restarted, posted = await posted_by_the_next(client, clock)
+        assert client.late is None, "the notes were not read"
+        assert sorted(posted) == sorted(expected)
+        assert reviews(await restarted.tick(SCOPE)) == []
     finally:
         await client.aclose()
-    assert client.late is None, "the notes were not read"
-    assert await redis_client.hkeys(hash_key) == [b"late"]
+    assert await notes_left(redis_client) == []
 
 
 async def test_a_review_posted_just_before_a_clean_stop_is_not_posted_again(
