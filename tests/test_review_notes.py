@@ -18,14 +18,16 @@ from service_helpers import ANN, BOB, CHAT, CID, Clock, Driver, counted_ticks, s
 from service_helpers import client as client_of
 from telegram.ext import AIORateLimiter
 
-from adapters.outbox import FAST
+from adapters import outbox as outbox_module
+from adapters.delivered import TRIES, Delivered
+from adapters.outbox import FAST, Outbox
 from adapters.telegram.app import TelegramFrontEnd
 from adapters.web.server import WebTable
 from bot import coaching
 from bot.coaching import Coach
 from bot.commands import Kind
 from bot.config import Config, TelegramConfig, WebConfig
-from bot.messages import Outcome
+from bot.messages import Message, Outcome
 from bot.requests import Request
 from bot.service import LEASE, GameService
 from bot.store import keys
@@ -469,3 +471,99 @@ async def test_a_review_waiting_in_the_outbox_when_its_worker_is_killed_is_poste
         finally:
             fake.unstall(1)
             await front.stop()
+
+
+class Away(Exception):
+    """The platform cannot be reached (the outbox tries a post again)."""
+
+
+class Platform:
+    """Private chats whose posts fail for the first `away` tries (each post of each hand-over
+    to the outbox), then go: what was posted, by whom."""
+
+    def __init__(self, away: int) -> None:
+        self.away = away
+        self.posted: list[tuple[str | None, str]] = []
+
+    async def deliver(self, message: Message) -> object:
+        if self.away > 0:
+            self.away -= 1
+            raise Away
+        self.posted.append((message.to, message.text))
+        return "posted"
+
+
+async def a_review_handed_over(
+    redis_client: aioredis.Redis, platform: Platform, again: float
+) -> tuple[Clock, Outbox[Message], Delivered, str, Outcome]:
+    """Bob's /review of a game played on a ticking worker, handed over by its tick to a front
+    end whose outbox posts to `platform` (its tries at once) and tries a review it gave up on
+    again `again` seconds later."""
+    clock = Clock()
+    svc = await played_on_a_ticking_worker(redis_client, clock)
+    await svc.handle(CHAT, BOB, Request(Kind.REVIEW))
+    await svc.coach.settled()
+    ((chat, outcome),) = [(chat, o) for chat, o in await svc.tick(SCOPE) if o.notes]
+    outbox: Outbox[Message] = Outbox(
+        platform.deliver,
+        FAST,
+        sleep=lambda _: asyncio.sleep(0),
+        retry=lambda error: isinstance(error, Away),
+    )
+
+    async def queue(chat: str, outcome: Outcome) -> list["asyncio.Future[object]"]:
+        return [outbox.put(message.to, message) for message in outcome.messages]
+
+    return clock, outbox, Delivered(svc, outbox, queue, again=again), chat, outcome
+
+
+async def test_a_review_the_outbox_gave_up_on_is_posted_again_once_the_platform_is_back(
+    redis_client: aioredis.Redis,
+) -> None:
+    """The platform is away as Bob's review is handed over: the outbox tries its post for its
+    two minutes (here at once) and gives it up. He was told it comes to him privately, so it
+    is posted again a minute later (`AGAIN`; here at once), the platform back by then: he gets
+    it once, and only then is its note forgotten. (Before, it was forgotten, never posted.)"""
+    platform = Platform(away=outbox_module.RETRIES + 1)  # one hand-over's tries
+    _, _, delivered, chat, outcome = await a_review_handed_over(redis_client, platform, 0)
+    await delivered.show(chat, outcome)
+    await until(lambda: bool(platform.posted), "the review is posted")
+    await delivered.close()  # its note forgotten by then
+    assert platform.posted == [(m.to, m.text) for m in outcome.messages]
+    assert [to for to, _ in platform.posted] == [BOB.id]
+    assert await notes_left(redis_client) == []
+
+
+async def test_a_review_the_outbox_gave_up_on_for_good_is_forgotten(
+    redis_client: aioredis.Redis, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The platform stays away for every hand-over of Bob's review (`TRIES`): it is given up,
+    with a warning, and its note forgotten (posted by the worker that takes over, hours later
+    perhaps, it would come out of the blue)."""
+    platform = Platform(away=TRIES * (outbox_module.RETRIES + 1))
+    _, _, delivered, chat, outcome = await a_review_handed_over(redis_client, platform, 0)
+    await delivered.show(chat, outcome)
+    await until(lambda: platform.away == 0, "the review is tried and given up")
+    await delivered.close()  # its note forgotten by then
+    assert platform.posted == []
+    assert "a review could not be posted; it is given up" in caplog.text
+    assert await notes_left(redis_client) == []
+
+
+async def test_a_review_waiting_to_be_posted_again_keeps_its_note_through_a_clean_stop(
+    redis_client: aioredis.Redis,
+) -> None:
+    """The outbox gave Bob's review up and it waits to be tried again when its worker stops
+    cleanly: the stop does not wait for it, and its note stays; the worker that takes over
+    posts it to him."""
+    platform = Platform(away=outbox_module.RETRIES + 1)
+    handed = await a_review_handed_over(redis_client, platform, 3600)
+    clock, outbox, delivered, chat, outcome = handed
+    await delivered.show(chat, outcome)
+    await until(lambda: platform.away == 0, "the outbox gives the review up")
+    await outbox.close()  # as the front end stops
+    await delivered.close()
+    assert platform.posted == []
+    assert await notes_left(redis_client) != []
+    _, posted = await posted_by_the_next(redis_client, clock)
+    assert [to for to, _ in posted] == [BOB.id]

@@ -211,7 +211,7 @@ class DiscordFrontEnd:
             retry=retryable,
             posting=metrics.posting(PLATFORM, (delivery.value for delivery in Delivery)),
         )
-        self.delivered = Delivered(service, self.outbox)
+        self.delivered = Delivered(service, self.outbox, self._shown)
         """Forgets the notes of the coach's reviews once posted (`adapters.delivered`)."""
         self.timer_interval = timer_interval
         self.defer_after = defer_after
@@ -339,7 +339,10 @@ class DiscordFrontEnd:
         `Sender.skips`): see `_dms_closed`; a plain private message for them that comes with
         their hand asking for their attention (a wings mark that could not be played) is held
         for that hand (`_dms_closed`)."""
-        self.delivered.watch(chat, outcome, await self._queue(posts(chat, outcome, self.links)))
+        await self.delivered.show(chat, outcome)
+
+    async def _shown(self, chat: str, outcome: Outcome) -> list["asyncio.Future[object] | None"]:
+        return await self._queue(posts(chat, outcome, self.links))
 
     async def _queue(self, items: list[Post]) -> list["asyncio.Future[object] | None"]:
         """Queue posts for their channels and DMs, in order, as `show` does: what each one's

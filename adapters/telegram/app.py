@@ -246,7 +246,7 @@ class TelegramFrontEnd:
             retry=retryable,
             posting=metrics.posting(PLATFORM, (delivery.value for delivery in Delivery)),
         )
-        self.delivered = Delivered(service, self.outbox)
+        self.delivered = Delivered(service, self.outbox, self._shown)
         """Forgets the notes of the coach's reviews once posted (`adapters.delivered`)."""
         self.admins = AdminCache(self._member_status)
         self.links = WebLinks.of(config, service.clock)
@@ -387,8 +387,11 @@ class TelegramFrontEnd:
         """Queue a post for its chat, in the place of its slot's waiting one (`Post.slot`)."""
         return self.outbox.put(post.target, post, key=post.slot)
 
+    async def _shown(self, chat: str, outcome: Outcome) -> list["asyncio.Future[object]"]:
+        return self.show(chat, outcome)
+
     async def show_async(self, chat: str, outcome: Outcome) -> None:
-        self.delivered.watch(chat, outcome, self.show(chat, outcome))
+        await self.delivered.show(chat, outcome)
 
     def _superseded(self, target: int, message_id: int, behind: str | None = None) -> None:
         """An old slot message's buttons come off once the chat has nothing newer to show (in
