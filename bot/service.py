@@ -104,6 +104,9 @@ SORRY = N_("Sorry, something went wrong. Please try again.")
 """What someone is told whose request failed for another reason (a bug, a platform error)."""
 STOPPED_HINT = N_("The bot is restarting: ask for your hint again in a moment.")
 """The answer of a hint its worker stopped before it was worked out (`Coach.stop`)."""
+HINT_SENT = N_("This hint was sent to you already. Type /hint in the game's chat to see it again.")
+"""The answer of a hint pressed again where it was posted once (`GameService._coached`): on
+Discord it may have been shown to the person alone and dismissed; typed, /hint posts it again."""
 TIMER = User("timer", "")
 """Who a timeout is applied for."""
 ROBOT = User("ai", "")
@@ -1117,7 +1120,7 @@ class GameService:
             # the AI moved for them meanwhile (they are away): no hint, none promised
             return replace(outcome, answer=None)
         mine = personal(look, table.languages, view.player)
-        sent = mine.t("This hint was sent to you already.")
+        sent = mine.t(HINT_SENT)
         once = result.hint_once
         mark = (chat, view.player, table.game_id, view.table.seq)
         marked = False

@@ -21,7 +21,7 @@ from bot.commands import Kind
 from bot.config import Config
 from bot.messages import Message, Outcome
 from bot.requests import Request, User
-from bot.service import GameService
+from bot.service import HINT_SENT, GameService
 from bot.show.coach import points
 from bot.show.formatters import percent
 from bot.store import keys
@@ -530,4 +530,4 @@ async def test_a_double_tap_on_hint_handled_by_two_workers_posts_it_once(
     both = await asyncio.gather(first.handle(CHAT, user, press), second.handle(CHAT, user, press))
     hints = [m.text for outcome in both for m in private(outcome) if m.text.startswith("💡")]
     assert len(hints) == 1, hints
-    assert [o.answer for o in both if not private(o)] == ["This hint was sent to you already."]
+    assert [o.answer for o in both if not private(o)] == [HINT_SENT]

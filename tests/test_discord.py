@@ -34,7 +34,7 @@ from adapters.outbox import FAST, Limits
 from adapters.slots import hand_slot
 from bot import Button, Kind, Message, Outcome, Request, User, tokens
 from bot.config import Config, DiscordConfig
-from bot.service import GameService
+from bot.service import HINT_SENT, GameService
 from bot.show.i18n import texts
 from bot.show.picture import SheetPicture
 from bot.store import Store, keys
@@ -2237,7 +2237,8 @@ async def test_a_hint_typed_in_the_channel_says_where_it_went(dc: Bot) -> None:
 async def test_a_hint_on_an_ephemeral_hand_comes_apart_and_leaves_the_hand(dc: Bot) -> None:
     """Cid's DMs are closed: his hand is shown to him alone in the channel. The coach's hint
     he asks for there is an ephemeral message of its own; the hand keeps its buttons. Pressed
-    again for the same decision, it is not shown a second time, as in a DM."""
+    again for the same decision, it is not shown a second time, as in a DM: he is told that
+    /hint shows it again (he may have dismissed it), and typed, it does."""
     ann, _bob, cid = players = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
     await seat(dc, players, coach="on")
     await dc.command(ann, "start")
@@ -2265,8 +2266,10 @@ async def test_a_hint_on_an_ephemeral_hand_comes_apart_and_leaves_the_hand(dc: B
     again = dc.fake.press(dc.channel, cid, hand, hand.button("💡 Hint"))
     await dc.act(again)  # a double tap, as in a DM: posted once
     (reply,) = dc.fake.interactions[int(again["id"])].line.replies
-    assert reply.endswith("(only Cid sees) bot: This hint was sent to you already."), reply
+    assert reply.endswith(f"(only Cid sees) bot: {HINT_SENT}"), reply
     assert (hand.content, hand.labels()) == before
+    await dc.command(cid, "hint")  # the hint dismissed (it was shown to him alone): again
+    assert dc.fake.last(dc.channel, cid).content.startswith("💡 Hint for")
 
 
 async def test_where_the_bot_may_not_post_a_table_is_refused_and_says_why(dc: Bot) -> None:

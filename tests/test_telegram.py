@@ -47,7 +47,7 @@ from bot.config import Config, TelegramConfig
 from bot.metrics import Readiness
 from bot.requests import Request
 from bot.requests import User as Asker
-from bot.service import STORE_AWAY, GameService
+from bot.service import HINT_SENT, STORE_AWAY, GameService
 from bot.show.themes import Theme, card_face
 from bot.store import Store, keys, redis_client
 from bot.store.redis_server import RedisServer, free_port
@@ -803,10 +803,10 @@ async def test_a_double_tap_on_hint_posts_the_hint_once(tg: Bot) -> None:
     assert len(hints) == 1, [e.text for e in hints]
     answers = [tg.fake.callback_answer(tap["callback_query"]["id"]) for tap in taps]
     said = sorted(answer.text for answer in answers if answer is not None)
-    assert said == ["", "This hint was sent to you already."]
+    assert said == ["", HINT_SENT]
     assert not any(answer is not None and answer.show_alert for answer in answers)
     again = await tg.press(user.id, user, hand.message_id, data)
-    assert again.text == "This hint was sent to you already."
+    assert again.text == HINT_SENT
     assert len([e for e in tg.fake.transcript(user.id) if e.text.startswith("💡 Hint")]) == 1
 
 
