@@ -1138,7 +1138,8 @@ class GameService:
                 with contextlib.suppress(*StoreErrors):
                     await self.store.hint_unposted(*mark)
             if isinstance(error, Stopped):  # a clean stop does not wait for it
-                return replace(outcome, answer=mine.t(STOPPED_HINT))
+                said = mine if once else look  # typed: answered where it was, as it is else
+                return replace(outcome, answer=said.t(STOPPED_HINT))
             raise
         if hint is None:  # pressed again in their private chat: the hint is there already
             return replace(outcome, answer=sent)

@@ -10,6 +10,7 @@ from dataclasses import replace
 
 import pytest
 import redis.asyncio as aioredis
+import service_helpers
 from service_helpers import ANN, BOB, CHAT, CID, DOT, Clock, Driver, payloads, service, table_of
 from test_ai_moves import DiesAfterSaving
 
@@ -21,9 +22,10 @@ from bot.commands import Kind
 from bot.config import Config
 from bot.messages import Message, Outcome
 from bot.requests import Request, User
-from bot.service import HINT_SENT, GameService
+from bot.service import HINT_SENT, STOPPED_HINT, GameService
 from bot.show.coach import points
 from bot.show.formatters import percent
+from bot.show.i18n import texts
 from bot.store import keys
 from bot.tokens import Action
 from engine import Phase, player_view, waiting_seats
@@ -531,3 +533,29 @@ async def test_a_double_tap_on_hint_handled_by_two_workers_posts_it_once(
     hints = [m.text for outcome in both for m in private(outcome) if m.text.startswith("💡")]
     assert len(hints) == 1, hints
     assert [o.answer for o in both if not private(o)] == [HINT_SENT]
+
+
+async def test_a_hint_asked_as_its_worker_stops_is_answered_in_the_askers_words(
+    redis_client: aioredis.Redis, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ann's app is German, the group English. Her worker stops cleanly (`Coach.stop`) as she
+    asks for a hint: typed in the group, the group is answered that the bot restarts, in
+    English (the group's reply to /hint, as "Your hint comes to you privately." is); pressed
+    in her private chat, she is, in German. No hint is worked out or marked as sent: the next
+    worker gives it to her."""
+    monkeypatch.setattr(service_helpers, "check_outcome", lambda *_: None)  # German hands
+    ann = replace(ANN, language="de")
+    svc = service(redis_client, clock=clock)
+    driver = Driver(svc, [ann, BOB, CID], seed=11)
+    await driver.lobby(["rounds=short", "coach"])
+    await driver.play_until(lambda s: s.phase is Phase.BIDDING and s.round.turn == 0)
+    press = Request(Kind.BUTTON, hint_button(driver.screens.hand(ann)), aside=True)
+    svc.coach.stop()
+    typed = await svc.handle(CHAT, ann, Request(Kind.HINT, aloud=True))
+    assert (typed.answer, private(typed)) == (STOPPED_HINT, [])
+    pressed = await svc.handle(CHAT, ann, press)
+    assert (pressed.answer, private(pressed)) == (texts("de")(STOPPED_HINT), [])
+    assert texts("de")(STOPPED_HINT) != STOPPED_HINT
+    assert svc.coach.hints_worked == 0
+    again = await service(redis_client, seed=1, clock=clock).handle(CHAT, ann, press)
+    assert [m.text.startswith("💡 Tipp") for m in private(again)] == [True]
