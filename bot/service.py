@@ -104,6 +104,11 @@ SORRY = N_("Sorry, something went wrong. Please try again.")
 """What someone is told whose request failed for another reason (a bug, a platform error)."""
 STOPPED_HINT = N_("The bot is restarting: ask for your hint again in a moment.")
 """The answer of a hint its worker stopped before it was worked out (`Coach.stop`)."""
+AWAY_ALL_GAME = N_(
+    "The AI played every round of the last game here for you: the coach has no decision of "
+    "yours to review."
+)
+"""The answer of /review for someone away for the whole of the last game (`Table.autopilot`)."""
 HINT_SENT = N_("This hint was sent to you already. Type /hint in the game's chat to see it again.")
 """The answer of a hint pressed again where it was posted once (`GameService._coached`): on
 Discord it may have been shown to the person alone and dismissed; typed, /hint posts it again."""
@@ -892,6 +897,10 @@ class GameService:
         if skip is None:  # nobody away, or an older summary: the table's, if of that game
             same = table is not None and table.game_id == last[0].get("game")
             skip = table.autopilot.get(user.id, []) if table is not None and same else []
+        rounds = len(record.get("rounds", []))
+        if rounds and set(range(1, rounds + 1)) <= set(skip):
+            # "no decision cost you points" would praise the AI's moves as theirs
+            return Outcome(answer=t(AWAY_ALL_GAME), alert=True)
         promise = self.coach.game_promise(chat, mine, record, seat, user.id, skip)
         busy = t("Your review is being worked out already; please wait for it.")
         if self.coach.busy(promise):
