@@ -337,7 +337,7 @@ class Coach:
         with self._lock:
             found = self._known.get(known)
         if found is not None:  # worked out before: as it was
-            self._ready.add(chat, self._game_review(look, player, found, note))
+            self._ready.add(chat, self._game_review(look, player, found, skip, note))
             return True
         self._asked.add(asked)
 
@@ -349,7 +349,7 @@ class Coach:
                     self._known[known] = mistakes
                     while len(self._known) > REMEMBERED:
                         self._known.popitem(last=False)
-                return self._game_review(look, player, mistakes, note)
+                return self._game_review(look, player, mistakes, skip, note)
             finally:
                 self._asked.discard(asked)
 
@@ -358,12 +358,17 @@ class Coach:
 
     @staticmethod
     def _game_review(
-        look: Look, player: str, mistakes: Sequence[Mistake], note: str | None = None
+        look: Look,
+        player: str,
+        mistakes: Sequence[Mistake],
+        skip: Sequence[int] = (),
+        note: str | None = None,
     ) -> Review:
-        """A game's review for `player`, naming its chat always: it is asked for in the chat
-        once the game is over and comes privately, where reviews of several chats' games may
-        meet, and "your last game" alone does not say which."""
-        shown = Outcome((game_review(look, player, mistakes),))
+        """A game's review for `player` (but for the rounds `skip`, which the AI played for
+        them), naming its chat always: it is asked for in the chat once the game is over and
+        comes privately, where reviews of several chats' games may meet, and "your last game"
+        alone does not say which."""
+        shown = Outcome((game_review(look, player, mistakes, skip),))
         return Review(shown, shown, named=frozenset({player}), note=note)
 
     def under_way(self) -> int:

@@ -348,9 +348,12 @@ async def test_a_hint_asked_while_an_ai_seat_still_owes_its_bid_is_shown(
     assert "Hint for your bid, round 1:" in hint.text
 
 
-async def ann_away_to_the_end(redis_client: aioredis.Redis) -> tuple[GameService, Driver]:
-    """A short coach game in which Ann lets her first turn run out: the stand-in (`easy`, whose
-    moves a review would fault) plays for her to the end; Bob and Cid play on."""
+async def ann_away_to_the_end(
+    redis_client: aioredis.Redis, since: int = 1
+) -> tuple[GameService, Driver]:
+    """A short coach game in which Ann lets her first turn of round `since` run out: the
+    stand-in (`easy`, whose moves a review would fault) plays for her to the end; Bob and Cid
+    play on."""
     clock = Clock()
     svc = service(redis_client, clock=clock, config=Config(stand_in="easy"))
     driver = Driver(svc, [ANN, BOB, CID], seed=11)
@@ -358,7 +361,8 @@ async def ann_away_to_the_end(redis_client: aioredis.Redis) -> tuple[GameService
     while True:
         table = await table_of(redis_client)
         assert table is not None
-        if any(table.game.players[s].id == ANN.id for s in waiting_seats(table.game)):
+        waits = any(table.game.players[s].id == ANN.id for s in waiting_seats(table.game))
+        if waits and table.game.round.number >= since:
             break
         await driver.move()
     clock.advance(Config().turn_timeout + 1)
@@ -404,6 +408,25 @@ async def test_the_ai_moves_are_not_reviewed_as_theirs_once_a_new_game_began(
     await driver.ok(BOB, Kind.JOIN)  # a new table, a new game: its autopilot is empty
     asked = await svc.handle(CHAT, ANN, Request(Kind.REVIEW))
     assert (asked.answer, asked.alert) == (AWAY_ALL_GAME, True)
+
+
+async def test_a_review_says_which_rounds_the_ai_played_for_the_asker(
+    redis_client: aioredis.Redis,
+) -> None:
+    """Ann plays rounds 1 and 2, then lets her turn run out: the stand-in plays rounds 3 to 5
+    for her. Her /review reviews her own rounds and says the others were left out, so that
+    the coach's words (even "found no decision that cost you points") are not read as of the
+    AI's moves."""
+    svc, _ = await ann_away_to_the_end(redis_client, since=3)
+    await svc.coach.settled()
+    await svc.tick("chat")
+    asked = await svc.handle(CHAT, ANN, Request(Kind.REVIEW))
+    assert not asked.alert, asked.answer
+    await svc.coach.settled()
+    (game,) = [m.text for _, o in await svc.tick("chat") for m in o.messages if m.to == ANN.id]
+    assert game.startswith("📝 Your last game"), game
+    assert game.endswith("\n(Not reviewed: rounds 3, 4, 5, which the AI played for you.)"), game
+    assert not any(f"In round {number}" in game for number in (3, 4, 5)), game
 
 
 async def test_a_review_is_in_the_language_of_the_askers_app(

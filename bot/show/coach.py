@@ -150,14 +150,25 @@ def round_review(
     return Message("\n".join(lines), to=player)
 
 
-def game_review(look: Look, player: str, mistakes: Sequence[Mistake]) -> Message:
-    """A finished game's costliest decisions of `player`, with the alternatives."""
+def game_review(
+    look: Look, player: str, mistakes: Sequence[Mistake], skipped: Sequence[int] = ()
+) -> Message:
+    """A finished game's costliest decisions of `player`, with the alternatives; the rounds
+    `skipped` (the AI played them for the player, away) are said to be left out: "no decision
+    that cost you points" must not read as praise of the AI's moves."""
     t = look.t
     if not mistakes:
-        return Message(
-            t("📝 Your last game: the coach found no decision that cost you points."), to=player
+        lines = [t("📝 Your last game: the coach found no decision that cost you points.")]
+    else:
+        lines = [t("📝 Your last game: your costliest decisions")]
+        lines += [_line(look, mistake, rounds=True) for mistake in mistakes]
+        lines.append(t("(Expected points, by the coach's play-outs from your view at the time.)"))
+    if skipped:
+        lines.append(
+            t.ngettext(
+                "(Not reviewed: round {rounds}, which the AI played for you.)",
+                "(Not reviewed: rounds {rounds}, which the AI played for you.)",
+                len(skipped),
+            ).format(rounds=", ".join(str(number) for number in sorted(skipped)))
         )
-    lines = [t("📝 Your last game: your costliest decisions")]
-    lines += [_line(look, mistake, rounds=True) for mistake in mistakes]
-    lines.append(t("(Expected points, by the coach's play-outs from your view at the time.)"))
     return Message("\n".join(lines), to=player)
