@@ -13,6 +13,7 @@ import logging
 import os
 import random
 import re
+import threading
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
@@ -32,9 +33,9 @@ from adapters.discord.render import MAX_CONTENT, content
 from adapters.discord.slots import Slots
 from adapters.outbox import FAST, Limits
 from adapters.slots import hand_slot
-from bot import Button, Kind, Message, Outcome, Request, User, tokens
+from bot import Button, Kind, Message, Outcome, Request, User, coaching, tokens
 from bot.config import Config, DiscordConfig
-from bot.service import HINT_SENT, GameService
+from bot.service import HINT_SENT, STOPPED_HINT, GameService
 from bot.show.i18n import texts
 from bot.show.picture import SheetPicture
 from bot.store import Store, keys
@@ -2270,6 +2271,48 @@ async def test_a_hint_on_an_ephemeral_hand_comes_apart_and_leaves_the_hand(dc: B
     assert (hand.content, hand.labels()) == before
     await dc.command(cid, "hint")  # the hint dismissed (it was shown to him alone): again
     assert dc.fake.last(dc.channel, cid).content.startswith("💡 Hint for")
+
+
+async def test_a_hint_under_way_as_the_worker_stops_is_answered(
+    dc: Bot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ann presses 💡 Hint in her DM at a coach table, and her worker stops cleanly while the
+    hint is being worked out (held here until the test lets it go): the stop waits for no
+    hint, and her press is answered that the bot is restarting before it disconnects."""
+    started, release = threading.Event(), threading.Event()
+    bid_hints = coaching.bid_hints
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        started.set()
+        release.wait()
+        return bid_hints(*args, **kwargs)
+
+    monkeypatch.setattr(coaching, "bid_hints", slow)
+    players = people(dc, "Ann", "Bob", "Cid")
+    await seat(dc, players, coach="on")
+    await dc.command(players[0], "start")
+    for _ in range(100):
+        turn = [(u, h) for u in players if (h := dc.hand(u)) and "Your bid?" in h.content]
+        if turn and any("💡 Hint" in row for row in turn[0][1].labels()):
+            break
+        assert await move(dc)
+    else:
+        raise AssertionError("nobody was asked to bid")
+    user, hand = turn[0]
+    press = dc.fake.press(user.id, user, hand, hand.button("💡 Hint"))
+    try:
+        dc.front.client._connection.parse_interaction_create(press)  # type: ignore[arg-type]
+        for _ in range(5000):
+            if started.is_set():
+                break
+            await asyncio.sleep(0.002)
+        assert started.is_set(), "the hint is not being worked out"
+        await dc.front.stop()
+        replies = dc.fake.interactions[int(press["id"])].line.replies
+        assert replies, "the press was not answered"
+        assert replies[-1].endswith(STOPPED_HINT), replies
+    finally:
+        release.set()
 
 
 async def test_where_the_bot_may_not_post_a_table_is_refused_and_says_why(dc: Bot) -> None:

@@ -134,6 +134,9 @@ reads their lobbies again and answers (`_for_host`): a refusal is said instead o
 PLACEHOLDER = "wizard-placeholder"
 """`Interaction.extras` key: a command was deferred, with a public (True) or private
 placeholder."""
+HANDLED_WAIT = 5.0
+"""Seconds a stop waits at most for the interactions being handled (a move, a hint given up
+as the worker stops) to be answered before it disconnects."""
 
 
 def intents() -> discord.Intents:
@@ -217,9 +220,25 @@ class DiscordFrontEnd:
         self.defer_after = defer_after
         self._timers: asyncio.Task[None] | None = None
         self._gateway: asyncio.Task[None] | None = None
-        self.busy = 0
-        """Interactions being handled now (a test waits for none)."""
+        self._busy = 0
+        self._quiet = asyncio.Event()
+        """Set while no interaction is being handled (`busy` is 0)."""
+        self._quiet.set()
         self._register()
+
+    @property
+    def busy(self) -> int:
+        """Interactions (and gateway events) being handled now: a stop waits for them, a test
+        for none."""
+        return self._busy
+
+    @busy.setter
+    def busy(self, count: int) -> None:
+        self._busy = count
+        if count:
+            self._quiet.clear()
+        else:
+            self._quiet.set()
 
     # --- lifecycle ------------------------------------------------------------------------------
 
@@ -259,6 +278,10 @@ class DiscordFrontEnd:
         self.service.coach.stop()
         await stop_timer_loop(self._timers)
         self._timers = None
+        try:  # the interactions under way are answered (a hint's: that the bot restarts)
+            await asyncio.wait_for(self._quiet.wait(), HANDLED_WAIT)
+        except TimeoutError:
+            log.warning("stopping with interactions still being handled")
         await self.outbox.close()
         await self.delivered.close()  # the notes of the reviews posted are forgotten
         await self.client.close()
