@@ -1,6 +1,8 @@
 """Reviews promised survive their worker: each is noted in Redis when promised and forgotten once
 posted, and a worker that stops or dies first leaves it to the one that takes over its journal,
-which works it out again and posts it once, to the right person, in their language."""
+which works it out again and posts it once, to the right person, in their language. A review
+the outbox gave up on is posted again by the same worker; a clean stop waits for no review and
+no hint."""
 
 import asyncio
 import json
