@@ -9,7 +9,7 @@ import unicodedata
 from typing import TextIO
 
 from bot.commands import MAX_ARGUMENT
-from bot.show.clusters import JOINERS, whole
+from bot.show.clusters import JOINERS, head
 from bot.show.emoji import TAGS
 from bot.show.seating import MARKS, dealer_marks
 
@@ -39,7 +39,7 @@ def clean(text: str | None, limit: int) -> str:
         elif char.isprintable() or char in JOINERS or char in TAGS:
             kept.append(char)  # (the last: tag characters, which spell out emoji flags)
     text = _few_marks(" ".join("".join(kept).split()))
-    return (text if len(text) <= limit else whole(text[:limit])).strip()  # no half an emoji
+    return head(text, limit).strip()  # no half an emoji, no letter without its accent
 
 
 MARKS_A_LETTER = 4

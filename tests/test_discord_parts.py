@@ -3,6 +3,8 @@
 from dataclasses import replace
 
 import discord
+import pytest
+from joined import JOINED
 
 from adapters.discord import buttons
 from adapters.discord.ids import (
@@ -15,6 +17,7 @@ from adapters.discord.ids import (
 )
 from adapters.discord.render import (
     MAX_CONTENT,
+    MAX_LABEL,
     coalesce,
     content,
     game_id,
@@ -62,6 +65,27 @@ def test_texts_are_escaped_cut_and_laid_out() -> None:
     assert sheet.startswith("```\n")
     assert sheet.endswith("\n```")
     assert len(content("z" * 5000, pre=True)) <= MAX_CONTENT
+
+
+@pytest.mark.parametrize("joined", JOINED.values(), ids=list(JOINED))
+def test_a_text_cut_to_fit_keeps_each_character_whole(joined: str) -> None:
+    """A message's content, a code block's line, a button's label: cut where a character that
+    is written with several (a joined emoji, a flag, a skin tone, a keycap, an accented letter)
+    ends, never inside it."""
+    fill = "a" * (MAX_CONTENT - 2)
+    assert content(fill + joined * 2) == fill + "…"
+    assert content(fill[:-8] + joined * 2, pre=True) == f"```\n{fill[:-8]}\n```"
+    assert pre_blocks(fill[:-7] + joined) == [f"```\n{fill[:-7]}\n```"]
+    label = "x" * (MAX_LABEL - 1)
+    grid = rows(CHANNEL, Message("?", buttons=((Button(label + joined, "g1.20b0.b1"),),)))
+    assert grid[0][0].label == label
+
+
+def test_a_cut_text_keeps_its_mentions_whole() -> None:
+    """A mention the cut would fall in goes whole: no `<@1234` left as text."""
+    fill = "a" * (MAX_CONTENT - 10)
+    shown = content(fill + " Ann", mentions={"Ann": 123456789012345678})
+    assert shown == fill + "…"
 
 
 def test_the_grid_holds_five_rows_of_five() -> None:

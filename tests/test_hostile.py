@@ -13,6 +13,7 @@ import pytest
 import redis.asyncio as aioredis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from joined import JOINED
 from service_helpers import ANN, BOB, CHAT, CID, Driver, raw, service
 
 from adapters.discord.ids import display_name as discord_name
@@ -73,8 +74,10 @@ def test_clean_text_is_one_safe_line_of_bounded_length(text: str, limit: int) ->
 def test_a_name_cut_to_its_length_keeps_whole_emoji() -> None:
     """No dangling joiner and no lone half of a flag at the end of a cut name."""
     family = "👨\u200d👩\u200d👧\u200d👦"  # 7 characters
-    assert clean(family * 5, 11) == "👨\u200d👩\u200d👧\u200d👦👨\u200d👩"
-    assert clean(family * 5, 12) == "👨\u200d👩\u200d👧\u200d👦👨\u200d👩\u200d👧"
+    assert clean(family * 5, 13) == family  # not 👨‍👩‍👧‍👦👨‍👩‍👧, a family less a child
+    assert clean(family * 5, 14) == family * 2
+    for joined in JOINED.values():
+        assert clean("a" * (NAME_LIMIT - 1) + joined, NAME_LIMIT) == "a" * (NAME_LIMIT - 1)
     assert clean("🇩🇪" * 5, 5) == "🇩🇪🇩🇪"
     assert clean("x" + "🇩🇪" * 5, 5) == "x🇩🇪🇩🇪"
     assert clean("🇩🇪🇫🇷", 4) == "🇩🇪🇫🇷"

@@ -3,13 +3,15 @@
 import asyncio
 
 import pytest
+from joined import JOINED
 from telegram import Update
 from telegram.error import BadRequest, Forbidden, TelegramError
 
 from adapters.telegram import commands
+from adapters.telegram.app import MAX_ANSWER
 from adapters.telegram.ids import AdminCache, chat_key, display_name, is_group, telegram_id
 from adapters.telegram.order import ChatOrder
-from adapters.telegram.render import MAX_TEXT, Key, answer_post, html_text, post, posts
+from adapters.telegram.render import MAX_TEXT, Key, answer_post, cut, html_text, post, posts
 from adapters.telegram.sender import muted, pictures_refused
 from bot.commands import Kind
 from bot.messages import Button, Message, Outcome
@@ -139,6 +141,16 @@ def test_a_text_is_cut_in_characters_as_telegram_counts_keeping_a_flag_whole() -
     long = html_text("ab" + "🇩🇪" * 3000)
     assert len(long) <= MAX_TEXT
     assert long == "ab" + "🇩🇪" * 2046 + "…"
+
+
+@pytest.mark.parametrize("joined", JOINED.values(), ids=list(JOINED))
+def test_a_text_cut_to_fit_keeps_each_character_whole(joined: str) -> None:
+    """A message, and a press's answer, cut where a character that is written with several
+    (a joined emoji, a flag, a skin tone, a keycap, an accented letter) ends, never inside it."""
+    fill = "a" * (MAX_TEXT - 2)
+    assert html_text(fill + joined * 2) == fill + "…"
+    answer = "a" * (MAX_ANSWER - 2)
+    assert cut(answer + joined * 2, MAX_ANSWER) == answer + "…"
 
 
 def test_messages_go_to_the_group_or_a_private_chat() -> None:

@@ -87,6 +87,7 @@ from bot import (
 )
 from bot.commands import BY_KIND
 from bot.logs import about, after, playing
+from bot.show.clusters import head
 from bot.show.i18n import Texts, catalog_language, error_text, texts
 from bot.timers import stop_timer_loop, timer_loop
 from engine import ROUND_PHASES, ErrorCode
@@ -351,7 +352,8 @@ class DiscordFrontEnd:
         chat = chat_key(interaction.channel_id)
         found = await self.service.player_names(chat, typed[:ARG_LIMIT], MAX_CHOICES)
         return [
-            app_commands.Choice(name=name[:MAX_CHOICE], value=name[:MAX_CHOICE]) for name in found
+            app_commands.Choice(name=head(name, MAX_CHOICE), value=head(name, MAX_CHOICE))
+            for name in found
         ]
 
     # --- showing outcomes -----------------------------------------------------------------------

@@ -11,6 +11,7 @@ import discord
 from discord import app_commands
 
 from bot import Kind, commands
+from bot.show.clusters import head
 from bot.show.i18n import DEFAULT_LANGUAGE, Texts, texts
 
 MAX_DESCRIPTION = 100
@@ -115,7 +116,7 @@ LOCALES: dict[discord.Locale, str] = {
 
 def descriptions(language: str) -> dict[str, str]:
     """Each command's description in `language` (from the command table)."""
-    return {name: text[:MAX_DESCRIPTION] for name, text in commands.menu(texts(language))}
+    return {name: head(text, MAX_DESCRIPTION) for name, text in commands.menu(texts(language))}
 
 
 def description(name: str) -> app_commands.locale_str:
@@ -159,9 +160,9 @@ class Translator(app_commands.Translator):
         value = string.extras.get("value")
         if command is not None and value is not None:  # a choice's name
             shown = COMMANDS[command].shown
-            return None if shown is None else shown(texts(language), value)[:MAX_CHOICE]
+            return None if shown is None else head(shown(texts(language), value), MAX_CHOICE)
         if command is not None:
             return descriptions(language).get(command)
         if string.extras.get("option"):
-            return texts(language)(string.message)[:MAX_DESCRIPTION]
+            return head(texts(language)(string.message), MAX_DESCRIPTION)
         return None

@@ -12,12 +12,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+import regex
 from discord.utils import escape_markdown
 
 from adapters.discord.ids import discord_id
 from adapters.outbox import newest, slot_version
 from bot import Message, Outcome, WebLinks
 from bot.messages import Picture
+from bot.show.clusters import head, shortened
 
 MAX_CONTENT = 2000
 """Discord's limit for a message's content."""
@@ -27,6 +29,9 @@ MAX_URL = 512
 MAX_ROW = 5
 MAX_ROWS = 5
 """Discord allows five action rows of five buttons under a message."""
+UNITS = regex.compile(r"<@\d+>|\\\X|\X")
+"""What a content is never cut inside: a mention, an escaped character with its backslash, and
+what shows as one character (`bot.show.clusters`)."""
 GAME_PREFIX = "wz"
 HAND_PREFIX = "wzh"
 
@@ -144,7 +149,7 @@ def pre_blocks(text: str) -> list[str]:
     """A text laid out in columns as code blocks of at most MAX_CONTENT characters each, as
     few as it takes, split between lines (a line too long for one alone is cut)."""
     room = MAX_CONTENT - 8  # the fences: "```\n" and "\n```"
-    lines = [line[:room] for line in text.replace("```", "'''").split("\n")]
+    lines = [head(line, room) for line in text.replace("```", "'''").split("\n")]
     return ["```\n" + block + "\n```" for block in packed(lines, room)]
 
 
@@ -154,7 +159,7 @@ def content(text: str, pre: bool = False, mentions: Mapping[str, int] | None = N
     becomes a mention of that user (`<@id>`): all in one pass, longest name first, so a name
     is never looked for inside a mention already put in."""
     if pre:
-        body = text.replace("```", "'''")[: MAX_CONTENT - 9]
+        body = head(text.replace("```", "'''"), MAX_CONTENT - 9)
         return f"```\n{body}\n```"
     escaped = escape(text)
     users = {shown: user for name, user in (mentions or {}).items() if (shown := escape(name))}
@@ -170,9 +175,7 @@ def content(text: str, pre: bool = False, mentions: Mapping[str, int] | None = N
 
         names = sorted(users, key=len, reverse=True)
         escaped = re.sub("|".join(map(re.escape, names)), mention, escaped)
-    if len(escaped) > MAX_CONTENT:
-        escaped = escaped[: MAX_CONTENT - 1] + "…"
-    return escaped
+    return shortened(escaped, MAX_CONTENT, len, UNITS)
 
 
 def with_text(text: str, picture: Picture) -> list[str]:
@@ -197,7 +200,7 @@ def table_key(
     if links is None or message.open_table is None or message.to is None or version is None:
         return None
     url = links.link(chat, message.to, version[0])
-    return Key(message.open_table[:MAX_LABEL], url=url) if len(url) <= MAX_URL else None
+    return Key(head(message.open_table, MAX_LABEL), url=url) if len(url) <= MAX_URL else None
 
 
 def rows(channel: int, message: Message, table: Key | None = None) -> Rows:
@@ -205,7 +208,7 @@ def rows(channel: int, message: Message, table: Key | None = None) -> Rows:
     (longer rows are split; if that makes too many, all are packed five to a row), the `table`
     button last, in a row of its own."""
     found = [
-        [Key(button.label[:MAX_LABEL], game_id(channel, button.payload)) for button in row]
+        [Key(head(button.label, MAX_LABEL), game_id(channel, button.payload)) for button in row]
         for row in message.buttons
         if row
     ]

@@ -7,6 +7,7 @@ import re
 
 from adapters.text import ARG_LIMIT, clean
 from bot import Kind, Request, commands
+from bot.show.clusters import head
 from bot.show.i18n import LANGUAGES, texts
 
 GROUP_COMMANDS: dict[str, Kind] = {name: spec.kind for name, spec in commands.BY_NAME.items()}
@@ -114,7 +115,7 @@ def cards_link(username: str) -> str:
 
 def menu(language: str) -> list[tuple[str, str]]:
     """The command menu in `language`: (command, description) pairs."""
-    return [(name, text[:MAX_DESCRIPTION]) for name, text in commands.menu(texts(language))]
+    return [(name, head(text, MAX_DESCRIPTION)) for name, text in commands.menu(texts(language))]
 
 
 MENU_LANGUAGES = tuple(LANGUAGES)

@@ -1,23 +1,20 @@
-"""Where text may be cut without splitting what shows as one character: an emoji sequence joined
-by zero-width joiners (👨‍👩‍👧), and a flag, which is two regional indicators (🇩🇪); and text cut
-to a width with `…` (`shortened`: in columns for the chat screens, in pixels for the pictures,
-in characters for the platforms' limits)."""
+"""Where text may be cut without splitting what shows as one character (a grapheme cluster:
+an emoji joined by zero-width joiners 👨‍👩‍👧, a flag 🇩🇪, a skin tone 👍🏽, a keycap 1️⃣, a
+letter and its accents), as Unicode's text segmentation (UAX #29) says, by the `regex`
+package's `\\X`; and text cut to a width with `…` (`shortened`: in columns for the chat screens,
+in pixels for the pictures, in characters for the platforms' limits)."""
 
 from collections.abc import Callable
+
+import regex
 
 JOINERS = frozenset("\u200c\u200d")
 """Zero-width non-joiner and joiner: invisible, but part of emoji (👨‍👩‍👧) and of some scripts."""
 REGIONAL_INDICATORS = "".join(map(chr, range(0x1F1E6, 0x1F200)))
 """The letters of flags: a flag is two of them (🇩🇪)."""
 
-
-def whole(cut: str) -> str:
-    """`cut` (the start of a longer text) without half an emoji at its end: no dangling joiner
-    (👨‍👩‍ cut from 👨‍👩‍👧) and no flag's lone first half."""
-    cut = cut.rstrip("".join(JOINERS))
-    indicators = len(cut) - len(cut.rstrip(REGIONAL_INDICATORS))
-    return cut[:-1] if indicators % 2 else cut
-
+CLUSTERS = regex.compile(r"\X")
+"""What shows as one character: the units a text is cut between."""
 
 ELLIPSIS = "…"
 
@@ -29,18 +26,38 @@ def utf16_units(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-def shortened(text: str, width: float, measure: Callable[[str], float]) -> str:
-    """`text` cut to at most `width` as `measure` measures it (columns, pixels), ending with `…`
-    when cut: the longest start of it that fits with the ellipsis, without half an emoji
-    (`whole`) or a space before the ellipsis (`Bob…`, not `Bob …`)."""
+def head(text: str, limit: int, units: regex.Pattern[str] = CLUSTERS) -> str:
+    """The longest start of `text` of at most `limit` characters that splits none of its
+    `units` (what shows as one character, unless told another unit that is never split)."""
+    if len(text) <= limit:
+        return text
+    end = 0
+    for unit in units.finditer(text):
+        if unit.end() > limit:
+            break
+        end = unit.end()
+    return text[:end]
+
+
+def shortened(
+    text: str,
+    width: float,
+    measure: Callable[[str], float],
+    units: regex.Pattern[str] = CLUSTERS,
+) -> str:
+    """`text` cut to at most `width` as `measure` measures it (columns, pixels, characters),
+    ending with `…` when cut: the longest start of it that fits with the ellipsis, ending
+    where one of its `units` does (no half an emoji or a letter without its accent), without
+    a space before the ellipsis (`Bob…`, not `Bob …`)."""
     if measure(text) <= width:
         return text
     room = width - measure(ELLIPSIS)
-    low, high = 0, len(text)
+    ends = [0, *(unit.end() for unit in units.finditer(text))]
+    low, high = 0, len(ends) - 1
     while low < high:  # a longer start is never narrower: the longest that fits
         middle = (low + high + 1) // 2
-        if measure(whole(text[:middle]).rstrip()) <= room:
+        if measure(text[: ends[middle]].rstrip()) <= room:
             low = middle
         else:
             high = middle - 1
-    return whole(text[:low]).rstrip() + ELLIPSIS
+    return text[: ends[low]].rstrip() + ELLIPSIS
