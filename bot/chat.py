@@ -334,6 +334,13 @@ CANCELLED = N_("The game was cancelled.")
 ABANDONED = N_("Nobody is playing any more: the game is abandoned.")
 UNSEEN = N_("The game is over: I can no longer post in its chat (I was removed, or it is gone).")
 TOPIC_GONE = N_("The game is over: its topic was closed or deleted, so I can no longer post there.")
+LOBBY_UNSEEN = N_(
+    "The table is closed: I can no longer post in its chat (I was removed, or it is gone)."
+)
+LOBBY_TOPIC_GONE = N_(
+    "The table is closed: its topic was closed or deleted, so I can no longer post there. "
+    "Send /join in the topic where you want to play."
+)
 EVERYBODY_LEFT = N_("Everybody left: the table is closed.")
 IDLE_CLOSED = N_("The table was idle too long and is closed.")
 NO_LONGER_HOST = N_("You left this table, so you no longer host it.")
@@ -417,17 +424,24 @@ def unseen(ctx: Context, only: str | None = None) -> Result:
     """The game's chat can no longer be posted in (the bot was removed from the group, the
     channel was deleted): a game going on there ends, as nobody could see its table, and each
     of its players is told why in their private hand message (the chat shows nothing). A lobby
-    closes, and its host's toggles with it (`toggles_closed`); nothing to end is refused.
-    `only`: just the place in the chat that is gone (a `Table.where`: a forum topic closed or
-    deleted), which its players are told; a game played elsewhere goes on."""
+    closes, its host's toggles with it (`toggles_closed`), and each person seated at it is told
+    why in a private message of its own (they have no hand message yet; before, only the
+    toggles said it, and the others waited for a game that was not there); nothing to end is
+    refused. `only`: just the place in the chat that is gone (a `Table.where`: a forum topic
+    closed or deleted), which its players are told; a game played elsewhere goes on."""
     table = ctx.table()
     t = ctx.look.t
     if table.game.phase is Phase.FINISHED or (only is not None and table.where != only):
         raise Refused(t("The game is already over."))
-    said = UNSEEN if only is None else TOPIC_GONE  # the chat is there, and the bot in it
-    # a lobby's: its host's toggles, if any, close
-    shown = toggles_closed(table.host, told(ctx.look, table, table.host, said))
-    if table.game.phase is not Phase.LOBBY:
+    shown: list[Shown]
+    if table.game.phase is Phase.LOBBY:
+        said = LOBBY_UNSEEN if only is None else LOBBY_TOPIC_GONE
+        shown = [
+            *toggles_closed(table.host, told(ctx.look, table, table.host, said)),
+            *(Note(Message(told(ctx.look, table, pid, said), to=pid)) for pid in table.humans()),
+        ]
+    else:
+        said = UNSEEN if only is None else TOPIC_GONE  # the chat is there, and the bot in it
         shown = [
             Note(Message(told(ctx.look, table, pid, said), to=pid, slot="hand"))
             for pid in table.humans()

@@ -2423,6 +2423,31 @@ async def test_a_game_whose_channel_is_gone_ends_and_its_players_are_told(
     assert not any(error[1] == 10003 for error in dc.fake.errors)  # nothing posted to it
 
 
+@pytest.mark.parametrize("event", ["CHANNEL_DELETE", "THREAD_DELETE", "GUILD_DELETE"])
+async def test_a_lobby_whose_channel_is_gone_closes_and_its_people_are_told(
+    dc: Bot, event: str
+) -> None:
+    """The lobby's channel (or thread) deleted, or the bot removed from the server: the table
+    closes, and each person seated at it is told in their DMs why. Only its host's option
+    toggles said so before, if they had them: the others waited for a game that was not
+    there."""
+    players = people(dc, "Ann", "Bob", "Cid")
+    the_gateway_says(dc, "GUILD_CREATE", dc.fake.guild_create())
+    await seat(dc, players)
+    gone = {
+        "CHANNEL_DELETE": lambda: dc.fake.channel_delete(dc.channel),
+        "THREAD_DELETE": lambda: dc.fake.thread_delete(dc.channel),
+        "GUILD_DELETE": dc.fake.guild_delete,
+    }
+    the_gateway_says(dc, event, gone[event]())
+    await dc.idle()
+    for user in players:
+        assert dc.fake.last(user.id).content == (
+            "The table is closed: I can no longer post in its chat (I was removed, or it is gone)."
+        )
+    assert await dc.front.service.table(chat_key(dc.channel)) is None
+
+
 @pytest.mark.parametrize("locked", [False, True])
 async def test_a_game_in_a_thread_that_discord_archives_goes_on(dc: Bot, locked: bool) -> None:
     """A game played in a thread: mid-game the thread is archived (Discord does it after the

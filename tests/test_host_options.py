@@ -15,8 +15,8 @@ from test_telegram import (
     DAN,
     FRIDAY,
     GROUP,
+    LOBBY_UNSEEN,
     PLAYERS,
-    UNSEEN,
     Bot,
     dies_after,
     game_ids,
@@ -335,7 +335,7 @@ async def test_a_lobby_whose_group_removed_the_bot_closes_the_hosts_toggles(tg: 
     tg.fake.kick_bot(GROUP, DAN)
     await tg.idle()
     assert await tg.front.service.table(chat_key(GROUP)) is None
-    await closed(tg, ANN, mine, UNSEEN)
+    await closed(tg, ANN, mine, LOBBY_UNSEEN)
     assert tg.real_errors() == []
 
 

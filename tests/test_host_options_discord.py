@@ -286,7 +286,7 @@ async def test_a_lobby_whose_channel_is_gone_closes_the_hosts_toggles(dc: Bot) -
     the_gateway_says(dc, "CHANNEL_DELETE", dc.fake.channel_delete(dc.channel))
     await dc.idle()
     assert await dc.front.service.table(chat_key(dc.channel)) is None
-    gone = "The game is over: I can no longer post in its chat (I was removed, or it is gone)."
+    gone = "The table is closed: I can no longer post in its chat (I was removed, or it is gone)."
     assert mine.components == []
     assert mine.content.endswith("\u2069 · " + gone), mine.content  # the channel named first
     assert dc.fake.errors == []

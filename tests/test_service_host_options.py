@@ -150,7 +150,8 @@ async def test_a_lobby_whose_chat_is_gone_closes_the_hosts_toggles(
 ) -> None:
     """The bot can no longer post in the lobby's chat (removed from the group, the channel
     deleted): the lobby closes, and its host's toggles lose their buttons, saying why (only
-    where they have them); the closing write notes them, for a worker that shows it again."""
+    where they have them); the closing write notes them, for a worker that shows it again.
+    Each person seated is told in a private message of its own."""
     svc = service(redis_client)
     driver = Driver(svc, [ANN, BOB, CID])
     await driver.lobby(start=False)
@@ -158,7 +159,9 @@ async def test_a_lobby_whose_chat_is_gone_closes_the_hosts_toggles(
     (closed,) = toggles(outcome)
     assert (closed.to, closed.strip, closed.buttons) == (ANN.id, True, ())
     assert closed.behind is not None
-    assert closed.behind.startswith("The game is over: I can no longer post in its chat")
+    assert closed.behind.startswith("The table is closed: I can no longer post in its chat")
+    told = [m.to for m in outcome.messages if m.slot is None and m.text == closed.behind]
+    assert told == [ANN.id, BOB.id, CID.id]
     assert (ANN.id, OPTIONS) in [(m.to, m.slot) for m in (await svc.current(CHAT)).messages]
 
 

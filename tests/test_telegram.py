@@ -48,6 +48,7 @@ from bot.metrics import Readiness
 from bot.requests import Request
 from bot.requests import User as Asker
 from bot.service import HINT_SENT, STORE_AWAY, GameService
+from bot.show.i18n import texts
 from bot.show.themes import Theme, card_face
 from bot.store import Store, keys, redis_client
 from bot.store.redis_server import RedisServer, free_port
@@ -1676,6 +1677,53 @@ async def test_a_game_whose_forum_topic_is_closed_ends_once_it_cannot_post(tg: B
         await move(tg)
         await tg.idle()
     await ended_unseen(tg, TOPIC_GONE)
+
+
+LOBBY_UNSEEN = (
+    "The table is closed: I can no longer post in its chat (I was removed, or it is gone)."
+)
+LOBBY_TOPIC_GONE = (
+    "The table is closed: its topic was closed or deleted, so I can no longer post there. "
+    "Send /join in the topic where you want to play."
+)
+
+
+async def test_a_lobby_whose_forum_topic_is_deleted_closes_and_its_people_are_told(
+    tg: Bot,
+) -> None:
+    """The lobby's topic deleted (Telegram tells the bot nothing), the next post there (the
+    lobby, for a /join typed in another topic) is refused: the table closes, and each person
+    seated at it, the one just seated too, is told privately, in their app's language, that
+    its topic is gone and where to join instead. Only its host's option toggles said so, if
+    they had them: the others waited for a game that was not there."""
+    greta = User(1010, "Greta", "greta", language_code="de")
+    topic, chatter = await seated_in_a_topic(tg)
+    tg.fake.start_dm(greta)
+    tg.fake.send_command(GROUP, greta, "/join", thread=topic)
+    await tg.idle()
+    tg.fake.delete_topic(GROUP, topic)
+    tg.fake.send_command(GROUP, DAN, "/join", thread=chatter)
+    await tg.idle()
+    assert await tg.front.service.table(chat_key(GROUP)) is None
+    for user in (*PLAYERS, DAN):
+        assert tg.fake.last_message(user.id).text == LOBBY_TOPIC_GONE
+    german = tg.fake.last_message(greta.id).text
+    assert german == texts("de")(LOBBY_TOPIC_GONE) != LOBBY_TOPIC_GONE
+
+
+async def test_a_lobby_whose_group_removed_the_bot_closes_and_its_people_are_told(
+    tg: Bot,
+) -> None:
+    """Removed from the group while its lobby is open, the bot closes the table, and each
+    person seated at it is told privately why; the group gets nothing."""
+    await seat(tg)
+    group_calls = tg.fake.total_calls(chat_id=GROUP)
+    tg.fake.kick_bot(GROUP, DAN)
+    await tg.idle()
+    assert await tg.front.service.table(chat_key(GROUP)) is None
+    for user in PLAYERS:
+        assert tg.fake.last_message(user.id).text == LOBBY_UNSEEN
+    assert tg.fake.total_calls(chat_id=GROUP) == group_calls
 
 
 async def test_a_group_that_becomes_a_supergroup_keeps_its_game(tg: Bot) -> None:
