@@ -1003,7 +1003,7 @@ class FakeTelegram:
         self.latency: Callable[[str, int | None], float] | None = None
         """Seconds a call (method, chat id) takes before it is applied, as a slow network may
         make it; None: at once. Calls then overtake each other as they do in reality."""
-        self._stalls: dict[int, tuple[list[str], bool]] = {}
+        self._stalls: dict[int, tuple[list[str], bool, frozenset[str] | None]] = {}
         self._unstalled = asyncio.Event()
 
         self.calls: Counter[str] = Counter()
@@ -1304,21 +1304,24 @@ class FakeTelegram:
         message.deleted = True
         chat.transcript.append(Event("delete", chat.id, message_id, at=self.clock()))
 
-    def stall(self, chat_id: int, applied: bool = False) -> list[str]:
-        """Telegram is slow to answer for chat `chat_id`: each call for it is read and then
-        waits, not yet applied, until `unstall`; with `applied`, it is applied at once (its
+    def stall(
+        self, chat_id: int, applied: bool = False, methods: Iterable[str] | None = None
+    ) -> list[str]:
+        """Telegram is slow to answer for chat `chat_id`: each call for it (of `methods`, if
+        given: `sendMessage`, the posts of a busy group, but not `getChatMember`) is read and
+        then waits, not yet applied, until `unstall`; with `applied`, it is applied at once (its
         answer, or its refusal, decided then) and the answer waits. The methods of the calls
         held, in the order they came (a list the fake adds to), show what the bot has on its
         way."""
         held: list[str] = []
-        self._stalls[chat_id] = (held, applied)
+        self._stalls[chat_id] = (held, applied, None if methods is None else frozenset(methods))
         return held
 
     async def _held(self, chat_id: int | None, method: str, applied: bool) -> None:
         """A call for a chat `stall`ed (before it is applied, or, `applied`, after) waits until
         `unstall` lifts that stall: a `stall` right after it holds the later calls only."""
         stall = None if chat_id is None else self._stalls.get(chat_id)
-        if stall is None or stall[1] is not applied:
+        if stall is None or stall[1] is not applied or method not in (stall[2] or {method}):
             return
         stall[0].append(method)
         while self._stalls.get(chat_id) is stall:

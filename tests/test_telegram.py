@@ -2778,6 +2778,35 @@ async def test_a_deep_link_join_opens_the_table_in_the_topic_it_was_asked_in(tg:
     assert {error.method for error in tg.fake.errors} == {"sendChatAction"}  # before the DM
 
 
+async def test_a_deep_link_join_into_a_topic_is_answered_before_the_group_shows_it(
+    tg: Bot,
+) -> None:
+    """Dan's deep-link join into a forum topic is answered in his private chat at once, while
+    Telegram is still slow to take the group's posts (a busy group: the lobby on its way). The
+    join waited for them (up to 10 s) to learn whether the topic was still there; a topic gone
+    now closes the table and tells him so after this answer (see
+    `test_a_deep_link_to_a_topic_gone_since_closes_the_table_and_says_so`)."""
+    topic, _ = forum(tg.fake)
+    tg.fake.send_command(GROUP, DAN, "/join", thread=topic)
+    await tg.idle()
+    url = tg.fake.last_message(GROUP).keyboard[0][0].url
+    assert url is not None
+    held = tg.fake.stall(GROUP, methods={"sendMessage"})
+    tg.fake.start_dm(DAN, url.partition("?start=")[2])
+    seated = "✅ You have a seat at the table."
+
+    def answered() -> bool:
+        return any(e.text.startswith(seated) for e in tg.fake.transcript(DAN.id))
+
+    await until(lambda: held == ["sendMessage"], "the lobby on its way to the group")
+    await until(answered, "Dan answered while the group's lobby is on its way")
+    assert held == ["sendMessage"]  # still held
+    tg.fake.unstall(GROUP)
+    await tg.idle()
+    assert "1. Dan" in tg.lobby().text
+    assert tg.lobby().thread == topic
+
+
 async def test_a_deep_link_join_keeps_the_group_s_title(tg: Bot) -> None:
     """Dan's join by the deep link opens Friday's table: it is the group's first write, made
     from his private chat, whose update does not say the group's title; the join asks Telegram

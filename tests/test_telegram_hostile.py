@@ -19,6 +19,7 @@ from test_telegram import (
     CID,
     DAN,
     GROUP,
+    LOBBY_TOPIC_GONE,
     PLAYERS,
     Bot,
     forum,
@@ -163,21 +164,16 @@ async def test_a_deep_link_naming_a_topic_of_a_group_without_topics_opens_the_ta
     assert tg.real_errors() == []
 
 
-GONE_TOPIC = (
-    "The topic this link was for is closed or deleted, so no table could open there. "
-    "Send /join in the group's topic where you want to play."
-)
-
-
 @pytest.mark.parametrize("closed", [False, True], ids=["deleted", "closed"])
-async def test_a_deep_link_to_a_topic_gone_since_says_so_and_seats_nobody(
+async def test_a_deep_link_to_a_topic_gone_since_closes_the_table_and_says_so(
     tg: Bot, closed: bool
 ) -> None:
     """A newcomer's link opens the table in the forum topic their /join was typed in. The
     topic deleted (Telegram tells the bot nothing) or closed before they follow the link, the
-    table it opened there was refused its first post and closed at once, and they were told
-    "✅ You have a seat at the table": they waited for a game that was not there. They are told
-    that the topic is gone and where to join instead, and nobody sits at a table."""
+    table it opened there is refused its first post and closes at once. They are answered at
+    once that they have a seat (the join no longer waits for the group's posts), and then told
+    that the table closed, its topic gone, and where to join instead: they do not wait for a
+    game that is not there. Nobody sits at a table."""
     topic, _ = forum(tg.fake)
     tg.fake.send_command(GROUP, ANN, "/join", thread=topic)
     await tg.idle()
@@ -188,8 +184,8 @@ async def test_a_deep_link_to_a_topic_gone_since_says_so_and_seats_nobody(
     tg.fake.start_dm(ANN)
     await tg.command(ANN.id, ANN, f"/start join-{GROUP}_{topic}")
     said = [e.text for e in tg.fake.transcript(ANN.id) if e.kind == "message"]
-    assert said[-1] == GONE_TOPIC
-    assert not any("You have a seat" in text for text in said)
+    assert said[-2].startswith("✅ You have a seat at the table.")
+    assert said[-1] == LOBBY_TOPIC_GONE
     assert await tg.front.service.table(chat_key(GROUP)) is None
     expected = (  # the private chat closed at /join; the topic's posts and its notice gone
         "can't initiate conversation",

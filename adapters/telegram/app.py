@@ -640,7 +640,10 @@ class TelegramFrontEnd:
         button (`Notices.opened`): the private chat it was to open is open, seated or not (a join
         refused, a full table say, can be asked again in the group). The link of a group that
         has become a supergroup since (a notice left in the old group, `Notices.moved`) leads to
-        the supergroup: Telegram names it when asked of the old one."""
+        the supergroup: Telegram names it when asked of the old one. A seat is answered at once,
+        without waiting for the group's posts: a topic deleted or closed since the link was given
+        refuses them, which closes the table and tells each person seated, this one after this
+        answer (`_lost`; Telegram has no call that says whether a topic is there)."""
         try:
             status = str((await self.bot.get_chat_member(group, person.id)).status)
         except ChatMigrated as moved:
@@ -669,16 +672,9 @@ class TelegramFrontEnd:
                 where = None
             request = Request(Kind.JOIN, place=place, where=where)
             outcome = await self.service.handle(game, user, request, str(update.update_id))
-            shown = self.show(game, outcome)
+            self.show(game, outcome)
             seated = bool(outcome.answer) and not outcome.alert
-            await self.notices.opened(person, group, seated)
-            if seated and where is not None and not await self._shown_in_topic(game, shown):
-                text = t(
-                    "The topic this link was for is closed or deleted, so no table could open "
-                    "there. Send /join in the group's topic where you want to play."
-                )
-                self.outbox.put(person.id, Post(person.id, html_text(text)))
-            elif seated:
+            if seated:  # queued at once, before a refused post of the group's can tell more
                 text = t(
                     "✅ You have a seat at the table. Your cards will come here, with buttons to "
                     "bid and play, once someone sends /start in the group."
@@ -686,15 +682,7 @@ class TelegramFrontEnd:
                 self.outbox.put(person.id, Post(person.id, html_text(text)))
             elif outcome.answer:
                 self.outbox.put(person.id, Post(person.id, html_text(outcome.answer)))
-
-    async def _shown_in_topic(self, game: str, shown: list["asyncio.Future[object]"]) -> bool:
-        """Whether the table a deep-link join seated someone at in a forum topic is still there
-        once the join's posts went (at most `DELIVERY_WAIT` seconds): a topic deleted or closed
-        since the link was given refuses them, which closes the table (`_lost`). Telegram has
-        no call that says whether a topic is there, nor tells the bot of its deletion."""
-        if shown:
-            await asyncio.wait(shown, timeout=DELIVERY_WAIT)
-        return await self.service.table(game) is not None
+            await self.notices.opened(person, group, seated)
 
     async def on_button(self, update: Update, context: Context) -> None:
         """A button press: the callback data is the service's payload. The game is the group
