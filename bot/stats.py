@@ -28,7 +28,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce, PlackettLuceRating
 
-from bot.namesakes import numbered, numbers
+from bot.namesakes import alike, numbered, numbers
 from bot.upgrades import STATS
 
 MODEL = PlackettLuce()
@@ -474,12 +474,13 @@ def board(players: Mapping[str, Standing], limit: int = BOARD) -> list[tuple[str
 
 
 def _normal(name: str) -> str:
-    """A name NFKC-normalised, spaces trimmed."""
-    return unicodedata.normalize("NFKC", name).strip()
+    """A name as it looks (`alike`: without what draws nothing), NFKC-normalised, spaces
+    trimmed: `Ann (2)` finds the second Ann, whatever invisible character her name has."""
+    return unicodedata.normalize("NFKC", alike(name)).strip()
 
 
 def folded_name(name: str) -> str:
-    """A name as compared by `find`: NFKC-normalised, spaces trimmed, case-folded."""
+    """A name as compared by `find`: `_normal`, case-folded."""
     return _normal(name).casefold()
 
 

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import unicodedata
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -22,8 +23,11 @@ from adapters.telegram.ids import display_name as telegram_name
 from adapters.text import ARG_LIMIT, MARKS_A_LETTER, NAME_LIMIT, clean, shown
 from bot import tokens
 from bot.commands import Kind
+from bot.namesakes import apart
 from bot.requests import Request, User
 from bot.show.formatters import fit
+from bot.show.seating import seating
+from bot.stats import Standing, find
 from engine import ErrorCode, GameState, Join, Options, RuleError, export_record, step
 from engine.randomplay import play_random_game
 
@@ -90,6 +94,39 @@ def test_a_name_cut_to_its_length_keeps_whole_emoji() -> None:
     # nor a space before the ellipsis
     assert fit("Bob Brown", 5) == "Bob…"
     assert fit("Bob  🇩🇪🇫🇷", 6) == "Bob…"
+
+
+TWINS = {
+    "joiner": "Ann\u200d",
+    "non-joiner inside": "A\u200cnn",
+    "tag": "Ann\U000e0041",
+    "grapheme joiner": "Ann\u034f",
+    "variation selector": "Ann\ufe0e",
+    "Hangul filler": "\u3164Ann",
+    "blank Braille": "Ann\u2800",
+}
+"""Names that show as `Ann` does: what they add draws nothing."""
+
+
+@pytest.mark.parametrize("twin", TWINS.values(), ids=list(TWINS))
+async def test_a_name_that_differs_by_nothing_that_shows_is_numbered(
+    redis_client: aioredis.Redis, twin: str
+) -> None:
+    """Someone whose name is another's with a character that draws nothing (a joiner, a tag, a
+    variation selector, a filler) looks like them: the table numbered only names written
+    alike, and showed two "Ann"s nobody could tell apart. They are numbered as namesakes are,
+    on Telegram and Discord alike, and /stats finds the second by her number; an accent written
+    apart is the composed letter."""
+    for name in (telegram_name(twin, None, 7), discord_name(twin, 7)):
+        assert apart(["Ann", name]) == ("Ann", f"{name} (2)")
+    assert apart(["Ren\u00e9e", "Rene\u0301e"])[1] == "Rene\u0301e (2)"
+    svc = service(redis_client)
+    await Driver(svc, [ANN, replace(BOB, name=twin)]).lobby(start=False)
+    table = await svc.table(CHAT)
+    assert table is not None
+    assert seating(table).names == ("Ann", f"{twin} (2)")
+    players = {ANN.id: Standing(name="Ann"), BOB.id: Standing(name=twin)}
+    assert find(players, "Ann (2)") == [BOB.id]
 
 
 @pytest.mark.parametrize("blank", ["\u3164", "\u2800\u2800", "\u200d", "\u3164 \u200d", "\u0301"])
