@@ -1711,6 +1711,21 @@ async def test_a_lobby_whose_forum_topic_is_deleted_closes_and_its_people_are_to
     assert german == texts("de")(LOBBY_TOPIC_GONE) != LOBBY_TOPIC_GONE
 
 
+async def test_a_join_in_another_topic_is_not_pointed_at_a_topic_that_is_gone(tg: Bot) -> None:
+    """A /join typed in another topic than the lobby's is answered there with a link to the
+    lobby's topic. The lobby's topic deleted, the lobby refused there and closed (each person
+    told privately), the link led to a topic that was gone, under a /join that seated nobody:
+    no such answer goes once the table it points at is gone."""
+    topic, chatter = await seated_in_a_topic(tg)
+    tg.fake.delete_topic(GROUP, topic)
+    tg.fake.send_command(GROUP, DAN, "/join", thread=chatter)
+    await tg.idle()
+    assert await tg.front.service.table(chat_key(GROUP)) is None
+    said = [e.text for e in tg.fake.transcript(GROUP) if e.kind == "message"]
+    assert not [text for text in said if "played in another topic" in text]
+    assert tg.fake.last_message(DAN.id).text == LOBBY_TOPIC_GONE
+
+
 async def test_a_lobby_whose_group_removed_the_bot_closes_and_its_people_are_told(
     tg: Bot,
 ) -> None:

@@ -27,7 +27,6 @@ import math
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import replace
-from functools import partial
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -238,7 +237,7 @@ class TelegramFrontEnd:
             self.notices.migrated,
         )
         self.outbox: Outbox[Post] = Outbox(
-            partial(self.notices.deliver, self.sender),
+            self._deliver,
             limits,
             coalesce,
             windows=Windows(client),
@@ -383,6 +382,17 @@ class TelegramFrontEnd:
         channel's). What each one's delivery will be (`Outbox.put`)."""
         return [self._queue(post) for post in posts(chat, outcome, self.links, here, asker)]
 
+    async def _deliver(self, post: Post) -> Delivery:
+        """One post (the outbox's), unless it links to the topic of a game that is played
+        there no more (`Post.pointing`): the group's posts go in order, so a lobby refused in
+        a topic deleted since, ahead of the link, has closed by then (`_lost`). One Redis read,
+        for such a link only."""
+        if post.pointing is not None:
+            table = await self.service.table(chat_key(post.target))
+            if table is None or table.where != post.pointing:
+                return Delivery.STALE
+        return await self.notices.deliver(self.sender, post)
+
     def _queue(self, post: Post) -> "asyncio.Future[object]":
         """Queue a post for its chat, in the place of its slot's waiting one (`Post.slot`)."""
         return self.outbox.put(post.target, post, key=post.slot)
@@ -461,7 +471,9 @@ class TelegramFrontEnd:
             return
         t = await self._texts(chat_key(chat.id))
         text = t("This group's game is played in another topic: {link}", link=_link(chat, topic))
-        post = Post(chat.id, html_text(text), reply_to=reply_to, thread=thread(here))
+        post = Post(
+            chat.id, html_text(text), reply_to=reply_to, thread=thread(here), pointing=outcome.where
+        )
         self.outbox.put(chat.id, post)
 
     async def _texts(self, chat: str) -> Texts:

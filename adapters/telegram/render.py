@@ -92,6 +92,10 @@ class Post:
     told: str | None = None
     """For the notice that a player cannot be reached privately (`opens`), the mark that the
     group was told (`keys.unreached`): the notice is true while the mark is set."""
+    pointing: str | None = None
+    """For a reply that links to the forum topic of the group's game (`Table.where`), that
+    topic: the reply is true while the group's table is still played there (see
+    `adapters.telegram.app.TelegramFrontEnd._deliver`)."""
 
     def unbuttoned(self, text: str | None) -> "Post":
         """The post without its buttons, saying `text` (HTML) instead of its own if given."""
