@@ -34,7 +34,10 @@ What it models, as the real service does (the quirks a bot must get right):
   user";
 - in groups, privacy mode (on by default, as for a new bot): the bot gets commands, replies to
   its messages and everything once it is an admin, not other chatter;
-- every callback query can be answered once, and not once it is too old (`press(expired=True)`);
+- every callback query can be answered once, and not once it is too old (`press(expired=True)`),
+  its text at most 200 UTF-16 units ("MESSAGE_TOO_LONG"): the Bot API says "0-200 characters"
+  and Telegram's own servers check it, in a unit nobody documents, so the fake takes the
+  strictest (an emoji such as 🧙 is two);
 - a text mention (`send_text(mentions=...)`: a person without a username, picked in a client) is
   a `text_mention` entity carrying their User; a message sent in a chat's name
   (`send_as_chat`: an anonymous admin's, a linked channel's post) comes from a stand-in bot
