@@ -723,3 +723,54 @@ async def test_the_score_pad_gives_six_long_names_room_on_a_desktop(
             "(pad => pad.scrollWidth > pad.clientWidth)(document.querySelector('#sheet .pad'))"
         )
         await page.close()
+
+
+RIGHT_TO_LEFT = (
+    "محمد عبد الرحمن الهاشمي",
+    "אברהם בן-דוד רוזנברג",
+    "فاطمة الزهراء بنت علي",
+    "יוסף כהן הגדול מירושלים",
+    "Wilhelmina Ostrowska",
+    "عائشة بنت أبي بكر الصديق",
+)
+"""Six long names, five of them in a script written from right to left (Arabic, Hebrew)."""
+
+BEGINNINGS = """selector => [...document.querySelectorAll(selector)].map(name => {
+  const text = name.querySelector("span") ?? name; // the box that cuts the name short
+  const box = text.getBoundingClientRect();
+  const first = document.createRange(); // the name's first letter, as written
+  first.setStart(text.firstChild, 0);
+  first.setEnd(text.firstChild, 1);
+  const letter = first.getBoundingClientRect();
+  return {
+    name: text.textContent,
+    cut: text.scrollWidth > text.clientWidth + 0.5,
+    first: letter.left >= box.left - 0.5 && letter.right <= box.right + 0.5,
+  };
+})"""
+"""Each name of `selector` (`.name` elements): its text, whether it is cut short, and whether
+its first letter, as written, is in sight inside the box that cuts it."""
+
+
+async def test_a_right_to_left_name_cut_short_keeps_its_beginning_in_sight(
+    browser: Browser, redis_client: aioredis.Redis
+) -> None:
+    """Long Arabic and Hebrew names at 320 px (the narrowest phone the page is for), in the
+    seats, under the trick's cards, the last trick's and as the score pad's headings: a name cut
+    short keeps its first letters in sight, as a name written from left to right does, and loses
+    its end. The page is written from left to right, and each name was laid out so too: an
+    Arabic name cut short showed its last words ("…ن الهاشمي" for "محمد عبد الرحمن الهاشمي"),
+    the first name out of sight."""
+    driver = await long_named_table(redis_client, four_played, RIGHT_TO_LEFT)
+    async with pages(driver, browser) as (web, address):
+        page = await opened(browser, web, address, driver, "en", {"width": 320, "height": 700})
+        await page.click("#last > summary")
+        await page.click("#sheet > summary")
+        where = "#seats .name, #trick .name, #last .name, #sheet th .name"
+        names = await page.evaluate(BEGINNINGS, where)
+        assert {name["name"] for name in names} == set(RIGHT_TO_LEFT), names
+        cut = [name for name in names if name["cut"]]
+        assert {name["name"] for name in cut} >= set(RIGHT_TO_LEFT[:4]), names  # else: no proof
+        assert [name for name in cut if not name["first"]] == []
+        assert await page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+        await page.close()

@@ -177,6 +177,14 @@ function nameParts(seat) {
   return [seat.name.slice(0, -tail.length), tail];
 }
 
+/** A name as written, in its own direction: one in Arabic or Hebrew is laid out from right to
+ * left inside its box, so where it is cut short it loses its end, as any other, its beginning
+ * in sight (the page's own direction showed its last words), and a mark beside it keeps its
+ * place. */
+function nameNode(name, attributes = {}) {
+  return element("span", { class: "name", dir: "auto", ...attributes }, name);
+}
+
 /** The namesake's number beside a name, never cut (nothing for a name nobody else has). */
 function namesake(tail, classes = "namesake") {
   return tail ? [element("span", { class: classes }, tail)] : [];
@@ -194,7 +202,7 @@ function seatName(seat) {
     node.append(element("span", { class: "mark robot" }, robot));
     name = name.slice(robot.length);
   }
-  const text = element("span", { class: "name", title: seat.name, "data-name": name });
+  const text = nameNode("", { title: seat.name, "data-name": name });
   text.append(element("span", {}, name));
   node.append(text, ...namesake(tail, "mark namesake"));
   if (seat.dealer) node.append(element("span", { class: "mark" }, `\u00a0(${w("dealer")})`));
@@ -228,7 +236,7 @@ function drawSeats(v) {
 function who(seat, winning) {
   const node = element("span", { class: "who" });
   const [name, tail] = nameParts(seat);
-  node.append(element("span", { class: "name", title: seat.name }, name), ...namesake(tail));
+  node.append(nameNode(name, { title: seat.name }), ...namesake(tail));
   if (winning) node.append(element("span", { class: "star" }, "\u00a0★"));
   return node;
 }
@@ -306,7 +314,7 @@ function table(heads, rows, { you = null, classes = [] } = {}) {
         const [name, tail] = nameParts(cell);
         const td = element("td", { title: cell.name });
         const text = element("span", { class: "who" });
-        text.append(element("span", { class: "name" }, name), ...namesake(tail));
+        text.append(nameNode(name), ...namesake(tail));
         td.append(text);
         line.append(td);
       }
@@ -369,7 +377,7 @@ function drawSummary(v) {
     for (const player of v.lobby.players) {
       const [name, tail] = nameParts(player);
       const line = element("span", { class: "who" });
-      line.append(element("span", { class: "name" }, name), ...namesake(tail));
+      line.append(nameNode(name), ...namesake(tail));
       if (player.host) line.append(element("span", { class: "mark" }, " 👑"));
       const item = element("li", { title: player.name });
       item.append(line);
@@ -437,7 +445,7 @@ function drawSheet(v) {
   for (const seat of v.seats) {
     const [name, tail] = nameParts(seat);
     const line = element("span", { class: "who" });
-    line.append(element("span", { class: "name" }, name), ...namesake(tail));
+    line.append(nameNode(name), ...namesake(tail));
     const cell = element("th", { title: seat.name });
     cell.append(line);
     head.append(cell);
