@@ -265,3 +265,35 @@ async def test_a_card_that_may_not_be_played_now_reads_at_4_5_and_looks_unplayab
                 assert card["raised"] == "none", (name, card["card"])
                 assert drawn(card["face"], card["through"], card["page"]) != (255, 255, 255), name
             await page.close()
+
+
+async def test_a_mini_app_open_longer_than_its_init_data_is_good_for_plays_on(
+    browser: Browser, redis_client: aioredis.Redis
+) -> None:
+    """Ann opens the table as a Mini App and keeps it open for longer than `initData` is good
+    for (`web.init_data_ttl`, an hour: Telegram signs it once, when the app is opened, and a
+    game may last longer): her bid is still made, the page says no refusal, and the page
+    reloaded then (Telegram's menu, Reload) shows the table again, in the theme. Before, each
+    move after the hour was refused ("The table cannot be shown: initData is too old"), and so
+    was the event stream once it had to reconnect: the page could only be opened anew from the
+    chat."""
+    driver = await table_where(redis_client, ann_to(Phase.BIDDING), "tg:-1012")
+    async with pages(driver, browser) as (web, address):
+        version, _, _ = await driver.svc.snapshot(driver.chat)
+        page = await mini_app(browser, web, address, driver.chat, LIGHT)
+        await caught_up(page, version)
+        web.clock.advance(3600 + 60)  # type: ignore[attr-defined]
+        await page.click("#ask button.bid[data-payload]")
+        await caught_up(page, version + 1)
+        assert await page.text_content("#message") == ""
+        made, stored, _ = await driver.svc.snapshot(driver.chat)
+        assert made > version
+        assert stored is not None
+        seat = [player.id for player in stored.game.players].index(ANN.id)
+        assert stored.game.round is not None
+        assert stored.game.round.bids[seat] is not None
+        await page.reload()
+        await caught_up(page, made)
+        assert await page.text_content("#message") == ""
+        assert await page.evaluate("document.body.classList.contains('telegram')")
+        assert rgb(await page.evaluate(BACKGROUND))[:3] == rgb_of(LIGHT["bg_color"])

@@ -250,6 +250,29 @@ async def test_the_page_is_asked_again_and_the_apis_answers_are_never_stored(
     stream.close()
 
 
+async def test_a_mini_apps_view_comes_with_a_link_that_outlives_its_init_data(
+    table: tuple[Driver, WebTable, TestClient[web.Request, web.Application]],
+) -> None:
+    """initData is good for `web.init_data_ttl` from the Mini App's opening, and a game may last
+    longer: the view asked with it comes with a link of Ann's seat at this game, which still
+    shows the table and makes her moves once the initData is refused. A view asked with a link
+    comes with none."""
+    driver, web, client = table
+    await driver.lobby(["rounds=short"], ai=2)
+    good_tma = init_data(int(ANN.id.removeprefix("tg:")), CHAT.removeprefix("tg:"), NOW - 10)
+    view = await page_view(client, tma(good_tma))
+    link = view["link"]
+    assert auth.check_link(web.secret, link, NOW) == auth.Viewer(
+        ANN.id, ANN.id, CHAT, await game_id(driver), key=link
+    )
+    web.clock.advance(3600)  # type: ignore[attr-defined]
+    assert (await client.get("/api/view", headers=tma(good_tma))).status == 401
+    view = await page_view(client, bearer(link))
+    assert "link" not in view
+    payload = (view["bids"] or view["trump_choice"])[0]["payload"]
+    assert (await page_move(client, bearer(link), payload))["view"]["version"] > view["version"]
+
+
 async def test_requests_are_rate_limited_per_credential(redis_client: aioredis.Redis) -> None:
     driver = Driver(service(redis_client, config=CONFIG), [ANN], chat=CHAT)
     await driver.lobby(["rounds=short"], ai=2)

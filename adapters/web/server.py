@@ -1,7 +1,9 @@
 """The web table's HTTP server (aiohttp): the page, and its API over the `GameService`.
 
 - `GET /` and `/static/…`: the page (plain HTML, CSS and JavaScript modules, no build step);
-- `GET /api/view`: the player's own view as JSON (`adapters.web.view`);
+- `GET /api/view`: the player's own view as JSON (`adapters.web.view`); asked for with a Mini
+  App's `initData`, with a signed link of the game too (`link`), which the page uses from then
+  on (`initData` is good for `web.init_data_ttl` only);
 - `POST /api/move` `{"payload": …}`: the button press the payload is, through
   `GameService.handle` exactly as a chat button's; answers the service's answer, the
   player's own private messages it made (a hint) and the view. For a chat whose front end
@@ -461,7 +463,12 @@ class WebTable:
     async def view(self, request: web.Request) -> web.Response:
         viewer = self.viewer(request)
         version, table, settings = await self.seated(viewer)
-        return web.json_response(await self._json(viewer, version, table, settings))
+        data = await self._json(viewer, version, table, settings)
+        if viewer.game is None:
+            # a Mini App's initData is good for `init_data_ttl` from the app's opening, and a
+            # game may last longer: the page goes on with a link of this game, as a link's does
+            data["link"] = self.link(viewer.chat, viewer.player, table.game_id)
+        return web.json_response(data)
 
     async def move(self, request: web.Request) -> web.Response:
         viewer = self.viewer(request)

@@ -56,11 +56,19 @@ function linkCredential(link) {
   return { header: `Bearer ${link}`, query: `link=${encodeURIComponent(link)}` };
 }
 
-/** Who we are: a signed link (?link=…), or a Telegram Mini App's initData. */
+let telegram = null; // a Mini App's own credential, its initData (null: the page is no Mini App)
+
+/** Who we are: a signed link (?link=… or #link=…), or a Telegram Mini App's initData, which the
+ * first view answers with a link of the game (initData is good for an hour from the app's
+ * opening, and a game may last longer); a Mini App reloaded has both in its address. */
 async function authenticate() {
+  if (hash.has("tgWebAppData")) telegram = await miniApp();
   const link = params.get("link") || hash.get("link");
-  if (link) return linkCredential(link);
-  if (!hash.has("tgWebAppData")) return null;
+  return link ? linkCredential(link) : telegram;
+}
+
+/** The Mini App's credential, its initData, once Telegram's script has set its theme. */
+async function miniApp() {
   document.body.classList.add("telegram");
   let initData = hash.get("tgWebAppData");
   if (await loadScript("https://telegram.org/js/telegram-web-app.js") && window.Telegram?.WebApp) {
@@ -75,6 +83,32 @@ async function authenticate() {
   const chat = params.get("chat");
   const query = `tma=${encodeURIComponent(initData)}${chat ? `&chat=${encodeURIComponent(chat)}` : ""}`;
   return { header: `tma ${initData}`, query };
+}
+
+/** The page's credential from now on: `link`, in its address too (for a reload), beside what
+ * else the address holds (a Mini App's initData). */
+function useLink(link) {
+  credential = linkCredential(link);
+  params.delete("link");
+  hash.set("link", link);
+  const search = params.toString();
+  history.replaceState(null, "", `${location.pathname}${search ? `?${search}` : ""}#${hash}`);
+}
+
+/** The view as it is now. In a Mini App whose link is no good any more (its game is over, and
+ * another began), asked again with its initData; a view asked with that comes with a link of
+ * the game, the page's credential from then on. */
+async function askView() {
+  let v;
+  try {
+    v = await api("api/view");
+  } catch (error) {
+    if (!error.final || !telegram || credential === telegram) throw error;
+    credential = telegram;
+    v = await api("api/view");
+  }
+  if (v.link) useLink(v.link);
+  return v;
 }
 
 async function api(path, options = {}) {
@@ -552,8 +586,10 @@ function listen() {
   stream.addEventListener("gone", (event) => {
     const data = JSON.parse(event.data);
     if (data.link) return follow(data.link);
-    say(data.message || data.error);
     stream.close();
+    // a Mini App shows the chat's game of the moment: asked again with its initData
+    if (telegram && credential !== telegram) return relisten();
+    say(data.message || data.error);
   });
   // The browser reconnects by itself; the first event after it is the view as it is now.
   // An answer other than 200 (a proxy's 502 while the worker restarts, 429, 503) ends an
@@ -567,7 +603,7 @@ function listen() {
 
 async function relisten() {
   try {
-    show(await api("api/view"));
+    show(await askView());
   } catch (error) {
     if (error.final) return say(error.message); // why the table is not theirs any more
     return setTimeout(relisten, RELISTEN_MS); // still away, or busy: later
@@ -578,8 +614,7 @@ async function relisten() {
 /** Go on at the table Play again opened, with its fresh link (in the address too, for a
  * reload). */
 function follow(link) {
-  credential = linkCredential(link);
-  history.replaceState(null, "", `${location.pathname}#link=${encodeURIComponent(link)}`);
+  useLink(link);
   listen();
 }
 
@@ -588,7 +623,7 @@ async function start() {
   credential = await authenticate();
   try {
     // Without a credential too: the server answers why, in the browser's language.
-    show(await api("api/view"));
+    show(await askView());
   } catch (error) {
     say(error.message);
     return;
