@@ -61,6 +61,7 @@ from bot import (
     tokens,
 )
 from bot.messages import Message
+from bot.service import STORE_AWAY
 from bot.show.i18n import DEFAULT_LANGUAGE, N_, Texts, catalog_language, texts
 from bot.show.look import look_of, personal
 from bot.stats import Rerated
@@ -134,7 +135,10 @@ def browser_language(header: str) -> str:
 
 
 def refusal(t: Texts, reason: str) -> str:
-    """What the page says when it cannot show the table, in the language of `t`."""
+    """What the page says when it cannot show the table, in the language of `t`; while Redis
+    is away, what the chat says then (the page goes on once it is back: nothing to open anew)."""
+    if reason == UNREACHABLE_STORE:
+        return t(STORE_AWAY)
     if reason in NO_LINK:
         return t("Open the table from the game's chat: this page needs its link.")
     return t(

@@ -128,8 +128,12 @@ async function api(path, options = {}) {
   return data;
 }
 
+let saidAt = null; // the version the page's words were said at: a newer view takes them away
+
+/** Say `text` on the page (a move refused, the stream reconnecting) until the table moves on. */
 function say(text) {
   $("message").textContent = text || "";
+  saidAt = text && view ? view.version : null;
 }
 
 let hintFor = null; // the hint payload whose answer the hint panel shows
@@ -166,13 +170,13 @@ async function move(payload) {
   let handed = false;
   try {
     const answer = await api("api/move", { method: "POST", body: JSON.stringify({ payload }) });
-    say(answer.ok ? "" : answer.answer);
     if (answer.relayed) {
       handed = true;
       relayed = { version: answer.view.version, timer: setTimeout(settled, 5000) };
     }
     if (answer.link) follow(answer.link);
     if (answer.view) show(answer.view);
+    say(answer.ok ? "" : answer.answer); // of the view it came with
     // its event stream may have brought the move before this answer (as it was before it)
     if (relayed && view && view.version > relayed.version) settled();
     if (hint && answer.private?.length) showHint(answer.private.join("\n\n"), payload);
@@ -551,6 +555,7 @@ function show(v) {
   if (view && v.version < view.version) return; // an older answer than the one shown
   const focused = focusMark();
   view = v;
+  if (saidAt !== null && v.version > saidAt) say(""); // said of a table that has moved on
   skew = v.now - Date.now() / 1000;
   if (v.language !== language) {
     words = v.words;
@@ -601,12 +606,16 @@ function listen() {
   stream.addEventListener("open", () => say(""));
 }
 
+/** Show the view and listen for the next ones; until the view is answered (the worker or
+ * Redis is away, too many requests), say why and ask again every RELISTEN_MS; a 401 or 403
+ * (no credential, the link expired, the table is not theirs any more) is said for good. */
 async function relisten() {
   try {
     show(await askView());
   } catch (error) {
-    if (error.final) return say(error.message); // why the table is not theirs any more
-    return setTimeout(relisten, RELISTEN_MS); // still away, or busy: later
+    say(error.message);
+    if (!error.final) setTimeout(relisten, RELISTEN_MS);
+    return;
   }
   listen();
 }
@@ -621,15 +630,10 @@ function follow(link) {
 async function start() {
   applyWords();
   credential = await authenticate();
-  try {
-    // Without a credential too: the server answers why, in the browser's language.
-    show(await askView());
-  } catch (error) {
-    say(error.message);
-    return;
-  }
-  listen();
   setInterval(tick, 1000);
+  // Without a credential too: the server answers why, in the browser's language. A page
+  // opened while Redis is away says so, and shows the table by itself once it is back.
+  relisten();
 }
 
 start();
