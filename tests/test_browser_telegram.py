@@ -24,6 +24,7 @@ from test_browser_asks import open_page, pages
 from test_web import BOT_TOKEN, NOW, init_data
 
 from adapters.web.server import WebTable
+from bot.store import keys
 from engine import GameState, Phase
 from engine.tricks import legal_cards
 
@@ -297,3 +298,37 @@ async def test_a_mini_app_open_longer_than_its_init_data_is_good_for_plays_on(
         assert await page.text_content("#message") == ""
         assert await page.evaluate("document.body.classList.contains('telegram')")
         assert rgb(await page.evaluate(BACKGROUND))[:3] == rgb_of(LIGHT["bg_color"])
+
+
+async def test_a_mini_app_whose_game_is_gone_shows_the_chats_next_game_it_sits_at(
+    browser: Browser, redis_client: aioredis.Redis
+) -> None:
+    """Ann's game is gone from Redis (evicted, or deleted by an operator) and another begins in
+    the chat, Ann seated: her Mini App's page, which goes on with a link of the old game (the
+    link leads nowhere now), asks with its initData again and shows the new game, saying
+    nothing. A chat whose game is lost counts its versions from 0 again, and the page took
+    every view of a lower version than the one it showed for a late answer, whichever game it
+    was of: it kept the old game's round 2 (version 11) and never showed the new game's
+    (version 5), as a Mini App's page did before it went on with a link."""
+    driver = await table_where(redis_client, ann_to(Phase.BIDDING), "tg:-1013")
+    async with pages(driver, browser) as (web, address):
+        web.poll = 60.0  # the page hears of the new game by its writes, not by a poll between
+        version, old, _ = await driver.svc.snapshot(driver.chat)
+        assert old is not None
+        page = await mini_app(browser, web, address, driver.chat, LIGHT)
+        await caught_up(page, version)
+        await redis_client.delete(keys.game(driver.chat))
+        await driver.lobby(["rounds=short"])
+        now, new, _ = await driver.svc.snapshot(driver.chat)
+        assert new is not None
+        assert new.game_id != old.game_id
+        assert old.game.round is not None
+        assert old.game.round.number > 1  # the new game's first round tells them apart
+        await page.wait_for_function(
+            "now => Number(document.querySelector('main').dataset.version) === now"
+            " && document.getElementById('round').textContent.startsWith('Round 1 ')",
+            arg=now,
+        )
+        await page.wait_for_function(  # it listens again, with the new game's link
+            "() => document.getElementById('message').textContent === ''"
+        )

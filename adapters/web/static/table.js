@@ -552,7 +552,9 @@ function refocus(mark) {
 }
 
 function show(v) {
-  if (view && v.version < view.version) return; // an older answer than the one shown
+  // an older answer than the one shown; a chat whose game Redis lost counts its versions from
+  // 0 again, so another game's view is shown whatever its version
+  if (view && v.game === view.game && v.version < view.version) return;
   const focused = focusMark();
   view = v;
   if (saidAt !== null && v.version > saidAt) say(""); // said of a table that has moved on
