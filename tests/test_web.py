@@ -1218,6 +1218,27 @@ async def test_the_web_tables_worker_goes_by_the_redis_servers_clock(
         assert abs(own.clock() - (seconds + micros / 1e6)) < 60
 
 
+async def test_a_web_worker_goes_by_its_services_clock_as_its_deadlines_do(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A web worker made as `adapters/web/run.py` makes it (no clock of its own) goes by its
+    service's clock, the Redis server's: the page counts a turn down from the view's `now` to
+    its `deadline`, which the service set by that clock, and the worker's beats, the links it
+    signs and the credentials it checks go by it too. It went by the system clock: with that
+    clock an hour ahead of Redis's, every turn counted 0:00 on the page, and its beats (which a
+    restore reads) were dated an hour ahead. Here the service's clock is a fixed moment far
+    from the system's."""
+    own = GameService.on_redis(redis_client, CONFIG, clock=Clock(NOW))
+    driver = Driver(own, [ANN], chat=CHAT)
+    page = WebTable(own, CONFIG, redis_client)
+    async with TestClient(TestServer(page.app())) as client:
+        await driver.lobby(["rounds=short"], ai=2)
+        link = page.link(CHAT, ANN.id, await game_id(driver))
+        view = await page_view(client, bearer(link))
+        assert view["now"] == NOW
+        assert view["deadline"] == NOW + CONFIG.turn_timeout
+
+
 async def test_a_hint_on_the_page_that_makes_the_ai_moves_owed_shows_them_in_the_chat(
     redis_url: str,
 ) -> None:

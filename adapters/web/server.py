@@ -263,7 +263,7 @@ class WebTable:
         service: GameService,
         config: Config,
         client: RedisClient,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] | None = None,
         limit: RateLimit | None = None,
         deliver: Shows | None = None,
         relay: Relay | None = None,
@@ -272,7 +272,9 @@ class WebTable:
         self.service = service
         service.reviewed_elsewhere = True  # it runs no tick: the chats' workers post them
         self.config = config
-        self.clock = clock
+        self.clock = clock if clock is not None else service.clock
+        """The time it goes by: its service's (the Redis server's, read at its start), by which
+        the deadlines the page counts down to are set and the other workers read its beats."""
         self.secret = auth.link_secret(config)
         self.limit = limit or RateLimit()
         self.watcher = Watcher(client)
