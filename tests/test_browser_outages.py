@@ -35,6 +35,16 @@ pytestmark = IN_SESSION_LOOP
 MESSAGE = "() => document.getElementById('message').textContent"
 
 
+NOTE_WHAT_IS_SAID = """document.addEventListener("DOMContentLoaded", () => {
+  window.said = [];
+  const message = document.getElementById("message");
+  new MutationObserver(() => said.push(message.textContent))
+    .observe(message, { childList: true, characterData: true, subtree: true });
+});"""
+"""Notes each change of the page's message line (a live region: a screen reader reads out
+each), in `window.said`; run before the page's own script."""
+
+
 async def saying(page: Page, words: str) -> None:
     """Wait until `page` says `words` (its message line; "" for nothing)."""
     await page.wait_for_function(
@@ -116,10 +126,11 @@ async def test_a_page_open_while_redis_is_away_says_so_and_goes_on_by_itself(
     says then ("The game store cannot be reached right now. Please try again shortly."), and
     the bid is not made; Redis back, the words go once the table moves on (Bob sets a theme in
     the chat). Redis away again, the page reloaded says so, and once Redis is back it shows the
-    table by itself; the bid is made then. Before, the page said "The table cannot be shown:
-    the game store cannot be reached. Open it again from the game's chat." beside the table it
-    showed, kept saying it after Redis was back, and a page (re)loaded while Redis was away
-    stayed empty until reloaded by hand."""
+    table by itself; the bid is made then. While it asks again every 3 s, it says so once: a
+    screen reader read each new saying of the same words out again. Before, the page said "The
+    table cannot be shown: the game store cannot be reached. Open it again from the game's
+    chat." beside the table it showed, kept saying it after Redis was back, and a page
+    (re)loaded while Redis was away stayed empty until reloaded by hand."""
     async with on_its_own(redis_alone) as client:
         driver = await table_where(client, ann_to(Phase.BIDDING), "tg:-1032")
         async with contextlib.AsyncExitStack() as stack:
@@ -143,8 +154,13 @@ async def test_a_page_open_while_redis_is_away_says_so_and_goes_on_by_itself(
             assert await page.evaluate(MESSAGE) == ""
 
             redis_alone.stop()
+            await page.add_init_script(NOTE_WHAT_IS_SAID)
             await page.reload()
             await saying(page, STORE_AWAY)
+            for _ in range(3):  # it asks again and again, and says it once
+                async with page.expect_response(lambda answer: answer.status == 503):
+                    pass
+            assert await page.evaluate("() => window.said") == [STORE_AWAY]
             redis_alone.start()
             await caught_up(page, themed)
             await saying(page, "")

@@ -130,9 +130,12 @@ async function api(path, options = {}) {
 
 let saidAt = null; // the version the page's words were said at: a newer view takes them away
 
-/** Say `text` on the page (a move refused, the stream reconnecting) until the table moves on. */
+/** Say `text` on the page (a move refused, the stream reconnecting) until the table moves on.
+ * The same words said again (each try while the worker or Redis is away) are left as they
+ * are: the line is a live region, and a screen reader reads out each change. */
 function say(text) {
-  $("message").textContent = text || "";
+  const line = $("message");
+  if (line.textContent !== (text || "")) line.textContent = text || "";
   saidAt = text && view ? view.version : null;
 }
 
