@@ -23,6 +23,7 @@ from test_browser_access import TEXTS, ann_to, contrast, rgb, table_where, too_f
 from test_browser_asks import open_page, pages
 from test_web import BOT_TOKEN, NOW, init_data
 
+from adapters.web import auth
 from adapters.web.server import WebTable
 from bot.store import keys
 from engine import GameState, Phase
@@ -332,3 +333,33 @@ async def test_a_mini_app_whose_game_is_gone_shows_the_chats_next_game_it_sits_a
         await page.wait_for_function(  # it listens again, with the new game's link
             "() => document.getElementById('message').textContent === ''"
         )
+
+
+async def test_play_again_on_a_mini_app_goes_on_at_the_new_table_and_a_reload_stays_there(
+    browser: Browser, redis_client: aioredis.Redis
+) -> None:
+    """Ann presses Play again on her Mini App's page at a finished game: the page goes on at the
+    lobby it opened, with a link of that table in its address beside the app's initData and
+    theme, so the page reloaded (Telegram's menu, Reload) shows the lobby again, in the theme."""
+    driver = await table_where(
+        redis_client, lambda state: state.phase is Phase.FINISHED, "tg:-1014"
+    )
+    async with pages(driver, browser) as (web, address):
+        version, old, _ = await driver.svc.snapshot(driver.chat)
+        assert old is not None
+        page = await mini_app(browser, web, address, driver.chat, LIGHT)
+        await caught_up(page, version)
+        await page.click("#ask button.again")
+        await page.wait_for_selector("main[data-phase=lobby]")
+        _, new, _ = await driver.svc.snapshot(driver.chat)
+        assert new is not None
+        assert new.after == old.game_id
+        fields = await page.evaluate(
+            "() => Object.fromEntries(new URLSearchParams(location.hash.slice(1)))"
+        )
+        assert {"tgWebAppData", "tgWebAppThemeParams", "link"} <= set(fields)
+        assert auth.check_link(web.secret, fields["link"], NOW).game == new.game_id
+        await page.reload()
+        await page.wait_for_selector("main[data-phase=lobby]")
+        assert await page.text_content("#message") == ""
+        assert rgb(await page.evaluate(BACKGROUND))[:3] == rgb_of(LIGHT["bg_color"])
