@@ -7,7 +7,8 @@ Chromium, `tests/browser.py`), on a redis-server of the test's own that it stops
   move, by itself (no reload), and says nothing more.
 - Redis goes away while the page is open: a move pressed then is refused with the chat's own
   words for it, changes nothing, and the words go once the table moves on; the page reloaded
-  while Redis is away says so too, and shows the table by itself once Redis is back.
+  while Redis is away says so too (once, however often it asks again: the line is a live
+  region), and shows the table by itself once Redis is back.
 """
 
 import contextlib
