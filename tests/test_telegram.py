@@ -2901,9 +2901,14 @@ async def test_a_private_start_welcomes_and_shows_the_current_hand(tg: Bot) -> N
 
 
 async def test_private_messages_follow_each_players_app_language(tg: Bot) -> None:
+    """Uwe's app is in German, the group's language English: his private chat is in German
+    from the hello of his seat on, the group's table in English."""
     uwe = User(1006, "Uwe", "uwe", language_code="de")
     tg.fake.add_group(GROUP, members=[uwe])
     await seat(tg, (ANN, BOB, uwe))
+    hello = [e.text for e in tg.fake.transcript(uwe.id) if "Wizards" in e.text]
+    greeting = "🔮 Du setzt dich an den Tisch in Wizards. Deine Karten werden hier angezeigt."
+    assert hello == [greeting]
     await tg.command(GROUP, ANN, "/start")
     assert tg.table().text.startswith("🔮 Round 1 of 5")  # the group: its own language
     mine = [m.text for m in tg.fake.current_messages(uwe.id).values()]

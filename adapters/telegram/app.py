@@ -875,10 +875,11 @@ class TelegramFrontEnd:
         return [game for game in seated if is_group(telegram_id(game) or 0)]
 
     async def _greet(self, group: Chat, person: TgUser, outcome: Outcome) -> None:
-        """A person who just sat down is told privately where their cards will come."""
+        """A person who just sat down is told privately where their cards will come, in their
+        app's language as everything else in their private chat (not the group's)."""
         if outcome.alert or not outcome.messages:
             return  # refused, or a redelivery applied before
-        t = await self._texts(chat_key(group.id))
+        t = texts(resolve_language(person.language_code))
         hello = t(
             "🔮 You are sitting down at the table in {group}. Your cards will be shown here.",
             group=_title(group),
