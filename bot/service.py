@@ -159,6 +159,17 @@ def _own_language(user: User, request: Request) -> str | None:
     return catalog_language(user.language) if request.private else None
 
 
+def _ruled_language(user: User, request: Request) -> str | None:
+    """The language of the rules' refusal of a move typed where everyone reads it (a Telegram
+    group): that answer goes to the mover's private chat (`Outcome.ruled`), so it is worded in
+    their app's language where a catalog has it, as everything else there; None: as the
+    request's other answers (`_own_language`)."""
+    spec = BY_KIND.get(request.kind)
+    if request.aloud and spec is not None and spec.move:
+        return catalog_language(user.language)
+    return None
+
+
 def _autopilot(summary: Mapping[str, Any], seat: int) -> list[int] | None:
     """The rounds of a finished game (its `summary`) in which the AI moved for the person in
     `seat` (`bot.chat.game_summary`); None when it names none (nobody was away, or it was
@@ -373,6 +384,7 @@ class GameService:
                 partial(dispatch.apply, request=request),
                 record=record,
                 language=_own_language(user, request),
+                ruled=_ruled_language(user, request),
             )
             if result is not None:
                 return outcome, Handled.DONE
@@ -956,13 +968,15 @@ class GameService:
         record: dict[str, Any] | None = None,
         aside: bool = False,
         language: str | None = None,
+        ruled: str | None = None,
     ) -> tuple[Outcome, Result | None]:
         """Load, apply, save, retried on conflict (`_save`); then the AI moves it leaves the
         game waiting for (`_robots`); then render what was saved. The outcome, and the result
         applied (None when the request was refused or already applied). `aside`: the AI moves
         and what they all show are made in a task of their own (`run_timers`); the outcome is
-        then empty. `language`: the texts' language instead of the chat's (`_own_language`)."""
-        done = await self._save(chat, update_id, user, apply, record, language)
+        then empty. `language`: the texts' language instead of the chat's (`_own_language`);
+        `ruled`: that of a refusal by the rules (`_ruled_language`)."""
+        done = await self._save(chat, update_id, user, apply, record, language, ruled)
         if isinstance(done, Outcome):
             return done, None
         snap, result, seen = done
@@ -1229,6 +1243,7 @@ class GameService:
         apply: Callable[[Context], Result],
         record: dict[str, Any] | None = None,
         language: str | None = None,
+        ruled: str | None = None,
     ) -> tuple[Snapshot, Result, dict[str, str]] | Outcome:
         """Load, apply, save; retried on conflict. The snapshot the result was written
         against (or read-only on), the result, and the players' `Table.seen` entries before it;
@@ -1266,7 +1281,7 @@ class GameService:
                     continue
                 self.metrics.refused(error.code)
                 phase = snap.table.game.phase if snap.table is not None else None
-                answer = error_text(look.t, error.code, phase)
+                answer = error_text(look.t if ruled is None else texts(ruled), error.code, phase)
                 return Outcome(answer=answer, alert=True, ruled=True)
             write = result.write
             if write is None and snap.known:

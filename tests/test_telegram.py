@@ -454,6 +454,29 @@ async def test_a_move_at_the_wrong_time_says_what_the_table_is_doing(tg: Bot) ->
     assert tg.fake.last_message(CID.id).text == expected
 
 
+async def test_a_refused_move_typed_in_the_group_is_answered_in_the_movers_language(
+    tg: Bot,
+) -> None:
+    """The reason a move typed in the group is refused goes to the mover's private chat, so it
+    is worded in their app's language, as everything else there: Uwe's app is in German, the
+    group's language English. It came in the group's language, a line of English among his
+    German hands. The group itself is told nothing."""
+    uwe = User(1006, "Uwe", "uwe", language_code="de")
+    tg.fake.add_group(GROUP, members=[uwe])
+    await seat(tg, (ANN, BOB, uwe))
+    await tg.command(GROUP, uwe, "/bid 1")
+    assert tg.fake.last_message(uwe.id).text == "Das Spiel hat noch nicht begonnen."
+    await tg.command(GROUP, ANN, "/start")
+    group = len(tg.fake.transcript(GROUP))
+    await tg.command(GROUP, uwe, "/play 🔷1")
+    assert tg.fake.last_message(uwe.id).text == (
+        "Jetzt nicht: Erst wird angesagt; gespielt wird, wenn alle angesagt haben."
+    )
+    assert [e.text for e in tg.fake.transcript(GROUP)[group:]] == ["/play 🔷1"]
+    await tg.command(GROUP, ANN, "/play 🔷1")  # Ann's app is in English
+    assert tg.fake.last_message(ANN.id).text.startswith("Not now: it is time to bid")
+
+
 async def test_a_start_with_too_few_players_points_at_the_ai(tg: Bot) -> None:
     """Two friends trying the game were told only that 3 players are needed: nothing said an
     AI player can take the third seat. The refusal says how to add one (/addbot works whether
