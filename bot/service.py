@@ -160,12 +160,14 @@ def _own_language(user: User, request: Request) -> str | None:
 
 
 def _ruled_language(user: User, request: Request) -> str | None:
-    """The language of the rules' refusal of a move typed where everyone reads it (a Telegram
-    group): that answer goes to the mover's private chat (`Outcome.ruled`), so it is worded in
-    their app's language where a catalog has it, as everything else there; None: as the
-    request's other answers (`_own_language`)."""
+    """The language of a refusal by the rules that the asker reads in their private chat: a
+    move typed where everyone reads it (a Telegram group; the answer goes to the mover's private
+    chat, `Outcome.ruled`), or a request given in that private chat about the group's game
+    (`Request.aside`: a press on a hand, a join by a link). It is worded in their app's
+    language where a catalog has it, as everything else there; None: as the request's other
+    answers (`_own_language`)."""
     spec = BY_KIND.get(request.kind)
-    if request.aloud and spec is not None and spec.move:
+    if request.aside or (request.aloud and spec is not None and spec.move):
         return catalog_language(user.language)
     return None
 

@@ -1955,6 +1955,27 @@ async def test_a_join_without_a_private_chat_gets_a_deep_link(tg: Bot) -> None:
     assert "Cid" in tg.lobby().text
 
 
+async def test_a_deep_link_join_answers_in_the_persons_language(tg: Bot) -> None:
+    """What a join by the link (in the person's private chat) says there is in their app's
+    language, as everything else in that chat, not in the group's: Uwe's app is in German, the
+    group's language English; his seat, his second try, and a stranger's refusal."""
+    uwe = User(1006, "Uwe", "uwe", language_code="de")
+    tg.fake.add_group(GROUP, members=[uwe])
+    await seat(tg, (ANN, BOB))
+    for _ in range(2):
+        tg.fake.start_dm(uwe, f"join-{GROUP}")
+        await tg.idle()
+    said = [e.text for e in tg.fake.transcript(uwe.id) if e.kind == "message"][-2:]
+    assert said[0].startswith("✅ Du hast einen Platz am Tisch.")
+    assert said[1] == "Du bist schon dabei."
+    assert "Uwe" in tg.lobby().text
+    assert "a new table" in tg.lobby().text  # the group's language: English
+    stranger = User(2001, "Eve", "eve", language_code="de")
+    tg.fake.start_dm(stranger, f"join-{GROUP}")
+    await tg.idle()
+    assert tg.fake.last_message(stranger.id).text.startswith("Du kannst dich nur an einen Tisch")
+
+
 def open_first_notices(bot: Bot, name: str) -> list[MessageView]:
     """The group's notices that `name` must open a private chat with the bot to sit down,
     oldest first."""
@@ -2128,7 +2149,8 @@ async def test_a_newcomer_s_notice_moves_with_a_group_that_becomes_a_supergroup(
     assert link == f"https://t.me/wizard_test_bot?start=join-{GROUP}"
     tg.fake.start_dm(EVE, link.partition("?start=")[2])
     await tg.idle()
-    assert tg.fake.last_message(EVE.id).text.startswith("✅ Du hast einen Platz am Tisch.")
+    # her private chat: her app's language (English), the group's notices German
+    assert tg.fake.last_message(EVE.id).text.startswith("✅ You have a seat at the table.")
     lobby = next(m for m in tg.fake.current_messages(supergroup).values() if "👑" in m.text)
     assert "Dan" in lobby.text
     assert "Eve" in lobby.text

@@ -655,7 +655,9 @@ class TelegramFrontEnd:
         the supergroup: Telegram names it when asked of the old one. A seat is answered at once,
         without waiting for the group's posts: a topic deleted or closed since the link was given
         refuses them, which closes the table and tells each person seated, this one after this
-        answer (`_lost`; Telegram has no call that says whether a topic is there)."""
+        answer (`_lost`; Telegram has no call that says whether a topic is there). What it says in
+        the private chat is in the person's app language (the join is given there:
+        `Request.aside`)."""
         try:
             status = str((await self.bot.get_chat_member(group, person.id)).status)
         except ChatMigrated as moved:
@@ -666,7 +668,7 @@ class TelegramFrontEnd:
             status = ""
         game = chat_key(group)
         with about(game):
-            t = await self._texts(game)
+            t = texts(resolve_language(person.language_code))
             if status not in MEMBER_STATUSES:
                 text = t("You can only join a table in a group you belong to.")
                 self.outbox.put(person.id, Post(person.id, html_text(text)))
@@ -682,7 +684,7 @@ class TelegramFrontEnd:
             place = None if found is None else clean(found.title, TITLE_LIMIT) or None
             if found is not None and not found.is_forum:
                 where = None
-            request = Request(Kind.JOIN, place=place, where=where)
+            request = Request(Kind.JOIN, place=place, where=where, aside=True)
             outcome = await self.service.handle(game, user, request, str(update.update_id))
             self.show(game, outcome)
             seated = bool(outcome.answer) and not outcome.alert
