@@ -99,6 +99,24 @@ def test_the_grid_holds_five_rows_of_five() -> None:
     assert [len(row) for row in rows(CHANNEL, hand)] == [4, 4, 4, 4, 4]
 
 
+def test_bids_six_to_a_row_are_laid_five_to_a_row_with_none_left_alone() -> None:
+    """The bids come six to a row (Telegram's grid); Discord's five split each row, so a round
+    of 6 cards showed [0-4] [5] [6] and one of 12 [0-4] [5] [6-11 less one] [12]: a lone
+    button on a row, as if it meant something else. The bids are laid five to a row instead;
+    the rows of something else under them (a hint) stay rows of their own."""
+    bids = [Button(str(n), f"g1.6b0.b{n}") for n in range(7)]
+    hint = (Button("💡 Hint", "g1.6b0.i"),)
+    grid = rows(CHANNEL, Message("bids", buttons=(tuple(bids[:6]), tuple(bids[6:]), hint)))
+    assert [[key.label for key in row] for row in grid] == [
+        ["0", "1", "2", "3", "4"],
+        ["5", "6"],
+        ["💡 Hint"],
+    ]
+    twelve = [Button(str(n), f"g1.6b0.b{n}") for n in range(13) if n != 7]
+    grid = rows(CHANNEL, Message("bids", buttons=(tuple(twelve[:6]), tuple(twelve[6:]))))
+    assert [len(row) for row in grid] == [5, 5, 2]
+
+
 def test_custom_ids_fit_and_parse() -> None:
     payload = "a" * 64
     longest = game_id(99999999999999999999, payload)

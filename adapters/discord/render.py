@@ -8,8 +8,9 @@ web table (`links`), a hand message (in the person's DM, or shown to them alone)
 the table" link button: the page, by a link signed for that player and game.
 """
 
+import itertools
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import regex
@@ -17,8 +18,8 @@ from discord.utils import escape_markdown
 
 from adapters.discord.ids import discord_id
 from adapters.outbox import newest, slot_version
-from bot import Message, Outcome, WebLinks
-from bot.messages import Picture
+from bot import Message, Outcome, WebLinks, tokens
+from bot.messages import Button, Picture
 from bot.show.clusters import head, shortened
 
 MAX_CONTENT = 2000
@@ -203,18 +204,45 @@ def table_key(
     return Key(head(message.open_table, MAX_LABEL), url=url) if len(url) <= MAX_URL else None
 
 
+def _kind(row: Sequence[Button]) -> tuple[str, ...]:
+    """What a row of buttons does, for laying out its run (`rows`): the action its payloads
+    name when they all name one (the bids), else the row alone (its payloads)."""
+    actions = set()
+    for button in row:
+        try:
+            actions.add(tokens.decode(button.payload).action.value)
+        except tokens.TokenError:
+            return tuple(b.payload for b in row)
+    return tuple(actions) if len(actions) == 1 else tuple(b.payload for b in row)
+
+
+def _runs(found: list[list[Key]], kinds: list[tuple[str, ...]]) -> list[list[Key]]:
+    """`found` in rows of at most five: a run of rows of one kind with a row longer than five
+    (the bids, six to a row) is laid five to a row as one list, so no button is left alone on
+    a row ([0-4] [5] [6] for the 7 bids of a round of 6 cards); any other row is split."""
+    laid: list[list[Key]] = []
+    for _, run in itertools.groupby(range(len(found)), key=lambda n: kinds[n]):
+        lines = [found[n] for n in run]
+        if len(lines) > 1 and any(len(line) > MAX_ROW for line in lines):
+            lines = [[key for line in lines for key in line]]
+        laid += [line[i : i + MAX_ROW] for line in lines for i in range(0, len(line), MAX_ROW)]
+    return laid
+
+
 def rows(channel: int, message: Message, table: Key | None = None) -> Rows:
     """The message's buttons in Discord's grid: rows of at most five, at most five rows
-    (longer rows are split; if that makes too many, all are packed five to a row), the `table`
-    button last, in a row of its own."""
+    (longer rows are split, a run of rows of one kind as one, `_runs`; if that makes too many,
+    all are packed five to a row), the `table` button last, in a row of its own."""
+    shown = [row for row in message.buttons if row]
     found = [
         [Key(head(button.label, MAX_LABEL), game_id(channel, button.payload)) for button in row]
-        for row in message.buttons
-        if row
+        for row in shown
     ]
+    kinds = [_kind(row) for row in shown]
     if table is not None:
         found.append([table])
-    split = [row[i : i + MAX_ROW] for row in found for i in range(0, len(row), MAX_ROW)]
+        kinds.append((table.custom_id or table.url or "",))
+    split = _runs(found, kinds)
     if len(split) > MAX_ROWS:
         flat = [key for row in found for key in row][: MAX_ROW * MAX_ROWS]
         split = [flat[i : i + MAX_ROW] for i in range(0, len(flat), MAX_ROW)]
