@@ -9,7 +9,7 @@ import unicodedata
 from typing import TextIO
 
 from bot.commands import MAX_ARGUMENT
-from bot.show.clusters import JOINERS, head
+from bot.show.clusters import JOINERS, head, shortened
 from bot.show.emoji import TAGS
 from bot.show.seating import MARKS, dealer_marks
 
@@ -73,12 +73,14 @@ U+20DD). Each sits on the character before it."""
 
 
 def clean_name(text: str | None) -> str:
-    """A person's name made safe (`clean`, NAME_LIMIT characters), without the table's marks
-    at its ends nor a combining mark at its start (it sat on what the line had before the
-    name: `3. ́Ann`); "" if nothing of it shows (only joiners, fillers, blanks, combining
-    marks): the caller then names them by their id. A name of enclosing marks alone (U+0489)
-    passed for one that shows, and the table showed them stacked on the seat's number."""
-    name = clean(text, NAME_LIMIT)
+    """A person's name made safe (`clean`, NAME_LIMIT characters, a longer one cut with `…`:
+    cut bare, "Maximilian-Alexander Schwarzenbe" read as a surname of its own), without the
+    table's marks at its ends nor a combining mark at its start (it sat on what the line had
+    before the name: `3. ́Ann`); "" if nothing of it shows (only joiners, fillers, blanks,
+    combining marks): the caller then names them by their id. A name of enclosing marks alone
+    (U+0489) passed for one that shows, and the table showed them stacked on the seat's
+    number."""
+    name = shortened(clean(text, 4 * NAME_LIMIT), NAME_LIMIT, len)
     while (bare := _unmarked(_unled(name))) != name:  # a mark may hide a seat mark behind it
         name = bare
     shows = any(

@@ -138,6 +138,17 @@ def test_a_name_that_shows_nothing_is_named_by_the_id(blank: str) -> None:
     assert telegram_name("\u3164Ann", None, 42) == "\u3164Ann"  # something shows: kept
 
 
+def test_a_name_too_long_for_the_table_is_cut_with_an_ellipsis() -> None:
+    """A Telegram name (first and last, up to 64 letters each) longer than `NAME_LIMIT` was cut
+    mid-word with no mark, "Maximilian-Alexander Schwarzenbe", which reads as a surname of its
+    own in the lobby, the table, the hands and the score sheet. It ends with "…" instead."""
+    name = telegram_name("Maximilian-Alexander", "Schwarzenberger-Hohenlohe", 1)
+    assert name == "Maximilian-Alexander Schwarzenb…"
+    assert len(name) == NAME_LIMIT
+    assert telegram_name("Bob " + "x" * 26, "Brown", 1) == "Bob " + "x" * 26 + "…"  # no " …"
+    assert telegram_name("Maximilian", "Schwarzenberger", 1) == "Maximilian Schwarzenberger"
+
+
 @given(TEXT, TEXT, st.integers(1, 2**40))
 def test_names_from_a_platform_are_safe_and_never_empty(first: str, last: str, number: int) -> None:
     for name in (telegram_name(first, last, number), discord_name(first, number)):

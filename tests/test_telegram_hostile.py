@@ -318,8 +318,8 @@ NAMES = {
     "only combining marks": ("\u0301\u0316\u0354\u0489", "#2001"),
     "a mark before it": ("\u0301\u20ddZed", "Zed"),
     "newlines": ("Ann\nthe\r\n\tGreat", "Ann the Great"),
-    "one long word": ("W" * 64, "W" * 32),
-    "64 emoji": ("🧙" * 64, "🧙" * 32),
+    "one long word": ("W" * 64, "W" * 31 + "…"),  # cut with a mark (`clean_name`)
+    "64 emoji": ("🧙" * 64, "🧙" * 31 + "…"),
 }
 """A person's first name as Telegram sends it, and as the table shows it."""
 
