@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 
 import pytest
 import redis.asyncio as aioredis
+import redis.exceptions
 from aiohttp import ClientConnectionError, ClientSession, web
 from aiohttp.test_utils import TestClient, TestServer
 from service_helpers import ANN, BOB, Clock, Driver, raw, service, table_of
@@ -677,6 +678,33 @@ async def test_a_stream_set_up_or_asked_for_as_the_server_stops_ends_with_it(
         assert later.status == 200
         assert await later.read() == f"retry: {server.RECONNECT_MS}\n\n".encode()
     assert not web._streams
+
+
+async def test_a_subscription_that_fails_once_the_stream_began_ends_it_for_a_reconnect(
+    table: tuple[Driver, WebTable, TestClient[web.Request, web.Application]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Redis goes away between the table's read and the subscription to its chat (the stream's
+    answer already begun): the stream ends as a stopping worker's does, asking the browser to
+    come back soon. Before, the refusal's 503 was written into the stream already begun, and
+    the browser read garbage instead of an end it reconnects after."""
+    driver, web, client = table
+    await driver.lobby(["rounds=short"], ai=2)
+    link = web.link(CHAT, ANN.id, await game_id(driver))
+
+    async def away(chat: str) -> None:
+        raise redis.exceptions.ConnectionError("Connection refused")
+
+    monkeypatch.setattr(web.watcher, "_subscribe", away)
+    stream = await client.get("/api/events", params={"link": link})
+    async with asyncio.timeout(10):
+        assert stream.status == 200
+        assert await stream.read() == f"retry: {server.RECONNECT_MS}\n\n".encode()
+    monkeypatch.undo()
+    again = await client.get("/api/events", params={"link": link})  # Redis back: as ever
+    name, _, _ = await next_event(again)
+    assert name == "view"
+    again.close()
 
 
 # --- in the chat's language, with its summaries ---------------------------------------------------

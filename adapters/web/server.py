@@ -630,7 +630,10 @@ class WebTable:
         response = _event_stream()
         await response.prepare(request)
         with contextlib.suppress(ConnectionResetError):
-            await self._stream(viewer, request, response)
+            try:
+                await self._stream(viewer, request, response)
+            except StoreErrors:  # the subscription failed, the answer begun: no 503 now
+                await _end_soon(response)
         return response
 
     async def _stream(
@@ -709,9 +712,14 @@ async def _reconnect_soon(request: web.Request) -> web.StreamResponse:
     EventSource gives up for good on an answer other than 200)."""
     response = _event_stream()
     await response.prepare(request)
+    await _end_soon(response)
+    return response
+
+
+async def _end_soon(response: web.StreamResponse) -> None:
+    """End an event stream begun, asking the browser to reconnect soon."""
     await response.write(f"retry: {RECONNECT_MS}\n\n".encode())
     await response.write_eof()
-    return response
 
 
 def _event(name: str, data: object, event_id: int | None = None) -> bytes:
