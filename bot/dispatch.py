@@ -13,7 +13,7 @@ from bot import tokens
 from bot.chat import HANDLERS, Context, Refusal, Refused, Result, refuse_aloud
 from bot.commands import BY_ACTION, BY_KIND, BadArgument, CommandSpec, Kind, Who
 from bot.requests import Request
-from bot.tokens import Action
+from bot.tokens import GAME_OVER, NOT_OURS, Action
 from engine import Phase
 
 
@@ -65,13 +65,13 @@ def _press(ctx: Context, payload: str) -> tuple[CommandSpec, Any]:
     try:
         token = tokens.decode(payload)
     except tokens.TokenError:
-        raise Refused(t("This button is not one of ours."), Refusal.FOREIGN_BUTTON) from None
+        raise Refused(t(NOT_OURS), Refusal.FOREIGN_BUTTON) from None
     table = ctx.snap.table
     again = token.action is Action.AGAIN and table is not None and table.after == token.game
     if again and table is not None and table.game.phase is Phase.LOBBY:
         return BY_ACTION[token.action], None  # a seat at the table opened with this button
     if table is None or token.game != table.game_id:
-        raise Refused(t("This button belongs to a game that is over."), Refusal.OLD_GAME)
+        raise Refused(t(GAME_OVER), Refusal.OLD_GAME)
     valid = {tokens.LOBBY_STAMP, tokens.stamp(table.game)}
     if token.action is Action.WINGS:
         valid.add(tokens.round_stamp(table.game))
@@ -81,7 +81,7 @@ def _press(ctx: Context, payload: str) -> tuple[CommandSpec, Any]:
     try:
         value = spec.arg.button(token.arg)
     except ValueError:
-        raise Refused(t("This button is not one of ours."), Refusal.FOREIGN_BUTTON) from None
+        raise Refused(t(NOT_OURS), Refusal.FOREIGN_BUTTON) from None
     _allow(ctx, spec)
     return spec, value
 

@@ -11,7 +11,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
 
+from bot.show.i18n import N_
 from engine import GameState, Phase
+
+NOT_OURS = N_("This button is not one of ours.")
+"""What a press whose payload is none of ours is answered (forged, another bot's, a broken
+page): by the service, and by a front end that sees it first."""
+GAME_OVER = N_("This button belongs to a game that is over.")
+"""What a press of another game's button than the chat's is answered."""
 
 
 class Action(StrEnum):

@@ -191,9 +191,16 @@ async def test_every_forged_or_misdirected_credential_is_refused_and_changes_not
     assert (await client.get("/api/view", params={"link": good_link})).status == 200
     # ... and a move of another game, or no move at all, changes nothing either.
     foreign = tokens.encode("zz9", tokens.decode(payload).stamp, Action.BID, "0")
+    # Each is said as the chat says a press of such a button: the page is shown all the same.
+    button_of = {
+        403: ("the move is for another game", "This button belongs to a game that is over."),
+        400: ("not a move", "This button is not one of ours."),
+    }
     for move, status in (({"payload": foreign}, 403), ({"payload": "nope"}, 400), ({}, 400)):
         answer = await client.post("/api/move", headers=bearer(good_link), json=move)
         assert answer.status == status, move
+        error, message = button_of[status]
+        assert await answer.json() == {"error": error, "message": message}, move
     assert await raw(driver.redis, CHAT) == before
 
     # initData that was good is refused once it is older than the limit (a replay).
@@ -206,7 +213,9 @@ async def test_a_body_that_is_no_move_is_refused_as_the_api_refuses_and_changes_
     table: tuple[Driver, WebTable, TestClient[web.Request, web.Application]],
 ) -> None:
     """JSON nested past the parser's recursion limit is a 400 and a body over 4 KB a 413, each
-    the API's JSON refusal ("not a move"), not a bare error page."""
+    the API's JSON refusal ("not a move"), not a bare error page, said as the chat says a
+    press of a button not its own (it said "The table cannot be shown: not a move. Open it
+    again from the game's chat.", of a table it showed)."""
     driver, web, client = table
     await driver.lobby(["rounds=short"], ai=2)
     headers = {**bearer(web.link(CHAT, ANN.id, await game_id(driver))), "Accept-Language": "de"}
@@ -218,8 +227,7 @@ async def test_a_body_that_is_no_move_is_refused_as_the_api_refuses_and_changes_
         assert answer.status == status, await answer.text()
         assert await answer.json() == {
             "error": "not a move",
-            "message": "Der Tisch kann nicht angezeigt werden: kein Spielzug. Öffne ihn erneut "
-            "aus dem Chat des Spiels.",
+            "message": "Diese Schaltfläche gehört nicht zu uns.",
         }
     assert await raw(driver.redis, CHAT) == before
 

@@ -90,6 +90,7 @@ from bot.logs import about, after, playing
 from bot.show.clusters import head
 from bot.show.i18n import Texts, catalog_language, error_text, texts
 from bot.timers import stop_timer_loop, timer_loop
+from bot.tokens import NOT_OURS
 from engine import ROUND_PHASES, ErrorCode
 from engine.options import DECK_SIZE, MIN_PLAYERS
 
@@ -781,9 +782,7 @@ class DiscordFrontEnd:
         chat = chat_key(interaction.channel_id or 0)
         t = await self._texts(chat)
         with contextlib.suppress(discord.HTTPException):
-            await interaction.response.send_message(
-                t("This button is not one of ours."), ephemeral=True
-            )
+            await interaction.response.send_message(t(NOT_OURS), ephemeral=True)
 
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
         """A channel was deleted (the gateway tells of those the cache knows): its game ends."""

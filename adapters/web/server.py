@@ -111,6 +111,10 @@ not sent on to anyone."""
 
 UNREACHABLE_STORE = N_("the game store cannot be reached")
 NOT_A_MOVE = N_("not a move")
+OTHER_GAME = N_("the move is for another game")
+PRESSED = {NOT_A_MOVE: tokens.NOT_OURS, OTHER_GAME: tokens.GAME_OVER}
+"""A move's own refusals, said as the chat answers a press of such a button: the table is
+shown all the same (the page does not say it cannot be)."""
 NO_LINK = frozenset({"no credentials", "no link token"})
 """Reasons that mean the page was opened without its link (not with a bad one)."""
 
@@ -136,9 +140,12 @@ def browser_language(header: str) -> str:
 
 def refusal(t: Texts, reason: str) -> str:
     """What the page says when it cannot show the table, in the language of `t`; while Redis
-    is away, what the chat says then (the page goes on once it is back: nothing to open anew)."""
+    is away, what the chat says then (the page goes on once it is back: nothing to open anew);
+    of a move refused by itself, what the chat says of such a press (`PRESSED`)."""
     if reason == UNREACHABLE_STORE:
         return t(STORE_AWAY)
+    if reason in PRESSED:
+        return t(PRESSED[reason])
     if reason in NO_LINK:
         return t("Open the table from the game's chat: this page needs its link.")
     return t(
@@ -490,7 +497,7 @@ class WebTable:
         _, table, settings = seen
         if token.game != table.game_id:
             language = personal(look_of(settings), table.languages, viewer.player).t.language
-            raise auth.forbidden(N_("the move is for another game"), language)
+            raise auth.forbidden(OTHER_GAME, language)
         seat = seat_of(table, viewer.player)
         assert seat is not None
         user = User(viewer.player, table.game.players[seat].name, language=viewer.language)
