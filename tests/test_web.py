@@ -42,7 +42,7 @@ from bot.show.formatters import signed_points
 from bot.show.i18n import texts
 from bot.show.themes import Theme, card_name
 from bot.store import keys
-from bot.store.redis_server import free_port
+from bot.store.redis_server import RedisServer, free_port
 from bot.store.stats import StatsStore
 from bot.tokens import Action
 from engine import Phase, bids_met, table_view
@@ -1252,6 +1252,30 @@ async def test_the_web_tables_worker_goes_by_the_redis_servers_clock(
     async with TestClient(TestServer(page.app())):
         seconds, micros = await redis_client.time()
         assert abs(own.clock() - (seconds + micros / 1e6)) < 60
+
+
+async def test_a_web_worker_started_while_redis_is_away_goes_by_its_clock_once_it_is_back(
+    redis_alone: RedisServer,
+) -> None:
+    """The web worker reads the Redis server's clock at its start; with Redis away then, it went
+    by its system clock until restarted (the links the chat workers sign by Redis's clock
+    checked, and the turn deadlines its moves set, by a clock an hour off). It reads it again
+    each second until it has, then now and then, as the chat workers do at their beats."""
+    wall = time.time() + 3600
+    redis_alone.stop()
+    client = aioredis.from_url(redis_alone.url, socket_connect_timeout=0.5, socket_timeout=0.5)
+    own = GameService.on_redis(client, CONFIG, clock=ServerClock(lambda: wall))
+    page = WebTable(own, CONFIG, client)
+    try:
+        async with TestClient(TestServer(page.app())):
+            assert own.clock() == wall  # nothing else to go by yet
+            redis_alone.start()
+            seconds, micros = await client.time()
+            async with asyncio.timeout(10):
+                while abs(own.clock() - (seconds + micros / 1e6)) > 60:
+                    await asyncio.sleep(0.05)
+    finally:
+        await client.aclose()
 
 
 async def test_a_web_worker_goes_by_its_services_clock_as_its_deadlines_do(
