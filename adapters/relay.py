@@ -57,9 +57,11 @@ async def relay_loop(
     relay: Relay,
     block: float = BLOCK,
     claim: float = CLAIM,
-    clock: Callable[[], float] = time.time,
 ) -> None:
-    """Apply and show the requests relayed to `scope` until cancelled."""
+    """Apply and show the requests relayed to `scope` until cancelled, by the service's clock
+    (the Redis server's, as the entries' times are: by the system clock, a worker a minute
+    ahead of Redis dropped every entry as too old)."""
+    clock = service.clock
     consumer = service.worker
     applying: dict[str, asyncio.Task[None]] = {}  # by entry id
     last: dict[str, asyncio.Task[None]] = {}  # each chat's newest, the next one waits for it

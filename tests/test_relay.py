@@ -314,6 +314,45 @@ async def test_an_entry_is_given_to_a_consumer_or_withdrawn_never_both(redis_url
         await client.aclose()
 
 
+async def test_a_chat_worker_whose_clock_is_ahead_applies_a_move_handed_over(
+    redis_url: str,
+) -> None:
+    """A consumer drops an entry more than a minute old (`MAX_AGE`), by the entry's time, the
+    Redis server's clock. It compared that with its system clock: a chat worker whose clock was
+    a minute or more ahead of Redis's dropped every move made on a web-only worker's pages as
+    too old (answered 202, never made). It goes by its service's clock, Redis's, as the rest of
+    the worker does (`bot.clock`). Here Redis's clock is an hour behind the machine's: the
+    service goes by it, and the entry is dated by it."""
+    client = aioredis.Redis.from_url(redis_url)
+    shown: list[Outcome] = []
+
+    async def show(chat: str, outcome: Outcome) -> None:
+        shown.append(outcome)
+
+    def redis_clock() -> float:
+        return time.time() - 3600
+
+    try:
+        behind = GameService.on_redis(client, CONFIG, clock=redis_clock)
+        chat = "tg:-4242"
+        driver = Driver(behind, [service_helpers.ANN], chat=chat, seed=1)
+        await driver.lobby(["rounds=short"], ai=2)
+        user, payload = driver.choices()[0]
+        version = (await raw(client, chat))[0]
+        async with relaying(behind, show, "tg", client, 1.0):
+            handed = Relayed(chat, user.id, user.name, None, Kind.BUTTON.value, payload, "web1")
+            dated = f"{int(redis_clock() * 1000)}-0"  # as Redis dates an entry (`Relayed.added`)
+            await client.xadd(keys.relay("tg"), handed.fields(), id=dated)
+            async with asyncio.timeout(5):  # given to the consumer ...
+                while not await Relay(client).given("tg", dated):
+                    await asyncio.sleep(0.05)
+            await until_acked(client)  # ... and applied, or dropped
+        assert (await raw(client, chat))[0] > version, "the move was dropped as too old"
+        assert shown
+    finally:
+        await client.aclose()
+
+
 def consuming(bot: Bot) -> contextlib.AbstractAsyncContextManager[None]:
     """The relay loop of the bot's worker (reads wait 0.2 s), taking over entries
     unacknowledged for 0.5 s."""
