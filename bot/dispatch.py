@@ -72,10 +72,7 @@ def _press(ctx: Context, payload: str) -> tuple[CommandSpec, Any]:
         return BY_ACTION[token.action], None  # a seat at the table opened with this button
     if table is None or token.game != table.game_id:
         raise Refused(t(GAME_OVER), Refusal.OLD_GAME)
-    valid = {tokens.LOBBY_STAMP, tokens.stamp(table.game)}
-    if token.action is Action.WINGS:
-        valid.add(tokens.round_stamp(table.game))
-    if token.stamp not in valid:
+    if not tokens.current(token, table.game):
         raise Refused(t("This button is out of date."), Refusal.STALE_BUTTON)
     spec = BY_ACTION[token.action]
     try:

@@ -111,6 +111,14 @@ def round_stamp(state: GameState) -> str:
     return LOBBY_STAMP if rnd is None else f"r{rnd.number}"
 
 
+def current(token: Token, state: GameState) -> bool:
+    """Whether `token` is of the decision `state` waits for (a lobby's and an end's buttons
+    always are, a wings mark's for the whole round), by its stamp: its game is not looked at."""
+    if token.stamp in (LOBBY_STAMP, stamp(state)):
+        return True
+    return token.action is Action.WINGS and token.stamp == round_stamp(state)
+
+
 def make(game: str, state: GameState, action: Action, arg: str = "") -> str:
     """The payload of a button for `action` at the game's current decision."""
     return encode(game, stamp(state), action, arg)

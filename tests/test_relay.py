@@ -131,6 +131,33 @@ async def test_a_move_on_a_web_only_worker_shows_in_the_chat_through_the_relay(
         assert not await Relay(bot.client).live("tg", 0.5)
 
 
+async def test_a_move_the_game_has_moved_past_is_refused_on_the_page_not_handed_over(
+    redis_url: str,
+) -> None:
+    """A press of a decision the game has moved past (a page behind, a second tab) is refused
+    by the web worker with the chat's words, "This button is out of date.": handed over, it was
+    answered 202 and refused by the chat's worker, and that refusal never came back to the page
+    (which said nothing)."""
+    async with running(redis_url) as bot, web_worker(redis_url) as (_, http):
+        front = bot.front
+        async with relaying(front.service, front.show_async, "tg", bot.client, 1.0):
+            link = await ann_and_two_ai(bot)
+            payload = await a_move(http, link)
+            made = await http.post("/api/move", json={"payload": payload}, headers=bearer(link))
+            assert made.status == 202
+            await until_acked(bot.client)
+            version = (await raw(bot.client, CHAT))[0]
+            handed = await bot.client.xlen(keys.relay("tg"))
+            again = await http.post("/api/move", json={"payload": payload}, headers=bearer(link))
+            said = await again.json()
+            assert (again.status, said["ok"], said["relayed"]) == (200, False, False)
+            assert said["answer"] == "This button is out of date."
+            assert await bot.client.xlen(keys.relay("tg")) == handed  # nothing handed over
+            assert (await raw(bot.client, CHAT))[0] == version  # nor changed
+            await bot.idle()
+            assert not bot.real_errors()
+
+
 async def test_an_entry_a_dead_consumer_held_is_taken_over_and_applied_once(
     redis_url: str,
 ) -> None:

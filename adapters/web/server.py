@@ -524,7 +524,10 @@ class WebTable:
         scope = keys.scope(viewer.chat)
         here = self.deliver is not None and self.deliver.serves(scope)
         hint = token.action is Action.HINT  # asks, changes nothing: answered on the page
-        relay = self.relay if not here and not hint else None
+        # a press the game has moved past is refused here, in the chat's words: handed over,
+        # its refusal would not come back to the page
+        behind = not tokens.current(token, table.game)
+        relay = self.relay if not here and not hint and not behind else None
         update = None
         if relay is not None and await relay.live(scope, LIVE):
             # a worker of the chat's front end applies it (once, by its update id) and posts
