@@ -715,6 +715,47 @@ async def test_a_subscription_that_fails_once_the_stream_began_ends_it_for_a_rec
     again.close()
 
 
+async def test_a_chat_whose_first_subscription_failed_is_subscribed_by_its_next_stream(
+    table: tuple[Driver, WebTable, TestClient[web.Request, web.Application]],
+) -> None:
+    """Two pages of one chat open their streams at once; the first one's subscription fails
+    (Redis away a moment) and that stream ends (the page comes back). The chat was subscribed
+    by a chat's first stream alone: the second, open all along, and the first page's next
+    one went unsubscribed, told of moves by their 2 s reads alone, until every page of the
+    chat had gone. Now each stream of a chat not subscribed subscribes it."""
+    driver, web, client = table
+    await driver.lobby(["rounds=short"], ai=2)
+    link = web.link(CHAT, ANN.id, await game_id(driver))
+    channel = keys.versions(CHAT)
+    pubsub = driver.redis.pubsub()
+    web.watcher._pubsub = pubsub
+    subscribe = pubsub.subscribe
+    tried, fail = asyncio.Event(), asyncio.Event()
+
+    async def first_fails(*channels: str) -> None:
+        if not tried.is_set():
+            tried.set()
+            await fail.wait()
+            raise redis.exceptions.ConnectionError("Connection refused")
+        await subscribe(*channels)
+
+    pubsub.subscribe = first_fails  # type: ignore[method-assign]
+    first = asyncio.ensure_future(client.get("/api/events", params={"link": link}))
+    await tried.wait()
+    second = await client.get("/api/events", params={"link": link})
+    second_view = asyncio.ensure_future(next_event(second))
+    await asyncio.sleep(0)
+    fail.set()
+    async with asyncio.timeout(10):
+        assert await (await first).read() == f"retry: {server.RECONNECT_MS}\n\n".encode()
+    assert (await second_view)[0] == "view"
+    again = await client.get("/api/events", params={"link": link})  # the first page, back
+    await next_event(again)
+    assert dict(await driver.redis.pubsub_numsub(channel)) == {channel.encode(): 1}
+    again.close()
+    second.close()
+
+
 # --- in the chat's language, with its summaries ---------------------------------------------------
 
 

@@ -186,6 +186,9 @@ class Watcher:
         self.client = client
         self._pubsub: PubSub | None = None
         self._waiting: dict[str, set[asyncio.Event]] = {}
+        self._subscribed: set[str] = set()
+        """The chats whose channel the connection subscribed: a chat whose subscription failed
+        is not, and its next stream tries again."""
         self._lock = asyncio.Lock()
         self._reader: asyncio.Task[None] | None = None
 
@@ -201,7 +204,7 @@ class Watcher:
         waiting = self._waiting.setdefault(chat, set())
         waiting.add(event)
         try:
-            if self.live and len(waiting) == 1:
+            if self.live and chat not in self._subscribed:
                 await self._subscribe(chat)
             yield event
         finally:
@@ -214,16 +217,20 @@ class Watcher:
 
     async def _subscribe(self, chat: str) -> None:
         async with self._lock:
+            if chat in self._subscribed:  # by another stream of the chat, while this one waited
+                return
             if self._pubsub is None:
                 assert isinstance(self.client, aioredis.Redis)
                 self._pubsub = self.client.pubsub()
             await self._pubsub.subscribe(keys.versions(chat))
+            self._subscribed.add(chat)
             if self._reader is None or self._reader.done():
                 self._reader = asyncio.create_task(self._read())
 
     async def _unsubscribe(self, chat: str) -> None:
         async with self._lock:
             if self._pubsub is not None and chat not in self._waiting:
+                self._subscribed.discard(chat)
                 await self._pubsub.unsubscribe(keys.versions(chat))
 
     async def _read(self) -> None:
