@@ -334,6 +334,7 @@ CANCELLED = N_("The game was cancelled.")
 ABANDONED = N_("Nobody is playing any more: the game is abandoned.")
 UNSEEN = N_("The game is over: I can no longer post in its chat (I was removed, or it is gone).")
 TOPIC_GONE = N_("The game is over: its topic was closed or deleted, so I can no longer post there.")
+MUTED = N_("The game is over: I am no longer allowed to send messages in its chat.")
 LOBBY_UNSEEN = N_(
     "The table is closed: I can no longer post in its chat (I was removed, or it is gone)."
 )
@@ -341,6 +342,7 @@ LOBBY_TOPIC_GONE = N_(
     "The table is closed: its topic was closed or deleted, so I can no longer post there. "
     "Send /join in the topic where you want to play."
 )
+LOBBY_MUTED = N_("The table is closed: I am no longer allowed to send messages in its chat.")
 EVERYBODY_LEFT = N_("Everybody left: the table is closed.")
 IDLE_CLOSED = N_("The table was idle too long and is closed.")
 NO_LONGER_HOST = N_("You left this table, so you no longer host it.")
@@ -354,6 +356,12 @@ def told(look: Look, table: Table, person: str | None, text: str) -> str:
     tells its people in their own language, though no table is left to show it again from: the
     note of what its posts said keeps the texts (`Write.closed`)."""
     return personal(look, table.languages, person).t(text)
+
+
+def each_told(look: Look, table: Table, text: str) -> list[Shown]:
+    """`text` (a catalog key) said to each person seated at a lobby, in a private message of
+    its own (they have no hand message yet), in their own language (`told`)."""
+    return [Note(Message(told(look, table, pid, text), to=pid)) for pid in table.humans()]
 
 
 def toggles_closed(host: str | None, text: str) -> list[Shown]:
@@ -420,7 +428,7 @@ def cancelled(look: Look, table: Table, note: str, gone: str = CANCELLED) -> lis
     return shown
 
 
-def unseen(ctx: Context, only: str | None = None) -> Result:
+def unseen(ctx: Context, only: str | None = None, muted: bool = False) -> Result:
     """The game's chat can no longer be posted in (the bot was removed from the group, the
     channel was deleted): a game going on there ends, as nobody could see its table, and each
     of its players is told why in their private hand message (the chat shows nothing). A lobby
@@ -428,20 +436,23 @@ def unseen(ctx: Context, only: str | None = None) -> Result:
     why in a private message of its own (they have no hand message yet; before, only the
     toggles said it, and the others waited for a game that was not there); nothing to end is
     refused. `only`: just the place in the chat that is gone (a `Table.where`: a forum topic
-    closed or deleted), which its players are told; a game played elsewhere goes on."""
+    closed or deleted), which its players are told; a game played elsewhere goes on. `muted`:
+    the bot is still in the chat but may send no messages there (the platform said so), which
+    is what they are told instead of "I was removed, or it is gone"."""
     table = ctx.table()
     t = ctx.look.t
     if table.game.phase is Phase.FINISHED or (only is not None and table.where != only):
         raise Refused(t("The game is already over."))
     shown: list[Shown]
     if table.game.phase is Phase.LOBBY:
-        said = LOBBY_UNSEEN if only is None else LOBBY_TOPIC_GONE
+        said = LOBBY_TOPIC_GONE if only is not None else LOBBY_MUTED if muted else LOBBY_UNSEEN
         shown = [
             *toggles_closed(table.host, told(ctx.look, table, table.host, said)),
-            *(Note(Message(told(ctx.look, table, pid, said), to=pid)) for pid in table.humans()),
+            *each_told(ctx.look, table, said),
         ]
     else:
-        said = UNSEEN if only is None else TOPIC_GONE  # the chat is there, and the bot in it
+        # a topic: the chat is there, and the bot in it
+        said = TOPIC_GONE if only is not None else MUTED if muted else UNSEEN
         shown = [
             Note(Message(told(ctx.look, table, pid, said), to=pid, slot="hand"))
             for pid in table.humans()

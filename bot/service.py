@@ -420,12 +420,14 @@ class GameService:
         return Outcome(tuple(messages), version=(table.game_id, snap.version), where=table.where)
 
     @logs.serving
-    async def unseen(self, chat: str, only: str | None = None) -> Outcome:
+    async def unseen(self, chat: str, only: str | None = None, muted: bool = False) -> Outcome:
         """The front end can no longer post in `chat` (the bot was removed from the group, the
         channel was deleted), or `only` in that place of it (a `Table.where`: a forum topic
         closed or deleted): its game there ends, each player told privately
-        (`bot.chat.unseen`). Nothing is shown where there was no game going."""
-        outcome, result = await self._transact(chat, None, PLATFORM, partial(unseen, only=only))
+        (`bot.chat.unseen`), `muted` that the bot may send no messages there (it is still in
+        the chat). Nothing is shown where there was no game going."""
+        play = partial(unseen, only=only, muted=muted)
+        outcome, result = await self._transact(chat, None, PLATFORM, play)
         return outcome if result is not None else Outcome()
 
     async def tick(self, scope: str) -> list[tuple[str, Outcome]]:

@@ -1320,6 +1320,7 @@ async def test_a_mistyped_command_gets_the_one_it_was_meant_to_be(tg: Bot) -> No
 
 UNSEEN = "The game is over: I can no longer post in its chat (I was removed, or it is gone)."
 TOPIC_GONE = "The game is over: its topic was closed or deleted, so I can no longer post there."
+MUTED = "The game is over: I am no longer allowed to send messages in its chat."
 
 
 async def ended_unseen(tg: Bot, said: str = UNSEEN) -> None:
@@ -1381,7 +1382,7 @@ async def test_a_game_whose_group_mutes_the_bot_ends_and_its_players_are_told(tg
     group_calls = tg.fake.total_calls(chat_id=GROUP)
     tg.fake.restrict_bot(GROUP, DAN)
     await tg.idle()
-    await ended_unseen(tg)
+    await ended_unseen(tg, MUTED)  # not "I was removed, or it is gone"
     assert tg.fake.total_calls(chat_id=GROUP) == group_calls
     tg.fake.restrict_bot(GROUP, DAN, muted=False)  # unmuted: a new game may start there
     await tg.idle()
@@ -1408,7 +1409,7 @@ async def test_a_game_whose_group_mutes_every_member_ends_at_its_first_refused_p
         await move(tg)
     refused = {e.description for e in tg.fake.errors if e.chat_id == GROUP}
     assert refused == {"Bad Request: not enough rights to send text messages to the chat"}
-    await ended_unseen(tg)  # the players' last word, once: a later refusal finds no game
+    await ended_unseen(tg, MUTED)  # the players' last word, once: a later refusal finds no game
     group_calls = tg.fake.total_calls(chat_id=GROUP)
     await tg.command(ANN.id, ANN, "/start")  # a private /start finds no game to show
     assert tg.fake.total_calls(chat_id=GROUP) == group_calls
@@ -1705,6 +1706,7 @@ async def test_a_game_whose_forum_topic_is_closed_ends_once_it_cannot_post(tg: B
 LOBBY_UNSEEN = (
     "The table is closed: I can no longer post in its chat (I was removed, or it is gone)."
 )
+LOBBY_MUTED = "The table is closed: I am no longer allowed to send messages in its chat."
 LOBBY_TOPIC_GONE = (
     "The table is closed: its topic was closed or deleted, so I can no longer post there. "
     "Send /join in the topic where you want to play."
@@ -1762,6 +1764,20 @@ async def test_a_lobby_whose_group_removed_the_bot_closes_and_its_people_are_tol
     for user in PLAYERS:
         assert tg.fake.last_message(user.id).text == LOBBY_UNSEEN
     assert tg.fake.total_calls(chat_id=GROUP) == group_calls
+
+
+async def test_a_lobby_whose_group_mutes_the_bot_closes_and_its_people_are_told_so(
+    tg: Bot,
+) -> None:
+    """Muted in the group while its lobby is open (restricted: it may send no messages, and
+    is still a member), the bot closes the table, and each person seated is told privately
+    that it may no longer post there, not that it was removed or the group is gone."""
+    await seat(tg)
+    tg.fake.restrict_bot(GROUP, DAN)
+    await tg.idle()
+    assert await tg.front.service.table(chat_key(GROUP)) is None
+    for user in PLAYERS:
+        assert tg.fake.last_message(user.id).text == LOBBY_MUTED
 
 
 async def test_a_group_that_becomes_a_supergroup_keeps_its_game(tg: Bot) -> None:

@@ -409,16 +409,16 @@ class TelegramFrontEnd:
         strip = strip_post(target, message_id, behind)
         self.outbox.put(target, strip, key=("strip", message_id), low=True)
 
-    async def _lost(self, target: int, topic: int | None) -> None:
+    async def _lost(self, target: int, topic: int | None, muted: bool) -> None:
         """A post to forum topic `topic` of group `target` was refused, the topic closed or
         deleted: the game played there ends (`GameService.unseen`), its players told privately;
-        a game played elsewhere in the group goes on. `topic` None: the bot may post no text
-        in the group (muted, with no update to say so): its game ends, as when the bot is
-        muted there by an update (`on_member`)."""
+        a game played elsewhere in the group goes on. `topic` None: the bot may post nothing
+        in the group (removed, or, `muted`, may post no text: with no update to say so), and
+        its game ends, as when an update says so (`on_member`)."""
         game = chat_key(target)
         with about(game):
             where = None if topic is None else str(topic)
-            self.show(game, await self.service.unseen(game, where))
+            self.show(game, await self.service.unseen(game, where, muted))
 
     async def _no_files(self, post: Post, privately: bool) -> None:
         """Group `post.target` refused a file (the record) that `post.asker` asked for: they
@@ -783,8 +783,10 @@ class TelegramFrontEnd:
         now = change.new_chat_member.status
         game = chat_key(change.chat.id)
         if _silenced(change.new_chat_member) and not _silenced(change.old_chat_member):
+            new = change.new_chat_member  # still in the group, mute: not "removed"
+            muted = isinstance(new, ChatMemberRestricted) and new.is_member
             with about(game):
-                self.show(game, await self.service.unseen(game))
+                self.show(game, await self.service.unseen(game, muted=muted))
             return
         if was not in OUT or now not in ("member", "administrator"):
             return

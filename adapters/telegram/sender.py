@@ -178,7 +178,7 @@ def files_refused(error: TelegramError) -> bool:
     return _refused_for(error, NO_FILES)
 
 
-async def _nothing(_chat: int, _topic: int | None) -> None:
+async def _nothing(_chat: int, _topic: int | None, _muted: bool) -> None:
     return None
 
 
@@ -196,9 +196,10 @@ class Sender:
     is told: the app queues a post that takes them off (`Post.strip`), when the chat has time
     for it, and shows the text it was to show once left behind (`Post.behind`), if any.
     A private post Telegram refuses (`refused`) is handed to `unreachable`. When a post is
-    refused because its forum topic is closed or gone, `lost(chat, topic)` is awaited; because
-    the bot may not post text in the group, or may not post there at all (removed from it, or
-    the group deleted, with no update that said so), `lost(chat, None)`. A picture refused
+    refused because its forum topic is closed or gone, `lost(chat, topic, False)` is awaited;
+    because the bot may not post text in the group (`muted`), `lost(chat, None, True)`; because
+    it may not post there at all (removed from it, or the group deleted, with no update that
+    said so), `lost(chat, None, False)`. A picture refused
     for what it is (`pictures_refused`) is sent as its text form instead. A file refused
     for what it is (`files_refused`: a record, which has no text form short enough) goes to
     the private chat of the person who asked for it (`Post.asker`), and `no_files(post,
@@ -211,7 +212,7 @@ class Sender:
         slots: Slots,
         superseded: Callable[[int, int, str | None], object] = lambda _c, _m, _t: None,
         unreachable: Callable[[Post], Awaitable[None]] = _nobody,
-        lost: Callable[[int, int | None], Awaitable[None]] = _nothing,
+        lost: Callable[[int, int | None, bool], Awaitable[None]] = _nothing,
         no_files: Callable[[Post, bool], Awaitable[None]] = _unsaid,
         migrated: Callable[[Post, int], Awaitable[None]] = _unmoved,
     ) -> None:
@@ -253,15 +254,15 @@ class Sender:
             if refused(error, post.target):
                 log.info("chat %s does not take messages from the bot: %s", post.target, error)
                 if post.target < 0:  # removed from the group, or it was deleted
-                    await self.lost(post.target, None)
+                    await self.lost(post.target, None, False)
                 else:
                     await self.unreachable(post)
                 return Delivery.FORBIDDEN
             log.warning("could not post to chat %s: %s", post.target, error)
             if muted(error, post.target):
-                await self.lost(post.target, None)
+                await self.lost(post.target, None, True)
             elif post.thread is not None and topic_gone(error):
-                await self.lost(post.target, post.thread)
+                await self.lost(post.target, post.thread, False)
             return Delivery.FAILED
 
     async def _deliver(self, post: Post) -> Delivery:
