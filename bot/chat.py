@@ -1022,6 +1022,10 @@ def timeout(ctx: Context, deadline: float) -> Result:
         note = Message(t(IDLE_CLOSED), slot="lobby")
         toggles = toggles_closed(table.host, told(ctx.look, table, table.host, IDLE_CLOSED))
         shown = [Note(note), *last_game_closed(table), *toggles]
+        if table.where is not None:
+            # its place (a forum topic) may be gone unsaid, and its refusal of the notice then
+            # finds no table left to tell anyone of: each person seated is told privately too
+            shown += each_told(ctx.look, table, IDLE_CLOSED)
         return Result(shown=shown, write=closing(shown, table))
     if state.phase not in ROUND_PHASES:
         return Result()

@@ -171,6 +171,7 @@ def _front(
     client: "aioredis.Redis",
     *,
     turn_timeout: int = 90,
+    lobby_timeout: int = 1800,
     limits: Limits = FAST,
     rate_limiter: AIORateLimiter | None = None,
     clock: Callable[[], float] = time.time,
@@ -178,6 +179,7 @@ def _front(
 ) -> TelegramFrontEnd:
     config = Config(
         turn_timeout=turn_timeout,
+        lobby_timeout=lobby_timeout,
         telegram=TelegramConfig(
             token=fake.token, base_url=f"http://127.0.0.1:{fake.port}", **telegram
         ),
@@ -1734,6 +1736,45 @@ async def test_a_lobby_whose_forum_topic_is_deleted_closes_and_its_people_are_to
         assert tg.fake.last_message(user.id).text == LOBBY_TOPIC_GONE
     german = tg.fake.last_message(greta.id).text
     assert german == texts("de")(LOBBY_TOPIC_GONE) != LOBBY_TOPIC_GONE
+
+
+async def test_an_idle_lobby_in_a_forum_topic_tells_its_people_privately(
+    redis_url: str, game_ids: None
+) -> None:
+    """A lobby in a forum topic that nobody touches closes when idle. Its notice goes to its
+    topic, which may be gone (Telegram tells the bot nothing of a deleted topic, and the
+    refusal finds no table left to tell anyone of): each person seated is told privately too,
+    in their app's language. Before, they were told nothing, and waited for a game that was
+    not there."""
+    clock = Clock(time.time())
+    idle = "The table was idle too long and is closed."
+    greta = User(1010, "Greta", "greta", language_code="de")
+    async with FakeTelegram() as fake:
+        client = aioredis.Redis.from_url(redis_url)
+        front = _front(fake, client, lobby_timeout=60, clock=clock)
+        bot = Bot(fake, front, client)
+        await bot.front.start()
+        try:
+            topic, _ = await seated_in_a_topic(bot)
+            fake.start_dm(greta)
+            fake.send_command(GROUP, greta, "/join", thread=topic)
+            await bot.idle()
+            fake.delete_topic(GROUP, topic)
+            await ticking(bot, clock, 61)  # nobody touches it
+            game = chat_key(GROUP)
+            for _ in range(500):
+                if await bot.front.service.table(game) is None:
+                    break
+                await asyncio.sleep(0.01)
+            else:
+                raise AssertionError("the idle lobby did not close")
+            await bot.idle()
+            for user in PLAYERS:
+                assert fake.last_message(user.id).text == idle
+            assert fake.last_message(greta.id).text == texts("de")(idle) != idle
+        finally:
+            await bot.front.stop()
+            await client.aclose()
 
 
 async def test_a_join_in_another_topic_is_not_pointed_at_a_topic_that_is_gone(tg: Bot) -> None:
