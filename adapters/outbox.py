@@ -84,6 +84,9 @@ class SlotPost(Protocol):
     def bare(self) -> bool: ...
 
     @property
+    def delete(self) -> bool: ...
+
+    @property
     def only_edit(self) -> bool: ...
 
     @property
@@ -118,12 +121,19 @@ def newest(older: P, newer: P) -> P | None:
     the two are that post as the strip leaves it (without buttons, saying the strip's `behind`
     if it has one), of the newer version. Kept alone, the bare post found the slot's message
     before the one waiting, or none: the waiting text never went (toggles asked for as the game
-    starts, a player's result as the table it opened is cancelled)."""
+    starts, a player's result as the table it opened is cancelled). A deletion
+    (`Message.delete`) after a post makes that post needless: the deletion alone goes; a post
+    after a deletion goes after it."""
     unbuttons = (older.bare and older.again, newer.bare and newer.again)
     if any(unbuttons):
         return newer if all(unbuttons) else None
     old, new = older.version, newer.version
-    if old is not None and new is not None and old[0] == new[0] and old[1] > new[1]:
+    later = not (old is not None and new is not None and old[0] == new[0] and old[1] > new[1])
+    if newer.delete and later:  # what waited never goes: the slot's message, if any, is deleted
+        return replace(newer, version=new or old)
+    if older.delete or newer.delete:  # each goes, in order: the slot map drops an older one
+        return None
+    if not later:
         older, newer = newer, older
     elif newer.bare and not older.bare:
         stripped = older.unbuttoned(newer.behind)

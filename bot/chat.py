@@ -402,7 +402,7 @@ def closing(shown: list[Shown], table: Table, kept: bool = False) -> Write:
     results, a host's toggles), and of which game (`Write.game`), for a worker that shows the
     chat again after a crash lost the posts (`GameService.current`)."""
     posted = (item.message for item in shown if isinstance(item, Note))
-    slots = {(m.to, m.slot): m for m in posted if m.slot is not None}
+    slots = {(m.to, m.slot): m for m in posted if m.slot is not None and not m.delete}
     closed = tuple(
         Message("", to=to, slot=slot, strip=True, behind=m.behind if m.strip else m.text or None)
         for (to, slot), m in slots.items()
@@ -425,7 +425,7 @@ def cancelled(look: Look, table: Table, note: str, gone: str = CANCELLED) -> lis
     shown.append(Note(table_message(look, view, seating(table), False, note, ended=True)))
     for pid in table.humans():
         shown.append(Note(Message(told(look, table, pid, gone), to=pid, slot="hand")))
-    return shown
+    return [*shown, *reminder_gone(table)]
 
 
 def unseen(ctx: Context, only: str | None = None, muted: bool = False) -> Result:
@@ -684,9 +684,38 @@ def after_move(ctx: Context, table: Table, events: list[Event], notice: str | No
     elif state.phase is Phase.FINISHED:
         hands = final_hands(ctx.look, table, view, seats, ctx.version)
     return Result(
-        shown=[Moved(tuple(events), notice, hands, view, seats)],
+        shown=[Moved(tuple(events), notice, hands, view, seats), *reminder_gone(table)],
         write=Write(table=table, ttl=ttl(ctx.config, table), result=result, record=record),
     )
+
+
+REMINDER = "remind"
+"""The group's slot of a turn's reminder ("⏳ Ann: it is your turn (45 s left).", `remind`): a
+new message each time (it names people to notify), deleted at the table's next move, its
+timeout or its end (`reminder_gone`), so that the chat keeps no call to a turn that passed."""
+
+
+def reminder_gone(table: Table) -> list[Shown]:
+    """The group's reminder of the turn deleted, if it is up (`Table.reminded`): nothing, and
+    no call to the platform or the slot map, where it is not."""
+    if not table.reminded:
+        return []
+    table.reminded = False
+    return [Note(GONE)]
+
+
+GONE = Message("", slot=REMINDER, delete=True)
+"""The group's reminder of a turn deleted (`REMINDER`)."""
+
+
+def reminder_left(table: Table) -> list[Message]:
+    """For a game shown again (`GameService.current`, after a crash or an outage): the group's
+    reminder of a turn the game is past deleted, where a worker that died after the move's write
+    left it (the deletion goes only where the slot shows an older version than the game's:
+    `Outcome.again`). Nothing for a lobby, which has none, nor while the table has it up."""
+    if table.reminded or table.game.phase is Phase.LOBBY:
+        return []
+    return [GONE]
 
 
 def note_dropped(table: Table, events: list[Event]) -> None:
@@ -1079,7 +1108,8 @@ def remind(ctx: Context, table: Table) -> Result:
             names=", ".join(name for _, name in named),
             seconds=max(1, left),
         )
-        result.shown.append(Note(Message(text, mentions=named)))
+        result.shown.append(Note(Message(text, mentions=named, slot=REMINDER, notify=True)))
+        table.reminded = True
     return result
 
 

@@ -81,6 +81,9 @@ class Message:
     loses its buttons: its text without the lines that ask for a press (a hand's wings mark,
     its turn); None: its text as it is. A front end puts it in the edit that takes the
     buttons off (no call of its own)."""
+    delete: bool = False
+    """Not a new text: the slot's message is deleted, where it has one (the group's turn
+    reminder, once the turn it named has passed: `bot.chat.REMINDER`)."""
     only_edit: bool = False
     """Only an edit of the slot's message, where there is one that may still have buttons:
     never a new message (a lobby's change shown in its host's private toggles, which they may

@@ -51,6 +51,7 @@ from bot.chat import (
     Result,
     RobotMove,
     decide,
+    reminder_left,
     robot_level,
     robot_move,
     robot_seats,
@@ -608,7 +609,8 @@ class GameService:
         write noted (people's hands, a lobby's host's toggles), each saying what its lost post
         said (`Snapshot.closed`; a private one naming the chat as `_placed` does), only where
         the slot's message is of the game the note names (the outcome's version's game id:
-        `Snapshot.closed_game`; `NO_GAME` for a note that names none, as before)."""
+        `Snapshot.closed_game`; `NO_GAME` for a note that names none, as before). A turn's
+        reminder the table no longer has up is deleted where a crash left it (`reminder_left`)."""
         try:
             snap = await self.store.load(chat)
         except NewerForm:
@@ -624,6 +626,7 @@ class GameService:
         if table.game.phase is Phase.FINISHED:
             ratings = await self._fold(chat, table.game_id)
         messages = render(look_of(snap.settings), table, [Current(snap.closed, ratings)])
+        messages = [*messages, *reminder_left(table)]
         outcome = Outcome(
             tuple(messages), version=(table.game_id, snap.version), where=table.where, again=True
         )

@@ -92,6 +92,9 @@ class Table:
     remind: float | None = None
     """When the group is reminded of the players it waits for (half the turn time); None once
     done, and in the lobby."""
+    reminded: bool = False
+    """The group's reminder of the turn is up (`bot.chat.remind`): the table's next change
+    deletes it (`bot.chat.REMINDER`)."""
     created: float = 0.0
     updated: float = 0.0
     seen: dict[str, str] = field(default_factory=dict)
@@ -162,6 +165,7 @@ class Table:
             | ({"drop": self.dropped} if self.dropped else {})
             | ({"before": self.before} if self.before else {})
             | ({"start": self.started} if self.started is not None else {})
+            | ({"reminded": True} if self.reminded else {})
         )
 
     def to_bytes(self) -> bytes:
@@ -208,6 +212,7 @@ class Table:
             away=list(data["away"]),
             deadline=data["deadline"],
             remind=data.get("remind"),
+            reminded=bool(data.get("reminded", False)),
             created=data["created"],
             updated=data["updated"],
             seen=dict(data["seen"]),
@@ -235,6 +240,7 @@ class Table:
             away=list(self.away),
             deadline=self.deadline,
             remind=self.remind,
+            reminded=self.reminded,
             created=self.created,
             updated=self.updated,
             seen=dict(self.seen),

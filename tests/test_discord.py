@@ -1772,6 +1772,45 @@ async def test_a_turn_timeout_is_shown(
         assert any("💤" in (bot.hand(user) or bot.table()).content for user in players)
 
 
+async def test_a_turn_reminder_goes_once_the_turn_has_passed(
+    redis_url: str, game_ids: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Half-way through a turn the channel is reminded, pinging the player. Once they have
+    moved, or their turn timed out, the reminder is deleted: the channel keeps no call to a
+    turn that passed."""
+
+    def reminders(bot: Bot) -> list[Stored]:
+        return [m for m in bot.fake.shown(bot.channel) if m.content.startswith("⏳ ")]
+
+    async def reminded(bot: Bot) -> Stored:
+        for _ in range(100):
+            if shown := reminders(bot):
+                return shown[0]
+            await asyncio.sleep(0.05)
+        raise AssertionError("no reminder was shown")
+
+    async with running(redis_url, monkeypatch, turn_timeout=4) as bot:
+        players = people(bot, "Ann", "Bob", "Cid")
+        await seat(bot, players)
+        await bot.command(players[0], "start")
+        shown = await reminded(bot)
+        assert "it is your turn" in shown.content
+        assert "<@" in shown.content
+        assert await move(bot)  # they move, well within their time
+        await bot.idle()
+        assert reminders(bot) == []
+        assert f"{shown.name} deleted" in bot.channel_texts()
+        await reminded(bot)  # the next player lets half their time pass, then the rest
+        for _ in range(100):
+            if any("ran out of time" in m.content for m in bot.fake.shown(bot.channel)):
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("no timeout was shown")
+        await bot.idle()
+        assert reminders(bot) == []
+
+
 async def test_a_slow_answer_is_deferred_within_three_seconds(dc: Bot) -> None:
     ann = people(dc, "Ann")[0]
     handle = dc.front.service.handle

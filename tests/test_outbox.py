@@ -171,6 +171,21 @@ async def test_a_new_message_stays_new_when_an_edit_replaces_it() -> None:
     assert coalesce(newer, older) is None  # a new message does not replace an edit: both go
 
 
+async def test_a_reminder_still_waiting_when_it_is_deleted_never_goes() -> None:
+    """A turn's reminder (a new message, which notifies) still waiting when the turn passed
+    is not sent to be deleted at once: the deletion alone goes (a ping for a turn over is
+    what it would leave). A new reminder after a deletion goes after it; a deletion of an
+    older version than the reminder waiting is no reason to drop it."""
+    slot = "tg:-5:remind"
+    reminder = Post(-5, "⏳ Ann: it is your turn (45 s left).", slot=slot, notify=True)
+    gone = Post(-5, "", slot=slot, delete=True)
+    merged = coalesce(replace(reminder, version=("g1", 7)), replace(gone, version=("g1", 8)))
+    assert merged is not None
+    assert (merged.delete, merged.version, merged.notify) == (True, ("g1", 8), False)
+    assert coalesce(replace(gone, version=("g1", 8)), replace(reminder, version=("g1", 9))) is None
+    assert coalesce(replace(reminder, version=("g1", 9)), replace(gone, version=("g1", 8))) is None
+
+
 async def test_buttons_taken_off_again_go_after_what_waits_for_the_slot() -> None:
     """A bare post shown again decides where it goes (`SlotMap.unbutton`): it neither
     replaces what waits for its slot nor is replaced by it; of two such, the newer goes."""

@@ -129,10 +129,10 @@ class Bot:
         assert answer is not None, "the press was not answered"
         return answer
 
-    async def restart(self) -> None:
+    async def restart(self, clock: Callable[[], float] = time.time, turn_timeout: int = 90) -> None:
         """Stop the front end and start another on the same Redis (a restart)."""
         await self.front.stop()
-        self.front = _front(self.fake, self.client)
+        self.front = _front(self.fake, self.client, clock=clock, turn_timeout=turn_timeout)
         await self.front.start()
 
     def group_texts(self) -> list[str]:
@@ -3698,15 +3698,12 @@ async def test_a_turn_timeout_is_shown_like_any_outcome(redis_url: str, game_ids
             await bot.idle()
             late = [user for user in PLAYERS if "💤" in bot.hand(user).text]
             assert late, "the late player's hand shows the autopilot"
-            # Half-way through their time, the group mentioned them (a link that notifies).
+            # Half-way through their time, the group was reminded; the turn over, it is gone.
             texts = bot.group_texts()
             reminder = next(i for i, text in enumerate(texts) if text.startswith("⏳ "))
             assert reminder < next(i for i, text in enumerate(texts) if "ran out of time" in text)
-            shown = [m for m in fake.current_messages(GROUP).values() if m.text.startswith("⏳")]
-            mention = shown[0].entities[0]
-            assert mention["type"] == "text_link"
-            assert mention["url"] == f"tg://user?id={late[0].id}"
-            assert shown[0].text.startswith(f"⏳ {late[0].first_name}: it is your turn")
+            assert texts[reminder].startswith(f"⏳ {late[0].first_name}: it is your turn")
+            assert not [m for m in fake.current_messages(GROUP).values() if m.text[:1] == "⏳"]
         finally:
             await bot.front.stop()
             await client.aclose()
@@ -3725,6 +3722,97 @@ async def ticking(bot: Bot, clock: Clock, seconds: int) -> None:
             await asyncio.sleep(0.01)
         else:
             raise AssertionError("the worker did not tick")
+
+
+def reminders(fake: FakeTelegram) -> list[MessageView]:
+    """The group's turn reminders still in the chat."""
+    return [m for m in fake.current_messages(GROUP).values() if m.text.startswith("⏳ ")]
+
+
+async def test_a_turn_reminder_goes_once_the_turn_has_passed(
+    redis_url: str, game_ids: None
+) -> None:
+    """Half-way through a turn the group is reminded, naming the player with a mention. Once
+    they have moved, or their turn timed out, the reminder is deleted: the chat keeps no call
+    to a turn that passed ("it's your turn (5 s left)" far up the chat, under a table that has
+    moved on)."""
+    clock = Clock(time.time())
+    async with FakeTelegram() as fake:
+        fake.add_group(GROUP, "Wizards", members=list(PLAYERS))
+        client = aioredis.Redis.from_url(redis_url)
+        bot = Bot(fake, _front(fake, client, turn_timeout=10, clock=clock), client)
+        await bot.front.start()
+        try:
+            await seat(bot)
+            await bot.command(GROUP, ANN, "/start")
+            turn = whose_turn(bot, PLAYERS)
+            assert turn is not None
+            user, hand = turn
+            await ticking(bot, clock, 6)  # half their time is gone
+            await until(lambda: bool(reminders(fake)), "the reminder is shown")
+            (shown,) = reminders(fake)
+            assert shown.text.startswith(f"⏳ {user.first_name}: it is your turn")
+            mention = shown.entities[0]  # a link that notifies them
+            assert (mention["type"], mention["url"]) == ("text_link", f"tg://user?id={user.id}")
+            data = hand.keyboard[0][0].callback_data
+            assert data is not None
+            await bot.press(user.id, user, hand.message_id, data)  # they move
+            await bot.idle()
+            assert reminders(fake) == []
+            deleted = [e for e in fake.transcript(GROUP) if e.kind == "delete"]
+            assert [e.message_id for e in deleted] == [shown.message_id]
+            await ticking(bot, clock, 6)  # the next player lets half their time pass
+            await until(lambda: bool(reminders(fake)), "the next reminder is shown")
+            await ticking(bot, clock, 5)  # and the rest: the turn times out
+            await until(
+                lambda: any("ran out of time" in text for text in bot.group_texts()),
+                "a timeout is shown",
+            )
+            await bot.idle()
+            assert reminders(fake) == []
+        finally:
+            await bot.front.stop()
+            await client.aclose()
+
+
+async def test_a_turn_reminder_a_crash_left_up_goes_when_the_game_is_shown_again(
+    redis_url: str, game_ids: None
+) -> None:
+    """The worker died after a move's write, before its posts: the reminder of the turn that
+    passed stayed up. The worker that takes its journal over shows the game again, and the
+    reminder goes; shown again while its turn goes on, it stays."""
+    clock = Clock(time.time())
+    game = chat_key(GROUP)
+    async with FakeTelegram() as fake:
+        fake.add_group(GROUP, "Wizards", members=list(PLAYERS))
+        client = aioredis.Redis.from_url(redis_url)
+        bot = Bot(fake, _front(fake, client, turn_timeout=10, clock=clock), client)
+        await bot.front.start()
+        try:
+            await seat(bot)
+            await bot.command(GROUP, ANN, "/start")
+            turn = whose_turn(bot, PLAYERS)
+            assert turn is not None
+            user, hand = turn
+            await ticking(bot, clock, 6)  # half their time is gone
+            await until(lambda: bool(reminders(fake)), "the reminder is shown")
+            bot.front.show(game, await bot.front.service.current(game))
+            await bot.idle()
+            assert len(reminders(fake)) == 1  # its turn goes on
+            data = hand.keyboard[0][0].callback_data
+            assert data is not None
+            dead = bot.front.service  # writes their move, and dies before posting it
+            await dead.handle(
+                game, Asker(user_key(user.id), user.first_name), Request(Kind.BUTTON, data)
+            )
+            await bot.restart(clock=clock, turn_timeout=10)
+            assert len(reminders(fake)) == 1
+            await ticking(bot, clock, 3)  # the dead worker's heartbeat grows old
+            await taken_over(bot, dead.worker)
+            assert reminders(fake) == []
+        finally:
+            await bot.front.stop()
+            await client.aclose()
 
 
 async def test_a_player_back_from_autopilot_is_shown_back_at_the_table(

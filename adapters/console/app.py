@@ -564,8 +564,8 @@ class ConsoleTable:
         for message in outcome.messages:
             if message.to not in (None, USER_ID):
                 continue  # another person's private message: there are none here
-            if message.strip or message.slot == "lobby":
-                continue
+            if message.strip or message.delete or message.slot == "lobby":
+                continue  # nothing to print: buttons taken off, a reminder deleted, the lobby
             if self.over and message.slot == "hand":
                 continue  # the person's own result: the standings said it all here
             if message.slot == "table" and message.to is None:

@@ -82,6 +82,8 @@ class Post:
     a `strip` post, that text (None: the message keeps its text)."""
     bare: bool = False
     """Not a new text: take the buttons off the slot's message (`Message.strip`)."""
+    delete: bool = False
+    """Not a new text: delete the slot's message (`Message.delete`)."""
     only_edit: bool = False
     """An edit of the slot's message only where it may still have buttons, never a new
     message (`Message.only_edit`; never with `notify`: see `adapters.outbox.newest`)."""
@@ -281,6 +283,7 @@ def post(
         quiet=message.quiet,
         attachment=message.attachment,
         bare=message.strip,
+        delete=message.delete,
         only_edit=message.only_edit,
         picture=message.picture,
         round=message.round,

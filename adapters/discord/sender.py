@@ -423,6 +423,8 @@ class Sender:
             if post.mentions
             else discord.AllowedMentions.none()
         )
+        if post.delete:
+            return await self._delete(post, where)
         if post.bare:
             if post.slot is None:
                 return Delivery.FAILED
@@ -479,6 +481,20 @@ class Sender:
             return True
         cached = cached_permissions(self.client, where)
         return cached is None or cached[0].attach_files
+
+    async def _delete(self, post: Post, where: int) -> Delivery:
+        """The slot's message is deleted (`Post.delete`), if it names one: it names none after
+        (one gone already is forgotten all the same)."""
+        message_id = None if post.slot is None else await self.slots.get(where, post.slot)
+        if post.slot is None or message_id is None:
+            return Delivery.FAILED
+        message = self._messageable(post, where).get_partial_message(message_id)
+        try:
+            await message.delete()
+        except discord.NotFound as error:
+            log.info("message %s in %s is gone: %s", message_id, where, error)
+        await self.slots.gone(where, post.slot, message_id)
+        return Delivery.EDITED
 
     async def _strip(
         self,

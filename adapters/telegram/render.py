@@ -73,6 +73,8 @@ class Post:
     `strip` post, that text (None: the message keeps its text)."""
     bare: bool = False
     """Not a new text: take the buttons off the slot's message (`Message.strip`)."""
+    delete: bool = False
+    """Not a new text: delete the slot's message (`Message.delete`)."""
     only_edit: bool = False
     """An edit of the slot's message only where it may still have buttons, never a new
     message (`Message.only_edit`; never with `notify`: see `adapters.outbox.newest`)."""
@@ -204,6 +206,7 @@ def post(
         version=slot_version(message, version),
         again=again,
         bare=message.strip,
+        delete=message.delete,
         only_edit=message.only_edit,
         picture=message.picture,
         game_id=None if message.picture is None or version is None else version[0],

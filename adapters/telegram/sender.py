@@ -291,6 +291,8 @@ class Sender:
         return Delivery.STALE if delivery is None else delivery
 
     async def _post(self, post: Post) -> Delivery:
+        if post.delete:
+            return await self._delete(post)
         if post.bare:  # nothing to do where the slot's message has no buttons (`bared`)
             if post.slot is None:
                 return Delivery.UNCHANGED
@@ -338,6 +340,20 @@ class Sender:
             disable_notification=post.quiet,
         )
         return await self._sent(post, sent.message_id)
+
+    async def _delete(self, post: Post) -> Delivery:
+        """The slot's message is deleted (`Post.delete`), if it names one: it names none after.
+        One Telegram no longer lets the bot delete (gone already, older than 48 hours) is
+        forgotten all the same."""
+        message_id = None if post.slot is None else await self.slots.get(post.target, post.slot)
+        if post.slot is None or message_id is None:
+            return Delivery.UNCHANGED
+        try:
+            await self.bot.delete_message(post.target, message_id)
+        except BadRequest as error:
+            log.info("cannot delete message %s in %s: %s", message_id, post.target, error)
+        await self.slots.gone(post.target, post.slot, message_id)
+        return Delivery.EDITED
 
     async def _sent(self, post: Post, message_id: int) -> Delivery:
         """The post went as message `message_id`: for a slot, its new message (the one before
