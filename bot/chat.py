@@ -147,7 +147,16 @@ class Context:
     """The request was given in the asker's private chat (`Request.aside`)."""
     typed: bool = False
     """It was typed, not pressed (given `aside`, its answer there is a new message)."""
+    own_look: Look | None = None
+    """The look of what the asker alone reads, when not the chat's (`own`)."""
     """What the AI moves' times are counted in."""
+
+    @property
+    def own(self) -> Look:
+        """The look of what the asker alone reads, a refusal or an answer: their app's language
+        where the answer reaches them alone (the service's `_answer_language`), else the
+        chat's, as `look`."""
+        return self.own_look or self.look
 
     @property
     def version(self) -> int:
@@ -158,7 +167,7 @@ class Context:
         """The chat's table; there is no game here otherwise."""
         if self.snap.table is None:
             raise Refused(
-                self.look.t("There is no game here. Start one with /join."), Refusal.NO_GAME
+                self.own.t("There is no game here. Start one with /join."), Refusal.NO_GAME
             )
         return self.snap.table
 
@@ -166,7 +175,7 @@ class Context:
         """The asker's seat; they are not playing here otherwise."""
         seat = self.table().game.seat_of(self.user.id)
         if seat is None:
-            raise Refused(self.look.t("You are not playing at this table."), Refusal.NOT_SEATED)
+            raise Refused(self.own.t("You are not playing at this table."), Refusal.NOT_SEATED)
         return seat
 
 
@@ -199,7 +208,7 @@ def scores(ctx: Context, _: None) -> Result:
 def record(ctx: Context, _: None) -> Result:
     t = ctx.look.t
     if ctx.record is None:
-        raise Refused(t("No game has finished in this chat yet."))
+        raise Refused(ctx.own.t("No game has finished in this chat yet."))
     data = json.dumps(ctx.record, indent=1).encode()
     # Its players name the game wherever the file lands (a group that takes no files sends it
     # to the asker's private chat, beside those of other chats).
@@ -269,7 +278,7 @@ def join(ctx: Context, _: None, again: bool = False) -> Result:
         # (somewhere above the whole game before) edited.
         shown=[Lobby(new=True)] if fresh else lobby_changed(),
         # A newcomer learns at once where their cards will be (not in the chat's table).
-        answer=ctx.look.t(
+        answer=ctx.own.t(
             "You joined the table. Your cards will come to you privately once the game starts."
         ),
         write=Write(table=table, ttl=LIVE_TTL),
@@ -280,7 +289,7 @@ def again(ctx: Context, _: None) -> Result:
     """Play again: a new table once the game is over, or a seat at the one another player
     opened with this button."""
     if ctx.table().game.phase not in (Phase.FINISHED, Phase.LOBBY):
-        raise Refused(ctx.look.t("This button is out of date."), Refusal.STALE_BUTTON)
+        raise Refused(ctx.own.t("This button is out of date."), Refusal.STALE_BUTTON)
     return join(ctx, None, again=True)
 
 
@@ -389,7 +398,7 @@ def cancel(ctx: Context, _: None) -> Result:
     table = ctx.table()
     t = ctx.look.t
     if table.game.phase is Phase.FINISHED:
-        raise Refused(t("The game is already over."))
+        raise Refused(ctx.own.t("The game is already over."))
     note = t("{name} cancelled the game.", name=ctx.user.name)
     shown = cancelled(ctx.look, table, note)
     return Result(shown=shown, write=closing(shown, table))
@@ -440,9 +449,8 @@ def unseen(ctx: Context, only: str | None = None, muted: bool = False) -> Result
     the bot is still in the chat but may send no messages there (the platform said so), which
     is what they are told instead of "I was removed, or it is gone"."""
     table = ctx.table()
-    t = ctx.look.t
     if table.game.phase is Phase.FINISHED or (only is not None and table.where != only):
-        raise Refused(t("The game is already over."))
+        raise Refused(ctx.own.t("The game is already over."))
     shown: list[Shown]
     if table.game.phase is Phase.LOBBY:
         said = LOBBY_TOPIC_GONE if only is not None else LOBBY_MUTED if muted else LOBBY_UNSEEN
@@ -481,22 +489,21 @@ def remove_ai(ctx: Context, which: str | int) -> Result:
     player `ai:<number>`), the one named (typed, `Merlin`), or else the last one added."""
     table = ctx.table()
     state = table.game
-    t = ctx.look.t
     if state.phase is not Phase.LOBBY:
         step(state, Leave(ctx.user.id))  # refused, as any change of seats, after the start
     robots = [player for player in state.players if player.id in table.ai]
     if isinstance(which, int):
         player = next((p for p in robots if p.id == f"ai:{which}"), None)
         if player is None:  # taken off since the lobby showed it
-            raise Refused(t("This button is out of date."), Refusal.STALE_BUTTON)
+            raise Refused(ctx.own.t("This button is out of date."), Refusal.STALE_BUTTON)
     elif not robots:
-        raise Refused(t("There is no AI player to remove."))
+        raise Refused(ctx.own.t("There is no AI player to remove."))
     elif which:
         name = which.removeprefix(ROBOT).strip().casefold()
         player = next((p for p in robots if p.name.casefold() == name), None)
         if player is None:
             raise Refused(
-                t("No AI player here is called {name}.", name=which), Refusal.BAD_ARGUMENT
+                ctx.own.t("No AI player here is called {name}.", name=which), Refusal.BAD_ARGUMENT
             )
     else:
         player = robots[-1]  # seats are taken in order: the last AI seat is the last added
@@ -525,7 +532,7 @@ def option(ctx: Context, text: str) -> Result:
     if name.strip().lower() == COACH:
         on = {"": True, "on": True, "off": False}.get(value.strip().lower() if sep else "")
         if on is None:
-            raise Refused(ctx.look.t("Coach is on or off: coach, coach=off."), Refusal.BAD_ARGUMENT)
+            raise Refused(ctx.own.t("Coach is on or off: coach, coach=off."), Refusal.BAD_ARGUMENT)
         step(table.game, SetOptions(table.game.options))  # counted (`GameState.seq`) as any set
         table.coach = on
         table.updated = ctx.now
@@ -542,7 +549,7 @@ def resume(ctx: Context, _: None) -> Result:
     table = ctx.table()
     seat = ctx.seat()
     if ctx.user.id not in table.away:
-        raise Refused(ctx.look.t("You are playing already."))
+        raise Refused(ctx.own.t("You are playing already."))
     paused = table.paused()
     table.away.remove(ctx.user.id)
     set_deadline(ctx, table)
@@ -554,7 +561,7 @@ def resume(ctx: Context, _: None) -> Result:
         back += [Hand(other, notify=False) for other, p in players if p.id in table.away]
     return Result(
         shown=[*back, Hand(seat, notify=False)],
-        answer=ctx.look.t("Welcome back!"),
+        answer=ctx.own.t("Welcome back!"),
         write=Write(table=table, ttl=LIVE_TTL),
     )
 
@@ -566,7 +573,7 @@ def hint(ctx: Context, _: None) -> Result:
     chat once a decision (a double tap does not post it twice)."""
     table = ctx.table()
     seat = ctx.seat()
-    t = ctx.look.t
+    t = ctx.own.t
     if not table.coach:
         raise Refused(t("Hints are for coach tables: the host sets /options coach in the lobby."))
     if table.game.phase not in ROUND_PHASES:
@@ -598,7 +605,7 @@ def hand(ctx: Context, _: None) -> Result:
     table = ctx.table()
     seat = ctx.seat()
     if table.game.phase not in ROUND_PHASES:
-        raise Refused(ctx.look.t("No round is being played."))
+        raise Refused(ctx.own.t("No round is being played."))
     return Result(shown=[Hand(seat, notify=True)])
 
 
@@ -611,7 +618,7 @@ def refuse_aloud(ctx: Context, kind: Kind) -> None:
     others something: under `notequal`, the dealer's forbidden bid gives the sum of the bids
     not yet shown), and a wings mark (a card of the hand, before its turn). The refusal reads
     only what everyone sees, so it tells nothing."""
-    t = ctx.look.t
+    t = ctx.own.t
     if kind is Kind.WINGS:
         raise Refused(
             t("Mark your card with the buttons in your private chat with me."), Refusal.ALOUD
@@ -631,7 +638,7 @@ def bid(ctx: Context, number: int) -> Result:
 def play(ctx: Context, card: Card | None) -> Result:
     rnd = ctx.table().game.round
     if card is None and not (rnd is not None and rnd.rules.foresight):
-        raise Refused(ctx.look.t(WHICH_CARD))
+        raise Refused(ctx.own.t(WHICH_CARD))
     return move(ctx, Play(ctx.user.id, card))
 
 

@@ -32,7 +32,7 @@ def apply(ctx: Context, request: Request) -> Result:
         try:
             value = spec.arg.read(request.arg, ctx.look.theme)
         except BadArgument as error:
-            raise Refused(error.say(ctx.look.t), Refusal.BAD_ARGUMENT) from None
+            raise Refused(error.say(ctx.own.t), Refusal.BAD_ARGUMENT) from None
     return _opened(ctx, _titled(ctx, HANDLERS[spec.kind](ctx, value), request.place), request)
 
 
@@ -61,7 +61,7 @@ def _titled(ctx: Context, result: Result, place: str | None) -> Result:
 
 
 def _press(ctx: Context, payload: str) -> tuple[CommandSpec, Any]:
-    t = ctx.look.t
+    t = ctx.own.t
     try:
         token = tokens.decode(payload)
     except tokens.TokenError:
@@ -90,7 +90,7 @@ def _allow(ctx: Context, spec: CommandSpec) -> None:
     elif spec.who is Who.HOST:
         table = ctx.table()
         if ctx.user.id != table.host and not ctx.user.admin:
-            raise Refused(ctx.look.t(spec.denied), Refusal.DENIED)
+            raise Refused(ctx.own.t(spec.denied), Refusal.DENIED)
 
 
 def check_handlers() -> None:

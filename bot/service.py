@@ -160,17 +160,24 @@ def _own_language(user: User, request: Request) -> str | None:
     return catalog_language(user.language) if request.private else None
 
 
+def _answer_language(user: User, request: Request) -> str | None:
+    """The language of what the asker alone reads of a request's outcome (its answer, a
+    refusal) when not the chat's: a request given in their private chat about the group's game
+    (`Request.aside`: a press on a hand, a join by a link, a host's /options) is answered in
+    their app's language where a catalog has it, as their private messages are; what it shows
+    the chat stays in the chat's. None: as the request's other texts (`_own_language`)."""
+    return catalog_language(user.language) if request.aside else None
+
+
 def _ruled_language(user: User, request: Request) -> str | None:
-    """The language of a refusal by the rules that the asker reads in their private chat: a
-    move typed where everyone reads it (a Telegram group; the answer goes to the mover's private
-    chat, `Outcome.ruled`), or a request given in that private chat about the group's game
-    (`Request.aside`: a press on a hand, a join by a link). It is worded in their app's
-    language where a catalog has it, as everything else there; None: as the request's other
-    answers (`_own_language`)."""
+    """The language of a refusal by the rules: that of the request's answer
+    (`_answer_language`), or, for a move typed where everyone reads it (a Telegram group; the
+    refusal goes to the mover's private chat, `Outcome.ruled`), their app's where a catalog has
+    it, as everything else there; None: as the request's other answers (`_own_language`)."""
     spec = BY_KIND.get(request.kind)
-    if request.aside or (request.aloud and spec is not None and spec.move):
+    if request.aloud and spec is not None and spec.move:
         return catalog_language(user.language)
-    return None
+    return _answer_language(user, request)
 
 
 def _autopilot(summary: Mapping[str, Any], seat: int) -> list[int] | None:
@@ -387,6 +394,7 @@ class GameService:
                 partial(dispatch.apply, request=request),
                 record=record,
                 language=_own_language(user, request),
+                own=_answer_language(user, request),
                 ruled=_ruled_language(user, request),
             )
             if result is not None:
@@ -975,6 +983,7 @@ class GameService:
         record: dict[str, Any] | None = None,
         aside: bool = False,
         language: str | None = None,
+        own: str | None = None,
         ruled: str | None = None,
     ) -> tuple[Outcome, Result | None]:
         """Load, apply, save, retried on conflict (`_save`); then the AI moves it leaves the
@@ -982,8 +991,9 @@ class GameService:
         applied (None when the request was refused or already applied). `aside`: the AI moves
         and what they all show are made in a task of their own (`run_timers`); the outcome is
         then empty. `language`: the texts' language instead of the chat's (`_own_language`);
-        `ruled`: that of a refusal by the rules (`_ruled_language`)."""
-        done = await self._save(chat, update_id, user, apply, record, language, ruled)
+        `own`: that of what the asker alone reads (`_answer_language`); `ruled`: that of a
+        refusal by the rules (`_ruled_language`)."""
+        done = await self._save(chat, update_id, user, apply, record, language, own, ruled)
         if isinstance(done, Outcome):
             return done, None
         snap, result, seen = done
@@ -1250,6 +1260,7 @@ class GameService:
         apply: Callable[[Context], Result],
         record: dict[str, Any] | None = None,
         language: str | None = None,
+        own: str | None = None,
         ruled: str | None = None,
     ) -> tuple[Snapshot, Result, dict[str, str]] | Outcome:
         """Load, apply, save; retried on conflict. The snapshot the result was written
@@ -1267,9 +1278,19 @@ class GameService:
             if language is not None:
                 snap = replace(snap, settings=replace(snap.settings, language=language))
             look = look_of(snap.settings)
+            mine = None if own is None else look_of(replace(snap.settings, language=own))
             now = self.clock()
             ctx = Context(
-                snap, user, look, self.config, now, self.rng, record, self.outages, self.metrics
+                snap,
+                user,
+                look,
+                self.config,
+                now,
+                self.rng,
+                record,
+                self.outages,
+                self.metrics,
+                own_look=mine,
             )
             old = snap.table.wake() if snap.table is not None else None  # apply changes it
             seated = snap.table.seated() if snap.table is not None else frozenset()  # and this
@@ -1347,7 +1368,7 @@ class GameService:
             log.debug("applied for %s, version %d", user.id, snap.version + (write is not None))
             return snap, result, seen
         self.metrics.refused(Refusal.BUSY)
-        t = texts(snap.settings.language if snap is not None else self.config.language)
+        t = texts(own or (snap.settings.language if snap is not None else self.config.language))
         return Outcome(answer=t("The table is busy; please try again."), alert=True)
 
     async def _index_again(self, chat: str, wake: float) -> None:

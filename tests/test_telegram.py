@@ -2033,6 +2033,37 @@ async def test_a_deep_link_join_answers_in_the_persons_language(tg: Bot) -> None
     assert tg.fake.last_message(stranger.id).text.startswith("Du kannst dich nur an einen Tisch")
 
 
+def hand_of(bot: Bot, user: User) -> MessageView:
+    """The person's newest hand message, in any language (`Bot.hand` reads English)."""
+    return [
+        m
+        for m in bot.fake.current_messages(user.id).values()
+        if m.text.startswith(("Round ", "Runde "))
+    ][-1]
+
+
+async def test_a_press_in_the_private_chat_is_answered_in_the_persons_language(tg: Bot) -> None:
+    """A press on Uwe's hand that changes nothing (his bid's button, pressed once the bids are
+    in) is answered in his app's language, German, as his hand and the rules' refusals there
+    are, not in the group's English: his private chat reads one language."""
+    uwe = User(1006, "Uwe", "uwe", language_code="de")
+    tg.fake.add_group(GROUP, members=[uwe])
+    players = (uwe, ANN, BOB)
+    await seat(tg, players)
+    await tg.command(GROUP, uwe, "/start")
+    old = None
+    for _ in players:  # the three bids of round 1
+        hands = [(u, hand_of(tg, u)) for u in players]  # "Round 1", "Runde 1"
+        user, hand = next((u, hand) for u, hand in hands if has_moves(hand))
+        move = (hand.message_id, moves_of(hand)[0])
+        old = move if user is uwe else old
+        await tg.press(user.id, user, *move)
+    assert old is not None
+    answer = await tg.press(uwe.id, uwe, *old, stale=True)
+    assert answer.text == "Diese Schaltfläche ist veraltet."
+    assert tg.table().text.startswith(TABLE)  # the group: its own language
+
+
 def open_first_notices(bot: Bot, name: str) -> list[MessageView]:
     """The group's notices that `name` must open a private chat with the bot to sit down,
     oldest first."""
