@@ -48,6 +48,10 @@ class Request:
     or on Discord on a message the channel shows to them alone (their hand while their DMs are
     closed): what is for the asker alone is shown to them privately (a hint once a decision),
     and the chat's own messages as always."""
+    alone: bool = False
+    """Its answer (`Outcome.answer`: a refusal, "Done") is shown to the asker alone wherever
+    it was given (Discord's ephemeral replies): it is worded in their app's language, as their
+    private messages are, and what it shows the chat in the chat's."""
     whom: User | None = None
     """The person it points at, as the platform picked them rather than by a name typed (a
     Telegram command sent in reply to their message or mentioning them, Discord's `player`

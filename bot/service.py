@@ -163,10 +163,12 @@ def _own_language(user: User, request: Request) -> str | None:
 def _answer_language(user: User, request: Request) -> str | None:
     """The language of what the asker alone reads of a request's outcome (its answer, a
     refusal) when not the chat's: a request given in their private chat about the group's game
-    (`Request.aside`: a press on a hand, a join by a link, a host's /options) is answered in
-    their app's language where a catalog has it, as their private messages are; what it shows
-    the chat stays in the chat's. None: as the request's other texts (`_own_language`)."""
-    return catalog_language(user.language) if request.aside else None
+    (`Request.aside`: a press on a hand, a join by a link, a host's /options), or one whose
+    answer the platform shows them alone (`Request.alone`: Discord's ephemeral replies) is
+    answered in their app's language where a catalog has it, as their private messages are;
+    what it shows the chat stays in the chat's. None: as the request's other texts
+    (`_own_language`)."""
+    return catalog_language(user.language) if request.aside or request.alone else None
 
 
 def _ruled_language(user: User, request: Request) -> str | None:
@@ -882,6 +884,8 @@ class GameService:
         try:
             settings = await self.store.settings(chat)
             language = _own_language(user, request)
+            if request.kind is Kind.REVIEW:  # all it says is for the asker alone
+                language = _answer_language(user, request) or language
             look = look_of(settings if language is None else replace(settings, language=language))
             if request.kind is Kind.REVIEW:
                 return await self._review(chat, user, look), Handled.DONE

@@ -2020,6 +2020,31 @@ async def test_every_command_a_text_names_is_one_its_reader_can_use(dc: Bot) -> 
     assert named <= offered, sorted(named - offered)
 
 
+async def test_what_one_person_alone_sees_is_in_their_clients_language(dc: Bot) -> None:
+    """Uwe's Discord client is German, the channel's language English: the replies only he
+    sees (his join, a refusal, a "Done", what /review says) are in German, as his DMs are;
+    what the channel shows stays in English."""
+    ann, bob = people(dc, "Ann", "Bob")
+    uwe = dc.fake.add_user("Uwe", locale="de")
+    await dc.command(uwe, "join")
+    assert dc.last_reply().endswith("bot: " + GERMAN_JOIN), dc.last_reply()
+    await dc.command(uwe, "hand")
+    assert dc.last_reply().endswith("bot: Es wird gerade keine Runde gespielt.")
+    await dc.command(uwe, "options", setting="rounds=short")
+    assert dc.last_reply().endswith("bot: Fertig"), dc.last_reply()
+    for user in (ann, bob):
+        await dc.command(user, "join")
+    assert "a new table" in dc.lobby().content
+    await dc.command(uwe, "review")
+    assert dc.last_reply().endswith("bot: " + GERMAN_NO_GAME), dc.last_reply()
+    await dc.command(uwe, "start")
+    assert dc.table().content.startswith("🔮 Round ")
+
+
+GERMAN_JOIN = "Du sitzt jetzt am Tisch. Deine Karten bekommst du privat, sobald das Spiel beginnt."
+GERMAN_NO_GAME = "In diesem Chat ist noch kein Spiel zu Ende gegangen."
+
+
 async def test_stats_tell_two_people_called_ann_apart(dc: Bot) -> None:
     """Two people called Ann: /top numbers the one who played here later as the table does
     (`Ann (2)`); /stats name:Ann shows the asker alone both, told apart, and how to pick one;

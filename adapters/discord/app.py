@@ -608,6 +608,13 @@ class DiscordFrontEnd:
         """The texts of a game chat's language."""
         return await self.service.texts(chat)
 
+    async def _own_texts(self, interaction: Interaction, chat: str) -> Texts:
+        """The texts of what `interaction`'s person alone sees (an ephemeral reply): their
+        client's language where a catalog has it, as the service words its answers to them
+        (`Request.alone`); else the chat's."""
+        own = catalog_language(str(interaction.locale))
+        return texts(own) if own is not None else await self._texts(chat)
+
     # --- handlers -------------------------------------------------------------------------------
 
     async def on_command(
@@ -644,7 +651,9 @@ class DiscordFrontEnd:
             try:
                 if picks and _stray_mention(request):
                     await self._say(
-                        interaction, content(await self._no_mention(chat)), ephemeral=True
+                        interaction,
+                        content(await self._no_mention(interaction, chat)),
+                        ephemeral=True,
                     )
                     return
                 if request.private and BY_KIND[kind].hosted:
@@ -709,9 +718,9 @@ class DiscordFrontEnd:
             return reply, _toggles_refused(user, refused, self.config.language)
         return reply, []
 
-    async def _no_mention(self, chat: str) -> str:
+    async def _no_mention(self, interaction: Interaction, chat: str) -> str:
         """The answer to a person's text holding a mention that picks nobody alone."""
-        t = await self._texts(chat)
+        t = await self._own_texts(interaction, chat)
         # TRANSLATORS: said on Discord to one who typed a role, a channel, or a mention with
         # other words into /stats's name option. "player" is the option's name: keep it.
         return t(
@@ -780,7 +789,7 @@ class DiscordFrontEnd:
         if interaction.response.is_done():
             return
         chat = chat_key(interaction.channel_id or 0)
-        t = await self._texts(chat)
+        t = await self._own_texts(interaction, chat)
         with contextlib.suppress(discord.HTTPException):
             await interaction.response.send_message(t(NOT_OURS), ephemeral=True)
 
@@ -837,7 +846,7 @@ class DiscordFrontEnd:
         with after(error):
             if isinstance(error, app_commands.CommandNotFound):
                 log.info("a Discord command this version does not have: /%s", error.name)
-                t = await self._texts(chat)
+                t = await self._own_texts(interaction, chat)
                 await self._tell(interaction, error_text(t, ErrorCode.BAD_COMMAND))
                 return
             if _unanswerable(error):
@@ -888,7 +897,7 @@ class DiscordFrontEnd:
         missing = missing_permissions(permissions, thread)
         if not missing:
             return True
-        t = await self._texts(chat)
+        t = await self._own_texts(interaction, chat)
         if there is None:
             # TRANSLATORS: {permissions}: the names of Discord permissions the bot lacks in the
             # channel, separated by commas ("Send Messages", "Attach Files").
@@ -962,11 +971,13 @@ class DiscordFrontEnd:
     async def _serve(
         self, interaction: Interaction, chat: str, user: User, request: Request
     ) -> Outcome:
-        """The service's outcome of `request`; for a press, the message it came from is
-        adopted first if it needs to be (`_adopt`)."""
+        """The service's outcome of `request`, whose answer Discord shows the person alone
+        (`Request.alone`: worded in their client's language); for a press, the message it came
+        from is adopted first if it needs to be (`_adopt`)."""
         if request.kind is Kind.BUTTON:
             await self._adopt(interaction, chat, user)
-        return await self.service.handle(chat, user, request, str(interaction.id))
+        alone = replace(request, alone=True)  # its answer is ephemeral: `_own_texts`
+        return await self.service.handle(chat, user, alone, str(interaction.id))
 
     async def _adopt(self, interaction: Interaction, chat: str, user: User) -> None:
         """A press in a DM on a hand message newer than the one the slot map names (a crash
@@ -1086,7 +1097,7 @@ class DiscordFrontEnd:
         if reply.answer and (not said or reply.alert):
             await self._say(interaction, content(reply.answer), ephemeral=True)
         elif not said and command:
-            t = await self._texts(chat)
+            t = await self._own_texts(interaction, chat)
             await self._say(interaction, t("Done"), ephemeral=True)
         elif not said and not response.is_done():
             await response.defer()  # a press that shows nothing more: the message changes
