@@ -58,25 +58,28 @@ async def answer(
     look: Look,
     now: float,
     title: Callable[[str], Awaitable[str]] = no_title,
+    own: Look | None = None,
 ) -> Outcome:
     """What a stats command from `user` in `chat` shows (in the chat's `look`; `title`: a
-    chat's name, as its settings keep it, for the private /stats across chats)."""
+    chat's name, as its settings keep it, for the private /stats across chats; `own`: the
+    look of what the asker alone reads, an answer or a refusal, when not `look`)."""
     t = look.t
+    said = (own or look).t
     spec = BY_KIND[request.kind]
     try:
         arg = spec.arg.read(request.arg, look.theme)
     except BadArgument as error:
-        return _say(error.say(t), request.private, alert=True)
+        return _say(error.say(said), request.private, alert=True)
     if request.kind is Kind.STATS:
         if request.whom is not None and request.whom.bot:
-            return _say(no_bot_stats(t, request.whom.name), request.private, alert=True)
+            return _say(no_bot_stats(said, request.whom.name), request.private, alert=True)
         if request.private:
             other = request.whom is not None and request.whom.id != user.id
             return await mine(store, user, str(arg or ""), t, other, title)
-        return await stats(store, chat, user, str(arg or ""), t, request.whom)
+        return await stats(store, chat, user, str(arg or ""), t, request.whom, said)
     if request.kind is Kind.TOP:
-        return await top(store, chat, t, now, request.private)
-    return await forget(store, chat, user, str(arg or ""), t, request.private)
+        return await top(store, chat, t, now, request.private, said)
+    return await forget(store, chat, user, str(arg or ""), said, request.private)
 
 
 def no_bot_stats(t: Texts, name: str) -> str:
@@ -91,38 +94,48 @@ def no_bot_stats(t: Texts, name: str) -> str:
 
 
 async def stats(
-    store: StatsStore, chat: str, user: User, name: str, t: Texts, whom: User | None = None
+    store: StatsStore,
+    chat: str,
+    user: User,
+    name: str,
+    t: Texts,
+    whom: User | None = None,
+    said: Texts | None = None,
 ) -> Outcome:
     """/stats in a group: the asker's, the picked person's (`whom`, by their id, before any
     name), or the named player's, in this chat only. A name that several people here go by gets
     them told apart, to pick one (`Ann (2)`), for the asker; one that matches nobody gets the
     players it may mean (`Bob` for Bob Brown), to pick from. The block says where they stand
-    on the group's board (`Rank 3 of 7`: /top's order, past its eight rows too)."""
+    on the group's board (`Rank 3 of 7`: /top's order, past its eight rows too). What the
+    asker alone is told is in `said` (else `t`)."""
+    say = said or t
     done = await store.fold(chat)
     numbers = namesakes(done.players)
     if whom is not None and whom.id != user.id:
         player = whom.id
         if player not in done.players:
-            text = t("{name} has not finished a game here yet.", name=fit(whom.name, NAME_SHOWN))
+            text = say("{name} has not finished a game here yet.", name=fit(whom.name, NAME_SHOWN))
             return _say(text, private=False, alert=True)
     elif name and whom is None:
         found = find(done.players, name)
         if not found:
-            text = t("Nobody called {name} has played here.", name=fit(name, NAME_SHOWN))
+            text = say("Nobody called {name} has played here.", name=fit(name, NAME_SHOWN))
             if name.startswith("@"):  # a username: the platforms do not say whose it is
-                text += " " + t("Players are known by the name they play under, not by @username.")
+                text += " " + say(
+                    "Players are known by the name they play under, not by @username."
+                )
             elif nearby := near(done.players, name):  # `Bob` for Bob Brown
                 matches = [(p, done.players[p], numbers.get(p, 1)) for p in nearby]
-                text += "\n" + suggested_text(t, matches)
+                text += "\n" + suggested_text(say, matches)
             return _say(text, private=False, alert=True)
         if len(found) > 1:
             matches = [(p, done.players[p], numbers[p]) for p in found]
-            return _say(namesakes_text(t, fit(name, NAME_SHOWN), matches), private=False)
+            return _say(namesakes_text(say, fit(name, NAME_SHOWN), matches), private=False)
         player = found[0]
     else:
         player = user.id
         if player not in done.players:
-            return _say(t("No game of yours has finished here yet."), private=False, alert=True)
+            return _say(say("No game of yours has finished here yet."), private=False, alert=True)
     standing = done.players[player]
     ranked = [p for p, _ in board(done.players, limit=len(done.players))]
     rank = (ranked.index(player) + 1, len(ranked)) if player in ranked else None
@@ -170,13 +183,18 @@ async def mine(
     return Outcome(messages=(Message(text, pre=True),))
 
 
-async def top(store: StatsStore, chat: str, t: Texts, now: float, private: bool) -> Outcome:
+async def top(
+    store: StatsStore, chat: str, t: Texts, now: float, private: bool, said: Texts | None = None
+) -> Outcome:
     """/top: the chat's leaderboards, all time (its fold) and the last 30 days (a fold of
-    those games alone, from new ratings)."""
+    those games alone, from new ratings); that there are none yet is told in `said` (else
+    `t`), the asker's."""
     done = await store.fold(chat)
     all_time = board(done.players)
     if not all_time:
-        return _say(t("No game has finished in this chat yet."), private, alert=not private)
+        return _say(
+            (said or t)("No game has finished in this chat yet."), private, alert=not private
+        )
     month = await store.recent_fold(chat, now)
     text = board_text(t, all_time, board(month.players), namesakes(done.players))
     return Outcome(messages=(Message(text, pre=True),))

@@ -884,13 +884,13 @@ class GameService:
         try:
             settings = await self.store.settings(chat)
             language = _own_language(user, request)
-            if request.kind is Kind.REVIEW:  # all it says is for the asker alone
-                language = _answer_language(user, request) or language
             look = look_of(settings if language is None else replace(settings, language=language))
-            if request.kind is Kind.REVIEW:
-                return await self._review(chat, user, look), Handled.DONE
+            own = _answer_language(user, request)  # of what the asker alone reads
+            said = look if own is None else look_of(replace(settings, language=own))
+            if request.kind is Kind.REVIEW:  # all it says is for the asker alone
+                return await self._review(chat, user, said), Handled.DONE
             answer = await queries.answer(
-                self.stats, chat, user, request, look, self.clock(), self._title
+                self.stats, chat, user, request, look, self.clock(), self._title, said
             )
             return answer, Handled.DONE
         except StoreErrors as error:

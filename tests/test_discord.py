@@ -2041,8 +2041,28 @@ async def test_what_one_person_alone_sees_is_in_their_clients_language(dc: Bot) 
     assert dc.table().content.startswith("🔮 Round ")
 
 
+async def test_the_stats_commands_answer_one_person_in_their_clients_language(dc: Bot) -> None:
+    """Uwe's Discord client is German, the channel's language English: what /stats, /top and
+    /forgetme tell him alone is in German; /top shown to the channel stays English."""
+    ann, bob, cid = people(dc, "Ann", "Bob", "Cid")
+    uwe = dc.fake.add_user("Uwe", locale="de")
+    await dc.command(uwe, "top")
+    assert dc.last_reply().endswith("bot: " + GERMAN_NO_GAME), dc.last_reply()
+    await dc.command(uwe, "stats")
+    assert dc.last_reply().endswith("bot: " + GERMAN_NONE_OF_YOURS), dc.last_reply()
+    await dc.command(uwe, "forgetme")
+    assert "/forgetme ja" in dc.last_reply(), dc.last_reply()
+    await seat(dc, [ann, bob, cid])
+    await dc.command(ann, "start")
+    await play_on(dc)
+    await dc.command(uwe, "top")
+    assert "(only Uwe sees)" not in dc.last_reply()
+    assert "🏆 Best players here, by rating" in dc.last_reply()  # the channel's language
+
+
 GERMAN_JOIN = "Du sitzt jetzt am Tisch. Deine Karten bekommst du privat, sobald das Spiel beginnt."
 GERMAN_NO_GAME = "In diesem Chat ist noch kein Spiel zu Ende gegangen."
+GERMAN_NONE_OF_YOURS = "Hier ist noch kein Spiel von dir zu Ende gegangen."
 
 
 async def test_stats_tell_two_people_called_ann_apart(dc: Bot) -> None:
