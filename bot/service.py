@@ -306,7 +306,8 @@ class GameService:
         self._trimmed = 0.0
         self._unsure: set[str] = set()
         """Chats whose last write failed with a store error: it may have been applied, and its
-        outcome was not shown; the next tick shows them again."""
+        outcome was not shown (or its timer entry indexed again: `_index_again`); the next tick
+        shows them again, and indexes their time (`_again`)."""
         self._enlisted: set[str] = set()
         """The scopes whose heartbeats name this worker already (it journals only there)."""
         self._ticking: set[str] = set()
@@ -479,7 +480,7 @@ class GameService:
                 await self.store.trim(mine, now - KEEP)
                 self._trimmed = now
             for chat in dict.fromkeys(behind):
-                outcome = await self.current(chat)
+                outcome = await self._again(chat)
                 if outcome.messages:
                     shown.append((chat, outcome))
             self._unsure.difference_update(unsure)
@@ -625,6 +626,23 @@ class GameService:
             snap = await self.store.load(chat)
         except NewerForm:
             return Outcome()  # a newer worker's game: it shows it
+        return await self._current(chat, snap)
+
+    @logs.serving
+    async def _again(self, chat: str) -> Outcome:
+        """`current`, for a chat a gone worker's write, or one of this worker's the store
+        failed after, may have left behind: its timer entry too is brought back (`ZADD LT`)
+        to the chat's time, as the write's second index (`_index_again`) may never have been
+        made (a timer's move of the entry in between left it late)."""
+        try:
+            snap = await self.store.load(chat)
+        except NewerForm:
+            return Outcome()
+        await self._index_by(chat, snap.table)
+        return await self._current(chat, snap)
+
+    async def _current(self, chat: str, snap: Snapshot) -> Outcome:
+        """`current` of the chat as read (`snap`)."""
         if snap.table is None:
             if not snap.version:
                 return Outcome()  # no game was ever written here (or it expired)
@@ -699,9 +717,13 @@ class GameService:
         A write of another worker's that made it earlier and was indexed (`ZADD LT`, the entry
         earlier still) before the move landed before this read, and is seen here; one that
         lands after it indexes its time again once made (`_save`)."""
-        table = (await self.store.load(chat)).table
+        await self._index_by(chat, (await self.store.load(chat)).table, moved)
+
+    async def _index_by(self, chat: str, table: Table | None, than: float | None = None) -> None:
+        """Bring the chat's timer entry back (`ZADD LT`) to the time of `table` (the chat as
+        read), if it has one (earlier than `than`, where the entry is known to be there)."""
         wake = table.wake() if table is not None else None
-        if wake is not None and wake < moved:
+        if wake is not None and (than is None or wake < than):
             await self.store.set_timer(chat, wake, earlier=True)
 
     async def count_timers(self, scope: str) -> None:
@@ -1324,6 +1346,11 @@ class GameService:
                 if table is not None:  # a new game opens, or the same goes on
                     logs.playing(table.game_id)
                 new = table.wake() if table is not None else None
+                scope = keys.scope(chat)
+                if scope not in self._enlisted:  # before its first tick: found if it dies
+                    await self.store.enlist(scope, self.worker, now)
+                    self._enlisted.add(scope)
+                journal = (keys.journal(scope, self.worker), now)
                 replaced = False  # whether the entry was set later than it may have been
                 earlier = False  # whether it was set to `new` only if that is earlier
                 if new is not None and (old is None or new < old or result.reindex):
@@ -1333,15 +1360,14 @@ class GameService:
                     # before the table is written, so a crash right after leaves it indexed.
                     # Moved earlier only (the chat applied to may be behind: another worker's
                     # earlier entry stays), but for a new table (an entry due to be dropped
-                    # for the one before it) or a timeout's (it moves its own entry on).
+                    # for the one before it) or a timeout's (it moves its own entry on): the
+                    # chat is then journaled with it, so that the worker that takes this
+                    # one's journal over indexes the chat's time again if it dies before the
+                    # write (`_again`).
                     earlier = old is not None and not result.reindex
-                    await self.store.set_timer(chat, new, earlier=earlier)
+                    noted = None if earlier else journal
+                    await self.store.set_timer(chat, new, earlier=earlier, journal=noted)
                     replaced = not earlier
-                scope = keys.scope(chat)
-                if scope not in self._enlisted:  # before its first tick: found if it dies
-                    await self.store.enlist(scope, self.worker, now)
-                    self._enlisted.add(scope)
-                journal = (keys.journal(scope, self.worker), now)
                 if write.result is not None:
                     # The players' indexes name the chat before its result is written: a crash
                     # between the two leaves a chat too many in them, never one too few.
@@ -1378,11 +1404,14 @@ class GameService:
     async def _index_again(self, chat: str, wake: float) -> None:
         """A write that indexed its earlier time `wake` (`ZADD LT`) is made: index it again, as
         a timer may have moved the entry on meanwhile, to the chat's time as it read it before
-        this write (`_moved_back`). The write stands if the store fails here: the entry is then
-        late only if such a move came in between."""
+        this write (`_moved_back`). The write stands if the store fails here: the entry may be
+        late (such a move came in between), so the chat is indexed again by the next tick that
+        reaches the store (`_unsure`, `_again`), or by the worker that takes this one's journal
+        over if it dies first."""
         try:
             await self.store.set_timer(chat, wake, earlier=True)
         except StoreErrors as error:
+            self._unsure.add(chat)
             self.store_failed(error)
 
     async def _reindex(self, chat: str, saved: bool | None) -> None:
@@ -1390,10 +1419,7 @@ class GameService:
         the entry goes back to no later than the chat's time as it is now (as the conflict
         answered it, else read)."""
         now = self.store.known(chat) if saved is False else None
-        table = (now or await self.store.load(chat)).table
-        wake = table.wake() if table is not None else None
-        if wake is not None:
-            await self.store.set_timer(chat, wake, earlier=True)
+        await self._index_by(chat, (now or await self.store.load(chat)).table)
 
     @staticmethod
     def _notify(snap: Snapshot, result: Result) -> Outcome:

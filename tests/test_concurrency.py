@@ -35,6 +35,7 @@ from service_helpers import (
     table_of,
     worker_command,
 )
+from test_durability import DiesAfterWrite
 
 from bot import tokens
 from bot.chat import Result
@@ -42,7 +43,7 @@ from bot.commands import Kind
 from bot.config import Config
 from bot.messages import Outcome
 from bot.requests import Request, User
-from bot.service import GameService
+from bot.service import GAP, LEASE, GameService
 from bot.store import Snapshot, Write, keys
 from engine import ErrorCode, GameState, Phase, check_record
 
@@ -385,12 +386,18 @@ class Hooked(RecordingStore):
             await hook()
         return await super().drop_timer(chat, deadline, then)
 
-    async def set_timer(self, chat: str, deadline: float, earlier: bool = False) -> None:
+    async def set_timer(
+        self,
+        chat: str,
+        deadline: float,
+        earlier: bool = False,
+        journal: tuple[str, float] | None = None,
+    ) -> None:
         if not earlier:
             hook, self.before_replace = self.before_replace, None
             if hook is not None:
                 await hook()
-        await super().set_timer(chat, deadline, earlier)
+        await super().set_timer(chat, deadline, earlier, journal)
         hook, self.after_index = self.after_index, None
         if hook is not None:
             await hook()
@@ -433,6 +440,51 @@ async def test_a_start_as_the_lobbys_early_entry_moves_on_keeps_its_turn_indexed
     table = await table_of(redis_client)
     assert table is not None
     assert table.game.phase is not Phase.LOBBY  # the start was taken
+    await indexed_in_time(redis_client)
+
+
+class DiesAfterItsWrite(DiesAfterWrite, Hooked):
+    """A store with `Hooked`'s steps whose worker dies (or loses Redis) right after its next
+    write is made: every later call fails, until `dead` is set False again (Redis back)."""
+
+
+@pytest.mark.parametrize("fate", ["dies", "loses Redis"])
+async def test_a_start_whose_worker_stops_before_indexing_again_is_indexed_by_the_next_tick(
+    redis_client: aioredis.Redis, fate: str
+) -> None:
+    """As above, the start indexes its first turn (`ZADD LT`), the lobby's early entry moves on
+    to the lobby's time (the timer read the lobby), and the start is written: its worker would
+    index the first turn again now, but it dies there (or loses Redis). The entry must not
+    stay at the lobby's time, half an hour late: the worker that takes over the dead one's
+    journal (or the one that lost Redis, at its next tick that reaches it) indexes the chat's
+    time again."""
+    clock = Clock()
+    timers = Hooked(redis_client)
+    here = GameService(timers, Config(), clock=clock, rng=random.Random(5))
+    driver = Driver(here, people(3), seed=5)
+    await driver.lobby(start=False)
+    host = driver.humans[0]
+    entry = await redis_client.zscore(keys.timers(CHAT), CHAT)
+    assert entry is not None
+    clock.advance(60)
+    await driver.ok(host, Kind.OPTION, "rounds=short")  # the lobby's deadline moves on
+    starts = DiesAfterItsWrite(redis_client)
+    there = GameService(starts, Config(), clock=clock, rng=random.Random(6))
+    clock.now = entry + 1  # the entry is due; the lobby's deadline is not
+    for svc in (here, there):  # both alive as the start is pressed
+        await svc.store.beat("chat", svc.worker, clock(), GAP, LEASE)
+    starts.after_index = lambda: here.run_timers("chat")
+    assert not (await there.handle(CHAT, host, Request(Kind.START))).alert
+    assert starts.dead  # it stopped right after its write, before indexing it again
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.game.phase is not Phase.LOBBY  # the start was taken
+    if fate == "dies":
+        clock.advance(LEASE + 1)
+        assert [chat for chat, _ in await here.tick("chat")] == [CHAT]  # taken over
+    else:
+        starts.dead = False  # Redis is back, before another worker took this one for gone
+        await there.tick("chat")
     await indexed_in_time(redis_client)
 
 

@@ -43,6 +43,7 @@ from service_helpers import (
 from bot.commands import Kind
 from bot.config import Config
 from bot.requests import Request
+from bot.service import GAP, LEASE
 from bot.store import redis_client
 from bot.store.redis_server import RedisServer, free_port
 from engine import ErrorCode, Phase, check_record
@@ -165,10 +166,16 @@ class DiesAfterWrite(RecordingStore):
         self.dead = bool(saved)
         return saved
 
-    async def set_timer(self, chat: str, deadline: float, earlier: bool = False) -> None:
+    async def set_timer(
+        self,
+        chat: str,
+        deadline: float,
+        earlier: bool = False,
+        journal: tuple[str, float] | None = None,
+    ) -> None:
         if self.dead:
             raise RedisConnectionError("the bot was killed here")
-        await super().set_timer(chat, deadline, earlier)
+        await super().set_timer(chat, deadline, earlier, journal)
 
     async def load(self, *args: Any, **kwargs: Any) -> Any:
         if self.dead:
@@ -211,6 +218,52 @@ async def test_a_deadline_outlives_a_crash_after_the_write(redis_client: aioredi
     clock.now = table.deadline + 1
     fired = await restarted.run_timers("chat")
     assert len(fired) == 1  # the late player's turn times out all the same
+
+
+class DiesAfterMovingItsEntry(RecordingStore):
+    """A store whose process dies right after it set a chat's timer entry whatever its time (a
+    timer moving its entry on to the table's next time, before its write): every later call
+    fails."""
+
+    dead = False
+
+    async def set_timer(self, chat: str, deadline: float, **kwargs: Any) -> None:
+        if self.dead:
+            raise RedisConnectionError("the bot was killed here")
+        await super().set_timer(chat, deadline, **kwargs)
+        self.dead = not kwargs.get("earlier")
+
+    async def save(self, *args: Any, **kwargs: Any) -> bool | None:
+        raise RedisConnectionError("the bot was killed here")
+
+
+async def test_a_timeout_outlives_a_crash_after_its_entry_moved_on(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A turn times out on a worker that moves the chat's entry on to the next turn's time
+    before it writes the timeout, and dies between the two: the table still waits for the late
+    player. The worker that takes the dead one's journal over must time the turn out now, not
+    a whole turn later."""
+    clock = Clock()
+    driver = Driver(service(redis_client, seed=44, clock=clock), [ANN, BOB, CID], seed=44)
+    await driver.lobby(["rounds=short"])
+    table = await table_of(redis_client)
+    assert table is not None
+    assert table.deadline is not None
+    version, _ = await raw(redis_client)
+    clock.now = table.deadline + 1
+    dying = service(redis_client, seed=45, clock=clock)
+    dying.store = DiesAfterMovingItsEntry(redis_client)
+    assert await dying.run_timers("chat") == []
+    assert (await raw(redis_client))[0] == version  # the timeout was not written
+    clock.advance(LEASE + 1)
+    alive = driver.svc  # the worker that wrote the game lives on: its journal stays its own
+    await alive.store.beat("chat", alive.worker, clock(), GAP, LEASE)
+    await service(redis_client, seed=46, clock=clock).tick("chat")
+    late = await table_of(redis_client)
+    assert late is not None
+    assert late.away  # the late player is on autopilot
+    await indexed_in_time(redis_client)
 
 
 # --- 5. the redis-server killed and restarted ----------------------------------------------------

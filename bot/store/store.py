@@ -827,10 +827,23 @@ class Store:
         ]
 
     @timed("set_timer")
-    async def set_timer(self, chat: str, deadline: float, earlier: bool = False) -> None:
+    async def set_timer(
+        self,
+        chat: str,
+        deadline: float,
+        earlier: bool = False,
+        journal: tuple[str, float] | None = None,
+    ) -> None:
         """Index the chat's deadline (one entry per chat: a new deadline replaces the old;
-        with `earlier`, only an entry that is later, or none)."""
-        await self.client.zadd(keys.timers(chat), {chat: deadline}, lt=earlier)
+        with `earlier`, only an entry that is later, or none); and note the chat in `journal`
+        (a worker's journal key, and the time), if given, in the same round trip."""
+        if journal is None:
+            await self.client.zadd(keys.timers(chat), {chat: deadline}, lt=earlier)
+            return
+        async with self.client.pipeline(transaction=False) as pipe:
+            pipe.zadd(keys.timers(chat), {chat: deadline}, lt=earlier)
+            self._noting(pipe, journal[0], [chat], journal[1])
+            await pipe.execute()
 
     @timed("due_timers")
     async def due_timers(self, scope: str, now: float, limit: int = 100) -> list[tuple[str, float]]:
@@ -902,9 +915,19 @@ class Store:
     async def note(self, journal: str, chats: list[str], now: float) -> None:
         """Note in a journal that the chats were written at `now`."""
         async with self.client.pipeline(transaction=False) as pipe:
-            pipe.zadd(journal, dict.fromkeys(chats, now))
-            pipe.expire(journal, JOURNAL_TTL)
+            self._noting(pipe, journal, chats, now)
             await pipe.execute()
+
+    @staticmethod
+    def _noting(
+        pipe: "aioredis.client.Pipeline | aioredis.cluster.ClusterPipeline",
+        journal: str,
+        chats: list[str],
+        now: float,
+    ) -> None:
+        """Add to `pipe` the note in `journal` that the chats were written at `now`."""
+        pipe.zadd(journal, dict.fromkeys(chats, now))
+        pipe.expire(journal, JOURNAL_TTL)
 
     @timed("journaled")
     async def journaled(self, journal: str, since: float) -> list[str]:
