@@ -3,49 +3,34 @@ beside the front ends:
 
 - `/healthz`: 200 while the process runs its event loop (it answers at all);
 - `/readyz`: 200 `ready` when Redis takes writes (every master of a Cluster, each asked at
-  once within `redis_timeout`: `PROBE`) and every configured front end is connected; else 503,
-  the body naming what is not, and why when it is known (`not ready: redis (Redis refuses
-  writes: OutOfMemoryError: …), telegram`, `not ready: redis (Redis is loading its data)`). A
-  Cluster some of whose masters take writes is up, degraded: 200 `ready, degraded: redis
-  (Redis master 10.0.0.5:6379 refuses writes: …)`, as the other masters' chats are served;
+  once within `redis_timeout`: `bot.store.writable`) and every configured front end is
+  connected; else 503, the body naming what is not, and why when it is known (`not ready:
+  redis (Redis refuses writes: OutOfMemoryError: …), telegram`, `not ready: redis (Redis is
+  loading its data)`). A Cluster some of whose masters take writes is up, degraded: 200
+  `ready, degraded: redis (Redis master 10.0.0.5:6379 refuses writes: …)`, as the other
+  masters' chats are served;
 - `/metrics`: the `Metrics` in Prometheus's text format (or OpenMetrics, if asked for), with
   the values read at scrape time (readiness, live games, overdue timers) read first.
 
 It knows no front end: they report into the `Metrics`' readiness (`bot.metrics.Readiness`).
 """
 
-import asyncio
 import logging
-from collections.abc import Awaitable
 
 import redis.asyncio as aioredis
 from aiohttp import web
 from prometheus_client.aiohttp import make_aiohttp_handler
-from redis.asyncio.cluster import ClusterNode
-from redis.exceptions import BusyLoadingError, ClusterDownError, ResponseError
 
 from adapters.healthcheck import HEALTH_PATH, READY_PATH
 from bot import RedisClient
 from bot.metrics import Degraded, Metrics, Up, is_up
-from bot.store import failure, refuses_writes
+from bot.store.writable import AWAY, asked, masters, takes_writes
 
 log = logging.getLogger(__name__)
 
 METRICS_PATH = "/metrics"
 REDIS = "redis"
 """The store's name in the readiness (the front ends name themselves)."""
-PROBE = "#!lua\nreturn 1"
-"""What readiness asks each master: a script that writes nothing and declares no flags, which
-Redis (7.0 on) takes for one that may write, so it refuses it as it would a write (out of
-memory, unable to persist, a replica, too few replicas, loading) and nothing is written. A
-Redis before 7.0 cannot read it, and answers an error: it answers, which is all it tells."""
-LOADING = "is loading its data"
-"""What readiness says of a Redis loading its dataset (a restart: it answers LOADING)."""
-CLUSTER_DOWN = "says the Redis Cluster is down"
-"""What readiness says of a master whose Cluster is down (a slot no node serves: it refuses
-every command on a key, its own slots' too)."""
-AWAY = "does not answer"
-"""What readiness says of a Redis that is not reached, or not within `redis_timeout`."""
 
 
 def parse_listen(listen: str) -> tuple[str, int]:
@@ -126,85 +111,50 @@ class HealthServer:
         return await self._scrape(request)
 
     async def _redis_answers(self) -> Up:
-        """Whether Redis takes writes now (`PROBE`): on one server, not if it refuses them,
-        saying why (full, unable to persist, a replica, loading its data), nor if it does not
-        answer within `redis_timeout`; on a Cluster, each master asked at once (`_masters`)."""
+        """Whether Redis takes writes now (`bot.store.writable`): on one server, not if it
+        refuses them, saying why (full, unable to persist, a replica, loading its data), nor
+        if it does not answer within `redis_timeout`; on a Cluster, each master asked at once
+        (`_masters`)."""
         if isinstance(self.redis, aioredis.RedisCluster):
             return await self._masters(self.redis)
-        said = await self._asked(self._once(self.redis))
+        said = await asked(self._once(self.redis), self.redis_timeout)
         if said is None:
             return True
         return False if said == AWAY else f"Redis {said}"
 
     async def _masters(self, cluster: aioredis.RedisCluster) -> Up:
         """Each master of the Cluster, as the client's slot map says, asked at once
-        (`_master_takes_writes`): up when each takes writes; degraded, naming the others, when
-        some do; not up, naming each, when none does (a Cluster that is down: none does).
-        After a check that found one failing, the map is read anew first (the client reads it
-        only on errors of its own calls, and this one makes none), within `redis_timeout`
-        too, else the map as it was is asked: such a check takes at most twice
+        (`bot.store.writable.masters`): up when each takes writes; degraded, naming the
+        others, when some do; not up, naming each, when none does (a Cluster that is down:
+        none does). After a check that found one failing, the map is read anew first (the
+        client reads it only on errors of its own calls, and this one makes none), within
+        `redis_timeout` too, else the map as it was is asked: such a check takes at most twice
         `redis_timeout`, any other at most once."""
-        if self._remap:  # a master failed: it may have failed over since
-            try:
-                await asyncio.wait_for(cluster.nodes_manager.initialize(), self.redis_timeout)
-            except Exception as error:
-                log.debug("the Redis Cluster's slot map could not be read anew: %s", error)
-        try:
-            await asyncio.wait_for(cluster.initialize(), self.redis_timeout)  # once: the map
-        except Exception as error:
-            log.debug("the Redis Cluster does not answer: %s", error)
+        found = await masters(cluster, self.redis_timeout, remap=self._remap)
+        if found is None:
             return False
-        masters = cluster.get_primaries()
-        said = await asyncio.gather(*(self._asked(_master_takes_writes(node)) for node in masters))
-        named = zip(masters, said, strict=True)
-        failing = [f"Redis master {node.name} {what}" for node, what in named if what]
+        failing = [f"Redis master {name} {what}" for name, what in found.items() if what]
         self._remap = bool(failing)
         if not failing:
             return True
         reason = "; ".join(failing)
-        return reason if len(failing) == len(masters) else Degraded(reason)
-
-    async def _asked(self, probe: Awaitable[object]) -> str | None:
-        """What `probe` (a server asked `PROBE`) found within `redis_timeout`: None if the
-        server takes writes, else what is wrong (it refuses them, saying why; it loads its
-        data; it does not answer)."""
-        try:
-            await asyncio.wait_for(probe, self.redis_timeout)
-        except BusyLoadingError:
-            return LOADING
-        except ClusterDownError:
-            return CLUSTER_DOWN
-        except Exception as error:
-            if refuses_writes(error):
-                return f"refuses writes: {failure(error)}"
-            if isinstance(error, ResponseError):
-                return None  # it answers, though not to a script it cannot read (before 7.0)
-            log.debug("Redis does not answer: %s", error)
-            return AWAY
-        return None
+        return reason if len(failing) == len(found) else Degraded(reason)
 
     async def _once(self, client: aioredis.Redis) -> None:
-        """`PROBE` on a connection of the client's pool, tried once: the client's own calls
-        try again on LOADING (and on a connection lost), each later, which would outlast the
-        time the check has and hide why."""
+        """`takes_writes` on a connection of the client's pool, each command tried once: the
+        client's own calls try again on LOADING (and on a connection lost), each later, which
+        would outlast the time the check has and hide why."""
         pool = client.connection_pool
         connection = await pool.get_connection()  # type: ignore[no-untyped-call]
+
+        async def ask(command: str, args: tuple[object, ...]) -> object:
+            await connection.send_command(command, *args)
+            return await connection.read_response()
+
         try:
-            await connection.send_command("EVAL", PROBE, 0)
-            await connection.read_response()
+            await takes_writes(ask)
         except BaseException:
             await connection.disconnect()  # an answer may still be on its way
             raise
         finally:
             await pool.release(connection)
-
-
-async def _master_takes_writes(node: ClusterNode) -> None:
-    """Ask a master of a Cluster `PROBE`, and whether its Cluster is up (`CLUSTER INFO`): a
-    command with no key, as `PROBE` is, runs on a Cluster that is down, and one with a key does
-    not. Raises what it answers, or ClusterDownError."""
-    await node.execute_command("EVAL", PROBE, 0)
-    info = await node.execute_command("CLUSTER INFO")
-    state = info.get("cluster_state") if isinstance(info, dict) else None
-    if state != "ok":
-        raise ClusterDownError(f"cluster_state {state}")

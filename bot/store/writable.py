@@ -1,0 +1,124 @@
+"""Whether Redis takes writes now, asked without writing anything: what readiness answers
+(`adapters.health`).
+
+A Redis from 7.0 on is asked `PROBE`, a script that declares no flags; a Redis before 7.0,
+which cannot read that script, a `SET` of a key that never exists, only if it exists (`XX`):
+each is refused exactly as a write is, and neither writes anything."""
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+import redis.asyncio as aioredis
+from redis.asyncio.cluster import ClusterNode
+from redis.exceptions import BusyLoadingError, ClusterDownError, ResponseError
+
+from bot.store import keys
+from bot.store.store import failure, refuses_writes
+
+log = logging.getLogger(__name__)
+
+PROBE = "#!lua\nreturn 1"
+"""What each server is asked first: a script that writes nothing and declares no flags, which
+Redis (7.0 on) takes for one that may write, so it refuses it as it would a write (out of
+memory, unable to persist, a replica, too few replicas, loading) and nothing is written."""
+PROBES_TRIED = 4096
+"""Hash tags tried, at most, for a key of a Cluster master's slots (`_never_of`): a master
+with a third of the slots needs three tries, on average."""
+LOADING = "is loading its data"
+"""What readiness says of a Redis loading its dataset (a restart: it answers LOADING)."""
+CLUSTER_DOWN = "says the Redis Cluster is down"
+"""What readiness says of a master whose Cluster is down (a slot no node serves: it refuses
+every command on a key, its own slots' too)."""
+AWAY = "does not answer"
+"""What readiness says of a Redis that is not reached, or not within its timeout."""
+
+Ask = Callable[[str, tuple[object, ...]], Awaitable[object]]
+"""Send one command (its name, its arguments) to the server asked, and return its answer."""
+
+
+async def takes_writes(ask: Ask, never: str | None = None) -> None:
+    """Ask one server (`ask`) whether it takes writes: `PROBE`; where it answers that with an
+    error that is no refusal (a Redis before 7.0 cannot read the script: "Error compiling
+    script"), `SET never "" XX`, the key `never` (one of the server's own slots on a Cluster)
+    never existing, so nothing is written. Raises what it answers."""
+    try:
+        await ask("EVAL", (PROBE, 0))
+    except BusyLoadingError:
+        raise
+    except ResponseError as error:
+        if refuses_writes(error):
+            raise
+        await ask("SET", (never or keys.never(), "", "XX"))
+
+
+async def asked(probe: Awaitable[object], timeout: float) -> str | None:
+    """What `probe` (a server asked `takes_writes`) found within `timeout`: None if the server
+    takes writes, else what is wrong (it refuses them, saying why; it loads its data; it does
+    not answer)."""
+    try:
+        await asyncio.wait_for(probe, timeout)
+    except BusyLoadingError:
+        return LOADING
+    except ClusterDownError:
+        return CLUSTER_DOWN
+    except Exception as error:
+        if refuses_writes(error):
+            return f"refuses writes: {failure(error)}"
+        if isinstance(error, ResponseError):
+            return None  # it answers, though not to what it was asked (no such command)
+        log.debug("Redis does not answer: %s", error)
+        return AWAY
+    return None
+
+
+async def masters(
+    cluster: aioredis.RedisCluster, timeout: float, remap: bool = False
+) -> dict[str, str | None] | None:
+    """Each master of the Cluster, as the client's slot map says (read anew first with
+    `remap`: the client reads it only on errors of its own calls), asked at once
+    (`_master_takes_writes`), each within `timeout`: its name (host:port) and what is wrong
+    with it (`asked`: None if it takes writes). None if the Cluster does not answer at all."""
+    if remap:
+        try:
+            await asyncio.wait_for(cluster.nodes_manager.initialize(), timeout)
+        except Exception as error:
+            log.debug("the Redis Cluster's slot map could not be read anew: %s", error)
+    try:
+        await asyncio.wait_for(cluster.initialize(), timeout)  # once: the map
+    except Exception as error:
+        log.debug("the Redis Cluster does not answer: %s", error)
+        return None
+    nodes = cluster.get_primaries()
+    said = await asyncio.gather(
+        *(asked(_master_takes_writes(cluster, node), timeout) for node in nodes)
+    )
+    return {node.name: what for node, what in zip(nodes, said, strict=True)}
+
+
+async def _master_takes_writes(cluster: aioredis.RedisCluster, node: ClusterNode) -> None:
+    """Ask a master of a Cluster whether it takes writes (`takes_writes`), and whether its
+    Cluster is up (`CLUSTER INFO`): a command with no key, as `PROBE` is, runs on a Cluster
+    that is down, and one with a key does not. Raises what it answers, or ClusterDownError."""
+
+    async def ask(command: str, args: tuple[object, ...]) -> object:
+        return await node.execute_command(command, *args)
+
+    await takes_writes(ask, _never_of(cluster, node))
+    info = await node.execute_command("CLUSTER INFO")
+    state = info.get("cluster_state") if isinstance(info, dict) else None
+    if state != "ok":
+        raise ClusterDownError(f"cluster_state {state}")
+
+
+def _never_of(cluster: aioredis.RedisCluster, node: ClusterNode) -> str:
+    """A key that never exists (`keys.never`) in one of the slots `node` serves, as the slot
+    map says (the first tried, if none of `PROBES_TRIED` is: the master then answers MOVED,
+    which tells it answers)."""
+    slots = cluster.nodes_manager.slots_cache
+    for tag in range(PROBES_TRIED):
+        key = keys.never(str(tag))
+        shard = slots.get(cluster.keyslot(key))
+        if shard and shard[0].name == node.name:
+            return key
+    return keys.never()
