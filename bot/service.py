@@ -83,6 +83,7 @@ from bot.store import (
 )
 from bot.store.seats import SeatIndex
 from bot.store.stats import StatsStore
+from bot.store.writable import Masters
 from bot.table import Settings, Table
 from bot.upgrades import NewerForm
 from engine import (
@@ -320,6 +321,11 @@ class GameService:
         """Chats whose timer could not be fired for an error of ours (logged once each)."""
         self._failing: str | None = None
         """What the store last failed with (`store_failed`), until a write goes through."""
+        self._masters = Masters.of(store.client, config.redis_timeout)
+        """On a Redis Cluster, its masters that refuse writes, as last asked (`store_failed`):
+        the log follows them, not the worker's writes, which go to each master in turn."""
+        self._asking: asyncio.Future[None] | None = None
+        """The ask of the masters under way (`_ask_masters`), made aside."""
         self._thinkers: asyncio.Semaphore | None = None
         """Bounds the AI moves being decided at once (`THINKERS`)."""
         self.coach = Coach()
@@ -448,6 +454,7 @@ class GameService:
         chat: the lasting messages of chats a crash or an outage may have left behind
         (`Outcome.again`), then the timeouts."""
         shown: list[tuple[str, Outcome]] = []
+        self._ask_masters()
         try:
             if isinstance(self.clock, ServerClock) and not self.clock.anchored:
                 await self.keep_time()  # before its first beat
@@ -571,17 +578,19 @@ class GameService:
         persist), once until a write goes through again or it fails otherwise: not once a
         request or a tick, and with no traceback (it is no bug of ours). Redis refusing writes
         until it is mended makes the store not ready meanwhile, or on a Cluster degraded while
-        another master takes writes (`adapters.health` asks each master)."""
+        another master takes writes (`adapters.health` asks each master). On a Cluster a
+        refusal is said by master, as readiness asks them (`Masters`, at the next tick or beat
+        told: `_ask_masters`): once when one starts refusing, once when it takes writes again,
+        whichever master the worker's other writes go to meanwhile."""
+        if self._masters is not None and refuses_writes(error):
+            self._masters.refused()
+            return
         said = failure(error)
         if said != self._failing:
             self._failing = said
-            readiness = ""
-            if refuses_writes(error):
-                readiness = (
-                    "; /readyz names the master that refuses meanwhile"
-                    if self.store.cluster
-                    else "; this worker is not ready (/readyz) meanwhile"
-                )
+            readiness = "; this worker is not ready (/readyz) meanwhile"
+            if not refuses_writes(error):
+                readiness = ""
             log.warning(
                 "the game store fails (%s): requests are answered that it cannot be reached, "
                 "and the deadlines wait, until it takes writes again%s",
@@ -599,11 +608,28 @@ class GameService:
         """A write of this worker's beside the service's own (the web table's beat, which runs
         no tick) went through (None) or failed with `error`: Redis refusing it counts as the
         service's own writes do (the log); Redis away does not (the beat rides over
-        it, and the requests say it)."""
+        it, and the requests say it). On a Cluster, the masters are asked here as at a tick
+        (`_ask_masters`)."""
         if error is None:
             self._store_answered()
         elif refuses_writes(error):
             self.store_failed(error)
+        self._ask_masters()
+
+    def _ask_masters(self) -> None:
+        """On a Cluster, ask its masters whether they take writes, while a write was refused
+        since the last ask or a master refused then, and log what changed (`Masters`): aside,
+        one ask at a time, so that a master slow to answer (up to `redis_timeout`, twice)
+        holds up neither the tick nor the beat."""
+        if self._masters is None or not self._masters.due():
+            return
+        if self._asking is None or self._asking.done():
+            self._asking = asyncio.ensure_future(self._masters.check())
+
+    async def asked(self) -> None:
+        """Wait for the ask of the masters under way, if any (for tests)."""
+        if self._asking is not None:
+            await self._asking
 
     async def moved(self) -> None:
         """Wait until every AI move made aside is made (for tests and a clean stop)."""

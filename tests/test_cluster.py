@@ -506,13 +506,16 @@ def on_masters_apart(cluster: Cluster, worker: str) -> tuple[str, str]:
     raise LookupError("no two chats apart")
 
 
-async def test_a_master_refusing_writes_leaves_readiness_steady_naming_it(
-    cluster: Cluster, cluster_client: "aioredis.RedisCluster"
+async def test_a_master_refusing_writes_leaves_readiness_and_the_log_steady_naming_it(
+    cluster: Cluster, cluster_client: "aioredis.RedisCluster", caplog: pytest.LogCaptureFixture
 ) -> None:
     """One master full (out of memory under `noeviction`) while the others take writes: /readyz
     says the same whichever chat the worker wrote last (it asks every master, it is not told
     by the last write): ready, as the chats of the other masters are served, naming the
-    master that refuses and why; and plain ready once it takes writes again."""
+    master that refuses and why; and plain ready once it takes writes again. The log says
+    the same: one line when the master starts refusing, naming it and why, and one when it
+    takes writes again (before, the worker's writes went in turn to it and to another
+    master, and each refused one said the store fails, each taken that it answers again)."""
     svc = GameService(RecordingStore(cluster_client), Config(), rng=random.Random(5))
     full_chat, other_chat = on_masters_apart(cluster, svc.worker)
     full = cluster.master_of(keys.game(full_chat))
@@ -521,10 +524,11 @@ async def test_a_master_refusing_writes_leaves_readiness_steady_naming_it(
     )
     for driver in (stuck, playing):
         await driver.lobby()
+    scope = keys.scope(full_chat)
     async with health_of(svc.metrics, cluster_client) as readyz:
         assert await readyz() == (200, "ready\n")
         answers = set()
-        with redis.Redis(port=full.port) as plain:
+        with redis.Redis(port=full.port) as plain, caplog.at_level(logging.INFO):
             plain.config_set("maxmemory-policy", "noeviction")
             plain.config_set("maxmemory", 1)
             try:
@@ -534,11 +538,28 @@ async def test_a_master_refusing_writes_leaves_readiness_steady_naming_it(
                     refused = await stuck.send(user, press, update, check=False)
                     assert refused.alert
                     answers.add(await readyz())
+                    await svc.tick(scope)
+                    await svc.asked()
                     await playing.move()  # taken (`Driver.move` checks)
                     answers.add(await readyz())
+                    await svc.tick(scope)
+                    await svc.asked()
                 assert await scraped(svc.metrics) == {"ready": 1, "degraded": 1}
             finally:
                 plain.config_set("maxmemory", 0)
+            await svc.tick(scope)
+            await svc.asked()
+        said = [
+            record.getMessage()
+            for record in caplog.records
+            if record.name in ("bot.service", "bot.store.writable")
+        ]
+        assert len(said) == 2, said
+        assert said[0].startswith(
+            f"Redis master 127.0.0.1:{full.port} refuses writes: OutOfMemoryError: command not "
+            "allowed when used memory > 'maxmemory'.; the requests of its chats are answered "
+        ), said
+        assert said[1] == f"Redis master 127.0.0.1:{full.port} takes writes again"
         assert answers == {
             (
                 200,

@@ -1,5 +1,6 @@
 """Whether Redis takes writes now, asked without writing anything: what readiness answers
-(`adapters.health`).
+(`adapters.health`), and, on a Redis Cluster, what the service's log says of each master that
+refuses writes (`Masters`: one line when it starts, one when it takes writes again).
 
 A Redis from 7.0 on is asked `PROBE`, a script that declares no flags; a Redis before 7.0,
 which cannot read that script, a `SET` of a key that never exists, only if it exists (`XX`):
@@ -14,7 +15,7 @@ from redis.asyncio.cluster import ClusterNode
 from redis.exceptions import BusyLoadingError, ClusterDownError, ResponseError
 
 from bot.store import keys
-from bot.store.store import failure, refuses_writes
+from bot.store.store import RedisClient, failure, refuses_writes
 
 log = logging.getLogger(__name__)
 
@@ -122,3 +123,58 @@ def _never_of(cluster: aioredis.RedisCluster, node: ClusterNode) -> str:
         if shard and shard[0].name == node.name:
             return key
     return keys.never()
+
+
+class Masters:
+    """A Redis Cluster's masters that refuse writes (or load, or do not answer), as this worker
+    last asked them, with one line in the log when a master starts and one when it takes
+    writes again, whichever master the worker's writes went to meanwhile. Asked only while
+    some write was refused since (`refused`) or some master fails: nothing otherwise."""
+
+    @classmethod
+    def of(cls, client: RedisClient, timeout: float) -> "Masters | None":
+        """The masters of `client`'s Cluster, each asked within `timeout`; None for a client
+        of one server (its refusals are the whole store's)."""
+        return cls(client, timeout) if isinstance(client, aioredis.RedisCluster) else None
+
+    def __init__(self, cluster: aioredis.RedisCluster, timeout: float) -> None:
+        self.cluster = cluster
+        self.timeout = timeout
+        self.failing: dict[str, str] = {}
+        """Each master that failed when last asked, and what it answered."""
+        self._refused = False
+
+    def refused(self) -> None:
+        """A write was refused: ask the masters at the next `check`."""
+        self._refused = True
+
+    def due(self) -> bool:
+        """Whether to ask the masters: a write was refused since the last ask, or some master
+        failed then."""
+        return self._refused or bool(self.failing)
+
+    async def check(self) -> None:
+        """Ask the masters, if `due`, and log what changed."""
+        if not self.due():
+            return
+        self._refused = False
+        found = await masters(self.cluster, self.timeout, remap=bool(self.failing))
+        if found is None:
+            return  # the Cluster does not answer: the requests say so, and the next ask
+        for name in list(self.failing):
+            if found.get(name, "") is None:
+                del self.failing[name]
+                log.info("Redis master %s takes writes again", name)
+            elif name not in found:
+                del self.failing[name]
+                log.info("Redis master %s is a master no more (failed over)", name)
+        for name, what in found.items():
+            if what is not None and self.failing.get(name) != what:
+                self.failing[name] = what
+                log.warning(
+                    "Redis master %s %s; the requests of its chats are answered that the store "
+                    "cannot be reached, and their deadlines wait, until it takes writes again "
+                    "(/readyz names it meanwhile)",
+                    name,
+                    what,
+                )
