@@ -588,9 +588,8 @@ class GameService:
         said = failure(error)
         if said != self._failing:
             self._failing = said
-            readiness = "; this worker is not ready (/readyz) meanwhile"
-            if not refuses_writes(error):
-                readiness = ""
+            refuses = refuses_writes(error)
+            readiness = "; this worker is not ready (/readyz) meanwhile" if refuses else ""
             log.warning(
                 "the game store fails (%s): requests are answered that it cannot be reached, "
                 "and the deadlines wait, until it takes writes again%s",

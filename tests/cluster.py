@@ -63,8 +63,8 @@ def _free(port: int) -> bool:
 class ClusterNode(RedisServer):
     """One node of a test cluster."""
 
-    def __init__(self, root: Path, port: int) -> None:
-        super().__init__(root, port=port, appendfsync="always")
+    def __init__(self, root: Path, port: int, executable: str | None = None) -> None:
+        super().__init__(root, port=port, appendfsync="always", executable=executable)
 
     def command(self) -> list[str]:
         return [
@@ -93,11 +93,15 @@ def redis_cli() -> str:
 
 
 class Cluster:
-    """`masters` masters with `replicas` replicas each, in `root`."""
+    """`masters` masters with `replicas` replicas each, in `root`, each node the redis-server
+    `executable` (else the one in use)."""
 
-    def __init__(self, root: Path, masters: int = 3, replicas: int = 1) -> None:
+    def __init__(
+        self, root: Path, masters: int = 3, replicas: int = 1, executable: str | None = None
+    ) -> None:
         self.nodes = [
-            ClusterNode(root / f"node{n}", cluster_port()) for n in range(masters * (1 + replicas))
+            ClusterNode(root / f"node{n}", cluster_port(), executable)
+            for n in range(masters * (1 + replicas))
         ]
         self.replicas = replicas
 

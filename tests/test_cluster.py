@@ -10,6 +10,7 @@ import logging
 import random
 import time
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 import redis
@@ -19,7 +20,7 @@ from fake_telegram import FakeTelegram
 from service_helpers import ANN, BOB, CHAT, CID, Clock, Driver, RecordingStore, human, raw, table_of
 from test_review_notes import posted_by_the_next
 from test_stats import Players
-from test_store_faults import health_of
+from test_store_faults import health_of, redis_before_7
 from test_telegram import GROUP, PLAYERS, Bot, _front, play_on, seat
 
 from adapters.telegram.run import serve
@@ -569,6 +570,64 @@ async def test_a_master_refusing_writes_leaves_readiness_and_the_log_steady_nami
         }
         assert await readyz() == (200, "ready\n")
         assert await scraped(svc.metrics) == {"ready": 1, "degraded": 0}
+
+
+async def test_a_master_before_7_refusing_writes_is_named_by_readiness_and_the_log(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A Cluster of Redis 6.2, which cannot read readiness's script: each master is asked a
+    write that writes nothing, of a key of its own slots, instead. One master full is named by
+    /readyz and by the log as on Redis 7 (its refusals come wrapped in the scripts' errors
+    there), and plain ready once it takes writes again; no probe's key is written."""
+    old = Cluster(tmp_path / "old", replicas=0, executable=redis_before_7())
+    old.start()
+    try:
+        client = redis_client(old.url, 2.0, cluster=True)
+        assert isinstance(client, aioredis.RedisCluster)
+        await client.initialize()
+        svc = GameService(RecordingStore(client), Config(), rng=random.Random(5))
+        chat = chats(1)[0]
+        full = old.master_of(keys.game(chat))
+        driver = Driver(svc, [human(n) for n in range(1, 4)], chat=chat)
+        await driver.lobby()
+        refusal = "refuses writes: OutOfMemoryError: command not allowed when used memory > "
+        async with health_of(svc.metrics, client) as readyz:
+            assert await readyz() == (200, "ready\n")
+            with redis.Redis(port=full.port) as plain, caplog.at_level(logging.INFO):
+                assert plain.info("server")["redis_version"].startswith("6.2.")
+                plain.config_set("maxmemory-policy", "noeviction")
+                plain.config_set("maxmemory", 1)
+                try:
+                    user, payload = driver.choices()[0]
+                    press = Request(Kind.BUTTON, payload)
+                    assert (await driver.send(user, press, "u1", check=False)).alert
+                    status, said = await readyz()
+                    assert (status, said) == (
+                        200,
+                        f"ready, degraded: redis (Redis master 127.0.0.1:{full.port} {refusal}"
+                        "'maxmemory'.)\n",
+                    )
+                    await svc.tick(keys.scope(chat))
+                    await svc.asked()
+                finally:
+                    plain.config_set("maxmemory", 0)
+                await svc.tick(keys.scope(chat))
+                await svc.asked()
+            assert await readyz() == (200, "ready\n")
+        logged = [
+            record.getMessage()
+            for record in caplog.records
+            if record.name in ("bot.service", "bot.store.writable")
+        ]
+        assert len(logged) == 2, logged
+        assert logged[0].startswith(f"Redis master 127.0.0.1:{full.port} {refusal}"), logged
+        assert logged[1] == f"Redis master 127.0.0.1:{full.port} takes writes again"
+        for node in old.nodes:
+            with redis.Redis(port=node.port) as plain:
+                assert plain.keys("wiz:{probe*") == []
+        await client.aclose()
+    finally:
+        old.stop()
 
 
 async def scraped(metrics: Metrics) -> dict[str, float | None]:
