@@ -16,9 +16,10 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+import pytest
 import redis.asyncio as aioredis
 
-from bot import tokens
+from bot import coaching, tokens
 from bot.ai.normal import NormalAI
 from bot.commands import Kind
 from bot.config import Config
@@ -784,6 +785,21 @@ class Pondering(NormalAI):
         self.thinking.set()
         assert self.answered.wait(10), "a chat waited for another chat's AI to move"
         return super().decide(view, rng)
+
+
+def held_bid_hints(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, threading.Event]:
+    """A bid's hint held while being worked out: `started` is set once one is, and it goes on
+    when `release` is set (to see what a stop does with a hint under way)."""
+    started, release = threading.Event(), threading.Event()
+    bid_hints = coaching.bid_hints
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        started.set()
+        release.wait()
+        return bid_hints(*args, **kwargs)
+
+    monkeypatch.setattr(coaching, "bid_hints", slow)
+    return started, release
 
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@ from bot.config import Config
 from bot.messages import Outcome
 from bot.requests import Request, User
 from bot.service import GAP, LEASE, GameService
-from bot.store import Snapshot, Write, keys
+from bot.store import Snapshot, Store, Write, keys
 from engine import ErrorCode, GameState, Phase, check_record
 
 OUT_OF_DATE = "This button is out of date."
@@ -407,6 +407,22 @@ class Hooked(RecordingStore):
                 await hook()
 
 
+async def _lobby_moved_on(
+    redis_client: aioredis.Redis, timers: Store, clock: Clock
+) -> tuple[GameService, User, float]:
+    """A lobby of three on a worker of `timers`' store, its deadline moved a minute on since it
+    was indexed: that worker, the host, and the entry's time (due before the lobby's)."""
+    here = GameService(timers, Config(), clock=clock, rng=random.Random(5))
+    driver = Driver(here, people(3), seed=5)
+    await driver.lobby(start=False)
+    host = driver.humans[0]
+    entry = await redis_client.zscore(keys.timers(CHAT), CHAT)
+    assert entry is not None
+    clock.advance(60)
+    await driver.ok(host, Kind.OPTION, "rounds=short")  # the lobby's deadline moves on
+    return here, host, entry
+
+
 @pytest.mark.parametrize("lands", ["before the entry moves", "after the entry moved"])
 async def test_a_start_as_the_lobbys_early_entry_moves_on_keeps_its_turn_indexed(
     redis_client: aioredis.Redis, lands: str
@@ -419,14 +435,7 @@ async def test_a_start_as_the_lobbys_early_entry_moves_on_keeps_its_turn_indexed
     lobby's time, half an hour late."""
     clock = Clock()
     timers = Hooked(redis_client)
-    here = GameService(timers, Config(), clock=clock, rng=random.Random(5))
-    driver = Driver(here, people(3), seed=5)
-    await driver.lobby(start=False)
-    host = driver.humans[0]
-    entry = await redis_client.zscore(keys.timers(CHAT), CHAT)
-    assert entry is not None
-    clock.advance(60)
-    await driver.ok(host, Kind.OPTION, "rounds=short")  # the lobby's deadline moves on
+    here, host, entry = await _lobby_moved_on(redis_client, timers, clock)
     starts = Hooked(redis_client)
     there = GameService(starts, Config(), clock=clock, rng=random.Random(6))
     clock.now = entry + 1  # the entry is due; the lobby's deadline is not
@@ -460,14 +469,7 @@ async def test_a_start_whose_worker_stops_before_indexing_again_is_indexed_by_th
     time again."""
     clock = Clock()
     timers = Hooked(redis_client)
-    here = GameService(timers, Config(), clock=clock, rng=random.Random(5))
-    driver = Driver(here, people(3), seed=5)
-    await driver.lobby(start=False)
-    host = driver.humans[0]
-    entry = await redis_client.zscore(keys.timers(CHAT), CHAT)
-    assert entry is not None
-    clock.advance(60)
-    await driver.ok(host, Kind.OPTION, "rounds=short")  # the lobby's deadline moves on
+    here, host, entry = await _lobby_moved_on(redis_client, timers, clock)
     starts = DiesAfterItsWrite(redis_client)
     there = GameService(starts, Config(), clock=clock, rng=random.Random(6))
     clock.now = entry + 1  # the entry is due; the lobby's deadline is not

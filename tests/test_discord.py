@@ -13,7 +13,6 @@ import logging
 import os
 import random
 import re
-import threading
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
@@ -25,7 +24,7 @@ import pytest
 import reading
 import redis.asyncio as aioredis
 from fake_discord import APP_PERMISSIONS, ATTACH_FILES, SEND_MESSAGES, FakeDiscord, Person, Stored
-from service_helpers import CountedRedis, counted_ticks, reviews_posted
+from service_helpers import CountedRedis, counted_ticks, held_bid_hints, reviews_posted
 
 from adapters.discord.app import DiscordFrontEnd
 from adapters.discord.ids import chat_key, user_key
@@ -33,7 +32,7 @@ from adapters.discord.render import MAX_CONTENT, content
 from adapters.discord.slots import Slots
 from adapters.outbox import FAST, Limits
 from adapters.slots import hand_slot
-from bot import Button, Kind, Message, Outcome, Request, User, coaching, tokens
+from bot import Button, Kind, Message, Outcome, Request, User, tokens
 from bot.config import Config, DiscordConfig
 from bot.service import HINT_SENT, STOPPED_HINT, GameService
 from bot.show.i18n import texts
@@ -2363,15 +2362,7 @@ async def test_a_hint_under_way_as_the_worker_stops_is_answered(
     """Ann presses 💡 Hint in her DM at a coach table, and her worker stops cleanly while the
     hint is being worked out (held here until the test lets it go): the stop waits for no
     hint, and her press is answered that the bot is restarting before it disconnects."""
-    started, release = threading.Event(), threading.Event()
-    bid_hints = coaching.bid_hints
-
-    def slow(*args: Any, **kwargs: Any) -> Any:
-        started.set()
-        release.wait()
-        return bid_hints(*args, **kwargs)
-
-    monkeypatch.setattr(coaching, "bid_hints", slow)
+    started, release = held_bid_hints(monkeypatch)
     players = people(dc, "Ann", "Bob", "Cid")
     await seat(dc, players, coach="on")
     await dc.command(players[0], "start")
@@ -2478,6 +2469,17 @@ async def test_a_dm_press_where_the_bot_may_not_post_in_the_games_channel_is_ref
     assert "may not post" not in dc.last_reply(user.id)
 
 
+def the_channel_goes(dc: Bot, event: str) -> None:
+    """The gateway says the game's channel went: `event` is CHANNEL_DELETE, THREAD_DELETE (a
+    game played in a thread is the thread's) or GUILD_DELETE (the bot removed from the server)."""
+    gone = {
+        "CHANNEL_DELETE": lambda: dc.fake.channel_delete(dc.channel),
+        "THREAD_DELETE": lambda: dc.fake.thread_delete(dc.channel),
+        "GUILD_DELETE": dc.fake.guild_delete,
+    }
+    the_gateway_says(dc, event, gone[event]())
+
+
 @pytest.mark.parametrize("event", ["CHANNEL_DELETE", "THREAD_DELETE", "GUILD_DELETE"])
 async def test_a_game_whose_channel_is_gone_ends_and_its_players_are_told(
     dc: Bot, event: str
@@ -2491,12 +2493,7 @@ async def test_a_game_whose_channel_is_gone_ends_and_its_players_are_told(
     await seat(dc, players, bids="hidden")
     await dc.command(ann, "start")
     await move(dc)
-    gone = {
-        "CHANNEL_DELETE": lambda: dc.fake.channel_delete(dc.channel),
-        "THREAD_DELETE": lambda: dc.fake.thread_delete(dc.channel),
-        "GUILD_DELETE": dc.fake.guild_delete,
-    }
-    the_gateway_says(dc, event, gone[event]())
+    the_channel_goes(dc, event)
     await dc.idle()
     for user in players:
         assert not any(message.custom_ids() for message in dc.fake.shown(user.id))
@@ -2518,12 +2515,7 @@ async def test_a_lobby_whose_channel_is_gone_closes_and_its_people_are_told(
     players = people(dc, "Ann", "Bob", "Cid")
     the_gateway_says(dc, "GUILD_CREATE", dc.fake.guild_create())
     await seat(dc, players)
-    gone = {
-        "CHANNEL_DELETE": lambda: dc.fake.channel_delete(dc.channel),
-        "THREAD_DELETE": lambda: dc.fake.thread_delete(dc.channel),
-        "GUILD_DELETE": dc.fake.guild_delete,
-    }
-    the_gateway_says(dc, event, gone[event]())
+    the_channel_goes(dc, event)
     await dc.idle()
     for user in players:
         assert dc.fake.last(user.id).content == (

@@ -16,7 +16,17 @@ import pytest
 import redis.asyncio as aioredis
 from fake_telegram import FakeTelegram
 from fake_telegram import User as TelegramUser
-from service_helpers import ANN, BOB, CHAT, CID, Clock, Driver, counted_ticks, service
+from service_helpers import (
+    ANN,
+    BOB,
+    CHAT,
+    CID,
+    Clock,
+    Driver,
+    counted_ticks,
+    held_bid_hints,
+    service,
+)
 from service_helpers import client as client_of
 from telegram.ext import AIORateLimiter
 
@@ -363,15 +373,7 @@ def test_a_clean_stop_does_not_wait_for_a_hint_under_way(
     executor, which the loop's end joins, and the press's handler, which Telegram's stop
     waits for, waited for it): the press is answered that the bot is restarting, and pressed
     again on the worker started next, the hint comes (it was not marked as sent)."""
-    started, release = threading.Event(), threading.Event()
-    bid_hints = coaching.bid_hints
-
-    def slow(*args: Any, **kwargs: Any) -> Any:
-        started.set()
-        release.wait()
-        return bid_hints(*args, **kwargs)
-
-    monkeypatch.setattr(coaching, "bid_hints", slow)
+    started, release = held_bid_hints(monkeypatch)
     clock = Clock()
     pressed: list[tuple[TelegramUser, str, str | None]] = []
 
@@ -418,8 +420,7 @@ def test_a_clean_stop_does_not_wait_for_a_hint_under_way(
         assert not release.is_set(), "the stop waited for the hint"
     finally:
         release.set()
-        guard.cancel()
-    monkeypatch.setattr(coaching, "bid_hints", bid_hints)
+        guard.cancel()  # (released, the held hints are worked out as any)
     ((person, data, said),) = pressed
     assert said == "The bot is restarting: ask for your hint again in a moment."
 

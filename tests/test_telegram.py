@@ -212,6 +212,23 @@ async def running(redis_url: str) -> AsyncIterator[Bot]:
             await client.aclose()
 
 
+@contextlib.asynccontextmanager
+async def on_the_clock(
+    redis_url: str, clock: Callable[[], float], members: Sequence[User]
+) -> AsyncIterator[Bot]:
+    """The bot, started on `clock` with 10 s turns, in the group "Wizards" of `members`."""
+    async with FakeTelegram() as fake:
+        fake.add_group(GROUP, "Wizards", members=list(members))
+        client = aioredis.Redis.from_url(redis_url)
+        bot = Bot(fake, _front(fake, client, turn_timeout=10, clock=clock), client)
+        await bot.front.start()
+        try:
+            yield bot
+        finally:
+            await bot.front.stop()
+            await client.aclose()
+
+
 @pytest.fixture
 async def tg(redis_url: str, game_ids: None) -> AsyncIterator[Bot]:
     async with running(redis_url) as bot:
@@ -3760,6 +3777,18 @@ def reminders(fake: FakeTelegram) -> list[MessageView]:
     return [m for m in fake.current_messages(GROUP).values() if m.text.startswith("⏳ ")]
 
 
+async def reminded(bot: Bot, clock: Clock) -> tuple[User, MessageView]:
+    """A game started, its first player's half time gone: the player and their hand message,
+    once the group's reminder of their turn is shown."""
+    await seat(bot)
+    await bot.command(GROUP, ANN, "/start")
+    turn = whose_turn(bot, PLAYERS)
+    assert turn is not None
+    await ticking(bot, clock, 6)  # half their time is gone
+    await until(lambda: bool(reminders(bot.fake)), "the reminder is shown")
+    return turn
+
+
 async def test_a_turn_reminder_goes_once_the_turn_has_passed(
     redis_url: str, game_ids: None
 ) -> None:
@@ -3768,42 +3797,29 @@ async def test_a_turn_reminder_goes_once_the_turn_has_passed(
     to a turn that passed ("it's your turn (5 s left)" far up the chat, under a table that has
     moved on)."""
     clock = Clock(time.time())
-    async with FakeTelegram() as fake:
-        fake.add_group(GROUP, "Wizards", members=list(PLAYERS))
-        client = aioredis.Redis.from_url(redis_url)
-        bot = Bot(fake, _front(fake, client, turn_timeout=10, clock=clock), client)
-        await bot.front.start()
-        try:
-            await seat(bot)
-            await bot.command(GROUP, ANN, "/start")
-            turn = whose_turn(bot, PLAYERS)
-            assert turn is not None
-            user, hand = turn
-            await ticking(bot, clock, 6)  # half their time is gone
-            await until(lambda: bool(reminders(fake)), "the reminder is shown")
-            (shown,) = reminders(fake)
-            assert shown.text.startswith(f"⏳ {user.first_name}: it is your turn")
-            mention = shown.entities[0]  # a link that notifies them
-            assert (mention["type"], mention["url"]) == ("text_link", f"tg://user?id={user.id}")
-            data = hand.keyboard[0][0].callback_data
-            assert data is not None
-            await bot.press(user.id, user, hand.message_id, data)  # they move
-            await bot.idle()
-            assert reminders(fake) == []
-            deleted = [e for e in fake.transcript(GROUP) if e.kind == "delete"]
-            assert [e.message_id for e in deleted] == [shown.message_id]
-            await ticking(bot, clock, 6)  # the next player lets half their time pass
-            await until(lambda: bool(reminders(fake)), "the next reminder is shown")
-            await ticking(bot, clock, 5)  # and the rest: the turn times out
-            await until(
-                lambda: any("ran out of time" in text for text in bot.group_texts()),
-                "a timeout is shown",
-            )
-            await bot.idle()
-            assert reminders(fake) == []
-        finally:
-            await bot.front.stop()
-            await client.aclose()
+    async with on_the_clock(redis_url, clock, PLAYERS) as bot:
+        fake = bot.fake
+        user, hand = await reminded(bot, clock)
+        (shown,) = reminders(fake)
+        assert shown.text.startswith(f"⏳ {user.first_name}: it is your turn")
+        mention = shown.entities[0]  # a link that notifies them
+        assert (mention["type"], mention["url"]) == ("text_link", f"tg://user?id={user.id}")
+        data = hand.keyboard[0][0].callback_data
+        assert data is not None
+        await bot.press(user.id, user, hand.message_id, data)  # they move
+        await bot.idle()
+        assert reminders(fake) == []
+        deleted = [e for e in fake.transcript(GROUP) if e.kind == "delete"]
+        assert [e.message_id for e in deleted] == [shown.message_id]
+        await ticking(bot, clock, 6)  # the next player lets half their time pass
+        await until(lambda: bool(reminders(fake)), "the next reminder is shown")
+        await ticking(bot, clock, 5)  # and the rest: the turn times out
+        await until(
+            lambda: any("ran out of time" in text for text in bot.group_texts()),
+            "a timeout is shown",
+        )
+        await bot.idle()
+        assert reminders(fake) == []
 
 
 async def test_a_turn_reminder_a_crash_left_up_goes_when_the_game_is_shown_again(
@@ -3814,36 +3830,23 @@ async def test_a_turn_reminder_a_crash_left_up_goes_when_the_game_is_shown_again
     reminder goes; shown again while its turn goes on, it stays."""
     clock = Clock(time.time())
     game = chat_key(GROUP)
-    async with FakeTelegram() as fake:
-        fake.add_group(GROUP, "Wizards", members=list(PLAYERS))
-        client = aioredis.Redis.from_url(redis_url)
-        bot = Bot(fake, _front(fake, client, turn_timeout=10, clock=clock), client)
-        await bot.front.start()
-        try:
-            await seat(bot)
-            await bot.command(GROUP, ANN, "/start")
-            turn = whose_turn(bot, PLAYERS)
-            assert turn is not None
-            user, hand = turn
-            await ticking(bot, clock, 6)  # half their time is gone
-            await until(lambda: bool(reminders(fake)), "the reminder is shown")
-            bot.front.show(game, await bot.front.service.current(game))
-            await bot.idle()
-            assert len(reminders(fake)) == 1  # its turn goes on
-            data = hand.keyboard[0][0].callback_data
-            assert data is not None
-            dead = bot.front.service  # writes their move, and dies before posting it
-            await dead.handle(
-                game, Asker(user_key(user.id), user.first_name), Request(Kind.BUTTON, data)
-            )
-            await bot.restart(clock=clock, turn_timeout=10)
-            assert len(reminders(fake)) == 1
-            await ticking(bot, clock, 3)  # the dead worker's heartbeat grows old
-            await taken_over(bot, dead.worker)
-            assert reminders(fake) == []
-        finally:
-            await bot.front.stop()
-            await client.aclose()
+    async with on_the_clock(redis_url, clock, PLAYERS) as bot:
+        fake = bot.fake
+        user, hand = await reminded(bot, clock)
+        bot.front.show(game, await bot.front.service.current(game))
+        await bot.idle()
+        assert len(reminders(fake)) == 1  # its turn goes on
+        data = hand.keyboard[0][0].callback_data
+        assert data is not None
+        dead = bot.front.service  # writes their move, and dies before posting it
+        await dead.handle(
+            game, Asker(user_key(user.id), user.first_name), Request(Kind.BUTTON, data)
+        )
+        await bot.restart(clock=clock, turn_timeout=10)
+        assert len(reminders(fake)) == 1
+        await ticking(bot, clock, 3)  # the dead worker's heartbeat grows old
+        await taken_over(bot, dead.worker)
+        assert reminders(fake) == []
 
 
 async def test_a_player_back_from_autopilot_is_shown_back_at_the_table(
@@ -3853,35 +3856,27 @@ async def test_a_player_back_from_autopilot_is_shown_back_at_the_table(
     the table no longer says the AI plays for them (nor, as the next move would, that they ran
     out of time), though nobody has moved since."""
     clock = Clock(time.time())
-    async with FakeTelegram() as fake:
-        fake.add_group(GROUP, "Wizards", members=list(PLAYERS))
-        client = aioredis.Redis.from_url(redis_url)
-        bot = Bot(fake, _front(fake, client, turn_timeout=10, clock=clock), client)
-        await bot.front.start()
-        try:
-            await seat(bot)
-            await bot.command(GROUP, ANN, "/start")
-            turn = whose_turn(bot, PLAYERS)
-            assert turn is not None
-            late = turn[0]
-            await ticking(bot, clock, 11)  # their turn's time runs out
-            await until(
-                lambda: any("ran out of time" in text for text in bot.group_texts()),
-                "a timeout is shown",
-            )
-            await bot.idle()
-            assert f"{late.first_name} 💤" in bot.table().text
-            hand = bot.hand(late)
-            answer = await bot.press_label(late.id, late, hand.message_id, "Resume")
-            assert answer.text == "Welcome back!"
-            await bot.idle()
-            shown = bot.table().text
-            assert "💤" not in shown, shown
-            assert "ran out of time" not in shown, shown
-            assert "💤" not in bot.hand(late).text
-        finally:
-            await bot.front.stop()
-            await client.aclose()
+    async with on_the_clock(redis_url, clock, PLAYERS) as bot:
+        await seat(bot)
+        await bot.command(GROUP, ANN, "/start")
+        turn = whose_turn(bot, PLAYERS)
+        assert turn is not None
+        late = turn[0]
+        await ticking(bot, clock, 11)  # their turn's time runs out
+        await until(
+            lambda: any("ran out of time" in text for text in bot.group_texts()),
+            "a timeout is shown",
+        )
+        await bot.idle()
+        assert f"{late.first_name} 💤" in bot.table().text
+        hand = bot.hand(late)
+        answer = await bot.press_label(late.id, late, hand.message_id, "Resume")
+        assert answer.text == "Welcome back!"
+        await bot.idle()
+        shown = bot.table().text
+        assert "💤" not in shown, shown
+        assert "ran out of time" not in shown, shown
+        assert "💤" not in bot.hand(late).text
 
 
 async def test_a_lone_player_out_of_time_pauses_the_game_until_they_press_resume(
@@ -3891,37 +3886,29 @@ async def test_a_lone_player_out_of_time_pauses_the_game_until_they_press_resume
     say the game is paused, her hand keeps her bids and Resume; Resume goes on with the game."""
     clock = Clock(time.time())
     paused = "⏸ Paused: nobody is playing. Make your move or press Resume to go on"
-    async with FakeTelegram() as fake:
-        fake.add_group(GROUP, "Wizards", members=[ANN])
-        client = aioredis.Redis.from_url(redis_url)
-        bot = Bot(fake, _front(fake, client, turn_timeout=10, clock=clock), client)
-        await bot.front.start()
-        try:
-            await seat(bot, (ANN,))
-            await bot.command(GROUP, ANN, "/options bids=secret")
-            for _ in range(2):
-                await bot.command(GROUP, ANN, "/addbot")
-            await bot.command(GROUP, ANN, "/start")
-            await ticking(bot, clock, 11)  # her bid's time runs out
-            await until(lambda: paused in bot.table().text, "the pause is shown")
-            await bot.idle()
-            assert "ran out of time" not in bot.table().text
-            assert "Ann 💤" in bot.table().text
-            hand = bot.hand(ANN)
-            assert paused in hand.text
-            labels = [label for row in hand.labels for label in row]
-            assert "Resume" in labels
-            assert "0" in labels  # her bids
-            answer = await bot.press_label(ANN.id, ANN, hand.message_id, "Resume")
-            assert answer.text == "Welcome back!"
-            await bot.idle()
-            assert "Paused" not in bot.table().text
-            assert "💤" not in bot.table().text
-            assert "Paused" not in bot.hand(ANN).text
-            assert "Your bid?" in bot.hand(ANN).text
-        finally:
-            await bot.front.stop()
-            await client.aclose()
+    async with on_the_clock(redis_url, clock, [ANN]) as bot:
+        await seat(bot, (ANN,))
+        await bot.command(GROUP, ANN, "/options bids=secret")
+        for _ in range(2):
+            await bot.command(GROUP, ANN, "/addbot")
+        await bot.command(GROUP, ANN, "/start")
+        await ticking(bot, clock, 11)  # her bid's time runs out
+        await until(lambda: paused in bot.table().text, "the pause is shown")
+        await bot.idle()
+        assert "ran out of time" not in bot.table().text
+        assert "Ann 💤" in bot.table().text
+        hand = bot.hand(ANN)
+        assert paused in hand.text
+        labels = [label for row in hand.labels for label in row]
+        assert "Resume" in labels
+        assert "0" in labels  # her bids
+        answer = await bot.press_label(ANN.id, ANN, hand.message_id, "Resume")
+        assert answer.text == "Welcome back!"
+        await bot.idle()
+        assert "Paused" not in bot.table().text
+        assert "💤" not in bot.table().text
+        assert "Paused" not in bot.hand(ANN).text
+        assert "Your bid?" in bot.hand(ANN).text
 
 
 @pytest.mark.parametrize(("people", "robots"), [(PLAYERS, 0), ((ANN, BOB, CID, DAN), 2)])
