@@ -25,6 +25,10 @@ What it models, as Discord does:
   the gateway sends then;
   a thread of the guild's channel (`add_thread`) sends its interactions as a thread's (type
   11, with its `thread_metadata`: archived, locked), and a press there leaves it as it is;
+- the bot's permissions in the channel (`app_permissions`): without View Channel every message
+  there, new or edited, is refused with 403, code 50001 ("Missing Access"); without Send
+  Messages (or Attach Files, for a file) a new message is refused with 403, code 50013
+  ("Missing Permissions"), while its own messages may still be edited, as Discord lets them;
 - DMs: POST /users/@me/channels opens a DM channel; a message to a person whose DMs are closed
   is refused with 403, code 50007;
 - a server failing: a message whose body a test's predicate in `failing` accepts is answered
@@ -75,9 +79,10 @@ JSON = dict[str, Any]
 EPHEMERAL = 64
 PERMISSIONS = (1 << 10) | (1 << 11) | (1 << 31)  # view channel, send messages, use commands
 ADMIN_PERMISSIONS = PERMISSIONS | (1 << 5)  # + manage server
+VIEW_CHANNEL = 1 << 10
 SEND_MESSAGES = 1 << 11
 ATTACH_FILES = 1 << 15
-APP_PERMISSIONS = (1 << 10) | SEND_MESSAGES | ATTACH_FILES | (1 << 38)
+APP_PERMISSIONS = VIEW_CHANNEL | SEND_MESSAGES | ATTACH_FILES | (1 << 38)
 """The bot's own in the channel, as its invite grants them (docs/discord.md): view channel, send
 messages, attach files, send messages in threads."""
 MAX_URL = 512
@@ -821,6 +826,8 @@ class FakeDiscord:
             return self._edit_channel(int(parts[1]), body)
         if parts[0] == "channels" and len(parts) >= 3 and parts[2] == "messages":
             channel = int(parts[1])
+            if self._view_of(channel) in self.channels and not self.app_permissions & VIEW_CHANNEL:
+                raise ApiError(403, 50001, "Missing Access")
             self._spend(channel, headers)
             if method == "POST" and len(parts) == 3:
                 return self._message_json(self._post(channel, body, files))

@@ -2796,7 +2796,8 @@ async def test_a_dm_press_is_taken_when_the_client_does_not_know_the_games_chann
 ) -> None:
     """A worker whose cache does not know the game's channel (its gateway has not described
     the guild yet) cannot tell what the bot may do there without asking Discord: a press in a
-    DM is taken, as before; the channel's posts that fail are logged (error 50013)."""
+    DM is taken, as before (the channel's first new message refused then ends the game:
+    `test_a_game_where_the_bot_may_no_longer_post_ends_and_its_players_are_told`)."""
     ann, *_others = players = people(dc, "Ann", "Bob", "Cid")
     await seat(dc, players)
     await dc.command(ann, "start")
@@ -2807,6 +2808,33 @@ async def test_a_dm_press_is_taken_when_the_client_does_not_know_the_games_chann
     await dc.press(user.id, user, hand, hand.custom_ids()[0])
     assert await dc.client.hget(keys.game(chat), "v") != version
     assert "may not post" not in dc.last_reply(user.id)
+
+
+async def test_a_game_where_the_bot_may_no_longer_post_ends_and_its_players_are_told(
+    dc: Bot,
+) -> None:
+    """Mid-game an admin takes Send Messages from the bot in the game's channel, and this
+    worker's cache does not know (its gateway has not described the guild): the moves pressed
+    in the DMs are taken, and the table's next new message is refused (Missing Permissions,
+    error 50013). Nobody could see the game any more, and its timers would play it on unseen:
+    it ends, and each player's DM hand says why, without buttons, as when the bot is muted
+    on Telegram."""
+    ann, *_others = players = people(dc, "Ann", "Bob", "Cid")
+    await seat(dc, players)
+    await dc.command(ann, "start")
+    chat = chat_key(dc.channel)
+    dc.fake.app_permissions &= ~SEND_MESSAGES
+    for _ in range(100):
+        if await dc.front.service.table(chat) is None:
+            break
+        assert await move(dc), "the game went on where nobody could see it"
+        await dc.idle()
+    assert await dc.front.service.table(chat) is None
+    assert 50013 in [code for _, code, _ in dc.fake.errors]
+    muted = "The game is over: I am no longer allowed to send messages in its chat."
+    for user in players:
+        assert not any(message.custom_ids() for message in dc.fake.shown(user.id))
+        assert dc.fake.last(user.id).content == muted
 
 
 SHEET_TEXT = "Score sheet (w/b: tricks won/bid)"

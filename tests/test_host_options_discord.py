@@ -6,7 +6,7 @@ person reads it."""
 from typing import Any
 
 import pytest
-from fake_discord import Person, Stored
+from fake_discord import VIEW_CHANNEL, Person, Stored
 from service_helpers import NOBODY_HOSTS
 from test_discord import (
     Bot,
@@ -290,6 +290,29 @@ async def test_a_lobby_whose_channel_is_gone_closes_the_hosts_toggles(dc: Bot) -
     assert mine.components == []
     assert mine.content.endswith("\u2069 · " + gone), mine.content  # the channel named first
     assert dc.fake.errors == []
+
+
+async def test_a_lobby_where_the_bot_may_no_longer_post_closes_and_its_people_are_told(
+    dc: Bot,
+) -> None:
+    """View Channel is taken from the bot in the lobby's channel, and this worker's cache does
+    not know (its gateway has not described the guild): Ann's press on her toggles in her DMs
+    is taken, and the lobby's edit in the channel is refused (Missing Access, 50001). No
+    lobby can be shown there: the table closes, her toggles lose their buttons and say why,
+    and each person seated is told in their DMs, as when the bot is muted on Telegram."""
+    ann, bob, cid = people(dc, "Ann", "Bob", "Cid")
+    await seat(dc, [ann, bob, cid])
+    await dc.command(ann, "options", view=ann.id)
+    [mine] = toggles(dc, ann)
+    dc.fake.app_permissions &= ~VIEW_CHANNEL
+    await dc.press_label(ann.id, ann, mine, "⬜ notequal")
+    await dc.idle()
+    assert await dc.front.service.table(chat_key(dc.channel)) is None
+    muted = "The table is closed: I am no longer allowed to send messages in its chat."
+    assert mine.components == []
+    assert mine.content.endswith("\u2069 · " + muted), mine.content
+    for user in (ann, bob, cid):
+        assert dc.fake.last(user.id).content.endswith(muted), dc.fake.last(user.id).content
 
 
 CLOSED = "your DMs are closed"

@@ -203,6 +203,7 @@ class DiscordFrontEnd:
             on_open=self._dms_open,
             superseded=self._superseded,
             on_locked=self._thread_locked,
+            on_muted=self._muted,
         )
         self.links = WebLinks.of(config, service.clock)
         """The web table's addresses, for the hands' "Open the table" buttons (None: none)."""
@@ -429,6 +430,19 @@ class DiscordFrontEnd:
             [Post(failed.game, text, user=p, instead=instead) for p in people if p is not None]
         )
         return True
+
+    async def _muted(self, failed: Post) -> None:
+        """A post to the game's channel was refused: the bot may no longer send messages there
+        (Missing Permissions). A game going on there ends, as a timer's moves and timeouts
+        would go on unseen, and its players are told why in their DMs; a lobby closes, and its
+        people are told so (`GameService.unseen`, `muted`). An admin who gives the permission
+        back finds the channel ready for a new /join."""
+        chat = chat_key(failed.game)
+        with about(chat):
+            try:
+                await self.show(chat, await self.service.unseen(chat, muted=True))
+            except StoreErrors as error:  # the next refused post tries again
+                log.warning("could not end the game of %s, where I may not post: %s", chat, error)
 
     def _superseded(self, post: Post, message_id: int, behind: str | None = None) -> None:
         """An old slot message's buttons come off once its channel has nothing newer to show

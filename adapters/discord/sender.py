@@ -28,7 +28,10 @@ is sent nothing, as all of it would be refused, until the gateway says it is ope
 players are told then. A lock the gateway reported or a post found is also noted in the
 thread's slot map (`Slots.shut`), for every worker: a worker the gateway did not tell sends
 nothing there for `SHUT_RETRY` seconds after it was found, then tries one post, which notes it
-again if refused, or takes the mark off if it goes through.
+again if refused, or takes the mark off if it goes through. A post or an edit in the game's
+channel refused for want of permissions (`muted`: the bot may not see the channel, 50001, or
+send messages there, 50013, for a post with no file) is told to `on_muted`: the game played
+there ends, as no table can be shown; a DM refused never is.
 """
 
 import asyncio
@@ -55,6 +58,7 @@ from bot.messages import Picture
 
 log = logging.getLogger(__name__)
 
+MISSING_ACCESS = 50001
 CANNOT_MESSAGE_USER = 50007
 MISSING_PERMISSIONS = 50013
 UNKNOWN_MESSAGE = 10008
@@ -129,6 +133,7 @@ class Sender:
         superseded: Callable[[Post, int, str | None], object] = lambda _p, _m, _t: None,
         on_locked: Callable[[Post], Awaitable[bool]] = lambda _post: _untold(),
         wall: Callable[[], float] = time.time,
+        on_muted: Callable[[Post], Awaitable[None]] = lambda _post: asyncio.sleep(0),
     ) -> None:
         self.client = client
         self.slots = slots
@@ -144,6 +149,9 @@ class Sender:
         """Told of a channel post refused because its thread is archived and stays so (a
         moderator locked it: error 50083 after the bot's unarchiving was refused), or not tried
         because the gateway said so; it answers whether the players were told (now or before)."""
+        self.on_muted = on_muted
+        """Told of a post to the game's channel refused because the bot may not post there
+        (`muted`): the app ends the game played there."""
         self.clock = clock
         self.wall = wall
         """Seconds since the epoch: when a thread was found locked, as every worker reads it."""
@@ -249,6 +257,8 @@ class Sender:
                 await self.on_closed(post)
                 return Delivery.CLOSED
             log.warning("may not post to %s: %s", post.target, error)
+            if muted(error, post):
+                await self.on_muted(post)
             return Delivery.FAILED
         except discord.HTTPException as error:
             if retryable(error):
@@ -568,6 +578,20 @@ def is_hand(post: Post) -> bool:
     """Whether `post` is of its game's hand slot (`hand_slot`): a person's hand, or what their
     hand message shows once the game is over."""
     return post.slot == hand_slot(chat_key(post.game))
+
+
+def muted(error: discord.Forbidden, post: Post) -> bool:
+    """Whether `error` says the bot may no longer post in `post`'s game channel: Missing Access
+    (50001: it may not even see the channel) on a message there or an edit of one, or Missing
+    Permissions (50013: it may not send messages there) on one that carried no file. Only the
+    game's channel: a DM refused (50007, closed DMs) ends nothing. A file the channel refused
+    (the record) says nothing of text, which may still be allowed; a picture refused so went
+    again as text already (`_deliver`), and this is the text's refusal."""
+    if post.user is not None:
+        return False
+    return error.code == MISSING_ACCESS or (
+        error.code == MISSING_PERMISSIONS and post.attachment is None
+    )
 
 
 def _over(post: Post) -> bool:
