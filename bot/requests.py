@@ -50,8 +50,9 @@ class Request:
     and the chat's own messages as always."""
     alone: bool = False
     """Its answer (`Outcome.answer`: a refusal, "Done") is shown to the asker alone wherever
-    it was given (Discord's ephemeral replies): it is worded in their app's language, as their
-    private messages are, and what it shows the chat in the chat's."""
+    it was given (Discord's ephemeral replies, Telegram's answer to a press): it is worded in
+    their app's language, as their private messages are, and what it shows the chat in the
+    chat's."""
     whom: User | None = None
     """The person it points at, as the platform picked them rather than by a name typed (a
     Telegram command sent in reply to their message or mentioning them, Discord's `player`

@@ -2081,6 +2081,24 @@ async def test_a_press_in_the_private_chat_is_answered_in_the_persons_language(t
     assert tg.table().text.startswith(TABLE)  # the group: its own language
 
 
+async def test_a_press_on_the_groups_message_is_answered_in_the_persons_language(
+    tg: Bot,
+) -> None:
+    """Uwe, whose app is German, presses the English group's Start with two at the table: the
+    refusal, which his app shows him alone, is in German, as every answer a person alone reads;
+    the group's lobby stays English."""
+    uwe = User(1006, "Uwe", "uwe", language_code="de")
+    tg.fake.add_group(GROUP, members=[uwe])
+    await seat(tg, (ANN, uwe))
+    answer = await tg.press_label(GROUP, uwe, tg.lobby().message_id, "Start")
+    assert answer.show_alert
+    assert answer.text == (
+        "Zum Starten braucht es mindestens 3 Spieler: Lade mehr ein oder füge mit /addbot einen "
+        "KI-Spieler hinzu."
+    )
+    assert "a new table" in tg.lobby().text  # the group's message: in the group's language
+
+
 def open_first_notices(bot: Bot, name: str) -> list[MessageView]:
     """The group's notices that `name` must open a private chat with the bot to sit down,
     oldest first."""

@@ -737,7 +737,7 @@ class TelegramFrontEnd:
             )
             place = _title(where) if is_group(where.id) else None
             aside = not is_group(where.id)
-            request = Request(Kind.BUTTON, data, place=place, where=here, aside=aside)
+            request = Request(Kind.BUTTON, data, place=place, where=here, aside=aside, alone=True)
             outcome = await self.service.handle(game, user, request, str(update.update_id))
             # The answer first: it stops the button's spinner, and the person's chat then shows
             # the press answered before what it changed (in that order, every time).
