@@ -8,7 +8,7 @@ import asyncio
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
@@ -308,6 +308,22 @@ def fake_config(fake: FakeTelegram) -> Config:
     )
 
 
+def stops_without_waiting(
+    worker: Callable[[], Awaitable[None]], release: threading.Event, seconds: float, what: str
+) -> None:
+    """Run `worker`, which stops while `what` is held until `release` is set: its stop must
+    not wait for it (a stop that does ends after `seconds`, when the hold is let go, and
+    fails). The hold is let go in any case."""
+    guard = threading.Timer(seconds, release.set)
+    guard.start()
+    try:
+        asyncio.run(worker())
+        assert not release.is_set(), f"the stop waited for {what}"
+    finally:
+        release.set()
+        guard.cancel()
+
+
 def test_a_clean_stop_does_not_wait_for_a_review_under_way(
     redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -343,14 +359,7 @@ def test_a_clean_stop_does_not_wait_for_a_review_under_way(
             await front.stop()
         await client.aclose()
 
-    guard = threading.Timer(120, release.set)  # a stop that waits for it ends, and fails
-    guard.start()
-    try:
-        asyncio.run(worker())
-        assert not release.is_set(), "the stop waited for the review"
-    finally:
-        release.set()
-        guard.cancel()
+    stops_without_waiting(worker, release, 120, "the review")
     monkeypatch.setattr(coaching, "review_game", review_game)
 
     async def next_worker() -> list[tuple[str | None, str]]:
@@ -413,14 +422,7 @@ def test_a_clean_stop_does_not_wait_for_a_hint_under_way(
             pressed.append((person, data, answer.text if answer is not None else None))
         await client.aclose()
 
-    guard = threading.Timer(30, release.set)  # a stop that waits for it ends, and fails
-    guard.start()
-    try:
-        asyncio.run(worker())
-        assert not release.is_set(), "the stop waited for the hint"
-    finally:
-        release.set()
-        guard.cancel()  # (released, the held hints are worked out as any)
+    stops_without_waiting(worker, release, 30, "the hint")  # released: worked out as any
     ((person, data, said),) = pressed
     assert said == "The bot is restarting: ask for your hint again in a moment."
 
