@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 from conftest import advance, finish, lobby, need_raqm
-from PIL import Image, ImageChops, ImageFont
+from PIL import Image, ImageChops, ImageDraw, ImageFont
 from system_packages import apt_install
 
 import engine
@@ -1004,14 +1004,79 @@ def test_noto_sans_cjk_named_in_picture_fonts_draws_cjk_and_its_bold_the_winner(
     request: pytest.FixtureRequest, noto_cjk_file: str
 ) -> None:
     """`picture_fonts` naming Noto Sans CJK's regular collection: Chinese and Japanese names are
-    drawn with its first face, and the winner's in the bold collection beside it (a named
-    `…Regular…` file's `…Bold…` sibling), not in the regular weight."""
+    drawn with its faces (`test_a_cjk_collection_draws_a_name_in_the_face_of_its_writing`;
+    `田中 太郎`, ideographs alone in an English chat, with the Chinese one), and the winner's in
+    the bold collection beside it (a named `…Regular…` file's `…Bold…` sibling), not in the
+    regular weight."""
     use_picture_fonts(Config(picture_fonts=(noto_cjk_file,)))
     assert [run.font.path for run in stack(24).runs("王小明")] == [NOTO_CJK]
     assert [run.font.path for run in stack(24, bold=True).runs("さくら")] == [NOTO_CJK_BOLD]
     rows = sheet(4, 4, seed=11)
     names = ["王小明", "さくら", "田中 太郎", "李雷"]
     compare_golden(request, "noto_cjk", score_sheet_png(EN, names, rows, final_places(rows)))
+
+
+CJK_FORMS = "直骨道"
+"""Ideographs written differently in China, Japan and Korea: 直 and 骨 in Chinese and Japanese
+forms, 道 in all three."""
+
+
+def ink(image: Image.Image) -> Image.Image:
+    """`image` cropped to its ink."""
+    return image.crop(image.getbbox())
+
+
+def face_drawn(path: str, family: str, text: str, size: int = 24) -> Image.Image:
+    """`text` drawn white on black by the face named `family` of the collection `path`, found
+    by its name, cropped to its ink."""
+    index = 0
+    while ImageFont.truetype(path, size, index=index).getname()[0] != family:
+        index += 1
+    image = Image.new("L", ((len(text) + 2) * size, 2 * size))
+    font = ImageFont.truetype(path, size, index=index)
+    ImageDraw.Draw(image).text((size, 1.5 * size), text, font=font, fill=255, anchor="ls")
+    return ink(image)
+
+
+@pytest.mark.parametrize(
+    ("name", "language", "region"),
+    [
+        ("王直道", "en", "SC"),  # ideographs alone: Chinese, in a chat of no CJK language
+        ("直子さん", "en", "JP"),  # with kana: Japanese
+        ("김 直道", "en", "KR"),  # with Hangul: Korean
+        ("道骨", "ko", "KR"),  # ideographs alone in a Korean chat: Hanja
+    ],
+)
+def test_a_cjk_collection_draws_a_name_in_the_face_of_its_writing(
+    noto_cjk_file: str, name: str, language: str, region: str
+) -> None:
+    """Noto Sans CJK's collection holds a face per writing (JP, KR, SC, TC, HK), whose
+    ideographs differ in form. A name is drawn in the face its letters tell: Korean's with
+    Hangul, Japanese's with kana; of ideographs alone, the face of the chat's language if it is
+    Korean (or Japanese), else Simplified Chinese's; a winner's in that face of the bold
+    collection. The faces are found by their names."""
+    system_fonts.use((noto_cjk_file,), known=False)
+    rows = sheet(2, 2, seed=11)
+    for winner in (False, True):
+        drawn = picture._Sheet(texts(language), [name, "Ann"], rows, [1 if winner else 2, 1])
+        font = drawn.heading[0].font
+        path = NOTO_CJK_BOLD if winner else NOTO_CJK
+        assert [run.font.getname()[0] for run in font.runs("直")] == [f"Noto Sans CJK {region}"]
+        forms = ink(drawn_alone(CJK_FORMS, font))
+        for other in ("JP", "KR", "SC"):
+            looks = face_drawn(path, f"Noto Sans CJK {other}", CJK_FORMS)
+            assert (forms == looks) == (other == region), (region, other)
+
+
+def test_a_cjk_collections_faces_in_a_picture(
+    request: pytest.FixtureRequest, noto_cjk_file: str
+) -> None:
+    """A sheet of names in each writing drawn with Noto Sans CJK: 直 and 道 in their Chinese,
+    Japanese and Korean forms, the winner's in bold."""
+    system_fonts.use((noto_cjk_file,), known=False)
+    rows = sheet(3, 3, seed=11)
+    names = ["王直道", "直子さん道", "김 直道"]
+    compare_golden(request, "noto_cjk_faces", score_sheet_png(EN, names, rows, final_places(rows)))
 
 
 def test_the_known_system_fonts_are_found(system_font_files: tuple[str, ...]) -> None:

@@ -30,7 +30,7 @@ from PIL import Image, ImageDraw
 
 from bot.show.formatters import score_sheet, shown_points, signed_points
 from bot.show.i18n import Texts, texts
-from bot.show.picture_fonts import FONT_DIR, FontStack, stack
+from bot.show.picture_fonts import FONT_DIR, FontStack, cjk_face, stack
 from bot.show.seating import ROBOT
 from engine.views import ScoreRow
 
@@ -121,30 +121,38 @@ def score_sheet_png(
     return out.getvalue()
 
 
+NAME_SIZE = 24
+"""The names' pixel size."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Type:
-    """The font stacks of the sheet."""
+    """The font stacks of a sheet in the language `language`."""
 
+    language: str
     title: FontStack
-    name: FontStack
-    winner: FontStack
     label: FontStack
     value: FontStack
     total: FontStack
     bold: FontStack
     mark: FontStack
 
+    def name(self, name: str, winner: bool = False) -> FontStack:
+        """The font of `name` (bold for a winner's), drawing its ideographs in the forms of its
+        writing (`cjk_face`: Korean with Hangul, Japanese with kana, else the chat's)."""
+        return stack(NAME_SIZE, winner, cjk_face(name, self.language))
 
-def _type() -> _Type:
+
+def _type(language: str) -> _Type:
+    face = cjk_face("", language)
     return _Type(
-        title=stack(30, bold=True),
-        name=stack(24),
-        winner=stack(24, bold=True),
-        label=stack(18),
-        value=stack(22),
-        total=stack(24),
-        bold=stack(24, bold=True),
-        mark=stack(20, bold=True),
+        language=language,
+        title=stack(30, True, face),
+        label=stack(18, False, face),
+        value=stack(22, False, face),
+        total=stack(24, False, face),
+        bold=stack(24, True, face),
+        mark=stack(20, True, face),
     )
 
 
@@ -271,7 +279,7 @@ class _Grid:
         t: Texts, names: Sequence[str], rows: Sequence[ScoreRow], cells: list[list[_Cell]]
     ) -> "_Grid":
         """The grid that fits these labels, names and cells."""
-        ty = _type()
+        ty = _type(t.language)
         every = [cell for row in cells for cell in row]
         mark = _widest(ty.mark, [TICK, CROSS]) + 6
         won_bid = _widest(ty.value, [c.won_bid for c in every])
@@ -286,7 +294,10 @@ class _Grid:
         inner = max(mark + won_bid + BADGE + GAP + points, total, labels)
 
         def columns(cap: int) -> tuple[int, ...]:
-            return tuple(2 * PAD + max(inner, _name_width(ty.winner, name, cap)) for name in names)
+            return tuple(
+                2 * PAD + max(inner, _name_width(ty.name(name, winner=True), name, cap))
+                for name in names
+            )
 
         cap = NAME_CAP
         while cap > 0 and 2 * MARGIN + left + sum(columns(cap)) > WIDEST:
@@ -366,7 +377,7 @@ class _Sheet:
         rows: Sequence[ScoreRow],
         places: Sequence[int] | None,
     ) -> None:
-        self.t, self.ty = t, _type()
+        self.t, self.ty = t, _type(t.language)
         self.names, self.rows, self.cells = names, rows, _cells(rows)
         self.grid = _Grid.measure(t, names, rows, self.cells)
         self.winners = {seat for seat, place in enumerate(places or ()) if place == 1}
@@ -426,10 +437,8 @@ class _Sheet:
         ty = self.ty
         robot, name = _robot_named(self.names[seat])
         winner = seat in self.winners
-        font = ty.winner if winner else ty.name
-        marks = (_crown_width(ty.winner) if winner else 0) + (
-            _robot_width(ty.winner) if robot else 0
-        )
+        font = ty.name(name, winner)
+        marks = (_crown_width(ty.bold) if winner else 0) + (_robot_width(ty.bold) if robot else 0)
         room = self.grid.columns[seat] - 2 * PAD - marks
         return _Head(font, _name_lines(font, name, room), winner, robot, marks)
 
@@ -449,7 +458,7 @@ class _Sheet:
                 if head.winner:
                     self.crown(left, baseline, font)
                 if head.robot:
-                    self.robot(left + head.marks - _robot_width(ty.winner), baseline, font)
+                    self.robot(left + head.marks - _robot_width(ty.bold), baseline, font)
                 for number, line in enumerate(head.lines):
                     font.draw(
                         self.image, left + head.marks, baseline + NAME_LINE * number, line, INK

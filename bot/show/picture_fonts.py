@@ -10,7 +10,8 @@ and character.
 
 A character no shipped font has (an emoji, a CJK ideograph) is drawn with the system's fonts
 that the stack falls back to (`bot.show.system_fonts`: colour emoji, CJK), if one has it: a
-colour font in its colours, a bitmap one scaled to the text's size, and an emoji run laid out
+colour font in its colours, a bitmap one scaled to the text's size, a CJK collection in the
+face of the text's writing (`cjk_face`: Noto Sans CJK's JP, KR or SC), and an emoji run laid out
 with Raqm, which joins a ZWJ sequence, a flag's two letters or a skin tone into one emoji (the
 joiner and the emoji variation selector are kept in such a run only). A character the shipped
 fonts have but that is meant as an emoji (`emoji.shown_as_emoji`: ❤️ with its variation
@@ -41,6 +42,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import regex
 from PIL import Image, ImageDraw, ImageFont, features
 
 from bot.show import bidi, emoji, system_fonts
@@ -245,8 +247,32 @@ def visual(runs: Sequence[Run]) -> list[Run]:
 
 
 @functools.cache
-def _system_font(path: str, size: int, layout: ImageFont.Layout) -> ImageFont.FreeTypeFont:
-    return ImageFont.truetype(path, size, layout_engine=layout)
+def _system_font(
+    path: str, size: int, layout: ImageFont.Layout, index: int = 0
+) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(path, size, index=index, layout_engine=layout)
+
+
+HANGUL, KANA = regex.compile(r"\p{Hangul}"), regex.compile(r"[\p{Hiragana}\p{Katakana}]")
+"""Korean's letters, and Japanese's."""
+
+LANGUAGE_FACES = {"ja": "JP", "ko": "KR"}
+"""The CJK face (`system_fonts.CJK_FACES`) of a chat's language that has one."""
+
+CHINESE = "SC"
+"""The CJK face of ideographs alone in a chat of any other language: Simplified Chinese's."""
+
+
+def cjk_face(text: str, language: str) -> str:
+    """The face of a CJK collection that draws `text` (`system_fonts.CJK_FACES`), in a chat of
+    `language`: Korean's if it has Hangul (Hanja among it take their Korean forms), Japanese's
+    if it has kana; ideographs alone, the face of the chat's language (`LANGUAGE_FACES`), else
+    Simplified Chinese's (`CHINESE`)."""
+    if HANGUL.search(text):
+        language = "ko"
+    elif KANA.search(text):
+        language = "ja"
+    return LANGUAGE_FACES.get(language, CHINESE)
 
 
 @functools.cache
@@ -256,14 +282,16 @@ def _system_notdef(font: system_fonts.Loaded) -> tuple[bytes, float]:
 
 @functools.cache
 def system_has(font: system_fonts.Loaded, char: str) -> bool:
-    """Whether the system font `font` has a glyph for `char` (found as for a shipped font)."""
+    """Whether the system font `font` has a glyph for `char` (found as for a shipped font; in
+    a collection, by its first face: a CJK collection's faces have the same characters)."""
     probe = _system_font(font.path, font.size(system_fonts.PROBE), BASIC)
     return _signature(probe, char) != _system_notdef(font)
 
 
 class FontStack:
     """The shipped fonts of one weight at one pixel size, with per-character fallback, then the
-    system's fonts of `system` (`bot.show.system_fonts`) for what the shipped ones lack.
+    system's fonts of `system` (`bot.show.system_fonts`) for what the shipped ones lack, a
+    collection's CJK face `face` among them (`cjk_face`).
 
     What it measures and draws is cached per text, so a sheet's many equal numbers are laid
     out and rendered once."""
@@ -272,6 +300,7 @@ class FontStack:
         "_masks",
         "_shapes",
         "colour",
+        "face",
         "files",
         "fonts",
         "keep",
@@ -283,9 +312,14 @@ class FontStack:
     )
 
     def __init__(
-        self, size: int, bold: bool = False, system: tuple[system_fonts.Face, ...] = ()
+        self,
+        size: int,
+        bold: bool = False,
+        system: tuple[system_fonts.Face, ...] = (),
+        face: str = CHINESE,
     ) -> None:
         self.size = size
+        self.face = face
         self.files = BOLD if bold else REGULAR
         self.fonts = tuple(_font(name, size, BASIC) for name in self.files)
         self.shaping = tuple(_font(name, size, LAYOUT) for name in self.files)
@@ -386,7 +420,7 @@ class FontStack:
             return Run((self.shaping if shaped(text) else self.fonts)[index], text)
         font = self.system[index - len(self.files)]
         layout = LAYOUT if font.colour or shaped(text) else BASIC
-        drawn = _system_font(font.path, font.size(self.size), layout)
+        drawn = _system_font(font.path, font.size(self.size), layout, font.index(self.face))
         return Run(drawn, text, font.scale(self.size), font.colour)
 
     def _shape(self, text: str) -> tuple[tuple[Run, ...], int]:
@@ -463,11 +497,11 @@ class FontStack:
 
 
 @functools.cache
-def _stack(size: int, bold: bool, system: tuple[system_fonts.Face, ...]) -> FontStack:
-    return FontStack(size, bold, system)
+def _stack(size: int, bold: bool, system: tuple[system_fonts.Face, ...], face: str) -> FontStack:
+    return FontStack(size, bold, system, face)
 
 
-def stack(size: int, bold: bool = False) -> FontStack:
+def stack(size: int, bold: bool = False, face: str = CHINESE) -> FontStack:
     """The (cached) font stack of one size and weight, with the system fonts chosen now
-    (`system_fonts.faces`)."""
-    return _stack(size, bold, system_fonts.faces())
+    (`system_fonts.faces`), drawing with their collections' CJK face `face` (`cjk_face`)."""
+    return _stack(size, bold, system_fonts.faces(), face)

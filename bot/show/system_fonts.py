@@ -9,8 +9,10 @@ none of them has is drawn as the placeholder `◌`, as without them.
 
 A face with colour glyphs (a `CBDT`, `sbix` or `COLR` table: Noto Color Emoji) is drawn in its
 colours; a bitmap font (Noto Color Emoji has one size, 109 pixels) is drawn at its size and
-scaled to the text's. Which faces are used is found once, at the first picture (`faces`), or set
-with `use` (at start-up from the configuration; the tests pin it).
+scaled to the text's. A collection of CJK faces (Noto Sans CJK's `.ttc`: JP, KR, SC, TC, HK)
+draws each text with the face of its writing, found by the faces' names (`CJK_FACES`). Which
+faces are used is found once, at the first picture (`faces`), or set with `use` (at start-up
+from the configuration; the tests pin it).
 """
 
 import functools
@@ -84,6 +86,37 @@ def faces() -> tuple[Face, ...]:
     return _chosen[0]
 
 
+CJK_FACES = ("JP", "KR", "SC", "TC", "HK")
+"""The faces of a CJK font collection, each told by the last word of its family's name (`Noto
+Sans CJK SC`): Japanese, Korean, Simplified Chinese, Traditional Chinese (Taiwan's) and Hong
+Kong's. They have the same characters, but an ideograph's form is its place's (直 and 骨 differ
+between JP and SC). Which one draws a text: `picture_fonts.cjk_face`."""
+
+
+def face_count(path: str) -> int:
+    """How many faces the font file `path` holds (a `.ttc` collection more than one)."""
+    with open(path, "rb") as file:
+        head = file.read(12)
+    return struct.unpack(">I", head[8:12])[0] if head[:4] == b"ttcf" else 1
+
+
+def cjk_faces(path: str, size: int) -> tuple[tuple[str, int], ...]:
+    """The CJK faces (`CJK_FACES`) of the collection `path`, each with its index in the file,
+    found by their family names (the first face of each: `Noto Sans CJK JP` before `Noto Sans
+    Mono CJK JP`); none for a file of one face or of faces named otherwise."""
+    count = face_count(path)
+    found: dict[str, int] = {}
+    for index in range(count if count > 1 else 0):
+        try:
+            family, _style = ImageFont.truetype(path, size, index=index).getname()
+        except OSError:
+            continue
+        region = (family or "").rsplit(" ", 1)[-1]
+        if region in CJK_FACES:
+            found.setdefault(region, index)
+    return tuple(found.items())
+
+
 def table_tags(path: str) -> frozenset[bytes]:
     """The tags of the tables of the font file `path` (of its first face, in a collection)."""
     with open(path, "rb") as file:
@@ -107,6 +140,12 @@ class Loaded:
     path: str
     strike: int | None  # the one size of a bitmap font, else None
     colour: bool  # drawn in its own colours
+    faces: tuple[tuple[str, int], ...] = ()  # a collection's CJK faces and their indexes
+
+    def index(self, face: str) -> int:
+        """The index in the file of the face that draws text of the CJK face `face`
+        (`CJK_FACES`): the collection's face of that name, else its first."""
+        return dict(self.faces).get(face, 0)
 
     def size(self, wanted: int) -> int:
         """The pixel size to load it at for text of `wanted` pixels."""
@@ -129,7 +168,7 @@ def loaded(path: str) -> Loaded | None:
             ImageFont.truetype(path, size)
         except OSError:
             continue
-        return Loaded(path, None if size == PROBE else size, colour)
+        return Loaded(path, None if size == PROBE else size, colour, cjk_faces(path, size))
     return None
 
 
