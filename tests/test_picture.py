@@ -35,7 +35,7 @@ import engine
 from adapters.running import say_picture_fonts
 from adapters.serve import use_picture_fonts
 from bot import Config
-from bot.show import i18n, picture, picture_fonts, system_fonts
+from bot.show import clusters, i18n, picture, picture_fonts, system_fonts
 from bot.show.i18n import LANGUAGES, Texts, texts
 from bot.show.picture import FONT_DIR, score_sheet_png
 from bot.show.picture_fonts import BOLD, REGULAR, font_for, stack
@@ -846,7 +846,7 @@ def test_a_long_chinese_or_japanese_name_takes_two_lines(
     """Chinese and Japanese are written without spaces, and a line may break between any two
     ideographs or kana: a long such name goes on to a second line, as a long name of words
     does, instead of being cut on the first; never before a closing mark (、 」) nor after an
-    opening one (「). A name of Latin letters without a space is still cut on one line."""
+    opening one (「)."""
     font = stack(24)
     for name in ("永远的小猫咪爱吃鱼", "たなかたろうさんです", "「東京」の山田花子さん、こんにち"):
         lines = picture._name_lines(font, name, 160)
@@ -856,13 +856,52 @@ def test_a_long_chinese_or_japanese_name_takes_two_lines(
         assert lines[1][0] not in "、」", lines
         assert lines[0][-1] != "「", lines
     assert picture._breaks("「東京」、山") == [2, 5]
-    assert picture._name_lines(font, "Wolfeschlegelsteinhausenberger", 160) == (
-        font.fit("Wolfeschlegelsteinhausenberger", 160),
-    )
     rows = sheet(3, 3, seed=6)
     names = ["永远的小猫咪爱吃鱼", "たなかたろうさんです", "Ann"]
     png = score_sheet_png(EN, names, rows, final_places(rows))
     compare_golden(request, "cjk_two_lines", png)
+
+
+LONG_WORDS = ["Wolfeschlegelsteinhaus", "🦊🐻🐼👨\u200d👩\u200d👧🇰🇷👍🏽🐨🐯🦁"]
+"""A name of one long word, and one of emoji alone (a family joined by ZWJ, a flag and a skin
+tone among them: one character each, which a line does not split)."""
+
+
+def test_a_long_word_or_a_run_of_emoji_takes_two_lines(
+    request: pytest.FixtureRequest, system_fonts_used: None
+) -> None:
+    """A name without a space (nor ideographs) to break at, too wide for its column, goes on
+    to a second line between two of its characters as they show (grapheme clusters:
+    `bot.show.clusters`), as much of it as fits on the first; it is cut with `…` only where two
+    lines are not enough, keeping a namesake's number. A name with a space still breaks
+    there only."""
+    need_raqm(request.config)
+    font = stack(24)
+    for name in LONG_WORDS:
+        lines = picture._name_lines(font, name, 160)
+        assert len(lines) == 2, lines
+        assert lines[0] + lines[1] == name, lines  # whole, in two lines
+        assert all(font.length(line) <= 160 for line in lines), lines
+        starts = [name[: unit.end()] for unit in clusters.CLUSTERS.finditer(name)]
+        assert lines[0] in starts, lines
+        longer = starts[starts.index(lines[0]) + 1]
+        assert font.length(longer) > 160, lines  # as much as fits on the first line
+    first, second = picture._name_lines(font, "Wolfeschlegelsteinhausenberger (2)", 160)
+    assert "Wolfeschlegelsteinhausenberger".startswith(first + second[:2]), (first, second)
+    assert second.endswith("… (2)"), second
+    assert font.length(second) <= 160 < font.length(first + second[0])
+    assert picture._name_lines(font, "Wolfeschlegelstein (2)", 240) == (
+        "Wolfeschlegelstein",
+        "(2)",
+    )
+    assert picture._name_lines(font, "Maximiliane Wolfeschlegelsteinhausen", 160) == (
+        "Maximiliane",
+        font.fit("Wolfeschlegelsteinhausen", 160),
+    )
+    rows = sheet(3, 3, seed=6)
+    names = [*LONG_WORDS, "Leutheusserschnarrenberger (2)"]
+    png = score_sheet_png(EN, names, rows, final_places(rows))
+    compare_golden(request, "long_word_two_lines", png)
 
 
 def test_without_the_system_fonts_those_names_are_placeholders() -> None:

@@ -2,7 +2,8 @@
 an emoji joined by zero-width joiners 👨‍👩‍👧, a flag 🇩🇪, a skin tone 👍🏽, a keycap 1️⃣, a
 letter and its accents), as Unicode's text segmentation (UAX #29) says, by the `regex`
 package's `\\X`; and text cut to a width with `…` (`shortened`: in columns for the chat screens,
-in pixels for the pictures, in characters for the platforms' limits)."""
+in pixels for the pictures, in characters for the platforms' limits), or where a line of a
+width ends (`fitting`: the pictures' long words on two lines)."""
 
 from collections.abc import Callable
 
@@ -39,6 +40,27 @@ def head(text: str, limit: int, units: regex.Pattern[str] = CLUSTERS) -> str:
     return text[:end]
 
 
+def fitting(
+    text: str,
+    width: float,
+    measure: Callable[[str], float],
+    units: regex.Pattern[str] = CLUSTERS,
+) -> int:
+    """The length of the longest start of `text` at most `width` wide as `measure` measures it
+    (its spaces at the end not counted), ending where one of its `units` does: where a line
+    may end that splits no character (the pictures' long words, `shortened`); 0 if not even
+    the first unit fits."""
+    ends = [0, *(unit.end() for unit in units.finditer(text))]
+    low, high = 0, len(ends) - 1
+    while low < high:  # a longer start is never narrower: the longest that fits
+        middle = (low + high + 1) // 2
+        if measure(text[: ends[middle]].rstrip()) <= width:
+            low = middle
+        else:
+            high = middle - 1
+    return ends[low]
+
+
 def shortened(
     text: str,
     width: float,
@@ -51,13 +73,5 @@ def shortened(
     a space before the ellipsis (`Bob…`, not `Bob …`)."""
     if measure(text) <= width:
         return text
-    room = width - measure(ELLIPSIS)
-    ends = [0, *(unit.end() for unit in units.finditer(text))]
-    low, high = 0, len(ends) - 1
-    while low < high:  # a longer start is never narrower: the longest that fits
-        middle = (low + high + 1) // 2
-        if measure(text[: ends[middle]].rstrip()) <= room:
-            low = middle
-        else:
-            high = middle - 1
-    return text[: ends[low]].rstrip() + ELLIPSIS
+    end = fitting(text, width - measure(ELLIPSIS), measure, units)
+    return text[:end].rstrip() + ELLIPSIS

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
+from bot.show.clusters import fitting
 from bot.show.formatters import score_sheet, shown_points, signed_points
 from bot.show.i18n import Texts, texts
 from bot.show.picture_fonts import FONT_DIR, FontStack, cjk_face, stack
@@ -245,11 +246,18 @@ def _name_lines(font: FontStack, name: str, width: float) -> tuple[str, ...]:
     """`name` as drawn in `width` pixels: whole on one line; else as much of its start as fits
     on a first line, up to a break (`_breaks`: a space, or between ideographs; the first piece
     cut, if it alone is too wide) and the rest on a second, cut if need be; a name without a
-    break (a single word), cut on one line. A cut keeps a namesake's number."""
+    break (a single word, a run of emoji; but for a namesake's number) too wide for a line, as
+    much of it as fits on the first, ending between two characters as they show
+    (`clusters.fitting`), and the rest on the second. A cut keeps a namesake's number."""
     name = font.clean(name)
+    if font.length(name) <= width:
+        return (name,)
+    number = NUMBER.search(name)
+    word = name[: number.start()] if number else name
+    if not _breaks(word) and font.length(word) > width:
+        at = fitting(word, width, font.length)
+        return (name[:at], _cut(font, name[at:], width)) if at else (_cut(font, name, width),)
     breaks = _breaks(name)
-    if font.length(name) <= width or not breaks:
-        return (_cut(font, name, width),)
     fits = [at for at in breaks if font.length(name[:at].rstrip()) <= width]
     if not fits:
         return (font.fit(name[: breaks[0]].rstrip(), width), _cut(font, name[breaks[0] :], width))
