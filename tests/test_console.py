@@ -51,7 +51,7 @@ from bot.requests import Request
 from bot.show.formatters import text_width
 from bot.show.i18n import texts
 from bot.show.themes import Theme
-from bot.store import keys
+from bot.store import keys, presence
 from bot.store.redis_server import find_redis_server, free_port
 from bot.table import Table
 
@@ -621,6 +621,46 @@ def test_a_configured_redis_is_used(home: Path, redis_url: str) -> None:
         assert min(score for _, score in deadlines) > time.time() + 365 * 24 * 3600
     again = wizard(home, ["play"], ["quit"], WIZARD_REDIS_URL=redis_url)
     assert again.stdout.startswith("Resuming your unfinished game: round 1 of 5.")
+
+
+SKEWED = "import time\n_machine = time.time\ntime.time = lambda: _machine() + 3600\n"
+"""A `sitecustomize` that sets a process's clock an hour ahead of the machine's (and so of
+Redis's): a machine whose clock is off, as the service sees it."""
+
+
+def test_the_terminal_tables_beats_go_by_the_redis_servers_clock(
+    home: Path, redis_url: str
+) -> None:
+    """The terminal table beats (so that a restore is refused while it runs) by the service's
+    clock, the Redis server's, as the web worker and the chat workers do: a restore reads the
+    beats by that clock. On a machine whose clock is an hour ahead its beats were dated an
+    hour ahead (by `time.time`), and one an hour behind would have looked long stopped."""
+    skew = home / "skew"
+    skew.mkdir()
+    (skew / "sitecustomize.py").write_text(SKEWED)
+    path = os.pathsep.join(filter(None, (str(skew), os.environ.get("PYTHONPATH"))))
+    table = subprocess.Popen(
+        [console_script(), "play", *SHORT_GAME, "--seed", "5"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=home,
+        env=environment(home, WIZARD_REDIS_URL=redis_url, PYTHONPATH=path),
+    )
+    try:
+        _until_prompt(table)
+        with redis.Redis.from_url(redis_url) as client:
+            seconds, micros = client.time()
+            beats = client.zrange(keys.beats(presence.CONSOLE), 0, -1, withscores=True)
+        assert beats
+        for _, at in beats:
+            assert abs(at - (seconds + micros / 1e6)) < 60
+        _, stderr = table.communicate(b"quit\n", timeout=TIMEOUT)
+        assert table.returncode == 0, stderr
+    finally:
+        if table.poll() is None:
+            table.kill()
+            table.communicate()
 
 
 def test_each_ai_seat_gets_the_level_asked_for(home: Path, redis_url: str) -> None:

@@ -23,7 +23,6 @@ import random
 import signal
 import socket
 import sys
-import time
 import warnings
 from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -58,12 +57,13 @@ from bot import (
     User,
     tokens,
 )
+from bot.clock import ServerClock, keeping
 from bot.show.i18n import Texts, texts
 from bot.show.look import Look, look_of
 from bot.show.screens import options_line
 from bot.show.seating import seating
 from bot.show.themes import Theme
-from bot.store import keys, presence, reached, redis_client
+from bot.store import keys, presence, reached, redis_client, server_time
 from bot.store.redis_server import RedisServerError, configured_redis, unusable
 from bot.table import Table
 from bot.tokens import Action
@@ -152,7 +152,7 @@ def play(args: PlayArgs, config: Config, out: TextIO | None = None) -> int:
                 rng=random.Random(args.seed),
             )
             chat = chat_id(config)
-            stack.enter_context(_beating(url, config, keys.scope(chat), service.worker))
+            stack.enter_context(_beating(url, config, keys.scope(chat), service))
             table = ConsoleTable(service, chat, args, waiter(loop, waiting), stream)
             return table.run()
         finally:  # a stop signal now is ignored until the Redis and its beats have stopped
@@ -173,15 +173,20 @@ def _deaf() -> None:
 
 
 @contextlib.contextmanager
-def _beating(url: str, config: Config, scope: str, worker: str) -> Iterator[None]:
+def _beating(url: str, config: Config, scope: str, service: GameService) -> Iterator[None]:
     """Beat while inside (`bot.store.presence`), so that a restore into this Redis is refused
     while the game runs: from a thread with an event loop and a client of its own, as the
-    table's loop runs only while it waits on the service, not at the prompt."""
+    table's loop runs only while it waits on the service, not at the prompt. The beats, and
+    the service, go by the Redis server's clock (`bot.clock`), read first and then now and then
+    on that thread, as the web table's worker does: a restore reads the beats by it."""
     loop = asyncio.new_event_loop()
     client = redis_client(url, config.redis_timeout, config.redis_cluster)
+    clock, worker = service.clock, service.worker
     with contextlib.suppress(*StoreErrors):  # the first before the game is shown
-        loop.run_until_complete(presence.beat(client, scope, worker, time.time()))
-    task = loop.create_task(presence.beating(client, scope, worker, time.time))
+        if isinstance(clock, ServerClock):
+            clock.anchor(loop.run_until_complete(server_time(client)))
+        loop.run_until_complete(presence.beat(client, scope, worker, clock()))
+    task = loop.create_task(_beats(client, scope, worker, clock))
 
     def run() -> None:
         with contextlib.suppress(asyncio.CancelledError):
@@ -197,6 +202,20 @@ def _beating(url: str, config: Config, scope: str, worker: str) -> Iterator[None
         with contextlib.suppress(RuntimeError):  # its loop closed already: it stopped
             loop.call_soon_threadsafe(task.cancel)
         thread.join(config.redis_timeout + presence.EVERY)
+
+
+async def _beats(client: RedisClient, scope: str, worker: str, clock: Callable[[], float]) -> None:
+    """Beat by `clock`, and keep it to the Redis server's (`bot.clock.keeping`), until cancelled."""
+    if not isinstance(clock, ServerClock):  # a clock of its own: nothing to read
+        await presence.beating(client, scope, worker, clock)
+        return
+    keep = asyncio.ensure_future(keeping(clock, lambda: server_time(client)))
+    try:
+        await presence.beating(client, scope, worker, clock)
+    finally:
+        keep.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await keep
 
 
 class Waiting:

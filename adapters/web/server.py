@@ -60,7 +60,7 @@ from bot import (
     User,
     tokens,
 )
-from bot.clock import ServerClock
+from bot.clock import ServerClock, keeping
 from bot.messages import Message
 from bot.service import STORE_AWAY
 from bot.show.i18n import DEFAULT_LANGUAGE, N_, Texts, catalog_language, texts
@@ -85,9 +85,6 @@ service runs no tick to hand them over)."""
 RESUBSCRIBE = (1.0, 60.0)
 """Seconds before the first new try of a failed subscription, and the most between tries (each
 wait twice the last): a Redis down for an hour is a few dozen tries, not 3,600."""
-TIME_EVERY = (1.0, 60.0)
-"""Seconds between reads of the Redis server's clock, until it is first read (Redis away at the
-worker's start) and then (the steady clock that carries it on drifts a little)."""
 KEEPALIVE = 15.0
 """Seconds between comments on an idle event stream (proxies close silent connections)."""
 MAX_BODY = 4096
@@ -367,18 +364,13 @@ class WebTable:
         await self.watcher.close()
 
     async def _keep_time(self) -> None:
-        """Read the Redis server's clock again and again (`TIME_EVERY`): each second until it is
-        read (Redis away when the worker started: till then it goes by its own), then each
-        minute. The chat workers sign the pages' links by that clock and read it at each beat;
-        this worker checks the links, and sets deadlines, by it too."""
+        """Read the Redis server's clock again and again (`bot.clock.keeping`): each second
+        until it is read (Redis away when the worker started: till then it goes by its own),
+        then each minute. The chat workers sign the pages' links by that clock and read it at
+        each beat; this worker checks the links, and sets deadlines, by it too."""
         clock = self.service.clock
-        if not isinstance(clock, ServerClock):
-            return  # a clock of its own (a test's): nothing to read
-        until, then = TIME_EVERY
-        while True:
-            await asyncio.sleep(then if clock.anchored else until)
-            with contextlib.suppress(*StoreErrors):
-                await self.service.keep_time()
+        if isinstance(clock, ServerClock):  # else a clock of its own (a test's): nothing to read
+            await keeping(clock, self.service.store.server_time)
 
     async def _hand_reviews(self, deliver: Shows) -> None:
         """At a coach table, a round a page's move ended is reviewed by a worker of the chat's

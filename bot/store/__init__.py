@@ -12,6 +12,7 @@ from bot.store.store import (
     reached,
     redis_client,
     refuses_writes,
+    server_time,
 )
 
 __all__ = [
@@ -24,4 +25,5 @@ __all__ = [
     "reached",
     "redis_client",
     "refuses_writes",
+    "server_time",
 ]

@@ -69,6 +69,13 @@ an OSError met while handling a request (a font file missing, a disk full) is no
 RedisClient = aioredis.Redis | aioredis.RedisCluster
 """A client of one Redis server, or of a Redis Cluster."""
 
+
+async def server_time(client: RedisClient) -> float:
+    """The clock of the Redis server of `client` (seconds)."""
+    seconds, micros = await client.time()
+    return float(seconds) + float(micros) / 1e6
+
+
 REFUSALS = ("MISCONF", "NOREPLICAS")
 """The first words of the refusals, beside out of memory and read-only, by which Redis says it
 takes no writes until it is mended: it cannot persist (`stop-writes-on-bgsave-error`), it has
@@ -924,8 +931,7 @@ class Store:
     @timed("server_time")
     async def server_time(self) -> float:
         """The Redis server's clock (seconds)."""
-        seconds, micros = await self.client.time()
-        return float(seconds) + float(micros) / 1e6
+        return await server_time(self.client)
 
     @timed("enlist")
     async def enlist(self, scope: str, worker: str, now: float) -> None:
