@@ -272,7 +272,7 @@ async def test_a_mini_apps_view_comes_with_a_link_that_outlives_its_init_data(
     view = await page_view(client, tma(good_tma))
     link = view["link"]
     assert auth.check_link(web.secret, link, NOW) == auth.Viewer(
-        ANN.id, ANN.id, CHAT, await game_id(driver), key=link
+        ANN.id, ANN.id, CHAT, await game_id(driver), key=link, until=NOW - 10 + CONFIG.web.link_ttl
     )
     web.clock.advance(3600)  # type: ignore[attr-defined]
     assert (await client.get("/api/view", headers=tma(good_tma))).status == 401
@@ -280,6 +280,26 @@ async def test_a_mini_apps_view_comes_with_a_link_that_outlives_its_init_data(
     assert "link" not in view
     payload = (view["bids"] or view["trump_choice"])[0]["payload"]
     assert (await page_move(client, bearer(link), payload))["view"]["version"] > view["version"]
+
+
+async def test_a_link_from_init_data_expires_when_one_signed_at_the_apps_opening_would(
+    table: tuple[Driver, WebTable, TestClient[web.Request, web.Application]],
+) -> None:
+    """A captured `initData` is good for `web.init_data_ttl`; the link a view asked with it
+    comes with expires `web.link_ttl` after the app was opened (its `auth_date`), as a link
+    signed then would, however late in that time, and however often, it is asked. It was
+    good for `web.link_ttl` from each asking: near an hour more than that, renewed each time."""
+    driver, web, client = table
+    await driver.lobby(["rounds=short"], ai=2)
+    opened = NOW - 3000  # the app opened 50 minutes ago: its initData is still good
+    good_tma = init_data(int(ANN.id.removeprefix("tg:")), CHAT.removeprefix("tg:"), opened)
+    ends = opened + CONFIG.web.link_ttl
+    for _ in range(2):
+        link = (await page_view(client, tma(good_tma)))["link"]
+        assert auth.check_link(web.secret, link, ends - 1).game == await game_id(driver)
+        with pytest.raises(auth.AuthError, match="the link token has expired"):
+            auth.check_link(web.secret, link, ends)
+        web.clock.advance(500)  # type: ignore[attr-defined]  # asked again, later
 
 
 async def test_requests_are_rate_limited_per_credential(redis_client: aioredis.Redis) -> None:
@@ -955,11 +975,15 @@ async def test_play_again_on_a_links_page_answers_a_fresh_link_for_the_new_table
 ) -> None:
     """A finished game's view offers Play again; pressed on a link's page it opens the new
     table and answers 200 with its view and a fresh link for it (the old one is for the old
-    game only), and the page's open event stream is told `gone` with the same link."""
+    game only), and the page's open event stream is told `gone` with the same link. The fresh
+    link expires when the old one does: a link never begets one that outlives it (it was good
+    for `web.link_ttl` from the press, so a link, or a captured `initData`'s, went on for ever
+    with a Play again at each game's end)."""
     driver, web, client = table
     await driver.lobby(["rounds=short"], ai=2)
     gid = await game_id(driver)
     link = web.link(CHAT, ANN.id, gid)
+    web.clock.advance(3600)  # type: ignore[attr-defined]  # an hour of play
     for _ in range(200):
         view = await (await client.get("/api/view", headers=bearer(link))).json()
         if view["phase"] == "finished":
@@ -978,7 +1002,9 @@ async def test_play_again_on_a_links_page_answers_a_fresh_link_for_the_new_table
     assert again["ok"]
     new_gid = await game_id(driver)
     assert new_gid != gid
-    assert again["link"] == web.link(CHAT, ANN.id, new_gid)
+    assert again["link"] == auth.sign_link(
+        web.secret, CHAT, ANN.id, new_gid, NOW + CONFIG.web.link_ttl
+    )
     assert again["view"]["phase"] == "lobby"
     robots = ["🤖 Merlin", "🤖 Morgana"]  # the same table again, its AI seats too
     assert [p["name"] for p in again["view"]["lobby"]["players"]] == ["Ann", *robots]

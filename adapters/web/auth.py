@@ -70,6 +70,10 @@ class Viewer:
     language: str | None = None
     key: str = ""
     """What the request is rate-limited by (the credential, or the person)."""
+    until: float | None = None
+    """The latest a link made for this credential may expire (Unix time): a link's own
+    expiry (so a link never begets one that outlives it); None: as late as `web.link_ttl`
+    from now allows (a Mini App's, `WebTable.viewer` bounds it by its `auth_date`)."""
 
 
 # --- Telegram Mini App initData -----------------------------------------------------------------
@@ -158,7 +162,7 @@ def check_link(secret: bytes, token: str, now: float) -> Viewer:
         raise unauthorized(N_("the link token is malformed"))
     if not isinstance(expires, int) or now >= expires:
         raise unauthorized(N_("the link token has expired"))
-    return Viewer(player=player, name=player, chat=chat, game=game, key=token)
+    return Viewer(player=player, name=player, chat=chat, game=game, key=token, until=expires)
 
 
 # --- rate limit ------------------------------------------------------------------------------

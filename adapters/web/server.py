@@ -317,9 +317,12 @@ class WebTable:
         self._watches: set[asyncio.Task[None]] = set()
         self.port: int | None = None
 
-    def link(self, chat: str, player: str, game: str) -> str:
-        """A signed token for `player`'s page at `game` of `chat`, valid for `web.link_ttl`."""
+    def link(self, chat: str, player: str, game: str, until: float | None = None) -> str:
+        """A signed token for `player`'s page at `game` of `chat`, valid for `web.link_ttl`,
+        and no later than `until` (the credential it is made for: `Viewer.until`)."""
         expires = self.clock() + self.config.web.link_ttl
+        if until is not None:
+            expires = min(expires, until)
         return auth.sign_link(self.secret, chat, player, game, expires)
 
     def app(self) -> web.Application:
@@ -436,6 +439,10 @@ class WebTable:
                 value if header else query["tma"], token, now, self.config.web.init_data_ttl
             )
             viewer = auth.telegram_viewer(fields, query.get("chat"))
+            # its link is worth no more than one signed when the app was opened: a captured
+            # initData, good for `init_data_ttl`, never makes a link good for longer
+            opened = int(fields["auth_date"])
+            viewer = replace(viewer, until=opened + self.config.web.link_ttl)
         else:
             raise auth.unauthorized(N_("no credentials"))
         if not self.limit.allow(viewer.key):
@@ -464,7 +471,7 @@ class WebTable:
         _, table, _ = await self.service.snapshot(viewer.chat)
         if table is None or table.after != viewer.game or seat_of(table, viewer.player) is None:
             return viewer, None
-        link = self.link(viewer.chat, viewer.player, table.game_id)
+        link = self.link(viewer.chat, viewer.player, table.game_id, viewer.until)
         return replace(viewer, game=table.game_id, key=link), link
 
     async def _after(self, viewer: Viewer, action: Action) -> tuple[Viewer, str | None]:
@@ -499,7 +506,7 @@ class WebTable:
         if viewer.game is None:
             # a Mini App's initData is good for `init_data_ttl` from the app's opening, and a
             # game may last longer: the page goes on with a link of this game, as a link's does
-            data["link"] = self.link(viewer.chat, viewer.player, table.game_id)
+            data["link"] = self.link(viewer.chat, viewer.player, table.game_id, viewer.until)
         return web.json_response(data)
 
     async def move(self, request: web.Request) -> web.Response:
