@@ -72,7 +72,7 @@ async def relay_loop(
     async def apply(entry: Relayed, before: asyncio.Task[None] | None) -> None:
         if before is not None:
             await asyncio.wait({before})
-        await apply_relayed(service, show, entry, clock)
+        await apply_relayed(service, show, entry, clock, relay, scope)
         # Not acknowledged (cancelled, or Redis away): another worker takes it over and
         # applies it once, by its update id.
         with contextlib.suppress(*StoreErrors):
@@ -140,9 +140,16 @@ async def relay_loop(
 
 
 async def apply_relayed(
-    service: GameService, show: Show, entry: Relayed, clock: Callable[[], float]
+    service: GameService,
+    show: Show,
+    entry: Relayed,
+    clock: Callable[[], float],
+    relay: Relay,
+    scope: str,
 ) -> None:
-    """Apply one relayed request and show what it shows; one that cannot be is logged."""
+    """Apply one relayed request and show what it shows; one that cannot be is logged. A
+    refusal is noted in `relay` (`Relay.refuse`), for the page it came from: the only answer
+    that comes back (a move made, the page sees by its event stream)."""
     with logs.about(entry.chat or None):
         try:
             kind = Kind(entry.kind)
@@ -155,6 +162,11 @@ async def apply_relayed(
         user = User(entry.user, entry.name, language=entry.language)
         try:
             outcome = await service.handle(entry.chat, user, Request(kind, entry.arg), entry.update)
+            if outcome.alert and outcome.answer:
+                try:
+                    await relay.refuse(scope, entry, outcome.answer, MAX_AGE)
+                except StoreErrors as error:  # the page is not told, as before
+                    log.warning("the refusal of a relayed request cannot be noted: %s", error)
             if outcome.messages:
                 await show(entry.chat, outcome)
         except Exception:

@@ -55,9 +55,9 @@ from browser import (
     shared_browser,
     use_pinned_fonts,
 )
-from playwright.async_api import Browser, Page, Response, ViewportSize
+from playwright.async_api import Browser, Page, Response, Route, ViewportSize
 from test_telegram import ANN, BOB, GROUP, Bot, game_ids, move, running, seat, until
-from test_web import BOT_TOKEN, ann_and_two_ai, init_data, leaks
+from test_web import BOT_TOKEN, ann_and_two_ai, init_data, leaks, telegram_game
 
 from adapters.relay import relaying
 from adapters.running import Shows
@@ -834,6 +834,44 @@ async def test_a_move_on_a_web_only_workers_page_is_made_by_the_chats_worker(
         # posted once the worker has made the AI seats' moves that follow (the page may
         # show the bid before that)
         await until(lambda: bot.table().text != group, "the group's table shows the bid")
+        await bot.idle()
+        assert not bot.real_errors()
+
+
+async def test_a_move_the_chats_worker_refuses_is_said_on_a_web_only_workers_page(
+    browser: Browser, redis_url: str
+) -> None:
+    """Hidden bids, Bob yet to bid: Ann bids in the chat while her page is behind (its event
+    stream held unanswered, so it never hears of it), then clicks a bid there. By the web
+    worker's read it is the same decision, so the bid is handed over (202); the Telegram worker
+    refuses it, and the page says so in the chat's words, "You have already bid.", busy no
+    longer. It said nothing: the player thought the bid made."""
+    async with (
+        running(redis_url) as bot,
+        relaying(bot.front.service, bot.front.show_async, "tg", bot.client, 1.0),
+        web_only(redis_url, Relay) as (table, _),
+    ):
+        link = await telegram_game(bot, (ANN, BOB), 1, "bids=hidden")
+        version, _, _ = await bot.front.service.snapshot(CHAT)
+        page = await browser.new_page(viewport=PHONE)
+        held: list[Route] = []
+
+        def hold(route: Route) -> None:
+            held.append(route)  # the stream never answered: the page hears of no move
+
+        await page.route("**/api/events?**", hold)
+        await page.goto(f"http://127.0.0.1:{table.port}/?link={link}")
+        await caught_up(page, version)
+        await move(bot, (ANN,))  # her bid, in the chat
+        async with page.expect_response("**/api/move") as answered:
+            await page.locator("#ask button.bid").first.click()
+        assert (await answered.value).status == 202
+        await page.wait_for_function(
+            "() => document.getElementById('message').textContent === 'You have already bid.'"
+            " && !document.body.classList.contains('busy')",
+            timeout=10_000,
+        )
+        assert held
         await bot.idle()
         assert not bot.real_errors()
 

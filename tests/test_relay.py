@@ -27,8 +27,8 @@ from test_discord import Bot as DiscordBot
 from test_discord import people
 from test_discord import running as discord_running
 from test_discord import seat as discord_seat
-from test_telegram import ANN, GROUP, Bot, running, until
-from test_web import ann_and_two_ai, bearer
+from test_telegram import ANN, BOB, GROUP, Bot, running, until
+from test_web import ann_and_two_ai, bearer, telegram_game
 
 from adapters.relay import FORGET, LIVE, relay_loop, relaying
 from adapters.running import Shows
@@ -154,6 +154,41 @@ async def test_a_move_the_game_has_moved_past_is_refused_on_the_page_not_handed_
             assert said["answer"] == "This button is out of date."
             assert await bot.client.xlen(keys.relay("tg")) == handed  # nothing handed over
             assert (await raw(bot.client, CHAT))[0] == version  # nor changed
+            await bot.idle()
+            assert not bot.real_errors()
+
+
+async def test_a_move_the_chat_worker_refuses_is_said_on_the_page(redis_url: str) -> None:
+    """A press the web worker cannot see refused, handed over, and refused by the chat's worker
+    (here a second tab's bid under hidden bids, Ann's first bid made meanwhile: the same
+    decision by the web worker's read, while Bob has not bid) is said on the page: asked what
+    became of it (`/api/relayed`, with the `entry` and `update` of its 202), the web worker
+    answers the chat worker's refusal, in its words. It answered 202 and nothing more: the
+    page thought the bid made. A move made is answered `ok` with no words."""
+    async with running(redis_url) as bot, web_worker(redis_url) as (_, http):
+        front = bot.front
+        async with relaying(front.service, front.show_async, "tg", bot.client, 1.0):
+            link = await telegram_game(bot, (ANN, BOB), 1, "bids=hidden")
+            bids = (await (await http.get("/api/view", headers=bearer(link))).json())["bids"]
+            answers = []
+            for bid in bids[:2]:  # the first tab's bid, then the second's
+                made = await http.post(
+                    "/api/move", json={"payload": bid["payload"]}, headers=bearer(link)
+                )
+                assert made.status == 202
+                handed = await made.json()
+                asked = {"entry": handed["entry"], "update": handed["update"]}
+                answer = await http.get("/api/relayed", params=asked, headers=bearer(link))
+                assert answer.status == 200, await answer.text()
+                answers.append(await answer.json())
+            assert answers == [
+                {"ok": True, "answer": None},
+                {"ok": False, "answer": "You have already bid."},
+            ]
+            # Bob may not read Ann's answers
+            bob = auth.sign_link(b"s3cret", CHAT, f"tg:{BOB.id}", handed["view"]["game"], 10**10)
+            theirs = await http.get("/api/relayed", params=asked, headers=bearer(bob))
+            assert await theirs.json() == {"ok": True, "answer": None}
             await bot.idle()
             assert not bot.real_errors()
 

@@ -18,6 +18,7 @@ import redis.asyncio as aioredis
 import redis.exceptions
 from aiohttp import ClientConnectionError, ClientSession, web
 from aiohttp.test_utils import TestClient, TestServer
+from fake_telegram import User as TelegramUser
 from service_helpers import ANN, BOB, Clock, Driver, raw, service, table_of
 from test_ai_moves import DiesAfterSaving
 from test_telegram import ANN as TG_ANN
@@ -563,10 +564,18 @@ async def test_every_write_publishes_the_new_version_on_the_chat_channel(
 async def ann_and_two_ai(bot: TelegramBot, *options: str) -> str:
     """Ann and two AI seats at a game started in the fake Telegram's group (`options` set in
     the lobby first); a link to Ann's page, signed with the key "s3cret"."""
-    await telegram_seat(bot, (TG_ANN,))
+    return await telegram_game(bot, (TG_ANN,), 2, *options)
+
+
+async def telegram_game(
+    bot: TelegramBot, people: tuple[TelegramUser, ...], ai: int, *options: str
+) -> str:
+    """`people` (Ann first) and `ai` AI seats at a game started in the fake Telegram's group
+    (`options` set in the lobby first); a link to Ann's page, signed with the key "s3cret"."""
+    await telegram_seat(bot, people)
     for option in options:
         await bot.command(TG_GROUP, TG_ANN, f"/options {option}")
-    for _ in range(2):
+    for _ in range(ai):
         await bot.command(TG_GROUP, TG_ANN, "/addbot")
     await bot.command(TG_GROUP, TG_ANN, "/start")
     chat = f"tg:{TG_GROUP}"

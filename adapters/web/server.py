@@ -13,6 +13,8 @@
   and applied here, and so is one the worker that took it died holding, once no worker of
   the chat's front end reads the relay (`WebTable._watch`). A link's page whose player sits
   at the table Play again opened after its game is given a fresh link for it (`link`);
+- `GET /api/relayed?entry=…&update=…`: what became of a move handed over (its 202's ids), asked
+  by a page that has not seen it made: the chat worker's refusal, if it refused it;
 - `GET /api/events`: server-sent events, a `view` event with the view each time the game's
   version changes (any worker's write: the store publishes it, `keys.versions`), the event id
   being the version; a client that reconnects gets the view at once; `gone` when the table is
@@ -96,6 +98,12 @@ TAKEN = (0.01, 0.2)
 """Seconds between looks whether a consumer took a move handed over, at first and at most (each
 wait twice the last): a consumer waiting in its read is given it as it is added, so the first
 look, right after, most often finds it taken."""
+ANSWERED = 4.0
+"""Seconds `/api/relayed` waits at most for a move handed over to be acknowledged (applied or
+refused): within the page's 5 s of waiting for it."""
+ENTRY = re.compile(r"\d{1,20}-\d{1,20}")
+UPDATE = re.compile(r"web[0-9a-f]{16}")
+"""A relay entry's id, and a relayed move's update id, as `/api/relayed` is asked them."""
 WATCH = 1.0
 """Seconds between looks whether a move a consumer took is still held by it unacknowledged with
 no worker of its scope reading the relay any more (it died holding it, and none is left to take
@@ -330,6 +338,7 @@ class WebTable:
         app.router.add_get("/", self.page)
         app.router.add_get("/api/view", self.view)
         app.router.add_post("/api/move", self.move)
+        app.router.add_get("/api/relayed", self.relayed)
         app.router.add_get("/api/events", self.events)
         app.router.add_static("/static/", STATIC)
         app.on_response_prepare.append(_caching)
@@ -547,7 +556,7 @@ class WebTable:
                 watch = asyncio.create_task(self._watch(relay, scope, entry))
                 self._watches.add(watch)
                 watch.add_done_callback(self._watches.discard)
-                return await self._handed_over(viewer, token.action, seen)
+                return await self._handed_over(viewer, token.action, seen, entry, update)
             # no consumer took it (the reader that made the relay live died), and none will:
             # it is applied here, as with no live reader, by the same update id
         outcome = await self.service.handle(
@@ -615,18 +624,19 @@ class WebTable:
                 if taken is None:
                     continue
                 log.warning("%s: a move handed over was left by a dead worker: applied here", scope)
-                await apply_relayed(self.service, shown, taken, self.clock)
+                await apply_relayed(self.service, shown, taken, self.clock, relay, scope)
                 await relay.ack(scope, entry)
                 return
             except StoreErrors as error:  # Redis away: look again
                 log.warning("%s: a move handed over cannot be looked at: %s", scope, error)
 
     async def _handed_over(
-        self, viewer: Viewer, action: Action, seen: tuple[int, Table, Any]
+        self, viewer: Viewer, action: Action, seen: tuple[int, Table, Any], entry: str, update: str
     ) -> web.Response:
         """The answer to a move a consumer took (202): the view as it was before it was handed
         over (`seen`), the move's own comes by the event stream; after a Play again that was
-        applied already, the view of the table it opened."""
+        applied already, the view of the table it opened. Its `entry` and `update` are what the
+        page asks `/api/relayed` with, should the move not show."""
         viewer, link = await self._after(viewer, action)  # should it be applied yet
         version, table, settings = seen if link is None else await self.seated(viewer)
         view = await self._json(viewer, version, table, settings)
@@ -637,8 +647,30 @@ class WebTable:
             "private": [],
             "view": view,
             "link": link,
+            "entry": entry,
+            "update": update,
         }
         return web.json_response(handed_over, status=202)
+
+    async def relayed(self, request: web.Request) -> web.Response:
+        """What became of a move handed over (`entry` and `update` of its 202), asked by a page
+        that has not seen it made: once the consumer that took it acknowledged it (looked at as
+        `_taken` looks, for `ANSWERED` seconds at most), `"ok": false` and the chat worker's
+        answer if it refused it, else `"ok": true` (made, or not known yet: the page's event
+        stream shows which). Only a refusal is written (`Relay.refuse`): a move made costs
+        nothing more unless its page asks."""
+        viewer = self.viewer(request)
+        entry, update = request.query.get("entry", ""), request.query.get("update", "")
+        if self.relay is None or not ENTRY.fullmatch(entry) or not UPDATE.fullmatch(update):
+            return web.json_response({"ok": True, "answer": None})
+        scope = keys.scope(viewer.chat)
+        deadline = time.monotonic() + ANSWERED
+        wait, most = TAKEN
+        while await self.relay.held(scope, entry) and time.monotonic() < deadline:
+            await asyncio.sleep(wait)
+            wait = min(2 * wait, most)
+        answer = await self.relay.refusal(scope, update, viewer.player)
+        return web.json_response({"ok": answer is None, "answer": answer})
 
     async def events(self, request: web.Request) -> web.StreamResponse:
         task = asyncio.current_task()

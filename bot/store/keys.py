@@ -219,6 +219,13 @@ def readers(of: str) -> str:
     return f"{RELAY_PREFIX}{{r:{of}}}:readers"
 
 
+def refused(of: str, update: str) -> str:
+    """String (JSON: who asked, the service's answer) of the refusal of the relayed request of
+    update id `update` in scope `of`, written by the chat worker that refused it, kept a minute:
+    the web worker that handed it over answers its page with it (`bot.store.relay`)."""
+    return f"{RELAY_PREFIX}{{r:{of}}}:refused:{update}"
+
+
 HINT_PREFIX = "wiz-hint:"
 """The prefix of the marks of hints posted (`hinted`): outside `PREFIX` on purpose. Each lives
 minutes, so a backup has nothing to keep of it."""

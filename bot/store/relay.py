@@ -20,8 +20,13 @@ that hands a move over sees a consumer take it (`given`), or takes it back (`wit
 same step as the look, so a consumer reading at that moment has it or never will) and applies
 it itself; one a consumer took and died holding, with no reader left to take it over, the web
 worker takes over (`held`, `take`) and applies itself.
+
+What a relayed request brings back: only a refusal (most requests are made, and the page sees
+them made by its event stream), which whoever refused it writes beside the stream (`refuse`),
+so that the web worker answers the page with it (`refusal`) once the entry is acknowledged.
 """
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -223,6 +228,21 @@ class Relay:
         )
         taken = _entries(found)
         return taken[0] if taken and taken[0].chat else None
+
+    async def refuse(self, scope: str, relayed: Relayed, answer: str, keep: float) -> None:
+        """Note that `relayed` was refused with `answer` (the service's, in its asker's words),
+        for `keep` seconds: written before the entry is acknowledged."""
+        said = json.dumps({"user": relayed.user, "answer": answer}, ensure_ascii=False)
+        await self.client.set(keys.refused(scope, relayed.update), said, px=int(keep * 1000))
+
+    async def refusal(self, scope: str, update: str, user: str) -> str | None:
+        """The answer the relayed request of update id `update` was refused with, if it was
+        and was `user`'s; else None."""
+        said = await self.client.get(keys.refused(scope, update))
+        if said is None:
+            return None
+        noted = json.loads(said)
+        return str(noted["answer"]) if noted.get("user") == user else None
 
     async def ack(self, scope: str, *entries: str) -> None:
         """The entries are done with (applied, or dropped)."""

@@ -155,14 +155,30 @@ function hideHint() {
 }
 
 // A move handed to the worker of the chat's front end ("relayed"): its view comes by the
-// event stream, and the page stays busy until a newer version does (or a few seconds pass,
-// should it have been refused).
+// event stream, and the page stays busy until a newer version does (or a few seconds pass).
+// Should none come within ASK_MS, the page asks what became of it: a refusal is said.
 let relayed = null;
+const ASK_MS = 500;
 
 function settled() {
   if (relayed) clearTimeout(relayed.timer);
+  if (relayed) clearTimeout(relayed.asking);
   relayed = null;
   document.body.classList.remove("busy");
+}
+
+/** Ask what became of the move handed over, `waiting` for it (the 202's `entry` and `update`):
+ * its refusal by the chat's worker, in the chat's words, is said on the page. */
+async function askRelayed(waiting, entry, update) {
+  let said;
+  try {
+    said = await api(`api/relayed?entry=${encodeURIComponent(entry)}&update=${encodeURIComponent(update)}`);
+  } catch {
+    return; // not known: the event stream shows the move made, or the wait ends
+  }
+  if (relayed !== waiting || said.ok) return;
+  say(said.answer);
+  settled();
 }
 
 async function move(payload) {
@@ -175,7 +191,9 @@ async function move(payload) {
     const answer = await api("api/move", { method: "POST", body: JSON.stringify({ payload }) });
     if (answer.relayed) {
       handed = true;
-      relayed = { version: answer.view.version, timer: setTimeout(settled, 5000) };
+      const waiting = { version: answer.view.version, timer: setTimeout(settled, 5000) };
+      waiting.asking = setTimeout(() => askRelayed(waiting, answer.entry, answer.update), ASK_MS);
+      relayed = waiting;
     }
     if (answer.link) follow(answer.link);
     if (answer.view) show(answer.view);
