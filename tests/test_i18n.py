@@ -321,6 +321,21 @@ def test_po_files_parse(language: str) -> None:
     assert i18n.placeholder_problems(catalog) == []
 
 
+def test_no_french_translation_elides_nothing_before_a_name() -> None:
+    """French elides `de`, `que`, `le`... before a vowel (`d'Ana`, never `de Ana`): written
+    right before a name's placeholder, the word is wrong for every name that begins with one,
+    and the translation cannot know which. `check` names such a translation."""
+    sample = Catalog(locale="fr")
+    sample.add("Waiting for bids from {names}.", "En attente des annonces de {names}.")
+    sample.add("{name} to bid.", "À {name} d’annoncer.")
+    sample.add("{n} players", "de {n} joueurs")
+    assert i18n.elision_problems(sample) == [
+        "'Waiting for bids from {names}.': 'En attente des annonces de {names}.'"
+    ]
+    for language in LANGUAGES:
+        assert i18n.elision_problems(i18n.read_catalog(language)) == [], language
+
+
 def test_template_and_catalogs_agree() -> None:
     with (i18n.LOCALE_DIR / "messages.pot").open("rb") as file:
         template = read_po(file)

@@ -495,9 +495,40 @@ def placeholder_problems(catalog: "Catalog") -> list[str]:
     return problems
 
 
+NAMED_FIELDS = frozenset({"name", "names", "chat", "group"})
+"""The placeholders that hold a name (a person's, a list of them, a chat's): its first letter is
+nobody's to know when the text is translated."""
+ELIDING = {
+    "fr": re.compile(
+        r"(?<![\w’'])(?:de|que|jusque|lorsque|puisque|le|la|ce|je|me|te|se|ne)\s+\{(\w+)\}",
+        re.IGNORECASE,
+    ),
+}
+"""For each language that elides a word before a vowel (French `d'Ana`, never `de Ana`), that
+word written right before a placeholder: before a name, wrong for every name with a vowel."""
+
+
+def elision_problems(catalog: "Catalog") -> list[str]:
+    """Translations that put a word their language elides right before a name's placeholder
+    (French `En attente des annonces de {names}`, which reads `de Ana`): the text must say it
+    another way (`des annonces : {names}`)."""
+    pattern = ELIDING.get(str(catalog.locale).split("_")[0]) if catalog.locale else None
+    if pattern is None:
+        return []
+    problems = []
+    for message in catalog:
+        if not message.id:
+            continue
+        for text in _forms(message.string):
+            if any(hit.group(1) in NAMED_FIELDS for hit in pattern.finditer(text)):
+                problems.append(f"{_msgid(message)!r}: {text!r}")
+    return problems
+
+
 def check_catalogs(root: Path = PROJECT_ROOT, locale_dir: Path = LOCALE_DIR) -> list[str]:
     """Every problem with the catalogs, one line each: texts the code uses that a catalog
-    lacks, translations missing outside English, placeholders that do not match."""
+    lacks, translations missing outside English, placeholders that do not match, a word
+    elided before a name."""
     template = extract_messages(root)
     problems = []
     for language in LANGUAGES:
@@ -506,6 +537,7 @@ def check_catalogs(root: Path = PROJECT_ROOT, locale_dir: Path = LOCALE_DIR) -> 
         if language != DEFAULT_LANGUAGE:
             problems += [f"{language}: untranslated {m!r}" for m in untranslated_messages(catalog)]
         problems += [f"{language}: placeholders {p}" for p in placeholder_problems(catalog)]
+        problems += [f"{language}: elided before a name {p}" for p in elision_problems(catalog)]
     return problems
 
 
