@@ -47,6 +47,10 @@ GOLDEN = Path(__file__).parent / "golden" / "discord"
 SUPPRESS_NOTIFICATIONS = 1 << 12
 """A message's flag: posted @silent (no notification)."""
 OVER = "The game is over"
+TABLE_PAUSED = (
+    "⏸ Paused: nobody is playing. Make your move, or press Resume under your cards, to go on"
+)
+"""What the channel's table says while the game is paused (its Resume is on each hand)."""
 
 
 @dataclass
@@ -1069,7 +1073,7 @@ async def test_a_paused_game_keeps_its_buttons_and_abandoned_leaves_none_to_pres
     """Everybody timed out: the game pauses, the table says so, and each hand says it too and
     keeps its bids and Resume. Nobody comes back: once the pause is over the game is abandoned,
     and the table, the hands and the closed-DM notice lose their buttons, as when a game is
-    cancelled."""
+    cancelled. The table, which has no Resume, says where it is: under each one's cards."""
     async with running(redis_url, monkeypatch, turn_timeout=2, lobby_timeout=2) as dc:
         ann, bob, cid = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
         await seat(dc, [ann, bob, cid], bids="hidden")
@@ -1082,7 +1086,11 @@ async def test_a_paused_game_keeps_its_buttons_and_abandoned_leaves_none_to_pres
             raise AssertionError("the game was not abandoned")
         await dc.idle()
         paused = "⏸ Paused: nobody is playing. Make your move or press Resume to go on"
-        assert any(t.startswith("#") and paused in t for t in dc.channel_texts())  # the table
+        tables = [t for t in dc.channel_texts() if t.startswith("#") and "⏸ Paused" in t]
+        assert tables
+        for table in tables:  # the table has no Resume: it says where the button is
+            assert "[Resume]" not in table, table
+            assert f"{TABLE_PAUSED};" in table, table
         for person in (ann, bob):  # each hand said so, with its bids and Resume, until the end
             said = [text for text in dc.fake.texts(person.id) if paused in text]
             assert said, person

@@ -674,6 +674,11 @@ PAUSED = (
     "⏸ Paused: nobody is playing. Make your move or press Resume to go on; otherwise the game "
     "ends in 30 min."
 )
+TABLE_PAUSED = (
+    "⏸ Paused: nobody is playing. Make your move, or press Resume under your cards, to go on; "
+    "otherwise the game ends in 30 min."
+)
+"""The group's table's word for it: its Resume is under each one's cards, not on the table."""
 
 
 async def paused_alone(redis_client: aioredis.Redis, clock: Clock, seed: int) -> Driver:
@@ -693,7 +698,7 @@ async def paused_alone(redis_client: aioredis.Redis, clock: Clock, seed: int) ->
     assert table.remind is None  # no reminder in a pause
     assert table.game.to_dict() == before.to_dict()  # nobody moved: no AI, for her or its seats
     group = next(m for m in outcome.messages if m.to is None and m.slot == "table")
-    assert group.text.endswith(f"\n\n{PAUSED}")
+    assert group.text.endswith(f"\n\n{TABLE_PAUSED}")
     assert "ran out of time" not in group.text
     assert f"{ANN.name} 💤" in group.text
     hand = driver_hand(driver, ANN)
@@ -797,7 +802,7 @@ async def test_a_game_everybody_left_pauses_until_one_is_back(
     assert sorted(table.away) == sorted(u.id for u in driver.humans)
     assert table.deadline == clock.now + Config().lobby_timeout
     (group,) = [m for m in second.messages if m.to is None]
-    assert group.text.endswith(PAUSED)
+    assert group.text.endswith(TABLE_PAUSED)
     assert "ran out of time" not in group.text
     for user in driver.humans:
         assert PAUSED in driver_hand(driver, user).text

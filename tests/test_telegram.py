@@ -3904,6 +3904,7 @@ async def test_a_lone_player_out_of_time_pauses_the_game_until_they_press_resume
     say the game is paused, her hand keeps her bids and Resume; Resume goes on with the game."""
     clock = Clock(time.time())
     paused = "⏸ Paused: nobody is playing. Make your move or press Resume to go on"
+    table_paused = "⏸ Paused: nobody is playing. Make your move, or press Resume under your cards"
     async with on_the_clock(redis_url, clock, [ANN]) as bot:
         await seat(bot, (ANN,))
         await bot.command(GROUP, ANN, "/options bids=secret")
@@ -3911,7 +3912,7 @@ async def test_a_lone_player_out_of_time_pauses_the_game_until_they_press_resume
             await bot.command(GROUP, ANN, "/addbot")
         await bot.command(GROUP, ANN, "/start")
         await ticking(bot, clock, 11)  # her bid's time runs out
-        await until(lambda: paused in bot.table().text, "the pause is shown")
+        await until(lambda: table_paused in bot.table().text, "the pause is shown")
         await bot.idle()
         assert "ran out of time" not in bot.table().text
         assert "Ann 💤" in bot.table().text

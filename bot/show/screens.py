@@ -248,12 +248,22 @@ def status(look: Look, view: TableView, seating: Seating) -> str:
     return ""
 
 
-def pause_line(look: Look, minutes: int) -> str:
-    """What the group's table and each person's hand say while the game is paused
-    (`Seating.paused`): how it goes on, and when it ends otherwise."""
-    # TRANSLATORS: on the group's table and in each player's private message while the game
-    # waits for a person (everyone let their time run out); "Resume" is that button's label,
-    # {minutes} a number of minutes ("min" as in "30 min").
+def pause_line(look: Look, minutes: int, table: bool = False) -> str:
+    """What each person's hand (or, `table`, the group's table) says while the game is paused
+    (`Seating.paused`): how it goes on, and when it ends otherwise. The table has no Resume
+    button, so it says where the button is: under each one's cards."""
+    if table:
+        # TRANSLATORS: on the group's table while the game waits for a person (everyone let
+        # their time run out). "Resume" is the label of a button under each player's cards
+        # (their private message), not on this table; {minutes} as in "30 min".
+        return look.t(
+            "⏸ Paused: nobody is playing. Make your move, or press Resume under your cards, "
+            "to go on; otherwise the game ends in {minutes} min.",
+            minutes=minutes,
+        )
+    # TRANSLATORS: in each player's private message while the game waits for a person
+    # (everyone let their time run out); "Resume" is the label of a button under this very
+    # message, {minutes} a number of minutes ("min" as in "30 min").
     return look.t(
         "⏸ Paused: nobody is playing. Make your move or press Resume to go on; otherwise "
         "the game ends in {minutes} min.",
@@ -300,7 +310,7 @@ def table_text(
     if text:
         lines.append(text)
     if seating.paused is not None and not ended:
-        lines += ["", pause_line(look, seating.paused)]
+        lines += ["", pause_line(look, seating.paused, table=True)]
     if notice:  # one blank line before it (an ended table's end with one: nothing to play)
         lines += [notice] if lines[-1] == "" else ["", notice]
     return "\n".join(lines)
