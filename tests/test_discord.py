@@ -221,9 +221,30 @@ def moves_of(message: Stored) -> list[str]:
     return [custom_id for custom_id in message.custom_ids() if not is_mark(custom_id)]
 
 
-async def move(bot: Bot, after: int = 0) -> bool:
-    """One move by whoever the game waits for (the first choice offered); False once over
-    (`after`: the channel's messages up to this id are of earlier games)."""
+@dataclass
+class Playing:
+    """How `move` plays: which of the offered choices it takes (the first, by default), and
+    whether each person marks a card (wings) while not on turn."""
+
+    pick: Callable[[list[str]], str] = field(default=lambda choices: choices[0])
+    marked: set[int] | None = None
+    """The hand messages marked from so far (None: nobody marks): each person not on turn
+    marks the last card of a hand message not marked from yet."""
+
+
+def in_turn(start: int = 0) -> Playing:
+    """Choices taken in turn, the next one each time: the 1st, 2nd, 3rd... (modulo their
+    number), and wings marks made, so that a game goes down other paths than the first
+    choice's."""
+    count = itertools.count(start)
+    return Playing(pick=lambda choices: choices[next(count) % len(choices)], marked=set())
+
+
+async def move(bot: Bot, after: int = 0, playing: Playing | None = None) -> bool:
+    """One move by whoever the game waits for (the first choice offered, or as `playing`
+    says); False once over (`after`: the channel's messages up to this id are of earlier
+    games)."""
+    how = playing or Playing()
     if after == 0 and any(OVER in text for text in bot.channel_texts()):
         return False
     if after and any(OVER in m.content for m in bot.fake.shown(bot.channel) if m.id > after):
@@ -239,19 +260,23 @@ async def move(bot: Bot, after: int = 0) -> bool:
         if hand is None:
             continue
         view = bot.channel if user.id in closed else user.id
+        marks = [custom_id for custom_id in hand.custom_ids() if is_mark(custom_id)]
+        if how.marked is not None and marks and hand.id not in how.marked:
+            how.marked.add(hand.id)
+            await bot.press(view, user, hand, marks[-1])
         if moves_of(hand):  # a move to make
-            await bot.press(view, user, hand, moves_of(hand)[0])
+            await bot.press(view, user, hand, how.pick(moves_of(hand)))
             return True
         if "Your bid?" in hand.content:  # an open bid: the buttons are under the table
             table = bot.table()
-            await bot.press(bot.channel, user, table, table.custom_ids()[0])
+            await bot.press(bot.channel, user, table, how.pick(table.custom_ids()))
             return True
     raise AssertionError("nobody's turn, and the game is not over")
 
 
-async def play_on(bot: Bot, limit: int = 600) -> int:
+async def play_on(bot: Bot, limit: int = 600, playing: Playing | None = None) -> int:
     for moves in range(limit):
-        if not await move(bot):
+        if not await move(bot, playing=playing):
             return moves
     raise AssertionError("the game did not end")
 
@@ -3175,3 +3200,20 @@ async def test_long_scores_whose_picture_cannot_be_drawn_shows_the_whole_sheet(
     assert replies[0].replace("\n    ", "\n") == f"#1 bot: ```\n{sheet.text()}\n```"
     assert "```" not in replies[1]
     assert all(discord.utils.escape_markdown(name) in replies[1] for name in names)
+
+
+async def test_a_notice_after_a_round_with_none_takes_the_last_ones_button_off(dc: Bot) -> None:
+    """Ann's DMs are closed, and one round asks nothing of her through a notice (her hand
+    came as the answer to her own press, her marked card played itself): the next round's
+    notice is the game's second, short, and the last notice before it, two rounds up, loses
+    its button. At the game's end no notice keeps one."""
+    players = people(dc, "Ann", "Bob", "Cid", closed=("Ann",))
+    await seat(dc, players, bids="secret", wings="on")
+    await dc.command(players[2], "start")
+    await play_on(dc, playing=in_turn())
+    ann = players[0]
+    notices = [m for m in dc.fake.shown(dc.channel) if f"<@{ann.id}>" in m.content]
+    assert len(notices) < 5  # (a round without one)
+    assert "your DMs are closed" in notices[0].content
+    assert all("your DMs are closed" not in m.content for m in notices[1:])
+    assert [m.name for m in notices if m.custom_ids()] == []

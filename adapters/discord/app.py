@@ -528,8 +528,8 @@ class DiscordFrontEnd:
         mention = f"<@{failed.user}>"
         number = failed.round
         slot = f"{base}:r{number}"
-        earlier = f"{base}:r{number - 1}"
-        if not await self._noticed(failed.game, earlier, game_id):
+        earlier = await self._last_notice(failed.game, base, number, game_id)
+        if earlier is None:
             text = t(
                 "{mention}: your DMs are closed, so your cards are shown here, only to you: "
                 "press “Your hand”.",
@@ -577,6 +577,19 @@ class DiscordFrontEnd:
             await webhook.send(text, ephemeral=True, **extra)
         except discord.HTTPException as error:
             log.info("could not follow up an interaction of %s: %s", failed.user, error)
+
+    async def _last_notice(
+        self, game: int, base: str, number: int, game_id: str | None
+    ) -> str | None:
+        """The slot of the newest notice of the game `game_id` before round `number`: the
+        round before's, or an older one's where a round had none (each of its hands came as
+        the answer to the person's own press, or a marked card played itself), whose button
+        would else stay; None before the game's first. One read where the round before had
+        a notice, as before; one more for each round back without one."""
+        for earlier in range(number - 1, 0, -1):
+            if await self._noticed(game, f"{base}:r{earlier}", game_id):
+                return f"{base}:r{earlier}"
+        return None
 
     async def _noticed(self, game: int, slot: str, game_id: str | None) -> bool:
         """Whether the notice `slot` in the game's channel is of the game `game_id` (of any,
