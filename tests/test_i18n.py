@@ -336,6 +336,19 @@ def test_no_french_translation_elides_nothing_before_a_name() -> None:
         assert i18n.elision_problems(i18n.read_catalog(language)) == [], language
 
 
+def test_no_italian_article_comes_before_a_placeholder() -> None:
+    """Italian's article takes the form of the word after it (`il 64%`, `l'84%`, `l'8%`):
+    right before a placeholder, a number or a word the translation cannot see, it is wrong
+    for some of them. `check` names such a translation."""
+    sample = Catalog(locale="it")
+    sample.add("met {chance} of the time", "azzeccata il {chance} delle volte")
+    sample.add("{name} to play.", "Tocca a {name} giocare.")
+    assert i18n.elision_problems(sample) == [
+        "'met {chance} of the time': 'azzeccata il {chance} delle volte'"
+    ]
+    assert i18n.elision_problems(i18n.read_catalog("it")) == []
+
+
 def test_template_and_catalogs_agree() -> None:
     with (i18n.LOCALE_DIR / "messages.pot").open("rb") as file:
         template = read_po(file)

@@ -498,29 +498,44 @@ def placeholder_problems(catalog: "Catalog") -> list[str]:
 NAMED_FIELDS = frozenset({"name", "names", "chat", "group"})
 """The placeholders that hold a name (a person's, a list of them, a chat's): its first letter is
 nobody's to know when the text is translated."""
-ELIDING = {
-    "fr": re.compile(
-        r"(?<![\w’'])(?:de|que|jusque|lorsque|puisque|le|la|ce|je|me|te|se|ne)\s+\{(\w+)\}",
-        re.IGNORECASE,
+ELIDING: dict[str, tuple["re.Pattern[str]", frozenset[str] | None]] = {
+    "fr": (
+        re.compile(
+            r"(?<![\w’'])(?:de|que|jusque|lorsque|puisque|le|la|ce|je|me|te|se|ne)\s+\{(\w+)\}",
+            re.IGNORECASE,
+        ),
+        NAMED_FIELDS,
+    ),
+    "it": (
+        re.compile(
+            r"(?<![\w’'])(?:il|lo|la|del|dello|della|al|allo|alla|dal|dallo|dalla|nel|nello|"
+            r"nella|sul|sullo|sulla|col)\s+\{(\w+)\}",
+            re.IGNORECASE,
+        ),
+        None,
     ),
 }
-"""For each language that elides a word before a vowel (French `d'Ana`, never `de Ana`), that
-word written right before a placeholder: before a name, wrong for every name with a vowel."""
+"""For each language whose word takes another form before a vowel (French `d'Ana`, never `de
+Ana`; Italian `l'84%`, never `il 84%`), that word written right before a placeholder, and the
+placeholders it is wrong before (None: any, a number or a word alike)."""
 
 
 def elision_problems(catalog: "Catalog") -> list[str]:
-    """Translations that put a word their language elides right before a name's placeholder
-    (French `En attente des annonces de {names}`, which reads `de Ana`): the text must say it
-    another way (`des annonces : {names}`)."""
-    pattern = ELIDING.get(str(catalog.locale).split("_")[0]) if catalog.locale else None
-    if pattern is None:
+    """Translations that put a word their language elides right before a placeholder whose
+    first sound they cannot know (French `En attente des annonces de {names}`, which reads `de
+    Ana`; Italian `azzeccata il {chance}`, `il 84%`): the text must say it another way (`des
+    annonces : {names}`)."""
+    found = ELIDING.get(str(catalog.locale).split("_")[0]) if catalog.locale else None
+    if found is None:
         return []
+    pattern, fields = found
     problems = []
     for message in catalog:
         if not message.id:
             continue
         for text in _forms(message.string):
-            if any(hit.group(1) in NAMED_FIELDS for hit in pattern.finditer(text)):
+            hits = [hit.group(1) for hit in pattern.finditer(text)]
+            if any(fields is None or field in fields for field in hits):
                 problems.append(f"{_msgid(message)!r}: {text!r}")
     return problems
 
@@ -537,7 +552,9 @@ def check_catalogs(root: Path = PROJECT_ROOT, locale_dir: Path = LOCALE_DIR) -> 
         if language != DEFAULT_LANGUAGE:
             problems += [f"{language}: untranslated {m!r}" for m in untranslated_messages(catalog)]
         problems += [f"{language}: placeholders {p}" for p in placeholder_problems(catalog)]
-        problems += [f"{language}: elided before a name {p}" for p in elision_problems(catalog)]
+        problems += [
+            f"{language}: elided before a placeholder {p}" for p in elision_problems(catalog)
+        ]
     return problems
 
 
