@@ -349,6 +349,20 @@ def test_no_italian_article_comes_before_a_placeholder() -> None:
     assert i18n.elision_problems(i18n.read_catalog("it")) == []
 
 
+def test_no_name_comes_right_after_a_preposition_that_declines_it() -> None:
+    """Polish and Russian decline a name after a preposition (`w grupie Rodzina`, never `w
+    Rodzina`), and a translation cannot decline a name it does not know: it names what the
+    name is instead (`w grupie {group}`), as it does for a player (`gracza {name}`). `check`
+    names such a translation."""
+    sample = Catalog(locale="pl")
+    sample.add("at the table in {group}", "przy stole w {group}")
+    sample.add("{name} to play.", "Teraz gra {name}.")
+    sample.add("{place} of {players}", "{place} z {players}")
+    assert i18n.elision_problems(sample) == ["'at the table in {group}': 'przy stole w {group}'"]
+    for language in ("pl", "ru"):
+        assert i18n.elision_problems(i18n.read_catalog(language)) == [], language
+
+
 def test_template_and_catalogs_agree() -> None:
     with (i18n.LOCALE_DIR / "messages.pot").open("rb") as file:
         template = read_po(file)

@@ -506,6 +506,22 @@ ELIDING: dict[str, tuple["re.Pattern[str]", frozenset[str] | None]] = {
         ),
         NAMED_FIELDS,
     ),
+    "pl": (
+        re.compile(
+            r"(?<![\w’'])(?:bez|dla|do|ku|na|nad|o|od|po|pod|przed|przez|przy|u|w|we|wobec|z|"
+            r"za|ze)\s+\{(\w+)\}",
+            re.IGNORECASE,
+        ),
+        NAMED_FIELDS,
+    ),
+    "ru": (
+        re.compile(
+            r"(?<![\w’'])(?:без|в|во|для|до|за|из|к|ко|на|над|о|об|от|перед|по|под|при|про|с|"
+            r"со|у|через)\s+\{(\w+)\}",
+            re.IGNORECASE,
+        ),
+        NAMED_FIELDS,
+    ),
     "it": (
         re.compile(
             r"(?<![\w’'])(?:il|lo|la|del|dello|della|al|allo|alla|dal|dallo|dalla|nel|nello|"
@@ -515,16 +531,18 @@ ELIDING: dict[str, tuple["re.Pattern[str]", frozenset[str] | None]] = {
         None,
     ),
 }
-"""For each language whose word takes another form before a vowel (French `d'Ana`, never `de
-Ana`; Italian `l'84%`, never `il 84%`), that word written right before a placeholder, and the
-placeholders it is wrong before (None: any, a number or a word alike)."""
+"""For each language, the words that cannot come right before a placeholder, and the
+placeholders they are wrong before (None: any, a number or a word alike): a word that takes
+another form before a vowel (French `d'Ana`, never `de Ana`; Italian `l'84%`, never `il 84%`),
+or a preposition after which a name is declined (Polish `w grupie Rodzina`, never `w Rodzina`;
+Russian `в группе`), which a translation cannot do to a name it does not know."""
 
 
 def elision_problems(catalog: "Catalog") -> list[str]:
-    """Translations that put a word their language elides right before a placeholder whose
-    first sound they cannot know (French `En attente des annonces de {names}`, which reads `de
-    Ana`; Italian `azzeccata il {chance}`, `il 84%`): the text must say it another way (`des
-    annonces : {names}`)."""
+    """Translations that put a word right before a placeholder whose value decides its form,
+    or the value's own (`ELIDING`: French `En attente des annonces de {names}`, which reads
+    `de Ana`; Italian `azzeccata il {chance}`, `il 84%`; Polish `w {group}`): the text must
+    say it another way (`des annonces : {names}`, `w grupie {group}`)."""
     found = ELIDING.get(str(catalog.locale).split("_")[0]) if catalog.locale else None
     if found is None:
         return []
