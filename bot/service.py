@@ -172,6 +172,13 @@ def _answer_language(user: User, request: Request) -> str | None:
     return catalog_language(user.language) if request.aside or request.alone else None
 
 
+def _sorry_language(user: User, request: Request) -> str | None:
+    """The language of what someone is told whose request failed (`GameService.apology`):
+    their app's where they alone read the answer (`_answer_language`) or gave it in their
+    private chat (`_own_language`); None: the chat's."""
+    return _answer_language(user, request) or _own_language(user, request)
+
+
 def _ruled_language(user: User, request: Request) -> str | None:
     """The language of a refusal by the rules: that of the request's answer
     (`_answer_language`), or, for a move typed where everyone reads it (a Telegram group; the
@@ -414,10 +421,12 @@ class GameService:
             # lost): the chat is shown again, where it is behind, once Redis answers.
             self._unsure.add(chat)
             self.store_failed(error)
-            answer = await self.apology(chat, store_away=True)
+            answer = await self.apology(chat, store_away=True, own=_sorry_language(user, request))
             return Outcome(answer=answer, alert=True), Handled.STORE_AWAY
         except NewerForm as error:
-            return await self._newer(chat, error), Handled.STORE_AWAY
+            return await self._newer(
+                chat, error, _sorry_language(user, request)
+            ), Handled.STORE_AWAY
 
     @logs.serving
     async def show_again(self, chat: str) -> Outcome:
@@ -772,14 +781,20 @@ class GameService:
             return texts(self.config.language)
 
     async def apology(
-        self, chat: str, error: BaseException | None = None, *, store_away: bool = False
+        self,
+        chat: str,
+        error: BaseException | None = None,
+        *,
+        store_away: bool = False,
+        own: str | None = None,
     ) -> str:
         """What to tell someone whose request in `chat` failed with `error`: that the store
-        cannot be reached (in the configured language: the chat's own cannot be read then), or
-        else a plain apology in the chat's language."""
+        cannot be reached, or else a plain apology. Read by them alone, it is in `own`, their
+        app's language (`_sorry_language`); else the store's absence is said in the configured
+        language (the chat's own cannot be read then), and the apology in the chat's."""
         if store_away or caused_by_store(error):
-            return texts(self.config.language)(STORE_AWAY)
-        return (await self.texts(chat))(SORRY)
+            return texts(own or self.config.language)(STORE_AWAY)
+        return (texts(own) if own is not None else await self.texts(chat))(SORRY)
 
     async def reviews(self, scope: str, wait: bool = False) -> list[tuple[str, Outcome]]:
         """The coach's reviews for `scope`'s chats worked out since last asked (all those under
@@ -855,7 +870,7 @@ class GameService:
             lobbies = await self.hosted(user.id)
         except StoreErrors as error:
             self.store_failed(error)
-            answer = await self.apology(chat, store_away=True)
+            answer = await self.apology(chat, store_away=True, own=catalog_language(user.language))
             return [(chat, Outcome(answer=answer, alert=True))]
         if not lobbies:
             t = texts(catalog_language(user.language) or self.config.language)
@@ -942,10 +957,12 @@ class GameService:
             return answer, Handled.DONE
         except StoreErrors as error:
             self.store_failed(error)
-            away = await self.apology(chat, store_away=True)
+            away = await self.apology(chat, store_away=True, own=_sorry_language(user, request))
             return Outcome(answer=away, alert=True), Handled.STORE_AWAY
         except NewerForm as error:
-            return await self._newer(chat, error), Handled.STORE_AWAY
+            return await self._newer(
+                chat, error, _sorry_language(user, request)
+            ), Handled.STORE_AWAY
 
     async def _review(self, chat: str, user: User, look: Look) -> Outcome:
         """Start the review of the chat's last finished game for `user` (it comes privately,
@@ -993,11 +1010,13 @@ class GameService:
             return Outcome(answer=busy, alert=True)
         return promised
 
-    async def _newer(self, chat: str, error: NewerForm) -> Outcome:
+    async def _newer(self, chat: str, error: NewerForm, own: str | None) -> Outcome:
         """What someone is told whose request reads what a newer version of the bot stored
-        (during a rolling upgrade): the game cannot be had right now, and nothing was written."""
+        (during a rolling upgrade): the game cannot be had right now, and nothing was written
+        (in `own`, their app's language, where they alone read it: `_sorry_language`)."""
         self._warn_newer(chat, error)
-        return Outcome(answer=await self.apology(chat, store_away=True), alert=True)
+        answer = await self.apology(chat, store_away=True, own=own)
+        return Outcome(answer=answer, alert=True)
 
     def _warn_newer(self, chat: str, error: NewerForm) -> None:
         """Log, once per chat, that this worker met a form a newer version of the bot wrote."""

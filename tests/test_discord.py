@@ -22,6 +22,7 @@ from typing import Any
 import discord
 import pytest
 import reading
+import redis
 import redis.asyncio as aioredis
 from fake_discord import APP_PERMISSIONS, ATTACH_FILES, SEND_MESSAGES, FakeDiscord, Person, Stored
 from service_helpers import CountedRedis, counted_ticks, held_bid_hints, reviews_posted
@@ -34,10 +35,11 @@ from adapters.outbox import FAST, Limits
 from adapters.slots import hand_slot
 from bot import Button, Kind, Message, Outcome, Request, User, tokens
 from bot.config import Config, DiscordConfig
-from bot.service import HINT_SENT, STOPPED_HINT, GameService
+from bot.service import HINT_SENT, SORRY, STOPPED_HINT, STORE_AWAY, GameService
 from bot.show.i18n import texts
 from bot.show.picture import SheetPicture
 from bot.store import Store, keys
+from bot.store.redis_server import RedisServer
 from bot.table import Settings
 from bot.tokens import Action
 from engine import Phase
@@ -1895,6 +1897,31 @@ async def test_an_error_is_logged_and_answered_politely(
     assert "error handling a Discord" in caplog.text
 
 
+async def test_an_error_is_apologised_for_in_the_persons_language(
+    dc: Bot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Uwe's Discord client is German: the apology for a request that failed, which he alone
+    sees, is in German, a bug's as the store's absence; Ann's (en-US) in English."""
+    ann = dc.fake.add_user("Ann")
+    uwe = dc.fake.add_user("Uwe", locale="de")
+    await dc.command(ann, "join")
+    lobby = dc.lobby()
+    failure: list[Exception] = [RuntimeError("a bug")]
+
+    async def broken(*args: object, **kwargs: object) -> None:
+        raise failure[0]
+
+    monkeypatch.setattr(dc.front.service, "handle", broken)
+    german = texts("de")
+    await dc.command(uwe, "scores")
+    assert dc.last_reply().endswith("bot: " + german(SORRY)), dc.last_reply()
+    failure[0] = redis.exceptions.ConnectionError("Redis is away")
+    await dc.press_label(dc.channel, uwe, lobby, "Join")
+    assert dc.last_reply().endswith("bot: " + german(STORE_AWAY)), dc.last_reply()
+    await dc.command(ann, "scores")
+    assert dc.last_reply().endswith("bot: " + STORE_AWAY), dc.last_reply()
+
+
 async def test_a_busy_channel_stays_within_discords_limits(
     redis_url: str, game_ids: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -2090,6 +2117,31 @@ async def test_the_stats_commands_answer_one_person_in_their_clients_language(dc
     await dc.command(uwe, "top")
     assert "(only Uwe sees)" not in dc.last_reply()
     assert "🏆 Best players here, by rating" in dc.last_reply()  # the channel's language
+
+
+async def test_the_store_away_is_told_one_person_in_their_clients_language(
+    dc: Bot, redis_server: RedisServer
+) -> None:
+    """Redis is away (stopped): Uwe, whose Discord client is German, is told so in German, as
+    every reply he alone sees (his /hand, a press on his hand in his DM); Ann (en-US) in
+    English. It was in the configured language, English, for everyone."""
+    ann, bob = people(dc, "Ann", "Bob")
+    uwe = dc.fake.add_user("Uwe", locale="de")
+    dc.people.append(uwe)
+    await seat(dc, [ann, bob, uwe], bids="hidden")
+    await dc.command(ann, "start")
+    hand = [m for m in dc.fake.shown(uwe.id) if m.custom_ids()][-1]  # "Runde 1 von 5 …"
+    away = texts("de")(STORE_AWAY)
+    redis_server.stop()
+    try:
+        await dc.command(uwe, "hand")
+        assert dc.last_reply().endswith("bot: " + away), dc.last_reply()
+        await dc.press(uwe.id, uwe, hand, hand.custom_ids()[0])
+        assert dc.last_reply(uwe.id).endswith("bot: " + away), dc.last_reply(uwe.id)
+        await dc.command(ann, "hand")
+        assert dc.last_reply().endswith("bot: " + STORE_AWAY), dc.last_reply()
+    finally:
+        redis_server.start()
 
 
 GERMAN_JOIN = "Du sitzt jetzt am Tisch. Deine Karten bekommst du privat, sobald das Spiel beginnt."

@@ -887,8 +887,9 @@ class DiscordFrontEnd:
 
     async def _apologise(self, interaction: Interaction, chat: str, error: BaseException) -> None:
         """Say sorry, ephemerally (or that the store cannot be reached, when that was the
-        cause)."""
-        await self._tell(interaction, await self.service.apology(chat, error))
+        cause), in the person's client language where a catalog has it, as `_own_texts`."""
+        own = catalog_language(str(interaction.locale))
+        await self._tell(interaction, await self.service.apology(chat, error, own=own))
 
     @staticmethod
     async def _tell(interaction: Interaction, text: str) -> None:
