@@ -4,6 +4,7 @@ placeholders work, every engine refusal has a sentence, and the extraction tool 
 import gettext
 import random
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -453,6 +454,39 @@ def test_update_catalogs_merges_and_keeps_translations(tmp_path: Path) -> None:
     t = Texts("de", compile_catalog(catalog))
     assert t("Press me") == "Drück mich"
     assert t("New text") == "New text"
+
+
+def test_the_english_catalog_takes_no_fuzzy_match(tmp_path: Path) -> None:
+    """English is the source language: its entries are empty, a plural's two empty forms too.
+    A new text close to a plural's (`{n} apple pie` beside `{n} apple`) is a new empty entry,
+    not one marked fuzzy as a match of that plural, which carried nothing over (Babel takes a
+    plural's empty forms for a translation); German, translated, still gets its match."""
+    sample_project(tmp_path)
+    locale_dir = tmp_path / "locale"
+    i18n.update_catalogs(tmp_path, locale_dir, languages=["en", "de"])
+    german = i18n.read_catalog("de", locale_dir)
+    german["{n} apple"].string = ("{n} Apfel", "{n} Äpfel")
+    i18n._write_if_changed(i18n.po_path("de", locale_dir), german)
+    source = tmp_path / "bot" / "screen.py"
+    pie = '"{n} apple pie", "{n} apple pies"'
+    source.write_text(SAMPLE.replace('"{n} apple", "{n} apples"', pie), encoding="utf-8")
+    i18n.update_catalogs(tmp_path, locale_dir, languages=["en", "de"])
+    english = i18n.read_catalog("en", locale_dir)
+    assert [message.id for message in english if message.fuzzy] == []
+    assert english["{n} apple pie"].string == ("", "")
+    assert i18n.read_catalog("de", locale_dir)["{n} apple pie"].fuzzy
+
+
+def test_check_names_a_fuzzy_entry_in_any_catalog(tmp_path: Path) -> None:
+    """`check` names an entry marked fuzzy in every catalog, English too, whose entries are
+    otherwise empty by design (a mark there reads as work left undone)."""
+    locale_dir = tmp_path / "locale"
+    shutil.copytree(i18n.LOCALE_DIR, locale_dir)
+    assert i18n.check_catalogs(locale_dir=locale_dir) == []
+    english = i18n.read_catalog("en", locale_dir)
+    english["You must follow suit."].flags.add("fuzzy")
+    i18n._write_if_changed(i18n.po_path("en", locale_dir), english)
+    assert i18n.check_catalogs(locale_dir=locale_dir) == ["en: fuzzy 'You must follow suit.'"]
 
 
 def test_check_command_runs(capsys: pytest.CaptureFixture[str]) -> None:

@@ -23,7 +23,7 @@ text from `bot/` and `adapters/` (keywords `_`, `gettext`, `ngettext`, `pgettext
 translators), rewrites `messages.pot` and merges it into each `.po`; then fill in the new empty
 `msgstr` lines.
 `python -m bot.show.i18n check` lists texts the code uses that a catalog lacks or leaves
-untranslated.
+untranslated, and any entry marked fuzzy.
 A text without a translation is shown in English, the msgid itself.
 """
 
@@ -410,7 +410,10 @@ def update_catalogs(
     dirs: Sequence[str] = SOURCE_DIRS,
 ) -> list[Path]:
     """Extract the texts, rewrite the template and merge it into each language's catalog
-    (new texts empty, changed ones fuzzy, removed ones obsolete). Returns the files written."""
+    (new texts empty, changed ones fuzzy, removed ones obsolete). Returns the files written.
+    English, the source language, whose entries are all empty, is merged without Babel's
+    fuzzy matching: it took a plural's empty forms for a translation, and marked a new text
+    close to a plural's (`{n} point this round` beside `{n} point`) fuzzy, carrying nothing."""
     from babel.messages.catalog import Catalog
 
     template = extract_messages(root, dirs)
@@ -432,7 +435,7 @@ def update_catalogs(
                 project="wizard-bot",
                 fuzzy=False,
             )
-        catalog.update(template)
+        catalog.update(template, no_fuzzy_matching=language == DEFAULT_LANGUAGE)
         if _write_if_changed(path, catalog):
             written.append(path)
     return written
@@ -560,8 +563,9 @@ def elision_problems(catalog: "Catalog") -> list[str]:
 
 def check_catalogs(root: Path = PROJECT_ROOT, locale_dir: Path = LOCALE_DIR) -> list[str]:
     """Every problem with the catalogs, one line each: texts the code uses that a catalog
-    lacks, translations missing outside English, placeholders that do not match, a word
-    elided before a name."""
+    lacks, translations missing or fuzzy outside English, an entry marked fuzzy in English
+    (whose entries are empty: the mark means nothing, and reads as work left undone),
+    placeholders that do not match, a word elided before a name."""
     template = extract_messages(root)
     problems = []
     for language in LANGUAGES:
@@ -569,6 +573,9 @@ def check_catalogs(root: Path = PROJECT_ROOT, locale_dir: Path = LOCALE_DIR) -> 
         problems += [f"{language}: missing {m!r}" for m in missing_messages(template, catalog)]
         if language != DEFAULT_LANGUAGE:
             problems += [f"{language}: untranslated {m!r}" for m in untranslated_messages(catalog)]
+        else:
+            fuzzy = [_msgid(message) for message in catalog if message.id and message.fuzzy]
+            problems += [f"{language}: fuzzy {m!r}" for m in fuzzy]
         problems += [f"{language}: placeholders {p}" for p in placeholder_problems(catalog)]
         problems += [
             f"{language}: elided before a placeholder {p}" for p in elision_problems(catalog)
