@@ -108,39 +108,37 @@ async def stats(
     players it may mean (`Bob` for Bob Brown), to pick from. The block says where they stand
     on the group's board (`Rank 3 of 7`: /top's order, past its eight rows too). What the
     asker alone is told is in `said` (else `t`)."""
-    say = said or t
+    block, t = t, said or t  # `t`, as the extractor finds texts: what the asker alone is told
     done = await store.fold(chat)
     numbers = namesakes(done.players)
     if whom is not None and whom.id != user.id:
         player = whom.id
         if player not in done.players:
-            text = say("{name} has not finished a game here yet.", name=fit(whom.name, NAME_SHOWN))
+            text = t("{name} has not finished a game here yet.", name=fit(whom.name, NAME_SHOWN))
             return _say(text, private=False, alert=True)
     elif name and whom is None:
         found = find(done.players, name)
         if not found:
-            text = say("Nobody called {name} has played here.", name=fit(name, NAME_SHOWN))
+            text = t("Nobody called {name} has played here.", name=fit(name, NAME_SHOWN))
             if name.startswith("@"):  # a username: the platforms do not say whose it is
-                text += " " + say(
-                    "Players are known by the name they play under, not by @username."
-                )
+                text += " " + t("Players are known by the name they play under, not by @username.")
             elif nearby := near(done.players, name):  # `Bob` for Bob Brown
                 matches = [(p, done.players[p], numbers.get(p, 1)) for p in nearby]
-                text += "\n" + suggested_text(say, matches)
+                text += "\n" + suggested_text(t, matches)
             return _say(text, private=False, alert=True)
         if len(found) > 1:
             matches = [(p, done.players[p], numbers[p]) for p in found]
-            return _say(namesakes_text(say, fit(name, NAME_SHOWN), matches), private=False)
+            return _say(namesakes_text(t, fit(name, NAME_SHOWN), matches), private=False)
         player = found[0]
     else:
         player = user.id
         if player not in done.players:
-            return _say(say("No game of yours has finished here yet."), private=False, alert=True)
+            return _say(t("No game of yours has finished here yet."), private=False, alert=True)
     standing = done.players[player]
     ranked = [p for p, _ in board(done.players, limit=len(done.players))]
     rank = (ranked.index(player) + 1, len(ranked)) if player in ranked else None
-    name = shown(player_name(t, player, standing), numbers.get(player, 1))
-    text = stats_text(t, name, standing, rank=rank)
+    name = shown(player_name(block, player, standing), numbers.get(player, 1))
+    text = stats_text(block, name, standing, rank=rank)
     return Outcome(messages=(Message(text, pre=True),))
 
 
@@ -192,9 +190,8 @@ async def top(
     done = await store.fold(chat)
     all_time = board(done.players)
     if not all_time:
-        return _say(
-            (said or t)("No game has finished in this chat yet."), private, alert=not private
-        )
+        t = said or t  # the asker's, named `t` as the extractor finds texts
+        return _say(t("No game has finished in this chat yet."), private, alert=not private)
     month = await store.recent_fold(chat, now)
     text = board_text(t, all_time, board(month.players), namesakes(done.players))
     return Outcome(messages=(Message(text, pre=True),))

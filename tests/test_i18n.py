@@ -489,6 +489,18 @@ def test_check_names_a_fuzzy_entry_in_any_catalog(tmp_path: Path) -> None:
     assert i18n.check_catalogs(locale_dir=locale_dir) == ["en: fuzzy 'You must follow suit.'"]
 
 
+def test_check_names_an_entry_the_code_no_longer_marks(tmp_path: Path) -> None:
+    """`check` names a catalog's entry that no text of the code is marked as (`extract` would
+    make it obsolete, and a text still shown would lose its translations): a text wrapped in
+    a function the extractor does not know leaves one behind."""
+    locale_dir = tmp_path / "locale"
+    shutil.copytree(i18n.LOCALE_DIR, locale_dir)
+    german = i18n.read_catalog("de", locale_dir)
+    german.add("Nobody says this.", "Das sagt niemand.")
+    i18n._write_if_changed(i18n.po_path("de", locale_dir), german)
+    assert i18n.check_catalogs(locale_dir=locale_dir) == ["de: unused 'Nobody says this.'"]
+
+
 def test_check_command_runs(capsys: pytest.CaptureFixture[str]) -> None:
     code = i18n.main(["check"])
     out = capsys.readouterr()

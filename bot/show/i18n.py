@@ -23,7 +23,8 @@ text from `bot/` and `adapters/` (keywords `_`, `gettext`, `ngettext`, `pgettext
 translators), rewrites `messages.pot` and merges it into each `.po`; then fill in the new empty
 `msgstr` lines.
 `python -m bot.show.i18n check` lists texts the code uses that a catalog lacks or leaves
-untranslated, and any entry marked fuzzy.
+untranslated, any entry marked fuzzy, and entries no text of the code is marked as (`extract`
+would make them obsolete).
 A text without a translation is shown in English, the msgid itself.
 """
 
@@ -465,6 +466,17 @@ def missing_messages(template: "Catalog", catalog: "Catalog") -> list[str]:
     ]
 
 
+def unused_messages(template: "Catalog", catalog: "Catalog") -> list[str]:
+    """The msgids of `catalog` that no text of `template` is marked as (in its context): an
+    entry `extract` would make obsolete, the text it translates shown untranslated if the code
+    still shows it (wrapped in a function the extractor does not know); in catalog order."""
+    return [
+        _msgid(message)
+        for message in catalog
+        if message.id and template.get(message.id, message.context) is None
+    ]
+
+
 def untranslated_messages(catalog: "Catalog", msgids: Iterable[str] | None = None) -> list[str]:
     """The msgids of `catalog` (or only those in `msgids`) with no usable translation: empty,
     partly empty (plurals) or fuzzy."""
@@ -563,7 +575,8 @@ def elision_problems(catalog: "Catalog") -> list[str]:
 
 def check_catalogs(root: Path = PROJECT_ROOT, locale_dir: Path = LOCALE_DIR) -> list[str]:
     """Every problem with the catalogs, one line each: texts the code uses that a catalog
-    lacks, translations missing or fuzzy outside English, an entry marked fuzzy in English
+    lacks, entries of a catalog that no text of the code is marked as (`unused_messages`),
+    translations missing or fuzzy outside English, an entry marked fuzzy in English
     (whose entries are empty: the mark means nothing, and reads as work left undone),
     placeholders that do not match, a word elided before a name."""
     template = extract_messages(root)
@@ -571,6 +584,7 @@ def check_catalogs(root: Path = PROJECT_ROOT, locale_dir: Path = LOCALE_DIR) -> 
     for language in LANGUAGES:
         catalog = read_catalog(language, locale_dir)
         problems += [f"{language}: missing {m!r}" for m in missing_messages(template, catalog)]
+        problems += [f"{language}: unused {m!r}" for m in unused_messages(template, catalog)]
         if language != DEFAULT_LANGUAGE:
             problems += [f"{language}: untranslated {m!r}" for m in untranslated_messages(catalog)]
         else:
