@@ -291,54 +291,57 @@ _ALSO = ", ".join(f"{yes}/{no}" for yes, no in zip(TRUE_WORDS[1:], FALSE_WORDS[1
 SWITCH = Rule(_switch, f"true or false (also {_ALSO})", _read_switch)
 
 
-def _names(key: str, value: object) -> tuple[str, ...]:
-    if not isinstance(value, list) or not value or len(value) > MAX_AI_NAMES:
-        raise Invalid(f"{key} must be a list of 1 to {MAX_AI_NAMES} names, not {show(value)}")
-    names: list[str] = []
-    for item in value:
-        if (
-            not isinstance(item, str)
-            or not item.strip()
-            or item != item.strip()
-            or len(item) > MAX_AI_NAME
-            or not item.isprintable()
-        ):
-            raise Invalid(
-                f"{key} must hold names of 1 to {MAX_AI_NAME} printable characters without "
-                f"leading or trailing spaces, not {show(item)}"
-            )
-        if item.casefold() in (name.casefold() for name in names):
-            raise Invalid(f"{key} has {show(item)} twice")
-        names.append(item)
-    return tuple(names)
+Item = Callable[[str, object, list[str]], str]
+"""A list's item's check (`listed`): (the key's name, the item, the items before it) to the
+item as Config holds it, or Invalid."""
 
 
-NAMES = Rule(
-    _names,
-    f"1 to {MAX_AI_NAMES} distinct names, comma-separated (or a TOML array)",
-    _read_list,
-)
+def listed(most: int, what: str, form: str, item: Item) -> Rule:
+    """A list of 1 to `most` items (`what`: them in words, for its refusal; `form`: for the
+    docs), each checked by `item`, as an environment variable's comma-separated items or a
+    TOML array; held as a tuple."""
+
+    def check(key: str, value: object) -> tuple[str, ...]:
+        if not isinstance(value, list) or not value or len(value) > most:
+            raise Invalid(f"{key} must be a list of 1 to {most} {what}, not {show(value)}")
+        items: list[str] = []
+        for each in value:
+            items.append(item(key, each, items))
+        return tuple(items)
+
+    return Rule(check, f"1 to {most} {form}, comma-separated (or a TOML array)", _read_list)
 
 
-def _font_files(key: str, value: object) -> tuple[str, ...]:
-    if not isinstance(value, list) or not value or len(value) > MAX_FONT_FILES:
-        raise Invalid(f"{key} must be a list of 1 to {MAX_FONT_FILES} files, not {show(value)}")
+def _name(key: str, item: object, before: list[str]) -> str:
+    if (
+        not isinstance(item, str)
+        or not item.strip()
+        or item != item.strip()
+        or len(item) > MAX_AI_NAME
+        or not item.isprintable()
+    ):
+        raise Invalid(
+            f"{key} must hold names of 1 to {MAX_AI_NAME} printable characters without "
+            f"leading or trailing spaces, not {show(item)}"
+        )
+    if item.casefold() in (name.casefold() for name in before):
+        raise Invalid(f"{key} has {show(item)} twice")
+    return item
+
+
+NAMES = listed(MAX_AI_NAMES, "names", "distinct names", _name)
+
+
+def _font_file(key: str, item: object, before: list[str]) -> str:
     from bot.show import system_fonts  # Pillow, loaded only when the key is set
 
-    files: list[str] = []
-    for item in value:
-        if not isinstance(item, str) or not item.strip() or "\0" in item:
-            raise Invalid(f"{key} must hold paths of font files, not {show(item)}")
-        if not Path(item).is_file():
-            raise Invalid(f"{key}: there is no file {show(item)}")
-        if not system_fonts.readable(item):
-            raise Invalid(f"{key}: {show(item)} is not a font file (TrueType, OpenType or .ttc)")
-        files.append(item)
-    return tuple(files)
+    if not isinstance(item, str) or not item.strip() or "\0" in item:
+        raise Invalid(f"{key} must hold paths of font files, not {show(item)}")
+    if not Path(item).is_file():
+        raise Invalid(f"{key}: there is no file {show(item)}")
+    if not system_fonts.readable(item):
+        raise Invalid(f"{key}: {show(item)} is not a font file (TrueType, OpenType or .ttc)")
+    return item
 
 
-FONT_FILES = Rule(
-    _font_files,
-    f"1 to {MAX_FONT_FILES} font file paths, comma-separated (or a TOML array)",
-    _read_list,
-)
+FONT_FILES = listed(MAX_FONT_FILES, "files", "font file paths", _font_file)
