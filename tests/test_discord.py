@@ -2708,6 +2708,33 @@ async def test_the_players_of_a_game_whose_thread_is_locked_are_told_once_in_the
     assert all(len([m for m in dc.fake.shown(u.id) if LOCKED in m.content]) == 1 for u in players)
 
 
+async def test_the_lock_of_a_thread_is_told_each_player_in_their_clients_language(
+    dc: Bot,
+) -> None:
+    """A moderator locks the thread of a game of a Korean channel: Uwe, whose Discord client
+    is German, is told in his DM in German, as the rest of his DMs are; Ann and Bob, whose
+    clients are in English, in English. It came to all three in Korean."""
+    the_gateway_says(dc, "GUILD_CREATE", dc.fake.guild_create())
+    thread = dc.fake.add_thread("wizards-night")
+    ann, bob = people(dc, "Ann", "Bob")
+    uwe = dc.fake.add_user("Uwe", locale="de")
+    await dc.command(ann, "language", view=thread, code="ko")
+    for user in (ann, bob, uwe):
+        await dc.command(user, "join", view=thread)
+    await dc.command(ann, "options", view=thread, setting="rounds=short")
+    await dc.command(ann, "start", view=thread)
+    the_gateway_says(dc, "THREAD_UPDATE", dc.fake.archive(thread, locked=True))
+    await dc.idle()
+    german = f"🔒 <#{thread}>, der Thread dieses Spiels, wurde von einem Moderator gesperrt"
+    told = [m.content for m in dc.fake.shown(uwe.id) if "🔒" in m.content]
+    assert len(told) == 1, told
+    assert told[0].startswith(german), told
+    for user in (ann, bob):
+        told = [m.content for m in dc.fake.shown(user.id) if "🔒" in m.content]
+        assert len(told) == 1, told
+        assert LOCKED in told[0], told
+
+
 async def test_the_lock_noted_in_a_threads_slot_map_is_no_slot_message(dc: Bot) -> None:
     """The note of the game whose players were told of the lock (`<game chat>:locked`, a game
     id) is no slot's message to the slot map's readers: they neither list it nor read its game

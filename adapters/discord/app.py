@@ -392,9 +392,10 @@ class DiscordFrontEnd:
         """A post to the game's thread was refused (or not tried: the gateway said so): the
         thread is archived, and a moderator locked it (only a moderator may open it again), so
         its table stays as it is while the game goes on in the DMs, whose hands show each
-        trick. Each player of a game going on there is told so in their DM, once a game (noted
-        in the thread's slot map, for every worker); once a moderator opens the thread, the
-        table's next post shows it again. Whether they were told, now or before."""
+        trick. Each player of a game going on there is told so in their DM, in their client's
+        language as their DMs are (`Table.languages`), once a game (noted in the thread's slot
+        map, for every worker); once a moderator opens the thread, the table's next post shows
+        it again. Whether they were told, now or before."""
         chat = chat_key(failed.game)
         try:
             table = await self.service.table(chat)
@@ -406,6 +407,22 @@ class DiscordFrontEnd:
         except StoreErrors as error:
             log.warning("could not tell the players of %s it is locked: %s", chat, error)
             return False
+        thread = f"<#{failed.game}>"
+        told = []
+        for player in table.game.players:
+            person = discord_id(player.id)
+            if person is None:
+                continue
+            own = table.languages.get(player.id)  # their client's, as their DMs are
+            said, closed = self._locked_words(texts(own) if own is not None else t, thread)
+            told.append(Post(failed.game, said, user=person, instead=closed))
+        await self._queue(told)
+        return True
+
+    @staticmethod
+    def _locked_words(t: Texts, thread: str) -> tuple[str, str]:
+        """What a player of a game whose thread (`thread`, as Discord links it) a moderator locked
+        is told in their DM, and, their DMs closed, shown alone in the thread (`_thread_locked`)."""
         # TRANSLATORS: in a player's DM. {thread}: the game's thread on Discord, shown by
         # Discord as its name (#wizards-night).
         said = t(
@@ -423,13 +440,7 @@ class DiscordFrontEnd:
             "server's members (in its Privacy Settings). Once a moderator opens the thread, the "
             "table shows there again."
         )
-        thread = f"<#{failed.game}>"
-        text, instead = content(said).format(thread=thread), content(closed).format(thread=thread)
-        people = [discord_id(player.id) for player in table.game.players]
-        await self._queue(
-            [Post(failed.game, text, user=p, instead=instead) for p in people if p is not None]
-        )
-        return True
+        return content(said).format(thread=thread), content(closed).format(thread=thread)
 
     async def _muted(self, failed: Post) -> None:
         """A post to the game's channel was refused: the bot may no longer send messages there
