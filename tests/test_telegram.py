@@ -47,7 +47,7 @@ from bot.config import Config, TelegramConfig
 from bot.metrics import Readiness
 from bot.requests import Request
 from bot.requests import User as Asker
-from bot.service import HINT_SENT, STORE_AWAY, GameService
+from bot.service import HINT_SENT, SORRY, STORE_AWAY, GameService
 from bot.show.i18n import texts
 from bot.show.themes import Theme, card_face
 from bot.store import Store, keys, redis_client
@@ -2097,6 +2097,31 @@ async def test_a_press_on_the_groups_message_is_answered_in_the_persons_language
         "KI-Spieler hinzu."
     )
     assert "a new table" in tg.lobby().text  # the group's message: in the group's language
+
+
+async def test_the_link_a_press_opens_is_given_in_the_persons_language(tg: Bot) -> None:
+    """Uwe, whose app is German and who never opened a private chat with the bot, presses the
+    Korean group's Join: the answer that opens that chat, which he alone sees, is in German;
+    the group's notice to him stays Korean. It was in the group's language."""
+    uwe = User(1006, "Uwe", "uwe", language_code="de")
+    tg.fake.add_group(GROUP, members=[uwe])
+    await tg.command(GROUP, ANN, "/language ko")
+    await seat(tg, (ANN,))
+    korean = texts("ko")
+    lobby = next(
+        m.message_id
+        for m in tg.fake.current_messages(GROUP).values()
+        if m.text.startswith(korean("🔮 Wizard: a new table"))
+    )
+    answer = await tg.press_label(GROUP, uwe, lobby, korean("Join"))
+    assert answer.url == f"https://t.me/wizard_test_bot?start=join-{GROUP}"
+    german = texts("de")
+    assert answer.text == german("To sit down, press Start in our private chat, which opens now.")
+    notice = korean(
+        "To sit down, first open a private chat with me, where your cards will be shown: "
+        "press the button below, then Start."
+    )
+    assert tg.fake.last_message(GROUP).text == f"Uwe: {notice}"
 
 
 def open_first_notices(bot: Bot, name: str) -> list[MessageView]:
@@ -4311,6 +4336,34 @@ async def test_an_os_error_not_of_the_store_is_no_outage(
     logged = [r for r in caplog.records if r.getMessage() == "error handling a Telegram update"]
     assert len(logged) == 2
     assert all(r.exc_info is not None and r.levelname == "ERROR" for r in logged)
+
+
+async def test_an_apology_to_one_person_is_in_their_language(
+    tg: Bot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Uwe's app is German, the group's language English: the apology for his press that
+    failed, which he alone sees, is in German, a bug's as the store's absence, and so is one
+    in his private chat; a command's in the group stays English."""
+    uwe = User(1006, "Uwe", "uwe", language_code="de")
+    tg.fake.add_group(GROUP, members=[uwe])
+    await seat(tg, (ANN, uwe), short=False)
+    lobby = tg.lobby()
+    failure: list[Exception] = [RuntimeError("a bug")]
+
+    async def broken(*args: object, **kwargs: object) -> None:
+        raise failure[0]
+
+    monkeypatch.setattr(tg.front.service, "handle", broken)
+    german = texts("de")
+    answer = await tg.press_label(GROUP, uwe, lobby.message_id, "Start")
+    assert answer.text == german(SORRY)
+    failure[0] = redis.exceptions.ConnectionError("Redis is away")
+    answer = await tg.press_label(GROUP, uwe, lobby.message_id, "Start")
+    assert answer.text == german(STORE_AWAY)
+    await tg.command(uwe.id, uwe, "/stats")
+    assert tg.fake.last_message(uwe.id).text == german(STORE_AWAY)
+    await tg.command(GROUP, uwe, "/scores")
+    assert tg.fake.last_message(GROUP).text == STORE_AWAY
 
 
 async def test_a_frozen_redis_gets_one_clear_answer_everywhere(

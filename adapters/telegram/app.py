@@ -105,7 +105,7 @@ from bot import (
 from bot.commands import BY_KIND, Who, of_payload, welcome_text
 from bot.logs import Recurring, about, after
 from bot.show.clusters import utf16_units
-from bot.show.i18n import Texts, resolve_language, texts
+from bot.show.i18n import Texts, catalog_language, resolve_language, texts
 from bot.store import keys
 from bot.timers import stop_timer_loop, timer_loop
 
@@ -480,6 +480,13 @@ class TelegramFrontEnd:
         """The texts of a game chat's language."""
         return await self.service.texts(chat)
 
+    async def _own_texts(self, person: TgUser, chat: str) -> Texts:
+        """The texts of what `person` alone reads in `chat` (the answer to their press): their
+        app's language where a catalog has it, as the service words its answers to them
+        (`Request.alone`); else the chat's."""
+        own = catalog_language(person.language_code)
+        return texts(own) if own is not None else await self._texts(chat)
+
     # --- handlers -------------------------------------------------------------------------------
 
     async def on_group(self, update: Update, context: Context) -> None:
@@ -721,7 +728,7 @@ class TelegramFrontEnd:
                 # The answer opens the private chat itself, at its Start button, whose /start
                 # seats them (the link of the group's notice, which stays for a client that
                 # does not follow it).
-                t = await self._texts(game)
+                t = await self._own_texts(person, game)
                 link = commands.deep_link(self.bot.username, where.id, thread(here))
                 opening = t("To sit down, press Start in our private chat, which opens now.")
                 await _answer(query, _cut(opening), url=link)
@@ -852,7 +859,8 @@ class TelegramFrontEnd:
 
     async def on_error(self, update: object, context: Context) -> None:
         """Log the error and, where there is someone to tell, say sorry (or that the store
-        cannot be reached, when that was the cause)."""
+        cannot be reached, when that was the cause): in their app's language where they alone
+        read it (a press's answer, their private chat), else in the chat's."""
         with after(context.error):
             if caused_by_store(context.error):  # Redis is away: said once, no traceback
                 log.warning("could not handle a Telegram update: %s", context.error)
@@ -860,8 +868,10 @@ class TelegramFrontEnd:
                 log.error("error handling a Telegram update", exc_info=context.error)
         if not isinstance(update, Update):
             return
-        chat = update.effective_chat
-        sorry = await self.service.apology(chat_key(chat.id if chat else 0), context.error)
+        chat, person = update.effective_chat, update.effective_user
+        alone = update.callback_query is not None or (chat is not None and not is_group(chat.id))
+        own = catalog_language(person.language_code) if alone and person is not None else None
+        sorry = await self.service.apology(chat_key(chat.id if chat else 0), context.error, own=own)
         with contextlib.suppress(TelegramError):
             if update.callback_query is not None:
                 await update.callback_query.answer(_cut(sorry), show_alert=True)
