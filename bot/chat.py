@@ -126,6 +126,9 @@ class Result:
     hint_once: bool = False
     """Post the hint once for its decision (a press in the asker's private chat): pressed again,
     the press is answered that it was sent (`Coach.hint`)."""
+    hint_said: Texts | None = None
+    """The texts of what the hint's asker is answered (`Context.own`: theirs where they alone
+    read it), should no hint come (the worker stops)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -583,7 +586,8 @@ def hint(ctx: Context, _: None) -> Result:
         raise Refused(_no_hint(t, view))
     typed = ctx.typed and not ctx.aside
     answer = t("Your hint comes to you privately.") if typed else None
-    return Result(answer=answer, hint=view, hint_once=ctx.aside and not ctx.typed)
+    once = ctx.aside and not ctx.typed
+    return Result(answer=answer, hint=view, hint_once=once, hint_said=t)
 
 
 def _no_hint(t: Texts, view: PlayerView) -> str:

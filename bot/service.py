@@ -283,7 +283,16 @@ def _merged(first: Result, then: list[Result], seen: dict[str, str]) -> Result:
         ratings=next((move.ratings for move in reversed(moves) if move.ratings), ()),
     )
     shown = [item for item in first.shown if not isinstance(item, Moved)] + [moved]
-    return Result(shown, first.answer, last, first.mend, first.reindex, first.hint, first.hint_once)
+    return Result(
+        shown,
+        first.answer,
+        last,
+        first.mend,
+        first.reindex,
+        first.hint,
+        first.hint_once,
+        first.hint_said,
+    )
 
 
 class GameService:
@@ -1248,8 +1257,8 @@ class GameService:
                 with contextlib.suppress(*StoreErrors):
                     await self.store.hint_unposted(*mark)
             if isinstance(error, Stopped):  # a clean stop does not wait for it
-                said = mine if once else look  # typed: answered where it was, as it is else
-                return replace(outcome, answer=said.t(STOPPED_HINT))
+                said = result.hint_said or look.t  # as the asker is answered: `Context.own`
+                return replace(outcome, answer=said(STOPPED_HINT))
             raise
         if hint is None:  # pressed again in their private chat: the hint is there already
             return replace(outcome, answer=sent)

@@ -559,8 +559,9 @@ async def test_a_hint_asked_as_its_worker_stops_is_answered_in_the_askers_words(
     """Ann's app is German, the group English. Her worker stops cleanly (`Coach.stop`) as she
     asks for a hint: typed in the group, the group is answered that the bot restarts, in
     English (the group's reply to /hint, as "Your hint comes to you privately." is); pressed
-    in her private chat, she is, in German. No hint is worked out or marked as sent: the next
-    worker gives it to her."""
+    in her private chat, or typed where she alone reads the answer (Discord's /hint, answered
+    ephemerally), she is, in German. No hint is worked out or marked as sent: the next worker
+    gives it to her."""
     monkeypatch.setattr(service_helpers, "check_outcome", lambda *_: None)  # German hands
     ann = replace(ANN, language="de")
     svc = service(redis_client, clock=clock)
@@ -573,6 +574,8 @@ async def test_a_hint_asked_as_its_worker_stops_is_answered_in_the_askers_words(
     assert (typed.answer, private(typed)) == (STOPPED_HINT, [])
     pressed = await svc.handle(CHAT, ann, press)
     assert (pressed.answer, private(pressed)) == (texts("de")(STOPPED_HINT), [])
+    alone = await svc.handle(CHAT, ann, Request(Kind.HINT, alone=True))
+    assert (alone.answer, private(alone)) == (texts("de")(STOPPED_HINT), [])
     assert texts("de")(STOPPED_HINT) != STOPPED_HINT
     assert svc.coach.hints_worked == 0
     again = await service(redis_client, seed=1, clock=clock).handle(CHAT, ann, press)
