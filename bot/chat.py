@@ -25,7 +25,7 @@ from bot.config import Config
 from bot.messages import OPTIONS, Message
 from bot.metrics import Metrics
 from bot.requests import User
-from bot.show.i18n import LANGUAGES, N_, Texts, catalog_language
+from bot.show.i18n import LANGUAGES, N_, Texts, catalog_language, texts
 from bot.show.look import Look, look_of, personal
 from bot.show.render import GroupTable, Hand, Lobby, Moved, Note, Rules, Sheet, Shown
 from bot.show.screens import (
@@ -217,7 +217,10 @@ def record(ctx: Context, _: None) -> Result:
     # to the asker's private chat, beside those of other chats).
     players = ", ".join(str(name) for name in ctx.record.get("players", ()))
     text = t("The record of the last game: {players}.", players=players)
-    note = Message(text, attachment=("wizard-game.json", data))
+    # Refused by the group, it goes to the asker's private chat: in their app's language.
+    own = catalog_language(ctx.user.language)
+    mine = texts(own)("The record of the last game: {players}.", players=players) if own else None
+    note = Message(text, attachment=("wizard-game.json", data), aside=mine)
     return Result(shown=[Note(note)])
 
 

@@ -62,6 +62,10 @@ class Message:
     `disable_notification`), so the chat's members are not rung twice a round."""
     attachment: tuple[str, bytes] | None = None
     """A file to send with the message: (file name, content)."""
+    aside: str | None = None
+    """For a group's file asked for by one person (/record), its text as they read it in their
+    private chat (in their app's language), where a front end sends the file if the group
+    refuses it; None: `text`."""
     pre: bool = False
     """The text is laid out in columns: show it in a monospace block."""
     mentions: tuple[tuple[str, str], ...] = ()

@@ -1585,6 +1585,25 @@ async def test_a_record_the_group_refuses_goes_to_the_askers_private_chat(tg: Bo
     assert tg.fake.last_message(GROUP).file_name == "wizard-game.json"
 
 
+async def test_a_record_the_group_refuses_comes_in_the_askers_language(tg: Bot) -> None:
+    """Uwe's app is German, the group's language English, and the group takes no files: the
+    record he asks for comes to his private chat with its caption in German, as everything
+    there; the group is told so in English. Its caption was the group's, in English."""
+    uwe = User(1006, "Uwe", "uwe", language_code="de")
+    tg.fake.add_group(GROUP, members=[uwe])
+    tg.fake.start_dm(uwe)
+    await seat(tg)
+    await tg.command(GROUP, ANN, "/start")
+    await play_on(tg)
+    tg.fake.forbid_files(GROUP)
+    _typed, notice = await record_asked(tg, uwe)
+    assert notice.text.endswith("so I sent you the record in our private chat.")
+    sent = tg.fake.last_message(uwe.id)
+    assert sent.file_name == "wizard-game.json"
+    players = "Ann, Bob Brown, Cid"
+    assert sent.text == texts("de")("The record of the last game: {players}.", players=players)
+
+
 RECORD_IN_A_CHAT_S_NAME = (
     "This group does not let me send files, so I cannot send the record here. An admin can "
     "allow files for me in the group's permissions. Or send /record as yourself, not "

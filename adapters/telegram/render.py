@@ -62,6 +62,9 @@ class Post:
     the group takes no files from the bot (see `Sender.no_files`). A chat's id (negative) when
     the command was sent in a chat's name (an anonymous admin's, a channel's): no private chat
     to send it to."""
+    aside: str | None = None
+    """For such a file, its caption there, in the asker's language (`Message.aside`, as HTML);
+    None: `html`."""
     version: tuple[str, int] | None = None
     """(game id, version) of the state a slot post shows (`Outcome.version`)."""
     again: bool = False
@@ -212,6 +215,7 @@ def post(
         game_id=None if message.picture is None or version is None else version[0],
         thread=topic if message.to is None else None,
         behind=None if message.behind is None else html_text(message.behind, limit=limit),
+        aside=None if message.aside is None else html_text(message.aside, limit=limit),
     )
 
 

@@ -400,21 +400,21 @@ class Sender:
     async def _document(self, post: Post, attachment: tuple[str, bytes]) -> Delivery:
         """A file with the post's text as its caption; if the group takes no files from the
         bot (`files_refused`), in the private chat of who asked for it, when there is one
-        (`Post.asker`: a person, not a chat in whose name it was asked) and it is open, and the
-        group is told (`no_files`)."""
+        (`Post.asker`: a person, not a chat in whose name it was asked) and it is open, its
+        caption in their language (`Post.aside`), and the group is told (`no_files`)."""
         name, data = attachment
 
-        async def send(chat: int, thread: int | None) -> None:
+        async def send(chat: int, thread: int | None, caption: str) -> None:
             await self.bot.send_document(
                 chat,
                 InputFile(data, filename=name),
-                caption=post.html,
+                caption=caption,
                 parse_mode=ParseMode.HTML,
                 message_thread_id=thread,
             )
 
         try:
-            await send(post.target, post.thread)
+            await send(post.target, post.thread, post.html)
         except TelegramError as error:
             if post.asker is None or not files_refused(error):
                 raise
@@ -425,7 +425,7 @@ class Sender:
             await self.no_files(post, False)
             return Delivery.FAILED
         try:
-            await send(post.asker, None)
+            await send(post.asker, None, post.aside or post.html)  # their language
         except TelegramError as error:
             if retryable(error):
                 raise
