@@ -596,12 +596,13 @@ class GameService:
         persist), once until a write goes through again or it fails otherwise: not once a
         request or a tick, and with no traceback (it is no bug of ours). Redis refusing writes
         until it is mended makes the store not ready meanwhile, or on a Cluster degraded while
-        another master takes writes (`adapters.health` asks each master). On a Cluster a
-        refusal is said by master, as readiness asks them (`Masters`, at the next tick or beat
-        told: `_ask_masters`): once when one starts refusing, once when it takes writes again,
-        whichever master the worker's other writes go to meanwhile."""
-        if self._masters is not None and refuses_writes(error):
-            self._masters.refused()
+        another master takes writes (`adapters.health` asks each master). On a Cluster any
+        failure (refused, not answered, a slot moving too long) is said by master, as
+        readiness asks them (`Masters`, at the next tick or beat told: `_ask_masters`): once
+        when one starts failing, once when it takes writes again, whichever master the
+        worker's other writes go to meanwhile; one over by then once, as brief."""
+        if self._masters is not None:
+            self._masters.failed(error)
             return
         said = failure(error)
         if said != self._failing:
@@ -634,8 +635,8 @@ class GameService:
         self._ask_masters()
 
     def _ask_masters(self) -> None:
-        """On a Cluster, ask its masters whether they take writes, while a write was refused
-        since the last ask or a master refused then, and log what changed (`Masters`): aside,
+        """On a Cluster, ask its masters whether they take writes, while a write failed since
+        the last ask or a master failed then, and log what changed (`Masters`): aside,
         one ask at a time, so that a master slow to answer (up to `redis_timeout`, twice)
         holds up neither the tick nor the beat."""
         if self._masters is None or not self._masters.due():

@@ -192,6 +192,22 @@ class Cluster:
                         return False
         return True
 
+    @contextlib.contextmanager
+    def patient(self) -> Iterator[None]:
+        """For the block, the nodes wait five minutes (not `NODE_TIMEOUT_MS`) before they take
+        a master for failed: one frozen or restarted is not failed over meanwhile."""
+        self._node_timeout(300_000)
+        try:
+            yield
+        finally:
+            self._node_timeout(NODE_TIMEOUT_MS)
+
+    def _node_timeout(self, ms: int) -> None:
+        for node in self.nodes:
+            if node.running:
+                with redis.Redis(port=node.port) as client:
+                    client.config_set("cluster-node-timeout", ms)
+
     def master_of(self, key: str) -> ClusterNode:
         """The node that serves `key` now."""
         live = next(node for node in self.nodes if node.running)

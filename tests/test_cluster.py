@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import redis
 import redis.asyncio as aioredis
-from cluster import NODE_TIMEOUT_MS, Cluster, ClusterNode
+from cluster import Cluster, ClusterNode
 from fake_telegram import FakeTelegram
 from service_helpers import ANN, BOB, CHAT, CID, Clock, Driver, RecordingStore, human, raw, table_of
 from test_review_notes import posted_by_the_next
@@ -49,12 +49,22 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
 @pytest.fixture
 async def cluster_client(cluster: Cluster) -> AsyncIterator["aioredis.RedisCluster"]:
     """A client of the cluster as the bot makes one, every master emptied first."""
+    async with cluster_client_of(cluster, 2.0) as client:
+        yield client
+
+
+@contextlib.asynccontextmanager
+async def cluster_client_of(
+    cluster: Cluster, timeout: float
+) -> AsyncIterator["aioredis.RedisCluster"]:
+    """A client of the cluster as the bot makes one with `redis_timeout` `timeout`, every
+    master emptied first."""
     for node in cluster.nodes:
         if node.running:
             with redis.Redis(port=node.port) as plain:
                 if plain.info("replication").get("role") == "master":
                     plain.flushall()
-    client = redis_client(cluster.url, 2.0, cluster=True)
+    client = redis_client(cluster.url, timeout, cluster=True)
     assert isinstance(client, aioredis.RedisCluster)
     await client.initialize()
     try:
@@ -507,6 +517,15 @@ def on_masters_apart(cluster: Cluster, worker: str) -> tuple[str, str]:
     raise LookupError("no two chats apart")
 
 
+def said_of_the_store(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """What the service and its ask of the masters logged of the store failing (`Masters`)."""
+    return [
+        record.getMessage()
+        for record in caplog.records
+        if record.name in ("bot.service", "bot.store.writable")
+    ]
+
+
 async def test_a_master_refusing_writes_leaves_readiness_and_the_log_steady_naming_it(
     cluster: Cluster, cluster_client: "aioredis.RedisCluster", caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -550,11 +569,7 @@ async def test_a_master_refusing_writes_leaves_readiness_and_the_log_steady_nami
                 plain.config_set("maxmemory", 0)
             await svc.tick(scope)
             await svc.asked()
-        said = [
-            record.getMessage()
-            for record in caplog.records
-            if record.name in ("bot.service", "bot.store.writable")
-        ]
+        said = said_of_the_store(caplog)
         assert len(said) == 2, said
         assert said[0].startswith(
             f"Redis master 127.0.0.1:{full.port} refuses writes: OutOfMemoryError: command not "
@@ -570,6 +585,85 @@ async def test_a_master_refusing_writes_leaves_readiness_and_the_log_steady_nami
         }
         assert await readyz() == (200, "ready\n")
         assert await scraped(svc.metrics) == {"ready": 1, "degraded": 0}
+
+
+async def test_a_master_that_does_not_answer_is_logged_once_not_at_each_write(
+    cluster: Cluster, caplog: pytest.LogCaptureFixture
+) -> None:
+    """One master frozen (SIGSTOP: it answers nothing; not failed over, the nodes wait here)
+    while the worker's moves go to it and to another master, ticking between: the log says
+    once that the master does not answer, naming it as /readyz does, and once that it takes
+    writes again. Before, each write that timed out said the store fails, and each taken
+    that it answers again. (A `redis_timeout` of 0.75 s, above `WAIT_MS`: a tick that reads
+    a chat of the frozen master waits for it several times over.)"""
+    async with cluster_client_of(cluster, 0.75) as client:
+        config = Config(redis_timeout=0.75)
+        svc = GameService(RecordingStore(client), config, rng=random.Random(5))
+        frozen_chat, other_chat = on_masters_apart(cluster, svc.worker)
+        frozen = cluster.master_of(keys.game(frozen_chat))
+        stuck, playing = (
+            Driver(svc, [human(n) for n in range(1, 4)], chat=chat)
+            for chat in (frozen_chat, other_chat)
+        )
+        for driver in (stuck, playing):
+            await driver.lobby()
+        scope = keys.scope(frozen_chat)
+        with caplog.at_level(logging.INFO), cluster.patient():
+            with frozen.frozen():
+                for update in ("u1", "u2"):
+                    user, payload = stuck.choices()[0]
+                    press = Request(Kind.BUTTON, payload)
+                    assert (await stuck.send(user, press, update, check=False)).alert
+                    await svc.tick(scope)
+                    await svc.asked()
+                    await playing.move()  # taken (`Driver.move` checks)
+                    await svc.tick(scope)
+                    await svc.asked()
+            await svc.tick(scope)
+            await svc.asked()
+    assert said_of_the_store(caplog) == [
+        f"Redis master 127.0.0.1:{frozen.port} does not answer; the requests of its chats are "
+        "answered that the store cannot be reached, and their deadlines wait, until it takes "
+        "writes again (/readyz names it meanwhile)",
+        f"Redis master 127.0.0.1:{frozen.port} takes writes again",
+    ]
+
+
+async def test_a_refusal_over_before_the_masters_are_asked_is_said_once_as_brief(
+    cluster: Cluster, cluster_client: "aioredis.RedisCluster", caplog: pytest.LogCaptureFixture
+) -> None:
+    """A master full for a moment only, twice, each refusing a press and taking writes again
+    before the next tick asks the masters: the log says it once, naming the master and the
+    refusal, and that it was brief (it took writes when asked); no line of a master failing,
+    and none of it taking writes again. Before, nothing was said (the refusals were only
+    counted, as `store_away`)."""
+    svc = GameService(RecordingStore(cluster_client), Config(), rng=random.Random(5))
+    chat, _ = on_masters_apart(cluster, svc.worker)  # the worker's journal is elsewhere
+    full = cluster.master_of(keys.game(chat))
+    driver = Driver(svc, [human(n) for n in range(1, 4)], chat=chat)
+    await driver.lobby()
+    scope = keys.scope(chat)
+    with redis.Redis(port=full.port) as plain, caplog.at_level(logging.INFO):
+        plain.config_set("maxmemory-policy", "noeviction")
+        for update in ("u1", "u2"):
+            plain.config_set("maxmemory", 1)
+            try:
+                user, payload = driver.choices()[0]
+                press = Request(Kind.BUTTON, payload)
+                assert (await driver.send(user, press, update, check=False)).alert
+            finally:
+                plain.config_set("maxmemory", 0)
+            await svc.tick(scope)
+            await svc.asked()
+        await driver.move()
+        for _ in range(2):
+            await svc.tick(scope)
+            await svc.asked()
+    assert said_of_the_store(caplog) == [
+        f"Redis master 127.0.0.1:{full.port} refused a write (OutOfMemoryError: command not "
+        "allowed when used memory > 'maxmemory'.), and it took writes when asked after it: a "
+        "brief failure, its requests answered that the store cannot be reached"
+    ]
 
 
 async def test_a_master_before_7_refusing_writes_is_named_by_readiness_and_the_log(
@@ -614,11 +708,7 @@ async def test_a_master_before_7_refusing_writes_is_named_by_readiness_and_the_l
                 await svc.tick(keys.scope(chat))
                 await svc.asked()
             assert await readyz() == (200, "ready\n")
-        logged = [
-            record.getMessage()
-            for record in caplog.records
-            if record.name in ("bot.service", "bot.store.writable")
-        ]
+        logged = said_of_the_store(caplog)
         assert len(logged) == 2, logged
         assert logged[0].startswith(f"Redis master 127.0.0.1:{full.port} {refusal}"), logged
         assert logged[1] == f"Redis master 127.0.0.1:{full.port} takes writes again"
@@ -642,24 +732,16 @@ async def scraped(metrics: Metrics) -> dict[str, float | None]:
 async def test_readiness_asks_every_master_and_names_one_that_does_not_answer(
     cluster: Cluster, cluster_client: "aioredis.RedisCluster"
 ) -> None:
-    """A master frozen (its replica does not take over meanwhile: the nodes wait a minute
+    """A master frozen (its replica does not take over meanwhile: the nodes wait minutes
     here): /readyz asks every master at once, each within `redis_timeout`, and names the one
     that does not answer; the worker stays ready for the chats of the others."""
     await cluster_client.initialize()
     asked_first = cluster_client.get_default_node()
     frozen = next(node for node in cluster.masters() if node.port != asked_first.port)
-    for node in cluster.nodes:
-        with redis.Redis(port=node.port) as plain:
-            plain.config_set("cluster-node-timeout", 60_000)
     async with health_of(Metrics(), cluster_client) as readyz:
         assert await readyz() == (200, "ready\n")
-        try:
-            with frozen.frozen():
-                said = await readyz()
-        finally:
-            for node in cluster.nodes:
-                with redis.Redis(port=node.port) as plain:
-                    plain.config_set("cluster-node-timeout", NODE_TIMEOUT_MS)
+        with cluster.patient(), frozen.frozen():
+            said = await readyz()
         assert said == (
             200,
             f"ready, degraded: redis (Redis master 127.0.0.1:{frozen.port} does not answer)\n",
@@ -686,7 +768,7 @@ async def test_readiness_follows_a_master_failed_over(
 async def test_a_master_restarted_in_place_waits_once_for_its_resyncing_replica(
     cluster: Cluster, cluster_client: "aioredis.RedisCluster", caplog: pytest.LogCaptureFixture
 ) -> None:
-    """A master restarted without a failover (the nodes wait a minute here before failing it
+    """A master restarted without a failover (the nodes wait minutes here before failing it
     over): its replica resyncs in full and confirms nothing until it has loaded the snapshot
     (each key takes it a second here). The first write there waits for it in vain (WAIT_MS);
     the next ones do not wait while the master's ROLE names no replica that acknowledges, and
@@ -700,29 +782,24 @@ async def test_a_master_restarted_in_place_waits_once_for_its_resyncing_replica(
     with redis.Redis(port=replica.port) as plain:
         plain.config_set("key-load-delay", 1_000_000)
         plain.config_set("loading-process-events-interval-bytes", 1024)
-    for node in cluster.nodes:
-        with redis.Redis(port=node.port) as plain:
-            plain.config_set("cluster-node-timeout", 60_000)
     try:
-        await asyncio.to_thread(master.stop)
-        await asyncio.to_thread(master.start)
-        for update in itertools.count():  # the first presses may meet the connections it closed
-            user, payload = driver.choices()[0]
-            press = Request(Kind.BUTTON, payload)
-            if not (await driver.send(user, press, f"u{update}", check=False)).alert:
-                break
-            assert update < 100, "no press taken after the restart"
-        waits = cluster.calls(master, "wait")  # the one taken waited for the replica in vain
-        for _ in range(3):
-            await driver.move()
-        assert not cluster.acknowledged(master)  # all of it while the replica resyncs
-        assert cluster.calls(master, "wait") == waits
+        with cluster.patient():
+            await asyncio.to_thread(master.stop)
+            await asyncio.to_thread(master.start)
+            for update in itertools.count():  # the first presses may meet the connections it closed
+                user, payload = driver.choices()[0]
+                press = Request(Kind.BUTTON, payload)
+                if not (await driver.send(user, press, f"u{update}", check=False)).alert:
+                    break
+                assert update < 100, "no press taken after the restart"
+            waits = cluster.calls(master, "wait")  # the one taken waited for the replica in vain
+            for _ in range(3):
+                await driver.move()
+            assert not cluster.acknowledged(master)  # all of it while the replica resyncs
+            assert cluster.calls(master, "wait") == waits
     finally:
         with redis.Redis(port=replica.port) as plain:
             plain.config_set("key-load-delay", 0)
-        for node in cluster.nodes:
-            with redis.Redis(port=node.port) as plain:
-                plain.config_set("cluster-node-timeout", NODE_TIMEOUT_MS)
         await asyncio.to_thread(cluster.wait_ok)
     for _ in range(50):
         await driver.move()

@@ -118,6 +118,14 @@ def refuses_writes(error: BaseException) -> bool:
     return isinstance(error, ResponseError) and str(error).startswith(REFUSALS)
 
 
+def _at(error: BaseException, node: ClusterNode) -> BaseException:
+    """`error`, noted as met at the Cluster's `node` where the client did not note where
+    (`connection`, as redis-py notes it: `bot.store.writable.node_of` reads it)."""
+    if getattr(error, "connection", None) is None:
+        error.connection = node  # type: ignore[attr-defined]
+    return error
+
+
 def _text(value: object) -> str:
     """A value as Redis answered it (bytes, unless the client decodes) as text."""
     return value.decode() if isinstance(value, bytes) else str(value)
@@ -767,7 +775,11 @@ class Store:
                     pipe.execute_command("WAIT", replicas, WAIT_MS, target_nodes=node)
                 else:
                     pipe.execute_command("ROLE", target_nodes=node)
-                results = await pipe.execute(raise_on_error=False, allow_redirections=False)
+                try:
+                    results = await pipe.execute(raise_on_error=False, allow_redirections=False)
+                except StoreErrors as error:
+                    _at(error, node)
+                    raise
             done = results[0]
             if isinstance(done, NoScriptError) and not loaded:
                 await cluster.script_load(_CAS)  # a node that never saw the script (a new one)
@@ -775,7 +787,7 @@ class Store:
                 continue
             if isinstance(done, MovedError | AskError | TryAgainError):
                 if time.monotonic() + SETTLE > patience:
-                    raise done
+                    raise _at(done, node)
                 if not isinstance(done, MovedError) or moved:
                     await asyncio.sleep(SETTLE)
                 if isinstance(done, MovedError):
@@ -783,7 +795,7 @@ class Store:
                     await cluster.nodes_manager.initialize()  # the new master's replicas too
                 continue
             if isinstance(done, BaseException):
-                raise done
+                raise _at(done, node)
             if not waits:
                 if _acknowledging(results[1]):
                     self._unheard.discard(node.name)  # the next writes wait for it again

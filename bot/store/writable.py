@@ -128,8 +128,10 @@ def _never_of(cluster: aioredis.RedisCluster, node: ClusterNode) -> str:
 class Masters:
     """A Redis Cluster's masters that refuse writes (or load, or do not answer), as this worker
     last asked them, with one line in the log when a master starts and one when it takes
-    writes again, whichever master the worker's writes went to meanwhile. Asked only while
-    some write was refused since (`refused`) or some master fails: nothing otherwise."""
+    writes again, whichever master the worker's writes went to meanwhile. Asked only after a
+    write failed (`failed`), while some master fails, or the Cluster does not answer at all:
+    nothing otherwise. A write that failed at a master that takes writes when asked (the
+    failure was over by then) is said once, as brief (`_brief`)."""
 
     @classmethod
     def of(cls, client: RedisClient, timeout: float) -> "Masters | None":
@@ -142,25 +144,46 @@ class Masters:
         self.timeout = timeout
         self.failing: dict[str, str] = {}
         """Each master that failed when last asked, and what it answered."""
-        self._refused = False
+        self.away: str | None = None
+        """What the writes failed with while no node of the Cluster answered, when last asked."""
+        self._failed: dict[str, tuple[bool, str]] = {}
+        """Whether a write since the last ask was refused, and what it failed with, by the
+        master it went to ("" unknown)."""
+        self._said: set[str] = set()
+        """The masters whose brief failure was said since an ask found none (said once)."""
 
-    def refused(self) -> None:
-        """A write was refused: ask the masters at the next `check`."""
-        self._refused = True
+    def failed(self, error: BaseException) -> None:
+        """A write failed with `error` (a refusal, Redis away, a slot moving): ask the masters
+        at the next `check`."""
+        self._failed.setdefault(node_of(error) or "", (refuses_writes(error), failure(error)))
 
     def due(self) -> bool:
-        """Whether to ask the masters: a write was refused since the last ask, or some master
-        failed then."""
-        return self._refused or bool(self.failing)
+        """Whether to `check`: a write failed since the last ask, some master failed then, the
+        Cluster did not answer, or a brief failure was said (forgotten once none follows)."""
+        return bool(self._failed or self.failing or self._said) or self.away is not None
 
     async def check(self) -> None:
         """Ask the masters, if `due`, and log what changed."""
-        if not self.due():
+        failed, self._failed = self._failed, {}
+        if not failed and not self.failing and self.away is None:
+            self._said.clear()  # a tick with no write failed: the next failure is said again
             return
-        self._refused = False
-        found = await masters(self.cluster, self.timeout, remap=bool(self.failing))
+        said = set(self.failing)  # what a write met at these is said by their own lines
+        remap = bool(self.failing) or self.away is not None
+        found = await masters(self.cluster, self.timeout, remap=remap)
         if found is None:
-            return  # the Cluster does not answer: the requests say so, and the next ask
+            if self.away is None:
+                self.away = next(iter(failed.values()), (False, "no node answers"))[1]
+                log.warning(
+                    "the Redis Cluster does not answer (%s): requests are answered "
+                    "that the store cannot be reached, and the deadlines wait, until it answers "
+                    "again",
+                    self.away,
+                )
+            return
+        if self.away is not None:
+            self.away = None
+            log.info("the Redis Cluster answers again")
         for name in list(self.failing):
             if found.get(name, "") is None:
                 del self.failing[name]
@@ -178,3 +201,41 @@ class Masters:
                     name,
                     what,
                 )
+        self._brief(failed, found, said | set(self.failing))
+
+    def _brief(
+        self, failed: dict[str, tuple[bool, str]], found: dict[str, str | None], said: set[str]
+    ) -> None:
+        """Say each write's failure (`failed`) whose master takes writes when asked after it
+        (`found`), or is a master no more, and was not said failing (`said`, when last asked
+        or now): over before the ask, no other line says it. Once for a master (what it
+        failed with first) until an ask finds none: not once a write while a slot moves."""
+        for name, (refused, what) in failed.items():
+            if name in said or (not name and said) or name in self._said:
+                continue
+            self._said.add(name)
+            if not name:
+                where, now = "the Redis Cluster", "every master took writes"
+            elif name in found:
+                where, now = f"Redis master {name}", "it took writes"
+            else:
+                where, now = f"Redis master {name}", "it was a master no more (failed over)"
+            log.warning(
+                "%s %s a write (%s), and %s when asked after it: a brief failure, its requests "
+                "answered that the store cannot be reached",
+                where,
+                "refused" if refused else "failed",
+                what,
+                now,
+            )
+
+
+def node_of(error: BaseException) -> str | None:
+    """The Cluster node (host:port) a failed command went to, as the client notes it on the
+    error (`connection`: the node, or its connection), if it does."""
+    where = getattr(error, "connection", None)
+    name = getattr(where, "name", None)
+    if isinstance(name, str):
+        return name
+    host, port = getattr(where, "host", None), getattr(where, "port", None)
+    return f"{host}:{port}" if isinstance(host, str) and isinstance(port, int) else None
