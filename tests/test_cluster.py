@@ -28,7 +28,7 @@ from bot.commands import Kind
 from bot.config import Config, TelegramConfig
 from bot.metrics import Metrics
 from bot.requests import Request
-from bot.service import LEASE, GameService
+from bot.service import LEASE, STORE_AWAY, GameService
 from bot.store import StoreErrors, keys, reached, redis_client
 from bot.store.store import WAIT_MS
 from engine import Phase
@@ -663,6 +663,44 @@ async def test_a_refusal_over_before_the_masters_are_asked_is_said_once_as_brief
         f"Redis master 127.0.0.1:{full.port} refused a write (OutOfMemoryError: command not "
         "allowed when used memory > 'maxmemory'.), and it took writes when asked after it: a "
         "brief failure, its requests answered that the store cannot be reached"
+    ]
+
+
+async def test_a_move_while_its_slot_moves_longer_than_the_timeout_is_refused_then_taken(
+    cluster: Cluster, cluster_client: "aioredis.RedisCluster", caplog: pytest.LogCaptureFixture
+) -> None:
+    """A chat's slot being moved for longer than `redis_timeout` (the reshard paused midway):
+    a press meanwhile waits `redis_timeout`, then is answered that the store cannot be
+    reached (the player is told to try again shortly) and changes nothing; the log says it
+    once, naming the master and what it answered, as brief. Once the slot has moved, the
+    same update (a platform's redelivery, or the press again) is applied, once."""
+    svc = GameService(RecordingStore(cluster_client), Config(), rng=random.Random(5))
+    chat = chats(1)[0]
+    driver = Driver(svc, [human(n) for n in range(1, 4)], chat=chat)
+    await driver.lobby()
+    before = await raw(cluster_client, chat)
+    scope = keys.scope(chat)
+    user, payload = driver.choices()[0]
+    press = Request(Kind.BUTTON, payload)
+    source, target = cluster.begin_moving(keys.game(chat))
+    try:
+        with caplog.at_level(logging.INFO):
+            for _ in range(2):
+                refused = await driver.send(user, press, "u1", check=False)
+                assert refused.alert
+                assert refused.answer == STORE_AWAY
+                await svc.tick(scope)
+                await svc.asked()
+        assert await raw(cluster_client, chat) == before
+    finally:
+        cluster.finish_moving(keys.game(chat), source, target)
+    assert not (await driver.send(user, press, "u1")).alert
+    assert not (await driver.send(user, press, "u1")).alert  # a duplicate, applied once
+    assert (await raw(cluster_client, chat))[0] == before[0] + 1
+    assert said_of_the_store(caplog) == [
+        f"Redis master 127.0.0.1:{source.port} failed a write (TryAgainError: Multiple keys "
+        "request during rehashing of slot), and it took writes when asked after it: a brief "
+        "failure, its requests answered that the store cannot be reached"
     ]
 
 
