@@ -698,7 +698,7 @@ async def test_a_move_while_its_slot_moves_longer_than_the_timeout_is_refused_th
     assert not (await driver.send(user, press, "u1")).alert  # a duplicate, applied once
     assert (await raw(cluster_client, chat))[0] == before[0] + 1
     assert said_of_the_store(caplog) == [
-        f"Redis master 127.0.0.1:{source.port} failed a write (TryAgainError: Multiple keys "
+        f"Redis master 127.0.0.1:{source.port} failed a command (TryAgainError: Multiple keys "
         "request during rehashing of slot), and it took writes when asked after it: a brief "
         "failure, its requests answered that the store cannot be reached"
     ]

@@ -221,10 +221,10 @@ class Masters:
             else:
                 where, now = f"Redis master {name}", "it was a master no more (failed over)"
             log.warning(
-                "%s %s a write (%s), and %s when asked after it: a brief failure, its requests "
+                "%s %s (%s), and %s when asked after it: a brief failure, its requests "
                 "answered that the store cannot be reached",
                 where,
-                "refused" if refused else "failed",
+                "refused a write" if refused else "failed a command",
                 what,
                 now,
             )
