@@ -629,6 +629,45 @@ async def test_a_master_that_does_not_answer_is_logged_once_not_at_each_write(
     ]
 
 
+async def test_a_cluster_of_which_no_node_answers_is_logged_once_a_master(
+    cluster: Cluster, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every node frozen (as a worker cut off from the whole Cluster sees it), while a press
+    and a tick fail: each master is said once not to answer, as /readyz names each, and once
+    to take writes again; the worker keeps its slot map (redis-py keeps it when no node
+    answers), so no line says the store as a whole. (`redis_timeout` 0.75 s, as above.)"""
+    async with cluster_client_of(cluster, 0.75) as client:
+        config = Config(redis_timeout=0.75)
+        svc = GameService(RecordingStore(client), config, rng=random.Random(5))
+        chat = chats(1)[0]
+        driver = Driver(svc, [human(n) for n in range(1, 4)], chat=chat)
+        await driver.lobby()
+        scope = keys.scope(chat)
+        masters = sorted(node.port for node in cluster.masters())
+        with caplog.at_level(logging.INFO), cluster.patient():
+            with contextlib.ExitStack() as frozen:
+                for node in cluster.nodes:
+                    frozen.enter_context(node.frozen())
+                user, payload = driver.choices()[0]
+                press = Request(Kind.BUTTON, payload)
+                assert (await driver.send(user, press, "u1", check=False)).alert
+                for _ in range(2):
+                    await svc.tick(scope)
+                    await svc.asked()
+            await svc.tick(scope)
+            await svc.asked()
+    said = said_of_the_store(caplog)
+    assert sorted(said[:3]) == [
+        f"Redis master 127.0.0.1:{port} does not answer; the requests of its chats are "
+        "answered that the store cannot be reached, and their deadlines wait, until it takes "
+        "writes again (/readyz names it meanwhile)"
+        for port in masters
+    ]
+    assert sorted(said[3:]) == [
+        f"Redis master 127.0.0.1:{port} takes writes again" for port in masters
+    ]
+
+
 async def test_a_refusal_over_before_the_masters_are_asked_is_said_once_as_brief(
     cluster: Cluster, cluster_client: "aioredis.RedisCluster", caplog: pytest.LogCaptureFixture
 ) -> None:
