@@ -189,6 +189,11 @@ async def test_a_move_the_chat_worker_refuses_is_said_on_the_page(redis_url: str
             bob = auth.sign_link(b"s3cret", CHAT, f"tg:{BOB.id}", handed["view"]["game"], 10**10)
             theirs = await http.get("/api/relayed", params=asked, headers=bearer(bob))
             assert await theirs.json() == {"ok": True, "answer": None}
+            # ids no 202 gives are refused, as a forged move is
+            for forged in ({"entry": "1-x", "update": asked["update"]}, {"entry": asked["entry"]}):
+                refused = await http.get("/api/relayed", params=forged, headers=bearer(link))
+                assert refused.status == 400
+                assert (await refused.json())["error"] == "not a move"
             await bot.idle()
             assert not bot.real_errors()
 

@@ -658,10 +658,12 @@ class WebTable:
         `_taken` looks, for `ANSWERED` seconds at most), `"ok": false` and the chat worker's
         answer if it refused it, else `"ok": true` (made, or not known yet: the page's event
         stream shows which). Only a refusal is written (`Relay.refuse`): a move made costs
-        nothing more unless its page asks."""
+        nothing more unless its page asks. Ids no 202 gives are refused as a forged move is."""
         viewer = self.viewer(request)
         entry, update = request.query.get("entry", ""), request.query.get("update", "")
-        if self.relay is None or not ENTRY.fullmatch(entry) or not UPDATE.fullmatch(update):
+        if not ENTRY.fullmatch(entry) or not UPDATE.fullmatch(update):
+            return _refused(request, 400, NOT_A_MOVE, None)
+        if self.relay is None:  # nothing is handed over here
             return web.json_response({"ok": True, "answer": None})
         scope = keys.scope(viewer.chat)
         deadline = time.monotonic() + ANSWERED
