@@ -415,11 +415,16 @@ def closing(shown: list[Shown], table: Table, kept: bool = False) -> Write:
     `shown`: it notes what their notes make each slot message say (`Write.closed`, bare
     messages saying it as `Message.behind`: the group's lobby or table, people's hands and own
     results, a host's toggles), and of which game (`Write.game`), for a worker that shows the
-    chat again after a crash lost the posts (`GameService.current`)."""
+    chat again after a crash lost the posts (`GameService.current`); a message they delete
+    (the group's turn reminder: `reminder_gone`) is noted deleted."""
     posted = (item.message for item in shown if isinstance(item, Note))
-    slots = {(m.to, m.slot): m for m in posted if m.slot is not None and not m.delete}
+    slots = {(m.to, m.slot): m for m in posted if m.slot is not None}
     closed = tuple(
-        Message("", to=to, slot=slot, strip=True, behind=m.behind if m.strip else m.text or None)
+        Message("", to=to, slot=slot, delete=True)
+        if m.delete
+        else Message(
+            "", to=to, slot=slot, strip=True, behind=m.behind if m.strip else m.text or None
+        )
         for (to, slot), m in slots.items()
     )
     return Write(table=table if kept else None, ttl=LIVE_TTL, closed=closed, game=table.game_id)

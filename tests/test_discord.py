@@ -1806,23 +1806,26 @@ async def test_a_turn_timeout_is_shown(
         assert any("💤" in (bot.hand(user) or bot.table()).content for user in players)
 
 
+def reminders(bot: Bot) -> list[Stored]:
+    """The channel's turn reminders still in it."""
+    return [m for m in bot.fake.shown(bot.channel) if m.content.startswith("⏳ ")]
+
+
+async def reminded(bot: Bot) -> Stored:
+    """The channel's reminder of a turn, once it is shown."""
+    for _ in range(100):
+        if shown := reminders(bot):
+            return shown[0]
+        await asyncio.sleep(0.05)
+    raise AssertionError("no reminder was shown")
+
+
 async def test_a_turn_reminder_goes_once_the_turn_has_passed(
     redis_url: str, game_ids: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Half-way through a turn the channel is reminded, pinging the player. Once they have
     moved, or their turn timed out, the reminder is deleted: the channel keeps no call to a
     turn that passed."""
-
-    def reminders(bot: Bot) -> list[Stored]:
-        return [m for m in bot.fake.shown(bot.channel) if m.content.startswith("⏳ ")]
-
-    async def reminded(bot: Bot) -> Stored:
-        for _ in range(100):
-            if shown := reminders(bot):
-                return shown[0]
-            await asyncio.sleep(0.05)
-        raise AssertionError("no reminder was shown")
-
     async with running(redis_url, monkeypatch, turn_timeout=4) as bot:
         players = people(bot, "Ann", "Bob", "Cid")
         await seat(bot, players)
@@ -1842,6 +1845,22 @@ async def test_a_turn_reminder_goes_once_the_turn_has_passed(
         else:
             raise AssertionError("no timeout was shown")
         await bot.idle()
+        assert reminders(bot) == []
+
+
+async def test_a_turn_reminder_a_crash_left_up_goes_after_a_cancel(
+    redis_url: str, game_ids: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker died right after a cancel's write, before its posts: the reminder of the
+    game's last turn stayed up, and no table is left to show again. The cancel noted its
+    deletion, and the worker that takes its journal over deletes it."""
+    async with running(redis_url, monkeypatch, turn_timeout=6) as bot:
+        players = people(bot, "Ann", "Bob", "Cid")
+        await seat(bot, players)
+        await bot.command(players[0], "start")
+        await reminded(bot)
+        await taken_over(bot, await dies_after(bot, players[0], Kind.CANCEL))
+        assert bot.table().content.endswith("Ann cancelled the game.")
         assert reminders(bot) == []
 
 

@@ -3911,6 +3911,27 @@ async def test_a_turn_reminder_a_crash_left_up_goes_when_the_game_is_shown_again
         assert reminders(fake) == []
 
 
+async def test_a_turn_reminder_a_crash_left_up_goes_after_a_cancel(
+    redis_url: str, game_ids: None
+) -> None:
+    """The worker died right after a /cancel's write, before its posts: the reminder of the
+    game's last turn stayed up, and no table is left to show again. The cancel noted its
+    deletion beside the lasting messages it closed, and the worker that takes its journal over
+    deletes it."""
+    clock = Clock(time.time())
+    async with on_the_clock(redis_url, clock, PLAYERS) as bot:
+        await reminded(bot, clock)
+        dead = bot.front.service  # writes the cancel, and dies before posting it
+        asker = Asker(user_key(ANN.id), ANN.first_name)
+        await dead.handle(chat_key(GROUP), asker, Request(Kind.CANCEL))
+        await bot.restart(clock=clock, turn_timeout=10)
+        assert len(reminders(bot.fake)) == 1
+        await ticking(bot, clock, 3)  # the dead worker's heartbeat grows old
+        await taken_over(bot, dead.worker)
+        assert bot.table().text.endswith("Ann cancelled the game.")
+        assert reminders(bot.fake) == []
+
+
 async def test_a_player_back_from_autopilot_is_shown_back_at_the_table(
     redis_url: str, game_ids: None
 ) -> None:

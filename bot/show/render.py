@@ -109,7 +109,8 @@ class Current:
     without the buttons they may have kept, and so the private messages the closing write
     named (people's hands, a host's toggles), each saying what that write's posts made it
     say (`closed`, bare messages: `Snapshot.closed`; with a table, the toggles of a host who
-    left it). Shown again after a crash or an outage (`Outcome.again`)."""
+    left it), and the group's turn reminder a cancel deleted, deleted. Shown again after a
+    crash or an outage (`Outcome.again`)."""
 
     closed: tuple[Message, ...] = ()
     ratings: tuple[Rerated, ...] = ()
@@ -136,7 +137,7 @@ def render(look: Look, table: Table | None, shown: list[Shown]) -> list[Message]
         elif isinstance(item, Current):
             said = {m.slot: m for m in item.closed if m.to is None}
             bare = [said.get(slot, Message("", slot=slot, strip=True)) for slot in GROUP_SLOTS]
-            messages += bare + [m for m in item.closed if m.to is not None]
+            messages += bare + [m for m in item.closed if m.to is not None or m.delete]
     return messages
 
 

@@ -417,11 +417,21 @@ GAME_ENTRY = "#game"
 leaves it."""
 
 
+DELETED_ENTRY = "#deleted"
+"""The slot of the entry of a note (`_noted`) that names a slot whose message is deleted (the
+group's turn reminder, by a cancel), `[<recipient>, "#deleted", <slot>]`: a worker before it
+reads it as a message of no slot it shows, and leaves it."""
+
+
 def _noted(closed: tuple[Message, ...], game: str = NO_GAME) -> str:
     """The note of a write (`Write.closed`) as stored after its version (`_CAS`, field
-    `c`): JSON, a list of [recipient (null: the group), slot, what it says ("": as it was)],
-    and, for a table deleted, an entry naming its game (`GAME_ENTRY`)."""
-    said = [[m.to, m.slot, m.behind or ""] for m in closed]
+    `c`): JSON, a list of [recipient (null: the group), slot, what it says ("": as it was)]
+    (a message deleted: `DELETED_ENTRY`), and, for a table deleted, an entry naming its game
+    (`GAME_ENTRY`)."""
+    said = [
+        [m.to, DELETED_ENTRY, m.slot] if m.delete else [m.to, m.slot, m.behind or ""]
+        for m in closed
+    ]
     if said and game:
         said.append([None, GAME_ENTRY, game])
     return json.dumps(said, ensure_ascii=False) if said else ""
@@ -451,6 +461,8 @@ def _closed(note: object, version: int) -> Closed:
         match entry:
             case [None, str(), str(named)] if entry[1] == GAME_ENTRY:
                 game = named
+            case [str() | None as to, str(), str() as slot] if entry[1] == DELETED_ENTRY:
+                closed.append(Message("", to=to, slot=slot, delete=True))
             case [str() | None as to, str() as slot, str() as behind]:
                 closed.append(Message("", to=to, slot=slot, strip=True, behind=behind or None))
             case _:
