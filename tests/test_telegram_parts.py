@@ -16,6 +16,8 @@ from adapters.telegram.sender import muted, pictures_refused
 from bot.commands import Kind
 from bot.messages import Button, Message, Outcome
 from bot.requests import Request
+from bot.show.screens import bid_buttons
+from bot.show.seating import Seating
 
 
 def test_ids_round_trip() -> None:
@@ -299,3 +301,17 @@ def test_the_bot_a_command_is_addressed_to() -> None:
     assert commands.addressee("/jion@Wizard_Bot 2") == "wizard_bot"
     assert commands.addressee("/jion 2") == ""
     assert commands.addressee("hello") == ""
+
+
+def test_bids_are_laid_in_even_rows_with_none_left_alone() -> None:
+    """Telegram stretches each row's buttons over the whole width: six bids to a row left the
+    7 bids of a round of 6 cards as [0-5] [6], a lone bid as wide as the row above it, as if it
+    meant something else (and [1-6] [7] for a dealer under notequal). The bids, at most six to
+    a row, are laid in rows as even as can be."""
+    seating = Seating("g1", ("Ann", "Bob", "Cid"), 0, frozenset(), "s", "r")
+    for count in range(1, 22):
+        rows = [len(row) for row in bid_buttons(seating, tuple(range(count)))]
+        assert sum(rows) == count
+        assert max(rows) <= 6
+        assert max(rows) - min(rows) <= 1, (count, rows)
+    assert [len(row) for row in bid_buttons(seating, tuple(range(7)))] == [4, 3]

@@ -62,12 +62,27 @@ from engine.views import ScoreRow
 ROW = 4
 """Card buttons per row (phones show four comfortably)."""
 BID_ROW = 6
+"""Bid buttons per row at most (`_even_rows`)."""
 
 Rows = tuple[tuple[Button, ...], ...]
 
 
 def _rows(buttons: list[Button], size: int) -> list[tuple[Button, ...]]:
     return [tuple(buttons[i : i + size]) for i in range(0, len(buttons), size)]
+
+
+def _even_rows(buttons: list[Button], size: int) -> list[tuple[Button, ...]]:
+    """`buttons` in as few rows of at most `size` as `_rows` makes, their lengths as even as
+    can be: Telegram stretches a row over the whole width, so a bid left alone on a row
+    ([0-5] [6]) looks like a button of another kind."""
+    count = -(-len(buttons) // size)
+    rows, extra = divmod(len(buttons), count) if count else (0, 0)
+    laid, start = [], 0
+    for n in range(count):
+        end = start + rows + (n < extra)
+        laid.append(tuple(buttons[start:end]))
+        start = end
+    return laid
 
 
 # --- lobby -----------------------------------------------------------------------------------
@@ -355,7 +370,7 @@ def bid_buttons(seating: Seating, bids: tuple[int, ...]) -> list[tuple[Button, .
         Button(str(bid), tokens.encode(seating.game, seating.stamp, Action.BID, str(bid)))
         for bid in bids
     ]
-    return _rows(payloads, BID_ROW)
+    return _even_rows(payloads, BID_ROW)
 
 
 # --- a player's hand --------------------------------------------------------------------------
@@ -759,7 +774,8 @@ def hand_message(look: Look, screen: HandScreen, notify: bool) -> Message:
     if screen.choose_trump:
         rows.append(tuple(Button(look.suit(suit), now(Action.TRUMP, suit.value)) for suit in Suit))
     elif screen.bids:  # (in open bidding the group's table has them as well)
-        rows.extend(_rows([Button(str(b), now(Action.BID, str(b))) for b in screen.bids], BID_ROW))
+        bids = [Button(str(b), now(Action.BID, str(b))) for b in screen.bids]
+        rows.extend(_even_rows(bids, BID_ROW))
     elif screen.unseen:
         rows.append((Button(t("Play your unseen card"), now(Action.PLAY, "")),))
     elif screen.cards:
