@@ -201,7 +201,9 @@ def help_(ctx: Context, _: None) -> Result:
 
 def rules(ctx: Context, _: None) -> Result:
     table = ctx.snap.table
-    return Result(shown=[Rules(table.game.options if table else None)])
+    if table is None:
+        return Result(shown=[Rules(None)])
+    return Result(shown=[Rules(table.game.options, table.coach)])
 
 
 def scores(ctx: Context, _: None) -> Result:

@@ -124,13 +124,15 @@ OPTION_NOTES = {
     "dmmixed": "dmmixed: hidden bids in rounds 1–6 and the last round, notequal in between.",
     "foresight": "foresight: with one card each, you see the others' cards but not your own.",
     "wings": "wings: mark a card ahead; it is played by itself on your turn if allowed.",
+    "coach": "coach: a Hint button on your turn, and a private review after each round.",
 }
 
 
 @pytest.mark.parametrize("option", list(OPTION_NOTES))
 async def test_the_lobby_and_the_rules_say_what_an_option_does(tg: Bot, option: str) -> None:
     """An option's name alone (`dmmixed`, `wings`) tells a player nothing: the lobby and /rules
-    say in a line what each option that is on does; the default table needs none."""
+    say in a line what each option that is on does; the default table needs none. /rules names
+    the table's options as the lobby does (it left the coach out)."""
     await seat(tg, short=False)
     assert not any(note in tg.lobby().text for note in OPTION_NOTES.values())
     await tg.command(GROUP, ANN, f"/options {option}")
@@ -140,7 +142,10 @@ async def test_the_lobby_and_the_rules_say_what_an_option_does(tg: Bot, option: 
     others = [note for name, note in OPTION_NOTES.items() if name not in on]
     assert not any(note in lobby for note in others), lobby
     await tg.command(GROUP, BOB, "/rules")
-    assert OPTION_NOTES[option] in tg.group_texts()[-1]
+    rules = tg.group_texts()[-1]
+    assert OPTION_NOTES[option] in rules
+    (named,) = [line for line in lobby.splitlines() if line.startswith("Options: ")]
+    assert f"This table: {named.removeprefix('Options: ')}" in rules.splitlines()
 
 
 async def test_a_foresight_card_once_played_is_no_longer_called_unseen(tg: Bot) -> None:

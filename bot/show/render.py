@@ -100,6 +100,8 @@ class Rules:
     """The rules in short, with this table's options."""
 
     options: Options | None
+    coach: bool = False
+    """The table's coach option is on (`Table.coach`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +133,7 @@ def render(look: Look, table: Table | None, shown: list[Shown]) -> list[Message]
         if isinstance(item, Note):
             messages.append(item.message)
         elif isinstance(item, Rules):
-            messages.append(Message(rules_text(look, item.options)))
+            messages.append(Message(rules_text(look, item.options, item.coach)))
         elif table is not None:
             messages += _of_table(look, table, item)
         elif isinstance(item, Current):

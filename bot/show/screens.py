@@ -98,8 +98,9 @@ def options_line(look: Look, options: Options, coach: bool = False) -> str:
     return ", ".join(parts)
 
 
-def option_notes(look: Look, options: Options) -> list[str]:
-    """A line for each option that is on, saying what it does (its name alone tells little)."""
+def option_notes(look: Look, options: Options, coach: bool = False) -> list[str]:
+    """A line for each option that is on, saying what it does (its name alone tells little),
+    the table's coach option last (as `options_line`)."""
     t = look.t
     notes = {
         BidMode.HIDDEN: t(
@@ -126,6 +127,8 @@ def option_notes(look: Look, options: Options) -> list[str]:
         )
     if options.wings:
         lines.append(t("wings: mark a card ahead; it is played by itself on your turn if allowed."))
+    if coach:
+        lines.append(t("coach: a Hint button on your turn, and a private review after each round."))
     return lines
 
 
@@ -151,7 +154,8 @@ def lobby(
     if free:
         lines.append(t.ngettext("{free} seat free", "{free} seats free", free).format(free=free))
     options = options_line(look, view.options, seating.coach)
-    lines += ["", t("Options: {options}", options=options), *option_notes(look, view.options)]
+    notes = option_notes(look, view.options, seating.coach)
+    lines += ["", t("Options: {options}", options=options), *notes]
     if seated < MIN_PLAYERS:
         few = (
             t("{n} to {m} players; the game starts with /start.")
@@ -941,8 +945,9 @@ def sheet(look: Look, view: TableView, seating: Seating) -> Message:
     return Message(f"{head}\n{totals}", picture=sheet_picture(look, view, seating))
 
 
-def rules_text(look: Look, options: Options | None) -> str:
-    """The rules in a few lines, enough to learn the game from (with a table's options)."""
+def rules_text(look: Look, options: Options | None, coach: bool = False) -> str:
+    """The rules in a few lines, enough to learn the game from (with a table's options, and
+    its `coach` option, named and explained as the lobby does)."""
     t = look.t
     lines = [
         t("📜 Wizard in short"),
@@ -966,6 +971,6 @@ def rules_text(look: Look, options: Options | None) -> str:
         t("After the last round, the most points wins."),
     ]
     if options is not None:
-        lines += ["", t("This table: {options}", options=options_line(look, options))]
-        lines += option_notes(look, options)
+        lines += ["", t("This table: {options}", options=options_line(look, options, coach))]
+        lines += option_notes(look, options, coach)
     return "\n".join(lines)
