@@ -92,29 +92,33 @@ def test_the_grid_holds_five_rows_of_five() -> None:
     bids = tuple(Button(str(n), f"g1.20b0.b{n}") for n in range(21))
     message = Message("bids", buttons=(bids[:6], bids[6:12], bids[12:18], bids[18:]))
     grid = rows(CHANNEL, message)
-    assert [len(row) for row in grid] == [5, 5, 5, 5, 1]
+    assert [len(row) for row in grid] == [5, 4, 4, 4, 4]  # none alone on a row
     assert [key.label for row in grid for key in row] == [str(n) for n in range(21)]
     cards = tuple(Button(f"c{n}", f"g1.20-0.pR{n}") for n in range(20))
     hand = Message("hand", buttons=tuple(cards[i : i + 4] for i in range(0, 20, 4)))
     assert [len(row) for row in rows(CHANNEL, hand)] == [4, 4, 4, 4, 4]
 
 
-def test_bids_six_to_a_row_are_laid_five_to_a_row_with_none_left_alone() -> None:
+def test_bids_are_laid_at_most_five_to_a_row_in_even_rows() -> None:
     """The bids come six to a row (Telegram's grid); Discord's five split each row, so a round
     of 6 cards showed [0-4] [5] [6] and one of 12 [0-4] [5] [6-11 less one] [12]: a lone
-    button on a row, as if it meant something else. The bids are laid five to a row instead;
-    the rows of something else under them (a hint) stay rows of their own."""
+    button on a row, as if it meant something else. The bids are laid at most five to a row,
+    in rows as even as can be (a round of 5 cards showed [0-4] [5] still); the rows of
+    something else under them (a hint) stay rows of their own."""
     bids = [Button(str(n), f"g1.6b0.b{n}") for n in range(7)]
     hint = (Button("💡 Hint", "g1.6b0.i"),)
     grid = rows(CHANNEL, Message("bids", buttons=(tuple(bids[:6]), tuple(bids[6:]), hint)))
     assert [[key.label for key in row] for row in grid] == [
-        ["0", "1", "2", "3", "4"],
-        ["5", "6"],
+        ["0", "1", "2", "3"],
+        ["4", "5", "6"],
         ["💡 Hint"],
     ]
     twelve = [Button(str(n), f"g1.6b0.b{n}") for n in range(13) if n != 7]
     grid = rows(CHANNEL, Message("bids", buttons=(tuple(twelve[:6]), tuple(twelve[6:]))))
-    assert [len(row) for row in grid] == [5, 5, 2]
+    assert [len(row) for row in grid] == [4, 4, 4]
+    six = tuple(Button(str(n), f"g1.5b0.b{n}") for n in range(6))  # a round of 5 cards
+    grid = rows(CHANNEL, Message("bids", buttons=(six,)))
+    assert [[key.label for key in row] for row in grid] == [["0", "1", "2"], ["3", "4", "5"]]
 
 
 def test_custom_ids_fit_and_parse() -> None:

@@ -21,6 +21,7 @@ from adapters.outbox import newest, slot_version
 from bot import Message, Outcome, WebLinks, tokens
 from bot.messages import Button, Picture
 from bot.show.clusters import head, shortened
+from bot.show.screens import even_rows
 
 MAX_CONTENT = 2000
 """Discord's limit for a message's content."""
@@ -220,14 +221,15 @@ def _kind(row: Sequence[Button]) -> tuple[str, ...]:
 
 def _runs(found: list[list[Key]], kinds: list[tuple[str, ...]]) -> list[list[Key]]:
     """`found` in rows of at most five: a run of rows of one kind with a row longer than five
-    (the bids, six to a row) is laid five to a row as one list, so no button is left alone on
-    a row ([0-4] [5] [6] for the 7 bids of a round of 6 cards); any other row is split."""
+    (the bids, up to six to a row) is laid as one list in rows of at most five as even as can
+    be (`even_rows`), so no button is left alone on a row ([0-4] [5] [6] for the 7 bids of a
+    round of 6 cards, [0-4] [5] for the 6 of a round of 5); any other row stays as it is."""
     laid: list[list[Key]] = []
     for _, run in itertools.groupby(range(len(found)), key=lambda n: kinds[n]):
         lines = [found[n] for n in run]
-        if len(lines) > 1 and any(len(line) > MAX_ROW for line in lines):
-            lines = [[key for line in lines for key in line]]
-        laid += [line[i : i + MAX_ROW] for line in lines for i in range(0, len(line), MAX_ROW)]
+        if any(len(line) > MAX_ROW for line in lines):
+            lines = [list(row) for row in even_rows([k for line in lines for k in line], MAX_ROW)]
+        laid += lines
     return laid
 
 

@@ -5,6 +5,7 @@ reads the game's state or asks a rule. Platform-neutral text and buttons, every 
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from bot import tokens
 from bot.messages import OPTIONS, Button, Message
@@ -62,25 +63,26 @@ from engine.views import ScoreRow
 ROW = 4
 """Card buttons per row (phones show four comfortably)."""
 BID_ROW = 6
-"""Bid buttons per row at most (`_even_rows`)."""
+"""Bid buttons per row at most (`even_rows`)."""
 
 Rows = tuple[tuple[Button, ...], ...]
+T = TypeVar("T")
 
 
 def _rows(buttons: list[Button], size: int) -> list[tuple[Button, ...]]:
     return [tuple(buttons[i : i + size]) for i in range(0, len(buttons), size)]
 
 
-def _even_rows(buttons: list[Button], size: int) -> list[tuple[Button, ...]]:
-    """`buttons` in as few rows of at most `size` as `_rows` makes, their lengths as even as
-    can be: Telegram stretches a row over the whole width, so a bid left alone on a row
-    ([0-5] [6]) looks like a button of another kind."""
-    count = -(-len(buttons) // size)
-    rows, extra = divmod(len(buttons), count) if count else (0, 0)
+def even_rows(items: Sequence[T], size: int) -> list[tuple[T, ...]]:
+    """`items` in as few rows of at most `size` as can hold them, their lengths as even as can
+    be: a platform stretches a row over the whole width, so a bid left alone on a row ([0-5]
+    [6]) looks like a button of another kind."""
+    count = -(-len(items) // size)
+    rows, extra = divmod(len(items), count) if count else (0, 0)
     laid, start = [], 0
     for n in range(count):
         end = start + rows + (n < extra)
-        laid.append(tuple(buttons[start:end]))
+        laid.append(tuple(items[start:end]))
         start = end
     return laid
 
@@ -374,7 +376,7 @@ def bid_buttons(seating: Seating, bids: tuple[int, ...]) -> list[tuple[Button, .
         Button(str(bid), tokens.encode(seating.game, seating.stamp, Action.BID, str(bid)))
         for bid in bids
     ]
-    return _even_rows(payloads, BID_ROW)
+    return even_rows(payloads, BID_ROW)
 
 
 # --- a player's hand --------------------------------------------------------------------------
@@ -779,7 +781,7 @@ def hand_message(look: Look, screen: HandScreen, notify: bool) -> Message:
         rows.append(tuple(Button(look.suit(suit), now(Action.TRUMP, suit.value)) for suit in Suit))
     elif screen.bids:  # (in open bidding the group's table has them as well)
         bids = [Button(str(b), now(Action.BID, str(b))) for b in screen.bids]
-        rows.extend(_even_rows(bids, BID_ROW))
+        rows.extend(even_rows(bids, BID_ROW))
     elif screen.unseen:
         rows.append((Button(t("Play your unseen card"), now(Action.PLAY, "")),))
     elif screen.cards:
