@@ -35,9 +35,16 @@ def check_turn(text: str, labels: Labels) -> None:
     """A message that asks its player to act holds all they need: trump (its first line), every
     player's tricks won/bid (or the bids so far), and for a card the trick so far or that they
     lead, with who is winning it and the suit to follow; its buttons are exactly the legal
-    choices."""
+    choices, in rows as even as can be (a card or a bid alone under a full row is stretched
+    over the row's width, as if it meant something else)."""
     flat = [label for row in labels for label in row]
     assert " · trump: " in text.splitlines()[0], text
+    choices = [
+        len(row)
+        for row in labels
+        if row and all(label.isdigit() or parse_card_text(label, Theme.COLOURS) for label in row)
+    ]
+    assert not choices or max(choices) - min(choices) <= 1, f"rows {labels}:\n{text}"
     if "Your bid?" in text:
         numbers = sorted(int(label) for label in flat if label.isdigit())
         assert numbers, f"a bid asked for without bid buttons:\n{text}"

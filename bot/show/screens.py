@@ -61,7 +61,8 @@ from engine.options import MAX_PLAYERS, MIN_PLAYERS, TOURNAMENT_HANDS
 from engine.views import ScoreRow
 
 ROW = 4
-"""Card buttons per row (phones show four comfortably)."""
+"""Card buttons per row at most (phones show four comfortably), in rows as even as can be
+(`even_rows`)."""
 BID_ROW = 6
 """Bid buttons per row at most (`even_rows`)."""
 
@@ -786,14 +787,14 @@ def hand_message(look: Look, screen: HandScreen, notify: bool) -> Message:
         rows.append((Button(t("Play your unseen card"), now(Action.PLAY, "")),))
     elif screen.cards:
         cards = [Button(look.card(card), now(Action.PLAY, card)) for card in screen.cards]
-        rows.extend(_rows(cards, ROW))
+        rows.extend(even_rows(cards, ROW))
     elif screen.marks:
 
         def mark(arg: str) -> str:
             return tokens.encode(gid, screen.round_stamp, Action.WINGS, arg)
 
         marks = [Button(f"🪽{look.card(card)}", mark(card)) for card in screen.marks]
-        rows.extend(_rows(marks, ROW))
+        rows.extend(even_rows(marks, ROW))
         if screen.mark is not None:
             rows.append((Button(t("Clear the mark"), mark("")),))
     if screen.hint:
