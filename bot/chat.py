@@ -1124,11 +1124,13 @@ def remind(ctx: Context, table: Table) -> Result:
         names = seating(table).names
         named = tuple((pid, names[state.seat_of(pid) or 0]) for pid in late)
         left = round(table.deadline - ctx.now) if table.deadline else 0
-        text = ctx.look.t(
+        # TRANSLATORS: the plural speaks to several people at once (hidden bids): "you" all.
+        said = ctx.look.t.ngettext(
             "⏳ {names}: it is your turn ({seconds} s left).",
-            names=", ".join(name for _, name in named),
-            seconds=max(1, left),
+            "⏳ {names}: it is your turn ({seconds} s left).",
+            len(named),
         )
+        text = said.format(names=", ".join(name for _, name in named), seconds=max(1, left))
         result.shown.append(Note(Message(text, mentions=named, slot=REMINDER, notify=True)))
         table.reminded = True
     return result

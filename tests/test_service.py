@@ -505,6 +505,32 @@ async def fire(driver: Driver, clock: Clock) -> list[tuple[str, Outcome]]:
     return fired
 
 
+async def test_a_reminder_of_several_people_speaks_to_them_all(
+    redis_client: aioredis.Redis, clock: Clock
+) -> None:
+    """Under hidden bids the reminder may name several people: it speaks to them all, in the
+    plural of languages that tell one "you" from several (Italian "tocca a voi", not "tocca a
+    te"); one person alone is spoken to as one."""
+    config = Config(turn_timeout=30)
+    svc = service(redis_client, seed=21, clock=clock, config=config)
+    await svc.handle(CHAT, ANN, Request(Kind.LANGUAGE, "it"))
+
+    async def reminded(bids: str) -> str:
+        for user in (ANN, BOB, CID):
+            await svc.handle(CHAT, user, Request(Kind.JOIN))
+        for option in ("rounds=short", f"bids={bids}"):
+            await svc.handle(CHAT, ANN, Request(Kind.OPTION, option))
+        await svc.handle(CHAT, ANN, Request(Kind.START))
+        clock.advance(config.turn_timeout / 2)
+        ((_, reminder),) = await svc.run_timers("chat")
+        (message,) = reminder.messages
+        await svc.handle(CHAT, ANN, Request(Kind.CANCEL))
+        return message.text
+
+    assert await reminded("hidden") == "⏳ Ann, Bob, Cid: tocca a voi (restano 15 s)."
+    assert (await reminded("open")).endswith(": tocca a te (restano 15 s).")
+
+
 async def test_a_timeout_puts_the_player_on_autopilot_until_they_are_back(
     redis_client: aioredis.Redis, clock: Clock
 ) -> None:
