@@ -364,7 +364,12 @@ class GameService:
         """Chats a write left waiting for the AI while this worker made their AI moves: those
         look at the chat again before they stop (`_robots`)."""
         self._moved: Handover[Outcome] = Handover()
-        """What those moves show, until the next tick hands it over."""
+        """What those moves show, until the timer loop hands it over (`made_aside`, or the
+        next tick)."""
+        self._made: dict[str, asyncio.Event] = {}
+        """For each scope, set while it has moves made aside to show (`made_aside`)."""
+        self._showing = 0
+        """How many outcomes `made_aside` handed over that the loop has not shown yet."""
 
     @classmethod
     def on_redis(
@@ -653,6 +658,29 @@ class GameService:
         """Wait until every AI move made aside is made (for tests and a clean stop)."""
         while self._moving:
             await asyncio.gather(*self._moving, return_exceptions=True)
+
+    async def made_aside(self, scope: str, within: float) -> list[tuple[str, Outcome]]:
+        """What the AI moves made aside in `scope`'s chats show (a run a timer started, and a
+        request's moves left to it: `_claim`), as soon as there is any, after `within` seconds
+        at most (then most often none): the timer loop shows them between its ticks, not up to
+        a tick later. The caller tells `shown_aside` once it has shown them."""
+        made = self._made.setdefault(scope, asyncio.Event())
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(made.wait(), within)
+        made.clear()
+        taken = self._moved.take(scope)
+        self._showing += len(taken)
+        return taken
+
+    def shown_aside(self, shown: Sequence[object]) -> None:
+        """The outcomes `made_aside` handed over are shown (or failed to be)."""
+        self._showing -= len(shown)
+
+    async def aside_shown(self) -> None:
+        """Wait until what the AI moves made aside show is shown, by a timer loop that runs
+        (for tests)."""
+        while self._moving or len(self._moved) or self._showing:
+            await asyncio.sleep(0.001)
 
     @logs.serving
     async def current(self, chat: str) -> Outcome:
@@ -1200,8 +1228,9 @@ class GameService:
     async def _move_aside(
         self, chat: str, snap: Snapshot, result: Result, seen: dict[str, str]
     ) -> None:
-        """The AI moves after `result` and what they show together, for the next tick (the
-        chat's run `_claim`ed for it, released once the moves stop)."""
+        """The AI moves after `result` and what they show together, for the timer loop to
+        show at once (`made_aside`) (the chat's run `_claim`ed for it, released once the moves
+        stop)."""
         try:
             try:
                 snap, result = await self._robots(chat, snap, result, seen)
@@ -1210,6 +1239,7 @@ class GameService:
             outcome = await self._shown(chat, snap, result)
             if outcome.messages:
                 self._moved.add(chat, outcome)
+                self._made.setdefault(keys.scope(chat), asyncio.Event()).set()
         except Exception:  # the table's deadline for the AI makes the moves again
             log.exception("%s: the AI moves after a timeout failed", chat)
 

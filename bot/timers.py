@@ -1,6 +1,6 @@
 """The timer loop: every worker runs one for its scope (the chats of its platform); each beats,
 shows again what a gone worker may have left unposted, and fires the turn deadlines that are due
-(`GameService.tick`).
+(`GameService.tick`); between ticks it shows the AI moves made aside as soon as they are made.
 
 Deadlines live in the tables and are indexed in Redis, so any number of workers may run this
 loop at once: the store's transactions let exactly one apply each timeout.
@@ -35,6 +35,7 @@ async def timer_loop(service: GameService, show: Show, scope: str, interval: flo
     (`GameService.count_timers`)."""
     service.metrics.probe(f"timers {scope}", functools.partial(service.count_timers, scope))
     task = asyncio.current_task()
+    loop = asyncio.get_running_loop()
     failing = logs.Recurring()
     while True:
         try:
@@ -43,16 +44,31 @@ async def timer_loop(service: GameService, show: Show, scope: str, interval: flo
         except Exception as error:  # a bug must not stop every chat's deadlines: again next tick
             failing.failed(log, error, "the timer tick of %s failed", scope)
             shown = []
-        for chat, outcome in shown:
-            game = outcome.version[0] if outcome.version is not None else None
-            with logs.about(chat, game):
-                try:
-                    await show(chat, outcome)
-                except Exception:
-                    log.exception("could not show a timeout in %s", chat)
+        await _show_each(show, shown)
         if task is not None and task.cancelling():
             raise asyncio.CancelledError
-        await asyncio.sleep(interval)
+        # Till the next tick, what AI moves made aside show is shown as soon as they are made
+        # (a run a tick started, which a player's move may have left its moves to).
+        ticks = loop.time() + interval
+        while (left := ticks - loop.time()) > 0:
+            made = await service.made_aside(scope, left)
+            try:
+                await _show_each(show, made)
+            finally:
+                service.shown_aside(made)
+            if task is not None and task.cancelling():
+                raise asyncio.CancelledError
+
+
+async def _show_each(show: Show, shown: list[tuple[str, Outcome]]) -> None:
+    """Show each outcome in its chat; one that fails is logged, and the others are shown."""
+    for chat, outcome in shown:
+        game = outcome.version[0] if outcome.version is not None else None
+        with logs.about(chat, game):
+            try:
+                await show(chat, outcome)
+            except Exception:
+                log.exception("could not show a timeout in %s", chat)
 
 
 async def stop_timer_loop(task: "asyncio.Task[None] | None") -> None:

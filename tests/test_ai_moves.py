@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import pytest
 import redis.asyncio as aioredis
+from players import until
 from service_helpers import (
     ANN,
     BOB,
@@ -33,6 +34,7 @@ from bot.messages import Outcome
 from bot.requests import Request, User
 from bot.service import GameService
 from bot.store import Snapshot, keys
+from bot.timers import stop_timer_loop, timer_loop
 from engine import Command, Phase, PlayerView, waiting_seats
 
 
@@ -224,6 +226,58 @@ async def test_a_tick_does_not_wait_for_the_ai_moves_its_timeouts_leave(
             assert not robot_seats(table)  # the game waits for Ann now
     finally:
         gate.set()
+        await survivor.store.client.aclose()
+
+
+async def test_the_timer_loop_shows_ai_moves_made_aside_without_waiting_for_its_next_tick(
+    redis_url: str, redis_client: aioredis.Redis, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The AI moves a tick's timeouts leave are made aside; the timer loop shows them as soon
+    as they are made, not at its next tick (here an hour away): a player's move whose AI moves
+    a timer's run under way made (`_claim`) showed them up to a tick late."""
+    gate = threading.Event()
+    monkeypatch.setattr(bot.chat, "get_ai", lambda level: Gated(level, gate))
+    config = Config(ai_grace=5)
+    doomed = DiesAfterSaving(
+        service(redis_client, clock=clock).store, config, clock=clock, rng=random.Random(1)
+    )
+    driver = Driver(doomed, [ANN], seed=0)
+    await seated(driver, ["normal", "normal"], ["rounds=short"])
+    table = await table_of(redis_client)
+    assert table is not None
+    if not robot_seats(table):  # Ann bids first: then the AI seats
+        await driver.move()
+    survivor = service(client(redis_url), seed=2, clock=clock, config=config)
+    ticks = 0
+    tick = survivor.tick
+
+    async def counted(scope: str) -> list[tuple[str, Outcome]]:
+        nonlocal ticks
+        ticks += 1
+        return await tick(scope)
+
+    monkeypatch.setattr(survivor, "tick", counted)
+    moved = asyncio.Event()
+
+    async def show(chat: str, outcome: Outcome) -> None:
+        if not outcome.again:
+            moved.set()
+
+    await survivor.tick("chat")  # it beats: the scope knows it
+    clock.now += 6
+    loop = asyncio.ensure_future(timer_loop(survivor, show, "chat", 3600))
+    try:
+        assert await until(lambda: ticks == 2, 60)  # the loop's first tick fired the deadline
+        gate.set()  # the AI decides
+        await asyncio.wait_for(moved.wait(), 60)
+        assert ticks == 2  # shown before the loop's next tick
+        table = await table_of(redis_client)
+        assert table is not None
+        assert not robot_seats(table)  # the game waits for Ann now
+    finally:
+        gate.set()
+        await stop_timer_loop(loop)
+        await survivor.moved()
         await survivor.store.client.aclose()
 
 

@@ -80,16 +80,18 @@ the margin for work no round waits for by name (the timer loop's)."""
 async def settled(fake: FakeTelegram, fronts: Sequence[TelegramFrontEnd]) -> None:
     """Wait until `fronts` have taken in every update (fetched and confirmed: a polling bot
     confirms what it queued by asking for the next ones; a webhook's delivery is answered
-    once queued), handled them (the update queue joined), made the AI moves left aside and
-    posted all that; again until a whole round of it saw no call to the fake and `SETTLE`
-    seconds passed after the last one. The fake alone cannot tell a bot that handles an
-    update slowly from an idle one: handling makes no call until it answers."""
+    once queued), handled them (the update queue joined), made the AI moves left aside, shown
+    them (the timer loop, `aside_shown`) and posted all that; again until a whole round of it
+    saw no call to the fake and `SETTLE` seconds passed after the last one. The fake alone
+    cannot tell a bot that handles an update slowly from an idle one: handling makes no call
+    until it answers."""
     while True:
         began = time.monotonic()
         await fake.wait_idle(timeout=30, quiet=0, taken_in=True)
         for front in fronts:
             await asyncio.wait_for(front.application.update_queue.join(), 30)
             await front.service.moved()
+            await front.service.aside_shown()  # by the timer loop, between its ticks
             await front.outbox.flush()
         await fake.wait_idle(timeout=30, quiet=SETTLE)
         if fake.last_activity < began:
