@@ -1240,6 +1240,9 @@ class GameService:
             if outcome.messages:
                 self._moved.add(chat, outcome)
                 self._made.setdefault(keys.scope(chat), asyncio.Event()).set()
+        except StoreErrors as error:  # said as any call the store failed; shown again later
+            self._unsure.add(chat)
+            self.store_failed(error)
         except Exception:  # the table's deadline for the AI makes the moves again
             log.exception("%s: the AI moves after a timeout failed", chat)
 
@@ -1350,7 +1353,12 @@ class GameService:
                     continue
                 snap, step, _seen = done
                 then.append(step)
-        except (*StoreErrors, NewerForm):
+        except StoreErrors as error:
+            # As any call the store failed: said once (`store_failed`), and the chat shown
+            # again once Redis answers, as the move's write may have been made
+            self._unsure.add(chat)
+            self.store_failed(error)
+        except NewerForm:
             log.warning("%s: AI moves stopped; the table's deadline makes them", chat)
         return snap, _merged(result, then, seen)
 

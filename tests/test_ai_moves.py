@@ -3,6 +3,7 @@ however many workers (and players) act at the same moment, made by another worke
 that was to make them died, and never holding up another chat."""
 
 import asyncio
+import logging
 import random
 import threading
 import time
@@ -657,3 +658,44 @@ async def test_a_request_starts_no_second_run_of_the_ai_moves_under_way(
     assert seat is not None
     assert len(table.game.round.hands[seat]) == held - 1  # the stand-in's card, once
     assert (await raw(redis_client))[0] > version + 1  # the timeout, then the stand-in's card
+
+
+async def test_ai_moves_aside_that_meet_redis_refusing_are_logged_as_the_store_failing(
+    redis_client: aioredis.Redis,
+    clock: Clock,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A timer's stand-in move made aside whose write Redis refuses (fewer replicas than
+    `min-replicas-to-write` asks for, as a real server answers NOREPLICAS): the log says the
+    store fails, one warning line with no traceback, as for any other call Redis refused, and
+    the chat is shown again once Redis takes writes (the write's outcome is not known). Before,
+    the AI moves logged a line of their own ('AI moves stopped'), each time, and what they
+    showed failing logged 'the AI moves after a timeout failed' at ERROR, with a traceback."""
+    level = Permits("tg:")
+    svc = service(redis_client, clock=clock)
+    driver, *_ = await a_lead_of_many_cards(svc, redis_client)
+    monkeypatch.setattr(bot.chat, "get_ai", level.of)
+    clock.advance(Config().turn_timeout)
+    assert await svc.run_timers("chat", aside=True) == []
+    try:
+        await entered(level, 1)  # the stand-in decides
+        await redis_client.config_set("min-replicas-to-write", 1)
+        with caplog.at_level(logging.INFO):
+            level.permits.release(100)
+            await svc.moved()
+    finally:
+        level.permits.release(100)
+        await redis_client.config_set("min-replicas-to-write", 0)
+    said = [(r.levelname, r.getMessage(), r.exc_info) for r in caplog.records]
+    assert said == [
+        (
+            "WARNING",
+            "the game store fails (ResponseError: NOREPLICAS Not enough good replicas to "
+            "write.): requests are answered that it cannot be reached, and the deadlines wait, "
+            "until it takes writes again; this worker is not ready (/readyz) meanwhile",
+            None,
+        )
+    ]
+    shown = await svc.tick(keys.scope(driver.chat))  # Redis takes writes: shown again
+    assert [chat for chat, outcome in shown if outcome.again] == [driver.chat]
