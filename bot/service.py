@@ -83,7 +83,7 @@ from bot.store import (
 )
 from bot.store.seats import SeatIndex
 from bot.store.stats import StatsStore
-from bot.store.writable import Masters
+from bot.store.writable import Masters, node_of
 from bot.table import Settings, Table
 from bot.upgrades import NewerForm
 from engine import (
@@ -477,6 +477,7 @@ class GameService:
         chat: the lasting messages of chats a crash or an outage may have left behind
         (`Outcome.again`), then the timeouts."""
         shown: list[tuple[str, Outcome]] = []
+        failed: set[str] = set()  # the Cluster's masters that failed at this tick
         self._ask_masters()
         try:
             if isinstance(self.clock, ServerClock) and not self.clock.anchored:
@@ -504,20 +505,28 @@ class GameService:
                 # after this read is named again by its worker, after `adopt`.
                 await self._take_reviews(scope, gone)
                 behind += chats
-            unsure = [chat for chat in self._unsure if keys.scope(chat) == scope]
-            behind += unsure
+            behind += [chat for chat in self._unsure if keys.scope(chat) == scope]
+            # Each is unsure until shown: a chat of a Cluster's master that failed at this tick
+            # is left for the next (`_passed`, `_missed`); on one server a failure ends the tick
+            self._unsure.update(behind)
             if now - self._trimmed > KEEP / 10:
                 await self.store.trim(mine, now - KEEP)
                 self._trimmed = now
             for chat in dict.fromkeys(behind):
-                outcome = await self._again(chat)
+                if self._passed(chat, failed):
+                    continue
+                try:
+                    outcome = await self._again(chat)
+                except StoreErrors as error:
+                    self._missed(error, failed)
+                    continue
+                self._unsure.discard(chat)
                 if outcome.messages:
                     shown.append((chat, outcome))
-            self._unsure.difference_update(unsure)
         except StoreErrors as error:
             self.store_failed(error)
             return shown  # Redis is away: the next tick after it is back catches up
-        fired = await self.run_timers(scope, aside=True)
+        fired = await self.run_timers(scope, aside=True, failed=failed)
         return shown + fired + self._moved.take(scope) + await self._reviewed(scope)
 
     async def _take_reviews(self, scope: str, gone: str) -> None:
@@ -732,19 +741,26 @@ class GameService:
         )
         return self._placed(outcome, snap.elsewhere, snap.settings, snap.table.languages)
 
-    async def run_timers(self, scope: str, aside: bool = False) -> list[tuple[str, Outcome]]:
+    async def run_timers(
+        self, scope: str, aside: bool = False, failed: set[str] | None = None
+    ) -> list[tuple[str, Outcome]]:
         """Fire every turn deadline of `scope` that is due; return what to show in which chat.
         `aside`: the AI moves a timeout leaves the game waiting for are made in tasks of their
         own, each chat's outcome handed over by a later tick (`tick`), so that one chat's AI
-        holds up neither the other chats' deadlines nor the worker's heartbeat."""
+        holds up neither the other chats' deadlines nor the worker's heartbeat. `failed`: the
+        Cluster's masters that failed at this tick already (`_missed`), not asked again."""
         shown = []
         now = self.clock()
-        firing = None
+        failed = set() if failed is None else failed
         try:
-            due = await self.store.due_timers(scope, now)
+            missed: list[BaseException] = []
+            due = await self.store.due_timers(scope, now, missed=missed, skip=failed)
+            for error in missed:
+                self._missed(error, failed)
             self.metrics.timers_due.labels(scope).inc(len(due))
             for chat, indexed in due:
-                firing = chat
+                if self._passed(chat, failed):
+                    continue  # its entry stays, and fires at a tick that reaches its master
                 deadline: float | None = indexed
                 try:
                     while deadline is not None:
@@ -768,20 +784,35 @@ class GameService:
                         deadline = mend if mend is not None and mend <= now else None
                 except NewerForm as error:
                     self._warn_newer(chat, error)  # its entry stays, for a newer worker to fire
-                except StoreErrors:
-                    raise
+                except StoreErrors as error:
+                    # A timeout it may have applied is shown again by a tick that reaches it
+                    self._unsure.add(chat)
+                    self._missed(error, failed)
                 except Exception:
                     # A table that cannot be read (damaged) or a bug met in one chat: its entry
                     # stays and the other chats' deadlines still fire.
                     self._warn_broken(chat)
-                firing = None
         except StoreErrors as error:
-            # Redis is away; the entries stay and fire once it is back (a timeout it may have
-            # applied meanwhile is shown again by the next tick)
+            # Redis is away; the entries stay and fire once it is back
             self.store_failed(error)
-            if firing is not None:
-                self._unsure.add(firing)
         return shown
+
+    def _missed(self, error: BaseException, failed: set[str]) -> None:
+        """A call of a tick's for one chat failed with `error`: on a Cluster, say it
+        (`store_failed`) and note its master in `failed`, the tick going on with the chats of
+        the others (`_passed`); else (one server, or a master not known) raise it, which ends
+        the tick, as every other call would wait as long."""
+        master = node_of(error) if self.store.cluster else None
+        if master is None:
+            raise error
+        self.store_failed(error)
+        failed.add(master)
+
+    def _passed(self, chat: str, failed: set[str]) -> bool:
+        """Whether a tick leaves `chat` for the next, its game or timer entry on a master that
+        failed at this tick (`_missed`): each master that does not answer holds the tick up
+        once, about `redis_timeout`, not once a chat."""
+        return bool(failed) and not failed.isdisjoint(self.store.masters(chat))
 
     async def _moved_back(self, chat: str, moved: float) -> None:
         """A timer moved the chat's entry on to `moved`, the chat's time as it read it: read

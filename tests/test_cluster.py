@@ -502,13 +502,14 @@ async def test_a_planned_failover_mid_game_refuses_no_move(
     assert cluster.calls(replica, "wait") == waits + 1
 
 
-def on_masters_apart(cluster: Cluster, worker: str) -> tuple[str, str]:
+def on_masters_apart(cluster: Cluster, worker: str, *also: str) -> tuple[str, str]:
     """Two chats whose writes go to different masters: the first's game on a master that holds
     nothing else a write of the second's touches (its game, its timer index's shard, the
-    worker's journal where a worker notes each chat it writes)."""
+    worker's journal where a worker notes each chat it writes), nor any of the keys `also`."""
     journal = cluster.master_of(keys.journal(keys.scope(chats(1)[0]), worker))
+    apart = {journal, *(cluster.master_of(key) for key in also)}
     touched = {
-        chat: {cluster.master_of(keys.game(chat)), cluster.master_of(keys.timers(chat)), journal}
+        chat: {cluster.master_of(keys.game(chat)), cluster.master_of(keys.timers(chat)), *apart}
         for chat in chats(64)
     }
     for first, second in itertools.permutations(touched, 2):
@@ -627,6 +628,56 @@ async def test_a_master_that_does_not_answer_is_logged_once_not_at_each_write(
         "writes again (/readyz names it meanwhile)",
         f"Redis master 127.0.0.1:{frozen.port} takes writes again",
     ]
+
+
+async def test_a_frozen_master_holds_up_no_deadline_of_another_master(cluster: Cluster) -> None:
+    """One master frozen (SIGSTOP, not failed over) with a chat of its own left unsure (a press
+    there found it not answering) and a chat of another master whose turn's deadline is due:
+    the next tick applies that timeout, giving up on the frozen master's chat after about
+    `redis_timeout` (it stays unsure, shown again once the master answers). The bound, four
+    times a `redis_timeout` of 2 s, is far above what the tick takes then (about twice that
+    timeout: the frozen chat's read, then the timer index, part of which is on the frozen
+    master) and far below what it took before: redis-py's Cluster client asked the frozen
+    master again and again, the slot map read anew between (a press there waited 13 s for a
+    timeout of 1 s), and the tick then stopped at the frozen chat, at every tick: no other
+    chat's deadline fired while the master was frozen."""
+    timeout = 2.0
+    async with cluster_client_of(cluster, timeout) as client:
+        clock = Clock()
+        config = Config(redis_timeout=timeout)
+        svc = GameService(RecordingStore(client), config, clock=clock, rng=random.Random(5))
+        scope = keys.scope(chats(1)[0])
+        frozen_chat, other_chat = on_masters_apart(cluster, svc.worker, keys.beats(scope))
+        frozen = cluster.master_of(keys.game(frozen_chat))
+        stuck, playing = (
+            Driver(svc, [human(n) for n in range(1, 4)], chat=chat)
+            for chat in (frozen_chat, other_chat)
+        )
+        await svc.tick(scope)
+        for driver in (stuck, playing):
+            await driver.lobby()
+        for _ in range(config.turn_timeout - 1):  # a tick a second, to just before the deadline
+            clock.advance(1)
+            await svc.tick(scope)
+        version = (await raw(client, other_chat))[0]
+        with cluster.patient():
+            with frozen.frozen():
+                user, payload = stuck.choices()[0]
+                press = Request(Kind.BUTTON, payload)
+                assert (await stuck.send(user, press, "u1", check=False)).alert
+                clock.advance(2)
+                await asyncio.wait_for(svc.tick(scope), 4 * timeout)
+                # its timeout applied (its player away, their stand-in's moves made aside), and
+                # not the frozen chat's, due too
+                table = await table_of(client, other_chat)
+                assert table is not None
+                assert len(table.away) == 1
+                assert (await raw(client, other_chat))[0] > version
+            await svc.asked()
+            await svc.moved()
+            clock.advance(1)
+            shown = await svc.tick(scope)
+            assert frozen_chat in [chat for chat, outcome in shown if outcome.again]
 
 
 async def test_a_cluster_of_which_no_node_answers_is_logged_once_a_master(

@@ -1,6 +1,7 @@
 """The timer loop fires due deadlines and hands their outcomes to the front end."""
 
 import asyncio
+from collections.abc import Collection
 
 import pytest
 import redis.asyncio as aioredis
@@ -63,7 +64,13 @@ async def test_the_loop_ends_when_cancelled_even_if_a_redis_call_swallows_the_ca
     service = GameService(Store(redis_client, Settings()), Config())
     calls = 0
 
-    async def due_timers(scope: str, now: float, limit: int = 100) -> list[tuple[str, float]]:
+    async def due_timers(
+        scope: str,
+        now: float,
+        limit: int = 100,
+        missed: list[BaseException] | None = None,
+        skip: Collection[str] = (),
+    ) -> list[tuple[str, float]]:
         nonlocal calls
         calls += 1
         try:

@@ -7,7 +7,8 @@ each script of the bot's (a move's names an update id's key that is made by that
 redis-py asks again 16 times (about 0.4 s) and then raises `ClusterError`, which would refuse
 the move as the store being away: this client asks again until the client's timeout has
 passed. A command that ends in `ClusterError` never ran (each try was answered a redirection
-or TRYAGAIN), so asking again cannot apply it twice.
+or TRYAGAIN), so asking again cannot apply it twice. So too CLUSTERDOWN, a pipeline's as a
+command's (`SettlingPipeline`): the client itself tries once (`bot.store.redis_client`).
 """
 
 import asyncio
@@ -15,7 +16,8 @@ import time
 from typing import Any
 
 import redis.asyncio as aioredis
-from redis.exceptions import ClusterError
+from redis.asyncio.cluster import ClusterPipeline
+from redis.exceptions import ClusterError, RedisClusterException
 from redis.typing import EncodableT
 
 SETTLE = 0.05
@@ -40,7 +42,43 @@ class SettlingCluster(aioredis.RedisCluster):
                     raise
                 await asyncio.sleep(SETTLE)
 
+    def pipeline(
+        self, transaction: Any | None = None, shard_hint: Any | None = None
+    ) -> ClusterPipeline:
+        """A pipeline that, as a command, is sent again while the Cluster answers it
+        CLUSTERDOWN (a master restarted in place, for a moment), for up to the socket timeout."""
+        if shard_hint:
+            raise RedisClusterException("shard_hint is deprecated in cluster mode")
+        # redis-py's own ClusterPipeline leaves the same attribute abstract
+        return SettlingPipeline(self, transaction)  # type: ignore[abstract]
+
     def patience(self) -> float:
         """Seconds a command is asked again for while its slot moves: the socket timeout."""
         found = self.nodes_manager.connection_kwargs.get("socket_timeout")
         return float(found) if isinstance(found, int | float) else 1.0
+
+
+class SettlingPipeline(ClusterPipeline):
+    """A `SettlingCluster`'s pipeline (see `SettlingCluster.pipeline`)."""
+
+    async def execute(
+        self, raise_on_error: bool = True, allow_redirections: bool = True
+    ) -> list[Any]:
+        client = self.cluster_client
+        assert isinstance(client, SettlingCluster)
+        deadline = None
+        try:
+            while True:
+                try:
+                    return await self._execution_strategy.execute(
+                        raise_on_error, allow_redirections
+                    )
+                except ClusterError:
+                    now = time.monotonic()
+                    if deadline is None:
+                        deadline = now + client.patience()
+                    if now + SETTLE > deadline:
+                        raise
+                    await asyncio.sleep(SETTLE)
+        finally:
+            await self.reset()  # type: ignore[no-untyped-call]

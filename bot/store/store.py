@@ -9,19 +9,24 @@ write, which fails if anyone else wrote meanwhile.
 """
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import logging
 import re
 import time
 from collections import OrderedDict
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterNode
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 from redis.exceptions import (
     AskError,
+    ClusterDownError,
     MovedError,
     NoScriptError,
     OutOfMemoryError,
@@ -158,9 +163,19 @@ def redis_client(url: str, timeout: float, cluster: bool = False) -> RedisClient
     """A client of the Redis at `url` (with `cluster`: of the Redis Cluster that node belongs
     to, one that waits out a slot being moved: `bot.store.cluster`) whose connecting and every
     call give up after `timeout` seconds (a frozen or unreachable server raises a timeout,
-    which is one of StoreErrors)."""
+    which is one of StoreErrors).
+
+    The Cluster client tries a call once (`retry` of no retries): redis-py's own asks again
+    up to 10 times after a timeout or a refused connection, the slot map read anew before
+    each, so a frozen master held a call for over ten times `timeout`. A call that fails asks
+    for the map to be read anew, which the next call does (it asks the failed node last)."""
     if cluster:
-        return SettlingCluster.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
+        return SettlingCluster.from_url(
+            url,
+            socket_connect_timeout=timeout,
+            socket_timeout=timeout,
+            retry=Retry(NoBackoff(), 0),
+        )
     return aioredis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
 
 
@@ -797,7 +812,7 @@ class Store:
                 await cluster.script_load(_CAS)  # a node that never saw the script (a new one)
                 loaded = True
                 continue
-            if isinstance(done, MovedError | AskError | TryAgainError):
+            if isinstance(done, MovedError | AskError | TryAgainError | ClusterDownError):
                 if time.monotonic() + SETTLE > patience:
                     raise _at(done, node)
                 if not isinstance(done, MovedError) or moved:
@@ -898,21 +913,72 @@ class Store:
             await pipe.execute()
 
     @timed("due_timers")
-    async def due_timers(self, scope: str, now: float, limit: int = 100) -> list[tuple[str, float]]:
+    async def due_timers(
+        self,
+        scope: str,
+        now: float,
+        limit: int = 100,
+        missed: list[BaseException] | None = None,
+        skip: Collection[str] = (),
+    ) -> list[tuple[str, float]]:
         """(chat, deadline) of the entries of `scope` due by `now` (every shard's, in one
-        round trip per server), soonest first."""
-        async with self.client.pipeline(transaction=False) as pipe:
-            for shard in range(keys.TIMER_SHARDS):
-                pipe.zrangebyscore(
-                    keys.timer_shard(scope, shard), "-inf", now, 0, limit, withscores=True
-                )
-            found = await pipe.execute()
+        round trip per server), soonest first. On a Cluster, given `missed`, each master's
+        shards are asked apart (at once): those of a master that fails (frozen, refusing) are
+        left out, its error (noting it) added to `missed`, unless every master fails; the
+        others' deadlines still fire. Those of the masters `skip` (host:port, failed already)
+        are not asked."""
+        shards = [keys.timer_shard(scope, shard) for shard in range(keys.TIMER_SHARDS)]
+        if missed is None or not isinstance(self.client, aioredis.RedisCluster):
+            found = await self._due_in(shards, now, limit)
+        else:
+            by_master: dict[str, tuple[ClusterNode, list[str]]] = {}
+            for shard in shards:
+                node = self.client.get_node_from_key(shard)
+                assert node is not None
+                if node.name not in skip:
+                    by_master.setdefault(node.name, (node, []))[1].append(shard)
+            answers = await asyncio.gather(
+                *(self._due_in(names, now, limit) for _, names in by_master.values()),
+                return_exceptions=True,
+            )
+            failures = [answer for answer in answers if isinstance(answer, StoreErrors)]
+            if failures and len(failures) == len(answers):
+                raise failures[0]  # no master answered
+            found = []
+            for (node, _), answer in zip(by_master.values(), answers, strict=True):
+                if isinstance(answer, StoreErrors):
+                    missed.append(_at(answer, node))
+                elif isinstance(answer, BaseException):
+                    raise answer
+                else:
+                    found += answer
         due = []
         for items in found:
             for chat, score in items:
                 due.append((_text(chat), float(score)))
         due.sort(key=lambda entry: entry[1])
         return due[:limit]
+
+    async def _due_in(self, shards: list[str], now: float, limit: int) -> list[Any]:
+        """The entries of the timer index's `shards` due by `now` (one round trip per
+        server)."""
+        async with self.client.pipeline(transaction=False) as pipe:
+            for shard in shards:
+                pipe.zrangebyscore(shard, "-inf", now, 0, limit, withscores=True)
+            return list(await pipe.execute())
+
+    def masters(self, chat: str) -> frozenset[str]:
+        """The Cluster's masters (host:port) that the chat's game and its timer entry are on,
+        as the client's slot map says (no call to Redis); none on one server."""
+        if not isinstance(self.client, aioredis.RedisCluster):
+            return frozenset()
+        names = set()
+        for key in (keys.game(chat), keys.timers(chat)):
+            with contextlib.suppress(SlotNotCoveredError):  # not mapped: none known
+                node = self.client.get_node_from_key(key)
+                if node is not None:
+                    names.add(node.name)
+        return frozenset(names)
 
     @timed("drop_timer")
     async def drop_timer(self, chat: str, deadline: float, then: float | None = None) -> bool:
