@@ -340,12 +340,16 @@ def test_no_french_translation_elides_nothing_before_a_name() -> None:
 def test_no_italian_article_comes_before_a_placeholder() -> None:
     """Italian's article takes the form of the word after it (`il 64%`, `l'84%`, `l'8%`):
     right before a placeholder, a number or a word the translation cannot see, it is wrong
-    for some of them. `check` names such a translation."""
+    for some of them; so is `a` before a name (`ad Anna`: `Tocca a {name}` read `Tocca a
+    Anna`). `check` names such a translation."""
     sample = Catalog(locale="it")
     sample.add("met {chance} of the time", "azzeccata il {chance} delle volte")
-    sample.add("{name} to play.", "Tocca a {name} giocare.")
+    sample.add("{name}'s turn", "Tocca a {name}")
+    sample.add("Follow {suit} if you can.", "Rispondi a {suit} se puoi.")
+    sample.add("{name} to play.", "Gioca {name}.")
     assert i18n.elision_problems(sample) == [
-        "'met {chance} of the time': 'azzeccata il {chance} delle volte'"
+        "'met {chance} of the time': 'azzeccata il {chance} delle volte'",
+        "\"{name}'s turn\": 'Tocca a {name}'",
     ]
     assert i18n.elision_problems(i18n.read_catalog("it")) == []
 
@@ -524,9 +528,19 @@ def test_every_text_in_the_code_is_in_the_catalogs_and_translated() -> None:
     )
 
 
-SCORE_SHEET_LABELS = {"Rnd": 5, "Cards": 7, "Rd": 4, "Cd": 4, "w/b": 3, "pts": 3, "tot": 3}
+SCORE_SHEET_LABELS = {"Rnd": 6, "Cards": 7, "Rd": 4, "Cd": 4, "w/b": 3, "pts": 3, "tot": 3}
 """Each score-sheet column label and the widest its translation may be (the player columns
 `w/b`, `pts` and `tot` are 3 wide, so their labels may not be wider)."""
+
+
+@pytest.mark.parametrize("language", [language for language in LANGUAGES if language != "en"])
+def test_the_score_sheets_rounds_column_is_headed_by_the_word_for_a_round(language: str) -> None:
+    """The score sheet (the picture's rounds column, the text sheet's roomier layouts) heads
+    its rounds column with the language's word for a round, as the table says it (`Round`):
+    no abbreviation a reader must guess (French `Man` for `Manche`, Latvian and Romanian the
+    English `Rnd`, Korean `R`)."""
+    t = texts(language)
+    assert t("Rnd").casefold() == t("Round").casefold(), (language, t("Rnd"), t("Round"))
 
 
 @pytest.mark.parametrize("language", list(LANGUAGES))

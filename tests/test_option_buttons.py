@@ -14,7 +14,7 @@ from bot.messages import Message
 from bot.show import i18n
 from bot.show.i18n import DEFAULT_LANGUAGE, LANGUAGES, texts
 from bot.show.look import Look
-from bot.show.option_words import BUTTON, COACH_BUTTON, FLAGS
+from bot.show.option_words import BUTTON, COACH_BUTTON, FLAGS, setting_label
 from bot.show.screens import lobby, options_line
 from bot.show.seating import Seating
 from bot.show.themes import DEFAULT_THEME
@@ -136,3 +136,12 @@ def test_each_options_button_word_is_its_catalogs(language: str) -> None:
     assert coach is not None
     assert coach.string
     assert t.pgettext(BUTTON, COACH_BUTTON) == coach.string
+
+
+def test_the_short_rounds_button_says_the_rounds_are_short() -> None:
+    """The rounds button names the plan as the other languages do, by what it is (`Rounds:
+    short`, `Runden: kurz`, `Manches : courtes`): Spanish `Rondas: pocas` ("few rounds") read
+    as a count left unsaid; it says `Rondas: cortas`, as its option name says `5 rondas`."""
+    spanish = texts("es")
+    assert setting_label(spanish, f"rounds={RoundsPlan.SHORT}") == "Rondas: cortas"
+    assert setting_label(texts("pt"), f"rounds={RoundsPlan.SHORT}") == "Rodadas: curtas"

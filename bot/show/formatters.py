@@ -137,7 +137,7 @@ _LAYOUTS = (
 
 
 SHEET_WORDS = (
-    # TRANSLATORS: score-sheet header for "Round" (at most 5 letters).
+    # TRANSLATORS: score-sheet header for "Round": the word for a round (at most 6 letters).
     N_("Rnd"),
     # TRANSLATORS: score-sheet header for the cards dealt (at most 7 letters).
     N_("Cards"),

@@ -540,7 +540,7 @@ ELIDING: dict[str, tuple["re.Pattern[str]", frozenset[str] | None]] = {
     "it": (
         re.compile(
             r"(?<![\w’'])(?:il|lo|la|del|dello|della|al|allo|alla|dal|dallo|dalla|nel|nello|"
-            r"nella|sul|sullo|sulla|col)\s+\{(\w+)\}",
+            r"nella|sul|sullo|sulla|col|a(?=\s+\{(?:name|names|chat|group)\}))\s+\{(\w+)\}",
             re.IGNORECASE,
         ),
         None,
@@ -548,7 +548,8 @@ ELIDING: dict[str, tuple["re.Pattern[str]", frozenset[str] | None]] = {
 }
 """For each language, the words that cannot come right before a placeholder, and the
 placeholders they are wrong before (None: any, a number or a word alike): a word that takes
-another form before a vowel (French `d'Ana`, never `de Ana`; Italian `l'84%`, never `il 84%`),
+another form before a vowel (French `d'Ana`, never `de Ana`; Italian `l'84%`, never `il 84%`,
+and `ad Anna` before a name, never `a Anna`),
 or a preposition after which a name is declined (Polish `w grupie Rodzina`, never `w Rodzina`;
 Russian `в группе`), which a translation cannot do to a name it does not know."""
 
