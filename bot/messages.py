@@ -105,6 +105,11 @@ class Message:
     notequal, once the others' bids made the bids add up to the tricks): a turn the player,
     who has bid, does not expect. A front end that does not tell each turn anew (Discord's one
     notice a round for a player whose DMs are closed) tells them of this one."""
+    unplaced: str | None = None
+    """For a private message that names its chat first (`bot.show.places.placed`: `💬 Wizards
+    · …`), its text without the name: what a front end shows where it shows the message in
+    that chat itself, to its reader alone (Discord's followup in the game's channel for a
+    person whose DMs are closed), which the name would only repeat."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -3163,8 +3163,9 @@ async def test_a_coachs_reviews_reach_a_player_whose_dms_are_closed(
     dc: Bot, caplog: pytest.LogCaptureFixture, workers: int
 ) -> None:
     """Cid's DMs are closed at a coach table: each round's review follows up his last
-    interaction in the channel, shown to him alone, and so does the answer of his /review;
-    nobody else sees any of it, and none is dropped. With two workers serving the bot, Cid's
+    interaction in the channel, shown to him alone, and so does the answer of his /review,
+    without the name of the channel it is shown in (his DM would name it); nobody else sees
+    any of it, and none is dropped. With two workers serving the bot, Cid's
     interactions reach one and everyone else's the other, which works out the reviews of the
     rounds it ends: his interaction is found in Redis, kept while Discord takes followups."""
     caplog.set_level(logging.INFO, "adapters.discord.app")
@@ -3213,7 +3214,8 @@ async def a_coach_game_with_closed_dms(
     assert review.replies[0].endswith("it comes to you privately.")
     await coach_turn(dc, -1)
     assert len(review.replies) == 2
-    assert "(only Cid sees) bot: 💬 \u2068#wizards\u2069 · 📝 Your last game" in review.replies[1]
+    # shown in #wizards itself: the DM's "💬 #wizards · " would name the channel it is in
+    assert "(only Cid sees) bot: 📝 Your last game" in review.replies[1]
     assert not any("📝" in m.content for m in dc.fake.shown(dc.channel))  # for everyone
 
 

@@ -498,15 +498,15 @@ class DiscordFrontEnd:
         if not failed.notify:
             return
         if await self._locked(failed.game):  # no notice can show: the hand itself, privately
-            said = "".join(f"{item.text}\n" for item in told)
-            await self._follow_up(replace(failed, text=f"{said}{failed.text}"))
+            said = "".join(f"{item.here}\n" for item in told)
+            await self._follow_up(replace(failed, text=f"{said}{failed.here}", instead=None))
             return
         number = failed.round
         slot = f"{base}:r{number}"
         if await self._noticed(failed.game, slot, game_id):  # this round's notice is there
             if told or (failed.rebid and not failed.again):
-                said = "".join(f"{item.text}\n" for item in told)
-                await self._follow_up(replace(failed, text=f"{said}{failed.text}"))
+                said = "".join(f"{item.here}\n" for item in told)
+                await self._follow_up(replace(failed, text=f"{said}{failed.here}", instead=None))
             return
         await self._notice(failed, base, game_id)
         for item in told:
@@ -583,9 +583,8 @@ class DiscordFrontEnd:
         extra: dict[str, Any] = {}
         if (keys := buttons.view(failed.keys)) is not None:
             extra["view"] = keys
-        text = failed.text if failed.instead is None else failed.instead
         try:
-            await webhook.send(text, ephemeral=True, **extra)
+            await webhook.send(failed.here, ephemeral=True, **extra)
         except discord.HTTPException as error:
             log.info("could not follow up an interaction of %s: %s", failed.user, error)
 

@@ -100,8 +100,14 @@ class Post:
     stands_for: int | None = None
     """A "Your hand" notice: the person whose hand, refused by their DMs, it stands for."""
     instead: str | None = None
-    """A plain DM's text where the person's DMs are closed, shown to them in the channel
-    instead (a followup: what is true there, not what the DM would say)."""
+    """A DM's text where the person's DMs are closed, shown to them in the channel instead (a
+    followup: what is true there, not what the DM would say; a DM that names its channel
+    first, `Message.unplaced`, without the name of the channel it is shown in)."""
+
+    @property
+    def here(self) -> str:
+        """The text a followup in the game's channel shows (`instead`, else the DM's)."""
+        return self.text if self.instead is None else self.instead
 
     def unbuttoned(self, text: str | None) -> "Post":
         """The post without its buttons, saying `text` instead of its own if given."""
@@ -291,6 +297,7 @@ def post(
         round=message.round,
         rebid=message.rebid,
         behind=None if message.behind is None else content(message.behind, message.pre, named),
+        instead=None if message.unplaced is None else content(message.unplaced, message.pre, named),
     )
 
 

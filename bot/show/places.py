@@ -31,4 +31,4 @@ def placed(look: Look, message: Message, title: str) -> Message:
     behind = named(message.behind) if message.behind else message.behind
     if not message.text or message.strip:  # a bare post: only what it shows instead, if any
         return replace(message, behind=behind) if behind != message.behind else message
-    return replace(message, text=named(message.text), behind=behind)
+    return replace(message, text=named(message.text), behind=behind, unplaced=message.text)
