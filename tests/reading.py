@@ -17,8 +17,15 @@ Labels = Sequence[Sequence[str]]
 _FACE_OF_SUIT = {face: suit for suit, face in SUIT_FACES[Theme.COLOURS].items()}
 _FOLLOW = re.compile(r"follow (\S+) \w+ if you can\.")
 _BID = re.compile(
-    r"Your bid\? (?:How many tricks will you take \((\d+) to (\d+)\)\?|\(only (\d+) is allowed\))"
+    r"Your bid\? (?:How many tricks will you take \((\d+) to (\d+)\)\?|\(only (\d+) is allowed\)|"
+    r"Only (\d+) is allowed)"
+    r"|Your bid of \d+ makes the bids add up to \d+: "
+    r"bid (?:another \((\d+) to (\d+)\)|(\d+) instead)"
 )
+_FORBIDDEN = re.compile(r"Not (\d+): the bids may not add up|Your bid of (\d+) makes the bids")
+_ASIDE = ("🪽", "💤", "⏸")
+"""The marks of a hand's lines that are no part of its question (a wings mark, the AI playing
+for them, a pause)."""
 
 
 def cards_of(text: str) -> list[Card]:
@@ -45,19 +52,27 @@ def check_turn(text: str, labels: Labels) -> None:
         if row and all(label.isdigit() or parse_card_text(label, Theme.COLOURS) for label in row)
     ]
     assert not choices or max(choices) - min(choices) <= 1, f"rows {labels}:\n{text}"
-    if "Your bid?" in text:
+    asked = _BID.search(text)
+    if asked is not None:
         numbers = sorted(int(label) for label in flat if label.isdigit())
         assert numbers, f"a bid asked for without bid buttons:\n{text}"
-        forbidden = re.search(r"you may not bid (\d+)\.", text)
+        # One line says it all: the question, and why a bid is barred (notequal) or the one
+        # made must change; nothing after the hand says it again, nor the bid to change.
+        lines = text.splitlines()
+        hand = next(i for i, line in enumerate(lines) if line.startswith(("Your hand", "Fore")))
+        after = [line for line in lines[hand + 1 :] if not line.startswith(_ASIDE)]
+        assert len(after) == 1, text
+        assert _BID.match(after[0]), text
+        found = _FORBIDDEN.search(text)
+        forbidden = None if found is None else int(found.group(1) or found.group(2))
         allowed = set(range(numbers[0], numbers[-1] + 1))
         if forbidden is not None:
-            assert int(forbidden.group(1)) not in numbers, text
-            allowed.discard(int(forbidden.group(1)))
+            assert forbidden not in numbers, text
+            allowed.discard(forbidden)
         assert set(numbers) == allowed, text
         assert numbers[0] == 0, text
-        asked = _BID.search(text)
-        assert asked is not None, text
-        low, high, only = asked.groups()
+        got = asked.groups()
+        low, high, only = got[0] or got[4], got[1] or got[5], got[2] or got[3] or got[6]
         if only is not None:  # one bid left: no range "from 0 to 0"
             assert numbers == [int(only)], text
         else:

@@ -30,7 +30,7 @@ async def test_a_dealer_told_to_change_a_hidden_bid_is_told_why_and_so_is_the_gr
 ) -> None:
     """Hidden bids with notequal: when the revealed bids add up to the round's one trick, the
     dealer is asked to bid again. Their private chat and the group's table say why, not just
-    whose turn it is."""
+    whose turn it is; the private chat in one line, which says what they may bid."""
     await seat(tg)
     for option in ("bids=hidden", "notequal"):
         await tg.command(GROUP, ANN, f"/options {option}")
@@ -42,9 +42,12 @@ async def test_a_dealer_told_to_change_a_hidden_bid_is_told_why_and_so_is_the_gr
     table = tg.table().text
     assert f"{why}: {name(deals)} (dealer) must change their bid." in table, table
     hand = tg.hand(deals)
-    assert f"{why}: you must change your bid." in hand.text, hand.text
     assert hand.labels == [["0"]], hand.text
-    assert "Your bid? (only 0 is allowed)" in hand.text, hand.text  # not "(0 to 0)"
+    # one line asks, and says why (not "Your bid: 1", "you must change", "only 0 is allowed"
+    # and "you may not bid 1", four lines of one thing); no "(0 to 0)"
+    lines = hand.text.splitlines()
+    assert lines[-1] == "Your bid of 1 makes the bids add up to 1: bid 0 instead.", hand.text
+    assert lines[-2].startswith("Your hand: "), hand.text
     for user in PLAYERS:
         if user != deals:
             assert why not in tg.hand(user).text  # the others have nothing to do

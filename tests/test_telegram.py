@@ -4267,7 +4267,7 @@ async def test_a_game_with_foresight_and_wings_reads_well(
     compare_golden(request, GOLDEN / "games" / f"{WINGS_GAME}.txt", "\n\n".join(shown) + "\n")
 
 
-@pytest.mark.parametrize("options", ["", "bids=hidden notequal"])
+@pytest.mark.parametrize("options", ["", "notequal", "bids=hidden notequal"])
 async def test_a_4_player_game_reads_well_from_the_private_chats(tg: Bot, options: str) -> None:
     """A whole 4-player game played from the private chats alone, each turn message read as
     its player reads it before pressing (`reading.check_turn`): it shows the trick and only

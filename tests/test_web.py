@@ -1159,7 +1159,13 @@ async def test_the_page_says_why_the_dealer_bids_again_or_last_and_what_notequal
             me = ann["you"]
             dealer = rnd.dealer == me and ann["phase"] == "bidding"
             if dealer and ann["forbidden_bid"] is not None:
-                assert f"notequal: you may not bid {ann['forbidden_bid']}." in ann["notes"]
+                barred = ann["forbidden_bid"]
+                assert any(
+                    f"Not {barred}: the bids may not add up to {rnd.cards}." in note
+                    or f"is allowed: the bids may not add up to {rnd.cards}." in note
+                    or f"Your bid of {barred} makes the bids add up to {rnd.cards}" in note
+                    for note in ann["notes"]
+                ), ann["notes"]
                 told["forbidden"] = True
             if dealer and bids == "secret" and rnd.bids[me] is None and not ann["bids"]:
                 assert ann["notes"] == [
@@ -1167,12 +1173,15 @@ async def test_the_page_says_why_the_dealer_bids_again_or_last_and_what_notequal
                 ]
                 told["last"] = True
             if dealer and rnd.bids[me] is not None and ann["bids"]:
-                assert ann["notes"][0] == (
-                    "The bids add up to the number of tricks: you must change your bid."
-                )
+                assert ann["notes"][0].startswith(
+                    f"Your bid of {rnd.bids[me]} makes the bids add up to {rnd.cards}: bid "
+                ), ann["notes"]
+                assert len(ann["notes"]) == 1, ann["notes"]  # said once
                 told["rebid"] = True
             if not (dealer or ann["forbidden_bid"]):
-                assert not any("notequal" in note or "bids add up" in note for note in ann["notes"])
+                assert not any(
+                    "may not add up" in note or "bids add up" in note for note in ann["notes"]
+                )
             if dealer and bob["bids"] and rnd.bids[me] is None:
                 await play(BOB, rng.choice(bob["bids"])["payload"])  # the dealer bids after
                 continue

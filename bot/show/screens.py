@@ -442,6 +442,9 @@ class HandScreen:
     bids_last: int | None = None
     """While they are to bid once the others have (the dealer, with secret bids and notequal):
     the number of tricks the bids may not add up to."""
+    tricks: int = 0
+    """While they bid and notequal forbids them a bid (`forbidden`): the number of tricks the
+    bids may not add up to."""
     scores: tuple[tuple[str, int], ...] = ()
     """While they are asked to bid, from the second round on: each player's name and total (a
     bid late in a game depends on the score; the group's table has it, the private chat did
@@ -525,6 +528,7 @@ def hand_screen(view: PlayerView, seating: Seating) -> HandScreen:
         hint=seating.coach and has_choice(view),
         chooser=names[tv.dealer] if tv.phase is Phase.TRUMP else None,
         bids_last=tv.cards if view.bids_last else None,
+        tricks=tv.cards if bidding and view.forbidden_bid is not None else 0,
         scores=tuple((names[s.seat], s.total) for s in tv.seats) if bidding and tv.sheet else (),
         last_round=(
             round_result(tv.sheet[-1], view.seat)
@@ -655,7 +659,7 @@ def _shown_lines(look: Look, screen: HandScreen) -> list[str]:
             )
     elif screen.hand:
         lines.append(t("Your hand: {cards}", cards=cards_line(screen.hand, look.theme)))
-    if screen.bid is not None:
+    if screen.bid is not None and not _rebid(screen):  # a bid to change: its question says it
         lines.append(t("Your bid: {bid} · tricks won: {won}", bid=screen.bid, won=screen.won))
     return lines
 
@@ -668,17 +672,7 @@ def _asking_lines(look: Look, screen: HandScreen) -> list[str]:
     if screen.choose_trump:
         lines.append(t("A Wizard was turned up: you are the dealer, choose the trump suit."))
     elif screen.bids:
-        lines += _rebid_notes(look, screen)
-        if len(screen.bids) == 1:  # a range "0 to 0" reads oddly
-            lines.append(t("Your bid? (only {bid} is allowed)", bid=screen.bids[0]))
-        else:
-            low, high = screen.bids[0], screen.bids[-1]
-            # TRANSLATORS: the question under a player's hand when they are to bid; the
-            # buttons below it are the numbers {low} to {high}.
-            lines.append(
-                t("Your bid? How many tricks will you take ({low} to {high})?", low=low, high=high)
-            )
-        lines += _notequal_notes(look, screen)
+        lines.append(_bid_question(look, screen))
     elif screen.cards or screen.unseen:
         lines.append(t("Your turn: play a card."))
     else:
@@ -725,17 +719,70 @@ def _foresight_notes(look: Look, screen: HandScreen) -> list[str]:
     ]
 
 
-def _rebid_notes(look: Look, screen: HandScreen) -> list[str]:
-    """Why a player who bid is asked again (notequal under hidden bids: the dealer)."""
-    if not screen.bids or screen.bid is None or screen.choose_trump:
-        return []
-    return [look.t("The bids add up to the number of tricks: you must change your bid.")]
+def _rebid(screen: HandScreen) -> bool:
+    """Whether a player who bid is asked again (notequal under hidden bids: the dealer)."""
+    return bool(screen.bids) and screen.bid is not None and not screen.choose_trump
 
 
-def _notequal_notes(look: Look, screen: HandScreen) -> list[str]:
-    if not screen.bids or screen.forbidden is None or screen.choose_trump:
+def _bid_question(look: Look, screen: HandScreen) -> str:
+    """The one line that asks a player for their bid: the bids they may make, and, where
+    notequal bars one, which and why; for a bid to change, that it must and why. Said once
+    (it said the bid made, that it must change, the one allowed and the one barred, four
+    lines of one decision)."""
+    t = look.t
+    low, high = screen.bids[0], screen.bids[-1]
+    if _rebid(screen):
+        if low == high:
+            # TRANSLATORS: the dealer's bid, once the others' hidden bids are shown, makes the
+            # bids add up to the round's tricks (notequal): they must bid again, {only} alone.
+            return t(
+                "Your bid of {bid} makes the bids add up to {tricks}: bid {only} instead.",
+                bid=screen.bid,
+                tricks=screen.tricks,
+                only=low,
+            )
+        # TRANSLATORS: as above, with the bids {low} to {high} left (the buttons below).
+        return t(
+            "Your bid of {bid} makes the bids add up to {tricks}: bid another ({low} to {high}).",
+            bid=screen.bid,
+            tricks=screen.tricks,
+            low=low,
+            high=high,
+        )
+    if screen.forbidden is not None:
+        if low == high:
+            # TRANSLATORS: a player to bid whom notequal leaves one bid ({bid}): the bids may
+            # not add up to the round's tricks.
+            return t(
+                "Your bid? Only {bid} is allowed: the bids may not add up to {tricks}.",
+                bid=low,
+                tricks=screen.tricks,
+            )
+        # TRANSLATORS: the question under a player's hand when they are to bid ({low} to
+        # {high}, the buttons below it), notequal barring {bid}.
+        return t(
+            "Your bid? How many tricks will you take ({low} to {high})? Not {bid}: the bids "
+            "may not add up to {tricks}.",
+            low=low,
+            high=high,
+            bid=screen.forbidden,
+            tricks=screen.tricks,
+        )
+    if low == high:  # a range "0 to 0" reads oddly
+        return t("Your bid? (only {bid} is allowed)", bid=low)
+    # TRANSLATORS: the question under a player's hand when they are to bid; the
+    # buttons below it are the numbers {low} to {high}.
+    return t("Your bid? How many tricks will you take ({low} to {high})?", low=low, high=high)
+
+
+def _bid_notes(look: Look, screen: HandScreen) -> list[str]:
+    """For the web table, which draws the bids itself: the question where notequal bars a
+    bid or a bid must change (it says which and why), else nothing."""
+    if not screen.bids or screen.choose_trump:
         return []
-    return [look.t("notequal: you may not bid {bid}.", bid=screen.forbidden)]
+    if _rebid(screen) or screen.forbidden is not None:
+        return [_bid_question(look, screen)]
+    return []
 
 
 def _bids_last_notes(look: Look, screen: HandScreen) -> list[str]:
@@ -760,8 +807,7 @@ def hand_notes(look: Look, screen: HandScreen) -> list[str]:
     the web table, which draws the rest itself: the others' cards on their seats)."""
     return (
         _foresight_notes(look, screen)
-        + _rebid_notes(look, screen)
-        + _notequal_notes(look, screen)
+        + _bid_notes(look, screen)
         + _bids_last_notes(look, screen)
         + _wings_notes(look, screen)
         + _away_notes(look, screen)
@@ -811,7 +857,7 @@ def hand_message(look: Look, screen: HandScreen, notify: bool) -> Message:
         notify=notify,
         round=screen.round,
         open_table=t("Open the table"),
-        rebid=bool(_rebid_notes(look, screen)),
+        rebid=_rebid(screen),
         behind="\n".join(shown) if asking else None,
     )
 
