@@ -129,6 +129,9 @@ class Result:
     hint_said: Texts | None = None
     """The texts of what the hint's asker is answered (`Context.own`: theirs where they alone
     read it), should no hint come (the worker stops)."""
+    hint_private: bool = False
+    """The hint goes to the asker's private chat (pressed there, or /hint typed where the game
+    is played): their hand is posted again under it, to be pressed at the chat's foot."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -597,7 +600,8 @@ def hint(ctx: Context, _: None) -> Result:
     typed = ctx.typed and not ctx.aside
     answer = t("Your hint comes to you privately.") if typed else None
     once = ctx.aside and not ctx.typed
-    return Result(answer=answer, hint=view, hint_once=once, hint_said=t)
+    private = once or typed
+    return Result(answer=answer, hint=view, hint_once=once, hint_private=private, hint_said=t)
 
 
 def _no_hint(t: Texts, view: PlayerView) -> str:

@@ -69,7 +69,7 @@ from bot.requests import Request, User
 from bot.show.i18n import N_, Texts, catalog_language, error_text, texts
 from bot.show.look import Look, look_of, personal
 from bot.show.places import placed
-from bot.show.render import Current, GroupTable, Lobby, Moved, Shown, render
+from bot.show.render import Current, GroupTable, Lobby, Moved, Shown, hand_again, render
 from bot.show.screens import HandScreen, has_choice
 from bot.stats import Rerated, game_of, people
 from bot.store import (
@@ -292,6 +292,7 @@ def _merged(first: Result, then: list[Result], seen: dict[str, str]) -> Result:
         first.hint,
         first.hint_once,
         first.hint_said,
+        first.hint_private,
     )
 
 
@@ -899,11 +900,30 @@ class GameService:
                 and table.game.phase is not Phase.FINISHED
             )
             outcome = review.outcome if on else review.late
+            if table is not None:
+                outcome = self._hands_again(outcome, snap, table)
             languages = {**review.languages, **(table.languages if table is not None else {})}
             elsewhere = snap.elsewhere | review.named
             placed = self._placed(outcome, elsewhere, snap.settings, languages)
             ready.append((chat, replace(placed, notes=notes)))
         return ready
+
+    @staticmethod
+    def _hands_again(outcome: Outcome, snap: Snapshot, table: Table) -> Outcome:
+        """`outcome` (a coach's review) with, under it, the hand of each person it goes to
+        posted again where that asks them for a press now (`hand_again`): a review comes
+        some time after its round, often once the next round's hand asked for their bid, and
+        would push that hand up their private chat. As of the chat as read now (`snap`)."""
+        look = look_of(snap.settings)
+        again = [
+            hand
+            for message in outcome.messages
+            if message.to is not None and (hand := hand_again(look, table, message.to)) is not None
+        ]
+        if not again:
+            return outcome
+        version = outcome.version or (table.game_id, snap.version)
+        return replace(outcome, messages=(*outcome.messages, *again), version=version)
 
     async def table(self, chat: str) -> Table | None:
         """A chat's table as stored (a copy to read: changing it changes nothing)."""
@@ -1327,7 +1347,19 @@ class GameService:
             raise
         if hint is None:  # pressed again in their private chat: the hint is there already
             return replace(outcome, answer=sent)
-        return replace(outcome, messages=(*outcome.messages, hint))
+        again = hand_again(look, table, view.player, hinted=True) if result.hint_private else None
+        if again is None:
+            return replace(outcome, messages=(*outcome.messages, hint))
+        # the hand again under the hint, in place of any the outcome shows them before it
+        # (it rings them if that did: a new turn of theirs)
+        slot = again.slot
+
+        def hand(message: Message) -> bool:
+            return message.to == view.player and message.slot == slot
+
+        rest = tuple(m for m in outcome.messages if not hand(m))
+        rung = any(m.notify for m in outcome.messages if hand(m))
+        return replace(outcome, messages=(*rest, hint, replace(again, quiet=not rung)))
 
     async def _review_round(
         self, chat: str, look: Look, table: Table, number: int, named: frozenset[str]

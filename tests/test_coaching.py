@@ -131,7 +131,8 @@ async def test_card_hints_name_the_best_legal_cards(
     seat = state.round.turn
     user = next(u for u in driver.humans if u.id == state.players[seat].id)
     outcome = await driver.send(user, Request(Kind.HINT))
-    (hint,) = private(outcome)
+    hint, hand = private(outcome)  # the hand again under the hint, to press at the foot
+    assert (hand.slot, hand.notify, hand.quiet) == ("hand", True, True)
     table = await table_of(redis_client)
     assert table is not None
     view = player_view(table.game, seat)
@@ -579,4 +580,4 @@ async def test_a_hint_asked_as_its_worker_stops_is_answered_in_the_askers_words(
     assert texts("de")(STOPPED_HINT) != STOPPED_HINT
     assert svc.coach.hints_worked == 0
     again = await service(redis_client, seed=1, clock=clock).handle(CHAT, ann, press)
-    assert [m.text.startswith("💡 Tipp") for m in private(again)] == [True]
+    assert [m.text.startswith("💡 Tipp") for m in private(again)] == [True, False]  # and hand

@@ -14,7 +14,7 @@ import os
 import random
 import re
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -392,10 +392,19 @@ async def coach_turn(bot: Bot, rounds_over: int) -> int:
     )
 
 
+def check_hands_last(bot: Bot, people: Iterable[Person]) -> None:
+    """Each person's hand that asks for a press is the newest message of their DM
+    (`reading.check_buttons_last`)."""
+    for user in people:
+        shown = [(m.content, m.labels()) for m in bot.fake.shown(user.id)]
+        reading.check_buttons_last(user.name, shown)
+
+
 async def test_a_coach_game_reads_well(dc: Bot, request: pytest.FixtureRequest) -> None:
     """A whole game at a coach table: Ann asks for a hint at a bid and at a card (the Hint
     button of her turn message), every person gets each round's review in their DM, and
-    /review sends Ann her costliest decisions; the channel sees none of it."""
+    /review sends Ann her costliest decisions; the channel sees none of it. A hint or a
+    review never comes below the hand it would push up: the hand is posted again under it."""
     ann, _bob, cid = players = people(dc, "Ann", "Bob", "Cid")
     await seat(dc, players, coach="on")
     await dc.command(cid, "addbot")
@@ -412,10 +421,12 @@ async def test_a_coach_game_reads_well(dc: Bot, request: pytest.FixtureRequest) 
             if kind not in asked and any("💡 Hint" in row for row in hand.labels()):
                 asked.add(kind)
                 await dc.press_label(ann.id, ann, hand, "💡 Hint")
-                assert "bot: 💡 Hint for" in dc.fake.texts(ann.id)[-1]
+                assert any("bot: 💡 Hint for" in text for text in dc.fake.texts(ann.id)[-3:])
+                check_hands_last(dc, players)
                 continue
         assert await move(dc)
         over = await coach_turn(dc, over)
+        check_hands_last(dc, players)
     else:
         raise AssertionError("the game did not end")
     assert asked == {"bid", "card"}
@@ -2419,14 +2430,18 @@ async def test_a_hint_typed_in_the_channel_says_where_it_went(dc: Bot) -> None:
     await dc.command(user, "hint")
     assert f"(only {user.name} sees)" in dc.last_reply()
     assert dc.last_reply().endswith("Your hint comes to you privately.")
-    assert "bot: 💡 Hint for" in dc.fake.texts(user.id)[-1]
+    shown = dc.fake.shown(user.id)
+    assert shown[-2].content.startswith("💡 Hint for"), shown[-2].content
+    check_hands_last(dc, players)  # the hand again under it
 
 
 async def test_a_hint_on_an_ephemeral_hand_comes_apart_and_leaves_the_hand(dc: Bot) -> None:
     """Cid's DMs are closed: his hand is shown to him alone in the channel. The coach's hint
-    he asks for there is an ephemeral message of its own; the hand keeps its buttons. Pressed
-    again for the same decision, it is not shown a second time, as in a DM: he is told that
-    /hint shows it again (he may have dismissed it), and typed, it does."""
+    he asks for there is an ephemeral message of its own, and his hand comes again under it,
+    with its buttons but the Hint (as in a DM: every decision from the foot of the chat); the
+    hand pressed loses its buttons. Pressed again for the same decision (a double tap), it is
+    not shown a second time, as in a DM: he is told that /hint shows it again (he may have
+    dismissed it), and typed, it does."""
     ann, _bob, cid = players = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
     await seat(dc, players, coach="on")
     await dc.command(ann, "start")
@@ -2444,20 +2459,24 @@ async def test_a_hint_on_an_ephemeral_hand_comes_apart_and_leaves_the_hand(dc: B
         raise AssertionError("Cid was never asked to choose")
     before = (hand.content, hand.labels())
     press = dc.fake.press(dc.channel, cid, hand, hand.button("💡 Hint"))
+    again = dc.fake.press(dc.channel, cid, hand, hand.button("💡 Hint"))  # a double tap
     await dc.act(press)
     replies = dc.fake.interactions[int(press["id"])].line.replies
-    assert len(replies) == 1
-    assert replies[0].startswith("#e")  # a new ephemeral message, not the hand edited
-    assert "(only Cid sees) bot: 💡 Hint for" in replies[0]
-    assert (hand.content, hand.labels()) == before
-    assert dc.fake.last(dc.channel, cid).content.startswith("💡 Hint for")
-    again = dc.fake.press(dc.channel, cid, hand, hand.button("💡 Hint"))
-    await dc.act(again)  # a double tap, as in a DM: posted once
+    assert len(replies) == 3, replies
+    assert "(only Cid sees) edited: " in replies[0]  # the hand pressed, left behind
+    assert hand.labels() == []
+    assert replies[1].startswith("#e")  # a new ephemeral message
+    assert "(only Cid sees) bot: 💡 Hint for" in replies[1]
+    anew = dc.fake.last(dc.channel, cid)  # the hand again, under the hint
+    assert anew.content == before[0]
+    assert anew.labels() == [row for row in before[1] if "💡 Hint" not in row]
+    await dc.act(again)  # as in a DM: posted once
     (reply,) = dc.fake.interactions[int(again["id"])].line.replies
     assert reply.endswith(f"(only Cid sees) bot: {HINT_SENT}"), reply
-    assert (hand.content, hand.labels()) == before
     await dc.command(cid, "hint")  # the hint dismissed (it was shown to him alone): again
-    assert dc.fake.last(dc.channel, cid).content.startswith("💡 Hint for")
+    replies = dc.fake.transcripts[dc.channel][-1].replies
+    assert "(only Cid sees) bot: 💡 Hint for" in replies[-2], replies
+    assert dc.fake.last(dc.channel, cid).content == anew.content  # and the hand under it
 
 
 async def test_a_hint_under_way_as_the_worker_stops_is_answered(

@@ -438,7 +438,9 @@ def test_a_clean_stop_does_not_wait_for_a_hint_under_way(
 
     outcome = asyncio.run(pressed_again())
     assert outcome.answer is None, outcome.answer
-    assert [m.text.startswith("💡 Hint for") for m in outcome.messages] == [True]
+    hint, hand = outcome.messages  # and the hand again under it
+    assert hint.text.startswith("💡 Hint for"), hint.text
+    assert hand.slot == "hand", hand
 
 
 async def test_a_review_waiting_in_the_outbox_when_its_worker_is_killed_is_posted_by_the_next(

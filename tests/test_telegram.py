@@ -15,7 +15,7 @@ import re
 import signal
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -819,21 +819,25 @@ async def test_a_hint_typed_in_the_group_is_answered_there(tg: Bot) -> None:
     assert turn is not None
     user = turn[0]
     await tg.command(GROUP, user, "/hint")
-    assert tg.fake.transcript(user.id)[-1].text.startswith("💡 Hint for")
+    shown = [m for _id, m in sorted(tg.fake.current_messages(user.id).items())]
+    assert shown[-2].text.startswith("💡 Hint for"), shown[-2].text
+    check_hands_last(tg, PLAYERS)  # the hand again under it
     typed, answer = tg.fake.transcript(GROUP)[-2:]
     assert (typed.kind, typed.text, answer.kind) == ("user", "/hint", "message")
     assert answer.text == "Your hint comes to you privately."
     assert answer.reply_to == typed.message_id
     await tg.command(GROUP, ANN, "/language de")
     await tg.command(GROUP, user, "/hint")
-    assert tg.fake.transcript(user.id)[-1].text.startswith("💡 ")
+    shown = [m for _id, m in sorted(tg.fake.current_messages(user.id).items())]
+    assert shown[-2].text.startswith("💡 "), shown[-2].text
     assert tg.group_texts()[-1] == "Dein Tipp kommt privat zu dir."
 
 
 async def test_a_double_tap_on_hint_posts_the_hint_once(tg: Bot) -> None:
     """The player the game waits for taps Hint twice at once on their turn message: one hint
-    is posted; the other press is answered (a toast) that it was sent already, not with the
-    same hint posted a second time. A third press later is answered so too."""
+    is posted, with the hand again under it (without Hint: the one tapped loses its
+    buttons); the other press is answered (a toast) that it was sent already, not with the
+    same hint posted a second time."""
     await seat(tg)
     await tg.command(GROUP, ANN, "/options coach")
     await tg.command(GROUP, ANN, "/start")
@@ -850,9 +854,10 @@ async def test_a_double_tap_on_hint_posts_the_hint_once(tg: Bot) -> None:
     said = sorted(answer.text for answer in answers if answer is not None)
     assert said == ["", HINT_SENT]
     assert not any(answer is not None and answer.show_alert for answer in answers)
-    again = await tg.press(user.id, user, hand.message_id, data)
-    assert again.text == HINT_SENT
-    assert len([e for e in tg.fake.transcript(user.id) if e.text.startswith("💡 Hint")]) == 1
+    assert tg.fake.message(user.id, hand.message_id).keyboard == ()  # left behind
+    anew = tg.hand(user)
+    assert anew.message_id > hints[0].message_id
+    assert "💡 Hint" not in [b.text for row in anew.keyboard for b in row]
 
 
 async def test_a_person_in_two_coach_groups_is_told_which_each_review_is_of(tg: Bot) -> None:
@@ -4167,10 +4172,24 @@ async def coach_turn(bot: Bot, rounds_over: int) -> int:
     )
 
 
+def check_hands_last(bot: Bot, people: Iterable[User]) -> None:
+    """Each person's hand that asks for a press is the newest message of their private chat
+    (`reading.check_buttons_last`)."""
+    for user in people:
+        shown = sorted(bot.fake.current_messages(user.id).items())
+        pressed = [  # the buttons that ask the bot (not a link: the welcome's "Add me…")
+            (m.text, [[b.text for b in row if b.callback_data] for row in m.keyboard])
+            for _id, m in shown
+        ]
+        reading.check_buttons_last(user.first_name, pressed)
+
+
 async def test_a_coach_game_reads_well(tg: Bot, request: pytest.FixtureRequest) -> None:
     """A whole game at a coach table: Ann asks for a hint at a bid and at a card (the Hint
     button of her turn message), and every person gets each round's review privately; the
-    group sees none of it. Compared with tests/golden/telegram/games/<COACH_GAME>.txt."""
+    group sees none of it. A hint or a review never comes below the hand it would push up:
+    the hand is posted again under it. Compared with
+    tests/golden/telegram/games/<COACH_GAME>.txt."""
     people = (ANN, BOB, CID)
     await seat(tg, people)
     await tg.command(GROUP, CID, "/addbot")
@@ -4192,11 +4211,14 @@ async def test_a_coach_game_reads_well(tg: Bot, request: pytest.FixtureRequest) 
             assert data is not None
             answer = await tg.press(ANN.id, ANN, hand.message_id, data)
             assert not answer.show_alert, answer.text
-            said = tg.fake.transcript(ANN.id)[-1].text
-            assert said.startswith("💡 Hint for"), said
+            shown = [m for _id, m in sorted(tg.fake.current_messages(ANN.id).items())]
+            assert shown[-2].text.startswith("💡 Hint for"), shown[-2].text
+            assert shown[-1].text == hand.text, shown[-1].text  # the hand again, under it
+            check_hands_last(tg, people)
             continue
         await move(tg, people)
         over = await coach_turn(tg, over)
+        check_hands_last(tg, people)
     else:
         raise AssertionError("the game did not end")
     assert asked == {"bid", "card"}

@@ -1106,21 +1106,30 @@ class DiscordFrontEnd:
         if mine:
             # the hand (the actor's message of the "hand" slot) answers, or updates the
             # ephemeral hand pressed; anything else for them (a hint, a wings notice) is an
-            # ephemeral message of its own, so the hand pressed keeps its buttons
+            # ephemeral message of its own, so the hand pressed keeps its buttons; a hand said
+            # anew comes last, under what else they are shown (a hint: docs/players.md)
             hand = next((item for slot, item in mine if slot == "hand"), None)
-            if hand is not None:
-                keys = buttons.view(hand.keys)
-                if ephemeral_press and not deferred:
-                    await response.edit_message(content=hand.text, view=keys)
-                elif ephemeral_press:
-                    await interaction.edit_original_response(content=hand.text, view=keys)
+            others = [other for _slot, other in mine if other is not hand]
+            # with more to show, a hand that asks for a press is said anew under the rest,
+            # the one pressed left behind without its buttons
+            anew = hand is not None and ephemeral_press and bool(others) and bool(hand.keys)
+            if hand is not None and ephemeral_press:
+                if anew:
+                    text, keys = hand.behind or hand.text, None
                 else:
-                    await self._say(interaction, hand.text, view=keys, ephemeral=True)
-            for _slot, other in mine:
-                if other is not hand:
-                    await self._say(
-                        interaction, other.text, view=buttons.view(other.keys), ephemeral=True
-                    )
+                    text, keys = hand.text, buttons.view(hand.keys)
+                if not deferred:
+                    await response.edit_message(content=text, view=keys)
+                else:
+                    await interaction.edit_original_response(content=text, view=keys)
+            for other in others:
+                await self._say(
+                    interaction, other.text, view=buttons.view(other.keys), ephemeral=True
+                )
+            if hand is not None and (anew or not ephemeral_press):
+                await self._say(
+                    interaction, hand.text, view=buttons.view(hand.keys), ephemeral=True
+                )
             said = True
         elif reply.public is not None:
             shown = post(chat, reply.public)

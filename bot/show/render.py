@@ -143,6 +143,24 @@ def render(look: Look, table: Table | None, shown: list[Shown]) -> list[Message]
     return messages
 
 
+def hand_again(look: Look, table: Table, player: str, hinted: bool = False) -> Message | None:
+    """`player`'s hand message as a new message, without a sound, where it asks them for a
+    press now (a bid, a card, the trump, a wings mark, Resume): posted again under a message
+    of theirs that would push it up their private chat (a coach's hint or review), the one
+    above losing its buttons as any hand left behind does. None where it asks nothing (their
+    next turn comes as a new message anyway), or they hold no seat in a round. `hinted`:
+    under the hint of this decision, without the Hint button (its answer is right above)."""
+    state = table.game
+    seat = next((i for i, p in enumerate(state.players) if p.id == player), None)
+    if seat is None or state.phase not in ROUND_PHASES or player in table.ai:
+        return None
+    screen = hand_screen(player_view(state, seat), seating(table))
+    if hinted:
+        screen = replace(screen, hint=False)
+    message = hand_message(personal(look, table.languages, player), screen, notify=True)
+    return replace(message, quiet=True) if message.buttons else None
+
+
 def _of_table(look: Look, table: Table, item: Shown) -> list[Message]:
     state = table.game
     if isinstance(item, Moved):
