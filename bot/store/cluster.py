@@ -13,7 +13,8 @@ command's (`SettlingPipeline`): the client itself tries once (`bot.store.redis_c
 
 import asyncio
 import time
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterPipeline
@@ -23,24 +24,33 @@ from redis.typing import EncodableT
 SETTLE = 0.05
 """Seconds between two rounds of tries while a slot moves."""
 
+T = TypeVar("T")
+
+
+async def settled(call: Callable[[], Awaitable[T]], patience: float) -> T:
+    """`call()`, made again every `SETTLE` seconds while it ends in `ClusterError` (a slot
+    moving, CLUSTERDOWN), for up to `patience` seconds; then the error is raised."""
+    deadline = None
+    while True:
+        try:
+            return await call()
+        except ClusterError:
+            now = time.monotonic()
+            if deadline is None:
+                deadline = now + patience
+            if now + SETTLE > deadline:
+                raise
+            await asyncio.sleep(SETTLE)
+
 
 class SettlingCluster(aioredis.RedisCluster):
     """A Redis Cluster client that asks again, for up to its socket timeout, while a command
     meets a slot being moved (see the module)."""
 
     async def execute_command(self, *args: EncodableT, **kwargs: Any) -> Any:
-        deadline = None
-        while True:
-            try:
-                # redis-py takes its options out of the dict it is given: each try has its own
-                return await super().execute_command(*args, **dict(kwargs))
-            except ClusterError:
-                now = time.monotonic()
-                if deadline is None:
-                    deadline = now + self.patience()
-                if now + SETTLE > deadline:
-                    raise
-                await asyncio.sleep(SETTLE)
+        command = super().execute_command
+        # redis-py takes its options out of the dict it is given: each try has its own
+        return await settled(lambda: command(*args, **dict(kwargs)), self.patience())
 
     def pipeline(
         self, transaction: Any | None = None, shard_hint: Any | None = None
@@ -66,19 +76,10 @@ class SettlingPipeline(ClusterPipeline):
     ) -> list[Any]:
         client = self.cluster_client
         assert isinstance(client, SettlingCluster)
-        deadline = None
+        strategy = self._execution_strategy
         try:
-            while True:
-                try:
-                    return await self._execution_strategy.execute(
-                        raise_on_error, allow_redirections
-                    )
-                except ClusterError:
-                    now = time.monotonic()
-                    if deadline is None:
-                        deadline = now + client.patience()
-                    if now + SETTLE > deadline:
-                        raise
-                    await asyncio.sleep(SETTLE)
+            return await settled(
+                lambda: strategy.execute(raise_on_error, allow_redirections), client.patience()
+            )
         finally:
             await self.reset()  # type: ignore[no-untyped-call]
