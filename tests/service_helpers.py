@@ -804,3 +804,15 @@ def held_bid_hints(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, th
 
 if __name__ == "__main__":
     main(sys.argv[1:])
+
+
+def failing(monkeypatch: pytest.MonkeyPatch, service: GameService) -> list[Exception]:
+    """Make every request `service` handles fail with the list's first error, a bug at first;
+    the list, to put another error in (the store away)."""
+    failure: list[Exception] = [RuntimeError("a bug")]
+
+    async def broken(*args: object, **kwargs: object) -> None:
+        raise failure[0]
+
+    monkeypatch.setattr(service, "handle", broken)
+    return failure

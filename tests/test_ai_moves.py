@@ -35,6 +35,7 @@ from bot.messages import Outcome
 from bot.requests import Request, User
 from bot.service import GameService
 from bot.store import Snapshot, keys
+from bot.table import Table
 from bot.timers import stop_timer_loop, timer_loop
 from engine import Command, Phase, PlayerView, waiting_seats
 
@@ -129,27 +130,35 @@ class DiesAfterSaving(GameService):
         return snap, result
 
 
+async def left_to_the_ai(
+    redis_client: aioredis.Redis, clock: Clock, config: Config, chat: str = CHAT, seed: int = 0
+) -> Table:
+    """Ann and two `normal` AI seats at `chat`, a short game started and moved on (Ann's bid
+    first, if hers comes first) by a worker that dies after each save, before any AI move:
+    the game waits for the AI seats, as it was left (the table)."""
+    doomed = DiesAfterSaving(
+        service(redis_client, clock=clock).store, config, clock=clock, rng=random.Random(1)
+    )
+    driver = Driver(doomed, [ANN], chat=chat, seed=seed)
+    await seated(driver, ["normal", "normal"], ["rounds=short"])
+    table = await table_of(redis_client, chat)
+    assert table is not None
+    if not robot_seats(table):  # Ann bids first: then the AI seats
+        await driver.move()
+        table = await table_of(redis_client, chat)
+        assert table is not None
+    assert robot_seats(table)
+    return table
+
+
 async def test_another_worker_makes_the_ai_moves_of_one_that_died(
     redis_url: str, redis_client: aioredis.Redis, clock: Clock
 ) -> None:
     """The worker that saved a move dies before the AI moves after it: the table's deadline
     (`ai_grace` seconds on) falls due on another worker, which makes them, and shows them."""
     config = Config(ai_grace=5)
-    doomed = DiesAfterSaving(
-        service(redis_client, clock=clock).store, config, clock=clock, rng=random.Random(1)
-    )
-    driver = Driver(doomed, [ANN], seed=1)
-    await seated(driver, ["normal", "normal"], ["rounds=short"])
-    table = await table_of(redis_client)
-    assert table is not None
-    assert table.deadline is not None
-    if not robot_seats(table):  # Ann bids first: then the AI seats
-        await driver.move()
-        table = await table_of(redis_client)
-        assert table is not None
-        assert table.deadline is not None
-    assert robot_seats(table)  # left waiting for the AI, its deadline close
-    assert table.deadline == clock.now + 5
+    table = await left_to_the_ai(redis_client, clock, config, seed=1)
+    assert table.deadline == clock.now + 5  # left waiting for the AI, its deadline close
     version = (await raw(redis_client))[0]
     survivor = service(client(redis_url), seed=2, clock=clock, config=config)
     try:
@@ -191,18 +200,9 @@ async def test_a_tick_does_not_wait_for_the_ai_moves_its_timeouts_leave(
     gate = threading.Event()
     monkeypatch.setattr(bot.chat, "get_ai", lambda level: Gated(level, gate))
     config = Config(ai_grace=5)
-    doomed = DiesAfterSaving(
-        service(redis_client, clock=clock).store, config, clock=clock, rng=random.Random(1)
-    )
     chats = [f"{CHAT}:{n}" for n in range(2)]
     for number, chat in enumerate(chats):
-        driver = Driver(doomed, [ANN], chat=chat, seed=number)
-        await seated(driver, ["normal", "normal"], ["rounds=short"])
-        table = await table_of(redis_client, chat)
-        assert table is not None
-        if not robot_seats(table):  # Ann bids first: then the AI seats
-            await driver.move()
-        assert robot_seats(await table_of(redis_client, chat) or table)
+        await left_to_the_ai(redis_client, clock, config, chat, seed=number)
     survivor = service(client(redis_url), seed=2, clock=clock, config=config)
     try:
         await survivor.tick("chat")  # it beats: the scope knows it
@@ -239,15 +239,7 @@ async def test_the_timer_loop_shows_ai_moves_made_aside_without_waiting_for_its_
     gate = threading.Event()
     monkeypatch.setattr(bot.chat, "get_ai", lambda level: Gated(level, gate))
     config = Config(ai_grace=5)
-    doomed = DiesAfterSaving(
-        service(redis_client, clock=clock).store, config, clock=clock, rng=random.Random(1)
-    )
-    driver = Driver(doomed, [ANN], seed=0)
-    await seated(driver, ["normal", "normal"], ["rounds=short"])
-    table = await table_of(redis_client)
-    assert table is not None
-    if not robot_seats(table):  # Ann bids first: then the AI seats
-        await driver.move()
+    await left_to_the_ai(redis_client, clock, config)
     survivor = service(client(redis_url), seed=2, clock=clock, config=config)
     ticks = 0
     tick = survivor.tick

@@ -71,6 +71,19 @@ def console_script() -> str:
     return found
 
 
+def short_game(home: Path, env: dict[str, str] | None = None) -> "subprocess.Popen[bytes]":
+    """`wizard-bot play` of `SHORT_GAME` (seed 5) in `home`, its three streams piped, in `env`
+    (the test's `environment` by default)."""
+    return subprocess.Popen(
+        [console_script(), "play", *SHORT_GAME, "--seed", "5"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=home,
+        env=environment(home) if env is None else env,
+    )
+
+
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     """A working directory without wizard.toml; the data directory is `data` inside it."""
@@ -639,14 +652,7 @@ def test_the_terminal_tables_beats_go_by_the_redis_servers_clock(
     skew.mkdir()
     (skew / "sitecustomize.py").write_text(SKEWED)
     path = os.pathsep.join(filter(None, (str(skew), os.environ.get("PYTHONPATH"))))
-    table = subprocess.Popen(
-        [console_script(), "play", *SHORT_GAME, "--seed", "5"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=home,
-        env=environment(home, WIZARD_REDIS_URL=redis_url, PYTHONPATH=path),
-    )
+    table = short_game(home, environment(home, WIZARD_REDIS_URL=redis_url, PYTHONPATH=path))
     try:
         _until_prompt(table)
         with redis.Redis.from_url(redis_url) as client:
@@ -777,14 +783,7 @@ def test_a_sigterm_at_the_prompt_reaches_the_table_whatever_threads_it_runs(home
     (once in four tries it waited on at its prompt)."""
     if not Path("/proc/self/task").exists():
         pytest.skip("needs /proc to see the threads")
-    table = subprocess.Popen(
-        [console_script(), "play", *SHORT_GAME, "--seed", "5"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=home,
-        env=environment(home),
-    )
+    table = short_game(home)
     try:
         _until_prompt(table)
         threads = [int(t) for t in os.listdir(f"/proc/{table.pid}/task") if int(t) != table.pid]
@@ -902,14 +901,7 @@ def test_a_second_sigterm_while_the_table_stops_its_redis_leaves_no_server(home:
     with 143 and its one line; no server is left running with nobody to stop it."""
     if not Path("/proc/self/status").exists():
         pytest.skip("needs /proc to see a signal pending")
-    table = subprocess.Popen(
-        [console_script(), "play", *SHORT_GAME, "--seed", "5"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=home,
-        env=environment(home),
-    )
+    table = short_game(home)
     server = 0
     try:
         _until_prompt(table)
@@ -1197,14 +1189,7 @@ def test_a_stop_right_as_the_prompt_appears_always_stops_the_table(
     env = environment(home, WIZARD_REDIS_URL=redis_url)
     for attempt in range(STOP_TRIES):
         sig = (signal.SIGTERM, signal.SIGINT)[attempt % 2]
-        table = subprocess.Popen(
-            [console_script(), "play", *SHORT_GAME, "--seed", "5"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=home,
-            env=env,
-        )
+        table = short_game(home, env)
         try:
             assert table.stdout is not None
             shown = b""

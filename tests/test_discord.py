@@ -25,7 +25,7 @@ import reading
 import redis
 import redis.asyncio as aioredis
 from fake_discord import APP_PERMISSIONS, ATTACH_FILES, SEND_MESSAGES, FakeDiscord, Person, Stored
-from service_helpers import CountedRedis, counted_ticks, held_bid_hints, reviews_posted
+from service_helpers import CountedRedis, counted_ticks, failing, held_bid_hints, reviews_posted
 
 from adapters.discord.app import DiscordFrontEnd
 from adapters.discord.ids import chat_key, user_key
@@ -1915,11 +1915,7 @@ async def test_an_error_is_logged_and_answered_politely(
     ann, bob = people(dc, "Ann", "Bob")
     await dc.command(ann, "join")
     lobby = dc.lobby()
-
-    async def broken(*args: object, **kwargs: object) -> None:
-        raise RuntimeError("a bug")
-
-    monkeypatch.setattr(dc.front.service, "handle", broken)
+    failing(monkeypatch, dc.front.service)
     await dc.command(ann, "scores")
     assert "Sorry, something went wrong" in dc.last_reply()
     await dc.press_label(dc.channel, bob, lobby, "Join")
@@ -1936,12 +1932,7 @@ async def test_an_error_is_apologised_for_in_the_persons_language(
     uwe = dc.fake.add_user("Uwe", locale="de")
     await dc.command(ann, "join")
     lobby = dc.lobby()
-    failure: list[Exception] = [RuntimeError("a bug")]
-
-    async def broken(*args: object, **kwargs: object) -> None:
-        raise failure[0]
-
-    monkeypatch.setattr(dc.front.service, "handle", broken)
+    failure = failing(monkeypatch, dc.front.service)
     german = texts("de")
     await dc.command(uwe, "scores")
     assert dc.last_reply().endswith("bot: " + german(SORRY)), dc.last_reply()

@@ -27,7 +27,7 @@ import redis.asyncio as aioredis
 from aiohttp import ClientSession, web
 from fake_telegram import Event, FakeTelegram, MessageView, RateLimits, User
 from PIL import ImageFont
-from service_helpers import Clock, CountedRedis, Pondering, counted_ticks, reviews_posted
+from service_helpers import Clock, CountedRedis, Pondering, counted_ticks, failing, reviews_posted
 from telegram import Update
 from telegram.error import TelegramError
 from telegram.ext import AIORateLimiter
@@ -4366,11 +4366,7 @@ async def test_an_error_is_logged_and_answered_politely(
 ) -> None:
     await seat(tg, short=False)
     lobby = tg.lobby()
-
-    async def broken(*args: object, **kwargs: object) -> None:
-        raise RuntimeError("a bug")
-
-    monkeypatch.setattr(tg.front.service, "handle", broken)
+    failing(monkeypatch, tg.front.service)
     await tg.command(GROUP, ANN, "/scores")
     reply = tg.fake.last_message(GROUP)
     assert reply.text == "Sorry, something went wrong. Please try again."
@@ -4412,12 +4408,7 @@ async def test_an_apology_to_one_person_is_in_their_language(
     tg.fake.add_group(GROUP, members=[uwe])
     await seat(tg, (ANN, uwe), short=False)
     lobby = tg.lobby()
-    failure: list[Exception] = [RuntimeError("a bug")]
-
-    async def broken(*args: object, **kwargs: object) -> None:
-        raise failure[0]
-
-    monkeypatch.setattr(tg.front.service, "handle", broken)
+    failure = failing(monkeypatch, tg.front.service)
     german = texts("de")
     answer = await tg.press_label(GROUP, uwe, lobby.message_id, "Start")
     assert answer.text == german(SORRY)
