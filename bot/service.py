@@ -673,10 +673,14 @@ class GameService:
         """What the AI moves made aside in `scope`'s chats show (a run a timer started, and a
         request's moves left to it: `_claim`), as soon as there is any, after `within` seconds
         at most (then most often none): the timer loop shows them between its ticks, not up to
-        a tick later. The caller tells `shown_aside` once it has shown them."""
+        a tick later; it yields to the other tasks at least once. The caller tells
+        `shown_aside` once it has shown them."""
         made = self._made.setdefault(scope, asyncio.Event())
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(made.wait(), within)
+        if within > 0:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(made.wait(), within)
+        else:
+            await asyncio.sleep(0)  # no time left: it yields to the other tasks all the same
         made.clear()
         taken = self._moved.take(scope)
         self._showing += len(taken)

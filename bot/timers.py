@@ -49,15 +49,18 @@ async def timer_loop(service: GameService, show: Show, scope: str, interval: flo
             raise asyncio.CancelledError
         # Till the next tick, what AI moves made aside show is shown as soon as they are made
         # (a run a tick started, which a player's move may have left its moves to).
+        # It waits at least once, so that the loop yields to the others even with no interval.
         ticks = loop.time() + interval
-        while (left := ticks - loop.time()) > 0:
-            made = await service.made_aside(scope, left)
+        while True:
+            made = await service.made_aside(scope, ticks - loop.time())
             try:
                 await _show_each(show, made)
             finally:
                 service.shown_aside(made)
             if task is not None and task.cancelling():
                 raise asyncio.CancelledError
+            if loop.time() >= ticks:
+                break
 
 
 async def _show_each(show: Show, shown: list[tuple[str, Outcome]]) -> None:
