@@ -335,8 +335,10 @@ def check_private(message: Message, table: Table, theme: Theme) -> None:
             assert f"Your hand: {cards_line(own, theme)}\n" in text + "\n", (own, text)
         shown = shown_cards(text, theme) - public
         assert shown <= set(own), f"{to} sees {shown - set(own)}, not their own:\n{text}"
-    if rnd.bids[seat] is not None:
-        assert f"Your bid: {rnd.bids[seat]} " in text, text
+    bid = rnd.bids[seat]
+    if bid is not None:  # a bid to change (notequal, hidden bids) is said in its question
+        said = (f"Your bid: {bid} ", f"Your bid of {bid} makes the bids add up")
+        assert any(words in text for words in said), text
     for payload in payloads(message):
         token = check_payload(payload)
         if token.action == "p" and token.arg:
