@@ -873,8 +873,8 @@ def test_a_long_word_or_a_run_of_emoji_takes_two_lines(
     """A name without a space (nor ideographs) to break at, too wide for its column, goes on
     to a second line between two of its characters as they show (grapheme clusters:
     `bot.show.clusters`), as much of it as fits on the first; it is cut with `…` only where two
-    lines are not enough, keeping a namesake's number. A name with a space still breaks
-    there only."""
+    lines are not enough, keeping a namesake's number. A name with a space whose first word
+    fits on a line breaks there only."""
     need_raqm(request.config)
     font = stack(24)
     for name in LONG_WORDS:
@@ -902,6 +902,31 @@ def test_a_long_word_or_a_run_of_emoji_takes_two_lines(
     names = [*LONG_WORDS, "Leutheusserschnarrenberger (2)"]
     png = score_sheet_png(EN, names, rows, final_places(rows))
     compare_golden(request, "long_word_two_lines", png)
+
+
+def test_a_first_word_too_wide_for_its_line_breaks_between_characters(
+    request: pytest.FixtureRequest,
+) -> None:
+    """A name of words whose first word alone is wider than the column goes on to the second
+    line inside that word, between two characters as they show, as a single long word does
+    (not cut with `…` on its first line while the second has room); the second line is cut
+    where need be, keeping a namesake's number."""
+    font = stack(24)
+    for name in ("Wolfeschlegelsteinhausen Maximiliane", "Leutheusserschnarrenberger Sabine (2)"):
+        first, second = picture._name_lines(font, name, 160)
+        assert not first.endswith("…"), first
+        assert name.startswith(first), first
+        assert first.isalpha(), first  # inside the first word
+        assert font.length(first) <= 160 < font.length(name[: len(first) + 1]), first
+        assert name[len(first) :].startswith(second.split("…")[0]), second  # where it left off
+        assert font.length(second) <= 160, second
+    assert picture._name_lines(font, "Leutheusserschnarrenberger Sabine (2)", 160)[1].endswith(
+        "… (2)"
+    )
+    rows = sheet(3, 3, seed=6)
+    names = ["Wolfeschlegelsteinhausen Maximiliane", "Leutheusserschnarrenberger Sabine (2)", "Ann"]
+    png = score_sheet_png(EN, names, rows, final_places(rows))
+    compare_golden(request, "long_first_word", png)
 
 
 def test_without_the_system_fonts_those_names_are_placeholders() -> None:

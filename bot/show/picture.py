@@ -244,24 +244,17 @@ def _breaks_before(before: str, after: str) -> bool:
 
 def _name_lines(font: FontStack, name: str, width: float) -> tuple[str, ...]:
     """`name` as drawn in `width` pixels: whole on one line; else as much of its start as fits
-    on a first line, up to a break (`_breaks`: a space, or between ideographs; the first piece
-    cut, if it alone is too wide) and the rest on a second, cut if need be; a name without a
-    break (a single word, a run of emoji; but for a namesake's number) too wide for a line, as
-    much of it as fits on the first, ending between two characters as they show
-    (`clusters.fitting`), and the rest on the second. A cut keeps a namesake's number."""
+    on a first line, up to a break (`_breaks`: a space, or between ideographs), and the rest on
+    a second, cut if need be. Where even its first piece is too wide for a line (a single long
+    word, a run of emoji, a long first word), as much of it as fits goes on the first, ending
+    between two characters as they show (`clusters.fitting`), and the rest on the second. A
+    cut keeps a namesake's number."""
     name = font.clean(name)
     if font.length(name) <= width:
         return (name,)
-    number = NUMBER.search(name)
-    word = name[: number.start()] if number else name
-    if not _breaks(word) and font.length(word) > width:
-        at = fitting(word, width, font.length)
-        return (name[:at], _cut(font, name[at:], width)) if at else (_cut(font, name, width),)
-    breaks = _breaks(name)
-    fits = [at for at in breaks if font.length(name[:at].rstrip()) <= width]
-    if not fits:
-        return (font.fit(name[: breaks[0]].rstrip(), width), _cut(font, name[breaks[0] :], width))
-    return (name[: fits[-1]].rstrip(), _cut(font, name[fits[-1] :], width))
+    fits = [at for at in _breaks(name) if font.length(name[:at].rstrip()) <= width]
+    at = fits[-1] if fits else fitting(name, width, font.length)
+    return (name[:at].rstrip(), _cut(font, name[at:], width)) if at else (_cut(font, name, width),)
 
 
 def _name_width(font: FontStack, name: str, cap: int = NAME_CAP) -> int:
