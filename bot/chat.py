@@ -27,6 +27,7 @@ from bot.metrics import Metrics
 from bot.requests import User
 from bot.show.i18n import LANGUAGES, N_, Texts, catalog_language, texts
 from bot.show.look import Look, look_of, personal
+from bot.show.picture_fonts import locale_face
 from bot.show.render import GroupTable, Hand, Lobby, Moved, Note, Rules, Sheet, Shown
 from bot.show.screens import (
     HandScreen,
@@ -682,10 +683,17 @@ def move(ctx: Context, command: Command) -> Result:
 
 def speaks(table: Table, user: User) -> None:
     """Keep the language of a player's app (when their platform says it and a catalog has it)
-    for their private messages."""
+    for their private messages; and, where it tells the writing of their name (`zh-TW`,
+    whether a catalog has it or not), for the score sheet's picture (`Table.locales`)."""
     code = catalog_language(user.language)
     if code is not None:
         table.languages[user.id] = code
+    if user.language is None:
+        return
+    if locale_face(user.language) is not None:
+        table.locales[user.id] = user.language
+    else:
+        table.locales.pop(user.id, None)
 
 
 def after_move(ctx: Context, table: Table, events: list[Event], notice: str | None) -> Result:

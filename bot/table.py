@@ -117,6 +117,11 @@ class Table:
     languages: dict[str, str] = field(default_factory=dict)
     """The language of each player's app, as their platform said it when they last acted
     (a catalog's code): their private messages are shown in it."""
+    locales: dict[str, str] = field(default_factory=dict)
+    """The language of each player's app as their platform said it when they last acted
+    (`zh-TW`), where it tells the writing of their name (Chinese, Japanese, Korean:
+    `picture_fonts.locale_face`), whether or not a catalog has it: the score sheet's picture
+    draws the ideographs of their name in its face (traditional Chinese's for `zh-TW`)."""
     coach: bool = False
     """The table's coach option: its players may ask for hints, and get reviews of their
     rounds (`bot.coaching`)."""
@@ -159,6 +164,7 @@ class Table:
                 "after": self.after,
                 "lang": self.languages,
             }
+            | ({"loc": self.locales} if self.locales else {})
             | ({"coach": True} if self.coach else {})
             | ({"auto": self.autopilot} if self.autopilot else {})
             | ({"where": self.where} if self.where else {})
@@ -219,6 +225,7 @@ class Table:
             clock=data.get("clock"),
             after=data.get("after"),
             languages=dict(data.get("lang", {})),
+            locales=dict(data.get("loc", {})),
             coach=bool(data.get("coach", False)),
             autopilot={pid: list(rounds) for pid, rounds in data.get("auto", {}).items()},
             where=data.get("where"),
@@ -247,6 +254,7 @@ class Table:
             clock=self.clock,
             after=self.after,
             languages=dict(self.languages),
+            locales=dict(self.locales),
             coach=self.coach,
             autopilot={pid: list(rounds) for pid, rounds in self.autopilot.items()},
             where=self.where,

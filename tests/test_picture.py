@@ -1081,8 +1081,8 @@ def test_noto_sans_cjk_named_in_picture_fonts_draws_cjk_and_its_bold_the_winner(
 
 
 CJK_FORMS = "直骨道"
-"""Ideographs written differently in China, Japan and Korea: 直 and 骨 in Chinese and Japanese
-forms, 道 in all three."""
+"""Ideographs written differently in China, Japan, Korea, Taiwan and Hong Kong: together they
+look different in each of Noto Sans CJK's five faces (直 alike in SC and TC, 道 in TC and HK)."""
 
 
 def ink(image: Image.Image) -> Image.Image:
@@ -1103,31 +1103,42 @@ def face_drawn(path: str, family: str, text: str, size: int = 24) -> Image.Image
 
 
 @pytest.mark.parametrize(
-    ("name", "language", "region"),
+    ("name", "language", "locale", "region"),
     [
-        ("王直道", "en", "SC"),  # ideographs alone: Chinese, in a chat of no CJK language
-        ("直子さん", "en", "JP"),  # with kana: Japanese
-        ("김 直道", "en", "KR"),  # with Hangul: Korean
-        ("道骨", "ko", "KR"),  # ideographs alone in a Korean chat: Hanja
+        ("王直道", "en", None, "SC"),  # ideographs alone: Chinese, in a chat of no CJK language
+        ("直子さん", "en", None, "JP"),  # with kana: Japanese
+        ("김 直道", "en", None, "KR"),  # with Hangul: Korean
+        ("道骨", "ko", None, "KR"),  # ideographs alone in a Korean chat: Hanja
+        ("王直道", "en", "zh-hant", "TC"),  # a Telegram app in traditional Chinese
+        ("王直道", "ko", "zh-TW", "TC"),  # a Discord app in Taiwan's: the person's, not the chat's
+        ("王直道", "en", "zh-HK", "HK"),  # Hong Kong's
+        ("王直道", "en", "zh-Hant-HK", "HK"),
+        ("王直道", "en", "zh-hans", "SC"),
+        ("田中直道", "en", "ja", "JP"),  # a Japanese name in kanji alone, of a Japanese app
+        ("김 直道", "en", "zh-TW", "KR"),  # Hangul tells Korean, whatever the app
+        ("王直道", "en", "de-AT", "SC"),  # no CJK language: as without one
     ],
 )
 def test_a_cjk_collection_draws_a_name_in_the_face_of_its_writing(
-    noto_cjk_file: str, name: str, language: str, region: str
+    noto_cjk_file: str, name: str, language: str, locale: str | None, region: str
 ) -> None:
     """Noto Sans CJK's collection holds a face per writing (JP, KR, SC, TC, HK), whose
     ideographs differ in form. A name is drawn in the face its letters tell: Korean's with
-    Hangul, Japanese's with kana; of ideographs alone, the face of the chat's language if it is
-    Korean (or Japanese), else Simplified Chinese's; a winner's in that face of the bold
-    collection. The faces are found by their names."""
+    Hangul, Japanese's with kana; of ideographs alone, the face of its person's app language
+    (`SheetPicture.locales`, as the platform said it: traditional Chinese's for `zh-hant` or
+    `zh-TW`, Hong Kong's for `zh-HK`), else of the chat's language if it is Korean (or
+    Japanese), else Simplified Chinese's; a winner's in that face of the bold collection. The
+    faces are found by their names."""
     system_fonts.use((noto_cjk_file,), known=False)
     rows = sheet(2, 2, seed=11)
     for winner in (False, True):
-        drawn = picture._Sheet(texts(language), [name, "Ann"], rows, [1 if winner else 2, 1])
+        places = [1 if winner else 2, 1]
+        drawn = picture._Sheet(texts(language), [name, "Ann"], rows, places, (locale, None))
         font = drawn.heading[0].font
         path = NOTO_CJK_BOLD if winner else NOTO_CJK
         assert [run.font.getname()[0] for run in font.runs("直")] == [f"Noto Sans CJK {region}"]
         forms = ink(drawn_alone(CJK_FORMS, font))
-        for other in ("JP", "KR", "SC"):
+        for other in system_fonts.CJK_FACES:
             looks = face_drawn(path, f"Noto Sans CJK {other}", CJK_FORMS)
             assert (forms == looks) == (other == region), (region, other)
 
@@ -1141,6 +1152,19 @@ def test_a_cjk_collections_faces_in_a_picture(
     rows = sheet(3, 3, seed=11)
     names = ["王直道", "直子さん道", "김 直道"]
     compare_golden(request, "noto_cjk_faces", score_sheet_png(EN, names, rows, final_places(rows)))
+
+
+def test_chinese_names_in_the_faces_of_their_peoples_apps(
+    request: pytest.FixtureRequest, noto_cjk_file: str
+) -> None:
+    """The same name of ideographs alone, of three people whose apps are in Chinese as written
+    in mainland China, Taiwan and Hong Kong: 直, 骨 and 道 in the SC, TC and HK forms."""
+    system_fonts.use((noto_cjk_file,), known=False)
+    rows = sheet(3, 3, seed=11)
+    names = ["王直道", "王直道 (2)", "王直道 (3)"]
+    locales = ("zh-CN", "zh-TW", "zh-HK")
+    png = score_sheet_png(EN, names, rows, final_places(rows), locales)
+    compare_golden(request, "noto_cjk_chinese_faces", png)
 
 
 def test_the_known_system_fonts_are_found(system_font_files: tuple[str, ...]) -> None:

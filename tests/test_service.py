@@ -40,6 +40,7 @@ from bot.config import Config
 from bot.messages import Outcome
 from bot.requests import Request, User
 from bot.show.i18n import texts
+from bot.show.picture import SheetPicture
 from bot.store import keys
 from engine import (
     BidMode,
@@ -168,6 +169,33 @@ async def test_a_whole_game_through_the_buttons(
     assert picture is not None  # the sheet as a picture, the standings as its caption
     assert all(p.name in sheet.messages[0].text for p in final.players)
     assert all(p.name in picture.text() for p in final.players)  # its text form
+
+
+async def test_the_score_sheet_knows_each_persons_app_language_for_their_names_writing(
+    redis_client: aioredis.Redis,
+) -> None:
+    """The catalogs know no Chinese, so a person's `zh-TW` is no language of their messages;
+    it is kept all the same (`Table.locales`) for the score sheet, whose picture draws the
+    ideographs of their name in its face (`SheetPicture.locales`): traditional Chinese's for
+    `zh-hant` (Telegram) or `zh-TW` (Discord), Hong Kong's for `zh-HK`. A language without a
+    CJK face of its own is not kept; nor are AI seats'. A worker that reads the table anew
+    knows them too."""
+    humans = [
+        User(ANN.id, ANN.name, language="zh-TW"),
+        User(BOB.id, BOB.name, language="en"),
+        User(CID.id, CID.name, language="zh-hant"),
+    ]
+    svc = service(redis_client, seed=3)
+    driver = Driver(svc, humans, seed=1)
+    await driver.lobby(["rounds=short"], ai=1)
+    await driver.play_to_end()
+    (over,) = [m for m in driver.outcomes[-1].messages if m.slot == "over"]
+    assert isinstance(over.picture, SheetPicture)
+    assert over.picture.locales == ("zh-TW", None, "zh-hant", None)
+    again = await service(redis_client).handle(CHAT, humans[1], Request(Kind.SCORES))
+    picture = again.messages[0].picture
+    assert isinstance(picture, SheetPicture)
+    assert picture.locales == ("zh-TW", None, "zh-hant", None)
 
 
 async def test_saved_settings_name_the_deck_as_its_language_does(

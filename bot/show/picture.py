@@ -84,6 +84,10 @@ class SheetPicture:
     names: tuple[str, ...]
     rows: tuple[ScoreRow, ...]
     places: tuple[int, ...] | None = None
+    locales: tuple[str | None, ...] = ()
+    """Per seat, the language of its person's app as their platform said it (`zh-TW`), where
+    it tells the writing of their name (`picture_fonts.locale_face`; `Table.locales`): the
+    face its ideographs are drawn in. None (or none given): the chat's."""
     name: str = "scores.png"
 
     def png(self) -> bytes:
@@ -104,7 +108,7 @@ def _drawn(picture: SheetPicture) -> bytes:
     """The PNG of `picture` (kept for a while: a post tried again sends the same bytes)."""
     with _DRAWING:
         t = texts(picture.language)
-        return score_sheet_png(t, picture.names, picture.rows, picture.places)
+        return score_sheet_png(t, picture.names, picture.rows, picture.places, picture.locales)
 
 
 def score_sheet_png(
@@ -112,10 +116,12 @@ def score_sheet_png(
     names: Sequence[str],
     rows: Sequence[ScoreRow],
     places: Sequence[int] | None = None,
+    locales: Sequence[str | None] = (),
 ) -> bytes:
     """The score sheet as PNG bytes: its labels in the language of `t`, a column per name and
-    a row per round of `rows`; with `places` (per seat, 1 = first) the winners are marked."""
-    sheet = _Sheet(t, names, rows, places)
+    a row per round of `rows`; with `places` (per seat, 1 = first) the winners are marked; a
+    name's ideographs in the face of its seat's `locales` (`SheetPicture.locales`)."""
+    sheet = _Sheet(t, names, rows, places, locales)
     sheet.draw()
     out = io.BytesIO()
     sheet.image.save(out, format="PNG", compress_level=3, optimize=False)
@@ -138,10 +144,11 @@ class _Type:
     bold: FontStack
     mark: FontStack
 
-    def name(self, name: str, winner: bool = False) -> FontStack:
+    def name(self, name: str, winner: bool = False, locale: str | None = None) -> FontStack:
         """The font of `name` (bold for a winner's), drawing its ideographs in the forms of its
-        writing (`cjk_face`: Korean with Hangul, Japanese with kana, else the chat's)."""
-        return stack(NAME_SIZE, winner, cjk_face(name, self.language))
+        writing (`cjk_face`: Korean with Hangul, Japanese with kana, else those of its person's
+        app language `locale`, else the chat's)."""
+        return stack(NAME_SIZE, winner, cjk_face(name, self.language, locale))
 
 
 def _type(language: str) -> _Type:
@@ -257,6 +264,11 @@ def _name_lines(font: FontStack, name: str, width: float) -> tuple[str, ...]:
     return (name[:at].rstrip(), _cut(font, name[at:], width)) if at else (_cut(font, name, width),)
 
 
+def _per_seat(locales: Sequence[str | None], names: Sequence[str]) -> tuple[str | None, ...]:
+    """`locales` with one per name (None for the seats it does not reach)."""
+    return (*locales[: len(names)], *(None,) * (len(names) - len(locales)))
+
+
 def _name_width(font: FontStack, name: str, cap: int = NAME_CAP) -> int:
     """The room a column gives its name: the name up to `cap`, and beside it the crown and
     the robot's head of an AI seat (neither shortens the name)."""
@@ -277,9 +289,13 @@ class _Grid:
 
     @staticmethod
     def measure(
-        t: Texts, names: Sequence[str], rows: Sequence[ScoreRow], cells: list[list[_Cell]]
+        t: Texts,
+        names: Sequence[str],
+        rows: Sequence[ScoreRow],
+        cells: list[list[_Cell]],
+        locales: Sequence[str | None] = (),
     ) -> "_Grid":
-        """The grid that fits these labels, names and cells."""
+        """The grid that fits these labels, names (in the faces of their `locales`) and cells."""
         ty = _type(t.language)
         every = [cell for row in cells for cell in row]
         mark = _widest(ty.mark, [TICK, CROSS]) + 6
@@ -296,8 +312,8 @@ class _Grid:
 
         def columns(cap: int) -> tuple[int, ...]:
             return tuple(
-                2 * PAD + max(inner, _name_width(ty.name(name, winner=True), name, cap))
-                for name in names
+                2 * PAD + max(inner, _name_width(ty.name(name, True, locale), name, cap))
+                for name, locale in zip(names, _per_seat(locales, names), strict=True)
             )
 
         cap = NAME_CAP
@@ -377,10 +393,12 @@ class _Sheet:
         names: Sequence[str],
         rows: Sequence[ScoreRow],
         places: Sequence[int] | None,
+        locales: Sequence[str | None] = (),
     ) -> None:
         self.t, self.ty = t, _type(t.language)
         self.names, self.rows, self.cells = names, rows, _cells(rows)
-        self.grid = _Grid.measure(t, names, rows, self.cells)
+        self.locales = _per_seat(locales, names)
+        self.grid = _Grid.measure(t, names, rows, self.cells, self.locales)
         self.winners = {seat for seat, place in enumerate(places or ()) if place == 1}
         self.heading = [self.head(seat) for seat in range(len(names))]
         self.top = MARGIN + TITLE_H
@@ -438,7 +456,7 @@ class _Sheet:
         ty = self.ty
         robot, name = _robot_named(self.names[seat])
         winner = seat in self.winners
-        font = ty.name(name, winner)
+        font = ty.name(name, winner, self.locales[seat])
         marks = (_crown_width(ty.bold) if winner else 0) + (_robot_width(ty.bold) if robot else 0)
         room = self.grid.columns[seat] - 2 * PAD - marks
         return _Head(font, _name_lines(font, name, room), winner, robot, marks)

@@ -11,9 +11,10 @@ and character.
 A character no shipped font has (an emoji, a CJK ideograph) is drawn with the system's fonts
 that the stack falls back to (`bot.show.system_fonts`: colour emoji, CJK), if one has it: a
 colour font in its colours, a bitmap one scaled to the text's size, a CJK collection in the
-face of the text's writing (`cjk_face`: Noto Sans CJK's JP, KR or SC), and an emoji run laid out
-with Raqm, which joins a ZWJ sequence, a flag's two letters or a skin tone into one emoji (the
-joiner and the emoji variation selector are kept in such a run only). A character the shipped
+face of the text's writing or of its person's app language (`cjk_face`: Noto Sans CJK's JP,
+KR, SC, TC or HK), and an emoji run laid out with Raqm, which joins a ZWJ sequence, a flag's
+two letters or a skin tone into one emoji (the joiner and the emoji variation selector are
+kept in such a run only). A character the shipped
 fonts have but that is meant as an emoji (`emoji.shown_as_emoji`: ❤️ with its variation
 selector, ⚡) is drawn by a colour emoji font where there is one, as a chat shows it. Where no
 colour font draws them, a skin tone after an emoji is dropped and a flag is its two letters
@@ -37,6 +38,7 @@ order of the text).
 """
 
 import functools
+import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -256,23 +258,40 @@ def _system_font(
 HANGUL, KANA = regex.compile(r"\p{Hangul}"), regex.compile(r"[\p{Hiragana}\p{Katakana}]")
 """Korean's letters, and Japanese's."""
 
-LANGUAGE_FACES = {"ja": "JP", "ko": "KR"}
-"""The CJK face (`system_fonts.CJK_FACES`) of a chat's language that has one."""
-
 CHINESE = "SC"
-"""The CJK face of ideographs alone in a chat of any other language: Simplified Chinese's."""
+"""The CJK face of ideographs alone where no language tells another: Simplified Chinese's."""
+
+TRADITIONAL = frozenset({"hant", "tw", "mo"})
+"""The subtags of a Chinese locale written in traditional characters (`zh-Hant`, `zh-TW`,
+`zh-MO`), which Taiwan's face (TC) draws; Hong Kong's (`hk`) has a face of its own."""
 
 
-def cjk_face(text: str, language: str) -> str:
+def locale_face(code: str | None) -> str | None:
+    """The CJK face (`system_fonts.CJK_FACES`) of a language as a platform says it (Telegram's
+    `zh-hant`, Discord's `zh-TW`, a chat's `ko`): Japanese's for `ja`, Korean's for `ko`, and
+    for Chinese Hong Kong's (`zh-HK`, `zh-Hant-HK`), Taiwan's for the other traditional ones
+    (`TRADITIONAL`), else Simplified Chinese's; None for a language with no CJK face."""
+    tags = re.split(r"[-_]", (code or "").strip().lower())
+    if tags[0] in ("ja", "ko"):
+        return "JP" if tags[0] == "ja" else "KR"
+    if tags[0] != "zh":
+        return None
+    if "hk" in tags:
+        return "HK"
+    return "TC" if TRADITIONAL.intersection(tags) else CHINESE
+
+
+def cjk_face(text: str, language: str, locale: str | None = None) -> str:
     """The face of a CJK collection that draws `text` (`system_fonts.CJK_FACES`), in a chat of
     `language`: Korean's if it has Hangul (Hanja among it take their Korean forms), Japanese's
-    if it has kana; ideographs alone, the face of the chat's language (`LANGUAGE_FACES`), else
-    Simplified Chinese's (`CHINESE`)."""
+    if it has kana; ideographs alone, the face of `locale` (the language of the app of the
+    person whose name it is: `locale_face`), else of the chat's language, else Simplified
+    Chinese's (`CHINESE`)."""
     if HANGUL.search(text):
-        language = "ko"
-    elif KANA.search(text):
-        language = "ja"
-    return LANGUAGE_FACES.get(language, CHINESE)
+        return "KR"
+    if KANA.search(text):
+        return "JP"
+    return locale_face(locale) or locale_face(language) or CHINESE
 
 
 @functools.cache

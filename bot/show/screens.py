@@ -886,7 +886,8 @@ def round_summary(look: Look, row: ScoreRow, seating: Seating) -> Message:
 def sheet_picture(look: Look, view: TableView, seating: Seating) -> SheetPicture:
     """The score sheet so far as a picture (the winners marked once the game is over)."""
     places = tuple(view.places) if view.phase is Phase.FINISHED else None
-    return SheetPicture(look.t.language, tuple(seating.names), tuple(view.sheet), places)
+    names, rows = tuple(seating.names), tuple(view.sheet)
+    return SheetPicture(look.t.language, names, rows, places, seating.locales)
 
 
 ROOM = 1024

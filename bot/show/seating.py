@@ -59,6 +59,10 @@ class Seating:
     last_robot: tuple[int, str] | None = None
     """The AI seat added last (the last in seat order) and the number of its player
     (`ai:<number>`), which the lobby's button that takes it off carries; None: no AI seat."""
+    locales: tuple[str | None, ...] = ()
+    """Per seat, the language of its person's app where it tells the writing of their name
+    (`Table.locales`): the score sheet's picture draws it in its face. None: not known, or an
+    AI seat; empty: none known."""
     paused: int | None = None
     """While the game is paused (nobody is playing, `Table.paused`): the minutes it waits, from
     when it paused (or its clock last resumed after an outage), before it is abandoned."""
@@ -83,6 +87,7 @@ def seating(table: Table) -> Seating:
         coach=table.coach,
         last_robot=(robots[-1][0], robots[-1][1].removeprefix("ai:")) if robots else None,
         paused=_pause_minutes(table),
+        locales=tuple(table.locales.get(p.id) for p in players) if table.locales else (),
     )
 
 
