@@ -28,8 +28,9 @@ from bot.show.formatters import (
     shown_points,
     signed_points,
     standings,
+    text_width,
 )
-from bot.show.i18n import texts
+from bot.show.i18n import LANGUAGES, texts
 from bot.show.look import Look
 from bot.show.themes import Theme
 from engine import Options, export_record, parse_option
@@ -691,10 +692,39 @@ def test_score_sheet_narrows_to_fit() -> None:
     assert wide.split()[3] == "Annabelle-Mari…"  # a long name is cut to its column
     assert max(len(line) for line in wide.splitlines()) > 100
     narrow = score_sheet(names, [row], width=100)
-    # The widest possible 6-player row (10/10 +120, a 4-digit total everywhere) needs 101.
-    assert max(len(line) for line in narrow.splitlines()) <= 101
+    # The widest possible 6-player row (10/10 +120, a 4-digit total everywhere) needs 105, the
+    # rounds and cards columns headed `Rnd Cards` (101 with `Rd Cd`, until 7 December 2026).
+    assert max(len(line) for line in narrow.splitlines()) <= 105
     assert narrow.splitlines()[-1].split() == ["10", "10", *(["10/10", "+120", "−550"] * 6)]
     assert narrow.split()[2] == "Annabelle-Mari…"
+
+
+FOUR = ["Ann", "Bob", "Cid", "Dee"]
+ROUNDS_OF_FOUR = [ScoreRow(n, n, (1,) * 4, (1,) * 4, (30,) * 4, (30 * n,) * 4) for n in (1, 2, 10)]
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+def test_the_narrowest_score_sheet_still_says_round_and_cards(language: str) -> None:
+    """The picture's text form is 60 columns wide (`SheetPicture.text`): four players or more
+    never fit it, so it is the narrowest sheet, in every language. Its rounds and cards columns
+    are headed by the words the roomier sheets use (`Manche Cartes`), not an abbreviation a
+    reader must guess (`Mn Ct`, `Rd Kt`, Korean `R`)."""
+    t = texts(language)
+    narrow = score_sheet(FOUR, ROUNDS_OF_FOUR, width=60, t=t)
+    assert " | " not in narrow  # the narrowest layout
+    assert narrow.split()[:2] == [t("Rnd"), t("Cards")]
+
+
+@pytest.mark.parametrize("width", [200, 60])
+def test_the_score_sheets_columns_line_up_under_wide_letters(width: int) -> None:
+    """A Korean header (`라운드 장`, each letter two columns wide) is as wide as the rounds and
+    cards columns under it, so the players' groups start at the same column on every line."""
+    t = texts("ko")
+    head, _, rule, *rows = score_sheet(FOUR, ROUNDS_OF_FOUR, width=width, t=t).splitlines()
+    left = len(rule.split("-+-")[0]) if "+" in rule else rule.index(" ")  # rounds and cards
+    labels = head[: head.index(t("Cards")) + len(t("Cards"))]
+    assert text_width(labels) == left, (head, rule)
+    assert all(row[left - 1].isdigit() and row[left] == " " for row in rows), rows
 
 
 def test_score_sheet_lets_a_name_widen_its_column() -> None:

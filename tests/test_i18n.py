@@ -528,14 +528,14 @@ def test_every_text_in_the_code_is_in_the_catalogs_and_translated() -> None:
     )
 
 
-SCORE_SHEET_LABELS = {"Rnd": 6, "Cards": 7, "Rd": 4, "Cd": 4, "w/b": 3, "pts": 3, "tot": 3}
+SCORE_SHEET_LABELS = {"Rnd": 6, "Cards": 7, "w/b": 3, "pts": 3, "tot": 3}
 """Each score-sheet column label and the widest its translation may be (the player columns
 `w/b`, `pts` and `tot` are 3 wide, so their labels may not be wider)."""
 
 
 @pytest.mark.parametrize("language", [language for language in LANGUAGES if language != "en"])
 def test_the_score_sheets_rounds_column_is_headed_by_the_word_for_a_round(language: str) -> None:
-    """The score sheet (the picture's rounds column, the text sheet's roomier layouts) heads
+    """The score sheet (the picture's rounds column, the text sheet's every layout) heads
     its rounds column with the language's word for a round, as the table says it (`Round`):
     no abbreviation a reader must guess (French `Man` for `Manche`, Latvian and Romanian the
     English `Rnd`, Korean `R`)."""

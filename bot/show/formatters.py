@@ -120,20 +120,24 @@ def pad(text: str, width: int, align: str = "<") -> str:
 
 @dataclass(frozen=True, slots=True)
 class _Layout:
-    """One way to draw the score sheet; the roomiest that fits the width is used."""
+    """One way to draw the score sheet; the roomiest that fits the width is used (else the
+    narrowest)."""
 
-    left: tuple[str, str]  # labels of the round and cards columns
     bar: str  # between the round columns and each player's group
     name_cap: int  # how far a name may widen its group
 
 
 _LAYOUTS = (
-    _Layout(("Rnd", "Cards"), " | ", NAME_CAP),
-    _Layout(("Rnd", "Cards"), " | ", 0),
-    _Layout(("Rnd", "Cards"), "  ", 0),
-    _Layout(("Rd", "Cd"), "  ", 0),
-    _Layout(("Rd", "Cd"), " ", 0),
+    _Layout(" | ", NAME_CAP),
+    _Layout(" | ", 0),
+    _Layout("  ", 0),
+    _Layout(" ", 0),
 )
+"""Every layout heads the rounds and cards columns with the words for them (`Rnd`, `Cards`:
+`Manche`, `Cartes`). The narrowest had abbreviations (`Rd`, `Cd`: French `Mn`, `Ct`) until
+7 December 2026; it is the picture's text form (60 columns, `SheetPicture.text`) of nearly
+every game of four players or more, which is wider than that whatever the headers: they saved
+4 to 8 columns of a line that did not fit anyway, and made a reader guess."""
 
 
 SHEET_WORDS = (
@@ -141,10 +145,6 @@ SHEET_WORDS = (
     N_("Rnd"),
     # TRANSLATORS: score-sheet header for the cards dealt (at most 7 letters).
     N_("Cards"),
-    # TRANSLATORS: the shortest score-sheet header for "Round" (at most 4 letters).
-    N_("Rd"),
-    # TRANSLATORS: the shortest score-sheet header for the cards dealt (at most 4 letters).
-    N_("Cd"),
     # TRANSLATORS: score-sheet header for "tricks won/bid" (at most 3 letters).
     N_("w/b"),
     # TRANSLATORS: score-sheet header for "points" (at most 3 letters).
@@ -194,9 +194,9 @@ def _draw_sheet(
     layout: _Layout,
     words: Mapping[str, str],
 ) -> list[str]:
-    rnd_label, cards_label = (words.get(label, label) for label in layout.left)
-    rnd_w = max([len(rnd_label), *(len(str(row.round)) for row in rows)])
-    cards_w = max([len(cards_label), *(len(str(row.cards)) for row in rows)])
+    rnd_label, cards_label = (words.get(label, label) for label in ("Rnd", "Cards"))
+    rnd_w = max([text_width(rnd_label), *(len(str(row.round)) for row in rows)])
+    cards_w = max([text_width(cards_label), *(len(str(row.cards)) for row in rows)])
     left_w = rnd_w + 1 + cards_w
     inner = sum(sub) + 2
     groups = [max(inner, min(text_width(name), layout.name_cap)) for name in names]
