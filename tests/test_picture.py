@@ -118,12 +118,14 @@ def decode(png: bytes) -> Image.Image:
         return image.convert("RGB")
 
 
-def compare_golden(request: pytest.FixtureRequest, name: str, png: bytes) -> None:
-    """Compare the pixels of `png` with tests/golden/pictures/`name`.png, or rewrite it
-    (`pytest --update-golden`). A missing golden file fails."""
-    path = GOLDEN / f"{name}.png"
+def compare_golden(
+    request: pytest.FixtureRequest, name: str, png: bytes, folder: Path = GOLDEN
+) -> None:
+    """Compare the pixels of `png` with tests/golden/pictures/`name`.png (or `folder`'s), or
+    rewrite it (`pytest --update-golden`). A missing golden file fails."""
+    path = folder / f"{name}.png"
     if request.config.getoption("--update-golden") or os.environ.get("UPDATE_GOLDEN"):
-        GOLDEN.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(parents=True, exist_ok=True)
         path.write_bytes(png)
     if not path.is_file():
         pytest.fail(f"{path} is missing (write it with pytest --update-golden)")
@@ -295,6 +297,51 @@ def test_ai_seats_carry_a_drawn_robot_and_a_long_name_is_cut(
     assert places[2] == 1  # the seed makes Morgana win
     png = score_sheet_png(DE, names, rows, places)
     compare_golden(request, "german_robots", png)
+
+
+DOCS_PICTURES = ROOT / "docs" / "pictures"
+"""The pictures of the sheet in the docs (README.md, docs/players.md)."""
+
+DOCS_GAME = """
+0/0 1/0 0/0 0/0 · 2/1 0/0 0/0 0/0 · 0/0 0/0 3/0 0/0 · 0/1 1/1 1/1 2/2 · 2/2 1/1 0/1 2/2
+1/1 0/1 1/1 4/2 · 3/2 1/2 1/2 2/2 · 1/1 2/2 1/2 4/3 · 3/3 2/2 2/2 2/2 · 2/3 4/3 0/1 4/3
+3/2 4/3 3/3 1/2 · 0/2 3/3 6/4 3/4 · 4/2 1/2 3/3 5/4 · 1/1 3/4 5/5 5/5 · 7/5 4/6 2/3 2/2
+"""
+"""The docs' game: four seats, 15 rounds (round n deals n cards), each round's tricks won/bid
+per seat (read off the pictures first drawn of it, on 1 December 2026)."""
+
+
+def docs_rows() -> list[ScoreRow]:
+    """The rows of `DOCS_GAME`, points and totals as the rules count them."""
+    cells = [tuple(map(int, cell.split("/"))) for cell in DOCS_GAME.split() if cell != "·"]
+    rows: list[ScoreRow] = []
+    totals = (0, 0, 0, 0)
+    for number, at in enumerate(range(0, len(cells), 4), start=1):
+        won, bids = zip(*cells[at : at + 4], strict=True)
+        points = tuple(round_points(bid, w) for bid, w in zip(bids, won, strict=True))
+        totals = tuple(total + p for total, p in zip(totals, points, strict=True))
+        rows.append(ScoreRow(number, number, bids, won, points, totals))
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("name", "language", "names"),
+    [
+        ("score-sheet", "en", ["Ann", "Bob", "Cid", "Dora"]),
+        ("score-sheet-de", "de", ["Anna", "Jörg", "Bärbel", "Uwe"]),
+    ],
+)
+def test_the_docs_pictures_are_the_sheet_as_drawn_now(
+    request: pytest.FixtureRequest, name: str, language: str, names: list[str]
+) -> None:
+    """docs/pictures/ shows the sheet of one finished game, in English and in German, as the
+    code draws it now: checked as the goldens are, and rewritten with them
+    (`pytest --update-golden`), so that no label the sheet no longer says stays in the docs."""
+    rows = docs_rows()
+    assert [sum(row.won) for row in rows] == [row.cards for row in rows] == list(range(1, 16))
+    assert rows[-1].totals == (110, 140, 210, 260)
+    png = score_sheet_png(texts(language), names, rows, final_places(rows))
+    compare_golden(request, name, png, DOCS_PICTURES)
 
 
 # --- what the picture shows -------------------------------------------------------------------
