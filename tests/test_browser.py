@@ -59,7 +59,7 @@ from playwright.async_api import Browser, Page, Response, Route, ViewportSize
 from test_telegram import ANN, BOB, GROUP, Bot, game_ids, move, running, seat, until
 from test_web import BOT_TOKEN, ann_and_two_ai, init_data, leaks, telegram_game
 
-from adapters.relay import relaying
+from adapters.relay import FORGET, relaying
 from adapters.running import Shows
 from adapters.web import auth
 from adapters.web.server import MAX_STREAMS, WebTable
@@ -876,6 +876,53 @@ async def test_a_move_the_chats_worker_refuses_is_said_on_a_web_only_workers_pag
         assert not bot.real_errors()
 
 
+class SlowTaker(Relay):
+    """A relay on which a consumer ("slow") takes each move handed over as it is added and holds
+    it (a chat worker busy, or killed before it acknowledged it)."""
+
+    async def given(self, scope: str, entry: str) -> bool:
+        await self.read(scope, "slow", 10, None)
+        return await super().given(scope, entry)
+
+
+async def test_a_relayed_move_held_longer_than_its_page_asks_is_said_once_refused(
+    browser: Browser, redis_url: str
+) -> None:
+    """As above (Ann's bid made in the chat, her page behind), but the chat worker that takes
+    the page's bid holds it longer than `/api/relayed` waits: the page, told the move is still
+    pending, asks again, and once another worker took it over and refused it, it says so. It
+    took the first answer for the move made, said nothing and was busy no longer 5 s later."""
+    async with running(redis_url) as bot, web_only(redis_url, SlowTaker, 0.5) as (table, _):
+        link = await telegram_game(bot, (ANN, BOB), 1, "bids=hidden")
+        version, _, _ = await bot.front.service.snapshot(CHAT)
+        page = await browser.new_page(viewport=PHONE)
+        held: list[Route] = []
+
+        def hold(route: Route) -> None:
+            held.append(route)  # the stream never answered: the page hears of no move
+
+        await page.route("**/api/events?**", hold)
+        await page.goto(f"http://127.0.0.1:{table.port}/?link={link}")
+        await caught_up(page, version)
+        await move(bot, (ANN,))  # her bid, in the chat
+        relay = Relay(bot.client)
+        await relay.join("tg")
+        await relay.present("tg", "slow", FORGET)  # "slow" reads the relay: it is live
+        async with page.expect_response("**/api/relayed?**") as asked:
+            await page.locator("#ask button.bid").first.click()
+        assert await (await asked.value).json() == {"ok": True, "answer": None, "pending": True}
+        front = bot.front
+        async with relaying(front.service, front.show_async, "tg", bot.client, 1.0, claim=0.5):
+            await page.wait_for_function(
+                "() => document.getElementById('message').textContent === 'You have already bid.'"
+                " && !document.body.classList.contains('busy')",
+                timeout=10_000,
+            )
+        assert held
+        await bot.idle()
+        assert not bot.real_errors()
+
+
 async def test_a_page_whose_stream_was_refused_listens_again_once_it_may(
     browser: Browser, redis_url: str
 ) -> None:
@@ -910,15 +957,21 @@ R = TypeVar("R", bound=Relay)
 
 @contextlib.asynccontextmanager
 async def web_only(
-    redis_url: str, relay: Callable[[aioredis.Redis], R]
+    redis_url: str, relay: Callable[[aioredis.Redis], R], answered: float = 4.0
 ) -> AsyncIterator[tuple[WebTable, R]]:
     """A worker that runs the web table alone, on a Redis client of its own, and hands its
-    pages' moves to the chat's worker through the relay `relay` makes of that client."""
+    pages' moves to the chat's worker through the relay `relay` makes of that client
+    (`/api/relayed` waits `answered` seconds for one to be acknowledged)."""
     client = aioredis.Redis.from_url(redis_url)
     config = Config(web=WebConfig(secret=SECRET))
     handover = relay(client)
     table = WebTable(
-        GameService.on_redis(client, config), config, client, deliver=Shows(), relay=handover
+        GameService.on_redis(client, config),
+        config,
+        client,
+        deliver=Shows(),
+        relay=handover,
+        answered=answered,
     )
     await table.start("127.0.0.1:0")
     try:

@@ -13,7 +13,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 import redis.asyncio as aioredis
@@ -36,7 +36,7 @@ from adapters.serve import main as serve_main
 from adapters.serve import serve
 from adapters.web import auth
 from adapters.web.server import WebTable
-from bot import GameService, Kind, Outcome
+from bot import GameService, Kind, Outcome, Request, User
 from bot.config import Config, TelegramConfig, WebConfig
 from bot.store import keys, redis_client
 from bot.store.redis_server import free_port
@@ -50,15 +50,22 @@ PLAYER = f"tg:{ANN.id}"
 
 @contextlib.asynccontextmanager
 async def web_worker(
-    redis_url: str, relay: type[Relay] = Relay, handover: float = LIVE
+    redis_url: str, relay: type[Relay] = Relay, handover: float = LIVE, answered: float = 4.0
 ) -> AsyncIterator[tuple[WebTable, TestClient[web.Request, web.Application]]]:
     """A worker that serves the web table and runs no chat front end: a service and a Redis
     client of its own, no `Shows` for `tg`, and the relay, as `adapters.web.run` makes it (of
-    the class `relay`; a move handed over waits `handover` seconds for a consumer)."""
+    the class `relay`; a move handed over waits `handover` seconds for a consumer, and
+    `/api/relayed` `answered` seconds for it to be acknowledged)."""
     client = aioredis.Redis.from_url(redis_url)
     service = GameService.on_redis(client, CONFIG)
     page = WebTable(
-        service, CONFIG, client, deliver=Shows(), relay=relay(client), handover=handover
+        service,
+        CONFIG,
+        client,
+        deliver=Shows(),
+        relay=relay(client),
+        handover=handover,
+        answered=answered,
     )
     try:
         async with TestClient(TestServer(page.app())) as http:
@@ -87,6 +94,16 @@ async def applied_here(
     assert said["ok"]
     assert not said["relayed"]
     assert said["view"]["version"] > version
+
+
+async def what_became(
+    http: TestClient[web.Request, web.Application], link: str, asked: dict[str, str]
+) -> Any:
+    """What the page of `link` is told of the move handed over that its 202 named `asked`
+    (`/api/relayed`)."""
+    answer = await http.get("/api/relayed", params=asked, headers=bearer(link))
+    assert answer.status == 200, await answer.text()
+    return await answer.json()
 
 
 async def pending(client: "aioredis.Redis") -> int:
@@ -178,17 +195,14 @@ async def test_a_move_the_chat_worker_refuses_is_said_on_the_page(redis_url: str
                 assert made.status == 202
                 handed = await made.json()
                 asked = {"entry": handed["entry"], "update": handed["update"]}
-                answer = await http.get("/api/relayed", params=asked, headers=bearer(link))
-                assert answer.status == 200, await answer.text()
-                answers.append(await answer.json())
+                answers.append(await what_became(http, link, asked))
             assert answers == [
                 {"ok": True, "answer": None},
                 {"ok": False, "answer": "You have already bid."},
             ]
             # Bob may not read Ann's answers
             bob = auth.sign_link(b"s3cret", CHAT, f"tg:{BOB.id}", handed["view"]["game"], 10**10)
-            theirs = await http.get("/api/relayed", params=asked, headers=bearer(bob))
-            assert await theirs.json() == {"ok": True, "answer": None}
+            assert await what_became(http, bob, asked) == {"ok": True, "answer": None}
             # ids no 202 gives are refused, as a forged move is
             for forged in ({"entry": "1-x", "update": asked["update"]}, {"entry": asked["entry"]}):
                 refused = await http.get("/api/relayed", params=forged, headers=bearer(link))
@@ -264,12 +278,21 @@ class LateReader(Relay):
         return await super().withdraw(scope, entry)
 
 
-async def handed_to_late(
-    bot: Bot, http: TestClient[web.Request, web.Application]
-) -> tuple[Relay, str, int]:
+class Handed(NamedTuple):
+    """A move handed over (`handed_to_late`): the relay, Ann's link, the move's payload, the
+    chat's version before it, and what the page asks `/api/relayed` about it with."""
+
+    relay: Relay
+    link: str
+    payload: str
+    version: int
+    asked: dict[str, str]
+
+
+async def handed_to_late(bot: Bot, http: TestClient[web.Request, web.Application]) -> Handed:
     """Ann's move posted from the page of a web worker with a `LateReader`, the relay of `tg`
     joined and a worker of it marked present (as right after a SIGKILL): answered 202, "late"
-    has it. The relay, the move's payload, and the chat's version before it."""
+    has it."""
     link = await ann_and_two_ai(bot)
     payload = await a_move(http, link)
     relay = Relay(bot.client)
@@ -278,7 +301,8 @@ async def handed_to_late(
     version = (await raw(bot.client, CHAT))[0]
     answer = await http.post("/api/move", json={"payload": payload}, headers=bearer(link))
     assert answer.status == 202
-    return relay, payload, version
+    said = await answer.json()
+    return Handed(relay, link, payload, version, {k: said[k] for k in ("entry", "update")})
 
 
 async def test_a_move_a_consumer_takes_at_the_last_moment_is_left_to_it(redis_url: str) -> None:
@@ -286,7 +310,7 @@ async def test_a_move_a_consumer_takes_at_the_last_moment_is_left_to_it(redis_ur
         running(redis_url) as bot,
         web_worker(redis_url, LateReader, handover=0.1) as (page, http),
     ):
-        _, _, version = await handed_to_late(bot, http)
+        version = (await handed_to_late(bot, http)).version
         # the consumer has it: the web worker applies nothing
         assert (await raw(bot.client, CHAT))[0] == version
         assert not await bot.client.exists(keys.journal("tg", page.service.worker))
@@ -295,6 +319,31 @@ async def test_a_move_a_consumer_takes_at_the_last_moment_is_left_to_it(redis_ur
         async with consuming(bot):  # "late" died holding it: it is taken over and applied
             await until(lambda: bot.table().text != group, "the taken-over move is shown")
             await until_acked(bot.client)
+
+
+async def test_a_move_held_longer_than_its_page_asks_is_said_once_a_worker_answers(
+    redis_url: str,
+) -> None:
+    """Ann's bid is taken by a consumer ("late") that holds it longer than `/api/relayed` waits
+    (busy, or killed: another takes it over after the claim time). Asked meanwhile, the web
+    worker answers that the move is still pending, and the page asks again; once a worker took
+    it over and refused it (her bid was made in the chat meanwhile), the answer is the refusal.
+    It answered `ok` once its 4 s were up, the move still held, and the page said nothing."""
+    async with (
+        running(redis_url) as bot,
+        web_worker(redis_url, LateReader, handover=0.1, answered=0.5) as (_, http),
+    ):
+        handed = await handed_to_late(bot, http)
+        asked = await what_became(http, handed.link, handed.asked)
+        assert asked == {"ok": True, "answer": None, "pending": True}
+        assert await pending(bot.client) == 1
+        made = await bot.front.service.handle(
+            CHAT, User(PLAYER, "Ann"), Request(Kind.BUTTON, handed.payload)
+        )
+        assert not made.alert
+        async with consuming(bot):  # "late" died holding it: it is taken over, and refused
+            asked = await what_became(http, handed.link, handed.asked)
+            assert asked == {"ok": False, "answer": "This button is out of date."}
 
 
 async def test_a_move_a_killed_consumer_held_with_no_worker_left_is_applied_by_the_web_worker(
@@ -310,7 +359,7 @@ async def test_a_move_a_killed_consumer_held_with_no_worker_left_is_applied_by_t
         running(redis_url) as bot,
         web_worker(redis_url, LateReader, handover=0.1) as (page, http),
     ):
-        relay, payload, version = await handed_to_late(bot, http)  # "late" dies with it
+        relay, _, payload, version, _ = await handed_to_late(bot, http)  # "late" dies with it
         assert await pending(bot.client) == 1
         await until_acked(bot.client, timeout=30.0)
         assert (await raw(bot.client, CHAT))[0] > version

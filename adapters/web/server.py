@@ -46,7 +46,7 @@ from aiohttp import web
 from redis.asyncio.client import PubSub
 
 from adapters.health import parse_listen, serve_app
-from adapters.relay import LIVE, MAX_AGE, apply_relayed
+from adapters.relay import CLAIM, LIVE, MAX_AGE, apply_relayed
 from adapters.running import Shows
 from adapters.web import auth
 from adapters.web.auth import AuthError, RateLimit, Viewer
@@ -69,7 +69,7 @@ from bot.show.i18n import DEFAULT_LANGUAGE, N_, Texts, catalog_language, texts
 from bot.show.look import look_of, personal
 from bot.stats import Rerated
 from bot.store import keys, presence
-from bot.store.relay import Relay, Relayed
+from bot.store.relay import Relay, Relayed, dated
 from bot.table import Table
 from bot.tokens import Action, TokenError
 from engine import Phase
@@ -100,7 +100,10 @@ wait twice the last): a consumer waiting in its read is given it as it is added,
 look, right after, most often finds it taken."""
 ANSWERED = 4.0
 """Seconds `/api/relayed` waits at most for a move handed over to be acknowledged (applied or
-refused): within the page's 5 s of waiting for it."""
+refused) before it answers that the move is still pending (and the page asks again)."""
+LATE = MAX_AGE + CLAIM
+"""Seconds after it was handed over that a move still held unacknowledged is pending no more:
+whoever takes it over now drops it as too old (`MAX_AGE`)."""
 ENTRY = re.compile(r"\d{1,20}-\d{1,20}")
 UPDATE = re.compile(r"web[0-9a-f]{16}")
 """A relay entry's id, and a relayed move's update id, as `/api/relayed` is asked them."""
@@ -291,6 +294,7 @@ class WebTable:
         deliver: Shows | None = None,
         relay: Relay | None = None,
         handover: float = LIVE,
+        answered: float = ANSWERED,
     ) -> None:
         self.service = service
         service.reviewed_elsewhere = True  # it runs no tick: the chats' workers post them
@@ -311,6 +315,9 @@ class WebTable:
         self.handover = handover
         """Seconds a move handed over waits for a consumer to take it before it is taken back
         and applied here (the reader that made the relay look live may have died)."""
+        self.answered = answered
+        """Seconds `/api/relayed` waits for a move handed over to be acknowledged before it
+        answers that it is still pending."""
         self.poll = POLL if self.watcher.live else CLUSTER_POLL
         self._runner: web.AppRunner | None = None
         self._streams: set[asyncio.Task[object]] = set()
@@ -655,10 +662,11 @@ class WebTable:
     async def relayed(self, request: web.Request) -> web.Response:
         """What became of a move handed over (`entry` and `update` of its 202), asked by a page
         that has not seen it made: once the consumer that took it acknowledged it (looked at as
-        `_taken` looks, for `ANSWERED` seconds at most), `"ok": false` and the chat worker's
-        answer if it refused it, else `"ok": true` (made, or not known yet: the page's event
-        stream shows which). Only a refusal is written (`Relay.refuse`): a move made costs
-        nothing more unless its page asks. Ids no 202 gives are refused as a forged move is."""
+        `_taken` looks), `"ok": false` and the chat worker's answer if it refused it, else
+        `"ok": true` (made, or not known yet: the page's event stream shows which). Still held
+        after `answered` seconds, it is `"pending": true`, and the page asks again, until the
+        move is `LATE`. Only a refusal is written (`Relay.refuse`): a move made costs nothing
+        more unless its page asks. Ids no 202 gives are refused as a forged move is."""
         viewer = self.viewer(request)
         entry, update = request.query.get("entry", ""), request.query.get("update", "")
         if not ENTRY.fullmatch(entry) or not UPDATE.fullmatch(update):
@@ -666,10 +674,15 @@ class WebTable:
         if self.relay is None:  # nothing is handed over here
             return web.json_response({"ok": True, "answer": None})
         scope = keys.scope(viewer.chat)
-        deadline = time.monotonic() + ANSWERED
+        deadline = time.monotonic() + self.answered
         wait, most = TAKEN
-        while await self.relay.held(scope, entry) and time.monotonic() < deadline:
-            await asyncio.sleep(wait)
+        while await self.relay.held(scope, entry):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                if self.clock() - dated(entry) < LATE:
+                    return web.json_response({"ok": True, "answer": None, "pending": True})
+                break  # nobody applies it now
+            await asyncio.sleep(min(wait, left))
             wait = min(2 * wait, most)
         answer = await self.relay.refusal(scope, update, viewer.player)
         return web.json_response({"ok": answer is None, "answer": answer})

@@ -90,6 +90,12 @@ def _text(value: object) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+def dated(entry: str) -> float:
+    """When the entry of id `entry` was added (Unix seconds, by the Redis server's clock, which
+    the id's first part is in milliseconds)."""
+    return int(entry.partition("-")[0] or 0) / 1000
+
+
 @dataclass(frozen=True, slots=True)
 class Relayed:
     """A request handed over: in `chat`, from the person `user` (their name and app language as
@@ -109,7 +115,7 @@ class Relayed:
     @property
     def added(self) -> float:
         """When it was added (Unix seconds, by the Redis server's clock: the entry id's time)."""
-        return int(self.entry.partition("-")[0] or 0) / 1000
+        return dated(self.entry)
 
     def fields(self) -> dict[Any, Any]:
         return {

@@ -155,10 +155,13 @@ function hideHint() {
 }
 
 // A move handed to the worker of the chat's front end ("relayed"): its view comes by the
-// event stream, and the page stays busy until a newer version does (or a few seconds pass).
-// Should none come within ASK_MS, the page asks what became of it: a refusal is said.
+// event stream, and the page stays busy until a newer version does. Should none come within
+// ASK_MS, the page asks what became of it, again while the answer is that the worker has not
+// answered yet (each ask waits a few seconds for it; the server says so for a minute at most):
+// a refusal is said; a move made is waited for a few seconds more (WAIT_MS).
 let relayed = null;
 const ASK_MS = 500;
+const WAIT_MS = 5000;
 
 function settled() {
   if (relayed) clearTimeout(relayed.timer);
@@ -171,12 +174,18 @@ function settled() {
  * its refusal by the chat's worker, in the chat's words, is said on the page. */
 async function askRelayed(waiting, entry, update) {
   let said;
-  try {
-    said = await api(`api/relayed?entry=${encodeURIComponent(entry)}&update=${encodeURIComponent(update)}`);
-  } catch {
-    return; // not known: the event stream shows the move made, or the wait ends
+  do {
+    try {
+      said = await api(`api/relayed?entry=${encodeURIComponent(entry)}&update=${encodeURIComponent(update)}`);
+    } catch {
+      said = { ok: true }; // not known: the event stream shows the move made, or the wait ends
+    }
+    if (relayed !== waiting) return;
+  } while (said.pending);
+  if (said.ok) {
+    waiting.timer = setTimeout(settled, WAIT_MS);
+    return;
   }
-  if (relayed !== waiting || said.ok) return;
   say(said.answer);
   settled();
 }
@@ -191,7 +200,7 @@ async function move(payload) {
     const answer = await api("api/move", { method: "POST", body: JSON.stringify({ payload }) });
     if (answer.relayed) {
       handed = true;
-      const waiting = { version: answer.view.version, timer: setTimeout(settled, 5000) };
+      const waiting = { version: answer.view.version };
       waiting.asking = setTimeout(() => askRelayed(waiting, answer.entry, answer.update), ASK_MS);
       relayed = waiting;
     }
