@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator, Callable
 
 from adapters.running import Show
 from bot import GameService, Kind, RedisClient, Request, StoreErrors, User, logs
+from bot.show.i18n import N_, catalog_language, texts
 from bot.store.relay import Relay, Relayed
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,8 @@ FORGET = 600.0
 it once it holds nothing."""
 BATCH = 16
 """Entries read, or applied at once, at most."""
+TOO_LATE = N_("Your move was not made: the game could not take it in time. Try again.")
+"""What the page of a move dropped as too old (`MAX_AGE`) says (`Relay.refuse`)."""
 
 
 def block_for(timeout: float) -> float:
@@ -149,7 +152,9 @@ async def apply_relayed(
 ) -> None:
     """Apply one relayed request and show what it shows; one that cannot be is logged. A
     refusal is noted in `relay` (`Relay.refuse`), for the page it came from: the only answer
-    that comes back (a move made, the page sees by its event stream)."""
+    that comes back (a move made, the page sees by its event stream). So is a request dropped
+    as too old (`TOO_LATE`), in the person's app language where a catalog has it, else the
+    chat's."""
     with logs.about(entry.chat or None):
         try:
             kind = Kind(entry.kind)
@@ -158,19 +163,28 @@ async def apply_relayed(
             return
         if clock() - entry.added > MAX_AGE:
             log.warning("a relayed request from %s is too old: dropped", entry.user)
+            own = catalog_language(entry.language)
+            t = texts(own) if own is not None else await service.texts(entry.chat)
+            await _noted(relay, scope, entry, t(TOO_LATE))
             return
         user = User(entry.user, entry.name, language=entry.language)
         try:
             outcome = await service.handle(entry.chat, user, Request(kind, entry.arg), entry.update)
             if outcome.alert and outcome.answer:
-                try:
-                    await relay.refuse(scope, entry, outcome.answer, MAX_AGE)
-                except StoreErrors as error:  # the page is not told, as before
-                    log.warning("the refusal of a relayed request cannot be noted: %s", error)
+                await _noted(relay, scope, entry, outcome.answer)
             if outcome.messages:
                 await show(entry.chat, outcome)
         except Exception:
             log.exception("a relayed request could not be applied")
+
+
+async def _noted(relay: Relay, scope: str, entry: Relayed, answer: str) -> None:
+    """Note that `entry` was not made, with `answer`, for its page (`Relay.refuse`), before it is
+    acknowledged; one Redis refuses is logged."""
+    try:
+        await relay.refuse(scope, entry, answer, MAX_AGE)
+    except StoreErrors as error:
+        log.warning("the refusal of a relayed request cannot be noted: %s", error)
 
 
 @contextlib.asynccontextmanager

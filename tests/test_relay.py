@@ -44,6 +44,11 @@ from bot.store.relay import GROUP as RELAY_GROUP
 from bot.store.relay import Relay, Relayed
 
 CONFIG = Config(web=WebConfig(secret="s3cret"))
+TOO_LATE_EN = "Your move was not made: the game could not take it in time. Try again."
+TOO_LATE_DE = (
+    "Dein Zug wurde nicht gemacht: Das Spiel konnte ihn nicht rechtzeitig annehmen. "
+    "Versuche es noch einmal."
+)
 CHAT = f"tg:{GROUP}"
 PLAYER = f"tg:{ANN.id}"
 
@@ -210,6 +215,36 @@ async def test_a_move_the_chat_worker_refuses_is_said_on_the_page(redis_url: str
                 assert (await refused.json())["error"] == "not a move"
             await bot.idle()
             assert not bot.real_errors()
+
+
+async def test_a_move_too_old_to_apply_is_said_on_the_page(redis_url: str) -> None:
+    """An entry more than a minute old when a worker reads it (no worker of the scope ran
+    meanwhile) is dropped, and its page is told so, in the person's language where the app
+    gives one (else the chat's), as a refusal is: the move was not made, try again. It was
+    told nothing: `/api/relayed` answered `ok`, and the page took the move for made."""
+    async with running(redis_url) as bot, web_worker(redis_url) as (_, http):
+        link = await ann_and_two_ai(bot)
+        payload = await a_move(http, link)
+        relay = Relay(bot.client)
+        await relay.join("tg")
+        seconds, _ = await bot.client.time()  # entries are dated by the Redis server's clock
+        asked = []
+        for n, language in enumerate((None, "de")):
+            update = f"web{n:016x}"
+            handed = Relayed(CHAT, PLAYER, "Ann", language, Kind.BUTTON.value, payload, update)
+            entry = f"{(seconds - 61) * 1000}-{n}"
+            await bot.client.xadd(keys.relay("tg"), handed.fields(), id=entry)
+            asked.append({"entry": entry, "update": update})
+        assert len(await relay.read("tg", "dead", 10, None)) == 2  # given, as a 202 says
+        version = (await raw(bot.client, CHAT))[0]
+        async with consuming(bot):  # taken over from "dead", and dropped
+            answers = [await what_became(http, link, one) for one in asked]
+        assert answers == [
+            {"ok": False, "answer": TOO_LATE_EN},
+            {"ok": False, "answer": TOO_LATE_DE},
+        ]
+        assert (await raw(bot.client, CHAT))[0] == version
+        assert not await pending(bot.client)
 
 
 async def test_an_entry_a_dead_consumer_held_is_taken_over_and_applied_once(
