@@ -191,22 +191,13 @@ async def test_a_move_the_chat_worker_refuses_is_said_on_the_page(redis_url: str
         front = bot.front
         async with relaying(front.service, front.show_async, "tg", bot.client, 1.0):
             link = await telegram_game(bot, (ANN, BOB), 1, "bids=hidden")
-            bids = (await (await http.get("/api/view", headers=bearer(link))).json())["bids"]
-            answers = []
-            for bid in bids[:2]:  # the first tab's bid, then the second's
-                made = await http.post(
-                    "/api/move", json={"payload": bid["payload"]}, headers=bearer(link)
-                )
-                assert made.status == 202
-                handed = await made.json()
-                asked = {"entry": handed["entry"], "update": handed["update"]}
-                answers.append(await what_became(http, link, asked))
-            assert answers == [
-                {"ok": True, "answer": None},
-                {"ok": False, "answer": "You have already bid."},
-            ]
+            (_, made), (asked, refused) = await two_tabs_bid(http, link)
+            assert made == {"ok": True, "answer": None}
+            assert refused == {"ok": False, "answer": "You have already bid."}
             # Bob may not read Ann's answers
-            bob = auth.sign_link(b"s3cret", CHAT, f"tg:{BOB.id}", handed["view"]["game"], 10**10)
+            stored = await table_of(bot.client, CHAT)
+            assert stored is not None
+            bob = auth.sign_link(b"s3cret", CHAT, f"tg:{BOB.id}", stored.game_id, 10**10)
             assert await what_became(http, bob, asked) == {"ok": True, "answer": None}
             # ids no 202 gives are refused, as a forged move is
             for forged in ({"entry": "1-x", "update": asked["update"]}, {"entry": asked["entry"]}):
@@ -215,6 +206,62 @@ async def test_a_move_the_chat_worker_refuses_is_said_on_the_page(redis_url: str
                 assert (await refused.json())["error"] == "not a move"
             await bot.idle()
             assert not bot.real_errors()
+
+
+async def two_tabs_bid(
+    http: TestClient[web.Request, web.Application], link: str
+) -> list[tuple[dict[str, str], Any]]:
+    """Ann's bid from one tab of her page, then another from a second: under hidden bids, Bob yet
+    to bid, the same decision by the web worker's read. Each is handed over (202): what its
+    page asks `/api/relayed` with, and what it is told."""
+    bids = (await (await http.get("/api/view", headers=bearer(link))).json())["bids"]
+    told = []
+    for bid in bids[:2]:
+        made = await http.post("/api/move", json={"payload": bid["payload"]}, headers=bearer(link))
+        assert made.status == 202
+        handed = await made.json()
+        asked = {"entry": handed["entry"], "update": handed["update"]}
+        told.append((asked, await what_became(http, link, asked)))
+    return told
+
+
+@contextlib.asynccontextmanager
+async def relay_alone(redis_url: str) -> AsyncIterator["aioredis.Redis"]:
+    """A Redis client of a user (an ACL) that may read every key but write only the relay's
+    stream and readers of `tg`: Redis refuses its notes of refusals (`Relay.refuse`)."""
+    admin = aioredis.Redis.from_url(redis_url)
+    allowed = [f"~{keys.relay('tg')}", f"~{keys.readers('tg')}", "%R~*"]
+    await admin.execute_command("ACL", "SETUSER", "relay-alone", "on", "nopass", "+@all", *allowed)
+    client = aioredis.Redis.from_url(redis_url, username="relay-alone", password="-")
+    try:
+        yield client
+    finally:
+        await client.aclose()
+        await admin.execute_command("ACL", "DELUSER", "relay-alone")
+        await admin.aclose()
+
+
+async def test_a_refusal_redis_would_not_note_is_said_as_a_move_not_made(
+    redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """As above, the chat's worker refuses the second tab's bid, but Redis refuses the write of
+    its note (the worker's relay client may write the relay's stream and readers alone). The
+    page is told all the same that the move was not made: the entry was acknowledged with no
+    note, and no write was made by its update id (the service marks an update id by the write
+    that makes its move). The first bid, made, is answered `ok`. The second was answered `ok`
+    too, and the page took it for made."""
+    async with (
+        running(redis_url) as bot,
+        web_worker(redis_url) as (_, http),
+        relay_alone(redis_url) as client,
+    ):
+        front = bot.front
+        async with relaying(front.service, front.show_async, "tg", client, 1.0):
+            link = await telegram_game(bot, (ANN, BOB), 1, "bids=hidden")
+            (_, made), (_, refused) = await two_tabs_bid(http, link)
+        assert made == {"ok": True, "answer": None}
+        assert refused == {"ok": False, "answer": "Your move was not made: look at the table."}
+        assert "the refusal of a relayed request cannot be noted" in caplog.text
 
 
 async def test_a_move_too_old_to_apply_is_said_on_the_page(redis_url: str) -> None:
@@ -245,6 +292,25 @@ async def test_a_move_too_old_to_apply_is_said_on_the_page(redis_url: str) -> No
         ]
         assert (await raw(bot.client, CHAT))[0] == version
         assert not await pending(bot.client)
+
+
+async def test_a_move_held_past_the_relays_lifetime_is_said_not_made(redis_url: str) -> None:
+    """An entry held unacknowledged more than a minute and the claim time after it was added
+    (its holder died, and no worker of the scope, nor the web worker that handed it over, was
+    left to take it over) is pending no more: whoever takes it over now drops it as too old, so
+    the page is told it was not made. It was answered `ok`."""
+    async with running(redis_url) as bot, web_worker(redis_url, answered=0.1) as (_, http):
+        link = await ann_and_two_ai(bot)
+        payload = await a_move(http, link)
+        relay = Relay(bot.client)
+        await relay.join("tg")
+        seconds, _ = await bot.client.time()
+        asked = {"entry": f"{(seconds - 66) * 1000}-0", "update": f"web{0:016x}"}
+        handed = Relayed(CHAT, PLAYER, "Ann", None, Kind.BUTTON.value, payload, asked["update"])
+        await bot.client.xadd(keys.relay("tg"), handed.fields(), id=asked["entry"])
+        assert len(await relay.read("tg", "dead", 10, None)) == 1
+        assert await what_became(http, link, asked) == {"ok": False, "answer": TOO_LATE_EN}
+        assert await pending(bot.client) == 1
 
 
 async def test_an_entry_a_dead_consumer_held_is_taken_over_and_applied_once(

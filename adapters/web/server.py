@@ -14,7 +14,8 @@
   the chat's front end reads the relay (`WebTable._watch`). A link's page whose player sits
   at the table Play again opened after its game is given a fresh link for it (`link`);
 - `GET /api/relayed?entry=…&update=…`: what became of a move handed over (its 202's ids), asked
-  by a page that has not seen it made: the chat worker's refusal, if it refused it;
+  by a page that has not seen it made: the chat worker's refusal, if it refused it, or that it
+  was not made; "pending" while a worker holds it, and the page asks again;
 - `GET /api/events`: server-sent events, a `view` event with the view each time the game's
   version changes (any worker's write: the store publishes it, `keys.versions`), the event id
   being the version; a client that reconnects gets the view at once; `gone` when the table is
@@ -46,7 +47,7 @@ from aiohttp import web
 from redis.asyncio.client import PubSub
 
 from adapters.health import parse_listen, serve_app
-from adapters.relay import CLAIM, LIVE, MAX_AGE, apply_relayed
+from adapters.relay import CLAIM, LIVE, MAX_AGE, TOO_LATE, apply_relayed
 from adapters.running import Shows
 from adapters.web import auth
 from adapters.web.auth import AuthError, RateLimit, Viewer
@@ -122,6 +123,9 @@ PAGE_HEADERS = {
 not sent on to anyone."""
 
 UNREACHABLE_STORE = N_("the game store cannot be reached")
+NOT_MADE = N_("Your move was not made: look at the table.")
+"""What the page says of a move handed over that was not made and whose refusal was not noted
+(Redis refused the note): the reason is not known, the table shows where the game is."""
 NOT_A_MOVE = N_("not a move")
 OTHER_GAME = N_("the move is for another game")
 PRESSED = {NOT_A_MOVE: tokens.NOT_OURS, OTHER_GAME: tokens.GAME_OVER}
@@ -662,10 +666,11 @@ class WebTable:
     async def relayed(self, request: web.Request) -> web.Response:
         """What became of a move handed over (`entry` and `update` of its 202), asked by a page
         that has not seen it made: once the consumer that took it acknowledged it (looked at as
-        `_taken` looks), `"ok": false` and the chat worker's answer if it refused it, else
-        `"ok": true` (made, or not known yet: the page's event stream shows which). Still held
-        after `answered` seconds, it is `"pending": true`, and the page asks again, until the
-        move is `LATE`. Only a refusal is written (`Relay.refuse`): a move made costs nothing
+        `_taken` looks), `"ok": false` and the chat worker's answer if it refused it (or dropped
+        it), else `"ok": true` if it was made (its update id is marked), else `"ok": false` and
+        `NOT_MADE` (its refusal was not noted). Still held after `answered` seconds, it is
+        `"pending": true`, and the page asks again, until the move is `LATE` (then, not made, it
+        is `TOO_LATE`). Only a refusal is written (`Relay.refuse`): a move made costs nothing
         more unless its page asks. Ids no 202 gives are refused as a forged move is."""
         viewer = self.viewer(request)
         entry, update = request.query.get("entry", ""), request.query.get("update", "")
@@ -676,16 +681,31 @@ class WebTable:
         scope = keys.scope(viewer.chat)
         deadline = time.monotonic() + self.answered
         wait, most = TAKEN
+        late = False
         while await self.relay.held(scope, entry):
             left = deadline - time.monotonic()
             if left <= 0:
-                if self.clock() - dated(entry) < LATE:
+                late = self.clock() - dated(entry) >= LATE
+                if not late:
                     return web.json_response({"ok": True, "answer": None, "pending": True})
                 break  # nobody applies it now
             await asyncio.sleep(min(wait, left))
             wait = min(2 * wait, most)
-        answer = await self.relay.refusal(scope, update, viewer.player)
-        return web.json_response({"ok": answer is None, "answer": answer})
+        noted = await self.relay.refusal(scope, update)
+        if noted is not None:
+            whose, answer = noted
+            mine = whose == viewer.player  # only its mover is told it
+            return web.json_response({"ok": not mine, "answer": answer if mine else None})
+        if await self.relay.made(viewer.chat, update):
+            return web.json_response({"ok": True, "answer": None})
+        t = await self._texts(viewer)
+        return web.json_response({"ok": False, "answer": t(TOO_LATE if late else NOT_MADE)})
+
+    async def _texts(self, viewer: Viewer) -> Texts:
+        """The texts of `viewer`'s page: their app's language at the table, else the chat's."""
+        _, table, settings = await self.service.snapshot(viewer.chat)
+        languages = table.languages if table is not None else {}
+        return personal(look_of(settings), languages, viewer.player).t
 
     async def events(self, request: web.Request) -> web.StreamResponse:
         task = asyncio.current_task()

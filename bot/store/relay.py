@@ -23,7 +23,8 @@ worker takes over (`held`, `take`) and applies itself.
 
 What a relayed request brings back: only a refusal (most requests are made, and the page sees
 them made by its event stream), which whoever refused it writes beside the stream (`refuse`),
-so that the web worker answers the page with it (`refusal`) once the entry is acknowledged.
+so that the web worker answers the page with it (`refusal`) once the entry is acknowledged;
+one acknowledged with no note (Redis refused it) was made if its update id is marked (`made`).
 """
 
 import json
@@ -241,14 +242,20 @@ class Relay:
         said = json.dumps({"user": relayed.user, "answer": answer}, ensure_ascii=False)
         await self.client.set(keys.refused(scope, relayed.update), said, px=int(keep * 1000))
 
-    async def refusal(self, scope: str, update: str, user: str) -> str | None:
-        """The answer the relayed request of update id `update` was refused with, if it was
-        and was `user`'s; else None."""
+    async def refusal(self, scope: str, update: str) -> tuple[str, str] | None:
+        """Whose the relayed request of update id `update` was and the answer it was refused
+        (or dropped) with, if that was noted; else None."""
         said = await self.client.get(keys.refused(scope, update))
         if said is None:
             return None
         noted = json.loads(said)
-        return str(noted["answer"]) if noted.get("user") == user else None
+        return str(noted.get("user")), str(noted["answer"])
+
+    async def made(self, chat: str, update: str) -> bool:
+        """Whether a request of update id `update` was applied in `chat`: the service marks the
+        update id by the write that applies it (kept a quarter of an hour, longer than an entry
+        lives), so a relayed move not refused, and not marked, was not made."""
+        return bool(await self.client.exists(keys.update(chat, update)))
 
     async def ack(self, scope: str, *entries: str) -> None:
         """The entries are done with (applied, or dropped)."""
