@@ -10,7 +10,7 @@ docs/architecture.md.
   command table; `chat`: the chat table's rules (the lobby, AI seats, autopilot, timeouts);
 - `commands`: every command, once; `requests`, `messages`, `tokens`: what goes in and out;
 - `table`: a chat's table and settings; `config`; `timers`: the timer loop; `handover`: what a
-  worker made outside a request, kept for the next tick; `weblinks`: the
+  worker made outside a request, kept until the timer loop takes it; `weblinks`: the
   web table's addresses and signed links, for the chats' "Open the table" buttons;
 - `store/`: Redis; `show/`: screens, formatters, themes, translations; `ai/`: the AI players.
 

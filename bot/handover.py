@@ -1,6 +1,8 @@
 """What a worker made outside any request (a coach's review worked out, the AI moves a timeout
-left, made aside), kept for its chat until the next tick of the chat's scope hands it to the
-front end (`GameService.tick`), like the timers' outcomes."""
+left, made aside), kept for its chat until the timer loop of the chat's scope hands it to the
+front end: a review at the next tick (`GameService.tick`), like the timers' outcomes; the AI
+moves as soon as they are made, between ticks (`GameService.made_aside`), or at the next tick
+if they were made while it ran."""
 
 from typing import Generic, TypeVar
 
@@ -10,8 +12,8 @@ T = TypeVar("T")
 
 
 class Handover(Generic[T]):
-    """Outcomes (or what a tick makes them from) waiting for their scope's next tick; beyond
-    `most` (if given), the oldest are dropped."""
+    """Outcomes (or what a tick makes them from) waiting to be handed to their scope's front
+    end (`take`); beyond `most` (if given), the oldest are dropped."""
 
     def __init__(self, most: int | None = None) -> None:
         self._most = most
@@ -23,7 +25,7 @@ class Handover(Generic[T]):
             del self._waiting[: -self._most]
 
     def __len__(self) -> int:
-        """How many outcomes wait for a tick."""
+        """How many outcomes wait to be taken."""
         return len(self._waiting)
 
     def take(self, scope: str) -> list[tuple[str, T]]:

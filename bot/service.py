@@ -356,8 +356,8 @@ class GameService:
         self._spent: list[tuple[str, str]] = []
         """The chats and notes of the reviews that came to nothing, not yet forgotten."""
         self._moving: set[asyncio.Task[None]] = set()
-        """The tasks making the AI moves a timer left aside (`_transact(aside=)`), until what
-        they show is handed over."""
+        """The tasks making the AI moves a timer left aside (`_transact(aside=)`), until the
+        moves are made and what they show waits in `_moved`."""
         self._running: set[str] = set()
         """Chats whose AI moves this worker is making (`_robots`: a request's, or a task's),
         one run a chat (`_claim`)."""
@@ -476,7 +476,9 @@ class GameService:
         """What a worker of `scope` (the prefix of its chat ids: `tg`) does once a second: beat,
         take over the journals of gone workers, and fire due deadlines. What to show in which
         chat: the lasting messages of chats a crash or an outage may have left behind
-        (`Outcome.again`), then the timeouts."""
+        (`Outcome.again`), then the timeouts, then what AI moves made aside show that the timer
+        loop has not taken yet (`made_aside` takes them as soon as they are made, between
+        ticks), then the coach's reviews ready (`_reviewed`)."""
         shown: list[tuple[str, Outcome]] = []
         failed: set[str] = set()  # the Cluster's masters that failed at this tick
         self._ask_masters()
@@ -751,9 +753,11 @@ class GameService:
     ) -> list[tuple[str, Outcome]]:
         """Fire every turn deadline of `scope` that is due; return what to show in which chat.
         `aside`: the AI moves a timeout leaves the game waiting for are made in tasks of their
-        own, each chat's outcome handed over by a later tick (`tick`), so that one chat's AI
-        holds up neither the other chats' deadlines nor the worker's heartbeat. `failed`: the
-        Cluster's masters that failed at this tick already (`_missed`), not asked again."""
+        own (`_move_aside`), so that one chat's AI holds up neither the other chats' deadlines
+        nor the worker's heartbeat; what each chat's moves show is handed to the timer loop as
+        soon as they are made (`made_aside`, between its ticks), or by the next tick where the
+        loop has not taken it yet (`tick`). `failed`: the Cluster's masters that failed at this
+        tick already (`_missed`), not asked again."""
         shown = []
         now = self.clock()
         failed = set() if failed is None else failed
