@@ -284,8 +284,8 @@ def redis_url(redis_server: RedisServer) -> str:
     """
     if not redis_server.running:
         redis_server.start()
-    with redis.Redis.from_url(redis_server.url) as client:
-        client.flushall()
+    with redis.Redis.from_url(redis_server.url, socket_timeout=None) as client:
+        client.flushall()  # as long as it takes (see `redis_client`)
     return redis_server.url
 
 
@@ -350,7 +350,9 @@ def need_raqm(config: pytest.Config) -> None:
 
 @pytest.fixture
 async def redis_client(redis_url: str) -> AsyncIterator[aioredis.Redis]:
-    """An asyncio redis-py client of the session's redis-server (flushed), closed afterwards."""
-    connection = aioredis.from_url(redis_url)
+    """An asyncio redis-py client of the session's redis-server (flushed), closed afterwards.
+    It waits as long as Redis takes to answer (redis-py's default gives up after 5 s): a server
+    slowed by a busy disk holds the test up, and a killed one refuses at once."""
+    connection = aioredis.from_url(redis_url, socket_timeout=None)
     yield connection
     await connection.aclose()

@@ -112,8 +112,9 @@ class Clock:
 
 
 def client(url: str) -> "aioredis.Redis":
-    """A client of the test server, as the bot makes one."""
-    return aioredis.from_url(url)
+    """A redis-py client of the test server, as the bot uses; it waits as long as Redis takes
+    to answer, as the `redis_client` fixture does."""
+    return aioredis.from_url(url, socket_timeout=None)
 
 
 # --- a store that notes its writes ---------------------------------------------------------------

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 import redis
 import redis.asyncio
+from service_helpers import client as client_of
 
 from bot.store import redis_server as rs
 from bot.store.redis_server import (
@@ -488,6 +489,25 @@ async def test_session_fixture_from_an_async_test(redis_url: str) -> None:
         assert await conn.get("k") == b"v"
     finally:
         await conn.aclose()
+
+
+async def test_the_tests_clients_wait_as_long_as_redis_takes(
+    redis_url: str, redis_client: redis.asyncio.Redis
+) -> None:
+    """The tests' asyncio clients (the `redis_client` fixture, `service_helpers.client`) give
+    the server all the time it takes to answer: one slowed by a busy disk (every write of the
+    session's server waits for its fsync) holds a test up, and does not fail a call in it.
+    redis-py gives up after 5 s unless told otherwise, and a timer's run
+    (`GameService.run_timers`) takes a timeout for Redis away and fires nothing: so
+    tests/test_durability.py::test_a_deadline_outlives_a_crash_after_the_write failed with
+    `assert 0 == 1` when the server was frozen for 6 s during it."""
+    made = client_of(redis_url)
+    try:
+        for each in (redis_client, made):
+            connection = each.connection_pool.make_connection()
+            assert connection.socket_timeout is None
+    finally:
+        await made.aclose()
 
 
 def _working_in(directory: Path) -> list[int]:
