@@ -8,6 +8,7 @@ import contextlib
 import itertools
 import logging
 import random
+import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -423,6 +424,95 @@ async def test_a_worker_waits_for_a_replica_that_came_after_it_read_the_slot_map
     with killed.frozen():
         await driver.move()
     assert "on its master only" in caplog.text
+
+
+async def test_the_first_requests_after_a_master_failed_over_are_served(
+    cluster: Cluster, cluster_client: "aioredis.RedisCluster"
+) -> None:
+    """A master killed and its replica promoted while the workers sent nothing there: each
+    worker's first request to it is served by the new master, not refused. One worker's
+    press in a chat of that master, whose journal is there too (the note, a pipeline, meets the
+    dead master first); another's, whose journal is on another master (the move's write meets
+    it first); and a third client's read. The client tries each command once; one that finds
+    the old master gone reads the slot map anew and, as that names another master, is sent
+    once more. Before, each was refused once ("The game store cannot be reached right now"),
+    the client learning the new map from it."""
+    first = chats(1)[0]
+    master = cluster.master_of(keys.game(first))
+    second = next(chat for chat in chats(64)[1:] if cluster.master_of(keys.game(chat)) is master)
+    scope = keys.scope(first)
+
+    def worker(journal_there: bool) -> str:
+        """A worker's name whose journal is on that master, or not."""
+        return next(
+            name
+            for name in (f"w{n}" for n in itertools.count())
+            if (cluster.master_of(keys.journal(scope, name)) is master) is journal_there
+        )
+
+    async with contextlib.AsyncExitStack() as clients:
+        other = await clients.enter_async_context(stale_client(cluster))
+        reader = await clients.enter_async_context(stale_client(cluster))
+        drivers = []
+        for client, chat, journal_there in ((cluster_client, first, True), (other, second, False)):
+            svc = GameService(RecordingStore(client), Config(), rng=random.Random(5))
+            svc.worker = worker(journal_there)
+            drivers.append(Driver(svc, [human(n) for n in range(1, 4)], chat=chat))
+            await drivers[-1].lobby()
+        before = await raw(cluster_client, first)
+        async with master_killed(cluster, keys.game(first)):
+            for driver in drivers:
+                await driver.move()  # taken (`Driver.move` checks)
+            assert await raw(reader, first) > before
+
+
+@contextlib.asynccontextmanager
+async def stale_client(cluster: Cluster) -> AsyncIterator["aioredis.RedisCluster"]:
+    """Another client of the cluster as the bot makes one, with the slot map as it is now."""
+    client = redis_client(cluster.url, 2.0, cluster=True)
+    assert isinstance(client, aioredis.RedisCluster)
+    await client.initialize()
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+async def test_a_pipeline_that_meets_clusterdown_is_sent_again_whole(
+    cluster: Cluster, cluster_client: "aioredis.RedisCluster"
+) -> None:
+    """A master that answers CLUSTERDOWN for a moment (one of its slots taken from it and
+    given back once it answered so, as a master restarted in place answers until it knows
+    the cluster is up) while a chat's timer entry is indexed and noted in a journal (one
+    pipeline): the pipeline is sent again until the master is up, and the entry is indexed.
+    Before, redis-py emptied the pipeline at its first try, and the second answered nothing:
+    the entry was not indexed, and no error said so."""
+    store = RecordingStore(cluster_client)
+    chat = chats(1)[0]
+    master = cluster.master_of(keys.timers(chat))
+    slot = cluster_client.keyslot(keys.timers(chat))
+    downs = cluster.errors(master, "CLUSTERDOWN")
+    given_back = threading.Event()
+
+    def give_back() -> None:
+        """Give the slot back once the master answered CLUSTERDOWN (or the test ends)."""
+        while cluster.errors(master, "CLUSTERDOWN") == downs and not given_back.is_set():
+            time.sleep(0.01)
+        with redis.Redis(port=master.port) as plain:
+            plain.execute_command("CLUSTER", "ADDSLOTS", slot)
+
+    with redis.Redis(port=master.port) as plain:
+        plain.execute_command("CLUSTER", "DELSLOTS", slot)
+    giver = threading.Thread(target=give_back)
+    giver.start()
+    try:
+        await store.set_timer(chat, 5.0, journal=(keys.journal(keys.scope(chat), "w"), 1.0))
+    finally:
+        given_back.set()
+        await asyncio.to_thread(giver.join)
+        await asyncio.to_thread(cluster.wait_ok)
+    assert cluster.errors(master, "CLUSTERDOWN") > downs
+    assert await cluster_client.zscore(keys.timers(chat), chat) == 5.0
 
 
 async def test_writes_a_replica_does_not_confirm_are_logged_once(

@@ -42,7 +42,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from bot.messages import NO_GAME, Message
 from bot.metrics import Metrics, timed
 from bot.store import keys
-from bot.store.cluster import SETTLE, SettlingCluster
+from bot.store.cluster import SETTLE, UNREACHED, SettlingCluster
 from bot.table import Settings, Table
 
 UPDATE_TTL = 15 * 60
@@ -768,7 +768,10 @@ class Store:
         is read anew and both are sent there; while it moves (ASK, TRYAGAIN: the script runs at
         neither node until it has moved, see `bot.store.cluster`) they are sent again after a
         pause, for up to the client's timeout. None of those tries ran, so each is sent with a
-        deadline of its own (ARGV[11]).
+        deadline of its own (ARGV[11]). Where the master could not be reached and the map read
+        anew names another (it died, its replica took over: `SettlingCluster.failed_over`),
+        both are sent once more, to the new master, within that timeout; a write the dead
+        master ran and its replica had is then answered as applied, or a conflict.
 
         Whether a master has a replica to wait for comes from the map, which redis-py reads
         only after an error. A master it gives none is not waited for: its `ROLE` is asked
@@ -786,6 +789,7 @@ class Store:
         assert isinstance(self.client, aioredis.RedisCluster)
         cluster = self.client
         patience = time.monotonic() + (_socket_timeout(cluster) or 1.0)
+        masters = cluster.masters_mapped() if isinstance(cluster, SettlingCluster) else None
         loaded = tried = moved = False
         while True:
             if tried:
@@ -805,9 +809,13 @@ class Store:
                 try:
                     results = await pipe.execute(raise_on_error=False, allow_redirections=False)
                 except StoreErrors as error:
-                    _at(error, node)
-                    raise
+                    results = [error]
             done = results[0]
+            if isinstance(done, UNREACHED) and masters is not None:
+                assert isinstance(cluster, SettlingCluster)
+                if await cluster.failed_over(masters, patience):
+                    masters = None  # once: sent to the master that took over
+                    continue
             if isinstance(done, NoScriptError) and not loaded:
                 await cluster.script_load(_CAS)  # a node that never saw the script (a new one)
                 loaded = True
