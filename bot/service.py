@@ -486,35 +486,18 @@ class GameService:
             if isinstance(self.clock, ServerClock) and not self.clock.anchored:
                 await self.keep_time()  # before its first beat
             now = self.clock()
-            beat = await self.store.beat(scope, self.worker, now, GAP, LEASE)
-            self.metrics.last_tick.labels(scope).set(now)
-            self._enlisted.add(scope)
-            self._ticking.add(scope)
-            self.outages = beat.outages
-            self._store_answered()
-            self._check_clock(now, beat.server)
-            if isinstance(self.clock, ServerClock):  # go by Redis's clock (`bot.clock`)
-                self.clock.anchor(beat.server)
             mine = keys.journal(scope, self.worker)
-            behind: list[str] = []
-            if beat.last is not None and now - beat.last > GAP:
-                behind += await self.store.journaled(mine, now - KEEP)  # Redis was away
-            for gone in beat.gone:
-                await self._take_reviews(scope, gone)
-                chats = await self.store.journaled(keys.journal(scope, gone), now - KEEP)
-                await self.store.adopt(scope, gone, mine, chats, now)
-                # Noted since they were read (a web table's worker notes on, and named itself
-                # in the heartbeats before `adopt` took its name out): taken now. One noted
-                # after this read is named again by its worker, after `adopt`.
-                await self._take_reviews(scope, gone)
-                behind += chats
+            behind = await self._beaten(scope, now, failed)
             behind += [chat for chat in self._unsure if keys.scope(chat) == scope]
             # Each is unsure until shown: a chat of a Cluster's master that failed at this tick
             # is left for the next (`_passed`, `_missed`); on one server a failure ends the tick
             self._unsure.update(behind)
-            if now - self._trimmed > KEEP / 10:
-                await self.store.trim(mine, now - KEEP)
-                self._trimmed = now
+            if now - self._trimmed > KEEP / 10 and not self._passed_key(mine, failed):
+                try:
+                    await self.store.trim(mine, now - KEEP)
+                    self._trimmed = now
+                except StoreErrors as error:
+                    self._missed(error, failed)
             for chat in dict.fromkeys(behind):
                 if self._passed(chat, failed):
                     continue
@@ -531,6 +514,48 @@ class GameService:
             return shown  # Redis is away: the next tick after it is back catches up
         fired = await self.run_timers(scope, aside=True, failed=failed)
         return shown + fired + self._moved.take(scope) + await self._reviewed(scope)
+
+    async def _beaten(self, scope: str, now: float, failed: set[str]) -> list[str]:
+        """A tick's beat (`Store.beat`), and the take-over of the journals of gone workers: the
+        chats to show again (this worker's journal's, if it did not beat for a while, and the
+        gone workers'). On a Cluster a master that fails at it (the heartbeats', a journal's) is
+        noted in `failed` (`_missed`) and the rest is left for the next tick, so the tick goes
+        on with the deadlines of the other masters (before, it ended there: no deadline fired
+        while the heartbeats' master was frozen); the turn clocks then go by the outages of
+        the last beat. On one server a failure ends the tick."""
+        try:
+            beat = await self.store.beat(scope, self.worker, now, GAP, LEASE)
+        except StoreErrors as error:
+            self._missed(error, failed)
+            return []
+        self.metrics.last_tick.labels(scope).set(now)
+        self._enlisted.add(scope)
+        self._ticking.add(scope)
+        self.outages = beat.outages
+        self._store_answered()
+        self._check_clock(now, beat.server)
+        if isinstance(self.clock, ServerClock):  # go by Redis's clock (`bot.clock`)
+            self.clock.anchor(beat.server)
+        mine = keys.journal(scope, self.worker)
+        behind: list[str] = []
+        try:
+            if beat.last is not None and now - beat.last > GAP:
+                behind += await self.store.journaled(mine, now - KEEP)  # Redis was away
+            for gone in beat.gone:
+                await self._take_reviews(scope, gone)
+                chats = await self.store.journaled(keys.journal(scope, gone), now - KEEP)
+                await self.store.adopt(scope, gone, mine, chats, now)
+                # Noted since they were read (a web table's worker notes on, and named itself
+                # in the heartbeats before `adopt` took its name out): taken now. One noted
+                # after this read is named again by its worker, after `adopt`.
+                await self._take_reviews(scope, gone)
+                behind += chats
+        except StoreErrors as error:
+            # Left for the next tick: a gone worker is named in the heartbeats until its
+            # journal is adopted. (This worker's own journal, after a gap in its beats, is not
+            # read again: its beat is written, and the next finds no gap, as before.)
+            self._missed(error, failed)
+        return behind
 
     async def _take_reviews(self, scope: str, gone: str) -> None:
         """Work out again the reviews the worker `gone` promised and did not post (their notes
@@ -767,8 +792,9 @@ class GameService:
             for error in missed:
                 self._missed(error, failed)
             self.metrics.timers_due.labels(scope).inc(len(due))
+            journal = keys.journal(scope, self.worker)  # each write notes the chat there
             for chat, indexed in due:
-                if self._passed(chat, failed):
+                if self._passed(chat, failed, journal):
                     continue  # its entry stays, and fires at a tick that reaches its master
                 deadline: float | None = indexed
                 try:
@@ -817,11 +843,15 @@ class GameService:
         self.store_failed(error)
         failed.add(master)
 
-    def _passed(self, chat: str, failed: set[str]) -> bool:
-        """Whether a tick leaves `chat` for the next, its game or timer entry on a master that
-        failed at this tick (`_missed`): each master that does not answer holds the tick up
-        once, about `redis_timeout`, not once a chat."""
-        return bool(failed) and not failed.isdisjoint(self.store.masters(chat))
+    def _passed(self, chat: str, failed: set[str], *also: str) -> bool:
+        """Whether a tick leaves `chat` for the next, its game or timer entry (or a key of
+        `also`) on a master that failed at this tick (`_missed`): each master that does not
+        answer holds the tick up once, about `redis_timeout`, not once a chat."""
+        return bool(failed) and not failed.isdisjoint(self.store.masters(chat, *also))
+
+    def _passed_key(self, key: str, failed: set[str]) -> bool:
+        """Whether `key` is on a master that failed at this tick (`_missed`)."""
+        return bool(failed) and not failed.isdisjoint(self.store.masters_of(key))
 
     async def _moved_back(self, chat: str, moved: float) -> None:
         """A timer moved the chat's entry on to `moved`, the chat's time as it read it: read

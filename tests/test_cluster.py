@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import operator
 import random
 import threading
 import time
@@ -768,6 +769,132 @@ async def test_a_frozen_master_holds_up_no_deadline_of_another_master(cluster: C
             clock.advance(1)
             shown = await svc.tick(scope)
             assert frozen_chat in [chat for chat, outcome in shown if outcome.again]
+
+
+def named(cluster: Cluster, scope: str, on: ClusterNode, there: bool) -> str:
+    """A worker's name whose journal of `scope` is on the master `on` (or is not, not
+    `there`)."""
+    return next(
+        name
+        for name in (f"w{n}" for n in itertools.count())
+        if (cluster.master_of(keys.journal(scope, name)) is on) is there
+    )
+
+
+def due_in(
+    cluster: Cluster, client: "aioredis.RedisCluster", timeout: float, away: ClusterNode, count: int
+) -> tuple[GameService, Clock, list[str]]:
+    """A service with `redis_timeout` `timeout` and `count` chats in play whose games and timer
+    entries are on masters other than `away`, each at a second before its turn's deadline."""
+    clock = Clock()
+    config = Config(redis_timeout=timeout)
+    svc = GameService(RecordingStore(client), config, clock=clock, rng=random.Random(5))
+    playing = [
+        chat
+        for chat in chats(64)
+        if away not in (cluster.master_of(keys.game(chat)), cluster.master_of(keys.timers(chat)))
+    ][:count]
+    return svc, clock, playing
+
+
+async def to_the_deadline(svc: GameService, clock: Clock, playing: list[str]) -> None:
+    """Open a game in each chat, and tick a second at a time to a second before its turn's
+    deadline."""
+    scope = keys.scope(playing[0])
+    await svc.tick(scope)
+    for chat in playing:
+        await Driver(svc, [human(n) for n in range(1, 4)], chat=chat).lobby()
+    for _ in range(svc.config.turn_timeout - 1):
+        clock.advance(1)
+        await svc.tick(scope)
+
+
+async def test_a_frozen_master_of_the_heartbeats_holds_up_no_deadline(cluster: Cluster) -> None:
+    """The master of the scope's heartbeats frozen (SIGSTOP, not failed over), a chat of
+    another master due: the tick's beat fails (said by master, as any other failure), and the
+    tick goes on and applies that timeout; the next tick after the master answers beats
+    again. Before, a tick ended at its beat: no deadline of any master fired while the
+    heartbeats' master was frozen."""
+    timeout = 2.0
+    async with cluster_client_of(cluster, timeout) as client:
+        scope = keys.scope(chats(1)[0])
+        frozen = cluster.master_of(keys.beats(scope))
+        svc, clock, playing = due_in(cluster, client, timeout, frozen, 1)
+        svc.worker = named(cluster, scope, frozen, there=False)
+        await to_the_deadline(svc, clock, playing)
+        chat = playing[0]
+        version = (await raw(client, chat))[0]
+        with cluster.patient():
+            with frozen.frozen():
+                clock.advance(2)
+                await svc.tick(scope)
+                table = await table_of(client, chat)
+                assert table is not None
+                assert len(table.away) == 1  # its timeout applied: its player away
+                assert (await raw(client, chat))[0] > version
+            clock.advance(1)
+            await svc.tick(scope)
+            beats = await client.zscore(keys.beats(scope), svc.worker)
+            assert beats == clock()
+            await settle(svc)
+
+
+async def settle(svc: GameService) -> None:
+    """Wait for what the service does aside (its ask of the masters, the AI moves of a
+    timeout), before its client is closed."""
+    await svc.asked()
+    await svc.moved()
+
+
+def failures(svc: GameService) -> float:
+    """How many of the service's store calls failed so far (a call inside another counted
+    with it: `Store.note` in `Store.save`)."""
+    return sum(
+        sample.value
+        for metric in svc.metrics.redis_errors.collect()
+        for sample in metric.samples
+        if sample.name.endswith("_total")
+    )
+
+
+async def test_a_frozen_master_of_the_workers_journal_holds_up_a_tick_once(
+    cluster: Cluster,
+) -> None:
+    """The master of the worker's journal frozen (SIGSTOP, not failed over), with shards of
+    the timer index on it, and four chats of other masters due. Each timeout's write notes its
+    chat in the journal first (what lets another worker show the chat again should this one
+    die before its posts), so none is applied while it is frozen: the tick's read of the timer
+    index finds that master failing, and the tick passes every due chat over, trying no write
+    (before, it tried the first chat's, which waited `redis_timeout` more and then ended the
+    timers' round). Once the master answers, the next tick applies them all."""
+    timeout = 1.0
+    async with cluster_client_of(cluster, timeout) as client:
+        scope = keys.scope(chats(1)[0])
+        beats = cluster.master_of(keys.beats(scope))
+        frozen = next(
+            node
+            for node in (
+                cluster.master_of(keys.timer_shard(scope, shard))
+                for shard in range(keys.TIMER_SHARDS)
+            )
+            if node is not beats
+        )
+        svc, clock, playing = due_in(cluster, client, timeout, frozen, 4)
+        svc.worker = named(cluster, scope, frozen, there=True)
+        await to_the_deadline(svc, clock, playing)
+        versions = [(await raw(client, chat))[0] for chat in playing]
+        with cluster.patient():
+            with frozen.frozen():
+                clock.advance(2)
+                await svc.tick(scope)
+                assert failures(svc) == 0  # no write tried
+                assert [(await raw(client, chat))[0] for chat in playing] == versions
+            await svc.asked()
+            clock.advance(1)
+            await svc.tick(scope)
+            after = [(await raw(client, chat))[0] for chat in playing]
+            assert all(map(operator.gt, after, versions))
+            await settle(svc)
 
 
 async def test_a_cluster_of_which_no_node_answers_is_logged_once_a_master(

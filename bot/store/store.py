@@ -975,18 +975,24 @@ class Store:
                 pipe.zrangebyscore(shard, "-inf", now, 0, limit, withscores=True)
             return list(await pipe.execute())
 
-    def masters(self, chat: str) -> frozenset[str]:
-        """The Cluster's masters (host:port) that the chat's game and its timer entry are on,
-        as the client's slot map says (no call to Redis); none on one server."""
+    def masters(self, chat: str, *also: str) -> frozenset[str]:
+        """The Cluster's masters (host:port) that the chat's game and its timer entry (and the
+        keys `also`) are on, as the client's slot map says (no call to Redis); none on one
+        server."""
+        return self.masters_of(keys.game(chat), keys.timers(chat), *also)
+
+    def masters_of(self, *names: str) -> frozenset[str]:
+        """The Cluster's masters (host:port) that the keys `names` are on, as the client's
+        slot map says (no call to Redis); none on one server."""
         if not isinstance(self.client, aioredis.RedisCluster):
             return frozenset()
-        names = set()
-        for key in (keys.game(chat), keys.timers(chat)):
+        found = set()
+        for key in names:
             with contextlib.suppress(SlotNotCoveredError):  # not mapped: none known
                 node = self.client.get_node_from_key(key)
                 if node is not None:
-                    names.add(node.name)
-        return frozenset(names)
+                    found.add(node.name)
+        return frozenset(found)
 
     @timed("drop_timer")
     async def drop_timer(self, chat: str, deadline: float, then: float | None = None) -> bool:
