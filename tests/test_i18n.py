@@ -368,6 +368,27 @@ def test_no_name_comes_right_after_a_preposition_that_declines_it() -> None:
         assert i18n.elision_problems(i18n.read_catalog(language)) == [], language
 
 
+def test_no_korean_particle_comes_right_after_a_placeholder() -> None:
+    """A Korean particle takes the form of the last sound before it (`민준이`, `지아가`;
+    `⭐9를`, `🧙을`): right after a placeholder, a name, a card or a number the translation
+    cannot see, it is wrong for some of them, and the fallback `을(를)` reads as a form not
+    filled in (`예지: 🟩9을(를) 보지 못한 채 냈어요`). The text puts a noun between or says it
+    another way; `check` names such a translation."""
+    sample = Catalog(locale="ko")
+    sample.add("you played {card}", "{card}을(를) 냈어요")
+    sample.add("{name} wins", "{name}이 이겼어요")
+    sample.add("you bid {bid}", "{bid}(으)로 예측했어요")
+    sample.add("{name} to play", "{name} 님 차례예요")
+    sample.add("{n} tricks", "{n}개의 트릭, {n}가지")
+    sample.add("as {chat}", "{chat}의 이름으로, {rating}에서, 낸 카드 {card}보다")
+    assert i18n.elision_problems(sample) == [
+        "'you played {card}': '{card}을(를) 냈어요'",
+        "'{name} wins': '{name}이 이겼어요'",
+        "'you bid {bid}': '{bid}(으)로 예측했어요'",
+    ]
+    assert i18n.elision_problems(i18n.read_catalog("ko")) == []
+
+
 def test_template_and_catalogs_agree() -> None:
     with (i18n.LOCALE_DIR / "messages.pot").open("rb") as file:
         template = read_po(file)

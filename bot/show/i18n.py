@@ -545,20 +545,31 @@ ELIDING: dict[str, tuple["re.Pattern[str]", frozenset[str] | None]] = {
         ),
         None,
     ),
+    "ko": (
+        re.compile(
+            r"\{(\w+)\}(?:\((?:으|이|을|를|은|는|와|과)\)|(?:을|를|이|가|은|는|와|과|으로|로)"
+            r"(?![가-힣]))"
+        ),
+        None,
+    ),
 }
-"""For each language, the words that cannot come right before a placeholder, and the
-placeholders they are wrong before (None: any, a number or a word alike): a word that takes
+"""For each language, the words that cannot come right next to a placeholder, and the
+placeholders they are wrong beside (None: any, a number or a word alike): a word that takes
 another form before a vowel (French `d'Ana`, never `de Ana`; Italian `l'84%`, never `il 84%`,
 and `ad Anna` before a name, never `a Anna`),
 or a preposition after which a name is declined (Polish `w grupie Rodzina`, never `w Rodzina`;
-Russian `в группе`), which a translation cannot do to a name it does not know."""
+Russian `в группе`), which a translation cannot do to a name it does not know; or, in Korean,
+a particle right after one, whose form is the last sound's of what it follows (`민준이`,
+`지아가`; `⭐9를`, `🧙을`), which a fallback (`을(를)`) only shows the translation did not
+know: the text names what it is instead, or puts a noun between (`{card} 카드를`)."""
 
 
 def elision_problems(catalog: "Catalog") -> list[str]:
     """Translations that put a word right before a placeholder whose value decides its form,
     or the value's own (`ELIDING`: French `En attente des annonces de {names}`, which reads
-    `de Ana`; Italian `azzeccata il {chance}`, `il 84%`; Polish `w {group}`): the text must
-    say it another way (`des annonces : {names}`, `w grupie {group}`)."""
+    `de Ana`; Italian `azzeccata il {chance}`, `il 84%`; Polish `w {group}`), or a Korean
+    particle right after one (`{card}을(를)`): the text must say it another way
+    (`des annonces : {names}`, `w grupie {group}`, `{card} 카드를`)."""
     found = ELIDING.get(str(catalog.locale).split("_")[0]) if catalog.locale else None
     if found is None:
         return []
@@ -579,7 +590,8 @@ def check_catalogs(root: Path = PROJECT_ROOT, locale_dir: Path = LOCALE_DIR) -> 
     lacks, entries of a catalog that no text of the code is marked as (`unused_messages`),
     translations missing or fuzzy outside English, an entry marked fuzzy in English
     (whose entries are empty: the mark means nothing, and reads as work left undone),
-    placeholders that do not match, a word elided before a name."""
+    placeholders that do not match, a word elided before a name (or a Korean particle after
+    a placeholder)."""
     template = extract_messages(root)
     problems = []
     for language in LANGUAGES:
