@@ -389,6 +389,24 @@ def test_no_korean_particle_comes_right_after_a_placeholder() -> None:
     assert i18n.elision_problems(i18n.read_catalog("ko")) == []
 
 
+def test_no_word_after_a_name_takes_a_gender() -> None:
+    """A Russian or Polish past tense or short adjective takes the gender of whom it is said
+    of: right after a name the translation cannot see, it is wrong for half the players
+    (`Оля (сдающий) должен изменить заявку`). The text says it without a gender; `check`
+    names such a translation."""
+    sample = Catalog(locale="ru")
+    sample.add("{name} (dealer) must change", "{name} (сдающий) должен изменить заявку.")
+    sample.add("{name} won", "{name} выиграл!")
+    sample.add("{name} wins", "{name} побеждает!")
+    sample.add("dealer ({name}) must change", "сдающему ({name}) нужно изменить заявку.")
+    assert i18n.agreement_problems(sample) == [
+        "'{name} (dealer) must change': '{name} (сдающий) должен изменить заявку.'",
+        "'{name} won': '{name} выиграл!'",
+    ]
+    for language in LANGUAGES:
+        assert i18n.agreement_problems(i18n.read_catalog(language)) == [], language
+
+
 def test_template_and_catalogs_agree() -> None:
     with (i18n.LOCALE_DIR / "messages.pot").open("rb") as file:
         template = read_po(file)

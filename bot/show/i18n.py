@@ -585,13 +585,42 @@ def elision_problems(catalog: "Catalog") -> list[str]:
     return problems
 
 
+AGREEING: dict[str, "re.Pattern[str]"] = {
+    "ru": re.compile(
+        r"\{(?:name|names)\}(?:\s*\([^)]*\))?\s+"
+        r"(\w+[аеиоуыяё]л(?:ся)?|должен|готов|рад|согласен|уверен|занят|сам)\b"
+    ),
+    "pl": re.compile(
+        r"\{(?:name|names)\}(?:\s*\([^)]*\))?\s+(\w+ł(?:a|o|y|by)?|powinien|gotów|sam)\b"
+    ),
+}
+"""For each language, a word right after a name (or its role in brackets) that takes the
+name's gender: a past tense or a short adjective (Russian `{name} (сдающий) должен`, which
+read `Оля (сдающий) должен`; Polish `{name} zagrał`). A translation cannot know the person's
+gender, so it says it without one (`сдающему ({name}) нужно`)."""
+
+
+def agreement_problems(catalog: "Catalog") -> list[str]:
+    """Translations whose word right after a name takes the name's gender (`AGREEING`)."""
+    found = AGREEING.get(str(catalog.locale).split("_")[0]) if catalog.locale else None
+    if found is None:
+        return []
+    return [
+        f"{_msgid(message)!r}: {text!r}"
+        for message in catalog
+        if message.id
+        for text in _forms(message.string)
+        if found.search(text)
+    ]
+
+
 def check_catalogs(root: Path = PROJECT_ROOT, locale_dir: Path = LOCALE_DIR) -> list[str]:
     """Every problem with the catalogs, one line each: texts the code uses that a catalog
     lacks, entries of a catalog that no text of the code is marked as (`unused_messages`),
     translations missing or fuzzy outside English, an entry marked fuzzy in English
     (whose entries are empty: the mark means nothing, and reads as work left undone),
     placeholders that do not match, a word elided before a name (or a Korean particle after
-    a placeholder)."""
+    a placeholder), a word that takes a name's gender."""
     template = extract_messages(root)
     problems = []
     for language in LANGUAGES:
@@ -607,6 +636,7 @@ def check_catalogs(root: Path = PROJECT_ROOT, locale_dir: Path = LOCALE_DIR) -> 
         problems += [
             f"{language}: elided before a placeholder {p}" for p in elision_problems(catalog)
         ]
+        problems += [f"{language}: a gender after a name {p}" for p in agreement_problems(catalog)]
     return problems
 
 
