@@ -368,6 +368,18 @@ def test_no_name_comes_right_after_a_preposition_that_declines_it() -> None:
         assert i18n.elision_problems(i18n.read_catalog(language)) == [], language
 
 
+def test_no_german_text_puts_a_group_s_title_right_after_in() -> None:
+    """German `an den Tisch in Zauberer` reads the group's title as a place, and a title with
+    an article (`Die Zauberer`) would need it declined (`in den Zauberern`): the text says
+    `in der Gruppe {group}`, as Polish and Russian do. `check` names such a translation."""
+    sample = Catalog(locale="de")
+    sample.add("at the table in {group}", "an den Tisch in {group}")
+    sample.add("in round {round}", "in Runde {round}, in {n} Spielen")
+    sample.add("at the table in {group} too", "an den Tisch in der Gruppe {group}")
+    assert i18n.elision_problems(sample) == ["'at the table in {group}': 'an den Tisch in {group}'"]
+    assert i18n.elision_problems(i18n.read_catalog("de")) == []
+
+
 def test_no_korean_particle_comes_right_after_a_placeholder() -> None:
     """A Korean particle takes the form of the last sound before it (`민준이`, `지아가`;
     `⭐9를`, `🧙을`): right after a placeholder, a name, a card or a number the translation

@@ -3126,7 +3126,9 @@ async def test_private_messages_follow_each_players_app_language(tg: Bot) -> Non
     tg.fake.add_group(GROUP, members=[uwe])
     await seat(tg, (ANN, BOB, uwe))
     hello = [e.text for e in tg.fake.transcript(uwe.id) if "Wizards" in e.text]
-    greeting = "🔮 Du setzt dich an den Tisch in Wizards. Deine Karten werden hier angezeigt."
+    greeting = (
+        "🔮 Du setzt dich an den Tisch in der Gruppe Wizards. Deine Karten werden hier angezeigt."
+    )
     assert hello == [greeting]
     await tg.command(GROUP, ANN, "/start")
     assert tg.table().text.startswith("🔮 Round 1 of 5")  # the group: its own language

@@ -545,6 +545,7 @@ ELIDING: dict[str, tuple["re.Pattern[str]", frozenset[str] | None]] = {
         ),
         None,
     ),
+    "de": (re.compile(r"(?<![\w’'])(?:in|im|aus)\s+\{(\w+)\}"), frozenset({"group", "chat"})),
     "ko": (
         re.compile(
             r"\{(\w+)\}(?:\((?:으|이|을|를|은|는|와|과)\)|(?:을|를|이|가|은|는|와|과|으로|로)"
@@ -558,7 +559,9 @@ placeholders they are wrong beside (None: any, a number or a word alike): a word
 another form before a vowel (French `d'Ana`, never `de Ana`; Italian `l'84%`, never `il 84%`,
 and `ad Anna` before a name, never `a Anna`),
 or a preposition after which a name is declined (Polish `w grupie Rodzina`, never `w Rodzina`;
-Russian `в группе`), which a translation cannot do to a name it does not know; or, in Korean,
+Russian `в группе`), which a translation cannot do to a name it does not know (German names
+a group before its title too: `in der Gruppe Zauberer`, never `in Zauberer`, which reads as a
+place and takes no article a title may have); or, in Korean,
 a particle right after one, whose form is the last sound's of what it follows (`민준이`,
 `지아가`; `⭐9를`, `🧙을`), which a fallback (`을(를)`) only shows the translation did not
 know: the text names what it is instead, or puts a noun between (`{card} 카드를`)."""
