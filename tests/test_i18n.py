@@ -419,6 +419,31 @@ def test_no_word_after_a_name_takes_a_gender() -> None:
         assert i18n.agreement_problems(i18n.read_catalog(language)) == [], language
 
 
+CHAT_WORDS = {"de": "Chat", "ko": "채팅", "ru": "чат"}
+"""Each language's word for a chat, as its Telegram texts say "private chat"."""
+
+
+@pytest.mark.parametrize("language", list(CHAT_WORDS))
+def test_what_comes_privately_is_not_said_to_come_to_a_private_chat(language: str) -> None:
+    """A hint or a review "comes to you privately" (a text of both platforms, not Telegram's
+    own): on Telegram in the private chat, on
+    Discord in a DM, or shown to the player alone in the channel when their DMs are closed.
+    A translation that names the chat (Russian `придёт тебе в личный чат`) is wrong on
+    Discord, where a player with closed DMs read it under an answer in the channel."""
+    catalog = i18n.read_catalog(language)
+    chat = CHAT_WORDS[language]
+    wrong = [
+        f"{message.id!r}: {message.string!r}"
+        for message in catalog
+        if isinstance(message.id, str)
+        and "privately" in message.id
+        and "chat" not in message.id
+        and not any(path.startswith("adapters/telegram") for path, _ in message.locations)
+        and chat in str(message.string)
+    ]
+    assert wrong == []
+
+
 def test_template_and_catalogs_agree() -> None:
     with (i18n.LOCALE_DIR / "messages.pot").open("rb") as file:
         template = read_po(file)
