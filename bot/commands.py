@@ -18,7 +18,7 @@ from bot import tokens
 from bot.ai import LEVELS
 from bot.show.i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, Texts, texts
 from bot.show.option_words import SETTINGS, setting_label
-from bot.show.themes import Theme, parse_card_text
+from bot.show.themes import Theme, parse_card_text, theme_name
 from bot.tokens import Action
 from engine import Card, Suit
 from engine.cards import is_card
@@ -73,9 +73,10 @@ class BadArgument(ValueError):
         super().__init__(text)
         self.text = text
         self.fields = fields
+        """The text's fields: a value, or the value in a language (`Callable[[Texts], str]`)."""
 
     def say(self, t: Texts) -> str:
-        return t(self.text, **self.fields)
+        return t(self.text, **{k: v(t) if callable(v) else v for k, v in self.fields.items()})
 
 
 # --- arguments ----------------------------------------------------------------------------------
@@ -140,9 +141,14 @@ def _language(text: str, _theme: Theme) -> str:
 def _theme(text: str, _theme: Theme) -> Theme:
     name = text.strip().lower()
     if name not in Theme._value2member_map_:
-        known = ", ".join(theme.value for theme in Theme)
-        raise BadArgument(N_("Deck themes: {known}. E.g. /theme races"), known=known)
+        raise BadArgument(N_("Deck themes: {known}. E.g. /theme races"), known=_themes_shown)
     return Theme(name)
+
+
+def _themes_shown(t: Texts) -> str:
+    """Each theme as the word to type and its name in the reader's language, `races (Völker)`,
+    as the languages are listed (`de (Deutsch)`)."""
+    return ", ".join(f"{theme.value} ({theme_name(t, theme)})" for theme in Theme)
 
 
 _BID = re.compile(r"-?[0-9]{1,3}")

@@ -4,6 +4,7 @@ import unicodedata
 
 import pytest
 
+from bot.commands import BY_KIND, BadArgument, Kind
 from bot.show.i18n import texts
 from bot.show.themes import (
     DEFAULT_THEME,
@@ -253,3 +254,27 @@ def test_a_bare_joker_depends_on_the_theme() -> None:
     assert parse_card_text("🃏", Theme.RACES) == JESTER
     assert parse_card_text("🃏", Theme.FRENCH) is None
     assert parse_card_text("🃏▲", Theme.COLOURS) == WIZARD
+
+
+@pytest.mark.parametrize(
+    ("language", "named"),
+    [
+        ("de", "races (Völker)"),
+        ("ru", "races (Расы)"),
+        ("ko", "races (종족)"),
+        ("en", "races (Races)"),
+    ],
+)
+def test_an_unknown_theme_is_answered_with_the_themes_named_in_the_readers_language(
+    language: str, named: str
+) -> None:
+    """`/theme` with no theme (or an unknown one) lists the themes to type, each with its name
+    in the reader's language, as `/language` lists `de (Deutsch)`: it listed `colours, races,
+    french` in every language, three English words a reader may not know."""
+    arg = BY_KIND[Kind.THEME].arg
+    assert arg is not None
+    with pytest.raises(BadArgument) as refused:
+        arg.read("", DEFAULT_THEME)
+    said = refused.value.say(texts(language))
+    assert named in said, said
+    assert said.endswith("/theme races"), said
