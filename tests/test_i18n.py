@@ -444,6 +444,22 @@ def test_what_comes_privately_is_not_said_to_come_to_a_private_chat(language: st
     assert wrong == []
 
 
+def test_no_korean_particle_stands_apart_from_its_word() -> None:
+    """A Korean particle is written on the word it follows (`/hint를`); set apart after a
+    command (`/options coach 를 설정해요`, `/hint 를 입력하세요`) it reads as a stray syllable.
+    A command ending in a word whose sound the particle cannot follow surely is named as a
+    command instead (`/options coach 명령으로`)."""
+    apart = re.compile(r"\s(?:을|를|은|는|와|과|으로|로)(?=[\s.,!?:;)]|$)")
+    wrong = [
+        f"{message.id!r}: {text!r}"
+        for message in i18n.read_catalog("ko")
+        if message.id
+        for text in i18n._forms(message.string)
+        if apart.search(text)
+    ]
+    assert wrong == []
+
+
 def test_template_and_catalogs_agree() -> None:
     with (i18n.LOCALE_DIR / "messages.pot").open("rb") as file:
         template = read_po(file)
