@@ -4291,6 +4291,67 @@ async def test_a_game_with_foresight_and_wings_reads_well(
     compare_golden(request, GOLDEN / "games" / f"{WINGS_GAME}.txt", "\n\n".join(shown) + "\n")
 
 
+LANGUAGES_GAME = "4-hidden-notequal-foresight-ru-de-ko"
+ENGLISH = re.compile(r"\b(?:Round|Your|tricks?|bids?|Trump|points?|Waiting|turn)\b")
+"""English words of the texts a game shows, which no German, Korean or Russian text has."""
+
+
+def private_moves(bot: Bot, user: User) -> tuple[MessageView, list[str]] | None:
+    """The newest message of the person's private chat that offers a move, in any language
+    (`Bot.hand` reads English), with its moves' payloads."""
+    for _id, message in sorted(bot.fake.current_messages(user.id).items(), reverse=True):
+        if moves := moves_of(message):
+            return message, moves
+    return None
+
+
+async def test_a_game_in_russian_with_german_and_korean_players_reads_in_their_languages(
+    tg: Bot, request: pytest.FixtureRequest
+) -> None:
+    """A whole 5-round game in a Russian group (hidden bids with notequal, so a dealer is told
+    to change a bid; foresight in round 1), its players' apps in German, Korean and Russian,
+    with an AI seat: each private chat reads in its player's language and the group in
+    Russian, with no English word left (`ENGLISH`). Compared with
+    tests/golden/telegram/games/<LANGUAGES_GAME>.txt."""
+    people = (
+        User(1011, "Anna", "anna", language_code="de"),
+        User(1012, "민준", "minjun", language_code="ko"),
+        User(1013, "Аня", "anya", language_code="ru"),
+    )
+    tg.fake.add_group(GROUP, "Волшебники", members=list(people))
+    await tg.command(GROUP, people[0], "/language ru")
+    await seat(tg, people)
+    await tg.command(GROUP, people[2], "/addbot")
+    for option in ("bids=hidden", "notequal", "foresight"):
+        await tg.command(GROUP, people[0], f"/options {option}")
+    await tg.command(GROUP, people[0], "/start")
+    count = itertools.count()
+    for _ in range(200):
+        snap = await tg.front.service.store.load(chat_key(GROUP))
+        assert snap.table is not None
+        if snap.table.game.phase is Phase.FINISHED:
+            break
+        user, (hand, moves) = next(
+            (u, found) for u in people if (found := private_moves(tg, u)) is not None
+        )
+        answer = await tg.press(user.id, user, hand.message_id, moves[next(count) % len(moves)])
+        assert not answer.show_alert, answer.text
+    else:
+        raise AssertionError("the game did not end")
+    await tg.command(GROUP, people[0], "/scores")
+    group = tg.fake.format_transcript(GROUP)
+    assert "сдающему (" in group  # a dealer was told to change a hidden bid
+    for chat in (GROUP, *(u.id for u in people)):
+        said = [e.text for e in tg.fake.transcript(chat) if e.kind != "user"]
+        assert not [text for text in said if ENGLISH.search(text)], chat
+    assert tg.fake.unanswered_presses() == []
+    assert tg.fake.errors == []
+    shown = [f"=== the group\n{group}"]
+    shown += [f"=== {user.first_name}\n{tg.fake.format_transcript(user.id)}" for user in people]
+    path = GOLDEN / "games" / f"{LANGUAGES_GAME}.txt"
+    compare_golden(request, path, "\n\n".join(shown) + "\n")
+
+
 @pytest.mark.parametrize("options", ["", "notequal", "bids=hidden notequal"])
 async def test_a_4_player_game_reads_well_from_the_private_chats(tg: Bot, options: str) -> None:
     """A whole 4-player game played from the private chats alone, each turn message read as
@@ -4345,7 +4406,7 @@ def test_the_whole_games_show_every_kind_of_round() -> None:
     assert not re.search(rf"trump: none\n{last}Your hand: .*\nA Wizard", games)
     assert "(🃏 turned up)" in games
     names = {path.stem for path in (GOLDEN / "games").glob("*.txt")}
-    assert names == {*GAMES, COACH_GAME, WINGS_GAME}
+    assert names == {*GAMES, COACH_GAME, WINGS_GAME, LANGUAGES_GAME}
 
 
 def compare_golden(request: pytest.FixtureRequest, path: Path, now: str) -> None:
