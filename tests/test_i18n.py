@@ -460,6 +460,21 @@ def test_no_korean_particle_stands_apart_from_its_word() -> None:
     assert wrong == []
 
 
+def test_no_german_text_reads_as_the_formal_sie() -> None:
+    """German speaks to a player as `du`; a `Sie` not at a sentence's start reads as the
+    formal address (`Merke eine Karte vor: Sie wird automatisch gespielt`, the card meant),
+    and `Ihnen` is the formal address itself. The text says it another way."""
+    formal = re.compile(r"(?<![.!?]\s)(?<!^)(?<!\n)\b(?:Sie|Ihnen)\b")
+    wrong = [
+        f"{message.id!r}: {text!r}"
+        for message in i18n.read_catalog("de")
+        if message.id
+        for text in i18n._forms(message.string)
+        if formal.search(text)
+    ]
+    assert wrong == []
+
+
 def test_template_and_catalogs_agree() -> None:
     with (i18n.LOCALE_DIR / "messages.pot").open("rb") as file:
         template = read_po(file)
