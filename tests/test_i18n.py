@@ -650,6 +650,15 @@ def test_the_score_sheets_rounds_column_is_headed_by_the_word_for_a_round(langua
     assert t("Rnd").casefold() == t("Round").casefold(), (language, t("Rnd"), t("Round"))
 
 
+def test_the_korean_score_sheet_heads_its_cards_column_with_the_word_for_cards() -> None:
+    """Korean heads the roomier sheet's cards column `카드`, the word the hand says (`내 카드`);
+    `장`, the counter of `카드 3장`, is no heading alone (the narrowest sheet's `Cd`, at most 4
+    letters wide, keeps it)."""
+    t = texts("ko")
+    assert t("Cards") == "카드"
+    assert t("Cards") in t.gettext("Your hand: {cards}")
+
+
 @pytest.mark.parametrize("language", list(LANGUAGES))
 def test_score_sheet_labels_stay_short(language: str) -> None:
     t = texts(language)
