@@ -1,6 +1,7 @@
 """Translations: the catalogs load and parse, texts fall back to English, plurals and
 placeholders work, every engine refusal has a sentence, and the extraction tool finds texts."""
 
+import dataclasses
 import gettext
 import random
 import re
@@ -26,10 +27,10 @@ from bot.show.i18n import (
     texts,
 )
 from bot.show.look import Look
-from bot.show.screens import table_text
+from bot.show.screens import player_result, table_text
 from bot.show.seating import Seating
 from bot.show.themes import DEFAULT_THEME
-from engine import Card, ErrorCode, Options, Phase, step, table_view
+from engine import Card, ErrorCode, Options, Phase, RoundsPlan, step, table_view
 from engine.randomplay import new_game, random_command
 
 OWN_MODULES = ("bot/show/i18n.py", "bot/show/themes.py")
@@ -282,6 +283,32 @@ def test_the_tables_head_counts_cards_in_each_languages_plural(
     seating = Seating("g1", ("Ann", "Bob", "Cid"), 0, frozenset(), "s", "r")
     text = table_text(Look(texts(language), DEFAULT_THEME), table_view(state), seating)
     assert text.splitlines()[0] == said, text
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [
+        ("en", "First place: Ann, Bob"),
+        ("de", "Platz 1: Ann, Bob"),
+        ("ko", "1위: Ann, Bob"),
+        ("ru", "Первое место: Ann, Bob"),
+        ("pt", "Primeiro lugar: Ann, Bob"),
+    ],
+)
+def test_the_winners_are_named_by_their_place_whether_one_or_two(language: str, said: str) -> None:
+    """The others' own results name who came first by the place, a word that takes no number
+    and no gender: two who share it read `First place: Ann, Bob`; it said `Winner: Ann, Bob`,
+    and `Победитель`, `Vencedor`, `Câștigător` took a man's form for every winner (Spanish,
+    French, Italian and Polish said the place already)."""
+    state = new_game(3, Options(rounds=RoundsPlan.SHORT), seed=3)
+    rng = random.Random(3)
+    while state.phase is not Phase.FINISHED:
+        step(state, random_command(state, rng))
+    view = dataclasses.replace(table_view(state), places=(1, 1, 3))
+    seating = Seating("g1", ("Ann", "Bob", "Cid"), 0, frozenset(), "s", "r")
+    look = Look(texts(language), DEFAULT_THEME)
+    lines = player_result(look, view, seating, 2).text.splitlines()
+    assert said in lines, lines
 
 
 @pytest.mark.parametrize("language", list(LANGUAGES))

@@ -974,7 +974,9 @@ def player_result(
     ]
     winners = [seating.names[s] for s in range(players) if view.places[s] == 1 and s != seat]
     if winners and place != 1:
-        lines.append(t("Winner: {names}", names=", ".join(winners)))
+        # TRANSLATORS: to a player who did not win, who did: one name, or several who share
+        # first place. Said by the place, a word that takes no number and no gender.
+        lines.append(t("First place: {names}", names=", ".join(winners)))
     if rating is not None:
         lines.append(own_rating(t, rating))
     buttons = ((Button(t("Play again"), tokens.lobby(seating.game, Action.AGAIN)),),)
