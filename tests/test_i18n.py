@@ -391,6 +391,12 @@ def test_no_name_comes_right_after_a_preposition_that_declines_it() -> None:
     sample.add("{name} to play.", "Teraz gra {name}.")
     sample.add("{place} of {players}", "{place} z {players}")
     assert i18n.elision_problems(sample) == ["'at the table in {group}': 'przy stole w {group}'"]
+    russian = Catalog(locale="ru")
+    russian.add("{name} has not finished a game", "Ни одной игры с участием {name}.")
+    russian.add("{name} has no game", "У игрока {name} нет игр.")
+    assert i18n.elision_problems(russian) == [
+        "'{name} has not finished a game': 'Ни одной игры с участием {name}.'"
+    ]
     for language in ("pl", "ru"):
         assert i18n.elision_problems(i18n.read_catalog(language)) == [], language
 

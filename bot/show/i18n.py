@@ -532,7 +532,7 @@ ELIDING: dict[str, tuple["re.Pattern[str]", frozenset[str] | None]] = {
     "ru": (
         re.compile(
             r"(?<![\w’'])(?:без|в|во|для|до|за|из|к|ко|на|над|о|об|от|перед|по|под|при|про|с|"
-            r"со|у|через)\s+\{(\w+)\}",
+            r"со|у|через|вместо|кроме|против|после|среди|ради|около|участием)\s+\{(\w+)\}",
             re.IGNORECASE,
         ),
         NAMED_FIELDS,
@@ -559,7 +559,8 @@ placeholders they are wrong beside (None: any, a number or a word alike): a word
 another form before a vowel (French `d'Ana`, never `de Ana`; Italian `l'84%`, never `il 84%`,
 and `ad Anna` before a name, never `a Anna`),
 or a preposition after which a name is declined (Polish `w grupie Rodzina`, never `w Rodzina`;
-Russian `в группе`), which a translation cannot do to a name it does not know (German names
+Russian `в группе`; so does a Russian compound one, `с участием Ани`), which a translation
+cannot do to a name it does not know (German names
 a group before its title too: `in der Gruppe Zauberer`, never `in Zauberer`, which reads as a
 place and takes no article a title may have); or, in Korean,
 a particle right after one, whose form is the last sound's of what it follows (`민준이`,
