@@ -394,8 +394,11 @@ def test_no_name_comes_right_after_a_preposition_that_declines_it() -> None:
     russian = Catalog(locale="ru")
     russian.add("{name} has not finished a game", "Ни одной игры с участием {name}.")
     russian.add("{name} has no game", "У игрока {name} нет игр.")
+    russian.add("as {chat}", "Ты пишешь от имени {chat}.")
+    russian.add("nobody called {name}", "Никто по имени {name}.")
     assert i18n.elision_problems(russian) == [
-        "'{name} has not finished a game': 'Ни одной игры с участием {name}.'"
+        "'{name} has not finished a game': 'Ни одной игры с участием {name}.'",
+        "'as {chat}': 'Ты пишешь от имени {chat}.'",
     ]
     for language in ("pl", "ru"):
         assert i18n.elision_problems(i18n.read_catalog(language)) == [], language
