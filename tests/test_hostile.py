@@ -365,7 +365,7 @@ def test_the_record_checker_reports_any_name_on_one_line(tmp_path: Path, name: s
         ("Bob(dealer)", "Bob"),
         ("Bob (Geber)", "Bob"),
         ("Bob (딜러)", "Bob"),
-        ("Bob (сдающий)", "Bob"),
+        ("Bob (сдаёт)", "Bob"),
         ("Bob (dalītājs)", "Bob"),
         ("Bob (dealer) 💤", "Bob"),
         ("Bob 💤 (dealer) (dealer)", "Bob"),

@@ -28,7 +28,7 @@ from bot.show.i18n import (
 )
 from bot.show.look import Look
 from bot.show.screens import player_result, table_text
-from bot.show.seating import Seating
+from bot.show.seating import Seating, dealer_mark
 from bot.show.themes import DEFAULT_THEME
 from engine import Card, ErrorCode, Options, Phase, RoundsPlan, step, table_view
 from engine.randomplay import new_game, random_command
@@ -447,12 +447,23 @@ def test_no_word_after_a_name_takes_a_gender() -> None:
     sample.add("{name} won", "{name} выиграл!")
     sample.add("{name} wins", "{name} побеждает!")
     sample.add("dealer ({name}) must change", "сдающему ({name}) нужно изменить заявку.")
+    sample.add("{name} (dealer) chooses", "{name} (сдающий) выбирает козырь.")
+    sample.add("{name} deals", "{name} (сдаёт)")
     assert i18n.agreement_problems(sample) == [
         "'{name} (dealer) must change': '{name} (сдающий) должен изменить заявку.'",
         "'{name} won': '{name} выиграл!'",
+        "'{name} (dealer) chooses': '{name} (сдающий) выбирает козырь.'",
     ]
     for language in LANGUAGES:
         assert i18n.agreement_problems(i18n.read_catalog(language)) == [], language
+
+
+def test_the_russian_dealers_mark_takes_no_gender() -> None:
+    """The table marks the dealer after their name (`Аня (сдаёт)`); the mark was the participle
+    `сдающий`, a man's form after every woman's name (`Аня (сдающий)`)."""
+    sample = Catalog(locale="ru")
+    sample.add("{name} (dealer)", f"{{name}} {dealer_mark(texts('ru'))}")
+    assert i18n.agreement_problems(sample) == []
 
 
 CHAT_WORDS = {"de": "Chat", "ko": "채팅", "ru": "чат"}

@@ -592,8 +592,9 @@ def elision_problems(catalog: "Catalog") -> list[str]:
 
 AGREEING: dict[str, "re.Pattern[str]"] = {
     "ru": re.compile(
-        r"\{(?:name|names)\}(?:\s*\([^)]*\))?\s+"
+        r"\{(?:name|names)\}(?:(?:\s*\([^)]*\))?\s+"
         r"(\w+[аеиоуыяё]л(?:ся)?|должен|готов|рад|согласен|уверен|занят|сам)\b"
+        r"|\s*\(\w+(?:ий|ый|ой|ая|яя)\))"
     ),
     "pl": re.compile(
         r"\{(?:name|names)\}(?:\s*\([^)]*\))?\s+(\w+ł(?:a|o|y|by)?|powinien|gotów|sam)\b"
@@ -601,8 +602,9 @@ AGREEING: dict[str, "re.Pattern[str]"] = {
 }
 """For each language, a word right after a name (or its role in brackets) that takes the
 name's gender: a past tense or a short adjective (Russian `{name} (сдающий) должен`, which
-read `Оля (сдающий) должен`; Polish `{name} zagrał`). A translation cannot know the person's
-gender, so it says it without one (`сдающему ({name}) нужно`)."""
+read `Оля (сдающий) должен`; Polish `{name} zagrał`), or a Russian adjective or participle in
+brackets (`{name} (сдающий)`, `Аня (сдающий)`). A translation cannot know the person's
+gender, so it says it without one (`сдающему ({name}) нужно`, `{name} (сдаёт)`)."""
 
 
 def agreement_problems(catalog: "Catalog") -> list[str]:
