@@ -495,31 +495,28 @@ def test_no_korean_particle_stands_apart_from_its_word() -> None:
     """A Korean particle is written on the word it follows (`/hint를`); set apart after a
     command (`/options coach 를 설정해요`, `/hint 를 입력하세요`) it reads as a stray syllable.
     A command ending in a word whose sound the particle cannot follow surely is named as a
-    command instead (`/options coach 명령으로`)."""
-    apart = re.compile(r"\s(?:을|를|은|는|와|과|으로|로)(?=[\s.,!?:;)]|$)")
-    wrong = [
-        f"{message.id!r}: {text!r}"
-        for message in i18n.read_catalog("ko")
-        if message.id
-        for text in i18n._forms(message.string)
-        if apart.search(text)
+    command instead (`/options coach 명령으로`). `check` names such a translation."""
+    sample = Catalog(locale="ko")
+    sample.add("Type /hint again.", "/hint 를 입력하세요.")
+    sample.add("Type /hint.", "/hint를 입력하세요. 이 힌트는 코치 명령으로 켜요.")
+    assert i18n.stray_problems(sample) == [
+        "a particle set apart 'Type /hint again.': '/hint 를 입력하세요.'"
     ]
-    assert wrong == []
+    assert i18n.stray_problems(i18n.read_catalog("ko")) == []
 
 
 def test_no_german_text_reads_as_the_formal_sie() -> None:
     """German speaks to a player as `du`; a `Sie` not at a sentence's start reads as the
     formal address (`Merke eine Karte vor: Sie wird automatisch gespielt`, the card meant),
-    and `Ihnen` is the formal address itself. The text says it another way."""
-    formal = re.compile(r"(?<![.!?]\s)(?<!^)(?<!\n)\b(?:Sie|Ihnen)\b")
-    wrong = [
-        f"{message.id!r}: {text!r}"
-        for message in i18n.read_catalog("de")
-        if message.id
-        for text in i18n._forms(message.string)
-        if formal.search(text)
+    and `Ihnen` is the formal address itself. The text says it another way; `check` names
+    such a translation."""
+    sample = Catalog(locale="de")
+    sample.add("Mark a card: it is played.", "Merke eine Karte vor: Sie wird gespielt.")
+    sample.add("They play.", "Sie spielen. Dann spielt sie.")
+    assert i18n.stray_problems(sample) == [
+        "the formal Sie 'Mark a card: it is played.': 'Merke eine Karte vor: Sie wird gespielt.'"
     ]
-    assert wrong == []
+    assert i18n.stray_problems(i18n.read_catalog("de")) == []
 
 
 def test_template_and_catalogs_agree() -> None:

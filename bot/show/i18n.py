@@ -560,13 +560,12 @@ placeholders they are wrong beside (None: any, a number or a word alike): a word
 another form before a vowel (French `d'Ana`, never `de Ana`; Italian `l'84%`, never `il 84%`,
 and `ad Anna` before a name, never `a Anna`),
 or a preposition after which a name is declined (Polish `w grupie Rodzina`, never `w Rodzina`;
-Russian `в группе`; so does a Russian compound one, `с участием Ани`), which a translation
-cannot do to a name it does not know (German names
-a group before its title too: `in der Gruppe Zauberer`, never `in Zauberer`, which reads as a
-place and takes no article a title may have); or, in Korean,
-a particle right after one, whose form is the last sound's of what it follows (`민준이`,
-`지아가`; `⭐9를`, `🧙을`), which a fallback (`을(를)`) only shows the translation did not
-know: the text names what it is instead, or puts a noun between (`{card} 카드를`)."""
+Russian `в группе`, and after a compound one, `с участием Ани`), which a translation cannot
+do to a name it does not know (German names a group before its title too: `in der Gruppe
+Zauberer`, never `in Zauberer`, which reads as a place and takes no article a title may have);
+or, in Korean, a particle right after one, whose form is the last sound's of what it follows
+(`민준이`, `지아가`; `⭐9를`, `🧙을`), which a fallback (`을(를)`) only shows the translation
+did not know: the text names what it is instead, or puts a noun between (`{card} 카드를`)."""
 
 
 def elision_problems(catalog: "Catalog") -> list[str]:
@@ -575,7 +574,7 @@ def elision_problems(catalog: "Catalog") -> list[str]:
     `de Ana`; Italian `azzeccata il {chance}`, `il 84%`; Polish `w {group}`), or a Korean
     particle right after one (`{card}을(를)`): the text must say it another way
     (`des annonces : {names}`, `w grupie {group}`, `{card} 카드를`)."""
-    found = ELIDING.get(str(catalog.locale).split("_")[0]) if catalog.locale else None
+    found = ELIDING.get(_language_of(catalog))
     if found is None:
         return []
     pattern, fields = found
@@ -607,18 +606,45 @@ brackets (`{name} (сдающий)`, `Аня (сдающий)`). A translation c
 gender, so it says it without one (`сдающему ({name}) нужно`, `{name} (сдаёт)`)."""
 
 
-def agreement_problems(catalog: "Catalog") -> list[str]:
-    """Translations whose word right after a name takes the name's gender (`AGREEING`)."""
-    found = AGREEING.get(str(catalog.locale).split("_")[0]) if catalog.locale else None
-    if found is None:
-        return []
+def _language_of(catalog: "Catalog") -> str:
+    return str(catalog.locale).split("_")[0] if catalog.locale else ""
+
+
+def _matching(catalog: "Catalog", pattern: "re.Pattern[str]") -> list[str]:
+    """The translations of `catalog` in which `pattern` finds something, as `check` lists them."""
     return [
         f"{_msgid(message)!r}: {text!r}"
         for message in catalog
         if message.id
         for text in _forms(message.string)
-        if found.search(text)
+        if pattern.search(text)
     ]
+
+
+def agreement_problems(catalog: "Catalog") -> list[str]:
+    """Translations whose word right after a name takes the name's gender (`AGREEING`)."""
+    found = AGREEING.get(_language_of(catalog))
+    return [] if found is None else _matching(catalog, found)
+
+
+STRAYS: dict[str, tuple["re.Pattern[str]", str]] = {
+    "de": (re.compile(r"(?<![.!?]\s)(?<!^)(?<!\n)\b(?:Sie|Ihnen)\b"), "the formal Sie"),
+    "ko": (re.compile(r"\s(?:을|를|은|는|와|과|으로|로)(?=[\s.,!?:;)]|$)"), "a particle set apart"),
+}
+"""For each language, a word out of its place, and what it is: German `Sie` within a sentence
+reads as the formal address in a catalog that says `du` (`Merke eine Karte vor: Sie wird…`, the
+card meant), and `Ihnen` is it; a Korean particle is written on the word it follows, and set
+apart after a command it reads as a stray syllable (`/hint 를`: `/hint를`, or `/options coach
+명령으로`, the command named)."""
+
+
+def stray_problems(catalog: "Catalog") -> list[str]:
+    """Translations with a word out of its place (`STRAYS`), each with what it is."""
+    found = STRAYS.get(_language_of(catalog))
+    if found is None:
+        return []
+    pattern, what = found
+    return [f"{what} {problem}" for problem in _matching(catalog, pattern)]
 
 
 def check_catalogs(root: Path = PROJECT_ROOT, locale_dir: Path = LOCALE_DIR) -> list[str]:
@@ -627,7 +653,7 @@ def check_catalogs(root: Path = PROJECT_ROOT, locale_dir: Path = LOCALE_DIR) -> 
     translations missing or fuzzy outside English, an entry marked fuzzy in English
     (whose entries are empty: the mark means nothing, and reads as work left undone),
     placeholders that do not match, a word elided before a name (or a Korean particle after
-    a placeholder), a word that takes a name's gender."""
+    a placeholder), a word that takes a name's gender, a word out of its place (`STRAYS`)."""
     template = extract_messages(root)
     problems = []
     for language in LANGUAGES:
@@ -644,6 +670,7 @@ def check_catalogs(root: Path = PROJECT_ROOT, locale_dir: Path = LOCALE_DIR) -> 
             f"{language}: elided before a placeholder {p}" for p in elision_problems(catalog)
         ]
         problems += [f"{language}: a gender after a name {p}" for p in agreement_problems(catalog)]
+        problems += [f"{language}: {p}" for p in stray_problems(catalog)]
     return problems
 
 
