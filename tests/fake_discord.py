@@ -1093,6 +1093,7 @@ class FakeDiscord:
         elif kind == 7:
             if record.message is None:
                 raise ApiError(400, 50035, "Invalid Form Body: no message to update")
+            record.original = record.message  # the message its button is on: @original
             message = self.messages[record.message]
             if "content" in data:
                 message.content = self._check(data)[0]
@@ -1108,7 +1109,9 @@ class FakeDiscord:
                 raise ApiError(400, 50035, "Invalid Form Body: choices: 1 to 25 of 1-100")
             record.offered = offered
             record.line.replies.append("offered: " + ", ".join(c["name"] for c in offered))
-        elif kind != 6:
+        elif kind == 6:
+            record.original = record.message  # a deferred update: @original is its message
+        else:
             raise ApiError(400, 50035, f"Invalid Form Body: interaction response type {kind}")
         return result
 

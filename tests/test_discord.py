@@ -393,11 +393,14 @@ async def coach_turn(bot: Bot, rounds_over: int) -> int:
 
 
 def check_hands_last(bot: Bot, people: Iterable[Person]) -> None:
-    """Each person's hand that asks for a press is the newest message of their DM
-    (`reading.check_buttons_last`)."""
+    """Each person's hand that asks for a press is the newest message of their DM, or, their
+    DMs closed, of what the channel shows them alone (`reading.check_buttons_last`)."""
     for user in people:
-        shown = [(m.content, m.labels()) for m in bot.fake.shown(user.id)]
-        reading.check_buttons_last(user.name, shown)
+        if user.id in bot.fake.closed_dms:
+            mine = [m for m in bot.fake.shown(bot.channel, user) if m.only == user.id]
+        else:
+            mine = bot.fake.shown(user.id)
+        reading.check_buttons_last(user.name, [(m.content, m.labels()) for m in mine])
 
 
 async def test_a_coach_game_reads_well(dc: Bot, request: pytest.FixtureRequest) -> None:
@@ -3196,37 +3199,59 @@ async def test_a_coachs_reviews_reach_a_player_whose_dms_are_closed(
 
 
 async def a_coach_game_with_closed_dms(
-    dc: Bot, ann: Person, cid: Person, players: list[Person]
+    dc: Bot, ann: Person, shut: Person, players: list[Person], playing: Playing | None = None
 ) -> None:
-    """A whole game at a coach table where Cid's DMs are closed, then Cid's /review: what he
-    is shown of the reviews, and that nobody else is shown any."""
+    """A whole game at a coach table where the DMs of `shut` are closed, then their /review:
+    what they are shown of the reviews, each with their hand again under it where it asks for
+    a press (nothing comes below the hand they press), and that nobody else is shown any."""
     await seat(dc, players, coach="on")
     await dc.command(ann, "start")
     over = 0
     for _ in range(400):
         if any(OVER in text for text in dc.channel_texts()):
             break
-        assert await move(dc)
+        assert await move(dc, playing=playing)
         over = await coach_turn(dc, over)
+        check_hands_last(dc, players)
     else:
         raise AssertionError("the game did not end")
     await coach_turn(dc, over)
-    cids = [
+    check_hands_last(dc, players)
+    theirs = [
         reply
         for line in dc.fake.transcripts[dc.channel]
         for reply in line.replies
         if "📝 The coach on round" in reply
     ]
-    assert cids  # the rounds the coach had something to say to him about
-    assert all("(only Cid sees) bot: 📝" in reply for reply in cids)
-    await dc.command(cid, "review")
+    assert theirs  # the rounds the coach had something to say to them about
+    assert all(f"(only {shut.name} sees) bot: 📝" in reply for reply in theirs)
+    await dc.command(shut, "review")
     review = dc.fake.transcripts[dc.channel][-1]
     assert review.replies[0].endswith("it comes to you privately.")
     await coach_turn(dc, -1)
     assert len(review.replies) == 2
     # shown in #wizards itself: the DM's "💬 #wizards · " would name the channel it is in
-    assert "(only Cid sees) bot: 📝 Your last game" in review.replies[1]
+    assert f"(only {shut.name} sees) bot: 📝 Your last game" in review.replies[1]
     assert not any("📝" in m.content for m in dc.fake.shown(dc.channel))  # for everyone
+
+
+async def test_a_review_shown_alone_in_the_channel_has_the_hand_again_under_it(
+    dc: Bot,
+) -> None:
+    """Bob's DMs are closed at a coach table. His last card of round 3 is answered with his
+    round 4 hand, which asks him (the dealer, a Wizard turned up) for the trump; the round's
+    review, which comes after it, is shown to him alone in the channel too, and his hand comes
+    again under it, with its buttons, as in a DM: nothing comes below the hand he presses."""
+    ann, bob, _cid = players = people(dc, "Ann", "Bob", "Cid", closed=("Bob",))
+    await a_coach_game_with_closed_dms(dc, ann, bob, players, in_turn(5))
+    replies = [reply for line in dc.fake.transcripts[dc.channel] for reply in line.replies]
+    review = next(i for i, r in enumerate(replies) if "📝 The coach on round 3" in r)
+    behind, again = replies[review + 1 : review + 3]
+    assert "(only Bob sees) edited: Round 4 of 5" in behind, behind  # the hand he pressed
+    assert "choose the trump suit" not in behind
+    assert "[" not in behind  # without its buttons
+    assert "(only Bob sees) bot: Round 4 of 5" in again, again
+    assert "choose the trump suit" in again
 
 
 async def test_a_private_message_never_fills_in_an_answer_still_thinking(dc: Bot) -> None:

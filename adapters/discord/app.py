@@ -497,20 +497,29 @@ class DiscordFrontEnd:
             return
         if not failed.notify:
             return
-        if await self._locked(failed.game):  # no notice can show: the hand itself, privately
-            said = "".join(f"{item.here}\n" for item in told)
-            await self._follow_up(replace(failed, text=f"{said}{failed.here}", instead=None))
+        # the hand again under a message of theirs followed up before it (a coach's review:
+        # `hand_again`, posted quiet), or no notice can show (a locked thread): the hand itself
+        if failed.quiet or await self._locked(failed.game):
+            await self._follow_up_hand(failed, told)
             return
         number = failed.round
         slot = f"{base}:r{number}"
         if await self._noticed(failed.game, slot, game_id):  # this round's notice is there
             if told or (failed.rebid and not failed.again):
-                said = "".join(f"{item.here}\n" for item in told)
-                await self._follow_up(replace(failed, text=f"{said}{failed.here}", instead=None))
+                await self._follow_up_hand(failed, told)
             return
         await self._notice(failed, base, game_id)
         for item in told:
             await self._follow_up(item)
+
+    async def _follow_up_hand(self, hand: Post, told: tuple[Post, ...]) -> None:
+        """The hand, with its buttons, followed up to its person alone in the game's channel,
+        under what they are `told` with it (`_dms_closed`). The hand again under a message of
+        theirs (`Post.quiet`) leaves behind the hand their newest interaction there was
+        answered with, which loses its buttons, as a DM's hand does."""
+        said = "".join(f"{item.here}\n" for item in told)
+        text = f"{said}{hand.here}"
+        await self._follow_up(replace(hand, text=text, instead=None), hand if hand.quiet else None)
 
     async def _locked(self, game: int) -> bool:
         """Whether the game's channel is a thread known to be locked (`Sender.locked`); not,
@@ -565,17 +574,22 @@ class DiscordFrontEnd:
             self.notices.clear()
         self.notices[(failed.game, failed.user)] = number
 
-    async def _follow_up(self, failed: Post) -> None:
+    async def _follow_up(self, failed: Post, hand: Post | None = None) -> None:
         """A plain private message (a coach's review, a wings notice) for a person whose DMs
         are closed: shown to them alone in the game's channel, as a followup of their newest
         interaction there, whichever worker received it (`Followups`), if Discord still takes
         one (a /review is answered so, a round's review follows their last move of the round).
-        Else it is dropped, and logged: nothing private ever goes to the channel itself."""
+        Else it is dropped, and logged: nothing private ever goes to the channel itself.
+        `hand`: the message is their hand; the one that interaction was answered with, if it
+        was (`Followups.hand_answered`), loses its buttons first, showing `hand.behind`."""
         assert failed.user is not None
         try:
             webhook = await self.followups.webhook(self.client, failed.game, failed.user)
+            behind = hand is not None and await self.followups.hand_answered(
+                failed.game, failed.user
+            )
         except StoreErrors as error:
-            webhook = None
+            webhook, behind = None, False
             log.warning("could not read the interactions of %s: %s", failed.user, error)
         if webhook is None:
             log.info("a private message for %s, whose DMs are closed, is dropped", failed.user)
@@ -584,6 +598,8 @@ class DiscordFrontEnd:
         if (keys := buttons.view(failed.keys)) is not None:
             extra["view"] = keys
         try:
+            if hand is not None and behind:
+                await webhook.edit_message(ORIGINAL, content=hand.behind or hand.here, view=None)
             await webhook.send(failed.here, ephemeral=True, **extra)
         except discord.HTTPException as error:
             log.info("could not follow up an interaction of %s: %s", failed.user, error)
@@ -1101,6 +1117,7 @@ class DiscordFrontEnd:
         ephemeral_press = (
             not command and interaction.message is not None and interaction.message.flags.ephemeral
         )
+        answered = False  # its original message is the person's hand with its buttons
         make = partial(post, chat, version=reply.version, links=self.links)
         mine = [(message.slot, item) for message in reply.private if (item := make(message))]
         if mine:
@@ -1130,6 +1147,12 @@ class DiscordFrontEnd:
                 await self._say(
                     interaction, hand.text, view=buttons.view(hand.keys), ephemeral=True
                 )
+            # its original message is the hand with its buttons: the hand pressed, edited in
+            # place, or one shown as its whole answer ("Your hand")
+            alone = not others and not deferred
+            answered = (
+                hand is not None and bool(hand.keys) and not anew and (ephemeral_press or alone)
+            )
             said = True
         elif reply.public is not None:
             shown = post(chat, reply.public)
@@ -1148,18 +1171,19 @@ class DiscordFrontEnd:
             await self._say(interaction, t("Done"), ephemeral=True)
         elif not said and not response.is_done():
             await response.defer()  # a press that shows nothing more: the message changes
-        await self._remember(interaction, chat)
+        await self._remember(interaction, chat, hand=answered)
 
-    async def _remember(self, interaction: Interaction, chat: str) -> None:
+    async def _remember(self, interaction: Interaction, chat: str, hand: bool = False) -> None:
         """Keep an interaction in a server channel as its person's newest there (`followups`),
         once it is answered: the first followup of an interaction still deferred takes the
         place of its "thinking" placeholder, public if that is, so a private message must not
-        be the one. If the store is away, their earlier one stays (it is logged)."""
+        be the one. If the store is away, their earlier one stays (it is logged). `hand`: its
+        original message is their hand with its buttons (`Followups.remember`)."""
         game = discord_id(chat)
         if interaction.guild_id is None or game is None:
             return
         try:
-            await self.followups.remember(interaction, game)
+            await self.followups.remember(interaction, game, hand)
         except StoreErrors as error:
             log.warning("could not keep an interaction of %s: %s", interaction.user.id, error)
 
@@ -1191,6 +1215,11 @@ class DiscordFrontEnd:
             sent = interaction.response.send_message(text, ephemeral=ephemeral, **extra)
         await sent
 
+
+ORIGINAL = cast("int", "@original")
+"""What a webhook's message id is for an interaction's original message (its answer, or the
+message its button is on where the answer edited that), as Discord's API names it in the
+path; discord.py's `Webhook.edit_message` puts the id in the path as it is."""
 
 UNANSWERABLE = frozenset({10015, 10062, 40060})
 """Discord's codes for an answer it takes no more: the interaction is unknown (it expired:

@@ -30,10 +30,27 @@ class Followups:
     def __init__(self, client: RedisClient) -> None:
         self.client = client
 
-    async def remember(self, interaction: discord.Interaction[Any], game: int) -> None:
-        """Keep `interaction`, made in the server channel `game`, as its person's newest there."""
-        key = keys.follow_up(chat_key(game), interaction.user.id)
-        await self.client.set(key, interaction.token, ex=FOLLOW_UP_FOR)
+    async def remember(
+        self, interaction: discord.Interaction[Any], game: int, hand: bool = False
+    ) -> None:
+        """Keep `interaction`, made in the server channel `game`, as its person's newest there.
+        `hand`: its answer (its original message) is their hand with its buttons, shown to
+        them alone, which a hand followed up later leaves behind (`hand_answered`)."""
+        chat, person = chat_key(game), interaction.user.id
+        await self.client.set(keys.follow_up(chat, person), interaction.token, ex=FOLLOW_UP_FOR)
+        if hand:
+            key = keys.follow_up_hand(chat, person)
+            await self.client.set(key, interaction.token, ex=FOLLOW_UP_FOR)
+
+    async def hand_answered(self, game: int, person: int) -> bool:
+        """Whether `person`'s newest interaction in the channel `game` was answered with their
+        hand with its buttons (`remember`): its original message, which a hand followed up
+        under a newer message leaves behind."""
+        chat = chat_key(game)
+        newest = await self.client.get(keys.follow_up(chat, person))
+        return newest is not None and newest == await self.client.get(
+            keys.follow_up_hand(chat, person)
+        )
 
     async def webhook(
         self, client: discord.Client, game: int, person: int

@@ -248,3 +248,10 @@ def follow_up(chat: str, person: int) -> str:
     """String: the token of `person`'s newest interaction in the Discord channel `chat`, kept
     (with its time to live) while Discord takes followups to it (`adapters.discord.followups`)."""
     return f"{FOLLOW_UP_PREFIX}{{{chat}}}:{person}"
+
+
+def follow_up_hand(chat: str, person: int) -> str:
+    """String: the token of `person`'s newest interaction in the Discord channel `chat` whose
+    answer is their hand with its buttons, shown to them alone (same time to live): a hand
+    followed up to them later takes those buttons off it."""
+    return f"{follow_up(chat, person)}:hand"
