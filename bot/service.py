@@ -938,30 +938,41 @@ class GameService:
                 and table.game.phase is not Phase.FINISHED
             )
             outcome = review.outcome if on else review.late
-            if table is not None:
-                outcome = self._hands_again(outcome, snap, table)
             languages = {**review.languages, **(table.languages if table is not None else {})}
             elsewhere = snap.elsewhere | review.named
             placed = self._placed(outcome, elsewhere, snap.settings, languages)
+            if table is not None:
+                placed = await self._hands_again(chat, placed, snap, table, review.game)
             ready.append((chat, replace(placed, notes=notes)))
         return ready
 
-    @staticmethod
-    def _hands_again(outcome: Outcome, snap: Snapshot, table: Table) -> Outcome:
-        """`outcome` (a coach's review) with, under it, the hand of each person it goes to
-        posted again where that asks them for a press now (`hand_again`): a review comes
-        some time after its round, often once the next round's hand asked for their bid, and
-        would push that hand up their private chat. As of the chat as read now (`snap`)."""
+    async def _hands_again(
+        self, chat: str, outcome: Outcome, snap: Snapshot, table: Table, game: str | None
+    ) -> Outcome:
+        """`outcome` (a coach's review of a round of the game `game`, or of a finished game:
+        None) with, under it, the hand of each person it goes to posted again where that asks
+        them for a press now (`hand_again`): a review comes some time after its round, often
+        once the next round's hand asked for their bid, and would push that hand up their
+        private chat. So too their result with Play again under the last round's review, which
+        comes after the result, once the table's game it reviews is over (not under a /review's
+        answer, which they asked for once they saw it). As of the chat as read now (`snap`)."""
         look = look_of(snap.settings)
+        ratings: tuple[Rerated, ...] | None = None  # the result is not posted again
+        over = table.game.phase is Phase.FINISHED and game == table.game_id
+        if over and any(message.to is not None for message in outcome.messages):
+            ratings = await self._fold(chat, table.game_id)  # as the result said them
         again = [
             hand
             for message in outcome.messages
-            if message.to is not None and (hand := hand_again(look, table, message.to)) is not None
+            if message.to is not None
+            and (hand := hand_again(look, table, message.to, ratings=ratings)) is not None
         ]
         if not again:
             return outcome
+        # each names the chat as the hands do now, not as the review may (`Review.named`)
+        shown = self._placed(Outcome(tuple(again)), snap.elsewhere, snap.settings, table.languages)
         version = outcome.version or (table.game_id, snap.version)
-        return replace(outcome, messages=(*outcome.messages, *again), version=version)
+        return replace(outcome, messages=(*outcome.messages, *shown.messages), version=version)
 
     async def table(self, chat: str) -> Table | None:
         """A chat's table as stored (a copy to read: changing it changes nothing)."""

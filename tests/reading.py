@@ -112,14 +112,10 @@ def check_no_stale_buttons(chat: str, shown: Iterable[tuple[str, Labels]]) -> No
 
 def check_buttons_last(chat: str, shown: Sequence[tuple[str, Labels]]) -> None:
     """In a private chat, oldest message first: the message with buttons (the hand that asks
-    for a bid or a card) is the newest, so every decision is made from the foot of the chat;
-    nothing (a hint, a round's review) comes below it, to scroll up past to press. A game's
-    result with its Play again is no decision: the last round's review comes after it."""
-    pressed = [
-        index
-        for index, (_text, labels) in enumerate(shown)
-        if [label for row in labels for label in row] not in ([], ["Play again"])
-    ]
+    for a bid or a card, the game's result with Play again) is the newest, so every press is
+    made from the foot of the chat; nothing (a hint, a round's review) comes below it, to
+    scroll up past to press."""
+    pressed = [index for index, (_text, labels) in enumerate(shown) if any(labels)]
     if pressed:
         below = [text for text, _labels in shown[pressed[-1] + 1 :]]
         assert not below, f"{chat}: below the buttons of\n{shown[pressed[-1]][0]}\ncame {below}"

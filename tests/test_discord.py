@@ -434,6 +434,7 @@ async def test_a_coach_game_reads_well(dc: Bot, request: pytest.FixtureRequest) 
         raise AssertionError("the game did not end")
     assert asked == {"bid", "card"}
     await coach_turn(dc, over)
+    check_hands_last(dc, players)  # the result with Play again under the last reviews
     await dc.command(ann, "review")
     assert dc.last_reply().endswith("Your review is being worked out: it comes to you privately.")
     await coach_turn(dc, -1)
@@ -3217,6 +3218,7 @@ async def a_coach_game_with_closed_dms(
         raise AssertionError("the game did not end")
     await coach_turn(dc, over)
     check_hands_last(dc, players)
+    assert unchanged_edits(dc, dc.channel) == []  # the game's end retires the notice once
     theirs = [
         reply
         for line in dc.fake.transcripts[dc.channel]

@@ -4225,6 +4225,7 @@ async def test_a_coach_game_reads_well(tg: Bot, request: pytest.FixtureRequest) 
         raise AssertionError("the game did not end")
     assert asked == {"bid", "card"}
     await coach_turn(tg, over)  # the last round's reviews
+    check_hands_last(tg, people)  # the result with Play again under them
     await tg.command(GROUP, ANN, "/review")  # the game's costliest decisions, privately
     await coach_turn(tg, -1)
     assert tg.fake.transcript(ANN.id)[-1].text.startswith(

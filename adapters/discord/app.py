@@ -493,7 +493,8 @@ class DiscordFrontEnd:
             elif is_hand(failed):
                 if failed.notify:  # their result: the channel's end shows no bids met
                     await self._follow_up(failed)
-                await self._game_over_for(failed.game, failed.user, game_id)
+                if not failed.quiet:  # their result again, under a review: over already
+                    await self._game_over_for(failed.game, failed.user, game_id)
             return
         if not failed.notify:
             return

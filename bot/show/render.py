@@ -13,6 +13,7 @@ from bot.show.screens import (
     hand_message,
     hand_screen,
     lobby,
+    player_result,
     round_summary,
     rules_text,
     sheet,
@@ -143,16 +144,31 @@ def render(look: Look, table: Table | None, shown: list[Shown]) -> list[Message]
     return messages
 
 
-def hand_again(look: Look, table: Table, player: str, hinted: bool = False) -> Message | None:
+def hand_again(
+    look: Look,
+    table: Table,
+    player: str,
+    hinted: bool = False,
+    ratings: Sequence[Rerated] | None = None,
+) -> Message | None:
     """`player`'s hand message as a new message, without a sound, where it asks them for a
-    press now (a bid, a card, the trump, a wings mark, Resume): posted again under a message
-    of theirs that would push it up their private chat (a coach's hint or review), the one
-    above losing its buttons as any hand left behind does. None where it asks nothing (their
-    next turn comes as a new message anyway), or they hold no seat in a round. `hinted`:
-    under the hint of this decision, without the Hint button (its answer is right above)."""
+    press now (a bid, a card, the trump, a wings mark, Resume; once the game is over, their
+    result with Play again): posted again under a message of theirs that would push it up
+    their private chat (a coach's hint or review), the one above losing its buttons as any
+    hand left behind does. None where it asks nothing (their next turn comes as a new message
+    anyway), or they hold no seat. `hinted`: under the hint of this decision, without the
+    Hint button (its answer is right above). `ratings`: a finished game's, for the result
+    (as `Current.ratings`; None: not posted again)."""
     state = table.game
     seat = next((i for i, p in enumerate(state.players) if p.id == player), None)
-    if seat is None or state.phase not in ROUND_PHASES or player in table.ai:
+    if seat is None or player in table.ai:
+        return None
+    if state.phase is Phase.FINISHED and ratings is not None:
+        mine = personal(look, table.languages, player)
+        rating = ratings[seat] if ratings else None
+        result = player_result(mine, table_view(state), seating(table), seat, rating)
+        return replace(result, quiet=True)
+    if state.phase not in ROUND_PHASES:
         return None
     screen = hand_screen(player_view(state, seat), seating(table))
     if hinted:
