@@ -2430,6 +2430,29 @@ async def test_a_hint_typed_in_the_channel_says_where_it_went(dc: Bot) -> None:
     check_hands_last(dc, players)  # the hand again under it
 
 
+async def test_a_hand_again_under_a_review_comes_though_the_hand_above_was_dismissed(
+    dc: Bot,
+) -> None:
+    """Cid's DMs are closed: his hand is shown to him alone in the channel ("Your hand"), and
+    he dismisses it (Discord lets him). His hand posted again under a review still comes, the
+    one above being gone (its edit refused: Unknown Message)."""
+    ann, _bob, cid = players = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
+    await seat(dc, players, coach="on")
+    await dc.command(ann, "start")
+    notice = next(m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content)
+    await dc.press_label(dc.channel, cid, notice, "Your hand")
+    hand = dc.hand(cid)
+    assert hand is not None
+    assert hand.custom_ids()
+    dc.fake.messages.pop(hand.id)  # dismissed
+    chat = chat_key(dc.channel)
+    again = Message(hand.content, to=user_key(cid.id), slot="hand", notify=True, quiet=True)
+    await dc.front.show(chat, Outcome(messages=(replace(again, round=1),)))
+    await dc.idle()
+    shown = [m for m in dc.fake.shown(dc.channel, cid) if m.only == cid.id]
+    assert shown[-1].content == hand.content, [m.content for m in shown]
+
+
 async def test_a_hint_on_an_ephemeral_hand_comes_apart_and_leaves_the_hand(dc: Bot) -> None:
     """Cid's DMs are closed: his hand is shown to him alone in the channel. The coach's hint
     he asks for there is an ephemeral message of its own, and his hand comes again under it,

@@ -598,9 +598,12 @@ class DiscordFrontEnd:
         extra: dict[str, Any] = {}
         if (keys := buttons.view(failed.keys)) is not None:
             extra["view"] = keys
-        try:
-            if hand is not None and behind:
+        if hand is not None and behind:
+            try:
                 await webhook.edit_message(ORIGINAL, content=hand.behind or hand.here, view=None)
+            except discord.HTTPException as error:  # dismissed, say: the hand comes all the same
+                log.info("could not leave the hand of %s behind: %s", failed.user, error)
+        try:
             await webhook.send(failed.here, ephemeral=True, **extra)
         except discord.HTTPException as error:
             log.info("could not follow up an interaction of %s: %s", failed.user, error)
