@@ -5,10 +5,11 @@ worker is killed (the platform slow, or away and its post tried again) keeps its
 worker that takes over posts it (a duplicate at worst, never a loss). So does one the outbox did
 not make as it stopped (`Outbox.close`). One it gave up on while running (the platform away for
 its two minutes of tries, or an error of ours) is posted again by this worker `AGAIN` seconds
-later, its note kept meanwhile: only the messages not delivered, `TRIES` times in all (the
-platform away for minutes, the person still waits for the review they were promised); then it
-is forgotten with a warning (posted again only once this worker is gone, hours later perhaps,
-it would come out of the blue)."""
+later, its note kept meanwhile: only the messages not delivered (and what came under one of
+them for its person, their hand posted again, which goes under it again), `TRIES` times in all
+(the platform away for minutes, the person still waits for the review they were promised);
+then it is forgotten with a warning (posted again only once this worker is gone, hours later
+perhaps, it would come out of the blue)."""
 
 import asyncio
 import contextlib
@@ -71,7 +72,7 @@ class Delivered:
         self, chat: str, outcome: Outcome, posts: list[tuple[Message, Posts]]
     ) -> None:
         for tries in range(1, TRIES + 1):
-            failed = [message for message, futures in posts if not await _made(futures)]
+            failed = _again([(message, await _made(futures)) for message, futures in posts])
             if not failed:
                 break
             if self._outbox.closed:  # stopping: the worker that takes over posts it
@@ -95,6 +96,20 @@ class Delivered:
         self._closing.set()
         while self._waiting:
             await asyncio.gather(*self._waiting, return_exceptions=True)
+
+
+def _again(posts: list[tuple[Message, bool]]) -> list[Message]:
+    """The messages of a review to post again, of its messages in order and whether each was
+    made: each one not made, and every later one to the same person, made or not (their hand
+    posted again under the review: `hand_again`), which goes under it again (a new message:
+    the one above loses its buttons), as it was meant to."""
+    again: list[Message] = []
+    behind: set[str | None] = set()
+    for message, made in posts:
+        if not made or message.to in behind:
+            again.append(message)
+            behind.add(message.to)
+    return again
 
 
 async def _made(futures: Posts) -> bool:

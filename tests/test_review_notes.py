@@ -541,6 +541,24 @@ async def test_a_review_the_outbox_gave_up_on_is_posted_again_once_the_platform_
     assert await notes_left(redis_client) == []
 
 
+async def test_a_review_posted_again_has_what_came_under_it_again_under_it(
+    redis_client: aioredis.Redis,
+) -> None:
+    """Bob's review comes with his hand posted again under it (a hand that asks him for a
+    press: `hand_again`). The platform is away for the review's tries; the hand goes once it
+    is back. The review posted again a minute later is followed by the hand again, which
+    would else sit above it, as the review was meant to sit above the hand."""
+    platform = Platform(away=outbox_module.RETRIES + 1)  # the review's tries of one hand-over
+    _, _, delivered, chat, outcome = await a_review_handed_over(redis_client, platform, 0)
+    hand = Message("Your bid?", to=BOB.id, slot="hand", notify=True, quiet=True)
+    review = outcome.messages[-1].text
+    await delivered.show(chat, replace(outcome, messages=(*outcome.messages, hand)))
+    await until(lambda: len(platform.posted) == 3, "the review is posted again")
+    await delivered.close()
+    assert platform.posted == [(BOB.id, "Your bid?"), (BOB.id, review), (BOB.id, "Your bid?")]
+    assert await notes_left(redis_client) == []
+
+
 async def test_a_review_the_outbox_gave_up_on_for_good_is_forgotten(
     redis_client: aioredis.Redis, caplog: pytest.LogCaptureFixture
 ) -> None:
