@@ -953,12 +953,12 @@ class GameService:
         None) with, under it, the hand of each person it goes to posted again where that asks
         them for a press now (`hand_again`): a review comes some time after its round, often
         once the next round's hand asked for their bid, and would push that hand up their
-        private chat. So too their result with Play again under the last round's review, which
-        comes after the result, once the table's game it reviews is over (not under a /review's
-        answer, which they asked for once they saw it). As of the chat as read now (`snap`)."""
+        private chat. So too their result with Play again, once the table's game it reviews is
+        over: under the last round's review, which comes after the result, and a /review's
+        answer. As of the chat as read now (`snap`)."""
         look = look_of(snap.settings)
         ratings: tuple[Rerated, ...] | None = None  # the result is not posted again
-        over = table.game.phase is Phase.FINISHED and game == table.game_id
+        over = table.game.phase is Phase.FINISHED and game in (None, table.game_id)
         if over and any(message.to is not None for message in outcome.messages):
             ratings = await self._fold(chat, table.game_id)  # as the result said them
         again = [

@@ -424,7 +424,7 @@ async def test_a_review_says_which_rounds_the_ai_played_for_the_asker(
     asked = await svc.handle(CHAT, ANN, Request(Kind.REVIEW))
     assert not asked.alert, asked.answer
     await svc.coach.settled()
-    (game,) = [m.text for _, o in await svc.tick("chat") for m in o.messages if m.to == ANN.id]
+    (game,) = [m.text for _, o in await svc.tick("chat") for m in o.messages if "📝" in m.text]
     assert game.startswith("📝 Your last game"), game
     assert game.endswith("\n(Not reviewed: rounds 3, 4, 5, which the AI played for you.)"), game
     assert not any(f"In round {number}" in game for number in (3, 4, 5)), game
@@ -486,12 +486,12 @@ async def test_a_review_asked_again_is_not_worked_out_again(
     await driver.play_to_end()
     await driver.ok(BOB, Kind.REVIEW)
     await svc.coach.settled()
-    (first,) = [m for _, o in await svc.tick("chat") for m in o.messages]
+    (first,) = [m for _, o in await svc.tick("chat") for m in o.messages if "📝" in m.text]
     for _ in range(3):
         again = await driver.ok(BOB, Kind.REVIEW)
         assert again.answer == "Your review is being worked out: it comes to you privately."
         assert svc.coach.under_way() == 0  # nothing to work out: it is known
-        (same,) = [m for _, o in await svc.tick("chat") for m in o.messages]
+        (same,) = [m for _, o in await svc.tick("chat") for m in o.messages if "📝" in m.text]
         assert (same.to, same.text) == (first.to, first.text)
     await driver.ok(CID, Kind.REVIEW)  # another seat's is worked out, as ever
     assert svc.coach.under_way() == 1
@@ -530,7 +530,7 @@ async def test_a_games_review_names_its_chat(redis_client: aioredis.Redis, clock
         await driver.play_to_end()
         await driver.send(ANN, Request(Kind.REVIEW, place=place))
         await svc.coach.settled()
-        (review,) = [m for _, o in await svc.tick("chat") for m in o.messages if m.to == ANN.id]
+        (review,) = [m for _, o in await svc.tick("chat") for m in o.messages if "📝" in m.text]
         heads[place] = review.text.splitlines()[0]
     assert heads["Wizards"].startswith("💬 \u2068Wizards\u2069 · 📝 Your last game"), heads
     assert heads["Friday"].startswith("💬 \u2068Friday\u2069 · 📝 Your last game"), heads

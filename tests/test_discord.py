@@ -438,7 +438,9 @@ async def test_a_coach_game_reads_well(dc: Bot, request: pytest.FixtureRequest) 
     await dc.command(ann, "review")
     assert dc.last_reply().endswith("Your review is being worked out: it comes to you privately.")
     await coach_turn(dc, -1)
-    assert "bot: 💬 \u2068#wizards\u2069 · 📝 Your last game" in dc.fake.texts(ann.id)[-1]
+    check_hands_last(dc, players)  # her result with Play again under it too
+    shown = dc.fake.shown(ann.id)
+    assert shown[-2].content.startswith("💬 \u2068#wizards\u2069 · 📝 Your last game")
     assert not any("💡" in text or "📝" in text for text in dc.channel_texts())
     assert any("📝" in text for user in players for text in dc.fake.texts(user.id))
     assert dc.fake.errors == []
@@ -3254,9 +3256,11 @@ async def a_coach_game_with_closed_dms(
     review = dc.fake.transcripts[dc.channel][-1]
     assert review.replies[0].endswith("it comes to you privately.")
     await coach_turn(dc, -1)
-    assert len(review.replies) == 2
+    check_hands_last(dc, players)
+    assert len(review.replies) == 3  # and their result with Play again, again under it
     # shown in #wizards itself: the DM's "💬 #wizards · " would name the channel it is in
     assert f"(only {shut.name} sees) bot: 📝 Your last game" in review.replies[1]
+    assert review.replies[2].endswith("[Play again]"), review.replies[2]
     assert not any("📝" in m.content for m in dc.fake.shown(dc.channel))  # for everyone
 
 

@@ -4228,9 +4228,9 @@ async def test_a_coach_game_reads_well(tg: Bot, request: pytest.FixtureRequest) 
     check_hands_last(tg, people)  # the result with Play again under them
     await tg.command(GROUP, ANN, "/review")  # the game's costliest decisions, privately
     await coach_turn(tg, -1)
-    assert tg.fake.transcript(ANN.id)[-1].text.startswith(
-        "💬 \u2068Wizards\u2069 · 📝 Your last game"
-    )
+    check_hands_last(tg, people)  # her result with Play again under it too
+    shown = [m for _id, m in sorted(tg.fake.current_messages(ANN.id).items())]
+    assert shown[-2].text.startswith("💬 \u2068Wizards\u2069 · 📝 Your last game"), shown[-2].text
     group = tg.group_texts()
     assert not any("💡" in text or "📝" in text for text in group)
     assert "Your review is being worked out: it comes to you privately." in group
