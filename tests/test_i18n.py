@@ -458,12 +458,34 @@ def test_no_word_after_a_name_takes_a_gender() -> None:
         assert i18n.agreement_problems(i18n.read_catalog(language)) == [], language
 
 
-def test_the_russian_dealers_mark_takes_no_gender() -> None:
-    """The table marks the dealer after their name (`Аня (сдаёт)`); the mark was the participle
-    `сдающий`, a man's form after every woman's name (`Аня (сдающий)`)."""
-    sample = Catalog(locale="ru")
-    sample.add("{name} (dealer)", f"{{name}} {dealer_mark(texts('ru'))}")
-    assert i18n.agreement_problems(sample) == []
+def test_a_role_in_brackets_after_a_name_takes_no_gender() -> None:
+    """A Polish participle or a Romance or Latvian agent noun in brackets after a name is a
+    man's (`Ania (rozdający)`, `Ana (repartidor)`, `Anne (donneur)`): `check` names it."""
+    samples = {
+        "pl": ("wybiera {name} (rozdający)", "wybiera {name} (rozdaje)"),
+        "es": ("{name} (repartidor) elige", "quien reparte ({name}) elige"),
+        "pt": ("{name} (carteador) escolhe", "quem dá as cartas ({name}) escolhe"),
+        "it": ("sceglie {name} (mazziere)", "sceglie chi dà le carte ({name})"),
+        "fr": ("{name} (donneur) choisit", "{name}, qui distribue, choisit"),
+        "lv": ("izvēlas {name} (dalītājs)", "izvēlas {name} (dala kārtis)"),
+    }
+    for language, (gendered, neutral) in samples.items():
+        sample = Catalog(locale=language)
+        sample.add("{name} (dealer) chooses", gendered)
+        sample.add("dealer ({name}) chooses", neutral)
+        assert i18n.agreement_problems(sample) == [f"'{{name}} (dealer) chooses': {gendered!r}"], (
+            language
+        )
+
+
+def test_the_dealers_mark_takes_no_gender() -> None:
+    """The table marks the dealer after their name (`Аня (сдаёт)`, `Ania (rozdaje)`); the mark
+    was a participle or a noun, a man's form after every woman's name (`Аня (сдающий)`,
+    `Ania (rozdający)`, `Ana (repartidor)`)."""
+    for language in LANGUAGES:
+        sample = Catalog(locale=language)
+        sample.add("{name} (dealer)", f"{{name}} {dealer_mark(texts(language))}")
+        assert i18n.agreement_problems(sample) == [], language
 
 
 CHAT_WORDS = {"de": "Chat", "ko": "채팅", "ru": "чат"}

@@ -596,14 +596,27 @@ AGREEING: dict[str, "re.Pattern[str]"] = {
         r"|\s*\(\w+(?:ий|ый|ой|ая|яя)\))"
     ),
     "pl": re.compile(
-        r"\{(?:name|names)\}(?:\s*\([^)]*\))?\s+(\w+ł(?:a|o|y|by)?|powinien|gotów|sam)\b"
+        r"\{(?:name|names)\}(?:(?:\s*\([^)]*\))?\s+(\w+ł(?:a|o|y|by)?|powinien|gotów|sam)\b"
+        r"|\s*\(\w+(?:ący|ąca|ny|na|ty|ta)\))"
     ),
+    **{
+        language: re.compile(rf"\{{(?:name|names)\}}\s*\(\w+(?:{endings})\)")
+        for language, endings in (
+            ("es", "dor|dora|ero|era"),
+            ("pt", "dor|dora|eiro|eira"),
+            ("it", "iere|iera|tore|trice"),
+            ("fr", "eur|euse|rice"),
+            ("lv", "tājs|tāja|ējs|ēja"),
+        )
+    },
 }
 """For each language, a word right after a name (or its role in brackets) that takes the
 name's gender: a past tense or a short adjective (Russian `{name} (сдающий) должен`, which
-read `Оля (сдающий) должен`; Polish `{name} zagrał`), or a Russian adjective or participle in
-brackets (`{name} (сдающий)`, `Аня (сдающий)`). A translation cannot know the person's
-gender, so it says it without one (`сдающему ({name}) нужно`, `{name} (сдаёт)`)."""
+read `Оля (сдающий) должен`; Polish `{name} zagrał`), or a participle or an agent noun in
+brackets (`{name} (сдающий)`, `Аня (сдающий)`, `Ania (rozdający)`, `Ana (repartidor)`,
+`Anne (donneur)`). A translation cannot know the person's gender, so it says it without one
+(`сдающему ({name}) нужно`, `{name} (сдаёт)`, `quien reparte ({name})`, `{name}, qui
+distribue,`)."""
 
 
 def _language_of(catalog: "Catalog") -> str:

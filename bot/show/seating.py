@@ -21,6 +21,8 @@ MARKS = (ROBOT, AWAY, CROWN)
 
 def dealer_mark(t: Texts) -> str:
     """The dealer's mark after their name on the table: `(dealer)` in the language of `t`."""
+    # TRANSLATORS: the dealer's mark after their name, in brackets (`Ann (dealer)`): it is said
+    # of anyone, so it takes no gender (a verb, as Russian `сдаёт`, Spanish `reparte`).
     word = t("dealer")
     return f"({word})"
 
