@@ -25,7 +25,7 @@ from bot.config import Config
 from bot.messages import OPTIONS, Message
 from bot.metrics import Metrics
 from bot.requests import User
-from bot.show.i18n import LANGUAGES, N_, Texts, catalog_language, texts
+from bot.show.i18n import N_, Texts, catalog_language, texts
 from bot.show.look import Look, look_of, personal
 from bot.show.picture_fonts import locale_face
 from bot.show.render import GroupTable, Hand, Lobby, Moved, Note, Rules, Sheet, Shown
@@ -243,7 +243,7 @@ def _save_settings(ctx: Context, settings: Settings) -> Result:
     look = look_of(settings)
     text = look.t(
         "Settings saved: {language}, cards: {theme}.",
-        language=LANGUAGES[settings.language],
+        language=look.t.name_in_a_sentence,
         theme=theme_name(look.t, look.theme),
     )
     table = ctx.snap.table

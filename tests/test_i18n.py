@@ -837,3 +837,16 @@ def test_latvian_says_ten_as_it_says_two() -> None:
         if isinstance(message.id, tuple):
             zero, _, other = message.string
             assert zero == other, message.id
+
+
+LOWER_CASE_NAMES = frozenset({"es", "fr", "it", "lv", "pl", "pt", "ro", "ru"})
+"""The languages that write a language's name lower-case within a sentence (`русский`,
+`español`); German and Dutch write it capitalised, Korean has no case."""
+
+
+def test_a_language_is_named_in_a_sentence_as_it_writes_it() -> None:
+    """The list of languages names each capitalised, as a list entry (`Русский`); a sentence
+    (`Настройки сохранены: Русский`) named it so too, capitalised mid-sentence."""
+    for code, name in LANGUAGES.items():
+        expected = name.lower() if code in LOWER_CASE_NAMES else name
+        assert texts(code).name_in_a_sentence == expected, code

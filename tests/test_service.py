@@ -207,6 +207,11 @@ async def test_saved_settings_name_the_deck_as_its_language_does(
     german = await svc.handle(CHAT, ANN, Request(Kind.LANGUAGE, "de"))
     said = [m.text for m in german.messages]
     assert said == ["Einstellungen gespeichert: Deutsch, Karten: Völker."]
+    # the language as a sentence writes it: Russian names it lower-case, as Spanish does
+    russian = await svc.handle(CHAT, ANN, Request(Kind.LANGUAGE, "ru"))
+    assert [m.text for m in russian.messages] == ["Настройки сохранены: русский, карты: Расы."]
+    spanish = await svc.handle(CHAT, ANN, Request(Kind.LANGUAGE, "es"))
+    assert [m.text for m in spanish.messages] == ["Ajustes guardados: español, cartas: Razas."]
 
 
 async def test_play_again_starts_a_new_game_with_a_new_id(redis_client: aioredis.Redis) -> None:

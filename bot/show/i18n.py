@@ -104,6 +104,11 @@ def N_plural(singular: str, plural: str) -> tuple[str, str]:
     return (singular, plural)
 
 
+# TRANSLATORS: your language's own name as a sentence writes it (`Settings saved: English`):
+# lower-case where your language writes it so (`русский`, `español`), else as `Deutsch`.
+OWN_NAME = NC_("own name", "English")
+"""The language's name within a sentence, in the context `own name` (`Texts.name_in_a_sentence`)."""
+
 KNOWN_CAP = 4096
 """Translations one `Texts` keeps at most (a catalog holds a few hundred)."""
 
@@ -123,6 +128,12 @@ class Texts:
     def name(self) -> str:
         """The language's own name, e.g. `Deutsch`."""
         return LANGUAGES.get(self.language, self.language)
+
+    @property
+    def name_in_a_sentence(self) -> str:
+        """The language's own name as a sentence writes it: `русский`, `español`, `Deutsch`
+        (`name` is capitalised, as a list of languages writes it)."""
+        return self.pgettext("own name", OWN_NAME)
 
     def gettext(self, message: str) -> str:
         """`message` translated; the message itself where the catalog has no translation."""
