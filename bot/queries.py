@@ -30,8 +30,9 @@ from bot.show.stats import (
     player_name,
     stats_text,
     suggested_text,
+    typed_level,
 )
-from bot.stats import board, find, folded_name, level_of, namesakes, near, starts_a_word, total
+from bot.stats import AI, board, find, folded_name, level_of, namesakes, near, starts_a_word, total
 from bot.store.stats import StatsStore
 
 NAME_SHOWN = 32
@@ -117,7 +118,8 @@ async def stats(
             text = t("{name} has not finished a game here yet.", name=fit(whom.name, NAME_SHOWN))
             return _say(text, private=False, alert=True)
     elif name and whom is None:
-        found = find(done.players, name)
+        level = typed_level(block, name) or typed_level(t, name)  # as the boards name it
+        found = [AI + level] if level and AI + level in done.players else find(done.players, name)
         if not found:
             text = t("Nobody called {name} has played here.", name=fit(name, NAME_SHOWN))
             if name.startswith("@"):  # a username: the platforms do not say whose it is

@@ -13,6 +13,7 @@ import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
+from bot.ai import LEVELS
 from bot.show import i18n
 from bot.show.coach import points as coach_points
 from bot.show.coach import round_review
@@ -29,6 +30,7 @@ from bot.show.i18n import (
 from bot.show.look import Look
 from bot.show.screens import player_result, table_text
 from bot.show.seating import Seating, dealer_mark
+from bot.show.stats import LEVEL_WORDS, level_word, typed_level
 from bot.show.themes import DEFAULT_THEME
 from engine import Card, ErrorCode, Options, Phase, RoundsPlan, step, table_view
 from engine.randomplay import new_game, random_command
@@ -850,3 +852,16 @@ def test_a_language_is_named_in_a_sentence_as_it_writes_it() -> None:
     for code, name in LANGUAGES.items():
         expected = name.lower() if code in LOWER_CASE_NAMES else name
         assert texts(code).name_in_a_sentence == expected, code
+
+
+def test_the_ai_levels_words_are_apart_in_every_language() -> None:
+    """/stats takes an AI level by its word in the reader's language or in English: no two
+    levels are one word in a language, nor a level's word another level's English one."""
+    assert set(LEVEL_WORDS) == set(LEVELS)
+    for language in LANGUAGES:
+        t = texts(language)
+        words = {level: level_word(t, level).casefold() for level in LEVEL_WORDS}
+        assert len(set(words.values())) == len(words), language
+        for level, word in words.items():
+            assert typed_level(t, word) == level
+            assert word not in set(LEVELS) - {level}, language

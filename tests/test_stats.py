@@ -1480,3 +1480,23 @@ def test_the_commands_are_declared() -> None:
     )
     assert BY_KIND[Kind.FORGET].anywhere
     assert not BY_KIND[Kind.TOP].anywhere
+
+
+async def test_an_ai_level_is_named_in_the_chats_language_and_looked_up_so_too(
+    redis_client: aioredis.Redis,
+) -> None:
+    """The boards name an AI level in the reader's language (`ИИ (средний)`; they said
+    `ИИ (normal)`), and /stats takes the level's word as shown as well as the English one."""
+    svc = service(redis_client, seed=11, clock=Clock(NOW))
+    await play(svc, GROUP, [ANN, BOB], seed=10, ai=1)
+    await ask(svc, GROUP, ANN, Kind.LANGUAGE, "ru")
+    top = text_of(await ask(svc, GROUP, ANN, Kind.TOP))
+    assert "ИИ (средний)" in top
+    assert "normal" not in top
+    for word in ("средний", "СРЕДНИЙ", "normal"):
+        head = text_of(await ask(svc, GROUP, BOB, Kind.STATS, word)).splitlines()[0]
+        assert head == "📊 ИИ (средний)", word
+    # a beginning of its English word suggests it as shown, which /stats takes
+    assert (await ask(svc, GROUP, BOB, Kind.STATS, "norm")).answer == (
+        "Здесь не играл никто по имени norm.\nМожет быть, имеется в виду:\n/stats средний"
+    )

@@ -17,8 +17,16 @@ from bot.show.formatters import (
     signed_points,
     text_width,
 )
-from bot.show.i18n import LANGUAGES, N_, Texts, texts
-from bot.stats import PROVISIONAL, RATING_BASE, UNKNOWN_LEVEL, Rerated, Standing, level_of
+from bot.show.i18n import LANGUAGES, N_, NC_, Texts, texts
+from bot.stats import (
+    PROVISIONAL,
+    RATING_BASE,
+    UNKNOWN_LEVEL,
+    Rerated,
+    Standing,
+    folded_name,
+    level_of,
+)
 
 NAME_WIDTH = 12
 """Columns of a name on a leaderboard at most (a longer one is cut)."""
@@ -47,11 +55,30 @@ def player_name(t: Texts, player: str, standing: Standing) -> str:
     return standing.name if level is None else level_name(t, level)
 
 
+LEVEL = "AI level"
+"""The catalogs' context of an AI level's word (`LEVEL_WORDS`)."""
+LEVEL_WORDS = (NC_("AI level", "easy"), NC_("AI level", "normal"), NC_("AI level", "hard"))
+"""The AI levels (`bot.ai.LEVELS`), each as the boards name it in the reader's language
+(`level_word`); /stats takes it so, as well as the English one."""
+
+
+def level_word(t: Texts, level: str) -> str:
+    """An AI level's word in the language of `t` (`hard`: `сложный`)."""
+    return t.pgettext(LEVEL, level)
+
+
+def typed_level(t: Texts, name: str) -> str | None:
+    """The AI level whose word in the language of `t` a name typed to /stats is (`Сложный`:
+    `hard`); None if it is none."""
+    wanted = folded_name(name)
+    return next((lv for lv in LEVEL_WORDS if folded_name(level_word(t, lv)) == wanted), None)
+
+
 def level_name(t: Texts, level: str) -> str:
-    """An AI level's name as the boards show it (`AI (hard)`)."""
+    """An AI level's name as the boards show it (`AI (hard)`, `ИИ (сложный)`)."""
     if level == UNKNOWN_LEVEL:
         return t("AI")
-    return t("AI ({level})", level=level)
+    return t("AI ({level})", level=level_word(t, level))
 
 
 def provisional_line(t: Texts) -> str:
@@ -209,7 +236,7 @@ def suggested_text(t: Texts, matches: Sequence[tuple[str, Standing, int]]) -> st
     lines = [t("Did you mean:")]
     for player, standing, number in matches:
         level = level_of(player)
-        name = level if level is not None else shown(standing.name, number)
+        name = level_word(t, level) if level is not None else shown(standing.name, number)
         lines.append(f"/stats {name}")
     return "\n".join(lines)
 
