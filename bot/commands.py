@@ -18,7 +18,7 @@ from bot import tokens
 from bot.ai import LEVELS
 from bot.show.i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, Texts, texts
 from bot.show.option_words import SETTINGS, setting_label
-from bot.show.themes import Theme, parse_card_text, theme_name
+from bot.show.themes import Theme, parse_card_text, parse_suit_text, suit_name, theme_name
 from bot.tokens import Action
 from engine import Card, Suit
 from engine.cards import is_card
@@ -184,10 +184,15 @@ def _card_button(arg: str) -> Card | None:
     return Card(arg)
 
 
-def _suit(text: str, _theme: Theme) -> Suit:
-    suit = Suit._value2member_map_.get(text.strip().upper())
-    if not isinstance(suit, Suit):
-        raise BadArgument(N_("Choose a suit: B, G, R or Y."))
+def _suit(text: str, theme: Theme) -> Suit:
+    """A suit by its letter (B, G, R, Y), its face, or its name in any language and theme."""
+    suit = parse_suit_text(text)
+    if suit is None:
+        raise BadArgument(
+            N_("Choose a suit: {suits}. E.g. /trump {suit}"),
+            suits=lambda t: ", ".join(suit_name(t, each, theme) for each in Suit),
+            suit=lambda t: suit_name(t, Suit.RED, theme),
+        )
     return suit
 
 

@@ -5,7 +5,7 @@ import unicodedata
 import pytest
 
 from bot.commands import BY_KIND, BadArgument, Kind
-from bot.show.i18n import texts
+from bot.show.i18n import LANGUAGES, texts
 from bot.show.themes import (
     DEFAULT_THEME,
     Theme,
@@ -13,6 +13,7 @@ from bot.show.themes import (
     card_name,
     cards_line,
     parse_card_text,
+    parse_suit_text,
     suit_face,
     suit_name,
     theme_name,
@@ -278,3 +279,61 @@ def test_an_unknown_theme_is_answered_with_the_themes_named_in_the_readers_langu
     said = refused.value.say(texts(language))
     assert named in said, said
     assert said.endswith("/theme races"), said
+
+
+@pytest.mark.parametrize(
+    ("typed", "theme", "suit"),
+    [
+        ("R", Theme.COLOURS, Suit.RED),
+        ("y", Theme.COLOURS, Suit.YELLOW),
+        ("красные", Theme.COLOURS, Suit.RED),
+        ("Rot", Theme.COLOURS, Suit.RED),
+        ("grün", Theme.COLOURS, Suit.GREEN),
+        ("hearts", Theme.FRENCH, Suit.RED),
+        ("♠", Theme.FRENCH, Suit.BLUE),
+        ("🔺", Theme.COLOURS, Suit.RED),
+        ("zwerge", Theme.RACES, Suit.RED),
+    ],
+)
+def test_trump_takes_a_suit_by_its_name_in_any_language(
+    typed: str, theme: Theme, suit: Suit
+) -> None:
+    """`/trump` took only the English letters B, G, R and Y, which a reader of another language
+    has no way to guess: it takes the suit's name in any language and theme, and its face, as a
+    card is read (`/play rot 13`), and the letters still."""
+    arg = BY_KIND[Kind.TRUMP].arg
+    assert arg is not None
+    assert arg.read(typed, theme) == suit
+
+
+@pytest.mark.parametrize(
+    ("language", "theme", "said"),
+    [
+        (
+            "ru",
+            Theme.COLOURS,
+            "Выбери масть: синие, зелёные, красные, жёлтые. Например, /trump красные",
+        ),
+        ("de", Theme.FRENCH, "Wähle eine Farbe: Pik, Kreuz, Herz, Karo. Z. B. /trump Herz"),
+        ("en", Theme.RACES, "Choose a suit: humans, elves, dwarves, giants. E.g. /trump dwarves"),
+    ],
+)
+def test_an_unknown_suit_is_answered_with_the_suits_named_in_the_readers_language(
+    language: str, theme: Theme, said: str
+) -> None:
+    """`/trump` with no suit (or an unknown one) names the suits in the reader's language and
+    the chat's deck, as they are typed; it said `B, G, R or Y` in every language."""
+    arg = BY_KIND[Kind.TRUMP].arg
+    assert arg is not None
+    with pytest.raises(BadArgument) as refused:
+        arg.read("purple", theme)
+    assert refused.value.say(texts(language)) == said
+
+
+def test_each_suits_name_is_its_own_in_every_language_and_theme() -> None:
+    """`/trump` reads a name in any language and theme: none names two suits."""
+    for language in LANGUAGES:
+        t = texts(language)
+        for theme in Theme:
+            for suit in Suit:
+                assert parse_suit_text(suit_name(t, suit, theme)) == suit, (language, theme)

@@ -7,16 +7,14 @@ buttons do not offer (an illegal card, a bid out of range) is sent as the move i
 the service's refusal says what is wrong with it.
 """
 
-import functools
 from dataclasses import dataclass
 from enum import Enum
 
 from adapters.text import shown
 from bot import Kind, Message, Request, tokens
-from bot.show.i18n import LANGUAGES, Texts, texts
-from bot.show.themes import SUIT_NAMES, Theme, parse_card_text, read_faces
+from bot.show.i18n import Texts
+from bot.show.themes import Theme, parse_card_text, parse_suit_text
 from bot.tokens import Action
-from engine import Suit
 
 
 class Ask(Enum):
@@ -219,7 +217,7 @@ def _trump(text: str, choices: Choices, t: Texts) -> Reading:
     number = _number(text)
     if number is not None and 1 <= number <= count:
         return Press(choices.items[number - 1].payload)
-    suit = suit_of(text)
+    suit = parse_suit_text(text)
     for choice in choices.items:
         if suit is not None and choice.arg == suit.value:
             return Press(choice.payload)
@@ -232,25 +230,6 @@ def _trump(text: str, choices: Choices, t: Texts) -> Reading:
             letters=letters,
         )
     )
-
-
-def suit_of(text: str) -> Suit | None:
-    """The suit `text` names: its letter (B, G, R, Y), its symbol or its name in any theme and
-    any language (as cards are read: `red`, `rot`, `hearts`, `♥`, `dwarves`)."""
-    folded = text.strip().casefold()
-    for suit in Suit:
-        if folded == suit.value.casefold() or folded in _suit_words(suit):
-            return suit
-    return None
-
-
-@functools.cache
-def _suit_words(suit: Suit) -> frozenset[str]:
-    words = set(read_faces(suit))
-    for language in LANGUAGES:
-        t = texts(language)
-        words |= {t.gettext(names[suit]).casefold() for names in SUIT_NAMES.values()}
-    return frozenset(words)
 
 
 # --- how the choices are described -----------------------------------------------------------

@@ -330,6 +330,25 @@ def _numbered(tokens: list[str], theme: Theme) -> Card | None:
     return None
 
 
+def parse_suit_text(text: str) -> Suit | None:
+    """The suit `text` names: its letter (B, G, R, Y), its face or its name in any theme and
+    any language (as cards are read: `red`, `rot`, `hearts`, `♥`, `dwarves`)."""
+    folded = text.strip().casefold()
+    for suit in Suit:
+        if folded == suit.value.casefold() or folded in _suit_words(suit):
+            return suit
+    return None
+
+
+@functools.cache
+def _suit_words(suit: Suit) -> frozenset[str]:
+    words = set(read_faces(suit))
+    for language in LANGUAGES:
+        t = texts(language)
+        words |= {t.gettext(names[suit]).casefold() for names in SUIT_NAMES.values()}
+    return frozenset(words)
+
+
 def parse_card_text(text: str, theme: Theme) -> Card | None:
     """The card a person means by `text`, or None: record notation (`R13`, `w`, `j`), a face
     of any theme (`🔺13`, `A♥`, `🧙`; the old `🟥13` too), or a name in any catalog language
