@@ -121,6 +121,16 @@ def check_buttons_last(chat: str, shown: Sequence[tuple[str, Labels]]) -> None:
         assert not below, f"{chat}: below the buttons of\n{shown[pressed[-1]][0]}\ncame {below}"
 
 
+def check_one_with_buttons(chat: str, shown: Sequence[tuple[str, Labels]]) -> None:
+    """In a private chat, oldest message first: one message at most offers buttons (the
+    newest hand, or the result with Play again), so a player never sees two live copies of
+    the same decision; a hand or result posted again leaves the one above without them."""
+    pressed = [text for text, labels in shown if any(labels)]
+    assert len(pressed) <= 1, f"{chat}: {len(pressed)} messages offer buttons:\n" + "\n--\n".join(
+        pressed
+    )
+
+
 ASKS = (
     "Your turn: play a card.",
     "Your bid?",

@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import io
 import logging
-from collections.abc import Awaitable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, TypeVar, cast
@@ -492,7 +492,7 @@ class DiscordFrontEnd:
                 await self._follow_up(failed)
             elif is_hand(failed):
                 if failed.notify:  # their result: the channel's end shows no bids met
-                    await self._follow_up(failed)
+                    await self._follow_up(failed, hand=True)
                 if not failed.quiet:  # their result again, under a review: over already
                     await self._game_over_for(failed.game, failed.user, game_id)
             return
@@ -515,12 +515,14 @@ class DiscordFrontEnd:
 
     async def _follow_up_hand(self, hand: Post, told: tuple[Post, ...]) -> None:
         """The hand, with its buttons, followed up to its person alone in the game's channel,
-        under what they are `told` with it (`_dms_closed`). The hand again under a message of
-        theirs (`Post.quiet`) leaves behind the hand their newest interaction there was
-        answered with, which loses its buttons, as a DM's hand does."""
+        under what they are `told` with it (`_dms_closed`). It leaves behind the hand their
+        newest interaction there was answered with, which loses its buttons and its asking
+        line, as a DM's hand does: under a message of theirs (`Post.quiet`: a coach's review),
+        a wings notice, a bid to change, a locked thread's turn alike (there, if Discord lets
+        it be edited), so no two copies of their hand ask for the same press."""
         said = "".join(f"{item.here}\n" for item in told)
         text = f"{said}{hand.here}"
-        await self._follow_up(replace(hand, text=text, instead=None), hand if hand.quiet else None)
+        await self._follow_up(replace(hand, text=text, instead=None), hand=True)
 
     async def _locked(self, game: int) -> bool:
         """Whether the game's channel is a thread known to be locked (`Sender.locked`); not,
@@ -575,22 +577,19 @@ class DiscordFrontEnd:
             self.notices.clear()
         self.notices[(failed.game, failed.user)] = number
 
-    async def _follow_up(self, failed: Post, hand: Post | None = None) -> None:
+    async def _follow_up(self, failed: Post, hand: bool = False) -> None:
         """A plain private message (a coach's review, a wings notice) for a person whose DMs
         are closed: shown to them alone in the game's channel, as a followup of their newest
         interaction there, whichever worker received it (`Followups`), if Discord still takes
         one (a /review is answered so, a round's review follows their last move of the round).
         Else it is dropped, and logged: nothing private ever goes to the channel itself.
-        `hand`: the message is their hand; the one that interaction was answered with, if it
-        was (`Followups.hand_answered`), loses its buttons first, showing `hand.behind`."""
+        `hand`: the message is their hand, or their result: the one with buttons shown to them
+        before loses them first (`_leave_behind`), and this one is kept in its place."""
         assert failed.user is not None
         try:
             webhook = await self.followups.webhook(self.client, failed.game, failed.user)
-            behind = hand is not None and await self.followups.hand_answered(
-                failed.game, failed.user
-            )
         except StoreErrors as error:
-            webhook, behind = None, False
+            webhook = None
             log.warning("could not read the interactions of %s: %s", failed.user, error)
         if webhook is None:
             log.info("a private message for %s, whose DMs are closed, is dropped", failed.user)
@@ -598,15 +597,39 @@ class DiscordFrontEnd:
         extra: dict[str, Any] = {}
         if (keys := buttons.view(failed.keys)) is not None:
             extra["view"] = keys
-        if hand is not None and behind:
-            try:
-                await webhook.edit_message(ORIGINAL, content=hand.behind or hand.here, view=None)
-            except discord.HTTPException as error:  # dismissed, say: the hand comes all the same
-                log.info("could not leave the hand of %s behind: %s", failed.user, error)
+        if hand:
+            await self._leave_behind(failed.game, failed.user, failed)
         try:
-            await webhook.send(failed.here, ephemeral=True, **extra)
+            sent = await webhook.send(failed.here, ephemeral=True, wait=True, **extra)
         except discord.HTTPException as error:
             log.info("could not follow up an interaction of %s: %s", failed.user, error)
+            return
+        if hand and failed.keys and webhook.token is not None:
+            try:
+                await self.followups.show(failed.game, failed.user, webhook.token, sent.id)
+            except StoreErrors as error:
+                log.warning("could not keep the hand of %s: %s", failed.user, error)
+
+    async def _leave_behind(self, game: int, person: int, new: Post) -> None:
+        """The message with buttons last shown to `person` alone in the channel `game` (their
+        hand, or their result: `Followups.shown`) loses them, as `new` (their hand, or result,
+        again) comes: a hand shows `new.behind` (the hand as it is now, asking nothing), a
+        result keeps its text. A player never sees two live copies of the same decision."""
+        try:
+            kept = await self.followups.shown(self.client, game, person)
+        except StoreErrors as error:
+            log.warning("could not read the hand of %s: %s", person, error)
+            return
+        if kept is None:
+            return
+        webhook, message = kept
+        extra: dict[str, Any] = {}
+        if new.round is not None:
+            extra["content"] = new.behind or new.here
+        try:
+            await webhook.edit_message(ORIGINAL if message is None else message, view=None, **extra)
+        except discord.HTTPException as error:  # dismissed, say: the new one comes all the same
+            log.info("could not leave the hand of %s behind: %s", person, error)
 
     async def _last_notice(
         self, game: int, base: str, number: int, game_id: str | None
@@ -1121,7 +1144,11 @@ class DiscordFrontEnd:
         ephemeral_press = (
             not command and interaction.message is not None and interaction.message.flags.ephemeral
         )
-        answered = False  # its original message is the person's hand with its buttons
+        # their hand (or result) with buttons it shows: its id, and whether it is the original
+        # message; the id of the hand pressed, which lost them
+        shown: tuple[int, bool] | None = None
+        pressed: int | None = None
+        said_id: int | None = None
         make = partial(post, chat, version=reply.version, links=self.links)
         mine = [(message.slot, item) for message in reply.private if (item := make(message))]
         if mine:
@@ -1144,28 +1171,38 @@ class DiscordFrontEnd:
                 else:
                     await interaction.edit_original_response(content=text, view=keys)
             for other in others:
-                await self._say(
+                said_id = await self._say(
                     interaction, other.text, view=buttons.view(other.keys), ephemeral=True
                 )
+                if is_hand(other) and other.keys and said_id is not None:
+                    shown = (said_id, False)  # their result, with Play again, under their hand
             if hand is not None and (anew or not ephemeral_press):
-                await self._say(
+                said_id = await self._say(
                     interaction, hand.text, view=buttons.view(hand.keys), ephemeral=True
                 )
             # its original message is the hand with its buttons: the hand pressed, edited in
-            # place, or one shown as its whole answer ("Your hand")
-            alone = not others and not deferred
-            answered = (
-                hand is not None and bool(hand.keys) and not anew and (ephemeral_press or alone)
-            )
+            # place, or one shown as its whole answer ("Your hand"); a new one leaves the one
+            # shown before behind
+            if hand is not None and ephemeral_press and interaction.message is not None:
+                if anew and said_id is not None:
+                    shown = (said_id, False)  # under a hint: the one pressed lost them
+                elif hand.keys and not anew:
+                    shown = (interaction.message.id, True)
+                else:
+                    pressed = interaction.message.id  # the hand pressed lost its buttons
+            elif hand is not None and hand.keys and not others and not deferred:
+                shown = None if said_id is None else (said_id, True)
+                if (game := discord_id(chat)) is not None:
+                    await self._leave_behind(game, interaction.user.id, hand)
             said = True
         elif reply.public is not None:
-            shown = post(chat, reply.public)
-            assert shown is not None
-            file, first, text = await _public(shown)
+            public = post(chat, reply.public)
+            assert public is not None
+            file, first, text = await _public(public)
             for block in first:
                 await self._say(interaction, block, ephemeral=False)
             await self._say(
-                interaction, text, view=buttons.view(shown.keys), file=file, ephemeral=False
+                interaction, text, view=buttons.view(public.keys), file=file, ephemeral=False
             )
             said = True
         if reply.answer and (not said or reply.alert):
@@ -1175,21 +1212,34 @@ class DiscordFrontEnd:
             await self._say(interaction, t("Done"), ephemeral=True)
         elif not said and not response.is_done():
             await response.defer()  # a press that shows nothing more: the message changes
-        await self._remember(interaction, chat, hand=answered)
+        await self._remember(interaction, chat, shown=shown, pressed=pressed)
 
-    async def _remember(self, interaction: Interaction, chat: str, hand: bool = False) -> None:
+    async def _remember(
+        self,
+        interaction: Interaction,
+        chat: str,
+        shown: tuple[int, bool] | None = None,
+        pressed: int | None = None,
+    ) -> None:
         """Keep an interaction in a server channel as its person's newest there (`followups`),
         once it is answered: the first followup of an interaction still deferred takes the
         place of its "thinking" placeholder, public if that is, so a private message must not
-        be the one. If the store is away, their earlier one stays (it is logged). `hand`: its
-        original message is their hand with its buttons (`Followups.remember`)."""
+        be the one. If the store is away, their earlier one stays (it is logged). `shown`: a
+        message of it (its id, and whether it is its original message) is their hand with
+        its buttons, or their result with Play again (`Followups.show`); else `pressed`: the
+        hand pressed, that id, lost them (`Followups.lost`)."""
         game = discord_id(chat)
         if interaction.guild_id is None or game is None:
             return
+        person = interaction.user.id
         try:
-            await self.followups.remember(interaction, game, hand)
+            await self.followups.remember(interaction, game)
+            if shown is not None:
+                await self.followups.show(game, person, interaction.token, *shown)
+            elif pressed is not None:
+                await self.followups.lost(game, person, pressed)
         except StoreErrors as error:
-            log.warning("could not keep an interaction of %s: %s", interaction.user.id, error)
+            log.warning("could not keep an interaction of %s: %s", person, error)
 
     async def _say(
         self,
@@ -1199,14 +1249,14 @@ class DiscordFrontEnd:
         ephemeral: bool,
         view: discord.ui.View | None = None,
         file: discord.File | None = None,
-    ) -> None:
-        """An interaction's response, or a followup once it has one."""
+    ) -> int | None:
+        """An interaction's response, or a followup once it has one; the id of its message
+        (Discord says it), if it does."""
         extra: dict[str, Any] = {}
         if view is not None:
             extra["view"] = view
         if file is not None:
             extra["file"] = file
-        sent: Awaitable[Any]
         placeholder = interaction.extras.pop(PLACEHOLDER, None)
         if placeholder is not None and placeholder == ephemeral:
             # The first followup replaces the "thinking" placeholder, public or not as it is:
@@ -1214,10 +1264,10 @@ class DiscordFrontEnd:
             with contextlib.suppress(discord.HTTPException):
                 await interaction.delete_original_response()
         if interaction.response.is_done():
-            sent = interaction.followup.send(text, ephemeral=ephemeral, **extra)
-        else:
-            sent = interaction.response.send_message(text, ephemeral=ephemeral, **extra)
-        await sent
+            sent = await interaction.followup.send(text, ephemeral=ephemeral, wait=True, **extra)
+            return sent.id
+        answer = await interaction.response.send_message(text, ephemeral=ephemeral, **extra)
+        return answer.message_id
 
 
 ORIGINAL = cast("int", "@original")

@@ -30,27 +30,42 @@ class Followups:
     def __init__(self, client: RedisClient) -> None:
         self.client = client
 
-    async def remember(
-        self, interaction: discord.Interaction[Any], game: int, hand: bool = False
-    ) -> None:
-        """Keep `interaction`, made in the server channel `game`, as its person's newest there.
-        `hand`: its answer (its original message) is their hand with its buttons, shown to
-        them alone, which a hand followed up later leaves behind (`hand_answered`)."""
-        chat, person = chat_key(game), interaction.user.id
-        await self.client.set(keys.follow_up(chat, person), interaction.token, ex=FOLLOW_UP_FOR)
-        if hand:
-            key = keys.follow_up_hand(chat, person)
-            await self.client.set(key, interaction.token, ex=FOLLOW_UP_FOR)
+    async def remember(self, interaction: discord.Interaction[Any], game: int) -> None:
+        """Keep `interaction`, made in the server channel `game`, as its person's newest there."""
+        key = keys.follow_up(chat_key(game), interaction.user.id)
+        await self.client.set(key, interaction.token, ex=FOLLOW_UP_FOR)
 
-    async def hand_answered(self, game: int, person: int) -> bool:
-        """Whether `person`'s newest interaction in the channel `game` was answered with their
-        hand with its buttons (`remember`): its original message, which a hand followed up
-        under a newer message leaves behind."""
-        chat = chat_key(game)
-        newest = await self.client.get(keys.follow_up(chat, person))
-        return newest is not None and newest == await self.client.get(
-            keys.follow_up_hand(chat, person)
-        )
+    async def show(
+        self, game: int, person: int, token: str, message: int, original: bool = False
+    ) -> None:
+        """Keep `message`, of the interaction `token` (its `original` message, or a followup),
+        as `person`'s newest with buttons shown to them alone in the channel `game` (their
+        hand, or their result with Play again), which one shown them later leaves behind."""
+        value = f"{token} {message}{' original' if original else ''}"
+        key = keys.follow_up_hand(chat_key(game), person)
+        await self.client.set(key, value, ex=FOLLOW_UP_FOR)
+
+    async def lost(self, game: int, person: int, message: int) -> None:
+        """`person`'s message `message` in the channel `game` lost its buttons (pressed, and
+        edited): if it is the one kept (`show`), it is kept no more."""
+        key = keys.follow_up_hand(chat_key(game), person)
+        kept = await self.client.get(key)
+        if kept is not None and _text(kept).split(" ")[1:2] == [str(message)]:
+            await self.client.delete(key)
+
+    async def shown(
+        self, client: discord.Client, game: int, person: int
+    ) -> tuple[discord.Webhook, int | None] | None:
+        """The webhook and message (None: its original message) of `person`'s newest message
+        with buttons shown to them alone in the channel `game` (`show`); None if none is kept."""
+        kept = await self.client.get(keys.follow_up_hand(chat_key(game), person))
+        parts = _text(kept).split(" ") if kept is not None else []
+        if len(parts) < 2 or not parts[1].isdigit():  # none, or a token alone (until 7 Dec 2026)
+            return None
+        webhook = _webhook(client, parts[0])
+        if webhook is None:
+            return None
+        return webhook, None if parts[2:] == ["original"] else int(parts[1])
 
     async def webhook(
         self, client: discord.Client, game: int, person: int
@@ -59,8 +74,20 @@ class Followups:
         discord.py makes `Interaction.followup` (so it sends ephemeral messages); None if they
         have not acted there in the last 14 minutes."""
         token = await self.client.get(keys.follow_up(chat_key(game), person))
-        if token is None or client.application_id is None:
+        if token is None:
             return None
-        text = token.decode() if isinstance(token, bytes) else str(token)
-        payload: WebhookPayload = {"id": client.application_id, "type": 3, "token": text}
-        return discord.Webhook.from_state(data=payload, state=client._connection)
+        return _webhook(client, _text(token))
+
+
+def _text(value: object) -> str:
+    """A value read from Redis, as text."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _webhook(client: discord.Client, token: str) -> discord.Webhook | None:
+    """The followup webhook of the interaction `token`, made as discord.py makes
+    `Interaction.followup` (so it sends ephemeral messages)."""
+    if client.application_id is None:
+        return None
+    payload: WebhookPayload = {"id": client.application_id, "type": 3, "token": token}
+    return discord.Webhook.from_state(data=payload, state=client._connection)

@@ -251,7 +251,8 @@ def follow_up(chat: str, person: int) -> str:
 
 
 def follow_up_hand(chat: str, person: int) -> str:
-    """String: the token of `person`'s newest interaction in the Discord channel `chat` whose
-    answer is their hand with its buttons, shown to them alone (same time to live): a hand
-    followed up to them later takes those buttons off it."""
+    """String: `person`'s newest message with buttons shown to them alone in the Discord
+    channel `chat` (their hand, or their result with Play again): "<token> <message id>", the
+    interaction it is of, with " original" where it is that interaction's original message
+    (same time to live). A hand or result shown to them later takes those buttons off it."""
     return f"{follow_up(chat, person)}:hand"
