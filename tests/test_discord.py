@@ -554,14 +554,15 @@ async def test_a_game_with_foresight_wings_and_closed_dms_reads_well(
 
 
 async def test_a_dealer_asked_to_bid_again_with_closed_dms_is_told_where(dc: Bot) -> None:
-    """Hidden bids with notequal, and nobody's DMs open: the dealer bids first, and once the
+    """Hidden bids with notequal and wings, nobody's DMs open: the dealer bids first, and once the
     last bid makes the bids add up to the one trick, the dealer is asked to bid again. The
     round's notices pinged once; the dealer's ephemeral hand still shows their bid. They are
     told where to act: their hand as it is now, with its buttons, follows up their newest
     interaction, shown to them alone; nobody is pinged, and the channel says only what the
-    table says."""
+    table says. With wings, the hand they bid on still offered a mark: it is left behind
+    without its buttons, so one copy of their hand alone asks."""
     players = people(dc, "Ann", "Bob", "Cid", closed=("Ann", "Bob", "Cid"))
-    await seat(dc, players, bids="hidden", notequal="on")
+    await seat(dc, players, bids="hidden", notequal="on", wings="on")
     await dc.command(players[0], "start")
     line = next(text for text in dc.table().content.splitlines() if "(dealer)" in text)
     deals = next(user for user in players if f" {user.name} (dealer)" in line)
