@@ -558,3 +558,52 @@ async def test_a_move_indexed_as_a_refused_reminder_sets_its_entry_stays_indexed
     assert table.game.round is not None
     assert table.game.round.turn == 2  # the AI's
     await indexed_in_time(redis_client)
+
+
+class LateReads(aioredis.Redis):
+    """A client of the real test server that hands back Redis's answer to the next run of one
+    script (`late`, its SHA-1) only once `gate` is set (`answered` is set when Redis has
+    answered it): a read Redis answered before a write, taken in after the write's answer."""
+
+    late: str | None = None
+    answered: asyncio.Event
+    gate: asyncio.Event
+
+    async def execute_command(self, *args: object, **options: object) -> object:
+        answer = await super().execute_command(*args, **options)
+        if args[0] == "EVALSHA" and args[1] == self.late:
+            self.late = None
+            self.answered.set()
+            await self.gate.wait()
+        return answer
+
+
+async def test_a_read_taken_in_after_a_newer_write_leaves_the_chat_known_as_written(
+    redis_url: str,
+) -> None:
+    """A timer's read of a chat is answered by Redis just before a player's move there is
+    written, and taken in just after it: the worker knows the chat as the move left it, not as
+    the read found it. Knowing the chat a version back, the move's run of AI moves (which reads
+    the chat as known) found nobody for the AI to play for and stopped; the game waited for
+    the AI until its deadline for a dead worker (`ai_grace`) made the move."""
+    client = LateReads.from_url(redis_url, socket_timeout=None)
+    client.answered, client.gate = asyncio.Event(), asyncio.Event()
+    try:
+        here = Driver(service(client, seed=5), people(3), seed=5)
+        await here.lobby(["rounds=short"])
+        store = here.svc.store
+        version = (await raw(client))[0]
+        client.late = store._load.sha
+        reading = asyncio.create_task(store.load(CHAT))
+        await client.answered.wait()
+        user, payload = here.choices()[0]
+        moved = await here.svc.handle(CHAT, user, Request(Kind.BUTTON, payload))
+        assert not moved.alert, moved.answer
+        assert (await raw(client))[0] == version + 1
+        client.gate.set()
+        assert (await reading).version == version  # the read, as Redis answered it
+        known = store.known(CHAT)
+        assert known is not None
+        assert known.version == version + 1
+    finally:
+        await client.aclose()

@@ -582,12 +582,12 @@ class Store:
 
     @timed("load")
     async def load(self, chat: str, update_id: str | None = None) -> Snapshot:
-        sent = time.time()
+        sent, asked = time.time(), time.monotonic()
         version, blob, results, settings, seen, *now, marks, note = await self._load(
             keys=[keys.game(chat), keys.settings(chat), keys.update(chat, update_id or "-")]
         )
         self._timed(now, sent)
-        known = self._read(chat, int(version or 0), blob, results, settings, marks)
+        known = self._read(chat, int(version or 0), blob, results, settings, marks, asked)
         closed = self._closed(chat, note, known.version)
         return Snapshot(
             version=known.version,
@@ -639,10 +639,21 @@ class Store:
         return Settings.from_json(await self.client.get(keys.settings(chat)), self.defaults)
 
     def _read(
-        self, chat: str, version: int, blob: bytes, results: bytes, settings: bytes, marks: object
+        self,
+        chat: str,
+        version: int,
+        blob: bytes,
+        results: bytes,
+        settings: bytes,
+        marks: object,
+        asked: float,
     ) -> _Known:
         """Keep the chat as just read (its table and settings parsed unless the bytes are those
-        known already) and return it."""
+        known already) and return it; but where an answer taken in since the read was asked
+        (`asked`, monotonic) made the chat known at a newer version, that stays: Redis answered
+        the read before a write of this worker's that was taken in first (a timer's read beside
+        a move), and the chat as read would send the next request, or the AI's run, back to
+        the version before it."""
         blob, results, settings = blob or b"", results or b"", settings or b""
         known = self._known.get(chat)
         if known is not None and known.blob == blob and known.results == results:
@@ -653,8 +664,10 @@ class Store:
             parsed = known.settings
         else:
             parsed = Settings.from_json(settings or None, self.defaults)
-        known = _Known(version, blob, results, settings, table, parsed, 0.0, _marks(marks))
-        return self._keep(chat, known)
+        read = _Known(version, blob, results, settings, table, parsed, 0.0, _marks(marks))
+        if known is not None and known.at > asked and known.version > version:
+            return read
+        return self._keep(chat, read)
 
     def _timed(self, now: list[Any], sent: float) -> None:
         """Take in Redis's time (seconds, microseconds) as an answer gave it, to a request sent
@@ -718,6 +731,7 @@ class Store:
                 names.append(journal[0])
                 args += [repr(journal[1]), chat, JOURNAL_TTL]
         self._stamp(args)
+        asked = time.monotonic()
         if self.cluster:
             answer, sent = await self._cas_replicated(names, args)
         else:
@@ -731,7 +745,7 @@ class Store:
             return None
         if done != 1:  # a conflict: the chat as it is now
             current, blob_now, results_now, settings_now, marks = answer[3:]
-            self._read(chat, int(current), blob_now, results_now, settings_now, marks)
+            self._read(chat, int(current), blob_now, results_now, settings_now, marks, asked)
             return False
         known = self._known.get(chat)
         if known is None or known.version != version:
