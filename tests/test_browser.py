@@ -838,6 +838,24 @@ async def test_a_move_on_a_web_only_workers_page_is_made_by_the_chats_worker(
         assert not bot.real_errors()
 
 
+async def behind(
+    browser: Browser, bot: Bot, table: WebTable, link: str
+) -> tuple[Page, list[Route]]:
+    """Ann's page of `link` on a phone, caught up with the game as it is now, then behind: its
+    event stream held unanswered (the requests held are the list), so it hears of no move."""
+    version, _, _ = await bot.front.service.snapshot(CHAT)
+    page = await browser.new_page(viewport=PHONE)
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:  # a function: Playwright takes no bound method of a list
+        held.append(route)
+
+    await page.route("**/api/events?**", hold)
+    await page.goto(f"http://127.0.0.1:{table.port}/?link={link}")
+    await caught_up(page, version)
+    return page, held
+
+
 async def test_a_move_the_chats_worker_refuses_is_said_on_a_web_only_workers_page(
     browser: Browser, redis_url: str
 ) -> None:
@@ -852,16 +870,7 @@ async def test_a_move_the_chats_worker_refuses_is_said_on_a_web_only_workers_pag
         web_only(redis_url, Relay) as (table, _),
     ):
         link = await telegram_game(bot, (ANN, BOB), 1, "bids=hidden")
-        version, _, _ = await bot.front.service.snapshot(CHAT)
-        page = await browser.new_page(viewport=PHONE)
-        held: list[Route] = []
-
-        def hold(route: Route) -> None:
-            held.append(route)  # the stream never answered: the page hears of no move
-
-        await page.route("**/api/events?**", hold)
-        await page.goto(f"http://127.0.0.1:{table.port}/?link={link}")
-        await caught_up(page, version)
+        page, held = await behind(browser, bot, table, link)
         await move(bot, (ANN,))  # her bid, in the chat
         async with page.expect_response("**/api/move") as answered:
             await page.locator("#ask button.bid").first.click()
@@ -894,16 +903,7 @@ async def test_a_relayed_move_held_longer_than_its_page_asks_is_said_once_refuse
     took the first answer for the move made, said nothing and was busy no longer 5 s later."""
     async with running(redis_url) as bot, web_only(redis_url, SlowTaker, 0.5) as (table, _):
         link = await telegram_game(bot, (ANN, BOB), 1, "bids=hidden")
-        version, _, _ = await bot.front.service.snapshot(CHAT)
-        page = await browser.new_page(viewport=PHONE)
-        held: list[Route] = []
-
-        def hold(route: Route) -> None:
-            held.append(route)  # the stream never answered: the page hears of no move
-
-        await page.route("**/api/events?**", hold)
-        await page.goto(f"http://127.0.0.1:{table.port}/?link={link}")
-        await caught_up(page, version)
+        page, held = await behind(browser, bot, table, link)
         await move(bot, (ANN,))  # her bid, in the chat
         relay = Relay(bot.client)
         await relay.join("tg")

@@ -12,6 +12,7 @@ import random
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import pytest
@@ -57,11 +58,11 @@ async def cluster_client(cluster: Cluster) -> AsyncIterator["aioredis.RedisClust
 
 @contextlib.asynccontextmanager
 async def cluster_client_of(
-    cluster: Cluster, timeout: float
+    cluster: Cluster, timeout: float, emptied: bool = True
 ) -> AsyncIterator["aioredis.RedisCluster"]:
     """A client of the cluster as the bot makes one with `redis_timeout` `timeout`, every
-    master emptied first."""
-    for node in cluster.nodes:
+    master emptied first (unless not `emptied`), with the slot map as it is now."""
+    for node in cluster.nodes if emptied else ():
         if node.running:
             with redis.Redis(port=node.port) as plain:
                 if plain.info("replication").get("role") == "master":
@@ -467,16 +468,9 @@ async def test_the_first_requests_after_a_master_failed_over_are_served(
             assert await raw(reader, first) > before
 
 
-@contextlib.asynccontextmanager
-async def stale_client(cluster: Cluster) -> AsyncIterator["aioredis.RedisCluster"]:
+def stale_client(cluster: Cluster) -> AbstractAsyncContextManager["aioredis.RedisCluster"]:
     """Another client of the cluster as the bot makes one, with the slot map as it is now."""
-    client = redis_client(cluster.url, 2.0, cluster=True)
-    assert isinstance(client, aioredis.RedisCluster)
-    await client.initialize()
-    try:
-        yield client
-    finally:
-        await client.aclose()
+    return cluster_client_of(cluster, 2.0, emptied=False)
 
 
 async def test_a_pipeline_that_meets_clusterdown_is_sent_again_whole(
