@@ -856,6 +856,16 @@ async def behind(
     return page, held
 
 
+async def says_and_waits_no_more(page: Page, words: str) -> None:
+    """Wait (10 s at most) until the page says `words` and is busy no longer."""
+    await page.wait_for_function(
+        "words => document.getElementById('message').textContent === words"
+        " && !document.body.classList.contains('busy')",
+        arg=words,
+        timeout=10_000,
+    )
+
+
 async def test_a_move_the_chats_worker_refuses_is_said_on_a_web_only_workers_page(
     browser: Browser, redis_url: str
 ) -> None:
@@ -875,11 +885,7 @@ async def test_a_move_the_chats_worker_refuses_is_said_on_a_web_only_workers_pag
         async with page.expect_response("**/api/move") as answered:
             await page.locator("#ask button.bid").first.click()
         assert (await answered.value).status == 202
-        await page.wait_for_function(
-            "() => document.getElementById('message').textContent === 'You have already bid.'"
-            " && !document.body.classList.contains('busy')",
-            timeout=10_000,
-        )
+        await says_and_waits_no_more(page, "You have already bid.")
         assert held
         await bot.idle()
         assert not bot.real_errors()
@@ -913,11 +919,7 @@ async def test_a_relayed_move_held_longer_than_its_page_asks_is_said_once_refuse
         assert await (await asked.value).json() == {"ok": True, "answer": None, "pending": True}
         front = bot.front
         async with relaying(front.service, front.show_async, "tg", bot.client, 1.0, claim=0.5):
-            await page.wait_for_function(
-                "() => document.getElementById('message').textContent === 'You have already bid.'"
-                " && !document.body.classList.contains('busy')",
-                timeout=10_000,
-            )
+            await says_and_waits_no_more(page, "You have already bid.")
         assert held
         await bot.idle()
         assert not bot.real_errors()
