@@ -78,6 +78,9 @@ class SlotPost(Protocol):
     def notify(self) -> bool: ...
 
     @property
+    def quiet(self) -> bool: ...
+
+    @property
     def again(self) -> bool: ...
 
     @property
@@ -112,11 +115,14 @@ def newest(older: P, newer: P) -> P | None:
     """Of two posts for one slot, the one to send: the newer by the game's version when both
     have one (outcomes handled at once may be queued out of order), else the later; a new
     message if either asked for one (then not an edit only, `Message.only_edit`, even if the
-    newer is); shown again only where behind if both were. None when
-    the later is a new message and the one waiting an edit: both go, in order, for a new
-    message leaves the slot's message before as it is (the edit is its last state: a hand's
-    turn that is gone, say, no longer asked for). A bare post shown again (`SlotMap.unbutton`)
-    merges with another such post only: else both go, in order, each deciding as it goes.
+    newer is), with a sound if the one dropped was a new message with one (a turn's hand
+    waiting for the chat's pace, replaced by the same hand posted quietly under a coach's
+    review: the person is still rung for their turn); shown again only where behind if both
+    were. None when the later is a new message and the one waiting an edit: both go, in order,
+    for a new message leaves the slot's message before as it is (the edit is its last state: a
+    hand's turn that is gone, say, no longer asked for). A bare post shown again
+    (`SlotMap.unbutton`) merges with another such post only: else both go, in order, each
+    deciding as it goes.
     A bare post (`Message.strip`) after a post with a text takes the buttons off that text:
     the two are that post as the strip leaves it (without buttons, saying the strip's `behind`
     if it has one), of the newer version. Kept alone, the bare post found the slot's message
@@ -142,6 +148,8 @@ def newest(older: P, newer: P) -> P | None:
         return None
     if older.notify and not newer.notify:
         newer = replace(newer, notify=True, only_edit=False)
+    if older.notify and not older.quiet and newer.quiet:  # its sound, never made, is still due
+        newer = replace(newer, quiet=False)
     if newer.again and not older.again:
         newer = replace(newer, again=False)
     return newer

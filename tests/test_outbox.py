@@ -13,7 +13,7 @@ from PIL import ImageFont
 
 from adapters.discord import render as discord_render
 from adapters.discord import sender as discord_sender
-from adapters.outbox import FAST, Budget, Limits, Outbox, Rest
+from adapters.outbox import FAST, Budget, Limits, Outbox, Rest, newest
 from adapters.telegram import sender as telegram_sender
 from adapters.telegram.render import Key, Post, coalesce
 from bot.store.redis_server import free_port
@@ -169,6 +169,34 @@ async def test_a_new_message_stays_new_when_an_edit_replaces_it() -> None:
     assert merged.html == "hand: a card less"
     assert merged.notify
     assert coalesce(newer, older) is None  # a new message does not replace an edit: both go
+
+
+@pytest.mark.parametrize("make", [Post, discord_render.Post])
+async def test_a_turn_that_rings_still_rings_when_a_quiet_post_replaces_it(make: type) -> None:
+    """A person's new turn (a new message with a sound) still waiting for their chat's pace when
+    the same hand is posted again quietly under a coach's review: the one post that goes rings
+    them, whichever of the two shows the newer version. A quiet post replaced by another stays
+    quiet; an edit after a turn's new message keeps its sound."""
+    slot = "tg:-5:hand"
+    turn = make(1, "hand: your bid?", slot=slot, notify=True, version=("g1", 7))
+    again = make(1, "hand: your bid?", slot=slot, notify=True, quiet=True, version=("g1", 7))
+    for older, newer in ((turn, again), (turn, replace(again, version=("g1", 8)))):
+        merged = newest(older, newer)
+        assert merged is not None
+        assert merged.notify
+        assert not merged.quiet
+    ahead = replace(again, version=("g1", 6))  # queued later, an older version: the turn goes
+    merged = newest(turn, ahead)
+    assert merged is not None
+    assert not merged.quiet
+    merged = newest(again, replace(again, version=("g1", 8)))
+    assert merged is not None
+    assert merged.quiet
+    edit = make(1, "hand: a card less", slot=slot, version=("g1", 8))
+    merged = newest(turn, edit)
+    assert merged is not None
+    assert merged.notify
+    assert not merged.quiet
 
 
 async def test_a_reminder_still_waiting_when_it_is_deleted_never_goes() -> None:
