@@ -3,6 +3,7 @@ driver that presses the buttons outcomes carry, checks of what every message sho
 worker script that other processes run (`python tests/service_helpers.py MODE ARGS`)."""
 
 import asyncio
+import contextlib
 import contextvars
 import hashlib
 import json
@@ -12,7 +13,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -753,6 +754,24 @@ async def reviews_posted(
                 await asyncio.sleep(interval / 4)
         await idle()
     return over
+
+
+@contextlib.contextmanager
+def reviews_held(services: "GameService | Sequence[GameService]") -> Iterator[None]:
+    """While inside, no tick of `services` hands over the coach's reviews: those worked out
+    wait (`Coach.waiting` counts them) for the first tick after. A move whose posts are paced
+    (a person's private chat takes about one a second) meets its round's reviews in the outbox
+    or not, as the reviews are worked out in time or not: held while the move is handled, they
+    come after its posts always, and a game's transcript reads the same every run."""
+    every = [services] if isinstance(services, GameService) else list(services)
+    coaches = [svc.coach for svc in every]
+    for coach in coaches:
+        coach.ready = lambda scope: []  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        for coach in coaches:
+            del coach.ready  # the class's own again
 
 
 @dataclass
