@@ -925,6 +925,31 @@ async def test_a_relayed_move_held_longer_than_its_page_asks_is_said_once_refuse
         assert not bot.real_errors()
 
 
+async def test_a_relayed_move_whose_outcome_cannot_be_asked_is_said_unsure(
+    browser: Browser, redis_url: str
+) -> None:
+    """As the first above (Ann's bid made in the chat, her page behind, the page's bid refused
+    by the chat's worker), but every ask of the page about its bid fails (the connection lost
+    meanwhile): with no newer view come, the page says it cannot tell whether the move was made,
+    busy no longer. It said nothing: the player thought the bid made."""
+    async with (
+        running(redis_url) as bot,
+        relaying(bot.front.service, bot.front.show_async, "tg", bot.client, 1.0),
+        web_only(redis_url, Relay) as (table, _),
+    ):
+        link = await telegram_game(bot, (ANN, BOB), 1, "bids=hidden")
+        page, held = await behind(browser, bot, table, link)
+        await move(bot, (ANN,))  # her bid, in the chat
+        await page.route("**/api/relayed?**", lambda route: route.abort())
+        async with page.expect_response("**/api/move") as answered:
+            await page.locator("#ask button.bid").first.click()
+        assert (await answered.value).status == 202
+        await says_and_waits_no_more(page, "Your move may not have been made: look at the table.")
+        assert held
+        await bot.idle()
+        assert not bot.real_errors()
+
+
 async def test_a_page_whose_stream_was_refused_listens_again_once_it_may(
     browser: Browser, redis_url: str
 ) -> None:

@@ -68,6 +68,9 @@ WORDS: dict[str, str] = {
     "options": N_("Options"),
     "reconnecting": N_("Reconnecting…"),
     "unreachable": N_("The table cannot be reached: check the connection."),
+    # TRANSLATORS: said on the web table when a move was sent but the page could not learn
+    # whether the game took it (the connection lost meanwhile), and the table shows no change
+    "unsure": N_("Your move may not have been made: look at the table."),
     "bid": N_("Bid"),
     "tricks": N_("Tricks"),
     "points": N_("Points"),

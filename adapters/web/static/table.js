@@ -158,7 +158,9 @@ function hideHint() {
 // event stream, and the page stays busy until a newer version does. Should none come within
 // ASK_MS, the page asks what became of it, again while the answer is that the worker has not
 // answered yet (each ask waits a few seconds for it; the server says so for a minute at most):
-// a refusal is said; a move made is waited for a few seconds more (WAIT_MS).
+// a refusal is said; a move made is waited for a few seconds more (WAIT_MS). An ask that fails
+// (the connection lost) is waited for as well: if no newer view came by then, the page says it
+// cannot tell whether the move was made.
 let relayed = null;
 const ASK_MS = 500;
 const WAIT_MS = 5000;
@@ -178,10 +180,17 @@ async function askRelayed(waiting, entry, update) {
     try {
       said = await api(`api/relayed?entry=${encodeURIComponent(entry)}&update=${encodeURIComponent(update)}`);
     } catch {
-      said = { ok: true }; // not known: the event stream shows the move made, or the wait ends
+      said = { ok: true, unknown: true }; // the event stream shows the move made, or it is said
     }
     if (relayed !== waiting) return;
   } while (said.pending);
+  if (said.unknown) {
+    waiting.timer = setTimeout(() => {
+      settled();
+      say(w("unsure"));
+    }, WAIT_MS);
+    return;
+  }
   if (said.ok) {
     waiting.timer = setTimeout(settled, WAIT_MS);
     return;
