@@ -18,6 +18,7 @@ from bot import tokens
 from bot.ai import LEVELS
 from bot.show.i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, Texts, texts
 from bot.show.option_words import SETTINGS, setting_label
+from bot.show.stats import level_word
 from bot.show.themes import Theme, parse_card_text, parse_suit_text, suit_name, theme_name
 from bot.tokens import Action
 from engine import Card, Suit
@@ -227,6 +228,23 @@ def _same(*values: str) -> tuple[tuple[str, str], ...]:
     return tuple((value, value) for value in values)
 
 
+def _named_and_typed(t: Texts, name: str, value: str) -> str:
+    """A value as a list shows it: its `name` in the reader's language, and the word typed for
+    it (`schwer (hard)`, `Völker (races)`), so that typing the word finds it in every language;
+    the word alone where the name is it (`normal`)."""
+    return value if name.casefold() == value.casefold() else f"{name} ({value})"
+
+
+def _level_shown(t: Texts, level: str) -> str:
+    """An AI level as a list shows it (`_named_and_typed`): `сложный (hard)`."""
+    return _named_and_typed(t, level_word(t, level), level)
+
+
+def _theme_shown(t: Texts, theme: str) -> str:
+    """A deck theme as a list shows it (`_named_and_typed`): `Völker (races)`."""
+    return _named_and_typed(t, theme_name(t, Theme(theme)), theme)
+
+
 def _setting_shown(t: Texts, setting: str) -> str:
     """A setting as a list shows it: as the host's toggle does while it holds, and as typed
     (`✅ wings (wings=on)`), so that typing the word finds it in every language."""
@@ -343,6 +361,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
             "level",
             N_("The AI's level: easy, normal or hard"),
             _same(*LEVELS),
+            _level_shown,
         ),
         who=Who.SEATED,
     ),
@@ -479,6 +498,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
             option="name",
             about=N_("A deck theme: colours, races or french"),
             choices=_same(*(theme.value for theme in Theme)),
+            shown=_theme_shown,
         ),
         table=False,
         public=True,

@@ -2044,8 +2044,13 @@ async def test_options_that_take_known_words_offer_them_as_choices(dc: Bot) -> N
     german = {c["value"]: c["name_localizations"]["de"] for c in setting["choices"]}
     assert german["bids=hidden"] == "Ansagen: verdeckt (bids=hidden)"
     assert german["wings=on"] == "✅ Flügel (wings=on)"
+    # a level and a deck show in the reader's language too, with the word they are typed as
     (level,) = synced["addbot"]["options"]
-    assert all(not c.get("name_localizations") for c in level["choices"])  # the words alone
+    german = {c["value"]: c["name_localizations"]["de"] for c in level["choices"]}
+    assert german == {"easy": "leicht (easy)", "normal": "normal", "hard": "schwer (hard)"}
+    (deck,) = synced["theme"]["options"]
+    german = {c["value"]: c["name_localizations"]["de"] for c in deck["choices"]}
+    assert german["races"] == "Völker (races)"
     assert choices("removebot") == {}
     assert "choices" not in synced["stats"]["options"][0]
     ann, bob, cid = people(dc, "Ann", "Bob", "Cid")
@@ -2055,6 +2060,42 @@ async def test_options_that_take_known_words_offer_them_as_choices(dc: Bot) -> N
         await dc.command(ann, "options", setting=setting)
         assert dc.last_reply().endswith("bot: Done"), setting
     await dc.command(ann, "addbot", level="hard")
+    assert "🤖" in dc.lobby().content
+
+
+async def test_ai_levels_and_decks_are_offered_in_every_language_discord_has(dc: Bot) -> None:
+    """/addbot's levels and /theme's decks are offered by their names in the language of each
+    person's client, in every Discord locale that has a catalog (Latvian has none: Discord has
+    no Latvian locale); the value picked is the English word, as typed. They were English in
+    every language."""
+    synced = {c["name"]: c for c in dc.fake.commands}
+    locales = {"de", "es-ES", "es-419", "fr", "it", "ko", "nl", "pl", "pt-BR", "ro", "ru"}
+    for command in ("addbot", "theme"):
+        (option,) = synced[command]["options"]
+        for choice in option["choices"]:
+            assert set(choice["name_localizations"]) == locales, (command, choice)
+    (level,) = synced["addbot"]["options"]
+    russian = {c["value"]: c["name_localizations"]["ru"] for c in level["choices"]}
+    assert russian == {
+        "easy": "лёгкий (easy)",
+        "normal": "средний (normal)",
+        "hard": "сложный (hard)",
+    }
+    korean = {c["value"]: c["name_localizations"]["ko"] for c in level["choices"]}
+    assert korean["hard"] == "어려움 (hard)"
+    (deck,) = synced["theme"]["options"]
+    french = {c["value"]: c["name_localizations"]["fr"] for c in deck["choices"]}
+    assert french == {
+        "colours": "Couleurs (colours)",
+        "races": "Peuples (races)",
+        "french": "Jeu classique (french)",
+    }
+    spanish = {c["value"]: c["name_localizations"]["es-ES"] for c in deck["choices"]}
+    assert spanish["french"] == "Baraja francesa (french)"
+    ann, bob = people(dc, "Ann", "Bob")
+    await dc.command(ann, "join")
+    await dc.command(bob, "join")
+    await dc.command(ann, "addbot", level="easy")  # the value a localized choice sends
     assert "🤖" in dc.lobby().content
 
 

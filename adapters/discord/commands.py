@@ -130,7 +130,8 @@ def option_description(text: str) -> app_commands.locale_str:
 
 
 def choices(name: str, spec: Spec) -> list[app_commands.Choice[str]]:
-    """The choices of a command's option: English names, marked for the translator."""
+    """The choices of a command's option: English names, marked for the translator (which
+    names them in each language, where the command's `shown` says how)."""
     return [
         app_commands.Choice(
             name=app_commands.locale_str(shown, command=name, value=value), value=value
@@ -141,8 +142,10 @@ def choices(name: str, spec: Spec) -> list[app_commands.Choice[str]]:
 
 class Translator(app_commands.Translator):
     """Gives Discord the commands' and options' descriptions, and the names of the choices
-    that have them (`/options`'), in every language with a catalog (Discord shows each person
-    the ones of their client's language). Names are not translated:
+    (`/options`' settings, `/addbot`'s levels, `/theme`'s decks, each with the word it sends:
+    `schwer (hard)`), in every language with a catalog that Discord has a locale for (`LOCALES`):
+    Discord shows each person the ones of their client's language. Discord has no Latvian
+    locale, so a Latvian client shows them in English. Commands' names are not translated:
     the bot's texts (the help, the lobby, refusals...) name commands in English, as everyone who
     reads a channel does whatever their client's language, so the name a person reads is the
     one their client offers."""
