@@ -1500,3 +1500,22 @@ async def test_an_ai_level_is_named_in_the_chats_language_and_looked_up_so_too(
     assert (await ask(svc, GROUP, BOB, Kind.STATS, "norm")).answer == (
         "Здесь не играл никто по имени norm.\nМожет быть, имеется в виду:\n/stats средний"
     )
+
+
+async def test_an_ai_levels_word_is_taken_with_or_without_its_yo(
+    redis_client: aioredis.Redis,
+) -> None:
+    """Russian writes the easy level `лёгкий`, and many type it `легкий` (without the dots,
+    as most keyboards lead them to): /stats takes either, in either case, as it takes the
+    word shown. `легкий` found nobody."""
+    svc = service(redis_client, seed=11, clock=Clock(NOW))
+    driver = Players(svc, [ANN, BOB], chat=GROUP, seed=10)
+    await driver.lobby(["rounds=short"], start=False)
+    await driver.ok(ANN, Kind.ADD_AI, "easy")
+    await driver.ok(ANN, Kind.START)
+    await driver.play_to_end()
+    await ask(svc, GROUP, ANN, Kind.LANGUAGE, "ru")
+    assert "ИИ (лёгкий)" in text_of(await ask(svc, GROUP, ANN, Kind.TOP))
+    for word in ("лёгкий", "легкий", "ЛЕГКИЙ", "Лёгкий", "easy"):
+        head = text_of(await ask(svc, GROUP, BOB, Kind.STATS, word)).splitlines()[0]
+        assert head == "📊 ИИ (лёгкий)", word

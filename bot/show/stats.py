@@ -67,11 +67,18 @@ def level_word(t: Texts, level: str) -> str:
     return t.pgettext(LEVEL, level)
 
 
+def _typed_as(word: str) -> str:
+    """A level's word as compared with what was typed: folded as a name (`folded_name`), and
+    Russian `ё` as the plain letter it is often typed as, without its dots (`легкий` for
+    `лёгкий`)."""
+    return folded_name(word).replace("ё", "е")
+
+
 def typed_level(t: Texts, name: str) -> str | None:
     """The AI level whose word in the language of `t` a name typed to /stats is (`Сложный`:
-    `hard`); None if it is none."""
-    wanted = folded_name(name)
-    return next((lv for lv in LEVEL_WORDS if folded_name(level_word(t, lv)) == wanted), None)
+    `hard`; `легкий` or `лёгкий`: `easy`); None if it is none."""
+    wanted = _typed_as(name)
+    return next((lv for lv in LEVEL_WORDS if _typed_as(level_word(t, lv)) == wanted), None)
 
 
 def level_name(t: Texts, level: str) -> str:
