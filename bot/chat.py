@@ -39,7 +39,7 @@ from bot.show.screens import (
     table_message,
 )
 from bot.show.seating import ROBOT, Seating, seating
-from bot.show.themes import Theme, theme_name
+from bot.show.themes import Theme, theme_in_a_sentence
 from bot.store import Snapshot, Write
 from bot.table import COACH, Settings, Table, new_game_id
 from engine import (
@@ -244,7 +244,7 @@ def _save_settings(ctx: Context, settings: Settings) -> Result:
     text = look.t(
         "Settings saved: {language}, cards: {theme}.",
         language=look.t.name_in_a_sentence,
-        theme=theme_name(look.t, look.theme),
+        theme=theme_in_a_sentence(look.t, look.theme),
     )
     table = ctx.snap.table
     write = Write(table=table, ttl=ttl(ctx.config, table), settings=settings)

@@ -203,15 +203,23 @@ async def test_saved_settings_name_the_deck_as_its_language_does(
 ) -> None:
     svc = service(redis_client)
     races = await svc.handle(CHAT, ANN, Request(Kind.THEME, "races"))
-    assert [m.text for m in races.messages] == ["Settings saved: English, cards: Races."]
+    assert [m.text for m in races.messages] == ["Settings saved: English, cards: races."]
     german = await svc.handle(CHAT, ANN, Request(Kind.LANGUAGE, "de"))
     said = [m.text for m in german.messages]
     assert said == ["Einstellungen gespeichert: Deutsch, Karten: Völker."]
-    # the language as a sentence writes it: Russian names it lower-case, as Spanish does
+    # the language and the deck as a sentence writes them: Russian names them lower-case, as
+    # Spanish does (the deck was capitalised as a list names it, `карты: Расы`)
     russian = await svc.handle(CHAT, ANN, Request(Kind.LANGUAGE, "ru"))
-    assert [m.text for m in russian.messages] == ["Настройки сохранены: русский, карты: Расы."]
+    assert [m.text for m in russian.messages] == ["Настройки сохранены: русский, карты: расы."]
     spanish = await svc.handle(CHAT, ANN, Request(Kind.LANGUAGE, "es"))
-    assert [m.text for m in spanish.messages] == ["Ajustes guardados: español, cartas: Razas."]
+    assert [m.text for m in spanish.messages] == ["Ajustes guardados: español, cartas: razas."]
+    french = await svc.handle(CHAT, ANN, Request(Kind.THEME, "french"))
+    assert [m.text for m in french.messages] == [
+        "Ajustes guardados: español, cartas: baraja francesa."
+    ]
+    german = await svc.handle(CHAT, ANN, Request(Kind.LANGUAGE, "de"))
+    said = [m.text for m in german.messages]
+    assert said == ["Einstellungen gespeichert: Deutsch, Karten: französisches Blatt."]
 
 
 async def test_play_again_starts_a_new_game_with_a_new_id(redis_client: aioredis.Redis) -> None:

@@ -16,6 +16,7 @@ from bot.show.themes import (
     parse_suit_text,
     suit_face,
     suit_name,
+    theme_in_a_sentence,
     theme_name,
 )
 from engine import DECK, JESTER, WIZARD, Card, Suit, parse_cards, sorted_hand
@@ -152,6 +153,25 @@ def test_theme_names() -> None:
     assert theme_name(texts("en"), Theme.FRENCH) == "French deck"
     assert theme_name(texts("de"), Theme.RACES) == "Völker"
     assert theme_name(texts("es"), Theme.COLOURS) == "Colores"
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+def test_a_decks_name_in_a_sentence_is_its_lists_name_as_a_sentence_writes_it(
+    language: str,
+) -> None:
+    """The settings message names the deck mid-sentence (`карты: расы`): the list's name
+    (`Расы`), its first letter as the language writes it there: lower-case but in German
+    (nouns), Korean (no case) and Dutch's `Frans` (a people's adjective). It was the list's
+    capitalised name in every language."""
+    t = texts(language)
+    capitalised = {"de": {Theme.COLOURS, Theme.RACES}, "nl": {Theme.FRENCH}, "en": {Theme.FRENCH}}
+    for theme in Theme:
+        named, written = theme_name(t, theme), theme_in_a_sentence(t, theme)
+        assert written[1:] == named[1:], (language, theme)
+        if theme in capitalised.get(language, set()) or language == "ko":
+            assert written == named, (language, theme)
+        else:
+            assert written[0] == named[0].lower() != named[0], (language, theme)
 
 
 @pytest.mark.parametrize("theme", THEMES)

@@ -30,7 +30,7 @@ import unicodedata
 from collections.abc import Iterable
 from enum import StrEnum
 
-from bot.show.i18n import LANGUAGES, N_, Texts, texts
+from bot.show.i18n import LANGUAGES, N_, NC_, Texts, texts
 from engine.cards import JESTER, RANK_OF, RANKS, SUIT_OF, WIZARD, Card, Suit, sorted_hand
 
 
@@ -49,7 +49,23 @@ THEME_NAMES: dict[Theme, str] = {
     Theme.RACES: N_("Races"),
     Theme.FRENCH: N_("French deck"),
 }
-"""Each theme's name as a player sees it (translate with `theme_name`)."""
+"""Each theme's name as a list shows it, capitalised (translate with `theme_name`)."""
+IN_A_SENTENCE = "deck in a sentence"
+"""The catalogs' context of a theme's name within a sentence (`THEME_WORDS`)."""
+THEME_WORDS: dict[Theme, str] = {
+    # TRANSLATORS: a deck's name within a sentence (`Settings saved: English, cards: colours.`),
+    # lower-case where your language writes it so (`цвета`, `colores`), else as `Farben`.
+    Theme.COLOURS: NC_("deck in a sentence", "colours"),
+    # TRANSLATORS: a deck's name within a sentence (`Settings saved: English, cards: races.`),
+    # lower-case where your language writes it so (`расы`, `razas`), else as `Völker`.
+    Theme.RACES: NC_("deck in a sentence", "races"),
+    # TRANSLATORS: a deck's name within a sentence (`Settings saved: English, cards: French
+    # deck.`), lower-case where your language writes it so (`baraja francesa`, `französisches
+    # Blatt`), a capital only where one is written mid-sentence.
+    Theme.FRENCH: NC_("deck in a sentence", "French deck"),
+}
+"""Each theme's name as a sentence writes it (`THEME_NAMES` as a list does): `races`,
+`расы`, `Völker` (translate with `theme_in_a_sentence`)."""
 
 SUIT_FACES: dict[Theme, dict[Suit, str]] = {
     Theme.COLOURS: {Suit.BLUE: "🔷", Suit.GREEN: "🟩", Suit.RED: "🔺", Suit.YELLOW: "⭐"},
@@ -113,6 +129,12 @@ def read_faces(suit: Suit) -> tuple[str, ...]:
 def theme_name(t: Texts, theme: Theme) -> str:
     """The theme's name in the language of `t`."""
     return t.gettext(THEME_NAMES[theme])
+
+
+def theme_in_a_sentence(t: Texts, theme: Theme) -> str:
+    """The theme's name as a sentence in the language of `t` writes it (`карты: расы`, where
+    `theme_name` is capitalised as a list writes it, `Расы`)."""
+    return t.pgettext(IN_A_SENTENCE, THEME_WORDS[theme])
 
 
 def suit_face(suit: Suit, theme: Theme) -> str:
