@@ -461,8 +461,9 @@ def test_no_word_after_a_name_takes_a_gender() -> None:
 
 
 def test_a_role_in_brackets_after_a_name_takes_no_gender() -> None:
-    """A Polish participle or a Romance or Latvian agent noun in brackets after a name is a
-    man's (`Ania (rozdający)`, `Ana (repartidor)`, `Anne (donneur)`): `check` names it."""
+    """A Polish participle or a Romance, Latvian or German agent noun in brackets after a name
+    is a man's (`Ania (rozdający)`, `Ana (repartidor)`, `Anne (donneur)`, `Anna (Geber)`,
+    `Ana (dealer)`): `check` names it."""
     samples = {
         "pl": ("wybiera {name} (rozdający)", "wybiera {name} (rozdaje)"),
         "es": ("{name} (repartidor) elige", "quien reparte ({name}) elige"),
@@ -470,6 +471,8 @@ def test_a_role_in_brackets_after_a_name_takes_no_gender() -> None:
         "it": ("sceglie {name} (mazziere)", "sceglie chi dà le carte ({name})"),
         "fr": ("{name} (donneur) choisit", "{name}, qui distribue, choisit"),
         "lv": ("izvēlas {name} (dalītājs)", "izvēlas {name} (dala kārtis)"),
+        "de": ("{name} (Geber) wählt", "{name} gibt und wählt"),
+        "ro": ("alege {name} (dealer)", "alege {name} (împarte)"),
     }
     for language, (gendered, neutral) in samples.items():
         sample = Catalog(locale=language)

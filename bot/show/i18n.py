@@ -618,6 +618,8 @@ AGREEING: dict[str, "re.Pattern[str]"] = {
             ("it", "iere|iera|tore|trice"),
             ("fr", "eur|euse|rice"),
             ("lv", "tājs|tāja|ējs|ēja"),
+            ("de", "er|erin"),
+            ("ro", "er|tor|toare"),
         )
     },
 }
@@ -625,9 +627,11 @@ AGREEING: dict[str, "re.Pattern[str]"] = {
 name's gender: a past tense or a short adjective (Russian `{name} (сдающий) должен`, which
 read `Оля (сдающий) должен`; Polish `{name} zagrał`), or a participle or an agent noun in
 brackets (`{name} (сдающий)`, `Аня (сдающий)`, `Ania (rozdający)`, `Ana (repartidor)`,
-`Anne (donneur)`). A translation cannot know the person's gender, so it says it without one
-(`сдающему ({name}) нужно`, `{name} (сдаёт)`, `quien reparte ({name})`, `{name}, qui
-distribue,`)."""
+`Anne (donneur)`, `Anna (Geber)`, Romanian `Ana (dealer)`). A translation cannot know the
+person's gender, so it says it without one (`сдающему ({name}) нужно`, `{name} (сдаёт)`,
+`quien reparte ({name})`, `{name}, qui distribue,`, `{name} (gibt)`, `{name} (împarte)`).
+Dutch keeps `{name} (deler)`: an agent noun of common gender said of anyone, with no
+woman's form in use and nothing in the sentence agreeing with it."""
 
 
 def _language_of(catalog: "Catalog") -> str:
