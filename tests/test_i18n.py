@@ -483,6 +483,28 @@ def test_a_role_in_brackets_after_a_name_takes_no_gender() -> None:
         )
 
 
+def test_a_role_named_before_a_name_takes_no_gender() -> None:
+    """An agent noun naming a person before a colon is a man's as well (`primo mazziere:
+    {name}`, `pirmais dalītājs: {name}`, the dealer of a game's first round): `check` names it.
+    A verb there takes no gender (Latvian `Uzvarēja: {names}`, "won")."""
+    samples = {
+        "it": ("primo mazziere: {name}", "prima smazzata: {name}"),
+        "lv": ("pirmais dalītājs: {name}", "{name} sāk dalīt kārtis"),
+        "es": ("primer repartidor: {name}", "{name} reparte primero"),
+        "ro": ("primul dealer: {name}", "prima împărțire: {name}"),
+    }
+    for language, (gendered, neutral) in samples.items():
+        sample = Catalog(locale=language)
+        sample.add("{name} deals first", gendered)
+        sample.add("first deal: {name}", neutral)
+        assert i18n.agreement_problems(sample) == [f"'{{name}} deals first': {gendered!r}"], (
+            language
+        )
+    sample = Catalog(locale="lv")
+    sample.add("First place: {names}", "Uzvarēja: {names}")
+    assert i18n.agreement_problems(sample) == []
+
+
 def test_the_dealers_mark_takes_no_gender() -> None:
     """The table marks the dealer after their name (`Аня (сдаёт)`, `Ania (rozdaje)`); the mark
     was a participle or a noun, a man's form after every woman's name (`Аня (сдающий)`,

@@ -611,15 +611,18 @@ AGREEING: dict[str, "re.Pattern[str]"] = {
         r"|\s*\(\w+(?:ący|ąca|ny|na|ty|ta)\))"
     ),
     **{
-        language: re.compile(rf"\{{(?:name|names)\}}\s*\(\w+(?:{endings})\)")
-        for language, endings in (
-            ("es", "dor|dora|ero|era"),
-            ("pt", "dor|dora|eiro|eira"),
-            ("it", "iere|iera|tore|trice"),
-            ("fr", "eur|euse|rice"),
-            ("lv", "tājs|tāja|ējs|ēja"),
-            ("de", "er|erin"),
-            ("ro", "er|tor|toare"),
+        language: re.compile(
+            rf"\{{(?:name|names)\}}\s*\(\w+(?:{endings})\)"
+            rf"|\b\w+(?:{before})\s*:\s*\{{(?:name|names)\}}"
+        )
+        for language, endings, before in (
+            ("es", "dor|dora|ero|era", "dor|dora|ero|era"),
+            ("pt", "dor|dora|eiro|eira", "dor|dora|eiro|eira"),
+            ("it", "iere|iera|tore|trice", "iere|iera|tore|trice"),
+            ("fr", "eur|euse|rice", "eur|euse|rice"),
+            ("lv", "tājs|tāja|ējs|ēja", "tājs|tāja"),  # `Uzvarēja: {names}`, a verb: "won"
+            ("de", "er|erin", "er|erin"),
+            ("ro", "er|tor|toare", "er|tor|toare"),
         )
     },
 }
@@ -627,9 +630,11 @@ AGREEING: dict[str, "re.Pattern[str]"] = {
 name's gender: a past tense or a short adjective (Russian `{name} (сдающий) должен`, which
 read `Оля (сдающий) должен`; Polish `{name} zagrał`), or a participle or an agent noun in
 brackets (`{name} (сдающий)`, `Аня (сдающий)`, `Ania (rozdający)`, `Ana (repartidor)`,
-`Anne (donneur)`, `Anna (Geber)`, Romanian `Ana (dealer)`). A translation cannot know the
-person's gender, so it says it without one (`сдающему ({name}) нужно`, `{name} (сдаёт)`,
-`quien reparte ({name})`, `{name}, qui distribue,`, `{name} (gibt)`, `{name} (împarte)`).
+`Anne (donneur)`, `Anna (Geber)`, Romanian `Ana (dealer)`), or such a noun naming them before
+a colon (Italian `primo mazziere: {name}`, Latvian `pirmais dalītājs: {name}`). A translation
+cannot know the person's gender, so it says it without one (`сдающему ({name}) нужно`,
+`{name} (сдаёт)`, `quien reparte ({name})`, `{name}, qui distribue,`, `{name} (gibt)`,
+`{name} (împarte)`, `prima smazzata: {name}`, `{name} sāk dalīt kārtis`).
 Dutch keeps `{name} (deler)`: an agent noun of common gender said of anyone, with no
 woman's form in use and nothing in the sentence agreeing with it."""
 
