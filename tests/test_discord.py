@@ -487,7 +487,9 @@ async def test_a_game_with_foresight_wings_and_closed_dms_reads_well(
     Bob clears his mark once), an AI seat, and Cid, whose DMs are closed, playing from his
     ephemeral hands in the channel: what the channel and every DM show, compared with
     tests/golden/discord/foresight_wings.txt. A mark shows in its owner's hand alone: the
-    channel is never edited for one."""
+    channel is never edited for one. The hand that asks for a press is the newest message of
+    a DM, under a notice that a mark could not be played too, and of what the channel shows
+    Cid alone (`check_hands_last`)."""
     ann, bob, cid = players = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
     await seat(dc, players, foresight="on", wings="on")
     await dc.command(cid, "addbot")
@@ -518,7 +520,7 @@ async def test_a_game_with_foresight_wings_and_closed_dms_reads_well(
             break
         else:
             assert await move(dc)
-        check_hands_last(dc, [cid])  # what the channel shows him alone
+        check_hands_last(dc, players)  # in the DMs, and what the channel shows Cid alone
     else:
         raise AssertionError("the game did not end")
     assert len(marked) >= 10

@@ -4261,7 +4261,9 @@ async def test_a_game_with_foresight_and_wings_reads_well(
     """A whole 5-round game with foresight (round 1: each sees the others' cards, not their
     own) and wings (each person marks their hand's last card once a round, when not on turn),
     an AI seat among them: what the group and every private chat show, compared with
-    tests/golden/telegram/games/<WINGS_GAME>.txt. A mark shows in its owner's hand only."""
+    tests/golden/telegram/games/<WINGS_GAME>.txt. A mark shows in its owner's hand only. The
+    hand that asks for a press is the newest private message, under a notice that a mark could
+    not be played too (`reading.check_buttons_last`)."""
     people = (ANN, BOB, CID)
     await seat(tg, people)
     await tg.command(GROUP, CID, "/addbot")
@@ -4287,6 +4289,7 @@ async def test_a_game_with_foresight_and_wings_reads_well(
                 break
         else:
             await move(tg, people)
+        check_hands_last(tg, people)  # under a mark that could not be played too
     else:
         raise AssertionError("the game did not end")
     assert len(marked) >= 8

@@ -269,10 +269,12 @@ def _edited_again(hands: Sequence[tuple[HandScreen, bool]], index: int) -> bool:
 
 def _moved(look: Look, item: Moved, languages: Mapping[str, str]) -> list[Message]:
     """What moves show: round summaries and wings notices as their events come, then the game's
-    end (after the hands as it left them), or the table and the changed hands."""
+    end (after the hands as it left them), or the table and the changed hands (a hand under
+    its wings notice: `_under_notice`)."""
     view, seats = item.view, item.seating
     messages: list[Message] = []
     new_round = False
+    told: set[str] = set()
     for event in item.events:
         if isinstance(event, GameStarted):
             messages.append(lobby(look, view, seats))  # without its buttons now
@@ -289,8 +291,9 @@ def _moved(look: Look, item: Moved, languages: Mapping[str, str]) -> list[Messag
                 "🪽 {card} could not be played: choose a card.", card=mine.card(event.card)
             )
             messages.append(Message(text, to=event.to))
+            told.add(event.to)
     hands = [
-        hand_message(personal(look, languages, screen.player), screen, notify)
+        _under_notice(hand_message(personal(look, languages, screen.player), screen, notify), told)
         for index, (screen, notify) in enumerate(item.hands)
         if not _edited_again(item.hands, index)
     ]
@@ -301,6 +304,17 @@ def _moved(look: Look, item: Moved, languages: Mapping[str, str]) -> list[Messag
             messages.append(table_message(look, view, seats, new_round, item.notice))
         messages += hands
     return messages
+
+
+def _under_notice(hand: Message, told: set[str]) -> Message:
+    """A hand that asks for a press, of a person told privately in the same moves that their
+    wings mark could not be played: a new message under that notice, without a sound (the
+    notice rang), the one above losing its buttons, as under a coach's hint (`hand_again`).
+    An edit would leave it above the notice: the turn that dropped the mark may come on the
+    message of their bid (the last to bid, their turn came with the bid's move)."""
+    if hand.to not in told or not hand.buttons or hand.notify:
+        return hand
+    return replace(hand, notify=True, quiet=True)
 
 
 def _marked_only(item: Moved) -> bool:
