@@ -19,8 +19,10 @@ What it models, as Discord does:
   action rows of ≤ 5 buttons, custom ids 1-100 characters and unique, labels ≤ 80; a link
   button, style 5, has an http(s) url of ≤ 512 characters and no custom id, no other a url);
 - threads: a channel may be archived (`archive`), as Discord does after a thread's inactivity;
-  there a message cannot be edited (400, code 50083), a new message unarchives it unless it is
-  locked, and PATCH /channels/{id} with `archived: false` unarchives it (a locked one: 403);
+  there a message cannot be edited (400, code 50083), only deleted (an ephemeral one through
+  its interaction's webhook, as the bot's own through the channel), a new message unarchives
+  it unless it is locked, and PATCH /channels/{id} with `archived: false` unarchives it (a
+  locked one: 403);
   `archive` and `reopen` (a moderator opening a locked thread) return the THREAD_UPDATE payload
   the gateway sends then;
   a thread of the guild's channel (`add_thread`) sends its interactions as a thread's (type

@@ -2883,13 +2883,16 @@ async def test_a_player_whose_dms_are_closed_plays_on_in_a_locked_thread(dc: Bot
     it is now, with its buttons, as a followup of his newest interaction there, shown to him
     alone: playing only from the newest hand shown to him, he plays the game to its end.
     (Before, nothing came once he had bid: he had to guess when his turn was, and find a button
-    to press.) The lock's notice tells him so, not that the game goes on in his DMs."""
+    to press.) The lock's notice tells him so, not that the game goes on in his DMs. With
+    wings, the hand he bid on still offers its marks when his turn comes: that copy is
+    deleted (the thread takes no edit), so one hand alone shows him buttons
+    (`reading.check_one_with_buttons`; until 8 December 2026 it kept them)."""
     the_gateway_says(dc, "GUILD_CREATE", dc.fake.guild_create())
     thread = dc.fake.add_thread("wizards-night")
     ann, _bob, cid = players = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
     for user in players:
         await dc.command(user, "join", view=thread)
-    for setting in ("rounds=short", "bids=hidden"):
+    for setting in ("rounds=short", "bids=hidden", "wings=on"):
         await dc.command(ann, "options", view=thread, setting=setting)
     await dc.command(ann, "start", view=thread)
     notice = next(m for m in dc.fake.shown(thread) if f"<@{cid.id}>" in m.content)
@@ -2907,6 +2910,9 @@ async def test_a_player_whose_dms_are_closed_plays_on_in_a_locked_thread(dc: Bot
         mine = dc.fake.shown(thread, cid)
         newest = [m for m in mine if m.only == cid.id and "Round " in m.content][-1]
         assert moves_of(newest), newest.content  # his turn, and something to press
+        # the one hand shown him alone with buttons: those shown before lost theirs
+        alone = [(m.content, m.labels()) for m in mine if m.only == cid.id]
+        reading.check_one_with_buttons(cid.name, alone)
         await dc.press(thread, cid, newest, moves_of(newest)[0])
     else:
         raise AssertionError("the game did not end")

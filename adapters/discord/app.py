@@ -66,7 +66,7 @@ from adapters.discord.render import (
     strip_post,
     with_text,
 )
-from adapters.discord.sender import Delivery, Sender, drawn, is_hand, retryable
+from adapters.discord.sender import THREAD_ARCHIVED, Delivery, Sender, drawn, is_hand, retryable
 from adapters.discord.slots import Slots
 from adapters.discord.watch import connected, counting_trace
 from adapters.flood import Windows
@@ -614,7 +614,9 @@ class DiscordFrontEnd:
         """The message with buttons last shown to `person` alone in the channel `game` (their
         hand, or their result: `Followups.shown`) loses them, as `new` (their hand, or result,
         again) comes: a hand shows `new.behind` (the hand as it is now, asking nothing), a
-        result keeps its text. A player never sees two live copies of the same decision."""
+        result keeps its text. In a thread a moderator locked (`_locked`, or the edit refused
+        as archived), which takes no edit, it is deleted instead. A player never sees two live
+        copies of the same decision."""
         try:
             kept = await self.followups.shown(self.client, game, person)
         except StoreErrors as error:
@@ -623,13 +625,24 @@ class DiscordFrontEnd:
         if kept is None:
             return
         webhook, message = kept
+        target = ORIGINAL if message is None else message
         extra: dict[str, Any] = {}
         if new.round is not None:
             extra["content"] = new.behind or new.here
         try:
-            await webhook.edit_message(ORIGINAL if message is None else message, view=None, **extra)
+            if not await self._locked(game):
+                await webhook.edit_message(target, view=None, **extra)
+                return
         except discord.HTTPException as error:  # dismissed, say: the new one comes all the same
-            log.info("could not leave the hand of %s behind: %s", person, error)
+            if error.code != THREAD_ARCHIVED:
+                log.info("could not leave the hand of %s behind: %s", person, error)
+                return
+        # An archived thread (a moderator locked it) takes no edit, a deletion alone: the
+        # older copy goes, the new one under it shows all it did.
+        try:
+            await webhook.delete_message(target)
+        except discord.HTTPException as error:
+            log.info("could not take the hand of %s away: %s", person, error)
 
     async def _last_notice(
         self, game: int, base: str, number: int, game_id: str | None
