@@ -3335,6 +3335,39 @@ async def a_coach_game_with_closed_dms(
     assert not any("📝" in m.content for m in dc.fake.shown(dc.channel))  # for everyone
 
 
+async def test_a_result_again_under_a_review_that_came_while_the_last_press_was_answered(
+    dc: Bot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cid's DMs are closed at a coach table, and his press ends the game: its answer shows him
+    his result with Play again. The last round's review is worked out and posted while that
+    answer is still being made (before the worker keeps the result as the one with buttons
+    shown to him), with his result again under it. Either way one result alone offers Play
+    again: the one posted first loses it (`reading.check_one_with_buttons`; until 8 December
+    2026 the worker then kept the first one, and both offered Play again for good)."""
+    ann, _bob, cid = players = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
+    remember = dc.front._remember
+    met: list[bool] = []
+
+    async def meanwhile(interaction: Any, chat: str, **kept: Any) -> None:
+        shown = kept.get("shown")
+        answer = None if shown is None else dc.fake.messages.get(shown[0])
+        if interaction.user.id == cid.id and answer is not None and "Your place" in answer.content:
+            for _ in range(3000):  # the round's review reaches him, his result again under it
+                mine = [m for m in dc.fake.shown(dc.channel, cid) if m.only == cid.id]
+                if len([m for m in mine if "Your place" in m.content]) == 2:
+                    break
+                await asyncio.sleep(0.01)
+            else:
+                raise AssertionError("the last round's review did not come")
+            assert "📝 The coach on round 5" in mine[-2].content, mine[-2].content
+            met.append(True)
+        await remember(interaction, chat, **kept)
+
+    monkeypatch.setattr(dc.front, "_remember", meanwhile)
+    await a_coach_game_with_closed_dms(dc, ann, cid, players, in_turn(0))
+    assert met == [True]  # (his press ended the game)
+
+
 async def test_a_review_shown_alone_in_the_channel_has_the_hand_again_under_it(
     dc: Bot,
 ) -> None:

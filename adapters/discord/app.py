@@ -597,37 +597,83 @@ class DiscordFrontEnd:
         extra: dict[str, Any] = {}
         if (keys := buttons.view(failed.keys)) is not None:
             extra["view"] = keys
+        left = None
         if hand:
-            await self._leave_behind(failed.game, failed.user, failed)
+            left = await self._leave_behind(failed.game, failed.user, failed)
         try:
             sent = await webhook.send(failed.here, ephemeral=True, wait=True, **extra)
         except discord.HTTPException as error:
             log.info("could not follow up an interaction of %s: %s", failed.user, error)
             return
-        if hand and failed.keys and webhook.token is not None:
-            try:
-                await self.followups.show(failed.game, failed.user, webhook.token, sent.id)
-            except StoreErrors as error:
-                log.warning("could not keep the hand of %s: %s", failed.user, error)
+        if hand and failed.keys:
+            await self._keep(failed.game, failed.user, webhook, sent.id, failed, done=(left,))
 
-    async def _leave_behind(self, game: int, person: int, new: Post) -> None:
+    async def _keep(
+        self,
+        game: int,
+        person: int,
+        webhook: discord.Webhook,
+        message: int,
+        new: Post | None,
+        *,
+        original: bool = False,
+        done: tuple[int | None, ...] = (),
+    ) -> None:
+        """Keep `message` of `webhook`'s interaction (its `original` message, or a followup),
+        just shown to `person` alone in the channel `game` with its buttons (`new`: their hand,
+        or their result), as the one a later one leaves behind (`Followups.show`). Another one
+        kept meanwhile (not one of those `done` with: left behind already, or the one pressed)
+        was shown while this one was being posted (a round's review and the result again
+        under it, worked out while the answer to the game's last press was made): the older
+        of the two loses its buttons (`_leave_behind`), and the newer one, the lower in the
+        channel (Discord's ids grow with time), is kept."""
+        if webhook.token is None:
+            return
+        try:
+            kept = await self.followups.kept(game, person)
+            if kept is not None and kept[1] != message and kept[1] not in done:
+                if kept[1] > message:  # a newer one is under it: this one goes behind
+                    await self._unbutton(game, person, webhook, message, new, original)
+                    return
+                await self._leave_behind(game, person, new)
+            await self.followups.show(game, person, webhook.token, message, original)
+        except StoreErrors as error:
+            log.warning("could not keep the hand of %s: %s", person, error)
+
+    async def _leave_behind(self, game: int, person: int, new: Post | None) -> int | None:
         """The message with buttons last shown to `person` alone in the channel `game` (their
         hand, or their result: `Followups.shown`) loses them, as `new` (their hand, or result,
-        again) comes: a hand shows `new.behind` (the hand as it is now, asking nothing), a
-        result keeps its text. In a thread a moderator locked (`_locked`, or the edit refused
-        as archived), which takes no edit, it is deleted instead. A player never sees two live
-        copies of the same decision."""
+        again) comes (`_unbutton`). A player never sees two live copies of the same decision.
+        The id of the message left behind, if one was kept."""
         try:
             kept = await self.followups.shown(self.client, game, person)
         except StoreErrors as error:
             log.warning("could not read the hand of %s: %s", person, error)
-            return
+            return None
         if kept is None:
-            return
-        webhook, message = kept
-        target = ORIGINAL if message is None else message
+            return None
+        webhook, message, left = kept
+        await self._unbutton(game, person, webhook, left, new, message is None)
+        return left
+
+    async def _unbutton(
+        self,
+        game: int,
+        person: int,
+        webhook: discord.Webhook,
+        message: int,
+        new: Post | None,
+        original: bool,
+    ) -> None:
+        """`person`'s message `message` of `webhook`'s interaction (its `original` message, or
+        a followup), shown to them alone in the channel `game`, loses its buttons as `new`
+        (their hand, or result, again) comes: a hand shows `new.behind` (the hand as it is
+        now, asking nothing), a result keeps its text. In a thread a moderator locked
+        (`_locked`, or the edit refused as archived), which takes no edit, it is deleted
+        instead."""
+        target = ORIGINAL if original else message
         extra: dict[str, Any] = {}
-        if new.round is not None:
+        if new is not None and new.round is not None:
             extra["content"] = new.behind or new.here
         try:
             if not await self._locked(game):
@@ -1158,9 +1204,10 @@ class DiscordFrontEnd:
             not command and interaction.message is not None and interaction.message.flags.ephemeral
         )
         # their hand (or result) with buttons it shows: its id, and whether it is the original
-        # message; the id of the hand pressed, which lost them
+        # message, and what it shows; the one shown before, left behind
         shown: tuple[int, bool] | None = None
-        pressed: int | None = None
+        kept: Post | None = None
+        left: int | None = None
         said_id: int | None = None
         make = partial(post, chat, version=reply.version, links=self.links)
         mine = [(message.slot, item) for message in reply.private if (item := make(message))]
@@ -1183,12 +1230,15 @@ class DiscordFrontEnd:
                     await response.edit_message(content=text, view=keys)
                 else:
                     await interaction.edit_original_response(content=text, view=keys)
+                if keys is None:  # kept no more at once: what comes meanwhile leaves it be
+                    await self._lost(chat, interaction)
             for other in others:
                 said_id = await self._say(
                     interaction, other.text, view=buttons.view(other.keys), ephemeral=True
                 )
                 if is_hand(other) and other.keys and said_id is not None:
                     shown = (said_id, False)  # their result, with Play again, under their hand
+                    kept = other
             if hand is not None and (anew or not ephemeral_press):
                 said_id = await self._say(
                     interaction, hand.text, view=buttons.view(hand.keys), ephemeral=True
@@ -1198,15 +1248,13 @@ class DiscordFrontEnd:
             # shown before behind
             if hand is not None and ephemeral_press and interaction.message is not None:
                 if anew and said_id is not None:
-                    shown = (said_id, False)  # under a hint: the one pressed lost them
+                    shown, kept = (said_id, False), hand  # under a hint: the one pressed lost them
                 elif hand.keys and not anew:
-                    shown = (interaction.message.id, True)
-                else:
-                    pressed = interaction.message.id  # the hand pressed lost its buttons
+                    shown, kept = (interaction.message.id, True), hand
             elif hand is not None and hand.keys and not others and not deferred:
-                shown = None if said_id is None else (said_id, True)
+                shown, kept = (None if said_id is None else (said_id, True)), hand
                 if (game := discord_id(chat)) is not None:
-                    await self._leave_behind(game, interaction.user.id, hand)
+                    left = await self._leave_behind(game, interaction.user.id, hand)
             said = True
         elif reply.public is not None:
             public = post(chat, reply.public)
@@ -1225,22 +1273,40 @@ class DiscordFrontEnd:
             await self._say(interaction, t("Done"), ephemeral=True)
         elif not said and not response.is_done():
             await response.defer()  # a press that shows nothing more: the message changes
-        await self._remember(interaction, chat, shown=shown, pressed=pressed)
+        await self._remember(interaction, chat, shown=shown, kept=kept, left=left)
+
+    async def _lost(self, chat: str, interaction: Interaction) -> None:
+        """The ephemeral hand pressed (`interaction`'s message) lost its buttons, in the edit
+        that answered the press: if it is the one kept (`Followups.show`), it is kept no more
+        (`Followups.lost`), at once, so that a hand or result shown to them meanwhile (posted
+        again under a review a tick handed over) finds none to leave behind. If the store is
+        away, it stays kept (logged): a later one edits it for nothing."""
+        game = discord_id(chat)
+        if interaction.guild_id is None or game is None or interaction.message is None:
+            return
+        person = interaction.user.id
+        try:
+            await self.followups.lost(game, person, interaction.message.id)
+        except StoreErrors as error:
+            log.warning("could not forget the hand of %s: %s", person, error)
 
     async def _remember(
         self,
         interaction: Interaction,
         chat: str,
         shown: tuple[int, bool] | None = None,
-        pressed: int | None = None,
+        kept: Post | None = None,
+        left: int | None = None,
     ) -> None:
         """Keep an interaction in a server channel as its person's newest there (`followups`),
         once it is answered: the first followup of an interaction still deferred takes the
         place of its "thinking" placeholder, public if that is, so a private message must not
         be the one. If the store is away, their earlier one stays (it is logged). `shown`: a
         message of it (its id, and whether it is its original message) is their hand with
-        its buttons, or their result with Play again (`Followups.show`); else `pressed`: the
-        hand pressed, that id, lost them (`Followups.lost`)."""
+        its buttons, or their result with Play again (`kept`): the one kept before (not the
+        one pressed, nor the one `left` behind already) loses its buttons, or, newer (shown to
+        them meanwhile), leaves this one behind instead (`_keep`). (The hand pressed is kept
+        no more as soon as it loses its buttons: `_lost`.)"""
         game = discord_id(chat)
         if interaction.guild_id is None or game is None:
             return
@@ -1248,9 +1314,12 @@ class DiscordFrontEnd:
         try:
             await self.followups.remember(interaction, game)
             if shown is not None:
-                await self.followups.show(game, person, interaction.token, *shown)
-            elif pressed is not None:
-                await self.followups.lost(game, person, pressed)
+                message, original = shown
+                done = (left, interaction.message.id if interaction.message is not None else None)
+                followup = interaction.followup
+                await self._keep(
+                    game, person, followup, message, kept, original=original, done=done
+                )
         except StoreErrors as error:
             log.warning("could not keep an interaction of %s: %s", person, error)
 

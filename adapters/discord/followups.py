@@ -53,19 +53,30 @@ class Followups:
         if kept is not None and _text(kept).split(" ")[1:2] == [str(message)]:
             await self.client.delete(key)
 
-    async def shown(
-        self, client: discord.Client, game: int, person: int
-    ) -> tuple[discord.Webhook, int | None] | None:
-        """The webhook and message (None: its original message) of `person`'s newest message
-        with buttons shown to them alone in the channel `game` (`show`); None if none is kept."""
+    async def kept(self, game: int, person: int) -> tuple[str, int, bool] | None:
+        """The interaction token, message id and whether it is the original message of
+        `person`'s newest message with buttons shown to them alone in the channel `game`
+        (`show`); None if none is kept."""
         kept = await self.client.get(keys.follow_up_hand(chat_key(game), person))
         parts = _text(kept).split(" ") if kept is not None else []
         if len(parts) < 2 or not parts[1].isdigit():  # none, or a token alone (until 7 Dec 2026)
             return None
-        webhook = _webhook(client, parts[0])
+        return parts[0], int(parts[1]), parts[2:] == ["original"]
+
+    async def shown(
+        self, client: discord.Client, game: int, person: int
+    ) -> tuple[discord.Webhook, int | None, int] | None:
+        """The webhook and message (None: its original message) of `person`'s newest message
+        with buttons shown to them alone in the channel `game` (`show`), and that message's
+        id; None if none is kept."""
+        kept = await self.kept(game, person)
+        if kept is None:
+            return None
+        token, message, original = kept
+        webhook = _webhook(client, token)
         if webhook is None:
             return None
-        return webhook, None if parts[2:] == ["original"] else int(parts[1])
+        return webhook, None if original else message, message
 
     async def webhook(
         self, client: discord.Client, game: int, person: int
