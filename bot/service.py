@@ -1198,9 +1198,10 @@ class GameService:
         game waiting for (`_robots`); then render what was saved. The outcome, and the result
         applied (None when the request was refused or already applied). `aside`: the AI moves
         and what they all show are made in a task of their own (`run_timers`); the outcome is
-        then empty. `language`: the texts' language instead of the chat's (`_own_language`);
-        `own`: that of what the asker alone reads (`_answer_language`); `ruled`: that of a
-        refusal by the rules (`_ruled_language`)."""
+        then empty, and a timeout that wrote nothing (an early entry) makes none. `language`:
+        the texts' language instead of the chat's (`_own_language`); `own`: that of what the
+        asker alone reads (`_answer_language`); `ruled`: that of a refusal by the rules
+        (`_ruled_language`)."""
         done = await self._save(chat, update_id, user, apply, record, language, own, ruled)
         if isinstance(done, Outcome):
             return done, None
@@ -1208,8 +1209,16 @@ class GameService:
         write = result.write
         table = snap.table if write is None else write.table
         if table is not None and robot_seats(table):
-            # the game waits for the AI: after this write, or (read as it is now) since a
-            # worker that was to move for it died
+            if aside and write is None:
+                # A timer entry that came early (the index holds a time no later than the
+                # table's) only moved on to the table's time: the game was left waiting for the
+                # AI by a write whose worker makes those moves (should it die, the table's own
+                # deadline, `ai_grace` on, makes them). Caught between that write and its
+                # run's `_claim`, a run started here took the moves over, and the timer loop
+                # showed them after the request that led to them, as a move of their own.
+                return Outcome(), result
+            # the game waits for the AI: after this write, or (read as it is now, by a request)
+            # since a worker that was to move for it died
             if not self._claim(chat):  # this worker makes them already: that run does
                 return (Outcome() if aside else await self._shown(chat, snap, result)), result
             if aside:

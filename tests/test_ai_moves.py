@@ -8,6 +8,7 @@ import random
 import threading
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
@@ -691,3 +692,70 @@ async def test_ai_moves_aside_that_meet_redis_refusing_are_logged_as_the_store_f
     ]
     shown = await svc.tick(keys.scope(driver.chat))  # Redis takes writes: shown again
     assert [chat for chat, outcome in shown if outcome.again] == [driver.chat]
+
+
+async def test_an_early_timer_entry_takes_over_no_players_ai_moves(
+    redis_client: aioredis.Redis, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ann leads a trick the two AI seats follow. Her card is written, and before her request
+    takes the chat's run of AI moves (`_claim`), the chat's timer entry comes due on the same
+    worker: an early one (the AI's deadline of a write before, `ai_grace` on; the index holds
+    a time no later than the table's), which the timeout only moves on to the table's time.
+    The tick starts no run of the AI moves the request is about to make: Ann's request makes
+    them and shows them with her card, one edit of the group's table, as on any other move.
+    Before, the tick took the run over: her request showed her card alone, and the timer loop
+    the AI's cards after it, one edit more of the group's table (a rare golden diff in the
+    whole-game tests)."""
+    svc = service(redis_client, seed=9, clock=clock, config=Config(ai_grace=5))
+    driver = Driver(svc, [ANN], seed=9, wings_rate=0)
+    await seated(driver, ["normal", "normal"], ["rounds=short"])
+    await driver.play_until(
+        lambda s: (
+            s.phase is Phase.PLAYING
+            and s.round.turn == 0
+            and not s.round.trick
+            and len(s.round.hands[0]) > 1
+        )
+    )
+    early = await redis_client.zscore(keys.timers(CHAT), CHAT)
+    assert early is not None
+    assert early <= clock.now + 5  # the AI's deadline of a write before (none fired since)
+    clock.advance(early - clock.now - 4)  # Ann plays 4 s before it: her AI deadline is later
+    store = svc.store
+    save = store.save
+    written, go = asyncio.Event(), asyncio.Event()
+
+    async def held(*args: Any, **kwargs: Any) -> bool | None:
+        saved = await save(*args, **kwargs)
+        if not written.is_set():
+            written.set()  # Ann's card is written: her request is yet to take the AI's run
+            await go.wait()
+        return saved
+
+    monkeypatch.setattr(store, "save", held)
+    (user, payload), *_ = driver.choices()
+    pressed = asyncio.ensure_future(svc.handle(CHAT, user, Request(Kind.BUTTON, payload)))
+    try:
+        await asyncio.wait_for(written.wait(), 30)
+        table = await table_of(redis_client)
+        assert table is not None
+        assert robot_seats(table)  # the game waits for the AI after Ann's card
+        wake = table.wake()
+        assert wake is not None
+        assert early < wake  # the entry is early: it comes due before the table's time
+        clock.advance(early - clock.now)
+        assert await svc.run_timers("chat", aside=True) == []
+        assert await redis_client.zscore(keys.timers(CHAT), CHAT) == wake  # moved on to it
+    finally:
+        go.set()
+    outcome = await pressed
+    assert not outcome.alert, outcome.answer
+    await svc.moved()
+    assert await svc.made_aside("chat", 0) == []  # nothing for the timer loop to show
+    after = await table_of(redis_client)
+    assert after is not None
+    assert after.game.round is not None
+    assert not robot_seats(after)  # the AI seats played
+    # Ann's request shows the table as the AI's cards left it: one edit of the group's table
+    assert outcome.version == (after.game_id, (await raw(redis_client))[0])
+    assert [m for m in outcome.messages if m.to is None and m.slot == "table"]
