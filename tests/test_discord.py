@@ -13,6 +13,7 @@ import logging
 import os
 import random
 import re
+import threading
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -41,6 +42,7 @@ from adapters.discord.slots import Slots
 from adapters.outbox import FAST, Limits
 from adapters.slots import hand_slot
 from bot import Button, Kind, Message, Outcome, Request, User, tokens
+from bot import chat as bot_chat
 from bot.config import Config, DiscordConfig
 from bot.service import HINT_SENT, SORRY, STOPPED_HINT, STORE_AWAY, GameService
 from bot.show.i18n import texts
@@ -94,10 +96,14 @@ class Bot:
         await self.idle()
 
     async def idle(self) -> None:
+        """Wait until every worker handled the interactions it was given (`busy`), made the
+        AI moves left aside and had its timer loop show them (`aside`), and posted all that
+        (its outbox flushed, the fake idle)."""
         for _ in range(5000):
             await asyncio.sleep(0)
             if all(worker.busy == 0 for worker in self.workers()):
                 for worker in self.workers():
+                    await aside(worker)
                     await worker.outbox.flush()
                 if all(w.busy == 0 for w in self.workers()) and not self.fake.busy():
                     return
@@ -145,6 +151,16 @@ class Bot:
     def last_reply(self, view: int | None = None) -> str:
         actions = [line for line in self.fake.transcripts[view or self.channel] if line.action]
         return actions[-1].replies[-1] if actions and actions[-1].replies else ""
+
+
+async def aside(worker: DiscordFrontEnd) -> None:
+    """Wait until the worker made the AI moves left aside (`GameService.moved`: a timer's
+    run, and a player's move's moves it took over) and its timer loop showed them
+    (`aside_shown`): queued in its outbox. A worker stopped (its outbox closed) shows none."""
+    if worker.outbox.closed:
+        return
+    await asyncio.wait_for(worker.service.moved(), 30)
+    await asyncio.wait_for(worker.service.aside_shown(), 30)
 
 
 @pytest.fixture
@@ -1032,6 +1048,8 @@ async def test_a_notice_posted_after_the_hand_reached_the_dms_loses_its_button(
             await asyncio.sleep(0.002)
             if first.busy or second.busy:
                 continue
+            for worker in (first, second):
+                await aside(worker)  # queued only: none waits for the held post
             await second.outbox.flush()
             waiting = [
                 queue.task
@@ -1845,6 +1863,53 @@ async def test_a_turn_timeout_is_shown(
             raise AssertionError("no timeout was shown")
         await bot.idle()
         assert any("💤" in (bot.hand(user) or bot.table()).content for user in players)
+
+
+async def test_idle_waits_for_the_ai_moves_a_timer_left_aside(
+    redis_url: str, game_ids: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A person's bid times out: the tick puts them on autopilot, and their stand-in's bid is
+    made aside, in a task of the timer's, and shown by the timer loop (`made_aside`).
+    `Bot.idle` waits until it is made and shown (`GameService.moved`, `aside_shown`), as
+    Telegram's `settled` does: before, it returned while the bid was still to be made, and a
+    test read the channel without it. The bid's decision is held until `idle` asks for the
+    moves made aside, so it is under way whenever `idle` begins, on any machine."""
+    thinking, go = threading.Event(), threading.Event()
+    get_ai = bot_chat.get_ai
+
+    class Held:
+        def __init__(self, level: str) -> None:
+            self.ai = get_ai(level)
+
+        def decide(self, view: Any, rng: random.Random) -> Any:
+            thinking.set()
+            assert go.wait(30), "the stand-in's bid was never let go"
+            return self.ai.decide(view, rng)
+
+    async with running(redis_url, monkeypatch, turn_timeout=1) as bot:
+        service = bot.front.service
+        moved = service.moved
+
+        async def asked() -> None:  # what `idle` waits for lets the bid be made
+            go.set()
+            await moved()
+
+        monkeypatch.setattr(service, "moved", asked)
+        players = people(bot, "Ann", "Bob", "Cid")
+        await seat(bot, players)
+        await bot.command(players[0], "start")
+        monkeypatch.setattr(bot_chat, "get_ai", Held)
+        chat = chat_key(bot.channel)
+        game = keys.game(chat)
+        try:
+            assert await asyncio.to_thread(thinking.wait, 30)  # the stand-in decides, aside
+            timed_out = int(await bot.client.hget(game, "v") or 0)  # the timeout's write
+            await bot.idle()
+        finally:
+            go.set()
+        shown = await bot.front.slots.shown(bot.channel, f"{chat}:table")
+        assert shown is not None
+        assert shown[1] > timed_out  # the channel's table shows the stand-in's bid
 
 
 def reminders(bot: Bot) -> list[Stored]:
