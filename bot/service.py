@@ -370,7 +370,11 @@ class GameService:
         self._made: dict[str, asyncio.Event] = {}
         """For each scope, set while it has moves made aside to show (`made_aside`)."""
         self._showing = 0
-        """How many outcomes `made_aside` handed over that the loop has not shown yet."""
+        """How many outcomes `made_aside` handed over that the loop has not shown yet, and
+        `tick` (`_ticked`)."""
+        self._ticked: dict[str, int] = {}
+        """For each scope, how many outcomes of AI moves made aside its last ticks handed over
+        with their own: the timer loop has shown them once it asks for more (`made_aside`)."""
 
     @classmethod
     def on_redis(
@@ -513,7 +517,12 @@ class GameService:
             self.store_failed(error)
             return shown  # Redis is away: the next tick after it is back catches up
         fired = await self.run_timers(scope, aside=True, failed=failed)
-        return shown + fired + self._moved.take(scope) + await self._reviewed(scope)
+        moved = self._moved.take(scope)
+        # Shown by the timer loop with this tick's outcomes, before it waits for more
+        # (`made_aside`): not shown till then (`aside_shown`)
+        self._showing += len(moved)
+        self._ticked[scope] = self._ticked.get(scope, 0) + len(moved)
+        return shown + fired + moved + await self._reviewed(scope)
 
     async def _beaten(self, scope: str, now: float, failed: set[str]) -> list[str]:
         """A tick's beat (`Store.beat`), and the take-over of the journals of gone workers: the
@@ -702,6 +711,7 @@ class GameService:
         at most (then most often none): the timer loop shows them between its ticks, not up to
         a tick later; it yields to the other tasks at least once. The caller tells
         `shown_aside` once it has shown them."""
+        self._showing -= self._ticked.pop(scope, 0)  # the loop showed the tick's, before this
         made = self._made.setdefault(scope, asyncio.Event())
         if within > 0:
             with contextlib.suppress(TimeoutError):

@@ -759,3 +759,71 @@ async def test_an_early_timer_entry_takes_over_no_players_ai_moves(
     # Ann's request shows the table as the AI's cards left it: one edit of the group's table
     assert outcome.version == (after.game_id, (await raw(redis_client))[0])
     assert [m for m in outcome.messages if m.to is None and m.slot == "table"]
+
+
+async def test_ai_moves_a_tick_takes_are_shown_before_the_loop_is_quiet(
+    redis_url: str, redis_client: aioredis.Redis, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The AI moves a timeout left are made aside while the timer loop's next tick runs: that
+    tick takes what they show with its own outcomes (`tick`), and the loop shows it once the
+    tick is over. Until then the moves are not shown, and `aside_shown` (what the tests of a
+    whole game wait on before they read a transcript) waits: before, it took them for shown
+    as soon as the tick had taken them, and a test could read the chat without them."""
+    gate = threading.Event()
+    monkeypatch.setattr(bot.chat, "get_ai", lambda level: Gated(level, gate))
+    config = Config(ai_grace=5)
+    await left_to_the_ai(redis_client, clock, config)
+    survivor = service(client(redis_url), seed=2, clock=clock, config=config)
+    await survivor.tick("chat")  # it beats: the scope knows it
+    clock.now += 6
+    ticks = 0
+    timers, reviewed = survivor.run_timers, survivor._reviewed
+    ticking, taken = asyncio.Event(), asyncio.Event()
+    go, on = asyncio.Event(), asyncio.Event()
+
+    async def held_timers(scope: str, *args: Any, **kwargs: Any) -> list[tuple[str, Outcome]]:
+        nonlocal ticks
+        ticks += 1
+        if ticks == 2:  # the loop's second tick: the moves are made meanwhile
+            ticking.set()
+            await go.wait()
+        return await timers(scope, *args, **kwargs)
+
+    async def held_reviews(scope: str) -> list[tuple[str, Outcome]]:
+        if ticks == 2 and not taken.is_set():  # the tick took the moves: not shown yet
+            taken.set()
+            await on.wait()
+        return await reviewed(scope)
+
+    monkeypatch.setattr(survivor, "run_timers", held_timers)
+    monkeypatch.setattr(survivor, "_reviewed", held_reviews)
+    shown: list[str] = []
+
+    async def show(chat: str, outcome: Outcome) -> None:
+        if not outcome.again:
+            shown.append(chat)
+
+    loop = asyncio.ensure_future(timer_loop(survivor, show, "chat", 0))
+    try:
+        await asyncio.wait_for(ticking.wait(), 60)  # the first tick fired the deadline
+        gate.set()  # the AI decides
+        await survivor.moved()
+        go.set()
+        await asyncio.wait_for(taken.wait(), 60)
+
+        async def quiet() -> list[str]:
+            await survivor.aside_shown()
+            return list(shown)  # what was shown when it said all was
+
+        waiting = asyncio.ensure_future(quiet())
+        await asyncio.sleep(0)
+        on.set()  # the tick goes on, and the loop shows what it took
+        assert await asyncio.wait_for(waiting, 60) == [CHAT]
+        assert shown == [CHAT]  # and only once
+    finally:
+        gate.set()
+        go.set()
+        on.set()
+        await stop_timer_loop(loop)
+        await survivor.moved()
+        await survivor.store.client.aclose()
