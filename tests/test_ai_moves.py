@@ -38,12 +38,24 @@ from bot.service import GameService
 from bot.store import Snapshot, keys
 from bot.table import Table
 from bot.timers import stop_timer_loop, timer_loop
-from engine import Command, Phase, PlayerView, waiting_seats
+from engine import Command, GameState, Phase, PlayerView, waiting_seats
 
 
 @pytest.fixture
 def clock() -> Clock:
     return Clock()
+
+
+def first_seat_leads(state: GameState, round_from: int = 1, cards: int = 1) -> bool:
+    """Whether the first seat is to lead a trick, in round `round_from` or a later one, holding
+    `cards` cards or more (`Driver.play_until`'s test)."""
+    return (
+        state.phase is Phase.PLAYING
+        and state.round.number >= round_from
+        and state.round.turn == 0
+        and not state.round.trick
+        and len(state.round.hands[0]) >= cards
+    )
 
 
 async def seated(driver: Driver, levels: list[str], options: list[str]) -> None:
@@ -73,14 +85,7 @@ async def test_ai_moves_are_applied_once_when_workers_race(
     svc = service(redis_client, seed=3, clock=clock)
     driver = Driver(svc, [ANN, BOB], seed=3)
     await seated(driver, ["hard", "hard"], ["rounds=short"])
-    state = await driver.play_until(
-        lambda s: (
-            s.phase is Phase.PLAYING
-            and s.round.number >= 2
-            and s.round.turn == 0
-            and not s.round.trick
-        )
-    )
+    state = await driver.play_until(lambda s: first_seat_leads(s, round_from=2))
     version, blob = await raw(redis_client)
     before = await table_of(redis_client)
     assert before is not None
@@ -351,14 +356,7 @@ async def test_no_chat_waits_for_another_chats_ai(
     svc.spans = []
     thinking = Driver(svc, [ANN], chat="chat:-1", seed=6)
     await seated(thinking, ["normal", "normal", "normal"], [])
-    await thinking.play_until(
-        lambda s: (
-            s.phase is Phase.PLAYING
-            and s.round.number >= 5
-            and s.round.turn == 0
-            and not s.round.trick
-        )
-    )
+    await thinking.play_until(lambda s: first_seat_leads(s, round_from=5))
     table = await table_of(redis_client, "chat:-1")
     assert table is not None
     table.ai = dict.fromkeys(table.ai, "hard")  # from here on, the AI seats think a while
@@ -447,9 +445,7 @@ async def test_a_stand_in_waits_for_no_more_than_one_decision_of_other_chats(
     permits.release(1000)  # the AI seats move freely until Ann is to play a trick's first card
     for driver in drivers:
         await seated(driver, ["normal", "normal", "normal"], [])
-        await driver.play_until(
-            lambda s: s.phase is Phase.PLAYING and s.round.turn == 0 and not s.round.trick
-        )
+        await driver.play_until(first_seat_leads)
     while permits.acquire(blocking=False):
         pass
     while level.entered.acquire(blocking=False):
@@ -574,14 +570,7 @@ async def test_a_timeout_while_a_requests_ai_moves_end_is_made_by_them(
     svc = service(redis_client, clock=clock, config=Config(ai_grace=600))
     driver = Driver(svc, [ANN, BOB], seed=9, wings_rate=0)
     await seated(driver, ["normal"], [])
-    await driver.play_until(
-        lambda s: (
-            s.phase is Phase.PLAYING
-            and s.round.turn == 0
-            and not s.round.trick
-            and len(s.round.hands[0]) > 1
-        )
-    )
+    await driver.play_until(lambda s: first_seat_leads(s, cards=2))
     store = svc.store
     load = store.load
     held, go = asyncio.Event(), asyncio.Event()
@@ -709,14 +698,7 @@ async def test_an_early_timer_entry_takes_over_no_players_ai_moves(
     svc = service(redis_client, seed=9, clock=clock, config=Config(ai_grace=5))
     driver = Driver(svc, [ANN], seed=9, wings_rate=0)
     await seated(driver, ["normal", "normal"], ["rounds=short"])
-    await driver.play_until(
-        lambda s: (
-            s.phase is Phase.PLAYING
-            and s.round.turn == 0
-            and not s.round.trick
-            and len(s.round.hands[0]) > 1
-        )
-    )
+    await driver.play_until(lambda s: first_seat_leads(s, cards=2))
     early = await redis_client.zscore(keys.timers(CHAT), CHAT)
     assert early is not None
     assert early <= clock.now + 5  # the AI's deadline of a write before (none fired since)
