@@ -2018,6 +2018,65 @@ async def test_an_error_is_logged_and_answered_politely(
     assert "error handling a Discord" in caplog.text
 
 
+ENGLISH = re.compile(r"\b(?:Round|Your|tricks?|bids?|Trump|Waiting|turn)\b")
+"""English words of the texts a game shows, which no French, Polish or Dutch text has."""
+
+
+def dm_moves(bot: Bot, user: Person) -> tuple[Stored, list[str]] | None:
+    """The newest message of the person's DM that offers a move, in any language (`Bot.hand`
+    reads English), with its moves' custom ids."""
+    for message in reversed(bot.fake.shown(user.id)):
+        if moves := moves_of(message):
+            return message, moves
+    return None
+
+
+async def test_a_game_in_polish_with_french_and_dutch_players_reads_in_their_languages(
+    dc: Bot, request: pytest.FixtureRequest
+) -> None:
+    """A whole 5-round game in a channel set to Polish (/language pl; hidden bids with
+    notequal, wings, an AI seat), its players' Discord clients in French, Polish and Dutch:
+    each DM reads in its player's language (/help and /stats asked there too) and the channel
+    in Polish, with no English word left (`ENGLISH`). Compared with
+    tests/golden/discord/european.txt."""
+    players = [
+        dc.fake.add_user("Amélie", locale="fr"),
+        dc.fake.add_user("Zosia", locale="pl"),
+        dc.fake.add_user("Daan", locale="nl"),
+    ]
+    dc.people = players
+    await dc.command(players[1], "language", code="pl")
+    await seat(dc, players, bids="hidden")
+    await dc.command(players[1], "addbot")
+    for setting in ("notequal", "wings"):
+        await dc.command(players[0], "options", setting=setting)
+    await dc.command(players[0], "start")
+    count = itertools.count()
+    for _ in range(300):
+        snap = await dc.front.service.store.load(chat_key(dc.channel))
+        assert snap.table is not None
+        if snap.table.game.phase is Phase.FINISHED:
+            break
+        user, (hand, moves) = next(
+            (u, found) for u in players if (found := dm_moves(dc, u)) is not None
+        )
+        await dc.press(user.id, user, hand, moves[next(count) % len(moves)])
+    else:
+        raise AssertionError("the game did not end")
+    await dc.command(players[2], "scores")
+    for user in players:
+        await dc.command(user, "help", view=user.id)
+        await dc.command(user, "stats", view=user.id)
+    for view in (dc.channel, *(u.id for u in players)):
+        said = [reply for line in dc.fake.transcripts[view] for reply in line.replies]
+        assert not [text for text in said if ENGLISH.search(text)], view
+    assert dc.fake.errors == []
+    assert refusals(dc) == []
+    shown = [f"=== the channel\n{dc.fake.format_transcript(dc.channel)}"]
+    shown += [f"=== {user.name}\n{dc.fake.format_transcript(user.id)}" for user in players]
+    compare_golden(request, "european.txt", "\n\n".join(shown))
+
+
 async def test_an_error_is_apologised_for_in_the_persons_language(
     dc: Bot, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -4366,6 +4366,98 @@ async def test_a_game_in_russian_with_german_and_korean_players_reads_in_their_l
     compare_golden(request, path, "\n\n".join(shown) + "\n")
 
 
+EUROPEAN_GAME = "4-secret-notequal-foresight-coach-pl-fr-nl"
+POLISH_ROUND_OVER = re.compile(r"Runda \d+ zakończona\.|🏁 Stół na koniec gry")
+"""What the Polish group shows at a round's end (`reviews_posted` reads the English)."""
+ENGLISH_BUT_POINTS = re.compile(r"\b(?:Round|Your|tricks?|bids?|Trump|Waiting|turn)\b")
+"""`ENGLISH` but for "points", a French word too."""
+
+
+def acts_of(message: MessageView, action: Action) -> list[str]:
+    """The payloads of the message's buttons that do `action`."""
+    found = []
+    for row in message.keyboard:
+        for button in row:
+            if (data := button.callback_data) is None:
+                continue
+            try:
+                if tokens.decode(data).action is action:
+                    found.append(data)
+            except tokens.TokenError:
+                continue
+    return found
+
+
+async def test_a_game_in_polish_with_french_and_dutch_players_reads_in_their_languages(
+    tg: Bot, request: pytest.FixtureRequest
+) -> None:
+    """A whole 5-round game in a Polish group (secret bids with notequal, foresight in round
+    1, the coach on, an AI seat), its players' apps in French, Polish and Dutch: the French
+    player asks for a hint at a bid and at a card and for /review; /help, /rules and /stats
+    are asked in private. Each private chat reads in its player's language and the group in
+    Polish, with no English word left (`ENGLISH`). Compared with
+    tests/golden/telegram/games/<EUROPEAN_GAME>.txt."""
+    people = (
+        User(1021, "Amélie", "amelie", language_code="fr"),
+        User(1022, "Zosia", "zosia", language_code="pl"),
+        User(1023, "Daan", "daan", language_code="nl"),
+    )
+    tg.fake.add_group(GROUP, "Czarodzieje", members=list(people))
+    await tg.command(GROUP, people[0], "/language pl")
+    await seat(tg, people)
+    await tg.command(GROUP, people[1], "/addbot")
+    for option in ("bids=secret", "notequal", "foresight", "coach"):
+        await tg.command(GROUP, people[0], f"/options {option}")
+    await tg.command(GROUP, people[0], "/start")
+    count = itertools.count()
+    asked: set[str] = set()
+    over = 0
+    for _ in range(300):
+        snap = await tg.front.service.store.load(chat_key(GROUP))
+        assert snap.table is not None
+        if snap.table.game.phase is Phase.FINISHED:
+            break
+        user, (hand, _moves) = next(
+            (u, found) for u in people if (found := private_moves(tg, u)) is not None
+        )
+        moves = [data for data in _moves if data not in acts_of(hand, Action.HINT)]
+        kind = "bid" if acts_of(hand, Action.BID) else "card"
+        hint = acts_of(hand, Action.HINT)
+        second = snap.table.game.round is not None and snap.table.game.round.number == 2
+        if user == people[0] and hint and kind not in asked and second:
+            asked.add(kind)
+            answer = await tg.press(user.id, user, hand.message_id, hint[0])
+            assert not answer.show_alert, answer.text
+            continue
+        with reviews_held(tg.front.service):
+            answer = await tg.press(user.id, user, hand.message_id, moves[next(count) % len(moves)])
+        assert not answer.show_alert, answer.text
+        ends = ["is over" for t in tg.group_texts() if POLISH_ROUND_OVER.search(t)]
+        over = await reviews_posted(ends, over, tg.front.service, tg.front.timer_interval, tg.idle)
+    else:
+        raise AssertionError("the game did not end")
+    assert asked == {"bid", "card"}
+    ends = ["is over" for t in tg.group_texts() if POLISH_ROUND_OVER.search(t)]
+    await reviews_posted(ends, over, tg.front.service, tg.front.timer_interval, tg.idle)
+    await tg.command(GROUP, people[1], "/scores")
+    await tg.command(GROUP, people[0], "/review")
+    await reviews_posted(ends, -1, tg.front.service, tg.front.timer_interval, tg.idle)
+    for user in people:
+        for command in ("/help", "/stats"):
+            await tg.command(user.id, user, command)
+    group = tg.fake.format_transcript(GROUP)
+    for chat in (GROUP, *(u.id for u in people)):
+        said = [e.text for e in tg.fake.transcript(chat) if e.kind != "user"]
+        english = ENGLISH_BUT_POINTS if chat == people[0].id else ENGLISH  # French "points"
+        assert not [text for text in said if english.search(text)], chat
+    assert tg.fake.unanswered_presses() == []
+    assert tg.fake.errors == []
+    shown = [f"=== the group\n{group}"]
+    shown += [f"=== {user.first_name}\n{tg.fake.format_transcript(user.id)}" for user in people]
+    path = GOLDEN / "games" / f"{EUROPEAN_GAME}.txt"
+    compare_golden(request, path, "\n\n".join(shown) + "\n")
+
+
 @pytest.mark.parametrize("options", ["", "notequal", "bids=hidden notequal"])
 async def test_a_4_player_game_reads_well_from_the_private_chats(tg: Bot, options: str) -> None:
     """A whole 4-player game played from the private chats alone, each turn message read as
