@@ -234,8 +234,11 @@ def test_the_coachs_hints_count_points_in_each_languages_plural(
 def test_a_name_and_what_is_said_of_it_are_joined_as_the_language_joins_them() -> None:
     french = Look(texts("fr"), DEFAULT_THEME)
     review = round_review(french, "p", 1, [_Mistake(1, None, "bid", 2, 1, 12)]).text
-    assert "• Votre annonce : vous avez annoncé 2 ;" in review, review
-    assert standings(french, ["Ann", "Bob"], [30, 50], [2, 1])[:2] == ["🥇 Bob : 50", "🥈 Ann : 30"]
+    assert "• Votre annonce\u00a0: vous avez annoncé 2\u00a0;" in review, review
+    assert standings(french, ["Ann", "Bob"], [30, 50], [2, 1])[:2] == [
+        "🥇 Bob\u00a0: 50",
+        "🥈 Ann\u00a0: 30",
+    ]
     english = Look(texts("en"), DEFAULT_THEME)
     assert standings(english, ["Ann", "Bob"], [30, 50], [2, 1])[0] == "🥇 Bob: 50"
 
@@ -538,6 +541,21 @@ def test_no_korean_particle_stands_apart_from_its_word() -> None:
         "a particle set apart 'Type /hint again.': '/hint 를 입력하세요.'"
     ]
     assert i18n.stray_problems(i18n.read_catalog("ko")) == []
+
+
+def test_french_keeps_a_no_break_space_before_double_punctuation() -> None:
+    """French sets a space before `:`, `;`, `?` and `!`, a no-break one (U+00A0), so that the
+    sign never starts a line of its own (`Votre annonce\u00a0?`). A plain space there was in
+    more than a hundred entries beside the no-break ones of the others; `check` names such a
+    translation."""
+    sample = Catalog(locale="fr")
+    sample.add("Your bid?", "Votre annonce ?")
+    sample.add("Points: {players}", "Points\u00a0: {players}")
+    sample.add("Trick: {cards}; {name} leads", "Pli\u00a0: {cards}\u00a0; {name} mène")
+    assert i18n.stray_problems(sample) == [
+        "a plain space before : ; ? ! 'Your bid?': 'Votre annonce ?'"
+    ]
+    assert i18n.stray_problems(i18n.read_catalog("fr")) == []
 
 
 def test_no_german_text_reads_as_the_formal_sie() -> None:
