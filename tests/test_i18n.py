@@ -558,6 +558,20 @@ def test_french_keeps_a_no_break_space_before_double_punctuation() -> None:
     assert i18n.stray_problems(i18n.read_catalog("fr")) == []
 
 
+def test_polish_says_a_turn_as_kolej_not_a_queue() -> None:
+    """A player's turn is `kolej` in Polish (`gdy przyjdzie twoja kolej`); `kolejka` is a queue,
+    and `w twojej kolejce` (the lobby's wings and coach lines) read "in your queue". `check`
+    names such a translation."""
+    sample = Catalog(locale="pl")
+    sample.add("Wings: played on your turn.", "Skrzydła: zagra się sama w twojej kolejce.")
+    sample.add("Mark a card.", "Oznacz kartę, a zagra się sama, gdy przyjdzie twoja kolej.")
+    assert i18n.stray_problems(sample) == [
+        "a queue (kolejka) for a turn (kolej) 'Wings: played on your turn.': "
+        "'Skrzydła: zagra się sama w twojej kolejce.'"
+    ]
+    assert i18n.stray_problems(i18n.read_catalog("pl")) == []
+
+
 def test_no_german_text_reads_as_the_formal_sie() -> None:
     """German speaks to a player as `du`; a `Sie` not at a sentence's start reads as the
     formal address (`Merke eine Karte vor: Sie wird automatisch gespielt`, the card meant),

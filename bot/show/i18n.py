@@ -664,13 +664,18 @@ STRAYS: dict[str, tuple["re.Pattern[str]", str]] = {
     "de": (re.compile(r"(?<![.!?]\s)(?<!^)(?<!\n)\b(?:Sie|Ihnen)\b"), "the formal Sie"),
     "ko": (re.compile(r"\s(?:을|를|은|는|와|과|으로|로)(?=[\s.,!?:;)]|$)"), "a particle set apart"),
     "fr": (re.compile(r" (?=[:;?!])"), "a plain space before : ; ? !"),
+    "pl": (
+        re.compile(r"\bkolejk\w*|\bkolejce\b", re.IGNORECASE),
+        "a queue (kolejka) for a turn (kolej)",
+    ),
 }
 """For each language, a word out of its place, and what it is: German `Sie` within a sentence
 reads as the formal address in a catalog that says `du` (`Merke eine Karte vor: Sie wird…`, the
 card meant), and `Ihnen` is it; a Korean particle is written on the word it follows, and set
 apart after a command it reads as a stray syllable (`/hint 를`: `/hint를`, or `/options coach
 명령으로`, the command named); French sets a no-break space (U+00A0) before `:`, `;`, `?` and
-`!`, and a plain one lets the sign start a line of its own."""
+`!`, and a plain one lets the sign start a line of its own; a Polish turn is `kolej`, and
+`kolejka` a queue (`w twojej kolejce`: "in your queue")."""
 
 
 def stray_problems(catalog: "Catalog") -> list[str]:
