@@ -572,6 +572,19 @@ def test_polish_says_a_turn_as_kolej_not_a_queue() -> None:
     assert i18n.stray_problems(i18n.read_catalog("pl")) == []
 
 
+def test_dutch_counts_games_as_spellen_not_the_verb_spelen() -> None:
+    """Games are `spellen` in Dutch; `spelen` is the verb "to play", and after a number it
+    read "1 spel, 2 play" (`{n} spelen` in /stats, `minder dan {n} spelen` under the end of
+    a game). `check` names such a translation."""
+    sample = Catalog(locale="nl")
+    sample.add("{n} games", "{n} spelen")
+    sample.add("Press to play 2 cards.", "Druk om te spelen: 2 spellen, 3 kaarten spelen.")
+    assert i18n.stray_problems(sample) == [
+        "the verb spelen for games (spellen) '{n} games': '{n} spelen'"
+    ]
+    assert i18n.stray_problems(i18n.read_catalog("nl")) == []
+
+
 def test_no_german_text_reads_as_the_formal_sie() -> None:
     """German speaks to a player as `du`; a `Sie` not at a sentence's start reads as the
     formal address (`Merke eine Karte vor: Sie wird automatisch gespielt`, the card meant),

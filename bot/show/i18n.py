@@ -668,6 +668,7 @@ STRAYS: dict[str, tuple["re.Pattern[str]", str]] = {
         re.compile(r"\bkolejk\w*|\bkolejce\b", re.IGNORECASE),
         "a queue (kolejka) for a turn (kolej)",
     ),
+    "nl": (re.compile(r"(?:\d|\{\w+\})\s+spelen\b"), "the verb spelen for games (spellen)"),
 }
 """For each language, a word out of its place, and what it is: German `Sie` within a sentence
 reads as the formal address in a catalog that says `du` (`Merke eine Karte vor: Sie wird…`, the
@@ -675,7 +676,8 @@ card meant), and `Ihnen` is it; a Korean particle is written on the word it foll
 apart after a command it reads as a stray syllable (`/hint 를`: `/hint를`, or `/options coach
 명령으로`, the command named); French sets a no-break space (U+00A0) before `:`, `;`, `?` and
 `!`, and a plain one lets the sign start a line of its own; a Polish turn is `kolej`, and
-`kolejka` a queue (`w twojej kolejce`: "in your queue")."""
+`kolejka` a queue (`w twojej kolejce`: "in your queue"); Dutch games are `spellen`, and
+`spelen` after a number the verb "to play" (`{n} spelen`)."""
 
 
 def stray_problems(catalog: "Catalog") -> list[str]:
