@@ -585,6 +585,21 @@ def test_dutch_counts_games_as_spellen_not_the_verb_spelen() -> None:
     assert i18n.stray_problems(i18n.read_catalog("nl")) == []
 
 
+def test_polish_counts_take_the_case_their_number_asks() -> None:
+    """Polish says 1 gracz, 2 to 4 gracze (the nominative plural), 5 to 21 graczy (the genitive),
+    22 gracze; so for each counted word. `{n} players` said `3 graczy`."""
+    t = texts("pl")
+    counted = {
+        ("{n} player", "{n} players"): ("1 gracz", "3 gracze", "12 graczy", "22 gracze"),
+        ("{n} trick", "{n} tricks"): ("1 lewa", "3 lewy", "12 lew", "22 lewy"),
+        ("{n} point", "{n} points"): ("1 punkt", "3 punkty", "12 punktów", "22 punkty"),
+        ("{n} card", "{n} cards"): ("1 karta", "3 karty", "12 kart", "22 karty"),
+        ("{n} game", "{n} games"): ("1 gra", "3 gry", "12 gier", "22 gry"),
+    }
+    for (one, many), said in counted.items():
+        assert tuple(t.ngettext(one, many, n).format(n=n) for n in (1, 3, 12, 22)) == said
+
+
 def test_no_german_text_reads_as_the_formal_sie() -> None:
     """German speaks to a player as `du`; a `Sie` not at a sentence's start reads as the
     formal address (`Merke eine Karte vor: Sie wird automatisch gespielt`, the card meant),
