@@ -600,6 +600,21 @@ def test_polish_counts_take_the_case_their_number_asks() -> None:
         assert tuple(t.ngettext(one, many, n).format(n=n) for n in (1, 3, 12, 22)) == said
 
 
+def test_no_french_text_gives_its_reader_a_gender() -> None:
+    """French agrees a word said of `vous` with the reader's gender, which no text knows:
+    `vous êtes le donneur` (a Wizard turned up) and `pour vous seul` (a hand shown in the
+    channel) took a man's. `check` names such a translation."""
+    sample = Catalog(locale="fr")
+    sample.add("You are the dealer.", "Vous êtes le donneur.")
+    sample.add("Shown to you alone.", "Montrée pour vous seul.")
+    sample.add("You deal.", "C’est vous qui distribuez, à vous seulement.")
+    assert i18n.reader_gender_problems(sample) == [
+        "'You are the dealer.': 'Vous êtes le donneur.'",
+        "'Shown to you alone.': 'Montrée pour vous seul.'",
+    ]
+    assert i18n.reader_gender_problems(i18n.read_catalog("fr")) == []
+
+
 def test_no_german_text_reads_as_the_formal_sie() -> None:
     """German speaks to a player as `du`; a `Sie` not at a sentence's start reads as the
     formal address (`Merke eine Karte vor: Sie wird automatisch gespielt`, the card meant),

@@ -680,6 +680,24 @@ apart after a command it reads as a stray syllable (`/hint 를`: `/hint를`, or 
 `spelen` after a number the verb "to play" (`{n} spelen`)."""
 
 
+READER_GENDER: dict[str, "re.Pattern[str]"] = {
+    "fr": re.compile(
+        r"\bvous (?:êtes|étiez|serez) (?:le|la) \w+(?:eur|euse|rice)\b|\bvous seule?s?\b",
+        re.IGNORECASE,
+    ),
+}
+"""For each language, a word said of the reader that takes their gender, which no text
+knows: French `vous êtes le donneur` (a Wizard turned up) and `pour vous seul` (a hand shown
+in the channel) took a man's. The text says it without one (`c’est vous qui distribuez`,
+`à vous seulement`)."""
+
+
+def reader_gender_problems(catalog: "Catalog") -> list[str]:
+    """Translations with a word said of the reader that takes their gender (`READER_GENDER`)."""
+    found = READER_GENDER.get(_language_of(catalog))
+    return [] if found is None else _matching(catalog, found)
+
+
 def stray_problems(catalog: "Catalog") -> list[str]:
     """Translations with a word out of its place (`STRAYS`), each with what it is."""
     found = STRAYS.get(_language_of(catalog))
@@ -695,7 +713,8 @@ def check_catalogs(root: Path = PROJECT_ROOT, locale_dir: Path = LOCALE_DIR) -> 
     translations missing or fuzzy outside English, an entry marked fuzzy in English
     (whose entries are empty: the mark means nothing, and reads as work left undone),
     placeholders that do not match, a word elided before a name (or a Korean particle after
-    a placeholder), a word that takes a name's gender, a word out of its place (`STRAYS`)."""
+    a placeholder), a word that takes a name's gender, a word out of its place (`STRAYS`), a
+    word that takes the reader's gender (`READER_GENDER`)."""
     template = extract_messages(root)
     problems = []
     for language in LANGUAGES:
@@ -713,6 +732,9 @@ def check_catalogs(root: Path = PROJECT_ROOT, locale_dir: Path = LOCALE_DIR) -> 
         ]
         problems += [f"{language}: a gender after a name {p}" for p in agreement_problems(catalog)]
         problems += [f"{language}: {p}" for p in stray_problems(catalog)]
+        problems += [
+            f"{language}: a gender for the reader {p}" for p in reader_gender_problems(catalog)
+        ]
     return problems
 
 
