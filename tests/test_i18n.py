@@ -615,6 +615,14 @@ def test_no_french_text_gives_its_reader_a_gender() -> None:
     assert i18n.reader_gender_problems(i18n.read_catalog("fr")) == []
 
 
+def test_polish_declines_lewa_after_a_preposition() -> None:
+    """`lewa` (a trick) declines as an adjective: after `do`, `od`, `z`, `bez` or `dla` one
+    trick is `lewej` and many `lew`; `lewy` is the nominative plural (`Podpowiedź do lewy 2`
+    read "a hint to tricks 2")."""
+    wrong = re.compile(r"\b(?:do|od|z|ze|bez|dla)\s+lewy\b", re.IGNORECASE)
+    assert [(msgid, text) for msgid, text in translations("pl") if wrong.search(text)] == []
+
+
 def test_no_german_text_reads_as_the_formal_sie() -> None:
     """German speaks to a player as `du`; a `Sie` not at a sentence's start reads as the
     formal address (`Merke eine Karte vor: Sie wird automatisch gespielt`, the card meant),
