@@ -623,6 +623,14 @@ def test_polish_declines_lewa_after_a_preposition() -> None:
     assert [(msgid, text) for msgid, text in translations("pl") if wrong.search(text)] == []
 
 
+def test_no_french_text_agrees_a_word_with_named_players() -> None:
+    """After `{names} sont` a French adjective takes the players' genders, which no text
+    knows (`{names} sont premiers ex æquo`, a man's plural); the text says it without one
+    (`Égalité en tête\u00a0: {names}`)."""
+    agreeing = re.compile(r"\{names?\},? (?:est|sont|était|étaient) (?:premi|seul|prêt|\w+ée?s?\b)")
+    assert [(msgid, text) for msgid, text in translations("fr") if agreeing.search(text)] == []
+
+
 def test_no_german_text_reads_as_the_formal_sie() -> None:
     """German speaks to a player as `du`; a `Sie` not at a sentence's start reads as the
     formal address (`Merke eine Karte vor: Sie wird automatisch gespielt`, the card meant),
