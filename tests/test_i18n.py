@@ -602,15 +602,18 @@ def test_polish_counts_take_the_case_their_number_asks() -> None:
 
 def test_no_french_text_gives_its_reader_a_gender() -> None:
     """French agrees a word said of `vous` with the reader's gender, which no text knows:
-    `vous êtes le donneur` (a Wizard turned up) and `pour vous seul` (a hand shown in the
-    channel) took a man's. `check` names such a translation."""
+    `vous êtes le donneur` (a Wizard turned up), `pour vous seul` (a hand shown in the
+    channel) and `Nouveau à Wizard ?` (/help) took a man's. `check` names such a translation."""
     sample = Catalog(locale="fr")
     sample.add("You are the dealer.", "Vous êtes le donneur.")
     sample.add("Shown to you alone.", "Montrée pour vous seul.")
+    sample.add("New to Wizard?", "Nouveau à Wizard\u00a0?")
     sample.add("You deal.", "C’est vous qui distribuez, à vous seulement.")
+    sample.add("Discovering Wizard?", "Vous découvrez Wizard\u00a0? Une nouvelle partie.")
     assert i18n.reader_gender_problems(sample) == [
         "'You are the dealer.': 'Vous êtes le donneur.'",
         "'Shown to you alone.': 'Montrée pour vous seul.'",
+        "'New to Wizard?': 'Nouveau à Wizard\\xa0?'",
     ]
     assert i18n.reader_gender_problems(i18n.read_catalog("fr")) == []
 

@@ -682,14 +682,15 @@ apart after a command it reads as a stray syllable (`/hint 를`: `/hint를`, or 
 
 READER_GENDER: dict[str, "re.Pattern[str]"] = {
     "fr": re.compile(
-        r"\bvous (?:êtes|étiez|serez) (?:le|la) \w+(?:eur|euse|rice)\b|\bvous seule?s?\b",
+        r"\bvous (?:êtes|étiez|serez) (?:le|la) \w+(?:eur|euse|rice)\b|\bvous seule?s?\b"
+        r"|\bnouve(?:au|aux|lle|lles) (?:à|dans)\b",
         re.IGNORECASE,
     ),
 }
 """For each language, a word said of the reader that takes their gender, which no text
-knows: French `vous êtes le donneur` (a Wizard turned up) and `pour vous seul` (a hand shown
-in the channel) took a man's. The text says it without one (`c’est vous qui distribuez`,
-`à vous seulement`)."""
+knows: French `vous êtes le donneur` (a Wizard turned up), `pour vous seul` (a hand shown
+in the channel) and `Nouveau à Wizard ?` (/help) took a man's. The text says it without one
+(`c’est vous qui distribuez`, `à vous seulement`, `Vous découvrez Wizard ?`)."""
 
 
 def reader_gender_problems(catalog: "Catalog") -> list[str]:
