@@ -4512,7 +4512,7 @@ def test_the_whole_games_show_every_kind_of_round() -> None:
     assert not re.search(rf"trump: none\n{last}Your hand: .*\nA Wizard", games)
     assert "(🃏 turned up)" in games
     names = {path.stem for path in (GOLDEN / "games").glob("*.txt")}
-    assert names == {*GAMES, COACH_GAME, WINGS_GAME, LANGUAGES_GAME}
+    assert names == {*GAMES, COACH_GAME, WINGS_GAME, LANGUAGES_GAME, EUROPEAN_GAME}
 
 
 def compare_golden(request: pytest.FixtureRequest, path: Path, now: str) -> None:
