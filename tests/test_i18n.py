@@ -421,6 +421,25 @@ def test_no_german_text_puts_a_group_s_title_right_after_in() -> None:
     assert i18n.elision_problems(i18n.read_catalog("de")) == []
 
 
+def test_no_spanish_portuguese_or_italian_text_puts_a_group_s_title_right_after_in() -> None:
+    """Spanish `a la mesa en Magos`, Portuguese `à mesa em Magos` and Italian `al tavolo in
+    Magos` read the group's title as a place, as German `in Zauberer` does, and a title with
+    an article (`Los Magos`, `Os Magos`) would need it joined (`en Los Magos`, `nos Magos`):
+    the text says `en el grupo {group}` (`no grupo {group}`, `nel gruppo {group}`). `check`
+    names such a translation."""
+    cases = {
+        "es": ("a la mesa en {group}", "en la ronda {round}, en {n} partidas, de {chat}"),
+        "pt": ("à mesa em {group}", "na rodada {round}, em {n} partidas, do grupo {group}"),
+        "it": ("al tavolo in {group}", "in {n} partite, nel gruppo {group}, come {chat}"),
+    }
+    for language, (wrong, right) in cases.items():
+        sample = Catalog(locale=language)
+        sample.add("at the table in {group}", wrong)
+        sample.add("in round {round}", right)
+        assert i18n.elision_problems(sample) == [f"'at the table in {{group}}': {wrong!r}"]
+        assert i18n.elision_problems(i18n.read_catalog(language)) == [], language
+
+
 def test_no_korean_particle_comes_right_after_a_placeholder() -> None:
     """A Korean particle takes the form of the last sound before it (`민준이`, `지아가`;
     `⭐9를`, `🧙을`): right after a placeholder, a name, a card or a number the translation

@@ -552,12 +552,15 @@ ELIDING: dict[str, tuple["re.Pattern[str]", frozenset[str] | None]] = {
     "it": (
         re.compile(
             r"(?<![\w’'])(?:il|lo|la|del|dello|della|al|allo|alla|dal|dallo|dalla|nel|nello|"
-            r"nella|sul|sullo|sulla|col|a(?=\s+\{(?:name|names|chat|group)\}))\s+\{(\w+)\}",
+            r"nella|sul|sullo|sulla|col|a(?=\s+\{(?:name|names|chat|group)\})|"
+            r"in(?=\s+\{(?:chat|group)\}))\s+\{(\w+)\}",
             re.IGNORECASE,
         ),
         None,
     ),
     "de": (re.compile(r"(?<![\w’'])(?:in|im|aus)\s+\{(\w+)\}"), frozenset({"group", "chat"})),
+    "es": (re.compile(r"(?<![\w’'])en\s+\{(\w+)\}", re.IGNORECASE), frozenset({"group", "chat"})),
+    "pt": (re.compile(r"(?<![\w’'])em\s+\{(\w+)\}", re.IGNORECASE), frozenset({"group", "chat"})),
     "ko": (
         re.compile(
             r"\{(\w+)\}(?:\((?:으|이|을|를|은|는|와|과)\)|(?:을|를|이|가|은|는|와|과|으로|로)"
@@ -576,7 +579,9 @@ do to a name it does not know (German names a group before its title too: `in de
 Zauberer`, never `in Zauberer`, which reads as a place and takes no article a title may have);
 or, in Korean, a particle right after one, whose form is the last sound's of what it follows
 (`민준이`, `지아가`; `⭐9를`, `🧙을`), which a fallback (`을(를)`) only shows the translation
-did not know: the text names what it is instead, or puts a noun between (`{card} 카드를`)."""
+did not know: the text names what it is instead, or puts a noun between (`{card} 카드를`).
+Spanish, Portuguese and Italian put no title right after `en`, `em`, `in` either, for German's
+reason (`en el grupo {group}`, `no grupo {group}`, `nel gruppo {group}`)."""
 
 
 def elision_problems(catalog: "Catalog") -> list[str]:
