@@ -637,6 +637,24 @@ def test_no_french_text_gives_its_reader_a_gender() -> None:
     assert i18n.reader_gender_problems(i18n.read_catalog("fr")) == []
 
 
+def test_no_spanish_portuguese_or_italian_text_gives_the_reader_a_gender() -> None:
+    """Spanish, Portuguese and Italian say `you are new, ready, welcome` with a word that
+    takes the reader's gender (`¿Nuevo en Wizard?`, `Novo no Wizard?`, `Nuovo a Wizard?`), and
+    the bot does not know it: the text asks it another way (`¿No conoces Wizard?`). `check`
+    names such a translation."""
+    cases = {
+        "es": ("¿Nuevo en Wizard? Mira /rules.", "¿No conoces Wizard? Una partida nueva."),
+        "pt": ("Novo no Wizard? Veja /rules.", "Não conhece o Wizard? Nova partida. Pronto: já."),
+        "it": ("Nuovo a Wizard? Vedi /rules.", "Non conosci Wizard? Nuova partita."),
+    }
+    for language, (wrong, right) in cases.items():
+        sample = Catalog(locale=language)
+        sample.add("New to Wizard? See /rules.", wrong)
+        sample.add("New game", right)
+        assert i18n.reader_gender_problems(sample) == [f"'New to Wizard? See /rules.': {wrong!r}"]
+        assert i18n.reader_gender_problems(i18n.read_catalog(language)) == [], language
+
+
 def test_polish_declines_lewa_after_a_preposition() -> None:
     """`lewa` (a trick) declines as an adjective: after `do`, `od`, `z`, `bez` or `dla` one
     trick is `lewej` and many `lew`; `lewy` is the nominative plural (`Podpowiedź do lewy 2`

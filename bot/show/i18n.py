@@ -691,11 +691,25 @@ READER_GENDER: dict[str, "re.Pattern[str]"] = {
         r"|\bnouve(?:au|aux|lle|lles) (?:à|dans)\b",
         re.IGNORECASE,
     ),
+    "es": re.compile(
+        r"¿(?:Nuev|List|Segur)[oa]\b|\b[Bb]ienvenid[oa]\b"
+        r"|\b[Ee]stás\s+(?:list|segur|sentad|invitad)[oa]\b"
+    ),
+    "pt": re.compile(
+        r"\b(?:Nov|Pront)[oa]\s+(?:no|na|em|para)\b|\b[Bb]em-vind[oa]\b"
+        r"|\b(?:[Ee]stá|[Ff]icou)\s+(?:pront|segur|sentad|convidad)[oa]\b"
+    ),
+    "it": re.compile(
+        r"\bNuov[oa]\s+(?:a|di|in|del|della)\b|\b[Bb]envenut[oa]\b"
+        r"|\b[Ss]ei\s+(?:pront|sicur|sedut|invitat|nuov)[oa]\b"
+    ),
 }
 """For each language, a word said of the reader that takes their gender, which no text
 knows: French `vous êtes le donneur` (a Wizard turned up), `pour vous seul` (a hand shown
-in the channel) and `Nouveau à Wizard ?` (/help) took a man's. The text says it without one
-(`c’est vous qui distribuez`, `à vous seulement`, `Vous découvrez Wizard ?`)."""
+in the channel) and `Nouveau à Wizard ?` (/help) took a man's, as did Spanish, Portuguese and
+Italian `¿Nuevo en Wizard?`, `Novo no Wizard?`, `Nuovo a Wizard?`. The text says it without
+one (`c’est vous qui distribuez`, `à vous seulement`, `Vous découvrez Wizard ?`, `¿No conoces
+Wizard?`)."""
 
 
 def reader_gender_problems(catalog: "Catalog") -> list[str]:
