@@ -756,6 +756,17 @@ async def reviews_posted(
     return over
 
 
+def round_ends(language: str, shown: Iterable[str]) -> list[str]:
+    """The texts of `shown` that end a round (`Round {round} is over.`, or the final table) in
+    `language`, each as `reviews_posted` counts it: that reads English words."""
+    t = texts(language)
+    marks = [
+        max(t(msgid).split("{round}"), key=len).strip()
+        for msgid in ("Round {round} is over.", "🏁 Final table · round {round} of {rounds}")
+    ]
+    return ["is over" for text in shown if any(mark in text for mark in marks)]
+
+
 @contextlib.contextmanager
 def reviews_held(services: "GameService | Sequence[GameService]") -> Iterator[None]:
     """While inside, no tick of `services` hands over the coach's reviews: those worked out

@@ -33,6 +33,7 @@ from service_helpers import (
     held_bid_hints,
     reviews_held,
     reviews_posted,
+    round_ends,
 )
 
 from adapters.discord.app import DiscordFrontEnd
@@ -579,6 +580,101 @@ async def test_a_game_with_foresight_wings_and_closed_dms_reads_well(
     shown = [f"=== the channel\n{dc.fake.format_transcript(dc.channel)}"]
     shown += [f"=== {user.name}\n{dc.fake.format_transcript(user.id)}" for user in players]
     compare_golden(request, "foresight_wings.txt", "\n\n".join(shown))
+
+
+def action_of(custom_id: str) -> Action | None:
+    """What a button does (None: no button of a game's)."""
+    try:
+        return tokens.decode(custom_id.split(":", 2)[-1]).action
+    except tokens.TokenError:
+        return None
+
+
+def dm_moves(bot: Bot, user: Person) -> tuple[Stored, list[str]] | None:
+    """The newest message of the person's DM that offers a move, in any language (`Bot.hand`
+    reads English), with its moves' custom ids (a hint's among them)."""
+    for message in reversed(bot.fake.shown(user.id)):
+        if found := moves_of(message):
+            return message, found
+    return None
+
+
+ENGLISH = re.compile(r"\b(?:Round|Your|tricks?|bids?|Trump|points?|Waiting|turn)\b")
+"""English words of the texts a game shows, which no Spanish, Portuguese or Italian text has."""
+
+
+CHANGE_BID = "The bids add up to the number of tricks: {name} (dealer) must change their bid."
+
+
+@pytest.mark.parametrize("language", ["it", "pt"])
+async def test_a_game_in_italian_or_portuguese_with_spanish_players_reads_in_their_languages(
+    dc: Bot, request: pytest.FixtureRequest, language: str
+) -> None:
+    """A whole 5-round game in an Italian (or Portuguese) channel (hidden bids with notequal,
+    so a dealer is told to change a bid; foresight in round 1; a coach table; an AI seat), its
+    players' clients in Spanish, Portuguese and Italian: Sofía asks for a hint at a bid and at
+    a card in round 2, each gets every round's review in their DM, and /review, /scores,
+    /stats and /help close it. Each DM reads in its player's language and the channel in its
+    own, with no English word left (`ENGLISH`). Compared with
+    tests/golden/discord/romance_<language>.txt."""
+    players = [
+        dc.fake.add_user("Sofía", locale="es-ES"),
+        dc.fake.add_user("João", locale="pt-BR"),
+        dc.fake.add_user("Giulia", locale="it"),
+    ]
+    dc.people = players
+    sofia = players[0]
+    await dc.command(sofia, "language", code=language)
+    await seat(dc, players, bids="hidden", notequal="on", foresight="on", coach="on")
+    await dc.command(players[2], "addbot")
+    await dc.command(sofia, "start")
+    count = itertools.count()
+    asked: set[Action] = set()
+    over = 0
+    services = [worker.service for worker in dc.workers()]
+    for _ in range(300):
+        if any(texts(language)("🏁 The game is over.") in text for text in dc.channel_texts()):
+            break
+        user, (hand, found) = next(
+            (u, seen) for u in players if (seen := dm_moves(dc, u)) is not None
+        )
+        actions = [action_of(custom_id) for custom_id in found]
+        hints = [c for c, action in zip(found, actions, strict=True) if action is Action.HINT]
+        kind = Action.BID if Action.BID in actions else Action.PLAY
+        if user is sofia and hints and kind not in asked and "2 de 5" in hand.content:
+            asked.add(kind)
+            await dc.press(user.id, user, hand, hints[0])
+            continue
+        found = [c for c, action in zip(found, actions, strict=True) if action is not Action.HINT]
+        with reviews_held(services):  # one order: its posts, then the reviews
+            await dc.press(user.id, user, hand, found[next(count) % len(found)])
+        over = await reviews_posted(
+            round_ends(language, dc.channel_texts()),
+            over,
+            services,
+            dc.front.timer_interval,
+            dc.idle,
+        )
+    else:
+        raise AssertionError("the game did not end")
+    assert asked == {Action.BID, Action.PLAY}
+    await reviews_posted(
+        round_ends(language, dc.channel_texts()), over, services, dc.front.timer_interval, dc.idle
+    )
+    await dc.command(sofia, "review")
+    await reviews_posted(["is over"], -1, services, dc.front.timer_interval, dc.idle)
+    for command in ("scores", "stats", "help"):
+        await dc.command(players[1], command)
+    told = texts(language)(CHANGE_BID).partition("{name}")[0]
+    assert told in dc.fake.format_transcript(dc.channel)  # a dealer told to change a bid
+    for view in (dc.channel, *(user.id for user in players)):
+        said = [text for line in dc.fake.transcripts[view] for text in (line.text, *line.replies)]
+        said = [text for text in said if " presses " not in text and "bot" in text]
+        assert not [text for text in said if ENGLISH.search(text)], view
+    assert dc.fake.errors == []
+    shown = [f"=== the channel\n{dc.fake.format_transcript(dc.channel)}"]
+    shown += [f"=== {user.name}\n{dc.fake.format_transcript(user.id)}" for user in players]
+    compare_golden(request, f"romance_{language}.txt", "\n\n".join(shown))
 
 
 async def test_a_dealer_asked_to_bid_again_with_closed_dms_is_told_where(dc: Bot) -> None:

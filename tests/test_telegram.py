@@ -35,6 +35,7 @@ from service_helpers import (
     failing,
     reviews_held,
     reviews_posted,
+    round_ends,
 )
 from telegram import Update
 from telegram.error import TelegramError
@@ -4458,6 +4459,82 @@ async def test_a_game_in_polish_with_french_and_dutch_players_reads_in_their_lan
     compare_golden(request, path, "\n\n".join(shown) + "\n")
 
 
+ROMANCE_GAME = "4-secret-notequal-wings-coach-es-pt-it"
+
+
+async def test_a_game_in_spanish_with_portuguese_and_italian_players_reads_in_their_languages(
+    tg: Bot, request: pytest.FixtureRequest
+) -> None:
+    """A whole 5-round game in a Spanish group (secret bids with notequal, wings, a coach
+    table, an AI seat), its players' apps in Spanish, Portuguese and Italian: Sofía asks for
+    a hint at a bid and at a card in round 2, each gets every round's review privately, and
+    /review, /scores, /stats and /help close it. Each private chat reads in its player's
+    language and the group in Spanish, with no English word left (`ENGLISH`). Compared with
+    tests/golden/telegram/games/<ROMANCE_GAME>.txt."""
+    people = (
+        User(1021, "Sofía", "sofia", language_code="es"),
+        User(1022, "João", "joao", language_code="pt-br"),
+        User(1023, "Giulia", "giulia", language_code="it"),
+    )
+    tg.fake.add_group(GROUP, "Magos", members=list(people))
+    await tg.command(GROUP, people[0], "/language es")
+    await seat(tg, people)
+    await tg.command(GROUP, people[2], "/addbot")
+    for option in ("bids=secret", "notequal", "wings", "coach"):
+        await tg.command(GROUP, people[0], f"/options {option}")
+    await tg.command(GROUP, people[0], "/start")
+    count = itertools.count()
+    asked: set[Action] = set()
+    over = 0
+    for _ in range(300):
+        snap = await tg.front.service.store.load(chat_key(GROUP))
+        assert snap.table is not None
+        if snap.table.game.phase is Phase.FINISHED:
+            break
+        user, (hand, moves) = next(
+            (u, found) for u in people if (found := private_moves(tg, u)) is not None
+        )
+        actions = [tokens.decode(data).action for data in moves]
+        hints = [data for data, action in zip(moves, actions, strict=True) if action is Action.HINT]
+        kind = Action.BID if Action.BID in actions else Action.PLAY
+        now = snap.table.game.round
+        if user == people[0] and hints and kind not in asked and now and now.number == 2:
+            asked.add(kind)
+            answer = await tg.press(user.id, user, hand.message_id, hints[0])
+            assert not answer.show_alert, answer.text
+            continue
+        moves = [data for data in moves if tokens.decode(data).action is not Action.HINT]
+        with reviews_held(tg.front.service):  # one order: its posts, then the reviews
+            answer = await tg.press(user.id, user, hand.message_id, moves[next(count) % len(moves)])
+        assert not answer.show_alert, answer.text
+        over = await coach_turn_in(tg, over, "es")
+    else:
+        raise AssertionError("the game did not end")
+    assert asked == {Action.BID, Action.PLAY}
+    await coach_turn_in(tg, over, "es")
+    await tg.command(GROUP, people[0], "/review")
+    await coach_turn_in(tg, -1, "es")
+    for command in ("/scores", "/stats", "/help"):
+        await tg.command(GROUP, people[1], command)
+    group = tg.fake.format_transcript(GROUP)
+    for chat in (GROUP, *(u.id for u in people)):
+        said = [e.text for e in tg.fake.transcript(chat) if e.kind != "user"]
+        assert not [text for text in said if ENGLISH.search(text)], chat
+    assert tg.fake.unanswered_presses() == []
+    assert tg.fake.errors == []
+    shown = [f"=== the group\n{group}"]
+    shown += [f"=== {user.first_name}\n{tg.fake.format_transcript(user.id)}" for user in people]
+    path = GOLDEN / "games" / f"{ROMANCE_GAME}.txt"
+    compare_golden(request, path, "\n\n".join(shown) + "\n")
+
+
+async def coach_turn_in(bot: Bot, rounds_over: int, language: str) -> int:
+    """`coach_turn` for a group whose language is `language`."""
+    front = bot.front
+    ends = round_ends(language, bot.group_texts())
+    return await reviews_posted(ends, rounds_over, front.service, front.timer_interval, bot.idle)
+
+
 @pytest.mark.parametrize("options", ["", "notequal", "bids=hidden notequal"])
 async def test_a_4_player_game_reads_well_from_the_private_chats(tg: Bot, options: str) -> None:
     """A whole 4-player game played from the private chats alone, each turn message read as
@@ -4512,7 +4589,7 @@ def test_the_whole_games_show_every_kind_of_round() -> None:
     assert not re.search(rf"trump: none\n{last}Your hand: .*\nA Wizard", games)
     assert "(🃏 turned up)" in games
     names = {path.stem for path in (GOLDEN / "games").glob("*.txt")}
-    assert names == {*GAMES, COACH_GAME, WINGS_GAME, LANGUAGES_GAME, EUROPEAN_GAME}
+    assert names == {*GAMES, COACH_GAME, WINGS_GAME, LANGUAGES_GAME, EUROPEAN_GAME, ROMANCE_GAME}
 
 
 def compare_golden(request: pytest.FixtureRequest, path: Path, now: str) -> None:
