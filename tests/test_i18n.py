@@ -931,7 +931,11 @@ def translations(language: str) -> list[tuple[str, str]]:
 
 STRAY_TERMS: dict[str, dict[str, str]] = {
     "de": {"Ansage": r"Vorhersage|Gebot", "Gastgeber": r"\bHost|Spielleiter", "Narr": "Hofnarr"},
-    "es": {"apuesta": r"predicci|pronóstic|\bpuja", "anfitrión": r"\bhost"},
+    "es": {
+        "apuesta": r"predicci|pronóstic|\bpuja",
+        "anfitrión": r"\bhost",
+        "repaso": r"análisis|analiz|revisar",
+    },
     "fr": {"annonce": r"\bmise\b|\bpari\b|enchère", "pli": r"levée"},
     "it": {"previsione": r"dichiara|puntat|scommess"},
     "ko": {"예측": r"입찰|베팅|비드", "방장": r"호스트"},
