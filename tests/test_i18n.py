@@ -513,6 +513,24 @@ def test_a_role_beside_a_name_takes_no_gender() -> None:
         )
 
 
+def test_no_italian_adjective_after_a_name_takes_a_gender() -> None:
+    """Italian's adjective or participle after `è`/`sono` agrees with whom it is said of:
+    `{names} sono primi a pari merito` read `Anna, Bea sono primi`, a man's form for two
+    women. The text names the place instead (`Primo posto a pari merito: {names}`); a
+    phrase that takes no gender after `è` stays (`{name} è in vantaggio`, `è di nuovo qui`,
+    `è un bot`). `check` names such a translation."""
+    sample = Catalog(locale="it")
+    sample.add("{names} share first place!", "{names} sono primi a pari merito!")
+    sample.add("{name} is ready", "{name} è pronto.")
+    sample.add("{name} leads", "{name} è in vantaggio; {name} è di nuovo qui; {name} è un bot.")
+    sample.add("first place", "Primo posto a pari merito: {names}!")
+    assert i18n.agreement_problems(sample) == [
+        "'{names} share first place!': '{names} sono primi a pari merito!'",
+        "'{name} is ready': '{name} è pronto.'",
+    ]
+    assert i18n.agreement_problems(i18n.read_catalog("it")) == []
+
+
 def test_the_dealers_mark_takes_no_gender() -> None:
     """The table marks the dealer after their name (`Аня (сдаёт)`, `Ania (rozdaje)`); the mark
     was a participle or a noun, a man's form after every woman's name (`Аня (сдающий)`,

@@ -605,6 +605,13 @@ def elision_problems(catalog: "Catalog") -> list[str]:
     return problems
 
 
+ITALIAN_AGREEING = (
+    r"|\{(?:name|names)\}\s+(?:è|sono|era|erano|sarà|saranno)\s+"
+    r"(?!(?:di|da|in|a|ad|un|una|il|lo|la|i|gli|le|qui|lì|ora|ancora|già|sempre)\b)\w+[oaie]\b"
+)
+"""Italian's adjective or participle after `è` or `sono` said of a name (`{names} sono primi`,
+`{name} è pronto`), which agrees with them; not a phrase that takes no gender (`è in
+vantaggio`, `è di nuovo qui`, `è un bot`)."""
 AGREEING: dict[str, "re.Pattern[str]"] = {
     "ru": re.compile(
         r"\{(?:name|names)\}(?:(?:\s*\([^)]*\))?\s+"
@@ -619,6 +626,7 @@ AGREEING: dict[str, "re.Pattern[str]"] = {
         language: re.compile(
             rf"\{{(?:name|names)\}}\s*\(\w+(?:{endings})\)"
             rf"|\b\w+(?:{before})\s*:\s*\{{(?:name|names)\}}"
+            + (ITALIAN_AGREEING if language == "it" else "")
         )
         for language, endings, before in (
             ("es", "dor|dora|ero|era", "dor|dora|ero|era"),
@@ -639,7 +647,8 @@ brackets (`{name} (сдающий)`, `Аня (сдающий)`, `Ania (rozdając
 a colon (Italian `primo mazziere: {name}`, Latvian `pirmais dalītājs: {name}`). A translation
 cannot know the person's gender, so it says it without one (`сдающему ({name}) нужно`,
 `{name} (сдаёт)`, `quien reparte ({name})`, `{name}, qui distribue,`, `{name} (gibt)`,
-`{name} (împarte)`, `prima smazzata: {name}`, `{name} sāk dalīt kārtis`).
+`{name} (împarte)`, `prima smazzata: {name}`, `{name} sāk dalīt kārtis`); Italian, an adjective
+after `è`/`sono` too (`ITALIAN_AGREEING`: `Primo posto a pari merito: {names}`).
 Dutch keeps `{name} (deler)`: an agent noun of common gender said of anyone, with no
 woman's form in use and nothing in the sentence agreeing with it."""
 
