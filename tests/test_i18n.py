@@ -658,18 +658,30 @@ def test_no_french_text_gives_its_reader_a_gender() -> None:
 def test_no_spanish_portuguese_or_italian_text_gives_the_reader_a_gender() -> None:
     """Spanish, Portuguese and Italian say `you are new, ready, welcome` with a word that
     takes the reader's gender (`¿Nuevo en Wizard?`, `Novo no Wizard?`, `Nuovo a Wizard?`), and
-    the bot does not know it: the text asks it another way (`¿No conoces Wizard?`). `check`
-    names such a translation."""
+    `you are the dealer, the host` with a man's noun (`eres el repartidor`, `como carteador`,
+    `sei il mazziere`); the bot does not know the reader's gender: the text says it another way
+    (`¿No conoces Wizard?`, `repartes tú`). `check` names such a translation."""
     cases = {
         "es": ("¿Nuevo en Wizard? Mira /rules.", "¿No conoces Wizard? Una partida nueva."),
         "pt": ("Novo no Wizard? Veja /rules.", "Não conhece o Wizard? Nova partida. Pronto: já."),
         "it": ("Nuovo a Wizard? Vedi /rules.", "Non conosci Wizard? Nuova partita."),
     }
+    roles = {  # a role said of the reader with its article: a man's noun (`el repartidor`)
+        "es": ("Salió un Mago: eres el repartidor.", "Salió un Mago: repartes tú."),
+        "pt": ("Saiu um Mago: como carteador, escolha.", "Saiu um Mago: você dá as cartas."),
+        "it": ("È uscito un Mago: sei il mazziere.", "È uscito un Mago: dai tu le carte."),
+    }
     for language, (wrong, right) in cases.items():
+        role, neutral = roles[language]
         sample = Catalog(locale=language)
         sample.add("New to Wizard? See /rules.", wrong)
         sample.add("New game", right)
-        assert i18n.reader_gender_problems(sample) == [f"'New to Wizard? See /rules.': {wrong!r}"]
+        sample.add("you are the dealer", role)
+        sample.add("you deal", neutral)
+        assert i18n.reader_gender_problems(sample) == [
+            f"'New to Wizard? See /rules.': {wrong!r}",
+            f"'you are the dealer': {role!r}",
+        ]
         assert i18n.reader_gender_problems(i18n.read_catalog(language)) == [], language
 
 

@@ -702,23 +702,25 @@ READER_GENDER: dict[str, "re.Pattern[str]"] = {
     ),
     "es": re.compile(
         r"¿(?:Nuev|List|Segur)[oa]\b|\b[Bb]ienvenid[oa]\b"
-        r"|\b[Ee]stás\s+(?:list|segur|sentad|invitad)[oa]\b"
+        r"|\b[Ee]stás\s+(?:list|segur|sentad|invitad)[oa]\b|\b[Ee]res\s+(?:el|la)\s"
     ),
     "pt": re.compile(
         r"\b(?:Nov|Pront)[oa]\s+(?:no|na|em|para)\b|\b[Bb]em-vind[oa]\b"
         r"|\b(?:[Ee]stá|[Ff]icou)\s+(?:pront|segur|sentad|convidad)[oa]\b"
+        r"|\b(?:[Vv]ocê é|é mais)\s+(?:o|a)\s|\b[Cc]omo\s+(?:carteador|anfitrião)\b"
     ),
     "it": re.compile(
         r"\bNuov[oa]\s+(?:a|di|in|del|della)\b|\b[Bb]envenut[oa]\b"
-        r"|\b[Ss]ei\s+(?:pront|sicur|sedut|invitat|nuov)[oa]\b"
+        r"|\b[Ss]ei\s+(?:pront|sicur|sedut|invitat|nuov)[oa]\b|\b[Ss]ei\s+(?:il|lo|la)\s"
     ),
 }
 """For each language, a word said of the reader that takes their gender, which no text
 knows: French `vous êtes le donneur` (a Wizard turned up), `pour vous seul` (a hand shown
 in the channel) and `Nouveau à Wizard ?` (/help) took a man's, as did Spanish, Portuguese and
-Italian `¿Nuevo en Wizard?`, `Novo no Wizard?`, `Nuovo a Wizard?`. The text says it without
-one (`c’est vous qui distribuez`, `à vous seulement`, `Vous découvrez Wizard ?`, `¿No conoces
-Wizard?`)."""
+Italian `¿Nuevo en Wizard?`, `Novo no Wizard?`, `Nuovo a Wizard?`, and a role said of the
+reader with a man's noun (`eres el repartidor`, `como carteador`, `sei il mazziere`). The text
+says it without one (`c’est vous qui distribuez`, `à vous seulement`, `Vous découvrez Wizard ?`,
+`¿No conoces Wizard?`, `repartes tú`)."""
 
 
 def reader_gender_problems(catalog: "Catalog") -> list[str]:
