@@ -4367,9 +4367,31 @@ async def test_a_game_in_russian_with_german_and_korean_players_reads_in_their_l
     compare_golden(request, path, "\n\n".join(shown) + "\n")
 
 
-EUROPEAN_GAME = "4-secret-notequal-foresight-coach-pl-fr-nl"
-POLISH_ROUND_OVER = re.compile(r"Runda \d+ zakończona\.|🏁 Stół na koniec gry")
-"""What the Polish group shows at a round's end (`reviews_posted` reads the English)."""
+COACH_LANGUAGE_GAMES = {
+    "4-secret-notequal-foresight-coach-pl-fr-nl": (
+        "Czarodzieje",
+        "pl",
+        (
+            User(1021, "Amélie", "amelie", language_code="fr"),
+            User(1022, "Zosia", "zosia", language_code="pl"),
+            User(1023, "Daan", "daan", language_code="nl"),
+        ),
+        "foresight",
+    ),
+    "4-secret-notequal-wings-coach-es-pt-it": (
+        "Magos",
+        "es",
+        (
+            User(1021, "Sofía", "sofia", language_code="es"),
+            User(1022, "João", "joao", language_code="pt-br"),
+            User(1023, "Giulia", "giulia", language_code="it"),
+        ),
+        "wings",
+    ),
+}
+"""Whole games at a coach table in a group whose players' apps are in other languages, by
+golden name: the group's title and language, its people, and the option played beside secret
+bids and notequal."""
 ENGLISH_BUT_POINTS = re.compile(r"\b(?:Round|Your|tricks?|bids?|Trump|Waiting|turn)\b")
 """`ENGLISH` but for "points", a French word too."""
 
@@ -4389,99 +4411,23 @@ def acts_of(message: MessageView, action: Action) -> list[str]:
     return found
 
 
-async def test_a_game_in_polish_with_french_and_dutch_players_reads_in_their_languages(
-    tg: Bot, request: pytest.FixtureRequest
+@pytest.mark.parametrize("name", list(COACH_LANGUAGE_GAMES))
+async def test_a_coach_game_reads_in_each_players_language(
+    tg: Bot, request: pytest.FixtureRequest, name: str
 ) -> None:
-    """A whole 5-round game in a Polish group (secret bids with notequal, foresight in round
-    1, the coach on, an AI seat), its players' apps in French, Polish and Dutch: the French
-    player asks for a hint at a bid and at a card and for /review; /help, /rules and /stats
-    are asked in private. Each private chat reads in its player's language and the group in
-    Polish, with no English word left (`ENGLISH`). Compared with
-    tests/golden/telegram/games/<EUROPEAN_GAME>.txt."""
-    people = (
-        User(1021, "Amélie", "amelie", language_code="fr"),
-        User(1022, "Zosia", "zosia", language_code="pl"),
-        User(1023, "Daan", "daan", language_code="nl"),
-    )
-    tg.fake.add_group(GROUP, "Czarodzieje", members=list(people))
-    await tg.command(GROUP, people[0], "/language pl")
+    """A whole 5-round game at a coach table (secret bids with notequal, foresight or wings, an
+    AI seat) in a Polish or a Spanish group, its players' apps in French, Polish and Dutch, or
+    Spanish, Portuguese and Italian: the first asks for a hint at a bid and at a card in round
+    2 and for /review; /scores in the group, /help and /stats in each private chat. Each
+    private chat reads in its player's language and the group in its own, with no English word
+    left (`ENGLISH`). Compared with tests/golden/telegram/games/<name>.txt."""
+    title, language, people, option = COACH_LANGUAGE_GAMES[name]
+    tg.fake.add_group(GROUP, title, members=list(people))
+    await tg.command(GROUP, people[0], f"/language {language}")
     await seat(tg, people)
     await tg.command(GROUP, people[1], "/addbot")
-    for option in ("bids=secret", "notequal", "foresight", "coach"):
-        await tg.command(GROUP, people[0], f"/options {option}")
-    await tg.command(GROUP, people[0], "/start")
-    count = itertools.count()
-    asked: set[str] = set()
-    over = 0
-    for _ in range(300):
-        snap = await tg.front.service.store.load(chat_key(GROUP))
-        assert snap.table is not None
-        if snap.table.game.phase is Phase.FINISHED:
-            break
-        user, (hand, _moves) = next(
-            (u, found) for u in people if (found := private_moves(tg, u)) is not None
-        )
-        moves = [data for data in _moves if data not in acts_of(hand, Action.HINT)]
-        kind = "bid" if acts_of(hand, Action.BID) else "card"
-        hint = acts_of(hand, Action.HINT)
-        second = snap.table.game.round is not None and snap.table.game.round.number == 2
-        if user == people[0] and hint and kind not in asked and second:
-            asked.add(kind)
-            answer = await tg.press(user.id, user, hand.message_id, hint[0])
-            assert not answer.show_alert, answer.text
-            continue
-        with reviews_held(tg.front.service):
-            answer = await tg.press(user.id, user, hand.message_id, moves[next(count) % len(moves)])
-        assert not answer.show_alert, answer.text
-        ends = ["is over" for t in tg.group_texts() if POLISH_ROUND_OVER.search(t)]
-        over = await reviews_posted(ends, over, tg.front.service, tg.front.timer_interval, tg.idle)
-    else:
-        raise AssertionError("the game did not end")
-    assert asked == {"bid", "card"}
-    ends = ["is over" for t in tg.group_texts() if POLISH_ROUND_OVER.search(t)]
-    await reviews_posted(ends, over, tg.front.service, tg.front.timer_interval, tg.idle)
-    await tg.command(GROUP, people[1], "/scores")
-    await tg.command(GROUP, people[0], "/review")
-    await reviews_posted(ends, -1, tg.front.service, tg.front.timer_interval, tg.idle)
-    for user in people:
-        for command in ("/help", "/stats"):
-            await tg.command(user.id, user, command)
-    group = tg.fake.format_transcript(GROUP)
-    for chat in (GROUP, *(u.id for u in people)):
-        said = [e.text for e in tg.fake.transcript(chat) if e.kind != "user"]
-        english = ENGLISH_BUT_POINTS if chat == people[0].id else ENGLISH  # French "points"
-        assert not [text for text in said if english.search(text)], chat
-    assert tg.fake.unanswered_presses() == []
-    assert tg.fake.errors == []
-    shown = [f"=== the group\n{group}"]
-    shown += [f"=== {user.first_name}\n{tg.fake.format_transcript(user.id)}" for user in people]
-    path = GOLDEN / "games" / f"{EUROPEAN_GAME}.txt"
-    compare_golden(request, path, "\n\n".join(shown) + "\n")
-
-
-ROMANCE_GAME = "4-secret-notequal-wings-coach-es-pt-it"
-
-
-async def test_a_game_in_spanish_with_portuguese_and_italian_players_reads_in_their_languages(
-    tg: Bot, request: pytest.FixtureRequest
-) -> None:
-    """A whole 5-round game in a Spanish group (secret bids with notequal, wings, a coach
-    table, an AI seat), its players' apps in Spanish, Portuguese and Italian: Sofía asks for
-    a hint at a bid and at a card in round 2, each gets every round's review privately, and
-    /review, /scores, /stats and /help close it. Each private chat reads in its player's
-    language and the group in Spanish, with no English word left (`ENGLISH`). Compared with
-    tests/golden/telegram/games/<ROMANCE_GAME>.txt."""
-    people = (
-        User(1021, "Sofía", "sofia", language_code="es"),
-        User(1022, "João", "joao", language_code="pt-br"),
-        User(1023, "Giulia", "giulia", language_code="it"),
-    )
-    tg.fake.add_group(GROUP, "Magos", members=list(people))
-    await tg.command(GROUP, people[0], "/language es")
-    await seat(tg, people)
-    await tg.command(GROUP, people[2], "/addbot")
-    for option in ("bids=secret", "notequal", "wings", "coach"):
-        await tg.command(GROUP, people[0], f"/options {option}")
+    for setting in ("bids=secret", "notequal", option, "coach"):
+        await tg.command(GROUP, people[0], f"/options {setting}")
     await tg.command(GROUP, people[0], "/start")
     count = itertools.count()
     asked: set[Action] = set()
@@ -4494,38 +4440,39 @@ async def test_a_game_in_spanish_with_portuguese_and_italian_players_reads_in_th
         user, (hand, moves) = next(
             (u, found) for u in people if (found := private_moves(tg, u)) is not None
         )
-        actions = [tokens.decode(data).action for data in moves]
-        hints = [data for data, action in zip(moves, actions, strict=True) if action is Action.HINT]
-        kind = Action.BID if Action.BID in actions else Action.PLAY
+        hints = acts_of(hand, Action.HINT)
+        kind = Action.BID if acts_of(hand, Action.BID) else Action.PLAY
         now = snap.table.game.round
         if user == people[0] and hints and kind not in asked and now and now.number == 2:
             asked.add(kind)
             answer = await tg.press(user.id, user, hand.message_id, hints[0])
             assert not answer.show_alert, answer.text
             continue
-        moves = [data for data in moves if tokens.decode(data).action is not Action.HINT]
+        moves = [data for data in moves if data not in hints]
         with reviews_held(tg.front.service):  # one order: its posts, then the reviews
             answer = await tg.press(user.id, user, hand.message_id, moves[next(count) % len(moves)])
         assert not answer.show_alert, answer.text
-        over = await coach_turn_in(tg, over, "es")
+        over = await coach_turn_in(tg, over, language)
     else:
         raise AssertionError("the game did not end")
     assert asked == {Action.BID, Action.PLAY}
-    await coach_turn_in(tg, over, "es")
+    await coach_turn_in(tg, over, language)
+    await tg.command(GROUP, people[1], "/scores")
     await tg.command(GROUP, people[0], "/review")
-    await coach_turn_in(tg, -1, "es")
-    for command in ("/scores", "/stats", "/help"):
-        await tg.command(GROUP, people[1], command)
-    group = tg.fake.format_transcript(GROUP)
+    await coach_turn_in(tg, -1, language)
+    for user in people:
+        for command in ("/help", "/stats"):
+            await tg.command(user.id, user, command)
+    french = {user.id for user in people if user.language_code == "fr"}
     for chat in (GROUP, *(u.id for u in people)):
         said = [e.text for e in tg.fake.transcript(chat) if e.kind != "user"]
-        assert not [text for text in said if ENGLISH.search(text)], chat
+        english = ENGLISH_BUT_POINTS if chat in french else ENGLISH
+        assert not [text for text in said if english.search(text)], chat
     assert tg.fake.unanswered_presses() == []
     assert tg.fake.errors == []
-    shown = [f"=== the group\n{group}"]
+    shown = [f"=== the group\n{tg.fake.format_transcript(GROUP)}"]
     shown += [f"=== {user.first_name}\n{tg.fake.format_transcript(user.id)}" for user in people]
-    path = GOLDEN / "games" / f"{ROMANCE_GAME}.txt"
-    compare_golden(request, path, "\n\n".join(shown) + "\n")
+    compare_golden(request, GOLDEN / "games" / f"{name}.txt", "\n\n".join(shown) + "\n")
 
 
 async def coach_turn_in(bot: Bot, rounds_over: int, language: str) -> int:
@@ -4589,7 +4536,7 @@ def test_the_whole_games_show_every_kind_of_round() -> None:
     assert not re.search(rf"trump: none\n{last}Your hand: .*\nA Wizard", games)
     assert "(🃏 turned up)" in games
     names = {path.stem for path in (GOLDEN / "games").glob("*.txt")}
-    assert names == {*GAMES, COACH_GAME, WINGS_GAME, LANGUAGES_GAME, EUROPEAN_GAME, ROMANCE_GAME}
+    assert names == {*GAMES, COACH_GAME, WINGS_GAME, LANGUAGES_GAME, *COACH_LANGUAGE_GAMES}
 
 
 def compare_golden(request: pytest.FixtureRequest, path: Path, now: str) -> None:
