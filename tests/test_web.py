@@ -822,7 +822,7 @@ async def test_the_page_and_its_refusals_speak_the_chats_language(
     for language, said in (
         (
             "fr-CH, fr;q=0.9, en;q=0.8",
-            "Impossible d’afficher la table : le jeton de lien a expiré.",
+            "Impossible d’afficher la table\u00a0: le jeton de lien a expiré.",
         ),
         ("xx, pl;q=0.5, ru;q=0.7", "Стол нельзя показать: срок действия токена ссылки истёк."),
         ("", "The table cannot be shown: the link token has expired."),
