@@ -3062,7 +3062,10 @@ async def test_a_player_whose_dms_are_closed_plays_on_in_a_locked_thread(dc: Bot
     to press.) The lock's notice tells him so, not that the game goes on in his DMs. With
     wings, the hand he bid on still offers its marks when his turn comes: that copy is
     deleted (the thread takes no edit), so one hand alone shows him buttons
-    (`reading.check_one_with_buttons`; until 8 December 2026 it kept them)."""
+    (`reading.check_one_with_buttons`; until 8 December 2026 it kept them). The lock's notice
+    comes with his hand as it is now under it, asking for his bid: the hand he presses from
+    is the newest he sees (`reading.check_buttons_last`; until 8 December 2026 the notice came
+    below the hand he was shown)."""
     the_gateway_says(dc, "GUILD_CREATE", dc.fake.guild_create())
     thread = dc.fake.add_thread("wizards-night")
     ann, _bob, cid = players = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
@@ -3075,6 +3078,9 @@ async def test_a_player_whose_dms_are_closed_plays_on_in_a_locked_thread(dc: Bot
     await dc.press_label(thread, cid, notice, "Your hand")  # round 1's, before the lock
     the_gateway_says(dc, "THREAD_UPDATE", dc.fake.archive(thread, locked=True))
     await dc.idle()
+    alone = [(m.content, m.labels()) for m in dc.fake.shown(thread, cid) if m.only == cid.id]
+    assert LOCKED in alone[-2][0] or LOCKED in alone[-1][0], alone
+    reading.check_buttons_last(cid.name, alone)  # the lock's notice above his hand
     for _ in range(200):
         if any("Your place" in m.content for m in dc.fake.shown(thread, cid)):
             break
@@ -3089,6 +3095,7 @@ async def test_a_player_whose_dms_are_closed_plays_on_in_a_locked_thread(dc: Bot
         # the one hand shown him alone with buttons: those shown before lost theirs
         alone = [(m.content, m.labels()) for m in mine if m.only == cid.id]
         reading.check_one_with_buttons(cid.name, alone)
+        reading.check_buttons_last(cid.name, alone)
         await dc.press(thread, cid, newest, moves_of(newest)[0])
     else:
         raise AssertionError("the game did not end")

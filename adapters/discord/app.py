@@ -415,7 +415,7 @@ class DiscordFrontEnd:
                 continue
             own = table.languages.get(player.id)  # their client's, as their DMs are
             said, closed = self._locked_words(texts(own) if own is not None else t, thread)
-            told.append(Post(failed.game, said, user=person, instead=closed))
+            told.append(Post(failed.game, said, user=person, instead=closed, hand_under=True))
         await self._queue(told)
         return True
 
@@ -490,6 +490,8 @@ class DiscordFrontEnd:
         if failed.round is None:
             if failed.slot is None:
                 await self._follow_up(failed)
+                if failed.hand_under:
+                    await self._hand_under(failed)
             elif is_hand(failed):
                 if failed.notify:  # their result: the channel's end shows no bids met
                     await self._follow_up(failed, hand=True)
@@ -523,6 +525,30 @@ class DiscordFrontEnd:
         said = "".join(f"{item.here}\n" for item in told)
         text = f"{said}{hand.here}"
         await self._follow_up(replace(hand, text=text, instead=None), hand=True)
+
+    async def _hand_under(self, told: Post) -> None:
+        """The hand of `told`'s person as it is now followed up under `told` (a locked thread's
+        notice, `Post.hand_under`, just followed up to them), where it offers buttons or one
+        shown to them before does: that one loses them (in a locked thread it is deleted, the
+        notice stays), and their hand, the one with buttons, is the newest thing they see, not
+        the notice. Nothing where the game shows them no hand in a round now (over, say), or
+        the store cannot say."""
+        assert told.user is not None
+        try:
+            hand = await self._hand_now(chat_key(told.game), user_key(told.user))
+            kept = await self.followups.kept(told.game, told.user)
+        except StoreErrors as error:
+            log.warning("could not read the hand of %s: %s", told.user, error)
+            return
+        if hand is not None and hand.round is not None and (hand.keys or kept is not None):
+            await self._follow_up_hand(hand, ())
+
+    async def _hand_now(self, chat: str, player: str) -> Post | None:
+        """`player`'s hand in the game of `chat` as it is now (`GameService.current`), as
+        posted; None where it shows them none."""
+        now = await self.service.current(chat)
+        hand = next((m for m in now.messages if m.to == player and m.slot == "hand"), None)
+        return None if hand is None else post(chat, hand, version=now.version, links=self.links)
 
     async def _locked(self, game: int) -> bool:
         """Whether the game's channel is a thread known to be locked (`Sender.locked`); not,

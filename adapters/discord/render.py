@@ -103,6 +103,10 @@ class Post:
     """A DM's text where the person's DMs are closed, shown to them in the channel instead (a
     followup: what is true there, not what the DM would say; a DM that names its channel
     first, `Message.unplaced`, without the name of the channel it is shown in)."""
+    hand_under: bool = False
+    """A plain private message that, followed up to a person whose DMs are closed, has their
+    hand as it is now followed up under it (a locked thread's notice: nothing else would
+    bring their hand back to the foot of what they see until their turn)."""
 
     @property
     def here(self) -> str:
