@@ -3551,6 +3551,73 @@ async def test_a_result_again_under_a_review_that_came_while_the_last_press_was_
     assert met == [True]  # (his press ended the game)
 
 
+@pytest.mark.parametrize("lands", ["while the press is answered", "once it is answered"])
+async def test_a_hand_again_built_before_a_press_shows_the_hand_as_the_press_left_it(
+    dc: Bot, monkeypatch: pytest.MonkeyPatch, lands: str
+) -> None:
+    """Cid's DMs are closed at a table with wings: not on turn, he marks a card on the hand
+    shown to him alone, and the answer shows it marked, in place, with "Clear the mark". A
+    coach's review worked out before that press was saved comes with his hand again under it,
+    as it was then (a mark still to make), and is followed up to him while the press is
+    answered, or once it is. Either way the one hand that offers him buttons, at the foot of
+    what he sees, shows his card marked (`reading.check_one_with_buttons`,
+    `reading.check_buttons_last`): until 8 December 2026 the hand again, the newer message,
+    was kept as it was, a move old, and a press on it was refused as stale."""
+    ann, _bob, cid = players = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
+    await seat(dc, players, wings="on")
+    await dc.command(ann, "start")
+    chat, player = chat_key(dc.channel), user_key(cid.id)
+    service = dc.front.service
+    for _ in range(100):
+        hand = dc.hand(cid)
+        if hand is not None and not moves_of(hand) and any(map(is_mark, hand.custom_ids())):
+            break
+        notices = [m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content]
+        if hand is None or (not moves_of(hand) and notices):  # his hand as it is now
+            await dc.press_label(dc.channel, cid, notices[-1], "Your hand")
+            continue
+        assert await move(dc)
+    else:
+        raise AssertionError("Cid never had a card to mark")
+    hand = dc.hand(cid)
+    assert hand is not None
+    # the review, and his hand again under it, as read before his press is saved
+    snap = await service.store.load(chat)
+    assert snap.table is not None
+    review = Outcome((Message("📝 The coach on round 1: well bid.", to=player),))
+    stale = await service._hands_again(chat, review, snap, snap.table, snap.table.game_id)
+    assert "🪽 Mark a card" in stale.messages[-1].text
+    remember = dc.front._remember
+    met: list[bool] = []
+
+    async def meanwhile(interaction: Any, chat: str, **kept: Any) -> None:
+        if interaction.user.id == cid.id and kept.get("shown") is not None and not met:
+            met.append(True)
+            if lands == "once it is answered":
+                await remember(interaction, chat, **kept)
+            # one message at a time, as a review is shown (`Delivered`); each followed up at
+            # once, his DMs known closed
+            for message in stale.messages:
+                await dc.front.show(chat, replace(stale, messages=(message,)))
+            if lands == "once it is answered":
+                return
+        await remember(interaction, chat, **kept)
+
+    monkeypatch.setattr(dc.front, "_remember", meanwhile)
+    marks = [custom_id for custom_id in hand.custom_ids() if is_mark(custom_id)]
+    await dc.press(dc.channel, cid, hand, marks[-1])
+    await dc.idle()
+    assert met == [True]
+    mine = [m for m in dc.fake.shown(dc.channel, cid) if m.only == cid.id]
+    alone = [(m.content, m.labels()) for m in mine]
+    assert "📝 The coach on round 1" in "\n".join(text for text, _labels in alone)
+    reading.check_one_with_buttons(cid.name, alone)
+    reading.check_buttons_last(cid.name, alone)
+    assert "🪽 Marked to play by itself" in alone[-1][0], alone[-1][0]
+    assert "Clear the mark" in [label for row in alone[-1][1] for label in row], alone[-1][1]
+    assert refusals(dc) == []
+
+
 async def test_a_review_shown_alone_in_the_channel_has_the_hand_again_under_it(
     dc: Bot,
 ) -> None:

@@ -41,7 +41,7 @@ from adapters.discord.commands import (
     mentions_any,
     option_description,
 )
-from adapters.discord.followups import Followups
+from adapters.discord.followups import Followups, Kept
 from adapters.discord.ids import (
     SCOPE,
     cached_permissions,
@@ -522,6 +522,7 @@ class DiscordFrontEnd:
         line, as a DM's hand does: under a message of theirs (`Post.quiet`: a coach's review),
         a wings notice, a bid to change, a locked thread's turn alike (there, if Discord lets
         it be edited), so no two copies of their hand ask for the same press."""
+        hand = await self._not_behind(hand)
         said = "".join(f"{item.here}\n" for item in told)
         text = f"{said}{hand.here}"
         await self._follow_up(replace(hand, text=text, instead=None), hand=True)
@@ -542,6 +543,25 @@ class DiscordFrontEnd:
             return
         if hand is not None and hand.round is not None and (hand.keys or kept is not None):
             await self._follow_up_hand(hand, ())
+
+    async def _not_behind(self, hand: Post) -> Post:
+        """`hand`, to be followed up to its person alone, or their hand as it is now where the
+        one kept for them shows a newer state of the game (`_behind`): their hand again under
+        a review, worked out before their press was saved, comes once the press's answer is
+        kept, and would else show them the hand a move old, with the buttons of a move made
+        (refused as stale). As it is where the store cannot say."""
+        assert hand.user is not None
+        try:
+            kept = await self.followups.kept(hand.game, hand.user)
+            if kept is None or not _behind(hand.version, kept.version):
+                return hand
+            now = await self._hand_now(chat_key(hand.game), user_key(hand.user))
+        except StoreErrors as error:
+            log.warning("could not read the hand of %s: %s", hand.user, error)
+            return hand
+        if now is None or now.round is None or now.version is None:
+            return hand
+        return now
 
     async def _hand_now(self, chat: str, player: str) -> Post | None:
         """`player`'s hand in the game of `chat` as it is now (`GameService.current`), as
@@ -655,16 +675,57 @@ class DiscordFrontEnd:
         channel (Discord's ids grow with time), is kept."""
         if webhook.token is None:
             return
+        version = None if new is None else new.version
         try:
             kept = await self.followups.kept(game, person)
-            if kept is not None and kept[1] != message and kept[1] not in done:
-                if kept[1] > message:  # a newer one is under it: this one goes behind
-                    await self._unbutton(game, person, webhook, message, new, original)
-                    return
-                await self._leave_behind(game, person, new)
-            await self.followups.show(game, person, webhook.token, message, original)
+            if kept is not None and kept.message != message and kept.message not in done:
+                if kept.message > message:  # a newer one is under it: this one goes behind
+                    # unless it shows an older state than this hand, and went (a locked thread)
+                    hand = new is not None and new.round is not None
+                    if not (
+                        hand
+                        and new is not None
+                        and _behind(kept.version, version)
+                        and await self._show_newer(game, person, kept, new)
+                    ):
+                        await self._unbutton(game, person, webhook, message, new, original)
+                        return
+                else:
+                    await self._leave_behind(game, person, new)
+            await self.followups.show(game, person, webhook.token, message, original, version)
         except StoreErrors as error:
             log.warning("could not keep the hand of %s: %s", person, error)
+
+    async def _show_newer(self, game: int, person: int, kept: Kept, new: Post) -> bool:
+        """The hand `kept`, shown to `person` alone in the channel `game` under the one just
+        shown them (`new`), shows an older state of the game than `new` (their hand again
+        under a review, worked out before their press was saved, followed up while the press
+        was answered): it shows `new` instead, with its buttons, and is kept as showing it,
+        the one above to lose its buttons. In a thread a moderator locked, which takes no
+        edit, it is deleted instead, and the one above stays as it is, to be kept: whether it
+        went so."""
+        webhook = self.followups.webhook_of(self.client, kept)
+        if webhook is None:
+            return False
+        target = ORIGINAL if kept.original else kept.message
+        fields: dict[str, Any] = {"content": new.here, "view": buttons.view(new.keys)}
+        try:
+            if not await self._locked(game):
+                await webhook.edit_message(target, **fields)
+                await self.followups.show(
+                    game, person, kept.token, kept.message, kept.original, new.version
+                )
+                return False
+        except discord.HTTPException as error:
+            if error.code != THREAD_ARCHIVED:
+                log.info("could not show the hand of %s anew: %s", person, error)
+                return False
+        try:
+            await webhook.delete_message(target)
+        except discord.HTTPException as error:
+            log.info("could not take the hand of %s away: %s", person, error)
+            return False
+        return True
 
     async def _leave_behind(self, game: int, person: int, new: Post | None) -> int | None:
         """The message with buttons last shown to `person` alone in the channel `game` (their
@@ -1492,6 +1553,17 @@ def _stray_mention(request: Request) -> bool:
     """A server's request that picks nobody, with a mention in its text: a role's, a channel's,
     or a person's among other words (`/stats name:<@&42>`), which no player is called."""
     return request.whom is None and not request.private and mentions_any(request.arg)
+
+
+def _behind(version: tuple[str, int] | None, newer: tuple[str, int] | None) -> bool:
+    """Whether what shows the game at `version` shows an older state of the same game than
+    what shows it at `newer`; not where either is not known."""
+    return (
+        version is not None
+        and newer is not None
+        and version[0] == newer[0]
+        and version[1] < newer[1]
+    )
 
 
 def _asks_later(items: list[Post], person: int) -> bool:

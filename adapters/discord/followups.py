@@ -9,7 +9,7 @@ token is kept 14 minutes (`FOLLOW_UP_FOR`), so one read just before it expires i
 when it is used.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import discord
 
@@ -24,6 +24,21 @@ FOLLOW_UP_FOR = 14 * 60
 """Seconds an interaction is kept to be followed up (Discord takes followups for 15 minutes)."""
 
 
+class Kept(NamedTuple):
+    """A person's newest message with buttons shown to them alone in a game's channel
+    (`Followups.show`)."""
+
+    token: str
+    """The token of the interaction it is of."""
+    message: int
+    """Its id."""
+    original: bool
+    """Whether it is that interaction's original message (else a followup of it)."""
+    version: tuple[str, int] | None
+    """The (game id, version) of the state it shows (None: not known, kept before 8 December
+    2026, or not a hand's)."""
+
+
 class Followups:
     """The newest interaction of each person in each game channel, in the Redis of `client`."""
 
@@ -36,12 +51,21 @@ class Followups:
         await self.client.set(key, interaction.token, ex=FOLLOW_UP_FOR)
 
     async def show(
-        self, game: int, person: int, token: str, message: int, original: bool = False
+        self,
+        game: int,
+        person: int,
+        token: str,
+        message: int,
+        original: bool = False,
+        version: tuple[str, int] | None = None,
     ) -> None:
         """Keep `message`, of the interaction `token` (its `original` message, or a followup),
         as `person`'s newest with buttons shown to them alone in the channel `game` (their
-        hand, or their result with Play again), which one shown them later leaves behind."""
+        hand, or their result with Play again), which one shown them later leaves behind;
+        `version`: the (game id, version) of the state it shows, if known."""
         value = f"{token} {message}{' original' if original else ''}"
+        if version is not None:
+            value += f" v={version[0]}:{version[1]}"
         key = keys.follow_up_hand(chat_key(game), person)
         await self.client.set(key, value, ex=FOLLOW_UP_FOR)
 
@@ -53,15 +77,19 @@ class Followups:
         if kept is not None and _text(kept).split(" ")[1:2] == [str(message)]:
             await self.client.delete(key)
 
-    async def kept(self, game: int, person: int) -> tuple[str, int, bool] | None:
-        """The interaction token, message id and whether it is the original message of
-        `person`'s newest message with buttons shown to them alone in the channel `game`
+    async def kept(self, game: int, person: int) -> Kept | None:
+        """`person`'s newest message with buttons shown to them alone in the channel `game`
         (`show`); None if none is kept."""
         kept = await self.client.get(keys.follow_up_hand(chat_key(game), person))
         parts = _text(kept).split(" ") if kept is not None else []
         if len(parts) < 2 or not parts[1].isdigit():  # none, or a token alone (until 7 Dec 2026)
             return None
-        return parts[0], int(parts[1]), parts[2:] == ["original"]
+        version = None
+        for part in parts[2:]:
+            game_id, _, number = part.removeprefix("v=").rpartition(":")
+            if part.startswith("v=") and game_id and number.isdigit():
+                version = (game_id, int(number))
+        return Kept(parts[0], int(parts[1]), "original" in parts[2:], version)
 
     async def shown(
         self, client: discord.Client, game: int, person: int
@@ -72,11 +100,14 @@ class Followups:
         kept = await self.kept(game, person)
         if kept is None:
             return None
-        token, message, original = kept
-        webhook = _webhook(client, token)
+        webhook = _webhook(client, kept.token)
         if webhook is None:
             return None
-        return webhook, None if original else message, message
+        return webhook, None if kept.original else kept.message, kept.message
+
+    def webhook_of(self, client: discord.Client, kept: Kept) -> discord.Webhook | None:
+        """The followup webhook of the interaction a message `kept` is of."""
+        return _webhook(client, kept.token)
 
     async def webhook(
         self, client: discord.Client, game: int, person: int
