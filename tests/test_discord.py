@@ -3551,34 +3551,47 @@ async def test_a_result_again_under_a_review_that_came_while_the_last_press_was_
     assert met == [True]  # (his press ended the game)
 
 
-@pytest.mark.parametrize("lands", ["while the press is answered", "once it is answered"])
+@pytest.mark.parametrize("pressed", ["a mark", "a bid"])
+@pytest.mark.parametrize(
+    "lands", ["before the press is answered", "while it is answered", "once it is answered"]
+)
 async def test_a_hand_again_built_before_a_press_shows_the_hand_as_the_press_left_it(
-    dc: Bot, monkeypatch: pytest.MonkeyPatch, lands: str
+    dc: Bot, monkeypatch: pytest.MonkeyPatch, lands: str, pressed: str
 ) -> None:
-    """Cid's DMs are closed at a table with wings: not on turn, he marks a card on the hand
-    shown to him alone, and the answer shows it marked, in place, with "Clear the mark". A
-    coach's review worked out before that press was saved comes with his hand again under it,
-    as it was then (a mark still to make), and is followed up to him while the press is
-    answered, or once it is. Either way the one hand that offers him buttons, at the foot of
-    what he sees, shows his card marked (`reading.check_one_with_buttons`,
+    """Cid's DMs are closed: on the hand shown to him alone he marks a card (wings, not on
+    turn), and the answer shows it marked, in place, with "Clear the mark"; or he bids, and
+    it shows his bid, with nothing to press. A coach's review worked out before that press
+    was saved comes with his hand again under it, as it was then (a mark still to make, a
+    bid asked for), and is followed up to him before the press is answered (it is saved),
+    while it is (its edit made), or once it is.
+    Either way the one hand that offers him buttons, at the foot of what he sees, shows his
+    card marked, and none asks for his bid again (`reading.check_one_with_buttons`,
     `reading.check_buttons_last`): until 8 December 2026 the hand again, the newer message,
     was kept as it was, a move old, and a press on it was refused as stale."""
     ann, _bob, cid = players = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
-    await seat(dc, players, wings="on")
+    await seat(dc, players, **({"wings": "on"} if pressed == "a mark" else {}))
     await dc.command(ann, "start")
     chat, player = chat_key(dc.channel), user_key(cid.id)
     service = dc.front.service
+
+    def ready(hand: Stored) -> bool:
+        if pressed == "a bid":
+            return "Your bid?" in hand.content and bool(moves_of(hand))
+        return not moves_of(hand) and any(map(is_mark, hand.custom_ids()))
+
     for _ in range(100):
         hand = dc.hand(cid)
-        if hand is not None and not moves_of(hand) and any(map(is_mark, hand.custom_ids())):
+        if hand is not None and ready(hand):
             break
         notices = [m for m in dc.fake.shown(dc.channel) if f"<@{cid.id}>" in m.content]
         if hand is None or (not moves_of(hand) and notices):  # his hand as it is now
             await dc.press_label(dc.channel, cid, notices[-1], "Your hand")
+            if ready(dc.hand(cid) or hand):
+                break
             continue
         assert await move(dc)
     else:
-        raise AssertionError("Cid never had a card to mark")
+        raise AssertionError(f"Cid never had {pressed} to make")
     hand = dc.hand(cid)
     assert hand is not None
     # the review, and his hand again under it, as read before his press is saved
@@ -3586,26 +3599,40 @@ async def test_a_hand_again_built_before_a_press_shows_the_hand_as_the_press_lef
     assert snap.table is not None
     review = Outcome((Message("📝 The coach on round 1: well bid.", to=player),))
     stale = await service._hands_again(chat, review, snap, snap.table, snap.table.game_id)
-    assert "🪽 Mark a card" in stale.messages[-1].text
-    remember = dc.front._remember
+    assert ("🪽 Mark a card" if pressed == "a mark" else "Your bid?") in stale.messages[-1].text
+    remember, respond = dc.front._remember, dc.front._respond
     met: list[bool] = []
 
-    async def meanwhile(interaction: Any, chat: str, **kept: Any) -> None:
-        if interaction.user.id == cid.id and kept.get("shown") is not None and not met:
-            met.append(True)
-            if lands == "once it is answered":
-                await remember(interaction, chat, **kept)
-            # one message at a time, as a review is shown (`Delivered`); each followed up at
-            # once, his DMs known closed
-            for message in stale.messages:
-                await dc.front.show(chat, replace(stale, messages=(message,)))
-            if lands == "once it is answered":
-                return
-        await remember(interaction, chat, **kept)
+    async def review_lands() -> None:
+        met.append(True)
+        # one message at a time, as a review is shown (`Delivered`); each followed up at
+        # once, his DMs known closed
+        for message in stale.messages:
+            await dc.front.show(chat, replace(stale, messages=(message,)))
 
-    monkeypatch.setattr(dc.front, "_remember", meanwhile)
-    marks = [custom_id for custom_id in hand.custom_ids() if is_mark(custom_id)]
-    await dc.press(dc.channel, cid, hand, marks[-1])
+    async def before(interaction: Any, chat: str, reply: Any, **how: Any) -> None:
+        if interaction.user.id == cid.id and not met:  # his press is saved, not yet answered
+            await review_lands()
+        await respond(interaction, chat, reply, **how)
+
+    async def meanwhile(interaction: Any, chat: str, **kept: Any) -> None:
+        if interaction.user.id != cid.id or met:
+            await remember(interaction, chat, **kept)
+        elif lands == "while it is answered":  # the answer's edit made, not yet kept
+            await review_lands()
+            await remember(interaction, chat, **kept)
+        else:
+            await remember(interaction, chat, **kept)
+            await review_lands()
+
+    if lands == "before the press is answered":
+        monkeypatch.setattr(dc.front, "_respond", before)
+    else:
+        monkeypatch.setattr(dc.front, "_remember", meanwhile)
+    choices = (
+        [c for c in hand.custom_ids() if is_mark(c)] if pressed == "a mark" else moves_of(hand)
+    )
+    await dc.press(dc.channel, cid, hand, choices[-1])
     await dc.idle()
     assert met == [True]
     mine = [m for m in dc.fake.shown(dc.channel, cid) if m.only == cid.id]
@@ -3613,8 +3640,11 @@ async def test_a_hand_again_built_before_a_press_shows_the_hand_as_the_press_lef
     assert "📝 The coach on round 1" in "\n".join(text for text, _labels in alone)
     reading.check_one_with_buttons(cid.name, alone)
     reading.check_buttons_last(cid.name, alone)
-    assert "🪽 Marked to play by itself" in alone[-1][0], alone[-1][0]
-    assert "Clear the mark" in [label for row in alone[-1][1] for label in row], alone[-1][1]
+    if pressed == "a mark":
+        assert "🪽 Marked to play by itself" in alone[-1][0], alone[-1][0]
+        assert "Clear the mark" in [label for row in alone[-1][1] for label in row], alone[-1]
+    else:  # nothing asks for his bid again: nothing offers him buttons
+        assert [text for text, labels in alone if any(labels)] == []
     assert refusals(dc) == []
 
 

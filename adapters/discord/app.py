@@ -522,7 +522,10 @@ class DiscordFrontEnd:
         line, as a DM's hand does: under a message of theirs (`Post.quiet`: a coach's review),
         a wings notice, a bid to change, a locked thread's turn alike (there, if Discord lets
         it be edited), so no two copies of their hand ask for the same press."""
-        hand = await self._not_behind(hand)
+        newest = await self._not_behind(hand)
+        if newest is not hand and not newest.keys and not told:
+            return  # as it is now it asks nothing: nothing to show again
+        hand = newest
         said = "".join(f"{item.here}\n" for item in told)
         text = f"{said}{hand.here}"
         await self._follow_up(replace(hand, text=text, instead=None), hand=True)
@@ -541,15 +544,17 @@ class DiscordFrontEnd:
         except StoreErrors as error:
             log.warning("could not read the hand of %s: %s", told.user, error)
             return
-        if hand is not None and hand.round is not None and (hand.keys or kept is not None):
+        shown = kept is not None and not kept.lost
+        if hand is not None and hand.round is not None and (hand.keys or shown):
             await self._follow_up_hand(hand, ())
 
     async def _not_behind(self, hand: Post) -> Post:
         """`hand`, to be followed up to its person alone, or their hand as it is now where the
         one kept for them shows a newer state of the game (`_behind`): their hand again under
         a review, worked out before their press was saved, comes once the press's answer is
-        kept, and would else show them the hand a move old, with the buttons of a move made
-        (refused as stale). As it is where the store cannot say."""
+        kept (or shown without buttons: `Kept.lost`), and would else show them the hand a move
+        old, with the buttons of a move made (refused as stale). As it is where the store
+        cannot say."""
         assert hand.user is not None
         try:
             kept = await self.followups.kept(hand.game, hand.user)
@@ -678,6 +683,8 @@ class DiscordFrontEnd:
         version = None if new is None else new.version
         try:
             kept = await self.followups.kept(game, person)
+            if kept is not None and kept.lost:  # nothing to leave behind
+                kept = None
             if kept is not None and kept.message != message and kept.message not in done:
                 if kept.message > message:  # a newer one is under it: this one goes behind
                     # unless it shows an older state than this hand, and went (a locked thread)
@@ -1295,6 +1302,7 @@ class DiscordFrontEnd:
         shown: tuple[int, bool] | None = None
         kept: Post | None = None
         left: int | None = None
+        lost: Post | None = None  # the hand pressed, shown now without buttons
         said_id: int | None = None
         make = partial(post, chat, version=reply.version, links=self.links)
         mine = [(message.slot, item) for message in reply.private if (item := make(message))]
@@ -1318,7 +1326,9 @@ class DiscordFrontEnd:
                 else:
                     await interaction.edit_original_response(content=text, view=keys)
                 if keys is None:  # kept no more at once: what comes meanwhile leaves it be
-                    await self._lost(chat, interaction)
+                    await self._lost(chat, interaction, hand)
+                    if not anew:
+                        lost = hand
             for other in others:
                 said_id = await self._say(
                     interaction, other.text, view=buttons.view(other.keys), ephemeral=True
@@ -1360,22 +1370,43 @@ class DiscordFrontEnd:
             await self._say(interaction, t("Done"), ephemeral=True)
         elif not said and not response.is_done():
             await response.defer()  # a press that shows nothing more: the message changes
-        await self._remember(interaction, chat, shown=shown, kept=kept, left=left)
+        await self._remember(interaction, chat, shown=shown, kept=kept, left=left, lost=lost)
 
-    async def _lost(self, chat: str, interaction: Interaction) -> None:
+    async def _lost(self, chat: str, interaction: Interaction, hand: Post) -> None:
         """The ephemeral hand pressed (`interaction`'s message) lost its buttons, in the edit
-        that answered the press: if it is the one kept (`Followups.show`), it is kept no more
-        (`Followups.lost`), at once, so that a hand or result shown to them meanwhile (posted
-        again under a review a tick handed over) finds none to leave behind. If the store is
-        away, it stays kept (logged): a later one edits it for nothing."""
+        that answered the press (showing `hand`): if it is the one kept (`Followups.show`),
+        it is kept no more (`Followups.lost`), at once, so that a hand or result shown to them
+        meanwhile (posted again under a review a tick handed over) finds none to leave behind;
+        but the state it shows is, so that a hand followed up later that shows an older one
+        is shown as it is now (`_not_behind`). If the store is away, it stays kept (logged):
+        a later one edits it for nothing."""
         game = discord_id(chat)
         if interaction.guild_id is None or game is None or interaction.message is None:
             return
         person = interaction.user.id
+        version = hand.version if hand.round is not None else None
         try:
-            await self.followups.lost(game, person, interaction.message.id)
+            await self.followups.lost(game, person, interaction.message.id, version)
         except StoreErrors as error:
             log.warning("could not forget the hand of %s: %s", person, error)
+
+    async def _outdated(
+        self, game: int, person: int, hand: Post, done: tuple[int | None, ...]
+    ) -> None:
+        """The answer to `person`'s press showed `hand` (in a round) without buttons, in place
+        of the hand pressed: a hand kept meanwhile (not one of those `done` with), followed up
+        to them while the press was answered (their hand again under a review), that shows an
+        older state of the game still asks for the move made. It loses its buttons, showing
+        `hand` (in a locked thread it is deleted: `_unbutton`), and is kept no more."""
+        kept = await self.followups.kept(game, person)
+        if kept is None or kept.lost or kept.message in done:
+            return
+        if not _behind(kept.version, hand.version):
+            return
+        webhook = self.followups.webhook_of(self.client, kept)
+        if webhook is not None:
+            await self._unbutton(game, person, webhook, kept.message, hand, kept.original)
+        await self.followups.lost(game, person, kept.message, hand.version)
 
     async def _remember(
         self,
@@ -1384,6 +1415,7 @@ class DiscordFrontEnd:
         shown: tuple[int, bool] | None = None,
         kept: Post | None = None,
         left: int | None = None,
+        lost: Post | None = None,
     ) -> None:
         """Keep an interaction in a server channel as its person's newest there (`followups`),
         once it is answered: the first followup of an interaction still deferred takes the
@@ -1393,20 +1425,24 @@ class DiscordFrontEnd:
         its buttons, or their result with Play again (`kept`): the one kept before (not the
         one pressed, nor the one `left` behind already) loses its buttons, or, newer (shown to
         them meanwhile), leaves this one behind instead (`_keep`). (The hand pressed is kept
-        no more as soon as it loses its buttons: `_lost`.)"""
+        no more as soon as it loses its buttons: `_lost`; `lost`: it shows that hand now,
+        without buttons, and a hand kept meanwhile that shows an older state loses them too,
+        `_outdated`.)"""
         game = discord_id(chat)
         if interaction.guild_id is None or game is None:
             return
         person = interaction.user.id
         try:
             await self.followups.remember(interaction, game)
+            done = (left, interaction.message.id if interaction.message is not None else None)
             if shown is not None:
                 message, original = shown
-                done = (left, interaction.message.id if interaction.message is not None else None)
                 followup = interaction.followup
                 await self._keep(
                     game, person, followup, message, kept, original=original, done=done
                 )
+            elif lost is not None and lost.round is not None:
+                await self._outdated(game, person, lost, done)
         except StoreErrors as error:
             log.warning("could not keep an interaction of %s: %s", person, error)
 

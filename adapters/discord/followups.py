@@ -37,6 +37,9 @@ class Kept(NamedTuple):
     version: tuple[str, int] | None
     """The (game id, version) of the state it shows (None: not known, kept before 8 December
     2026, or not a hand's)."""
+    lost: bool = False
+    """It lost its buttons (pressed, and edited: `Followups.lost`): nothing to leave behind,
+    kept only for the state it shows now."""
 
 
 class Followups:
@@ -69,13 +72,23 @@ class Followups:
         key = keys.follow_up_hand(chat_key(game), person)
         await self.client.set(key, value, ex=FOLLOW_UP_FOR)
 
-    async def lost(self, game: int, person: int, message: int) -> None:
+    async def lost(
+        self, game: int, person: int, message: int, version: tuple[str, int] | None = None
+    ) -> None:
         """`person`'s message `message` in the channel `game` lost its buttons (pressed, and
-        edited): if it is the one kept (`show`), it is kept no more."""
+        edited): if it is the one kept (`show`), it is kept no more, but for the state it
+        shows now, `version` if known (`Kept.lost`: a hand followed up later that shows an
+        older one is behind it)."""
         key = keys.follow_up_hand(chat_key(game), person)
         kept = await self.client.get(key)
-        if kept is not None and _text(kept).split(" ")[1:2] == [str(message)]:
+        parts = _text(kept).split(" ") if kept is not None else []
+        if parts[1:2] != [str(message)]:
+            return
+        if version is None:
             await self.client.delete(key)
+            return
+        value = f"{parts[0]} {message} lost v={version[0]}:{version[1]}"
+        await self.client.set(key, value, ex=FOLLOW_UP_FOR)
 
     async def kept(self, game: int, person: int) -> Kept | None:
         """`person`'s newest message with buttons shown to them alone in the channel `game`
@@ -89,7 +102,8 @@ class Followups:
             game_id, _, number = part.removeprefix("v=").rpartition(":")
             if part.startswith("v=") and game_id and number.isdigit():
                 version = (game_id, int(number))
-        return Kept(parts[0], int(parts[1]), "original" in parts[2:], version)
+        lost = "lost" in parts[2:]
+        return Kept(parts[0], int(parts[1]), "original" in parts[2:], version, lost)
 
     async def shown(
         self, client: discord.Client, game: int, person: int
@@ -98,7 +112,7 @@ class Followups:
         with buttons shown to them alone in the channel `game` (`show`), and that message's
         id; None if none is kept."""
         kept = await self.kept(game, person)
-        if kept is None:
+        if kept is None or kept.lost:
             return None
         webhook = _webhook(client, kept.token)
         if webhook is None:
