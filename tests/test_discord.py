@@ -3053,7 +3053,11 @@ async def test_the_lock_noted_in_a_threads_slot_map_is_no_slot_message(dc: Bot) 
     assert await slots.named(thread, f"{chat}:") != []
 
 
-async def test_a_player_whose_dms_are_closed_plays_on_in_a_locked_thread(dc: Bot) -> None:
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("heard", [True, False])
+async def test_a_player_whose_dms_are_closed_plays_on_in_a_locked_thread(
+    dc: Bot, workers: int, heard: bool
+) -> None:
     """Cid's DMs are closed, and a moderator locks the game's thread in round 1: no "Your hand"
     notice can be posted there, nor can anyone type /hand. Each turn of his brings his hand as
     it is now, with its buttons, as a followup of his newest interaction there, shown to him
@@ -3064,11 +3068,25 @@ async def test_a_player_whose_dms_are_closed_plays_on_in_a_locked_thread(dc: Bot
     deleted (the thread takes no edit), so one hand alone shows him buttons
     (`reading.check_one_with_buttons`; until 8 December 2026 it kept them). The lock's notice
     comes with his hand as it is now under it, asking for his bid: the hand he presses from
-    is the newest he sees (`reading.check_buttons_last`; until 8 December 2026 the notice came
-    below the hand he was shown)."""
+    is the newest he sees (`reading.check_buttons_last`, after every move; until 8 December
+    2026 the notice came below the hand he was shown). So too where the gateway did not tell
+    of the lock (the table's next post finds it), and with two workers serving the bot, Cid's
+    interactions reaching one and everyone else's the other."""
     the_gateway_says(dc, "GUILD_CREATE", dc.fake.guild_create())
     thread = dc.fake.add_thread("wizards-night")
-    ann, _bob, cid = players = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
+    _ann, _bob, cid = players = people(dc, "Ann", "Bob", "Cid", closed=("Cid",))
+    async with contextlib.AsyncExitStack() as stack:
+        if workers == 2:
+            other = _front(dc.fake, dc.client)
+            await other.start(connect=False)
+            stack.push_async_callback(other.stop)
+            dc.worker_of[cid.id] = other
+        await a_locked_threads_game(dc, thread, players, heard)
+
+
+async def a_locked_threads_game(dc: Bot, thread: int, players: list[Person], heard: bool) -> None:
+    """The game of `test_a_player_whose_dms_are_closed_plays_on_in_a_locked_thread`."""
+    ann, _bob, cid = players
     for user in players:
         await dc.command(user, "join", view=thread)
     for setting in ("rounds=short", "bids=hidden", "wings=on"):
@@ -3076,12 +3094,19 @@ async def test_a_player_whose_dms_are_closed_plays_on_in_a_locked_thread(dc: Bot
     await dc.command(ann, "start", view=thread)
     notice = next(m for m in dc.fake.shown(thread) if f"<@{cid.id}>" in m.content)
     await dc.press_label(thread, cid, notice, "Your hand")  # round 1's, before the lock
-    the_gateway_says(dc, "THREAD_UPDATE", dc.fake.archive(thread, locked=True))
+    locked = dc.fake.archive(thread, locked=True)
+    if heard:
+        the_gateway_says(dc, "THREAD_UPDATE", locked)
     await dc.idle()
     alone = [(m.content, m.labels()) for m in dc.fake.shown(thread, cid) if m.only == cid.id]
-    assert LOCKED in alone[-2][0] or LOCKED in alone[-1][0], alone
+    if heard:
+        assert LOCKED in alone[-2][0] or LOCKED in alone[-1][0], alone
     reading.check_buttons_last(cid.name, alone)  # the lock's notice above his hand
     for _ in range(200):
+        await dc.idle()
+        alone = [(m.content, m.labels()) for m in dc.fake.shown(thread, cid) if m.only == cid.id]
+        reading.check_one_with_buttons(cid.name, alone)
+        reading.check_buttons_last(cid.name, alone)
         if any("Your place" in m.content for m in dc.fake.shown(thread, cid)):
             break
         hands = {p: dc.hand(p) for p in players if p is not cid}
