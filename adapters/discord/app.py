@@ -677,7 +677,10 @@ class DiscordFrontEnd:
         was shown while this one was being posted (a round's review and the result again
         under it, worked out while the answer to the game's last press was made): the older
         of the two loses its buttons (`_leave_behind`), and the newer one, the lower in the
-        channel (Discord's ids grow with time), is kept."""
+        channel (Discord's ids grow with time), is kept; but where the lower one is a hand
+        that shows an older state of the game than this hand (`_behind`: their hand again
+        under a review, worked out before the press this answers was saved), it shows this
+        hand instead (`_show_newer`). A hand lost (`Kept.lost`) is none to compare with."""
         if webhook.token is None:
             return
         version = None if new is None else new.version
