@@ -301,9 +301,14 @@ async def move(bot: Bot, after: int = 0, playing: Playing | None = None) -> bool
 
 
 async def play_on(bot: Bot, limit: int = 600, playing: Playing | None = None) -> int:
+    """Moves until the game is over (`move`); after each, what the channel shows a player
+    whose DMs are closed, to them alone, offers buttons on one message at most, the newest
+    (`check_hands_last`). The number of moves."""
+    shut = [person for person in bot.people if person.id in bot.fake.closed_dms]
     for moves in range(limit):
         if not await move(bot, playing=playing):
             return moves
+        check_hands_last(bot, shut)
     raise AssertionError("the game did not end")
 
 
@@ -1072,21 +1077,31 @@ async def test_a_game_ended_by_a_worker_that_forgot_the_dm_channel_leaves_no_mar
     assert [e[1] for e in dc.fake.errors] == [50007]
 
 
+@pytest.mark.parametrize("workers", [1, 2])
 @pytest.mark.parametrize("closed", ["Ann", "Bob", "Cid"])
 async def test_a_player_whose_dms_are_closed_gets_their_result_at_the_game_s_end(
-    dc: Bot, closed: str
+    dc: Bot, closed: str, workers: int
 ) -> None:
     """A player whose DMs are closed gets their own result (place, points, bids met, rating)
     once, shown to them alone in the channel, whoever made the game's last move: the one who
     did, as its answer; the others, as a followup of their newest interaction there. Before,
-    the others got nothing: the count of their bids met was nowhere to read as text."""
+    the others got nothing: the count of their bids met was nowhere to read as text. After
+    every move, what they are shown alone offers buttons on its newest message at most
+    (`play_on`), with one worker, or two (their interactions reaching the second)."""
     players = people(dc, "Ann", "Bob", "Cid", closed=(closed,))
     dc.people = list(players)
-    await seat(dc, list(players))
-    await dc.command(players[0], "start")
-    await play_on(dc)
-    await dc.idle()
     shut = players[("Ann", "Bob", "Cid").index(closed)]
+    await seat(dc, list(players))
+    async with contextlib.AsyncExitStack() as stack:
+        if workers == 2:
+            other = _front(dc.fake, dc.client)
+            await other.start(connect=False)
+            stack.push_async_callback(other.stop)
+            dc.worker_of[shut.id] = other
+        await dc.command(players[0], "start")
+        await play_on(dc)
+        await dc.idle()
+        check_hands_last(dc, [shut])
     results = [m for m in dc.fake.shown(dc.channel, shut) if "Your place" in m.content]
     assert [m.only for m in results] == [shut.id]
     assert "bids met" in results[0].content
