@@ -150,6 +150,14 @@ class Stored:
             b.get("label", ""): b["style"] for row in self.components for b in row["components"]
         }
 
+    def pressed(self) -> list[list[str]]:
+        """The labels of its buttons that send an interaction, row by row (not its link
+        buttons, which ask the bot nothing)."""
+        return [
+            [b.get("label", "") for b in row["components"] if "custom_id" in b]
+            for row in self.components
+        ]
+
     def custom_ids(self) -> list[str]:
         """The ids of its buttons that send an interaction (not its link buttons)."""
         return [

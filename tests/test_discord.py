@@ -424,13 +424,14 @@ async def coach_turn(bot: Bot, rounds_over: int) -> int:
 def check_hands_last(bot: Bot, people: Iterable[Person]) -> None:
     """Each person's hand that asks for a press is the newest message of their DM, or, their
     DMs closed, of what the channel shows them alone (`reading.check_buttons_last`), and the
-    only one there with buttons (`reading.check_one_with_buttons`)."""
+    only one there with buttons (`reading.check_one_with_buttons`). A link button (the web
+    table's) asks the bot nothing: it is not counted."""
     for user in people:
         if user.id in bot.fake.closed_dms:
             mine = [m for m in bot.fake.shown(bot.channel, user) if m.only == user.id]
         else:
             mine = bot.fake.shown(user.id)
-        shown = [(m.content, m.labels()) for m in mine]
+        shown = [(m.content, m.pressed()) for m in mine]
         reading.check_buttons_last(user.name, shown)
         reading.check_one_with_buttons(user.name, shown)
 

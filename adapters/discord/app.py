@@ -523,7 +523,7 @@ class DiscordFrontEnd:
         a wings notice, a bid to change, a locked thread's turn alike (there, if Discord lets
         it be edited), so no two copies of their hand ask for the same press."""
         newest = await self._not_behind(hand)
-        if newest is not hand and not newest.keys and not told:
+        if newest is not hand and not newest.asks and not told:
             return  # as it is now it asks nothing: nothing to show again
         hand = newest
         said = "".join(f"{item.here}\n" for item in told)
@@ -545,7 +545,7 @@ class DiscordFrontEnd:
             log.warning("could not read the hand of %s: %s", told.user, error)
             return
         shown = kept is not None and not kept.lost
-        if hand is not None and hand.round is not None and (hand.keys or shown):
+        if hand is not None and hand.round is not None and (hand.asks or shown):
             await self._follow_up_hand(hand, ())
 
     async def _not_behind(self, hand: Post) -> Post:
@@ -1317,8 +1317,9 @@ class DiscordFrontEnd:
             hand = next((item for slot, item in mine if slot == "hand"), None)
             others = [other for _slot, other in mine if other is not hand]
             # with more to show, a hand that asks for a press is said anew under the rest,
-            # the one pressed left behind without its buttons
-            anew = hand is not None and ephemeral_press and bool(others) and bool(hand.keys)
+            # the one pressed left behind without its buttons (a hand with the web table's
+            # link alone asks nothing: the one pressed shows it, above their result say)
+            anew = hand is not None and ephemeral_press and bool(others) and hand.asks
             if hand is not None and ephemeral_press:
                 if anew:
                     text, keys = hand.behind or hand.text, None
@@ -1349,7 +1350,7 @@ class DiscordFrontEnd:
             if hand is not None and ephemeral_press and interaction.message is not None:
                 if anew and said_id is not None:
                     shown, kept = (said_id, False), hand  # under a hint: the one pressed lost them
-                elif hand.keys and not anew:
+                elif hand.asks and not anew:
                     shown, kept = (interaction.message.id, True), hand
             elif hand is not None and hand.keys and not others and not deferred:
                 shown, kept = (None if said_id is None else (said_id, True)), hand

@@ -113,6 +113,12 @@ class Post:
         """The text a followup in the game's channel shows (`instead`, else the DM's)."""
         return self.text if self.instead is None else self.instead
 
+    @property
+    def asks(self) -> bool:
+        """Whether a button of it asks the bot for something (a link alone, the web table's,
+        asks nothing)."""
+        return any(key.custom_id for row in self.keys for key in row)
+
     def unbuttoned(self, text: str | None) -> "Post":
         """The post without its buttons, saying `text` instead of its own if given."""
         return replace(self, keys=(), text=self.text if text is None else text, behind=None)
