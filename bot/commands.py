@@ -228,7 +228,7 @@ def _same(*values: str) -> tuple[tuple[str, str], ...]:
     return tuple((value, value) for value in values)
 
 
-def _named_and_typed(t: Texts, name: str, value: str) -> str:
+def _named_and_typed(name: str, value: str) -> str:
     """A value as a list shows it: its `name` in the reader's language, and the word typed for
     it (`schwer (hard)`, `Völker (races)`), so that typing the word finds it in every language;
     the word alone where the name is it (`normal`)."""
@@ -237,12 +237,12 @@ def _named_and_typed(t: Texts, name: str, value: str) -> str:
 
 def _level_shown(t: Texts, level: str) -> str:
     """An AI level as a list shows it (`_named_and_typed`): `сложный (hard)`."""
-    return _named_and_typed(t, level_word(t, level), level)
+    return _named_and_typed(level_word(t, level), level)
 
 
 def _theme_shown(t: Texts, theme: str) -> str:
     """A deck theme as a list shows it (`_named_and_typed`): `Völker (races)`."""
-    return _named_and_typed(t, theme_name(t, Theme(theme)), theme)
+    return _named_and_typed(theme_name(t, Theme(theme)), theme)
 
 
 def _setting_shown(t: Texts, setting: str) -> str:
